@@ -1,0 +1,454 @@
+/* libddb — DynamoDB's data model in process (embedded engine on LMDB).
+ *
+ * Conventions (after lmdb.h and jansson):
+ *  - Handles are opaque.  Every function that can fail returns int: 0 on
+ *    success, a negative DDB_E* code otherwise; ddb_strerror() names it.
+ *  - Functions take an optional caller-owned ddb_error *err (may be NULL).
+ *    On failure it receives the code and a message naming the attribute,
+ *    the size and the limit involved.  No heap is used on the error path.
+ *  - Memory a call returns (items, values, pages, descriptions) lives in a
+ *    caller-owned ddb_arena passed to the call and stays valid until that
+ *    arena is reset or freed.  Inputs are never retained after a call.
+ */
+#ifndef DDB_DDB_H
+#define DDB_DDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DDB_VERSION_MAJOR 0
+#define DDB_VERSION_MINOR 1
+#define DDB_VERSION_PATCH 0
+#define DDB_VERSION_STRING "0.1.0"
+
+/* ---- Errors ------------------------------------------------------------ */
+
+/* Reserved range -32000 .. -32099 (LMDB uses -30799 .. -30999). */
+#define DDB_OK 0
+#define DDB_EINVAL (-32000)      /* API misuse: NULL handle, bad option value */
+#define DDB_EVALIDATION (-32001) /* request breaks a DynamoDB rule (ValidationException) */
+#define DDB_ELIMIT (-32002)      /* a DynamoDB size or count limit was exceeded */
+#define DDB_ENOTFOUND (-32003)   /* the item does not exist */
+#define DDB_ENOTABLE (-32004)    /* no such table or index (ResourceNotFoundException) */
+#define DDB_EEXISTS (-32005)     /* table already exists (ResourceInUseException) */
+#define DDB_ECONDITION (-32006)  /* a condition expression evaluated to false */
+#define DDB_ECANCELED (-32007)   /* a transaction was cancelled */
+#define DDB_ETHROTTLED (-32008)  /* a partition's throughput limit was exceeded */
+#define DDB_ENOMEM (-32009)      /* out of memory */
+#define DDB_EIO (-32010)         /* storage failure (the message carries LMDB's text) */
+#define DDB_ECORRUPT (-32011)    /* stored data failed a consistency check */
+#define DDB_ECOLLISION (-32012)  /* two different keys share a 128-bit digest */
+#define DDB_ENOTSUP (-32013)     /* not supported by this backend */
+#define DDB_ENET (-32014)        /* network failure (remote backend) */
+#define DDB_ETIMEOUT (-32015)    /* timed out (remote backend) */
+#define DDB_EMODEL (-32016)      /* data written under an incompatible schema model */
+#define DDB_ELAST (-32016)
+
+#define DDB_ERROR_TEXT_SIZE 320
+
+/* Caller-owned error detail, filled on failure (like json_error_t). */
+typedef struct ddb_error {
+    int code;                          /* the DDB_E* code also returned */
+    char message[DDB_ERROR_TEXT_SIZE]; /* NUL-terminated, human readable */
+} ddb_error;
+
+/* Static name of a code, e.g. "DDB_ELIMIT: limit exceeded".  Never NULL. */
+const char *ddb_strerror(int code);
+
+/* ---- Arenas ------------------------------------------------------------ */
+
+/* A region allocator: everything allocated from it is released at once by
+ * ddb_arena_reset() (keeps the first block for reuse) or ddb_arena_free().
+ * An arena is not thread-safe; use one per thread. */
+typedef struct ddb_arena ddb_arena;
+
+ddb_arena *ddb_arena_new(void); /* NULL when out of memory */
+void ddb_arena_free(ddb_arena *a);
+void ddb_arena_reset(ddb_arena *a);
+/* Aligned for any type; NULL when out of memory.  Freed with the arena. */
+void *ddb_arena_alloc(ddb_arena *a, size_t size);
+/* Bytes currently handed out (for tests and accounting). */
+size_t ddb_arena_used(const ddb_arena *a);
+
+/* ---- Values -------------------------------------------------------------- */
+
+typedef enum ddb_type {
+    DDB_TNONE = 0,
+    DDB_TS,    /* string (UTF-8) */
+    DDB_TN,    /* number (canonical decimal text) */
+    DDB_TB,    /* binary */
+    DDB_TBOOL, /* boolean */
+    DDB_TNULL, /* null */
+    DDB_TL,    /* list */
+    DDB_TM,    /* map */
+    DDB_TSS,   /* string set */
+    DDB_TNS,   /* number set */
+    DDB_TBS    /* binary set */
+} ddb_type;
+
+/* The DynamoDB type descriptor: "S", "N", "B", "BOOL", "NULL", "L", "M",
+ * "SS", "NS", "BS"; "?" for anything else. */
+const char *ddb_type_name(ddb_type t);
+
+typedef struct ddb_value ddb_value;
+
+/* One attribute of a map or item.  name is NUL-terminated as well. */
+typedef struct ddb_attr {
+    const char *name;
+    uint32_t name_len;
+    ddb_value *value;
+} ddb_attr;
+
+/* A value tree.  Read the fields freely; build values with the ddb_v_*
+ * constructors, which allocate from an arena and validate.
+ *   S, N: s/len (NUL-terminated; N holds the canonical number text)
+ *   B:    b/len
+ *   BOOL: boolean
+ *   L:    l[0..len)
+ *   M:    m[0..len), sorted by name (bytewise), names unique
+ *   SS, NS, BS: set[0..len) of S / N / B values, sorted by ddb_value_compare,
+ *         no duplicates, never empty once validated by a write. */
+struct ddb_value {
+    ddb_type type;
+    uint32_t len;
+    union {
+        const char *s;
+        const uint8_t *b;
+        bool boolean;
+        ddb_value **l;
+        ddb_attr *m;
+        ddb_value **set;
+    } u;
+    uint32_t cap; /* allocated slots of l/m/set (builders only) */
+};
+
+/* Constructors.  All copy their input into the arena and return NULL only
+ * when out of memory, except where an int is returned. */
+ddb_value *ddb_v_s(ddb_arena *a, const char *s, size_t len);
+ddb_value *ddb_v_str(ddb_arena *a, const char *nul_terminated);
+ddb_value *ddb_v_b(ddb_arena *a, const void *bytes, size_t len);
+ddb_value *ddb_v_bool(ddb_arena *a, bool v);
+ddb_value *ddb_v_null(ddb_arena *a);
+ddb_value *ddb_v_i64(ddb_arena *a, int64_t v);
+ddb_value *ddb_v_u64(ddb_arena *a, uint64_t v);
+/* Number from text ("12", "-1.5E+30"): DDB_EVALIDATION for anything
+ * DynamoDB rejects (NaN, Infinity, > 38 significant digits, out of range). */
+int ddb_v_n(ddb_arena *a, const char *text, ddb_value **out, ddb_error *err);
+/* Number from a double: DDB_EVALIDATION for NaN and infinities.  Uses the
+ * shortest text that round-trips (at most 17 significant digits). */
+int ddb_v_double(ddb_arena *a, double v, ddb_value **out, ddb_error *err);
+ddb_value *ddb_v_list(ddb_arena *a);
+ddb_value *ddb_v_map(ddb_arena *a);
+/* An empty set of the given type (DDB_TSS, DDB_TNS or DDB_TBS). */
+ddb_value *ddb_v_set(ddb_arena *a, ddb_type set_type);
+
+/* Append to a list (the value is linked, not copied: it must live at least
+ * as long as the list; normally both come from one arena). */
+int ddb_list_append(ddb_arena *a, ddb_value *list, ddb_value *v);
+/* Insert or replace name in a map.  The name is copied. */
+int ddb_map_set(ddb_arena *a, ddb_value *map, const char *name, ddb_value *v);
+const ddb_value *ddb_map_get(const ddb_value *map, const char *name);
+/* Remove name from a map; returns 1 if it was there, 0 if not. */
+int ddb_map_remove(ddb_value *map, const char *name);
+/* Add an element of the set's element type; DDB_EVALIDATION on a type
+ * mismatch.  Adding an element already present is a no-op. */
+int ddb_set_add(ddb_arena *a, ddb_value *set, ddb_value *elem, ddb_error *err);
+
+/* Deep copy into another arena. */
+ddb_value *ddb_value_copy(ddb_arena *a, const ddb_value *v);
+/* Total order used for sets and tests: by type, then S/B bytewise, N
+ * numerically, containers element-wise.  Returns <0, 0, >0. */
+int ddb_value_compare(const ddb_value *x, const ddb_value *y);
+bool ddb_value_equal(const ddb_value *x, const ddb_value *y);
+/* Numeric reads: DDB_EVALIDATION if v is not N or is not an integer in
+ * range (to_i64) / DDB_OK with the nearest double (to_double). */
+int ddb_value_to_i64(const ddb_value *v, int64_t *out);
+int ddb_value_to_double(const ddb_value *v, double *out);
+
+/* ---- Items ------------------------------------------------------------- */
+
+/* An item is a map of top-level attributes plus the arena it builds in. */
+typedef struct ddb_item ddb_item;
+
+ddb_item *ddb_item_new(ddb_arena *a);
+ddb_arena *ddb_item_arena(const ddb_item *it);
+/* The item's attributes as an M value (sorted by name).  Owned by the item. */
+const ddb_value *ddb_item_map(const ddb_item *it);
+size_t ddb_item_count(const ddb_item *it);
+const ddb_value *ddb_item_get(const ddb_item *it, const char *name);
+int ddb_item_set(ddb_item *it, const char *name, ddb_value *v);
+int ddb_item_set_s(ddb_item *it, const char *name, const char *s);
+int ddb_item_set_i64(ddb_item *it, const char *name, int64_t v);
+int ddb_item_set_n(ddb_item *it, const char *name, const char *text, ddb_error *err);
+int ddb_item_set_b(ddb_item *it, const char *name, const void *b, size_t len);
+int ddb_item_set_bool(ddb_item *it, const char *name, bool v);
+int ddb_item_remove(ddb_item *it, const char *name);
+ddb_item *ddb_item_copy(ddb_arena *a, const ddb_item *it);
+/* Wrap an existing M value as an item (no copy). */
+ddb_item *ddb_item_from_map(ddb_arena *a, ddb_value *map);
+
+/* The item's size as DynamoDB counts it for limits and capacity: UTF-8
+ * bytes of every attribute name plus each value (N: 1 byte per two
+ * significant digits + 1; BOOL/NULL 1; L/M 3 bytes + 1 per element). */
+size_t ddb_item_size(const ddb_item *it);
+size_t ddb_value_size(const ddb_value *v);
+
+/* ---- Numbers ------------------------------------------------------------- */
+
+/* Longest canonical number text, NUL included. */
+#define DDB_NUMBER_TEXT_MAX 171 /* "-0." + 129 zeros + 38 digits + NUL (-1.2...E-130) */
+/* Validate and canonicalise a DynamoDB number.  out gets e.g. "1.5",
+ * "-100", "1E+100", "0".  DDB_EVALIDATION with a message otherwise. */
+int ddb_number_canonical(const char *text, size_t len, char out[DDB_NUMBER_TEXT_MAX], ddb_error *err);
+/* Compare two canonical numbers numerically: <0, 0, >0. */
+int ddb_number_compare(const char *a, const char *b);
+
+/* ---- Database ------------------------------------------------------------ */
+
+typedef struct ddb ddb;
+
+/* What a committed write survives (the embedded engine). */
+typedef enum ddb_sync_mode {
+    /* Default.  A write returns only once it is on disk: survives a process
+     * crash and an OS crash or power loss.  Concurrent writers share one
+     * LMDB transaction and one sync (group commit). */
+    DDB_SYNC_FULL = 0,
+    /* Database stays consistent after an OS crash, but the last committed
+     * transactions may be lost (LMDB MDB_NOMETASYNC: data is synced, the
+     * meta page is synced with the next commit). Survives a process crash. */
+    DDB_SYNC_LAZY,
+    /* Nothing is synced by the write (LMDB MDB_NOSYNC|MDB_WRITEMAP).  Every
+     * acknowledged write survives a process crash (the OS holds it); an OS
+     * crash or power loss can lose recent writes and may corrupt the file.
+     * ddb_sync() makes everything written so far durable. */
+    DDB_SYNC_NONE
+} ddb_sync_mode;
+
+typedef struct ddb_options {
+    ddb_sync_mode sync;
+    /* Upper bound of the database file in bytes (LMDB map size; the file
+     * grows as needed).  0 = 64 GiB. */
+    uint64_t map_size;
+    /* Partition size that triggers a split; 0 = 10 GB as DynamoDB. */
+    uint64_t partition_split_bytes;
+    /* Enforce per-partition throughput (3,000 RCU / 1,000 WCU per second,
+     * or the provisioned share): over-limit calls fail with DDB_ETHROTTLED. */
+    bool throttle;
+} ddb_options;
+
+/* Open a database.  uri: "file:DIR" or a plain directory path (created if
+ * missing) for the embedded engine.  opts may be NULL (defaults).  Several
+ * threads may use one handle; several processes may open one directory. */
+int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err);
+void ddb_close(ddb *db);
+/* Flush everything committed so far to disk (useful with DDB_SYNC_NONE). */
+int ddb_sync(ddb *db, ddb_error *err);
+
+/* ---- Tables -------------------------------------------------------------- */
+
+typedef struct ddb_key_schema {
+    const char *pk;    /* partition key attribute */
+    ddb_type pk_type;  /* DDB_TS, DDB_TN or DDB_TB */
+    const char *sk;    /* sort key attribute, NULL = none */
+    ddb_type sk_type;  /* ignored when sk is NULL */
+} ddb_key_schema;
+
+typedef enum ddb_projection {
+    DDB_PROJECT_ALL = 0,
+    DDB_PROJECT_KEYS_ONLY,
+    DDB_PROJECT_INCLUDE
+} ddb_projection;
+
+typedef struct ddb_index_def {
+    const char *name;
+    bool local;             /* LSI: pk must equal the table's pk */
+    ddb_key_schema key;
+    ddb_projection projection;
+    const char *const *include; /* DDB_PROJECT_INCLUDE: non-key attributes */
+    size_t n_include;
+    uint64_t rcu, wcu;      /* GSI provisioned throughput; 0 = on demand */
+} ddb_index_def;
+
+#define DDB_MAX_GSI 20
+#define DDB_MAX_LSI 5
+
+typedef struct ddb_table_def {
+    const char *name;
+    ddb_key_schema key;
+    const ddb_index_def *indexes;
+    size_t n_indexes;
+    uint64_t rcu, wcu;      /* provisioned throughput; 0 = on demand */
+} ddb_table_def;
+
+/* Create a table.  DDB_EEXISTS if it exists, DDB_EVALIDATION for a bad
+ * definition (names, types, more than 20 GSIs or 5 LSIs, ...). */
+int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err);
+/* Delete a table with its items and indexes.  DDB_ENOTABLE if absent. */
+int ddb_delete_table(ddb *db, const char *name, ddb_error *err);
+
+typedef struct ddb_table_desc {
+    ddb_table_def def;      /* strings and arrays live in the arena */
+    uint64_t item_count;
+    uint64_t size_bytes;    /* sum of DynamoDB item sizes */
+    uint32_t partitions;
+} ddb_table_desc;
+
+/* Describe a table into arena memory.  DDB_ENOTABLE if absent. */
+int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
+/* All table names, sorted, into arena memory. */
+int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+
+/* ---- Capacity ------------------------------------------------------------ */
+
+typedef enum ddb_return_capacity {
+    DDB_CAPACITY_NONE = 0,
+    DDB_CAPACITY_TOTAL,
+    DDB_CAPACITY_INDEXES
+} ddb_return_capacity;
+
+typedef struct ddb_index_capacity {
+    char name[256];
+    double read, write;
+} ddb_index_capacity;
+
+/* Consumed capacity of one call, as DynamoDB's ConsumedCapacity. */
+typedef struct ddb_capacity {
+    double total;           /* CapacityUnits: everything below */
+    double read, write;     /* totals by kind */
+    double table_read, table_write;
+    size_t n_indexes;       /* filled with DDB_CAPACITY_INDEXES */
+    ddb_index_capacity indexes[DDB_MAX_GSI + DDB_MAX_LSI];
+} ddb_capacity;
+
+/* ---- Item operations ------------------------------------------------------ */
+
+typedef enum ddb_return_values {
+    DDB_RETURN_NONE = 0,
+    DDB_RETURN_ALL_OLD,
+    DDB_RETURN_UPDATED_OLD,
+    DDB_RETURN_ALL_NEW,
+    DDB_RETURN_UPDATED_NEW
+} ddb_return_values;
+
+/* Options of a write; NULL means all defaults. */
+typedef struct ddb_write_opts {
+    ddb_return_values return_values;    /* put/delete: NONE or ALL_OLD */
+    ddb_return_capacity return_capacity;
+} ddb_write_opts;
+
+/* What a write returns.  attributes lives in the arena passed to the call
+ * (NULL when nothing is returned). */
+typedef struct ddb_write_result {
+    ddb_item *attributes;
+    ddb_capacity capacity;
+} ddb_write_result;
+
+/* PutItem: create or replace the item.  The item must hold the table's key
+ * attributes with the declared types; index key attributes, when present,
+ * must have the index's types.  DDB_EVALIDATION / DDB_ELIMIT otherwise
+ * (item over 400 KB, partition key over 2048 bytes, sort key over 1024).
+ * res and a may be NULL when nothing is asked back. */
+int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
+                 ddb_write_result *res, ddb_error *err);
+
+/* DeleteItem by key (an item holding exactly the key attributes).
+ * Deleting a missing item succeeds (and costs 1 WCU), as in DynamoDB. */
+int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
+                    ddb_write_result *res, ddb_error *err);
+
+typedef struct ddb_get_opts {
+    bool consistent;        /* strongly consistent read (full RCU) */
+    /* Top-level attributes to return; NULL = all. */
+    const char *const *attributes;
+    size_t n_attributes;
+    ddb_return_capacity return_capacity;
+} ddb_get_opts;
+
+/* GetItem.  *out gets the item in arena a; DDB_ENOTFOUND (with *out NULL)
+ * when there is none.  cap may be NULL. */
+int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                 ddb_item **out, ddb_capacity *cap, ddb_error *err);
+
+/* ---- Query and Scan ------------------------------------------------------- */
+
+typedef enum ddb_key_op {
+    DDB_SK_ANY = 0,         /* no sort key condition */
+    DDB_SK_EQ,
+    DDB_SK_LT,
+    DDB_SK_LE,
+    DDB_SK_GT,
+    DDB_SK_GE,
+    DDB_SK_BETWEEN,         /* sk1 <= sk <= sk2 */
+    DDB_SK_BEGINS_WITH      /* S and B sort keys only */
+} ddb_key_op;
+
+typedef struct ddb_query_params {
+    const char *table;
+    const char *index;      /* NULL = the table's primary key */
+    const ddb_value *pk;    /* partition key value (equality) */
+    ddb_key_op sk_op;
+    const ddb_value *sk1, *sk2;
+    bool backward;          /* ScanIndexForward = false */
+    uint32_t limit;         /* items to evaluate; 0 = no limit (1 MB pages) */
+    const ddb_item *start_key; /* ExclusiveStartKey (a page's last_key) */
+    bool consistent;        /* not allowed on a GSI */
+    const char *const *attributes; /* top-level projection; NULL = all */
+    size_t n_attributes;
+    ddb_return_capacity return_capacity;
+} ddb_query_params;
+
+typedef struct ddb_scan_params {
+    const char *table;
+    const char *index;
+    uint32_t limit;
+    const ddb_item *start_key;
+    bool consistent;
+    uint32_t segment, total_segments; /* parallel scan; 0/0 = whole table */
+    const char *const *attributes;
+    size_t n_attributes;
+    ddb_return_capacity return_capacity;
+} ddb_scan_params;
+
+/* One page of results, in arena memory. */
+typedef struct ddb_page {
+    ddb_item **items;
+    size_t count;           /* Count */
+    size_t scanned_count;   /* ScannedCount */
+    ddb_item *last_key;     /* LastEvaluatedKey; NULL when the result is complete */
+    ddb_capacity capacity;
+} ddb_page;
+
+/* Query one partition of the table or of an index, in sort key order.  A
+ * page stops at limit items or 1 MB of data; pass last_key back as
+ * start_key for the next page. */
+int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
+/* Scan the table or an index in partition-hash order. */
+int ddb_scan(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+
+/* ---- Partitions ---------------------------------------------------------- */
+
+/* The partition hash of a partition key value: the first 64 bits of its
+ * 128-bit digest.  A partition owns a contiguous range of these. */
+uint64_t ddb_partition_hash(const ddb_value *pk);
+
+typedef struct ddb_partition_stats {
+    uint64_t hash_lo, hash_hi; /* inclusive range of partition hashes */
+    uint64_t item_count;
+    uint64_t size_bytes;
+    double read_units, write_units; /* consumed since this handle opened */
+    uint64_t throttled;        /* calls rejected by throttle mode */
+} ddb_partition_stats;
+
+/* Per-partition statistics of a table (its base partitions), into arena a. */
+int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
+                    ddb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DDB_DDB_H */

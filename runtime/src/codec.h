@@ -1,0 +1,27 @@
+/* Binary encoding of items as stored in LMDB (internal).
+ * Record: version byte, varint DynamoDB item size, map body.
+ * Value: type byte, then S/N/B varint length + bytes; BOOL one byte; NULL
+ * nothing; L and sets varint count + values; M varint count + (varint name
+ * length, name, value)*. */
+#ifndef DDB_CODEC_H
+#define DDB_CODEC_H
+
+#include <ddb/ddb.h>
+
+typedef struct ddb_buf {
+    uint8_t *p;
+    size_t len, cap;
+} ddb_buf;
+
+int ddb_buf_put(ddb_buf *b, const void *p, size_t n);
+int ddb_buf_varint(ddb_buf *b, uint64_t v);
+void ddb_buf_free(ddb_buf *b);
+
+/* Append the record for an M value whose DynamoDB size is size. */
+int ddb_encode_item(ddb_buf *b, const ddb_value *map, size_t size);
+/* Decode a record into arena memory; DDB_ECORRUPT on malformed input. */
+int ddb_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out);
+/* The stored DynamoDB size of a record without decoding it. */
+int ddb_record_size(const uint8_t *p, size_t n, size_t *size);
+
+#endif

@@ -1,0 +1,228 @@
+/* Opening a database and the commit path (group commit). */
+#include "engine.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct ddb_gc_op {
+    ddb_write_fn fn;
+    void *ctx;
+    int rc;
+    bool done;
+    ddb_gc_op *next;
+};
+
+int ddb_mdb_fail(ddb_error *err, int rc, const char *what)
+{
+    if (rc == MDB_MAP_FULL)
+        return ddb_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
+                        what);
+    return ddb_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
+}
+
+static int make_dir(const char *path, ddb_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return ddb_fail(err, DDB_EINVAL, "ddb_open: %s exists and is not a directory", path);
+        return DDB_OK;
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return ddb_fail(err, DDB_EIO, "ddb_open: cannot create directory %s: %s", path, strerror(errno));
+    return DDB_OK;
+}
+
+int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
+{
+    if (!uri || !out)
+        return ddb_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
+    *out = NULL;
+    const char *path = uri;
+    if (strncmp(uri, "file:", 5) == 0)
+        path = uri + 5;
+    else if (strstr(uri, "://"))
+        return ddb_fail(err, DDB_ENOTSUP, "ddb_open: no backend for \"%s\" in this build (use file:DIR)", uri);
+    if (!*path)
+        return ddb_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
+    ddb_options o = opts ? *opts : (ddb_options){0};
+    if (o.sync > DDB_SYNC_NONE)
+        return ddb_fail(err, DDB_EINVAL, "ddb_open: unknown sync mode %d", (int)o.sync);
+    if (!o.map_size)
+        o.map_size = (uint64_t)64 << 30;
+    if (!o.partition_split_bytes)
+        o.partition_split_bytes = (uint64_t)10 << 30;
+    int rc = make_dir(path, err);
+    if (rc)
+        return rc;
+
+    ddb *db = calloc(1, sizeof *db);
+    if (!db)
+        return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+    db->opts = o;
+    pthread_mutex_init(&db->schema_mu, NULL);
+    pthread_mutex_init(&db->gc_mu, NULL);
+    pthread_cond_init(&db->gc_cv, NULL);
+
+    unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
+    if (o.sync == DDB_SYNC_LAZY)
+        flags |= MDB_NOMETASYNC;
+    else if (o.sync == DDB_SYNC_NONE)
+        flags |= MDB_NOSYNC | MDB_WRITEMAP;
+    MDB_txn *txn = NULL;
+    if ((rc = mdb_env_create(&db->env)) || (rc = mdb_env_set_maxdbs(db->env, 1024)) ||
+        (rc = mdb_env_set_maxreaders(db->env, 512)) || (rc = mdb_env_set_mapsize(db->env, (size_t)o.map_size)) ||
+        (rc = mdb_env_open(db->env, path, flags, 0644))) {
+        rc = ddb_mdb_fail(err, rc, "ddb_open");
+        goto fail;
+    }
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))) {
+        rc = ddb_mdb_fail(err, rc, "ddb_open: meta");
+        goto fail;
+    }
+    if ((rc = ddb_tables_load(db, txn, err)))
+        goto fail;
+    rc = mdb_txn_commit(txn);
+    txn = NULL;
+    if (rc) {
+        rc = ddb_mdb_fail(err, rc, "ddb_open: commit");
+        goto fail;
+    }
+    *out = db;
+    return DDB_OK;
+fail:
+    if (txn)
+        mdb_txn_abort(txn);
+    ddb_close(db);
+    return rc;
+}
+
+void ddb_close(ddb *db)
+{
+    if (!db)
+        return;
+    if (db->env)
+        mdb_env_close(db->env);
+    ddb_tables_free(db->tables);
+    ddb_tables_free(db->retired);
+    pthread_mutex_destroy(&db->schema_mu);
+    pthread_mutex_destroy(&db->gc_mu);
+    pthread_cond_destroy(&db->gc_cv);
+    free(db);
+}
+
+int ddb_sync(ddb *db, ddb_error *err)
+{
+    if (!db)
+        return ddb_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    int rc = mdb_env_sync(db->env, 1);
+    return rc ? ddb_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
+}
+
+int ddb_read_begin(ddb *db, MDB_txn **txn, ddb_error *err)
+{
+    int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, txn);
+    return rc ? ddb_mdb_fail(err, rc, "read transaction") : DDB_OK;
+}
+
+void ddb_read_end(MDB_txn *txn)
+{
+    /* commit, not abort: keeps any database handle the read opened */
+    if (txn)
+        mdb_txn_commit(txn);
+}
+
+/* One write in its own transaction. */
+static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
+{
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    if (rc)
+        return ddb_mdb_fail(err, rc, "write transaction");
+    rc = fn(db, txn, ctx);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
+    rc = mdb_txn_commit(txn);
+    return rc ? ddb_mdb_fail(err, rc, "commit") : DDB_OK;
+}
+
+/* Leader: run every queued write, each in a nested transaction of one
+ * parent, then commit (and sync) once. */
+static void run_batch(ddb *db, ddb_gc_op *batch)
+{
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    for (ddb_gc_op *op = batch; op; op = op->next) {
+        if (rc) {
+            op->rc = rc;
+            continue;
+        }
+        MDB_txn *child;
+        int crc = mdb_txn_begin(db->env, txn, 0, &child);
+        if (crc) {
+            op->rc = crc;
+            continue;
+        }
+        op->rc = op->fn(db, child, op->ctx);
+        if (op->rc == DDB_OK) {
+            crc = mdb_txn_commit(child);
+            if (crc)
+                op->rc = crc;
+        } else {
+            mdb_txn_abort(child);
+        }
+    }
+    if (!rc) {
+        rc = mdb_txn_commit(txn);
+        if (rc)
+            for (ddb_gc_op *op = batch; op; op = op->next)
+                if (op->rc == DDB_OK)
+                    op->rc = rc;
+    } else {
+        for (ddb_gc_op *op = batch; op; op = op->next)
+            op->rc = rc;
+    }
+}
+
+int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
+{
+    if (exclusive || db->opts.sync == DDB_SYNC_NONE)
+        return run_solo(db, fn, ctx, err);
+
+    ddb_gc_op me = {fn, ctx, 0, false, NULL};
+    pthread_mutex_lock(&db->gc_mu);
+    if (db->gc_tail)
+        db->gc_tail->next = &me;
+    else
+        db->gc_head = &me;
+    db->gc_tail = &me;
+    while (!me.done) {
+        if (!db->gc_leader) {
+            /* become the leader: take the whole queue as one batch */
+            db->gc_leader = true;
+            ddb_gc_op *batch = db->gc_head;
+            db->gc_head = db->gc_tail = NULL;
+            pthread_mutex_unlock(&db->gc_mu);
+            run_batch(db, batch);
+            pthread_mutex_lock(&db->gc_mu);
+            for (ddb_gc_op *op = batch, *next; op; op = next) {
+                next = op->next;
+                op->done = true;
+            }
+            db->gc_leader = false;
+            pthread_cond_broadcast(&db->gc_cv);
+        } else {
+            pthread_cond_wait(&db->gc_cv, &db->gc_mu);
+        }
+    }
+    pthread_mutex_unlock(&db->gc_mu);
+    /* errors from fn filled err already; an LMDB code did not */
+    if (me.rc > 0 || (me.rc < 0 && (me.rc < DDB_ELAST || me.rc > DDB_EINVAL)))
+        return ddb_mdb_fail(err, me.rc, "commit");
+    return me.rc;
+}

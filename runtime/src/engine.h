@@ -1,0 +1,106 @@
+/* The embedded engine's shared state (internal). */
+#ifndef DDB_ENGINE_H
+#define DDB_ENGINE_H
+
+#include <ddb/ddb.h>
+#include <lmdb.h>
+#include <pthread.h>
+
+#include "keycodec.h"
+
+#define DDB_MAX_INDEXES (DDB_MAX_GSI + DDB_MAX_LSI)
+#define DDB_ITEM_MAX 409600u /* 400 KB */
+#define DDB_PK_MAX 2048u
+#define DDB_SK_MAX 1024u
+#define DDB_PAGE_MAX (1024u * 1024u)
+
+typedef struct ddb_index_rt {
+    char *name;
+    bool local;
+    char *pk, *sk;
+    ddb_type pk_type, sk_type;
+    ddb_projection proj;
+    char **include;
+    size_t n_include;
+    uint64_t rcu, wcu;
+    MDB_dbi dbi;
+} ddb_index_rt;
+
+/* In-memory per-partition counters (consumption since open, throttling). */
+typedef struct ddb_part_rt {
+    double rcu, wcu;
+    uint64_t throttled;
+    double read_tokens, write_tokens;
+    double last_refill; /* seconds */
+} ddb_part_rt;
+
+typedef struct ddb_table_rt {
+    char *name;
+    char *pk, *sk;
+    ddb_type pk_type, sk_type;
+    ddb_index_rt idx[DDB_MAX_INDEXES];
+    size_t n_idx;
+    uint64_t rcu, wcu;
+    MDB_dbi items;
+    uint64_t *bounds; /* lower hash bound of each partition, ascending, bounds[0] = 0 */
+    size_t n_parts;
+    ddb_part_rt *parts;
+    pthread_mutex_t lock; /* guards parts */
+    struct ddb_table_rt *next;
+} ddb_table_rt;
+
+typedef struct ddb_gc_op ddb_gc_op;
+
+struct ddb {
+    MDB_env *env;
+    MDB_dbi meta;
+    ddb_options opts;
+    pthread_mutex_t schema_mu; /* table cache and mdb_dbi_open */
+    uint64_t schema_gen;       /* generation of the cached tables */
+    ddb_table_rt *tables;      /* current */
+    ddb_table_rt *retired;     /* replaced, freed at close (readers may hold them) */
+    /* group commit */
+    pthread_mutex_t gc_mu;
+    pthread_cond_t gc_cv;
+    ddb_gc_op *gc_head, *gc_tail;
+    bool gc_leader;
+};
+
+/* A write: runs inside a write transaction; returns DDB_OK to keep its
+ * changes.  Any failure rolls back only this write. */
+typedef int (*ddb_write_fn)(ddb *db, MDB_txn *txn, void *ctx);
+
+/* Run fn in a write transaction according to the sync mode (group commit
+ * for FULL and LAZY).  exclusive: its own transaction (DDL). */
+int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
+int ddb_read_begin(ddb *db, MDB_txn **txn, ddb_error *err);
+void ddb_read_end(MDB_txn *txn);
+int ddb_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
+
+/* Table cache: look up name as of txn's snapshot. */
+int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name);
+void ddb_tables_free(ddb_table_rt *t);
+int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);
+
+/* Partitions (partition.c) */
+size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash);
+/* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
+ * when the partition has no capacity left this second. */
+int ddb_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
+/* Persisted item count/size of a partition, adjusted by a write. */
+int ddb_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+                    ddb_error *err);
+int ddb_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
+/* Split partitions of t that are over the size threshold. */
+int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
+
+/* Capacity arithmetic (capacity.c) */
+double ddb_write_units(size_t bytes);
+double ddb_read_units(size_t bytes, bool consistent);
+void ddb_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
+
+/* Meta keys */
+#define DDB_META_GEN "gen"
+
+#endif

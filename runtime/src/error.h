@@ -1,0 +1,11 @@
+/* Filling a caller's ddb_error (internal). */
+#ifndef DDB_ERROR_H
+#define DDB_ERROR_H
+
+#include <ddb/ddb.h>
+
+/* Set err (may be NULL) to code and a printf-formatted message; returns
+ * code so callers can write `return ddb_fail(err, DDB_ELIMIT, ...)`. */
+int ddb_fail(ddb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,47 @@
+/* LMDB key layout (internal).
+ *
+ * A table key is digest(PK) || sortpart(SK).  digest is XXH3-128 of the
+ * partition key's type and bytes, big-endian, so its first 8 bytes are the
+ * partition hash and an item collection is one contiguous, SK-sorted run.
+ * The PK value itself lives in the item; readers compare it, so a digest
+ * collision is detected, never merged.
+ *
+ * sortpart: S and B raw bytes, N the order-preserving decimal encoding.  It
+ * is the key's last component, so raw bytes already sort correctly.  A sort
+ * key longer than DDB_SK_INLINE bytes keeps its first DDB_SK_INLINE bytes
+ * plus a 16-byte digest of the whole key (a "long" key, total 511 bytes =
+ * LMDB's limit); keys of one such run share the prefix and are re-sorted by
+ * the full sort key when read.
+ *
+ * An index entry (MDB_DUPSORT) has key digest(index PK) || sortpart(index
+ * SK) and data = the item's table key. */
+#ifndef DDB_KEYCODEC_H
+#define DDB_KEYCODEC_H
+
+#include <ddb/ddb.h>
+
+#define DDB_DIGEST_LEN 16
+#define DDB_SK_INLINE 479
+#define DDB_KEY_MAX (DDB_DIGEST_LEN + DDB_SK_INLINE + DDB_DIGEST_LEN) /* 511 */
+
+typedef struct ddb_key {
+    uint8_t b[DDB_KEY_MAX];
+    size_t len;
+} ddb_key;
+
+/* 128-bit digest of a key value (S, N or B). */
+void ddb_key_digest(const ddb_value *v, uint8_t out[DDB_DIGEST_LEN]);
+/* Encoded sort part of v; returns its length (at most DDB_SK_INLINE + 16). */
+size_t ddb_key_sortpart(const ddb_value *v, uint8_t *out);
+/* digest(pk) || sortpart(sk) (sk may be NULL). */
+void ddb_key_make(ddb_key *k, const ddb_value *pk, const ddb_value *sk);
+/* True when a key's sort part is in the long (prefix + digest) form. */
+static inline int ddb_key_is_long(const uint8_t *key, size_t len)
+{
+    (void)key;
+    return len == DDB_KEY_MAX;
+}
+/* Partition hash = first 8 bytes of the digest, big-endian. */
+uint64_t ddb_key_hash(const uint8_t *key);
+
+#endif

@@ -1,0 +1,646 @@
+/* Tables: definitions in the meta database, the in-memory table cache,
+ * CreateTable / DeleteTable / DescribeTable / ListTables. */
+#include "codec.h"
+#include "engine.h"
+#include "error.h"
+#include "value.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* meta keys: "gen" -> u64; "t/<name>" -> table definition record;
+ * "p/<name>" -> partition bounds (u64 big-endian each) */
+
+static int meta_key(char *buf, size_t cap, char kind, const char *name)
+{
+    int n = snprintf(buf, cap, "%c/%s", kind, name);
+    return (n < 0 || (size_t)n >= cap) ? -1 : n;
+}
+
+static uint64_t get_gen(ddb *db, MDB_txn *txn)
+{
+    MDB_val k = {3, (void *)DDB_META_GEN}, v;
+    uint64_t g = 0;
+    if (mdb_get(txn, db->meta, &k, &v) == 0 && v.mv_size == 8)
+        memcpy(&g, v.mv_data, 8);
+    return g;
+}
+
+static int bump_gen(ddb *db, MDB_txn *txn)
+{
+    uint64_t g = get_gen(db, txn) + 1;
+    MDB_val k = {3, (void *)DDB_META_GEN}, v = {8, &g};
+    return mdb_put(txn, db->meta, &k, &v, 0);
+}
+
+void ddb_tables_free(ddb_table_rt *t)
+{
+    while (t) {
+        ddb_table_rt *n = t->next;
+        free(t->name);
+        free(t->pk);
+        free(t->sk);
+        for (size_t i = 0; i < t->n_idx; i++) {
+            free(t->idx[i].name);
+            free(t->idx[i].pk);
+            free(t->idx[i].sk);
+            for (size_t j = 0; j < t->idx[i].n_include; j++)
+                free(t->idx[i].include[j]);
+            free(t->idx[i].include);
+        }
+        free(t->bounds);
+        free(t->parts);
+        pthread_mutex_destroy(&t->lock);
+        free(t);
+        t = n;
+    }
+}
+
+static char *sdup(const ddb_value *v)
+{
+    if (!v || v->type != DDB_TS)
+        return NULL;
+    char *s = malloc(v->len + 1);
+    if (s)
+        memcpy(s, v->u.s, v->len + 1);
+    return s;
+}
+
+static uint64_t num(const ddb_value *v)
+{
+    int64_t x = 0;
+    if (v)
+        ddb_value_to_i64(v, &x);
+    return (uint64_t)x;
+}
+
+static void db_name(char *buf, size_t cap, const char *table, const char *index)
+{
+    if (index)
+        snprintf(buf, cap, "x/%s/%s", table, index);
+    else
+        snprintf(buf, cap, "i/%s", table);
+}
+
+/* Build a runtime table from its stored definition; opens its databases. */
+static int table_from_def(MDB_txn *txn, const ddb_item *def, const MDB_val *bounds, ddb_table_rt **out,
+                          ddb_error *err)
+{
+    ddb_table_rt *t = calloc(1, sizeof *t);
+    if (!t)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    pthread_mutex_init(&t->lock, NULL);
+    t->name = sdup(ddb_item_get(def, "name"));
+    t->pk = sdup(ddb_item_get(def, "pk"));
+    t->pk_type = (ddb_type)num(ddb_item_get(def, "pk_type"));
+    t->sk = sdup(ddb_item_get(def, "sk"));
+    t->sk_type = (ddb_type)num(ddb_item_get(def, "sk_type"));
+    t->rcu = num(ddb_item_get(def, "rcu"));
+    t->wcu = num(ddb_item_get(def, "wcu"));
+    const ddb_value *ix = ddb_item_get(def, "indexes");
+    for (uint32_t i = 0; ix && i < ix->len && i < DDB_MAX_INDEXES; i++) {
+        const ddb_value *d = ix->u.l[i];
+        ddb_index_rt *x = &t->idx[t->n_idx++];
+        x->name = sdup(ddb_map_get(d, "name"));
+        x->local = num(ddb_map_get(d, "local")) != 0;
+        x->pk = sdup(ddb_map_get(d, "pk"));
+        x->pk_type = (ddb_type)num(ddb_map_get(d, "pk_type"));
+        x->sk = sdup(ddb_map_get(d, "sk"));
+        x->sk_type = (ddb_type)num(ddb_map_get(d, "sk_type"));
+        x->proj = (ddb_projection)num(ddb_map_get(d, "proj"));
+        x->rcu = num(ddb_map_get(d, "rcu"));
+        x->wcu = num(ddb_map_get(d, "wcu"));
+        const ddb_value *inc = ddb_map_get(d, "include");
+        if (inc && inc->len) {
+            x->include = calloc(inc->len, sizeof *x->include);
+            for (uint32_t j = 0; x->include && j < inc->len; j++)
+                x->include[x->n_include++] = sdup(inc->u.l[j]);
+        }
+    }
+    t->n_parts = bounds->mv_size / 8;
+    t->bounds = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->bounds);
+    t->parts = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->parts);
+    if (!t->name || !t->pk || !t->bounds || !t->parts) {
+        ddb_tables_free(t);
+        return ddb_fail(err, DDB_ECORRUPT, "stored table definition is incomplete");
+    }
+    for (size_t i = 0; i < t->n_parts; i++) {
+        const uint8_t *p = (const uint8_t *)bounds->mv_data + 8 * i;
+        t->bounds[i] = ddb_key_hash(p);
+    }
+    char name[600];
+    db_name(name, sizeof name, t->name, NULL);
+    int rc = mdb_dbi_open(txn, name, 0, &t->items);
+    for (size_t i = 0; !rc && i < t->n_idx; i++) {
+        db_name(name, sizeof name, t->name, t->idx[i].name);
+        rc = mdb_dbi_open(txn, name, MDB_DUPSORT, &t->idx[i].dbi);
+    }
+    if (rc) {
+        ddb_tables_free(t);
+        return ddb_mdb_fail(err, rc, "opening table databases");
+    }
+    *out = t;
+    return DDB_OK;
+}
+
+/* Reload every table definition as of txn (caller holds schema_mu). */
+static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
+{
+    MDB_cursor *c;
+    int rc = mdb_cursor_open(txn, db->meta, &c);
+    if (rc)
+        return ddb_mdb_fail(err, rc, "reading tables");
+    ddb_table_rt *list = NULL;
+    ddb_arena *a = ddb_arena_new();
+    MDB_val k = {2, "t/"}, v;
+    rc = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM;
+    while (rc == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+        ddb_item *def;
+        if (ddb_decode_item(v.mv_data, v.mv_size, a, &def)) {
+            rc = ddb_fail(err, DDB_ECORRUPT, "table definition %.*s is corrupt", (int)k.mv_size, (char *)k.mv_data);
+            break;
+        }
+        char pkey[600];
+        snprintf(pkey, sizeof pkey, "p/%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
+        MDB_val bk = {strlen(pkey), pkey}, bv;
+        if (mdb_get(txn, db->meta, &bk, &bv) != 0) {
+            rc = ddb_fail(err, DDB_ECORRUPT, "table %s has no partition map", pkey + 2);
+            break;
+        }
+        ddb_table_rt *t;
+        if ((rc = table_from_def(txn, def, &bv, &t, err)))
+            break;
+        /* keep the counters of partitions that still start where they did
+         * (after a split the lower half keeps its parent's history) */
+        for (ddb_table_rt *o = db->tables; o; o = o->next) {
+            if (strcmp(o->name, t->name) != 0)
+                continue;
+            for (size_t i = 0; i < t->n_parts; i++) {
+                size_t j = ddb_part_of(o, t->bounds[i]);
+                if (o->bounds[j] == t->bounds[i])
+                    t->parts[i] = o->parts[j];
+            }
+        }
+        t->next = list;
+        list = t;
+        ddb_arena_reset(a);
+        rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+    }
+    mdb_cursor_close(c);
+    ddb_arena_free(a);
+    if (rc && rc != MDB_NOTFOUND) {
+        ddb_tables_free(list);
+        return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddb_mdb_fail(err, rc, "reading tables");
+    }
+    /* retire the old list: other threads may still use it */
+    if (db->tables) {
+        ddb_table_rt *last = db->tables;
+        while (last->next)
+            last = last->next;
+        last->next = db->retired;
+        db->retired = db->tables;
+    }
+    db->tables = list;
+    db->schema_gen = gen;
+    return DDB_OK;
+}
+
+int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
+{
+    pthread_mutex_lock(&db->schema_mu);
+    int rc = load_locked(db, txn, get_gen(db, txn), err);
+    pthread_mutex_unlock(&db->schema_mu);
+    return rc;
+}
+
+int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+{
+    if (!name)
+        return ddb_fail(err, DDB_EINVAL, "table name is NULL");
+    uint64_t gen = get_gen(db, txn);
+    pthread_mutex_lock(&db->schema_mu);
+    int rc = DDB_OK;
+    if (gen > db->schema_gen)
+        rc = load_locked(db, txn, gen, err);
+    ddb_table_rt *t = db->tables;
+    while (t && strcmp(t->name, name) != 0)
+        t = t->next;
+    pthread_mutex_unlock(&db->schema_mu);
+    if (rc)
+        return rc;
+    if (!t)
+        return ddb_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", name);
+    *out = t;
+    return DDB_OK;
+}
+
+const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_idx; i++)
+        if (strcmp(t->idx[i].name, name) == 0)
+            return &t->idx[i];
+    return NULL;
+}
+
+/* ---- CreateTable ---- */
+
+static int check_name(const char *what, const char *name, size_t min, size_t max, ddb_error *err)
+{
+    if (!name)
+        return ddb_fail(err, DDB_EVALIDATION, "%s is missing", what);
+    size_t n = strlen(name);
+    if (n < min || n > max)
+        return ddb_fail(err, DDB_EVALIDATION, "%s \"%s\" must be %zu to %zu characters long (it is %zu)", what, name,
+                        min, max, n);
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+              *p == '-' || *p == '.'))
+            return ddb_fail(err, DDB_EVALIDATION, "%s \"%s\" may hold only a-z, A-Z, 0-9, '_', '-' and '.'", what,
+                            name);
+    return DDB_OK;
+}
+
+static int check_key_schema(const char *what, const ddb_key_schema *k, ddb_error *err)
+{
+    if (!k->pk || !*k->pk)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
+    if (strlen(k->pk) > 255 || (k->sk && strlen(k->sk) > 255))
+        return ddb_fail(err, DDB_EVALIDATION, "%s: key attribute names must be 1 to 255 bytes", what);
+    if (k->pk_type != DDB_TS && k->pk_type != DDB_TN && k->pk_type != DDB_TB)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: partition key %s must be of type S, N or B (got %s)", what, k->pk,
+                        ddb_type_name(k->pk_type));
+    if (k->sk) {
+        if (!*k->sk)
+            return ddb_fail(err, DDB_EVALIDATION, "%s: sort key attribute name is empty", what);
+        if (k->sk_type != DDB_TS && k->sk_type != DDB_TN && k->sk_type != DDB_TB)
+            return ddb_fail(err, DDB_EVALIDATION, "%s: sort key %s must be of type S, N or B (got %s)", what, k->sk,
+                            ddb_type_name(k->sk_type));
+        if (strcmp(k->pk, k->sk) == 0)
+            return ddb_fail(err, DDB_EVALIDATION, "%s: partition key and sort key are both \"%s\"", what, k->pk);
+    }
+    return DDB_OK;
+}
+
+/* Every attribute that appears in two key schemas must have one type. */
+static int check_attr_type(const ddb_table_def *d, const char *name, ddb_type type, ddb_error *err)
+{
+    const ddb_key_schema *ks[1 + DDB_MAX_INDEXES];
+    size_t n = 0;
+    ks[n++] = &d->key;
+    for (size_t i = 0; i < d->n_indexes; i++)
+        ks[n++] = &d->indexes[i].key;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(ks[i]->pk, name) == 0 && ks[i]->pk_type != type)
+            goto bad;
+        if (ks[i]->sk && strcmp(ks[i]->sk, name) == 0 && ks[i]->sk_type != type)
+            goto bad;
+    }
+    return DDB_OK;
+bad:
+    return ddb_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
+}
+
+static int validate_def(const ddb_table_def *d, ddb_error *err)
+{
+    int rc = check_name("table name", d->name, 3, 255, err);
+    if (!rc)
+        rc = check_key_schema("table key schema", &d->key, err);
+    if (rc)
+        return rc;
+    size_t ngsi = 0, nlsi = 0;
+    if (d->n_indexes && !d->indexes)
+        return ddb_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", d->n_indexes);
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        const ddb_index_def *x = &d->indexes[i];
+        if ((rc = check_name("index name", x->name, 3, 255, err)) || (rc = check_key_schema(x->name, &x->key, err)))
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(d->indexes[j].name, x->name) == 0)
+                return ddb_fail(err, DDB_EVALIDATION, "index name %s is used twice", x->name);
+        if (x->local) {
+            nlsi++;
+            if (!d->key.sk)
+                return ddb_fail(err, DDB_EVALIDATION, "local index %s needs a table with a sort key", x->name);
+            if (strcmp(x->key.pk, d->key.pk) != 0)
+                return ddb_fail(err, DDB_EVALIDATION,
+                                "local index %s must have the table's partition key %s (not %s)", x->name, d->key.pk,
+                                x->key.pk);
+            if (!x->key.sk)
+                return ddb_fail(err, DDB_EVALIDATION, "local index %s needs a sort key", x->name);
+        } else {
+            ngsi++;
+        }
+        if (x->projection > DDB_PROJECT_INCLUDE)
+            return ddb_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
+        if (x->projection == DDB_PROJECT_INCLUDE) {
+            if (!x->n_include || !x->include)
+                return ddb_fail(err, DDB_EVALIDATION, "index %s: INCLUDE projection names no attributes", x->name);
+            if (x->n_include > 100)
+                return ddb_fail(err, DDB_ELIMIT, "index %s: %zu projected attributes (max 100)", x->name,
+                                x->n_include);
+        }
+    }
+    if (ngsi > DDB_MAX_GSI)
+        return ddb_fail(err, DDB_ELIMIT, "table %s has %zu global secondary indexes (max %d)", d->name, ngsi,
+                        DDB_MAX_GSI);
+    if (nlsi > DDB_MAX_LSI)
+        return ddb_fail(err, DDB_ELIMIT, "table %s has %zu local secondary indexes (max %d)", d->name, nlsi,
+                        DDB_MAX_LSI);
+    if ((rc = check_attr_type(d, d->key.pk, d->key.pk_type, err)) ||
+        (d->key.sk && (rc = check_attr_type(d, d->key.sk, d->key.sk_type, err))))
+        return rc;
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        const ddb_key_schema *k = &d->indexes[i].key;
+        if ((rc = check_attr_type(d, k->pk, k->pk_type, err)) ||
+            (k->sk && (rc = check_attr_type(d, k->sk, k->sk_type, err))))
+            return rc;
+    }
+    return DDB_OK;
+}
+
+static int set_str(ddb_arena *a, ddb_value *m, const char *k, const char *s)
+{
+    return s ? ddb_map_set(a, m, k, ddb_v_str(a, s)) : DDB_OK;
+}
+
+static int set_num(ddb_arena *a, ddb_value *m, const char *k, uint64_t v)
+{
+    return ddb_map_set(a, m, k, ddb_v_u64(a, v));
+}
+
+/* Initial partition count as DynamoDB sizes it from throughput. */
+static size_t initial_partitions(const ddb_table_def *d)
+{
+    if (!d->rcu && !d->wcu)
+        return 4; /* on demand: a new table serves 4,000 WCU / 12,000 RCU */
+    double p = (double)d->rcu / 3000.0 + (double)d->wcu / 1000.0;
+    size_t n = (size_t)p;
+    if ((double)n < p)
+        n++;
+    return n ? (n > 4096 ? 4096 : n) : 1;
+}
+
+typedef struct create_ctx {
+    const ddb_table_def *def;
+    ddb_error *err;
+} create_ctx;
+
+static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    create_ctx *cx = vctx;
+    const ddb_table_def *d = cx->def;
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', d->name);
+    MDB_val k = {(size_t)klen, key}, v;
+    if (mdb_get(txn, db->meta, &k, &v) == 0)
+        return ddb_fail(cx->err, DDB_EEXISTS, "Table already exists: %s", d->name);
+
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    ddb_value *m = ddb_v_map(a);
+    ddb_value *ix = ddb_v_list(a);
+    int rc = set_str(a, m, "name", d->name) | set_str(a, m, "pk", d->key.pk) |
+             set_num(a, m, "pk_type", d->key.pk_type) | set_str(a, m, "sk", d->key.sk) |
+             set_num(a, m, "sk_type", d->key.sk ? d->key.sk_type : 0) | set_num(a, m, "rcu", d->rcu) |
+             set_num(a, m, "wcu", d->wcu);
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        const ddb_index_def *x = &d->indexes[i];
+        ddb_value *xm = ddb_v_map(a), *inc = ddb_v_list(a);
+        rc |= set_str(a, xm, "name", x->name) | set_num(a, xm, "local", x->local) | set_str(a, xm, "pk", x->key.pk) |
+              set_num(a, xm, "pk_type", x->key.pk_type) | set_str(a, xm, "sk", x->key.sk) |
+              set_num(a, xm, "sk_type", x->key.sk ? x->key.sk_type : 0) | set_num(a, xm, "proj", x->projection) |
+              set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
+        for (size_t j = 0; x->projection == DDB_PROJECT_INCLUDE && j < x->n_include; j++)
+            rc |= ddb_list_append(a, inc, ddb_v_str(a, x->include[j]));
+        rc |= ddb_map_set(a, xm, "include", inc) | ddb_list_append(a, ix, xm);
+    }
+    rc |= ddb_map_set(a, m, "indexes", ix);
+    ddb_buf b = {0};
+    if (!rc)
+        rc = ddb_encode_item(&b, m, 0);
+    ddb_arena_free(a);
+    if (rc) {
+        ddb_buf_free(&b);
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    }
+    v = (MDB_val){b.len, b.p};
+    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    ddb_buf_free(&b);
+    if (rc)
+        return ddb_mdb_fail(cx->err, rc, "CreateTable");
+
+    /* partition map: n equal ranges of the hash space */
+    size_t n = initial_partitions(d);
+    uint8_t *bounds = calloc(n, 8);
+    if (!bounds)
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t lo = (uint64_t)(((unsigned __int128)i << 64) / n);
+        for (int j = 7; j >= 0; j--, lo >>= 8)
+            bounds[8 * i + (size_t)j] = (uint8_t)lo;
+    }
+    klen = meta_key(key, sizeof key, 'p', d->name);
+    k = (MDB_val){(size_t)klen, key};
+    v = (MDB_val){n * 8, bounds};
+    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    free(bounds);
+
+    char name[600];
+    MDB_dbi dbi;
+    db_name(name, sizeof name, d->name, NULL);
+    if (!rc)
+        rc = mdb_dbi_open(txn, name, MDB_CREATE, &dbi);
+    if (!rc)
+        rc = mdb_drop(txn, dbi, 0); /* a table of that name may have existed */
+    for (size_t i = 0; !rc && i < d->n_indexes; i++) {
+        db_name(name, sizeof name, d->name, d->indexes[i].name);
+        rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi);
+        if (!rc)
+            rc = mdb_drop(txn, dbi, 0);
+    }
+    if (!rc)
+        rc = bump_gen(db, txn);
+    return rc ? ddb_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
+}
+
+int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
+{
+    if (!db || !def)
+        return ddb_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
+    int rc = validate_def(def, err);
+    if (rc)
+        return rc;
+    create_ctx cx = {def, err};
+    pthread_mutex_lock(&db->schema_mu); /* mdb_dbi_open must not run concurrently */
+    rc = ddb_run_write(db, create_fn, &cx, true, err);
+    pthread_mutex_unlock(&db->schema_mu);
+    return rc;
+}
+
+/* ---- DeleteTable ---- */
+
+typedef struct delete_ctx {
+    const char *name;
+    ddb_error *err;
+} delete_ctx;
+
+static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    delete_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddb_table_get(db, txn, cx->name, &t, cx->err);
+    if (rc)
+        return rc;
+    /* empty the databases but keep their handles: other threads may hold them */
+    rc = mdb_drop(txn, t->items, 0);
+    for (size_t i = 0; !rc && i < t->n_idx; i++)
+        rc = mdb_drop(txn, t->idx[i].dbi, 0);
+    char key[600];
+    const char kinds[] = {'t', 'p', 's'};
+    for (size_t i = 0; !rc && i < sizeof kinds; i++) {
+        int klen = meta_key(key, sizeof key, kinds[i], cx->name);
+        MDB_val k = {(size_t)klen, key};
+        if (kinds[i] == 's') {
+            /* per-partition stats: "s/<name>/<bound>" */
+            MDB_cursor *c;
+            if ((rc = mdb_cursor_open(txn, db->meta, &c)))
+                break;
+            key[klen] = '/';
+            MDB_val kk = {(size_t)klen + 1, key}, v;
+            int g = mdb_cursor_get(c, &kk, &v, MDB_SET_RANGE);
+            while (g == 0 && kk.mv_size >= (size_t)klen + 1 && memcmp(kk.mv_data, key, (size_t)klen + 1) == 0) {
+                if ((rc = mdb_cursor_del(c, 0)))
+                    break;
+                g = mdb_cursor_get(c, &kk, &v, MDB_GET_CURRENT);
+                if (g == 0 && !(kk.mv_size >= (size_t)klen + 1 && memcmp(kk.mv_data, key, (size_t)klen + 1) == 0))
+                    break;
+                if (g == MDB_NOTFOUND)
+                    break;
+            }
+            mdb_cursor_close(c);
+        } else {
+            rc = mdb_del(txn, db->meta, &k, NULL);
+        }
+    }
+    if (!rc)
+        rc = bump_gen(db, txn);
+    return rc ? ddb_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
+}
+
+int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
+{
+    if (!db || !name)
+        return ddb_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
+    delete_ctx cx = {name, err};
+    return ddb_run_write(db, delete_fn, &cx, true, err);
+}
+
+/* ---- DescribeTable / ListTables ---- */
+
+static const char *adup(ddb_arena *a, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *c = ddb_arena_alloc(a, n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}
+
+int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+{
+    if (!db || !name || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+    MDB_txn *txn;
+    int rc = ddb_read_begin(db, &txn, err);
+    if (rc)
+        return rc;
+    ddb_table_rt *t;
+    if ((rc = ddb_table_get(db, txn, name, &t, err))) {
+        ddb_read_end(txn);
+        return rc;
+    }
+    ddb_table_desc *d = ddb_arena_alloc(a, sizeof *d);
+    ddb_index_def *ix = ddb_arena_alloc(a, (t->n_idx ? t->n_idx : 1) * sizeof *ix);
+    if (!d || !ix) {
+        ddb_read_end(txn);
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    memset(d, 0, sizeof *d);
+    d->def.name = adup(a, t->name);
+    d->def.key = (ddb_key_schema){adup(a, t->pk), t->pk_type, adup(a, t->sk), t->sk_type};
+    d->def.rcu = t->rcu;
+    d->def.wcu = t->wcu;
+    for (size_t i = 0; i < t->n_idx; i++) {
+        const ddb_index_rt *x = &t->idx[i];
+        const char **inc = x->n_include ? ddb_arena_alloc(a, x->n_include * sizeof *inc) : NULL;
+        for (size_t j = 0; inc && j < x->n_include; j++)
+            inc[j] = adup(a, x->include[j]);
+        ix[i] = (ddb_index_def){adup(a, x->name), x->local,
+                                {adup(a, x->pk), x->pk_type, adup(a, x->sk), x->sk_type},
+                                x->proj, inc, x->n_include, x->rcu, x->wcu};
+    }
+    d->def.indexes = ix;
+    d->def.n_indexes = t->n_idx;
+    d->partitions = (uint32_t)t->n_parts;
+    for (size_t p = 0; p < t->n_parts; p++) {
+        uint64_t c = 0, b = 0;
+        ddb_part_read(txn, db, t, p, &c, &b);
+        d->item_count += c;
+        d->size_bytes += b;
+    }
+    ddb_read_end(txn);
+    *out = d;
+    return DDB_OK;
+}
+
+int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
+{
+    if (!db || !a || !names || !count)
+        return ddb_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
+    MDB_txn *txn;
+    int rc = ddb_read_begin(db, &txn, err);
+    if (rc)
+        return rc;
+    MDB_cursor *c;
+    if ((rc = mdb_cursor_open(txn, db->meta, &c))) {
+        ddb_read_end(txn);
+        return ddb_mdb_fail(err, rc, "ListTables");
+    }
+    size_t n = 0, cap = 16;
+    const char **v = ddb_arena_alloc(a, cap * sizeof *v);
+    MDB_val k = {2, "t/"}, d;
+    int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
+    while (v && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+        if (n == cap) {
+            const char **nv = ddb_arena_alloc(a, 2 * cap * sizeof *nv);
+            if (!nv) {
+                v = NULL;
+                break;
+            }
+            memcpy(nv, v, n * sizeof *nv);
+            v = nv;
+            cap *= 2;
+        }
+        char *s = ddb_arena_alloc(a, k.mv_size - 1);
+        if (!s) {
+            v = NULL;
+            break;
+        }
+        memcpy(s, (char *)k.mv_data + 2, k.mv_size - 2);
+        s[k.mv_size - 2] = '\0';
+        v[n++] = s;
+        g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+    }
+    mdb_cursor_close(c);
+    ddb_read_end(txn);
+    if (!v)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    *names = v;
+    *count = n;
+    return DDB_OK;
+}

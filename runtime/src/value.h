@@ -1,0 +1,22 @@
+/* Value helpers shared inside the runtime (internal). */
+#ifndef DDB_VALUE_H
+#define DDB_VALUE_H
+
+#include <ddb/ddb.h>
+
+struct ddb_item {
+    ddb_value map; /* type DDB_TM */
+    ddb_arena *arena;
+};
+
+/* Index of name in a map, or -(insertion point)-1 when absent. */
+long ddb_map_find(const ddb_value *map, const char *name, size_t name_len);
+/* Map lookup by counted name. */
+const ddb_value *ddb_map_getn(const ddb_value *map, const char *name, size_t name_len);
+/* Check what a write must refuse: empty sets, duplicate set members,
+ * nesting over 32 levels.  path names the attribute for the message. */
+int ddb_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err);
+/* Bytes of the N value's storage size. */
+size_t ddb_number_size(const char *canon, size_t len);
+
+#endif
