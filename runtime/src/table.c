@@ -169,7 +169,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
             rc = ddb_fail(err, DDB_ECORRUPT, "table %s has no partition map", pkey + 2);
             break;
         }
-        ddb_table_rt *t;
+        ddb_table_rt *t = NULL;
         if ((rc = table_from_def(txn, def, &bv, &t, err)))
             break;
         /* keep the counters of partitions that still start where they did

@@ -448,6 +448,22 @@ typedef struct ddb_partition_stats {
 int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
                     ddb_error *err);
 
+/* ---- Consistency check ----------------------------------------------------- */
+
+typedef struct ddb_check_report {
+    uint64_t items;          /* items in the table */
+    uint64_t index_entries;  /* entries in all its indexes */
+    uint64_t problems;       /* disagreements found */
+    char first_problem[DDB_ERROR_TEXT_SIZE]; /* the first one, described */
+} ddb_check_report;
+
+/* Verify that every stored item decodes, sits under the key its attributes
+ * give, is counted in its partition's statistics, and that every index of
+ * the table holds exactly the entries its items call for (no missing, no
+ * stale entries).  DDB_OK when clean, DDB_ECORRUPT when problems were found
+ * (report says which), DDB_ENOTABLE for an unknown table. */
+int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Install the Debian packages ddbgen needs to build, test and benchmark.
+# Idempotent: does nothing when everything is already installed.
+set -eu
+PKGS="build-essential cmake pkg-config clang libclang-dev libclang-rt-14-dev liblmdb-dev lmdb-utils
+libjansson-dev libxxhash-dev libcurl4-openssl-dev libssl-dev uuid-dev libcmocka-dev libsqlite3-dev"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "installing:$missing"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
