@@ -203,7 +203,7 @@ size_t ddb_value_size(const ddb_value *v);
 /* Longest canonical number text, NUL included. */
 #define DDB_NUMBER_TEXT_MAX 171 /* "-0." + 129 zeros + 38 digits + NUL (-1.2...E-130) */
 /* Validate and canonicalise a DynamoDB number.  out gets e.g. "1.5",
- * "-100", "1E+100", "0".  DDB_EVALIDATION with a message otherwise. */
+ * "-100", "0.001", "0" (plain notation, never an exponent).  DDB_EVALIDATION with a message otherwise. */
 int ddb_number_canonical(const char *text, size_t len, char out[DDB_NUMBER_TEXT_MAX], ddb_error *err);
 /* Compare two canonical numbers numerically: <0, 0, >0. */
 int ddb_number_compare(const char *a, const char *b);
@@ -327,6 +327,10 @@ typedef struct ddb_capacity {
 
 /* ---- Item operations ------------------------------------------------------ */
 
+/* A prepared expression (ConditionExpression, UpdateExpression, ...): see
+ * <ddb/expr.h>, included at the end of this header. */
+typedef struct ddb_expr ddb_expr;
+
 typedef enum ddb_return_values {
     DDB_RETURN_NONE = 0,
     DDB_RETURN_ALL_OLD,
@@ -337,8 +341,10 @@ typedef enum ddb_return_values {
 
 /* Options of a write; NULL means all defaults. */
 typedef struct ddb_write_opts {
-    ddb_return_values return_values;    /* put/delete: NONE or ALL_OLD */
+    ddb_return_values return_values;    /* put/delete: NONE or ALL_OLD; update: any */
     ddb_return_capacity return_capacity;
+    const ddb_expr *condition;          /* ConditionExpression; NULL = unconditional */
+    const ddb_item *values;             /* ExpressionAttributeValues (":v" -> value) */
 } ddb_write_opts;
 
 /* What a write returns.  attributes lives in the arena passed to the call
@@ -361,12 +367,86 @@ int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_wri
 int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
                     ddb_write_result *res, ddb_error *err);
 
+/* UpdateItem: apply an UpdateExpression to the item with this key, creating
+ * it when absent (as DynamoDB does).  A failed condition is DDB_ECONDITION
+ * and writes nothing.  Key attributes cannot be updated. */
+int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_expr *update,
+                    const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err);
+
+/* ---- Batches and transactions ----------------------------------------------- */
+
+/* One BatchWriteItem request: exactly one of put / delete_key is set. */
+typedef struct ddb_batch_write_op {
+    const char *table;
+    const ddb_item *put;
+    const ddb_item *delete_key;
+} ddb_batch_write_op;
+
+/* BatchWriteItem: up to 25 puts/deletes, no two on the same key
+ * (DDB_EVALIDATION).  The embedded engine processes every request. */
+int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc, ddb_capacity *cap,
+                    ddb_error *err);
+
+typedef struct ddb_batch_get_op {
+    const char *table;
+    const ddb_item *key;
+    bool consistent;
+    const ddb_expr *projection; /* ProjectionExpression; NULL = all */
+} ddb_batch_get_op;
+
+/* BatchGetItem: up to 100 keys, no duplicates.  items[i] receives the item
+ * for ops[i] (arena memory), or NULL when it does not exist. */
+int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                  ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+
+typedef enum ddb_tx_kind {
+    DDB_TX_PUT = 1,
+    DDB_TX_UPDATE,
+    DDB_TX_DELETE,
+    DDB_TX_CHECK     /* ConditionCheck */
+} ddb_tx_kind;
+
+typedef struct ddb_tx_op {
+    ddb_tx_kind kind;
+    const char *table;
+    const ddb_item *item;       /* PUT: the item; others: the key */
+    const ddb_expr *update;     /* UPDATE */
+    const ddb_expr *condition;  /* optional; required for CHECK */
+    const ddb_item *values;     /* ExpressionAttributeValues */
+} ddb_tx_op;
+
+typedef struct ddb_tx_result {
+    /* One code per op (arena memory), set when the transaction is
+     * cancelled: 0 (None), DDB_ECONDITION (ConditionalCheckFailed),
+     * DDB_EVALIDATION, DDB_ELIMIT ... */
+    int *reasons;
+    ddb_capacity capacity;
+} ddb_tx_result;
+
+/* TransactWriteItems: up to 100 operations on distinct items, at most 4 MB,
+ * all or nothing in one LMDB transaction.  DDB_ECANCELED with per-op reasons
+ * when any condition fails; capacity counts double. */
+int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+                       ddb_tx_result *res, ddb_error *err);
+
+typedef struct ddb_tx_get {
+    const char *table;
+    const ddb_item *key;
+    const ddb_expr *projection;
+} ddb_tx_get;
+
+/* TransactGetItems: up to 100 items read from one snapshot; items[i] is NULL
+ * when absent.  Capacity counts double. */
+int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                     ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+
 typedef struct ddb_get_opts {
     bool consistent;        /* strongly consistent read (full RCU) */
     /* Top-level attributes to return; NULL = all. */
     const char *const *attributes;
     size_t n_attributes;
     ddb_return_capacity return_capacity;
+    const ddb_expr *projection; /* ProjectionExpression (nested paths); NULL = all */
 } ddb_get_opts;
 
 /* GetItem.  *out gets the item in arena a; DDB_ENOTFOUND (with *out NULL)
@@ -400,6 +480,9 @@ typedef struct ddb_query_params {
     const char *const *attributes; /* top-level projection; NULL = all */
     size_t n_attributes;
     ddb_return_capacity return_capacity;
+    const ddb_expr *filter;     /* FilterExpression, applied after the 1 MB limit */
+    const ddb_expr *projection; /* ProjectionExpression */
+    const ddb_item *values;     /* ExpressionAttributeValues of filter */
 } ddb_query_params;
 
 typedef struct ddb_scan_params {
@@ -412,13 +495,16 @@ typedef struct ddb_scan_params {
     const char *const *attributes;
     size_t n_attributes;
     ddb_return_capacity return_capacity;
+    const ddb_expr *filter;
+    const ddb_expr *projection;
+    const ddb_item *values;
 } ddb_scan_params;
 
 /* One page of results, in arena memory. */
 typedef struct ddb_page {
     ddb_item **items;
-    size_t count;           /* Count */
-    size_t scanned_count;   /* ScannedCount */
+    size_t count;           /* Count: items returned (after the filter) */
+    size_t scanned_count;   /* ScannedCount: items evaluated (before the filter) */
     ddb_item *last_key;     /* LastEvaluatedKey; NULL when the result is complete */
     ddb_capacity capacity;
 } ddb_page;
@@ -467,4 +553,7 @@ int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_er
 #ifdef __cplusplus
 }
 #endif
+
+#include <ddb/expr.h>
+
 #endif /* DDB_DDB_H */

@@ -1,0 +1,230 @@
+/* <ddb/entity.h> — the runtime side of ddbgen's generated modules.
+ *
+ * Generated code is table-driven (after nanopb and protobuf-c): for each
+ * entity a `static const ddb_entity_desc` describes the C struct (field
+ * offsets and types, stored attribute names), its key templates per index,
+ * its shards and derived attributes; the typed wrappers are thin calls to
+ * the generic functions below, so behaviour lives (and is tested) once.
+ *
+ * Memory: everything a read fills into an entity struct (char * strings,
+ * bytes, lists, sets) is allocated from the ddb_arena passed to the call and
+ * lives until that arena is reset or freed.  Bounded fields (char[N]) are
+ * stored inline.  Inputs are never retained.
+ */
+#ifndef DDB_ENTITY_H
+#define DDB_ENTITY_H
+
+#include <ddb/ddb.h>
+#include <ddb/schema.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of this ABI; generated code checks it with #error. */
+#define DDB_ENTITY_ABI 1
+
+/* C representation of a field. */
+typedef enum ddb_ftype {
+    DDB_F_CHARS = 1, /* char[N]: S of at most N-1 bytes, always present */
+    DDB_F_STRING,    /* char *: S, NULL = absent */
+    DDB_F_INT,       /* int8/16/32/64 (size = width): N */
+    DDB_F_UINT,      /* uint8/16/32/64, also size_t: N */
+    DDB_F_FLOAT,     /* float (size 4) or double (size 8): N */
+    DDB_F_BOOL,      /* bool: BOOL */
+    DDB_F_BYTES,     /* ddb_bytes: B, data NULL = absent */
+    DDB_F_STRUCT,    /* nested struct: M */
+    DDB_F_LIST,      /* T *x + size_t x_count: L of elem_type, count 0 = absent */
+    DDB_F_SSET,      /* ddb_string_set: SS, count 0 = absent */
+    DDB_F_ISET,      /* ddb_int_set: NS */
+    DDB_F_DSET,      /* ddb_double_set: NS */
+    DDB_F_BSET       /* ddb_bytes_set: BS */
+} ddb_ftype;
+
+/* Field flags. */
+#define DDB_FIELD_OPTIONAL 0x01u /* may be absent (pointer types; sets; lists) */
+#define DDB_FIELD_UUID 0x02u     /* filled with a new UUID by create when empty */
+#define DDB_FIELD_AUTO_ID 0x04u  /* filled from an atomic counter by create when 0 */
+#define DDB_FIELD_VERSION 0x08u  /* optimistic locking counter */
+#define DDB_FIELD_TTL 0x10u      /* epoch seconds; 0 = no expiry (attribute absent) */
+#define DDB_FIELD_DERIVED 0x20u  /* stored, computed from `derived` on every write */
+#define DDB_FIELD_KEY 0x40u      /* used by the primary key: on every shard */
+
+typedef struct ddb_struct_desc ddb_struct_desc;
+typedef struct ddb_template ddb_template;
+
+typedef struct ddb_field_desc {
+    const char *name;          /* C member name */
+    const char *attr;          /* stored attribute name */
+    uint8_t type;              /* ddb_ftype */
+    uint8_t elem_type;         /* DDB_F_LIST: element ddb_ftype */
+    uint16_t size;             /* C size: char[N] -> N; ints/floats -> width */
+    uint16_t elem_size;        /* DDB_F_LIST: element C size */
+    uint16_t flags;            /* DDB_FIELD_* */
+    uint32_t offset;           /* offsetof the member */
+    uint32_t count_offset;     /* DDB_F_LIST: offsetof the size_t count */
+    const ddb_struct_desc *sub; /* DDB_F_STRUCT, or DDB_F_LIST of structs */
+    const ddb_template *derived; /* DDB_FIELD_DERIVED */
+    int16_t shard;             /* index into the entity's shards; -1 = none */
+} ddb_field_desc;
+
+struct ddb_struct_desc {
+    const char *name; /* C struct tag */
+    uint32_t size;    /* sizeof */
+    uint16_t n_fields;
+    const ddb_field_desc *fields;
+};
+
+/* Template segment filters. */
+enum { DDB_TP_NONE = 0, DDB_TP_YEAR, DDB_TP_MONTH, DDB_TP_DAY, DDB_TP_QUARTER };
+enum { DDB_TC_NONE = 0, DDB_TC_LOWER, DDB_TC_UPPER };
+
+/* One segment: literal text, or a hole naming a field by its index path
+ * (path[0] indexes the entity's fields, path[1] the nested struct's ...). */
+typedef struct ddb_tseg {
+    const char *lit;       /* literal, or NULL for a hole */
+    const uint16_t *path;
+    uint8_t path_len;
+    uint8_t pad;           /* {f:0N}: N */
+    uint8_t part;          /* DDB_TP_* */
+    uint8_t kase;          /* DDB_TC_* */
+} ddb_tseg;
+
+struct ddb_template {
+    const ddb_tseg *segs;
+    uint16_t n;
+    uint8_t type; /* DDB_TS, or DDB_TN for a template that is one numeric field */
+};
+
+/* An entity's key on one index. */
+typedef struct ddb_key_desc {
+    const char *index;   /* NULL = the table's primary key */
+    const char *pk_attr; /* key attribute names on that index */
+    const char *sk_attr; /* NULL when the index has no sort key */
+    ddb_template pk, sk;
+} ddb_key_desc;
+
+typedef struct ddb_schema_table {
+    const char *cname;     /* C name used in identifiers */
+    const char *type_attr; /* "Type" */
+    ddb_table_def def;     /* name, key schema, indexes: for create_table */
+} ddb_schema_table;
+
+typedef struct ddb_entity_desc {
+    const char *name;                /* value of the type attribute */
+    const ddb_schema_table *table;
+    const ddb_struct_desc *st;
+    uint16_t n_keys;
+    const ddb_key_desc *keys;        /* keys[0] is the primary key */
+    uint16_t n_shards;
+    const char *const *shards;       /* shard ids, e.g. "A", "B" */
+    const char *shard_suffix;        /* between SK and shard id; "#" */
+    const ddb_template *auto_id_scope; /* counter scope for DDB_FIELD_AUTO_ID */
+} ddb_entity_desc;
+
+/* ---- Marshalling ------------------------------------------------------- */
+
+/* The whole logical item (all shards merged) with the type attribute, every
+ * index key whose fields are present (sparse indexes), derived attributes.
+ * DDB_EVALIDATION naming the field when a value does not fit (a char[N] not
+ * NUL-terminated, NaN, a duplicated set member...). */
+int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
+/* Fill obj (zeroed first) from an item of this entity.  DDB_EVALIDATION when
+ * the item's type attribute names another entity, a required attribute is
+ * missing, a string is longer than its field, a number does not fit its C
+ * type.  Variable-size data is allocated from a. */
+int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, ddb_error *err);
+/* Render template t with obj's fields.  *out is NULL (and DDB_OK returned)
+ * when a referenced optional field is absent. */
+int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a, ddb_value **out,
+                   ddb_error *err);
+
+/* ---- Operations --------------------------------------------------------- */
+
+typedef struct ddb_ent_opts {
+    ddb_return_capacity return_capacity;
+    bool consistent;       /* reads */
+} ddb_ent_opts;
+
+/* Create or replace (all shards in one transaction).  With a version field:
+ * the write is conditional on the stored version equal to obj's, and the
+ * stored version becomes obj's + 1 (written back into obj). */
+int ddb_ent_put(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
+                ddb_error *err);
+/* Like put but fails with DDB_ECONDITION when the item exists.  Fills
+ * DDB_FIELD_UUID fields that are empty and DDB_FIELD_AUTO_ID fields that are
+ * 0 (written back into obj). */
+int ddb_ent_create(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
+                   ddb_error *err);
+/* Read by primary key: key fields are taken from `key` (an entity struct
+ * with at least the key fields set); out receives the item.  DDB_ENOTFOUND
+ * when absent.  key and out may be the same object. */
+int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a, const ddb_ent_opts *o,
+                ddb_capacity *cap, ddb_error *err);
+/* Delete by primary key (every shard). */
+int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, ddb_capacity *cap,
+                   ddb_error *err);
+/* Partial update: write only the named fields (C names) of obj, plus the
+ * derived attributes and index keys that depend on them; for a sharded
+ * entity only the shards holding them are written.  DDB_ENOTFOUND when the
+ * item does not exist. */
+int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const char *const *fields, size_t n_fields,
+                          const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
+/* ---- Queries ------------------------------------------------------------- */
+
+typedef struct ddb_ent_query {
+    uint16_t key;          /* index into e->keys */
+    /* Partition fields come from `obj`; the sort key uses its first
+     * sk_fields holes (0 = whole partition).  Fewer than all holes and op
+     * DDB_SK_ANY: begins_with the text up to the next hole. */
+    const void *obj;
+    uint16_t sk_fields;
+    ddb_key_op op;         /* DDB_SK_ANY (prefix), EQ, LT, LE, GT, GE, BETWEEN on the last given field */
+    const void *obj_hi;    /* BETWEEN upper bound (same fields) */
+    bool backward;
+    uint32_t page_size;    /* 0 = up to 1 MB */
+    const char *cursor;    /* resume after this (from a previous page); NULL = start */
+} ddb_ent_query;
+
+typedef struct ddb_ent_page {
+    void *items;           /* array of entity structs (e->st->size each), in the arena */
+    size_t count;
+    const char *cursor;    /* NULL when complete; else pass back as .cursor */
+    ddb_capacity capacity;
+} ddb_ent_page;
+
+/* One page of entities of e from its index; items of other types in the
+ * same partition are skipped. */
+int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q, ddb_arena *a,
+                       const ddb_ent_opts *o, ddb_ent_page *out, ddb_error *err);
+
+/* A collection: members of several entity types in one partition. */
+typedef struct ddb_collection_member {
+    const ddb_entity_desc *entity;
+    uint16_t key;            /* the member's key index on the collection's index */
+    uint32_t items_offset;   /* offsetof(result, <entity> pointer) */
+    uint32_t count_offset;   /* offsetof(result, <entity>_count) */
+} ddb_collection_member;
+
+typedef struct ddb_collection_desc {
+    const char *name;
+    const char *index;       /* NULL = table */
+    uint16_t n_members;
+    const ddb_collection_member *members;
+} ddb_collection_desc;
+
+/* Query one partition of the collection (partition fields from obj, an
+ * instance of members[0]'s struct... or any member whose partition fields
+ * are set: member_index says which) and fill result: per member type an
+ * arena array and a count.  Reads every page. */
+int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
+                             void *result, ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
+/* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
+int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DDB_ENTITY_H */

@@ -1,0 +1,880 @@
+/* Entity operations: put, create, get, delete, partial update, queries and
+ * collections, on top of the item API.  Shards become several physical
+ * items written in one transaction and read back with one Query. */
+#include "entity_internal.h"
+
+#include "error.h"
+#include "value.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uuid/uuid.h>
+
+#define MAX_PLACEHOLDERS 64
+
+/* ---- small helpers ---- */
+
+static void cap_merge(ddb_capacity *dst, const ddb_capacity *src)
+{
+    if (!dst)
+        return;
+    dst->total += src->total;
+    dst->read += src->read;
+    dst->write += src->write;
+    dst->table_read += src->table_read;
+    dst->table_write += src->table_write;
+    for (size_t i = 0; i < src->n_indexes; i++) {
+        size_t j = 0;
+        while (j < dst->n_indexes && strcmp(dst->indexes[j].name, src->indexes[i].name) != 0)
+            j++;
+        if (j == dst->n_indexes) {
+            if (j == sizeof dst->indexes / sizeof *dst->indexes)
+                continue;
+            dst->indexes[dst->n_indexes++] = src->indexes[i];
+            continue;
+        }
+        dst->indexes[j].read += src->indexes[i].read;
+        dst->indexes[j].write += src->indexes[i].write;
+    }
+}
+
+static ddb_return_capacity cap_mode(const ddb_ent_opts *o)
+{
+    return o ? o->return_capacity : DDB_CAPACITY_NONE;
+}
+
+static const ddb_field_desc *flagged(const ddb_entity_desc *e, unsigned flag)
+{
+    for (uint16_t i = 0; i < e->st->n_fields; i++)
+        if (e->st->fields[i].flags & flag)
+            return &e->st->fields[i];
+    return NULL;
+}
+
+static int shard_of(const ddb_entity_desc *e, const ddb_field_desc *f)
+{
+    return e->n_shards ? (f->shard >= 0 ? f->shard : 0) : -1;
+}
+
+/* The table key of obj (shard >= 0: that shard's physical item). */
+static int primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
+                       ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    ddb_value *pk, *sk = NULL;
+    int rc = ddb_ent_render(e, &k->pk, obj, a, &pk, err);
+    if (!rc && k->sk_attr)
+        rc = ddb_ent_render(e, &k->sk, obj, a, &sk, err);
+    if (rc)
+        return rc;
+    if (!pk || (k->sk_attr && !sk))
+        return ddb_fail(err, DDB_EVALIDATION, "%s: a primary key field is unset", e->name);
+    if (shard >= 0) {
+        const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
+        size_t n = sk->len + strlen(sfx) + strlen(e->shards[shard]);
+        char *s = ddb_arena_alloc(a, n + 1);
+        if (!s)
+            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        snprintf(s, n + 1, "%s%s%s", sk->u.s, sfx, e->shards[shard]);
+        sk = ddb_v_s(a, s, n);
+    }
+    ddb_item *key = ddb_item_new(a);
+    if (!key || ddb_item_set(key, k->pk_attr, pk) || (sk && ddb_item_set(key, k->sk_attr, sk)))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    *out = key;
+    return DDB_OK;
+}
+
+/* Expression text with its names and values, built up piece by piece. */
+typedef struct exprb {
+    ddb_arena *a;
+    ddb_buf text;
+    ddb_item *names, *values;
+    int n;
+} exprb;
+
+static const char *name_ref(exprb *x, const char *attr)
+{
+    char ref[16];
+    snprintf(ref, sizeof ref, "#n%d", x->n++);
+    if (ddb_item_set_s(x->names, ref, attr))
+        return NULL;
+    char *r = ddb_arena_alloc(x->a, strlen(ref) + 1);
+    if (r)
+        strcpy(r, ref);
+    return r;
+}
+
+static const char *value_ref(exprb *x, ddb_value *v)
+{
+    char ref[16];
+    snprintf(ref, sizeof ref, ":v%d", x->n++);
+    if (!v || ddb_item_set(x->values, ref, v))
+        return NULL;
+    char *r = ddb_arena_alloc(x->a, strlen(ref) + 1);
+    if (r)
+        strcpy(r, ref);
+    return r;
+}
+
+static int put_text(exprb *x, const char *s)
+{
+    return ddb_buf_put(&x->text, s, strlen(s));
+}
+
+static int exprb_init(exprb *x, ddb_arena *a)
+{
+    memset(x, 0, sizeof *x);
+    x->a = a;
+    x->names = ddb_item_new(a);
+    x->values = ddb_item_new(a);
+    return x->names && x->values ? DDB_OK : DDB_ENOMEM;
+}
+
+/* Prepare the text built so far (NUL-terminates it). */
+static int exprb_prepare(exprb *x, ddb_expr_kind kind, ddb_expr **out, ddb_error *err)
+{
+    *out = NULL;
+    if (!x->text.len)
+        return DDB_OK;
+    if (ddb_buf_put(&x->text, "", 1))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return ddb_expr_prepare(kind, (const char *)x->text.p, ddb_item_count(x->names) ? x->names : NULL, out, err);
+}
+
+/* ---- create: ids ---- */
+
+static int fill_uuid(const ddb_field_desc *f, char *p, ddb_arena *a, ddb_error *err)
+{
+    uuid_t u;
+    char text[37];
+    if (f->type == DDB_F_CHARS) {
+        if (p[0])
+            return DDB_OK;
+        if (f->size < 37)
+            return ddb_fail(err, DDB_EVALIDATION, "field %s holds %u bytes; a UUID needs 37", f->name, f->size);
+        uuid_generate_random(u);
+        uuid_unparse_lower(u, p);
+        return DDB_OK;
+    }
+    if (f->type == DDB_F_STRING) {
+        if (*(char **)p)
+            return DDB_OK;
+        uuid_generate_random(u);
+        uuid_unparse_lower(u, text);
+        char *s = ddb_arena_alloc(a, sizeof text);
+        if (!s)
+            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        memcpy(s, text, sizeof text);
+        *(char **)p = s;
+        return DDB_OK;
+    }
+    return ddb_fail(err, DDB_EVALIDATION, "field %s: DDB_UUID needs a string field", f->name);
+}
+
+/* Next value of the counter for the rendered scope: an item (scope,
+ * "#COUNTER") in the entity's table whose attribute "Counter" is bumped
+ * with an atomic ADD. */
+static int next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena *a, int64_t *id, ddb_capacity *cap,
+                   ddb_return_capacity mode, ddb_error *err)
+{
+    if (!e->auto_id_scope)
+        return ddb_fail(err, DDB_EINVAL, "%s: auto id without a scope template", e->name);
+    ddb_value *scope;
+    int rc = ddb_ent_render(e, e->auto_id_scope, obj, a, &scope, err);
+    if (rc)
+        return rc;
+    if (!scope)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: a field of the auto id scope is unset", e->name);
+    const ddb_table_def *t = &e->table->def;
+    ddb_item *key = ddb_item_new(a);
+    if (!key || ddb_item_set(key, t->key.pk, scope) || (t->key.sk && ddb_item_set_s(key, t->key.sk, "#COUNTER")))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    exprb x;
+    if (exprb_init(&x, a))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    const char *nt = name_ref(&x, e->table->type_attr), *vt = value_ref(&x, ddb_v_str(a, "ddb:counter"));
+    const char *nc = name_ref(&x, "Counter"), *vc = value_ref(&x, ddb_v_i64(a, 1));
+    if (!nt || !vt || !nc || !vc || put_text(&x, "SET ") || put_text(&x, nt) || put_text(&x, " = ") ||
+        put_text(&x, vt) || put_text(&x, " ADD ") || put_text(&x, nc) || put_text(&x, " ") || put_text(&x, vc))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_expr *upd;
+    if ((rc = exprb_prepare(&x, DDB_EXPR_UPDATE, &upd, err))) {
+        ddb_buf_free(&x.text);
+        return rc;
+    }
+    ddb_write_result res;
+    ddb_write_opts wo = {.return_values = DDB_RETURN_UPDATED_NEW, .return_capacity = mode, .values = x.values};
+    rc = ddb_update_item(db, t->name, key, upd, &wo, a, &res, err);
+    ddb_expr_free(upd);
+    ddb_buf_free(&x.text);
+    if (rc)
+        return rc;
+    cap_merge(cap, &res.capacity);
+    const ddb_value *v = res.attributes ? ddb_item_get(res.attributes, "Counter") : NULL;
+    if (!v || ddb_value_to_i64(v, id))
+        return ddb_fail(err, DDB_ECORRUPT, "%s: the id counter did not return a number", e->name);
+    return DDB_OK;
+}
+
+static void set_int(const ddb_field_desc *f, char *p, int64_t v)
+{
+    switch (f->size) {
+    case 1: *(int8_t *)p = (int8_t)v; break;
+    case 2: *(int16_t *)p = (int16_t)v; break;
+    case 4: *(int32_t *)p = (int32_t)v; break;
+    default: *(int64_t *)p = v;
+    }
+}
+
+static int64_t read_int(const ddb_field_desc *f, const char *p)
+{
+    switch (f->size) {
+    case 1: return f->type == DDB_F_UINT ? *(const uint8_t *)p : *(const int8_t *)p;
+    case 2: return f->type == DDB_F_UINT ? *(const uint16_t *)p : *(const int16_t *)p;
+    case 4: return f->type == DDB_F_UINT ? (int64_t)*(const uint32_t *)p : *(const int32_t *)p;
+    default: return *(const int64_t *)p;
+    }
+}
+
+/* ---- put / create ---- */
+
+static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, const ddb_ent_opts *o,
+                     ddb_capacity *cap, ddb_error *err)
+{
+    if (!db || !e || !obj)
+        return ddb_fail(err, DDB_EINVAL, "%s: db, entity and object are required", create ? "create" : "put");
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_return_capacity mode = cap_mode(o);
+    int rc = DDB_OK;
+    if (create) {
+        for (uint16_t i = 0; !rc && i < e->st->n_fields; i++) {
+            const ddb_field_desc *f = &e->st->fields[i];
+            char *p = (char *)obj + f->offset;
+            if (f->flags & DDB_FIELD_UUID)
+                rc = fill_uuid(f, p, a, err);
+            else if ((f->flags & DDB_FIELD_AUTO_ID) && read_int(f, p) == 0) {
+                int64_t id;
+                if (!(rc = next_id(db, e, obj, a, &id, cap, mode, err)))
+                    set_int(f, p, id);
+            }
+        }
+        if (rc)
+            goto out;
+    }
+    const ddb_field_desc *vf = flagged(e, DDB_FIELD_VERSION);
+    int64_t expected = vf ? read_int(vf, (char *)obj + vf->offset) : 0;
+    int vshard = vf ? shard_of(e, vf) : (e->n_shards ? 0 : -1);
+
+    /* condition: the item must not exist (create, or version 0), or must
+     * hold the expected version */
+    exprb x;
+    if (exprb_init(&x, a)) {
+        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        goto out;
+    }
+    if (create || (vf && expected == 0)) {
+        const char *n = name_ref(&x, e->keys[0].pk_attr);
+        if (!n || put_text(&x, "attribute_not_exists(") || put_text(&x, n) || put_text(&x, ")"))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    } else if (vf) {
+        const char *n = name_ref(&x, vf->attr), *v = value_ref(&x, ddb_v_i64(a, expected));
+        if (!n || !v || put_text(&x, n) || put_text(&x, " = ") || put_text(&x, v))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    ddb_expr *cond = NULL;
+    if (!rc)
+        rc = exprb_prepare(&x, DDB_EXPR_CONDITION, &cond, err);
+    if (rc)
+        goto out_x;
+
+    int nparts = e->n_shards ? e->n_shards : 1;
+    ddb_item *items[64];
+    if (nparts > 64) {
+        rc = ddb_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, nparts);
+        goto out_x;
+    }
+    for (int s = 0; s < nparts && !rc; s++) {
+        rc = ddb_ent_item_part(e, obj, e->n_shards ? s : -1, a, &items[s], err);
+        if (!rc && vf && s == (vshard < 0 ? 0 : vshard) &&
+            ddb_item_set(items[s], vf->attr, ddb_v_i64(a, expected + 1)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    if (rc)
+        goto out_x;
+    if (!e->n_shards) {
+        ddb_write_result res;
+        ddb_write_opts wo = {.return_capacity = mode, .condition = cond, .values = x.values};
+        rc = ddb_put_item(db, e->table->def.name, items[0], &wo, a, &res, err);
+        if (!rc)
+            cap_merge(cap, &res.capacity);
+    } else {
+        ddb_tx_op ops[64];
+        for (int s = 0; s < nparts; s++)
+            ops[s] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = e->table->def.name, .item = items[s],
+                                 .condition = s == (vshard < 0 ? 0 : vshard) ? cond : NULL,
+                                 .values = s == (vshard < 0 ? 0 : vshard) && cond ? x.values : NULL};
+        ddb_tx_result res;
+        rc = ddb_transact_write(db, ops, (size_t)nparts, mode, a, &res, err);
+        if (rc == DDB_ECANCELED && res.reasons) {
+            for (int s = 0; s < nparts; s++)
+                if (res.reasons[s] == DDB_ECONDITION)
+                    rc = ddb_fail(err, DDB_ECONDITION, "%s: the conditional request failed", e->name);
+        }
+        if (!rc)
+            cap_merge(cap, &res.capacity);
+    }
+    if (rc == DDB_ECONDITION) {
+        if (create)
+            ddb_fail(err, rc, "%s already exists", e->name);
+        else if (vf)
+            ddb_fail(err, rc, "%s: stored version is not %lld (changed by another writer)", e->name,
+                     (long long)expected);
+    }
+    if (!rc && vf)
+        set_int(vf, (char *)obj + vf->offset, expected + 1);
+    ddb_expr_free(cond);
+out_x:
+    ddb_buf_free(&x.text);
+out:
+    ddb_arena_free(a);
+    return rc;
+}
+
+int ddb_ent_put(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
+                ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    return ent_write(db, e, obj, false, o, cap, err);
+}
+
+int ddb_ent_create(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
+                   ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    return ent_write(db, e, obj, true, o, cap, err);
+}
+
+/* ---- get ---- */
+
+/* Merge the shard items of one logical item into one item. */
+static ddb_item *merge_shards(ddb_arena *a, ddb_item *const *items, size_t n)
+{
+    ddb_item *m = ddb_item_new(a);
+    for (size_t i = 0; m && i < n; i++) {
+        const ddb_value *mv = ddb_item_map(items[i]);
+        for (uint32_t j = 0; j < mv->len; j++)
+            if (ddb_item_set(m, mv->u.m[j].name, mv->u.m[j].value))
+                return NULL;
+    }
+    return m;
+}
+
+/* Query the shards of the item whose (unsharded) key is key. */
+static int get_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, ddb_arena *a, bool consistent,
+                      ddb_return_capacity mode, ddb_page *pg, ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *sk = ddb_item_get(key, k->sk_attr);
+    const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
+    size_t n = sk->len + strlen(sfx);
+    char *prefix = ddb_arena_alloc(a, n + 1);
+    if (!prefix)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    snprintf(prefix, n + 1, "%s%s", sk->u.s, sfx);
+    ddb_query_params q = {.table = e->table->def.name, .pk = ddb_item_get(key, k->pk_attr),
+                          .sk_op = DDB_SK_BEGINS_WITH, .sk1 = ddb_v_s(a, prefix, n), .consistent = consistent,
+                          .return_capacity = mode};
+    return ddb_query(db, &q, a, pg, err);
+}
+
+int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a, const ddb_ent_opts *o,
+                ddb_capacity *cap, ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (!db || !e || !key || !out || !a)
+        return ddb_fail(err, DDB_EINVAL, "get: db, entity, key, out and arena are required");
+    ddb_item *k;
+    int rc = primary_key(e, key, -1, a, &k, err);
+    if (rc)
+        return rc;
+    ddb_item *it;
+    if (!e->n_shards) {
+        ddb_get_opts go = {.consistent = o && o->consistent, .return_capacity = cap_mode(o)};
+        ddb_capacity c;
+        rc = ddb_get_item(db, e->table->def.name, k, &go, a, &it, &c, err);
+        cap_merge(cap, &c);
+        if (rc)
+            return rc == DDB_ENOTFOUND ? ddb_fail(err, rc, "%s not found", e->name) : rc;
+    } else {
+        ddb_page pg;
+        if ((rc = get_shards(db, e, k, a, o && o->consistent, cap_mode(o), &pg, err)))
+            return rc;
+        cap_merge(cap, &pg.capacity);
+        if (!pg.count)
+            return ddb_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
+        if (!(it = merge_shards(a, pg.items, pg.count)))
+            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    return ddb_ent_from_item(e, it, out, a, err);
+}
+
+/* ---- delete ---- */
+
+int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, ddb_capacity *cap,
+                   ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (!db || !e || !key)
+        return ddb_fail(err, DDB_EINVAL, "delete: db, entity and key are required");
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    int rc = DDB_OK;
+    if (!e->n_shards) {
+        ddb_item *k;
+        ddb_write_result res;
+        ddb_write_opts wo = {.return_capacity = cap_mode(o)};
+        if (!(rc = primary_key(e, key, -1, a, &k, err)) &&
+            !(rc = ddb_delete_item(db, e->table->def.name, k, &wo, a, &res, err)))
+            cap_merge(cap, &res.capacity);
+    } else {
+        ddb_tx_op ops[64];
+        for (int s = 0; s < e->n_shards && s < 64 && !rc; s++) {
+            ddb_item *k;
+            rc = primary_key(e, key, s, a, &k, err);
+            ops[s] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k};
+        }
+        ddb_tx_result res;
+        if (!rc && !(rc = ddb_transact_write(db, ops, e->n_shards, cap_mode(o), a, &res, err)))
+            cap_merge(cap, &res.capacity);
+    }
+    ddb_arena_free(a);
+    return rc;
+}
+
+/* ---- partial update ---- */
+
+static bool template_uses(const ddb_template *t, const bool *changed)
+{
+    for (uint16_t i = 0; i < t->n; i++)
+        if (!t->segs[i].lit && t->segs[i].path_len && changed[t->segs[i].path[0]])
+            return true;
+    return false;
+}
+
+/* Append "SET/REMOVE" assignments for attr = v (v NULL: remove). */
+typedef struct upd {
+    exprb x;
+    ddb_buf rem;
+    int nset, nrem;
+} upd;
+
+static int upd_set(upd *u, const char *attr, ddb_value *v)
+{
+    const char *n = name_ref(&u->x, attr);
+    if (!n)
+        return DDB_ENOMEM;
+    if (!v) {
+        const char *sep = u->nrem++ ? ", " : " REMOVE ";
+        int rc = ddb_buf_put(&u->rem, sep, strlen(sep));
+        return rc ? rc : ddb_buf_put(&u->rem, n, strlen(n));
+    }
+    const char *r = value_ref(&u->x, v);
+    if (!r || put_text(&u->x, u->nset++ ? ", " : "SET ") || put_text(&u->x, n) || put_text(&u->x, " = ") ||
+        put_text(&u->x, r))
+        return DDB_ENOMEM;
+    return DDB_OK;
+}
+
+int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const char *const *fields, size_t n_fields,
+                          const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (!db || !e || !obj || (n_fields && !fields))
+        return ddb_fail(err, DDB_EINVAL, "update: db, entity, object and fields are required");
+    bool changed[1024] = {false};
+    if (e->st->n_fields > 1024)
+        return ddb_fail(err, DDB_ELIMIT, "%s has more than 1024 fields", e->name);
+    for (size_t i = 0; i < n_fields; i++) {
+        uint16_t j = 0;
+        while (j < e->st->n_fields && strcmp(e->st->fields[j].name, fields[i]) != 0)
+            j++;
+        if (j == e->st->n_fields)
+            return ddb_fail(err, DDB_EVALIDATION, "%s has no field %s", e->name, fields[i]);
+        const ddb_field_desc *f = &e->st->fields[j];
+        if (f->flags & DDB_FIELD_KEY)
+            return ddb_fail(err, DDB_EVALIDATION,
+                            "field %s is part of the primary key of %s: write a new item instead", f->name, e->name);
+        if (f->flags & (DDB_FIELD_DERIVED | DDB_FIELD_VERSION))
+            return ddb_fail(err, DDB_EVALIDATION, "field %s of %s is maintained by ddbgen and cannot be set",
+                            f->name, e->name);
+        changed[j] = true;
+    }
+    int nparts = e->n_shards ? e->n_shards : 1;
+    if (nparts > 64)
+        return ddb_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, nparts);
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    upd u[64];
+    bool touched[64] = {false};
+    int rc = DDB_OK;
+    for (int s = 0; s < nparts; s++) {
+        memset(&u[s], 0, sizeof u[s]);
+        if (exprb_init(&u[s].x, a))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    /* the fields themselves, and derived attributes that depend on them */
+    for (uint16_t j = 0; !rc && j < e->st->n_fields; j++) {
+        const ddb_field_desc *f = &e->st->fields[j];
+        bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && template_uses(f->derived, changed);
+        if (!changed[j] && !derived)
+            continue;
+        int s = e->n_shards ? (f->shard >= 0 ? f->shard : 0) : 0;
+        ddb_value *v;
+        rc = derived ? ddb_ent_render(e, f->derived, obj, a, &v, err)
+                     : ddb_ent_field_value(f, (const char *)obj + f->offset, a, &v, err);
+        if (!rc && upd_set(&u[s], f->attr, v))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        touched[s] = true;
+    }
+    /* index keys that depend on them (they live on the first shard) */
+    for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
+        const ddb_key_desc *kd = &e->keys[k];
+        if (!template_uses(&kd->pk, changed) && !(kd->sk_attr && template_uses(&kd->sk, changed)))
+            continue;
+        ddb_value *pk, *sk = NULL;
+        if ((rc = ddb_ent_render(e, &kd->pk, obj, a, &pk, err)) ||
+            (kd->sk_attr && (rc = ddb_ent_render(e, &kd->sk, obj, a, &sk, err))))
+            break;
+        bool in = pk && (!kd->sk_attr || sk);
+        if (upd_set(&u[0], kd->pk_attr, in ? pk : NULL) || (kd->sk_attr && upd_set(&u[0], kd->sk_attr, in ? sk : NULL)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        touched[0] = true;
+    }
+    const ddb_field_desc *vf = flagged(e, DDB_FIELD_VERSION);
+    int64_t expected = vf ? read_int(vf, (char *)obj + vf->offset) : 0;
+    int vshard = vf ? (e->n_shards ? (vf->shard >= 0 ? vf->shard : 0) : 0) : -1;
+    if (!rc && vf) {
+        if (upd_set(&u[vshard], vf->attr, ddb_v_i64(a, expected + 1)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        touched[vshard] = true;
+    }
+    ddb_expr *upx[64] = {NULL}, *cx[64] = {NULL};
+    ddb_item *keys[64];
+    ddb_tx_op ops[64];
+    size_t nops = 0;
+    for (int s = 0; !rc && s < nparts; s++) {
+        if (!touched[s])
+            continue;
+        /* the item must exist; with a version, it must be the expected one */
+        exprb *x = &u[s].x;
+        const char *n = name_ref(x, e->keys[0].pk_attr);
+        if (u[s].rem.len && ddb_buf_put(&x->text, u[s].rem.p, u[s].rem.len))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        if (!rc && (rc = exprb_prepare(x, DDB_EXPR_UPDATE, &upx[s], err)))
+            break;
+        x->text.len = 0; /* the same names and values serve the condition */
+        if (!n || put_text(x, "attribute_exists(") || put_text(x, n) || put_text(x, ")"))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        if (!rc && vf && s == vshard) {
+            const char *vn = name_ref(x, vf->attr), *vv = value_ref(x, ddb_v_i64(a, expected));
+            if (!vn || !vv || put_text(x, " AND ") || put_text(x, vn) || put_text(x, " = ") || put_text(x, vv))
+                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        }
+        if (!rc && (rc = exprb_prepare(x, DDB_EXPR_CONDITION, &cx[s], err)))
+            break;
+        if (!rc && !(rc = primary_key(e, obj, e->n_shards ? s : -1, a, &keys[s], err)))
+            ops[nops++] = (ddb_tx_op){.kind = DDB_TX_UPDATE, .table = e->table->def.name, .item = keys[s],
+                                      .update = upx[s], .condition = cx[s], .values = x->values};
+    }
+    if (!rc && nops == 1) {
+        ddb_write_result res;
+        ddb_write_opts wo = {.return_capacity = cap_mode(o), .condition = ops[0].condition, .values = ops[0].values};
+        rc = ddb_update_item(db, ops[0].table, ops[0].item, ops[0].update, &wo, a, &res, err);
+        if (!rc)
+            cap_merge(cap, &res.capacity);
+    } else if (!rc && nops > 1) {
+        ddb_tx_result res;
+        rc = ddb_transact_write(db, ops, nops, cap_mode(o), a, &res, err);
+        if (rc == DDB_ECANCELED && res.reasons)
+            for (size_t i = 0; i < nops; i++)
+                if (res.reasons[i] == DDB_ECONDITION)
+                    rc = DDB_ECONDITION;
+        if (!rc)
+            cap_merge(cap, &res.capacity);
+    }
+    if (rc == DDB_ECONDITION)
+        ddb_fail(err, rc, vf ? "%s does not exist or its version is not %lld" : "%s does not exist%.0lld", e->name,
+                 (long long)expected);
+    if (!rc && vf)
+        set_int(vf, (char *)obj + vf->offset, expected + 1);
+    for (int s = 0; s < nparts; s++) {
+        ddb_expr_free(upx[s]);
+        ddb_expr_free(cx[s]);
+        ddb_buf_free(&u[s].x.text);
+        ddb_buf_free(&u[s].rem);
+    }
+    ddb_arena_free(a);
+    if (rc == DDB_ECONDITION && !vf)
+        return ddb_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
+    return rc;
+}
+
+/* ---- cursors: LastEvaluatedKey as an opaque base64url string ---- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static const char *cursor_encode(ddb_arena *a, const ddb_item *key)
+{
+    ddb_buf b = {0};
+    if (ddb_encode_item(&b, ddb_item_map(key), 0)) {
+        ddb_buf_free(&b);
+        return NULL;
+    }
+    char *s = ddb_arena_alloc(a, (b.len + 2) / 3 * 4 + 1);
+    size_t o = 0;
+    for (size_t i = 0; s && i < b.len; i += 3) {
+        uint32_t v = (uint32_t)b.p[i] << 16 | (i + 1 < b.len ? (uint32_t)b.p[i + 1] << 8 : 0) |
+                     (i + 2 < b.len ? b.p[i + 2] : 0);
+        s[o++] = b64[v >> 18 & 63];
+        s[o++] = b64[v >> 12 & 63];
+        if (i + 1 < b.len)
+            s[o++] = b64[v >> 6 & 63];
+        if (i + 2 < b.len)
+            s[o++] = b64[v & 63];
+    }
+    if (s)
+        s[o] = '\0';
+    ddb_buf_free(&b);
+    return s;
+}
+
+static int cursor_decode(ddb_arena *a, const char *s, ddb_item **out, ddb_error *err)
+{
+    size_t n = strlen(s);
+    uint8_t *p = ddb_arena_alloc(a, n * 3 / 4 + 3);
+    size_t o = 0;
+    uint32_t acc = 0;
+    int bits = 0;
+    if (!p)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const char *c = memchr(b64, s[i], 64);
+        if (!c || !s[i])
+            return ddb_fail(err, DDB_EVALIDATION, "invalid cursor (character %zu)", i + 1);
+        acc = acc << 6 | (uint32_t)(c - b64);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            p[o++] = (uint8_t)(acc >> bits);
+        }
+    }
+    if (ddb_decode_item(p, o, a, out))
+        return ddb_fail(err, DDB_EVALIDATION, "invalid cursor");
+    return DDB_OK;
+}
+
+/* ---- queries ---- */
+
+/* Build the sort-key condition of q on key kd. */
+static int sk_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, const ddb_ent_query *q, ddb_arena *a,
+                        ddb_query_params *qp, ddb_error *err)
+{
+    uint16_t holes = kd->sk_attr ? ddb_ent_holes(&kd->sk) : 0;
+    if (q->sk_fields == 0) {
+        if (q->op != DDB_SK_ANY)
+            return ddb_fail(err, DDB_EVALIDATION, "a sort-key condition needs at least one sort-key field");
+        return DDB_OK;
+    }
+    if (q->sk_fields > holes)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: the sort key has %u fields, %u given", e->name, holes, q->sk_fields);
+    if (kd->sk.type == DDB_TN) {
+        ddb_value *v, *hi = NULL;
+        int rc = ddb_ent_render(e, &kd->sk, q->obj, a, &v, err);
+        if (!rc && q->op == DDB_SK_BETWEEN)
+            rc = ddb_ent_render(e, &kd->sk, q->obj_hi, a, &hi, err);
+        if (rc)
+            return rc;
+        qp->sk_op = q->op == DDB_SK_ANY ? DDB_SK_EQ : q->op;
+        qp->sk1 = v;
+        qp->sk2 = hi;
+        return DDB_OK;
+    }
+    bool whole = q->sk_fields == holes;
+    ddb_buf b = {0}, h = {0};
+    bool absent = false, absent2 = false;
+    int rc = ddb_ent_render_prefix(e, &kd->sk, q->obj, q->sk_fields, q->op == DDB_SK_ANY && !whole, &b, &absent, err);
+    if (!rc && q->op == DDB_SK_BETWEEN) {
+        if (!q->obj_hi)
+            rc = ddb_fail(err, DDB_EINVAL, "BETWEEN needs obj_hi");
+        else
+            rc = ddb_ent_render_prefix(e, &kd->sk, q->obj_hi, q->sk_fields, false, &h, &absent2, err);
+    }
+    if (!rc && (absent || absent2))
+        rc = ddb_fail(err, DDB_EVALIDATION, "%s: a sort-key field of the query is unset", e->name);
+    /* a range on a field that is followed by more key text: bound the rest
+     * with U+10FFFF so "<= x" includes every key that continues after x */
+    static const char top[] = "\xf4\x8f\xbf\xbf";
+    if (!rc && !whole) {
+        if ((q->op == DDB_SK_LE || q->op == DDB_SK_GT) && ddb_buf_put(&b, top, 4))
+            rc = DDB_ENOMEM;
+        if (q->op == DDB_SK_BETWEEN && ddb_buf_put(&h, top, 4))
+            rc = DDB_ENOMEM;
+    }
+    if (!rc) {
+        qp->sk_op = q->op == DDB_SK_ANY ? (whole ? DDB_SK_EQ : DDB_SK_BEGINS_WITH) : q->op;
+        qp->sk1 = ddb_v_s(a, b.p ? (const char *)b.p : "", b.len);
+        if (q->op == DDB_SK_BETWEEN)
+            qp->sk2 = ddb_v_s(a, h.p ? (const char *)h.p : "", h.len);
+        if (!qp->sk1 || (q->op == DDB_SK_BETWEEN && !qp->sk2))
+            rc = DDB_ENOMEM;
+    }
+    ddb_buf_free(&b);
+    ddb_buf_free(&h);
+    if (rc == DDB_ENOMEM)
+        return ddb_fail(err, rc, "out of memory");
+    return rc;
+}
+
+int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q, ddb_arena *a,
+                       const ddb_ent_opts *o, ddb_ent_page *out, ddb_error *err)
+{
+    if (!db || !e || !q || !q->obj || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "query: db, entity, query, object, arena and out are required");
+    memset(out, 0, sizeof *out);
+    if (q->key >= e->n_keys)
+        return ddb_fail(err, DDB_EINVAL, "%s has no key %u", e->name, q->key);
+    const ddb_key_desc *kd = &e->keys[q->key];
+    ddb_value *pk;
+    int rc = ddb_ent_render(e, &kd->pk, q->obj, a, &pk, err);
+    if (rc)
+        return rc;
+    if (!pk)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: a partition field of the query is unset", e->name);
+    ddb_query_params qp = {.table = e->table->def.name, .index = kd->index, .pk = pk, .backward = q->backward,
+                           .limit = q->page_size, .consistent = o && o->consistent, .return_capacity = cap_mode(o)};
+    if ((rc = sk_condition(e, kd, q, a, &qp, err)))
+        return rc;
+    if (q->cursor && (rc = cursor_decode(a, q->cursor, (ddb_item **)&qp.start_key, err)))
+        return rc;
+    bool sharded = e->n_shards && q->key == 0;
+    if (sharded && q->page_size)
+        qp.limit = q->page_size * e->n_shards;
+    ddb_page pg;
+    if ((rc = ddb_query(db, &qp, a, &pg, err)))
+        return rc;
+    out->capacity = pg.capacity;
+    char *items = ddb_arena_alloc(a, (pg.count ? pg.count : 1) * e->st->size);
+    if (!items)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    const ddb_value *tv;
+    for (size_t i = 0; i < pg.count; i++) {
+        ddb_item *it = pg.items[i];
+        size_t span = 1;
+        tv = ddb_item_get(it, e->table->type_attr);
+        if (!tv || tv->type != DDB_TS || strcmp(tv->u.s, e->name) != 0)
+            continue; /* another entity in the same partition */
+        if (sharded) {
+            /* consecutive shard items of one logical item share SK up to the suffix */
+            const ddb_value *sk = ddb_item_get(it, kd->sk_attr);
+            const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
+            const char *cut = sk ? strstr(sk->u.s, sfx) : NULL;
+            size_t base = cut ? (size_t)(cut - sk->u.s) + strlen(sfx) : 0;
+            while (sk && i + span < pg.count) {
+                const ddb_value *nsk = ddb_item_get(pg.items[i + span], kd->sk_attr);
+                if (!nsk || nsk->len < base || memcmp(nsk->u.s, sk->u.s, base) != 0)
+                    break;
+                span++;
+            }
+            if (!(it = merge_shards(a, &pg.items[i], span)))
+                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        }
+        char *slot = items + out->count * e->st->size;
+        if ((rc = ddb_ent_from_item(e, it, slot, a, err)))
+            return rc;
+        out->count++;
+        i += span - 1;
+    }
+    out->items = items;
+    if (pg.last_key && !(out->cursor = cursor_encode(a, pg.last_key)))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return DDB_OK;
+}
+
+int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
+                             void *result, ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (!db || !c || !obj || !result || !a || member_index >= c->n_members)
+        return ddb_fail(err, DDB_EINVAL, "collection query: db, collection, object, result and arena are required");
+    const ddb_collection_member *lead = &c->members[member_index];
+    const ddb_key_desc *kd = &lead->entity->keys[lead->key];
+    ddb_value *pk;
+    int rc = ddb_ent_render(lead->entity, &kd->pk, obj, a, &pk, err);
+    if (rc)
+        return rc;
+    if (!pk)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: a partition field of the collection query is unset", c->name);
+    size_t caps[64] = {0};
+    if (c->n_members > 64)
+        return ddb_fail(err, DDB_ELIMIT, "collection %s has more than 64 members", c->name);
+    for (uint16_t m = 0; m < c->n_members; m++) {
+        *(void **)((char *)result + c->members[m].items_offset) = NULL;
+        *(size_t *)((char *)result + c->members[m].count_offset) = 0;
+    }
+    ddb_query_params qp = {.table = lead->entity->table->def.name, .index = c->index, .pk = pk,
+                           .consistent = o && o->consistent, .return_capacity = cap_mode(o)};
+    ddb_page pg;
+    do {
+        if ((rc = ddb_query(db, &qp, a, &pg, err)))
+            return rc;
+        cap_merge(cap, &pg.capacity);
+        for (size_t i = 0; i < pg.count; i++) {
+            const ddb_value *tv = ddb_item_get(pg.items[i], lead->entity->table->type_attr);
+            if (!tv || tv->type != DDB_TS)
+                continue;
+            for (uint16_t m = 0; m < c->n_members; m++) {
+                const ddb_collection_member *mb = &c->members[m];
+                if (strcmp(tv->u.s, mb->entity->name) != 0)
+                    continue;
+                char **arr = (char **)((char *)result + mb->items_offset);
+                size_t *cnt = (size_t *)((char *)result + mb->count_offset);
+                size_t sz = mb->entity->st->size;
+                if (*cnt == caps[m]) {
+                    size_t nc = caps[m] ? caps[m] * 2 : 8;
+                    char *na = ddb_arena_alloc(a, nc * sz);
+                    if (!na)
+                        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    if (*cnt)
+                        memcpy(na, *arr, *cnt * sz);
+                    *arr = na;
+                    caps[m] = nc;
+                }
+                if ((rc = ddb_ent_from_item(mb->entity, pg.items[i], *arr + *cnt * sz, a, err)))
+                    return rc;
+                (*cnt)++;
+                break;
+            }
+        }
+        qp.start_key = pg.last_key;
+    } while (pg.last_key);
+    return DDB_OK;
+}
+
+int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err)
+{
+    if (!t)
+        return ddb_fail(err, DDB_EINVAL, "create_table: no table");
+    return ddb_create_table(db, &t->def, err);
+}
