@@ -23,4 +23,9 @@ int ddb_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_error
 int ddb_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
                               ddb_error *err);
 
+/* Compute every derived field of obj in place. */
+int ddb_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err);
+/* A copy of obj in a with its derived fields computed; NULL on error. */
+void *ddb_ent_copy_derived(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_error *err);
+
 #endif

@@ -219,29 +219,77 @@ int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *
                    ddb_error *err)
 {
     *out = NULL;
-    if (t->type == DDB_TN) {
-        /* exactly one numeric hole */
+    if (t->type == DDB_TN && t->n == 1 && !t->segs[0].lit && !t->segs[0].pad && !t->segs[0].part) {
+        /* exactly one numeric field: its value */
         const char *base;
-        const ddb_field_desc *f = t->n == 1 && !t->segs[0].lit ? resolve(e, &t->segs[0], obj, &base) : NULL;
+        const ddb_field_desc *f = resolve(e, &t->segs[0], obj, &base);
         if (!f)
-            return ddb_fail(err, DDB_EINVAL, "entity %s: a numeric key template must be one numeric field", e->name);
+            return ddb_fail(err, DDB_EINVAL, "entity %s: template hole with a bad field path", e->name);
         if (f->type == DDB_F_INT)
             *out = ddb_v_i64(a, get_int(base, f->size));
         else if (f->type == DDB_F_UINT)
             *out = ddb_v_u64(a, get_uint(base, f->size));
         else if (f->type == DDB_F_FLOAT)
             return ddb_v_double(a, get_float(base, f->size), out, err);
-        else
-            return ddb_fail(err, DDB_EINVAL, "entity %s: field %s is not numeric", e->name, f->name);
-        return *out ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+        if (f->type == DDB_F_INT || f->type == DDB_F_UINT)
+            return *out ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
     }
     ddb_buf b = {0};
     bool absent;
     int rc = ddb_ent_render_prefix(e, t, obj, UINT16_MAX, true, &b, &absent, err);
-    if (!rc && !absent && !(*out = ddb_v_s(a, b.p ? (const char *)b.p : "", b.len)))
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    if (!rc && !absent) {
+        if (t->type == DDB_TN) {
+            /* text that must be a number, e.g. {order_date|year} */
+            char *s = ddb_arena_alloc(a, b.len + 1);
+            if (!s)
+                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            else {
+                memcpy(s, b.p ? (const char *)b.p : "", b.len);
+                s[b.len] = '\0';
+                rc = ddb_v_n(a, s, out, err);
+            }
+        } else if (!(*out = ddb_v_s(a, b.p ? (const char *)b.p : "", b.len)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
     ddb_buf_free(&b);
     return rc;
+}
+
+/* Store a rendered derived value into its C field. */
+static int store_derived(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err)
+{
+    if (f->type == DDB_F_CHARS && v->len >= f->size)
+        return ddb_fail(err, DDB_EVALIDATION, "derived field %s needs %u bytes, it holds %u", f->name, v->len + 1u,
+                        f->size);
+    if ((f->type == DDB_F_CHARS || f->type == DDB_F_STRING) && v->type == DDB_TN) {
+        ddb_value s = *v;
+        s.type = DDB_TS;
+        return ddb_ent_field_from(f, &s, p, a, err);
+    }
+    if ((f->type == DDB_F_INT || f->type == DDB_F_UINT || f->type == DDB_F_FLOAT) && v->type == DDB_TS) {
+        ddb_value *n;
+        int rc = ddb_v_n(a, v->u.s, &n, err);
+        if (rc)
+            return ddb_fail(err, rc, "derived field %s: \"%s\" is not a number", f->name, v->u.s);
+        return ddb_ent_field_from(f, n, p, a, err);
+    }
+    return ddb_ent_field_from(f, v, p, a, err);
+}
+
+int ddb_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err)
+{
+    for (uint16_t i = 0; i < e->st->n_fields; i++) {
+        const ddb_field_desc *f = &e->st->fields[i];
+        if (!(f->flags & DDB_FIELD_DERIVED) || !f->derived)
+            continue;
+        ddb_value *v;
+        int rc = ddb_ent_render(e, f->derived, obj, a, &v, err);
+        if (rc)
+            return rc;
+        if (v && (rc = store_derived(f, v, (char *)obj + f->offset, a, err)))
+            return rc;
+    }
+    return DDB_OK;
 }
 
 /* ---- C value -> ddb_value ---- */
@@ -410,8 +458,6 @@ static int struct_to_map(const ddb_struct_desc *st, const char *obj, ddb_arena *
             continue;
         if (shard >= 0 && !key && f->shard != shard)
             continue;
-        if (f->flags & DDB_FIELD_DERIVED)
-            continue; /* written by the caller from its template */
         ddb_value *v;
         int rc = ddb_ent_field_value(f, obj + f->offset, a, &v, err);
         if (rc)
@@ -432,24 +478,13 @@ int ddb_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_
     int rc = struct_to_map(e->st, obj, a, m, shard, false, err);
     if (rc)
         return rc;
-    /* derived attributes */
-    for (uint16_t i = 0; i < e->st->n_fields; i++) {
-        const ddb_field_desc *f = &e->st->fields[i];
-        if (!(f->flags & DDB_FIELD_DERIVED) || (shard >= 0 && f->shard != shard) || !f->derived)
-            continue;
-        ddb_value *v;
-        if ((rc = ddb_ent_render(e, f->derived, obj, a, &v, err)))
-            return rc;
-        if (v && ddb_item_set(it, f->attr, v))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
-    }
     if (ddb_item_set_s(it, e->table->type_attr, e->name))
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     /* keys: the primary key always; index keys when their fields are there */
     for (uint16_t k = 0; k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
-        if (k > 0 && shard >= 0 && shard != 0)
-            continue; /* index keys live on the first shard */
+        if (k > 0 && shard >= 0 && shard != (kd->shard >= 0 ? kd->shard : 0))
+            continue; /* an index key lives on one shard item */
         ddb_value *pk, *sk = NULL;
         if ((rc = ddb_ent_render(e, &kd->pk, obj, a, &pk, err)))
             return rc;
@@ -478,11 +513,23 @@ int ddb_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_
     return DDB_OK;
 }
 
+void *ddb_ent_copy_derived(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_error *err)
+{
+    void *copy = ddb_arena_alloc(a, e->st->size);
+    if (!copy) {
+        ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, obj, e->st->size);
+    return ddb_ent_fill_derived(e, copy, a, err) ? NULL : copy;
+}
+
 int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (!e || !obj || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "ddb_ent_to_item: entity, object, arena and out are required");
-    return ddb_ent_item_part(e, obj, -1, a, out, err);
+    void *copy = ddb_ent_copy_derived(e, obj, a, err);
+    return copy ? ddb_ent_item_part(e, copy, -1, a, out, err) : (err ? err->code : DDB_EVALIDATION);
 }
 
 /* ---- ddb_value -> C value ---- */

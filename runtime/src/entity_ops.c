@@ -265,6 +265,8 @@ static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, 
         if (rc)
             goto out;
     }
+    if ((rc = ddb_ent_fill_derived(e, obj, a, err)))
+        goto out;
     const ddb_field_desc *vf = flagged(e, DDB_FIELD_VERSION);
     int64_t expected = vf ? read_int(vf, (char *)obj + vf->offset) : 0;
     int vshard = vf ? shard_of(e, vf) : (e->n_shards ? 0 : -1);
@@ -514,7 +516,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
         if (f->flags & DDB_FIELD_KEY)
             return ddb_fail(err, DDB_EVALIDATION,
                             "field %s is part of the primary key of %s: write a new item instead", f->name, e->name);
-        if (f->flags & (DDB_FIELD_DERIVED | DDB_FIELD_VERSION))
+        if (f->flags & (DDB_FIELD_DERIVED | DDB_FIELD_VERSION | DDB_FIELD_UUID | DDB_FIELD_AUTO_ID))
             return ddb_fail(err, DDB_EVALIDATION, "field %s of %s is maintained by ddbgen and cannot be set",
                             f->name, e->name);
         changed[j] = true;
@@ -534,6 +536,8 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
     }
     /* the fields themselves, and derived attributes that depend on them */
+    if (!rc)
+        rc = ddb_ent_fill_derived(e, obj, a, err);
     for (uint16_t j = 0; !rc && j < e->st->n_fields; j++) {
         const ddb_field_desc *f = &e->st->fields[j];
         bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && template_uses(f->derived, changed);
@@ -541,8 +545,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             continue;
         int s = e->n_shards ? (f->shard >= 0 ? f->shard : 0) : 0;
         ddb_value *v;
-        rc = derived ? ddb_ent_render(e, f->derived, obj, a, &v, err)
-                     : ddb_ent_field_value(f, (const char *)obj + f->offset, a, &v, err);
+        rc = ddb_ent_field_value(f, (const char *)obj + f->offset, a, &v, err);
         if (!rc && upd_set(&u[s], f->attr, v))
             rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
         touched[s] = true;
@@ -557,9 +560,11 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             (kd->sk_attr && (rc = ddb_ent_render(e, &kd->sk, obj, a, &sk, err))))
             break;
         bool in = pk && (!kd->sk_attr || sk);
-        if (upd_set(&u[0], kd->pk_attr, in ? pk : NULL) || (kd->sk_attr && upd_set(&u[0], kd->sk_attr, in ? sk : NULL)))
+        int ks = e->n_shards && kd->shard >= 0 ? kd->shard : 0;
+        if (upd_set(&u[ks], kd->pk_attr, in ? pk : NULL) ||
+            (kd->sk_attr && upd_set(&u[ks], kd->sk_attr, in ? sk : NULL)))
             rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-        touched[0] = true;
+        touched[ks] = true;
     }
     const ddb_field_desc *vf = flagged(e, DDB_FIELD_VERSION);
     int64_t expected = vf ? read_int(vf, (char *)obj + vf->offset) : 0;

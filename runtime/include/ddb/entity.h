@@ -93,7 +93,7 @@ typedef struct ddb_tseg {
 struct ddb_template {
     const ddb_tseg *segs;
     uint16_t n;
-    uint8_t type; /* DDB_TS, or DDB_TN for a template that is one numeric field */
+    uint8_t type; /* DDB_TS, or DDB_TN: a number (one numeric field, or text that is a number) */
 };
 
 /* An entity's key on one index. */
@@ -102,6 +102,7 @@ typedef struct ddb_key_desc {
     const char *pk_attr; /* key attribute names on that index */
     const char *sk_attr; /* NULL when the index has no sort key */
     ddb_template pk, sk;
+    int16_t shard;       /* sharded entity, secondary index: the shard item carrying this key */
 } ddb_key_desc;
 
 typedef struct ddb_schema_table {

@@ -1,0 +1,267 @@
+/* context.c — the library's life cycle: options, context, front-end
+ * dispatch, validation, model output (see model.h). */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ddbgen_loc no_loc = {NULL, 0, 0};
+
+void ddbgen_options_init(ddbgen_options *opts) { memset(opts, 0, sizeof *opts); }
+
+static char **copy_strings(const char *const *src, size_t n, int *oom)
+{
+    if (n == 0)
+        return NULL;
+    char **dst = calloc(n, sizeof *dst);
+    if (!dst) {
+        *oom = 1;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(dst[i] = strdup(src[i])))
+            *oom = 1;
+    return dst;
+}
+
+static void free_strings(char **s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+ddbgen_context *ddbgen_create(const ddbgen_options *opts)
+{
+    ddbgen_context *cx = calloc(1, sizeof *cx);
+    if (!cx)
+        return NULL;
+    ddbgen_diags_init(&cx->diags);
+    if (!opts)
+        return cx;
+    int oom = 0;
+    cx->include_dirs = copy_strings(opts->include_dirs, opts->include_dir_count, &oom);
+    cx->include_dir_count = opts->include_dir_count;
+    cx->defines = copy_strings(opts->defines, opts->define_count, &oom);
+    cx->define_count = opts->define_count;
+    if (opts->runtime_include_dir && !(cx->runtime_include_dir = strdup(opts->runtime_include_dir)))
+        oom = 1;
+    if (oom) {
+        ddbgen_destroy(cx);
+        return NULL;
+    }
+    return cx;
+}
+
+void ddbgen_destroy(ddbgen_context *cx)
+{
+    if (!cx)
+        return;
+    free_strings(cx->include_dirs, cx->include_dir_count);
+    free_strings(cx->defines, cx->define_count);
+    free(cx->runtime_include_dir);
+    json_decref(cx->model);
+    free(cx->schema_base);
+    ddbgen_diags_free(&cx->diags);
+    free(cx);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static int start_parse(ddbgen_context *cx, const char *path)
+{
+    if (cx->model) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc,
+                        "a context parses one schema; '%s' comes after another", path);
+        return DDBGEN_EUSAGE;
+    }
+    free(cx->schema_base);
+    cx->schema_base = ddbgen_base_name(path);
+    return DDBGEN_OK;
+}
+
+int ddbgen_parse_file(ddbgen_context *cx, const char *path)
+{
+    return ends_with(path, ".json") ? ddbgen_load_model(cx, path) : ddbgen_parse_header(cx, path);
+}
+
+int ddbgen_parse_header(ddbgen_context *cx, const char *path)
+{
+    int rc = start_parse(cx, path);
+    return rc ? rc : ddbgen__parse_clang(cx, path);
+}
+
+/* Reads a JSON file; jansson's syntax errors become diagnostics at their line. */
+static json_t *read_json(ddbgen_diags *d, const char *path, int *rc)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ddbgen_diag_add(d, DDBGEN_ERROR, no_loc, "cannot read '%s': %s", path, strerror(errno));
+        *rc = DDBGEN_EUSAGE;
+        return NULL;
+    }
+    json_error_t je;
+    json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    fclose(f);
+    if (!doc) {
+        char *shown = ddbgen_display_path(path);
+        ddbgen_loc l = {shown, je.line > 0 ? je.line : 0, je.column > 0 ? je.column : 1};
+        ddbgen_diag_add(d, DDBGEN_ERROR, l, "invalid JSON: %s", je.text);
+        free(shown);
+        *rc = DDBGEN_ESCHEMA;
+    }
+    return doc;
+}
+
+int ddbgen_load_model(ddbgen_context *cx, const char *path)
+{
+    int rc = start_parse(cx, path);
+    if (rc)
+        return rc;
+    json_t *doc = read_json(&cx->diags, path, &rc);
+    if (!doc)
+        return rc;
+    char *shown = ddbgen_display_path(path);
+    rc = ddbgen__load_json(cx, doc, shown, &cx->model);
+    free(shown);
+    json_decref(doc);
+    return rc;
+}
+
+int ddbgen_load_model_json(ddbgen_context *cx, json_t *doc, const char *name)
+{
+    int rc = start_parse(cx, name);
+    return rc ? rc : ddbgen__load_json(cx, doc, name, &cx->model);
+}
+
+int ddbgen_validate(ddbgen_context *cx)
+{
+    if (!cx->model) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "nothing to validate: no schema parsed");
+        return DDBGEN_EUSAGE;
+    }
+    int rc = ddbgen__validate(cx->model, &cx->diags);
+    if (cx->diags.errors)
+        rc = DDBGEN_ESCHEMA; /* including what the front-end reported */
+    cx->validated = rc == DDBGEN_OK;
+    return rc;
+}
+
+json_t *ddbgen_model(const ddbgen_context *cx) { return cx->model; }
+
+const char *ddbgen_schema_base(const ddbgen_context *cx) { return cx->schema_base; }
+
+char *ddbgen_model_to_string(const json_t *model)
+{
+    char *s = json_dumps(model, JSON_INDENT(2) | JSON_SORT_KEYS);
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *r = realloc(s, n + 2);
+    if (!r) {
+        free(s);
+        return NULL;
+    }
+    r[n] = '\n';
+    r[n + 1] = '\0';
+    return r;
+}
+
+/* 1 when path holds exactly text. */
+static int same_content(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    size_t n = strlen(text), i = 0;
+    int c, same = 1;
+    while (same && (c = fgetc(f)) != EOF)
+        same = i < n && (unsigned char)text[i++] == c;
+    fclose(f);
+    return same && i == n;
+}
+
+int ddbgen_write_model(ddbgen_context *cx, const char *path)
+{
+    if (!cx->model || !cx->validated) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to write");
+        return DDBGEN_EUSAGE;
+    }
+    char *text = ddbgen_model_to_string(cx->model);
+    if (!text) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        return DDBGEN_EUSAGE;
+    }
+    int rc = DDBGEN_OK;
+    if (!strcmp(path, "-")) {
+        if (fputs(text, stdout) == EOF || fflush(stdout) != 0)
+            rc = DDBGEN_EUSAGE;
+    } else if (!same_content(path, text)) {
+        FILE *f = fopen(path, "wb");
+        if (!f || fputs(text, f) == EOF) {
+            ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "cannot write '%s': %s", path,
+                            strerror(errno));
+            rc = DDBGEN_EUSAGE;
+        }
+        if (f && fclose(f) != 0 && rc == DDBGEN_OK) {
+            ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "cannot write '%s': %s", path,
+                            strerror(errno));
+            rc = DDBGEN_EUSAGE;
+        }
+    }
+    free(text);
+    return rc;
+}
+
+int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
+{
+    if (!cx->model || !cx->validated) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to compare");
+        return DDBGEN_EUSAGE;
+    }
+    int rc = DDBGEN_OK;
+    json_t *doc = read_json(&cx->diags, old_model_path, &rc);
+    if (!doc)
+        return rc;
+    char *shown = ddbgen_display_path(old_model_path);
+    json_t *old = NULL;
+    rc = ddbgen__load_json(cx, doc, shown, &old);
+    json_decref(doc);
+    if (rc == DDBGEN_OK) {
+        /* The old model's own warnings are history; only its errors matter. */
+        ddbgen_diags od;
+        ddbgen_diags_init(&od);
+        rc = ddbgen__validate(old, &od);
+        if (rc != DDBGEN_OK) {
+            ddbgen_loc l = {shown, 0, 0};
+            ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, l,
+                            "the old model does not validate; write it again with --emit-model "
+                            "from the old schema");
+            ddbgen_diags_append(&cx->diags, &od, DDBGEN_ERROR);
+        }
+        ddbgen_diags_free(&od);
+    }
+    if (rc == DDBGEN_OK)
+        rc = ddbgen__compat(old, cx->model, shown, &cx->diags);
+    json_decref(old);
+    free(shown);
+    return rc;
+}
+
+size_t ddbgen_error_count(const ddbgen_context *cx) { return cx->diags.errors; }
+size_t ddbgen_warning_count(const ddbgen_context *cx) { return cx->diags.warnings; }
+
+void ddbgen_print_diagnostics(const ddbgen_context *cx, FILE *out)
+{
+    ddbgen_diags_print(&cx->diags, out);
+}
+
+char *ddbgen_diagnostics_string(const ddbgen_context *cx)
+{
+    return ddbgen_diags_string(&cx->diags);
+}

@@ -1,0 +1,34 @@
+/* generate.h — the back-end's entry point, called by main.c after the model
+ * validated.  Declared here; implemented by the code generator (not part of
+ * the model/front-end work).
+ *
+ * Renders the mustache templates of templates_dir with the validated model
+ * into outdir/<schema_base>_ddb.h and outdir/<schema_base>_ddb.c, writing a
+ * file only when its content changed.
+ *   model        borrowed; validated (docs/MODEL.md); not modified
+ *   outdir       existing directory
+ *   templates_dir  directory of *.mustache files (--templates, or the build's
+ *                templates/ by default)
+ *   schema_base  "shop" for schemas/shop.h (ddbgen_schema_base())
+ *   diag         where to print problems, one line each ("ddbgen: ...")
+ * Returns 0 on success, 1 if a template or an output file failed, 2 on
+ * usage errors (outdir missing, templates_dir unreadable).
+ */
+#ifndef DDBGEN_GENERATE_H
+#define DDBGEN_GENERATE_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int ddbgen_generate(json_t *model, const char *outdir, const char *templates_dir,
+                    const char *schema_base, FILE *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,73 @@
+/* internal.h — what the library's files share; not part of the API. */
+#ifndef DDBGEN_INTERNAL_H
+#define DDBGEN_INTERNAL_H
+
+#include "diag.h"
+#include "model.h"
+
+#include <jansson.h>
+
+struct ddbgen_context {
+    char **include_dirs;
+    size_t include_dir_count;
+    char **defines;
+    size_t define_count;
+    char *runtime_include_dir;
+    json_t *model;       /* owned; NULL before a parse */
+    char *schema_base;   /* "shop" */
+    int validated;
+    ddbgen_diags diags;
+};
+
+/* Front-ends: fill cx->model with the declared model, or record diagnostics. */
+int ddbgen__parse_clang(ddbgen_context *cx, const char *path);
+int ddbgen__load_json(ddbgen_context *cx, json_t *doc, const char *name, json_t **out);
+
+/* validate.c: checks model and adds its derived members. */
+int ddbgen__validate(json_t *model, ddbgen_diags *d);
+
+/* collision.c: 1 when primary keys ka and kb (resolved key objects) can
+ * render the same PK and SK; sfx_a/sfx_b are appended to the sort keys
+ * (a shard item's suffix, or ""). */
+int ddbgen__keys_may_collide(const json_t *ka, const char *sfx_a, const json_t *kb, const char *sfx_b);
+
+/* compat.c: old and new are validated models. */
+int ddbgen__compat(json_t *old_model, json_t *new_model, const char *old_name, ddbgen_diags *d);
+
+/* ---- jsonutil.c ---- */
+
+/* {"file": file, "line": line, "col": col} */
+json_t *ddbgen_jloc(const char *file, int line, int col);
+/* A location object read back ({file:NULL} when malformed). */
+ddbgen_loc ddbgen_loc_from(const json_t *loc);
+/* obj[key] read as a location ({file:NULL} when absent or malformed). */
+ddbgen_loc ddbgen_loc_of(const json_t *obj, const char *key);
+/* obj[key] as a string, or NULL. */
+const char *ddbgen_jstr(const json_t *obj, const char *key);
+/* obj[key] as an integer, or dflt. */
+long long ddbgen_jint(const json_t *obj, const char *key, long long dflt);
+/* obj[key] is JSON true. */
+int ddbgen_jtrue(const json_t *obj, const char *key);
+/* The element of array arr whose member key equals value, or NULL. */
+json_t *ddbgen_jfind(const json_t *arr, const char *key, const char *value);
+
+/* A path as the model records it: relative paths unchanged, absolute ones
+ * below the working directory made relative to it.  malloc'ed. */
+char *ddbgen_display_path(const char *path);
+/* Base name without directory and extension ("schemas/shop.h" -> "shop"). */
+char *ddbgen_base_name(const char *path);
+
+/* A small growable string. */
+typedef struct ddbgen_buf {
+    char *data;
+    size_t len, cap;
+    int oom;
+} ddbgen_buf;
+void ddbgen_buf_add(ddbgen_buf *b, const char *s, size_t n);
+void ddbgen_buf_puts(ddbgen_buf *b, const char *s);
+void ddbgen_buf_printf(ddbgen_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The text so far ("" when empty); stays owned by b. */
+const char *ddbgen_buf_str(ddbgen_buf *b);
+void ddbgen_buf_free(ddbgen_buf *b);
+
+#endif

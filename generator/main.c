@@ -1,0 +1,199 @@
+/* main.c — the ddbgen command line, a thin layer over the library (model.h).
+ *
+ *   ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR SCHEMA.h|MODEL.json
+ *   ddbgen [-I DIR]... [-D ...] --emit-model FILE SCHEMA.h|MODEL.json
+ *   ddbgen [-I DIR]... [-D ...] --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json
+ *
+ * The modes combine: parse -> validate -> check compatibility -> write the
+ * model -> generate.  Exit status 0 ok, 1 schema errors (or breaking
+ * changes), 2 usage errors (including unreadable or unwritable files).
+ */
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef DDBGEN_HAVE_GENERATE
+#include "generate.h"
+#endif
+
+#ifndef DDBGEN_VERSION
+#define DDBGEN_VERSION "0.0.0"
+#endif
+#ifndef DDBGEN_DEFAULT_TEMPLATES
+#define DDBGEN_DEFAULT_TEMPLATES "templates"
+#endif
+
+static const char usage_text[] =
+    "usage: ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR SCHEMA.h|MODEL.json\n"
+    "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-model FILE SCHEMA.h|MODEL.json\n"
+    "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json\n"
+    "       ddbgen --help | --version\n";
+
+static const char help_text[] =
+    "\n"
+    "Reads a schema header (C structs with <ddb/schema.h> decorators, parsed with\n"
+    "libclang) or a model written by --emit-model, validates it, and\n"
+    "  -o OUTDIR              writes OUTDIR/<schema>_ddb.h and OUTDIR/<schema>_ddb.c\n"
+    "  --emit-model FILE      writes the validated model as JSON (FILE '-' = stdout)\n"
+    "  --check-compat OLD     compares with an older model: breaking changes are\n"
+    "                         errors (exit 1), compatible ones notes (exit 0)\n"
+    "Options:\n"
+    "  -I DIR                 add DIR to the header search path (libclang)\n"
+    "  -D NAME[=VALUE]        define a macro while parsing the header\n"
+    "  --templates DIR        templates for -o (default: the build's templates/)\n"
+    "  --help, --version\n"
+    "Modes combine; the order is: validate, check-compat, emit-model, generate.\n"
+    "Diagnostics go to stderr as 'file:line:col: error: message', all of them.\n"
+    "Exit status: 0 ok, 1 schema errors or breaking changes, 2 usage errors.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("ddbgen: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n", stderr);
+    fputs(usage_text, stderr);
+    fputs("Try 'ddbgen --help' for more information.\n", stderr);
+    return DDBGEN_EUSAGE;
+}
+
+typedef struct cli {
+    const char **includes, **defines;
+    size_t n_includes, n_defines;
+    const char *templates, *outdir, *emit_model, *check_compat, *input;
+} cli;
+
+/* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '\0') {
+        if (*i + 1 >= argc)
+            return "";
+        return argv[++*i];
+    }
+    if (name[1] != '-') /* short option glued to its value: -Idir */
+        return a + n;
+    if (a[n] == '=')
+        return a + n + 1;
+    return NULL;
+}
+
+static int parse_args(int argc, char **argv, cli *c)
+{
+    c->includes = calloc((size_t)argc, sizeof *c->includes);
+    c->defines = calloc((size_t)argc, sizeof *c->defines);
+    if (!c->includes || !c->defines)
+        return usage_error("%s", "out of memory");
+    int only_inputs = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (only_inputs || a[0] != '-' || !strcmp(a, "-")) {
+            if (c->input)
+                return usage_error("more than one input ('%s'); give one schema or model", a);
+            c->input = a;
+        } else if (!strcmp(a, "--")) {
+            only_inputs = 1;
+        } else if ((v = option_value(argc, argv, &i, "-I"))) {
+            if (!v[0])
+                return usage_error("%s needs a directory", "-I");
+            c->includes[c->n_includes++] = v;
+        } else if ((v = option_value(argc, argv, &i, "-D"))) {
+            if (!v[0] || v[0] == '=')
+                return usage_error("%s needs NAME or NAME=VALUE", "-D");
+            c->defines[c->n_defines++] = v;
+        } else if ((v = option_value(argc, argv, &i, "--templates"))) {
+            if (!v[0])
+                return usage_error("%s needs a directory", "--templates");
+            c->templates = v;
+        } else if ((v = option_value(argc, argv, &i, "-o"))) {
+            if (!v[0])
+                return usage_error("%s needs an output directory", "-o");
+            c->outdir = v;
+        } else if ((v = option_value(argc, argv, &i, "--emit-model"))) {
+            if (!v[0])
+                return usage_error("%s needs a file name ('-' for stdout)", "--emit-model");
+            c->emit_model = v;
+        } else if ((v = option_value(argc, argv, &i, "--check-compat"))) {
+            if (!v[0])
+                return usage_error("%s needs the old model (a .json file)", "--check-compat");
+            c->check_compat = v;
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+    if (!c->input)
+        return usage_error("%s", "no input: give a schema header or a model .json");
+    if (!c->outdir && !c->emit_model && !c->check_compat)
+        return usage_error("%s", "nothing to do: give -o OUTDIR, --emit-model FILE or "
+                                 "--check-compat OLD_MODEL.json");
+    return 0;
+}
+
+static int run(const cli *c)
+{
+    ddbgen_options o;
+    ddbgen_options_init(&o);
+    o.include_dirs = c->includes;
+    o.include_dir_count = c->n_includes;
+    o.defines = c->defines;
+    o.define_count = c->n_defines;
+    ddbgen_context *cx = ddbgen_create(&o);
+    if (!cx) {
+        fputs("ddbgen: out of memory\n", stderr);
+        return DDBGEN_EUSAGE;
+    }
+    int rc = ddbgen_parse_file(cx, c->input);
+    if (ddbgen_model(cx)) {
+        /* also after a rejected decorator: report every problem at once */
+        int vrc = ddbgen_validate(cx);
+        if (rc == DDBGEN_OK)
+            rc = vrc;
+    }
+    if (rc == DDBGEN_OK && c->check_compat)
+        rc = ddbgen_check_compat(cx, c->check_compat);
+    if (rc == DDBGEN_OK && c->emit_model)
+        rc = ddbgen_write_model(cx, c->emit_model);
+    ddbgen_print_diagnostics(cx, stderr);
+    if (rc == DDBGEN_OK && c->outdir) {
+#ifdef DDBGEN_HAVE_GENERATE
+        rc = ddbgen_generate(ddbgen_model(cx), c->outdir,
+                             c->templates ? c->templates : DDBGEN_DEFAULT_TEMPLATES,
+                             ddbgen_schema_base(cx), stderr);
+#else
+        fputs("ddbgen: code generation is not built yet\n", stderr);
+        rc = DDBGEN_EUSAGE;
+#endif
+    }
+    ddbgen_destroy(cx);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage_text, stdout);
+            fputs(help_text, stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--version")) {
+            printf("ddbgen %s (model version %d)\n", DDBGEN_VERSION, DDBGEN_MODEL_VERSION);
+            return 0;
+        }
+    }
+    cli c;
+    memset(&c, 0, sizeof c);
+    int rc = parse_args(argc, argv, &c);
+    if (rc == 0)
+        rc = run(&c);
+    free(c.includes);
+    free(c.defines);
+    return rc;
+}
