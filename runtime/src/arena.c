@@ -6,6 +6,7 @@
 
 #define ARENA_BLOCK 8192
 #define ARENA_ALIGN 16
+#define ARENA_KEEP_MAX (1u << 20) /* reset keeps one block of at most this size */
 
 typedef struct block {
     struct block *next;
@@ -58,14 +59,22 @@ void ddb_arena_reset(ddb_arena *a)
 {
     if (!a)
         return;
-    block *b = a->head;
-    while (b->next) { /* keep the oldest (first) block */
-        block *n = b->next;
-        free(b);
-        b = n;
+    /* Keep the largest block up to ARENA_KEEP_MAX (the first, 8 KB, qualifies):
+     * an arena reset between calls of the same size then allocates nothing,
+     * where keeping only the first 8 KB block would malloc and free the
+     * rest on every call. */
+    block *keep = NULL;
+    for (block *b = a->head; b; b = b->next)
+        if (b->size <= ARENA_KEEP_MAX && (!keep || b->size > keep->size))
+            keep = b;
+    for (block *b = a->head, *n; b; b = n) {
+        n = b->next;
+        if (b != keep)
+            free(b);
     }
-    b->used = 0;
-    a->head = b;
+    keep->next = NULL;
+    keep->used = 0;
+    a->head = keep;
     a->total = 0;
 }
 

@@ -75,7 +75,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     MDB_txn *txn = NULL;
     if ((rc = mdb_env_create(&db->env)) || (rc = mdb_env_set_maxdbs(db->env, 1024)) ||
         (rc = mdb_env_set_maxreaders(db->env, 512)) || (rc = mdb_env_set_mapsize(db->env, (size_t)o.map_size)) ||
-        (rc = mdb_env_open(db->env, path, flags, 0644))) {
+        (rc = mdb_env_set_userctx(db->env, db)) || (rc = mdb_env_open(db->env, path, flags, 0644))) {
         rc = ddb_mdb_fail(err, rc, "ddb_open");
         goto fail;
     }
@@ -104,10 +104,20 @@ void ddb_close(ddb *db)
 {
     if (!db)
         return;
+    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
+        MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
+        if (txn)
+            mdb_txn_abort(txn);
+    }
     if (db->env)
         mdb_env_close(db->env);
-    ddb_tables_free(db->tables);
-    ddb_tables_free(db->retired);
+    ddb_tables_free(atomic_load(&db->tables));
+    for (ddb_table_rt *l = db->retired, *n; l; l = n) {
+        n = l->retired_next;
+        ddb_tables_free(l);
+    }
+    ddb_arena_free(db->wscratch);
+    ddb_buf_free(&db->wbuf);
     pthread_mutex_destroy(&db->schema_mu);
     pthread_mutex_destroy(&db->gc_mu);
     pthread_cond_destroy(&db->gc_cv);
@@ -135,6 +145,57 @@ void ddb_read_end(MDB_txn *txn)
         mdb_txn_commit(txn);
 }
 
+/* Where a thread starts looking in the pool: threads spread over the
+ * slots, so each tends to find the transaction it returned. */
+static size_t pool_start(void)
+{
+    uintptr_t t = (uintptr_t)pthread_self();
+    return (size_t)((t >> 12) ^ (t >> 20)) % DDB_RTXN_POOL;
+}
+
+int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
+{
+    *ticket = atomic_load_explicit(&db->dbi_opens, memory_order_acquire);
+    size_t s = pool_start();
+    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
+        _Atomic(MDB_txn *) *slot = &db->rtxn_pool[(s + i) % DDB_RTXN_POOL];
+        if (!atomic_load_explicit(slot, memory_order_relaxed))
+            continue;
+        MDB_txn *t = atomic_exchange_explicit(slot, NULL, memory_order_acquire);
+        if (!t)
+            continue;
+        if (mdb_txn_renew(t) == 0) {
+            *txn = t;
+            return DDB_OK;
+        }
+        mdb_txn_abort(t);
+        break;
+    }
+    return ddb_read_begin(db, txn, err);
+}
+
+void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
+{
+    if (!txn)
+        return;
+    /* A transaction that may have opened database handles (a table cache
+     * reload ran meanwhile) must commit to keep them; resetting would close
+     * them. */
+    if (atomic_load_explicit(&db->dbi_opens, memory_order_acquire) != ticket) {
+        mdb_txn_commit(txn);
+        return;
+    }
+    mdb_txn_reset(txn);
+    size_t s = pool_start();
+    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
+        MDB_txn *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&db->rtxn_pool[(s + i) % DDB_RTXN_POOL], &expect, txn,
+                                                    memory_order_release, memory_order_relaxed))
+            return;
+    }
+    mdb_txn_abort(txn); /* pool full */
+}
+
 /* One write in its own transaction. */
 static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 {
@@ -157,6 +218,17 @@ static void run_batch(ddb *db, ddb_gc_op *batch)
 {
     MDB_txn *txn;
     int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    if (!rc && !batch->next) {
+        /* a batch of one needs no nested transaction: aborting the parent
+         * rolls back exactly this write */
+        batch->rc = batch->fn(db, txn, batch->ctx);
+        if (batch->rc) {
+            mdb_txn_abort(txn);
+            return;
+        }
+        batch->rc = mdb_txn_commit(txn);
+        return;
+    }
     for (ddb_gc_op *op = batch; op; op = op->next) {
         if (rc) {
             op->rc = rc;

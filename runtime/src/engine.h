@@ -5,7 +5,9 @@
 #include <ddb/ddb.h>
 #include <lmdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
+#include "codec.h"
 #include "keycodec.h"
 
 #define DDB_MAX_INDEXES (DDB_MAX_GSI + DDB_MAX_LSI)
@@ -26,9 +28,12 @@ typedef struct ddb_index_rt {
     MDB_dbi dbi;
 } ddb_index_rt;
 
-/* In-memory per-partition counters (consumption since open, throttling). */
+/* In-memory per-partition counters (consumption since open, throttling).
+ * rcu/wcu are added to without a lock (ddb_part_charge, compare-and-swap)
+ * and read with atomic loads; the rest is guarded by the table's lock and
+ * only used in throttle mode. */
 typedef struct ddb_part_rt {
-    double rcu, wcu;
+    _Atomic double rcu, wcu;
     uint64_t throttled;
     double read_tokens, write_tokens;
     double last_refill; /* seconds */
@@ -45,20 +50,38 @@ typedef struct ddb_table_rt {
     uint64_t *bounds; /* lower hash bound of each partition, ascending, bounds[0] = 0 */
     size_t n_parts;
     ddb_part_rt *parts;
-    pthread_mutex_t lock; /* guards parts */
+    pthread_mutex_t lock; /* guards parts' throttle state and 'throttled' */
     struct ddb_table_rt *next;
+    struct ddb_table_rt *retired_next; /* on a retired list's head: the next retired list */
 } ddb_table_rt;
 
 typedef struct ddb_gc_op ddb_gc_op;
+
+/* Reset read transactions kept for reuse (mdb_txn_renew): saves a reader
+ * slot search under LMDB's reader-table mutex and a maxdbs-sized calloc per
+ * read. */
+#define DDB_RTXN_POOL 64
 
 struct ddb {
     MDB_env *env;
     MDB_dbi meta;
     ddb_options opts;
-    pthread_mutex_t schema_mu; /* table cache and mdb_dbi_open */
-    uint64_t schema_gen;       /* generation of the cached tables */
-    ddb_table_rt *tables;      /* current */
-    ddb_table_rt *retired;     /* replaced, freed at close (readers may hold them) */
+    /* Table cache.  Readers take it without a lock: tables is published
+     * (release) before schema_gen; a list, once published, never changes
+     * (a reload builds a new list and retires the old one). */
+    pthread_mutex_t schema_mu;         /* reloads and mdb_dbi_open */
+    _Atomic uint64_t schema_gen;       /* generation of the cached tables */
+    _Atomic(ddb_table_rt *) tables;    /* current */
+    ddb_table_rt *retired;             /* replaced lists (chained by retired_next), freed at close */
+    /* Every read snapshot whose txnid is <= this saw a generation <= schema_gen:
+     * the cache serves it without reading the generation again. */
+    _Atomic uint64_t schema_txnid;
+    _Atomic uint64_t dbi_opens;        /* bumped before any mdb_dbi_open of the cache */
+    _Atomic(MDB_txn *) rtxn_pool[DDB_RTXN_POOL];
+    /* Scratch of the write path, only used while holding LMDB's write lock
+     * (one write transaction at a time per environment). */
+    ddb_arena *wscratch;
+    ddb_buf wbuf;
     /* group commit */
     pthread_mutex_t gc_mu;
     pthread_cond_t gc_cv;
@@ -75,10 +98,16 @@ typedef int (*ddb_write_fn)(ddb *db, MDB_txn *txn, void *ctx);
 int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
 int ddb_read_begin(ddb *db, MDB_txn **txn, ddb_error *err);
 void ddb_read_end(MDB_txn *txn);
+/* The same from the handle's pool of reset read transactions (hot paths).
+ * ticket is opaque: pass it back to ddb_rtxn_release. */
+int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
+void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
 int ddb_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
 
 /* Table cache: look up name as of txn's snapshot. */
 int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+/* The same for a read-only txn: may skip reading the generation. */
+int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name);
 void ddb_tables_free(ddb_table_rt *t);
 int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);

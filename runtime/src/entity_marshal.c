@@ -297,7 +297,7 @@ int ddb_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_
 static int struct_to_map(const ddb_struct_desc *st, const char *obj, ddb_arena *a, ddb_value *m, int shard,
                          bool keys_only, ddb_error *err);
 
-static int elem_value(uint8_t type, uint16_t size, const ddb_struct_desc *sub, const char *name, const char *p,
+static int elem_value(uint8_t type, uint32_t size, const ddb_struct_desc *sub, const char *name, const char *p,
                       ddb_arena *a, ddb_value **out, ddb_error *err);
 
 static int set_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_value **out, ddb_error *err)
@@ -369,7 +369,7 @@ static int set_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_v
     return set ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
 }
 
-static int elem_value(uint8_t type, uint16_t size, const ddb_struct_desc *sub, const char *name, const char *p,
+static int elem_value(uint8_t type, uint32_t size, const ddb_struct_desc *sub, const char *name, const char *p,
                       ddb_arena *a, ddb_value **out, ddb_error *err)
 {
     ddb_field_desc f = {.name = name, .type = type, .size = size, .sub = sub, .shard = -1};
@@ -768,4 +768,16 @@ int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj,
         return ddb_fail(err, DDB_EINVAL, "ddb_ent_from_item: entity, item, object and arena are required");
     memset(obj, 0, e->st->size);
     return ddb_ent_from_item_partial(e, item, obj, a, false, err);
+}
+
+int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field, ddb_error *err)
+{
+    if (!src)
+        return ddb_fail(err, DDB_EINVAL, "field %s: NULL string", field);
+    size_t n = strlen(src);
+    if (n >= cap)
+        return ddb_fail(err, DDB_EVALIDATION, "field %s: \"%.40s%s\" is %zu bytes, the field holds at most %zu", field,
+                        src, n > 40 ? "..." : "", n, cap - 1);
+    memcpy(dst, src, n + 1);
+    return DDB_OK;
 }

@@ -118,6 +118,12 @@ static const char *value_ref(exprb *x, ddb_value *v)
     return r;
 }
 
+/* The values map to send: none when the expressions use none. */
+static const ddb_item *vals(const exprb *x)
+{
+    return ddb_item_count(x->values) ? x->values : NULL;
+}
+
 static int put_text(exprb *x, const char *s)
 {
     return ddb_buf_put(&x->text, s, strlen(s));
@@ -309,7 +315,7 @@ static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, 
         goto out_x;
     if (!e->n_shards) {
         ddb_write_result res;
-        ddb_write_opts wo = {.return_capacity = mode, .condition = cond, .values = x.values};
+        ddb_write_opts wo = {.return_capacity = mode, .condition = cond, .values = vals(&x)};
         rc = ddb_put_item(db, e->table->def.name, items[0], &wo, a, &res, err);
         if (!rc)
             cap_merge(cap, &res.capacity);
@@ -318,7 +324,7 @@ static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, 
         for (int s = 0; s < nparts; s++)
             ops[s] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = e->table->def.name, .item = items[s],
                                  .condition = s == (vshard < 0 ? 0 : vshard) ? cond : NULL,
-                                 .values = s == (vshard < 0 ? 0 : vshard) && cond ? x.values : NULL};
+                                 .values = s == (vshard < 0 ? 0 : vshard) && cond ? vals(&x) : NULL};
         ddb_tx_result res;
         rc = ddb_transact_write(db, ops, (size_t)nparts, mode, a, &res, err);
         if (rc == DDB_ECANCELED && res.reasons) {
@@ -600,7 +606,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             break;
         if (!rc && !(rc = primary_key(e, obj, e->n_shards ? s : -1, a, &keys[s], err)))
             ops[nops++] = (ddb_tx_op){.kind = DDB_TX_UPDATE, .table = e->table->def.name, .item = keys[s],
-                                      .update = upx[s], .condition = cx[s], .values = x->values};
+                                      .update = upx[s], .condition = cx[s], .values = vals(x)};
     }
     if (!rc && nops == 1) {
         ddb_write_result res;
@@ -751,6 +757,67 @@ static int sk_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, const 
     return rc;
 }
 
+/* A sharded entity found through a secondary index: the index holds the
+ * shard item carrying that key; read all its shards from the table. */
+static int reassemble(ddb *db, const ddb_entity_desc *e, const ddb_item *shard_item, ddb_arena *a,
+                      const ddb_ent_opts *o, ddb_capacity *cap, ddb_item **out, ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *pk = ddb_item_get(shard_item, k->pk_attr), *sk = ddb_item_get(shard_item, k->sk_attr);
+    const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
+    const char *cut = NULL;
+    for (const char *p = sk ? strstr(sk->u.s, sfx) : NULL; p; p = strstr(p + 1, sfx))
+        cut = p; /* the last suffix: what follows is the shard id */
+    if (!pk || !cut)
+        return ddb_fail(err, DDB_ECORRUPT, "%s: an index entry is not a shard item", e->name);
+    ddb_item *key = ddb_item_new(a);
+    if (!key || ddb_item_set(key, k->pk_attr, (ddb_value *)pk) ||
+        ddb_item_set(key, k->sk_attr, ddb_v_s(a, sk->u.s, (size_t)(cut - sk->u.s))))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_page pg;
+    int rc = get_shards(db, e, key, a, o && o->consistent, cap_mode(o), &pg, err);
+    if (rc)
+        return rc;
+    cap_merge(cap, &pg.capacity);
+    if (!(*out = merge_shards(a, pg.items, pg.count)))
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return DDB_OK;
+}
+
+/* An index that projects less than the whole item returns partial items: a
+ * typed query reads each one whole from the table (and reports the reads). */
+static int refetch_projected(ddb *db, const ddb_entity_desc *e, const char *index, ddb_page *pg, ddb_arena *a,
+                             const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    const ddb_table_def *t = &e->table->def;
+    const ddb_index_def *x = NULL;
+    for (size_t i = 0; i < t->n_indexes; i++)
+        if (!strcmp(t->indexes[i].name, index))
+            x = &t->indexes[i];
+    if (!x || x->projection == DDB_PROJ_ALL)
+        return DDB_OK;
+    size_t kept = 0;
+    for (size_t i = 0; i < pg->count; i++) {
+        ddb_item *key = ddb_item_new(a), *full;
+        const ddb_value *pk = ddb_item_get(pg->items[i], t->key.pk);
+        const ddb_value *sk = t->key.sk ? ddb_item_get(pg->items[i], t->key.sk) : NULL;
+        if (!key || !pk || ddb_item_set(key, t->key.pk, (ddb_value *)pk) ||
+            (sk && ddb_item_set(key, t->key.sk, (ddb_value *)sk)))
+            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddb_capacity c;
+        ddb_get_opts go = {.consistent = o && o->consistent, .return_capacity = cap_mode(o)};
+        int rc = ddb_get_item(db, t->name, key, &go, a, &full, &c, err);
+        cap_merge(cap, &c);
+        if (rc == DDB_ENOTFOUND)
+            continue; /* deleted since the index was read */
+        if (rc)
+            return rc;
+        pg->items[kept++] = full;
+    }
+    pg->count = kept;
+    return DDB_OK;
+}
+
 int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q, ddb_arena *a,
                        const ddb_ent_opts *o, ddb_ent_page *out, ddb_error *err)
 {
@@ -773,12 +840,15 @@ int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q
     if (q->cursor && (rc = cursor_decode(a, q->cursor, (ddb_item **)&qp.start_key, err)))
         return rc;
     bool sharded = e->n_shards && q->key == 0;
+    bool shard_index = e->n_shards && q->key != 0; /* the index holds one shard item per entity */
     if (sharded && q->page_size)
         qp.limit = q->page_size * e->n_shards;
     ddb_page pg;
     if ((rc = ddb_query(db, &qp, a, &pg, err)))
         return rc;
     out->capacity = pg.capacity;
+    if (kd->index && (rc = refetch_projected(db, e, kd->index, &pg, a, o, &out->capacity, err)))
+        return rc;
     char *items = ddb_arena_alloc(a, (pg.count ? pg.count : 1) * e->st->size);
     if (!items)
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
@@ -804,6 +874,8 @@ int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q
             if (!(it = merge_shards(a, &pg.items[i], span)))
                 return ddb_fail(err, DDB_ENOMEM, "out of memory");
         }
+        if (shard_index && (rc = reassemble(db, e, it, a, o, &out->capacity, &it, err)))
+            return rc;
         char *slot = items + out->count * e->st->size;
         if ((rc = ddb_ent_from_item(e, it, slot, a, err)))
             return rc;

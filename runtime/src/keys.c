@@ -69,7 +69,7 @@ int ddb_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value 
 
 static bool projects(const ddb_table_rt *t, const ddb_index_rt *x, const char *name)
 {
-    if (x->proj == DDB_PROJECT_ALL)
+    if (x->proj == DDB_PROJ_ALL)
         return true;
     if (strcmp(name, t->pk) == 0 || (t->sk && strcmp(name, t->sk) == 0) || strcmp(name, x->pk) == 0 ||
         (x->sk && strcmp(name, x->sk) == 0))
@@ -82,7 +82,7 @@ static bool projects(const ddb_table_rt *t, const ddb_index_rt *x, const char *n
 
 size_t ddb_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item)
 {
-    if (x->proj == DDB_PROJECT_ALL)
+    if (x->proj == DDB_PROJ_ALL)
         return ddb_item_size(item);
     const ddb_value *m = ddb_item_map(item);
     size_t n = 0;
@@ -94,7 +94,7 @@ size_t ddb_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, con
 
 ddb_item *ddb_keys_project_index(ddb_arena *a, const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item)
 {
-    if (x->proj == DDB_PROJECT_ALL)
+    if (x->proj == DDB_PROJ_ALL)
         return (ddb_item *)item;
     ddb_item *out = ddb_item_new(a);
     const ddb_value *m = ddb_item_map(item);

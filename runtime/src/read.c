@@ -2,6 +2,7 @@
 #include "codec.h"
 #include "engine.h"
 #include "error.h"
+#include "expr.h"
 #include "keys.h"
 #include "value.h"
 
@@ -18,12 +19,13 @@ int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_
     if (cap)
         memset(cap, 0, sizeof *cap);
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    uint64_t ticket;
+    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
-    if ((rc = ddb_table_get(db, txn, table, &t, err)) || (rc = ddb_keys_exact(t, key, &pk, &sk, err)))
+    if ((rc = ddb_table_get_rd(db, txn, table, &t, err)) || (rc = ddb_keys_exact(t, key, &pk, &sk, err)))
         goto done;
     ddb_key k;
     ddb_key_make(&k, pk, sk);
@@ -53,11 +55,13 @@ int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_
         ddb_fail(err, rc, "GetItem: no item with that key in table %s", t->name);
         goto done;
     }
-    if (o.attributes && !(it = ddb_keys_project(a, it, o.attributes, o.n_attributes)))
+    if (o.projection)
+        rc = ddb_expr_project(o.projection, it, a, &it, err);
+    else if (o.attributes && !(it = ddb_keys_project(a, it, o.attributes, o.n_attributes)))
         rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
     *out = it;
 done:
-    ddb_read_end(txn);
+    ddb_rtxn_release(db, txn, ticket);
     return rc;
 }
 
@@ -84,7 +88,17 @@ typedef struct pager {
     bool full;             /* stopped by limit or 1 MB */
     ddb_item *last;        /* last item evaluated */
     ddb_error *err;
+    const ddb_expr *filter;     /* FilterExpression: decides what is returned, not what is read */
+    const ddb_expr *projection; /* ProjectionExpression */
+    const ddb_item *values;
 } pager;
+
+static int decode_item(pager *p, const MDB_val *d, ddb_item **it, size_t *size)
+{
+    if (ddb_decode_item(d->mv_data, d->mv_size, p->a, it) || ddb_record_size(d->mv_data, d->mv_size, size))
+        return ddb_fail(p->err, DDB_ECORRUPT, "stored item in table %s is unreadable", p->t->name);
+    return DDB_OK;
+}
 
 static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
 {
@@ -92,9 +106,7 @@ static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
     int rc = mdb_get(p->txn, p->t->items, &k, &d);
     if (rc)
         return ddb_fail(p->err, DDB_ECORRUPT, "index entry of table %s points to a missing item", p->t->name);
-    if (ddb_decode_item(d.mv_data, d.mv_size, p->a, it) || ddb_record_size(d.mv_data, d.mv_size, size))
-        return ddb_fail(p->err, DDB_ECORRUPT, "stored item in table %s is unreadable", p->t->name);
-    return DDB_OK;
+    return decode_item(p, &d, it, size);
 }
 
 /* Account for one evaluated item; 1 = page is full before it (not taken). */
@@ -108,11 +120,27 @@ static int take(pager *p, ddb_item *it, size_t size)
     }
     p->bytes += size;
     p->page->scanned_count++;
+    p->last = it;
+    if (p->limit && p->page->scanned_count >= p->limit)
+        p->full = true;
     ddb_item *out = p->x ? ddb_keys_project_index(p->a, p->t, p->x, it) : it;
-    if (out && p->attrs)
-        out = ddb_keys_project(p->a, out, p->attrs, p->n_attrs);
     if (!out)
         return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+    if (p->filter) {
+        bool keep = false;
+        int rc = ddb_expr_eval_condition(p->filter, out, p->values, &keep, p->err);
+        if (rc)
+            return rc;
+        if (!keep)
+            return DDB_OK;
+    }
+    if (p->projection) {
+        int rc = ddb_expr_project(p->projection, out, p->a, &out, p->err);
+        if (rc)
+            return rc;
+    } else if (p->attrs && !(out = ddb_keys_project(p->a, out, p->attrs, p->n_attrs))) {
+        return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+    }
     if (p->page->count == p->cap_items) {
         size_t ncap = p->cap_items ? p->cap_items * 2 : 16;
         ddb_item **n = ddb_arena_alloc(p->a, ncap * sizeof *n);
@@ -124,9 +152,6 @@ static int take(pager *p, ddb_item *it, size_t size)
         p->cap_items = ncap;
     }
     p->page->items[p->page->count++] = out;
-    p->last = it;
-    if (p->limit && p->page->scanned_count >= p->limit)
-        p->full = true;
     return DDB_OK;
 }
 
@@ -242,22 +267,29 @@ static int cmp_prefix(const MDB_val *key, const uint8_t *bound, size_t blen)
 
 int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (!db || !q || !q->table || !q->pk || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk, arena and out are required");
+    if (!db || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+    const ddb_expr *ex[3] = {q->key_condition, q->filter, q->projection};
+    if (q->key_condition || q->filter || q->projection) {
+        int crc = ddb_expr_check_request(ex, 3, NULL, q->values, err);
+        if (crc)
+            return crc;
+    }
     memset(out, 0, sizeof *out);
     if (q->sk_op > DDB_SK_BEGINS_WITH)
         return ddb_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
     if (q->sk_op != DDB_SK_ANY && (!q->sk1 || (q->sk_op == DDB_SK_BETWEEN && !q->sk2)))
         return ddb_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    uint64_t ticket;
+    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     MDB_cursor *cur = NULL;
-    cand *run = NULL;
-    size_t nrun = 0, caprun = 0;
-    if ((rc = ddb_table_get(db, txn, q->table, &t, err)))
+    cand run1, *run = &run1; /* one entry unless keys repeat (long keys, index duplicates) */
+    size_t nrun = 0, caprun = 1;
+    if ((rc = ddb_table_get_rd(db, txn, q->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
     if (q->index && !(x = ddb_table_index(t, q->index))) {
@@ -268,6 +300,37 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         rc = ddb_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
                       x->name);
         goto done;
+    }
+    ddb_query_params mapped;
+    if (q->key_condition) {
+        /* KeyConditionExpression -> the structured condition */
+        ddb_key_schema ks = {x ? x->pk : t->pk, x ? x->pk_type : t->pk_type, x ? x->sk : t->sk,
+                             x ? x->sk_type : t->sk_type};
+        ddb_key_condition kc;
+        if ((rc = ddb_expr_key_condition(q->key_condition, &ks, q->values, &kc, err)))
+            goto done;
+        mapped = *q;
+        mapped.pk = kc.pk;
+        mapped.sk_op = kc.sk_op;
+        mapped.sk1 = kc.sk1;
+        mapped.sk2 = kc.sk2;
+        q = &mapped;
+    }
+    if (q->filter) {
+        /* DynamoDB: a Query filter cannot use the key attributes */
+        const char *const *names;
+        size_t nn;
+        ddb_expr_top_level_names(q->filter, &names, &nn);
+        const char *keys[2] = {x ? x->pk : t->pk, x ? x->sk : t->sk};
+        for (size_t i = 0; i < nn; i++)
+            for (int k = 0; k < 2; k++)
+                if (keys[k] && strcmp(names[i], keys[k]) == 0) {
+                    rc = ddb_fail(err, DDB_EVALIDATION,
+                                  "Filter Expression can only contain non-primary key attributes: Primary key "
+                                  "attribute: %s",
+                                  keys[k]);
+                    goto done;
+                }
     }
     qstate s = {q, x ? x->pk : t->pk, x ? x->sk : t->sk, x ? x->sk_type : t->sk_type, NULL, {{0}, 0}, false};
     if ((rc = ddb_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, err)))
@@ -357,7 +420,8 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         rc = ddb_mdb_fail(err, rc, "Query");
         goto done;
     }
-    pager p = {db, txn, t, x, a, out, 0, 0, q->limit, q->attributes, q->n_attributes, false, NULL, err};
+    pager p = {db,   txn,   t,    x,   a,         out,           0,         0,        q->limit,
+               q->attributes, q->n_attributes, false, NULL, err, q->filter, q->projection, q->values};
     MDB_val k, d;
     int g;
     if (!q->backward) {
@@ -393,12 +457,14 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         bool is_long = ddb_key_is_long(k.mv_data, k.mv_size);
         do {
             if (nrun == caprun) {
-                size_t nc = caprun ? caprun * 2 : 8;
-                cand *nr = realloc(run, nc * sizeof *nr);
+                size_t nc = caprun * 2 < 8 ? 8 : caprun * 2;
+                cand *nr = run == &run1 ? malloc(nc * sizeof *nr) : realloc(run, nc * sizeof *nr);
                 if (!nr) {
                     rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
                     break;
                 }
+                if (run == &run1)
+                    nr[0] = run1;
                 run = nr;
                 caprun = nc;
             }
@@ -410,7 +476,8 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
             }
             memcpy(c->tkey.b, tk.mv_data, tk.mv_size);
             c->tkey.len = tk.mv_size;
-            if ((rc = load_item(&p, &tk, &c->item, &c->size)))
+            /* a table query has the record at hand; an index entry points to it */
+            if ((rc = x ? load_item(&p, &tk, &c->item, &c->size) : decode_item(&p, &d, &c->item, &c->size)))
                 break;
             nrun++;
             g = mdb_cursor_get(cur, &k, &d, step);
@@ -438,10 +505,11 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         ddb_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
     }
 done:
-    free(run);
+    if (run != &run1)
+        free(run);
     if (cur)
         mdb_cursor_close(cur);
-    ddb_read_end(txn);
+    ddb_rtxn_release(db, txn, ticket);
     return rc;
 }
 
@@ -457,17 +525,24 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
     if (!db || !sc || !sc->table || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
     memset(out, 0, sizeof *out);
+    if (sc->filter || sc->projection) {
+        const ddb_expr *ex[2] = {sc->filter, sc->projection};
+        int crc = ddb_expr_check_request(ex, 2, NULL, sc->values, err);
+        if (crc)
+            return crc;
+    }
     uint32_t nseg = sc->total_segments ? sc->total_segments : 1;
     if (nseg > 1000000 || sc->segment >= nseg)
         return ddb_fail(err, DDB_EVALIDATION, "Scan: Segment %u must be less than TotalSegments %u (1..1000000)",
                         sc->segment, nseg);
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    uint64_t ticket;
+    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     MDB_cursor *cur = NULL;
-    if ((rc = ddb_table_get(db, txn, sc->table, &t, err)))
+    if ((rc = ddb_table_get_rd(db, txn, sc->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
     if (sc->index && !(x = ddb_table_index(t, sc->index))) {
@@ -509,7 +584,8 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
         rc = ddb_mdb_fail(err, rc, "Scan");
         goto done;
     }
-    pager p = {db, txn, t, x, a, out, 0, 0, sc->limit, sc->attributes, sc->n_attributes, false, NULL, err};
+    pager p = {db,    txn,    t,     x,    a,          out,            0,          0,         sc->limit,
+               sc->attributes, sc->n_attributes, false, NULL, err, sc->filter, sc->projection, sc->values};
     MDB_val k = {startlen, start}, d;
     int g;
     if (sc->start_key && x) {
@@ -537,7 +613,7 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
         MDB_val tk = x ? d : k;
         ddb_item *it;
         size_t size;
-        if ((rc = load_item(&p, &tk, &it, &size)))
+        if ((rc = x ? load_item(&p, &tk, &it, &size) : decode_item(&p, &d, &it, &size)))
             break;
         if ((rc = take(&p, it, size)))
             break;
@@ -557,6 +633,6 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
 done:
     if (cur)
         mdb_cursor_close(cur);
-    ddb_read_end(txn);
+    ddb_rtxn_release(db, txn, ticket);
     return rc;
 }

@@ -170,17 +170,31 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
             break;
         }
         ddb_table_rt *t = NULL;
+        /* before mdb_dbi_open: pooled read transactions that may have
+         * opened handles must commit, not reset (see ddb_rtxn_release) */
+        atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(txn, def, &bv, &t, err)))
             break;
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
-        for (ddb_table_rt *o = db->tables; o; o = o->next) {
+        for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
             if (strcmp(o->name, t->name) != 0)
                 continue;
             for (size_t i = 0; i < t->n_parts; i++) {
                 size_t j = ddb_part_of(o, t->bounds[i]);
-                if (o->bounds[j] == t->bounds[i])
-                    t->parts[i] = o->parts[j];
+                if (o->bounds[j] != t->bounds[i])
+                    continue;
+                ddb_part_rt *np = &t->parts[i], *op = &o->parts[j];
+                atomic_store_explicit(&np->rcu, atomic_load_explicit(&op->rcu, memory_order_relaxed),
+                                      memory_order_relaxed);
+                atomic_store_explicit(&np->wcu, atomic_load_explicit(&op->wcu, memory_order_relaxed),
+                                      memory_order_relaxed);
+                pthread_mutex_lock(&o->lock);
+                np->throttled = op->throttled;
+                np->read_tokens = op->read_tokens;
+                np->write_tokens = op->write_tokens;
+                np->last_refill = op->last_refill;
+                pthread_mutex_unlock(&o->lock);
             }
         }
         t->next = list;
@@ -194,16 +208,15 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
         ddb_tables_free(list);
         return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddb_mdb_fail(err, rc, "reading tables");
     }
-    /* retire the old list: other threads may still use it */
-    if (db->tables) {
-        ddb_table_rt *last = db->tables;
-        while (last->next)
-            last = last->next;
-        last->next = db->retired;
-        db->retired = db->tables;
+    /* retire the old list untouched (readers may be walking it) */
+    ddb_table_rt *old = atomic_load_explicit(&db->tables, memory_order_relaxed);
+    if (old) {
+        old->retired_next = db->retired;
+        db->retired = old;
     }
-    db->tables = list;
-    db->schema_gen = gen;
+    /* tables before schema_gen: whoever sees the new generation sees its list */
+    atomic_store_explicit(&db->tables, list, memory_order_release);
+    atomic_store_explicit(&db->schema_gen, gen, memory_order_release);
     return DDB_OK;
 }
 
@@ -215,25 +228,52 @@ int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
     return rc;
 }
 
-int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+/* The cache is current for txn once its generation is not newer than the
+ * cache's: then take it without a lock.  Only a newer generation (a table
+ * created, deleted or split since the last reload) takes schema_mu. */
+static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
 {
     if (!name)
         return ddb_fail(err, DDB_EINVAL, "table name is NULL");
-    uint64_t gen = get_gen(db, txn);
-    pthread_mutex_lock(&db->schema_mu);
     int rc = DDB_OK;
-    if (gen > db->schema_gen)
-        rc = load_locked(db, txn, gen, err);
-    ddb_table_rt *t = db->tables;
+    /* A read snapshot not newer than one already checked has an equal or
+     * older generation (generations only grow with txnids).  A write txn's
+     * id is the next commit's, never at or below a checked snapshot. */
+    uint64_t id = mdb_txn_id(txn);
+    if (!rdonly || id > atomic_load_explicit(&db->schema_txnid, memory_order_acquire)) {
+        uint64_t gen = get_gen(db, txn);
+        if (gen > atomic_load_explicit(&db->schema_gen, memory_order_acquire)) {
+            pthread_mutex_lock(&db->schema_mu);
+            if (gen > atomic_load_explicit(&db->schema_gen, memory_order_relaxed))
+                rc = load_locked(db, txn, gen, err);
+            pthread_mutex_unlock(&db->schema_mu);
+        } else if (rdonly) {
+            /* only committed snapshots may vouch: a write txn could abort */
+            uint64_t seen = atomic_load_explicit(&db->schema_txnid, memory_order_relaxed);
+            while (seen < id && !atomic_compare_exchange_weak_explicit(&db->schema_txnid, &seen, id,
+                                                                        memory_order_release, memory_order_relaxed))
+                ;
+        }
+        if (rc)
+            return rc;
+    }
+    ddb_table_rt *t = atomic_load_explicit(&db->tables, memory_order_acquire);
     while (t && strcmp(t->name, name) != 0)
         t = t->next;
-    pthread_mutex_unlock(&db->schema_mu);
-    if (rc)
-        return rc;
     if (!t)
         return ddb_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", name);
     *out = t;
     return DDB_OK;
+}
+
+int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+{
+    return table_get(db, txn, name, false, out, err);
+}
+
+int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+{
+    return table_get(db, txn, name, true, out, err);
 }
 
 const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name)
@@ -332,9 +372,9 @@ static int validate_def(const ddb_table_def *d, ddb_error *err)
         } else {
             ngsi++;
         }
-        if (x->projection > DDB_PROJECT_INCLUDE)
+        if (x->projection > DDB_PROJ_INCLUDE)
             return ddb_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
-        if (x->projection == DDB_PROJECT_INCLUDE) {
+        if (x->projection == DDB_PROJ_INCLUDE) {
             if (!x->n_include || !x->include)
                 return ddb_fail(err, DDB_EVALIDATION, "index %s: INCLUDE projection names no attributes", x->name);
             if (x->n_include > 100)
@@ -385,12 +425,20 @@ static size_t initial_partitions(const ddb_table_def *d)
 typedef struct create_ctx {
     const ddb_table_def *def;
     ddb_error *err;
+    bool locked; /* create_fn took schema_mu; the caller releases it */
 } create_ctx;
 
 static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
 {
     create_ctx *cx = vctx;
     const ddb_table_def *d = cx->def;
+    /* mdb_dbi_open must not run in two transactions at once: hold
+     * schema_mu from here until this transaction has ended.  Taken inside
+     * the write transaction, the order is the one every writer uses (LMDB
+     * write lock, then schema_mu in ddb_table_get); taking it before the
+     * transaction deadlocked against concurrent puts. */
+    pthread_mutex_lock(&db->schema_mu);
+    cx->locked = true;
     char key[600];
     int klen = meta_key(key, sizeof key, 't', d->name);
     MDB_val k = {(size_t)klen, key}, v;
@@ -413,7 +461,7 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
               set_num(a, xm, "pk_type", x->key.pk_type) | set_str(a, xm, "sk", x->key.sk) |
               set_num(a, xm, "sk_type", x->key.sk ? x->key.sk_type : 0) | set_num(a, xm, "proj", x->projection) |
               set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
-        for (size_t j = 0; x->projection == DDB_PROJECT_INCLUDE && j < x->n_include; j++)
+        for (size_t j = 0; x->projection == DDB_PROJ_INCLUDE && j < x->n_include; j++)
             rc |= ddb_list_append(a, inc, ddb_v_str(a, x->include[j]));
         rc |= ddb_map_set(a, xm, "include", inc) | ddb_list_append(a, ix, xm);
     }
@@ -473,10 +521,10 @@ int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
     int rc = validate_def(def, err);
     if (rc)
         return rc;
-    create_ctx cx = {def, err};
-    pthread_mutex_lock(&db->schema_mu); /* mdb_dbi_open must not run concurrently */
-    rc = ddb_run_write(db, create_fn, &cx, true, err);
-    pthread_mutex_unlock(&db->schema_mu);
+    create_ctx cx = {def, err, false};
+    rc = ddb_run_write(db, create_fn, &cx, true, err); /* exclusive: committed or aborted on return */
+    if (cx.locked)
+        pthread_mutex_unlock(&db->schema_mu);
     return rc;
 }
 

@@ -13,8 +13,8 @@ static void create_basic(ddb *db, const char *name)
     static const char *const inc[] = {"email"};
     ddb_index_def ix[] = {
         {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}},
-        {.name = "ByYear", .key = {"Year", DDB_TN, "SK", DDB_TS}, .projection = DDB_PROJECT_KEYS_ONLY},
-        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "LSI1SK", DDB_TS}, .projection = DDB_PROJECT_INCLUDE,
+        {.name = "ByYear", .key = {"Year", DDB_TN, "SK", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
+        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "LSI1SK", DDB_TS}, .projection = DDB_PROJ_INCLUDE,
          .include = inc, .n_include = 1},
     };
     ddb_table_def def = {.name = name, .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = ix, .n_indexes = 3};
@@ -31,19 +31,19 @@ static void test_tables(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
     create_basic(db, "Shop");
-    assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "Shop", .key = {"PK", DDB_TS}}, &err),
+    assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "Shop", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err),
                      DDB_EEXISTS);
     assert_string_equal(err.message, "Table already exists: Shop");
-    assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "x", .key = {"PK", DDB_TS}}, &err),
+    assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "x", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err),
                      DDB_EVALIDATION);
     assert_string_equal(err.message, "table name \"x\" must be 3 to 255 characters long (it is 1)");
-    assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "Bad", .key = {"PK", DDB_TBOOL}}, &err),
+    assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "Bad", .key = {.pk = "PK", .pk_type = DDB_TBOOL}}, &err),
                      DDB_EVALIDATION);
     ddb_index_def many[21];
     char names[21][8];
     for (int i = 0; i < 21; i++) {
         snprintf(names[i], sizeof names[i], "G%02d", i);
-        many[i] = (ddb_index_def){.name = names[i], .key = {"G", DDB_TS}};
+        many[i] = (ddb_index_def){.name = names[i], .key = {.pk = "G", .pk_type = DDB_TS}};
     }
     assert_int_equal(ddb_create_table(db, &(ddb_table_def){"Many", {"PK", DDB_TS, NULL, 0}, many, 21, 0, 0}, &err),
                      DDB_ELIMIT);
@@ -64,7 +64,7 @@ static void test_tables(void **state)
     assert_int_equal(d->def.n_indexes, 3);
     assert_string_equal(d->def.indexes[2].name, "LSI1");
     assert_true(d->def.indexes[2].local);
-    assert_int_equal(d->def.indexes[2].projection, DDB_PROJECT_INCLUDE);
+    assert_int_equal(d->def.indexes[2].projection, DDB_PROJ_INCLUDE);
     assert_string_equal(d->def.indexes[2].include[0], "email");
     assert_int_equal(d->partitions, 4); /* on demand */
     assert_int_equal(d->item_count, 0);
@@ -74,7 +74,7 @@ static void test_tables(void **state)
     assert_int_equal(ddb_delete_table(db, "Many", &err), DDB_ENOTABLE);
 
     /* provisioned: 1 partition per 3000 RCU + 1000 WCU */
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Prov", .key = {"PK", DDB_TN}, .rcu = 6000, .wcu = 1500},
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Prov", .key = {.pk = "PK", .pk_type = DDB_TN}, .rcu = 6000, .wcu = 1500},
                            &err));
     TU_OK(ddb_describe_table(db, "Prov", a, &d, &err));
     assert_int_equal(d->partitions, 4); /* 2 + 1.5 -> 4 */
@@ -291,7 +291,7 @@ static void test_partitions(void **state)
     ddb *db = tu_open("parts", &o, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Part1", .key = {"PK", DDB_TS}, .rcu = 100, .wcu = 100}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Part1", .key = {.pk = "PK", .pk_type = DDB_TS}, .rcu = 100, .wcu = 100}, &err));
     ddb_table_desc *d;
     TU_OK(ddb_describe_table(db, "Part1", a, &d, &err));
     assert_int_equal(d->partitions, 1);

@@ -253,9 +253,9 @@ static void test_indexes(void **state)
     ddb_error err = {0};
     static const char *const inc[] = {"email"};
     ddb_index_def ix[] = {
-        {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}, .projection = DDB_PROJECT_KEYS_ONLY},
-        {.name = "Voucher", .key = {"voucher", DDB_TS}},
-        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "when", DDB_TN}, .projection = DDB_PROJECT_INCLUDE,
+        {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
+        {.name = "Voucher", .key = {.pk = "voucher", .pk_type = DDB_TS}},
+        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "when", DDB_TN}, .projection = DDB_PROJ_INCLUDE,
          .include = inc, .n_include = 1},
     };
     TU_OK(ddb_create_table(db, &(ddb_table_def){"Idx", {"PK", DDB_TS, "SK", DDB_TS}, ix, 3, 0, 0}, &err));
@@ -346,7 +346,7 @@ static void test_scan_segments(void **state)
     ddb *db = tu_open("scan", NULL, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    ddb_index_def ix[] = {{.name = "Grp", .key = {"g", DDB_TN}}};
+    ddb_index_def ix[] = {{.name = "Grp", .key = {.pk = "g", .pk_type = DDB_TN}}};
     TU_OK(ddb_create_table(db, &(ddb_table_def){"Scan1", {"PK", DDB_TN, NULL, 0}, ix, 1, 0, 0}, &err));
     for (int i = 0; i < 500; i++)
         TU_OK(ddb_put_item(db, "Scan1", tu_item(a, "PK", 'i', (int64_t)i, "g", 'i', (int64_t)(i % 7), NULL), NULL, NULL,

@@ -63,7 +63,8 @@ const char *ddb_strerror(int code);
 /* ---- Arenas ------------------------------------------------------------ */
 
 /* A region allocator: everything allocated from it is released at once by
- * ddb_arena_reset() (keeps the first block for reuse) or ddb_arena_free().
+ * ddb_arena_reset() (keeps one block, its largest up to 1 MB, for reuse) or
+ * ddb_arena_free().
  * An arena is not thread-safe; use one per thread. */
 typedef struct ddb_arena ddb_arena;
 
@@ -259,9 +260,9 @@ typedef struct ddb_key_schema {
 } ddb_key_schema;
 
 typedef enum ddb_projection {
-    DDB_PROJECT_ALL = 0,
-    DDB_PROJECT_KEYS_ONLY,
-    DDB_PROJECT_INCLUDE
+    DDB_PROJ_ALL = 0,
+    DDB_PROJ_KEYS_ONLY,
+    DDB_PROJ_INCLUDE
 } ddb_projection;
 
 typedef struct ddb_index_def {
@@ -269,7 +270,7 @@ typedef struct ddb_index_def {
     bool local;             /* LSI: pk must equal the table's pk */
     ddb_key_schema key;
     ddb_projection projection;
-    const char *const *include; /* DDB_PROJECT_INCLUDE: non-key attributes */
+    const char *const *include; /* DDB_PROJ_INCLUDE: non-key attributes */
     size_t n_include;
     uint64_t rcu, wcu;      /* GSI provisioned throughput; 0 = on demand */
 } ddb_index_def;
@@ -482,7 +483,9 @@ typedef struct ddb_query_params {
     ddb_return_capacity return_capacity;
     const ddb_expr *filter;     /* FilterExpression, applied after the 1 MB limit */
     const ddb_expr *projection; /* ProjectionExpression */
-    const ddb_item *values;     /* ExpressionAttributeValues of filter */
+    const ddb_item *values;     /* ExpressionAttributeValues (key condition, filter) */
+    /* KeyConditionExpression: when set, it gives pk / sk_op / sk1 / sk2 */
+    const ddb_expr *key_condition;
 } ddb_query_params;
 
 typedef struct ddb_scan_params {

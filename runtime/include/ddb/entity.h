@@ -58,8 +58,8 @@ typedef struct ddb_field_desc {
     const char *attr;          /* stored attribute name */
     uint8_t type;              /* ddb_ftype */
     uint8_t elem_type;         /* DDB_F_LIST: element ddb_ftype */
-    uint16_t size;             /* C size: char[N] -> N; ints/floats -> width */
-    uint16_t elem_size;        /* DDB_F_LIST: element C size */
+    uint32_t size;             /* C size: char[N] -> N; ints/floats -> width */
+    uint32_t elem_size;        /* DDB_F_LIST: element C size */
     uint16_t flags;            /* DDB_FIELD_* */
     uint32_t offset;           /* offsetof the member */
     uint32_t count_offset;     /* DDB_F_LIST: offsetof the size_t count */
@@ -139,6 +139,10 @@ int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj,
  * when a referenced optional field is absent. */
 int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a, ddb_value **out,
                    ddb_error *err);
+
+/* Copy src into the char[cap] field dst: DDB_EVALIDATION naming field when
+ * it does not fit (never truncated), DDB_EINVAL when src is NULL. */
+int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field, ddb_error *err);
 
 /* ---- Operations --------------------------------------------------------- */
 

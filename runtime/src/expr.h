@@ -1,0 +1,284 @@
+/* DynamoDB expressions (internal API): tokens, the AST of a prepared
+ * expression, and the calls the engine makes to execute one.
+ *
+ * Life of a request, as the engine drives it:
+ *   1. ddb_expr_prepare() each expression of the request (names bound).
+ *   2. ddb_expr_check_request() once with all of them and the request's
+ *      names and values maps: undefined :values, value types DynamoDB checks
+ *      up front, unused names/values.  Execution calls below assume this
+ *      passed and only re-check what they need for memory safety.
+ *   3. Per item: ddb_expr_eval_condition() (ConditionExpression against the
+ *      old item, FilterExpression against each read item),
+ *      ddb_expr_apply_update(), ddb_expr_project(); per Query:
+ *      ddb_expr_key_condition().
+ * Everything here is reentrant; a prepared ddb_expr is never modified.
+ *
+ * Decisions worth knowing:
+ *  - ADD and DELETE accept nested paths (m.counter, l[2]): the service does,
+ *    although an old API page says top-level only.
+ *  - Error messages tied to a place in the text end in " at LINE:COL"; the
+ *    limits (4 KB, 300 operators, IN operands, path depth, parser nesting)
+ *    are DDB_ELIMIT, everything else DDB_EVALIDATION.
+ *  - The new item of ddb_expr_apply_update() is not validated here (item
+ *    size, key types, empty values): the engine validates it as for PutItem.
+ *  - The AST below is also read by expr_render.c (remote backend): change
+ *    it together.
+ *  - C does not convert ddb_expr ** to const ddb_expr *const *: declare the
+ *    request's array as const ddb_expr *exprs[] (or cast).
+ */
+#ifndef DDB_EXPR_INTERNAL_H
+#define DDB_EXPR_INTERNAL_H
+
+#include <ddb/expr.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Engine-facing calls -------------------------------------------------- */
+
+/* Request-level validation, after every expression was prepared with the
+ * same names map.  exprs may hold NULLs (absent expressions are skipped).
+ * Checks, in DynamoDB's order: the names and values maps themselves (not
+ * empty, keys "#..." / ":..."), maps given without any expression, then
+ * per expression the values it uses (defined; ADD/DELETE/+/-/list_append/
+ * begins_with/attribute_type/size/comparison/BETWEEN operand types), then
+ * "Value provided in ExpressionAttributeNames unused in expressions: keys:
+ * {#a, #b}" and the same for values.  DDB_EVALIDATION on failure. */
+int ddb_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,
+                           ddb_error *err);
+
+/* The maps alone, as DynamoDB checks them before parsing anything:
+ * "ExpressionAttributeNames must not be empty", "... contains invalid key:
+ * Syntax error; key: \"a\"", names that are not non-empty strings, and the
+ * same for values.  Also done by ddb_expr_check_request(). */
+int ddb_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err);
+
+/* Evaluate a condition or filter (or a key condition, as a filter) against
+ * item (NULL = no item: every path is absent).  *result receives the
+ * outcome; a false condition is not an error.  DDB_EVALIDATION only for an
+ * undefined :value.  No memory is allocated. */
+int ddb_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_item *values, bool *result,
+                            ddb_error *err);
+
+/* Refuse an update that touches a key attribute, as UpdateItem does:
+ * "One or more parameter values were invalid: Cannot update attribute pk.
+ * This attribute is part of the key" for the table's key attributes
+ * (key_attrs), and "Key attributes must be scalars; list random access '[]'
+ * and map lookup '.' are not allowed: IndexKey: gsi1pk" for a nested path
+ * into an index key attribute (index_attrs).  Either array may be NULL. */
+int ddb_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
+                               const char *const *index_attrs, size_t n_index_attrs, ddb_error *err);
+
+/* Apply an UpdateExpression to old (NULL = the item does not exist yet)
+ * and build the new item in arena a (old is not modified; the new item
+ * shares nothing with old or values).  Every operand reads the old item, as
+ * DynamoDB specifies.  Errors (DDB_EVALIDATION), with DynamoDB's wording:
+ *   "The provided expression refers to an attribute that does not exist in the item"
+ *   "An operand in the update expression has an incorrect data type"
+ *   "The document path provided in the update expression is invalid for update"
+ *   number overflow/underflow/precision messages from number arithmetic. */
+int ddb_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_item *values, ddb_arena *a,
+                          ddb_item **out, ddb_error *err);
+
+/* ReturnValues UPDATED_OLD / UPDATED_NEW: item (the old or the new one)
+ * restricted to the document paths the update's actions name, as a
+ * projection (list elements keep their order, compacted).  *out is NULL
+ * when nothing remains.  Also accepts a PROJECTION expression. */
+int ddb_expr_updated_attributes(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out,
+                                ddb_error *err);
+
+/* ProjectionExpression: a new item in arena a holding only the projected
+ * paths of item (nested maps keep only the projected keys; projected list
+ * elements keep their relative order, compacted).  *out is an empty item
+ * when nothing matched.  DDB_EINVAL if e is not a projection. */
+int ddb_expr_project(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out, ddb_error *err);
+
+/* The distinct top-level attribute names an expression references
+ * (projection: the attributes to fetch; update: the attributes written),
+ * sorted bytewise.  Owned by e. */
+void ddb_expr_top_level_names(const ddb_expr *e, const char *const **names, size_t *count);
+
+/* A KeyConditionExpression mapped onto a key schema (the table's or an
+ * index's).  pk/sk1/sk2 point into the values item and live as long as it. */
+typedef struct ddb_key_condition {
+    const ddb_value *pk;
+    ddb_key_op sk_op; /* DDB_SK_ANY when there is no sort key condition */
+    const ddb_value *sk1, *sk2;
+} ddb_key_condition;
+
+/* Map a prepared KEY_CONDITION expression onto key (ddb_query's pk, sk_op,
+ * sk1, sk2).  DDB_EVALIDATION with DynamoDB's messages: "Query condition
+ * missed key schema element: pk", "Query key condition not supported",
+ * "One or more parameter values were invalid: Condition parameter type
+ * does not match schema type", undefined values. */
+int ddb_expr_key_condition(const ddb_expr *e, const ddb_key_schema *key, const ddb_item *values,
+                           ddb_key_condition *out, ddb_error *err);
+
+/* ---- Tokens (expr_lex.c) ------------------------------------------------- */
+
+typedef enum expr_tok_kind {
+    TK_EOF = 0,
+    TK_NAME,   /* [A-Za-z_][A-Za-z0-9_]*: attribute name, keyword or function */
+    TK_HASH,   /* #[A-Za-z0-9_]*  expression attribute name */
+    TK_VALUE,  /* :[A-Za-z0-9_]*  expression attribute value */
+    TK_NUMBER, /* [0-9]+ (list index) */
+    TK_LPAREN,
+    TK_RPAREN,
+    TK_LBRACKET,
+    TK_RBRACKET,
+    TK_COMMA,
+    TK_DOT,
+    TK_EQ,
+    TK_NE,
+    TK_LT,
+    TK_LE,
+    TK_GT,
+    TK_GE,
+    TK_PLUS,
+    TK_MINUS,
+    TK_BAD /* any other character (one UTF-8 sequence) */
+} expr_tok_kind;
+
+typedef struct expr_token {
+    expr_tok_kind kind;
+    uint32_t off, len;  /* bytes of the source */
+    uint32_t line, col; /* 1-based */
+} expr_token;
+
+/* Split text into tokens (array in arena a, ending with one TK_EOF).
+ * Never fails on content; DDB_ENOMEM only. */
+int expr_lex(const char *text, size_t len, ddb_arena *a, expr_token **toks, size_t *ntoks);
+/* Token text equals keyword kw (upper case), ignoring ASCII case. */
+bool expr_tok_is(const char *src, const expr_token *t, const char *kw);
+/* DynamoDB's reserved words (case-insensitive), binary search. */
+bool expr_is_reserved(const char *s, size_t len);
+
+/* ---- AST (expr_parse.c) -------------------------------------------------- */
+
+typedef struct expr_pelem {
+    const char *name; /* resolved attribute name (NUL-terminated), NULL for an index */
+    uint32_t len;
+    uint32_t index;   /* list index when name is NULL */
+} expr_pelem;
+
+typedef struct expr_path {
+    expr_pelem *el;
+    uint32_t n;
+    uint32_t line, col;
+} expr_path;
+
+typedef enum expr_func {
+    EF_UNKNOWN = 0,
+    EF_ATTRIBUTE_EXISTS,
+    EF_ATTRIBUTE_NOT_EXISTS,
+    EF_ATTRIBUTE_TYPE,
+    EF_BEGINS_WITH,
+    EF_CONTAINS,
+    EF_SIZE,
+    EF_IF_NOT_EXISTS,
+    EF_LIST_APPEND
+} expr_func;
+
+typedef enum expr_node_kind {
+    EN_PATH,
+    EN_VALUE,
+    EN_FUNC,
+    EN_PLUS,
+    EN_MINUS,
+    EN_CMP,
+    EN_BETWEEN,
+    EN_IN,
+    EN_AND,
+    EN_OR,
+    EN_NOT
+} expr_node_kind;
+
+typedef enum expr_cmp { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } expr_cmp;
+
+typedef struct expr_node {
+    expr_node_kind kind;
+    uint8_t op;      /* expr_cmp for EN_CMP, expr_func for EN_FUNC */
+    uint8_t parens;  /* parenthesis pairs written directly around the node */
+    uint32_t line, col;
+    uint32_t nargs;
+    struct expr_node **args;
+    expr_path path;  /* EN_PATH */
+    const char *str; /* EN_VALUE: ":v"; EN_FUNC: function name (not NUL-terminated) */
+    uint32_t slen;
+} expr_node;
+
+typedef enum expr_action_kind { UA_SET, UA_REMOVE, UA_ADD, UA_DELETE } expr_action_kind;
+
+typedef struct expr_action {
+    expr_action_kind kind;
+    expr_path path;
+    expr_node *value; /* SET: the value expression; ADD/DELETE: the :value; REMOVE: NULL */
+} expr_action;
+
+/* Projection tree: the union of paths, children sorted (names bytewise,
+ * indexes ascending).  A leaf takes the whole value. */
+typedef struct expr_pnode {
+    const char *name; /* NULL for an index child */
+    uint32_t len;
+    uint32_t index;
+    bool leaf;
+    uint32_t n, cap;
+    struct expr_pnode *kids;
+} expr_pnode;
+
+typedef struct expr_keycond {
+    const char *attr; /* key attribute name */
+    uint32_t attr_len;
+    ddb_key_op op;    /* normalised: the key attribute on the left */
+    expr_node *v1, *v2;
+    uint32_t line, col;
+} expr_keycond;
+
+struct ddb_expr {
+    ddb_arena *arena;
+    ddb_expr_kind kind;
+    char *text;
+    size_t len;
+    expr_node *root;        /* condition, filter, key condition */
+    expr_action *actions;   /* update */
+    size_t nactions;
+    expr_path *paths;       /* projection */
+    size_t npaths;
+    expr_pnode ptree;       /* projection / updated paths */
+    const char **names_used; /* "#n" placeholders, distinct */
+    size_t nnames_used;
+    const char **values_used; /* ":v" placeholders, distinct */
+    size_t nvalues_used;
+    const char **top_names;
+    size_t ntop_names;
+    expr_keycond keyconds[2];
+    size_t nkeyconds;
+};
+
+/* ---- Shared helpers -------------------------------------------------------- */
+
+/* Value of path under the map root (NULL when absent). */
+const ddb_value *expr_path_get(const ddb_value *root, const expr_path *p, uint32_t nelems);
+/* The :value a node names, from values (NULL when undefined). */
+const ddb_value *expr_value_of(const ddb_item *values, const expr_node *n);
+/* Fail with "Invalid <Kind>: <message> at L:C" (line 0 = no position). */
+int expr_fail(ddb_error *err, int code, ddb_expr_kind kind, uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* Fail with message and position but no "Invalid <Kind>:" prefix. */
+int expr_fail_at(ddb_error *err, int code, uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Project value through a projection tree node into arena a (NULL when
+ * nothing is selected or out of memory: *nomem tells which). */
+ddb_value *expr_project_value(ddb_arena *a, const ddb_value *v, const expr_pnode *node, bool *nomem);
+/* Validate the :values one expression uses (step 2 of a request). */
+int expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error *err);
+/* Map lookup with a counted name. */
+const ddb_value *expr_map_get(const ddb_value *map, const char *name, size_t len);
+/* Insert or replace a counted name in a map built in arena a (the name is
+ * copied, the value linked).  DDB_ENOMEM on failure. */
+int expr_map_setn(ddb_arena *a, ddb_value *map, const char *name, size_t len, ddb_value *v);
+/* Remove a counted name from a map; true if it was there. */
+bool expr_map_removen(ddb_value *map, const char *name, size_t len);
+
+#endif

@@ -1,0 +1,140 @@
+/* The remote backend (internal API): every public operation of <ddb/ddb.h>
+ * sent as DynamoDB's JSON protocol (X-Amz-Target: DynamoDB_20120810.<Op>,
+ * Content-Type: application/x-amz-json-1.0) over HTTP(S) with libcurl,
+ * signed with AWS Signature Version 4, to DynamoDB or a compatible engine
+ * (ScyllaDB Alternator, dynalite).
+ *
+ * Each ddb_remote_X() takes the parameters of the public ddb_X() with
+ * `ddb_remote *r` in place of `ddb *db`, and keeps its contract: the same
+ * ownership (results in the caller's arena), the same DDB_E* codes:
+ *   ConditionalCheckFailedException        -> DDB_ECONDITION
+ *   ValidationException, SerializationException -> DDB_EVALIDATION (message = the server's)
+ *   ResourceNotFoundException              -> DDB_ENOTABLE
+ *   ResourceInUseException                 -> DDB_EEXISTS
+ *   TransactionCanceledException           -> DDB_ECANCELED (per-op reasons in ddb_tx_result)
+ *   TransactionConflictException, TransactionInProgressException -> DDB_ECANCELED
+ *   ProvisionedThroughputExceededException, ThrottlingException,
+ *   RequestLimitExceeded                   -> retried (exponential backoff, full jitter,
+ *                                             max_attempts), then DDB_ETHROTTLED
+ *   InternalServerError, ServiceUnavailable, other HTTP 5xx -> retried the same way, then DDB_EIO
+ *   ItemCollectionSizeLimitExceededException, LimitExceededException -> DDB_ELIMIT
+ *   UnknownOperationException              -> DDB_ENOTSUP (e.g. dynalite has no transactions)
+ *   bad credentials / signature / access   -> DDB_EINVAL
+ *   any other error type                   -> DDB_EIO with its type and message
+ *   connection, TLS, DNS failures          -> DDB_ENET (curl's error text)
+ *   connect or request timeout             -> DDB_ETIMEOUT (curl's error text)
+ *   a response that is not DynamoDB JSON of the expected shape (malformed
+ *   JSON, wrong types, bad attribute values, truncated body, CRC32
+ *   mismatch)                              -> DDB_ENET, message "bad response to <Op> ..."
+ * BatchWriteItem / BatchGetItem resubmit UnprocessedItems / UnprocessedKeys
+ * with the same backoff; what is still unprocessed after max_attempts is
+ * DDB_ETHROTTLED.  Nothing blocks without a bound: every request has a
+ * connect and a total timeout, every retry loop an attempt limit, table
+ * creation and deletion a wait limit.
+ *
+ * Threads: a handle may be used by any number of threads at once.  It
+ * holds a small pool of curl easy handles (each keeps its connection
+ * alive for reuse) behind a mutex, and a mutex-protected cache of key
+ * schemas (Query needs the key attribute names).  The only process-wide
+ * state is curl_global_init(), called once through pthread_once by the
+ * first ddb_remote_open() and never undone (libcurl's rule: global cleanup
+ * must not race with other users of libcurl in the process).
+ */
+#ifndef DDB_REMOTE_H
+#define DDB_REMOTE_H
+
+#include <ddb/ddb.h>
+
+typedef struct ddb_remote ddb_remote;
+
+/* Settings of a remote handle.  Zero / NULL fields take the value from the
+ * URI's query parameters (same names: ?region=eu-west-1&timeout_ms=2000),
+ * then from the environment, then the default shown. */
+typedef struct ddb_remote_options {
+    const char *region;            /* AWS_REGION, AWS_DEFAULT_REGION; dynamodb://REGION; "us-east-1" */
+    const char *access_key_id;     /* AWS_ACCESS_KEY_ID; for http:// endpoints without credentials a */
+    const char *secret_access_key; /*   fixed dummy pair (dynalite accepts anything) / AWS_SECRET_ACCESS_KEY */
+    const char *session_token;     /* AWS_SESSION_TOKEN; none */
+    uint32_t connect_timeout_ms;   /* 3000 */
+    uint32_t timeout_ms;           /* 30000: one attempt of one request, all included */
+    uint32_t max_attempts;         /* 10: attempts of one request (throttling, 5xx, unprocessed items) */
+    uint32_t retry_base_ms;        /* 25: delay before retry n is uniform in [0, min(cap, base * 2^n)] */
+    uint32_t retry_cap_ms;         /* 5000 */
+    uint32_t table_wait_ms;        /* 120000: CreateTable/DeleteTable wait for ACTIVE / gone */
+    uint32_t pool;                 /* 8: idle connections kept (more are opened when needed) */
+} ddb_remote_options;
+
+/* Open a handle (no request is sent).  uri:
+ *   http://HOST[:PORT][/PATH][?OPTIONS]   e.g. http://127.0.0.1:8000 (dynalite, Alternator)
+ *   https://HOST[:PORT][/PATH][?OPTIONS]
+ *   dynamodb://REGION[?OPTIONS]           = https://dynamodb.REGION.amazonaws.com (.com.cn for cn-*)
+ * OPTIONS are the ddb_remote_options names above, '&'-separated.  opts (the
+ * embedded engine's options) is accepted for symmetry and ignored.
+ * DDB_EINVAL for a malformed URI, an unknown or malformed option, missing
+ * credentials for an https:// or dynamodb:// endpoint, or only one of the
+ * key id and secret; DDB_ENOMEM; DDB_ENET if libcurl cannot initialise. */
+int ddb_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out, ddb_error *err);
+/* The same with explicit settings (ro may be NULL). */
+int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remote **out, ddb_error *err);
+void ddb_remote_close(ddb_remote *r);
+/* The endpoint URL requests go to (owned by r). */
+const char *ddb_remote_endpoint(const ddb_remote *r);
+
+/* True when uri names the remote backend (http://, https://, dynamodb://). */
+bool ddb_remote_uri(const char *uri);
+
+/* ddb_sync: nothing to flush; DDB_OK. */
+int ddb_remote_sync(ddb_remote *r, ddb_error *err);
+
+/* Tables.  create_table sends CreateTable (PAY_PER_REQUEST when rcu and wcu
+ * are 0, else PROVISIONED; GSIs of a provisioned table without their own
+ * throughput take the table's) and polls DescribeTable until the table and
+ * its indexes are ACTIVE (DDB_ETIMEOUT after table_wait_ms).  delete_table
+ * waits until the table is gone.  describe_table fills item_count and
+ * size_bytes from ItemCount / TableSizeBytes (refreshed by DynamoDB about
+ * every six hours) and partitions = 0 (not reported).  list_tables follows
+ * LastEvaluatedTableName through every page and returns the names sorted. */
+int ddb_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *err);
+int ddb_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err);
+int ddb_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
+int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+
+/* Items.  Capacity: whenever return_capacity is not NONE the request asks
+ * for INDEXES, so table_read/table_write are filled as the embedded engine
+ * fills them; with DDB_CAPACITY_TOTAL the per-index list is then dropped. */
+int ddb_remote_put_item(ddb_remote *r, const char *table, const ddb_item *item, const ddb_write_opts *opts,
+                        ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddb_remote_delete_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_write_opts *opts,
+                           ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddb_remote_update_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_expr *update,
+                           const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err);
+/* DDB_ENOTFOUND (with *out NULL, cap filled) when there is no item. */
+int ddb_remote_get_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+                        ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err);
+
+/* Batches and transactions.  batch_get: ops of one table with different
+ * consistency or projection go out as separate requests; key attributes
+ * are added to a projection so that answers can be matched to ops, and
+ * removed again when the projection did not ask for them. */
+int ddb_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc,
+                           ddb_capacity *cap, ddb_error *err);
+int ddb_remote_batch_get(ddb_remote *r, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                         ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+int ddb_remote_transact_write(ddb_remote *r, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+                              ddb_tx_result *res, ddb_error *err);
+int ddb_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                            ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+
+/* Query and Scan.  Query turns pk / sk_op / sk1 / sk2 into a
+ * KeyConditionExpression on the table's or index's key attributes (from
+ * DescribeTable, cached in the handle) and attributes into a
+ * ProjectionExpression. */
+int ddb_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddb_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+
+/* Not offered by DynamoDB's API: DDB_ENOTSUP. */
+int ddb_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_partition_stats **parts,
+                           size_t *count, ddb_error *err);
+int ddb_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err);
+
+#endif

@@ -1,0 +1,397 @@
+/* End to end: the module ddbgen generated from tests/generator/schemas/shop.h
+ * (every decorator), compiled into this test, on the embedded engine. */
+#include "shop_ddb.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[512];
+
+static ddb *open_db(const char *name)
+{
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/ddb-e2e-%s-%d", base, name, (int)getpid());
+    char cmd[600], uri[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(uri, sizeof uri, "file:%s", dir);
+    ddb *db;
+    ddb_error err;
+    if (ddb_open(uri, NULL, &db, &err))
+        fail_msg("open: %s", err.message);
+    if (shop_create_table(db, &err) || audit_create_table(db, &err))
+        fail_msg("create: %s", err.message);
+    return db;
+}
+
+static void close_db(ddb *db)
+{
+    ddb_close(db);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+#define OK(expr)                                                                                                      \
+    do {                                                                                                              \
+        int rc_ = (expr);                                                                                             \
+        if (rc_)                                                                                                      \
+            fail_msg("%s -> %s: %s", #expr, ddb_strerror(rc_), err.message);                                          \
+    } while (0)
+
+/* The stored item under a raw key, for checking what ddbgen wrote. */
+static ddb_item *raw(ddb *db, ddb_arena *a, const char *table, const char *pk, const char *sk)
+{
+    ddb_item *k = ddb_item_new(a), *it = NULL;
+    ddb_item_set_s(k, table[0] == 'A' ? "id" : "PK", pk);
+    if (sk)
+        ddb_item_set_s(k, "SK", sk);
+    ddb_error err;
+    int rc = ddb_get_item(db, table, k, NULL, a, &it, NULL, &err);
+    return rc ? NULL : it;
+}
+
+static void test_crud(void **state)
+{
+    (void)state;
+    ddb *db = open_db("crud");
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    assert_int_equal(shop_create_table(db, &err), DDB_EEXISTS);
+
+    struct organization org = {.name = "acme", .plan = PLAN_TEAM, .seats = 5};
+    OK(organization_create(db, &org, NULL, NULL, &err));
+    assert_int_equal(organization_create(db, &org, NULL, NULL, &err), DDB_ECONDITION);
+    assert_string_equal(err.message, "Organization already exists");
+
+    ddb_item *it = raw(db, a, "Shop", "ORG#acme", "METADATA#acme");
+    assert_non_null(it);
+    assert_string_equal(ddb_item_get(it, "Type")->u.s, "Organization");
+    assert_string_equal(ddb_item_get(it, "seats")->u.s, "5");
+    assert_string_equal(ddb_item_get(it, "plan")->u.s, "1");
+
+    struct organization got;
+    OK(organization_get(db, "acme", &got, a, NULL, NULL, &err));
+    assert_string_equal(got.name, "acme");
+    assert_int_equal(got.plan, PLAN_TEAM);
+    assert_int_equal(got.seats, 5);
+
+    org.seats = 9;
+    ddb_capacity cap;
+    OK(organization_update(db, &org, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &err));
+    assert_true(cap.write == 1.0);
+    OK(organization_get(db, "acme", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.seats, 9);
+    OK(organization_update_fields(db, &(struct organization){.name = "acme", .seats = 11},
+                                  (const char *const[]){"seats"}, 1, NULL, NULL, &err));
+    OK(organization_get(db, "acme", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.seats, 11);
+    assert_int_equal(got.plan, PLAN_TEAM); /* untouched */
+
+    struct organization missing = {.name = "nobody"};
+    assert_int_equal(organization_update(db, &missing, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(organization_get(db, "nobody", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(organization_update_fields(db, &org, (const char *const[]){"name"}, 1, NULL, NULL, &err),
+                     DDB_EVALIDATION);
+    assert_string_equal(err.message, "field name is part of the primary key of Organization: write a new item instead");
+    assert_int_equal(organization_update_fields(db, &org, (const char *const[]){"colour"}, 1, NULL, NULL, &err),
+                     DDB_EVALIDATION);
+    assert_string_equal(err.message, "Organization has no field colour");
+
+    /* strings longer than their field: an error, never truncation */
+    char longname[80];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[79] = 0;
+    assert_int_equal(organization_get(db, longname, &got, a, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_string_equal(err.message,
+                        "field name: \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...\" is 79 bytes, the field holds at most 63");
+
+    /* an item of another type under the key: an error, not garbage */
+    ddb_item *bad = ddb_item_new(a);
+    ddb_item_set_s(bad, "PK", "ORG#evil");
+    ddb_item_set_s(bad, "SK", "METADATA#evil");
+    ddb_item_set_s(bad, "Type", "User");
+    OK(ddb_put_item(db, "Shop", bad, NULL, NULL, NULL, &err));
+    assert_int_equal(organization_get(db, "evil", &got, a, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_string_equal(err.message, "item has Type = \"User\", expected \"Organization\"");
+    ddb_item_set_s(bad, "Type", "Organization");
+    OK(ddb_put_item(db, "Shop", bad, NULL, NULL, NULL, &err));
+    assert_int_equal(organization_get(db, "evil", &got, a, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_string_equal(err.message, "required attribute name (field name of organization) is missing");
+
+    OK(organization_delete(db, "acme", NULL, NULL, &err));
+    assert_int_equal(organization_get(db, "acme", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_user_version_uuid_sparse(void **state)
+{
+    (void)state;
+    ddb *db = open_db("user");
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    struct address past[] = {{"de", "Berlin", NULL, {52.5, 13.4}}, {"no", "Oslo", "Karl Johans gate", {59.9, 10.7}}};
+    char *nicks[] = {"annie", "a."};
+    char *tags[] = {"admin", "beta"};
+    struct user u = {.org = "acme", .username = "ann", .logins = 1, .created_at = 1700000000, .active = true,
+                     .home = {"fr", "Lyon", NULL, {45.76, 4.84}}, .past = past, .past_count = 2,
+                     .nicknames = nicks, .nicknames_count = 2, .tags = {tags, 2}};
+    OK(user_create(db, &u, NULL, NULL, &err));
+    assert_int_equal(strlen(u.global_id), 36); /* DDB_UUID filled */
+    assert_int_equal(u.version, 1);            /* DDB_VERSION starts at 1 */
+    char first_id[37];
+    strcpy(first_id, u.global_id);
+
+    struct user got;
+    OK(user_get(db, "acme", "ann", &got, a, NULL, NULL, &err));
+    assert_string_equal(got.global_id, first_id);
+    assert_int_equal(got.version, 1);
+    assert_int_equal(got.past_count, 2);
+    assert_string_equal(got.past[1].street, "Karl Johans gate");
+    assert_null(got.past[0].street);
+    assert_true(got.past[1].geo.lat == 59.9);
+    assert_int_equal(got.nicknames_count, 2);
+    assert_string_equal(got.nicknames[0], "annie");
+    assert_int_equal(got.tags.count, 2);
+    assert_null(got.email);
+    assert_int_equal(got.expires_at, 0);
+    /* LSI1 key from a nested field, upper-cased, and a padded number */
+    ddb_item *it = raw(db, a, "Shop", "ORG#acme", "USER#ann");
+    assert_string_equal(ddb_item_get(it, "LSI1SK")->u.s, "FR#00000000001700000000");
+    assert_string_equal(ddb_item_get(it, "GSI1PK")->u.s, "USER#ann");
+    assert_null(ddb_item_get(it, "EmailPK")); /* sparse: no email */
+    assert_null(ddb_item_get(it, "expires_at")); /* TTL 0: no attribute */
+    assert_string_equal(ddb_item_get(it, "ca")->u.s, "1700000000"); /* DDB_ATTR */
+
+    /* optimistic locking */
+    u.logins = 2;
+    OK(user_put(db, &u, NULL, NULL, &err));
+    assert_int_equal(u.version, 2);
+    struct user stale = u;
+    stale.version = 1;
+    stale.logins = 99;
+    assert_int_equal(user_put(db, &stale, NULL, NULL, &err), DDB_ECONDITION);
+    assert_string_equal(err.message, "User: stored version is not 1 (changed by another writer)");
+    assert_int_equal(user_update_fields(db, &stale, (const char *const[]){"logins"}, 1, NULL, NULL, &err),
+                     DDB_ECONDITION);
+    OK(user_get(db, "acme", "ann", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.logins, 2);
+    assert_int_equal(got.version, 2);
+
+    /* sparse index: an email puts the user in ByEmail ({email|lower}) */
+    user_page pg;
+    struct user probe = {.email = "ann@x.org"};
+    OK(user_query_ByEmail(db, (ddb_ent_query){.obj = &probe}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 0);
+    u.email = "Ann@X.org";
+    u.expires_at = 4102444800;
+    OK(user_update_fields(db, &u, (const char *const[]){"email", "expires_at"}, 2, NULL, NULL, &err));
+    assert_int_equal(u.version, 3);
+    OK(user_query_ByEmail(db, (ddb_ent_query){.obj = &probe}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    /* ByEmail projects (username, Type) only: the typed query reads the whole user */
+    assert_string_equal(pg.items[0].username, "ann");
+    assert_string_equal(pg.items[0].global_id, first_id);
+    it = raw(db, a, "Shop", "ORG#acme", "USER#ann");
+    assert_string_equal(ddb_item_get(it, "EmailPK")->u.s, "ann@x.org");
+    assert_string_equal(ddb_item_get(it, "expires_at")->u.s, "4102444800");
+    /* and removing it takes the user out again */
+    u.email = NULL;
+    OK(user_update_fields(db, &u, (const char *const[]){"email"}, 1, NULL, NULL, &err));
+    OK(user_query_ByEmail(db, (ddb_ent_query){.obj = &probe}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 0);
+    it = raw(db, a, "Shop", "ORG#acme", "USER#ann");
+    assert_null(ddb_item_get(it, "EmailPK"));
+    assert_null(ddb_item_get(it, "email"));
+
+    /* GSI1: USER#{username} / PROFILE */
+    OK(user_query_GSI1(db, (ddb_ent_query){.obj = &(struct user){.username = "ann"}}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].global_id, first_id);
+
+    /* TTL on another table, with a UUID primary key */
+    struct audit_event ev = {.actor = "ann"};
+    OK(audit_event_create(db, &ev, NULL, NULL, &err));
+    assert_int_equal(strlen(ev.event_id), 36);
+    it = raw(db, a, "Audit", ev.event_id, NULL);
+    assert_non_null(it);
+    assert_null(ddb_item_get(it, "at"));
+    assert_string_equal(ddb_item_get(it, "Type")->u.s, "AuditEvent");
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_orders_ids_derived_queries(void **state)
+{
+    (void)state;
+    ddb *db = open_db("orders");
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    const char *dates[] = {"2022-11-01", "2022-11-20", "2022-12-24", "2023-01-05", "2022-03-15"};
+    for (int i = 0; i < 5; i++) {
+        struct order o = {.org = "acme", .total = 10.5 * (i + 1)};
+        strcpy(o.order_date, dates[i]);
+        OK(order_create(db, &o, NULL, NULL, &err));
+        assert_int_equal(o.id, (uint64_t)i + 1); /* DDB_AUTO_ID: 1, 2, 3 ... per org */
+    }
+    struct order other = {.org = "globex", .order_date = "2022-01-01"};
+    OK(order_create(db, &other, NULL, NULL, &err));
+    assert_int_equal(other.id, 1); /* another scope, another counter */
+    /* derived attributes written and read back */
+    struct order o;
+    struct organization org = {.name = "acme"};
+    OK(organization_put(db, &org, NULL, NULL, &err));
+    struct user usr = {.org = "acme", .username = "bob", .home = {"us", "Austin", NULL, {0, 0}}};
+    OK(user_put(db, &usr, NULL, NULL, &err));
+
+    ddb_item *it = raw(db, a, "Shop", "ORG#acme", "ORDER#00000003");
+    assert_non_null(it);
+    assert_string_equal(ddb_item_get(it, "quarter")->u.s, "Q4");
+    assert_string_equal(ddb_item_get(it, "Month")->u.s, "12");
+    assert_string_equal(ddb_item_get(it, "year")->u.s, "2022");
+    assert_string_equal(ddb_item_get(it, "Year")->u.s, "2022"); /* ByYear key attribute (N) */
+    assert_int_equal(ddb_item_get(it, "Year")->type, DDB_TN);
+
+    /* orders in 2022 from the ByYear index: it projects keys only, so the
+     * typed query reads each order whole from the table */
+    order_page pg;
+    struct order probe = {.year = 2022};
+    ddb_ent_query q = {.obj = &probe, .page_size = 2};
+    size_t n = 0;
+    do {
+        OK(order_query_ByYear(db, q, a, NULL, &pg, &err));
+        for (size_t i = 0; i < pg.count; i++) {
+            assert_int_equal(pg.items[i].year, 2022);
+            assert_int_equal(strncmp(pg.items[i].order_date, "2022-", 5), 0);
+        }
+        n += pg.count;
+        q.cursor = pg.cursor;
+    } while (q.cursor);
+    assert_int_equal(n, 5); /* four of acme's, one of globex's */
+
+    /* every order of acme, from the table: other types in the partition are skipped */
+    struct order p2 = {.org = "acme"};
+    OK(order_query_table(db, (ddb_ent_query){.obj = &p2}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 5);
+    for (size_t i = 0; i < pg.count; i++)
+        assert_int_equal(pg.items[i].id, i + 1);
+    /* one per page, backwards, with the cursor */
+    q = (ddb_ent_query){.obj = &p2, .page_size = 1, .backward = true};
+    uint64_t expect = 5;
+    do {
+        OK(order_query_table(db, q, a, NULL, &pg, &err));
+        for (size_t i = 0; i < pg.count; i++)
+            assert_int_equal(pg.items[i].id, expect--);
+        q.cursor = pg.cursor;
+    } while (q.cursor);
+    assert_int_equal(expect, 0);
+    /* a range on the sort-key field: id > 2 */
+    p2.id = 2;
+    OK(order_query_table(db, (ddb_ent_query){.obj = &p2, .sk_fields = 1, .op = DDB_SK_GT}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 3);
+    assert_int_equal(pg.items[0].id, 3);
+    /* between 2 and 4 */
+    struct order hi = {.org = "acme", .id = 4};
+    OK(order_query_table(db, (ddb_ent_query){.obj = &p2, .sk_fields = 1, .op = DDB_SK_BETWEEN, .obj_hi = &hi}, a,
+                         NULL, &pg, &err));
+    assert_int_equal(pg.count, 3);
+    /* exact key */
+    OK(order_query_table(db, (ddb_ent_query){.obj = &p2, .sk_fields = 1}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].order_date, "2022-11-20");
+    /* GSI1: ORDER#{id} / {order_date} */
+    OK(order_query_GSI1(db, (ddb_ent_query){.obj = &(struct order){.id = 4}}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 1); /* acme's #4; globex has only #1 */
+    OK(order_get(db, "acme", 4, &o, a, NULL, NULL, &err));
+    assert_string_equal(o.quarter, "Q1");
+    assert_int_equal(o.year, 2023);
+
+    /* the collection: organization, users and orders of one partition, one query */
+    shop_members_result res;
+    OK(shop_query_members(db, "acme", &res, a, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &err));
+    assert_int_equal(res.organization_count, 1);
+    assert_int_equal(res.user_count, 1);
+    assert_int_equal(res.order_count, 5);
+    assert_string_equal(res.user[0].username, "bob");
+    assert_true(res.capacity.read > 0);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_shards(void **state)
+{
+    (void)state;
+    ddb *db = open_db("shards");
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    char *desc = malloc(40 * 1024);
+    memset(desc, 'd', 40 * 1024 - 1);
+    desc[40 * 1024 - 1] = 0;
+    struct product p = {.sku = "pr-000001", .title = "Kayak", .description = desc, .stock = 10, .views = 3};
+    ddb_capacity cap;
+    ddb_ent_opts caps = {.return_capacity = DDB_CAPACITY_INDEXES};
+    OK(product_put(db, &p, &caps, &cap, &err));
+    /* shard A ~41 KB (41 units) + shard B (1), written in one transaction:
+     * transactional writes count double, as in DynamoDB */
+    assert_true(cap.table_write == 84.0);
+    /* two physical items: same PK, SK + "~" + shard id */
+    ddb_item *ia = raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~A");
+    ddb_item *ib = raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~B");
+    assert_non_null(ia);
+    assert_non_null(ib);
+    assert_non_null(ddb_item_get(ia, "description"));
+    assert_null(ddb_item_get(ia, "stock"));
+    assert_string_equal(ddb_item_get(ib, "stock")->u.s, "10");
+    assert_string_equal(ddb_item_get(ib, "sku")->u.s, "pr-000001"); /* key fields on every shard */
+    assert_string_equal(ddb_item_get(ib, "GSI1SK")->u.s, "00000000000000000003#pr-000001");
+
+    struct product got;
+    OK(product_get(db, "pr-000001", &got, a, NULL, NULL, &err));
+    assert_string_equal(got.title, "Kayak");
+    assert_int_equal(strlen(got.description), 40 * 1024 - 1);
+    assert_int_equal(got.stock, 10);
+
+    /* the stock changes: only shard B is written, 1 WCU instead of 42 */
+    p.stock = 9;
+    OK(product_update_fields(db, &p, (const char *const[]){"stock"}, 1, &caps, &cap, &err));
+    assert_true(cap.table_write == 1.0);
+    OK(product_get(db, "pr-000001", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.stock, 9);
+    assert_string_equal(got.title, "Kayak");
+
+    /* the popularity index follows the views (its key lives on shard B) */
+    p.views = 7;
+    OK(product_update_fields(db, &p, (const char *const[]){"views"}, 1, &caps, &cap, &err));
+    assert_true(cap.table_write == 1.0);
+    product_page pg;
+    OK(product_query_GSI1(db, (ddb_ent_query){.obj = &p}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    ib = raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~B");
+    assert_string_equal(ddb_item_get(ib, "GSI1SK")->u.s, "00000000000000000007#pr-000001");
+
+    OK(product_delete(db, "pr-000001", NULL, NULL, &err));
+    assert_null(raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~A"));
+    assert_null(raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~B"));
+    assert_int_equal(product_get(db, "pr-000001", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    free(desc);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crud),
+        cmocka_unit_test(test_user_version_uuid_sparse),
+        cmocka_unit_test(test_orders_ids_derived_queries),
+        cmocka_unit_test(test_shards),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,251 @@
+/* Item records: encode/decode round trips, and every damaged record is
+ * refused (DDB_ECORRUPT), never read past its end. */
+#include "testutil.h"
+
+#include "codec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+static ddb_value *random_value(ddb_arena *a, int depth)
+{
+    char buf[300];
+    int kind = rnd(depth > 4 ? 6 : 10);
+    size_t len = rnd(4) == 0 ? 200 + rnd(100) : rnd(20);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (char)('a' + rnd(26));
+    switch (kind) {
+    case 0:
+        return ddb_v_s(a, buf, len);
+    case 1:
+        return ddb_v_i64(a, (int64_t)rnd(1000000) - 500000);
+    case 2:
+        buf[0] = '\0'; /* bytes may hold NULs */
+        return ddb_v_b(a, buf, len);
+    case 3:
+        return ddb_v_bool(a, rnd(2));
+    case 4:
+        return ddb_v_null(a);
+    case 5: {
+        ddb_value *set = ddb_v_set(a, DDB_TSS);
+        for (uint32_t i = 0, n = 1 + rnd(4); i < n; i++) {
+            char e[8];
+            snprintf(e, sizeof e, "e%u", rnd(50));
+            assert_int_equal(ddb_set_add(a, set, ddb_v_str(a, e), NULL), DDB_OK);
+        }
+        return set;
+    }
+    case 6:
+    case 7: {
+        ddb_value *l = ddb_v_list(a);
+        for (uint32_t i = 0, n = rnd(5); i < n; i++)
+            assert_int_equal(ddb_list_append(a, l, random_value(a, depth + 1)), DDB_OK);
+        return l;
+    }
+    default: {
+        ddb_value *m = ddb_v_map(a);
+        for (uint32_t i = 0, n = rnd(5); i < n; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "k%u", rnd(20));
+            assert_int_equal(ddb_map_set(a, m, name, random_value(a, depth + 1)), DDB_OK);
+        }
+        return m;
+    }
+    }
+}
+
+/* Every S/N string and every name of a decoded tree is NUL-terminated. */
+static void check_terminated(const ddb_value *v)
+{
+    switch (v->type) {
+    case DDB_TS:
+    case DDB_TN:
+    case DDB_TB:
+        assert_int_equal(v->u.s[v->len], '\0');
+        break;
+    case DDB_TM:
+        for (uint32_t i = 0; i < v->len; i++) {
+            assert_int_equal(v->u.m[i].name[v->u.m[i].name_len], '\0');
+            check_terminated(v->u.m[i].value);
+        }
+        break;
+    case DDB_TL:
+    case DDB_TSS:
+    case DDB_TNS:
+    case DDB_TBS:
+        for (uint32_t i = 0; i < v->len; i++)
+            check_terminated(v->u.l[i]);
+        break;
+    default:
+        break;
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new(), *b = ddb_arena_new();
+    for (int round = 0; round < 2000; round++) {
+        ddb_arena_reset(a);
+        ddb_arena_reset(b);
+        ddb_value *m = ddb_v_map(a);
+        for (uint32_t i = 0, n = rnd(8); i < n; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "attr%u", rnd(30));
+            assert_int_equal(ddb_map_set(a, m, name, random_value(a, 1)), DDB_OK);
+        }
+        ddb_item *in = ddb_item_from_map(a, m);
+        ddb_buf buf = {0};
+        assert_int_equal(ddb_encode_item(&buf, m, ddb_item_size(in)), DDB_OK);
+        ddb_item *out = NULL;
+        assert_int_equal(ddb_decode_item(buf.p, buf.len, b, &out), DDB_OK);
+        assert_true(ddb_value_equal(ddb_item_map(out), m));
+        assert_int_equal(ddb_item_size(out), ddb_item_size(in));
+        assert_ptr_equal(ddb_item_arena(out), b);
+        check_terminated(ddb_item_map(out));
+        size_t size = 0;
+        assert_int_equal(ddb_record_size(buf.p, buf.len, &size), DDB_OK);
+        assert_int_equal(size, ddb_item_size(in));
+        /* a decoded item can be changed like any other */
+        assert_int_equal(ddb_item_set_s(out, "added", "x"), DDB_OK);
+        assert_non_null(ddb_item_get(out, "added"));
+
+        /* every strict prefix is refused; so is a trailing byte */
+        for (size_t cut = 0; cut < buf.len; cut++) {
+            uint8_t *p = malloc(cut ? cut : 1); /* exactly cut bytes: ASan sees any overread */
+            memcpy(p, buf.p, cut);
+            assert_int_equal(ddb_decode_item(p, cut, b, &out), DDB_ECORRUPT);
+            free(p);
+        }
+        uint8_t *longer = malloc(buf.len + 1);
+        memcpy(longer, buf.p, buf.len);
+        longer[buf.len] = 0;
+        assert_int_equal(ddb_decode_item(longer, buf.len + 1, b, &out), DDB_ECORRUPT);
+        /* damaged bytes: refused or decoded, never a crash or an overread */
+        for (int k = 0; k < 20 && buf.len > 1; k++) {
+            memcpy(longer, buf.p, buf.len);
+            longer[1 + rnd((uint32_t)buf.len - 1)] = (uint8_t)rnd(256);
+            int rc = ddb_decode_item(longer, buf.len, b, &out);
+            assert_true(rc == DDB_OK || rc == DDB_ECORRUPT);
+            if (rc == DDB_OK)
+                check_terminated(ddb_item_map(out));
+        }
+        free(longer);
+        ddb_buf_free(&buf);
+    }
+    ddb_arena_free(a);
+    ddb_arena_free(b);
+}
+
+/* An attribute holding lists nested to the given depth (the attribute's
+ * value is depth 1). */
+static int decode_nested(int depth)
+{
+    ddb_arena *a = ddb_arena_new();
+    ddb_value *inner = ddb_v_str(a, "leaf");
+    for (int d = depth; d > 1; d--) {
+        ddb_value *l = ddb_v_list(a);
+        assert_int_equal(ddb_list_append(a, l, inner), DDB_OK);
+        inner = l;
+    }
+    ddb_value *m = ddb_v_map(a);
+    assert_int_equal(ddb_map_set(a, m, "deep", inner), DDB_OK);
+    ddb_buf buf = {0};
+    assert_int_equal(ddb_encode_item(&buf, m, 1), DDB_OK);
+    ddb_item *out;
+    int rc = ddb_decode_item(buf.p, buf.len, a, &out);
+    if (rc == DDB_OK)
+        assert_true(ddb_value_equal(ddb_item_map(out), m));
+    ddb_buf_free(&buf);
+    ddb_arena_free(a);
+    return rc;
+}
+
+static void test_depth_limit(void **state)
+{
+    (void)state;
+    assert_int_equal(decode_nested(64), DDB_OK);
+    assert_int_equal(decode_nested(65), DDB_ECORRUPT);
+}
+
+static void test_empty_and_scalars(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    ddb_value *m = ddb_v_map(a);
+    ddb_buf buf = {0};
+    ddb_item *out;
+    assert_int_equal(ddb_encode_item(&buf, m, 0), DDB_OK);
+    assert_int_equal(ddb_decode_item(buf.p, buf.len, a, &out), DDB_OK);
+    assert_int_equal(ddb_item_count(out), 0);
+    buf.len = 0;
+    assert_int_equal(ddb_map_set(a, m, "t", ddb_v_bool(a, true)), DDB_OK);
+    assert_int_equal(ddb_map_set(a, m, "f", ddb_v_bool(a, false)), DDB_OK);
+    assert_int_equal(ddb_map_set(a, m, "z", ddb_v_null(a)), DDB_OK);
+    assert_int_equal(ddb_map_set(a, m, "e", ddb_v_s(a, "", 0)), DDB_OK);
+    assert_int_equal(ddb_map_set(a, m, "l", ddb_v_list(a)), DDB_OK);
+    assert_int_equal(ddb_map_set(a, m, "m", ddb_v_map(a)), DDB_OK);
+    assert_int_equal(ddb_encode_item(&buf, m, 9), DDB_OK);
+    assert_int_equal(ddb_decode_item(buf.p, buf.len, a, &out), DDB_OK);
+    assert_true(ddb_value_equal(ddb_item_map(out), m));
+    assert_true(ddb_item_get(out, "t")->u.boolean);
+    assert_false(ddb_item_get(out, "f")->u.boolean);
+    assert_int_equal(ddb_item_get(out, "z")->type, DDB_TNULL);
+    assert_string_equal(ddb_item_get(out, "e")->u.s, "");
+    assert_null(ddb_item_get(out, "l")->u.l);
+    assert_null(ddb_item_get(out, "m")->u.m);
+    /* unknown version and unknown type bytes */
+    uint8_t bad_version[] = {2, 0, 0};
+    assert_int_equal(ddb_decode_item(bad_version, sizeof bad_version, a, &out), DDB_ECORRUPT);
+    uint8_t bad_type[] = {1, 0, 1, 1, 'x', 99};
+    assert_int_equal(ddb_decode_item(bad_type, sizeof bad_type, a, &out), DDB_ECORRUPT);
+    ddb_buf_free(&buf);
+    ddb_arena_free(a);
+}
+
+/* Reset keeps a block big enough for the last use, so a reused arena
+ * stops allocating; everything it hands out stays usable. */
+static void test_arena_reuse(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    for (int round = 0; round < 50; round++) {
+        ddb_arena_reset(a);
+        assert_int_equal(ddb_arena_used(a), 0);
+        char *prev = NULL;
+        for (int i = 0; i < 400; i++) {
+            char *p = ddb_arena_alloc(a, 200 + (size_t)(i % 7));
+            assert_non_null(p);
+            memset(p, i, 200);
+            if (prev)
+                assert_int_equal((unsigned char)prev[199], (unsigned char)(i - 1));
+            prev = p;
+        }
+        char *big = ddb_arena_alloc(a, 3u << 20); /* over the kept size */
+        assert_non_null(big);
+        memset(big, 1, 3u << 20);
+    }
+    ddb_arena_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_empty_and_scalars),
+        cmocka_unit_test(test_arena_reuse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
