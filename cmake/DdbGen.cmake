@@ -3,71 +3,122 @@
 #                   [TEMPLATES <dir>] [OUTPUT_DIR <dir>])
 #
 # Generates <x>_ddb.h / <x>_ddb.c from a decorated schema header at build
-# time and builds them into a static library <target> that links libddb.
-# Generation reruns when the schema (or a header it includes), the
-# templates or the ddbgen executable change; the generated files live in
-# the build tree (default ${CMAKE_CURRENT_BINARY_DIR}/ddbgen) and are only
-# rewritten when their content changes.  Include "<x>_ddb.h" to use it.
+# time and builds them into a static library <target> that links libddb
+# (ddbgen::ddb); link <target> and #include "<x>_ddb.h".
+#
+# - Generation reruns when the schema, a header it includes (a depfile from
+#   the C compiler's -MM), a template (TEMPLATES, else DDBGEN_TEMPLATES_DIR)
+#   or the ddbgen executable changes.
+# - The files land in the build tree (OUTPUT_DIR, default
+#   ${CMAKE_CURRENT_BINARY_DIR}/ddbgen/<target>).  ddbgen rewrites a file
+#   only when its content changes and the command's output is a stamp, so a
+#   rerun that produces the same code recompiles nothing.
+# - The generator and runtime are the targets ddbgen::ddbgen and ddbgen::ddb:
+#   aliases of the in-tree targets inside this project, imported targets
+#   after find_package(ddbgen) (whose config includes this file).
+#
+# Relative paths (SCHEMA, INCLUDE_DIRS, TEMPLATES, OUTPUT_DIR) are relative
+# to the calling CMakeLists.txt's directory.  INCLUDE_DIRS are searched by
+# ddbgen (like -I) and added to <target>'s public include directories.
+
+# include() gives this file its own policy scope; the function keeps these.
+cmake_policy(VERSION 3.20...3.28)
+
+# The default templates: the project's templates/ (set by its top-level
+# CMakeLists.txt) or, when installed, the package's (set by ddbgenConfig).
+if(NOT DEFINED DDBGEN_TEMPLATES_DIR)
+  get_filename_component(DDBGEN_TEMPLATES_DIR "${CMAKE_CURRENT_LIST_DIR}/../templates" ABSOLUTE)
+endif()
+
 function(ddbgen_add_module target)
   cmake_parse_arguments(M "" "SCHEMA;TEMPLATES;OUTPUT_DIR" "INCLUDE_DIRS;DEFINES" ${ARGN})
+  if(M_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ddbgen_add_module(${target}): unknown arguments: ${M_UNPARSED_ARGUMENTS}")
+  endif()
   if(NOT M_SCHEMA)
     message(FATAL_ERROR "ddbgen_add_module(${target}): SCHEMA is required")
   endif()
-  if(TARGET ddbgen)
-    set(_exe ddbgen)
-  elseif(TARGET ddbgen::ddbgen)
-    set(_exe ddbgen::ddbgen)
-  else()
-    message(FATAL_ERROR "ddbgen_add_module: no ddbgen executable (find_package(ddbgen) first)")
-  endif()
-  if(TARGET ddb)
-    set(_lib ddb)
-  else()
-    set(_lib ddbgen::ddb)
+  if(NOT TARGET ddbgen::ddbgen OR NOT TARGET ddbgen::ddb)
+    message(FATAL_ERROR "ddbgen_add_module(${target}): targets ddbgen::ddbgen and ddbgen::ddb are "
+                        "missing; call find_package(ddbgen REQUIRED) first")
   endif()
 
-  get_filename_component(_schema_abs "${M_SCHEMA}" ABSOLUTE)
-  get_filename_component(_schema_dir "${_schema_abs}" DIRECTORY)
-  get_filename_component(_base "${M_SCHEMA}" NAME_WE)
+  get_filename_component(_schema "${M_SCHEMA}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  get_filename_component(_schema_dir "${_schema}" DIRECTORY)
+  get_filename_component(_base "${_schema}" NAME_WE)
   if(M_OUTPUT_DIR)
-    set(_out "${M_OUTPUT_DIR}")
+    get_filename_component(_out "${M_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
   else()
-    set(_out "${CMAKE_CURRENT_BINARY_DIR}/ddbgen")
+    set(_out "${CMAKE_CURRENT_BINARY_DIR}/ddbgen/${target}")
+  endif()
+  if(M_TEMPLATES)
+    get_filename_component(_tdir "${M_TEMPLATES}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  else()
+    set(_tdir "${DDBGEN_TEMPLATES_DIR}")
+  endif()
+  file(GLOB _tdeps CONFIGURE_DEPENDS "${_tdir}/*.mustache")
+  if(NOT _tdeps)
+    message(FATAL_ERROR "ddbgen_add_module(${target}): no templates (*.mustache) in '${_tdir}'")
   endif()
   file(MAKE_DIRECTORY "${_out}")
 
-  set(_args)
-  foreach(_d ${M_INCLUDE_DIRS})
-    get_filename_component(_da "${_d}" ABSOLUTE)
-    list(APPEND _args -I "${_da}")
+  # Options shared by ddbgen (libclang) and the dependency scan (the C compiler).
+  set(_incs)
+  set(_opts)
+  foreach(_d IN LISTS M_INCLUDE_DIRS)
+    get_filename_component(_da "${_d}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND _incs "${_da}")
+    list(APPEND _opts -I "${_da}")
   endforeach()
-  foreach(_d ${M_DEFINES})
-    list(APPEND _args -D "${_d}")
+  foreach(_d IN LISTS M_DEFINES)
+    list(APPEND _opts -D "${_d}")
   endforeach()
-  set(_tdeps)
-  if(M_TEMPLATES)
-    get_filename_component(_tdir "${M_TEMPLATES}" ABSOLUTE)
-    list(APPEND _args --templates "${_tdir}")
-    file(GLOB _tdeps "${_tdir}/*.mustache")
-  elseif(DEFINED DDBGEN_TEMPLATES_DIR)
-    file(GLOB _tdeps "${DDBGEN_TEMPLATES_DIR}/*.mustache")
+
+  # Relative schema path: it is what the generated preamble names, so the
+  # output does not depend on where the tree lives.
+  file(RELATIVE_PATH _schema_arg "${CMAKE_CURRENT_SOURCE_DIR}" "${_schema}")
+  set(_stamp "${_out}/${_base}.stamp")
+  set(_gen_h "${_out}/${_base}_ddb.h")
+  set(_gen_c "${_out}/${_base}_ddb.c")
+  set(_exe "$<TARGET_FILE:ddbgen::ddbgen>")
+  set(_exe_deps "${_exe}")
+  get_target_property(_real ddbgen::ddbgen ALIASED_TARGET)
+  if(_real)
+    list(APPEND _exe_deps ${_real})   # in-tree: also build ddbgen first
   endif()
 
-  set(_stamp "${_out}/${_base}.stamp")
+  set(_scan)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    # Headers the schema includes, found as the compiler sees them (with the
+    # runtime's include directory for <ddb/schema.h>); -MM leaves out system
+    # headers.
+    set(_depfile "${_out}/${_base}.d")
+    set(_scan DEPFILE "${_depfile}")
+    set(_scan_cmd COMMAND "${CMAKE_C_COMPILER}" -x c -std=c11 -DDDB_SCHEMA_PARSE=1 ${_opts}
+      "-I$<JOIN:$<TARGET_PROPERTY:ddbgen::ddb,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+      -MM -MT "${_stamp}" -MF "${_depfile}" "${_schema}")
+  else()
+    set(_scan IMPLICIT_DEPENDS C "${_schema}")   # Makefile generators only
+    set(_scan_cmd)
+  endif()
+
   add_custom_command(
     OUTPUT "${_stamp}"
-    BYPRODUCTS "${_out}/${_base}_ddb.h" "${_out}/${_base}_ddb.c"
-    COMMAND ${_exe} ${_args} -o "${_out}" "${M_SCHEMA}"
-    COMMAND ${CMAKE_COMMAND} -E touch "${_stamp}"
+    BYPRODUCTS "${_gen_h}" "${_gen_c}"
+    COMMAND "${_exe}" ${_opts} --templates "${_tdir}" -o "${_out}" "${_schema_arg}"
+    ${_scan_cmd}
+    COMMAND "${CMAKE_COMMAND}" -E touch "${_stamp}"
     WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
-    DEPENDS "${_schema_abs}" ${_exe} ${_tdeps}
-    IMPLICIT_DEPENDS C "${_schema_abs}"
-    COMMENT "ddbgen ${M_SCHEMA}"
+    DEPENDS "${_schema}" ${_tdeps} ${_exe_deps}
+    ${_scan}
+    COMMENT "ddbgen ${_schema_arg} -> ${_base}_ddb.h, ${_base}_ddb.c"
+    COMMAND_EXPAND_LISTS
     VERBATIM)
   add_custom_target(${target}_ddbgen DEPENDS "${_stamp}")
-  add_library(${target} STATIC "${_out}/${_base}_ddb.c")
+  add_library(${target} STATIC "${_gen_c}")
   add_dependencies(${target} ${target}_ddbgen)
-  target_include_directories(${target} PUBLIC "${_out}" "${_schema_dir}" ${M_INCLUDE_DIRS})
-  target_link_libraries(${target} PUBLIC ${_lib})
-  set_target_properties(${target} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+  target_include_directories(${target} PUBLIC "${_out}" "${_schema_dir}" ${_incs})
+  target_link_libraries(${target} PUBLIC ddbgen::ddb)
+  set_target_properties(${target} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
+                                             POSITION_INDEPENDENT_CODE ON)
 endfunction()

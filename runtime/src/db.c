@@ -118,6 +118,7 @@ void ddb_close(ddb *db)
     }
     ddb_arena_free(db->wscratch);
     ddb_buf_free(&db->wbuf);
+    ddb_expr_cache_free(db);
     pthread_mutex_destroy(&db->schema_mu);
     pthread_mutex_destroy(&db->gc_mu);
     pthread_cond_destroy(&db->gc_cv);

@@ -3,6 +3,7 @@
 #define DDB_ENGINE_H
 
 #include <ddb/ddb.h>
+#include <ddb/expr.h>
 #include <lmdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -82,6 +83,8 @@ struct ddb {
      * (one write transaction at a time per environment). */
     ddb_arena *wscratch;
     ddb_buf wbuf;
+    /* prepared expressions shared by the calls of generated modules (expr_cache.c) */
+    struct ddb_expr_cache *expr_cache;
     /* group commit */
     pthread_mutex_t gc_mu;
     pthread_cond_t gc_cv;
@@ -103,6 +106,13 @@ void ddb_read_end(MDB_txn *txn);
 int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
 void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
 int ddb_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
+
+/* Prepared-expression cache of a handle (expr_cache.c).  *out stays valid
+ * until ddb_close and may be used by any thread, unless the cache is full:
+ * then *owned is set too and the caller frees it (ddb_expr_free) after use. */
+int ddb_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_item *names, const ddb_expr **out,
+                    ddb_expr **owned, ddb_error *err);
+void ddb_expr_cache_free(ddb *db);
 
 /* Table cache: look up name as of txn's snapshot. */
 int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);

@@ -3,6 +3,8 @@
  * items written in one transaction and read back with one Query. */
 #include "entity_internal.h"
 
+#include "engine.h"
+
 #include "error.h"
 #include "value.h"
 
@@ -88,6 +90,9 @@ static int primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb
 
 /* Expression text with its names and values, built up piece by piece. */
 typedef struct exprb {
+    ddb *db;
+    ddb_expr *owned[4]; /* prepared outside the handle's cache (it was full) */
+    int nowned;
     ddb_arena *a;
     ddb_buf text;
     ddb_item *names, *values;
@@ -129,24 +134,43 @@ static int put_text(exprb *x, const char *s)
     return ddb_buf_put(&x->text, s, strlen(s));
 }
 
-static int exprb_init(exprb *x, ddb_arena *a)
+static int exprb_init(exprb *x, ddb *db, ddb_arena *a)
 {
     memset(x, 0, sizeof *x);
+    x->db = db;
     x->a = a;
     x->names = ddb_item_new(a);
     x->values = ddb_item_new(a);
     return x->names && x->values ? DDB_OK : DDB_ENOMEM;
 }
 
-/* Prepare the text built so far (NUL-terminates it). */
-static int exprb_prepare(exprb *x, ddb_expr_kind kind, ddb_expr **out, ddb_error *err)
+/* The text built so far as a prepared expression, from the handle's cache:
+ * each distinct text is parsed once per handle. */
+static int exprb_prepare(exprb *x, ddb_expr_kind kind, const ddb_expr **out, ddb_error *err)
 {
     *out = NULL;
     if (!x->text.len)
         return DDB_OK;
     if (ddb_buf_put(&x->text, "", 1))
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
-    return ddb_expr_prepare(kind, (const char *)x->text.p, ddb_item_count(x->names) ? x->names : NULL, out, err);
+    ddb_expr *owned = NULL;
+    int rc = ddb_expr_cached(x->db, kind, (const char *)x->text.p, ddb_item_count(x->names) ? x->names : NULL, out,
+                             &owned, err);
+    if (owned && x->nowned < (int)(sizeof x->owned / sizeof *x->owned))
+        x->owned[x->nowned++] = owned;
+    else if (owned) {
+        ddb_expr_free(owned);
+        return ddb_fail(err, DDB_ELIMIT, "too many uncached expressions in one call");
+    }
+    return rc;
+}
+
+static void exprb_done(exprb *x)
+{
+    for (int i = 0; i < x->nowned; i++)
+        ddb_expr_free(x->owned[i]);
+    x->nowned = 0;
+    ddb_buf_free(&x->text);
 }
 
 /* ---- create: ids ---- */
@@ -198,23 +222,22 @@ static int next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena
     if (!key || ddb_item_set(key, t->key.pk, scope) || (t->key.sk && ddb_item_set_s(key, t->key.sk, "#COUNTER")))
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     exprb x;
-    if (exprb_init(&x, a))
+    if (exprb_init(&x, db, a))
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     const char *nt = name_ref(&x, e->table->type_attr), *vt = value_ref(&x, ddb_v_str(a, "ddb:counter"));
     const char *nc = name_ref(&x, "Counter"), *vc = value_ref(&x, ddb_v_i64(a, 1));
     if (!nt || !vt || !nc || !vc || put_text(&x, "SET ") || put_text(&x, nt) || put_text(&x, " = ") ||
         put_text(&x, vt) || put_text(&x, " ADD ") || put_text(&x, nc) || put_text(&x, " ") || put_text(&x, vc))
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
-    ddb_expr *upd;
+    const ddb_expr *upd;
     if ((rc = exprb_prepare(&x, DDB_EXPR_UPDATE, &upd, err))) {
-        ddb_buf_free(&x.text);
+        exprb_done(&x);
         return rc;
     }
     ddb_write_result res;
     ddb_write_opts wo = {.return_values = DDB_RETURN_UPDATED_NEW, .return_capacity = mode, .values = x.values};
     rc = ddb_update_item(db, t->name, key, upd, &wo, a, &res, err);
-    ddb_expr_free(upd);
-    ddb_buf_free(&x.text);
+    exprb_done(&x);
     if (rc)
         return rc;
     cap_merge(cap, &res.capacity);
@@ -246,108 +269,117 @@ static int64_t read_int(const ddb_field_desc *f, const char *p)
 
 /* ---- put / create ---- */
 
+/* The physical items and the condition of one entity write. */
+typedef struct ent_plan {
+    int nparts;
+    ddb_item *items[64];
+    int cond_part;             /* the item the condition applies to */
+    const ddb_expr *cond;
+    const ddb_field_desc *vf;  /* version field */
+    int64_t expected;          /* its value before the write */
+    void *obj;
+} ent_plan;
+
+/* Fill ids (create), derived fields, and build the items and condition:
+ * the item must not exist (create, or version 0), or must hold obj's
+ * version, which the write then increments. */
+static int plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, exprb *x, ent_plan *p,
+                      ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err)
+{
+    int rc = DDB_OK;
+    memset(p, 0, sizeof *p);
+    p->obj = obj;
+    if (create) {
+        for (uint16_t i = 0; !rc && i < e->st->n_fields; i++) {
+            const ddb_field_desc *f = &e->st->fields[i];
+            char *fp = (char *)obj + f->offset;
+            if (f->flags & DDB_FIELD_UUID)
+                rc = fill_uuid(f, fp, a, err);
+            else if ((f->flags & DDB_FIELD_AUTO_ID) && read_int(f, fp) == 0) {
+                int64_t id;
+                if (!(rc = next_id(db, e, obj, a, &id, cap, mode, err)))
+                    set_int(f, fp, id);
+            }
+        }
+        if (rc)
+            return rc;
+    }
+    if ((rc = ddb_ent_fill_derived(e, obj, a, err)))
+        return rc;
+    p->vf = flagged(e, DDB_FIELD_VERSION);
+    p->expected = p->vf ? read_int(p->vf, (char *)obj + p->vf->offset) : 0;
+    p->cond_part = p->vf ? (shard_of(e, p->vf) < 0 ? 0 : shard_of(e, p->vf)) : 0;
+    if (create || (p->vf && p->expected == 0)) {
+        const char *n = name_ref(x, e->keys[0].pk_attr);
+        if (!n || put_text(x, "attribute_not_exists(") || put_text(x, n) || put_text(x, ")"))
+            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    } else if (p->vf) {
+        const char *n = name_ref(x, p->vf->attr), *v = value_ref(x, ddb_v_i64(a, p->expected));
+        if (!n || !v || put_text(x, n) || put_text(x, " = ") || put_text(x, v))
+            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    if ((rc = exprb_prepare(x, DDB_EXPR_CONDITION, &p->cond, err)))
+        return rc;
+    p->nparts = e->n_shards ? e->n_shards : 1;
+    if (p->nparts > 64)
+        return ddb_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, p->nparts);
+    for (int s = 0; s < p->nparts && !rc; s++) {
+        rc = ddb_ent_item_part(e, obj, e->n_shards ? s : -1, a, &p->items[s], err);
+        if (!rc && p->vf && s == p->cond_part && ddb_item_set(p->items[s], p->vf->attr, ddb_v_i64(a, p->expected + 1)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
+/* The message of a failed entity write condition. */
+static int condition_failed(const ddb_entity_desc *e, const ent_plan *p, bool create, ddb_error *err)
+{
+    if (create)
+        return ddb_fail(err, DDB_ECONDITION, "%s already exists", e->name);
+    if (p->vf)
+        return ddb_fail(err, DDB_ECONDITION, "%s: stored version is not %lld (changed by another writer)", e->name,
+                        (long long)p->expected);
+    return ddb_fail(err, DDB_ECONDITION, "%s: the conditional request failed", e->name);
+}
+
 static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err)
 {
     if (!db || !e || !obj)
         return ddb_fail(err, DDB_EINVAL, "%s: db, entity and object are required", create ? "create" : "put");
     ddb_arena *a = ddb_arena_new();
-    if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
-    ddb_return_capacity mode = cap_mode(o);
-    int rc = DDB_OK;
-    if (create) {
-        for (uint16_t i = 0; !rc && i < e->st->n_fields; i++) {
-            const ddb_field_desc *f = &e->st->fields[i];
-            char *p = (char *)obj + f->offset;
-            if (f->flags & DDB_FIELD_UUID)
-                rc = fill_uuid(f, p, a, err);
-            else if ((f->flags & DDB_FIELD_AUTO_ID) && read_int(f, p) == 0) {
-                int64_t id;
-                if (!(rc = next_id(db, e, obj, a, &id, cap, mode, err)))
-                    set_int(f, p, id);
-            }
-        }
-        if (rc)
-            goto out;
-    }
-    if ((rc = ddb_ent_fill_derived(e, obj, a, err)))
-        goto out;
-    const ddb_field_desc *vf = flagged(e, DDB_FIELD_VERSION);
-    int64_t expected = vf ? read_int(vf, (char *)obj + vf->offset) : 0;
-    int vshard = vf ? shard_of(e, vf) : (e->n_shards ? 0 : -1);
-
-    /* condition: the item must not exist (create, or version 0), or must
-     * hold the expected version */
     exprb x;
-    if (exprb_init(&x, a)) {
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-        goto out;
+    if (!a || exprb_init(&x, db, a)) {
+        ddb_arena_free(a);
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
     }
-    if (create || (vf && expected == 0)) {
-        const char *n = name_ref(&x, e->keys[0].pk_attr);
-        if (!n || put_text(&x, "attribute_not_exists(") || put_text(&x, n) || put_text(&x, ")"))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-    } else if (vf) {
-        const char *n = name_ref(&x, vf->attr), *v = value_ref(&x, ddb_v_i64(a, expected));
-        if (!n || !v || put_text(&x, n) || put_text(&x, " = ") || put_text(&x, v))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-    }
-    ddb_expr *cond = NULL;
-    if (!rc)
-        rc = exprb_prepare(&x, DDB_EXPR_CONDITION, &cond, err);
-    if (rc)
-        goto out_x;
-
-    int nparts = e->n_shards ? e->n_shards : 1;
-    ddb_item *items[64];
-    if (nparts > 64) {
-        rc = ddb_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, nparts);
-        goto out_x;
-    }
-    for (int s = 0; s < nparts && !rc; s++) {
-        rc = ddb_ent_item_part(e, obj, e->n_shards ? s : -1, a, &items[s], err);
-        if (!rc && vf && s == (vshard < 0 ? 0 : vshard) &&
-            ddb_item_set(items[s], vf->attr, ddb_v_i64(a, expected + 1)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-    }
-    if (rc)
-        goto out_x;
-    if (!e->n_shards) {
+    ddb_return_capacity mode = cap_mode(o);
+    ent_plan p;
+    int rc = plan_write(db, e, obj, create, a, &x, &p, cap, mode, err);
+    if (!rc && !e->n_shards) {
         ddb_write_result res;
-        ddb_write_opts wo = {.return_capacity = mode, .condition = cond, .values = vals(&x)};
-        rc = ddb_put_item(db, e->table->def.name, items[0], &wo, a, &res, err);
+        ddb_write_opts wo = {.return_capacity = mode, .condition = p.cond, .values = vals(&x)};
+        rc = ddb_put_item(db, e->table->def.name, p.items[0], &wo, a, &res, err);
         if (!rc)
             cap_merge(cap, &res.capacity);
-    } else {
+    } else if (!rc) {
         ddb_tx_op ops[64];
-        for (int s = 0; s < nparts; s++)
-            ops[s] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = e->table->def.name, .item = items[s],
-                                 .condition = s == (vshard < 0 ? 0 : vshard) ? cond : NULL,
-                                 .values = s == (vshard < 0 ? 0 : vshard) && cond ? vals(&x) : NULL};
+        for (int s = 0; s < p.nparts; s++)
+            ops[s] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = e->table->def.name, .item = p.items[s],
+                                 .condition = s == p.cond_part ? p.cond : NULL,
+                                 .values = s == p.cond_part && p.cond ? vals(&x) : NULL};
         ddb_tx_result res;
-        rc = ddb_transact_write(db, ops, (size_t)nparts, mode, a, &res, err);
-        if (rc == DDB_ECANCELED && res.reasons) {
-            for (int s = 0; s < nparts; s++)
-                if (res.reasons[s] == DDB_ECONDITION)
-                    rc = ddb_fail(err, DDB_ECONDITION, "%s: the conditional request failed", e->name);
-        }
+        rc = ddb_transact_write(db, ops, (size_t)p.nparts, mode, a, &res, err);
+        if (rc == DDB_ECANCELED && res.reasons && res.reasons[p.cond_part] == DDB_ECONDITION)
+            rc = DDB_ECONDITION;
         if (!rc)
             cap_merge(cap, &res.capacity);
     }
-    if (rc == DDB_ECONDITION) {
-        if (create)
-            ddb_fail(err, rc, "%s already exists", e->name);
-        else if (vf)
-            ddb_fail(err, rc, "%s: stored version is not %lld (changed by another writer)", e->name,
-                     (long long)expected);
-    }
-    if (!rc && vf)
-        set_int(vf, (char *)obj + vf->offset, expected + 1);
-    ddb_expr_free(cond);
-out_x:
-    ddb_buf_free(&x.text);
-out:
+    if (rc == DDB_ECONDITION)
+        condition_failed(e, &p, create, err);
+    if (!rc && p.vf)
+        set_int(p.vf, (char *)obj + p.vf->offset, p.expected + 1);
+    exprb_done(&x);
     ddb_arena_free(a);
     return rc;
 }
@@ -538,7 +570,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
     int rc = DDB_OK;
     for (int s = 0; s < nparts; s++) {
         memset(&u[s], 0, sizeof u[s]);
-        if (exprb_init(&u[s].x, a))
+        if (exprb_init(&u[s].x, db, a))
             rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
     }
     /* the fields themselves, and derived attributes that depend on them */
@@ -580,7 +612,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
         touched[vshard] = true;
     }
-    ddb_expr *upx[64] = {NULL}, *cx[64] = {NULL};
+    const ddb_expr *upx[64] = {NULL}, *cx[64] = {NULL};
     ddb_item *keys[64];
     ddb_tx_op ops[64];
     size_t nops = 0;
@@ -630,9 +662,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
     if (!rc && vf)
         set_int(vf, (char *)obj + vf->offset, expected + 1);
     for (int s = 0; s < nparts; s++) {
-        ddb_expr_free(upx[s]);
-        ddb_expr_free(cx[s]);
-        ddb_buf_free(&u[s].x.text);
+        exprb_done(&u[s].x);
         ddb_buf_free(&u[s].rem);
     }
     ddb_arena_free(a);
@@ -954,4 +984,246 @@ int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err)
     if (!t)
         return ddb_fail(err, DDB_EINVAL, "create_table: no table");
     return ddb_create_table(db, &t->def, err);
+}
+
+/* ---- transactions and batches across entities ---- */
+
+#define TX_OPS 100
+
+struct ddb_ent_tx {
+    ddb *db;
+    ddb_arena *a;
+    size_t n;
+    ddb_tx_op ops[TX_OPS];
+    const ddb_entity_desc *ent[TX_OPS]; /* whose op it is, for messages */
+    size_t nx;
+    exprb xs[TX_OPS];
+    size_t nplans;
+    ent_plan *plans[TX_OPS];             /* version bumps on success */
+    int failed;                          /* an earlier add failed */
+};
+
+ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a)
+{
+    ddb_ent_tx *tx = db && a ? ddb_arena_alloc(a, sizeof *tx) : NULL;
+    if (tx) {
+        memset(tx, 0, sizeof *tx);
+        tx->db = db;
+        tx->a = a;
+    }
+    return tx;
+}
+
+static exprb *tx_exprb(ddb_ent_tx *tx, ddb_error *err)
+{
+    if (tx->nx == TX_OPS) {
+        ddb_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations", TX_OPS);
+        return NULL;
+    }
+    exprb *x = &tx->xs[tx->nx];
+    if (exprb_init(x, tx->db, tx->a)) {
+        ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return NULL;
+    }
+    tx->nx++;
+    return x;
+}
+
+static int tx_add(ddb_ent_tx *tx, const ddb_entity_desc *e, ddb_tx_op op, ddb_error *err)
+{
+    if (tx->n == TX_OPS)
+        return ddb_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations (items)", TX_OPS);
+    tx->ent[tx->n] = e;
+    tx->ops[tx->n++] = op;
+    return DDB_OK;
+}
+
+static int tx_write(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool create, ddb_error *err)
+{
+    if (!tx || !e || !obj)
+        return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and object are required");
+    exprb *x = tx_exprb(tx, err);
+    ent_plan *p = ddb_arena_alloc(tx->a, sizeof *p);
+    int rc = !x ? (err ? err->code : DDB_ELIMIT) : !p ? ddb_fail(err, DDB_ENOMEM, "out of memory") : DDB_OK;
+    if (!rc)
+        rc = plan_write(tx->db, e, obj, create, tx->a, x, p, NULL, DDB_CAPACITY_NONE, err);
+    for (int s = 0; !rc && s < p->nparts; s++)
+        rc = tx_add(tx, e,
+                    (ddb_tx_op){.kind = DDB_TX_PUT, .table = e->table->def.name, .item = p->items[s],
+                                .condition = s == p->cond_part ? p->cond : NULL,
+                                .values = s == p->cond_part && p->cond ? vals(x) : NULL},
+                    err);
+    if (!rc && p->vf)
+        tx->plans[tx->nplans++] = p;
+    tx->failed |= rc != DDB_OK;
+    return rc;
+}
+
+int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err)
+{
+    return tx_write(tx, e, obj, false, err);
+}
+
+int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err)
+{
+    return tx_write(tx, e, obj, true, err);
+}
+
+int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err)
+{
+    if (!tx || !e || !key)
+        return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
+    int rc = DDB_OK;
+    for (int s = 0; !rc && s < (e->n_shards ? e->n_shards : 1); s++) {
+        ddb_item *k;
+        if (!(rc = primary_key(e, key, e->n_shards ? s : -1, tx->a, &k, err)))
+            rc = tx_add(tx, e, (ddb_tx_op){.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k}, err);
+    }
+    tx->failed |= rc != DDB_OK;
+    return rc;
+}
+
+int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err)
+{
+    if (!tx || !e || !key)
+        return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
+    exprb *x = tx_exprb(tx, err);
+    ddb_item *k;
+    const ddb_expr *cond = NULL;
+    int rc = !x ? (err ? err->code : DDB_ELIMIT) : primary_key(e, key, e->n_shards ? 0 : -1, tx->a, &k, err);
+    if (!rc) {
+        const char *n = name_ref(x, e->keys[0].pk_attr);
+        if (!n || put_text(x, exists ? "attribute_exists(" : "attribute_not_exists(") || put_text(x, n) ||
+            put_text(x, ")"))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    if (!rc)
+        rc = exprb_prepare(x, DDB_EXPR_CONDITION, &cond, err);
+    if (!rc)
+        rc = tx_add(tx, e, (ddb_tx_op){.kind = DDB_TX_CHECK, .table = e->table->def.name, .item = k, .condition = cond},
+                    err);
+    tx->failed |= rc != DDB_OK;
+    return rc;
+}
+
+int ddb_ent_tx_commit(ddb_ent_tx *tx, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (!tx)
+        return ddb_fail(err, DDB_EINVAL, "transaction: no builder");
+    int rc;
+    if (tx->failed)
+        rc = ddb_fail(err, DDB_EINVAL, "transaction: an operation could not be added; nothing was written");
+    else if (!tx->n)
+        rc = ddb_fail(err, DDB_EVALIDATION, "transaction: no operations");
+    else {
+        ddb_tx_result res;
+        rc = ddb_transact_write(tx->db, tx->ops, tx->n, cap_mode(o), tx->a, &res, err);
+        if (rc == DDB_ECANCELED && res.reasons) {
+            /* name the entities whose conditions failed */
+            char text[DDB_ERROR_TEXT_SIZE];
+            size_t w = (size_t)snprintf(text, sizeof text, "transaction cancelled:");
+            for (size_t i = 0; i < tx->n && w < sizeof text; i++)
+                if (res.reasons[i])
+                    w += (size_t)snprintf(text + w, sizeof text - w, " operation %zu (%s) %s;", i + 1,
+                                          tx->ent[i]->name,
+                                          res.reasons[i] == DDB_ECONDITION ? "condition failed" : ddb_strerror(res.reasons[i]));
+            ddb_fail(err, rc, "%s", text);
+        }
+        if (!rc) {
+            cap_merge(cap, &res.capacity);
+            for (size_t i = 0; i < tx->nplans; i++)
+                set_int(tx->plans[i]->vf, (char *)tx->plans[i]->obj + tx->plans[i]->vf->offset,
+                        tx->plans[i]->expected + 1);
+        }
+    }
+    for (size_t i = 0; i < tx->nx; i++)
+        exprb_done(&tx->xs[i]);
+    tx->nx = tx->n = tx->nplans = 0;
+    return rc;
+}
+
+int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, const ddb_ent_opts *o,
+                      ddb_capacity *cap, ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (!db || !e || (n && !objs))
+        return ddb_fail(err, DDB_EINVAL, "batch put: db, entity and objects are required");
+    if (flagged(e, DDB_FIELD_VERSION))
+        return ddb_fail(err, DDB_EVALIDATION,
+                        "%s has a version field: a batch cannot check versions (use put or a transaction)", e->name);
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_batch_write_op ops[25];
+    size_t nops = 0;
+    int rc = DDB_OK;
+    for (size_t i = 0; i <= n && !rc; i++) {
+        int nparts = e->n_shards ? e->n_shards : 1;
+        if (nops && (i == n || nops + (size_t)nparts > 25)) {
+            ddb_capacity c;
+            if (!(rc = ddb_batch_write(db, ops, nops, cap_mode(o), &c, err)))
+                cap_merge(cap, &c);
+            nops = 0;
+            ddb_arena_reset(a);
+        }
+        if (i == n || rc)
+            break;
+        void *obj = (char *)objs + i * e->st->size;
+        if ((rc = ddb_ent_fill_derived(e, obj, a, err)))
+            break;
+        for (int s = 0; s < nparts && !rc; s++) {
+            ddb_item *it;
+            if (!(rc = ddb_ent_item_part(e, obj, e->n_shards ? s : -1, a, &it, err)))
+                ops[nops++] = (ddb_batch_write_op){.table = e->table->def.name, .put = it};
+        }
+    }
+    ddb_arena_free(a);
+    return rc;
+}
+
+int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, void *out, bool *found,
+                      ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (!db || !e || (n && (!keys || !out || !found)) || !a)
+        return ddb_fail(err, DDB_EINVAL, "batch get: db, entity, keys, out, found and arena are required");
+    int rc = DDB_OK;
+    if (e->n_shards) { /* each logical item is a query over its shards */
+        for (size_t i = 0; i < n && !rc; i++) {
+            ddb_capacity c;
+            rc = ddb_ent_get(db, e, (const char *)keys + i * e->st->size, (char *)out + i * e->st->size, a, o, &c,
+                             err);
+            cap_merge(cap, &c);
+            found[i] = rc == DDB_OK;
+            if (rc == DDB_ENOTFOUND)
+                rc = DDB_OK;
+        }
+        return rc;
+    }
+    ddb_batch_get_op ops[100];
+    ddb_item *items[100];
+    for (size_t base = 0; base < n && !rc; base += 100) {
+        size_t m = n - base < 100 ? n - base : 100;
+        for (size_t i = 0; i < m && !rc; i++) {
+            ddb_item *k;
+            if (!(rc = primary_key(e, (const char *)keys + (base + i) * e->st->size, -1, a, &k, err)))
+                ops[i] = (ddb_batch_get_op){.table = e->table->def.name, .key = k, .consistent = o && o->consistent};
+        }
+        ddb_capacity c;
+        if (!rc && !(rc = ddb_batch_get(db, ops, m, a, items, cap_mode(o), &c, err)))
+            cap_merge(cap, &c);
+        for (size_t i = 0; i < m && !rc; i++) {
+            char *slot = (char *)out + (base + i) * e->st->size;
+            found[base + i] = items[i] != NULL;
+            if (items[i])
+                rc = ddb_ent_from_item(e, items[i], slot, a, err);
+            else
+                memset(slot, 0, e->st->size);
+        }
+    }
+    return rc;
 }

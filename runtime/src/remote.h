@@ -125,10 +125,14 @@ int ddb_remote_transact_write(ddb_remote *r, const ddb_tx_op *ops, size_t n, ddb
 int ddb_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                             ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
 
-/* Query and Scan.  Query turns pk / sk_op / sk1 / sk2 into a
- * KeyConditionExpression on the table's or index's key attributes (from
- * DescribeTable, cached in the handle) and attributes into a
- * ProjectionExpression. */
+/* Query and Scan.  Query sends a prepared key_condition as its
+ * KeyConditionExpression; otherwise it turns pk / sk_op / sk1 / sk2 into
+ * one on the table's or index's key attributes (names from DescribeTable,
+ * cached in the handle; values under ":k..." names that no request value
+ * starts with).  attributes and projection become one
+ * ProjectionExpression; start_key / last_key are ExclusiveStartKey /
+ * LastEvaluatedKey; segment / total_segments are sent when
+ * total_segments > 0. */
 int ddb_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
 int ddb_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
 

@@ -91,22 +91,34 @@ static int query_once(ddb_remote *r, const ddb_query_params *qp, ddb_arena *a, d
     if (rc)
         return rc;
     json_t *resp = NULL;
-    const char *pk, *sk;
-    ddb_item *vals = values_copy(q.tmp, qp->values);
-    if (!vals) {
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-        goto done;
-    }
-    if ((rc = remote_key_names(r, qp->table, qp->index, q.tmp, &pk, &sk, err)))
-        goto done;
-    if (qp->sk_op != DDB_SK_ANY && !sk) {
-        rc = ddb_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
-                      qp->index ? qp->index : qp->table);
+    const char *pk = NULL, *sk = NULL;
+    const ddb_item *vals = qp->values;
+    if (!qp->key_condition) {
+        /* the structured condition becomes a KeyConditionExpression on the
+         * key attribute names, with values of its own beside the request's */
+        ddb_item *all = values_copy(q.tmp, qp->values);
+        if (!all) {
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            goto done;
+        }
+        if ((rc = remote_key_names(r, qp->table, qp->index, q.tmp, &pk, &sk, err)))
+            goto done;
+        if (qp->sk_op != DDB_SK_ANY && !sk) {
+            rc = ddb_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
+                          qp->index ? qp->index : qp->table);
+            goto done;
+        }
+        if ((rc = key_condition(qp, pk, sk, &q.names, all, q.j, err)))
+            goto done;
+        vals = all;
+    } else if (ddb_expr_get_kind(qp->key_condition) != DDB_EXPR_KEY_CONDITION) {
+        rc = ddb_fail(err, DDB_EINVAL, "Query: key_condition is a %s, not a KeyConditionExpression",
+                      ddb_expr_kind_name(ddb_expr_get_kind(qp->key_condition)));
         goto done;
     }
     if ((rc = rq_str(q.j, "TableName", qp->table, err)) ||
         (qp->index && (rc = rq_str(q.j, "IndexName", qp->index, err))) ||
-        (rc = key_condition(qp, pk, sk, &q.names, vals, q.j, err)) ||
+        (rc = rq_expr(q.j, "KeyConditionExpression", qp->key_condition, &q.names, err)) ||
         (rc = rq_expr(q.j, "FilterExpression", qp->filter, &q.names, err)) ||
         (rc = rq_projection(q.j, qp->projection, qp->attributes, qp->n_attributes, NULL, 0, &q.names, err)) ||
         (rc = rq_names_values(q.j, &q.names, vals, err)) ||
@@ -126,15 +138,16 @@ done:
 
 int ddb_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (!r || !q || !q->table || !q->pk || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk, arena and out are required");
+    if (!r || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
     memset(out, 0, sizeof *out);
     if ((unsigned)q->sk_op > DDB_SK_BEGINS_WITH)
         return ddb_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
-    if (q->sk_op != DDB_SK_ANY && (!q->sk1 || (q->sk_op == DDB_SK_BETWEEN && !q->sk2)))
+    if (!q->key_condition && q->sk_op != DDB_SK_ANY && (!q->sk1 || (q->sk_op == DDB_SK_BETWEEN && !q->sk2)))
         return ddb_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
     int rc = query_once(r, q, a, out, err);
-    if (rc == DDB_ENOTABLE || (rc == DDB_EVALIDATION && err && strstr(err->message, "key schema element"))) {
+    if (rc == DDB_ENOTABLE ||
+        (rc == DDB_EVALIDATION && !q->key_condition && err && strstr(err->message, "key schema element"))) {
         /* the cached key schema may be stale (table recreated elsewhere) */
         remote_forget_table(r, q->table);
         if (rc == DDB_EVALIDATION) {

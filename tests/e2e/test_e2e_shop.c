@@ -385,6 +385,86 @@ static void test_shards(void **state)
     close_db(db);
 }
 
+static void test_transactions_and_batches(void **state)
+{
+    (void)state;
+    ddb *db = open_db("tx");
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    /* one transaction across three entities */
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a);
+    struct organization org = {.name = "acme", .seats = 3};
+    struct user u = {.org = "acme", .username = "ann", .home = {"fr", "Lyon", NULL, {0, 0}}};
+    struct order o = {.org = "acme", .order_date = "2024-02-29"};
+    OK(organization_tx_create(tx, &org, &err));
+    OK(user_tx_create(tx, &u, &err));
+    OK(order_tx_create(tx, &o, &err));
+    assert_int_equal(o.id, 1); /* the id is drawn when the operation is added */
+    ddb_capacity cap;
+    OK(ddb_ent_tx_commit(tx, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &err));
+    assert_int_equal(u.version, 1);
+    assert_true(cap.table_write == 6.0); /* three 1 KB items, transactional: doubled */
+    struct user gu;
+    OK(user_get(db, "acme", "ann", &gu, a, NULL, NULL, &err));
+    struct order go;
+    OK(order_get(db, "acme", 1, &go, a, NULL, NULL, &err));
+    assert_string_equal(go.quarter, "Q1");
+
+    /* a failed condition cancels everything */
+    tx = ddb_ent_tx_new(db, a);
+    struct organization org2 = {.name = "globex"};
+    OK(organization_tx_put(tx, &org2, &err));
+    OK(user_tx_require(tx, "acme", "ann", false, &err)); /* ann exists: fails */
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    assert_string_equal(err.message, "transaction cancelled: operation 2 (User) condition failed;");
+    struct organization go2;
+    assert_int_equal(organization_get(db, "globex", &go2, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    /* and with the right expectation it goes through, deleting in the same breath */
+    tx = ddb_ent_tx_new(db, a);
+    OK(organization_tx_put(tx, &org2, &err));
+    OK(user_tx_require(tx, "acme", "ann", true, &err));
+    OK(order_tx_delete(tx, "acme", 1, &err));
+    u.logins = 5;
+    OK(user_tx_put(tx, &u, &err)); /* the same item twice in one transaction: refused at commit */
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_int_equal(u.version, 1);
+    tx = ddb_ent_tx_new(db, a);
+    OK(organization_tx_put(tx, &org2, &err));
+    OK(order_tx_delete(tx, "acme", 1, &err));
+    OK(user_tx_put(tx, &u, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    assert_int_equal(u.version, 2);
+    OK(organization_get(db, "globex", &go2, a, NULL, NULL, &err));
+    assert_int_equal(order_get(db, "acme", 1, &go, a, NULL, NULL, &err), DDB_ENOTFOUND);
+
+    /* batches: 30 organizations (two BatchWriteItem calls), read back with 2 misses */
+    struct organization many[30], keys[32], out[32];
+    bool found[32];
+    for (int i = 0; i < 30; i++) {
+        many[i] = (struct organization){.seats = (uint16_t)i};
+        snprintf(many[i].name, sizeof many[i].name, "org%02d", i);
+        keys[i] = (struct organization){0};
+        strcpy(keys[i].name, many[i].name);
+    }
+    strcpy(keys[30].name, "nope1");
+    strcpy(keys[31].name, "nope2");
+    OK(organization_batch_put(db, many, 30, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &err));
+    assert_true(cap.write == 30.0);
+    OK(organization_batch_get(db, keys, 32, out, found, a, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL},
+                              &cap, &err));
+    for (int i = 0; i < 30; i++) {
+        assert_true(found[i]);
+        assert_int_equal(out[i].seats, i);
+    }
+    assert_false(found[30]);
+    assert_false(found[31]);
+    assert_true(cap.read == 16.0); /* 32 eventually consistent reads of at most 4 KB: 0.5 each */
+    /* a versioned entity cannot be batch-written */
+    assert_int_equal(user_batch_put(db, &u, 1, NULL, NULL, &err), DDB_EVALIDATION);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_user_version_uuid_sparse),
         cmocka_unit_test(test_orders_ids_derived_queries),
         cmocka_unit_test(test_shards),
+        cmocka_unit_test(test_transactions_and_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -226,6 +226,33 @@ typedef struct ddb_collection_desc {
 int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
                              void *result, ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
+/* ---- Transactions and batches across entities ------------------------------ */
+
+/* A TransactWriteItems under construction; it lives in arena a.  Add
+ * operations from any entities of one database, then commit: all or nothing.
+ * Sharded entities add one operation per shard item. */
+typedef struct ddb_ent_tx ddb_ent_tx;
+ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a);
+/* put / create as ddb_ent_put / ddb_ent_create (ids and derived fields are
+ * filled into obj at once; versions are bumped in obj on commit). */
+int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
+int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
+int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err);
+/* ConditionCheck: the item with key's primary key must exist (or not). */
+int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err);
+/* Run it.  DDB_ECANCELED (message naming the failed operations) when a
+ * condition fails; nothing is written then.  The builder is empty afterwards. */
+int ddb_ent_tx_commit(ddb_ent_tx *tx, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
+/* Put n entities (an array of e's struct) with BatchWriteItem, 25 items at a
+ * time.  Entities with a version field are refused (a batch cannot check it). */
+int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, const ddb_ent_opts *o,
+                      ddb_capacity *cap, ddb_error *err);
+/* Get n entities by the primary keys in keys (structs with the key fields
+ * set) with BatchGetItem; out[i] and found[i] per key. */
+int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, void *out, bool *found,
+                      ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);
 

@@ -1,0 +1,45 @@
+/* services.h — seed 000: a services table keyed by client ID, a report
+ * index partitioned by year, and a sparse voucher index.
+ *
+ * Access patterns
+ *   - one service of a client                    table: {client_id} / {service_id}
+ *   - the History screen: a client's services,   LSI History: {client_id} / {service_date}#{service_id}
+ *     newest first
+ *   - reports for a year, a month, a day         GSI Report: {year} / {year}-{month}-{day}#{service_id}
+ *     (the sort key is the full service date and the service ID; its
+ *     first 1, 2 or 3 date fields make the month and day prefixes)
+ *   - services awaiting fulfilment, and the      GSI Vouchers: {voucher}
+ *     service a voucher belongs to (sparse: an item is in the index only
+ *     while it carries a voucher, between issuance and fulfilment)
+ *
+ * Items are written in 1 KB units, so stored attribute names are short
+ * (DDB_ATTR): the C names stay readable. */
+#ifndef SERVICES_H
+#define SERVICES_H
+
+#include <ddb/schema.h>
+
+DDB_TABLE(services, "Services",
+          DDB_PRIMARY("PK", "SK"),
+          DDB_LSI("History", "HistorySK"),
+          DDB_GSI("Report", "ReportPK", "ReportSK"),
+          DDB_GSI("Vouchers", "VoucherPK"));
+
+struct DDB_ENTITY(services, "Service")
+       DDB_KEY("table", "{client_id}", "{service_id}")
+       DDB_KEY("History", "{client_id}", "{service_date}#{service_id}")
+       DDB_KEY("Report", "{service_date|year}",
+               "{service_date|year}-{service_date|month}-{service_date|day}#{service_id}")
+       DDB_KEY("Vouchers", "{voucher}")
+service {
+    char client_id[16];                     /* C-1001 */
+    char service_id[16];                    /* S-000123 */
+    char service_date[11] DDB_ATTR("sd");   /* 2023-05-14 (ISO-8601) */
+    char kind[32] DDB_ATTR("k");            /* "cleaning", "repair" ... */
+    int32_t minutes DDB_ATTR("m");
+    int64_t price_cents DDB_ATTR("p");
+    char *voucher DDB_ATTR("v");            /* present only from issuance to fulfilment */
+    char *fulfilled_by DDB_ATTR("f");       /* who redeemed the voucher */
+};
+
+#endif

@@ -1,0 +1,100 @@
+#!/bin/sh
+# dynalite (an implementation of DynamoDB's API on Node.js) for the remote
+# backend's tests.
+#
+#   dynalite.sh install DIR           install the pinned version into DIR (once; cached)
+#   dynalite.sh start DIR [WATCH_PID] install if needed, start on 127.0.0.1 with a port the
+#                                     kernel picks; prints "PORT PID".  The server exits by
+#                                     itself when WATCH_PID dies, and after 30 minutes.
+#   dynalite.sh stop DIR              stop the server started from DIR
+#
+# Without node or npm it prints "SKIP: <reason>" and exits 77.
+#
+# Pinned: dynalite 3.2.2, the last 3.x.  4.0.0 requires Node >= 20 while
+# Debian bookworm ships Node 18; 3.2.2 runs on both.  Its optional native
+# leveldown is not installed (--omit=optional): the server keeps its tables
+# in memory.  Tables become ACTIVE at once (createTableMs 0 etc.).
+set -eu
+VERSION=3.2.2
+
+usage() {
+    echo "usage: $0 install|start|stop DIR [WATCH_PID]" >&2
+    exit 2
+}
+[ $# -ge 2 ] || usage
+cmd=$1
+dir=$2
+watch=${3:-0}
+
+need_node() {
+    for tool in node npm; do
+        if ! command -v "$tool" >/dev/null 2>&1; then
+            echo "SKIP: $tool is not installed (apt-get install nodejs npm)"
+            exit 77
+        fi
+    done
+}
+
+installed_version() {
+    node -e "try { process.stdout.write(require('$dir/node_modules/dynalite/package.json').version) } catch (e) {}" 2>/dev/null || true
+}
+
+install() {
+    need_node
+    mkdir -p "$dir"
+    [ "$(installed_version)" = "$VERSION" ] && return 0
+    if ! npm install --prefix "$dir" --no-audit --no-fund --no-package-lock --omit=optional --loglevel=error \
+        "dynalite@$VERSION" >"$dir/npm.log" 2>&1; then
+        echo "npm install dynalite@$VERSION failed:" >&2
+        tail -20 "$dir/npm.log" >&2
+        exit 1
+    fi
+    [ "$(installed_version)" = "$VERSION" ] || { echo "dynalite $VERSION did not install" >&2; exit 1; }
+}
+
+start() {
+    install
+    cat >"$dir/launch.js" <<'EOF'
+// Start dynalite on 127.0.0.1, port chosen by the kernel; print the port.
+const dynalite = require(process.argv[2]);
+const watch = Number(process.argv[3] || 0);
+const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\n'));
+if (watch > 0)
+  setInterval(() => { try { process.kill(watch, 0); } catch (e) { process.exit(0); } }, 500);
+setTimeout(() => process.exit(0), 30 * 60 * 1000);
+EOF
+    rm -f "$dir/port"
+    node "$dir/launch.js" "$dir/node_modules/dynalite" "$watch" >"$dir/port" 2>"$dir/server.log" </dev/null &
+    pid=$!
+    echo "$pid" >"$dir/pid"
+    i=0
+    while [ ! -s "$dir/port" ]; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            echo "dynalite exited at start:" >&2
+            cat "$dir/server.log" >&2
+            exit 1
+        fi
+        i=$((i + 1))
+        if [ "$i" -gt 300 ]; then
+            echo "dynalite did not start within 30 s" >&2
+            kill "$pid" 2>/dev/null || true
+            exit 1
+        fi
+        sleep 0.1
+    done
+    echo "$(head -n1 "$dir/port") $pid"
+}
+
+stop() {
+    [ -f "$dir/pid" ] || return 0
+    kill "$(cat "$dir/pid")" 2>/dev/null || true
+    rm -f "$dir/pid" "$dir/port"
+}
+
+case $cmd in
+install) install ;;
+start) start ;;
+stop) stop ;;
+*) usage ;;
+esac
