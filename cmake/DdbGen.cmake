@@ -95,7 +95,7 @@ function(ddbgen_add_module target)
     set(_depfile "${_out}/${_base}.d")
     set(_scan DEPFILE "${_depfile}")
     set(_scan_cmd COMMAND "${CMAKE_C_COMPILER}" -x c -std=c11 -DDDB_SCHEMA_PARSE=1 ${_opts}
-      "-I$<JOIN:$<TARGET_PROPERTY:ddbgen::ddb,INTERFACE_INCLUDE_DIRECTORIES>,;-I>"
+      "-I$<JOIN:$<TARGET_PROPERTY:ddbgen::ddb,INTERFACE_INCLUDE_DIRECTORIES>,$<SEMICOLON>-I>"
       -MM -MT "${_stamp}" -MF "${_depfile}" "${_schema}")
   else()
     set(_scan IMPLICIT_DEPENDS C "${_schema}")   # Makefile generators only

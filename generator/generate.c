@@ -25,6 +25,8 @@ typedef struct gen {
     const char *templates_dir;
     FILE *diag;
     int failed;
+    /* Partials loaded so far: the renderer asks for one at every use. */
+    char *partial_name[32];
     char *partial_buf[32];
     int n_partials;
 } gen;
@@ -381,6 +383,20 @@ static json_t *build_context(gen *g, const char *base)
             json_object_set_new(xo, "id", jstr("%s_index%zu", sget(t, "cname"), json_array_size(ix)));
             json_array_append_new(ix, xo);
         }
+        json_t *members = json_array(), *en;
+        size_t q;
+        json_array_foreach(json_object_get(m, "entities"), q, en) {
+            if (!sget(en, "table") || strcmp(sget(en, "table"), sget(t, "cname")) != 0)
+                continue;
+            json_t *mo = json_object();
+            json_object_set_new(mo, "ename", json_string(sget(en, "cname")));
+            json_array_append_new(members, mo);
+        }
+        json_object_set_new(o, "has_members", json_boolean(json_array_size(members) > 0));
+        json_object_set_new(o, "n_members", json_integer((json_int_t)json_array_size(members)));
+        json_object_set_new(o, "members_ref", json_array_size(members) ? jstr("%s_entities", sget(t, "cname"))
+                                                                         : json_string("NULL"));
+        json_object_set_new(o, "members", members);
         json_object_set_new(o, "n_indexes", json_integer((json_int_t)json_array_size(ix)));
         json_object_set_new(o, "has_indexes", json_boolean(json_array_size(ix) > 0));
         json_object_set_new(o, "indexes_ref", json_array_size(ix) ? jstr("%s_indexes", sget(t, "cname")) : json_string("NULL"));
@@ -596,13 +612,20 @@ static char *read_file(const char *path)
 static const char *load_partial(void *ud, const char *name)
 {
     gen *g = ud;
+    for (int i = 0; i < g->n_partials; i++)
+        if (!strcmp(g->partial_name[i], name))
+            return g->partial_buf[i];
     if (g->n_partials == (int)(sizeof g->partial_buf / sizeof *g->partial_buf))
         return NULL;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.mustache", g->templates_dir, name);
-    char *text = read_file(path);
-    if (text)
-        g->partial_buf[g->n_partials++] = text;
+    char *text = read_file(path), *copy = text ? strdup(name) : NULL;
+    if (!copy) {
+        free(text);
+        return NULL;
+    }
+    g->partial_name[g->n_partials] = copy;
+    g->partial_buf[g->n_partials++] = text;
     return text;
 }
 
@@ -656,7 +679,7 @@ static int render_one(gen *g, json_t *ctx, const char *tmpl_name, const char *ou
 int ddbgen_generate(json_t *model, const char *outdir, const char *templates_dir, const char *schema_base,
                     FILE *diag)
 {
-    gen g = {model, templates_dir, diag ? diag : stderr, 0, {0}, 0};
+    gen g = {model, templates_dir, diag ? diag : stderr, 0, {0}, {0}, 0};
     json_t *ctx = build_context(&g, schema_base);
     int rc = g.failed;
     char name[600];
@@ -674,7 +697,9 @@ int ddbgen_generate(json_t *model, const char *outdir, const char *templates_dir
         free(s);
     }
     json_decref(ctx);
-    for (int i = 0; i < g.n_partials; i++)
+    for (int i = 0; i < g.n_partials; i++) {
+        free(g.partial_name[i]);
         free(g.partial_buf[i]);
+    }
     return rc;
 }

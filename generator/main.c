@@ -10,9 +10,11 @@
  */
 #include "model.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef DDBGEN_HAVE_GENERATE
 #include "generate.h"
@@ -24,6 +26,45 @@
 #ifndef DDBGEN_DEFAULT_TEMPLATES
 #define DDBGEN_DEFAULT_TEMPLATES "templates"
 #endif
+
+/* Where the templates and <ddb/schema.h> are.  An installed ddbgen
+ * (PREFIX/bin/ddbgen) uses the installation's: DDBGEN_INSTALL_*_REL from
+ * its own executable's directory, so a moved or --prefix'ed install works.
+ * The build-tree ddbgen (its directory is DDBGEN_BUILD_DIR), or one that
+ * cannot find its own executable, uses the source tree's (the library's
+ * defaults).  The --templates option overrides the templates. */
+typedef struct data_dirs {
+    char templates[PATH_MAX];
+    char include[PATH_MAX]; /* "" = the library's default */
+} data_dirs;
+
+static void locate_data_dirs(data_dirs *d)
+{
+    snprintf(d->templates, sizeof d->templates, "%s", DDBGEN_DEFAULT_TEMPLATES);
+    d->include[0] = '\0';
+#if defined(DDBGEN_INSTALL_TEMPLATES_REL) && defined(DDBGEN_INSTALL_INCLUDE_REL)
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0'; /* the executable's directory, symlinks resolved */
+#ifdef DDBGEN_BUILD_DIR
+    char build[PATH_MAX];
+    if (realpath(DDBGEN_BUILD_DIR, build) && !strcmp(build, exe))
+        return;
+#endif
+    char t[PATH_MAX], i[PATH_MAX];
+    if (snprintf(t, sizeof t, "%s/%s", exe, DDBGEN_INSTALL_TEMPLATES_REL) >= (int)sizeof t ||
+        snprintf(i, sizeof i, "%s/%s", exe, DDBGEN_INSTALL_INCLUDE_REL) >= (int)sizeof i)
+        return;
+    memcpy(d->templates, t, sizeof t);
+    memcpy(d->include, i, sizeof i);
+#endif
+}
 
 static const char usage_text[] =
     "usage: ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR SCHEMA.h|MODEL.json\n"
@@ -42,7 +83,9 @@ static const char help_text[] =
     "Options:\n"
     "  -I DIR                 add DIR to the header search path (libclang)\n"
     "  -D NAME[=VALUE]        define a macro while parsing the header\n"
-    "  --templates DIR        templates for -o (default: the build's templates/)\n"
+    "  --templates DIR        templates for -o (default: PREFIX/share/ddbgen/templates\n"
+    "                         of an installed ddbgen, the source tree's templates/\n"
+    "                         for the build tree's)\n"
     "  --help, --version\n"
     "Modes combine; the order is: validate, check-compat, emit-model, generate.\n"
     "Diagnostics go to stderr as 'file:line:col: error: message', all of them.\n"
@@ -136,8 +179,12 @@ static int parse_args(int argc, char **argv, cli *c)
 
 static int run(const cli *c)
 {
+    data_dirs dirs;
+    locate_data_dirs(&dirs);
     ddbgen_options o;
     ddbgen_options_init(&o);
+    if (dirs.include[0])
+        o.runtime_include_dir = dirs.include;
     o.include_dirs = c->includes;
     o.include_dir_count = c->n_includes;
     o.defines = c->defines;
@@ -162,7 +209,7 @@ static int run(const cli *c)
     if (rc == DDBGEN_OK && c->outdir) {
 #ifdef DDBGEN_HAVE_GENERATE
         rc = ddbgen_generate(ddbgen_model(cx), c->outdir,
-                             c->templates ? c->templates : DDBGEN_DEFAULT_TEMPLATES,
+                             c->templates ? c->templates : dirs.templates,
                              ddbgen_schema_base(cx), stderr);
 #else
         fputs("ddbgen: code generation is not built yet\n", stderr);

@@ -13,6 +13,7 @@ struct ddb_gc_op {
     int rc;
     bool done;
     ddb_gc_op *next;
+    uint64_t seq; /* DDB_SYNC_FULL: the batch that committed it, once it has */
 };
 
 int ddb_mdb_fail(ddb_error *err, int rc, const char *what)
@@ -68,7 +69,11 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     pthread_cond_init(&db->gc_cv, NULL);
 
     unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
-    if (o.sync == DDB_SYNC_LAZY)
+    /* FULL too: a commit syncs the data pages and writes the meta page
+     * without syncing it, and ddb_run_write makes the meta page durable
+     * before it returns, by a later commit's sync or by its own (so that
+     * under load a batch costs one sync, not two). */
+    if (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL)
         flags |= MDB_NOMETASYNC;
     else if (o.sync == DDB_SYNC_NONE)
         flags |= MDB_NOSYNC | MDB_WRITEMAP;
@@ -210,25 +215,38 @@ static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
         return rc;
     }
     rc = mdb_txn_commit(txn);
+    if (!rc && db->opts.sync == DDB_SYNC_FULL)
+        rc = mdb_env_sync(db->env, 1); /* the meta page (MDB_NOMETASYNC) */
     return rc ? ddb_mdb_fail(err, rc, "commit") : DDB_OK;
 }
 
+/* A commit that wrote a new meta page synced the data file before it
+ * (MDB_NOMETASYNC), which put every earlier meta page on disk.  An empty
+ * transaction commits without writing (or syncing) anything. */
+static bool commit_synced(ddb *db, size_t txnid)
+{
+    MDB_envinfo info;
+    return mdb_env_info(db->env, &info) == 0 && info.me_last_txnid == txnid;
+}
+
 /* Leader: run every queued write, each in a nested transaction of one
- * parent, then commit (and sync) once. */
-static void run_batch(ddb *db, ddb_gc_op *batch)
+ * parent, then commit (and sync the data) once.  Returns true when that
+ * commit synced the data file (see commit_synced). */
+static bool run_batch(ddb *db, ddb_gc_op *batch)
 {
     MDB_txn *txn;
     int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    size_t txnid = rc ? 0 : mdb_txn_id(txn);
     if (!rc && !batch->next) {
         /* a batch of one needs no nested transaction: aborting the parent
          * rolls back exactly this write */
         batch->rc = batch->fn(db, txn, batch->ctx);
         if (batch->rc) {
             mdb_txn_abort(txn);
-            return;
+            return false;
         }
         batch->rc = mdb_txn_commit(txn);
-        return;
+        return batch->rc == 0 && commit_synced(db, txnid);
     }
     for (ddb_gc_op *op = batch; op; op = op->next) {
         if (rc) {
@@ -260,6 +278,7 @@ static void run_batch(ddb *db, ddb_gc_op *batch)
         for (ddb_gc_op *op = batch; op; op = op->next)
             op->rc = rc;
     }
+    return rc == 0 && commit_synced(db, txnid);
 }
 
 int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
@@ -267,27 +286,58 @@ int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error
     if (exclusive || db->opts.sync == DDB_SYNC_NONE)
         return run_solo(db, fn, ctx, err);
 
-    ddb_gc_op me = {fn, ctx, 0, false, NULL};
+    /* Group commit.  Queued writes run as one batch (one transaction) led by
+     * one of their threads.  LAZY: a write is done once its batch commits.
+     * FULL: once its batch is durable too, that is once a later commit has
+     * synced the file (the next batch's, typically already running) or,
+     * when no batch follows, once a waiter has called mdb_env_sync. */
+    bool full = db->opts.sync == DDB_SYNC_FULL;
+    ddb_gc_op me = {fn, ctx, 0, false, NULL, 0};
     pthread_mutex_lock(&db->gc_mu);
     if (db->gc_tail)
         db->gc_tail->next = &me;
     else
         db->gc_head = &me;
     db->gc_tail = &me;
-    while (!me.done) {
-        if (!db->gc_leader) {
+    for (;;) {
+        if (me.seq && me.seq <= db->gc_durable)
+            me.done = true;
+        if (me.done)
+            break;
+        if (db->gc_head && !db->gc_leader) {
             /* become the leader: take the whole queue as one batch */
             db->gc_leader = true;
             ddb_gc_op *batch = db->gc_head;
             db->gc_head = db->gc_tail = NULL;
             pthread_mutex_unlock(&db->gc_mu);
-            run_batch(db, batch);
+            bool synced = run_batch(db, batch);
             pthread_mutex_lock(&db->gc_mu);
+            uint64_t seq = ++db->gc_committed;
+            if (synced && seq - 1 > db->gc_durable)
+                db->gc_durable = seq - 1;
             for (ddb_gc_op *op = batch, *next; op; op = next) {
                 next = op->next;
-                op->done = true;
+                if (full && op->rc == DDB_OK)
+                    op->seq = seq; /* committed; done when durable */
+                else
+                    op->done = true; /* LAZY, or failed: nothing to wait for */
             }
             db->gc_leader = false;
+            pthread_cond_broadcast(&db->gc_cv);
+        } else if (me.seq && !db->gc_leader && !db->gc_head && !db->gc_syncing) {
+            /* committed, and no batch will come to sync it: sync now */
+            db->gc_syncing = true;
+            uint64_t upto = db->gc_committed;
+            pthread_mutex_unlock(&db->gc_mu);
+            int rc = mdb_env_sync(db->env, 1);
+            pthread_mutex_lock(&db->gc_mu);
+            db->gc_syncing = false;
+            if (rc == 0 && upto > db->gc_durable)
+                db->gc_durable = upto;
+            else if (rc) {
+                me.rc = rc;
+                me.done = true;
+            }
             pthread_cond_broadcast(&db->gc_cv);
         } else {
             pthread_cond_wait(&db->gc_cv, &db->gc_mu);

@@ -54,6 +54,9 @@ typedef struct ddb_table_rt {
     pthread_mutex_t lock; /* guards parts' throttle state and 'throttled' */
     struct ddb_table_rt *next;
     struct ddb_table_rt *retired_next; /* on a retired list's head: the next retired list */
+    /* change stream and TTL, from the table's "q/<name>" record (stream.h) */
+    ddb_stream_spec stream;
+    char ttl_attr[256]; /* "" = no TTL */
 } ddb_table_rt;
 
 typedef struct ddb_gc_op ddb_gc_op;
@@ -90,6 +93,14 @@ struct ddb {
     pthread_cond_t gc_cv;
     ddb_gc_op *gc_head, *gc_tail;
     bool gc_leader;
+    /* DDB_SYNC_FULL: batches are numbered as they commit; every batch up to
+     * gc_durable is on disk (see ddb_run_write) */
+    uint64_t gc_committed, gc_durable;
+    bool gc_syncing; /* a thread is in mdb_env_sync for the waiters */
+    /* change streams, TTL, the capacity ledger (stream.h) */
+    MDB_dbi streams;                /* "streams": every table's stream records and counters */
+    bool ttl_writing;               /* the write running now deletes expired items (write lock held) */
+    struct ddb_stream_rt *stream_rt; /* sweep thread and ledger baselines; NULL until needed */
 };
 
 /* A write: runs inside a write transaction; returns DDB_OK to keep its

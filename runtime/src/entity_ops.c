@@ -735,6 +735,14 @@ static int sk_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, const 
     if (q->sk_fields == 0) {
         if (q->op != DDB_SK_ANY)
             return ddb_fail(err, DDB_EVALIDATION, "a sort-key condition needs at least one sort-key field");
+        /* every item of e starts its sort key with the template's leading
+         * literal ("USER#" of "USER#{username}"): read only those, not the
+         * other types sharing the partition (seed 004's begins_with(SK, "USER#")) */
+        if (kd->sk_attr && kd->sk.type == DDB_TS && kd->sk.n && kd->sk.segs[0].lit && kd->sk.segs[0].lit[0]) {
+            qp->sk_op = DDB_SK_BEGINS_WITH;
+            if (!(qp->sk1 = ddb_v_str(a, kd->sk.segs[0].lit)))
+                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        }
         return DDB_OK;
     }
     if (q->sk_fields > holes)
@@ -1225,5 +1233,335 @@ int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_
                 memset(slot, 0, e->st->size);
         }
     }
+    return rc;
+}
+
+/* ---- opening a table under a schema: create, evolve, or refuse ---- */
+
+/* A template as text, with field names: "ORG#{org}", "{created_at:020}". */
+static int template_text(const ddb_entity_desc *e, const ddb_template *t, ddb_buf *b)
+{
+    static const char *const parts[] = {"", "|year", "|month", "|day", "|quarter"};
+    static const char *const cases[] = {"", "|lower", "|upper"};
+    int rc = DDB_OK;
+    for (uint16_t i = 0; !rc && i < t->n; i++) {
+        const ddb_tseg *s = &t->segs[i];
+        if (s->lit) {
+            for (const char *p = s->lit; *p && !rc; p++) {
+                rc = ddb_buf_put(b, p, 1);
+                if (!rc && (*p == '{' || *p == '}')) /* braces are doubled in templates */
+                    rc = ddb_buf_put(b, p, 1);
+            }
+            continue;
+        }
+        rc = ddb_buf_put(b, "{", 1);
+        const ddb_struct_desc *st = e->st;
+        for (uint8_t j = 0; !rc && j < s->path_len && st && s->path[j] < st->n_fields; j++) {
+            const ddb_field_desc *f = &st->fields[s->path[j]];
+            if (j)
+                rc = ddb_buf_put(b, ".", 1);
+            if (!rc)
+                rc = ddb_buf_put(b, f->name, strlen(f->name));
+            st = f->sub;
+        }
+        char fmt[32] = "";
+        if (s->pad)
+            snprintf(fmt, sizeof fmt, ":0%u", s->pad);
+        if (!rc)
+            rc = ddb_buf_put(b, fmt, strlen(fmt));
+        if (!rc && s->part < 5)
+            rc = ddb_buf_put(b, parts[s->part], strlen(parts[s->part]));
+        if (!rc && s->kase < 3)
+            rc = ddb_buf_put(b, cases[s->kase], strlen(cases[s->kase]));
+        if (!rc)
+            rc = ddb_buf_put(b, "}", 1);
+    }
+    return rc;
+}
+
+/* What an entity's stored items depend on: its keys per index (attribute =
+ * template), the type attribute, the shard layout.  One line per key. */
+static int fingerprint(const ddb_entity_desc *e, ddb_buf *b)
+{
+    int rc = DDB_OK;
+    for (uint16_t k = 0; !rc && k < e->n_keys; k++) {
+        const ddb_key_desc *kd = &e->keys[k];
+        const char *ix = kd->index ? kd->index : "table";
+        if ((rc = ddb_buf_put(b, ix, strlen(ix))) || (rc = ddb_buf_put(b, ": ", 2)) ||
+            (rc = ddb_buf_put(b, kd->pk_attr, strlen(kd->pk_attr))) || (rc = ddb_buf_put(b, "=", 1)) ||
+            (rc = template_text(e, &kd->pk, b)))
+            break;
+        if (kd->sk_attr && ((rc = ddb_buf_put(b, " ", 1)) || (rc = ddb_buf_put(b, kd->sk_attr, strlen(kd->sk_attr))) ||
+                            (rc = ddb_buf_put(b, "=", 1)) || (rc = template_text(e, &kd->sk, b))))
+            break;
+        rc = ddb_buf_put(b, "\n", 1);
+    }
+    char line[300];
+    int n = snprintf(line, sizeof line, "type: %s=%s\n", e->table->type_attr, e->name);
+    if (!rc)
+        rc = ddb_buf_put(b, line, (size_t)n);
+    if (!rc && e->n_shards) {
+        rc = ddb_buf_put(b, "shards:", 7);
+        for (uint16_t s = 0; !rc && s < e->n_shards; s++) {
+            n = snprintf(line, sizeof line, " %s%s", e->shard_suffix ? e->shard_suffix : "#", e->shards[s]);
+            rc = ddb_buf_put(b, line, (size_t)n);
+        }
+        if (!rc)
+            rc = ddb_buf_put(b, "\n", 1);
+    }
+    if (!rc)
+        rc = ddb_buf_put(b, "", 1);
+    return rc;
+}
+
+/* The line of fingerprint fp whose label (text before ':') is label. */
+static const char *find_line(const char *fp, const char *label, size_t llen, int *len)
+{
+    for (const char *l = fp; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l) : strlen(l);
+        if (n > llen && l[llen] == ':' && memcmp(l, label, llen) == 0) {
+            *len = (int)n;
+            return l;
+        }
+        l += n + (e != NULL);
+    }
+    return NULL;
+}
+
+/* Compare an entity's stored fingerprint with the schema's: every key the
+ * stored items were written with must be unchanged (an entity may join new
+ * indexes or leave old ones); the type attribute and shards must match.
+ * On a difference, *old_line / *new_line say what changed. */
+static bool compatible(const char *old, const char *now, const char **ol, int *on, const char **nl, int *nn)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        const char *from = pass ? now : old, *other = pass ? old : now;
+        for (const char *l = from; *l;) {
+            const char *e = strchr(l, '\n'), *c = strchr(l, ':');
+            size_t n = e ? (size_t)(e - l) : strlen(l);
+            size_t llen = c && c < l + n ? (size_t)(c - l) : n;
+            bool strict = (llen == 4 && !memcmp(l, "type", 4)) || (llen == 6 && !memcmp(l, "shards", 6)) ||
+                          (llen == 5 && !memcmp(l, "table", 5));
+            int m = 0;
+            const char *match = find_line(other, l, llen, &m);
+            if ((match && (m != (int)n || memcmp(match, l, n))) || (!match && strict)) {
+                *ol = pass ? (match ? match : "") : l;
+                *on = pass ? (match ? m : 0) : (int)n;
+                *nl = pass ? l : (match ? match : "");
+                *nn = pass ? (int)n : (match ? m : 0);
+                return false;
+            }
+            l += n + (e != NULL);
+        }
+    }
+    return true;
+}
+
+static bool same_key(const ddb_key_schema *x, const ddb_key_schema *y)
+{
+    return !strcmp(x->pk, y->pk) && x->pk_type == y->pk_type && !x->sk == !y->sk &&
+           (!x->sk || (!strcmp(x->sk, y->sk) && x->sk_type == y->sk_type));
+}
+
+static bool same_index(const ddb_index_def *x, const ddb_index_def *y)
+{
+    if (x->local != y->local || !same_key(&x->key, &y->key) || x->projection != y->projection)
+        return false;
+    if (x->projection != DDB_PROJ_INCLUDE)
+        return true;
+    if (x->n_include != y->n_include)
+        return false;
+    for (size_t i = 0; i < x->n_include; i++) {
+        size_t j = 0;
+        while (j < y->n_include && strcmp(x->include[i], y->include[j]) != 0)
+            j++;
+        if (j == y->n_include)
+            return false;
+    }
+    return true;
+}
+
+/* Write the key attributes of key k into every stored item of entity e:
+ * items written before the entity had that key (a new index, or an index
+ * the entity joined) get its attributes, and the engine adds the index
+ * entries as for any write. */
+static int backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error *err)
+{
+    const ddb_key_desc *kd = &e->keys[k];
+    ddb_arena *a = ddb_arena_new(), *pa = ddb_arena_new();
+    exprb fx, ux;
+    int rc = !a || !pa || exprb_init(&fx, db, a) || exprb_init(&ux, db, a) ? DDB_ENOMEM : DDB_OK;
+    const ddb_expr *filter = NULL;
+    if (!rc) {
+        const char *n = name_ref(&fx, e->table->type_attr), *v = value_ref(&fx, ddb_v_str(a, e->name));
+        if (!n || !v || put_text(&fx, n) || put_text(&fx, " = ") || put_text(&fx, v))
+            rc = DDB_ENOMEM;
+    }
+    if (rc) {
+        ddb_arena_free(a);
+        ddb_arena_free(pa);
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    if ((rc = exprb_prepare(&fx, DDB_EXPR_FILTER, &filter, err))) {
+        exprb_done(&fx);
+        ddb_arena_free(a);
+        ddb_arena_free(pa);
+        return rc;
+    }
+    const char *sid = e->n_shards ? e->shards[kd->shard >= 0 ? kd->shard : 0] : NULL;
+    const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
+    ddb_scan_params sp = {.table = e->table->def.name, .consistent = true, .filter = filter, .values = vals(&fx)};
+    ddb_page pg;
+    do {
+        ddb_arena_reset(pa);
+        if ((rc = ddb_scan(db, &sp, pa, &pg, err)))
+            break;
+        for (size_t i = 0; i < pg.count && !rc; i++) {
+            ddb_item *it = pg.items[i], *full = it;
+            const ddb_value *sk = e->keys[0].sk_attr ? ddb_item_get(it, e->keys[0].sk_attr) : NULL;
+            if (sid) { /* the key lives on one shard item: rebuild the entity from all of them */
+                size_t l = strlen(sfx) + strlen(sid);
+                if (!sk || sk->len < l || memcmp(sk->u.s + sk->len - l, sfx, strlen(sfx)) ||
+                    strcmp(sk->u.s + sk->len - strlen(sid), sid))
+                    continue;
+                if ((rc = reassemble(db, e, it, pa, NULL, NULL, &full, err)))
+                    break;
+            }
+            void *obj = ddb_arena_alloc(pa, e->st->size);
+            ddb_value *pk, *skv = NULL;
+            if (!obj)
+                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            else if ((rc = ddb_ent_from_item(e, full, obj, pa, err)))
+                rc = ddb_fail(err, DDB_EMODEL, "cannot add the %s key to a stored %s: %s", kd->index ? kd->index : "table",
+                              e->name, err ? err->message : "unreadable");
+            if (!rc)
+                rc = ddb_ent_render(e, &kd->pk, obj, pa, &pk, err);
+            if (!rc && kd->sk_attr)
+                rc = ddb_ent_render(e, &kd->sk, obj, pa, &skv, err);
+            if (rc || !pk || (kd->sk_attr && !skv))
+                continue; /* sparse: not in this index */
+            /* SET the key attributes on the stored (shard) item, if it is still there */
+            ux.text.len = 0;
+            ux.n = 0;
+            ux.names = ddb_item_new(pa);
+            ux.values = ddb_item_new(pa);
+            const char *np = name_ref(&ux, kd->pk_attr), *vp = value_ref(&ux, pk);
+            const char *ns = kd->sk_attr ? name_ref(&ux, kd->sk_attr) : NULL, *vs = skv ? value_ref(&ux, skv) : NULL;
+            if (!np || !vp || put_text(&ux, "SET ") || put_text(&ux, np) || put_text(&ux, " = ") || put_text(&ux, vp) ||
+                (ns && (!vs || put_text(&ux, ", ") || put_text(&ux, ns) || put_text(&ux, " = ") || put_text(&ux, vs)))) {
+                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            const ddb_expr *upd;
+            if ((rc = exprb_prepare(&ux, DDB_EXPR_UPDATE, &upd, err)))
+                break;
+            ddb_item *key = ddb_item_new(pa);
+            const ddb_value *tpk = ddb_item_get(it, e->table->def.key.pk);
+            if (!key || !tpk || ddb_item_set(key, e->table->def.key.pk, (ddb_value *)tpk) ||
+                (sk && ddb_item_set(key, e->table->def.key.sk, (ddb_value *)sk))) {
+                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                break;
+            }
+            ddb_write_opts wo = {.values = vals(&ux)};
+            rc = ddb_update_item(db, e->table->def.name, key, upd, &wo, NULL, NULL, err);
+        }
+        if (pg.last_key && !rc) {
+            /* the next page starts after this key: keep it in the long-lived arena */
+            sp.start_key = ddb_item_copy(a, pg.last_key);
+            if (!sp.start_key)
+                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        }
+    } while (!rc && pg.last_key);
+    exprb_done(&ux);
+    exprb_done(&fx);
+    ddb_arena_free(pa);
+    ddb_arena_free(a);
+    return rc;
+}
+
+static int check_entities(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                          ddb_arena *a, ddb_error *err)
+{
+    int rc = DDB_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        ddb_buf fp = {0};
+        char key[300];
+        snprintf(key, sizeof key, "ddbgen.entity.%s", ents[i]->name);
+        if (fingerprint(ents[i], &fp)) {
+            ddb_buf_free(&fp);
+            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        }
+        void *old;
+        size_t len;
+        rc = ddb_table_meta_get(db, t->def.name, key, a, &old, &len, err);
+        if (rc == DDB_ENOTFOUND)
+            rc = ddb_table_meta_put(db, t->def.name, key, fp.p, fp.len, err); /* a new entity */
+        else if (!rc && (len != fp.len || memcmp(old, fp.p, len) != 0)) {
+            const char *la, *lb;
+            int na, nb;
+            if (compatible(old, (const char *)fp.p, &la, &na, &lb, &nb)) {
+                /* keys the stored items lack (a new index, an index joined): write them, then remember */
+                for (uint16_t k = 1; k < ents[i]->n_keys && !rc; k++) {
+                    const char *ix = ents[i]->keys[k].index;
+                    int ml;
+                    if (!find_line(old, ix, strlen(ix), &ml))
+                        rc = backfill_key(db, ents[i], k, err);
+                }
+                if (!rc)
+                    rc = ddb_table_meta_put(db, t->def.name, key, fp.p, fp.len, err);
+                ddb_buf_free(&fp);
+                continue;
+            }
+            rc = ddb_fail(err, DDB_EMODEL,
+                          "table %s holds %s items written with \"%.*s\"; the schema now says \"%.*s\" (regenerate "
+                          "against the old schema, or migrate the items)",
+                          t->def.name, ents[i]->name, na > 90 ? 90 : na, la, nb > 90 ? 90 : nb, lb);
+        }
+        ddb_buf_free(&fp);
+    }
+    return rc;
+}
+
+int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                       ddb_error *err)
+{
+    if (!db || !t || (n && !ents))
+        return ddb_fail(err, DDB_EINVAL, "open_table: db, table and entities are required");
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_table_desc *d;
+    int rc = ddb_describe_table(db, t->def.name, a, &d, err);
+    if (rc == DDB_ENOTABLE) {
+        rc = ddb_create_table(db, &t->def, err);
+        if (rc == DDB_EEXISTS) /* created meanwhile by someone else: verify it below */
+            rc = ddb_describe_table(db, t->def.name, a, &d, err);
+        else if (!rc)
+            d = NULL;
+    }
+    if (!rc && d && !same_key(&d->def.key, &t->def.key))
+        rc = ddb_fail(err, DDB_EMODEL, "table %s was created with key %s%s%s; the schema declares %s%s%s",
+                      t->def.name, d->def.key.pk, d->def.key.sk ? "/" : "", d->def.key.sk ? d->def.key.sk : "",
+                      t->def.key.pk, t->def.key.sk ? "/" : "", t->def.key.sk ? t->def.key.sk : "");
+    for (size_t i = 0; !rc && d && i < t->def.n_indexes; i++) {
+        const ddb_index_def *want = &t->def.indexes[i], *have = NULL;
+        for (size_t j = 0; j < d->def.n_indexes; j++)
+            if (!strcmp(d->def.indexes[j].name, want->name))
+                have = &d->def.indexes[j];
+        if (have && !same_index(have, want))
+            rc = ddb_fail(err, DDB_EMODEL,
+                          "index %s of table %s was created with another key or projection than the schema declares",
+                          want->name, t->def.name);
+        else if (!have && want->local)
+            rc = ddb_fail(err, DDB_EMODEL,
+                          "table %s has no local index %s, and a local index can only be created with the table",
+                          t->def.name, want->name);
+        else if (!have)
+            rc = ddb_add_index(db, t->def.name, want, NULL, NULL, err); /* a new GSI, backfilled */
+    }
+    if (!rc)
+        rc = check_entities(db, t, ents, n, a, err);
+    ddb_arena_free(a);
     return rc;
 }

@@ -21,6 +21,7 @@ static const char *const names[] = {
     "DDB_ENET: network error",
     "DDB_ETIMEOUT: timed out",
     "DDB_EMODEL: incompatible schema model",
+    "DDB_ETRIMMED: stream records were trimmed",
 };
 
 const char *ddb_strerror(int code)

@@ -603,7 +603,7 @@ static int load_keys(ddb_remote *r, const char *table, ddb_error *err)
     if (!a)
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     ddb_table_desc *d;
-    int rc = ddb_remote_describe_table(r, table, a, &d, err);
+    int rc = remote_describe(r, table, a, &d, false, err);
     rkeys *fresh = NULL;
     if (!rc) {
         fresh = keys_new(table, NULL, &d->def.key);

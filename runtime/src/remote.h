@@ -88,16 +88,38 @@ int ddb_remote_sync(ddb_remote *r, ddb_error *err);
 
 /* Tables.  create_table sends CreateTable (PAY_PER_REQUEST when rcu and wcu
  * are 0, else PROVISIONED; GSIs of a provisioned table without their own
- * throughput take the table's) and polls DescribeTable until the table and
- * its indexes are ACTIVE (DDB_ETIMEOUT after table_wait_ms).  delete_table
- * waits until the table is gone.  describe_table fills item_count and
- * size_bytes from ItemCount / TableSizeBytes (refreshed by DynamoDB about
- * every six hours) and partitions = 0 (not reported).  list_tables follows
- * LastEvaluatedTableName through every page and returns the names sorted. */
+ * throughput take the table's; a stream view becomes StreamSpecification,
+ * its retention settings are not sent: DynamoDB keeps 24 hours) and polls
+ * DescribeTable until the table and its indexes are ACTIVE (DDB_ETIMEOUT
+ * after table_wait_ms); a ttl_attribute is then set with UpdateTimeToLive
+ * (DDB_ENOTSUP, the table created, where the endpoint lacks it).
+ * delete_table waits until the table is gone.  describe_table fills
+ * item_count and size_bytes from ItemCount / TableSizeBytes (refreshed by
+ * DynamoDB about every six hours), partitions = 0 (not reported), the
+ * stream view from StreamSpecification and ttl_attribute from
+ * DescribeTimeToLive.  list_tables follows LastEvaluatedTableName through
+ * every page and returns the names sorted. */
 int ddb_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *err);
 int ddb_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err);
 int ddb_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
 int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+
+/* UpdateTable adding a GSI, then waiting until it is ACTIVE (DynamoDB
+ * backfills it meanwhile; *backfilled and *skipped are 0: not reported).
+ * DDB_EVALIDATION for a local index; DDB_ENOTSUP when the endpoint takes
+ * the request but lists no such index afterwards (dynalite). */
+int ddb_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *x, uint64_t *backfilled,
+                         uint64_t *skipped, ddb_error *err);
+/* Table metadata, kept in the table's tags (see remote_meta.c): values
+ * base64 in 256-character chunks under "KEY:0", "KEY:1", ...; keys of at
+ * most 120 characters from letters, digits, spaces and _.:/=+-@
+ * (DDB_EINVAL / DDB_ELIMIT otherwise); 50 tags per table.  DynamoDB's tags
+ * are eventually consistent.  get: DDB_ENOTFOUND when absent; *val is
+ * NUL-terminated as well and lives in a. */
+int ddb_remote_table_meta_put(ddb_remote *r, const char *table, const char *key, const void *val, size_t len,
+                              ddb_error *err);
+int ddb_remote_table_meta_get(ddb_remote *r, const char *table, const char *key, ddb_arena *a, void **val,
+                              size_t *len, ddb_error *err);
 
 /* Items.  Capacity: whenever return_capacity is not NONE the request asks
  * for INDEXES, so table_read/table_write are filled as the embedded engine

@@ -198,11 +198,11 @@ static int add_indexes(const char *op, const json_t *obj, const char *key, remot
         return DDB_OK;
     if (!json_is_object(ix))
         return remote_bad(err, op, "ConsumedCapacity.%s is %s, not an object", key, kind_of(ix));
-    const char *name;
+    const char *name = NULL;
     json_t *v;
     json_object_foreach((json_t *)ix, name, v)
     {
-        cu u;
+        cu u = {0, 0, 0};
         int rc = read_units(op, v, kind, &u, err);
         if (rc)
             return rc;
@@ -229,7 +229,7 @@ static int add_indexes(const char *op, const json_t *obj, const char *key, remot
 static int add_capacity(const char *op, const json_t *c, remote_kind kind, ddb_return_capacity mode,
                         ddb_capacity *cap, ddb_error *err)
 {
-    cu all;
+    cu all = {0, 0, 0};
     int rc = read_units(op, c, kind, &all, err);
     if (rc)
         return rc;
@@ -242,7 +242,7 @@ static int add_capacity(const char *op, const json_t *c, remote_kind kind, ddb_r
         (rc = add_indexes(op, c, "LocalSecondaryIndexes", kind, mode, cap, &idx, err)))
         return rc;
     if (t) {
-        cu tu;
+        cu tu = {0, 0, 0};
         if ((rc = read_units(op, t, kind, &tu, err)))
             return rc;
         cap->table_read += tu.read;
@@ -455,7 +455,7 @@ static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_
         return remote_bad(err, op, "KeySchema is %s, not an array of 1 or 2 elements", kind_of(ks));
     for (size_t i = 0; i < json_array_size(ks); i++) {
         const json_t *k = json_array_get(ks, i);
-        const char *name, *type;
+        const char *name = NULL, *type = NULL;
         int rc;
         if (!json_is_object(k))
             return remote_bad(err, op, "KeySchema[%zu] is %s, not an object", i, kind_of(k));
@@ -514,7 +514,7 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
             return remote_bad(err, op, "an index description is %s, not an object", kind_of(x));
         ddb_index_def *d = &out[*n];
         memset(d, 0, sizeof *d);
-        const char *name;
+        const char *name = NULL;
         int rc;
         if ((rc = str_field(op, x, "IndexName", "", &name, err)) ||
             (rc = key_schema(op, json_object_get(x, "KeySchema"), defs, a, &d->key, err)))
@@ -571,7 +571,7 @@ int remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_
     if (!d || !ix)
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     memset(d, 0, sizeof *d);
-    const char *name;
+    const char *name = NULL;
     int rc;
     const json_t *defs = json_object_get(t, "AttributeDefinitions");
     if (!json_is_array(defs))
@@ -598,6 +598,20 @@ int remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_
         return rc;
     d->def.indexes = ix;
     d->def.n_indexes = n;
+    const json_t *ss = json_object_get(t, "StreamSpecification");
+    if (ss) {
+        const json_t *on = json_object_get(ss, "StreamEnabled"), *vt = json_object_get(ss, "StreamViewType");
+        static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
+        if (!json_is_object(ss) || (on && !json_is_boolean(on)) || (vt && !json_is_string(vt)))
+            return remote_bad(err, op, "StreamSpecification has the wrong shape");
+        for (int v = 1; json_is_true(on) && vt && v <= DDB_STREAM_NEW_AND_OLD_IMAGES; v++)
+            if (strcmp(json_string_value(vt), views[v]) == 0)
+                d->def.stream.view = (ddb_stream_view)v;
+        if (json_is_true(on) && d->def.stream.view == DDB_STREAM_NONE)
+            return remote_bad(err, op, "StreamViewType is missing or unknown");
+        if (d->def.stream.view)
+            d->def.stream.retention_seconds = 86400; /* DynamoDB Streams: 24 hours */
+    }
     if ((rc = u64_field(op, t, "ItemCount", &d->item_count, err)) ||
         (rc = u64_field(op, t, "TableSizeBytes", &d->size_bytes, err)))
         return rc;

@@ -127,6 +127,16 @@ static int build_create(const ddb_table_def *def, json_t *j, ddb_error *err)
         return rc;
     if (provisioned && json_object_set_new(j, "ProvisionedThroughput", throughput(def->rcu, def->wcu)))
         return nomem(err);
+    if ((unsigned)def->stream.view > DDB_STREAM_NEW_AND_OLD_IMAGES)
+        return ddb_fail(err, DDB_EINVAL, "table %s: unknown stream view %d", def->name, (int)def->stream.view);
+    if (def->stream.view != DDB_STREAM_NONE) {
+        /* DynamoDB Streams keep records 24 hours; retention settings are the
+         * embedded engine's and are not sent */
+        static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
+        json_t *ss = json_pack("{s:b, s:s}", "StreamEnabled", 1, "StreamViewType", views[def->stream.view]);
+        if (!ss || json_object_set_new(j, "StreamSpecification", ss))
+            return nomem(err);
+    }
     json_t *gsi = NULL, *lsi = NULL;
     for (size_t i = 0; i < def->n_indexes; i++) {
         const ddb_index_def *x = &def->indexes[i];
@@ -202,6 +212,60 @@ static int wait_table(ddb_remote *r, const char *name, wait_for what, ddb_error 
     }
 }
 
+/* TTL is not part of CreateTable: UpdateTimeToLive once the table is ACTIVE. */
+static int set_ttl(ddb_remote *r, const char *table, const char *attr, ddb_error *err)
+{
+    json_t *req = json_pack("{s:s, s:{s:b, s:s}}", "TableName", table, "TimeToLiveSpecification", "Enabled", 1,
+                            "AttributeName", attr),
+           *resp = NULL;
+    if (!req)
+        return ddb_fail(err, DDB_EVALIDATION, "table %s: TTL attribute name is not UTF-8", table);
+    int rc = remote_call(r, "UpdateTimeToLive", req, &resp, NULL, err);
+    json_decref(req);
+    json_decref(resp);
+    if (rc == DDB_ENOTSUP && err) {
+        char why[DDB_ERROR_TEXT_SIZE];
+        snprintf(why, sizeof why, "%s", err->message);
+        ddb_fail(err, rc, "table %s was created, but the endpoint cannot set its TTL attribute (%s)", table, why);
+    }
+    return rc;
+}
+
+/* DescribeTimeToLive: the TTL attribute when TTL is enabled (or being
+ * enabled).  An endpoint without the operation has no TTL. */
+static int get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **attr, ddb_error *err)
+{
+    *attr = NULL;
+    json_t *req = json_pack("{s:s}", "TableName", table), *resp = NULL;
+    if (!req)
+        return nomem(err);
+    ddb_error e2 = {0};
+    int rc = remote_call(r, "DescribeTimeToLive", req, &resp, NULL, &e2);
+    json_decref(req);
+    if (rc == DDB_ENOTSUP)
+        return DDB_OK;
+    if (rc) {
+        if (err)
+            *err = e2;
+        return rc;
+    }
+    const json_t *d = json_object_get(resp, "TimeToLiveDescription");
+    const json_t *st = json_object_get(d, "TimeToLiveStatus"), *an = json_object_get(d, "AttributeName");
+    if (d && (!json_is_object(d) || (st && !json_is_string(st)) || (an && !json_is_string(an))))
+        rc = remote_bad(err, "DescribeTimeToLive", "TimeToLiveDescription has the wrong shape");
+    else if (json_is_string(st) && json_is_string(an) &&
+             (!strcmp(json_string_value(st), "ENABLED") || !strcmp(json_string_value(st), "ENABLING"))) {
+        size_t n = json_string_length(an) + 1;
+        char *c = ddb_arena_alloc(a, n);
+        if (!c)
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        else
+            *attr = memcpy(c, json_string_value(an), n);
+    }
+    json_decref(resp);
+    return rc;
+}
+
 int ddb_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *err)
 {
     if (!r || !def || !def->name)
@@ -218,7 +282,11 @@ int ddb_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *
     json_decref(resp);
     remote_req_free(&q);
     remote_forget_table(r, def->name);
-    return rc ? rc : wait_table(r, def->name, WAIT_ACTIVE, err);
+    if (!rc)
+        rc = wait_table(r, def->name, WAIT_ACTIVE, err);
+    if (!rc && def->ttl_attribute)
+        rc = set_ttl(r, def->name, def->ttl_attribute, err);
+    return rc;
 }
 
 int ddb_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err)
@@ -235,10 +303,9 @@ int ddb_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err)
     return rc ? rc : wait_table(r, name, WAIT_GONE, err);
 }
 
-int ddb_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+int remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
+                    ddb_error *err)
 {
-    if (!r || !name || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
     *out = NULL;
     json_t *req = json_pack("{s:s}", "TableName", name), *resp = NULL;
     if (!req)
@@ -251,7 +318,18 @@ int ddb_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb
         rc = remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, out, &status, &active, err);
     }
     json_decref(resp);
+    if (!rc && with_ttl)
+        rc = get_ttl(r, name, a, &(*out)->def.ttl_attribute, err);
+    if (rc)
+        *out = NULL;
     return rc;
+}
+
+int ddb_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+{
+    if (!r || !name || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+    return remote_describe(r, name, a, out, true, err);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -329,4 +407,69 @@ int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, siz
     *names = v;
     *count = n;
     return DDB_OK;
+}
+
+/* ---- UpdateTable: a new GSI ---------------------------------------------------------------- */
+
+int ddb_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *x, uint64_t *backfilled,
+                         uint64_t *skipped, ddb_error *err)
+{
+    if (backfilled)
+        *backfilled = 0; /* DynamoDB backfills in the background and does not report counts */
+    if (skipped)
+        *skipped = 0;
+    if (!r || !table || !x || !x->name)
+        return ddb_fail(err, DDB_EINVAL, "ddb_add_index: db, table and an index with a name are required");
+    if (x->local)
+        return ddb_fail(err, DDB_EVALIDATION, "a local secondary index (%s) can only be created with the table",
+                        x->name);
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_table_desc *d;
+    json_t *req = NULL, *resp = NULL, *idx = NULL;
+    int rc = remote_describe(r, table, a, &d, false, err);
+    if (rc)
+        goto done;
+    /* the index takes the table's billing: provisioned tables give it throughput */
+    ddb_table_def tdef = {.name = table, .rcu = d->def.rcu, .wcu = d->def.wcu};
+    json_t *defs = json_array();
+    if (!(req = json_object()) || !defs || json_object_set_new(req, "AttributeDefinitions", defs)) {
+        json_decref(defs);
+        rc = nomem(err);
+        goto done;
+    }
+    if ((rc = rq_str(req, "TableName", table, err)) || (rc = index_json(&tdef, x, &idx, err)) ||
+        (rc = add_attr(defs, x->key.pk, x->key.pk_type, err)) ||
+        (x->key.sk && (rc = add_attr(defs, x->key.sk, x->key.sk_type, err))))
+        goto done;
+    json_t *upd = json_pack("[{s:o}]", "Create", idx);
+    idx = NULL;
+    if (!upd || json_object_set_new(req, "GlobalSecondaryIndexUpdates", upd)) {
+        rc = nomem(err);
+        goto done;
+    }
+    if ((rc = remote_call(r, "UpdateTable", req, &resp, NULL, err)))
+        goto done;
+    remote_forget_table(r, table);
+    /* DynamoDB lists a new index at once (CREATING); an endpoint that took
+     * the request without creating it must not make us wait for nothing */
+    ddb_arena_reset(a);
+    if ((rc = remote_describe(r, table, a, &d, false, err)))
+        goto done;
+    bool present = false;
+    for (size_t i = 0; i < d->def.n_indexes; i++)
+        present |= strcmp(d->def.indexes[i].name, x->name) == 0;
+    if (!present) {
+        rc = ddb_fail(err, DDB_ENOTSUP, "UpdateTable: the endpoint accepted the request but created no index %s on %s",
+                      x->name, table);
+        goto done;
+    }
+    rc = wait_table(r, table, WAIT_ACTIVE, err);
+done:
+    json_decref(idx);
+    json_decref(req);
+    json_decref(resp);
+    ddb_arena_free(a);
+    return rc;
 }

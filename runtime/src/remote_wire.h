@@ -142,6 +142,9 @@ uint32_t remote_table_wait_ms(const ddb_remote *r);
 int remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
                      const char **sk, ddb_error *err);
 void remote_forget_table(ddb_remote *r, const char *table);
+/* DescribeTable (and DescribeTimeToLive when with_ttl) into a (remote_table.c). */
+int remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
+                    ddb_error *err);
 /* Monotonic milliseconds. */
 uint64_t remote_now_ms(void);
 void remote_sleep_ms(uint32_t ms);

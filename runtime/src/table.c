@@ -3,6 +3,7 @@
 #include "codec.h"
 #include "engine.h"
 #include "error.h"
+#include "keys.h"
 #include "value.h"
 
 #include <errno.h>
@@ -422,6 +423,54 @@ static size_t initial_partitions(const ddb_table_def *d)
     return n ? (n > 4096 ? 4096 : n) : 1;
 }
 
+/* The stored form of one index definition (NULL when out of memory). */
+static ddb_value *index_map(ddb_arena *a, const ddb_index_def *x)
+{
+    ddb_value *xm = ddb_v_map(a), *inc = ddb_v_list(a);
+    if (!xm || !inc)
+        return NULL;
+    int rc = set_str(a, xm, "name", x->name) | set_num(a, xm, "local", x->local) | set_str(a, xm, "pk", x->key.pk) |
+             set_num(a, xm, "pk_type", x->key.pk_type) | set_str(a, xm, "sk", x->key.sk) |
+             set_num(a, xm, "sk_type", x->key.sk ? x->key.sk_type : 0) | set_num(a, xm, "proj", x->projection) |
+             set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
+    for (size_t j = 0; x->projection == DDB_PROJ_INCLUDE && j < x->n_include; j++)
+        rc |= ddb_list_append(a, inc, ddb_v_str(a, x->include[j]));
+    rc |= ddb_map_set(a, xm, "include", inc);
+    return rc ? NULL : xm;
+}
+
+/* Store a table definition under "t/<name>". */
+static int put_def(ddb *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err)
+{
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', d->name);
+    MDB_val k = {(size_t)klen, key}, v;
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_value *m = ddb_v_map(a);
+    ddb_value *ix = ddb_v_list(a);
+    int rc = set_str(a, m, "name", d->name) | set_str(a, m, "pk", d->key.pk) |
+             set_num(a, m, "pk_type", d->key.pk_type) | set_str(a, m, "sk", d->key.sk) |
+             set_num(a, m, "sk_type", d->key.sk ? d->key.sk_type : 0) | set_num(a, m, "rcu", d->rcu) |
+             set_num(a, m, "wcu", d->wcu);
+    for (size_t i = 0; i < d->n_indexes; i++)
+        rc |= ddb_list_append(a, ix, index_map(a, &d->indexes[i]));
+    rc |= ddb_map_set(a, m, "indexes", ix);
+    ddb_buf b = {0};
+    if (!rc)
+        rc = ddb_encode_item(&b, m, 0);
+    ddb_arena_free(a);
+    if (rc) {
+        ddb_buf_free(&b);
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    v = (MDB_val){b.len, b.p};
+    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    ddb_buf_free(&b);
+    return rc ? ddb_mdb_fail(err, rc, "storing the table definition") : DDB_OK;
+}
+
 typedef struct create_ctx {
     const ddb_table_def *def;
     ddb_error *err;
@@ -444,41 +493,9 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
     MDB_val k = {(size_t)klen, key}, v;
     if (mdb_get(txn, db->meta, &k, &v) == 0)
         return ddb_fail(cx->err, DDB_EEXISTS, "Table already exists: %s", d->name);
-
-    ddb_arena *a = ddb_arena_new();
-    if (!a)
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
-    ddb_value *m = ddb_v_map(a);
-    ddb_value *ix = ddb_v_list(a);
-    int rc = set_str(a, m, "name", d->name) | set_str(a, m, "pk", d->key.pk) |
-             set_num(a, m, "pk_type", d->key.pk_type) | set_str(a, m, "sk", d->key.sk) |
-             set_num(a, m, "sk_type", d->key.sk ? d->key.sk_type : 0) | set_num(a, m, "rcu", d->rcu) |
-             set_num(a, m, "wcu", d->wcu);
-    for (size_t i = 0; i < d->n_indexes; i++) {
-        const ddb_index_def *x = &d->indexes[i];
-        ddb_value *xm = ddb_v_map(a), *inc = ddb_v_list(a);
-        rc |= set_str(a, xm, "name", x->name) | set_num(a, xm, "local", x->local) | set_str(a, xm, "pk", x->key.pk) |
-              set_num(a, xm, "pk_type", x->key.pk_type) | set_str(a, xm, "sk", x->key.sk) |
-              set_num(a, xm, "sk_type", x->key.sk ? x->key.sk_type : 0) | set_num(a, xm, "proj", x->projection) |
-              set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
-        for (size_t j = 0; x->projection == DDB_PROJ_INCLUDE && j < x->n_include; j++)
-            rc |= ddb_list_append(a, inc, ddb_v_str(a, x->include[j]));
-        rc |= ddb_map_set(a, xm, "include", inc) | ddb_list_append(a, ix, xm);
-    }
-    rc |= ddb_map_set(a, m, "indexes", ix);
-    ddb_buf b = {0};
-    if (!rc)
-        rc = ddb_encode_item(&b, m, 0);
-    ddb_arena_free(a);
-    if (rc) {
-        ddb_buf_free(&b);
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
-    }
-    v = (MDB_val){b.len, b.p};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
-    ddb_buf_free(&b);
+    int rc = put_def(db, txn, d, cx->err);
     if (rc)
-        return ddb_mdb_fail(cx->err, rc, "CreateTable");
+        return rc;
 
     /* partition map: n equal ranges of the hash space */
     size_t n = initial_partitions(d);
@@ -530,6 +547,23 @@ int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
 
 /* ---- DeleteTable ---- */
 
+/* Delete every key of dbi that starts with prefix. */
+static int del_prefix(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t len)
+{
+    MDB_cursor *c = NULL;
+    int rc = mdb_cursor_open(txn, dbi, &c);
+    while (!rc) {
+        MDB_val k = {len, (void *)prefix}, v;
+        int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (g == MDB_NOTFOUND || k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)
+            break;
+        rc = g ? g : mdb_cursor_del(c, 0);
+    }
+    if (c)
+        mdb_cursor_close(c);
+    return rc;
+}
+
 typedef struct delete_ctx {
     const char *name;
     ddb_error *err;
@@ -547,28 +581,14 @@ static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
     for (size_t i = 0; !rc && i < t->n_idx; i++)
         rc = mdb_drop(txn, t->idx[i].dbi, 0);
     char key[600];
-    const char kinds[] = {'t', 'p', 's'};
+    const char kinds[] = {'t', 'p', 's', 'u'};
     for (size_t i = 0; !rc && i < sizeof kinds; i++) {
         int klen = meta_key(key, sizeof key, kinds[i], cx->name);
         MDB_val k = {(size_t)klen, key};
-        if (kinds[i] == 's') {
-            /* per-partition stats: "s/<name>/<bound>" */
-            MDB_cursor *c;
-            if ((rc = mdb_cursor_open(txn, db->meta, &c)))
-                break;
+        if (kinds[i] == 's' || kinds[i] == 'u') {
+            /* per-partition stats "s/<name>/<bound>", metadata "u/<name>/<key>" */
             key[klen] = '/';
-            MDB_val kk = {(size_t)klen + 1, key}, v;
-            int g = mdb_cursor_get(c, &kk, &v, MDB_SET_RANGE);
-            while (g == 0 && kk.mv_size >= (size_t)klen + 1 && memcmp(kk.mv_data, key, (size_t)klen + 1) == 0) {
-                if ((rc = mdb_cursor_del(c, 0)))
-                    break;
-                g = mdb_cursor_get(c, &kk, &v, MDB_GET_CURRENT);
-                if (g == 0 && !(kk.mv_size >= (size_t)klen + 1 && memcmp(kk.mv_data, key, (size_t)klen + 1) == 0))
-                    break;
-                if (g == MDB_NOTFOUND)
-                    break;
-            }
-            mdb_cursor_close(c);
+            rc = del_prefix(txn, db->meta, key, (size_t)klen + 1);
         } else {
             rc = mdb_del(txn, db->meta, &k, NULL);
         }
@@ -691,4 +711,208 @@ int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, d
     *names = v;
     *count = n;
     return DDB_OK;
+}
+
+/* ---- UpdateTable: a new global secondary index, backfilled ---- */
+
+typedef struct addix_ctx {
+    const char *table;
+    const ddb_index_def *x;
+    uint64_t *backfilled, *skipped;
+    ddb_error *err;
+    bool locked;
+} addix_ctx;
+
+/* The definition of a cached table, borrowing its strings. */
+static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
+{
+    for (size_t i = 0; i < t->n_idx; i++) {
+        const ddb_index_rt *x = &t->idx[i];
+        ix[i] = (ddb_index_def){x->name, x->local, {x->pk, x->pk_type, x->sk, x->sk_type},
+                                x->proj, (const char *const *)x->include, x->n_include, x->rcu, x->wcu};
+    }
+    memset(d, 0, sizeof *d);
+    d->name = t->name;
+    d->key = (ddb_key_schema){t->pk, t->pk_type, t->sk, t->sk_type};
+    d->indexes = ix;
+    d->n_indexes = t->n_idx;
+    d->rcu = t->rcu;
+    d->wcu = t->wcu;
+}
+
+static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    addix_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    if (rc)
+        return rc;
+    if (cx->x->local)
+        return ddb_fail(cx->err, DDB_EVALIDATION,
+                        "table %s: local secondary index %s can only be created with the table", t->name, cx->x->name);
+    if (ddb_table_index(t, cx->x->name))
+        return ddb_fail(cx->err, DDB_EVALIDATION, "table %s already has an index named %s", t->name, cx->x->name);
+    ddb_index_def ix[DDB_MAX_INDEXES + 1];
+    ddb_table_def d;
+    def_of(t, &d, ix);
+    ix[d.n_indexes++] = *cx->x;
+    if ((rc = validate_def(&d, cx->err)))
+        return rc;
+    pthread_mutex_lock(&db->schema_mu); /* mdb_dbi_open, as in create_fn */
+    cx->locked = true;
+    /* append the index to the stored definition, keeping everything else in it */
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', t->name);
+    MDB_val dk = {(size_t)klen, key}, dv;
+    ddb_arena *da = ddb_arena_new();
+    ddb_item *def;
+    ddb_buf out = {0};
+    if (!da)
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddb_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
+        ddb_arena_free(da);
+        return ddb_fail(cx->err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
+    }
+    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = index_map(da, cx->x);
+    if (!list || list->type != DDB_TL || !xm || ddb_list_append(da, list, xm) ||
+        ddb_encode_item(&out, ddb_item_map(def), 0)) {
+        ddb_arena_free(da);
+        ddb_buf_free(&out);
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    }
+    dv = (MDB_val){out.len, out.p};
+    rc = mdb_put(txn, db->meta, &dk, &dv, 0);
+    ddb_buf_free(&out);
+    ddb_arena_free(da);
+    if (rc)
+        return ddb_mdb_fail(cx->err, rc, "UpdateTable");
+    char name[600];
+    MDB_dbi dbi;
+    MDB_cursor *c = NULL;
+    db_name(name, sizeof name, t->name, cx->x->name);
+    if ((rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi)) || (rc = mdb_drop(txn, dbi, 0)) ||
+        (rc = mdb_cursor_open(txn, t->items, &c)))
+        return ddb_mdb_fail(cx->err, rc, "UpdateTable");
+    /* backfill: every item that has the index key attributes */
+    ddb_index_rt xr = {.name = (char *)cx->x->name, .pk = (char *)cx->x->key.pk, .sk = (char *)cx->x->key.sk,
+                       .pk_type = cx->x->key.pk_type, .sk_type = cx->x->key.sk_type};
+    ddb_arena *a = ddb_arena_new();
+    MDB_val k, v;
+    int g = a ? mdb_cursor_get(c, &k, &v, MDB_FIRST) : ENOMEM;
+    while (g == 0) {
+        ddb_item *it;
+        const ddb_value *ipk, *isk;
+        if (ddb_decode_item(v.mv_data, v.mv_size, a, &it)) {
+            g = DDB_ECORRUPT;
+            break;
+        }
+        int in = ddb_keys_index(&xr, it, &ipk, &isk, NULL);
+        if (in > 0) {
+            ddb_key ik;
+            ddb_key_make(&ik, ipk, isk);
+            MDB_val ikv = {ik.len, ik.b}, data = k;
+            if ((g = mdb_put(txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
+                break;
+            (*cx->backfilled)++;
+        } else if (in < 0) {
+            (*cx->skipped)++; /* a key attribute of another type: not indexed (an index key violation) */
+        }
+        ddb_arena_reset(a);
+        g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+    }
+    mdb_cursor_close(c);
+    ddb_arena_free(a);
+    if (g == DDB_ECORRUPT)
+        return ddb_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
+    if (g != MDB_NOTFOUND)
+        return ddb_mdb_fail(cx->err, g, "UpdateTable: backfill");
+    rc = bump_gen(db, txn);
+    return rc ? ddb_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
+}
+
+int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
+                  ddb_error *err)
+{
+    if (!db || !table || !x)
+        return ddb_fail(err, DDB_EINVAL, "ddb_add_index: db, table and index are required");
+    uint64_t b = 0, sk = 0;
+    addix_ctx cx = {table, x, &b, &sk, err, false};
+    int rc = ddb_run_write(db, addix_fn, &cx, true, err);
+    if (cx.locked)
+        pthread_mutex_unlock(&db->schema_mu);
+    if (backfilled)
+        *backfilled = rc ? 0 : b;
+    if (skipped)
+        *skipped = rc ? 0 : sk;
+    return rc;
+}
+
+/* ---- per-table metadata ("u/<table>/<key>") ---- */
+
+typedef struct meta_ctx {
+    const char *table, *key;
+    const void *val;
+    size_t len;
+    ddb_error *err;
+} meta_ctx;
+
+static int meta_name(char *buf, size_t cap, const char *table, const char *key)
+{
+    int n = snprintf(buf, cap, "u/%s/%s", table, key);
+    return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    meta_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    if (rc)
+        return rc;
+    char name[1200];
+    int n = meta_name(name, sizeof name, cx->table, cx->key);
+    if (n < 0)
+        return ddb_fail(cx->err, DDB_EINVAL, "metadata key too long");
+    MDB_val k = {(size_t)n, name}, v = {cx->len, (void *)cx->val};
+    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    return rc ? ddb_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
+}
+
+int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
+{
+    if (!db || !table || !key || (len && !val))
+        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+    meta_ctx cx = {table, key, val, len, err};
+    return ddb_run_write(db, meta_put_fn, &cx, false, err);
+}
+
+int ddb_table_meta_get(ddb *db, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
+                       ddb_error *err)
+{
+    if (!db || !table || !key || !a || !val || !len)
+        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+    MDB_txn *txn;
+    int rc = ddb_read_begin(db, &txn, err);
+    if (rc)
+        return rc;
+    ddb_table_rt *t;
+    char name[1200];
+    int n = meta_name(name, sizeof name, table, key);
+    if ((rc = ddb_table_get(db, txn, table, &t, err)) == DDB_OK) {
+        MDB_val k = {(size_t)(n < 0 ? 0 : n), name}, v;
+        int g = n < 0 ? MDB_NOTFOUND : mdb_get(txn, db->meta, &k, &v);
+        if (g == MDB_NOTFOUND)
+            rc = ddb_fail(err, DDB_ENOTFOUND, "table %s has no metadata %s", table, key);
+        else if (g)
+            rc = ddb_mdb_fail(err, g, "table metadata");
+        else if (!(*val = ddb_arena_alloc(a, v.mv_size + 1)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        else {
+            memcpy(*val, v.mv_data, v.mv_size);
+            ((char *)*val)[v.mv_size] = '\0';
+            *len = v.mv_size;
+        }
+    }
+    ddb_read_end(txn);
+    return rc;
 }

@@ -40,6 +40,20 @@ static int index_entry(const ddb_index_rt *x, const ddb_item *it, ddb_key *k, dd
     return in;
 }
 
+/* Did a write change what index x projects of an item whose entry stays
+ * (same index key, so the key attributes are unchanged)? */
+static bool projection_changed(const ddb_index_rt *x, const ddb_item *old, const ddb_item *nw)
+{
+    if (x->proj == DDB_PROJ_ALL)
+        return !ddb_value_equal(ddb_item_map(old), ddb_item_map(nw));
+    for (size_t i = 0; i < x->n_include; i++) {
+        const ddb_value *a = ddb_item_get(old, x->include[i]), *b = ddb_item_get(nw, x->include[i]);
+        if (!a != !b || (a && !ddb_value_equal(a, b)))
+            return true;
+    }
+    return false;
+}
+
 /* Bring index x in line: old -> new (either may be NULL). */
 static int update_index(ddb *db, MDB_txn *txn, ddb_table_rt *t, const ddb_index_rt *x, const ddb_key *tk,
                         const ddb_item *old, const ddb_item *nw, ddb_capacity *cap, ddb_return_capacity mode,
@@ -72,9 +86,10 @@ static int update_index(ddb *db, MDB_txn *txn, ddb_table_rt *t, const ddb_index_
         units += ddb_write_units(ddb_keys_projected_size(t, x, nw));
     }
     if (same) {
-        /* the entry stays; a write is charged when projected attributes change */
+        /* the entry stays; a write is charged when projected attributes
+         * change (their values, not only their sizes) */
         size_t os = ddb_keys_projected_size(t, x, old), ns = ddb_keys_projected_size(t, x, nw);
-        if (x->proj == DDB_PROJ_ALL ? !ddb_value_equal(ddb_item_map(old), ddb_item_map(nw)) : os != ns)
+        if (projection_changed(x, old, nw))
             units += ddb_write_units(ns > os ? ns : os);
     }
     if (rc)
@@ -249,8 +264,12 @@ static int single_fn(ddb *db, MDB_txn *txn, void *vctx)
     ddb_return_capacity mode = cx->res ? cx->opts.return_capacity : DDB_CAPACITY_NONE;
     int rc = ddb_write_prepare(db, txn, &cx->req, &st, tmp, cx->err);
     if (rc == DDB_ECONDITION && st.t) {
-        /* a failed condition still consumes a write */
-        ddb_cap_add(cap, NULL, 0, ddb_write_units(st.old_size), mode);
+        /* a failed condition still consumes a write (the stored item's size,
+         * at least 1 WCU) from the table, as in DynamoDB; the result stays
+         * DDB_ECONDITION even where throttle mode would refuse the units */
+        double u = ddb_write_units(st.old_size);
+        ddb_part_charge(db, st.t, ddb_part_of(st.t, ddb_key_hash(st.key.b)), 0, u, NULL);
+        ddb_cap_add(cap, NULL, 0, u, mode);
     }
     if (!rc)
         rc = ddb_write_apply(db, txn, &cx->req, &st, 1.0, true, cap, mode, cx->err);

@@ -346,9 +346,9 @@ static void test_clean_key_shapes(void **state)
     ddb *db = open_db("shapes", NULL);
     ddb_error err = {0};
     ddb_index_def gx[] = {{.name = "ByLong", .key = {"L", DDB_TS, "N", DDB_TN}}};
-    OK(ddb_create_table(db, &(ddb_table_def){"BinNum", {"B", DDB_TB, "N", DDB_TN}, gx, 1, 0, 0}, &err));
-    OK(ddb_create_table(db, &(ddb_table_def){"NumOnly", {"N", DDB_TN, NULL, 0}, NULL, 0, 0, 0}, &err));
-    OK(ddb_create_table(db, &(ddb_table_def){"LongSK", {"P", DDB_TS, "S", DDB_TS}, NULL, 0, 0, 0}, &err));
+    OK(ddb_create_table(db, &(ddb_table_def){.name = "BinNum", .key = {.pk = "B", .pk_type = DDB_TB, .sk = "N", .sk_type = DDB_TN}, .indexes = gx, .n_indexes = 1}, &err));
+    OK(ddb_create_table(db, &(ddb_table_def){.name = "NumOnly", .key = {.pk = "N", .pk_type = DDB_TN, .sk = NULL, .sk_type = 0}, .indexes = NULL, .n_indexes = 0}, &err));
+    OK(ddb_create_table(db, &(ddb_table_def){.name = "LongSK", .key = {.pk = "P", .pk_type = DDB_TS, .sk = "S", .sk_type = DDB_TS}, .indexes = NULL, .n_indexes = 0}, &err));
     static const char *const nums[] = {"0", "-1", "1", "1E+100", "-1.5E-130", "12345678901234567890123456789012345678",
                                        "0.001", "-99999"};
     ddb_arena *a = ddb_arena_new();

@@ -25,9 +25,9 @@ int ops_teardown(void **state);
 /* Tables created by ops_setup.
  *   "Ops": pk S, sk S, no index.
  *   "Idx": pk S, sk S and
- *      GSI "G1" gpk S / gsk N, projection ALL;
- *      GSI "G2" kpk S (no sort key), KEYS_ONLY;
- *      LSI "L1" pk / lsk S, INCLUDE {inc}.
+ *      GSI "Gsi1" gpk S / gsk N, projection ALL;
+ *      GSI "Gsi2" kpk S (no sort key), KEYS_ONLY;
+ *      LSI "Lsi1" pk / lsk S, INCLUDE {inc}.
  *   "Hash": pk S only. */
 #define T_OPS "Ops"
 #define T_IDX "Idx"
@@ -50,6 +50,16 @@ const ddb_expr *XN(ops_fx *fx, ddb_expr_kind kind, const char *text, const char 
 #define FLT(fx, text) X(fx, DDB_EXPR_FILTER, text)
 #define PRJ(fx, text) X(fx, DDB_EXPR_PROJECTION, text)
 #define KEYC(fx, text) X(fx, DDB_EXPR_KEY_CONDITION, text)
+
+/* Single writes with ReturnConsumedCapacity INDEXES: cond (a
+ * ConditionExpression) and values (JSON) may be NULL; res receives the
+ * returned attributes (fixture arena) and the capacity. */
+int put(ops_fx *fx, const char *table, const ddb_item *item, const char *cond, const char *values,
+        ddb_return_values rv, ddb_write_result *res, ddb_error *err);
+int update(ops_fx *fx, const char *table, const ddb_item *key, const char *update, const char *cond,
+           const char *values, ddb_return_values rv, ddb_write_result *res, ddb_error *err);
+int del(ops_fx *fx, const char *table, const ddb_item *key, const char *cond, const char *values,
+        ddb_return_values rv, ddb_write_result *res, ddb_error *err);
 
 /* Compact DynamoDB JSON of an item ("(none)" for NULL), in the arena. */
 const char *dump(ops_fx *fx, const ddb_item *it);
@@ -97,9 +107,9 @@ const char *table_state(ops_fx *fx, const char *table);
 #define expect_clean(fx, table, items, entries) expect_clean_at(fx, table, items, entries, __FILE__, __LINE__)
 void expect_clean_at(ops_fx *fx, const char *table, uint64_t items, uint64_t entries, const char *file, int line);
 
-/* Query all pages of an index partition (pk_attr = pk_value, S), return the
- * concatenated dumps of the items.  Arena memory. */
-const char *query_index(ops_fx *fx, const char *table, const char *index, const char *pk_attr, const char *pk_value);
+/* Query all pages of one partition (S key pk_value) of a table or index:
+ * the dumps of the items, one a line.  Arena memory. */
+const char *query_index(ops_fx *fx, const char *table, const char *index, const char *pk_value);
 
 /* Sum of write units consumed by a table's partitions (ddb_table_stats). */
 double table_write_units(ops_fx *fx, const char *table);

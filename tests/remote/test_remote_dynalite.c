@@ -208,10 +208,14 @@ static void test_tables(void **state)
     (void)state;
     NEED_DYNALITE();
     const char *inc[] = {"extra", "more"};
-    ddb_index_def ix[] = {{"byG", false, {"gpk", DDB_TS, "gsk", DDB_TS}, DDB_PROJ_ALL, NULL, 0, 0, 0},
-                          {"byK", false, {"gpk", DDB_TS, NULL, DDB_TNONE}, DDB_PROJ_KEYS_ONLY, NULL, 0, 0, 0},
-                          {"byL", true, {"pk", DDB_TS, "lsk", DDB_TN}, DDB_PROJ_INCLUDE, inc, 2, 0, 0}};
-    ddb_table_def def = {"dyn_tables", {"pk", DDB_TS, "sk", DDB_TN}, ix, 3, 0, 0};
+    ddb_index_def ix[] = {{.name = "byG", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0},
+                          {.name = "byK", .local = false, .key = {"gpk", DDB_TS, NULL, DDB_TNONE},
+                           .projection = DDB_PROJ_KEYS_ONLY, .include = NULL, .n_include = 0},
+                          {.name = "byL", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TN},
+                           .projection = DDB_PROJ_INCLUDE, .include = inc, .n_include = 2}};
+    ddb_table_def def = {.name = "dyn_tables", .key = {"pk", DDB_TS, "sk", DDB_TN},
+                         .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -312,8 +316,10 @@ static void test_items(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_index_def ix[] = {{"byG", false, {"gpk", DDB_TS, "gsk", DDB_TN}, DDB_PROJ_ALL, NULL, 0, 0, 0}};
-    ddb_table_def def = {"dyn_items", {"pk", DDB_TS, "sk", DDB_TS}, ix, 1, 0, 0};
+    ddb_index_def ix[] = {{.name = "byG", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TN},
+                           .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0}};
+    ddb_table_def def = {.name = "dyn_items", .key = {"pk", DDB_TS, "sk", DDB_TS},
+                         .indexes = ix, .n_indexes = 1, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -498,10 +504,14 @@ static void scan_both(ddb_scan_params s, const char *ctx, size_t want)
 static void load_query_table(void)
 {
     const char *inc[] = {"payload"};
-    ddb_index_def ix[] = {{"byG", false, {"gpk", DDB_TS, "gsk", DDB_TS}, DDB_PROJ_ALL, NULL, 0, 0, 0},
-                          {"byGk", false, {"gpk", DDB_TS, "gsk", DDB_TS}, DDB_PROJ_KEYS_ONLY, NULL, 0, 0, 0},
-                          {"byL", true, {"pk", DDB_TS, "lsk", DDB_TS}, DDB_PROJ_INCLUDE, inc, 1, 0, 0}};
-    ddb_table_def def = {"dyn_query", {"pk", DDB_TS, "sk", DDB_TN}, ix, 3, 0, 0};
+    ddb_index_def ix[] = {{.name = "byG", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0},
+                          {.name = "byGk", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_KEYS_ONLY, .include = NULL, .n_include = 0},
+                          {.name = "byL", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TS},
+                           .projection = DDB_PROJ_INCLUDE, .include = inc, .n_include = 1}};
+    ddb_table_def def = {.name = "dyn_query", .key = {"pk", DDB_TS, "sk", DDB_TN},
+                         .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     for (int p = 0; p < 3; p++)
@@ -657,8 +667,10 @@ static void test_batches(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_table_def def = {"dyn_batch", {"pk", DDB_TS, "sk", DDB_TS}, NULL, 0, 0, 0};
-    ddb_table_def def2 = {"dyn_batch2", {"id", DDB_TN, NULL, DDB_TNONE}, NULL, 0, 0, 0};
+    ddb_table_def def = {.name = "dyn_batch", .key = {"pk", DDB_TS, "sk", DDB_TS},
+                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+    ddb_table_def def2 = {.name = "dyn_batch2", .key = {"id", DDB_TN, NULL, DDB_TNONE},
+                          .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     create_both(&def);
     create_both(&def2);
     ddb_arena *a = ddb_arena_new();
@@ -736,7 +748,8 @@ static void test_updates(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_table_def def = {"dyn_update", {"pk", DDB_TS, NULL, DDB_TNONE}, NULL, 0, 0, 0};
+    ddb_table_def def = {.name = "dyn_update", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
+                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -819,7 +832,8 @@ static void test_transactions(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_table_def def = {"dyn_tx", {"pk", DDB_TS, NULL, DDB_TNONE}, NULL, 0, 0, 0};
+    ddb_table_def def = {.name = "dyn_tx", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
+                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};

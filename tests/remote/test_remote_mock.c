@@ -2,6 +2,7 @@
  * documented responses: success paths, every error mapping, retries with
  * bounds, broken responses and broken networks.  Each case must end in a
  * clear error: no crash, no hang. */
+#include "djson.h"
 #include "mockserver.h"
 #include "remote.h"
 
@@ -37,6 +38,8 @@ static const char *const DESCRIBE_REPLY =
     "{\"AttributeName\":\"ReplyDateTime\",\"AttributeType\":\"S\"},{\"AttributeName\":\"PostedBy\",\"AttributeType\":\"S\"}],"
     "\"KeySchema\":[{\"AttributeName\":\"Id\",\"KeyType\":\"HASH\"},{\"AttributeName\":\"ReplyDateTime\",\"KeyType\":\"RANGE\"}],"
     "\"ProvisionedThroughput\":{\"ReadCapacityUnits\":5,\"WriteCapacityUnits\":5},"
+    "\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"NEW_AND_OLD_IMAGES\"},"
+    "\"TableArn\":\"arn:aws:dynamodb:us-east-1:123456789012:table/Reply\","
     "\"GlobalSecondaryIndexes\":[{\"IndexName\":\"PostedBy-index\",\"IndexStatus\":\"ACTIVE\","
     "\"KeySchema\":[{\"AttributeName\":\"PostedBy\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"KEYS_ONLY\"},"
     "\"ProvisionedThroughput\":{\"ReadCapacityUnits\":1,\"WriteCapacityUnits\":1}}]}}";
@@ -234,6 +237,7 @@ static void test_describe_list_create(void **state)
     (void)state;
     mock_step steps[] = {
         {MOCK_REPLY, 200, DESCRIBE_REPLY},
+        {MOCK_REPLY, 200, "{\"TimeToLiveDescription\":{\"TimeToLiveStatus\":\"ENABLED\",\"AttributeName\":\"expires\"}}"},
         {MOCK_REPLY, 200, "{\"TableNames\":[\"b\",\"a\"],\"LastEvaluatedTableName\":\"b\"}"},
         {MOCK_REPLY, 200, "{\"TableNames\":[\"c\"]}"},
         /* CreateTable, then CREATING, then ACTIVE */
@@ -245,7 +249,7 @@ static void test_describe_list_create(void **state)
                           "[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
                           "\"pk\",\"KeyType\":\"HASH\"}]}}"},
     };
-    mock *m = mock_start(steps, 6);
+    mock *m = mock_start(steps, 7);
     ddb_remote *r = open_mock(m, "");
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
@@ -262,6 +266,9 @@ static void test_describe_list_create(void **state)
     assert_false(d->def.indexes[0].local);
     assert_int_equal(d->item_count, 3);
     assert_int_equal(d->size_bytes, 300);
+    assert_string_equal(d->def.ttl_attribute, "expires");
+    assert_int_equal(d->def.stream.view, DDB_STREAM_NEW_AND_OLD_IMAGES);
+    assert_string_equal(mock_target(m, 1), "DynamoDB_20120810.DescribeTimeToLive");
 
     const char **names;
     size_t n;
@@ -269,17 +276,23 @@ static void test_describe_list_create(void **state)
     assert_int_equal(n, 3);
     assert_string_equal(names[0], "a");
     assert_string_equal(names[2], "c");
-    json_t *j = request(m, 2);
+    json_t *j = request(m, 3);
     assert_string_equal(jstr(j, "ExclusiveStartTableName"), "b");
     json_decref(j);
 
     const char *inc[] = {"x"};
-    ddb_index_def ix[] = {{"g1", false, {"gpk", DDB_TN, "gsk", DDB_TS}, DDB_PROJ_INCLUDE, inc, 1, 0, 0},
-                          {"l1", true, {"pk", DDB_TS, "lsk", DDB_TB}, DDB_PROJ_KEYS_ONLY, NULL, 0, 0, 0}};
-    ddb_table_def def = {"T", {"pk", DDB_TS, "sk", DDB_TS}, ix, 2, 10, 5};
+    ddb_index_def ix[] = {{.name = "g1", .local = false, .key = {"gpk", DDB_TN, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_INCLUDE, .include = inc, .n_include = 1},
+                          {.name = "l1", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TB},
+                           .projection = DDB_PROJ_KEYS_ONLY, .include = NULL, .n_include = 0}};
+    ddb_table_def def = {.name = "T", .key = {"pk", DDB_TS, "sk", DDB_TS},
+                         .indexes = ix, .n_indexes = 2, .rcu = 10, .wcu = 5};
+    def.stream.view = DDB_STREAM_KEYS_ONLY;
     assert_int_equal(ddb_remote_create_table(r, &def, &err), 0);
-    assert_int_equal(mock_count(m), 6);
-    j = request(m, 3);
+    assert_int_equal(mock_count(m), 7);
+    j = request(m, 4);
+    assert_true(json_is_true(json_object_get(json_object_get(j, "StreamSpecification"), "StreamEnabled")));
+    assert_string_equal(jstr(j, "StreamSpecification.StreamViewType"), "KEYS_ONLY");
     assert_string_equal(jstr(j, "BillingMode"), "PROVISIONED");
     assert_int_equal(json_array_size(json_object_get(j, "AttributeDefinitions")), 5);
     json_t *g = json_array_get(json_object_get(j, "GlobalSecondaryIndexes"), 0);
@@ -292,10 +305,12 @@ static void test_describe_list_create(void **state)
     json_decref(j);
 
     /* a second type for one attribute is refused before sending */
-    ddb_index_def bad[] = {{"g2", false, {"pk", DDB_TN, NULL, DDB_TNONE}, DDB_PROJ_ALL, NULL, 0, 0, 0}};
-    ddb_table_def def2 = {"T2", {"pk", DDB_TS, NULL, DDB_TNONE}, bad, 1, 0, 0};
+    ddb_index_def bad[] = {{.name = "g2", .local = false, .key = {"pk", DDB_TN, NULL, DDB_TNONE},
+                            .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0}};
+    ddb_table_def def2 = {.name = "T2", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
+                          .indexes = bad, .n_indexes = 1, .rcu = 0, .wcu = 0};
     assert_int_equal(ddb_remote_create_table(r, &def2, &err), DDB_EVALIDATION);
-    assert_int_equal(mock_count(m), 6);
+    assert_int_equal(mock_count(m), 7);
 
     ddb_arena_free(a);
     ddb_remote_close(r);
@@ -314,12 +329,131 @@ static void test_create_table_wait_bounded(void **state)
     mock *m = mock_start(steps, 2);
     ddb_remote *r = open_mock(m, "table_wait_ms=200");
     ddb_error err = {0};
-    ddb_table_def def = {"T", {"pk", DDB_TS, NULL, DDB_TNONE}, NULL, 0, 0, 0};
+    ddb_table_def def = {.name = "T", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
+                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(ddb_remote_create_table(r, &def, &err), DDB_ETIMEOUT);
     assert_true(elapsed_since(&t0) < 5.0);
     assert_non_null(strstr(err.message, "CREATING"));
+    ddb_remote_close(r);
+    mock_stop(m);
+}
+
+#define REPLY_TABLE(extra)                                                                                          \
+    "{\"Table\":{\"TableName\":\"Reply\",\"TableStatus\":\"ACTIVE\",\"TableArn\":\"arn:aws:dynamodb:us-east-1:1:table/Reply\"," \
+    "\"AttributeDefinitions\":[{\"AttributeName\":\"Id\",\"AttributeType\":\"S\"},"                                    \
+    "{\"AttributeName\":\"By\",\"AttributeType\":\"S\"}],"                                                              \
+    "\"KeySchema\":[{\"AttributeName\":\"Id\",\"KeyType\":\"HASH\"}],"                                                  \
+    "\"ProvisionedThroughput\":{\"ReadCapacityUnits\":5,\"WriteCapacityUnits\":4}" extra "}}"
+#define NEW_INDEX(status)                                                                                           \
+    ",\"GlobalSecondaryIndexes\":[{\"IndexName\":\"By-index\",\"IndexStatus\":\"" status "\","                     \
+    "\"KeySchema\":[{\"AttributeName\":\"By\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"ALL\"}}]"
+
+static void test_add_index_meta_ttl(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    /* a 300-byte value: 400 base64 characters, two tags */
+    char value[301];
+    for (int i = 0; i < 300; i++)
+        value[i] = (char)('a' + i % 26);
+    value[300] = '\0';
+    char b64[512];
+    ddb_base64_encode((const uint8_t *)value, 300, b64);
+    char page1[1024], page2[1024], listed[1024];
+    snprintf(page1, sizeof page1, "{\"Tags\":[{\"Key\":\"k.x:1\",\"Value\":\"%s\"}],\"NextToken\":\"t1\"}", b64 + 256);
+    snprintf(page2, sizeof page2, "{\"Tags\":[{\"Key\":\"k.x:0\",\"Value\":\"%.256s\"},{\"Key\":\"k.xy:0\",\"Value\":\"\"}]}",
+             b64);
+    snprintf(listed, sizeof listed,
+             "{\"Tags\":[{\"Key\":\"k.x:0\",\"Value\":\"old\"},{\"Key\":\"k.x:2\",\"Value\":\"old\"},"
+             "{\"Key\":\"k.x:10\",\"Value\":\"old\"},{\"Key\":\"other\",\"Value\":\"y\"}]}");
+    mock_step steps[] = {
+        /* ddb_add_index: describe, UpdateTable, describe (CREATING), describe (ACTIVE) */
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+        {MOCK_REPLY, 200, "{}"},
+        {MOCK_REPLY, 200, REPLY_TABLE(NEW_INDEX("CREATING"))},
+        {MOCK_REPLY, 200, REPLY_TABLE(NEW_INDEX("ACTIVE"))},
+        /* meta put: ARN, tags, untag stale chunks, tag */
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+        {MOCK_REPLY, 200, listed},
+        {MOCK_REPLY, 200, "{}"},
+        {MOCK_REPLY, 200, "{}"},
+        /* meta get: ARN, two pages of tags */
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+        {MOCK_REPLY, 200, page1},
+        {MOCK_REPLY, 200, page2},
+        /* meta get of an absent key */
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+        {MOCK_REPLY, 200, "{\"Tags\":[]}"},
+        /* an endpoint that does not create the index */
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+        {MOCK_REPLY, 200, "{}"},
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+        /* CreateTable with TTL on an endpoint without UpdateTimeToLive */
+        {MOCK_REPLY, 200, "{}"},
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+        {MOCK_REPLY, 400, "{\"__type\":\"com.amazon.coral.service#UnknownOperationException\"}"},
+    };
+    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
+    ddb_remote *r = open_mock(m, "");
+    ddb_index_def x = {.name = "By-index", .key = {"By", DDB_TS, NULL, DDB_TNONE}, .projection = DDB_PROJ_ALL};
+    uint64_t filled = 99, skipped = 99;
+    assert_int_equal(ddb_remote_add_index(r, "Reply", &x, &filled, &skipped, &err), 0);
+    assert_int_equal(filled, 0);
+    assert_int_equal(mock_count(m), 4);
+    json_t *j = request(m, 1);
+    assert_string_equal(mock_target(m, 1), "DynamoDB_20120810.UpdateTable");
+    json_t *c = json_object_get(json_array_get(json_object_get(j, "GlobalSecondaryIndexUpdates"), 0), "Create");
+    assert_string_equal(jstr(c, "IndexName"), "By-index");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "ProvisionedThroughput"), "WriteCapacityUnits")),
+                     4);
+    assert_int_equal(json_array_size(json_object_get(j, "AttributeDefinitions")), 1);
+    json_decref(j);
+
+    assert_int_equal(ddb_remote_table_meta_put(r, "Reply", "k.x", value, 300, &err), 0);
+    assert_int_equal(mock_count(m), 8);
+    assert_string_equal(mock_target(m, 6), "DynamoDB_20120810.UntagResource");
+    j = request(m, 6);
+    json_t *keys = json_object_get(j, "TagKeys");
+    assert_int_equal(json_array_size(keys), 2);
+    assert_string_equal(json_string_value(json_array_get(keys, 0)), "k.x:2");
+    assert_string_equal(json_string_value(json_array_get(keys, 1)), "k.x:10");
+    json_decref(j);
+    j = request(m, 7);
+    assert_string_equal(jstr(j, "ResourceArn"), "arn:aws:dynamodb:us-east-1:1:table/Reply");
+    json_t *tags = json_object_get(j, "Tags");
+    assert_int_equal(json_array_size(tags), 2);
+    assert_string_equal(jstr(json_array_get(tags, 1), "Key"), "k.x:1");
+    assert_string_equal(jstr(json_array_get(tags, 1), "Value"), b64 + 256);
+    assert_int_equal(strlen(jstr(json_array_get(tags, 0), "Value")), 256);
+    json_decref(j);
+
+    void *got;
+    size_t len;
+    assert_int_equal(ddb_remote_table_meta_get(r, "Reply", "k.x", a, &got, &len, &err), 0);
+    assert_int_equal(len, 300);
+    assert_string_equal((char *)got, value);
+    j = request(m, 10);
+    assert_string_equal(jstr(j, "NextToken"), "t1");
+    json_decref(j);
+    assert_int_equal(ddb_remote_table_meta_get(r, "Reply", "k.q", a, &got, &len, &err), DDB_ENOTFOUND);
+    assert_int_equal(ddb_remote_table_meta_put(r, "Reply", "bad#key", "v", 1, &err), DDB_EINVAL);
+    assert_int_equal(mock_count(m), 13);
+
+    assert_int_equal(ddb_remote_add_index(r, "Reply", &x, NULL, NULL, &err), DDB_ENOTSUP);
+    assert_non_null(strstr(err.message, "created no index By-index"));
+    x.local = true;
+    assert_int_equal(ddb_remote_add_index(r, "Reply", &x, NULL, NULL, &err), DDB_EVALIDATION);
+
+    ddb_table_def def = {.name = "Reply", .key = {"Id", DDB_TS, NULL, DDB_TNONE}, .ttl_attribute = "expires"};
+    assert_int_equal(ddb_remote_create_table(r, &def, &err), DDB_ENOTSUP);
+    assert_non_null(strstr(err.message, "was created, but the endpoint cannot set its TTL"));
+    j = request(m, 18);
+    assert_string_equal(jstr(j, "TimeToLiveSpecification.AttributeName"), "expires");
+    json_decref(j);
+    ddb_arena_free(a);
     ddb_remote_close(r);
     mock_stop(m);
 }
@@ -825,6 +959,7 @@ int main(void)
         cmocka_unit_test(test_put_get_query),
         cmocka_unit_test(test_describe_list_create),
         cmocka_unit_test(test_create_table_wait_bounded),
+        cmocka_unit_test(test_add_index_meta_ttl),
         cmocka_unit_test(test_error_mapping),
         cmocka_unit_test(test_transaction_canceled),
         cmocka_unit_test(test_throttled_then_ok),

@@ -45,10 +45,10 @@ static void test_tables(void **state)
         snprintf(names[i], sizeof names[i], "G%02d", i);
         many[i] = (ddb_index_def){.name = names[i], .key = {.pk = "G", .pk_type = DDB_TS}};
     }
-    assert_int_equal(ddb_create_table(db, &(ddb_table_def){"Many", {"PK", DDB_TS, NULL, 0}, many, 21, 0, 0}, &err),
+    assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "Many", .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = many, .n_indexes = 21}, &err),
                      DDB_ELIMIT);
     assert_string_equal(err.message, "table Many has 21 global secondary indexes (max 20)");
-    TU_OK(ddb_create_table(db, &(ddb_table_def){"Many", {"PK", DDB_TS, NULL, 0}, many, 20, 0, 0}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Many", .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = many, .n_indexes = 20}, &err));
 
     const char **tn;
     size_t n;

@@ -258,7 +258,7 @@ static void test_indexes(void **state)
         {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "when", DDB_TN}, .projection = DDB_PROJ_INCLUDE,
          .include = inc, .n_include = 1},
     };
-    TU_OK(ddb_create_table(db, &(ddb_table_def){"Idx", {"PK", DDB_TS, "SK", DDB_TS}, ix, 3, 0, 0}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Idx", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 3}, &err));
     ddb_write_opts wo = {.return_capacity = DDB_CAPACITY_INDEXES};
     ddb_write_result res;
     /* not in GSI1 (sparse): no GSI1PK */
@@ -347,7 +347,7 @@ static void test_scan_segments(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
     ddb_index_def ix[] = {{.name = "Grp", .key = {.pk = "g", .pk_type = DDB_TN}}};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){"Scan1", {"PK", DDB_TN, NULL, 0}, ix, 1, 0, 0}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Scan1", .key = {.pk = "PK", .pk_type = DDB_TN, .sk = NULL, .sk_type = 0}, .indexes = ix, .n_indexes = 1}, &err));
     for (int i = 0; i < 500; i++)
         TU_OK(ddb_put_item(db, "Scan1", tu_item(a, "PK", 'i', (int64_t)i, "g", 'i', (int64_t)(i % 7), NULL), NULL, NULL,
                            NULL, &err));

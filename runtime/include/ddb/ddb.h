@@ -47,7 +47,8 @@ extern "C" {
 #define DDB_ENET (-32014)        /* network failure (remote backend) */
 #define DDB_ETIMEOUT (-32015)    /* timed out (remote backend) */
 #define DDB_EMODEL (-32016)      /* data written under an incompatible schema model */
-#define DDB_ELAST (-32016)
+#define DDB_ETRIMMED (-32017)    /* stream records at that position were trimmed (TrimmedDataAccessException) */
+#define DDB_ELAST (-32017)
 
 #define DDB_ERROR_TEXT_SIZE 320
 
@@ -240,6 +241,16 @@ typedef struct ddb_options {
     /* Enforce per-partition throughput (3,000 RCU / 1,000 WCU per second,
      * or the provisioned share): over-limit calls fail with DDB_ETHROTTLED. */
     bool throttle;
+    /* Change streams and TTL (see "Change streams and TTL" below).
+     * clock_ms: the time TTL expiry and stream records use, in milliseconds
+     * since the epoch; NULL = the system clock.  Tests inject their own.
+     * Called from any thread, with clock_ctx.
+     * ttl_sweep_ms: every so many milliseconds a background thread of the
+     * handle deletes expired items and trims streams by age; 0 = no thread
+     * (call ddb_ttl_sweep() / ddb_stream_trim() yourself). */
+    int64_t (*clock_ms)(void *clock_ctx);
+    void *clock_ctx;
+    uint32_t ttl_sweep_ms;
 } ddb_options;
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if
@@ -275,6 +286,23 @@ typedef struct ddb_index_def {
     uint64_t rcu, wcu;      /* GSI provisioned throughput; 0 = on demand */
 } ddb_index_def;
 
+/* What a change stream records of each write (StreamViewType). */
+typedef enum ddb_stream_view {
+    DDB_STREAM_NONE = 0,          /* no stream */
+    DDB_STREAM_KEYS_ONLY,         /* the key attributes only */
+    DDB_STREAM_NEW_IMAGE,         /* the item after the change */
+    DDB_STREAM_OLD_IMAGE,         /* the item before the change */
+    DDB_STREAM_NEW_AND_OLD_IMAGES /* both */
+} ddb_stream_view;
+
+/* A table's stream.  Records older than retention_seconds or beyond
+ * retention_bytes (oldest first) are trimmed. */
+typedef struct ddb_stream_spec {
+    ddb_stream_view view;
+    uint64_t retention_seconds; /* 0 = 86400 (24 hours, as DynamoDB Streams) */
+    uint64_t retention_bytes;   /* stored bytes of retained records; 0 = no limit */
+} ddb_stream_spec;
+
 #define DDB_MAX_GSI 20
 #define DDB_MAX_LSI 5
 
@@ -284,6 +312,8 @@ typedef struct ddb_table_def {
     const ddb_index_def *indexes;
     size_t n_indexes;
     uint64_t rcu, wcu;      /* provisioned throughput; 0 = on demand */
+    ddb_stream_spec stream; /* StreamSpecification; {0} = no stream */
+    const char *ttl_attribute; /* TimeToLiveSpecification.AttributeName; NULL = no TTL */
 } ddb_table_def;
 
 /* Create a table.  DDB_EEXISTS if it exists, DDB_EVALIDATION for a bad
@@ -303,6 +333,20 @@ typedef struct ddb_table_desc {
 int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
 /* All table names, sorted, into arena memory. */
 int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+
+/* UpdateTable: add a global secondary index and backfill it from the items
+ * already in the table, in one transaction.  Items whose index key
+ * attribute has another type are not indexed (*skipped counts them, as
+ * DynamoDB reports index key violations).  backfilled/skipped may be NULL. */
+int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
+                  ddb_error *err);
+
+/* Small named values kept with a table (deleted with it): generated
+ * modules keep their model fingerprints here.  get: DDB_ENOTFOUND when
+ * absent; *val (NUL-terminated as well) lives in arena a. */
+int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err);
+int ddb_table_meta_get(ddb *db, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
+                       ddb_error *err);
 
 /* ---- Capacity ------------------------------------------------------------ */
 
@@ -552,6 +596,178 @@ typedef struct ddb_check_report {
  * stale entries).  DDB_OK when clean, DDB_ECORRUPT when problems were found
  * (report says which), DDB_ENOTABLE for an unknown table. */
 int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_error *err);
+
+/* ---- Change streams and TTL (embedded engine) ------------------------------- */
+
+/* A table's change stream (DynamoDB Streams, one shard per table): every
+ * committed change of an item appends one record in the same LMDB write
+ * transaction as the change, so a write whose condition fails, a cancelled
+ * transaction or a crash before commit leaves no record, and no committed
+ * change lacks one.  A PutItem or UpdateItem that leaves the item as it was
+ * and a DeleteItem of a missing item record nothing (as in DynamoDB).
+ * Sequence numbers count 1, 2, 3 ... per table and are never reused, also
+ * not when the table is deleted and created again.
+ *
+ * Consumers read with an iterator and keep their own checkpoint (the
+ * sequence number of the last record they processed); reopening with
+ * DDB_STREAM_AFTER_SEQUENCE and that checkpoint resumes without loss.
+ * The remote backend has no streams yet: DDB_ENOTSUP there. */
+
+typedef enum ddb_stream_event {
+    DDB_STREAM_INSERT = 1, /* a new item */
+    DDB_STREAM_MODIFY,     /* an existing item changed */
+    DDB_STREAM_REMOVE      /* an item was deleted */
+} ddb_stream_event;
+
+/* "INSERT", "MODIFY", "REMOVE"; "?" for anything else. */
+const char *ddb_stream_event_name(ddb_stream_event e);
+/* "NONE", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"; "?" otherwise. */
+const char *ddb_stream_view_name(ddb_stream_view v);
+/* The view named s (the names above, case-insensitive): DDB_EINVAL otherwise. */
+int ddb_stream_view_parse(const char *s, ddb_stream_view *out);
+
+/* One stream record.  Everything it points to lives in the arena given to
+ * ddb_stream_read(). */
+typedef struct ddb_stream_record {
+    const char *table;
+    uint64_t seq;              /* SequenceNumber */
+    ddb_stream_event event;    /* eventName */
+    ddb_stream_view view;      /* StreamViewType the record was written with */
+    int64_t created_ms;        /* ApproximateCreationDateTime, ms since the epoch (the handle's clock) */
+    size_t size;               /* SizeBytes: keys and images, measured as DynamoDB measures items */
+    /* Deleted by TTL: DynamoDB's userIdentity {"type": "Service",
+     * "principalId": "dynamodb.amazonaws.com"}. */
+    bool by_ttl;
+    const ddb_item *keys;      /* Keys: the table's key attributes */
+    const ddb_item *old_image; /* OldImage (OLD_IMAGE, NEW_AND_OLD_IMAGES; MODIFY, REMOVE); else NULL */
+    const ddb_item *new_image; /* NewImage (NEW_IMAGE, NEW_AND_OLD_IMAGES; INSERT, MODIFY); else NULL */
+} ddb_stream_record;
+
+#define DDB_USER_IDENTITY_TYPE "Service"
+#define DDB_USER_IDENTITY_PRINCIPAL "dynamodb.amazonaws.com"
+
+/* Enable, change or disable (view DDB_STREAM_NONE) a table's stream
+ * (UpdateTable StreamSpecification).  Records already written stay
+ * readable until retention trims them.  DDB_ENOTABLE, DDB_EVALIDATION. */
+int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *spec, ddb_error *err);
+
+typedef struct ddb_stream_desc {
+    ddb_stream_spec spec;     /* view NONE: disabled (older records may remain) */
+    uint64_t first_seq;       /* oldest retained record; 0 when none is retained */
+    uint64_t last_seq;        /* newest record ever written; 0 when none */
+    uint64_t trimmed_through; /* every record up to this one is gone */
+    uint64_t records, bytes;  /* retained records and their stored size */
+    int64_t oldest_ms;        /* created_ms of the oldest retained record; 0 when none */
+} ddb_stream_desc;
+
+/* DescribeStream.  DDB_ENOTABLE for an unknown table. */
+int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_error *err);
+
+/* Where an iterator starts (ShardIteratorType). */
+typedef enum ddb_stream_position {
+    DDB_STREAM_TRIM_HORIZON = 0, /* the oldest record retained when the first record is read */
+    DDB_STREAM_LATEST,           /* records written after the iterator was opened */
+    DDB_STREAM_AT_SEQUENCE,      /* the record seq and those after it */
+    DDB_STREAM_AFTER_SEQUENCE    /* records after seq: resume from a checkpoint (0 = from the first) */
+} ddb_stream_position;
+
+typedef struct ddb_stream_iter ddb_stream_iter;
+
+/* GetShardIterator.  seq is used by AT_ / AFTER_SEQUENCE.  DDB_ENOTABLE
+ * (unknown table, or a table that never had a stream), DDB_EVALIDATION
+ * (seq beyond the newest record), DDB_ETRIMMED (records after seq are
+ * already trimmed: resuming there would lose them).  The iterator is
+ * freed by ddb_stream_iter_close(); use it from one thread at a time. */
+int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, uint64_t seq,
+                         ddb_stream_iter **out, ddb_error *err);
+/* GetRecords: up to max records in order into recs[0..*n) (arena a).
+ * *n == 0 when the consumer is caught up (poll again later).
+ * DDB_ETRIMMED when records the iterator has not read yet were trimmed
+ * meanwhile (the message names the oldest retained sequence number). */
+int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n,
+                    ddb_error *err);
+/* The sequence number of the last record read (or the position the
+ * iterator started after): what a consumer checkpoints. */
+uint64_t ddb_stream_iter_position(const ddb_stream_iter *it);
+void ddb_stream_iter_close(ddb_stream_iter *it);
+
+/* Trim records older than the retention period now (writes also trim a
+ * few as they go, and the sweep thread calls this).  trimmed may be NULL. */
+int ddb_stream_trim(ddb *db, const char *table, uint64_t *trimmed, ddb_error *err);
+
+/* Verify a table's stream: every record decodes, sequence numbers ascend
+ * within the retained range, event, keys and images agree with each
+ * other and with the table's key schema, and the stream's counters match
+ * its records.  report->items counts the records checked.  DDB_OK when
+ * clean, DDB_ECORRUPT with the first problem described otherwise. */
+int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_error *err);
+
+/* UpdateTimeToLive: items whose attribute attr holds a Number of epoch
+ * seconds earlier than now are expired.  Expired items are invisible to
+ * GetItem, Query, Scan, BatchGetItem and TransactGetItems at once, and are
+ * deleted by ddb_ttl_sweep() or the handle's sweep thread (each deletion
+ * is a REMOVE stream record with by_ttl set).  Values that are not
+ * Numbers, and times more than five years in the past, never expire (as in
+ * DynamoDB).  Writes see expired items until they are deleted.  attr NULL
+ * or "" disables TTL. */
+int ddb_update_time_to_live(ddb *db, const char *table, const char *attr, ddb_error *err);
+/* Delete the expired items of table (NULL = every table with TTL) as of
+ * now_s (epoch seconds; 0 = the handle's clock), in transactions of up to
+ * 100 items.  TTL deletions consume no capacity.  deleted may be NULL. */
+int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
+/* The handle's clock (ddb_options.clock_ms or the system clock), ms since the epoch. */
+int64_t ddb_clock_ms(const ddb *db);
+
+/* ---- Table report (what `ddb stats` prints) --------------------------------- */
+
+typedef struct ddb_partition_report {
+    uint64_t hash_lo, hash_hi; /* inclusive range of partition hashes */
+    uint64_t item_count, size_bytes;
+    /* Consumed capacity charged to the partition since the table was
+     * created: what every handle recorded (each adds what it consumed when
+     * it closes and on every sweep) plus this handle's not yet recorded. */
+    double read_units, write_units;
+    uint64_t throttled;        /* this handle's throttled calls */
+    uint64_t stream_writes;    /* changes in the retained stream */
+    double stream_write_units; /* their write units (larger image; 1 when images are not recorded) */
+} ddb_partition_report;
+
+/* One partition key: its item collection and its writes in the stream. */
+typedef struct ddb_key_report {
+    const ddb_value *pk;
+    uint64_t hash;             /* partition hash */
+    uint32_t partition;        /* index into the report's partitions */
+    uint64_t items, bytes;     /* item collection (table items) */
+    uint64_t writes;           /* changes in the retained stream */
+    double write_units;
+} ddb_key_report;
+
+typedef struct ddb_index_report {
+    const char *name;
+    bool local;
+    uint64_t items;            /* entries */
+    uint64_t bytes;            /* projected size of the entries (what index capacity is charged on) */
+} ddb_index_report;
+
+typedef struct ddb_table_report {
+    const char *table;
+    uint64_t items, bytes;
+    size_t n_parts;
+    ddb_partition_report *parts;
+    size_t n_collections;
+    ddb_key_report *collections; /* largest item collections, by bytes, largest first */
+    size_t n_hot;
+    ddb_key_report *hot;         /* most written partition keys in the stream, most first */
+    size_t n_indexes;
+    ddb_index_report *indexes;
+    uint64_t stream_records;     /* records the write heat comes from */
+} ddb_table_report;
+
+/* Read a table (one snapshot: every item, the stream) and report its
+ * partitions, the top largest item collections and most written partition
+ * keys, and its index sizes, into arena a.  O(items + stream records). */
+int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
+                           ddb_error *err);
 
 #ifdef __cplusplus
 }

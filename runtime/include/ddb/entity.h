@@ -181,8 +181,10 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
 typedef struct ddb_ent_query {
     uint16_t key;          /* index into e->keys */
     /* Partition fields come from `obj`; the sort key uses its first
-     * sk_fields holes (0 = whole partition).  Fewer than all holes and op
-     * DDB_SK_ANY: begins_with the text up to the next hole. */
+     * sk_fields holes (0 = the whole partition, narrowed to begins_with
+     * the template's leading text when it has one: "USER#" of
+     * "USER#{username}").  Fewer than all holes and op DDB_SK_ANY:
+     * begins_with the text up to the next hole. */
     const void *obj;
     uint16_t sk_fields;
     ddb_key_op op;         /* DDB_SK_ANY (prefix), EQ, LT, LE, GT, GE, BETWEEN on the last given field */
@@ -252,6 +254,15 @@ int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, c
  * set) with BatchGetItem; out[i] and found[i] per key. */
 int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, void *out, bool *found,
                       ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
+/* Open the table of a generated module: create it when absent; otherwise
+ * check it against the schema — same key schema and index definitions,
+ * same key templates per entity (stored with the table as fingerprints) —
+ * and evolve it where that is compatible: a new GSI is created and
+ * backfilled, a new entity is recorded.  DDB_EMODEL, naming what changed,
+ * when the stored data was written under an incompatible schema. */
+int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                       ddb_error *err);
 
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);

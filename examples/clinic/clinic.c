@@ -1,0 +1,231 @@
+/* clinic — seed 002 on the embedded engine (schema: schemas/clinic.h).
+ *
+ * Part 1: patients, doctors, rooms and equipment in one table.  A patient's
+ * partition holds the patient and one item per doctor treating them (an
+ * adjacency list); GSI1 inverts those edges (a doctor's patients) and is
+ * overloaded: the same index holds the doctor's profile, rooms and
+ * equipment, so one Query returns all of a doctor's schedule.
+ *
+ * Part 2: the same workload on two provisioned tables, one keyed by date,
+ * one keyed by patient, and the per-partition load each ends up with.
+ *
+ *   clinic [DIR]      DIR: database directory (default: in the build tree) */
+#include "clinic_ddb.h"
+#include "example.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void print_schedule(const clinic_schedule_result *r)
+{
+    char cost[256];
+    printf("  one Query, %s:\n", ex_cost(&r->capacity, cost));
+    for (size_t i = 0; i < r->doctor_count; i++)
+        printf("    doctor     %s  %s (%s)\n", r->doctor[i].doctor_id, r->doctor[i].name, r->doctor[i].specialty);
+    for (size_t i = 0; i < r->equipment_count; i++)
+        printf("    equipment  %s  %s\n", r->equipment[i].serial, r->equipment[i].kind);
+    for (size_t i = 0; i < r->treatment_count; i++)
+        printf("    patient    %s  %s, %s since %s\n", r->treatment[i].patient_id, r->treatment[i].patient_name,
+               r->treatment[i].reason, r->treatment[i].since);
+    for (size_t i = 0; i < r->room_count; i++)
+        printf("    room       %s  %s wing, %d beds\n", r->room[i].room_id, r->room[i].wing, r->room[i].beds);
+}
+
+/* ---- part 2: one workload, two keys ---- */
+
+enum { VISITS = 800 };
+
+static const char *const TODAY = "2024-03-04";
+
+/* The partitions of a table: items, consumed units, share of the writes. */
+static void print_partitions(ddb *db, const char *table, ddb_arena *a, double per_partition_wcu)
+{
+    ddb_error err = {0};
+    ddb_partition_stats *ps;
+    size_t np;
+    EX_CHECK(ddb_table_stats(db, table, a, &ps, &np, &err));
+    double total = 0, busiest = 0;
+    for (size_t i = 0; i < np; i++) {
+        total += ps[i].write_units;
+        busiest = ps[i].write_units > busiest ? ps[i].write_units : busiest;
+    }
+    printf("  %s, %zu partitions:\n", table, np);
+    printf("    partition  hash range                          items     WCU     RCU  writes\n");
+    for (size_t i = 0; i < np; i++)
+        printf("    %9zu  %016llx-%016llx  %5llu  %6g  %6g  %5.1f%%\n", i, (unsigned long long)ps[i].hash_lo,
+               (unsigned long long)ps[i].hash_hi, (unsigned long long)ps[i].item_count, ps[i].write_units,
+               ps[i].read_units, 100 * ps[i].write_units / total);
+    /* a partition serves its share of the provisioned throughput, so the
+     * busiest one caps the whole table */
+    printf("    busiest partition: %.1f%% of the writes; at %g WCU/s per partition the table takes\n"
+           "    at most %.0f writes/s of this workload before it throttles\n",
+           100 * busiest / total, per_partition_wcu, per_partition_wcu * total / busiest);
+}
+
+static void hot_partition_demo(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    char cost[256];
+    printf("\nPart 2: one workload, two partition keys\n");
+    /* provisioned throughput sizes the table: 6000 / 3000 + 2000 / 1000 = 4 partitions */
+    ddb_table_def by_date = visits_by_date_table.def, by_patient = visits_by_patient_table.def;
+    by_date.rcu = by_patient.rcu = 6000;
+    by_date.wcu = by_patient.wcu = 2000;
+    EX_CHECK(ddb_create_table(db, &by_date, &err));
+    EX_CHECK(ddb_create_table(db, &by_patient, &err));
+    printf("  tables VisitsByDate and VisitsByPatient, each provisioned with 6000 RCU and 2000 WCU\n");
+    printf("  workload: %d patients check in on %s (one write each), then the front desk\n"
+           "  reads each visit once (one GetItem each)\n\n",
+           VISITS, TODAY);
+
+    ddb_capacity cap, sum_d = {0}, sum_p = {0};
+    for (int i = 0; i < VISITS; i++) {
+        struct visit_by_date d = {.visit_no = 1};
+        struct visit_by_patient p = {.visit_no = 1};
+        strcpy(d.date, TODAY);
+        snprintf(d.patient_id, sizeof d.patient_id, "p-%04d", i + 1);
+        snprintf(d.doctor_id, sizeof d.doctor_id, "d-%02d", i % 3 + 1);
+        strcpy(d.reason, i % 4 ? "follow-up" : "first visit");
+        memcpy(p.date, d.date, sizeof p.date);
+        memcpy(p.patient_id, d.patient_id, sizeof p.patient_id);
+        memcpy(p.doctor_id, d.doctor_id, sizeof p.doctor_id);
+        memcpy(p.reason, d.reason, sizeof p.reason);
+        EX_CHECK(visit_by_date_put(db, &d, &ex_total, &cap, &err));
+        sum_d.write += cap.write;
+        EX_CHECK(visit_by_patient_put(db, &p, &ex_total, &cap, &err));
+        sum_p.write += cap.write;
+    }
+    for (int i = 0; i < VISITS; i++) {
+        char pid[16];
+        snprintf(pid, sizeof pid, "p-%04d", i + 1);
+        struct visit_by_date d;
+        struct visit_by_patient p;
+        EX_CHECK(visit_by_date_get(db, TODAY, pid, 1, &d, a, &ex_total, &cap, &err));
+        sum_d.read += cap.read;
+        EX_CHECK(visit_by_patient_get(db, pid, TODAY, 1, &p, a, &ex_total, &cap, &err));
+        sum_p.read += cap.read;
+        ddb_arena_reset(a);
+    }
+    printf("  the same cost on both: VisitsByDate %s, VisitsByPatient %s\n", ex_cost(&sum_d, cost),
+           ex_cost(&sum_p, cost + 128));
+    printf("  but not the same load per partition:\n\n");
+    print_partitions(db, "VisitsByDate", a, 2000 / 4);
+    printf("\n");
+    print_partitions(db, "VisitsByPatient", a, 2000 / 4);
+}
+
+int main(int argc, char **argv)
+{
+    ddb_error err = {0};
+    char cost[256];
+    const ddb_schema_table *tables[] = {&clinic_table, &visits_by_date_table, &visits_by_patient_table};
+    ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 3);
+    ddb_arena *a = ddb_arena_new();
+    EX_CHECK(clinic_create_table(db, &err));
+
+    printf("Part 1: adjacency list and an overloaded GSI (table Clinic)\n\n");
+    struct doctor doctors[] = {
+        {"d-01", "Dr. Amara Okafor", "cardiology"},
+        {"d-02", "Dr. Lena Fischer", "pediatrics"},
+        {"d-03", "Dr. Rui Costa", "orthopedics"},
+    };
+    struct patient patients[] = {
+        {"p-0001", "Juan Perez", "1961-07-02"},
+        {"p-0002", "Mei Tanaka", "1984-01-19"},
+        {"p-0003", "Noah Schmidt", "2016-10-05"},
+        {"p-0004", "Aisha Bello", "1990-03-27"},
+    };
+    struct treatment treatments[] = {
+        {"p-0001", "d-01", "", "", "2021-05-10", "arrhythmia"},
+        {"p-0001", "d-03", "", "", "2023-09-01", "knee replacement"},
+        {"p-0002", "d-01", "", "", "2022-02-14", "hypertension"},
+        {"p-0003", "d-02", "", "", "2017-01-20", "check-ups"},
+        {"p-0004", "d-01", "", "", "2024-01-08", "chest pain"},
+        {"p-0004", "d-02", "", "", "2024-02-02", "prenatal care"},
+    };
+    struct room rooms[] = {
+        {"r-101", "d-01", "east", 2},
+        {"r-102", "d-01", "east", 1},
+        {"r-201", "d-02", "west", 4},
+        {"r-301", NULL, "north", 6},
+    };
+    struct equipment equipment[] = {
+        {"e-9001", "d-01", "ECG monitor"},
+        {"e-9002", "d-02", "ultrasound"},
+        {"e-9003", "d-03", "x-ray viewer"},
+    };
+    for (size_t i = 0; i < sizeof doctors / sizeof *doctors; i++)
+        EX_CHECK(doctor_create(db, &doctors[i], NULL, NULL, &err));
+    for (size_t i = 0; i < sizeof patients / sizeof *patients; i++)
+        EX_CHECK(patient_create(db, &patients[i], NULL, NULL, &err));
+    for (size_t i = 0; i < sizeof treatments / sizeof *treatments; i++) {
+        /* the edge carries both names (duplicated: they rarely change) */
+        struct treatment *t = &treatments[i];
+        struct patient p;
+        struct doctor d;
+        EX_CHECK(patient_get(db, t->patient_id, &p, a, NULL, NULL, &err));
+        EX_CHECK(doctor_get(db, t->doctor_id, &d, a, NULL, NULL, &err));
+        strcpy(t->patient_name, p.name);
+        strcpy(t->doctor_name, d.name);
+        EX_CHECK(treatment_create(db, t, NULL, NULL, &err));
+    }
+    for (size_t i = 0; i < sizeof rooms / sizeof *rooms; i++)
+        EX_CHECK(room_create(db, &rooms[i], NULL, NULL, &err));
+    for (size_t i = 0; i < sizeof equipment / sizeof *equipment; i++)
+        EX_CHECK(equipment_create(db, &equipment[i], NULL, NULL, &err));
+    printf("Wrote 3 doctors, 4 patients, 6 treatments, 4 rooms (one unassigned), 3 pieces of equipment\n");
+
+    /* the adjacency list: a patient and their doctors, one partition */
+    clinic_chart_result chart;
+    EX_CHECK(clinic_query_chart(db, "p-0001", &chart, a, &ex_total, &err));
+    printf("\nPatient p-0001 with their doctors (Query PK = \"PATIENT#p-0001\"), %s:\n",
+           ex_cost(&chart.capacity, cost));
+    for (size_t i = 0; i < chart.patient_count; i++)
+        printf("    patient    %s  %s, born %s\n", chart.patient[i].patient_id, chart.patient[i].name,
+               chart.patient[i].birth_date);
+    for (size_t i = 0; i < chart.treatment_count; i++)
+        printf("    doctor     %s  %s, %s since %s\n", chart.treatment[i].doctor_id, chart.treatment[i].doctor_name,
+               chart.treatment[i].reason, chart.treatment[i].since);
+
+    /* the same edges inverted by GSI1: a doctor's patients */
+    treatment_page tp;
+    struct treatment of_doctor = {.doctor_id = "d-01"};
+    EX_CHECK(treatment_query_GSI1(db, (ddb_ent_query){.obj = &of_doctor}, a, &ex_total, &tp, &err));
+    printf("\nPatients of d-01 (GSI1: GSI1PK = \"DOCTOR#d-01\" AND begins_with(GSI1SK, \"PATIENT#\")), %s:\n",
+           ex_cost(&tp.capacity, cost));
+    for (size_t i = 0; i < tp.count; i++)
+        printf("    %s  %s, %s\n", tp.items[i].patient_id, tp.items[i].patient_name, tp.items[i].reason);
+
+    /* GSI overloading: profile, patients, rooms, equipment under one doctor */
+    clinic_schedule_result sched;
+    EX_CHECK(clinic_query_schedule(db, "d-01", &sched, a, &ex_total, &err));
+    printf("\nEverything of d-01 (GSI1PK = \"DOCTOR#d-01\": four item types in one index partition)\n");
+    print_schedule(&sched);
+
+    room_page rp;
+    struct room rooms_of = {.doctor_id = "d-01"};
+    EX_CHECK(room_query_GSI1(db, (ddb_ent_query){.obj = &rooms_of}, a, &ex_total, &rp, &err));
+    printf("\nOnly the rooms of d-01 (begins_with(GSI1SK, \"ROOM#\")): %zu, %s\n", rp.count,
+           ex_cost(&rp.capacity, cost));
+
+    /* not every item is in GSI1: only those with its partition key */
+    ddb_page all, idx;
+    EX_CHECK(ddb_scan(db, &(ddb_scan_params){.table = "Clinic"}, a, &all, &err));
+    EX_CHECK(ddb_scan(db, &(ddb_scan_params){.table = "Clinic", .index = "GSI1"}, a, &idx, &err));
+    printf("\nThe table holds %zu items, GSI1 %zu: patients and the unassigned room r-301 are not in it\n",
+           all.count, idx.count);
+    rooms[3].doctor_id = "d-02";
+    const char *assign[] = {"doctor_id"};
+    ddb_capacity cap;
+    EX_CHECK(room_update_fields(db, &rooms[3], assign, 1, &ex_indexes, &cap, &err));
+    printf("Assign r-301 to d-02 (the room gains GSI1 keys): %s\n", ex_cost(&cap, cost));
+    EX_CHECK(clinic_query_schedule(db, "d-02", &sched, a, &ex_total, &err));
+    printf("Everything of d-02 now\n");
+    print_schedule(&sched);
+
+    ddb_arena_reset(a);
+    hot_partition_demo(db, a);
+    ddb_arena_free(a);
+    ddb_close(db);
+    return 0;
+}

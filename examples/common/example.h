@@ -1,0 +1,33 @@
+/* example.h — the few lines every example program shares: open its
+ * database, stop on the first error, and say what a call cost. */
+#ifndef DDB_EXAMPLE_H
+#define DDB_EXAMPLE_H
+
+#include <ddb/ddb.h>
+#include <ddb/entity.h>
+
+/* Open the embedded database in argv[1], or default_dir when no argument
+ * is given (the build tree's default, compiled in), and drop the given
+ * tables when a previous run left them, so that every run starts without
+ * them and prints the same thing.  The directory is named on
+ * stderr; stdout carries only what the example shows.  Exits on error. */
+ddb *ex_open(int argc, char **argv, const char *default_dir, const ddb_options *opts,
+             const ddb_schema_table *const *tables, size_t n_tables);
+
+/* The directory ex_open opened (for files the example keeps next to it). */
+const char *ex_dir(void);
+
+/* Stop the program when rc is an error: prints what failed and why. */
+void ex_check(int rc, const ddb_error *err, const char *what);
+#define EX_CHECK(call) ex_check((call), &err, #call)
+
+/* "1 WCU", "0.5 RCU", "2 RCU + 1 WCU": what c consumed.  With
+ * DDB_CAPACITY_INDEXES the table and each index are listed:
+ * "3 WCU (table 1, History 1, Report 1)".  buf holds at least 256 bytes. */
+const char *ex_cost(const ddb_capacity *c, char *buf);
+
+/* Capacity options for calls that report what they consumed. */
+extern const ddb_ent_opts ex_total;   /* DDB_CAPACITY_TOTAL */
+extern const ddb_ent_opts ex_indexes; /* DDB_CAPACITY_INDEXES */
+
+#endif

@@ -1,0 +1,19 @@
+/* The engine's operations on expressions, end to end: UpdateItem,
+ * conditional writes, ReturnValues, index maintenance, batches,
+ * transactions, Query/Scan with filters and projections, and the consumed
+ * capacity of each.  One group per file. */
+#include "ops_util.h"
+
+#include <stdlib.h>
+
+extern const struct CMUnitTest ops_update_tests[], ops_index_tests[], ops_cond_tests[];
+extern const size_t ops_update_count, ops_index_count, ops_cond_count;
+
+int main(void)
+{
+    int failed = 0;
+    failed += _cmocka_run_group_tests("update", ops_update_tests, ops_update_count, NULL, NULL);
+    failed += _cmocka_run_group_tests("index", ops_index_tests, ops_index_count, NULL, NULL);
+    failed += _cmocka_run_group_tests("cond", ops_cond_tests, ops_cond_count, NULL, NULL);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
