@@ -17,9 +17,11 @@
 #   aliases of the in-tree targets inside this project, imported targets
 #   after find_package(ddbgen) (whose config includes this file).
 #
-# Relative paths (SCHEMA, INCLUDE_DIRS, TEMPLATES, OUTPUT_DIR) are relative
-# to the calling CMakeLists.txt's directory.  INCLUDE_DIRS are searched by
-# ddbgen (like -I) and added to <target>'s public include directories.
+# Relative SCHEMA, INCLUDE_DIRS and TEMPLATES are relative to the calling
+# CMakeLists.txt's directory, a relative OUTPUT_DIR to its build directory.
+# INCLUDE_DIRS are searched by ddbgen (like -I) and added to <target>'s
+# public include directories.  ddbgen runs in ${PROJECT_SOURCE_DIR}, so its
+# diagnostics and the generated preamble name the schema from there.
 
 # include() gives this file its own policy scope; the function keeps these.
 cmake_policy(VERSION 3.20...3.28)
@@ -74,9 +76,10 @@ function(ddbgen_add_module target)
     list(APPEND _opts -D "${_d}")
   endforeach()
 
-  # Relative schema path: it is what the generated preamble names, so the
-  # output does not depend on where the tree lives.
-  file(RELATIVE_PATH _schema_arg "${CMAKE_CURRENT_SOURCE_DIR}" "${_schema}")
+  # ddbgen runs in the project's root with the schema's path relative to it:
+  # that path is what the generated preamble and the diagnostics name
+  # ("schemas/x.h"), whatever the directory the tree lives in.
+  file(RELATIVE_PATH _schema_arg "${PROJECT_SOURCE_DIR}" "${_schema}")
   set(_stamp "${_out}/${_base}.stamp")
   set(_gen_h "${_out}/${_base}_ddb.h")
   set(_gen_c "${_out}/${_base}_ddb.c")
@@ -108,7 +111,7 @@ function(ddbgen_add_module target)
     COMMAND "${_exe}" ${_opts} --templates "${_tdir}" -o "${_out}" "${_schema_arg}"
     ${_scan_cmd}
     COMMAND "${CMAKE_COMMAND}" -E touch "${_stamp}"
-    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+    WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
     DEPENDS "${_schema}" ${_tdeps} ${_exe_deps}
     ${_scan}
     COMMENT "ddbgen ${_schema_arg} -> ${_base}_ddb.h, ${_base}_ddb.c"

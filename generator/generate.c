@@ -6,6 +6,7 @@
  * the templates.  Files are written only when their content changes. */
 #include "generate.h"
 
+#include "generate_stream.h"
 #include "mustache.h"
 
 #include <ctype.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef DDBGEN_VERSION
 #define DDBGEN_VERSION "0.0.0"
@@ -397,6 +399,7 @@ static json_t *build_context(gen *g, const char *base)
         json_object_set_new(o, "members_ref", json_array_size(members) ? jstr("%s_entities", sget(t, "cname"))
                                                                          : json_string("NULL"));
         json_object_set_new(o, "members", members);
+        g->failed |= ddbgen_stream_ctx(m, t, o, g->diag); /* TTL attribute, stream decoder (generate_stream.c) */
         json_object_set_new(o, "n_indexes", json_integer((json_int_t)json_array_size(ix)));
         json_object_set_new(o, "has_indexes", json_boolean(json_array_size(ix) > 0));
         json_object_set_new(o, "indexes_ref", json_array_size(ix) ? jstr("%s_indexes", sget(t, "cname")) : json_string("NULL"));
@@ -676,10 +679,36 @@ static int render_one(gen *g, json_t *ctx, const char *tmpl_name, const char *ou
     return rc;
 }
 
+/* mkdir -p: the output directory is created when missing. */
+static int make_dirs(const char *path)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return -1;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 int ddbgen_generate(json_t *model, const char *outdir, const char *templates_dir, const char *schema_base,
                     FILE *diag)
 {
     gen g = {model, templates_dir, diag ? diag : stderr, 0, {0}, {0}, 0};
+    struct stat st;
+    if (stat(outdir, &st) != 0 && make_dirs(outdir) != 0) {
+        fprintf(g.diag, "ddbgen: cannot create the output directory %s: %s\n", outdir, strerror(errno));
+        return 2;
+    }
+    if (stat(outdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(g.diag, "ddbgen: %s is not a directory\n", outdir);
+        return 2;
+    }
     json_t *ctx = build_context(&g, schema_base);
     int rc = g.failed;
     char name[600];

@@ -27,7 +27,7 @@ ddb *ex_open(int argc, char **argv, const char *default_dir, const ddb_options *
     char uri[4096];
     snprintf(uri, sizeof uri, "file:%s", opened_dir);
     ex_check(ddb_open(uri, opts, &db, &err), &err, "open the database");
-    fprintf(stderr, "database: %s\n", opened_dir);
+    printf("Database: %s (embedded engine)\n\n", opened_dir);
     for (size_t i = 0; i < n_tables; i++) {
         int rc = ddb_delete_table(db, tables[i]->def.name, &err);
         if (rc != DDB_ENOTABLE)

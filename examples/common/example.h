@@ -7,10 +7,9 @@
 #include <ddb/entity.h>
 
 /* Open the embedded database in argv[1], or default_dir when no argument
- * is given (the build tree's default, compiled in), and drop the given
- * tables when a previous run left them, so that every run starts without
- * them and prints the same thing.  The directory is named on
- * stderr; stdout carries only what the example shows.  Exits on error. */
+ * is given (the build tree's default, compiled in), print its directory,
+ * and drop the given tables when a previous run left them, so that every
+ * run starts without them and prints the same thing.  Exits on error. */
 ddb *ex_open(int argc, char **argv, const char *default_dir, const ddb_options *opts,
              const ddb_schema_table *const *tables, size_t n_tables);
 

@@ -1,157 +1,327 @@
-/* ddb demo: the embedded engine in one page.
+/* ddb_demo — what ddbgen does, in one run.
  *
- * Creates a single-table design (organizations and their users, seed 004),
- * writes items, reads one back, queries an item collection and a sparse
- * index, and prints what each call consumed and how the partitions are
- * loaded.  Usage: ddb_demo [DIR]   (default ./demo-db, recreated each run) */
-#include <ddb/ddb.h>
+ * Users describe a single-table design as C structs with decorators
+ * (schemas/NAME.h); ddbgen turns each header into a typed module at build
+ * time; the module runs on libddb's embedded engine (LMDB, in process).
+ * This tour uses the modules of the six examples (examples/<name>, one per
+ * design note) and shows, for each pattern, the calls, the items they
+ * store and the capacity DynamoDB would charge.
+ *
+ *   ddb_demo [DIR]      DIR: database directory (default: in the build tree) */
+#include "clinic_ddb.h"
+#include "example.h"
+#include "orders_ddb.h"
+#include "orgs_ddb.h"
+#include "products_ddb.h"
+#include "reservations_ddb.h"
+#include "services_ddb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int check(int rc, const ddb_error *err, const char *what)
+static char cost[256];
+
+static void section(const char *title)
 {
-    if (rc) {
-        fprintf(stderr, "ddb_demo: %s: %s (%s)\n", what, err->message, ddb_strerror(rc));
-        exit(1);
-    }
-    return rc;
+    static int first = 1;
+    printf("%s== %s ==\n", first ? "" : "\n", title);
+    first = 0;
 }
 
+/* Print the lines of a schema header from the first one containing `from`
+ * to the first `};` after the one containing `to`. */
+static void print_schema(const char *file, const char *from, const char *to)
+{
+    char path[4096], line[512];
+    snprintf(path, sizeof path, "%s/%s", DEMO_SCHEMAS_DIR, file);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("  (see schemas/%s)\n", file);
+        return;
+    }
+    int state = 0; /* 0 before, 1 inside, 2 inside the last struct */
+    while (fgets(line, sizeof line, f)) {
+        if (state == 0 && strstr(line, from))
+            state = 1;
+        if (state == 1 && strstr(line, to))
+            state = 2;
+        if (state)
+            printf("  | %s", line);
+        if (state == 2 && strncmp(line, "};", 2) == 0)
+            break;
+    }
+    fclose(f);
+}
+
+/* The attributes of a stored item, on one line. */
 static void print_item(const ddb_item *it)
 {
     const ddb_value *m = ddb_item_map(it);
-    printf("    {");
+    printf("   ");
     for (uint32_t i = 0; i < m->len; i++) {
         const ddb_value *v = m->u.m[i].value;
-        printf("%s %s: ", i ? "," : "", m->u.m[i].name);
         if (v->type == DDB_TS)
-            printf("\"%s\"", v->u.s);
+            printf(" %s=\"%s\"", m->u.m[i].name, v->u.s);
         else if (v->type == DDB_TN)
-            printf("%s", v->u.s);
-        else if (v->type == DDB_TBOOL)
-            printf("%s", v->u.boolean ? "true" : "false");
+            printf(" %s=%s", m->u.m[i].name, v->u.s);
         else
-            printf("<%s>", ddb_type_name(v->type));
+            printf(" %s=<%s>", m->u.m[i].name, ddb_type_name(v->type));
     }
-    printf(" }\n");
+    printf("\n");
+}
+
+static void schema_and_module(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    ddb_capacity cap;
+    section("1. A schema is a C header with decorators (schemas/orgs.h, design note 004)");
+    print_schema("orgs.h", "DDB_TABLE(orgs", "DDB_ENTITY(orgs, \"User\")");
+    printf("\nddbgen_add_module(orgs_ddb SCHEMA schemas/orgs.h) in CMake generates orgs_ddb.h/.c:\n"
+           "  orgs_open, organization_create/get/update_fields/delete, user_*, user_query_table,\n"
+           "  orgs_query_members (the collection), batch and transaction helpers.\n"
+           "The application works with its structs; keys, Type and index keys are written for it.\n\n");
+    EX_CHECK(orgs_open(db, &err));
+    struct organization acme = {"acme", "enterprise", (struct office[]){{"Berlin", "DE", 120}}, 1};
+    EX_CHECK(organization_create(db, &acme, &ex_total, &cap, &err));
+    printf("organization_create(acme): %s\n", ex_cost(&cap, cost));
+    struct user users[] = {
+        {"acme", "ann", "Ann Lindqvist", "admin", "ann@acme.example"},
+        {"acme", "bob", "Bob Mensah", "member", NULL},
+        {"acme", "chen", "Chen Wei", "member", NULL},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        EX_CHECK(user_create(db, &users[i], &ex_total, &cap, &err));
+        printf("user_create(acme/%s): %s\n", users[i].username, ex_cost(&cap, cost));
+    }
+    ddb_item *key = ddb_item_new(a), *it;
+    ddb_item_set_s(key, "PK", "ORG#acme");
+    ddb_item_set_s(key, "SK", "USER#bob");
+    EX_CHECK(ddb_get_item(db, "Organizations", key, NULL, a, &it, NULL, &err));
+    printf("the item stored for bob (GetItem PK \"ORG#acme\", SK \"USER#bob\"; email NULL: no attribute):\n");
+    print_item(it);
+    int rc = user_create(db, &users[0], NULL, NULL, &err);
+    printf("user_create(acme/ann) again: %s (%s)\n", ddb_strerror(rc), err.message);
+}
+
+static void access_patterns(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    ddb_capacity cap;
+    section("2. Access patterns are queries on keys (design note 004)");
+    orgs_members_result m;
+    EX_CHECK(orgs_query_members(db, "acme", &m, a, &ex_total, &err));
+    printf("orgs_query_members(\"acme\"): the organization and its users, one Query, %s:\n",
+           ex_cost(&m.capacity, cost));
+    printf("    organization %s (plan %s, %zu office)\n", m.organization[0].name, m.organization[0].plan,
+           m.organization[0].offices_count);
+    for (size_t i = 0; i < m.user_count; i++)
+        printf("    user %s: %s, %s\n", m.user[i].username, m.user[i].full_name, m.user[i].role);
+    user_page up;
+    EX_CHECK(user_query_table(db, (ddb_ent_query){.obj = &(struct user){.org = "acme"}}, a, &ex_total, &up, &err));
+    printf("user_query_table(org acme): begins_with(SK, \"USER#\"): %zu users, %s\n", up.count,
+           ex_cost(&up.capacity, cost));
+    struct user u;
+    EX_CHECK(user_get(db, "acme", "chen", &u, a, &ex_total, &cap, &err));
+    printf("user_get(\"acme\", \"chen\"): %s, %s\n", u.full_name, ex_cost(&cap, cost));
+
+    EX_CHECK(stores_open(db, &err));
+    struct store stores[] = {
+        {"US", "WA", "Seattle", "98101", "S-0001", "1124 Pike St"},
+        {"US", "WA", "Seattle", "98109", "S-0003", "400 Broad St"},
+        {"US", "WA", "Spokane", "99201", "S-0004", "707 W Main Ave"},
+        {"US", "CA", "San Francisco", "94103", "S-0005", "1390 Market St"},
+    };
+    for (size_t i = 0; i < 4; i++)
+        EX_CHECK(store_create(db, &stores[i], NULL, NULL, &err));
+    printf("stores keyed {country} / {state}#{city}#{zip}#{store}: one query per level\n");
+    struct store probe = {"US", "WA", "Seattle", "98101", "", ""};
+    const char *level[] = {"country US", "state WA", "city Seattle", "zip 98101"};
+    for (uint16_t k = 0; k <= 3; k++) {
+        store_page sp;
+        EX_CHECK(store_query_table(db, (ddb_ent_query){.obj = &probe, .sk_fields = k}, a, &ex_total, &sp, &err));
+        printf("    %-13s %zu store%s:", level[k], sp.count, sp.count == 1 ? "" : "s");
+        for (size_t i = 0; i < sp.count; i++)
+            printf(" %s", sp.items[i].store_no);
+        printf("\n");
+    }
+}
+
+static void indexes(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    ddb_capacity cap;
+    section("3. A report index and a sparse index (schemas/services.h, design note 000)");
+    EX_CHECK(services_open(db, &err));
+    struct service s[] = {
+        {"C-1001", "S-000101", "2023-04-28", "cleaning", 90, 8500, NULL, NULL},
+        {"C-1002", "S-000102", "2023-05-02", "repair", 60, 12000, NULL, NULL},
+        {"C-1001", "S-000103", "2023-05-14", "cleaning", 90, 8500, NULL, NULL},
+        {"C-1003", "S-000104", "2024-05-14", "gardening", 120, 9600, NULL, NULL},
+    };
+    for (size_t i = 0; i < 4; i++)
+        EX_CHECK(service_create(db, &s[i], &ex_indexes, &cap, &err));
+    printf("service_create x4, each %s\n", ex_cost(&cap, cost));
+    service_page pg;
+    EX_CHECK(service_query_Report(db, (ddb_ent_query){.obj = &(struct service){.service_date = "2023-05"}, .sk_fields = 2},
+                                  a, &ex_total, &pg, &err));
+    printf("services in May 2023 (Report: PK \"2023\", begins_with(SK, \"2023-05-\")): %zu:", pg.count);
+    for (size_t i = 0; i < pg.count; i++)
+        printf(" %s", pg.items[i].service_id);
+    printf("\n");
+    const char *voucher[] = {"voucher"};
+    s[1].voucher = "V-7F3K";
+    EX_CHECK(service_update_fields(db, &s[1], voucher, 1, &ex_indexes, &cap, &err));
+    printf("issue voucher V-7F3K on S-000102: %s\n", ex_cost(&cap, cost));
+    struct service code = {.voucher = "V-7F3K"};
+    EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
+    printf("    Vouchers index, V-7F3K: %zu service (%s)\n", pg.count, pg.count ? pg.items[0].service_id : "-");
+    s[1].voucher = NULL;
+    EX_CHECK(service_update_fields(db, &s[1], voucher, 1, &ex_indexes, &cap, &err));
+    printf("fulfil it (voucher removed): %s\n", ex_cost(&cap, cost));
+    EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
+    printf("    Vouchers index, V-7F3K: %zu services: the index holds only what awaits fulfilment\n", pg.count);
+}
+
+static void derived_and_shards(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    ddb_capacity cap;
+    section("4. Derived attributes (schemas/orders.h, design note 001)");
+    EX_CHECK(orders_open(db, &err));
+    const char *when[] = {"2022-08-30 17:03:10.000000", "2022-11-01 12:31:00.000000", "2022-12-24 10:00:00.000000",
+                          "2023-01-03 07:30:00.000000"};
+    for (uint32_t i = 0; i < 4; i++) {
+        struct order o = {.id = 324901 + i, .customer = "mara", .total_cents = 1000 * (i + 1)};
+        strcpy(o.ordered_at, when[i]);
+        EX_CHECK(order_create(db, &o, NULL, NULL, &err));
+        if (i == 1)
+            printf("order_create(or-%06u, ordered_at \"%s\") also stores\n    OrderDate \"%s\", Quarter \"%s\", "
+                   "Month \"%s\", Year %d\n",
+                   o.id, o.ordered_at, o.order_date, o.quarter, o.month, o.year);
+    }
+    order_page op;
+    EX_CHECK(order_query_ByQuarter(db, (ddb_ent_query){.obj = &(struct order){.year = 2022, .quarter = "Q4"}}, a,
+                                   &ex_total, &op, &err));
+    printf("orders in Q4 2022 (GSI ByQuarter, PK \"2022-Q4\"): %zu:", op.count);
+    for (size_t i = 0; i < op.count; i++)
+        printf(" or-%06u", op.items[i].id);
+    printf(", %s\n", ex_cost(&op.capacity, cost));
+
+    section("5. Shards by attribute velocity (schemas/products.h, design note 001)");
+    EX_CHECK(products_v1_open(db, &err));
+    EX_CHECK(products_open(db, &err));
+    char *text = malloc(38000);
+    memset(text, 'x', 37999);
+    text[37999] = '\0';
+    struct product_item one = {.id = 1, .stock = 40, .price_cents = 129900, .name = "Sea kayak", .description = text};
+    struct product two = {.id = 1, .stock = 40, .price_cents = 129900, .name = "Sea kayak", .description = text};
+    EX_CHECK(product_item_create(db, &one, NULL, NULL, &err));
+    EX_CHECK(product_create(db, &two, NULL, NULL, &err));
+    const char *stock[] = {"stock"};
+    one.stock = two.stock = 38;
+    EX_CHECK(product_item_update_fields(db, &one, stock, 1, &ex_total, &cap, &err));
+    printf("a 38 KB product, stock update as one item:         %s\n", ex_cost(&cap, cost));
+    EX_CHECK(product_update_fields(db, &two, stock, 1, &ex_total, &cap, &err));
+    printf("the same product split in shards A and B, update:  %s (pr-000001 / PRODUCT#A only)\n",
+           ex_cost(&cap, cost));
+    free(text);
+    (void)a;
+}
+
+static void graphs_and_partitions(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    section("6. Adjacency list, inverted and overloaded GSI (schemas/clinic.h, design note 002)");
+    EX_CHECK(clinic_open(db, &err));
+    EX_CHECK(doctor_create(db, &(struct doctor){"d-01", "Dr. Amara Okafor", "cardiology"}, NULL, NULL, &err));
+    EX_CHECK(patient_create(db, &(struct patient){"p-0001", "Juan Perez", "1961-07-02"}, NULL, NULL, &err));
+    EX_CHECK(patient_create(db, &(struct patient){"p-0002", "Mei Tanaka", "1984-01-19"}, NULL, NULL, &err));
+    EX_CHECK(treatment_create(db, &(struct treatment){"p-0001", "d-01", "Juan Perez", "Dr. Amara Okafor",
+                                                      "2021-05-10", "arrhythmia"}, NULL, NULL, &err));
+    EX_CHECK(treatment_create(db, &(struct treatment){"p-0002", "d-01", "Mei Tanaka", "Dr. Amara Okafor",
+                                                      "2022-02-14", "hypertension"}, NULL, NULL, &err));
+    EX_CHECK(room_create(db, &(struct room){"r-101", "d-01", "east", 2}, NULL, NULL, &err));
+    EX_CHECK(equipment_create(db, &(struct equipment){"e-9001", "d-01", "ECG monitor"}, NULL, NULL, &err));
+    clinic_schedule_result r;
+    EX_CHECK(clinic_query_schedule(db, "d-01", &r, a, &ex_total, &err));
+    printf("clinic_query_schedule(\"d-01\"): one Query on GSI1 (PK \"DOCTOR#d-01\"), %s:\n", ex_cost(&r.capacity, cost));
+    printf("    doctor %s, %zu patients (", r.doctor[0].name, r.treatment_count);
+    for (size_t i = 0; i < r.treatment_count; i++)
+        printf("%s%s", i ? ", " : "", r.treatment[i].patient_name);
+    printf("), %zu room, %zu equipment\n", r.room_count, r.equipment_count);
+
+    section("7. Hot partitions (design note 002)");
+    ddb_table_def by_date = visits_by_date_table.def, by_patient = visits_by_patient_table.def;
+    by_date.rcu = by_patient.rcu = 6000; /* provisioned: 6000/3000 + 2000/1000 = 4 partitions */
+    by_date.wcu = by_patient.wcu = 2000;
+    EX_CHECK(ddb_create_table(db, &by_date, &err));
+    EX_CHECK(ddb_create_table(db, &by_patient, &err));
+    enum { N = 400 };
+    static struct visit_by_date d[N];
+    static struct visit_by_patient p[N];
+    for (int i = 0; i < N; i++) {
+        d[i] = (struct visit_by_date){.date = "2024-03-04", .visit_no = 1, .doctor_id = "d-01", .reason = "check-up"};
+        p[i] = (struct visit_by_patient){.date = "2024-03-04", .visit_no = 1, .doctor_id = "d-01", .reason = "check-up"};
+        snprintf(d[i].patient_id, sizeof d[i].patient_id, "p-%04d", i + 1);
+        memcpy(p[i].patient_id, d[i].patient_id, sizeof p[i].patient_id);
+    }
+    EX_CHECK(visit_by_date_batch_put(db, d, N, NULL, NULL, &err));
+    EX_CHECK(visit_by_patient_batch_put(db, p, N, NULL, NULL, &err));
+    ddb_partition_stats *sd, *sp;
+    size_t nd, np;
+    EX_CHECK(ddb_table_stats(db, "VisitsByDate", a, &sd, &nd, &err));
+    EX_CHECK(ddb_table_stats(db, "VisitsByPatient", a, &sp, &np, &err));
+    printf("%d check-ins on 2024-03-04, written to two tables of 4 partitions (2000 WCU provisioned):\n", N);
+    printf("    partition   PK DATE#2024-03-04   PK PATIENT#<id>\n");
+    for (size_t i = 0; i < nd && i < np; i++)
+        printf("    %9zu   %10g WCU   %10g WCU\n", i, sd[i].write_units, sp[i].write_units);
+    printf("each partition serves 500 WCU/s: keyed by date, one partition takes every write\n");
+}
+
+static void conventions(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    section("8. Key conventions, counters and UUIDs (schemas/reservations.h, design note 003)");
+    EX_CHECK(reservations_open(db, &err));
+    struct booking b[2] = {
+        {.collection_id = "bcparks_1", .activity = "dayuse", .product = "1", .date = "2025-12-31",
+         .guest = "Ada Kim", .party_size = 4},
+        {.collection_id = "bcparks_1", .activity = "dayuse", .product = "1", .date = "2025-12-31",
+         .guest = "Omar Haddad", .party_size = 2},
+    };
+    for (int i = 0; i < 2; i++) {
+        EX_CHECK(booking_create(db, &b[i], NULL, NULL, &err));
+        printf("booking_create: pk booking::%s, sk %010llu (DDB_AUTO_ID), globalId a %zu-character UUID (DDB_UUID)\n",
+               b[i].collection_id, (unsigned long long)b[i].booking_no, strlen(b[i].global_id));
+    }
+    booking_page bp;
+    struct booking probe = {0};
+    strcpy(probe.global_id, b[1].global_id);
+    EX_CHECK(booking_query_globalId(db, (ddb_ent_query){.obj = &probe}, a, &ex_total, &bp, &err));
+    printf("booking_query_globalId(the second UUID): %zu booking, %s (no other key needed)\n", bp.count,
+           bp.count ? bp.items[0].guest : "-");
 }
 
 int main(int argc, char **argv)
 {
-    const char *dir = argc > 1 ? argv[1] : "demo-db";
-    char cmd[1024], uri[1024];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        return 1;
-    snprintf(uri, sizeof uri, "file:%s", dir);
-
-    ddb *db;
-    ddb_error err = {0};
-    check(ddb_open(uri, NULL, &db, &err), &err, "open");
-    printf("opened %s (embedded engine, durable commits)\n\n", uri);
-
-    ddb_index_def indexes[] = {
-        /* sparse: only users with an open invitation carry GSI1PK */
-        {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}},
-    };
-    ddb_table_def def = {.name = "Shop", .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = indexes, .n_indexes = 1};
-    check(ddb_create_table(db, &def, &err), &err, "create table");
-    printf("CreateTable Shop: PK/SK strings, GSI1 (sparse)\n");
-
+    printf("ddbgen demo: single-table designs written as C structs, run in process\n\n");
+    const ddb_schema_table *tables[] = {&orgs_table,        &stores_table,         &services_table,
+                                        &orders_table,      &products_v1_table,    &products_table,
+                                        &clinic_table,      &visits_by_date_table, &visits_by_patient_table,
+                                        &reservations_table};
+    ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, sizeof tables / sizeof *tables);
     ddb_arena *a = ddb_arena_new();
-    ddb_write_opts wo = {.return_capacity = DDB_CAPACITY_INDEXES};
-    ddb_write_result res;
-    const char *orgs[] = {"acme", "globex"};
-    double wcu = 0;
-    int n = 0;
-    for (int o = 0; o < 2; o++) {
-        char pk[64];
-        snprintf(pk, sizeof pk, "ORG#%s", orgs[o]);
-        ddb_item *org = ddb_item_new(a);
-        ddb_item_set_s(org, "PK", pk);
-        ddb_item_set_s(org, "SK", "METADATA");
-        ddb_item_set_s(org, "Type", "Organization");
-        ddb_item_set_s(org, "name", o ? "Globex Corp." : "Acme Inc.");
-        ddb_item_set_s(org, "plan", o ? "pro" : "enterprise");
-        check(ddb_put_item(db, "Shop", org, &wo, a, &res, &err), &err, "put org");
-        wcu += res.capacity.total;
-        n++;
-        for (int u = 0; u < 5; u++) {
-            char sk[64], email[64];
-            snprintf(sk, sizeof sk, "USER#user%d", u);
-            snprintf(email, sizeof email, "user%d@%s.example", u, orgs[o]);
-            ddb_item *user = ddb_item_new(a);
-            ddb_item_set_s(user, "PK", pk);
-            ddb_item_set_s(user, "SK", sk);
-            ddb_item_set_s(user, "Type", "User");
-            ddb_item_set_s(user, "email", email);
-            ddb_item_set_i64(user, "logins", u * 7);
-            if (u % 2 == 0) { /* pending invitation: lands in the sparse index */
-                ddb_item_set_s(user, "GSI1PK", "INVITE#pending");
-                ddb_item_set_s(user, "GSI1SK", email);
-            }
-            check(ddb_put_item(db, "Shop", user, &wo, a, &res, &err), &err, "put user");
-            wcu += res.capacity.total;
-            n++;
-        }
-    }
-    printf("PutItem x%d: %.0f WCU in total (table + index writes)\n\n", n, wcu);
-
-    ddb_item *key = ddb_item_new(a), *got;
-    ddb_item_set_s(key, "PK", "ORG#acme");
-    ddb_item_set_s(key, "SK", "USER#user3");
-    ddb_capacity cap;
-    check(ddb_get_item(db, "Shop", key, &(ddb_get_opts){.return_capacity = DDB_CAPACITY_TOTAL}, a, &got, &cap, &err),
-          &err, "get");
-    printf("GetItem ORG#acme / USER#user3 (eventually consistent): %.1f RCU\n", cap.total);
-    print_item(got);
-
-    ddb_page pg;
-    ddb_query_params q = {.table = "Shop", .pk = ddb_v_str(a, "ORG#acme"), .return_capacity = DDB_CAPACITY_TOTAL};
-    check(ddb_query(db, &q, a, &pg, &err), &err, "query");
-    printf("\nQuery PK = ORG#acme (the organization and all its users, one request): %zu items, %.1f RCU\n", pg.count,
-           pg.capacity.total);
-    for (size_t i = 0; i < pg.count; i++)
-        print_item(pg.items[i]);
-
-    q.sk_op = DDB_SK_BEGINS_WITH;
-    q.sk1 = ddb_v_str(a, "USER#");
-    q.limit = 2;
-    printf("\nQuery PK = ORG#globex AND begins_with(SK, \"USER#\"), 2 per page:\n");
-    q.pk = ddb_v_str(a, "ORG#globex");
-    int page = 0;
-    do {
-        check(ddb_query(db, &q, a, &pg, &err), &err, "query");
-        printf("  page %d: %zu items, %.1f RCU%s\n", ++page, pg.count, pg.capacity.total,
-               pg.last_key ? ", more..." : "");
-        for (size_t i = 0; i < pg.count; i++)
-            print_item(pg.items[i]);
-        q.start_key = pg.last_key;
-    } while (pg.last_key);
-
-    ddb_query_params gq = {.table = "Shop", .index = "GSI1", .pk = ddb_v_str(a, "INVITE#pending"),
-                           .return_capacity = DDB_CAPACITY_INDEXES};
-    check(ddb_query(db, &gq, a, &pg, &err), &err, "gsi query");
-    printf("\nQuery GSI1 PK = INVITE#pending (sparse index: only invited users): %zu items, %.1f RCU\n", pg.count,
-           pg.capacity.total);
-    for (size_t i = 0; i < pg.count; i++)
-        print_item(pg.items[i]);
-
-    ddb_table_desc *d;
-    check(ddb_describe_table(db, "Shop", a, &d, &err), &err, "describe");
-    printf("\nDescribeTable Shop: %llu items, %llu bytes, %u partitions\n", (unsigned long long)d->item_count,
-           (unsigned long long)d->size_bytes, d->partitions);
-    ddb_partition_stats *ps;
-    size_t np;
-    check(ddb_table_stats(db, "Shop", a, &ps, &np, &err), &err, "stats");
-    printf("  partition  hash range                               items  bytes   RCU    WCU\n");
-    for (size_t i = 0; i < np; i++)
-        printf("  %-9zu  %016llx-%016llx  %5llu  %5llu  %5.1f  %5.1f\n", i, (unsigned long long)ps[i].hash_lo,
-               (unsigned long long)ps[i].hash_hi, (unsigned long long)ps[i].item_count,
-               (unsigned long long)ps[i].size_bytes, ps[i].read_units, ps[i].write_units);
-
+    schema_and_module(db, a);
+    access_patterns(db, a);
+    indexes(db, a);
+    derived_and_shards(db, a);
+    graphs_and_partitions(db, a);
+    conventions(db, a);
+    section("Next");
+    printf("Each design note has a schema (schemas/<name>.h) and a program that runs every access\n"
+           "pattern of it: build/examples/<name>/<name> for services, products, orders, clinic,\n"
+           "reservations and orgs.  README.md, \"The schema language\", explains the decorators.\n");
     ddb_arena_free(a);
     ddb_close(db);
     return 0;

@@ -21,7 +21,7 @@ static void print_order(const struct order *o)
 static void print_page(const order_page *pg, const char *what)
 {
     char cost[256];
-    printf("%s: %zu orders, %s\n", what, pg->count, ex_cost(&pg->capacity, cost));
+    printf("%s: %zu order%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(&pg->capacity, cost));
     for (size_t i = 0; i < pg->count; i++)
         print_order(&pg->items[i]);
 }
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     const ddb_schema_table *tables[] = {&orders_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 1);
     ddb_arena *a = ddb_arena_new();
-    EX_CHECK(orders_create_table(db, &err));
+    EX_CHECK(orders_open(db, &err));
 
     struct order data[] = {
         {.id = 324901, .ordered_at = "2022-03-14 09:12:44.120000", .customer = "ines", .total_cents = 4200},
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     printf("The stored item of or-324904 (derived attributes filled on write):\n");
     const ddb_value *m = ddb_item_map(it);
     for (uint32_t i = 0; i < m->len; i++)
-        printf("    %-10s %-2s %s\n", m->u.m[i].name, ddb_type_name(m->u.m[i].value->type), m->u.m[i].value->u.s);
+        printf("    %-11s %-2s %s\n", m->u.m[i].name, ddb_type_name(m->u.m[i].value->type), m->u.m[i].value->u.s);
 
     order_page pg;
     /* an order by its id: the sort key (its timestamp) need not be known */
@@ -97,6 +97,7 @@ int main(int argc, char **argv)
             print_order(&pg.items[i]);
         q.cursor = pg.cursor;
     } while (q.cursor);
+    printf("  (a full page always comes with a cursor, so the last page can be empty)\n");
 
     ddb_arena_free(a);
     ddb_close(db);

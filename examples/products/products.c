@@ -51,8 +51,8 @@ int main(int argc, char **argv)
     const ddb_schema_table *tables[] = {&products_v1_table, &products_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 2);
     ddb_arena *a = ddb_arena_new();
-    EX_CHECK(products_v1_create_table(db, &err));
-    EX_CHECK(products_create_table(db, &err));
+    EX_CHECK(products_v1_open(db, &err));
+    EX_CHECK(products_open(db, &err));
 
     char *description = long_text("Sea kayak for day trips and expeditions: polyethylene hull, two bulkheads, "
                                   "skeg, adjustable foot braces, deck lines and bungees, a padded seat with "
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
     const char *stock[] = {"stock"};
     one.stock -= 2;
     EX_CHECK(product_item_update_fields(db, &one, stock, 1, &ex_total, &cap, &err));
-    printf("  stock update, one item:    %s (the whole 40 KB item is rewritten)\n", ex_cost(&cap, cost));
+    printf("  stock update, one item:    %s (the whole item is rewritten)\n", ex_cost(&cap, cost));
     double before = cap.write;
     sharded.stock -= 2;
     EX_CHECK(product_update_fields(db, &sharded, stock, 1, &ex_total, &cap, &err));

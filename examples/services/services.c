@@ -26,7 +26,7 @@ static void print_service(const struct service *s)
 static void print_page(const service_page *pg, const char *what)
 {
     char cost[256];
-    printf("  %s: %zu services, %s\n", what, pg->count, ex_cost(&pg->capacity, cost));
+    printf("  %s: %zu service%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(&pg->capacity, cost));
     for (size_t i = 0; i < pg->count; i++)
         print_service(&pg->items[i]);
 }
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     const ddb_schema_table *tables[] = {&services_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 1);
     ddb_arena *a = ddb_arena_new();
-    EX_CHECK(services_create_table(db, &err));
+    EX_CHECK(services_open(db, &err));
     printf("Table Services: PK = client ID, SK = service ID; LSI History; GSIs Report and Vouchers\n\n");
 
     /* ---- writes ---- */

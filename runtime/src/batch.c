@@ -3,6 +3,7 @@
 #include "engine.h"
 #include "error.h"
 #include "keys.h"
+#include "stream.h"
 #include "value.h"
 #include "write.h"
 
@@ -134,7 +135,6 @@ static const char *reason_name(int code)
     switch (code) {
     case DDB_OK: return "None";
     case DDB_ECONDITION: return "ConditionalCheckFailed";
-    case DDB_ELIMIT: return "ItemCollectionSizeLimitExceeded";
     case DDB_ETHROTTLED: return "ThrottlingError";
     default: return "ValidationError";
     }
@@ -153,6 +153,11 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
         const ddb_tx_op *op = &cx->ops[i];
         reqs[i] = (ddb_wreq){op->kind, op->table, op->item, op->update, op->condition, op->values};
         if ((rc = request_key(db, txn, op->table, op->item, op->kind == DDB_TX_PUT, &st[i].key, cx->err)))
+            break;
+        /* what the request alone gets wrong refuses it (ValidationException);
+         * only what depends on the stored items cancels it */
+        ddb_table_rt *t;
+        if ((rc = ddb_table_get(db, txn, op->table, &t, cx->err)) || (rc = ddb_write_check(t, &reqs[i], cx->err)))
             break;
         for (size_t j = 0; j < i; j++)
             if (same_item(reqs[j].table, &st[j].key, op->table, &st[i].key))
@@ -270,10 +275,11 @@ static int read_one(ddb *db, MDB_txn *txn, const char *table, const ddb_item *ke
     if (ddb_decode_item(dv.mv_data, dv.mv_size, a, &it) || ddb_record_size(dv.mv_data, dv.mv_size, size))
         return ddb_fail(err, DDB_ECORRUPT, "stored item in table %s is unreadable", t->name);
     const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
-    if (opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))))
+    if (opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) &&
+        !ddb_ttl_expired(db, t, it)) /* an expired item (TTL) reads as absent */
         *out = it;
     else
-        *size = 0; /* another key with the same digest */
+        *size = 0; /* another key with the same digest, or expired */
     return DDB_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Opening a database and the commit path (group commit). */
 #include "engine.h"
 #include "error.h"
+#include "stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -84,7 +85,8 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         rc = ddb_mdb_fail(err, rc, "ddb_open");
         goto fail;
     }
-    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))) {
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta)) ||
+        (rc = mdb_dbi_open(txn, "streams", MDB_CREATE, &db->streams))) { /* change streams (stream.h) */
         rc = ddb_mdb_fail(err, rc, "ddb_open: meta");
         goto fail;
     }
@@ -96,6 +98,8 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         rc = ddb_mdb_fail(err, rc, "ddb_open: commit");
         goto fail;
     }
+    if ((rc = ddb_stream_start(db, err))) /* TTL sweep thread, capacity ledger (sweeper.c) */
+        goto fail;
     *out = db;
     return DDB_OK;
 fail:
@@ -109,6 +113,7 @@ void ddb_close(ddb *db)
 {
     if (!db)
         return;
+    ddb_stream_close(db); /* first: stops the sweep thread, records consumed capacity */
     for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
         MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
         if (txn)
@@ -229,55 +234,98 @@ static bool commit_synced(ddb *db, size_t txnid)
     return mdb_env_info(db->env, &info) == 0 && info.me_last_txnid == txnid;
 }
 
-/* Leader: run every queued write, each in a nested transaction of one
- * parent, then commit (and sync the data) once.  Returns true when that
- * commit synced the data file (see commit_synced). */
+#define GC_BATCH_MAX 64 /* writes per batch, late joiners included */
+
+/* Writes queued while the leader ran its batch join it before it commits:
+ * they were going to wait for the next batch's sync anyway.  Appends up
+ * to room of them after *tail; returns the first, NULL when none. */
+static ddb_gc_op *take_joiners(ddb *db, ddb_gc_op **tail, size_t room)
+{
+    ddb_gc_op *first = NULL;
+    pthread_mutex_lock(&db->gc_mu);
+    for (; room && db->gc_head; room--) {
+        ddb_gc_op *op = db->gc_head;
+        db->gc_head = op->next;
+        if (!db->gc_head)
+            db->gc_tail = NULL;
+        op->next = NULL;
+        (*tail)->next = op;
+        *tail = op;
+        if (!first)
+            first = op;
+    }
+    pthread_mutex_unlock(&db->gc_mu);
+    return first;
+}
+
+/* Leader: run the queued writes (and late joiners), each in a nested
+ * transaction of one parent, then commit (and sync the data) once.  A write
+ * failing rolls back only itself.  Returns true when the commit synced the
+ * data file (see commit_synced). */
 static bool run_batch(ddb *db, ddb_gc_op *batch)
 {
-    MDB_txn *txn;
-    int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
-    size_t txnid = rc ? 0 : mdb_txn_id(txn);
-    if (!rc && !batch->next) {
-        /* a batch of one needs no nested transaction: aborting the parent
-         * rolls back exactly this write */
-        batch->rc = batch->fn(db, txn, batch->ctx);
-        if (batch->rc) {
-            mdb_txn_abort(txn);
-            return false;
-        }
-        batch->rc = mdb_txn_commit(txn);
-        return batch->rc == 0 && commit_synced(db, txnid);
-    }
-    for (ddb_gc_op *op = batch; op; op = op->next) {
-        if (rc) {
-            op->rc = rc;
-            continue;
-        }
-        MDB_txn *child;
-        int crc = mdb_txn_begin(db->env, txn, 0, &child);
-        if (crc) {
-            op->rc = crc;
-            continue;
-        }
-        op->rc = op->fn(db, child, op->ctx);
-        if (op->rc == DDB_OK) {
-            crc = mdb_txn_commit(child);
-            if (crc)
-                op->rc = crc;
-        } else {
-            mdb_txn_abort(child);
-        }
-    }
-    if (!rc) {
-        rc = mdb_txn_commit(txn);
-        if (rc)
-            for (ddb_gc_op *op = batch; op; op = op->next)
-                if (op->rc == DDB_OK)
+    MDB_txn *txn = NULL;
+    size_t txnid = 0, n = 0;
+    bool kept = false; /* txn holds a write that succeeded */
+    ddb_gc_op *op = batch, *tail = batch;
+    for (ddb_gc_op *o = batch; o; o = o->next, n++)
+        tail = o;
+    for (;;) {
+        for (; op; op = op->next) {
+            if (!txn) {
+                int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+                if (rc) {
                     op->rc = rc;
-    } else {
-        for (ddb_gc_op *op = batch; op; op = op->next)
-            op->rc = rc;
+                    txn = NULL;
+                    continue;
+                }
+                txnid = mdb_txn_id(txn);
+            }
+            if (!kept && !op->next) {
+                /* alone in an empty transaction: no nested transaction is
+                 * needed, aborting the parent rolls back exactly this write */
+                op->rc = op->fn(db, txn, op->ctx);
+                if (op->rc) {
+                    mdb_txn_abort(txn);
+                    txn = NULL;
+                } else {
+                    kept = true;
+                }
+                continue;
+            }
+            MDB_txn *child;
+            int crc = mdb_txn_begin(db->env, txn, 0, &child);
+            if (crc) {
+                op->rc = crc;
+                continue;
+            }
+            op->rc = op->fn(db, child, op->ctx);
+            if (op->rc == DDB_OK) {
+                crc = mdb_txn_commit(child);
+                if (crc)
+                    op->rc = crc;
+                else
+                    kept = true;
+            } else {
+                mdb_txn_abort(child);
+            }
+        }
+        if (n >= GC_BATCH_MAX || !(op = take_joiners(db, &tail, GC_BATCH_MAX - n)))
+            break;
+        for (ddb_gc_op *o = op; o; o = o->next)
+            n++;
     }
+    if (!txn)
+        return false;
+    if (!kept) {
+        mdb_txn_abort(txn); /* every write failed: nothing to commit */
+        return false;
+    }
+    int rc = mdb_txn_commit(txn);
+    if (rc)
+        for (ddb_gc_op *o = batch; o; o = o->next)
+            if (o->rc == DDB_OK)
+                o->rc = rc;
     return rc == 0 && commit_synced(db, txnid);
 }
 

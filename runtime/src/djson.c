@@ -500,7 +500,8 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
     if (IS("SS") || IS("NS") || IS("BS"))
         return set_value(d, x, a, out, p, err);
 #undef IS
-    return jfail(err, DDB_EVALIDATION, p, "unknown type descriptor \"%.*s\" (expected S, N, B, BOOL, NULL, L, M, SS, NS or BS)",
+    return jfail(err, DDB_EVALIDATION, p,
+                 "unknown type descriptor \"%.*s\" (expected S, N, B, BOOL, NULL, L, M, SS, NS or BS)",
                  (int)(dlen > 32 ? 32 : dlen), d);
 }
 

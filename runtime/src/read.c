@@ -4,6 +4,7 @@
 #include "error.h"
 #include "expr.h"
 #include "keys.h"
+#include "stream.h"
 #include "value.h"
 
 #include <stdlib.h>
@@ -41,6 +42,8 @@ int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_
         const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
         if (!opk || !ddb_value_equal(opk, pk) || (sk && (!osk || !ddb_value_equal(osk, sk))))
             it = NULL; /* another key with the same digest: not ours */
+        else if (ddb_ttl_expired(db, t, it))
+            it = NULL; /* expired (TTL): invisible until the sweep deletes it */
     } else if (rc != MDB_NOTFOUND) {
         rc = ddb_mdb_fail(err, rc, "GetItem");
         goto done;
@@ -127,6 +130,8 @@ static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
 /* Account for one evaluated item; 1 = page is full before it (not taken). */
 static int take(pager *p, ddb_item *it, size_t size)
 {
+    if (ddb_ttl_expired(p->db, p->t, it))
+        return DDB_OK; /* expired (TTL): invisible, as if already deleted */
     /* size is the stored item's size: what an ALL projection holds too */
     if (p->x && p->x->proj != DDB_PROJ_ALL)
         size = ddb_keys_projected_size(p->t, p->x, it);

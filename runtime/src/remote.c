@@ -68,7 +68,11 @@ static const struct {
 
 static int hexval(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
 /* Percent-decode s[0..n) into a new string ('+' stays '+': secrets hold it). */
@@ -342,7 +346,8 @@ int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remo
     r->access_key = sdup(akid);
     r->secret_key = sdup(secret);
     r->session_token = sdup(token);
-    if (!r->url || !r->host || !r->path || !r->region || !r->access_key || !r->secret_key || (token && !r->session_token)) {
+    if (!r->url || !r->host || !r->path || !r->region || !r->access_key || !r->secret_key ||
+        (token && !r->session_token)) {
         rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
         goto done;
     }
@@ -352,7 +357,10 @@ int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remo
     r->o.access_key_id = r->access_key;
     r->o.secret_access_key = r->secret_key;
     r->o.session_token = r->session_token;
-    if ((rc = remote_http_new((long)r->o.connect_timeout_ms, (long)r->o.timeout_ms, r->o.pool, &r->http, err)))
+    /* a proxy from the environment (http_proxy) must not catch a local endpoint */
+    bool loopback = strcmp(e.host, "localhost") == 0 || strncmp(e.host, "127.", 4) == 0 || strcmp(e.host, "[::1]") == 0;
+    if ((rc = remote_http_new((long)r->o.connect_timeout_ms, (long)r->o.timeout_ms, r->o.pool, loopback, &r->http,
+                              err)))
         goto done;
     *out = r;
     r = NULL;
@@ -424,6 +432,56 @@ int ddb_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *r
     if (report)
         memset(report, 0, sizeof *report);
     return ddb_fail(err, DDB_ENOTSUP, "ddb_check_table(%s): only the embedded engine can be checked",
+                    table ? table : "");
+}
+
+int ddb_remote_ttl_sweep(ddb_remote *r, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
+{
+    (void)table, (void)now_s;
+    if (deleted)
+        *deleted = 0;
+    return r ? DDB_OK : ddb_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
+}
+
+int ddb_remote_stream_trim(ddb_remote *r, const char *table, uint64_t *trimmed, ddb_error *err)
+{
+    (void)table;
+    if (trimmed)
+        *trimmed = 0;
+    return r ? DDB_OK : ddb_fail(err, DDB_EINVAL, "ddb_stream_trim: no database");
+}
+
+int ddb_remote_stream_describe(ddb_remote *r, const char *table, ddb_stream_desc *out, ddb_error *err)
+{
+    (void)r;
+    if (out)
+        memset(out, 0, sizeof *out);
+    return ddb_fail(err, DDB_ENOTSUP, "ddb_stream_describe(%s): the remote backend does not read DynamoDB Streams",
+                    table ? table : "");
+}
+
+int ddb_remote_stream_iter_open(ddb_remote *r, const char *table, ddb_stream_position from, uint64_t seq,
+                                ddb_stream_iter **out, ddb_error *err)
+{
+    (void)r, (void)from, (void)seq;
+    if (out)
+        *out = NULL;
+    return ddb_fail(err, DDB_ENOTSUP, "ddb_stream_iter_open(%s): the remote backend does not read DynamoDB Streams",
+                    table ? table : "");
+}
+
+int ddb_remote_stream_check(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
+{
+    return ddb_remote_check_table(r, table, report, err);
+}
+
+int ddb_remote_table_report_build(ddb_remote *r, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
+                                  ddb_error *err)
+{
+    (void)r, (void)top, (void)a;
+    if (out)
+        *out = NULL;
+    return ddb_fail(err, DDB_ENOTSUP, "ddb_table_report_build(%s): only the embedded engine can be reported on",
                     table ? table : "");
 }
 
@@ -534,11 +592,18 @@ int remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp,
     if (!body)
         return ddb_fail(err, DDB_ENOMEM, "%s: out of memory serialising the request", op);
     size_t len = strlen(body);
+    bool no_output = strcmp(op, "TagResource") == 0 || strcmp(op, "UntagResource") == 0;
     int rc;
     for (unsigned attempt = 1;; attempt++) {
         remote_reply rep;
         if ((rc = send_once(r, op, body, len, &rep, err)))
             break;
+        if (rep.status == 200 && no_output) {
+            /* TagResource and UntagResource answer with no body (dynalite: "") */
+            rc = (*resp = json_object()) ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+            remote_reply_free(&rep);
+            break;
+        }
         if (rep.status == 200) {
             rc = remote_parse_body(op, (const char *)rep.body.p, rep.body.len, resp, err);
             remote_reply_free(&rep);

@@ -158,7 +158,27 @@ int ddb_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb
 int ddb_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
 int ddb_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
 
-/* Not offered by DynamoDB's API: DDB_ENOTSUP. */
+/* Streams and TTL.  update_time_to_live sends UpdateTimeToLive (attr NULL
+ * or "": disable, naming the attribute DescribeTimeToLive reports);
+ * update_table_stream sends UpdateTable's StreamSpecification and waits
+ * for ACTIVE.  DynamoDB deletes expired items and trims streams itself:
+ * ttl_sweep and stream_trim do nothing and report 0.  Reading DynamoDB
+ * Streams (a separate service: DescribeStream, GetShardIterator,
+ * GetRecords) is not implemented: stream_describe and stream_iter_open
+ * are DDB_ENOTSUP, so no remote ddb_stream_iter ever exists. */
+int ddb_remote_update_time_to_live(ddb_remote *r, const char *table, const char *attr, ddb_error *err);
+int ddb_remote_update_table_stream(ddb_remote *r, const char *table, const ddb_stream_spec *spec, ddb_error *err);
+int ddb_remote_ttl_sweep(ddb_remote *r, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
+int ddb_remote_stream_trim(ddb_remote *r, const char *table, uint64_t *trimmed, ddb_error *err);
+int ddb_remote_stream_describe(ddb_remote *r, const char *table, ddb_stream_desc *out, ddb_error *err);
+int ddb_remote_stream_iter_open(ddb_remote *r, const char *table, ddb_stream_position from, uint64_t seq,
+                                ddb_stream_iter **out, ddb_error *err);
+
+/* Not offered by DynamoDB's API (only the embedded engine has partitions,
+ * consistency checks and reports): DDB_ENOTSUP. */
+int ddb_remote_stream_check(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err);
+int ddb_remote_table_report_build(ddb_remote *r, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
+                                  ddb_error *err);
 int ddb_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_partition_stats **parts,
                            size_t *count, ddb_error *err);
 int ddb_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err);

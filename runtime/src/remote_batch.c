@@ -70,8 +70,8 @@ int ddb_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t 
         memset(cap, 0, sizeof *cap);
     for (size_t i = 0; i < n; i++)
         if (!ops[i].table || !ops[i].put == !ops[i].delete_key)
-            return ddb_fail(err, DDB_EINVAL, "BatchWriteItem: op %zu needs a table and exactly one of put and delete_key",
-                            i);
+            return ddb_fail(err, DDB_EINVAL,
+                            "BatchWriteItem: op %zu needs a table and exactly one of put and delete_key", i);
     remote_req q;
     int rc = remote_req_init(&q, err);
     if (rc)
@@ -112,8 +112,8 @@ int ddb_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t 
         if (rc || !left)
             break;
         if (attempt >= remote_max_attempts(r)) {
-            rc = ddb_fail(err, DDB_ETHROTTLED, "BatchWriteItem: %zu of %zu requests still unprocessed after %u attempts",
-                          left, n, attempt);
+            rc = ddb_fail(err, DDB_ETHROTTLED,
+                          "BatchWriteItem: %zu of %zu requests still unprocessed after %u attempts", left, n, attempt);
             break;
         }
         json_object_set(q.j, "RequestItems", un); /* resubmit exactly what was left */
@@ -232,7 +232,8 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
                 if (rc)
                     break;
                 size_t i = 0;
-                while (i < n && !(round[i] && !matched[i] && strcmp(ops[i].table, t) == 0 && key_matches(it, ops[i].key)))
+                while (i < n &&
+                       !(round[i] && !matched[i] && strcmp(ops[i].table, t) == 0 && key_matches(it, ops[i].key)))
                     i++;
                 if (i == n) {
                     rc = remote_bad(err, "BatchGetItem", "%s in %s matches no requested key", what, t);

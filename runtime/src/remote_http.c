@@ -21,9 +21,11 @@ struct remote_http {
     CURL **idle;
     size_t n_idle, cap;
     long connect_ms, timeout_ms;
+    bool direct; /* a loopback endpoint: never through a proxy from the environment */
 };
 
-int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, remote_http **out, ddb_error *err)
+int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
+                    ddb_error *err)
 {
     remote_http *h = calloc(1, sizeof *h);
     if (!h || !(h->idle = calloc(pool ? pool : 1, sizeof *h->idle))) {
@@ -34,6 +36,7 @@ int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, rem
     h->cap = pool ? pool : 1;
     h->connect_ms = connect_timeout_ms;
     h->timeout_ms = timeout_ms;
+    h->direct = direct;
     *out = h;
     return DDB_OK;
 }
@@ -150,6 +153,8 @@ int remote_http_post(remote_http *h, const char *url, const char *const *headers
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (h->direct)
+        curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(c, CURLOPT_POST, 1L);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);

@@ -113,7 +113,9 @@ int remote_parse_error(const char *op, long status, const char *body, size_t len
         snippet(body ? body : "", len, s, sizeof s);
         json_decref(j);
         snprintf(f->type, sizeof f->type, "HTTP %ld", status);
-        if (status >= 500) {
+        if (status == 413) {
+            f->code = ddb_fail(err, DDB_ELIMIT, "%s: the request is too large for the server (HTTP 413)", op);
+        } else if (status >= 500) {
             f->retry = true;
             f->code = ddb_fail(err, DDB_EIO, "%s: HTTP %ld from the server: %s", op, status, s);
         } else {
@@ -439,7 +441,7 @@ static int attr_type(const char *op, const json_t *defs, const char *name, ddb_t
         if (!json_is_string(n) || strcmp(json_string_value(n), name) != 0)
             continue;
         const char *ts = json_is_string(t) ? json_string_value(t) : "";
-        *out = strcmp(ts, "S") == 0 ? DDB_TS : strcmp(ts, "N") == 0 ? DDB_TN : strcmp(ts, "B") == 0 ? DDB_TB : DDB_TNONE;
+        *out = !strcmp(ts, "S") ? DDB_TS : !strcmp(ts, "N") ? DDB_TN : !strcmp(ts, "B") ? DDB_TB : DDB_TNONE;
         if (*out == DDB_TNONE)
             return remote_bad(err, op, "AttributeDefinitions gives %s the type \"%s\"", name, ts);
         return DDB_OK;

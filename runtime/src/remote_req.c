@@ -117,7 +117,8 @@ int rq_projection(json_t *o, const ddb_expr *proj, const char *const *attrs, siz
     for (size_t i = 0; proj && i < proj->npaths && !rc; i++) {
         const expr_path *p = &proj->paths[i];
         const expr_pelem *top = &p->el[0];
-        if (top->name && (has_name(attrs, n_attrs, top->name, top->len) || has_name(extra, n_extra, top->name, top->len)))
+        if (top->name &&
+            (has_name(attrs, n_attrs, top->name, top->len) || has_name(extra, n_extra, top->name, top->len)))
             continue;
         rc = (!first && ddb_buf_put(&b, ", ", 2)) ? DDB_ENOMEM : ddb_wire_render_path(p, m, &b);
         first = false;

@@ -115,10 +115,10 @@ static int build_create(const ddb_table_def *def, json_t *j, ddb_error *err)
     int rc;
     if ((rc = key_check(def->name, &def->key, err)) || (rc = rq_str(j, "TableName", def->name, err)))
         return rc;
-    json_t *defs = json_array(), *ks = key_schema_json(&def->key);
-    if (!defs || !ks || json_object_set_new(j, "AttributeDefinitions", defs) || json_object_set_new(j, "KeySchema", ks)) {
+    json_t *defs = json_array();
+    if (!defs || json_object_set_new(j, "AttributeDefinitions", defs) ||
+        json_object_set_new(j, "KeySchema", key_schema_json(&def->key)))
         return nomem(err);
-    }
     if ((rc = add_attr(defs, def->key.pk, def->key.pk_type, err)) ||
         (def->key.sk && (rc = add_attr(defs, def->key.sk, def->key.sk_type, err))))
         return rc;
@@ -472,4 +472,48 @@ done:
     json_decref(resp);
     ddb_arena_free(a);
     return rc;
+}
+
+/* ---- Streams and TTL settings ---------------------------------------------------------------- */
+
+int ddb_remote_update_time_to_live(ddb_remote *r, const char *table, const char *attr, ddb_error *err)
+{
+    if (!r || !table)
+        return ddb_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
+    if (attr && *attr)
+        return set_ttl(r, table, attr, err);
+    /* disabling names the attribute it was enabled with */
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    const char *current;
+    int rc = get_ttl(r, table, a, &current, err);
+    if (!rc && current) {
+        json_t *req = json_pack("{s:s, s:{s:b, s:s}}", "TableName", table, "TimeToLiveSpecification", "Enabled", 0,
+                                "AttributeName", current),
+               *resp = NULL;
+        rc = req ? remote_call(r, "UpdateTimeToLive", req, &resp, NULL, err) : nomem(err);
+        json_decref(req);
+        json_decref(resp);
+    }
+    ddb_arena_free(a);
+    return rc;
+}
+
+int ddb_remote_update_table_stream(ddb_remote *r, const char *table, const ddb_stream_spec *spec, ddb_error *err)
+{
+    if (!r || !table || !spec)
+        return ddb_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
+    if ((unsigned)spec->view > DDB_STREAM_NEW_AND_OLD_IMAGES)
+        return ddb_fail(err, DDB_EINVAL, "unknown stream view %d", (int)spec->view);
+    static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
+    json_t *ss = spec->view ? json_pack("{s:b, s:s}", "StreamEnabled", 1, "StreamViewType", views[spec->view])
+                            : json_pack("{s:b}", "StreamEnabled", 0);
+    json_t *req = ss ? json_pack("{s:s, s:o}", "TableName", table, "StreamSpecification", ss) : NULL, *resp = NULL;
+    if (!req)
+        return ddb_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", table);
+    int rc = remote_call(r, "UpdateTable", req, &resp, NULL, err);
+    json_decref(req);
+    json_decref(resp);
+    return rc ? rc : wait_table(r, table, WAIT_ACTIVE, err);
 }

@@ -44,8 +44,10 @@ typedef struct remote_reply {
 
 #define REMOTE_MAX_BODY (64u << 20)
 
-/* A pool of curl easy handles with the given timeouts (milliseconds). */
-int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, remote_http **out, ddb_error *err);
+/* A pool of curl easy handles with the given timeouts (milliseconds);
+ * direct: never use a proxy (a loopback endpoint). */
+int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
+                    ddb_error *err);
 void remote_http_free(remote_http *h);
 /* POST body to url with the given "Name: value" header lines.  A reply of
  * any HTTP status is DDB_OK (rep filled, free with remote_reply_free);

@@ -73,7 +73,25 @@ bool ddb_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_m
 /* The same at the handle's clock (the read paths). */
 bool ddb_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it);
 
-/* ---- ledger.c / sweep.c ---- */
+/* ---- ledger.c / sweeper.c ---- */
+
+/* What the ledger has recorded of one partition's consumption. */
+typedef struct ddb_ledger_base {
+    char table[256];
+    uint64_t bound;
+    double r, w;
+} ddb_ledger_base;
+
+/* Per handle: the sweep thread and the ledger's baselines. */
+typedef struct ddb_stream_rt {
+    pthread_mutex_t mu; /* stop */
+    pthread_cond_t cv;
+    pthread_t thread;
+    bool thread_on, stop;
+    pthread_mutex_t ledger_mu; /* base, one flush at a time */
+    ddb_ledger_base *base;
+    size_t n_base, cap_base;
+} ddb_stream_rt;
 
 /* After ddb_open succeeded: the handle's stream runtime, and the sweep
  * thread when ddb_options.ttl_sweep_ms is set. */

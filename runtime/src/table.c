@@ -4,6 +4,7 @@
 #include "engine.h"
 #include "error.h"
 #include "keys.h"
+#include "stream.h"
 #include "value.h"
 
 #include <errno.h>
@@ -176,6 +177,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(txn, def, &bv, &t, err)))
             break;
+        ddb_stream_load_config(db, txn, t); /* stream and TTL settings (stream_config.c) */
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
@@ -527,6 +529,8 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
             rc = mdb_drop(txn, dbi, 0);
     }
     if (!rc)
+        rc = ddb_stream_on_create(db, txn, d); /* stream and TTL settings (stream_config.c) */
+    if (!rc)
         rc = bump_gen(db, txn);
     return rc ? ddb_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
 }
@@ -536,6 +540,8 @@ int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
     if (!db || !def)
         return ddb_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
     int rc = validate_def(def, err);
+    if (!rc)
+        rc = ddb_stream_validate_def(def, err);
     if (rc)
         return rc;
     create_ctx cx = {def, err, false};
@@ -594,6 +600,8 @@ static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
         }
     }
     if (!rc)
+        rc = ddb_stream_on_delete(db, txn, cx->name); /* its stream records, TTL, capacity ledger */
+    if (!rc)
         rc = bump_gen(db, txn);
     return rc ? ddb_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
 }
@@ -643,6 +651,8 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
     d->def.key = (ddb_key_schema){adup(a, t->pk), t->pk_type, adup(a, t->sk), t->sk_type};
     d->def.rcu = t->rcu;
     d->def.wcu = t->wcu;
+    d->def.stream = t->stream;
+    d->def.ttl_attribute = t->ttl_attr[0] ? adup(a, t->ttl_attr) : NULL;
     for (size_t i = 0; i < t->n_idx; i++) {
         const ddb_index_rt *x = &t->idx[i];
         const char **inc = x->n_include ? ddb_arena_alloc(a, x->n_include * sizeof *inc) : NULL;

@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "error.h"
 #include "keys.h"
+#include "stream.h"
 #include "value.h"
 #include "write.h"
 
@@ -122,6 +123,31 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, size_t *siz
     return DDB_OK;
 }
 
+/* The key attributes an update may not touch: the table's (at all) and
+ * the indexes' (through a nested path). */
+static int check_update_keys(const ddb_table_rt *t, const ddb_expr *update, ddb_error *err)
+{
+    const char *keys[2] = {t->pk, t->sk};
+    const char *ixk[2 * DDB_MAX_INDEXES];
+    size_t nix = 0;
+    for (size_t i = 0; i < t->n_idx; i++) {
+        ixk[nix++] = t->idx[i].pk;
+        if (t->idx[i].sk)
+            ixk[nix++] = t->idx[i].sk;
+    }
+    return ddb_expr_update_check_keys(update, keys, t->sk ? 2 : 1, ixk, nix, err);
+}
+
+int ddb_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
+{
+    size_t size;
+    if (r->kind == DDB_TX_PUT)
+        return check_new_item(t, r->item, &size, err);
+    if (r->kind == DDB_TX_UPDATE)
+        return check_update_keys(t, r->update, err);
+    return DDB_OK;
+}
+
 int ddb_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err)
 {
     memset(st, 0, sizeof *st);
@@ -150,15 +176,7 @@ int ddb_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, 
     if (r->kind == DDB_TX_PUT) {
         st->new_item = r->item;
     } else if (r->kind == DDB_TX_UPDATE) {
-        const char *keys[2] = {t->pk, t->sk};
-        const char *ixk[2 * DDB_MAX_INDEXES];
-        size_t nix = 0;
-        for (size_t i = 0; i < t->n_idx; i++) {
-            ixk[nix++] = t->idx[i].pk;
-            if (t->idx[i].sk)
-                ixk[nix++] = t->idx[i].sk;
-        }
-        if ((rc = ddb_expr_update_check_keys(r->update, keys, t->sk ? 2 : 1, ixk, nix, err)))
+        if ((rc = check_update_keys(t, r->update, err)))
             return rc;
         /* an absent item is created from its key, as UpdateItem does */
         ddb_item *nw;
@@ -220,6 +238,8 @@ int ddb_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, do
                          (int64_t)(del ? 0 : st->new_size) - (int64_t)st->old_size, err);
     if (!rc && split && !del && st->new_size > st->old_size)
         rc = ddb_part_maybe_split(db, txn, t, hash, err);
+    if (!rc) /* the change stream's record, in this transaction (stream_store.c) */
+        rc = ddb_stream_capture(db, txn, r, st, err);
     return rc;
 }
 

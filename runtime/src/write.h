@@ -26,6 +26,12 @@ typedef struct ddb_wstate {
     size_t old_size, new_size;
 } ddb_wstate;
 
+/* The checks of a request that need its table but not the stored item:
+ * the new item of a PUT (size, values, index key types), the key
+ * attributes an UPDATE may not touch.  Transactions run them first so that
+ * they refuse the whole request (DynamoDB's ValidationException) rather
+ * than cancel it.  ddb_write_prepare() runs them too. */
+int ddb_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err);
 /* Read the stored item, check the request and its condition (DDB_ECONDITION
  * when false) and compute the new item.  Writes nothing. */
 int ddb_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err);

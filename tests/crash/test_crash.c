@@ -5,18 +5,24 @@
  * The writer (a forked child) runs WRITER_THREADS threads on one handle, so
  * group commit batches their writes into shared transactions.  Each thread
  * owns a disjoint set of keys and, per operation, sends the parent over a
- * pipe an INTENT record, performs the put or delete, and once the call has
- * returned DDB_OK sends an ACK.  Records are smaller than PIPE_BUF, so
- * each write() is atomic and records never interleave.
+ * pipe an INTENT record, performs the operation, and once the call has
+ * returned DDB_OK sends an ACK.  An operation is a put or a delete, or, one
+ * time in four, a ddb_transact_write of 2 to 5 puts, deletes and updates on
+ * distinct keys of the thread (one record lists them all).  Records are
+ * smaller than PIPE_BUF, so each write() is atomic and records never
+ * interleave.
  *
  * After the kill the parent knows, per key, the state after the last
  * acknowledged operation, and for each thread at most one operation in
  * flight (INTENT without ACK: it may or may not have committed).  So:
  *   - a key without an operation in flight holds exactly its last
  *     acknowledged state (the acknowledged item, attribute for attribute,
- *     or no item after an acknowledged delete);
- *   - a key with an operation in flight holds either that state or the
- *     in-flight operation's result, nothing else (atomicity);
+ *     or no item after an acknowledged delete); an acknowledged
+ *     transaction's effects are all there;
+ *   - the keys of the operation in flight hold either all their previous
+ *     states or all the operation's results, nothing else (a transaction is
+ *     all or nothing; a key whose result equals its previous state fits
+ *     both);
  *   - the table holds no other items, ddb_check_table() is clean (every
  *     record decodes, per-partition statistics match, every GSI/LSI has
  *     exactly the entries its items call for), and the index entry count
@@ -68,6 +74,7 @@
 #define DEFAULT_SEED 0x5eed2024u
 #define MAP_SIZE ((uint64_t)1 << 30)
 #define SPLIT_BYTES (48u * 1024u)
+#define TX_OPS_MAX 5 /* actions of one transaction */
 
 /* ---- deterministic randomness ---- */
 
@@ -148,6 +155,24 @@ static ddb_item *make_key(ddb_arena *a, int thread, int k)
     return it;
 }
 
+/* A transaction's update of a key at version uver: "SET uver = :u,
+ * GSI1SK = :g" (creating the item from its key when absent; the GSI1 entry
+ * moves when the item has GSI1PK). */
+#define UPDATE_EXPR "SET uver = :u, GSI1SK = :g"
+
+static int64_t update_gsi1sk(uint64_t uver)
+{
+    return (int64_t)(uver % 100000) - 50000;
+}
+
+static ddb_item *update_values(ddb_arena *a, uint64_t uver)
+{
+    ddb_item *v = ddb_item_new(a);
+    ddb_item_set(v, ":u", ddb_v_u64(a, uver));
+    ddb_item_set_i64(v, ":g", update_gsi1sk(uver));
+    return v;
+}
+
 static void create_table(ddb *db)
 {
     static const char *const inc[] = {"ver"};
@@ -166,14 +191,17 @@ static void create_table(ddb *db)
 /* ---- the writer process ---- */
 
 enum { REC_READY = 1, REC_INTENT, REC_ACK, REC_FAIL };
-enum { OP_PUT = 1, OP_DELETE };
+enum { OP_PUT = 1, OP_DELETE, OP_UPDATE };
 
+/* One operation: n = 1 (a put or a delete) or a transaction of n actions
+ * on distinct keys, all at version ver. */
 typedef struct rec {
-    uint8_t kind, op, thread, pad;
+    uint8_t kind, n, thread, pad;
     int32_t rc;  /* REC_FAIL */
-    uint32_t key;
-    uint32_t pad2;
     uint64_t ver;
+    uint8_t op[TX_OPS_MAX];
+    uint8_t pad2[3];
+    uint32_t key[TX_OPS_MAX];
 } rec;
 _Static_assert(sizeof(rec) <= PIPE_BUF, "records must be written atomically");
 
@@ -182,6 +210,7 @@ typedef struct writer {
     int fd;
     int thread;
     unsigned round;
+    const ddb_expr *update;
 } writer;
 
 static void send_rec(int fd, const rec *r)
@@ -199,20 +228,65 @@ static void send_rec(int fd, const rec *r)
     }
 }
 
+/* The next operation of a thread: mostly one put or delete, one time in
+ * four a transaction of 2..5 puts, deletes and updates on distinct keys. */
+static void next_op(uint64_t *r, rec *x)
+{
+    x->n = splitmix(r) % 4 == 0 ? (uint8_t)(2 + splitmix(r) % (TX_OPS_MAX - 1)) : 1;
+    for (int i = 0; i < x->n; i++) {
+        int k;
+        bool dup;
+        do {
+            k = (int)(splitmix(r) % KEYS_PER_THREAD);
+            dup = false;
+            for (int j = 0; j < i; j++)
+                dup |= x->key[j] == (uint32_t)k;
+        } while (dup);
+        x->key[i] = (uint32_t)k;
+        uint64_t c = splitmix(r) % 10;
+        if (x->n == 1)
+            x->op[i] = c < 7 ? OP_PUT : OP_DELETE;
+        else
+            x->op[i] = c < 5 ? OP_PUT : c < 7 ? OP_DELETE : OP_UPDATE;
+    }
+}
+
+static int run_op(writer *w, ddb_arena *a, const rec *x, ddb_error *err)
+{
+    if (x->n == 1)
+        return x->op[0] == OP_PUT
+                   ? ddb_put_item(w->db, TABLE, make_item(a, w->thread, (int)x->key[0], x->ver), NULL, NULL, NULL, err)
+                   : ddb_delete_item(w->db, TABLE, make_key(a, w->thread, (int)x->key[0]), NULL, NULL, NULL, err);
+    ddb_tx_op ops[TX_OPS_MAX];
+    for (int i = 0; i < x->n; i++) {
+        int k = (int)x->key[i];
+        switch (x->op[i]) {
+        case OP_PUT:
+            ops[i] = (ddb_tx_op){DDB_TX_PUT, TABLE, make_item(a, w->thread, k, x->ver), NULL, NULL, NULL};
+            break;
+        case OP_DELETE:
+            ops[i] = (ddb_tx_op){DDB_TX_DELETE, TABLE, make_key(a, w->thread, k), NULL, NULL, NULL};
+            break;
+        default:
+            ops[i] = (ddb_tx_op){DDB_TX_UPDATE, TABLE, make_key(a, w->thread, k), w->update, NULL,
+                                 update_values(a, x->ver)};
+        }
+    }
+    ddb_tx_result res;
+    return ddb_transact_write(w->db, ops, x->n, DDB_CAPACITY_NONE, a, &res, err);
+}
+
 static void *writer_thread(void *arg)
 {
     writer *w = arg;
     uint64_t r = mix(g_seed, w->round, (uint64_t)w->thread, 0xabcdef);
     ddb_arena *a = ddb_arena_new();
     for (uint32_t n = 1;; n++) {
-        int k = (int)(splitmix(&r) % KEYS_PER_THREAD);
-        int op = splitmix(&r) % 10 < 7 ? OP_PUT : OP_DELETE;
-        uint64_t ver = ((uint64_t)w->round << 32) | n;
-        rec x = {REC_INTENT, (uint8_t)op, (uint8_t)w->thread, 0, 0, (uint32_t)k, 0, ver};
+        rec x = {.kind = REC_INTENT, .thread = (uint8_t)w->thread, .ver = ((uint64_t)w->round << 32) | n};
+        next_op(&r, &x);
         send_rec(w->fd, &x);
         ddb_error err = {0};
-        int rc = op == OP_PUT ? ddb_put_item(w->db, TABLE, make_item(a, w->thread, k, ver), NULL, NULL, NULL, &err)
-                              : ddb_delete_item(w->db, TABLE, make_key(a, w->thread, k), NULL, NULL, NULL, &err);
+        int rc = run_op(w, a, &x, &err);
         if (rc) {
             fprintf(stderr, "writer thread %d: %s\n", w->thread, err.message);
             x.kind = REC_FAIL;
@@ -247,16 +321,21 @@ static void run_writer(const char *dir, ddb_sync_mode mode, unsigned round, int 
     ddb_error err = {0};
     if (ddb_open(dir, &o, &db, &err)) {
         fprintf(stderr, "writer: ddb_open: %s\n", err.message);
-        rec x = {REC_FAIL, 0, 0, 0, DDB_EIO, 0, 0, 0};
+        rec x = {.kind = REC_FAIL, .rc = DDB_EIO};
         send_rec(fd, &x);
         _exit(3);
     }
-    rec ready = {REC_READY, 0, 0, 0, 0, 0, 0, 0};
+    ddb_expr *update = NULL;
+    if (ddb_expr_prepare(DDB_EXPR_UPDATE, UPDATE_EXPR, NULL, &update, &err)) {
+        fprintf(stderr, "writer: prepare: %s\n", err.message);
+        _exit(3);
+    }
+    rec ready = {.kind = REC_READY};
     send_rec(fd, &ready);
     writer w[WRITER_THREADS];
     pthread_t th[WRITER_THREADS];
     for (int i = 0; i < WRITER_THREADS; i++) {
-        w[i] = (writer){db, fd, i, round};
+        w[i] = (writer){db, fd, i, round, update};
         if (pthread_create(&th[i], NULL, writer_thread, &w[i]) != 0)
             _exit(5);
     }
@@ -267,24 +346,34 @@ static void run_writer(const char *dir, ddb_sync_mode mode, unsigned round, int 
 
 /* ---- the parent: expected state ---- */
 
+/* A key's state: no item, or make_item(ver) (ver 0: just the key) with,
+ * when uver is set, a transaction's update applied on top. */
 typedef struct kstate {
     bool present;
-    uint64_t ver;
+    uint64_t ver, uver;
 } kstate;
 
 typedef struct pending {
     bool active;
-    int op;
-    int key;
-    uint64_t ver;
+    rec op; /* the INTENT record */
 } pending;
 
 typedef struct model {
     kstate keys[WRITER_THREADS][KEYS_PER_THREAD];
     pending inflight[WRITER_THREADS];
     bool ready;
-    uint64_t acks, inflight_committed, inflight_total, kills_before_ready;
+    uint64_t acks, tx_acks, inflight_committed, inflight_total, kills_before_ready;
 } model;
+
+/* The state of a key after one action at version ver. */
+static kstate after(kstate ks, int op, uint64_t ver)
+{
+    switch (op) {
+    case OP_PUT: return (kstate){true, ver, 0};
+    case OP_DELETE: return (kstate){false, 0, 0};
+    default: return (kstate){true, ks.present ? ks.ver : 0, ver};
+    }
+}
 
 typedef struct ctx {
     const char *mode_name;
@@ -319,11 +408,26 @@ static void stop_writer(void)
                  g_ctx.round, m_, g_ctx.dir ? g_ctx.dir : "-");                                                        \
     } while (0)
 
+static bool same_op(const rec *a, const rec *b)
+{
+    if (a->n != b->n || a->ver != b->ver)
+        return false;
+    for (int i = 0; i < a->n; i++)
+        if (a->op[i] != b->op[i] || a->key[i] != b->key[i])
+            return false;
+    return true;
+}
+
 static void apply(model *m, const rec *x)
 {
-    if (x->thread >= WRITER_THREADS || x->key >= KEYS_PER_THREAD)
+    if (x->thread >= WRITER_THREADS)
         FAIL("malformed record from the writer");
     pending *p = &m->inflight[x->thread];
+    if (x->kind != REC_READY && x->kind != REC_FAIL && (x->n < 1 || x->n > TX_OPS_MAX))
+        FAIL("malformed record from the writer");
+    for (int i = 0; i < x->n && x->kind != REC_FAIL; i++)
+        if (x->key[i] >= KEYS_PER_THREAD || x->op[i] < OP_PUT || x->op[i] > OP_UPDATE)
+            FAIL("malformed record from the writer");
     switch (x->kind) {
     case REC_READY:
         m->ready = true;
@@ -331,14 +435,18 @@ static void apply(model *m, const rec *x)
     case REC_INTENT:
         if (p->active)
             FAIL("thread %d announced two operations at once", x->thread);
-        *p = (pending){true, x->op, (int)x->key, x->ver};
+        *p = (pending){true, *x};
         break;
     case REC_ACK:
-        if (!p->active || p->op != x->op || p->key != (int)x->key || p->ver != x->ver)
+        if (!p->active || !same_op(&p->op, x))
             FAIL("thread %d acknowledged an operation it did not announce", x->thread);
-        m->keys[x->thread][x->key] = (kstate){x->op == OP_PUT, x->ver};
+        for (int i = 0; i < x->n; i++) {
+            kstate *ks = &m->keys[x->thread][x->key[i]];
+            *ks = after(*ks, x->op[i], x->ver);
+        }
         p->active = false;
         m->acks++;
+        m->tx_acks += x->n > 1;
         break;
     case REC_FAIL:
         FAIL("writer thread %d failed with %d (%s)", x->thread, x->rc, ddb_strerror(x->rc));
@@ -450,18 +558,32 @@ static void crash_round(const char *dir, ddb_sync_mode mode, unsigned round, mod
 
 /* ---- the parent: verification ---- */
 
-static bool same_item(const ddb_item *got, const ddb_item *want)
+/* The item a key in state ks holds (NULL: none). */
+static ddb_item *expected(ddb_arena *a, int thread, int k, kstate ks)
 {
-    return got && want && ddb_value_equal(ddb_item_map(got), ddb_item_map(want));
+    if (!ks.present)
+        return NULL;
+    ddb_item *it = ks.ver ? make_item(a, thread, k, ks.ver) : make_key(a, thread, k);
+    if (ks.uver) {
+        ddb_item_set(it, "uver", ddb_v_u64(a, ks.uver));
+        ddb_item_set_i64(it, "GSI1SK", update_gsi1sk(ks.uver));
+    }
+    return it;
+}
+
+static bool holds(const ddb_item *got, const ddb_item *want)
+{
+    return want ? got && ddb_value_equal(ddb_item_map(got), ddb_item_map(want)) : !got;
 }
 
 static const char *describe(ddb_arena *a, const ddb_item *it)
 {
     if (!it)
         return "no item";
-    const ddb_value *v = ddb_item_get(it, "ver");
-    char *s = ddb_arena_alloc(a, 64);
-    snprintf(s, 64, "item ver=%s", v && v->type == DDB_TN ? v->u.s : "?");
+    const ddb_value *v = ddb_item_get(it, "ver"), *u = ddb_item_get(it, "uver");
+    char *s = ddb_arena_alloc(a, 96);
+    snprintf(s, 96, "item ver=%s uver=%s", v && v->type == DDB_TN ? v->u.s : "-",
+             u && u->type == DDB_TN ? u->u.s : "-");
     return s;
 }
 
@@ -490,6 +612,11 @@ static void verify_index_scan(ddb *db, const char *index, const model *m, uint64
             if (!ks->present || strcmp(ver->u.s, vb) != 0)
                 FAIL("index %s returned %s/%s ver=%s, expected %s ver=%s", index, pk->u.s, sk->u.s, ver->u.s,
                      ks->present ? "" : "no item", vb);
+            /* GSI1 projects everything: also the update on top */
+            const ddb_value *uver = ddb_item_get(pg.items[i], "uver");
+            if (strcmp(index, "GSI1") == 0 && (uver != NULL) != (ks->uver != 0))
+                FAIL("index %s returned %s/%s %s uver, expected uver=%" PRIu64, index, pk->u.s, sk->u.s,
+                     uver ? "with" : "without", ks->uver);
             seen++;
         }
         s.start_key = pg.last_key;
@@ -510,38 +637,62 @@ static void verify(const char *dir, ddb_sync_mode mode, model *m)
     uint64_t present = 0, in_gsi = 0, in_lsi = 0;
     for (int t = 0; t < WRITER_THREADS; t++) {
         pending *p = &m->inflight[t];
-        if (p->active)
-            m->inflight_total++;
+        ddb_item *got[KEYS_PER_THREAD];
         for (int k = 0; k < KEYS_PER_THREAD; k++) {
-            kstate *ks = &m->keys[t][k];
-            ddb_item *got = NULL;
             ddb_get_opts go = {.consistent = true};
-            int rc = ddb_get_item(db, TABLE, make_key(a, t, k), &go, a, &got, NULL, &err);
+            int rc = ddb_get_item(db, TABLE, make_key(a, t, k), &go, a, &got[k], NULL, &err);
             if (rc && rc != DDB_ENOTFOUND)
                 FAIL("get t%d key %d: %s", t, k, err.message);
-            ddb_item *acked = ks->present ? make_item(a, t, k, ks->ver) : NULL;
-            bool ok = acked ? same_item(got, acked) : !got;
-            if (!ok && p->active && p->key == k) {
-                /* the operation in flight committed before the kill */
-                ddb_item *next = p->op == OP_PUT ? make_item(a, t, k, p->ver) : NULL;
-                if (next ? same_item(got, next) : !got) {
-                    *ks = (kstate){p->op == OP_PUT, p->ver};
-                    m->inflight_committed++;
-                    ok = true;
-                }
+        }
+        int inflight_of[KEYS_PER_THREAD]; /* action of the operation in flight on each key, or -1 */
+        for (int k = 0; k < KEYS_PER_THREAD; k++)
+            inflight_of[k] = -1;
+        if (p->active) {
+            /* all of its actions committed, or none: every key must agree */
+            m->inflight_total++;
+            const rec *x = &p->op;
+            bool all_old = true, all_new = true;
+            for (int i = 0; i < x->n; i++) {
+                int k = (int)x->key[i];
+                inflight_of[k] = i;
+                kstate old = m->keys[t][k], nw = after(old, x->op[i], x->ver);
+                all_old &= holds(got[k], expected(a, t, k, old));
+                all_new &= holds(got[k], expected(a, t, k, nw));
             }
-            if (!ok)
-                FAIL("thread %d key %d: found %s, expected %s (acknowledged)%s", t, k, describe(a, got),
-                     acked ? describe(a, acked) : "no item",
-                     p->active && p->key == k ? " or the operation in flight" : "");
+            if (!all_old && !all_new) {
+                char keys[128] = "";
+                for (int i = 0; i < x->n; i++) {
+                    int k = (int)x->key[i];
+                    size_t o = strlen(keys);
+                    snprintf(keys + o, sizeof keys - o, "%s%d:%s", i ? ", " : "", k,
+                             holds(got[k], expected(a, t, k, m->keys[t][k])) ? "old" : "new/other");
+                }
+                FAIL("thread %d: the operation in flight (%d actions, ver %" PRIu64
+                     ") is neither wholly applied nor wholly absent: keys %s",
+                     t, x->n, x->ver, keys);
+            }
+            if (!all_old) {
+                for (int i = 0; i < x->n; i++) {
+                    kstate *ks = &m->keys[t][x->key[i]];
+                    *ks = after(*ks, x->op[i], x->ver);
+                }
+                m->inflight_committed++;
+            }
+            p->active = false;
+        }
+        for (int k = 0; k < KEYS_PER_THREAD; k++) {
+            kstate *ks = &m->keys[t][k];
+            ddb_item *want = expected(a, t, k, *ks);
+            if (inflight_of[k] < 0 && !holds(got[k], want))
+                FAIL("thread %d key %d: found %s, expected %s (acknowledged)", t, k, describe(a, got[k]),
+                     describe(a, want));
             if (ks->present) {
                 present++;
-                in_gsi += ddb_item_get(got, "GSI1PK") != NULL;
-                in_lsi += ddb_item_get(got, "LSI1SK") != NULL;
+                in_gsi += ddb_item_get(got[k], "GSI1PK") && ddb_item_get(got[k], "GSI1SK");
+                in_lsi += ddb_item_get(got[k], "LSI1SK") != NULL;
             }
-            ddb_arena_reset(a);
         }
-        p->active = false;
+        ddb_arena_reset(a);
     }
     ddb_check_report r;
     int rc = ddb_check_table(db, TABLE, &r, &err);
@@ -600,11 +751,11 @@ static void crash_test(ddb_sync_mode mode, const char *name)
     ddb_table_desc *d = NULL;
     if (ddb_open(dir, &o, &db, &err) || ddb_describe_table(db, TABLE, a, &d, &err) || !d)
         FAIL("describe: %s", err.message);
-    printf("crash %s: seed=%" PRIu64 ", %u rounds in %.1f s: %" PRIu64 " acknowledged writes, %" PRIu64
-           " of %" PRIu64 " in-flight writes had committed, %" PRIu64 " kills before the writer was ready; "
-           "%" PRIu64 " items in %u partitions\n",
-           name, g_seed, rounds, (double)(now_us() - t0) / 1e6, m->acks, m->inflight_committed, m->inflight_total,
-           m->kills_before_ready, d->item_count, d->partitions);
+    printf("crash %s: seed=%" PRIu64 ", %u rounds in %.1f s: %" PRIu64 " acknowledged writes (%" PRIu64
+           " transactions), %" PRIu64 " of %" PRIu64 " in-flight writes had committed, %" PRIu64
+           " kills before the writer was ready; %" PRIu64 " items in %u partitions\n",
+           name, g_seed, rounds, (double)(now_us() - t0) / 1e6, m->acks, m->tx_acks, m->inflight_committed,
+           m->inflight_total, m->kills_before_ready, d->item_count, d->partitions);
     ddb_close(db);
     ddb_arena_free(a);
     free(m);

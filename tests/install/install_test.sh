@@ -31,13 +31,15 @@ for f in bin/ddbgen include/ddb/ddb.h include/ddb/expr.h include/ddb/entity.h in
 done
 PC=$(find prefix -name ddbgen.pc)
 CFG=$(find prefix -name ddbgenConfig.cmake)
-[ -n "$PC" ] && [ -n "$CFG" ] && [ -e "$(dirname "$CFG")/ddbgenConfigVersion.cmake" ] ||
+if [ -z "$PC" ] || [ -z "$CFG" ] || [ ! -e "$(dirname "$CFG")/ddbgenConfigVersion.cmake" ]; then
     fail "ddbgen.pc / ddbgenConfig.cmake / ddbgenConfigVersion.cmake missing"
+fi
 
 step "configure and build project/ with find_package(ddbgen)"
 cp -R "$HERE/project" src
 "$CMAKE" -S src -B build -G "$GEN" -DCMAKE_C_COMPILER="$CC" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
     -DCMAKE_BUILD_TYPE=Debug >configure.log 2>&1 || { cat configure.log; fail "configure"; }
+grep -q "^ddbgen_DIR:PATH=$WORK/prefix/" build/CMakeCache.txt || fail "find_package(ddbgen) found another ddbgen"
 build() { # build LOG: build, keep the log
     "$CMAKE" --build build >"$1" 2>&1 || { cat "$1"; fail "build ($1)"; }
 }
@@ -52,7 +54,7 @@ step "incremental builds"
 reran() { grep -q "ddbgen schemas/todo.h" "$1"; }
 compiled() { grep -q "Building C object" "$1"; }
 build build2.log
-! reran build2.log && ! compiled build2.log || { cat build2.log; fail "a no-op build did work"; }
+if reran build2.log || compiled build2.log; then cat build2.log; fail "a no-op build did work"; fi
 sleep 1
 touch prefix/share/ddbgen/templates/module.c.mustache
 build build3.log
@@ -79,7 +81,8 @@ build build7.log
 step "relocated prefix: ddbgen by hand, pkg-config"
 mv prefix moved
 PC=$(find moved -name ddbgen.pc)
-export PKG_CONFIG_PATH="$WORK/$(dirname "$PC")"
+PKG_CONFIG_PATH="$WORK/$(dirname "$PC")"
+export PKG_CONFIG_PATH
 DDBGEN=$("$PKG_CONFIG" --variable=ddbgen ddbgen)
 LIBDIR=$("$PKG_CONFIG" --variable=libdir ddbgen)
 [ -x "$DDBGEN" ] || fail "pkg-config --variable=ddbgen: '$DDBGEN'"

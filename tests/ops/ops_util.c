@@ -17,8 +17,12 @@ static void create_tables(ddb *db)
     ddb_index_def ix[] = {
         {.name = "Gsi1", .key = {"gpk", DDB_TS, "gsk", DDB_TN}},
         {.name = "Gsi2", .key = {"kpk", DDB_TS, NULL, DDB_TNONE}, .projection = DDB_PROJ_KEYS_ONLY},
-        {.name = "Lsi1", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TS}, .projection = DDB_PROJ_INCLUDE,
-         .include = inc, .n_include = 1},
+        {.name = "Lsi1",
+         .local = true,
+         .key = {"pk", DDB_TS, "lsk", DDB_TS},
+         .projection = DDB_PROJ_INCLUDE,
+         .include = inc,
+         .n_include = 1},
     };
     ddb_table_def def = {.name = T_IDX, .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 3};
     if (ddb_create_table(db, &def, &err))
@@ -115,22 +119,22 @@ static ddb_write_opts wopts(ops_fx *fx, const char *cond, const char *values, dd
     return (ddb_write_opts){rv, DDB_CAPACITY_INDEXES, cond ? CND(fx, cond) : NULL, values ? J(fx, values) : NULL};
 }
 
-int put(ops_fx *fx, const char *table, const ddb_item *item, const char *cond, const char *values,
-        ddb_return_values rv, ddb_write_result *res, ddb_error *err)
+int put(ops_fx *fx, const char *table, const ddb_item *item, const char *cond, const char *values, ddb_return_values rv,
+        ddb_write_result *res, ddb_error *err)
 {
     ddb_write_opts o = wopts(fx, cond, values, rv);
     return ddb_put_item(fx->db, table, item, &o, fx->a, res, err);
 }
 
-int update(ops_fx *fx, const char *table, const ddb_item *key, const char *update, const char *cond,
-           const char *values, ddb_return_values rv, ddb_write_result *res, ddb_error *err)
+int update(ops_fx *fx, const char *table, const ddb_item *key, const char *update, const char *cond, const char *values,
+           ddb_return_values rv, ddb_write_result *res, ddb_error *err)
 {
     ddb_write_opts o = wopts(fx, cond, values, rv);
     return ddb_update_item(fx->db, table, key, UPD(fx, update), &o, fx->a, res, err);
 }
 
-int del(ops_fx *fx, const char *table, const ddb_item *key, const char *cond, const char *values,
-        ddb_return_values rv, ddb_write_result *res, ddb_error *err)
+int del(ops_fx *fx, const char *table, const ddb_item *key, const char *cond, const char *values, ddb_return_values rv,
+        ddb_write_result *res, ddb_error *err)
 {
     ddb_write_opts o = wopts(fx, cond, values, rv);
     return ddb_delete_item(fx->db, table, key, &o, fx->a, res, err);

@@ -54,12 +54,12 @@ const ddb_expr *XN(ops_fx *fx, ddb_expr_kind kind, const char *text, const char 
 /* Single writes with ReturnConsumedCapacity INDEXES: cond (a
  * ConditionExpression) and values (JSON) may be NULL; res receives the
  * returned attributes (fixture arena) and the capacity. */
-int put(ops_fx *fx, const char *table, const ddb_item *item, const char *cond, const char *values,
-        ddb_return_values rv, ddb_write_result *res, ddb_error *err);
-int update(ops_fx *fx, const char *table, const ddb_item *key, const char *update, const char *cond,
-           const char *values, ddb_return_values rv, ddb_write_result *res, ddb_error *err);
-int del(ops_fx *fx, const char *table, const ddb_item *key, const char *cond, const char *values,
-        ddb_return_values rv, ddb_write_result *res, ddb_error *err);
+int put(ops_fx *fx, const char *table, const ddb_item *item, const char *cond, const char *values, ddb_return_values rv,
+        ddb_write_result *res, ddb_error *err);
+int update(ops_fx *fx, const char *table, const ddb_item *key, const char *update, const char *cond, const char *values,
+           ddb_return_values rv, ddb_write_result *res, ddb_error *err);
+int del(ops_fx *fx, const char *table, const ddb_item *key, const char *cond, const char *values, ddb_return_values rv,
+        ddb_write_result *res, ddb_error *err);
 
 /* Compact DynamoDB JSON of an item ("(none)" for NULL), in the arena. */
 const char *dump(ops_fx *fx, const ddb_item *it);
@@ -72,24 +72,24 @@ ddb_item *get(ops_fx *fx, const char *table, const ddb_item *key);
 #define expect_stored(fx, table, key, want_json) expect_item_at(fx, get(fx, table, key), want_json, __FILE__, __LINE__)
 
 /* The call must return want; on DDB_OK failure the message is shown. */
-#define EXPECT_RC(want, call)                                                                                      \
-    do {                                                                                                           \
-        ddb_error err_ = {0};                                                                                      \
-        ddb_error *err = &err_;                                                                                    \
-        int rc_ = (call);                                                                                          \
-        if (rc_ != (want))                                                                                         \
-            fail_msg("%s:%d: %s -> %d (%s) \"%s\", expected %d (%s)", __FILE__, __LINE__, #call, rc_,            \
-                     ddb_strerror(rc_), err_.message, (int)(want), ddb_strerror(want));                            \
+#define EXPECT_RC(want, call)                                                                                          \
+    do {                                                                                                               \
+        ddb_error err_ = {0};                                                                                          \
+        ddb_error *err = &err_;                                                                                        \
+        int rc_ = (call);                                                                                              \
+        if (rc_ != (want))                                                                                             \
+            fail_msg("%s:%d: %s -> %d (%s) \"%s\", expected %d (%s)", __FILE__, __LINE__, #call, rc_,                  \
+                     ddb_strerror(rc_), err_.message, (int)(want), ddb_strerror(want));                                \
     } while (0)
 /* The same, and the error message must contain text. */
-#define EXPECT_ERR(want, text, call)                                                                               \
-    do {                                                                                                           \
-        ddb_error err_ = {0};                                                                                      \
-        ddb_error *err = &err_;                                                                                    \
-        int rc_ = (call);                                                                                          \
-        if (rc_ != (want) || err_.code != (want) || !strstr(err_.message, text))                                  \
-            fail_msg("%s:%d: %s -> %d (%s) \"%s\", expected %d (%s) with \"%s\"", __FILE__, __LINE__, #call, rc_, \
-                     ddb_strerror(rc_), err_.message, (int)(want), ddb_strerror(want), text);                      \
+#define EXPECT_ERR(want, text, call)                                                                                   \
+    do {                                                                                                               \
+        ddb_error err_ = {0};                                                                                          \
+        ddb_error *err = &err_;                                                                                        \
+        int rc_ = (call);                                                                                              \
+        if (rc_ != (want) || err_.code != (want) || !strstr(err_.message, text))                                       \
+            fail_msg("%s:%d: %s -> %d (%s) \"%s\", expected %d (%s) with \"%s\"", __FILE__, __LINE__, #call, rc_,      \
+                     ddb_strerror(rc_), err_.message, (int)(want), ddb_strerror(want), text);                          \
     } while (0)
 
 /* Capacity: exact comparisons (every unit count here is a multiple of 0.5). */

@@ -6,8 +6,9 @@
 
 #include <stdlib.h>
 
-extern const struct CMUnitTest ops_update_tests[], ops_index_tests[], ops_cond_tests[];
-extern const size_t ops_update_count, ops_index_count, ops_cond_count;
+extern const struct CMUnitTest ops_update_tests[], ops_index_tests[], ops_cond_tests[], ops_batch_tests[],
+    ops_tx_tests[], ops_query_tests[];
+extern const size_t ops_update_count, ops_index_count, ops_cond_count, ops_batch_count, ops_tx_count, ops_query_count;
 
 int main(void)
 {
@@ -15,5 +16,8 @@ int main(void)
     failed += _cmocka_run_group_tests("update", ops_update_tests, ops_update_count, NULL, NULL);
     failed += _cmocka_run_group_tests("index", ops_index_tests, ops_index_count, NULL, NULL);
     failed += _cmocka_run_group_tests("cond", ops_cond_tests, ops_cond_count, NULL, NULL);
+    failed += _cmocka_run_group_tests("batch", ops_batch_tests, ops_batch_count, NULL, NULL);
+    failed += _cmocka_run_group_tests("tx", ops_tx_tests, ops_tx_count, NULL, NULL);
+    failed += _cmocka_run_group_tests("query", ops_query_tests, ops_query_count, NULL, NULL);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

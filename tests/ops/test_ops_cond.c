@@ -41,8 +41,8 @@ static void test_cond_put_if_absent(void **state)
 
     /* a condition on an absent item: 1 WCU, nothing created */
     before = table_write_units(fx, T_OPS);
-    EXPECT_RC(DDB_ECONDITION, put(fx, T_OPS, sized(fx, "{'pk':{'S':'c'},'sk':{'S':'1'}}", 5000),
-                                  "attribute_exists(pk)", NULL, DDB_RETURN_NONE, &res, err));
+    EXPECT_RC(DDB_ECONDITION, put(fx, T_OPS, sized(fx, "{'pk':{'S':'c'},'sk':{'S':'1'}}", 5000), "attribute_exists(pk)",
+                                  NULL, DDB_RETURN_NONE, &res, err));
     expect_units(res.capacity.total, 1);
     expect_units(table_write_units(fx, T_OPS) - before, 1);
     expect_stored(fx, T_OPS, K(fx, "c", "1"), NULL);
@@ -57,8 +57,9 @@ static void test_cond_optimistic_locking(void **state)
     EXPECT_RC(DDB_OK, put(fx, T_OPS, J(fx, "{'pk':{'S':'a'},'sk':{'S':'1'},'ver':{'N':'1'},'d':{'S':'one'}}"), NULL,
                           NULL, DDB_RETURN_NONE, &res, err));
     const char *bump = "SET ver = ver + :one, d = :d";
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, k, bump, "ver = :expected", "{':one':{'N':'1'},':d':{'S':'two'},':expected':{'N':'1'}}",
-                             DDB_RETURN_ALL_NEW, &res, err));
+    EXPECT_RC(DDB_OK,
+              update(fx, T_OPS, k, bump, "ver = :expected", "{':one':{'N':'1'},':d':{'S':'two'},':expected':{'N':'1'}}",
+                     DDB_RETURN_ALL_NEW, &res, err));
     expect_item(fx, res.attributes, "{'pk':{'S':'a'},'sk':{'S':'1'},'ver':{'N':'2'},'d':{'S':'two'}}");
     /* a second writer that read version 1 loses */
     EXPECT_ERR(DDB_ECONDITION, "The conditional request failed",

@@ -112,13 +112,13 @@ static void test_index_follows_puts(void **state)
 {
     ops_fx *fx = *state;
     ddb_write_result res;
-    EXPECT_RC(DDB_OK, put(fx, T_IDX,
-                          J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'S':'g'},'gsk':{'N':'1'},'kpk':{'S':'k'}}"),
-                          NULL, NULL, DDB_RETURN_NONE, &res, err));
+    EXPECT_RC(DDB_OK,
+              put(fx, T_IDX, J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'S':'g'},'gsk':{'N':'1'},'kpk':{'S':'k'}}"),
+                  NULL, NULL, DDB_RETURN_NONE, &res, err));
     expect_caps(&res, 3, 1, 1, 1, 0);
-    EXPECT_RC(DDB_OK, put(fx, T_IDX,
-                          J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'S':'g'},'gsk':{'N':'2'},'lsk':{'S':'l'}}"),
-                          NULL, NULL, DDB_RETURN_NONE, &res, err));
+    EXPECT_RC(DDB_OK,
+              put(fx, T_IDX, J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'S':'g'},'gsk':{'N':'2'},'lsk':{'S':'l'}}"),
+                  NULL, NULL, DDB_RETURN_NONE, &res, err));
     expect_caps(&res, 5, 1, 2, 1, 1);
     expect_clean(fx, T_IDX, 1, 2);
     assert_string_equal(query_index(fx, T_IDX, "Gsi2", "k"), "");
@@ -142,8 +142,9 @@ static void test_index_refusals(void **state)
                update(fx, T_IDX, k, "SET gsk = :s", NULL, "{':s':{'S':'1'}}", DDB_RETURN_NONE, &res, err));
     EXPECT_ERR(DDB_EVALIDATION, "the key attribute kpk cannot be an empty S value",
                update(fx, T_IDX, k, "SET kpk = :e", NULL, "{':e':{'S':''}}", DDB_RETURN_NONE, &res, err));
-    EXPECT_ERR(DDB_EVALIDATION, "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
-                                "allowed: IndexKey: gpk",
+    EXPECT_ERR(DDB_EVALIDATION,
+               "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+               "allowed: IndexKey: gpk",
                update(fx, T_IDX, k, "SET gpk.x = :v", NULL, "{':v':{'S':'x'}}", DDB_RETURN_NONE, &res, err));
     /* a failed condition: no entry moves; 1 WCU for the table only */
     EXPECT_RC(DDB_ECONDITION, update(fx, T_IDX, k, "SET gsk = :n REMOVE kpk, lsk", "inc = :one",

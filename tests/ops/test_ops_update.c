@@ -35,20 +35,20 @@ static void test_update_creates_item(void **state)
     expect_stored(fx, T_OPS, K(fx, "a", "1"), created);
 
     /* ALL_OLD of a creating update: nothing */
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, K(fx, "b", "1"), "ADD c :one", NULL, "{':one':{'N':'1'}}",
-                             DDB_RETURN_ALL_OLD, &res, err));
+    EXPECT_RC(DDB_OK, update(fx, T_OPS, K(fx, "b", "1"), "ADD c :one", NULL, "{':one':{'N':'1'}}", DDB_RETURN_ALL_OLD,
+                             &res, err));
     expect_item(fx, res.attributes, NULL);
     expect_stored(fx, T_OPS, K(fx, "b", "1"), "{'pk':{'S':'b'},'sk':{'S':'1'},'c':{'N':'1'}}");
 
     /* ALL_OLD of an update of an existing item: the whole old item */
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, K(fx, "a", "1"), "SET s = :s", NULL, "{':s':{'S':'y'}}",
-                             DDB_RETURN_ALL_OLD, &res, err));
+    EXPECT_RC(DDB_OK, update(fx, T_OPS, K(fx, "a", "1"), "SET s = :s", NULL, "{':s':{'S':'y'}}", DDB_RETURN_ALL_OLD,
+                             &res, err));
     expect_item(fx, res.attributes, created);
 
     /* an update whose only action removes attributes still creates the item
      * (DynamoDB: "Edits an existing item's attributes, or adds a new item") */
-    EXPECT_RC(DDB_OK, update(fx, T_HASH, J(fx, "{'pk':{'S':'h'}}"), "REMOVE gone", NULL, NULL, DDB_RETURN_ALL_NEW,
-                             &res, err));
+    EXPECT_RC(DDB_OK,
+              update(fx, T_HASH, J(fx, "{'pk':{'S':'h'}}"), "REMOVE gone", NULL, NULL, DDB_RETURN_ALL_NEW, &res, err));
     expect_item(fx, res.attributes, "{'pk':{'S':'h'}}");
     expect_stored(fx, T_HASH, J(fx, "{'pk':{'S':'h'}}"), "{'pk':{'S':'h'}}");
     expect_clean(fx, T_OPS, 2, 0);
@@ -65,11 +65,11 @@ static void test_update_scalars(void **state)
                                 "'z':{'NULL':true},'b':{'B':'AAE='}}"),
                           NULL, NULL, DDB_RETURN_NONE, &res, err));
     /* n - :d reads the old n (10), not the new one (12.5) */
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, k,
-                             "SET n = n + :d, m = n - :d, s2 = if_not_exists(s, :x), s3 = if_not_exists(nope, :x), "
-                             "b = :b REMOVE z, f",
-                             NULL, "{':d':{'N':'2.5'},':x':{'S':'x'},':b':{'B':'/w=='}}", DDB_RETURN_UPDATED_OLD, &res,
-                             err));
+    EXPECT_RC(DDB_OK,
+              update(fx, T_OPS, k,
+                     "SET n = n + :d, m = n - :d, s2 = if_not_exists(s, :x), s3 = if_not_exists(nope, :x), "
+                     "b = :b REMOVE z, f",
+                     NULL, "{':d':{'N':'2.5'},':x':{'S':'x'},':b':{'B':'/w=='}}", DDB_RETURN_UPDATED_OLD, &res, err));
     expect_item(fx, res.attributes, "{'n':{'N':'10'},'z':{'NULL':true},'f':{'BOOL':true},'b':{'B':'AAE='}}");
     expect_stored(fx, T_OPS, k,
                   "{'pk':{'S':'a'},'sk':{'S':'1'},'n':{'N':'12.5'},'m':{'N':'7.5'},'s':{'S':'abc'},"
@@ -79,21 +79,22 @@ static void test_update_scalars(void **state)
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "ADD n :neg, cnt :one", NULL, "{':neg':{'N':'-12.5'},':one':{'N':'1'}}",
                              DDB_RETURN_UPDATED_NEW, &res, err));
     expect_item(fx, res.attributes, "{'n':{'N':'0'},'cnt':{'N':'1'}}");
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "ADD cnt :one", NULL, "{':one':{'N':'1'}}", DDB_RETURN_UPDATED_NEW, &res,
-                             err));
+    EXPECT_RC(DDB_OK,
+              update(fx, T_OPS, k, "ADD cnt :one", NULL, "{':one':{'N':'1'}}", DDB_RETURN_UPDATED_NEW, &res, err));
     expect_item(fx, res.attributes, "{'cnt':{'N':'2'}}");
     /* SET with arithmetic on a counter, 38 digits of precision kept */
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET cnt = cnt + :big", NULL,
-                             "{':big':{'N':'99999999999999999999999999999999999997'}}", DDB_RETURN_UPDATED_NEW, &res,
-                             err));
+    EXPECT_RC(DDB_OK,
+              update(fx, T_OPS, k, "SET cnt = cnt + :big", NULL,
+                     "{':big':{'N':'99999999999999999999999999999999999997'}}", DDB_RETURN_UPDATED_NEW, &res, err));
     expect_item(fx, res.attributes, "{'cnt':{'N':'99999999999999999999999999999999999999'}}");
     /* names substitute for reserved words */
     EXPECT_RC(DDB_OK, ddb_update_item(fx->db, T_OPS, k, XN(fx, DDB_EXPR_UPDATE, "SET #s = :v", "{'#s':{'S':'status'}}"),
                                       &(ddb_write_opts){.values = J(fx, "{':v':{'S':'on'}}")}, NULL, NULL, err));
-    expect_stored(fx, T_OPS, k,
-                  "{'pk':{'S':'a'},'sk':{'S':'1'},'n':{'N':'0'},'m':{'N':'7.5'},'s':{'S':'abc'},"
-                  "'s2':{'S':'abc'},'s3':{'S':'x'},'b':{'B':'/w=='},'cnt':{'N':'99999999999999999999999999999999999999'},"
-                  "'status':{'S':'on'}}");
+    expect_stored(
+        fx, T_OPS, k,
+        "{'pk':{'S':'a'},'sk':{'S':'1'},'n':{'N':'0'},'m':{'N':'7.5'},'s':{'S':'abc'},"
+        "'s2':{'S':'abc'},'s3':{'S':'x'},'b':{'B':'/w=='},'cnt':{'N':'99999999999999999999999999999999999999'},"
+        "'status':{'S':'on'}}");
 }
 
 /* ---- atomic counters under concurrency ---- */
@@ -166,7 +167,8 @@ static void test_update_nested_maps(void **state)
                           NULL, NULL, DDB_RETURN_NONE, &res, err));
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET m.a.b = m.a.b + :one, m.a.d = :v, m.e = :v REMOVE m.c", NULL,
                              "{':one':{'N':'1'},':v':{'L':[{'S':'v'}]}}", DDB_RETURN_UPDATED_NEW, &res, err));
-    expect_item(fx, res.attributes, "{'m':{'M':{'a':{'M':{'b':{'N':'2'},'d':{'L':[{'S':'v'}]}}},'e':{'L':[{'S':'v'}]}}}}");
+    expect_item(fx, res.attributes,
+                "{'m':{'M':{'a':{'M':{'b':{'N':'2'},'d':{'L':[{'S':'v'}]}}},'e':{'L':[{'S':'v'}]}}}}");
     const char *now = "{'pk':{'S':'a'},'sk':{'S':'1'},"
                       "'m':{'M':{'a':{'M':{'b':{'N':'2'},'d':{'L':[{'S':'v'}]}}},'e':{'L':[{'S':'v'}]}}}}";
     expect_stored(fx, T_OPS, k, now);
@@ -174,7 +176,8 @@ static void test_update_nested_maps(void **state)
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET m.a.b = :v, m.a.d[0] = :w", NULL, "{':v':{'S':'B'},':w':{'S':'w'}}",
                              DDB_RETURN_UPDATED_OLD, &res, err));
     expect_item(fx, res.attributes, "{'m':{'M':{'a':{'M':{'b':{'N':'2'},'d':{'L':[{'S':'v'}]}}}}}}");
-    now = "{'pk':{'S':'a'},'sk':{'S':'1'},'m':{'M':{'a':{'M':{'b':{'S':'B'},'d':{'L':[{'S':'w'}]}}},'e':{'L':[{'S':'v'}]}}}}";
+    now = "{'pk':{'S':'a'},'sk':{'S':'1'},"
+          "'m':{'M':{'a':{'M':{'b':{'S':'B'},'d':{'L':[{'S':'w'}]}}},'e':{'L':[{'S':'v'}]}}}}";
     expect_stored(fx, T_OPS, k, now);
     /* a missing parent map, a path through a scalar: refused, nothing written */
     EXPECT_ERR(DDB_EVALIDATION, "The document path provided in the update expression is invalid for update",
@@ -186,8 +189,7 @@ static void test_update_nested_maps(void **state)
     expect_stored(fx, T_OPS, k, now);
     /* a whole map replaced, then a key named with a placeholder */
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET m = :m", NULL, "{':m':{'M':{}}}", DDB_RETURN_NONE, &res, err));
-    EXPECT_RC(DDB_OK, ddb_update_item(fx->db, T_OPS, k,
-                                      XN(fx, DDB_EXPR_UPDATE, "SET m.#k = :v", "{'#k':{'S':'a.b'}}"),
+    EXPECT_RC(DDB_OK, ddb_update_item(fx->db, T_OPS, k, XN(fx, DDB_EXPR_UPDATE, "SET m.#k = :v", "{'#k':{'S':'a.b'}}"),
                                       &(ddb_write_opts){.values = J(fx, "{':v':{'N':'5'}}")}, NULL, NULL, err));
     expect_stored(fx, T_OPS, k, "{'pk':{'S':'a'},'sk':{'S':'1'},'m':{'M':{'a.b':{'N':'5'}}}}");
 }
@@ -227,25 +229,27 @@ static void test_update_lists(void **state)
     snprintf(want, sizeof want, "{%s,'l':{'L':[{'S':'y'},{'S':'x'}]}}", key);
     expect_stored(fx, T_OPS, k, want);
     /* list_append at both ends, if_not_exists for a new list */
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, k,
-                             "SET l = list_append(:front, list_append(l, :back)), "
-                             "n = list_append(if_not_exists(n, :empty), :back)",
-                             NULL, "{':front':{'L':[{'N':'1'}]},':back':{'L':[{'BOOL':false},{'NULL':true}]},':empty':{'L':[]}}",
-                             DDB_RETURN_NONE, &res, err));
+    EXPECT_RC(DDB_OK,
+              update(fx, T_OPS, k,
+                     "SET l = list_append(:front, list_append(l, :back)), "
+                     "n = list_append(if_not_exists(n, :empty), :back)",
+                     NULL,
+                     "{':front':{'L':[{'N':'1'}]},':back':{'L':[{'BOOL':false},{'NULL':true}]},':empty':{'L':[]}}",
+                     DDB_RETURN_NONE, &res, err));
     snprintf(want, sizeof want,
              "{%s,'l':{'L':[{'N':'1'},{'S':'y'},{'S':'x'},{'BOOL':false},{'NULL':true}]},"
              "'n':{'L':[{'BOOL':false},{'NULL':true}]}}",
              key);
     expect_stored(fx, T_OPS, k, want);
     /* nested lists; removing every element leaves an empty list */
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET n[1] = :inner", NULL, "{':inner':{'L':[{'N':'7'}]}}",
-                             DDB_RETURN_NONE, &res, err));
+    EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET n[1] = :inner", NULL, "{':inner':{'L':[{'N':'7'}]}}", DDB_RETURN_NONE,
+                             &res, err));
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET n[1][5] = :v REMOVE n[0]", NULL, "{':v':{'N':'8'}}",
                              DDB_RETURN_UPDATED_NEW, &res, err));
     expect_item(fx, res.attributes, "{'n':{'L':[{'L':[{'N':'7'},{'N':'8'}]}]}}");
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "REMOVE n[0]", NULL, NULL, DDB_RETURN_ALL_NEW, &res, err));
-    snprintf(want, sizeof want, "{%s,'l':{'L':[{'N':'1'},{'S':'y'},{'S':'x'},{'BOOL':false},{'NULL':true}]},'n':{'L':[]}}",
-             key);
+    snprintf(want, sizeof want,
+             "{%s,'l':{'L':[{'N':'1'},{'S':'y'},{'S':'x'},{'BOOL':false},{'NULL':true}]},'n':{'L':[]}}", key);
     expect_item(fx, res.attributes, want);
     expect_stored(fx, T_OPS, k, want);
     /* an index into something that is not a list, into a missing list, ADD to a list */
@@ -253,8 +257,9 @@ static void test_update_lists(void **state)
                update(fx, T_OPS, k, "SET nope[0] = :v", NULL, "{':v':{'N':'1'}}", DDB_RETURN_NONE, &res, err));
     EXPECT_ERR(DDB_EVALIDATION, "The document path provided in the update expression is invalid for update",
                update(fx, T_OPS, k, "SET l[1][0] = :v", NULL, "{':v':{'N':'1'}}", DDB_RETURN_NONE, &res, err));
-    EXPECT_ERR(DDB_EVALIDATION, "Incorrect operand type for operator or function; operator or function: list_append",
-               update(fx, T_OPS, k, "SET l = list_append(l, :v)", NULL, "{':v':{'N':'1'}}", DDB_RETURN_NONE, &res, err));
+    EXPECT_ERR(
+        DDB_EVALIDATION, "Incorrect operand type for operator or function; operator or function: list_append",
+        update(fx, T_OPS, k, "SET l = list_append(l, :v)", NULL, "{':v':{'N':'1'}}", DDB_RETURN_NONE, &res, err));
     expect_stored(fx, T_OPS, k, want);
 }
 
@@ -279,7 +284,8 @@ static void test_update_sets(void **state)
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "DELETE ss :ab, ns :n, m.tags :x", NULL,
                              "{':ab':{'SS':['a','b','zz']},':n':{'NS':['1.00']},':x':{'SS':['x']}}",
                              DDB_RETURN_UPDATED_NEW, &res, err));
-    expect_item(fx, res.attributes, "{'ss':{'SS':['c','d']},'ns':{'NS':['2','3']},'m':{'M':{'tags':{'SS':['a','b']}}}}");
+    expect_item(fx, res.attributes,
+                "{'ss':{'SS':['c','d']},'ns':{'NS':['2','3']},'m':{'M':{'tags':{'SS':['a','b']}}}}");
     /* DELETE of every element removes the attribute; DELETE on an absent
      * attribute does nothing; UPDATED_NEW then holds nothing, as none of
      * the paths exists any more (dynalite: "Attributes": {}) */
@@ -333,8 +339,7 @@ static void test_update_errors_write_nothing(void **state)
                           DDB_RETURN_NONE, &res, err));
     const char *with_big = table_state(fx, T_OPS);
     EXPECT_ERR(DDB_ELIMIT, "Item size of 409601 bytes has exceeded the maximum allowed size of 409600 bytes",
-               update(fx, T_OPS, K(fx, "big", "1"), "SET x = :x", NULL, "{':x':{'S':''}}", DDB_RETURN_NONE, &res,
-                      err));
+               update(fx, T_OPS, K(fx, "big", "1"), "SET x = :x", NULL, "{':x':{'S':''}}", DDB_RETURN_NONE, &res, err));
     assert_string_equal(table_state(fx, T_OPS), with_big);
     EXPECT_RC(DDB_OK, del(fx, T_OPS, K(fx, "big", "1"), NULL, NULL, DDB_RETURN_NONE, &res, err));
     assert_string_equal(table_state(fx, T_OPS), before);
@@ -371,8 +376,8 @@ static void test_return_values(void **state)
     EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET v = v + :one REMOVE x", NULL, "{':one':{'N':'1'}}",
                              DDB_RETURN_UPDATED_OLD, &res, err));
     expect_item(fx, res.attributes, "{'v':{'N':'2'},'x':{'S':'x'}}");
-    EXPECT_RC(DDB_OK, update(fx, T_OPS, k, "SET v = v + :one", NULL, "{':one':{'N':'1'}}", DDB_RETURN_ALL_NEW, &res,
-                             err));
+    EXPECT_RC(DDB_OK,
+              update(fx, T_OPS, k, "SET v = v + :one", NULL, "{':one':{'N':'1'}}", DDB_RETURN_ALL_NEW, &res, err));
     expect_item(fx, res.attributes, "{'pk':{'S':'a'},'sk':{'S':'1'},'v':{'N':'4'}}");
     /* DeleteItem ALL_OLD: the item; of an absent item: nothing, still 1 WCU */
     EXPECT_RC(DDB_OK, del(fx, T_OPS, k, NULL, NULL, DDB_RETURN_ALL_OLD, &res, err));

@@ -54,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = remote_parse_item("GetItem", j, "Item", a, &it, &err);
     check_error(&err, rc);
     ddb_capacity cap = {0};
-    rc = remote_parse_capacity("BatchGetItem", json_object_get(j, "ConsumedCapacity"), REMOTE_WRITE,
-                               DDB_CAPACITY_TOTAL, &cap, &err);
+    rc = remote_parse_capacity("BatchGetItem", json_object_get(j, "ConsumedCapacity"), REMOTE_WRITE, DDB_CAPACITY_TOTAL,
+                               &cap, &err);
     check_error(&err, rc);
     ddb_table_desc *d;
     const char *status;

@@ -106,12 +106,13 @@ static void test_base64(void **state)
     const struct {
         const char *s;
         size_t bad_at;
-    } wrong[] = {{"Zg=", 3}, {"Zg", 2}, {"Z===", 1}, {"Zg=a", 2}, {"Zh==", 1}, {"Zm9=", 2},
+    } wrong[] = {{"Zg=", 3},    {"Zg", 2},   {"Z===", 1}, {"Zg=a", 2}, {"Zh==", 1},    {"Zm9=", 2},
                  {"Zm9v\n", 5}, {"Zm 9", 2}, {"Zm9-", 3}, {"=Zm9", 0}, {"Zg==Zg==", 2}};
     for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
         uint8_t dec[16];
         size_t n = 0, bad = 99;
-        if (ddb_base64_decode(wrong[i].s, strlen(wrong[i].s), dec, &n, &bad) != DDB_EVALIDATION || bad != wrong[i].bad_at)
+        if (ddb_base64_decode(wrong[i].s, strlen(wrong[i].s), dec, &n, &bad) != DDB_EVALIDATION ||
+            bad != wrong[i].bad_at)
             fail_msg("\"%s\": bad_at %zu, want %zu", wrong[i].s, bad, wrong[i].bad_at);
     }
 }
@@ -126,7 +127,8 @@ static void test_errors(void **state)
         {"[]", "an item must be a JSON object of attributes, not an array"},
         {"{\"a\": \"x\"}", "attribute \"a\": an attribute value must be an object like {\"S\": \"x\"}, not a string"},
         {"{\"a\": {}}", "attribute \"a\": Supplied AttributeValue is empty"},
-        {"{\"a\": {\"S\": \"x\", \"N\": \"1\"}}", "attribute \"a\": Supplied AttributeValue has more than one datatypes"},
+        {"{\"a\": {\"S\": \"x\", \"N\": \"1\"}}",
+         "attribute \"a\": Supplied AttributeValue has more than one datatypes"},
         {"{\"a\": {\"X\": 1}}", "attribute \"a\": unknown type descriptor \"X\""},
         {"{\"a\": {\"s\": \"x\"}}", "unknown type descriptor \"s\""},
         {"{\"a\": {\"S\": 1}}", "attribute \"a\": S must hold a string, not a number"},

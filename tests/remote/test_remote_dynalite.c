@@ -31,12 +31,12 @@ static struct {
     ddb_remote *r;
 } fx;
 
-#define NEED_DYNALITE()                                                                                           \
-    do {                                                                                                          \
-        if (fx.skip[0]) {                                                                                         \
-            print_message("skipped: %s\n", fx.skip);                                                              \
-            skip();                                                                                               \
-        }                                                                                                         \
+#define NEED_DYNALITE()                                                                                                \
+    do {                                                                                                               \
+        if (fx.skip[0]) {                                                                                              \
+            print_message("skipped: %s\n", fx.skip);                                                                   \
+            skip();                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
 static int group_setup(void **state)
@@ -208,14 +208,26 @@ static void test_tables(void **state)
     (void)state;
     NEED_DYNALITE();
     const char *inc[] = {"extra", "more"};
-    ddb_index_def ix[] = {{.name = "byG", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TS},
-                           .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0},
-                          {.name = "byK", .local = false, .key = {"gpk", DDB_TS, NULL, DDB_TNONE},
-                           .projection = DDB_PROJ_KEYS_ONLY, .include = NULL, .n_include = 0},
-                          {.name = "byL", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TN},
-                           .projection = DDB_PROJ_INCLUDE, .include = inc, .n_include = 2}};
-    ddb_table_def def = {.name = "dyn_tables", .key = {"pk", DDB_TS, "sk", DDB_TN},
-                         .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
+    ddb_index_def ix[] = {{.name = "byG",
+                           .local = false,
+                           .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_ALL,
+                           .include = NULL,
+                           .n_include = 0},
+                          {.name = "byK",
+                           .local = false,
+                           .key = {"gpk", DDB_TS, NULL, DDB_TNONE},
+                           .projection = DDB_PROJ_KEYS_ONLY,
+                           .include = NULL,
+                           .n_include = 0},
+                          {.name = "byL",
+                           .local = true,
+                           .key = {"pk", DDB_TS, "lsk", DDB_TN},
+                           .projection = DDB_PROJ_INCLUDE,
+                           .include = inc,
+                           .n_include = 2}};
+    ddb_table_def def = {
+        .name = "dyn_tables", .key = {"pk", DDB_TS, "sk", DDB_TN}, .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -316,10 +328,14 @@ static void test_items(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_index_def ix[] = {{.name = "byG", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TN},
-                           .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0}};
-    ddb_table_def def = {.name = "dyn_items", .key = {"pk", DDB_TS, "sk", DDB_TS},
-                         .indexes = ix, .n_indexes = 1, .rcu = 0, .wcu = 0};
+    ddb_index_def ix[] = {{.name = "byG",
+                           .local = false,
+                           .key = {"gpk", DDB_TS, "gsk", DDB_TN},
+                           .projection = DDB_PROJ_ALL,
+                           .include = NULL,
+                           .n_include = 0}};
+    ddb_table_def def = {
+        .name = "dyn_items", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 1, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -429,7 +445,8 @@ static void test_items(void **state)
 static void same_page(const ddb_page *e, const ddb_page *r, const char *ctx)
 {
     if (e->count != r->count || e->scanned_count != r->scanned_count)
-        fail_msg("%s: Count %zu/%zu, ScannedCount %zu/%zu", ctx, e->count, r->count, e->scanned_count, r->scanned_count);
+        fail_msg("%s: Count %zu/%zu, ScannedCount %zu/%zu", ctx, e->count, r->count, e->scanned_count,
+                 r->scanned_count);
     for (size_t i = 0; i < e->count; i++)
         same_item(e->items[i], r->items[i], ctx);
     same_item(e->last_key, r->last_key, ctx);
@@ -504,14 +521,26 @@ static void scan_both(ddb_scan_params s, const char *ctx, size_t want)
 static void load_query_table(void)
 {
     const char *inc[] = {"payload"};
-    ddb_index_def ix[] = {{.name = "byG", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TS},
-                           .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0},
-                          {.name = "byGk", .local = false, .key = {"gpk", DDB_TS, "gsk", DDB_TS},
-                           .projection = DDB_PROJ_KEYS_ONLY, .include = NULL, .n_include = 0},
-                          {.name = "byL", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TS},
-                           .projection = DDB_PROJ_INCLUDE, .include = inc, .n_include = 1}};
-    ddb_table_def def = {.name = "dyn_query", .key = {"pk", DDB_TS, "sk", DDB_TN},
-                         .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
+    ddb_index_def ix[] = {{.name = "byG",
+                           .local = false,
+                           .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_ALL,
+                           .include = NULL,
+                           .n_include = 0},
+                          {.name = "byGk",
+                           .local = false,
+                           .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_KEYS_ONLY,
+                           .include = NULL,
+                           .n_include = 0},
+                          {.name = "byL",
+                           .local = true,
+                           .key = {"pk", DDB_TS, "lsk", DDB_TS},
+                           .projection = DDB_PROJ_INCLUDE,
+                           .include = inc,
+                           .n_include = 1}};
+    ddb_table_def def = {
+        .name = "dyn_query", .key = {"pk", DDB_TS, "sk", DDB_TN}, .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     for (int p = 0; p < 3; p++)
@@ -521,14 +550,15 @@ static void load_query_table(void)
             snprintf(pk, sizeof pk, "p%d", p);
             ddb_item_set_s(it, "pk", pk);
             ddb_item_set_i64(it, "sk", i * 10 - 30); /* negative sort keys too */
-            if (i % 3) {                              /* sparse indexes */
+            if (i % 3) {                             /* sparse indexes */
                 ddb_item_set_s(it, "gpk", p == 1 ? "g1" : "g0");
                 snprintf(s, sizeof s, "k%03d", p * 12 + i);
                 ddb_item_set_s(it, "gsk", s);
             }
             snprintf(s, sizeof s, "l%02d", 11 - i);
             ddb_item_set_s(it, "lsk", s);
-            snprintf(s, sizeof s, "payload %d/%d %.*s", p, i, i * 4, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+            snprintf(s, sizeof s, "payload %d/%d %.*s", p, i, i * 4,
+                     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
             ddb_item_set_s(it, "payload", s);
             ddb_item_set_i64(it, "v", (p * 12 + i) % 7);
             put_both("dyn_query", it);
@@ -667,10 +697,14 @@ static void test_batches(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_table_def def = {.name = "dyn_batch", .key = {"pk", DDB_TS, "sk", DDB_TS},
-                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
-    ddb_table_def def2 = {.name = "dyn_batch2", .key = {"id", DDB_TN, NULL, DDB_TNONE},
-                          .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+    ddb_table_def def = {
+        .name = "dyn_batch", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+    ddb_table_def def2 = {.name = "dyn_batch2",
+                          .key = {"id", DDB_TN, NULL, DDB_TNONE},
+                          .indexes = NULL,
+                          .n_indexes = 0,
+                          .rcu = 0,
+                          .wcu = 0};
     create_both(&def);
     create_both(&def2);
     ddb_arena *a = ddb_arena_new();
@@ -748,8 +782,12 @@ static void test_updates(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_table_def def = {.name = "dyn_update", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
-                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+    ddb_table_def def = {.name = "dyn_update",
+                         .key = {"pk", DDB_TS, NULL, DDB_TNONE},
+                         .indexes = NULL,
+                         .n_indexes = 0,
+                         .rcu = 0,
+                         .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -786,10 +824,10 @@ static void test_updates(void **state)
         {"DELETE ss :ssd", NULL, {":ssd"}, DDB_RETURN_ALL_NEW, "u"},
         {"SET fresh = if_not_exists(fresh, :z), n = n - :one", "n > :one", {":z", ":one"}, DDB_RETURN_ALL_NEW, "u"},
         {"ADD hits :one", NULL, {":one"}, DDB_RETURN_ALL_NEW, "created-by-update"},
-        {"SET n = :z", "n < :one", {":z", ":one"}, DDB_RETURN_ALL_NEW, "u"},          /* condition fails */
-        {"SET n = n + :s", NULL, {":s"}, DDB_RETURN_NONE, "u"},                       /* wrong operand type */
-        {"SET m.nope.deeper = :one", NULL, {":one"}, DDB_RETURN_NONE, "u"},           /* invalid path */
-        {"SET pk = :s", NULL, {":s"}, DDB_RETURN_NONE, "u"},                          /* key attribute */
+        {"SET n = :z", "n < :one", {":z", ":one"}, DDB_RETURN_ALL_NEW, "u"}, /* condition fails */
+        {"SET n = n + :s", NULL, {":s"}, DDB_RETURN_NONE, "u"},              /* wrong operand type */
+        {"SET m.nope.deeper = :one", NULL, {":one"}, DDB_RETURN_NONE, "u"},  /* invalid path */
+        {"SET pk = :s", NULL, {":s"}, DDB_RETURN_NONE, "u"},                 /* key attribute */
     };
     ddb_item *pool = ddb_item_new(a);
     ddb_item_set_i64(pool, ":one", 1);
@@ -817,11 +855,108 @@ static void test_updates(void **state)
             same_item(re.attributes, rr.attributes, ctx);
         ddb_item *ge, *gr;
         same_rc(ddb_get_item(fx.db, "dyn_update", key(a, steps[i].key, NULL), NULL, a, &ge, NULL, &e1), &e1,
-                ddb_remote_get_item(fx.r, "dyn_update", key(a, steps[i].key, NULL), NULL, a, &gr, NULL, &e2), &e2,
-                ctx);
+                ddb_remote_get_item(fx.r, "dyn_update", key(a, steps[i].key, NULL), NULL, a, &gr, NULL, &e2), &e2, ctx);
         same_item(ge, gr, ctx);
         ddb_expr_free(u);
         ddb_expr_free(c);
+    }
+    ddb_arena_free(a);
+}
+
+/* ---- table metadata, new indexes, streams and TTL -------------------------------------------- */
+
+static void test_meta_and_indexes(void **state)
+{
+    (void)state;
+    NEED_DYNALITE();
+    ddb_table_def def = {.name = "dyn_meta", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .rcu = 5, .wcu = 5};
+    create_both(&def);
+    ddb_arena *a = ddb_arena_new();
+    ddb_error e1 = {0}, e2 = {0};
+    /* metadata: absent, put, get, overwrite with a shorter value */
+    void *ve, *vr;
+    size_t le, lr;
+    same_rc(ddb_table_meta_get(fx.db, "dyn_meta", "ddbgen.entity.User", a, &ve, &le, &e1), &e1,
+            ddb_remote_table_meta_get(fx.r, "dyn_meta", "ddbgen.entity.User", a, &vr, &lr, &e2), &e2, "meta absent");
+    assert_int_equal(e2.code, DDB_ENOTFOUND);
+    char big[700];
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (char)(i % 251 + 1);
+    const struct {
+        const void *v;
+        size_t n;
+    } values[] = {{big, sizeof big}, {"table: PK=USER#{id}\ntype: Type=User\n", 36}, {"", 0}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ddb_table_meta_put(fx.db, "dyn_meta", "ddbgen.entity.User", values[i].v, values[i].n, &e1), 0);
+        if (ddb_remote_table_meta_put(fx.r, "dyn_meta", "ddbgen.entity.User", values[i].v, values[i].n, &e2))
+            fail_msg("meta put %d: %s", i, e2.message);
+        same_rc(ddb_table_meta_get(fx.db, "dyn_meta", "ddbgen.entity.User", a, &ve, &le, &e1), &e1,
+                ddb_remote_table_meta_get(fx.r, "dyn_meta", "ddbgen.entity.User", a, &vr, &lr, &e2), &e2, "meta get");
+        assert_int_equal(le, values[i].n);
+        assert_int_equal(lr, values[i].n);
+        assert_memory_equal(ve, values[i].v, le);
+        assert_memory_equal(vr, values[i].v, lr);
+        assert_int_equal(((char *)vr)[lr], '\0');
+    }
+
+    /* a GSI added to a table with items: the embedded engine backfills it */
+    for (int i = 0; i < 6; i++) {
+        ddb_item *it = ddb_item_new(a);
+        char pk[8];
+        snprintf(pk, sizeof pk, "m%d", i);
+        ddb_item_set_s(it, "pk", pk);
+        ddb_item_set_s(it, "grp", i % 2 ? "odd" : "even");
+        put_both("dyn_meta", it);
+    }
+    ddb_index_def x = {.name = "byGrp", .key = {"grp", DDB_TS, "pk", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY};
+    uint64_t filled = 0;
+    assert_int_equal(ddb_add_index(fx.db, "dyn_meta", &x, &filled, NULL, &e1), 0);
+    assert_int_equal(filled, 6);
+    int rc = ddb_remote_add_index(fx.r, "dyn_meta", &x, NULL, NULL, &e2);
+    if (rc == DDB_ENOTSUP || rc == DDB_EVALIDATION) {
+        print_message("skipped: adding a GSI to an existing table (dynalite 3.2.2's UpdateTable creates none: %s)\n",
+                      e2.message);
+    } else {
+        assert_int_equal(rc, 0);
+        ddb_query_params q = {.table = "dyn_meta", .index = "byGrp", .pk = ddb_v_str(a, "odd")};
+        assert_int_equal(query_both(q, "new GSI"), 3);
+    }
+    ddb_arena_free(a);
+}
+
+static void test_streams_ttl(void **state)
+{
+    (void)state;
+    NEED_DYNALITE();
+    ddb_table_def def = {
+        .name = "dyn_stream", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .stream = {DDB_STREAM_NEW_AND_OLD_IMAGES, 0, 0}};
+    create_both(&def);
+    ddb_arena *a = ddb_arena_new();
+    ddb_error e1 = {0}, e2 = {0};
+    ddb_table_desc *de, *dr;
+    assert_int_equal(ddb_describe_table(fx.db, "dyn_stream", a, &de, &e1), 0);
+    assert_int_equal(ddb_remote_describe_table(fx.r, "dyn_stream", a, &dr, &e2), 0);
+    if (dr->def.stream.view == DDB_STREAM_NONE)
+        print_message("skipped: stream view not compared (dynalite 3.2.2 ignores StreamSpecification)\n");
+    else
+        assert_int_equal(de->def.stream.view, dr->def.stream.view);
+    ddb_stream_spec off = {DDB_STREAM_NONE, 0, 0};
+    assert_int_equal(ddb_update_table_stream(fx.db, "dyn_stream", &off, &e1), 0);
+    int src = ddb_remote_update_table_stream(fx.r, "dyn_stream", &off, &e2);
+    if (src)
+        print_message("skipped: turning a stream off (dynalite 3.2.2 refuses UpdateTable's StreamSpecification: %s)\n",
+                      e2.message);
+    ddb_table_def tdef = {.name = "dyn_ttl", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .ttl_attribute = "expires"};
+    assert_int_equal(ddb_create_table(fx.db, &tdef, &e1), 0);
+    int rc = ddb_remote_create_table(fx.r, &tdef, &e2);
+    if (rc == DDB_ENOTSUP) {
+        print_message("skipped: TTL (dynalite 3.2.2 has no UpdateTimeToLive: %s)\n", e2.message);
+        /* the table itself was created */
+        assert_int_equal(ddb_remote_describe_table(fx.r, "dyn_ttl", a, &dr, &e2), 0);
+    } else {
+        assert_int_equal(rc, 0);
+        assert_int_equal(ddb_remote_describe_table(fx.r, "dyn_ttl", a, &dr, &e2), 0);
+        assert_string_equal(dr->def.ttl_attribute, "expires");
     }
     ddb_arena_free(a);
 }
@@ -832,8 +967,8 @@ static void test_transactions(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_table_def def = {.name = "dyn_tx", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
-                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+    ddb_table_def def = {
+        .name = "dyn_tx", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -860,8 +995,10 @@ static void test_transactions(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tables), cmocka_unit_test(test_items),   cmocka_unit_test(test_query),
-        cmocka_unit_test(test_batches), cmocka_unit_test(test_updates), cmocka_unit_test(test_transactions),
+        cmocka_unit_test(test_tables),      cmocka_unit_test(test_items),
+        cmocka_unit_test(test_query),       cmocka_unit_test(test_batches),
+        cmocka_unit_test(test_updates),     cmocka_unit_test(test_meta_and_indexes),
+        cmocka_unit_test(test_streams_ttl), cmocka_unit_test(test_transactions),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

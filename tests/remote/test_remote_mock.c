@@ -35,19 +35,23 @@ static const char *const GET_ITEM_REPLY =
 static const char *const DESCRIBE_REPLY =
     "{\"Table\":{\"TableName\":\"Reply\",\"TableStatus\":\"ACTIVE\",\"ItemCount\":3,\"TableSizeBytes\":300,"
     "\"AttributeDefinitions\":[{\"AttributeName\":\"Id\",\"AttributeType\":\"S\"},"
-    "{\"AttributeName\":\"ReplyDateTime\",\"AttributeType\":\"S\"},{\"AttributeName\":\"PostedBy\",\"AttributeType\":\"S\"}],"
-    "\"KeySchema\":[{\"AttributeName\":\"Id\",\"KeyType\":\"HASH\"},{\"AttributeName\":\"ReplyDateTime\",\"KeyType\":\"RANGE\"}],"
+    "{\"AttributeName\":\"ReplyDateTime\",\"AttributeType\":\"S\"},{\"AttributeName\":\"PostedBy\",\"AttributeType\":"
+    "\"S\"}],"
+    "\"KeySchema\":[{\"AttributeName\":\"Id\",\"KeyType\":\"HASH\"},{\"AttributeName\":\"ReplyDateTime\",\"KeyType\":"
+    "\"RANGE\"}],"
     "\"ProvisionedThroughput\":{\"ReadCapacityUnits\":5,\"WriteCapacityUnits\":5},"
     "\"StreamSpecification\":{\"StreamEnabled\":true,\"StreamViewType\":\"NEW_AND_OLD_IMAGES\"},"
     "\"TableArn\":\"arn:aws:dynamodb:us-east-1:123456789012:table/Reply\","
     "\"GlobalSecondaryIndexes\":[{\"IndexName\":\"PostedBy-index\",\"IndexStatus\":\"ACTIVE\","
-    "\"KeySchema\":[{\"AttributeName\":\"PostedBy\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"KEYS_ONLY\"},"
+    "\"KeySchema\":[{\"AttributeName\":\"PostedBy\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"KEYS_"
+    "ONLY\"},"
     "\"ProvisionedThroughput\":{\"ReadCapacityUnits\":1,\"WriteCapacityUnits\":1}}]}}";
 
 /* Query's documented example response, with a LastEvaluatedKey. */
 static const char *const QUERY_REPLY =
     "{\"ConsumedCapacity\":{\"CapacityUnits\":1,\"TableName\":\"Reply\"},\"Count\":2,"
-    "\"Items\":[{\"ReplyDateTime\":{\"S\":\"2015-02-18T20:27:36.165Z\"},\"Id\":{\"S\":\"Amazon DynamoDB#DynamoDB Thread 1\"}},"
+    "\"Items\":[{\"ReplyDateTime\":{\"S\":\"2015-02-18T20:27:36.165Z\"},\"Id\":{\"S\":\"Amazon DynamoDB#DynamoDB "
+    "Thread 1\"}},"
     "{\"ReplyDateTime\":{\"S\":\"2015-02-25T20:27:36.165Z\"},\"Id\":{\"S\":\"Amazon DynamoDB#DynamoDB Thread 1\"}}],"
     "\"ScannedCount\":2,\"LastEvaluatedKey\":{\"ReplyDateTime\":{\"S\":\"2015-02-25T20:27:36.165Z\"},"
     "\"Id\":{\"S\":\"Amazon DynamoDB#DynamoDB Thread 1\"}}}";
@@ -118,8 +122,9 @@ static void test_put_get_query(void **state)
 {
     (void)state;
     mock_step steps[] = {
-        {MOCK_REPLY, 200, "{\"ConsumedCapacity\":{\"TableName\":\"Thread\",\"CapacityUnits\":1.0,"
-                          "\"Table\":{\"CapacityUnits\":1.0}}}"},
+        {MOCK_REPLY, 200,
+         "{\"ConsumedCapacity\":{\"TableName\":\"Thread\",\"CapacityUnits\":1.0,"
+         "\"Table\":{\"CapacityUnits\":1.0}}}"},
         {MOCK_REPLY, 200, GET_ITEM_REPLY},
         {MOCK_REPLY, 200, DESCRIBE_REPLY},
         {MOCK_REPLY, 200, QUERY_REPLY},
@@ -237,17 +242,20 @@ static void test_describe_list_create(void **state)
     (void)state;
     mock_step steps[] = {
         {MOCK_REPLY, 200, DESCRIBE_REPLY},
-        {MOCK_REPLY, 200, "{\"TimeToLiveDescription\":{\"TimeToLiveStatus\":\"ENABLED\",\"AttributeName\":\"expires\"}}"},
+        {MOCK_REPLY, 200,
+         "{\"TimeToLiveDescription\":{\"TimeToLiveStatus\":\"ENABLED\",\"AttributeName\":\"expires\"}}"},
         {MOCK_REPLY, 200, "{\"TableNames\":[\"b\",\"a\"],\"LastEvaluatedTableName\":\"b\"}"},
         {MOCK_REPLY, 200, "{\"TableNames\":[\"c\"]}"},
         /* CreateTable, then CREATING, then ACTIVE */
         {MOCK_REPLY, 200, "{\"TableDescription\":{}}"},
-        {MOCK_REPLY, 200, "{\"Table\":{\"TableName\":\"T\",\"TableStatus\":\"CREATING\",\"AttributeDefinitions\":"
-                          "[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
-                          "\"pk\",\"KeyType\":\"HASH\"}]}}"},
-        {MOCK_REPLY, 200, "{\"Table\":{\"TableName\":\"T\",\"TableStatus\":\"ACTIVE\",\"AttributeDefinitions\":"
-                          "[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
-                          "\"pk\",\"KeyType\":\"HASH\"}]}}"},
+        {MOCK_REPLY, 200,
+         "{\"Table\":{\"TableName\":\"T\",\"TableStatus\":\"CREATING\",\"AttributeDefinitions\":"
+         "[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
+         "\"pk\",\"KeyType\":\"HASH\"}]}}"},
+        {MOCK_REPLY, 200,
+         "{\"Table\":{\"TableName\":\"T\",\"TableStatus\":\"ACTIVE\",\"AttributeDefinitions\":"
+         "[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
+         "\"pk\",\"KeyType\":\"HASH\"}]}}"},
     };
     mock *m = mock_start(steps, 7);
     ddb_remote *r = open_mock(m, "");
@@ -281,12 +289,20 @@ static void test_describe_list_create(void **state)
     json_decref(j);
 
     const char *inc[] = {"x"};
-    ddb_index_def ix[] = {{.name = "g1", .local = false, .key = {"gpk", DDB_TN, "gsk", DDB_TS},
-                           .projection = DDB_PROJ_INCLUDE, .include = inc, .n_include = 1},
-                          {.name = "l1", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TB},
-                           .projection = DDB_PROJ_KEYS_ONLY, .include = NULL, .n_include = 0}};
-    ddb_table_def def = {.name = "T", .key = {"pk", DDB_TS, "sk", DDB_TS},
-                         .indexes = ix, .n_indexes = 2, .rcu = 10, .wcu = 5};
+    ddb_index_def ix[] = {{.name = "g1",
+                           .local = false,
+                           .key = {"gpk", DDB_TN, "gsk", DDB_TS},
+                           .projection = DDB_PROJ_INCLUDE,
+                           .include = inc,
+                           .n_include = 1},
+                          {.name = "l1",
+                           .local = true,
+                           .key = {"pk", DDB_TS, "lsk", DDB_TB},
+                           .projection = DDB_PROJ_KEYS_ONLY,
+                           .include = NULL,
+                           .n_include = 0}};
+    ddb_table_def def = {
+        .name = "T", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 2, .rcu = 10, .wcu = 5};
     def.stream.view = DDB_STREAM_KEYS_ONLY;
     assert_int_equal(ddb_remote_create_table(r, &def, &err), 0);
     assert_int_equal(mock_count(m), 7);
@@ -297,18 +313,22 @@ static void test_describe_list_create(void **state)
     assert_int_equal(json_array_size(json_object_get(j, "AttributeDefinitions")), 5);
     json_t *g = json_array_get(json_object_get(j, "GlobalSecondaryIndexes"), 0);
     assert_string_equal(jstr(g, "Projection.ProjectionType"), "INCLUDE");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(g, "ProvisionedThroughput"), "ReadCapacityUnits")),
-                     10);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(g, "ProvisionedThroughput"), "ReadCapacityUnits")), 10);
     json_t *l = json_array_get(json_object_get(j, "LocalSecondaryIndexes"), 0);
     assert_null(json_object_get(l, "ProvisionedThroughput"));
     assert_string_equal(jstr(json_array_get(json_object_get(l, "KeySchema"), 1), "KeyType"), "RANGE");
     json_decref(j);
 
     /* a second type for one attribute is refused before sending */
-    ddb_index_def bad[] = {{.name = "g2", .local = false, .key = {"pk", DDB_TN, NULL, DDB_TNONE},
-                            .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0}};
-    ddb_table_def def2 = {.name = "T2", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
-                          .indexes = bad, .n_indexes = 1, .rcu = 0, .wcu = 0};
+    ddb_index_def bad[] = {{.name = "g2",
+                            .local = false,
+                            .key = {"pk", DDB_TN, NULL, DDB_TNONE},
+                            .projection = DDB_PROJ_ALL,
+                            .include = NULL,
+                            .n_include = 0}};
+    ddb_table_def def2 = {
+        .name = "T2", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = bad, .n_indexes = 1, .rcu = 0, .wcu = 0};
     assert_int_equal(ddb_remote_create_table(r, &def2, &err), DDB_EVALIDATION);
     assert_int_equal(mock_count(m), 7);
 
@@ -322,15 +342,16 @@ static void test_create_table_wait_bounded(void **state)
     (void)state;
     mock_step steps[] = {
         {MOCK_REPLY, 200, "{}"},
-        {MOCK_REPLY, 200, "{\"Table\":{\"TableName\":\"T\",\"TableStatus\":\"CREATING\",\"AttributeDefinitions\":"
-                          "[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
-                          "\"pk\",\"KeyType\":\"HASH\"}]}}"},
+        {MOCK_REPLY, 200,
+         "{\"Table\":{\"TableName\":\"T\",\"TableStatus\":\"CREATING\",\"AttributeDefinitions\":"
+         "[{\"AttributeName\":\"pk\",\"AttributeType\":\"S\"}],\"KeySchema\":[{\"AttributeName\":"
+         "\"pk\",\"KeyType\":\"HASH\"}]}}"},
     };
     mock *m = mock_start(steps, 2);
     ddb_remote *r = open_mock(m, "table_wait_ms=200");
     ddb_error err = {0};
-    ddb_table_def def = {.name = "T", .key = {"pk", DDB_TS, NULL, DDB_TNONE},
-                         .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+    ddb_table_def def = {
+        .name = "T", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(ddb_remote_create_table(r, &def, &err), DDB_ETIMEOUT);
@@ -340,14 +361,15 @@ static void test_create_table_wait_bounded(void **state)
     mock_stop(m);
 }
 
-#define REPLY_TABLE(extra)                                                                                          \
-    "{\"Table\":{\"TableName\":\"Reply\",\"TableStatus\":\"ACTIVE\",\"TableArn\":\"arn:aws:dynamodb:us-east-1:1:table/Reply\"," \
+#define REPLY_TABLE(extra)                                                                                             \
+    "{\"Table\":{\"TableName\":\"Reply\",\"TableStatus\":\"ACTIVE\",\"TableArn\":\"arn:aws:dynamodb:us-east-1:1:"      \
+    "table/Reply\","                                                                                                   \
     "\"AttributeDefinitions\":[{\"AttributeName\":\"Id\",\"AttributeType\":\"S\"},"                                    \
-    "{\"AttributeName\":\"By\",\"AttributeType\":\"S\"}],"                                                              \
-    "\"KeySchema\":[{\"AttributeName\":\"Id\",\"KeyType\":\"HASH\"}],"                                                  \
+    "{\"AttributeName\":\"By\",\"AttributeType\":\"S\"}],"                                                             \
+    "\"KeySchema\":[{\"AttributeName\":\"Id\",\"KeyType\":\"HASH\"}],"                                                 \
     "\"ProvisionedThroughput\":{\"ReadCapacityUnits\":5,\"WriteCapacityUnits\":4}" extra "}}"
-#define NEW_INDEX(status)                                                                                           \
-    ",\"GlobalSecondaryIndexes\":[{\"IndexName\":\"By-index\",\"IndexStatus\":\"" status "\","                     \
+#define NEW_INDEX(status)                                                                                              \
+    ",\"GlobalSecondaryIndexes\":[{\"IndexName\":\"By-index\",\"IndexStatus\":\"" status "\","                         \
     "\"KeySchema\":[{\"AttributeName\":\"By\",\"KeyType\":\"HASH\"}],\"Projection\":{\"ProjectionType\":\"ALL\"}}]"
 
 static void test_add_index_meta_ttl(void **state)
@@ -364,8 +386,8 @@ static void test_add_index_meta_ttl(void **state)
     ddb_base64_encode((const uint8_t *)value, 300, b64);
     char page1[1024], page2[1024], listed[1024];
     snprintf(page1, sizeof page1, "{\"Tags\":[{\"Key\":\"k.x:1\",\"Value\":\"%s\"}],\"NextToken\":\"t1\"}", b64 + 256);
-    snprintf(page2, sizeof page2, "{\"Tags\":[{\"Key\":\"k.x:0\",\"Value\":\"%.256s\"},{\"Key\":\"k.xy:0\",\"Value\":\"\"}]}",
-             b64);
+    snprintf(page2, sizeof page2,
+             "{\"Tags\":[{\"Key\":\"k.x:0\",\"Value\":\"%.256s\"},{\"Key\":\"k.xy:0\",\"Value\":\"\"}]}", b64);
     snprintf(listed, sizeof listed,
              "{\"Tags\":[{\"Key\":\"k.x:0\",\"Value\":\"old\"},{\"Key\":\"k.x:2\",\"Value\":\"old\"},"
              "{\"Key\":\"k.x:10\",\"Value\":\"old\"},{\"Key\":\"other\",\"Value\":\"y\"}]}");
@@ -407,8 +429,8 @@ static void test_add_index_meta_ttl(void **state)
     assert_string_equal(mock_target(m, 1), "DynamoDB_20120810.UpdateTable");
     json_t *c = json_object_get(json_array_get(json_object_get(j, "GlobalSecondaryIndexUpdates"), 0), "Create");
     assert_string_equal(jstr(c, "IndexName"), "By-index");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "ProvisionedThroughput"), "WriteCapacityUnits")),
-                     4);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(c, "ProvisionedThroughput"), "WriteCapacityUnits")), 4);
     assert_int_equal(json_array_size(json_object_get(j, "AttributeDefinitions")), 1);
     json_decref(j);
 
@@ -458,6 +480,69 @@ static void test_add_index_meta_ttl(void **state)
     mock_stop(m);
 }
 
+static void test_stream_ttl_settings(void **state)
+{
+    (void)state;
+    mock_step steps[] = {
+        /* enable TTL */
+        {MOCK_REPLY, 200, "{\"TimeToLiveSpecification\":{\"Enabled\":true,\"AttributeName\":\"exp\"}}"},
+        /* disable: which attribute?, then UpdateTimeToLive */
+        {MOCK_REPLY, 200, "{\"TimeToLiveDescription\":{\"TimeToLiveStatus\":\"ENABLED\",\"AttributeName\":\"exp\"}}"},
+        {MOCK_REPLY, 200, "{}"},
+        /* disable when already disabled: nothing to send */
+        {MOCK_REPLY, 200, "{\"TimeToLiveDescription\":{\"TimeToLiveStatus\":\"DISABLED\"}}"},
+        /* a stream: UpdateTable, then ACTIVE */
+        {MOCK_REPLY, 200, "{}"},
+        {MOCK_REPLY, 200, REPLY_TABLE("")},
+    };
+    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
+    ddb_remote *r = open_mock(m, "");
+    ddb_error err = {0};
+    assert_int_equal(ddb_remote_update_time_to_live(r, "Reply", "exp", &err), 0);
+    json_t *j = request(m, 0);
+    assert_true(json_is_true(json_object_get(json_object_get(j, "TimeToLiveSpecification"), "Enabled")));
+    json_decref(j);
+    assert_int_equal(ddb_remote_update_time_to_live(r, "Reply", NULL, &err), 0);
+    j = request(m, 2);
+    assert_string_equal(mock_target(m, 2), "DynamoDB_20120810.UpdateTimeToLive");
+    assert_true(json_is_false(json_object_get(json_object_get(j, "TimeToLiveSpecification"), "Enabled")));
+    assert_string_equal(jstr(j, "TimeToLiveSpecification.AttributeName"), "exp");
+    json_decref(j);
+    assert_int_equal(ddb_remote_update_time_to_live(r, "Reply", "", &err), 0);
+    assert_int_equal(mock_count(m), 4);
+    ddb_stream_spec spec = {DDB_STREAM_NEW_IMAGE, 0, 0};
+    assert_int_equal(ddb_remote_update_table_stream(r, "Reply", &spec, &err), 0);
+    j = request(m, 4);
+    assert_string_equal(jstr(j, "StreamSpecification.StreamViewType"), "NEW_IMAGE");
+    json_decref(j);
+    assert_int_equal(mock_count(m), 6);
+
+    /* what the service does by itself, and what only the embedded engine has */
+    uint64_t n = 9;
+    assert_int_equal(ddb_remote_ttl_sweep(r, NULL, 0, &n, &err), 0);
+    assert_int_equal(n, 0);
+    n = 9;
+    assert_int_equal(ddb_remote_stream_trim(r, "Reply", &n, &err), 0);
+    assert_int_equal(n, 0);
+    ddb_stream_desc sd;
+    assert_int_equal(ddb_remote_stream_describe(r, "Reply", &sd, &err), DDB_ENOTSUP);
+    ddb_stream_iter *it = (ddb_stream_iter *)&sd;
+    assert_int_equal(ddb_remote_stream_iter_open(r, "Reply", DDB_STREAM_LATEST, 0, &it, &err), DDB_ENOTSUP);
+    assert_null(it);
+    ddb_check_report rep;
+    assert_int_equal(ddb_remote_check_table(r, "Reply", &rep, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_remote_stream_check(r, "Reply", &rep, &err), DDB_ENOTSUP);
+    ddb_partition_stats *ps;
+    size_t np;
+    assert_int_equal(ddb_remote_table_stats(r, "Reply", NULL, &ps, &np, &err), DDB_ENOTSUP);
+    ddb_table_report *tr;
+    assert_int_equal(ddb_remote_table_report_build(r, "Reply", 5, NULL, &tr, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_remote_sync(r, &err), 0);
+    assert_int_equal(mock_count(m), 6);
+    ddb_remote_close(r);
+    mock_stop(m);
+}
+
 /* ---- server errors ----------------------------------------------------------------- */
 
 typedef struct error_case {
@@ -482,13 +567,15 @@ static void test_error_mapping(void **state)
          "Item collection size limit exceeded"},
         {400, "{\"__type\":\"com.amazon.coral.service#UnknownOperationException\"}", DDB_ENOTSUP,
          "UnknownOperationException"},
-        {400, "{\"__type\":\"com.amazon.coral.service#UnrecognizedClientException\",\"Message\":\"The security token "
-              "included in the request is invalid.\"}",
+        {400,
+         "{\"__type\":\"com.amazon.coral.service#UnrecognizedClientException\",\"Message\":\"The security token "
+         "included in the request is invalid.\"}",
          DDB_EINVAL, "The security token included in the request is invalid."},
         {400, ERR("SerializationException", "Start of structure or map found where not expected"), DDB_EVALIDATION,
          "SerializationException: Start of structure"},
         {400, ERR("SomethingNewException", "a future error"), DDB_EIO, "SomethingNewException: a future error"},
         {403, "<html>Forbidden</html>", DDB_ENET, "bad response to PutItem: HTTP 403"},
+        {413, "", DDB_ELIMIT, "the request is too large for the server (HTTP 413)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         mock_step st = {MOCK_REPLY, cases[i].status, cases[i].body};
@@ -498,8 +585,7 @@ static void test_error_mapping(void **state)
         ddb_error err = {0};
         int rc = ddb_remote_put_item(r, "Thread", thread_item(a), NULL, NULL, NULL, &err);
         if (rc != cases[i].code || err.code != rc || !strstr(err.message, cases[i].message))
-            fail_msg("case %zu: got %d (%s), want %d with \"%s\"", i, rc, err.message, cases[i].code,
-                     cases[i].message);
+            fail_msg("case %zu: got %d (%s), want %d with \"%s\"", i, rc, err.message, cases[i].code, cases[i].message);
         assert_int_equal(mock_count(m), 1); /* none of these is retried */
         ddb_arena_free(a);
         ddb_remote_close(r);
@@ -598,8 +684,10 @@ static void test_http_500(void **state)
 {
     (void)state;
     /* DynamoDB's 500 (retried, then DDB_EIO) and a proxy's HTML 502 */
-    const char *bodies[] = {ERR("InternalServerError", "Internal server error"), "<html><body>Bad Gateway</body></html>"};
-    const char *want[] = {"InternalServerError: Internal server error", "HTTP 502 from the server: <html><body>Bad Gateway"};
+    const char *bodies[] = {ERR("InternalServerError", "Internal server error"),
+                            "<html><body>Bad Gateway</body></html>"};
+    const char *want[] = {"InternalServerError: Internal server error",
+                          "HTTP 502 from the server: <html><body>Bad Gateway"};
     for (int i = 0; i < 2; i++) {
         mock_step st = {MOCK_REPLY, i ? 502 : 500, bodies[i]};
         mock *m = mock_start(&st, 1);
@@ -688,8 +776,8 @@ static void test_bad_responses(void **state)
 static void test_truncated_and_crc(void **state)
 {
     (void)state;
-    mock_step cases[] = {{MOCK_TRUNCATE, 200, GET_ITEM_REPLY}, {MOCK_BAD_CRC, 200, GET_ITEM_REPLY},
-                         {MOCK_CLOSE, 0, NULL}};
+    mock_step cases[] = {
+        {MOCK_TRUNCATE, 200, GET_ITEM_REPLY}, {MOCK_BAD_CRC, 200, GET_ITEM_REPLY}, {MOCK_CLOSE, 0, NULL}};
     const char *want[] = {"transfer closed", "x-amz-crc32", "Empty reply from server"};
     for (int i = 0; i < 3; i++) {
         mock *m = mock_start(&cases[i], 1);
@@ -756,10 +844,12 @@ static void test_batch_write_unprocessed(void **state)
 {
     (void)state;
     mock_step steps[] = {
-        {MOCK_REPLY, 200, "{\"UnprocessedItems\":{\"Thread\":[{\"DeleteRequest\":{\"Key\":{\"ForumName\":{\"S\":\"f\"},"
-                          "\"Subject\":{\"S\":\"2\"}}}}]},\"ConsumedCapacity\":[{\"TableName\":\"Thread\","
-                          "\"CapacityUnits\":2}]}"},
-        {MOCK_REPLY, 200, "{\"UnprocessedItems\":{},\"ConsumedCapacity\":[{\"TableName\":\"Thread\",\"CapacityUnits\":1}]}"},
+        {MOCK_REPLY, 200,
+         "{\"UnprocessedItems\":{\"Thread\":[{\"DeleteRequest\":{\"Key\":{\"ForumName\":{\"S\":\"f\"},"
+         "\"Subject\":{\"S\":\"2\"}}}}]},\"ConsumedCapacity\":[{\"TableName\":\"Thread\","
+         "\"CapacityUnits\":2}]}"},
+        {MOCK_REPLY, 200,
+         "{\"UnprocessedItems\":{},\"ConsumedCapacity\":[{\"TableName\":\"Thread\",\"CapacityUnits\":1}]}"},
     };
     mock *m = mock_start(steps, 2);
     ddb_remote *r = open_mock(m, "retry_base_ms=1");
@@ -798,12 +888,14 @@ static void test_batch_get(void **state)
 {
     (void)state;
     mock_step steps[] = {
-        {MOCK_REPLY, 200, "{\"Responses\":{\"Thread\":[{\"ForumName\":{\"S\":\"f\"},\"Subject\":{\"S\":\"2\"},"
-                          "\"ViewCount\":{\"N\":\"7\"}}]},\"UnprocessedKeys\":{\"Thread\":{\"Keys\":[{\"ForumName\":"
-                          "{\"S\":\"f\"},\"Subject\":{\"S\":\"1\"}}],\"ProjectionExpression\":\"#n0, #n1, #n2\","
-                          "\"ExpressionAttributeNames\":{\"#n0\":\"ViewCount\",\"#n1\":\"ForumName\",\"#n2\":\"Subject\"}}}}"},
-        {MOCK_REPLY, 200, "{\"Responses\":{\"Thread\":[{\"ForumName\":{\"S\":\"f\"},\"Subject\":{\"S\":\"1\"},"
-                          "\"ViewCount\":{\"N\":\"1\"}}]}}"},
+        {MOCK_REPLY, 200,
+         "{\"Responses\":{\"Thread\":[{\"ForumName\":{\"S\":\"f\"},\"Subject\":{\"S\":\"2\"},"
+         "\"ViewCount\":{\"N\":\"7\"}}]},\"UnprocessedKeys\":{\"Thread\":{\"Keys\":[{\"ForumName\":"
+         "{\"S\":\"f\"},\"Subject\":{\"S\":\"1\"}}],\"ProjectionExpression\":\"#n0, #n1, #n2\","
+         "\"ExpressionAttributeNames\":{\"#n0\":\"ViewCount\",\"#n1\":\"ForumName\",\"#n2\":\"Subject\"}}}}"},
+        {MOCK_REPLY, 200,
+         "{\"Responses\":{\"Thread\":[{\"ForumName\":{\"S\":\"f\"},\"Subject\":{\"S\":\"1\"},"
+         "\"ViewCount\":{\"N\":\"1\"}}]}}"},
     };
     mock *m = mock_start(steps, 2);
     ddb_remote *r = open_mock(m, "retry_base_ms=1");
@@ -860,9 +952,8 @@ static void test_open(void **state)
     assert_int_equal(ddb_remote_open("https://dynamodb.eu-west-1.amazonaws.com", NULL, &r, &err), DDB_EINVAL);
     assert_non_null(strstr(err.message, "no AWS credentials"));
     assert_int_equal(ddb_remote_open("dynamodb://eu-west-1?access_key_id=AKID", NULL, &r, &err), DDB_EINVAL);
-    assert_int_equal(ddb_remote_open("dynamodb://eu-west-1?access_key_id=AKID&secret_access_key=a%2Bb/c", NULL, &r,
-                                     &err),
-                     0);
+    assert_int_equal(
+        ddb_remote_open("dynamodb://eu-west-1?access_key_id=AKID&secret_access_key=a%2Bb/c", NULL, &r, &err), 0);
     assert_string_equal(ddb_remote_endpoint(r), "https://dynamodb.eu-west-1.amazonaws.com/");
     ddb_remote_close(r);
     assert_int_equal(ddb_remote_open("dynamodb://cn-north-1?access_key_id=A&secret_access_key=B", NULL, &r, &err), 0);
@@ -889,8 +980,12 @@ static void test_signed_with_env_credentials(void **state)
     (void)state;
     mock_step st = {MOCK_REPLY, 200, "{\"TableNames\":[]}"};
     mock *m = mock_start(&st, 1);
+    /* a proxy in the environment does not catch a loopback endpoint */
+    setenv("http_proxy", "http://127.0.0.1:9", 1);
     char uri[512];
-    mock_uri(m, "region=eu-central-1&access_key_id=AKIDEXAMPLE&secret_access_key=wJalrXUtnFEMI%2FK7MDENG%2BbPxRfiCYEXAMPLEKEY&session_token=TOKEN",
+    mock_uri(m,
+             "region=eu-central-1&access_key_id=AKIDEXAMPLE&secret_access_key=wJalrXUtnFEMI%2FK7MDENG%"
+             "2BbPxRfiCYEXAMPLEKEY&session_token=TOKEN",
              uri, sizeof uri);
     ddb_remote *r;
     ddb_error err = {0};
@@ -904,6 +999,7 @@ static void test_signed_with_env_credentials(void **state)
     assert_true(strncmp(auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/", 40) == 0);
     assert_non_null(strstr(auth, "/eu-central-1/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-date;"
                                  "x-amz-security-token;x-amz-target, Signature="));
+    unsetenv("http_proxy");
     ddb_arena_free(a);
     ddb_remote_close(r);
     mock_stop(m);
@@ -960,6 +1056,7 @@ int main(void)
         cmocka_unit_test(test_describe_list_create),
         cmocka_unit_test(test_create_table_wait_bounded),
         cmocka_unit_test(test_add_index_meta_ttl),
+        cmocka_unit_test(test_stream_ttl_settings),
         cmocka_unit_test(test_error_mapping),
         cmocka_unit_test(test_transaction_canceled),
         cmocka_unit_test(test_throttled_then_ok),

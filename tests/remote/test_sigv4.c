@@ -46,10 +46,9 @@ static void test_iam_list_users(void **state)
                                        "20150830T123600Z\n"
                                        "20150830/us-east-1/iam/aws4_request\n"
                                        "f536975d06c0309214f805bb90ccff089219ecd68b2577efef23edd43b7e1a59");
-    assert_string_equal((char *)auth.p,
-                        "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
-                        "SignedHeaders=content-type;host;x-amz-date, "
-                        "Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7");
+    assert_string_equal((char *)auth.p, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
+                                        "SignedHeaders=content-type;host;x-amz-date, "
+                                        "Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7");
     ddb_buf_free(&creq);
     ddb_buf_free(&sh);
     ddb_buf_free(&auth);
@@ -96,8 +95,9 @@ static void test_s3_get_object(void **state)
                                        "20130524T000000Z\n"
                                        "20130524/us-east-1/s3/aws4_request\n"
                                        "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972");
-    assert_non_null(strstr((char *)auth.p, "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
-                                           "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"));
+    assert_non_null(strstr((char *)auth.p,
+                           "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
+                           "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"));
     ddb_buf_free(&auth);
     ddb_buf_free(&sts);
 }

@@ -267,6 +267,29 @@ int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);
 
+/* ---- Stream records --------------------------------------------------------- */
+
+/* What ddb_ent_decode_record learnt of a stream record. */
+typedef struct ddb_ent_record {
+    int type;          /* 1 + the entity's index in entities[]; 0 = none of them */
+    bool has_old;      /* old_obj holds the OldImage */
+    bool has_new;      /* new_obj holds the NewImage */
+    bool partial;      /* a sharded entity: the image is one shard item, only its fields are set */
+} ddb_ent_record;
+
+/* Decode a stream record of a generated module's table.  The entity is the
+ * one named by the image's type attribute (NewImage, else OldImage); with no
+ * image (KEYS_ONLY) the one entity whose primary key templates match the
+ * record's Keys, if exactly one does.  The images are filled into new_obj /
+ * old_obj (obj_size bytes each, at least the largest entity struct; zeroed
+ * first), their variable-size data allocated from a.  out->type 0 and
+ * DDB_OK when no entity of the list matches.  DDB_EINVAL when the record
+ * belongs to another table, DDB_EVALIDATION when an image does not fit its
+ * entity's struct (the message names the field). */
+int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, const ddb_stream_record *rec,
+                          void *new_obj, void *old_obj, size_t obj_size, ddb_ent_record *out, ddb_arena *a,
+                          ddb_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,102 @@
+/* generate_stream.c — see generate_stream.h. */
+#include "generate_stream.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+
+/* "s" as a C string literal (attribute names are printable here, but
+ * quote what C needs quoted). */
+static json_t *literal(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(n * 4 + 3), *o = out;
+    if (!out)
+        return NULL;
+    *o++ = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            *o++ = '\\';
+            *o++ = (char)*p;
+        } else if (*p < 0x20 || *p >= 0x7f || *p == '?') {
+            o += sprintf(o, "\\%03o", *p);
+        } else {
+            *o++ = (char)*p;
+        }
+    }
+    *o++ = '"';
+    *o = '\0';
+    json_t *j = json_string(out);
+    free(out);
+    return j;
+}
+
+static void upper_ident(char *dst, size_t cap, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < cap; i++)
+        dst[i] = isalnum((unsigned char)s[i]) ? (char)toupper((unsigned char)s[i]) : '_';
+    dst[i] = '\0';
+}
+
+int ddbgen_stream_ctx(json_t *m, json_t *mt, json_t *tctx, FILE *diag)
+{
+    const char *tname = str(mt, "cname");
+    char upper[256], cbuf[600];
+    upper_ident(upper, sizeof upper, tname ? tname : "");
+    json_object_set_new(tctx, "upper", json_string(upper));
+    json_t *ents = json_array(), *e, *ttl_field = NULL;
+    const char *ttl_entity = NULL;
+    int failed = 0;
+    size_t i;
+    json_array_foreach(json_object_get(m, "entities"), i, e) {
+        if (!tname || !str(e, "table") || strcmp(str(e, "table"), tname) != 0)
+            continue;
+        json_t *o = json_object();
+        char eu[256];
+        upper_ident(eu, sizeof eu, str(e, "cname"));
+        snprintf(cbuf, sizeof cbuf, "%s_TYPE_%s", upper, eu);
+        json_object_set_new(o, "rcname", json_string(str(e, "cname")));
+        json_object_set_new(o, "rctype", json_string(str(e, "ctype")));
+        json_object_set_new(o, "rconst", json_string(cbuf));
+        json_array_append_new(ents, o);
+        size_t j;
+        json_t *f;
+        json_array_foreach(json_object_get(e, "fields"), j, f) {
+            json_t *tl = json_object_get(f, "ttl");
+            if (!tl || json_is_false(tl) || json_is_null(tl))
+                continue;
+            const char *attr = str(f, "attr") ? str(f, "attr") : str(f, "name");
+            if (!ttl_field) {
+                ttl_field = f;
+                ttl_entity = str(e, "name");
+                continue;
+            }
+            const char *first = str(ttl_field, "attr") ? str(ttl_field, "attr") : str(ttl_field, "name");
+            if (attr && first && strcmp(attr, first) != 0) {
+                json_t *loc = json_object_get(tl, "loc");
+                fprintf(diag,
+                        "%s:%d:%d: error: entity '%s' keeps its DDB_TTL in attribute '%s', but '%s' of the same "
+                        "table uses '%s' (a table has one TTL attribute)\n",
+                        str(loc, "file") ? str(loc, "file") : "?", (int)json_integer_value(json_object_get(loc, "line")),
+                        (int)json_integer_value(json_object_get(loc, "col")), str(e, "name"), attr,
+                        ttl_entity ? ttl_entity : "?", first);
+                failed = 1;
+            }
+        }
+    }
+    if (ttl_field) {
+        const char *attr = str(ttl_field, "attr") ? str(ttl_field, "attr") : str(ttl_field, "name");
+        json_object_set_new(tctx, "ttl_attr", literal(attr ? attr : ""));
+    } else {
+        json_object_set_new(tctx, "ttl_attr", json_string("NULL"));
+    }
+    json_object_set_new(tctx, "has_record_entities", json_boolean(json_array_size(ents) > 0));
+    json_object_set_new(tctx, "record_entities", ents);
+    return failed;
+}

@@ -1,0 +1,156 @@
+/* ddb — the command-line tool over libddb's public API (internal header).
+ *
+ * Every command is a function taking the parsed options; the shared parts
+ * (option parsing, opening the database, reading keys and values, printing
+ * items) live in cli.c, opts.c and output.c.  Exit status: 0 success, 1
+ * failure (an error, an item not found, problems found), 2 usage error. */
+#ifndef DDB_CLI_H
+#define DDB_CLI_H
+
+#include <ddb/ddb.h>
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define EXIT_USAGE 2
+
+/* ---- options (opts.c) ---- */
+
+typedef struct opt_spec {
+    const char *name;  /* long name without "--" */
+    char shortc;       /* 0 = none */
+    int nargs;         /* 0 flag, 1 or 2 values */
+    bool repeat;       /* may be given several times */
+    const char *arg;   /* placeholder in --help */
+    const char *help;
+} opt_spec;
+
+#define OPTS_MAX 48
+#define OPTS_VALUES 64
+
+typedef struct opts {
+    const opt_spec *spec[OPTS_MAX];      /* the command's options, then the global ones */
+    size_t n_spec;
+    int count[OPTS_MAX];                 /* times each option was given */
+    const char *val[OPTS_MAX][OPTS_VALUES][2];
+    const char *pos[32];                 /* positional arguments */
+    size_t npos;
+} opts;
+
+typedef struct command command;
+
+/* The shared state of one run. */
+typedef struct cli {
+    const char *prog;      /* "ddb" */
+    const command *cmd;    /* the command being run */
+    const char *uri;       /* --db / $DDB_URI */
+    int format;            /* FMT_* */
+    bool have_now;
+    int64_t now_ms;        /* --now */
+    ddb *db;
+    opts o;
+} cli;
+
+enum { FMT_DEFAULT = 0, FMT_JSON, FMT_TABLE };
+
+struct command {
+    const char *name;
+    int (*run)(cli *c);
+    const char *args;      /* "TABLE [FILE]" for usage lines */
+    const char *summary;   /* one line for `ddb --help` */
+    const char *details;   /* paragraphs for `ddb CMD --help` */
+    const opt_spec *spec;  /* NULL-name terminated */
+    int min_pos, max_pos;  /* positional arguments */
+};
+
+/* Parse argv (after the command name) into c->o with spec plus the global
+ * options; prints the usage error itself.  0 or EXIT_USAGE; 1 with --help
+ * printed (the caller exits 0). */
+int opts_parse(cli *c, const command *cmd, int argc, char **argv);
+const char *opt_get(const cli *c, const char *name);
+const char *opt_get2(const cli *c, const char *name); /* the second value of a 2-value option */
+int opt_count(const cli *c, const char *name);
+const char *opt_nth(const cli *c, const char *name, int i);
+void usage_command(const command *cmd, FILE *f);
+/* "ddb CMD: <message>" on stderr, then a hint; returns EXIT_USAGE. */
+int usage_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- shared helpers (cli.c) ---- */
+
+/* Open c->uri (once); 1 after printing the error. */
+int cli_open(cli *c);
+/* "ddb CMD: <what>: <message>" on stderr; returns 1. */
+int cli_fail(const cli *c, const ddb_error *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int cli_failf(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Numbers on the command line. */
+int parse_u64(const char *s, uint64_t *out);
+/* A key-typed value from command-line text: S as is, N validated, B base64. */
+int cli_key_value(cli *c, ddb_arena *a, const char *attr, ddb_type t, const char *text, ddb_value **out);
+/* The key item of a get/delete: --key JSON, or --pk/--sk against the table's key schema. */
+int cli_key_item(cli *c, ddb_arena *a, const ddb_table_desc *d, ddb_item **out);
+/* --values (DynamoDB JSON) and --names (plain JSON strings) for expressions. */
+int cli_values(cli *c, ddb_arena *a, ddb_item **values, ddb_item **names);
+/* Prepare an expression from option name (NULL when not given). */
+int cli_expr(cli *c, const char *option, ddb_expr_kind kind, const ddb_item *names, ddb_expr **out);
+/* Describe the table (arena a); 1 after printing the error. */
+int cli_describe(cli *c, const char *table, ddb_arena *a, ddb_table_desc **out);
+/* Is stderr a terminal (progress lines)? */
+bool cli_progress_tty(void);
+
+/* ---- output (output.c) ---- */
+
+/* A value as plain JSON (S as a string, N as a number, B as base64,
+ * sets and lists as arrays, maps as objects) appended to a growing buffer. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+void sb_add(sbuf *b, const char *s, size_t n);
+void sb_str(sbuf *b, const char *s);
+void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_json_string(sbuf *b, const char *s, size_t n);
+void sb_plain_value(sbuf *b, const ddb_value *v);
+void sb_free(sbuf *b);
+
+/* Items as DynamoDB JSON lines or as a table (key attributes first). */
+typedef struct item_printer {
+    cli *c;
+    FILE *out;
+    const ddb_table_desc *d;  /* key attribute order; may be NULL */
+    bool table;
+    /* table mode buffers rows until the end: */
+    ddb_item **rows;
+    size_t n, cap;
+    ddb_arena *a;
+} item_printer;
+void printer_init(item_printer *p, cli *c, FILE *out, const ddb_table_desc *d, int default_format);
+/* 0, or 1 after printing an error. */
+int printer_item(item_printer *p, const ddb_item *it);
+int printer_end(item_printer *p);
+/* One item as one line of compact DynamoDB JSON (malloc'd). */
+char *item_json_line(const ddb_item *it, ddb_error *err);
+
+/* ---- commands ---- */
+
+int cmd_tables(cli *c);
+int cmd_describe(cli *c);
+int cmd_create_table(cli *c);
+int cmd_delete_table(cli *c);
+int cmd_update_table(cli *c);
+int cmd_get(cli *c);
+int cmd_put(cli *c);
+int cmd_delete(cli *c);
+int cmd_query(cli *c);
+int cmd_scan(cli *c);
+int cmd_export(cli *c);
+int cmd_import(cli *c);
+int cmd_stats(cli *c);
+int cmd_stream(cli *c);
+int cmd_sweep(cli *c);
+int cmd_check(cli *c);
+
+extern const command ddb_commands[];
+extern const size_t ddb_n_commands;
+
+#endif
