@@ -18,7 +18,7 @@
 
 static void print_schedule(const clinic_schedule_result *r)
 {
-    char cost[256];
+    char cost[EX_COST_SIZE];
     printf("  one Query, %s:\n", ex_cost(&r->capacity, cost));
     for (size_t i = 0; i < r->doctor_count; i++)
         printf("    doctor     %s  %s (%s)\n", r->doctor[i].doctor_id, r->doctor[i].name, r->doctor[i].specialty);
@@ -66,7 +66,7 @@ static void print_partitions(ddb *db, const char *table, ddb_arena *a, double pe
 static void hot_partition_demo(ddb *db, ddb_arena *a)
 {
     ddb_error err = {0};
-    char cost[256];
+    char cost[EX_COST_SIZE], cost2[EX_COST_SIZE];
     printf("\nPart 2: one workload, two partition keys\n");
     /* provisioned throughput sizes the table: 6000 / 3000 + 2000 / 1000 = 4 partitions */
     ddb_table_def by_date = visits_by_date_table.def, by_patient = visits_by_patient_table.def;
@@ -113,7 +113,7 @@ static void hot_partition_demo(ddb *db, ddb_arena *a)
         ddb_arena_reset(a);
     }
     printf("  the same cost on both: VisitsByDate %s, VisitsByPatient %s\n", ex_cost(&sum_d, cost),
-           ex_cost(&sum_p, cost + 128));
+           ex_cost(&sum_p, cost2));
     printf("  but not the same load per partition:\n\n");
     print_partitions(db, "VisitsByDate", a, 2000 / 4);
     printf("\n");
@@ -123,7 +123,7 @@ static void hot_partition_demo(ddb *db, ddb_arena *a)
 int main(int argc, char **argv)
 {
     ddb_error err = {0};
-    char cost[256];
+    char cost[EX_COST_SIZE];
     const ddb_schema_table *tables[] = {&clinic_table, &visits_by_date_table, &visits_by_patient_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 3);
     ddb_arena *a = ddb_arena_new();

@@ -1,6 +1,7 @@
 /* Helpers shared by the example programs (see example.h). */
 #include "example.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,26 +42,39 @@ const char *ex_dir(void)
     return opened_dir;
 }
 
-static size_t put_units(char *buf, size_t at, double units, const char *kind)
+void ex_print_item(const ddb_item *it)
 {
-    return at + (size_t)snprintf(buf + at, 256 - at, "%s%g %s", at ? " + " : "", units, kind);
+    const ddb_value *m = ddb_item_map(it);
+    for (uint32_t i = 0; i < m->len; i++) {
+        const ddb_value *v = m->u.m[i].value;
+        printf("    %-11s %-2s %s\n", m->u.m[i].name, ddb_type_name(v->type),
+               v->type == DDB_TS || v->type == DDB_TN ? v->u.s : "...");
+    }
+}
+
+/* Append to buf (EX_COST_SIZE bytes), never past its end. */
+static void append(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(char *buf, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, EX_COST_SIZE - n, fmt, ap);
+    va_end(ap);
 }
 
 const char *ex_cost(const ddb_capacity *c, char *buf)
 {
-    size_t n = 0;
     buf[0] = '\0';
     if (c->read > 0 || c->write == 0)
-        n = put_units(buf, n, c->read, "RCU");
+        append(buf, "%g RCU", c->read);
     if (c->write > 0)
-        n = put_units(buf, n, c->write, "WCU");
+        append(buf, "%s%g WCU", buf[0] ? " + " : "", c->write);
     if (c->n_indexes == 0)
         return buf;
-    n += (size_t)snprintf(buf + n, 256 - n, " (table %g", c->table_read + c->table_write);
-    for (size_t i = 0; i < c->n_indexes && n < 256; i++)
-        n += (size_t)snprintf(buf + n, 256 - n, ", %s %g", c->indexes[i].name,
-                              c->indexes[i].read + c->indexes[i].write);
-    if (n < 256)
-        snprintf(buf + n, 256 - n, ")");
+    append(buf, " (table %g", c->table_read + c->table_write);
+    for (size_t i = 0; i < c->n_indexes; i++)
+        append(buf, ", %s %g", c->indexes[i].name, c->indexes[i].read + c->indexes[i].write);
+    append(buf, ")");
     return buf;
 }

@@ -22,8 +22,13 @@ void ex_check(int rc, const ddb_error *err, const char *what);
 
 /* "1 WCU", "0.5 RCU", "2 RCU + 1 WCU": what c consumed.  With
  * DDB_CAPACITY_INDEXES the table and each index are listed:
- * "3 WCU (table 1, History 1, Report 1)".  buf holds at least 256 bytes. */
+ * "3 WCU (table 1, History 1, Report 1)".  Written into buf (at least
+ * EX_COST_SIZE bytes; longer text is cut), which is returned. */
+#define EX_COST_SIZE 256
 const char *ex_cost(const ddb_capacity *c, char *buf);
+
+/* Print an item one attribute a line: name, type, value (S and N). */
+void ex_print_item(const ddb_item *it);
 
 /* Capacity options for calls that report what they consumed. */
 extern const ddb_ent_opts ex_total;   /* DDB_CAPACITY_TOTAL */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char cost[256];
+static char cost[EX_COST_SIZE];
 
 static void section(const char *title)
 {

@@ -20,7 +20,7 @@ static void print_order(const struct order *o)
 
 static void print_page(const order_page *pg, const char *what)
 {
-    char cost[256];
+    char cost[EX_COST_SIZE];
     printf("%s: %zu order%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(&pg->capacity, cost));
     for (size_t i = 0; i < pg->count; i++)
         print_order(&pg->items[i]);
@@ -29,7 +29,7 @@ static void print_page(const order_page *pg, const char *what)
 int main(int argc, char **argv)
 {
     ddb_error err = {0};
-    char cost[256];
+    char cost[EX_COST_SIZE];
     const ddb_schema_table *tables[] = {&orders_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 1);
     ddb_arena *a = ddb_arena_new();
@@ -56,9 +56,7 @@ int main(int argc, char **argv)
     ddb_item *it;
     EX_CHECK(order_to_item(&data[3], a, &it, &err));
     printf("The stored item of or-324904 (derived attributes filled on write):\n");
-    const ddb_value *m = ddb_item_map(it);
-    for (uint32_t i = 0; i < m->len; i++)
-        printf("    %-11s %-2s %s\n", m->u.m[i].name, ddb_type_name(m->u.m[i].value->type), m->u.m[i].value->u.s);
+    ex_print_item(it);
 
     order_page pg;
     /* an order by its id: the sort key (its timestamp) need not be known */

@@ -29,7 +29,7 @@ static void print_user(const struct user *u)
 
 static void print_stores(const store_page *pg, const char *what)
 {
-    char cost[256];
+    char cost[EX_COST_SIZE];
     printf("  %s: %zu, %s\n", what, pg->count, ex_cost(&pg->capacity, cost));
     for (size_t i = 0; i < pg->count; i++)
         printf("    %s / %s#%s#%s#%s  %s\n", pg->items[i].country, pg->items[i].state, pg->items[i].city,
@@ -39,7 +39,7 @@ static void print_stores(const store_page *pg, const char *what)
 int main(int argc, char **argv)
 {
     ddb_error err = {0};
-    char cost[256];
+    char cost[EX_COST_SIZE];
     const ddb_schema_table *tables[] = {&orgs_table, &stores_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 2);
     ddb_arena *a = ddb_arena_new();

@@ -47,7 +47,7 @@ static void print_items(ddb *db, const char *table, const char *pk, ddb_arena *a
 int main(int argc, char **argv)
 {
     ddb_error err = {0};
-    char cost[256];
+    char cost[EX_COST_SIZE];
     const ddb_schema_table *tables[] = {&products_v1_table, &products_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 2);
     ddb_arena *a = ddb_arena_new();

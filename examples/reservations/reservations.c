@@ -9,7 +9,9 @@
  *   - a geometry too large for an item, kept in a blob directory next to
  *     the database with its reference and hash in the item,
  *   - search documents whose id is <pk>#<sk>, written as NDJSON (the bulk
- *     format of OpenSearch), and read back to their items one to one.
+ *     format of OpenSearch), and read back to their items one to one,
+ *   - unpaid holds expiring by TTL, and the table's change stream turning
+ *     those deletions into delete actions for the search index.
  *
  *   reservations [DIR]      DIR: database directory (default: in the build tree)
  * Files written next to the database: DIR/blobs/..., DIR/search/documents.ndjson */
@@ -181,37 +183,42 @@ static size_t write_document(FILE *f, const char *id, const ddb_item *it, const 
     const ddb_value *m = ddb_item_map(it);
     fputc('{', f);
     for (uint32_t i = 0; i < m->len; i++) {
+        if (i)
+            fputc(',', f);
         json_string(f, m->u.m[i].name, m->u.m[i].name_len);
         fputc(':', f);
         json_value(f, m->u.m[i].value);
-        fputc(',', f);
     }
     if (geometry)
-        fprintf(f, "\"geometry\":%s,", geometry);
-    fseek(f, -1, SEEK_CUR); /* the last comma */
+        fprintf(f, "%s\"geometry\":%s", m->len ? "," : "", geometry);
     fputs("}\n", f);
     return (size_t)(ftell(f) - body);
 }
 
-/* The example runs on a fixed clock, 2025-12-30 12:00 UTC, so that holds
- * (DDB_TTL) mean the same on every run. */
-static int64_t fixed_clock_ms(void *ctx)
+/* The example runs on its own clock, starting at 2025-12-30 12:00 UTC, so
+ * that holds (DDB_TTL) expire the same way on every run. */
+static int64_t clock_now_ms = 1767096000000;
+
+static int64_t example_clock_ms(void *ctx)
 {
     (void)ctx;
-    return 1767096000000;
+    return clock_now_ms;
 }
 
 int main(int argc, char **argv)
 {
     ddb_error err = {0};
-    char cost[256];
+    char cost[EX_COST_SIZE];
     const ddb_schema_table *tables[] = {&reservations_table};
-    ddb_options opts = {.clock_ms = fixed_clock_ms};
+    ddb_options opts = {.clock_ms = example_clock_ms};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, &opts, tables, 1);
     ddb_arena *a = ddb_arena_new();
     ddb_capacity cap;
     EX_CHECK(reservations_open(db, &err));
-    printf("Table Reservations: pk / sk; GSI globalId; type attribute \"schema\"\n\n");
+    /* the search index follows the table through its change stream */
+    EX_CHECK(ddb_update_table_stream(db, "Reservations", &(ddb_stream_spec){.view = DDB_STREAM_NEW_IMAGE}, &err));
+    printf("Table Reservations: pk / sk; GSI globalId; type attribute \"schema\"; TTL attribute holdUntil;\n"
+           "a change stream (new images); the clock reads 2025-12-30 12:00 UTC\n\n");
 
     /* ---- geozones: the geometry lives outside the item ---- */
     struct geozone zones[] = {
@@ -356,7 +363,7 @@ int main(int argc, char **argv)
         perror(path);
         return 1;
     }
-    printf("\nSearch documents (DIR/search/documents.ndjson, bulk NDJSON), from a Scan of the table:\n");
+    printf("\nSearch documents (%s, bulk NDJSON), from a Scan of the table:\n", path);
     ddb_page pg;
     ddb_scan_params scan = {.table = "Reservations"};
     size_t docs = 0, back = 0;
@@ -402,6 +409,50 @@ int main(int argc, char **argv)
     free(line);
     fclose(f);
     printf("  each _id read back as pk and sk: %zu of %zu found, one item each\n", back, docs);
+    ddb_stream_desc sd;
+    EX_CHECK(ddb_stream_describe(db, "Reservations", &sd, &err));
+    uint64_t checkpoint = sd.last_seq; /* the snapshot holds every change up to here */
+
+    /* ---- later that day: unpaid holds expire, the stream carries it on ---- */
+    clock_now_ms = 1767121200000; /* 2025-12-30 19:00 UTC */
+    printf("\nAt 19:00 the unpaid holds (holdUntil 18:00) have expired:\n");
+    EX_CHECK(booking_query_table(db, (ddb_ent_query){.obj = &all}, a, &ex_total, &bp, &err));
+    printf("  bookings of bcparks_1: %zu (expired items read as absent at once):", bp.count);
+    for (size_t i = 0; i < bp.count; i++)
+        printf(" %010llu %s", (unsigned long long)bp.items[i].booking_no, bp.items[i].guest);
+    printf("\n");
+    uint64_t deleted;
+    EX_CHECK(ddb_ttl_sweep(db, "Reservations", 0, &deleted, &err));
+    printf("  the TTL sweep deletes them: %llu items, no capacity consumed\n", (unsigned long long)deleted);
+    /* the stream consumer: every change after the checkpoint becomes a bulk action */
+    ddb_stream_iter *si;
+    EX_CHECK(ddb_stream_iter_open(db, "Reservations", DDB_STREAM_AFTER_SEQUENCE, checkpoint, &si, &err));
+    ddb_stream_record recs[16];
+    size_t nrec;
+    f = fopen(path, "a");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    printf("  the stream since the snapshot, appended to the bulk file as actions:\n");
+    do {
+        EX_CHECK(ddb_stream_read(si, 16, a, recs, &nrec, &err));
+        for (size_t i = 0; i < nrec; i++) {
+            char id[1024];
+            snprintf(id, sizeof id, "%s#%s", ddb_item_get(recs[i].keys, "pk")->u.s,
+                     ddb_item_get(recs[i].keys, "sk")->u.s);
+            if (recs[i].event == DDB_STREAM_REMOVE) {
+                fprintf(f, "{\"delete\":{\"_index\":\"reservations\",\"_id\":\"%s\"}}\n", id);
+                printf("    %-6s%s  ->  delete _id %s\n", ddb_stream_event_name(recs[i].event),
+                       recs[i].by_ttl ? " (TTL)" : "", id);
+            } else {
+                write_document(f, id, recs[i].new_image, NULL);
+                printf("    %-6s  ->  index _id %s\n", ddb_stream_event_name(recs[i].event), id);
+            }
+        }
+    } while (nrec);
+    fclose(f);
+    ddb_stream_iter_close(si);
 
     ddb_arena_free(a);
     ddb_close(db);

@@ -25,26 +25,16 @@ static void print_service(const struct service *s)
 
 static void print_page(const service_page *pg, const char *what)
 {
-    char cost[256];
+    char cost[EX_COST_SIZE];
     printf("  %s: %zu service%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(&pg->capacity, cost));
     for (size_t i = 0; i < pg->count; i++)
         print_service(&pg->items[i]);
 }
 
-/* The stored item, attribute by attribute: short names, index keys. */
-static void print_item(const ddb_item *it)
-{
-    const ddb_value *m = ddb_item_map(it);
-    for (uint32_t i = 0; i < m->len; i++) {
-        const ddb_value *v = m->u.m[i].value;
-        printf("    %-10s %-2s %s\n", m->u.m[i].name, ddb_type_name(v->type), v->u.s);
-    }
-}
-
 int main(int argc, char **argv)
 {
     ddb_error err = {0};
-    char cost[256];
+    char cost[EX_COST_SIZE];
     const ddb_schema_table *tables[] = {&services_table};
     ddb *db = ex_open(argc, argv, EX_DEFAULT_DIR, NULL, tables, 1);
     ddb_arena *a = ddb_arena_new();
@@ -76,7 +66,7 @@ int main(int argc, char **argv)
     ddb_item *it;
     EX_CHECK(service_to_item(&data[2], a, &it, &err));
     printf("  the item of S-000103 as stored (attribute names shortened with DDB_ATTR):\n");
-    print_item(it);
+    ex_print_item(it);
 
     /* ---- one service: client ID + service ID ---- */
     struct service s;

@@ -1,6 +1,7 @@
 /* BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems. */
 #include "codec.h"
 #include "engine.h"
+#include "remote.h"
 #include "error.h"
 #include "keys.h"
 #include "stream.h"
@@ -102,6 +103,8 @@ static int batch_write_fn(ddb *db, MDB_txn *txn, void *vctx)
 int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_capacity *cap,
                     ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_batch_write(db->remote, ops, n, rc_mode, cap, err);
     if (!db || (n && !ops))
         return ddb_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
     if (n == 0)
@@ -213,6 +216,8 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
 int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
                        ddb_tx_result *res, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_transact_write(db->remote, ops, n, rc_mode, a, res, err);
     if (!db || (n && !ops) || !a || !res)
         return ddb_fail(err, DDB_EINVAL, "TransactWriteItems: db, ops, arena and result are required");
     memset(res, 0, sizeof *res);
@@ -343,6 +348,8 @@ static const ddb_expr *tg_proj(const void *ops, size_t i) { return ((const ddb_t
 int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
                   ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_batch_get(db->remote, ops, n, a, items, rc, cap, err);
     return read_many(db, "BatchGetItem", n, BATCH_GET_MAX, bg_table, bg_key, bg_proj, bg_consistent, 1.0, ops, a,
                      items, rc, cap, err);
 }
@@ -350,6 +357,8 @@ int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, 
 int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                      ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_transact_get(db->remote, gets, n, a, items, rc, cap, err);
     return read_many(db, "TransactGetItems", n, TX_MAX, tg_table, tg_key, tg_proj, NULL, 2.0, gets, a, items, rc,
                      cap, err);
 }

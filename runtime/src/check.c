@@ -15,6 +15,7 @@
  * an index holds exactly the entries its items call for. */
 #include "codec.h"
 #include "engine.h"
+#include "remote.h"
 #include "error.h"
 #include "keys.h"
 #include "value.h"
@@ -444,6 +445,8 @@ static int pass_index(checker *c, const ddb_index_rt *x)
 
 int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_check_table(db->remote, table, report, err);
     if (!db || !table)
         return ddb_fail(err, DDB_EINVAL, "ddb_check_table: db and table are required");
     ddb_check_report local;

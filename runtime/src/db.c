@@ -1,6 +1,7 @@
 /* Opening a database and the commit path (group commit). */
 #include "engine.h"
 #include "error.h"
+#include "remote.h"
 #include "stream.h"
 
 #include <errno.h>
@@ -46,8 +47,26 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     const char *path = uri;
     if (strncmp(uri, "file:", 5) == 0)
         path = uri + 5;
-    else if (strstr(uri, "://"))
-        return ddb_fail(err, DDB_ENOTSUP, "ddb_open: no backend for \"%s\" in this build (use file:DIR)", uri);
+    else if (ddb_remote_uri(uri)) {
+        /* the remote backend: every public call goes to db->remote */
+        ddb *db = calloc(1, sizeof *db);
+        if (!db)
+            return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+        pthread_mutex_init(&db->schema_mu, NULL);
+        pthread_mutex_init(&db->gc_mu, NULL);
+        pthread_cond_init(&db->gc_cv, NULL);
+        int rc = ddb_remote_open(uri, opts, &db->remote, err);
+        if (rc) {
+            ddb_close(db);
+            return rc;
+        }
+        *out = db;
+        return DDB_OK;
+    } else if (strstr(uri, "://"))
+        return ddb_fail(err, DDB_ENOTSUP,
+                        "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
+                        "dynamodb://REGION)",
+                        uri);
     if (!*path)
         return ddb_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
     ddb_options o = opts ? *opts : (ddb_options){0};
@@ -119,6 +138,8 @@ void ddb_close(ddb *db)
         if (txn)
             mdb_txn_abort(txn);
     }
+    if (db->remote)
+        ddb_remote_close(db->remote);
     if (db->env)
         mdb_env_close(db->env);
     ddb_tables_free(atomic_load(&db->tables));
@@ -137,6 +158,8 @@ void ddb_close(ddb *db)
 
 int ddb_sync(ddb *db, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_sync(db->remote, err);
     if (!db)
         return ddb_fail(err, DDB_EINVAL, "ddb_sync: no database");
     int rc = mdb_env_sync(db->env, 1);

@@ -86,6 +86,9 @@ struct ddb {
      * (one write transaction at a time per environment). */
     ddb_arena *wscratch;
     ddb_buf wbuf;
+    /* the remote backend (remote.c) when opened with an http(s):// or
+     * dynamodb:// URI: every public call is forwarded to it */
+    struct ddb_remote *remote;
     /* prepared expressions shared by the calls of generated modules (expr_cache.c) */
     struct ddb_expr_cache *expr_cache;
     /* group commit */
@@ -127,7 +130,9 @@ void ddb_expr_cache_free(ddb *db);
 
 /* Table cache: look up name as of txn's snapshot. */
 int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
-/* The same for a read-only txn: may skip reading the generation. */
+/* The same for a read-only txn: may skip reading the generation, and may
+ * renew txn (a fresh snapshot) when it predates the table's database
+ * handles, so call it before reading anything through txn. */
 int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name);
 void ddb_tables_free(ddb_table_rt *t);

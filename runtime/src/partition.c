@@ -3,6 +3,7 @@
  * optional throttle, and splits by size. */
 #include "codec.h"
 #include "engine.h"
+#include "remote.h"
 #include "error.h"
 
 #include <stdio.h>
@@ -224,6 +225,8 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
 int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
                     ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_table_stats(db->remote, table, a, parts, count, err);
     if (!db || !table || !a || !parts || !count)
         return ddb_fail(err, DDB_EINVAL, "ddb_table_stats: db, table, arena, parts and count are required");
     MDB_txn *txn;

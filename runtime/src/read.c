@@ -1,6 +1,7 @@
 /* GetItem, Query and Scan. */
 #include "codec.h"
 #include "engine.h"
+#include "remote.h"
 #include "error.h"
 #include "expr.h"
 #include "keys.h"
@@ -13,6 +14,8 @@
 int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
                  ddb_item **out, ddb_capacity *cap, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_get_item(db->remote, table, key, opts, a, out, cap, err);
     if (!db || !table || !key || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
     *out = NULL;
@@ -291,6 +294,8 @@ static int cmp_prefix(const MDB_val *key, const uint8_t *bound, size_t blen)
 
 int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_query(db->remote, q, a, out, err);
     if (!db || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
     const ddb_expr *ex[3] = {q->key_condition, q->filter, q->projection};
@@ -552,6 +557,8 @@ static int cand_qsort(const void *a, const void *b, void *state)
 
 int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_scan(db->remote, sc, a, out, err);
     if (!db || !sc || !sc->table || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
     memset(out, 0, sizeof *out);

@@ -2,6 +2,7 @@
  * (range, items, bytes, consumed capacity from the ledger, write heat from
  * the stream), its largest item collections, its most written partition
  * keys, its index sizes.  What `ddb stats` prints and draws. */
+#include "remote.h"
 #include "codec.h"
 #include "error.h"
 #include "keys.h"
@@ -259,6 +260,8 @@ static const char *adup(ddb_arena *a, const char *s)
 int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
                            ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_table_report_build(db->remote, table, top, a, out, err);
     if (!db || !table || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "ddb_table_report_build: db, table, arena and out are required");
     if (!top)

@@ -1,6 +1,7 @@
 /* A table's stream specification and TTL attribute: stored under
  * "q/<table>" in the meta database, loaded with the table definition,
  * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive. */
+#include "remote.h"
 #include "error.h"
 #include "stream.h"
 
@@ -230,6 +231,8 @@ static int update_fn(ddb *db, MDB_txn *txn, void *vctx)
 
 int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *spec, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_update_table_stream(db->remote, table, spec, err);
     if (!db || !table || !spec)
         return ddb_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
     int rc = check_spec(spec, err);
@@ -241,6 +244,8 @@ int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *s
 
 int ddb_update_time_to_live(ddb *db, const char *table, const char *attr, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_update_time_to_live(db->remote, table, attr, err);
     if (!db || !table)
         return ddb_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
     int rc = check_ttl_attr(attr, err);

@@ -1,6 +1,7 @@
 /* Stream records: appended by the write path in its transaction, trimmed
  * by retention, read by iterators, verified by ddb_stream_check (layout in
  * stream.h). */
+#include "remote.h"
 #include "codec.h"
 #include "error.h"
 #include "keys.h"
@@ -361,6 +362,8 @@ static int trimmed_error(const char *table, uint64_t pos, const ddb_stream_state
 int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, uint64_t seq,
                          ddb_stream_iter **out, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_stream_iter_open(db->remote, table, from, seq, out, err);
     if (!db || !table || !out)
         return ddb_fail(err, DDB_EINVAL, "ddb_stream_iter_open: db, table and out are required");
     *out = NULL;
@@ -465,6 +468,8 @@ void ddb_stream_iter_close(ddb_stream_iter *it)
 
 int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_stream_describe(db->remote, table, out, err);
     if (!db || !table || !out)
         return ddb_fail(err, DDB_EINVAL, "ddb_stream_describe: db, table and out are required");
     memset(out, 0, sizeof *out);
@@ -534,6 +539,8 @@ static int trim_fn(ddb *db, MDB_txn *txn, void *vctx)
 
 int ddb_stream_trim(ddb *db, const char *table, uint64_t *trimmed, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_stream_trim(db->remote, table, trimmed, err);
     if (!db || !table)
         return ddb_fail(err, DDB_EINVAL, "ddb_stream_trim: db and table are required");
     trim_ctx cx = {table, ddb_clock_ms(db), 0, true, err};
@@ -615,6 +622,8 @@ static void check_record(scheck *c, const ddb_stream_record *rec)
 
 int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_stream_check(db->remote, table, report, err);
     if (!db || !table)
         return ddb_fail(err, DDB_EINVAL, "ddb_stream_check: db and table are required");
     ddb_check_report local;

@@ -2,6 +2,7 @@
  * CreateTable / DeleteTable / DescribeTable / ListTables. */
 #include "codec.h"
 #include "engine.h"
+#include "remote.h"
 #include "error.h"
 #include "keys.h"
 #include "stream.h"
@@ -86,8 +87,9 @@ static void db_name(char *buf, size_t cap, const char *table, const char *index)
         snprintf(buf, cap, "i/%s", table);
 }
 
-/* Build a runtime table from its stored definition; opens its databases. */
-static int table_from_def(MDB_txn *txn, const ddb_item *def, const MDB_val *bounds, ddb_table_rt **out,
+/* Build a runtime table from its stored definition; opens its databases
+ * in dbi_txn. */
+static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *bounds, ddb_table_rt **out,
                           ddb_error *err)
 {
     ddb_table_rt *t = calloc(1, sizeof *t);
@@ -134,10 +136,10 @@ static int table_from_def(MDB_txn *txn, const ddb_item *def, const MDB_val *boun
     }
     char name[600];
     db_name(name, sizeof name, t->name, NULL);
-    int rc = mdb_dbi_open(txn, name, 0, &t->items);
+    int rc = mdb_dbi_open(dbi_txn, name, 0, &t->items);
     for (size_t i = 0; !rc && i < t->n_idx; i++) {
         db_name(name, sizeof name, t->name, t->idx[i].name);
-        rc = mdb_dbi_open(txn, name, MDB_DUPSORT, &t->idx[i].dbi);
+        rc = mdb_dbi_open(dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
     }
     if (rc) {
         ddb_tables_free(t);
@@ -147,13 +149,28 @@ static int table_from_def(MDB_txn *txn, const ddb_item *def, const MDB_val *boun
     return DDB_OK;
 }
 
-/* Reload every table definition as of txn (caller holds schema_mu). */
-static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
+/* Reload every table definition as of txn (caller holds schema_mu).
+ *
+ * The reload opens the database handles of tables it has not seen (created
+ * by another process).  A handle is usable only in transactions that begin
+ * after the transaction opening it has committed, so when txn is a read
+ * transaction the handles are opened in a transaction of their own,
+ * committed before the new list is published (readers whose transaction is
+ * older renew it: see table_get).  A write transaction keeps opening them
+ * itself: it could not use handles committed after it began. */
+static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_error *err)
 {
-    MDB_cursor *c;
-    int rc = mdb_cursor_open(txn, db->meta, &c);
+    MDB_txn *dbi_txn = txn;
+    int rc = rdonly ? mdb_txn_begin(db->env, NULL, MDB_RDONLY, &dbi_txn) : 0;
     if (rc)
         return ddb_mdb_fail(err, rc, "reading tables");
+    MDB_cursor *c;
+    rc = mdb_cursor_open(txn, db->meta, &c);
+    if (rc) {
+        if (dbi_txn != txn)
+            mdb_txn_abort(dbi_txn);
+        return ddb_mdb_fail(err, rc, "reading tables");
+    }
     ddb_table_rt *list = NULL;
     ddb_arena *a = ddb_arena_new();
     MDB_val k = {2, "t/"}, v;
@@ -175,7 +192,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
         /* before mdb_dbi_open: pooled read transactions that may have
          * opened handles must commit, not reset (see ddb_rtxn_release) */
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
-        if ((rc = table_from_def(txn, def, &bv, &t, err)))
+        if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
             break;
         ddb_stream_load_config(db, txn, t); /* stream and TTL settings (stream_config.c) */
         /* keep the counters of partitions that still start where they did
@@ -207,7 +224,15 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
     }
     mdb_cursor_close(c);
     ddb_arena_free(a);
-    if (rc && rc != MDB_NOTFOUND) {
+    if (rc == MDB_NOTFOUND)
+        rc = 0;
+    if (dbi_txn != txn) {
+        if (rc)
+            mdb_txn_abort(dbi_txn);
+        else if ((rc = mdb_txn_commit(dbi_txn))) /* the handles are everyone's from here */
+            rc = ddb_mdb_fail(err, rc, "opening table databases");
+    }
+    if (rc) {
         ddb_tables_free(list);
         return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddb_mdb_fail(err, rc, "reading tables");
     }
@@ -226,7 +251,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, ddb_error *err)
 int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
 {
     pthread_mutex_lock(&db->schema_mu);
-    int rc = load_locked(db, txn, get_gen(db, txn), err);
+    int rc = load_locked(db, txn, get_gen(db, txn), false, err);
     pthread_mutex_unlock(&db->schema_mu);
     return rc;
 }
@@ -248,7 +273,7 @@ static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_t
         if (gen > atomic_load_explicit(&db->schema_gen, memory_order_acquire)) {
             pthread_mutex_lock(&db->schema_mu);
             if (gen > atomic_load_explicit(&db->schema_gen, memory_order_relaxed))
-                rc = load_locked(db, txn, gen, err);
+                rc = load_locked(db, txn, gen, rdonly, err);
             pthread_mutex_unlock(&db->schema_mu);
         } else if (rdonly) {
             /* only committed snapshots may vouch: a write txn could abort */
@@ -269,6 +294,19 @@ static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_t
     return DDB_OK;
 }
 
+/* Can txn use t's database handles?  Not if it began before the
+ * transaction that opened them committed. */
+static bool handles_usable(MDB_txn *txn, const ddb_table_rt *t)
+{
+    unsigned flags;
+    if (mdb_dbi_flags(txn, t->items, &flags))
+        return false;
+    for (size_t i = 0; i < t->n_idx; i++)
+        if (mdb_dbi_flags(txn, t->idx[i].dbi, &flags))
+            return false;
+    return true;
+}
+
 int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
     return table_get(db, txn, name, false, out, err);
@@ -276,7 +314,16 @@ int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, d
 
 int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
-    return table_get(db, txn, name, true, out, err);
+    for (int tries = 0;; tries++) {
+        int rc = table_get(db, txn, name, true, out, err);
+        if (rc || handles_usable(txn, *out) || tries == 3)
+            return rc;
+        /* another thread's reload opened handles after txn began: nothing
+         * was read yet, so move txn to a fresh snapshot that knows them */
+        mdb_txn_reset(txn);
+        if ((rc = mdb_txn_renew(txn)))
+            return ddb_mdb_fail(err, rc, "read transaction");
+    }
 }
 
 const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name)
@@ -537,6 +584,8 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
 
 int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_create_table(db->remote, def, err);
     if (!db || !def)
         return ddb_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
     int rc = validate_def(def, err);
@@ -608,6 +657,8 @@ static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
 
 int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_delete_table(db->remote, name, err);
     if (!db || !name)
         return ddb_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
     delete_ctx cx = {name, err};
@@ -629,6 +680,8 @@ static const char *adup(ddb_arena *a, const char *s)
 
 int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_describe_table(db->remote, name, a, out, err);
     if (!db || !name || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
     MDB_txn *txn;
@@ -678,6 +731,8 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
 
 int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_list_tables(db->remote, a, names, count, err);
     if (!db || !a || !names || !count)
         return ddb_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
     MDB_txn *txn;
@@ -843,6 +898,8 @@ static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
 int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
                   ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_add_index(db->remote, table, x, backfilled, skipped, err);
     if (!db || !table || !x)
         return ddb_fail(err, DDB_EINVAL, "ddb_add_index: db, table and index are required");
     uint64_t b = 0, sk = 0;
@@ -890,6 +947,8 @@ static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
 
 int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_table_meta_put(db->remote, table, key, val, len, err);
     if (!db || !table || !key || (len && !val))
         return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
     meta_ctx cx = {table, key, val, len, err};
@@ -899,6 +958,8 @@ int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *
 int ddb_table_meta_get(ddb *db, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
                        ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_table_meta_get(db->remote, table, key, a, val, len, err);
     if (!db || !table || !key || !a || !val || !len)
         return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
     MDB_txn *txn;

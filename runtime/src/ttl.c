@@ -1,6 +1,7 @@
 /* Time to live: the clock, expiry as the read paths see it, and the sweep
  * that deletes expired items (each deletion a REMOVE stream record made by
  * the service, as DynamoDB's TTL writes them). */
+#include "remote.h"
 #include "codec.h"
 #include "error.h"
 #include "keys.h"
@@ -159,6 +160,8 @@ static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *del
 
 int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_ttl_sweep(db->remote, table, now_s, deleted, err);
     if (!db)
         return ddb_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
     int64_t now_ms = now_s ? now_s * 1000 : ddb_clock_ms(db);

@@ -4,6 +4,7 @@
  * batches and transactions (write.h). */
 #include "codec.h"
 #include "engine.h"
+#include "remote.h"
 #include "error.h"
 #include "keys.h"
 #include "stream.h"
@@ -194,10 +195,13 @@ int ddb_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, do
 {
     ddb_table_rt *t = st->t;
     if (r->kind == DDB_TX_CHECK) {
-        /* a ConditionCheck reads the item: 1 RCU-sized write unit per DynamoDB's transaction pricing */
+        /* a ConditionCheck is charged as a write of the checked item (1 WCU
+         * per KB, at least 1), to its partition too */
         double u = factor * ddb_write_units(st->old_size);
-        ddb_cap_add(cap, NULL, 0, u, mode);
-        return DDB_OK;
+        int rc = ddb_part_charge(db, t, ddb_part_of(t, ddb_key_hash(st->key.b)), 0, u, err);
+        if (!rc)
+            ddb_cap_add(cap, NULL, 0, u, mode);
+        return rc;
     }
     bool del = r->kind == DDB_TX_DELETE;
     size_t big = st->old_size > st->new_size ? st->old_size : st->new_size;
@@ -339,17 +343,23 @@ static int run(ddb *db, const char *table, const ddb_item *item, ddb_tx_kind kin
 int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
                  ddb_write_result *res, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_put_item(db->remote, table, item, opts, a, res, err);
     return run(db, table, item, DDB_TX_PUT, NULL, opts, a, res, err);
 }
 
 int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
                     ddb_write_result *res, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_delete_item(db->remote, table, key, opts, a, res, err);
     return run(db, table, key, DDB_TX_DELETE, NULL, opts, a, res, err);
 }
 
 int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_expr *update,
                     const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
+    if (db && db->remote)
+        return ddb_remote_update_item(db->remote, table, key, update, opts, a, res, err);
     return run(db, table, key, DDB_TX_UPDATE, update, opts, a, res, err);
 }

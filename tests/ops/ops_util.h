@@ -18,6 +18,11 @@ typedef struct ops_fx {
     size_t nexprs;
 } ops_fx;
 
+/* The test groups, one per file (test_ops_<group>.c), run by test_ops.c. */
+extern const struct CMUnitTest ops_update_tests[], ops_index_tests[], ops_cond_tests[], ops_batch_tests[],
+    ops_tx_tests[], ops_query_tests[];
+extern const size_t ops_update_count, ops_index_count, ops_cond_count, ops_batch_count, ops_tx_count, ops_query_count;
+
 /* cmocka setup/teardown: a fresh database with the standard tables below. */
 int ops_setup(void **state);
 int ops_teardown(void **state);
@@ -38,7 +43,7 @@ int ops_teardown(void **state);
 ddb_item *J(ops_fx *fx, const char *json);
 /* A key of "Ops"/"Idx": {pk, sk}. */
 ddb_item *K(ops_fx *fx, const char *pk, const char *sk);
-/* The same item padded with an S attribute "pad" to exactly size bytes
+/* An item from JSON padded with an S attribute "pad" to exactly size bytes
  * (ddb_item_size). */
 ddb_item *sized(ops_fx *fx, const char *json, size_t size);
 /* A prepared expression without names (names_json NULL) or with names

@@ -6,10 +6,6 @@
 
 #include <stdlib.h>
 
-extern const struct CMUnitTest ops_update_tests[], ops_index_tests[], ops_cond_tests[], ops_batch_tests[],
-    ops_tx_tests[], ops_query_tests[];
-extern const size_t ops_update_count, ops_index_count, ops_cond_count, ops_batch_count, ops_tx_count, ops_query_count;
-
 int main(void)
 {
     int failed = 0;

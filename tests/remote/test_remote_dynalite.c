@@ -354,8 +354,8 @@ static void test_items(void **state)
             assert_true(round == 0 ? rr.attributes == NULL : rr.attributes != NULL);
             if (!ascii_only(ddb_item_map(it))) {
                 if (!said_utf)
-                    print_message("skipped: capacity of non-ASCII strings not compared (dynalite sizes strings "
-                                  "differently from DynamoDB's UTF-8 bytes)\n");
+                    print_message("skipped: capacity of non-ASCII strings not compared (dynalite counts string "
+                                  "sizes in UTF-16 code units, DynamoDB in UTF-8 bytes)\n");
                 said_utf = true;
             } else if (re.capacity.table_write != rr.capacity.table_write) {
                 fail_msg("put %s: table write units %g vs %g", sk, re.capacity.table_write, rr.capacity.table_write);

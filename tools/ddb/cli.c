@@ -40,15 +40,15 @@ int cli_open(cli *c)
 
 int cli_fail(const cli *c, const ddb_error *e, const char *fmt, ...)
 {
-    fprintf(stderr, "ddb %s: ", c->cmd->name);
-    if (fmt && *fmt) {
+    char what[512] = "";
+    if (fmt) {
         va_list ap;
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vsnprintf(what, sizeof what, fmt, ap);
         va_end(ap);
-        fprintf(stderr, ": ");
     }
-    fprintf(stderr, "%s\n", e && e->message[0] ? e->message : e ? ddb_strerror(e->code) : "failed");
+    fprintf(stderr, "ddb %s: %s%s%s\n", c->cmd->name, what, *what ? ": " : "",
+            e && e->message[0] ? e->message : e ? ddb_strerror(e->code) : "failed");
     return 1;
 }
 

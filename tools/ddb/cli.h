@@ -111,6 +111,8 @@ void sb_str(sbuf *b, const char *s);
 void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_json_string(sbuf *b, const char *s, size_t n);
 void sb_plain_value(sbuf *b, const ddb_value *v);
+/* A table cell: S as itself, the rest as plain JSON, cut at 40 characters (b is reset first). */
+void sb_cell(sbuf *b, const ddb_value *v);
 void sb_free(sbuf *b);
 
 /* Items as DynamoDB JSON lines or as a table (key attributes first). */
@@ -128,6 +130,7 @@ void printer_init(item_printer *p, cli *c, FILE *out, const ddb_table_desc *d, i
 /* 0, or 1 after printing an error. */
 int printer_item(item_printer *p, const ddb_item *it);
 int printer_end(item_printer *p);
+void printer_discard(item_printer *p); /* after an error: print nothing more */
 /* One item as one line of compact DynamoDB JSON (malloc'd). */
 char *item_json_line(const ddb_item *it, ddb_error *err);
 

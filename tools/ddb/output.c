@@ -187,7 +187,7 @@ static size_t width(const char *s, size_t n)
 
 /* The cell text of v: S as itself (control characters as '?'), the rest
  * as plain JSON; cut to CELL_MAX characters with "...". */
-static void cell(sbuf *b, const ddb_value *v)
+void sb_cell(sbuf *b, const ddb_value *v)
 {
     b->len = 0;
     if (v->type == DDB_TS) {
@@ -268,7 +268,7 @@ int printer_end(item_printer *p)
         for (size_t r = 0; r < p->n; r++) {
             const ddb_value *v = ddb_item_get(p->rows[r], cols[j]);
             if (v) {
-                cell(&b, v);
+                sb_cell(&b, v);
                 size_t cw = width(b.p, b.len);
                 w[j] = cw > w[j] ? cw : w[j];
             }
@@ -289,20 +289,27 @@ int printer_end(item_printer *p)
     }
     if (ncol)
         fputc('\n', p->out);
+    sbuf line = {0};
     for (size_t r = 0; w && r < p->n; r++) {
+        line.len = 0;
         for (size_t j = 0; j < ncol; j++) {
             const ddb_value *v = ddb_item_get(p->rows[r], cols[j]);
             size_t cw = 0;
             if (v) {
-                cell(&b, v);
-                fwrite(b.p, 1, b.len, p->out);
+                sb_cell(&b, v);
+                sb_add(&line, b.p, b.len);
                 cw = width(b.p, b.len);
             }
-            if (j + 1 < ncol)
-                pad(p->out, w[j] - cw + 2);
+            for (size_t k = 0; j + 1 < ncol && k < w[j] - cw + 2; k++)
+                sb_add(&line, " ", 1);
         }
+        while (line.len && line.p[line.len - 1] == ' ')
+            line.len--;
+        if (line.len)
+            fwrite(line.p, 1, line.len, p->out);
         fputc('\n', p->out);
     }
+    sb_free(&line);
     fprintf(p->out, "(%zu item%s)\n", p->n, p->n == 1 ? "" : "s");
     sb_free(&b);
     free(w);
@@ -312,4 +319,13 @@ int printer_end(item_printer *p)
     p->rows = NULL;
     p->a = NULL;
     return fflush(p->out) == 0 ? 0 : cli_failf(p->c, "cannot write the output");
+}
+
+void printer_discard(item_printer *p)
+{
+    free(p->rows);
+    ddb_arena_free(p->a);
+    p->rows = NULL;
+    p->a = NULL;
+    p->n = p->cap = 0;
 }

@@ -1,0 +1,58 @@
+/* check: every table's items against its indexes and partition
+ * statistics (ddb_check_table) and its stream (ddb_stream_check).  Exit
+ * status 0 clean, 1 problems found, 2 could not check. */
+#include "cli.h"
+
+#include <inttypes.h>
+
+int cmd_check(cli *c)
+{
+    if (c->o.npos)
+        c->uri = c->o.pos[0];
+    if (cli_open(c))
+        return 2;
+    ddb_arena *a = ddb_arena_new();
+    const char **names;
+    size_t n;
+    ddb_error e = {0};
+    if (!a || ddb_list_tables(c->db, a, &names, &n, &e)) {
+        ddb_arena_free(a);
+        cli_fail(c, &e, NULL);
+        return 2;
+    }
+    size_t bad = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc != 2; i++) {
+        ddb_check_report tr, sr;
+        ddb_error te = {0}, se = {0};
+        int t = ddb_check_table(c->db, names[i], &tr, &te);
+        int s = ddb_stream_check(c->db, names[i], &sr, &se);
+        if ((t && t != DDB_ECORRUPT) || (s && s != DDB_ECORRUPT)) {
+            cli_fail(c, t && t != DDB_ECORRUPT ? &te : &se, "table %s", names[i]);
+            rc = 2;
+            break;
+        }
+        if (!t && !s) {
+            printf("table %s: ok: %" PRIu64 " item%s, %" PRIu64 " index entr%s, %" PRIu64 " stream record%s\n",
+                   names[i], tr.items, tr.items == 1 ? "" : "s", tr.index_entries, tr.index_entries == 1 ? "y" : "ies",
+                   sr.items, sr.items == 1 ? "" : "s");
+            continue;
+        }
+        bad++;
+        if (t)
+            printf("table %s: %" PRIu64 " problem%s in its items and indexes; the first: %s\n", names[i], tr.problems,
+                   tr.problems == 1 ? "" : "s", tr.first_problem);
+        if (s)
+            printf("table %s: %" PRIu64 " problem%s in its stream; the first: %s\n", names[i], sr.problems,
+                   sr.problems == 1 ? "" : "s", sr.first_problem);
+    }
+    if (rc != 2) {
+        if (bad)
+            printf("%zu of %zu table%s with problems\n", bad, n, n == 1 ? "" : "s");
+        else
+            printf("%zu table%s checked, all clean\n", n, n == 1 ? "" : "s");
+        rc = bad ? 1 : 0;
+    }
+    ddb_arena_free(a);
+    return rc;
+}

@@ -1,0 +1,253 @@
+/* ddb — browse and change a ddb database from the command line.
+ *
+ *   ddb [--db URI] [-o json|table] [--now SECONDS] COMMAND [ARGS] */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_OPTS                                                                                                      \
+    {"pk", 0, 1, false, "VALUE", "partition key value (typed by the table's key schema; B as base64)"},               \
+        {"sk", 0, 1, false, "VALUE", "sort key value"},                                                               \
+        {"key", 0, 1, false, "JSON", "the key as DynamoDB JSON, e.g. '{\"PK\":{\"S\":\"a\"}}'"}
+#define EXPR_OPTS                                                                                                     \
+    {"values", 0, 1, false, "JSON", "ExpressionAttributeValues as DynamoDB JSON, e.g. '{\":v\":{\"N\":\"1\"}}'"},     \
+        {"names", 0, 1, false, "JSON", "ExpressionAttributeNames, e.g. '{\"#n\":\"name\"}'"}
+
+static const opt_spec no_opts[] = {{NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec describe_opts[] = {{NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec create_opts[] = {
+    {"pk", 0, 1, false, "NAME:TYPE", "partition key attribute and type (S, N or B)"},
+    {"sk", 0, 1, false, "NAME:TYPE", "sort key attribute and type"},
+    {"gsi", 0, 1, true, "NAME:PK:TYPE[:SK:TYPE]", "a global secondary index (projection ALL)"},
+    {"lsi", 0, 1, true, "NAME:SK:TYPE", "a local secondary index (projection ALL)"},
+    {"stream", 0, 1, false, "VIEW", "KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES"},
+    {"ttl", 0, 1, false, "ATTR", "the TTL attribute (epoch seconds)"},
+    {"rcu", 0, 1, false, "N", "provisioned read capacity (default: on demand)"},
+    {"wcu", 0, 1, false, "N", "provisioned write capacity"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec update_opts[] = {
+    {"stream", 0, 1, false, "VIEW", "enable or switch the stream (KEYS_ONLY ... NEW_AND_OLD_IMAGES), or NONE"},
+    {"retention-hours", 0, 1, false, "H", "keep stream records H hours (default 24)"},
+    {"retention-bytes", 0, 1, false, "N", "keep at most N bytes of stream records"},
+    {"ttl", 0, 1, false, "ATTR", "enable TTL on ATTR"},
+    {"no-ttl", 0, 0, false, NULL, "disable TTL"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec get_opts[] = {
+    KEY_OPTS,
+    {"consistent", 0, 0, false, NULL, "strongly consistent read"},
+    {"projection", 0, 1, false, "EXPR", "ProjectionExpression"},
+    {"names", 0, 1, false, "JSON", "ExpressionAttributeNames, e.g. '{\"#n\":\"name\"}'"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec put_opts[] = {
+    {"condition", 0, 1, false, "EXPR", "ConditionExpression every item must meet"},
+    EXPR_OPTS,
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec delete_opts[] = {
+    KEY_OPTS,
+    {"condition", 0, 1, false, "EXPR", "ConditionExpression"},
+    EXPR_OPTS,
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec query_opts[] = {
+    {"pk", 0, 1, false, "VALUE", "partition key value (of the index with --index)"},
+    {"sk-eq", 0, 1, false, "VALUE", "sort key = VALUE"},
+    {"sk-lt", 0, 1, false, "VALUE", "sort key < VALUE"},
+    {"sk-le", 0, 1, false, "VALUE", "sort key <= VALUE"},
+    {"sk-gt", 0, 1, false, "VALUE", "sort key > VALUE"},
+    {"sk-ge", 0, 1, false, "VALUE", "sort key >= VALUE"},
+    {"sk-begins", 0, 1, false, "PREFIX", "begins_with(sort key, PREFIX)"},
+    {"sk-between", 0, 2, false, "V", "sort key BETWEEN the two values"},
+    {"index", 0, 1, false, "NAME", "query a secondary index"},
+    {"filter", 0, 1, false, "EXPR", "FilterExpression"},
+    {"projection", 0, 1, false, "EXPR", "ProjectionExpression"},
+    EXPR_OPTS,
+    {"limit", 0, 1, false, "N", "print at most N items"},
+    {"desc", 0, 0, false, NULL, "descending sort key order"},
+    {"consistent", 0, 0, false, NULL, "strongly consistent read"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec scan_opts[] = {
+    {"index", 0, 1, false, "NAME", "scan a secondary index"},
+    {"filter", 0, 1, false, "EXPR", "FilterExpression"},
+    {"projection", 0, 1, false, "EXPR", "ProjectionExpression"},
+    EXPR_OPTS,
+    {"limit", 0, 1, false, "N", "print at most N items"},
+    {"segment", 0, 2, false, "N", "parallel scan: segment I of TOTAL (--segment I TOTAL)"},
+    {"consistent", 0, 0, false, NULL, "strongly consistent read"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec export_opts[] = {{NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec import_opts[] = {
+    {"create", 0, 1, false, "PK:TYPE[,SK:TYPE]", "create the table with this key schema if it does not exist"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec stats_opts[] = {
+    {"top", 0, 1, false, "N", "how many partition keys to list (default 10)"},
+    {"svg", 0, 1, false, "FILE", "draw the partitions' heat into an SVG picture"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+static const opt_spec stream_opts[] = {
+    {"from", 0, 1, false, "POSITION", "trim_horizon (default), latest, at:SEQ or after:SEQ"},
+    {"checkpoint", 0, 1, false, "FILE", "resume after the sequence number in FILE; write it after each batch"},
+    {"follow", 'f', 0, false, NULL, "keep waiting for new records (until interrupted)"},
+    {"interval", 0, 1, false, "MS", "poll interval with --follow (default 500)"},
+    {"limit", 0, 1, false, "N", "stop after N records"},
+    {"opensearch-bulk", 0, 0, false, NULL, "print OpenSearch bulk API NDJSON (ids <pk>#<sk>)"},
+    {"index", 0, 1, false, "NAME", "the OpenSearch index (default: the table name in lower case)"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
+const command ddb_commands[] = {
+    {"tables", cmd_tables, "", "List the tables", "", no_opts, 0, 0},
+    {"describe", cmd_describe, "TABLE", "Show a table's key schema, indexes, stream, TTL and size",
+     "With -o json: DynamoDB's DescribeTable shape.\n", describe_opts, 1, 1},
+    {"create-table", cmd_create_table, "TABLE", "Create a table",
+     "Types are S, N or B.  Example:\n"
+     "  ddb create-table Shop --pk PK:S --sk SK:S --gsi GSI1:GSI1PK:S:GSI1SK:S --stream NEW_AND_OLD_IMAGES\n",
+     create_opts, 1, 1},
+    {"delete-table", cmd_delete_table, "TABLE", "Delete a table with its items, indexes and stream", "", no_opts, 1,
+     1},
+    {"update-table", cmd_update_table, "TABLE", "Switch a table's stream or TTL attribute",
+     "Stream records already written stay readable until retention trims them.\n", update_opts, 1, 1},
+    {"get", cmd_get, "TABLE", "Read one item by its key",
+     "Prints the item as DynamoDB JSON (or a table with -o table); exit status 1\n"
+     "when there is no such item.\n",
+     get_opts, 1, 1},
+    {"put", cmd_put, "TABLE [ITEM | -]", "Write items given as DynamoDB JSON",
+     "ITEM is one item as DynamoDB JSON; without it (or with -) items are read\n"
+     "from standard input, one per line.  An item replaces the one with its key.\n",
+     put_opts, 1, 2},
+    {"delete", cmd_delete, "TABLE", "Delete one item by its key", "", delete_opts, 1, 1},
+    {"query", cmd_query, "TABLE", "Read one item collection of the table or of an index",
+     "Reads every page; the sort key condition is at most one of the --sk-* options.\n"
+     "Example:\n"
+     "  ddb query Shop --pk ORG#acme --sk-begins USER# --filter 'logins > :n' --values '{\":n\":{\"N\":\"3\"}}'\n",
+     query_opts, 1, 1},
+    {"scan", cmd_scan, "TABLE", "Read a whole table or index in partition-hash order", "", scan_opts, 1, 1},
+    {"export", cmd_export, "TABLE [FILE]", "Write every item in DynamoDB's JSON-lines export format",
+     "One {\"Item\": {...}} per line, as DynamoDB's export to S3 writes them (to\n"
+     "standard output without FILE).  Shows progress when standard error is a terminal.\n",
+     export_opts, 1, 2},
+    {"import", cmd_import, "TABLE [FILE | -]", "Load items in DynamoDB's JSON-lines export format",
+     "Reads {\"Item\": {...}} lines (gzip-compressed files too, as DynamoDB exports\n"
+     "them) and writes them in batches of 25.  Shows progress when standard error\n"
+     "is a terminal.\n",
+     import_opts, 1, 2},
+    {"stats", cmd_stats, "TABLE", "Partitions, hottest keys, item collection and index sizes",
+     "Per partition: its hash range, items, bytes, the capacity consumed since the\n"
+     "table was created (recorded by every handle when it closes) and the writes in\n"
+     "the retained stream.  Then the largest item collections, the most written\n"
+     "partition keys (from the stream) and the index sizes.\n",
+     stats_opts, 1, 1},
+    {"stream", cmd_stream, "TABLE", "Read a table's change stream as JSON lines",
+     "Records in DynamoDB Streams' shape, one per line.  A consumer that keeps a\n"
+     "--checkpoint file resumes where it stopped: records are printed before the\n"
+     "checkpoint moves past them (none is lost; after a crash, those printed since\n"
+     "the last checkpoint are printed again).\n",
+     stream_opts, 1, 1},
+    {"sweep", cmd_sweep, "[TABLE]", "Delete expired items (TTL) now",
+     "Each deletion is a REMOVE stream record made by the service.\n", no_opts, 0, 1},
+    {"check", cmd_check, "[DIR]", "Verify every table's indexes and stream",
+     "Exit status 0 when every table is clean, 1 when problems were found, 2 when\n"
+     "the check could not run.\n",
+     no_opts, 0, 1},
+};
+const size_t ddb_n_commands = sizeof ddb_commands / sizeof *ddb_commands;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: ddb [--db URI] [-o json|table] [--now SECONDS] COMMAND [ARGS]\n\n"
+               "Browse and change a ddb database: the embedded engine in a directory\n"
+               "(file:DIR or DIR); the item commands also serve http(s):// endpoints\n"
+               "once the remote backend is wired into ddb_open.\n\nCommands:\n");
+    for (size_t i = 0; i < ddb_n_commands; i++)
+        fprintf(f, "  %-13s %s\n", ddb_commands[i].name, ddb_commands[i].summary);
+    fprintf(f, "\nRun 'ddb COMMAND --help' for a command's options.\n"
+               "Exit status: 0 success, 1 failure (an error, no such item, problems found),\n"
+               "2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    memset(&c, 0, sizeof c);
+    c.prog = "ddb";
+    c.uri = getenv("DDB_URI");
+    /* global options before the command */
+    int i = 1;
+    const char *db = NULL, *out = NULL, *now = NULL;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        const char **dst = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--db") == 0)
+            dst = &db;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+            dst = &out;
+        else if (strcmp(a, "--now") == 0)
+            dst = &now;
+        else if (strncmp(a, "--db=", 5) == 0)
+            db = a + 5;
+        else if (strncmp(a, "--output=", 9) == 0)
+            out = a + 9;
+        else if (strncmp(a, "--now=", 6) == 0)
+            now = a + 6;
+        else
+            return usage_error(&c, "unknown option %s", a);
+        if (dst) {
+            if (i + 1 >= argc)
+                return usage_error(&c, "option %s needs a value", a);
+            *dst = argv[++i];
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    for (size_t k = 0; k < ddb_n_commands; k++)
+        if (strcmp(argv[i], ddb_commands[k].name) == 0)
+            c.cmd = &ddb_commands[k];
+    if (!c.cmd)
+        return usage_error(&c, "unknown command '%s'", argv[i]);
+    int rc = opts_parse(&c, c.cmd, argc - i - 1, argv + i + 1);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    /* the same options after the command win */
+    if (opt_get(&c, "db"))
+        db = opt_get(&c, "db");
+    if (opt_get(&c, "output"))
+        out = opt_get(&c, "output");
+    if (opt_get(&c, "now"))
+        now = opt_get(&c, "now");
+    if (db)
+        c.uri = db;
+    if (out) {
+        if (strcmp(out, "json") == 0)
+            c.format = FMT_JSON;
+        else if (strcmp(out, "table") == 0)
+            c.format = FMT_TABLE;
+        else
+            return usage_error(&c, "--output is json or table, not '%s'", out);
+    }
+    if (now) {
+        char *end;
+        double s = strtod(now, &end);
+        if (*end || end == now || s < 0 || s > 9e15)
+            return usage_error(&c, "--now takes epoch seconds, not '%s'", now);
+        c.have_now = true;
+        c.now_ms = (int64_t)(s * 1000.0);
+    }
+    rc = c.cmd->run(&c);
+    ddb_close(c.db);
+    return rc;
+}
