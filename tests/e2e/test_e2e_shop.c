@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static char dir[512];
@@ -510,6 +511,52 @@ static void test_transactions_and_batches(void **state)
     close_db(db);
 }
 
+/* One handle, several threads: the generated module's prepared-expression
+ * cache (create/put conditions, update texts) is shared safely. */
+typedef struct worker {
+    ddb *db;
+    int id;
+    int failures;
+} worker;
+
+static void *work(void *p)
+{
+    worker *w = p;
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    for (int i = 0; i < 50; i++) {
+        struct user u = {.home = {"se", "Lund", NULL, {0, 0}}};
+        snprintf(u.org, sizeof u.org, "org%d", w->id);
+        snprintf(u.username, sizeof u.username, "u%d", i);
+        struct user got;
+        u.logins = i;
+        if (user_create(w->db, &u, NULL, NULL, &err) ||
+            user_update_fields(w->db, &u, (const char *const[]){"logins"}, 1, NULL, NULL, &err) ||
+            user_get(w->db, u.org, u.username, &got, a, NULL, NULL, &err) || got.version != 2 || got.logins != i)
+            w->failures++;
+        ddb_arena_reset(a);
+    }
+    ddb_arena_free(a);
+    return NULL;
+}
+
+static void test_threads_share_one_handle(void **state)
+{
+    (void)state;
+    ddb *db = open_db("threads");
+    pthread_t th[4];
+    worker w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = (worker){db, i, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, work, &w[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(w[i].failures, 0);
+    }
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -518,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_orders_ids_derived_queries),
         cmocka_unit_test(test_shards),
         cmocka_unit_test(test_transactions_and_batches),
+        cmocka_unit_test(test_threads_share_one_handle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
