@@ -3,6 +3,7 @@
  *
  *   ddb-bench [--items N] [--quick] [--dir DIR] [--threads T] [--keep]
  *             [--peers ddb,sqlite,lmdb] [--phases get,query,gsi,put] [--no-load] [--sorted-load]
+ *             [--repeat N]
  *
  * Load (fastest mode of each engine), then: point get, Query of a whole
  * 100-item collection, GSI Query of a whole 100-item GSI collection, each
@@ -206,7 +207,8 @@ static void usage(void)
                     "  --peers L    only these engines (comma list of ddb, sqlite, lmdb)\n"
                     "  --phases L   only these phases (comma list of get, query, gsi, put)\n"
                     "  --no-load    reuse the data a previous --keep run left in --dir\n"
-                    "  --sorted-load  load in key order (LMDB: MDB_APPEND) instead of a scattered order\n");
+                    "  --sorted-load  load in key order (LMDB: MDB_APPEND) instead of a scattered order\n"
+                    "  --repeat N   run every phase N times (engines taking turns), report the median\n");
     exit(2);
 }
 
@@ -230,6 +232,26 @@ static void fmt_rate(char *out, size_t cap, const result *r)
 static double rate(const result *r)
 {
     return r->failed || !r->ops || r->secs <= 0 ? 0 : (double)r->ops / r->secs;
+}
+
+static int by_rate(const void *a, const void *b)
+{
+    double x = rate(a), y = rate(b);
+    return (x > y) - (x < y);
+}
+
+/* Other work on the machine skews every number: say how busy it was. */
+static void print_loadavg(const char *when)
+{
+    char buf[128] = "?";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f))
+            snprintf(buf, sizeof buf, "?");
+        fclose(f);
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    printf("Load average %s: %s\n", when, buf);
 }
 
 static void print_machine(void)
@@ -257,7 +279,7 @@ int main(int argc, char **argv)
     uint64_t items = 1000000;
     bool quick = false, keep = false, items_set = false, load = true, sorted = false;
     const char *only_peers = NULL, *only_phases = NULL;
-    int threads = 8;
+    int threads = 8, repeat = 1;
     char dir[1024] = "";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--items") && i + 1 < argc) {
@@ -267,6 +289,8 @@ int main(int argc, char **argv)
             quick = true;
         } else if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             snprintf(dir, sizeof dir, "%s", argv[++i]);
+        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            repeat = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             threads = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--keep")) {
@@ -285,7 +309,7 @@ int main(int argc, char **argv)
     }
     if (quick && !items_set)
         items = 100000;
-    if (threads < 2 || threads > 256 || items < WL_COLLECTION || items > 99999999)
+    if (threads < 2 || threads > 256 || items < WL_COLLECTION || items > 99999999 || repeat < 1 || repeat > 9)
         usage();
     items = (items + WL_COLLECTION - 1) / WL_COLLECTION * WL_COLLECTION;
     if (!*dir)
@@ -299,9 +323,10 @@ int main(int argc, char **argv)
     wl w = {items, items / WL_COLLECTION, sorted};
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("ddb-bench: %" PRIu64 " items of %d bytes, %" PRIu64 " partitions of %d items (and as many GSI "
-           "partitions), %s load, %d threads, dir %s\n",
-           w.items, WL_ITEM_BYTES, w.parts, WL_COLLECTION, sorted ? "sorted" : "scattered", threads, dir);
+           "partitions), %s load, %d threads, %d run(s) per phase (median), dir %s\n",
+           w.items, WL_ITEM_BYTES, w.parts, WL_COLLECTION, sorted ? "sorted" : "scattered", threads, repeat, dir);
     print_machine();
+    print_loadavg("at start");
 
     /* load */
     bool on[N_PEERS];
@@ -349,20 +374,33 @@ int main(int argc, char **argv)
         int t = x->threads ? x->threads : threads;
         uint64_t budget = quick ? x->quick_ops : x->ops;
         double cap = quick ? x->cap_s / 2 : x->cap_s;
+        /* each engine in turn, repeat times; the median run counts */
+        result runs[N_PEERS][9];
+        for (int k = 0; k < repeat; k++) {
+            for (int p = 0; p < N_PEERS; p++) {
+                if (!on[p])
+                    continue;
+                result *r = &runs[p][k];
+                *r = run_phase(peers[p], h[p], &w, x->op, t, budget, cap, &version[p]);
+                fprintf(stderr, "%-14s %2dT %-6s %8" PRIu64 " ops in %6.2f s: %10.0f ops/s, %8.2f us CPU/op%s\n",
+                        x->name, t, peers[p]->name, r->ops, r->secs, rate(r),
+                        r->ops ? r->cpu * 1e6 / (double)r->ops : 0, r->failed ? "  FAILED" : "");
+            }
+        }
         for (int p = 0; p < N_PEERS; p++) {
             if (!on[p])
                 continue;
-            result *r = &res[ph][p];
-            *r = run_phase(peers[p], h[p], &w, x->op, t, budget, cap, &version[p]);
-            fprintf(stderr, "%-14s %2dT %-6s %8" PRIu64 " ops in %6.2f s: %10.0f ops/s, %8.2f us CPU/op%s\n",
-                    x->name, t, peers[p]->name, r->ops, r->secs, rate(r), r->ops ? r->cpu * 1e6 / (double)r->ops : 0,
-                    r->failed ? "  FAILED" : "");
+            qsort(runs[p], (size_t)repeat, sizeof **runs, by_rate);
+            res[ph][p] = runs[p][repeat / 2];
+            for (int k = 0; k < repeat; k++)
+                res[ph][p].failed |= runs[p][k].failed;
         }
     }
     for (int p = 0; p < N_PEERS; p++)
         if (h[p])
             peers[p]->close(h[p]);
 
+    print_loadavg("at end");
     printf("\n| phase | threads | ddb ops/s | SQLite ops/s | LMDB ops/s | ddb / SQLite | ddb / LMDB | goal | "
            "ops run (ddb / SQLite / LMDB) |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---|---|\n");

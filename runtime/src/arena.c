@@ -114,3 +114,14 @@ size_t ddb_arena_used(const ddb_arena *a)
 {
     return a ? a->total : 0;
 }
+
+char *ddb_arena_strdup(ddb_arena *a, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *c = ddb_arena_alloc(a, n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}

@@ -163,15 +163,7 @@ static const char *hex(char *buf, size_t cap, const void *p, size_t n)
 
 static size_t part_of(const checker *c, uint64_t hash)
 {
-    size_t lo = 0, hi = c->n_parts;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (c->bounds[mid] <= hash)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return ddb_bounds_find(c->bounds, c->n_parts, hash);
 }
 
 static void put_be64(uint8_t *p, uint64_t v)
@@ -453,14 +445,10 @@ int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_er
     ddb_check_report *r = report ? report : &local;
     memset(r, 0, sizeof *r);
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    ddb_table_rt *t;
+    int rc = ddb_read_table(db, table, &txn, &t, err);
     if (rc)
         return rc;
-    ddb_table_rt *t;
-    if ((rc = ddb_table_get(db, txn, table, &t, err))) {
-        ddb_read_end(txn);
-        return rc;
-    }
     /* the cache may be newer than this snapshot: the table must exist in it */
     char key[300];
     int klen = snprintf(key, sizeof key, "t/%s", table);

@@ -135,11 +135,16 @@ int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, d
  * handles, so call it before reading anything through txn. */
 int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name);
+/* Begin a read transaction and find table name in it; on failure nothing
+ * is left open.  End it with ddb_read_end. */
+int ddb_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
 void ddb_tables_free(ddb_table_rt *t);
 int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);
 
 /* Partitions (partition.c) */
 size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash);
+/* The partition (index into bounds, ascending lower bounds) holding hash. */
+size_t ddb_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
 /* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
  * when the partition has no capacity left this second. */
 int ddb_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);

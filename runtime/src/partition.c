@@ -11,17 +11,22 @@
 #include <string.h>
 #include <time.h>
 
-size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash)
+size_t ddb_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash)
 {
-    size_t lo = 0, hi = t->n_parts;
+    size_t lo = 0, hi = n;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (t->bounds[mid] <= hash)
+        if (bounds[mid] <= hash)
             lo = mid;
         else
             hi = mid;
     }
     return lo;
+}
+
+size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash)
+{
+    return ddb_bounds_find(t->bounds, t->n_parts, hash);
 }
 
 static double now_seconds(void)
@@ -230,14 +235,10 @@ int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stat
     if (!db || !table || !a || !parts || !count)
         return ddb_fail(err, DDB_EINVAL, "ddb_table_stats: db, table, arena, parts and count are required");
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    ddb_table_rt *t;
+    int rc = ddb_read_table(db, table, &txn, &t, err);
     if (rc)
         return rc;
-    ddb_table_rt *t;
-    if ((rc = ddb_table_get(db, txn, table, &t, err))) {
-        ddb_read_end(txn);
-        return rc;
-    }
     ddb_partition_stats *s = ddb_arena_alloc(a, t->n_parts * sizeof *s);
     if (!s) {
         ddb_read_end(txn);

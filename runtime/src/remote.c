@@ -715,17 +715,6 @@ void remote_forget_table(ddb_remote *r, const char *table)
     pthread_mutex_unlock(&r->mu);
 }
 
-static const char *adup(ddb_arena *a, const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *c = ddb_arena_alloc(a, n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 int remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
                      const char **sk, ddb_error *err)
 {
@@ -734,8 +723,8 @@ int remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_ar
         rkeys *k = find_keys(r->keys, table, index);
         bool known_table = table_cached(r->keys, table), found = k != NULL, ok = true;
         if (k) {
-            *pk = adup(a, k->pk);
-            *sk = adup(a, k->sk);
+            *pk = ddb_arena_strdup(a, k->pk);
+            *sk = ddb_arena_strdup(a, k->sk);
             ok = *pk && (!k->sk || *sk);
         }
         pthread_mutex_unlock(&r->mu);

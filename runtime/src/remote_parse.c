@@ -402,15 +402,6 @@ int remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int **re
 
 /* ---- Table descriptions -------------------------------------------------------------- */
 
-static const char *adup(ddb_arena *a, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = ddb_arena_alloc(a, n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 static int str_field(const char *op, const json_t *o, const char *key, const char *ctx, const char **out,
                      ddb_error *err)
 {
@@ -469,7 +460,7 @@ static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_
             return remote_bad(err, op, "KeySchema has the KeyType \"%s\"", type);
         if ((hash && out->pk) || (!hash && out->sk))
             return remote_bad(err, op, "KeySchema has two %s keys", type);
-        const char *copy = adup(a, name);
+        const char *copy = ddb_arena_strdup(a, name);
         if (!copy)
             return ddb_fail(err, DDB_ENOMEM, "out of memory");
         ddb_type t;
@@ -521,7 +512,7 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
         if ((rc = str_field(op, x, "IndexName", "", &name, err)) ||
             (rc = key_schema(op, json_object_get(x, "KeySchema"), defs, a, &d->key, err)))
             return rc;
-        if (!(d->name = adup(a, name)))
+        if (!(d->name = ddb_arena_strdup(a, name)))
             return ddb_fail(err, DDB_ENOMEM, "out of memory");
         d->local = local;
         const json_t *p = json_object_get(x, "Projection");
@@ -542,7 +533,7 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
                 const json_t *s = json_array_get(nk, k);
                 if (!json_is_string(s))
                     return remote_bad(err, op, "index %s: NonKeyAttributes[%zu] is %s", name, k, kind_of(s));
-                if (!(inc[k] = adup(a, json_string_value(s))))
+                if (!(inc[k] = ddb_arena_strdup(a, json_string_value(s))))
                     return ddb_fail(err, DDB_ENOMEM, "out of memory");
             }
             d->include = inc;
@@ -581,7 +572,7 @@ int remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_
     if ((rc = str_field(op, t, "TableName", "", &name, err)) ||
         (rc = key_schema(op, json_object_get(t, "KeySchema"), defs, a, &d->def.key, err)))
         return rc;
-    if (!(d->def.name = adup(a, name)))
+    if (!(d->def.name = ddb_arena_strdup(a, name)))
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     const json_t *st = json_object_get(t, "TableStatus");
     if (st && !json_is_string(st))

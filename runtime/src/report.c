@@ -248,15 +248,6 @@ static int item_pass(MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, t
     return rc;
 }
 
-static const char *adup(ddb_arena *a, const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = ddb_arena_alloc(a, n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
                            ddb_error *err)
 {
@@ -285,7 +276,7 @@ int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a,
     ddb_arena *tmp = ddb_arena_new();
     if (r)
         memset(r, 0, sizeof *r);
-    if (!r || !parts || !ix || !big.v || !hot.v || !tmp || !(r->table = adup(a, t->name))) {
+    if (!r || !parts || !ix || !big.v || !hot.v || !tmp || !(r->table = ddb_arena_strdup(a, t->name))) {
         ddb_arena_free(tmp);
         ddb_read_end(txn);
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
@@ -310,7 +301,7 @@ int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a,
     }
     for (size_t i = 0; i < t->n_idx; i++) {
         MDB_stat st;
-        ix[i].name = adup(a, t->idx[i].name);
+        ix[i].name = ddb_arena_strdup(a, t->idx[i].name);
         ix[i].local = t->idx[i].local;
         if (mdb_stat(txn, t->idx[i].dbi, &st) == 0)
             ix[i].items = st.ms_entries;

@@ -233,11 +233,14 @@ int ddb_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         if (g == MDB_NOTFOUND || (!g && !is_record_of(&k, key, n)))
             break;
-        if (g || (rc = mdb_cursor_del(c, 0))) {
-            rc = g ? g : rc;
+        if (g) {
+            rc = g;
             break;
         }
-        s.trimmed_through = get_be((const uint8_t *)k.mv_data + n, 8);
+        uint64_t seq = get_be((const uint8_t *)k.mv_data + n, 8); /* before the page changes */
+        if ((rc = mdb_cursor_del(c, 0)))
+            break;
+        s.trimmed_through = seq;
     }
     mdb_cursor_close(c);
     if (rc)

@@ -326,6 +326,18 @@ int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out
     }
 }
 
+int ddb_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
+{
+    int rc = ddb_read_begin(db, txn, err);
+    if (rc)
+        return rc;
+    if ((rc = ddb_table_get(db, *txn, name, t, err))) {
+        ddb_read_end(*txn);
+        *txn = NULL;
+    }
+    return rc;
+}
+
 const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name)
 {
     for (size_t i = 0; i < t->n_idx; i++)
@@ -667,17 +679,6 @@ int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
 
 /* ---- DescribeTable / ListTables ---- */
 
-static const char *adup(ddb_arena *a, const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *c = ddb_arena_alloc(a, n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
     if (db && db->remote)
@@ -685,14 +686,10 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
     if (!db || !name || !a || !out)
         return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    ddb_table_rt *t;
+    int rc = ddb_read_table(db, name, &txn, &t, err);
     if (rc)
         return rc;
-    ddb_table_rt *t;
-    if ((rc = ddb_table_get(db, txn, name, &t, err))) {
-        ddb_read_end(txn);
-        return rc;
-    }
     ddb_table_desc *d = ddb_arena_alloc(a, sizeof *d);
     ddb_index_def *ix = ddb_arena_alloc(a, (t->n_idx ? t->n_idx : 1) * sizeof *ix);
     if (!d || !ix) {
@@ -700,19 +697,19 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     }
     memset(d, 0, sizeof *d);
-    d->def.name = adup(a, t->name);
-    d->def.key = (ddb_key_schema){adup(a, t->pk), t->pk_type, adup(a, t->sk), t->sk_type};
+    d->def.name = ddb_arena_strdup(a, t->name);
+    d->def.key = (ddb_key_schema){ddb_arena_strdup(a, t->pk), t->pk_type, ddb_arena_strdup(a, t->sk), t->sk_type};
     d->def.rcu = t->rcu;
     d->def.wcu = t->wcu;
     d->def.stream = t->stream;
-    d->def.ttl_attribute = t->ttl_attr[0] ? adup(a, t->ttl_attr) : NULL;
+    d->def.ttl_attribute = t->ttl_attr[0] ? ddb_arena_strdup(a, t->ttl_attr) : NULL;
     for (size_t i = 0; i < t->n_idx; i++) {
         const ddb_index_rt *x = &t->idx[i];
         const char **inc = x->n_include ? ddb_arena_alloc(a, x->n_include * sizeof *inc) : NULL;
         for (size_t j = 0; inc && j < x->n_include; j++)
-            inc[j] = adup(a, x->include[j]);
-        ix[i] = (ddb_index_def){adup(a, x->name), x->local,
-                                {adup(a, x->pk), x->pk_type, adup(a, x->sk), x->sk_type},
+            inc[j] = ddb_arena_strdup(a, x->include[j]);
+        ix[i] = (ddb_index_def){ddb_arena_strdup(a, x->name), x->local,
+                                {ddb_arena_strdup(a, x->pk), x->pk_type, ddb_arena_strdup(a, x->sk), x->sk_type},
                                 x->proj, inc, x->n_include, x->rcu, x->wcu};
     }
     d->def.indexes = ix;

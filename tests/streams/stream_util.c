@@ -65,7 +65,7 @@ ddb_item *su_item(ddb_arena *a, ...)
 
 void su_table(ddb *db, const char *name, ddb_stream_view view, const char *ttl)
 {
-    ddb_index_def ix[1] = {{.name = "G", .key = {.pk = "GK", .pk_type = DDB_TS}}};
+    ddb_index_def ix[1] = {{.name = "GSI", .key = {.pk = "GK", .pk_type = DDB_TS}}};
     ddb_table_def def = {.name = name,
                          .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS},
                          .indexes = ix,

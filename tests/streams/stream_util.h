@@ -26,7 +26,7 @@ void su_rmdir(const char *dir);
 /* Item from (name, kind, value) triples, kind 's' string, 'n' number text,
  * 'i' int64; NULL name ends. */
 ddb_item *su_item(ddb_arena *a, ...);
-/* A table "T" with PK (S) + SK (S), GSI "G" on GK (S), the view given. */
+/* A table with PK (S) + SK (S), GSI "GSI" on GK (S), the view given. */
 void su_table(ddb *db, const char *name, ddb_stream_view view, const char *ttl);
 
 /* Every record of table from TRIM_HORIZON into recs (arena a); the count. */
@@ -34,13 +34,13 @@ size_t su_read_all(ddb *db, const char *table, ddb_arena *a, ddb_stream_record *
 /* S attribute of an item (NULL when absent or not S). */
 const char *su_s(const ddb_item *it, const char *name);
 
+/* expr must return 0; the failure names it, its code and err.message (an
+ * ddb_error named err must be in scope). */
 #define SU_OK(expr)                                                                                                   \
     do {                                                                                                              \
-        ddb_error e_ = {0};                                                                                           \
-        (void)e_;                                                                                                     \
         int rc_ = (expr);                                                                                             \
         if (rc_ != 0)                                                                                                 \
-            fail_msg("%s -> %d %s", #expr, rc_, ddb_strerror(rc_));                                                   \
+            fail_msg("%s -> %d %s (%s)", #expr, rc_, ddb_strerror(rc_), err.message);                                 \
     } while (0)
 
 #endif

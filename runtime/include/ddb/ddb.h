@@ -74,6 +74,8 @@ void ddb_arena_free(ddb_arena *a);
 void ddb_arena_reset(ddb_arena *a);
 /* Aligned for any type; NULL when out of memory.  Freed with the arena. */
 void *ddb_arena_alloc(ddb_arena *a, size_t size);
+/* A copy of the NUL-terminated s in the arena; NULL when s is NULL or out of memory. */
+char *ddb_arena_strdup(ddb_arena *a, const char *s);
 /* Bytes currently handed out (for tests and accounting). */
 size_t ddb_arena_used(const ddb_arena *a);
 
