@@ -486,8 +486,12 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         nrun = 0;
         uint8_t runkey[DDB_KEY_MAX];
         size_t runlen = k.mv_size;
-        memcpy(runkey, k.mv_data, k.mv_size);
         bool is_long = ddb_key_is_long(k.mv_data, k.mv_size);
+        /* keys are kept only where a run can form (they sort it) or an
+         * index query compares them with the start key */
+        bool keep_keys = is_long || x;
+        if (keep_keys)
+            memcpy(runkey, k.mv_data, k.mv_size);
         do {
             if (nrun == caprun) {
                 size_t nc = caprun * 2 < 8 ? 8 : caprun * 2;
@@ -507,8 +511,9 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
                 rc = ddb_fail(err, DDB_ECORRUPT, "malformed key in table %s", t->name);
                 break;
             }
-            memcpy(c->tkey.b, tk.mv_data, tk.mv_size);
-            c->tkey.len = tk.mv_size;
+            c->tkey.len = keep_keys ? tk.mv_size : 0;
+            if (keep_keys)
+                memcpy(c->tkey.b, tk.mv_data, tk.mv_size);
             /* a table query has the record at hand; an index entry points to it */
             if ((rc = x ? load_item(&p, &tk, &c->item, &c->size) : decode_item(&p, &d, &c->item, &c->size)))
                 break;
@@ -643,10 +648,13 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
         g = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
     double units_bytes = 0;
     uint64_t first_hash = seg_lo;
+    uintptr_t page = 0;
     while (g == 0 && !p.full) {
         uint64_t h = ddb_key_hash(k.mv_data);
         if (seg_hi && h >= seg_hi)
             break;
+        if (!x)
+            prefetch_page(d.mv_data, &page);
         MDB_val tk = x ? d : k;
         ddb_item *it;
         size_t size;

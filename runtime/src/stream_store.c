@@ -352,6 +352,13 @@ static int open_stream(ddb *db, const char *table, MDB_txn **txn, ddb_table_rt *
 
 static int trimmed_error(const char *table, uint64_t pos, const ddb_stream_state *s, ddb_error *err)
 {
+    if (pos + 1 == s->trimmed_through && s->records)
+        return ddb_fail(err, DDB_ETRIMMED,
+                        "stream of table %s: record %" PRIu64 " was trimmed before it was read; the oldest retained is %" PRIu64,
+                        table, pos + 1, s->trimmed_through + 1);
+    if (pos + 1 == s->trimmed_through)
+        return ddb_fail(err, DDB_ETRIMMED, "stream of table %s: record %" PRIu64 " was trimmed before it was read",
+                        table, pos + 1);
     if (s->records)
         return ddb_fail(err, DDB_ETRIMMED,
                         "stream of table %s: records %" PRIu64 "..%" PRIu64
@@ -683,8 +690,13 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
             if (seq <= s.trimmed_through || seq > s.last_seq)
                 problem(&c, seq, "outside the retained range %" PRIu64 "..%" PRIu64, s.trimmed_through + 1,
                         s.last_seq);
-            else if (seq <= prev)
-                problem(&c, seq, "after record %" PRIu64, prev);
+            else if (seq != (prev ? prev : s.trimmed_through) + 1) { /* trimming takes the oldest only: no gaps */
+                uint64_t from = (prev ? prev : s.trimmed_through) + 1;
+                if (from == seq - 1)
+                    problem(&c, seq, "record %" PRIu64 " before it is missing", from);
+                else
+                    problem(&c, seq, "records %" PRIu64 "..%" PRIu64 " before it are missing", from, seq - 1);
+            }
             prev = seq;
             ddb_stream_record rec;
             ddb_error e = {0};
@@ -703,6 +715,9 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
         if (g == MDB_NOTFOUND || g == 0)
             g = 0;
     }
+    if (!g && (prev ? prev : s.trimmed_through) < s.last_seq)
+        problem(&c, 0, "records %" PRIu64 "..%" PRIu64 " are missing", (prev ? prev : s.trimmed_through) + 1,
+                s.last_seq);
     if (!g && (count != s.records || bytes != s.bytes))
         problem(&c, 0, "its counters say %" PRIu64 " records / %" PRIu64 " bytes, it holds %" PRIu64 " / %" PRIu64,
                 s.records, s.bytes, count, bytes);

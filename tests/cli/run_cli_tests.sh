@@ -8,8 +8,9 @@
 # DDB_UPDATE_GOLDEN=1 rewrites stdout/stderr/status (review the diff!).
 # usage: run_cli_tests.sh DDB_BINARY FIXTURE_BINARY CASES WORK
 set -u
-DDB_BIN=$1 FIXTURE=$2 CASES=$3 WORK=$4
+DDB_BIN=$1 FIXTURE=$2 CASES=$(cd "$3" && pwd) WORK=$4
 rm -rf "$WORK" && mkdir -p "$WORK/bin" || exit 2
+WORK=$(cd "$WORK" && pwd)
 cat > "$WORK/bin/ddb" <<WRAP
 #!/bin/sh
 exec "$DDB_BIN" --now 1700000000 "\$@"

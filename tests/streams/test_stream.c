@@ -192,6 +192,13 @@ static void test_batch_transaction_rollback(void **state)
     /* the same with a check that holds: 5 INSERT t/1, 6 MODIFY b/1 (the check records nothing) */
     tx[2].item = key(a, "b", "2");
     SU_OK(ddb_transact_write(db, tx, 3, DDB_CAPACITY_NONE, a, &res, &err));
+    /* a batch whose second put breaks the index key type after the first was applied: nothing */
+    ddb_batch_write_op bad[2] = {
+        {.table = T, .put = su_item(a, "PK", 's', "z", "SK", 's', "1", "v", 's', "first", NULL)},
+        {.table = T, .put = su_item(a, "PK", 's', "z", "SK", 's', "2", "GK", 'i', (int64_t)7, NULL)}};
+    assert_int_equal(ddb_batch_write(db, bad, 2, DDB_CAPACITY_NONE, NULL, &err), DDB_EVALIDATION);
+    ddb_item *got;
+    assert_int_equal(ddb_get_item(db, T, key(a, "z", "1"), NULL, a, &got, NULL, &err), DDB_ENOTFOUND);
     ddb_expr_free(absent);
     ddb_expr_free(present);
     ddb_expr_free(up);

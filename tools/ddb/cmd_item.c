@@ -13,7 +13,7 @@ int cmd_get(cli *c)
         return 1;
     ddb_arena *a = ddb_arena_new();
     ddb_table_desc *d;
-    ddb_item *key, *values, *names, *it = NULL;
+    ddb_item *key = NULL, *values = NULL, *names = NULL, *it = NULL;
     ddb_expr *proj = NULL;
     int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
     if (!rc)
@@ -86,7 +86,7 @@ int cmd_put(cli *c)
         return 1;
     const char *table = c->o.pos[0];
     ddb_arena *a = ddb_arena_new();
-    ddb_item *values, *names;
+    ddb_item *values = NULL, *names = NULL;
     ddb_expr *cond = NULL;
     int rc = a ? cli_values(c, a, &values, &names) : cli_failf(c, "out of memory");
     if (!rc)
@@ -120,7 +120,7 @@ int cmd_delete(cli *c)
         return 1;
     ddb_arena *a = ddb_arena_new();
     ddb_table_desc *d;
-    ddb_item *key, *values, *names;
+    ddb_item *key = NULL, *values = NULL, *names = NULL;
     ddb_expr *cond = NULL;
     int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
     if (!rc)
@@ -201,7 +201,7 @@ int cmd_query(cli *c)
         return 1;
     ddb_arena *a = ddb_arena_new();
     ddb_table_desc *d;
-    ddb_item *values, *names;
+    ddb_item *values = NULL, *names = NULL;
     ddb_expr *filter = NULL, *proj = NULL;
     int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
     if (!rc)
@@ -267,7 +267,7 @@ int cmd_scan(cli *c)
         return 1;
     ddb_arena *a = ddb_arena_new();
     ddb_table_desc *d;
-    ddb_item *values, *names;
+    ddb_item *values = NULL, *names = NULL;
     ddb_expr *filter = NULL, *proj = NULL;
     int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
     if (!rc)

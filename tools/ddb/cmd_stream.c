@@ -176,8 +176,8 @@ static int parse_from(cli *c, const char *s, ddb_stream_position *pos, uint64_t 
 int cmd_stream(cli *c)
 {
     const char *table = c->o.pos[0], *ckpt = opt_get(c, "checkpoint");
-    ddb_stream_position pos;
-    uint64_t seq, interval = 500, limit = 0;
+    ddb_stream_position pos = DDB_STREAM_TRIM_HORIZON;
+    uint64_t seq = 0, interval = 500, limit = 0;
     bool follow = opt_count(c, "follow") > 0, bulk = opt_count(c, "opensearch-bulk") > 0;
     if (parse_from(c, opt_get(c, "from"), &pos, &seq))
         return EXIT_USAGE;
