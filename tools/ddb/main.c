@@ -165,8 +165,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: ddb [--db URI] [-o json|table] [--now SECONDS] COMMAND [ARGS]\n\n"
                "Browse and change a ddb database: the embedded engine in a directory\n"
-               "(file:DIR or DIR); the item commands also serve http(s):// endpoints\n"
-               "once the remote backend is wired into ddb_open.\n\nCommands:\n");
+               "(file:DIR or DIR), or DynamoDB and compatible engines (http://HOST:PORT,\n"
+               "https://HOST, dynamodb://REGION) for the table and item commands.\n\nCommands:\n");
     for (size_t i = 0; i < ddb_n_commands; i++)
         fprintf(f, "  %-13s %s\n", ddb_commands[i].name, ddb_commands[i].summary);
     fprintf(f, "\nRun 'ddb COMMAND --help' for a command's options.\n"
