@@ -2,6 +2,8 @@
 #include "testutil.h"
 
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,13 +444,63 @@ static void test_group_commit(void **state)
     }
 }
 
+/* Two processes on one directory: both write, each sees the other's items
+ * and tables (LMDB's locking; the table cache follows the generation). */
+static void test_two_processes(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("procs", NULL, dir, sizeof dir);
+    char uri[600];
+    snprintf(uri, sizeof uri, "file:%s", dir);
+    ddb_error err = {0};
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Shared", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err));
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        ddb *child;
+        ddb_arena *a = ddb_arena_new();
+        int bad = ddb_open(uri, NULL, &child, &err) != 0;
+        for (int i = 0; !bad && i < 200; i++) {
+            char k[32];
+            snprintf(k, sizeof k, "child-%d", i);
+            bad = ddb_put_item(child, "Shared", tu_item(a, "PK", 's', k, NULL), NULL, NULL, NULL, &err) != 0;
+        }
+        /* a table created by this process, seen by the parent afterwards */
+        bad = bad || ddb_create_table(child, &(ddb_table_def){.name = "FromChild", .key = {.pk = "PK", .pk_type = DDB_TN}},
+                                      &err) != 0;
+        ddb_close(child);
+        ddb_arena_free(a);
+        _exit(bad);
+    }
+    ddb_arena *a = ddb_arena_new();
+    for (int i = 0; i < 200; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "parent-%d", i);
+        TU_OK(ddb_put_item(db, "Shared", tu_item(a, "PK", 's', k, NULL), NULL, NULL, NULL, &err));
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ddb_table_desc *d;
+    TU_OK(ddb_describe_table(db, "Shared", a, &d, &err));
+    assert_int_equal(d->item_count, 400);
+    TU_OK(ddb_describe_table(db, "FromChild", a, &d, &err));
+    assert_int_equal(d->def.key.pk_type, DDB_TN);
+    ddb_check_report rep;
+    TU_OK(ddb_check_table(db, "Shared", &rep, &err));
+    assert_int_equal(rep.items, 400);
+    ddb_close(db);
+    ddb_arena_free(a);
+    tu_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables),          cmocka_unit_test(test_put_get_delete),
         cmocka_unit_test(test_sizes_and_capacity), cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_partitions),      cmocka_unit_test(test_throttle),
-        cmocka_unit_test(test_group_commit),
+        cmocka_unit_test(test_group_commit),    cmocka_unit_test(test_two_processes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,52 @@
+/* Shared helpers of the bench/extra benchmarks: clocks, the machine's
+ * description, a multi-threaded op runner with an op budget and a time
+ * cap, and small formatting helpers for the Markdown tables they print. */
+#ifndef DDB_BENCH_EXTRA_BX_H
+#define DDB_BENCH_EXTRA_BX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+double bx_now(void);       /* CLOCK_MONOTONIC seconds */
+double bx_cpu(void);       /* user + system seconds of the process */
+uint64_t bx_rand(uint64_t *state); /* xorshift64*: state must not be 0 */
+
+/* "2 x AMD EPYC (nproc 2), Linux 6.1, gcc 12.2": what a result was measured on. */
+void bx_machine(char *out, size_t cap);
+/* Print "Machine: ..." and the command line. */
+void bx_print_header(const char *title, int argc, char **argv);
+
+/* rm -rf dir (dir must not be empty or "/"); 0 on success. */
+int bx_rm_rf(const char *dir);
+
+/* One timed phase: `threads` threads each open their state, wait for the
+ * start, then call op until `budget` ops were started in total or `cap_s`
+ * seconds passed.  op returns 0 on success, anything else stops the phase
+ * (it prints its own error). */
+typedef struct bx_job {
+    int threads;
+    uint64_t budget;
+    double cap_s;
+    void *ctx;
+    void *(*thread_open)(void *ctx, int id); /* NULL = failure */
+    void (*thread_close)(void *tc);
+    int (*op)(void *tc, uint64_t *rng);
+} bx_job;
+
+typedef struct bx_result {
+    uint64_t ops;
+    double secs;
+    double cpu;  /* process CPU seconds during the phase */
+    bool failed;
+} bx_result;
+
+bx_result bx_run(const bx_job *j);
+double bx_rate(const bx_result *r);    /* ops/s, 0 when failed or empty */
+
+/* "12,345" / "failed" / "-" into out. */
+const char *bx_fmt_rate(char *out, size_t cap, const bx_result *r);
+/* "1.23x" or "-" when either side is 0. */
+const char *bx_fmt_ratio(char *out, size_t cap, double num, double den);
+
+#endif
