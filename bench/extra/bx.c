@@ -75,11 +75,23 @@ void bx_machine(char *out, size_t cap)
     );
 }
 
+double bx_loadavg(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 void bx_print_header(const char *title, int argc, char **argv)
 {
     char m[512];
     bx_machine(m, sizeof m);
-    printf("## %s\n\nMachine: %s\n\nCommand:", title, m);
+    printf("## %s\n\nMachine: %s; load average (1 min) at start: %.2f\n\nCommand:", title, m, bx_loadavg());
     for (int i = 0; i < argc; i++)
         printf(" %s", argv[i]);
     printf("\n\n");

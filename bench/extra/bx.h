@@ -12,9 +12,11 @@ double bx_now(void);       /* CLOCK_MONOTONIC seconds */
 double bx_cpu(void);       /* user + system seconds of the process */
 uint64_t bx_rand(uint64_t *state); /* xorshift64*: state must not be 0 */
 
-/* "2 x AMD EPYC (nproc 2), Linux 6.1, gcc 12.2": what a result was measured on. */
+/* "nproc 2, AMD EPYC, Linux 6.1, gcc 12.2": what a result was measured on. */
 void bx_machine(char *out, size_t cap);
-/* Print "Machine: ..." and the command line. */
+/* The 1-minute load average (other work on the machine skews results). */
+double bx_loadavg(void);
+/* Print the title, "Machine: ...", the load average and the command line. */
 void bx_print_header(const char *title, int argc, char **argv);
 
 /* rm -rf dir (dir must not be empty or "/"); 0 on success. */

@@ -100,7 +100,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     MDB_txn *txn = NULL;
     if ((rc = mdb_env_create(&db->env)) || (rc = mdb_env_set_maxdbs(db->env, 1024)) ||
         (rc = mdb_env_set_maxreaders(db->env, 512)) || (rc = mdb_env_set_mapsize(db->env, (size_t)o.map_size)) ||
-        (rc = mdb_env_set_userctx(db->env, db)) || (rc = mdb_env_open(db->env, path, flags, 0644))) {
+        (rc = mdb_env_open(db->env, path, flags, 0644))) {
         rc = ddb_mdb_fail(err, rc, "ddb_open");
         goto fail;
     }

@@ -440,7 +440,7 @@ int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, d
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !key || !out || !a)
         return ddb_fail(err, DDB_EINVAL, "get: db, entity, key, out and arena are required");
-    ddb_item *k;
+    ddb_item *k = NULL;
     int rc = primary_key(e, key, -1, a, &k, err);
     if (rc)
         return rc;
@@ -479,7 +479,7 @@ int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     int rc = DDB_OK;
     if (!e->n_shards) {
-        ddb_item *k;
+        ddb_item *k = NULL;
         ddb_write_result res;
         ddb_write_opts wo = {.return_capacity = cap_mode(o)};
         if (!(rc = primary_key(e, key, -1, a, &k, err)) &&
@@ -488,7 +488,7 @@ int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
     } else {
         ddb_tx_op ops[64];
         for (int s = 0; s < e->n_shards && s < 64 && !rc; s++) {
-            ddb_item *k;
+            ddb_item *k = NULL;
             rc = primary_key(e, key, s, a, &k, err);
             ops[s] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k};
         }
@@ -1083,7 +1083,7 @@ int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key,
         return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
     int rc = DDB_OK;
     for (int s = 0; !rc && s < (e->n_shards ? e->n_shards : 1); s++) {
-        ddb_item *k;
+        ddb_item *k = NULL;
         if (!(rc = primary_key(e, key, e->n_shards ? s : -1, tx->a, &k, err)))
             rc = tx_add(tx, e, (ddb_tx_op){.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k}, err);
     }
@@ -1096,7 +1096,7 @@ int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key
     if (!tx || !e || !key)
         return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
     exprb *x = tx_exprb(tx, err);
-    ddb_item *k;
+    ddb_item *k = NULL;
     const ddb_expr *cond = NULL;
     int rc = !x ? (err ? err->code : DDB_ELIMIT) : primary_key(e, key, e->n_shards ? 0 : -1, tx->a, &k, err);
     if (!rc) {
@@ -1217,7 +1217,7 @@ int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_
     for (size_t base = 0; base < n && !rc; base += 100) {
         size_t m = n - base < 100 ? n - base : 100;
         for (size_t i = 0; i < m && !rc; i++) {
-            ddb_item *k;
+            ddb_item *k = NULL;
             if (!(rc = primary_key(e, (const char *)keys + (base + i) * e->st->size, -1, a, &k, err)))
                 ops[i] = (ddb_batch_get_op){.table = e->table->def.name, .key = k, .consistent = o && o->consistent};
         }

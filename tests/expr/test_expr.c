@@ -144,12 +144,12 @@ static char *item_json(const ddb_item *it)
 static void expect_json(const ddb_item *it, const char *want, const char *ctx)
 {
     char *got = item_json(it);
-    if (strcmp(got, want) != 0) {
+    int same = strcmp(got, want) == 0;
+    if (!same)
         print_error("%s\n  got:  %s\n  want: %s\n", ctx, got, want);
-        free(got);
-        fail();
-    }
     free(got);
+    if (!same)
+        fail();
 }
 
 static void expect_error(int rc, const ddb_error *err, int code, const char *msg, const char *ctx)
