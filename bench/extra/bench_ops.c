@@ -22,13 +22,16 @@
  * Each runs from 1 and T threads (default 8), in two durability pairs:
  *   FULL: ddb DDB_SYNC_FULL  vs SQLite WAL + synchronous=FULL
  *   NONE: ddb DDB_SYNC_NONE  vs SQLite WAL + synchronous=OFF
- * A phase runs R rounds (default 3) of S seconds (default 1.5) per engine,
- * the engines taking turns, and the median run is reported: the machine's
- * fsync latency drifts, and turns spread the drift over both engines.
+ * A phase runs R rounds (default 5) of S seconds (default 0.9) per engine,
+ * the engines taking turns, and the median run is reported with the range
+ * of the per-round ratios: fsync latency drifts (and collapses while other
+ * programs write), turns spread that over both engines and the median
+ * drops a disturbed round.
  * SQLite: one connection per thread, prepared statements, and writers
  * serialised by a mutex in the process (SQLite admits one writer at a time
- * anyway; its busy handler sleeps, which would only make it slower).  After every engine's phases the sum
- * of the counters is checked against the increments acknowledged. */
+ * anyway; its busy handler sleeps, which would only make it slower).
+ * After every engine's phases the sum of the counters is checked against
+ * the increments acknowledged. */
 #include "bx.h"
 
 #include <ddb/ddb.h>
@@ -637,9 +640,9 @@ static bx_result median(const bx_result *runs, int n)
 static void usage(void)
 {
     fprintf(stderr, "usage: ddb-bench-ops [--seconds S] [--rounds R] [--threads T] [--dir DIR] [--keep] [--quick]\n"
-                    "  --seconds S  length of one run of a phase (default 1.5)\n"
+                    "  --seconds S  length of one run of a phase (default 0.9)\n"
                     "  --rounds R   runs of each phase per engine, engines taking turns; the median is reported "
-                    "(default 3)\n"
+                    "(default 5)\n"
                     "  --threads T  threads of the multi-threaded phases (default 8)\n"
                     "  --dir DIR    working directory (default /tmp/ddb-bench-ops-PID; emptied first)\n"
                     "  --keep       keep the data afterwards\n"
@@ -668,8 +671,8 @@ static bool listed(const char *list, const char *name)
 int main(int argc, char **argv)
 {
     const char *only_e = NULL, *only_m = NULL, *only_w = NULL;
-    double secs = 1.5;
-    int threads = 8, rounds = 3;
+    double secs = 0.9;
+    int threads = 8, rounds = 5;
     bool keep = false;
     char dir[1024];
     snprintf(dir, sizeof dir, "/tmp/ddb-bench-ops-%d", (int)getpid());
@@ -775,8 +778,8 @@ int main(int argc, char **argv)
         }
     }
 
-    printf("| workload | durability (ddb / SQLite) | threads | ddb ops/s | SQLite ops/s | ddb/SQLite |\n"
-           "|---|---|---:|---:|---:|---:|\n");
+    printf("| workload | durability (ddb / SQLite) | threads | ddb ops/s | SQLite ops/s | ddb/SQLite | per-round "
+           "ratios |\n|---|---|---:|---:|---:|---:|---:|\n");
     for (int w = 0; w < 2; w++)
         for (int d = 0; d < 2; d++)
             for (int tc = 0; tc < 2; tc++) {
@@ -784,14 +787,26 @@ int main(int argc, char **argv)
                 if (!c->n)
                     continue;
                 bx_result m0 = median(c->r[0], c->n), m1 = median(c->r[1], c->n);
-                char a[32], b[32], q[32];
-                printf("| %s | %s / %s | %d | %s | %s | %s |\n",
+                /* each round's ddb run against the SQLite run next to it in time */
+                double lo = 1e300, hi = 0;
+                for (int r = 0; r < c->n; r++) {
+                    double x = bx_rate(&c->r[0][r]), y = bx_rate(&c->r[1][r]);
+                    if (x > 0 && y > 0) {
+                        lo = x / y < lo ? x / y : lo;
+                        hi = x / y > hi ? x / y : hi;
+                    }
+                }
+                char a[32], b[32], q[32], range[48] = "-";
+                if (hi > 0)
+                    snprintf(range, sizeof range, "%.2f-%.2f", lo, hi);
+                printf("| %s | %s / %s | %d | %s | %s | %s | %s |\n",
                        works[w] == W_UPDATE ? "cond. update (1 item)" : "transaction (10 items)", durab_ddb[d],
                        durab_sql[d], tcounts[tc], bx_fmt_rate(a, sizeof a, &m0), bx_fmt_rate(b, sizeof b, &m1),
-                       bx_fmt_ratio(q, sizeof q, bx_rate(&m0), bx_rate(&m1)));
+                       bx_fmt_ratio(q, sizeof q, bx_rate(&m0), bx_rate(&m1)), range);
             }
     printf("\nops/s: UpdateItem calls / transactions per second (a transaction = 5 conditional increments + "
-           "5 conditional inserts).\n");
+           "5 conditional inserts), median of the rounds; ddb/SQLite = ratio of the medians; per-round ratios = "
+           "lowest and highest ratio of one round's ddb run to the SQLite run next to it.\n");
     printf("Check: after each engine's phases the counters sum to the increments acknowledged: %s.\n",
            bad ? "FAILED (see stderr)" : "ok");
     printf("Load average (1 min) at end: %.2f\n", bx_loadavg());

@@ -340,8 +340,8 @@ int main(int argc, char **argv)
     if (status)
         return 1;
 
-    printf("%u items (%u partitions x %u, ~200 bytes each); %d-second phases; embedded: DDB_SYNC_NONE.\n\n", N_ITEMS,
-           PARTS, PER_PART, (int)secs);
+    printf("%u items (%u partitions x %u, ~200 bytes each); %g-second phases; embedded: DDB_SYNC_NONE.\n\n", N_ITEMS,
+           PARTS, PER_PART, secs);
     printf("| operation | threads | embedded ops/s | remote (dynalite) ops/s | embedded/remote | remote: client CPU "
            "us/op |\n|---|---:|---:|---:|---:|---:|\n");
     for (int tc = 0; tc < 2; tc++)
