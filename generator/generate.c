@@ -44,8 +44,8 @@ static json_t *jstr(const char *fmt, ...)
     return json_string(buf);
 }
 
-/* A C string literal for s. */
-static json_t *c_literal(const char *s)
+/* A C string literal for s (declared in generate_stream.h, shared). */
+json_t *ddbgen_c_literal(const char *s)
 {
     size_t n = strlen(s);
     char *out = malloc(n * 4 + 3), *o = out;
@@ -141,7 +141,7 @@ static json_t *template_ctx(gen *g, json_t *tmpl, const char *id, json_t *owner_
     json_array_foreach(json_object_get(tmpl, "segments"), i, s) {
         json_t *o = json_object();
         if (sget(s, "lit")) {
-            json_object_set_new(o, "lit", c_literal(sget(s, "lit")));
+            json_object_set_new(o, "lit", ddbgen_c_literal(sget(s, "lit")));
             json_object_set_new(o, "path", json_string("NULL"));
             json_object_set_new(o, "path_len", json_integer(0));
         } else {
@@ -208,8 +208,8 @@ static json_t *fields_ctx(gen *g, json_t *fields, const char *ctype, const char 
     json_array_foreach(fields, i, f) {
         json_t *o = json_object();
         const char *name = sget(f, "name");
-        json_object_set_new(o, "name", c_literal(name));
-        json_object_set_new(o, "attr", c_literal(sget(f, "attr") ? sget(f, "attr") : name));
+        json_object_set_new(o, "name", ddbgen_c_literal(name));
+        json_object_set_new(o, "attr", ddbgen_c_literal(sget(f, "attr") ? sget(f, "attr") : name));
         const char *ft = ftype_of(f);
         json_object_set_new(o, "ftype", json_string(ft));
         json_object_set_new(o, "size", jstr("sizeof(((%s *)0)->%s)", ctype, name));
@@ -305,7 +305,7 @@ static void params_ctx(gen *g, json_t *ent_fields, json_t *tmpls[], size_t nt, j
             json_object_set_new(p, "ctype", json_string(chars ? "const char *" : sget(f, "ctype")));
             if (chars) {
                 json_object_set_new(p, "chars", json_true());
-                json_object_set_new(p, "cname_lit", c_literal(field));
+                json_object_set_new(p, "cname_lit", ddbgen_c_literal(field));
             }
             json_array_append_new(params, p);
         }
@@ -346,26 +346,26 @@ static json_t *build_context(gen *g, const char *base)
     json_array_foreach(json_object_get(m, "tables"), i, t) {
         json_t *o = json_object(), *ix = json_array();
         json_object_set_new(o, "cname", json_string(sget(t, "cname")));
-        json_object_set_new(o, "name", c_literal(sget(t, "name")));
-        json_object_set_new(o, "type_attr", c_literal(sget(t, "type_attribute") ? sget(t, "type_attribute") : "Type"));
+        json_object_set_new(o, "name", ddbgen_c_literal(sget(t, "name")));
+        json_object_set_new(o, "type_attr", ddbgen_c_literal(sget(t, "type_attribute") ? sget(t, "type_attribute") : "Type"));
         size_t j;
         json_t *x;
         json_array_foreach(json_object_get(t, "indexes"), j, x) {
             json_t *pk = json_object_get(x, "pk"), *sk = json_object_get(x, "sk");
             const char *kind = sget(x, "kind");
             if (kind && !strcmp(kind, "primary")) {
-                json_object_set_new(o, "pk", c_literal(sget(pk, "attr")));
+                json_object_set_new(o, "pk", ddbgen_c_literal(sget(pk, "attr")));
                 json_object_set_new(o, "pk_type", json_string(key_type(sget(pk, "type"))));
-                json_object_set_new(o, "sk", sk ? c_literal(sget(sk, "attr")) : json_string("NULL"));
+                json_object_set_new(o, "sk", sk ? ddbgen_c_literal(sget(sk, "attr")) : json_string("NULL"));
                 json_object_set_new(o, "sk_type", json_string(sk ? key_type(sget(sk, "type")) : "DDB_TNONE"));
                 continue;
             }
             json_t *xo = json_object();
-            json_object_set_new(xo, "name", c_literal(sget(x, "name")));
+            json_object_set_new(xo, "name", ddbgen_c_literal(sget(x, "name")));
             json_object_set_new(xo, "local", json_string(kind && !strcmp(kind, "lsi") ? "true" : "false"));
-            json_object_set_new(xo, "pk", c_literal(sget(pk, "attr")));
+            json_object_set_new(xo, "pk", ddbgen_c_literal(sget(pk, "attr")));
             json_object_set_new(xo, "pk_type", json_string(key_type(sget(pk, "type"))));
-            json_object_set_new(xo, "sk", sk ? c_literal(sget(sk, "attr")) : json_string("NULL"));
+            json_object_set_new(xo, "sk", sk ? ddbgen_c_literal(sget(sk, "attr")) : json_string("NULL"));
             json_object_set_new(xo, "sk_type", json_string(sk ? key_type(sget(sk, "type")) : "DDB_TNONE"));
             json_t *proj = json_object_get(x, "projection");
             const char *pt = proj ? sget(proj, "type") : "ALL";
@@ -375,7 +375,7 @@ static json_t *build_context(gen *g, const char *base)
             json_t *a;
             json_array_foreach(json_object_get(proj, "attributes"), q, a) {
                 json_t *ao = json_object();
-                json_object_set_new(ao, "attr", c_literal(json_string_value(a)));
+                json_object_set_new(ao, "attr", ddbgen_c_literal(json_string_value(a)));
                 json_array_append_new(inc, ao);
             }
             json_object_set_new(xo, "n_include", json_integer((json_int_t)json_array_size(inc)));
@@ -415,7 +415,7 @@ static json_t *build_context(gen *g, const char *base)
         char ctype[300];
         snprintf(ctype, sizeof ctype, "%s", sget(t, "ctype"));
         json_object_set_new(o, "id", jstr("%s_%s_struct", base, sget(t, "cname")));
-        json_object_set_new(o, "cname", c_literal(sget(t, "cname")));
+        json_object_set_new(o, "cname", ddbgen_c_literal(sget(t, "cname")));
         json_object_set_new(o, "ctype", json_string(ctype));
         json_t *fs = fields_ctx(g, json_object_get(t, "fields"), ctype, base, base, NULL, NULL, NULL);
         json_object_set_new(o, "n_fields", json_integer((json_int_t)json_array_size(fs)));
@@ -434,7 +434,7 @@ static json_t *build_context(gen *g, const char *base)
         snprintf(prefix, sizeof prefix, "%s_%s", base, cname);
         json_object_set_new(o, "cname", json_string(cname));
         json_object_set_new(o, "ctype", json_string(ctype));
-        json_object_set_new(o, "name", c_literal(sget(e, "name")));
+        json_object_set_new(o, "name", ddbgen_c_literal(sget(e, "name")));
         json_object_set_new(o, "table", json_string(sget(e, "table")));
         json_object_set_new(o, "prefix", json_string(prefix));
         json_t *shards = json_object_get(e, "shards"), *efields = json_object_get(e, "fields");
@@ -446,7 +446,7 @@ static json_t *build_context(gen *g, const char *base)
         json_t *s;
         json_array_foreach(shards, j, s) {
             json_t *so = json_object();
-            json_object_set_new(so, "id", c_literal(sget(s, "id")));
+            json_object_set_new(so, "id", ddbgen_c_literal(sget(s, "id")));
             json_array_append_new(sh, so);
         }
         json_object_set_new(o, "n_shards", json_integer((json_int_t)json_array_size(sh)));
@@ -459,14 +459,14 @@ static json_t *build_context(gen *g, const char *base)
                 json_object_get(uf, "version") || json_object_get(uf, "uuid") || json_object_get(uf, "auto_id"))
                 continue;
             json_t *uo = json_object();
-            json_object_set_new(uo, "name", c_literal(sget(uf, "name")));
+            json_object_set_new(uo, "name", ddbgen_c_literal(sget(uf, "name")));
             json_array_append_new(upd, uo);
         }
         json_object_set_new(o, "has_updatable", json_boolean(json_array_size(upd) > 0));
         json_object_set_new(o, "n_updatable", json_integer((json_int_t)json_array_size(upd)));
         json_object_set_new(o, "updatable", upd);
         json_object_set_new(o, "shards", sh);
-        json_object_set_new(o, "shard_suffix", c_literal(sget(e, "shard_suffix") ? sget(e, "shard_suffix") : "#"));
+        json_object_set_new(o, "shard_suffix", ddbgen_c_literal(sget(e, "shard_suffix") ? sget(e, "shard_suffix") : "#"));
         json_t *keys = json_array(), *k;
         json_t *pk_tmpls[2] = {NULL, NULL};
         json_array_foreach(json_object_get(e, "keys"), j, k) {
@@ -475,11 +475,11 @@ static json_t *build_context(gen *g, const char *base)
             bool primary = index && !strcmp(index, "table");
             json_t *pk = json_object_get(k, "pk"), *sk = json_object_get(k, "sk");
             char id[1024];
-            json_object_set_new(ko, "index", primary ? json_string("NULL") : c_literal(index));
+            json_object_set_new(ko, "index", primary ? json_string("NULL") : ddbgen_c_literal(index));
             json_object_set_new(ko, "index_ident", c_ident(index));
             json_object_set_new(ko, "key_no", json_integer((json_int_t)j));
-            json_object_set_new(ko, "pk_attr", c_literal(sget(pk, "attr")));
-            json_object_set_new(ko, "sk_attr", sk ? c_literal(sget(sk, "attr")) : json_string("NULL"));
+            json_object_set_new(ko, "pk_attr", ddbgen_c_literal(sget(pk, "attr")));
+            json_object_set_new(ko, "sk_attr", sk ? ddbgen_c_literal(sget(sk, "attr")) : json_string("NULL"));
             snprintf(id, sizeof id, "%s_k%zu_pk", prefix, j);
             json_array_append_new(templates, template_ctx(g, pk, id, efields, sget(pk, "type"), paths));
             json_object_set_new(ko, "pk_tmpl", json_string(id));
@@ -540,8 +540,8 @@ static json_t *build_context(gen *g, const char *base)
         json_object_set_new(o, "cname", c_ident(sget(c, "name")));
         json_object_set_new(o, "result_type", jstr("%s_%s_result", sget(c, "table"), sget(c, "name")));
         json_object_set_new(o, "id", jstr("%s_%s_collection", sget(c, "table"), sget(c, "name")));
-        json_object_set_new(o, "name", c_literal(sget(c, "name")));
-        json_object_set_new(o, "index", index && strcmp(index, "table") ? c_literal(index) : json_string("NULL"));
+        json_object_set_new(o, "name", ddbgen_c_literal(sget(c, "name")));
+        json_object_set_new(o, "index", index && strcmp(index, "table") ? ddbgen_c_literal(index) : json_string("NULL"));
         size_t j;
         json_t *en;
         json_t *first = NULL;

@@ -10,32 +10,6 @@ static const char *str(json_t *o, const char *k)
     return json_string_value(json_object_get(o, k));
 }
 
-/* "s" as a C string literal (attribute names are printable here, but
- * quote what C needs quoted). */
-static json_t *literal(const char *s)
-{
-    size_t n = strlen(s);
-    char *out = malloc(n * 4 + 3), *o = out;
-    if (!out)
-        return NULL;
-    *o++ = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            *o++ = '\\';
-            *o++ = (char)*p;
-        } else if (*p < 0x20 || *p >= 0x7f || *p == '?') {
-            o += sprintf(o, "\\%03o", *p);
-        } else {
-            *o++ = (char)*p;
-        }
-    }
-    *o++ = '"';
-    *o = '\0';
-    json_t *j = json_string(out);
-    free(out);
-    return j;
-}
-
 static void upper_ident(char *dst, size_t cap, const char *s)
 {
     size_t i = 0;
@@ -92,7 +66,7 @@ int ddbgen_stream_ctx(json_t *m, json_t *mt, json_t *tctx, FILE *diag)
     }
     if (ttl_field) {
         const char *attr = str(ttl_field, "attr") ? str(ttl_field, "attr") : str(ttl_field, "name");
-        json_object_set_new(tctx, "ttl_attr", literal(attr ? attr : ""));
+        json_object_set_new(tctx, "ttl_attr", ddbgen_c_literal(attr ? attr : ""));
     } else {
         json_object_set_new(tctx, "ttl_attr", json_string("NULL"));
     }

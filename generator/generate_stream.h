@@ -16,4 +16,7 @@
  * error (DynamoDB has one per table): reported on diag, returns 1. */
 int ddbgen_stream_ctx(json_t *m, json_t *mt, json_t *tctx, FILE *diag);
 
+/* s as a C string literal ("..." with C escapes), a new json string (generate.c). */
+json_t *ddbgen_c_literal(const char *s);
+
 #endif

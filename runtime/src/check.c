@@ -166,12 +166,6 @@ static size_t part_of(const checker *c, uint64_t hash)
     return ddb_bounds_find(c->bounds, c->n_parts, hash);
 }
 
-static void put_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
 /* The partition map "p/<table>" as of this snapshot.  A missing or
  * malformed map is a problem; the statistics are then not compared. */
 static int load_bounds(checker *c)
@@ -338,7 +332,7 @@ static int pass_stats(checker *c)
     char key[300];
     int plen = snprintf(key, sizeof key, "s/%s/", c->t->name);
     for (size_t i = 0; i < c->n_parts; i++) {
-        put_be64((uint8_t *)key + plen, c->bounds[i]);
+        ddb_put_be((uint8_t *)key + plen, c->bounds[i], 8);
         MDB_val k = {(size_t)plen + 8, key}, v;
         uint64_t st[2] = {0, 0};
         int rc = mdb_get(c->txn, c->db->meta, &k, &v);

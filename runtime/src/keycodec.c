@@ -6,20 +6,12 @@
 #include <string.h>
 #include <xxhash.h>
 
-static void put_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        p[i] = (uint8_t)v;
-        v >>= 8;
-    }
-}
-
 static void digest_bytes(uint8_t type, const void *p, size_t n, uint8_t out[DDB_DIGEST_LEN])
 {
     /* the value's type seeds the hash: "1" (S) and "1" (N) differ */
     XXH128_hash_t h = XXH3_128bits_withSeed(p, n, type);
-    put_be64(out, h.high64);
-    put_be64(out + 8, h.low64);
+    ddb_put_be(out, h.high64, 8);
+    ddb_put_be(out + 8, h.low64, 8);
 }
 
 void ddb_key_digest(const ddb_value *v, uint8_t out[DDB_DIGEST_LEN])
@@ -54,10 +46,7 @@ void ddb_key_make(ddb_key *k, const ddb_value *pk, const ddb_value *sk)
 
 uint64_t ddb_key_hash(const uint8_t *key)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | key[i];
-    return v;
+    return ddb_get_be(key, 8);
 }
 
 uint64_t ddb_partition_hash(const ddb_value *pk)

@@ -41,6 +41,21 @@ static inline int ddb_key_is_long(const uint8_t *key, size_t len)
     (void)key;
     return len == DDB_KEY_MAX;
 }
+/* Big-endian integers of 1..8 bytes, as stored in keys and records. */
+static inline void ddb_put_be(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = bytes - 1; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+static inline uint64_t ddb_get_be(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
 /* Partition hash = first 8 bytes of the digest, big-endian. */
 uint64_t ddb_key_hash(const uint8_t *key);
 

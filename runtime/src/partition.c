@@ -141,12 +141,6 @@ int ddb_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64
     return rc ? ddb_mdb_fail(err, rc, "partition statistics") : DDB_OK;
 }
 
-static void be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
 int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
 {
     size_t part = ddb_part_of(t, hash);
@@ -162,7 +156,7 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
     if ((rc = mdb_cursor_open(txn, t->items, &c)))
         return ddb_mdb_fail(err, rc, "partition split");
     uint8_t start[8];
-    be64(start, lo);
+    ddb_put_be(start, lo, 8);
     MDB_val k = {8, start}, d;
     uint64_t left[2] = {0, 0}, split = 0;
     int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
@@ -206,9 +200,9 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
     if (!b)
         return ddb_fail(err, DDB_ENOMEM, "out of memory");
     for (size_t i = 0, j = 0; i < t->n_parts; i++) {
-        be64(b + 8 * j++, t->bounds[i]);
+        ddb_put_be(b + 8 * j++, t->bounds[i], 8);
         if (i == part)
-            be64(b + 8 * j++, split);
+            ddb_put_be(b + 8 * j++, split, 8);
     }
     char key[300];
     int klen = snprintf(key, sizeof key, "p/%s", t->name);

@@ -1,6 +1,7 @@
 /* A table's stream specification and TTL attribute: stored under
  * "q/<table>" in the meta database, loaded with the table definition,
  * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive. */
+#include "keycodec.h"
 #include "remote.h"
 #include "error.h"
 #include "stream.h"
@@ -50,28 +51,14 @@ typedef struct config {
     char ttl[256];
 } config;
 
-static void put_be(uint8_t *p, uint64_t v, int bytes)
-{
-    for (int i = bytes - 1; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static uint64_t get_be(const uint8_t *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 static size_t encode(const config *c, uint8_t *out)
 {
     size_t tl = strlen(c->ttl);
     out[0] = 1;
     out[1] = (uint8_t)c->stream.view;
-    put_be(out + 2, c->stream.retention_seconds, 8);
-    put_be(out + 10, c->stream.retention_bytes, 8);
-    put_be(out + 18, tl, 2);
+    ddb_put_be(out + 2, c->stream.retention_seconds, 8);
+    ddb_put_be(out + 10, c->stream.retention_bytes, 8);
+    ddb_put_be(out + 18, tl, 2);
     memcpy(out + 20, c->ttl, tl);
     return 20 + tl;
 }
@@ -81,12 +68,12 @@ static bool decode(const uint8_t *p, size_t n, config *c)
     memset(c, 0, sizeof *c);
     if (n < 20 || p[0] != 1 || p[1] > DDB_STREAM_NEW_AND_OLD_IMAGES)
         return false;
-    size_t tl = (size_t)get_be(p + 18, 2);
+    size_t tl = (size_t)ddb_get_be(p + 18, 2);
     if (tl > 255 || n != 20 + tl)
         return false;
     c->stream.view = (ddb_stream_view)p[1];
-    c->stream.retention_seconds = get_be(p + 2, 8);
-    c->stream.retention_bytes = get_be(p + 10, 8);
+    c->stream.retention_seconds = ddb_get_be(p + 2, 8);
+    c->stream.retention_bytes = ddb_get_be(p + 10, 8);
     memcpy(c->ttl, p + 20, tl);
     c->ttl[tl] = '\0';
     return true;

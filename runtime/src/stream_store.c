@@ -1,6 +1,7 @@
 /* Stream records: appended by the write path in its transaction, trimmed
  * by retention, read by iterators, verified by ddb_stream_check (layout in
  * stream.h). */
+#include "keycodec.h"
 #include "remote.h"
 #include "codec.h"
 #include "error.h"
@@ -19,26 +20,12 @@
 #define TRIM_ON_WRITE 8          /* records a write may trim by age */
 #define TRIM_PER_TXN 10000       /* records one ddb_stream_trim transaction deletes */
 
-static void put_be(uint8_t *p, uint64_t v, int bytes)
-{
-    for (int i = bytes - 1; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static uint64_t get_be(const uint8_t *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 size_t ddb_stream_record_key(uint8_t *key, const char *table, uint64_t seq)
 {
     size_t n = strlen(table);
     memcpy(key, table, n);
     key[n] = 0;
-    put_be(key + n + 1, seq, 8);
+    ddb_put_be(key + n + 1, seq, 8);
     return n + 9;
 }
 
@@ -93,13 +80,13 @@ static int trim(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_spec 
             break;
         }
         bool over_size = spec->retention_bytes && s->bytes > spec->retention_bytes && s->records > 1;
-        int64_t created = v.mv_size >= HEADER ? (int64_t)get_be((const uint8_t *)v.mv_data + 4, 8) : INT64_MIN;
+        int64_t created = v.mv_size >= HEADER ? (int64_t)ddb_get_be((const uint8_t *)v.mv_data + 4, 8) : INT64_MIN;
         bool too_old = age_budget && created < horizon;
         if (!over_size && !too_old)
             break;
         if (!over_size)
             age_budget--;
-        uint64_t seq = get_be((const uint8_t *)k.mv_data + plen, 8), size = v.mv_size;
+        uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8), size = v.mv_size;
         if ((rc = mdb_cursor_del(c, 0)))
             break;
         s->records--;
@@ -180,8 +167,8 @@ int ddb_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstat
     h[2] = (uint8_t)view;
     h[3] = (uint8_t)((db->ttl_writing ? DDB_STREAM_FLAG_TTL : 0) | (oi ? DDB_STREAM_FLAG_OLD : 0) |
                      (ni ? DDB_STREAM_FLAG_NEW : 0));
-    put_be(h + 4, (uint64_t)now, 8);
-    put_be(h + 12, size > UINT32_MAX ? UINT32_MAX : size, 4);
+    ddb_put_be(h + 4, (uint64_t)now, 8);
+    ddb_put_be(h + 12, size > UINT32_MAX ? UINT32_MAX : size, 4);
     ddb_buf out = {0}, tmp = {0};
     int rc = ddb_buf_put(&out, h, HEADER);
     if (!rc)
@@ -229,7 +216,7 @@ int ddb_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
         return rc;
     for (;;) {
         MDB_val k = {n + 8, key}, v;
-        put_be(key + n, s.trimmed_through + 1, 8);
+        ddb_put_be(key + n, s.trimmed_through + 1, 8);
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         if (g == MDB_NOTFOUND || (!g && !is_record_of(&k, key, n)))
             break;
@@ -237,7 +224,7 @@ int ddb_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
             rc = g;
             break;
         }
-        uint64_t seq = get_be((const uint8_t *)k.mv_data + n, 8); /* before the page changes */
+        uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + n, 8); /* before the page changes */
         if ((rc = mdb_cursor_del(c, 0)))
             break;
         s.trimmed_through = seq;
@@ -299,8 +286,8 @@ int ddb_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t 
     rec->event = (ddb_stream_event)p[1];
     rec->view = (ddb_stream_view)p[2];
     rec->by_ttl = p[3] & DDB_STREAM_FLAG_TTL;
-    rec->created_ms = (int64_t)get_be(p + 4, 8);
-    rec->size = (size_t)get_be(p + 12, 4);
+    rec->created_ms = (int64_t)ddb_get_be(p + 4, 8);
+    rec->size = (size_t)ddb_get_be(p + 12, 4);
     const uint8_t *q = p + HEADER, *end = p + n;
     ddb_item *keys = NULL, *old = NULL, *nw = NULL;
     int rc = get_part(&q, end, a, &keys, "Keys", err);
@@ -444,7 +431,7 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
         MDB_val k = {ddb_stream_record_key(key, it->table, it->pos + 1), key}, v;
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         while (!rc && *n < max && g == 0 && is_record_of(&k, key, plen)) {
-            uint64_t seq = get_be((const uint8_t *)k.mv_data + plen, 8);
+            uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8);
             ddb_error e;
             if ((rc = ddb_stream_decode(name, seq, v.mv_data, v.mv_size, a, &recs[*n], &e))) {
                 rc = ddb_fail(err, rc, "stream of table %s, record %" PRIu64 ": %s", it->table, seq, e.message);
@@ -507,9 +494,9 @@ int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_er
         MDB_cursor *c;
         if (s.records && !mdb_cursor_open(txn, db->streams, &c)) {
             if (mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) == 0 && is_record_of(&k, key, plen)) {
-                out->first_seq = get_be((const uint8_t *)k.mv_data + plen, 8);
+                out->first_seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8);
                 if (v.mv_size >= HEADER)
-                    out->oldest_ms = (int64_t)get_be((const uint8_t *)v.mv_data + 4, 8);
+                    out->oldest_ms = (int64_t)ddb_get_be((const uint8_t *)v.mv_data + 4, 8);
             }
             mdb_cursor_close(c);
         }
@@ -683,7 +670,7 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
                 g = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
                 continue;
             }
-            uint64_t seq = get_be((const uint8_t *)k.mv_data + plen, 8);
+            uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8);
             r->items++;
             count++;
             bytes += v.mv_size;
