@@ -2,6 +2,7 @@
 #include "example.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,10 @@ ddb *ex_open(int argc, char **argv, const char *default_dir, const ddb_options *
     ddb *db;
     ddb_error err = {0};
     char uri[4096];
-    snprintf(uri, sizeof uri, "file:%s", opened_dir);
+    bool remote = strstr(opened_dir, "://") != NULL; /* http://host:port, https://..., dynamodb://region */
+    snprintf(uri, sizeof uri, "%s%s", remote ? "" : "file:", opened_dir);
     ex_check(ddb_open(uri, opts, &db, &err), &err, "open the database");
-    printf("Database: %s (embedded engine)\n\n", opened_dir);
+    printf("Database: %s (%s)\n\n", opened_dir, remote ? "remote backend" : "embedded engine");
     for (size_t i = 0; i < n_tables; i++) {
         int rc = ddb_delete_table(db, tables[i]->def.name, &err);
         if (rc != DDB_ENOTABLE)

@@ -6,8 +6,10 @@
 #include <ddb/ddb.h>
 #include <ddb/entity.h>
 
-/* Open the embedded database in argv[1], or default_dir when no argument
- * is given (the build tree's default, compiled in), print its directory,
+/* Open the embedded database in argv[1] (or, when argv[1] is a URI such as
+ * http://127.0.0.1:8000, that endpoint through the remote backend), or
+ * default_dir when no argument is given (the build tree's default, compiled
+ * in), print where it is,
  * and drop the given tables when a previous run left them, so that every
  * run starts without them and prints the same thing.  Exits on error. */
 ddb *ex_open(int argc, char **argv, const char *default_dir, const ddb_options *opts,
