@@ -399,6 +399,26 @@ static expr_func func_id(const char *s, size_t len)
 }
 
 /* NAME '(' operand (',' operand)* ')' */
+/* item ("," item)* ")": the operands of a function call or of IN, appended
+ * to n->args.  Returns n, or NULL with the error set. */
+static expr_node *p_list(parser *p, expr_node *n, uint32_t *cap, operand_fn item)
+{
+    for (;;) {
+        expr_node *a = item(p);
+        if (!a)
+            return NULL;
+        if (!push(p->a, &n->args, &n->nargs, cap, sizeof a, &a))
+            return nomem(p);
+        if (peek(p)->kind != TK_COMMA)
+            break;
+        p->pos++;
+    }
+    if (peek(p)->kind != TK_RPAREN)
+        return syn_fail(p);
+    p->pos++;
+    return n;
+}
+
 static expr_node *p_call(parser *p, operand_fn arg)
 {
     const expr_token *name = peek(p);
@@ -414,21 +434,8 @@ static expr_node *p_call(parser *p, operand_fn arg)
     if (!enter(p))
         return NULL;
     uint32_t cap = 0;
-    for (;;) {
-        expr_node *a = arg(p);
-        if (!a)
-            return NULL;
-        if (!push(p->a, &n->args, &n->nargs, &cap, sizeof a, &a))
-            return nomem(p);
-        if (peek(p)->kind == TK_COMMA) {
-            p->pos++;
-            continue;
-        }
-        break;
-    }
-    if (peek(p)->kind != TK_RPAREN)
-        return syn_fail(p);
-    p->pos++;
+    if (!p_list(p, n, &cap, arg))
+        return NULL;
     leave(p);
     return n;
 }
@@ -543,22 +550,7 @@ static expr_node *p_cmp_tail(parser *p, expr_node *lhs)
         uint32_t cap = 0;
         if (!push(p->a, &n->args, &n->nargs, &cap, sizeof lhs, &lhs))
             return nomem(p);
-        for (;;) {
-            expr_node *a = p_cond_operand(p);
-            if (!a)
-                return NULL;
-            if (!push(p->a, &n->args, &n->nargs, &cap, sizeof a, &a))
-                return nomem(p);
-            if (peek(p)->kind == TK_COMMA) {
-                p->pos++;
-                continue;
-            }
-            break;
-        }
-        if (peek(p)->kind != TK_RPAREN)
-            return syn_fail(p);
-        p->pos++;
-        return n;
+        return p_list(p, n, &cap, p_cond_operand);
     }
     return syn_fail(p);
 }
