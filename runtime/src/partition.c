@@ -151,23 +151,26 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
     if (v[1] <= db->opts.partition_split_bytes)
         return DDB_OK;
     uint64_t hi = part + 1 < t->n_parts ? t->bounds[part + 1] : 0; /* 0 = end of space */
-    /* split at the first partition hash where half the bytes lie below */
     MDB_cursor *c;
     if ((rc = mdb_cursor_open(txn, t->items, &c)))
         return ddb_mdb_fail(err, rc, "partition split");
     uint8_t start[8];
     ddb_put_be(start, lo, 8);
     MDB_val k = {8, start}, d;
-    uint64_t left[2] = {0, 0}, split = 0;
+    /* one pass: at the start of each run of one partition hash, left holds
+     * exactly the items below it; split at the first such hash with at
+     * least half the bytes below */
+    uint64_t left[2] = {0, 0}, split = 0, prev = lo;
     int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
     while (g == 0) {
         uint64_t h = ddb_key_hash(k.mv_data);
         if (hi && h >= hi)
             break;
-        if (left[1] * 2 >= v[1] && h != lo) {
+        if (h != prev && left[1] * 2 >= v[1]) {
             split = h;
             break;
         }
+        prev = h;
         size_t sz = 0;
         ddb_record_size(d.mv_data, d.mv_size, &sz);
         left[0]++;
@@ -177,20 +180,6 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
     mdb_cursor_close(c);
     if (!split)
         return DDB_OK; /* one partition key holds the whole partition: cannot split by hash */
-    /* recount exactly: everything with hash < split goes left */
-    left[0] = left[1] = 0;
-    if ((rc = mdb_cursor_open(txn, t->items, &c)))
-        return ddb_mdb_fail(err, rc, "partition split");
-    k = (MDB_val){8, start};
-    g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
-    while (g == 0 && ddb_key_hash(k.mv_data) < split) {
-        size_t sz = 0;
-        ddb_record_size(d.mv_data, d.mv_size, &sz);
-        left[0]++;
-        left[1] += sz;
-        g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
-    }
-    mdb_cursor_close(c);
     uint64_t right[2] = {v[0] - left[0], v[1] - left[1]};
     if ((rc = stats_put(txn, db, t, lo, left)) || (rc = stats_put(txn, db, t, split, right)))
         return ddb_mdb_fail(err, rc, "partition split");

@@ -192,6 +192,19 @@ static ddb_item *key_of(pager *p, const ddb_item *it)
     return k;
 }
 
+/* The index a Query or Scan reads (NULL name: the table itself). */
+static int read_index(const ddb_table_rt *t, const char *name, bool consistent, const ddb_index_rt **x,
+                      ddb_error *err)
+{
+    *x = NULL;
+    if (name && !(*x = ddb_table_index(t, name)))
+        return ddb_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, name);
+    if (*x && !(*x)->local && consistent)
+        return ddb_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
+                        (*x)->name);
+    return DDB_OK;
+}
+
 /* ---- Query ---- */
 
 typedef struct qstate {
@@ -321,15 +334,8 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
     if ((rc = ddb_table_get_rd(db, txn, q->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
-    if (q->index && !(x = ddb_table_index(t, q->index))) {
-        rc = ddb_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, q->index);
+    if ((rc = read_index(t, q->index, q->consistent, &x, err)))
         goto done;
-    }
-    if (x && !x->local && q->consistent) {
-        rc = ddb_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
-                      x->name);
-        goto done;
-    }
     ddb_query_params mapped;
     if (q->key_condition) {
         /* KeyConditionExpression -> the structured condition */
@@ -587,22 +593,14 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
     if ((rc = ddb_table_get_rd(db, txn, sc->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
-    if (sc->index && !(x = ddb_table_index(t, sc->index))) {
-        rc = ddb_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, sc->index);
+    if ((rc = read_index(t, sc->index, sc->consistent, &x, err)))
         goto done;
-    }
-    if (x && !x->local && sc->consistent) {
-        rc = ddb_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
-                      x->name);
-        goto done;
-    }
     /* segment = a contiguous range of partition hashes */
     uint64_t seg_lo = (uint64_t)(((unsigned __int128)sc->segment << 64) / nseg);
     uint64_t seg_hi = sc->segment + 1 < nseg ? (uint64_t)(((unsigned __int128)(sc->segment + 1) << 64) / nseg) : 0;
     uint8_t start[DDB_KEY_MAX];
     size_t startlen = 8;
-    for (int i = 7; i >= 0; i--)
-        start[7 - i] = (uint8_t)(seg_lo >> (8 * i));
+    ddb_put_be(start, seg_lo, 8);
     ddb_key skey = {{0}, 0}, tkey = {{0}, 0};
     if (sc->start_key) {
         const ddb_value *pk, *sk;
