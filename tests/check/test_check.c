@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "keycodec.h"
+#include "core/keycodec.h"
 
 #define TABLE "Shop"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 
 static ddb_value *num(ddb_arena *a, const char *t)
 {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr.h"
+#include "expr/expr.h"
 
 /* ---- DynamoDB JSON <-> values ---------------------------------------------- */
 

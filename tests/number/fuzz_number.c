@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "number.h"
+#include "core/number.h"
 
 #define CHECK(cond)                                                             \
     do {                                                                        \

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "number.h"
+#include "core/number.h"
 
 #define NOT_NUMBER "The parameter cannot be converted to a numeric value"
 #define OVERFLOW "Number overflow. Attempting to store a number with magnitude larger than supported range"

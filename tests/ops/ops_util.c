@@ -1,6 +1,6 @@
 #include "ops_util.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <inttypes.h>
 #include <stdio.h>

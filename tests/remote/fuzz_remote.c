@@ -2,9 +2,9 @@
  * one — body parsing, error classification (400 and 500), pages, items,
  * consumed capacity, cancellation reasons, table descriptions.  Whatever
  * the bytes, the result is a value or an error code with a message. */
-#include "remote_wire.h"
+#include "remote/remote_wire.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <stdint.h>
 #include <string.h>

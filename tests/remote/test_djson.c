@@ -1,6 +1,6 @@
 /* DynamoDB JSON: round trips of every type, base64, and every error of the
  * strict reader. */
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * ways: expected text for typical expressions; the rendered text prepared
  * again (with the names map it came with) renders identically; and it
  * evaluates / applies exactly like the original on sample items. */
-#include "expr.h"
-#include "remote_wire.h"
+#include "expr/expr.h"
+#include "remote/remote_wire.h"
 
 #include <stdarg.h>
 #include <stddef.h>

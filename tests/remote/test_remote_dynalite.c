@@ -7,8 +7,8 @@
  *
  * dynalite is installed (once, pinned) and started by dynalite.sh; without
  * node/npm every test skips with that reason. */
-#include "djson.h"
-#include "remote.h"
+#include "remote/djson.h"
+#include "remote/remote.h"
 
 #include <ddb/ddb.h>
 #include <signal.h>

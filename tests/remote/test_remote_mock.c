@@ -2,9 +2,9 @@
  * documented responses: success paths, every error mapping, retries with
  * bounds, broken responses and broken networks.  Each case must end in a
  * clear error: no crash, no hang. */
-#include "djson.h"
+#include "remote/djson.h"
 #include "mockserver.h"
-#include "remote.h"
+#include "remote/remote.h"
 
 #include <ddb/ddb.h>
 #include <jansson.h>

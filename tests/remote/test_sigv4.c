@@ -7,7 +7,7 @@
  *  - Amazon S3's "Signature calculations for the Authorization header"
  *    GET Object example (examplebucket, Range: bytes=0-9, 20130524).
  * Then the canonicalisation rules those examples do not exercise. */
-#include "sigv4.h"
+#include "remote/sigv4.h"
 
 #include <stdarg.h>
 #include <stddef.h>

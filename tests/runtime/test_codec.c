@@ -2,7 +2,7 @@
  * refused (DDB_ECORRUPT), never read past its end. */
 #include "testutil.h"
 
-#include "codec.h"
+#include "core/codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

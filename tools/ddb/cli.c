@@ -2,7 +2,7 @@
  * expression values from the command line. */
 #include "cli.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <errno.h>
 #include <stdarg.h>

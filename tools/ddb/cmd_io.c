@@ -4,7 +4,7 @@
  * data moves between the embedded engine and DynamoDB. */
 #include "cli.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <errno.h>
 #include <inttypes.h>

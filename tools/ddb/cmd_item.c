@@ -1,7 +1,7 @@
 /* Item commands: get, put, delete, query, scan. */
 #include "cli.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

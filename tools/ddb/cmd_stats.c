@@ -2,7 +2,7 @@
  * (the per-partition heat over the partition-hash space). */
 #include "cli.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <errno.h>
 #include <inttypes.h>

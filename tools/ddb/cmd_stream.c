@@ -3,7 +3,7 @@
  * checkpoint file so that a restarted consumer resumes where it stopped. */
 #include "cli.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <ctype.h>
 #include <errno.h>

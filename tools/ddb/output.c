@@ -3,7 +3,7 @@
  * OpenSearch documents and table cells). */
 #include "cli.h"
 
-#include "djson.h"
+#include "remote/djson.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

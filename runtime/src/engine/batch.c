@@ -1,0 +1,364 @@
+/* BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems. */
+#include "core/codec.h"
+#include "engine/engine.h"
+#include "remote/remote.h"
+#include "core/error.h"
+#include "engine/keys.h"
+#include "streams/stream.h"
+#include "core/value.h"
+#include "engine/write.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BATCH_WRITE_MAX 25
+#define BATCH_GET_MAX 100
+#define TX_MAX 100
+#define TX_BYTES_MAX (4u * 1024u * 1024u)
+
+/* Two requests on one item of one table: DynamoDB refuses the request. */
+static int same_item(const char *ta, const ddb_key *ka, const char *tb, const ddb_key *kb)
+{
+    return strcmp(ta, tb) == 0 && ka->len == kb->len && memcmp(ka->b, kb->b, ka->len) == 0;
+}
+
+/* The table key of a request's item, for duplicate detection. */
+static int request_key(ddb *db, MDB_txn *txn, const char *table, const ddb_item *item, bool whole_item, ddb_key *k,
+                       ddb_error *err)
+{
+    ddb_table_rt *t;
+    const ddb_value *pk, *sk;
+    int rc = ddb_table_get(db, txn, table, &t, err);
+    if (!rc)
+        rc = whole_item ? ddb_keys_table(t, item, &pk, &sk, err) : ddb_keys_exact(t, item, &pk, &sk, err);
+    if (!rc)
+        ddb_key_make(k, pk, sk);
+    return rc;
+}
+
+static ddb_arena *scratch(ddb *db)
+{
+    if (!db->wscratch)
+        db->wscratch = ddb_arena_new();
+    return db->wscratch;
+}
+
+/* Split partitions that the writes grew, with a fresh look at the table each
+ * time (a split changes the partition map). */
+static int split_after(ddb *db, MDB_txn *txn, const ddb_wreq *reqs, const ddb_wstate *st, size_t n, ddb_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (reqs[i].kind == DDB_TX_DELETE || reqs[i].kind == DDB_TX_CHECK || st[i].new_size <= st[i].old_size)
+            continue;
+        ddb_table_rt *t;
+        int rc = ddb_table_get(db, txn, reqs[i].table, &t, err);
+        if (!rc)
+            rc = ddb_part_maybe_split(db, txn, t, ddb_key_hash(st[i].key.b), err);
+        if (rc)
+            return rc;
+    }
+    return DDB_OK;
+}
+
+/* ---- BatchWriteItem ---- */
+
+typedef struct bw_ctx {
+    const ddb_batch_write_op *ops;
+    size_t n;
+    ddb_return_capacity mode;
+    ddb_capacity *cap;
+    ddb_error *err;
+} bw_ctx;
+
+static int batch_write_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    bw_ctx *cx = vctx;
+    ddb_arena *tmp = scratch(db);
+    if (!tmp)
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    ddb_wreq reqs[BATCH_WRITE_MAX];
+    ddb_wstate st[BATCH_WRITE_MAX];
+    int rc = DDB_OK;
+    for (size_t i = 0; i < cx->n && !rc; i++) {
+        const ddb_batch_write_op *op = &cx->ops[i];
+        reqs[i] = (ddb_wreq){op->put ? DDB_TX_PUT : DDB_TX_DELETE, op->table, op->put ? op->put : op->delete_key,
+                             NULL, NULL, NULL};
+        if ((rc = request_key(db, txn, op->table, reqs[i].item, op->put != NULL, &st[i].key, cx->err)))
+            break;
+        for (size_t j = 0; j < i; j++)
+            if (same_item(reqs[j].table, &st[j].key, op->table, &st[i].key))
+                rc = ddb_fail(cx->err, DDB_EVALIDATION,
+                              "Provided list of item keys contains duplicates (requests %zu and %zu, table %s)", j + 1,
+                              i + 1, op->table);
+    }
+    for (size_t i = 0; i < cx->n && !rc; i++)
+        if (!(rc = ddb_write_prepare(db, txn, &reqs[i], &st[i], tmp, cx->err)))
+            rc = ddb_write_apply(db, txn, &reqs[i], &st[i], 1.0, false, cx->cap, cx->mode, cx->err);
+    if (!rc)
+        rc = split_after(db, txn, reqs, st, cx->n, cx->err);
+    ddb_arena_reset(tmp);
+    return rc;
+}
+
+int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_capacity *cap,
+                    ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_batch_write(db->remote, ops, n, rc_mode, cap, err);
+    if (!db || (n && !ops))
+        return ddb_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
+    if (n == 0)
+        return ddb_fail(err, DDB_EVALIDATION, "BatchWriteItem: the request holds no items");
+    if (n > BATCH_WRITE_MAX)
+        return ddb_fail(err, DDB_ELIMIT, "BatchWriteItem: %zu requests; at most %d are allowed", n, BATCH_WRITE_MAX);
+    for (size_t i = 0; i < n; i++)
+        if (!ops[i].table || !ops[i].put == !ops[i].delete_key)
+            return ddb_fail(err, DDB_EVALIDATION,
+                            "BatchWriteItem: request %zu needs a table and exactly one of put and delete_key", i + 1);
+    ddb_capacity scratch_cap;
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    bw_ctx cx = {ops, n, cap ? rc_mode : DDB_CAPACITY_NONE, cap ? cap : &scratch_cap, err};
+    return ddb_run_write(db, batch_write_fn, &cx, false, err);
+}
+
+/* ---- TransactWriteItems ---- */
+
+typedef struct tw_ctx {
+    const ddb_tx_op *ops;
+    size_t n;
+    ddb_return_capacity mode;
+    ddb_capacity *cap;
+    int *reasons;
+    ddb_error *err;
+} tw_ctx;
+
+static const char *reason_name(int code)
+{
+    switch (code) {
+    case DDB_OK: return "None";
+    case DDB_ECONDITION: return "ConditionalCheckFailed";
+    case DDB_ETHROTTLED: return "ThrottlingError";
+    default: return "ValidationError";
+    }
+}
+
+static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    tw_ctx *cx = vctx;
+    ddb_arena *tmp = scratch(db);
+    if (!tmp)
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    ddb_wreq reqs[TX_MAX];
+    ddb_wstate st[TX_MAX];
+    int rc = DDB_OK;
+    for (size_t i = 0; i < cx->n && !rc; i++) {
+        const ddb_tx_op *op = &cx->ops[i];
+        reqs[i] = (ddb_wreq){op->kind, op->table, op->item, op->update, op->condition, op->values};
+        if ((rc = request_key(db, txn, op->table, op->item, op->kind == DDB_TX_PUT, &st[i].key, cx->err)))
+            break;
+        /* what the request alone gets wrong refuses it (ValidationException);
+         * only what depends on the stored items cancels it */
+        ddb_table_rt *t;
+        if ((rc = ddb_table_get(db, txn, op->table, &t, cx->err)) || (rc = ddb_write_check(t, &reqs[i], cx->err)))
+            break;
+        for (size_t j = 0; j < i; j++)
+            if (same_item(reqs[j].table, &st[j].key, op->table, &st[i].key))
+                rc = ddb_fail(cx->err, DDB_EVALIDATION,
+                              "Transaction request cannot include multiple operations on one item (operations %zu "
+                              "and %zu, table %s)",
+                              j + 1, i + 1, op->table);
+    }
+    if (rc) {
+        ddb_arena_reset(tmp);
+        return rc;
+    }
+    /* every condition is checked against the state before the transaction */
+    bool cancelled = false;
+    size_t bytes = 0;
+    ddb_error first = {0};
+    for (size_t i = 0; i < cx->n; i++) {
+        ddb_error e = {0};
+        cx->reasons[i] = ddb_write_prepare(db, txn, &reqs[i], &st[i], tmp, &e);
+        if (cx->reasons[i]) {
+            if (!cancelled)
+                first = e;
+            cancelled = true;
+        }
+        bytes += st[i].new_size;
+    }
+    if (!cancelled && bytes > TX_BYTES_MAX) {
+        ddb_arena_reset(tmp);
+        return ddb_fail(cx->err, DDB_ELIMIT, "Transaction size of %zu bytes exceeds the limit of %u bytes", bytes,
+                        TX_BYTES_MAX);
+    }
+    if (cancelled) {
+        char text[DDB_ERROR_TEXT_SIZE];
+        size_t o = (size_t)snprintf(text, sizeof text, "Transaction cancelled, please refer cancellation reasons for "
+                                                       "specific reasons [");
+        for (size_t i = 0; i < cx->n && o < sizeof text; i++)
+            o += (size_t)snprintf(text + o, sizeof text - o, "%s%s", i ? ", " : "", reason_name(cx->reasons[i]));
+        if (o < sizeof text)
+            snprintf(text + o, sizeof text - o, "]");
+        ddb_fail(cx->err, DDB_ECANCELED, "%s", text);
+        (void)first;
+        ddb_arena_reset(tmp);
+        return DDB_ECANCELED;
+    }
+    for (size_t i = 0; i < cx->n && !rc; i++)
+        rc = ddb_write_apply(db, txn, &reqs[i], &st[i], 2.0, false, cx->cap, cx->mode, cx->err);
+    if (!rc)
+        rc = split_after(db, txn, reqs, st, cx->n, cx->err);
+    ddb_arena_reset(tmp);
+    return rc;
+}
+
+int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
+                       ddb_tx_result *res, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_transact_write(db->remote, ops, n, rc_mode, a, res, err);
+    if (!db || (n && !ops) || !a || !res)
+        return ddb_fail(err, DDB_EINVAL, "TransactWriteItems: db, ops, arena and result are required");
+    memset(res, 0, sizeof *res);
+    if (n == 0)
+        return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: the request holds no operations");
+    if (n > TX_MAX)
+        return ddb_fail(err, DDB_ELIMIT, "TransactWriteItems: %zu operations; at most %d are allowed", n, TX_MAX);
+    for (size_t i = 0; i < n; i++) {
+        const ddb_tx_op *op = &ops[i];
+        if (!op->table || !op->item || op->kind < DDB_TX_PUT || op->kind > DDB_TX_CHECK)
+            return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: operation %zu needs a kind, a table and an item",
+                            i + 1);
+        if (op->kind == DDB_TX_UPDATE && !op->update)
+            return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: update %zu has no UpdateExpression", i + 1);
+        if (op->kind == DDB_TX_CHECK && !op->condition)
+            return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: ConditionCheck %zu has no ConditionExpression",
+                            i + 1);
+        const ddb_expr *ex[2] = {op->condition, op->update};
+        int rc = ddb_expr_check_request(ex, 2, NULL, op->values, err);
+        if (rc)
+            return rc;
+    }
+    res->reasons = ddb_arena_alloc(a, n * sizeof *res->reasons);
+    if (!res->reasons)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    memset(res->reasons, 0, n * sizeof *res->reasons);
+    tw_ctx cx = {ops, n, rc_mode, &res->capacity, res->reasons, err};
+    int rc = ddb_run_write(db, transact_fn, &cx, false, err);
+    if (rc != DDB_ECANCELED)
+        memset(res->reasons, 0, n * sizeof *res->reasons);
+    return rc;
+}
+
+/* ---- reads ---- */
+
+/* One item by key in an open read transaction: *out NULL when absent;
+ * *size its stored size (0 when absent). */
+static int read_one(ddb *db, MDB_txn *txn, const char *table, const ddb_item *key, ddb_arena *a, ddb_item **out,
+                    size_t *size, ddb_table_rt **tp, ddb_error *err)
+{
+    ddb_table_rt *t;
+    const ddb_value *pk, *sk;
+    int rc = ddb_table_get(db, txn, table, &t, err);
+    if (!rc)
+        rc = ddb_keys_exact(t, key, &pk, &sk, err);
+    if (rc)
+        return rc;
+    *tp = t;
+    ddb_key k;
+    ddb_key_make(&k, pk, sk);
+    MDB_val kv = {k.len, k.b}, dv;
+    *out = NULL;
+    *size = 0;
+    rc = mdb_get(txn, t->items, &kv, &dv);
+    if (rc == MDB_NOTFOUND)
+        return DDB_OK;
+    if (rc)
+        return ddb_mdb_fail(err, rc, "reading item");
+    ddb_item *it;
+    if (ddb_decode_item(dv.mv_data, dv.mv_size, a, &it) || ddb_record_size(dv.mv_data, dv.mv_size, size))
+        return ddb_fail(err, DDB_ECORRUPT, "stored item in table %s is unreadable", t->name);
+    const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
+    if (opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) &&
+        !ddb_ttl_expired(db, t, it)) /* an expired item (TTL) reads as absent */
+        *out = it;
+    else
+        *size = 0; /* another key with the same digest, or expired */
+    return DDB_OK;
+}
+
+static int read_many(ddb *db, const char *what, size_t n, size_t max, const char *(*table_of)(const void *, size_t),
+                     const ddb_item *(*key_of)(const void *, size_t), const ddb_expr *(*proj_of)(const void *, size_t),
+                     bool (*consistent_of)(const void *, size_t), double factor, const void *ops, ddb_arena *a,
+                     ddb_item **items, ddb_return_capacity mode, ddb_capacity *cap, ddb_error *err)
+{
+    if (!db || (n && (!ops || !items)) || !a)
+        return ddb_fail(err, DDB_EINVAL, "%s: db, requests, arena and items are required", what);
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    if (n == 0)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: the request holds no keys", what);
+    if (n > max)
+        return ddb_fail(err, DDB_ELIMIT, "%s: %zu keys; at most %zu are allowed", what, n, max);
+    MDB_txn *txn;
+    int rc = ddb_read_begin(db, &txn, err);
+    if (rc)
+        return rc;
+    ddb_key keys[BATCH_GET_MAX];
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!table_of(ops, i) || !key_of(ops, i)) {
+            rc = ddb_fail(err, DDB_EVALIDATION, "%s: request %zu needs a table and a key", what, i + 1);
+            break;
+        }
+        if ((rc = request_key(db, txn, table_of(ops, i), key_of(ops, i), false, &keys[i], err)))
+            break;
+        for (size_t j = 0; j < i && !rc; j++)
+            if (same_item(table_of(ops, j), &keys[j], table_of(ops, i), &keys[i]))
+                rc = ddb_fail(err, DDB_EVALIDATION,
+                              "%s: Provided list of item keys contains duplicates (requests %zu and %zu)", what, j + 1,
+                              i + 1);
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        ddb_table_rt *t;
+        size_t size;
+        if ((rc = read_one(db, txn, table_of(ops, i), key_of(ops, i), a, &items[i], &size, &t, err)))
+            break;
+        bool strong = consistent_of ? consistent_of(ops, i) : true;
+        double units = factor * ddb_read_units(size, strong);
+        if ((rc = ddb_part_charge(db, t, ddb_part_of(t, ddb_key_hash(keys[i].b)), units, 0, err)))
+            break;
+        ddb_cap_add(cap, NULL, units, 0, mode);
+        const ddb_expr *p = proj_of(ops, i);
+        if (items[i] && p)
+            rc = ddb_expr_project(p, items[i], a, &items[i], err);
+    }
+    ddb_read_end(txn);
+    return rc;
+}
+
+static const char *bg_table(const void *ops, size_t i) { return ((const ddb_batch_get_op *)ops)[i].table; }
+static const ddb_item *bg_key(const void *ops, size_t i) { return ((const ddb_batch_get_op *)ops)[i].key; }
+static const ddb_expr *bg_proj(const void *ops, size_t i) { return ((const ddb_batch_get_op *)ops)[i].projection; }
+static bool bg_consistent(const void *ops, size_t i) { return ((const ddb_batch_get_op *)ops)[i].consistent; }
+static const char *tg_table(const void *ops, size_t i) { return ((const ddb_tx_get *)ops)[i].table; }
+static const ddb_item *tg_key(const void *ops, size_t i) { return ((const ddb_tx_get *)ops)[i].key; }
+static const ddb_expr *tg_proj(const void *ops, size_t i) { return ((const ddb_tx_get *)ops)[i].projection; }
+
+int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                  ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_batch_get(db->remote, ops, n, a, items, rc, cap, err);
+    return read_many(db, "BatchGetItem", n, BATCH_GET_MAX, bg_table, bg_key, bg_proj, bg_consistent, 1.0, ops, a,
+                     items, rc, cap, err);
+}
+
+int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                     ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_transact_get(db->remote, gets, n, a, items, rc, cap, err);
+    return read_many(db, "TransactGetItems", n, TX_MAX, tg_table, tg_key, tg_proj, NULL, 2.0, gets, a, items, rc,
+                     cap, err);
+}

@@ -1,0 +1,422 @@
+/* Opening a database and the commit path (group commit). */
+#include "engine/engine.h"
+#include "core/error.h"
+#include "remote/remote.h"
+#include "streams/stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct ddb_gc_op {
+    ddb_write_fn fn;
+    void *ctx;
+    int rc;
+    bool done;
+    ddb_gc_op *next;
+    uint64_t seq; /* DDB_SYNC_FULL: the batch that committed it, once it has */
+};
+
+int ddb_mdb_fail(ddb_error *err, int rc, const char *what)
+{
+    if (rc == MDB_MAP_FULL)
+        return ddb_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
+                        what);
+    return ddb_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
+}
+
+static int make_dir(const char *path, ddb_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return ddb_fail(err, DDB_EINVAL, "ddb_open: %s exists and is not a directory", path);
+        return DDB_OK;
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return ddb_fail(err, DDB_EIO, "ddb_open: cannot create directory %s: %s", path, strerror(errno));
+    return DDB_OK;
+}
+
+int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
+{
+    if (!uri || !out)
+        return ddb_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
+    *out = NULL;
+    const char *path = uri;
+    if (strncmp(uri, "file:", 5) == 0)
+        path = uri + 5;
+    else if (ddb_remote_uri(uri)) {
+        /* the remote backend: every public call goes to db->remote */
+        ddb *db = calloc(1, sizeof *db);
+        if (!db)
+            return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+        pthread_mutex_init(&db->schema_mu, NULL);
+        pthread_mutex_init(&db->gc_mu, NULL);
+        pthread_cond_init(&db->gc_cv, NULL);
+        int rc = ddb_remote_open(uri, opts, &db->remote, err);
+        if (rc) {
+            ddb_close(db);
+            return rc;
+        }
+        *out = db;
+        return DDB_OK;
+    } else if (strstr(uri, "://"))
+        return ddb_fail(err, DDB_ENOTSUP,
+                        "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
+                        "dynamodb://REGION)",
+                        uri);
+    if (!*path)
+        return ddb_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
+    ddb_options o = opts ? *opts : (ddb_options){0};
+    if (o.sync > DDB_SYNC_NONE)
+        return ddb_fail(err, DDB_EINVAL, "ddb_open: unknown sync mode %d", (int)o.sync);
+    if (!o.map_size)
+        o.map_size = (uint64_t)64 << 30;
+    if (!o.partition_split_bytes)
+        o.partition_split_bytes = (uint64_t)10 << 30;
+    int rc = make_dir(path, err);
+    if (rc)
+        return rc;
+
+    ddb *db = calloc(1, sizeof *db);
+    if (!db)
+        return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+    db->opts = o;
+    pthread_mutex_init(&db->schema_mu, NULL);
+    pthread_mutex_init(&db->gc_mu, NULL);
+    pthread_cond_init(&db->gc_cv, NULL);
+
+    unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
+    /* FULL too: a commit syncs the data pages and writes the meta page
+     * without syncing it, and ddb_run_write makes the meta page durable
+     * before it returns, by a later commit's sync or by its own (so that
+     * under load a batch costs one sync, not two). */
+    if (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL)
+        flags |= MDB_NOMETASYNC;
+    else if (o.sync == DDB_SYNC_NONE)
+        flags |= MDB_NOSYNC | MDB_WRITEMAP;
+    MDB_txn *txn = NULL;
+    if ((rc = mdb_env_create(&db->env)) || (rc = mdb_env_set_maxdbs(db->env, 1024)) ||
+        (rc = mdb_env_set_maxreaders(db->env, 512)) || (rc = mdb_env_set_mapsize(db->env, (size_t)o.map_size)) ||
+        (rc = mdb_env_open(db->env, path, flags, 0644))) {
+        rc = ddb_mdb_fail(err, rc, "ddb_open");
+        goto fail;
+    }
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta)) ||
+        (rc = mdb_dbi_open(txn, "streams", MDB_CREATE, &db->streams))) { /* change streams (stream.h) */
+        rc = ddb_mdb_fail(err, rc, "ddb_open: meta");
+        goto fail;
+    }
+    if ((rc = ddb_tables_load(db, txn, err)))
+        goto fail;
+    rc = mdb_txn_commit(txn);
+    txn = NULL;
+    if (rc) {
+        rc = ddb_mdb_fail(err, rc, "ddb_open: commit");
+        goto fail;
+    }
+    if ((rc = ddb_stream_start(db, err))) /* TTL sweep thread, capacity ledger (sweeper.c) */
+        goto fail;
+    *out = db;
+    return DDB_OK;
+fail:
+    if (txn)
+        mdb_txn_abort(txn);
+    ddb_close(db);
+    return rc;
+}
+
+void ddb_close(ddb *db)
+{
+    if (!db)
+        return;
+    ddb_stream_close(db); /* first: stops the sweep thread, records consumed capacity */
+    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
+        MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
+        if (txn)
+            mdb_txn_abort(txn);
+    }
+    if (db->remote)
+        ddb_remote_close(db->remote);
+    if (db->env)
+        mdb_env_close(db->env);
+    ddb_tables_free(atomic_load(&db->tables));
+    for (ddb_table_rt *l = db->retired, *n; l; l = n) {
+        n = l->retired_next;
+        ddb_tables_free(l);
+    }
+    ddb_arena_free(db->wscratch);
+    ddb_buf_free(&db->wbuf);
+    ddb_expr_cache_free(db);
+    pthread_mutex_destroy(&db->schema_mu);
+    pthread_mutex_destroy(&db->gc_mu);
+    pthread_cond_destroy(&db->gc_cv);
+    free(db);
+}
+
+int ddb_sync(ddb *db, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_sync(db->remote, err);
+    if (!db)
+        return ddb_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    int rc = mdb_env_sync(db->env, 1);
+    return rc ? ddb_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
+}
+
+int ddb_read_begin(ddb *db, MDB_txn **txn, ddb_error *err)
+{
+    int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, txn);
+    return rc ? ddb_mdb_fail(err, rc, "read transaction") : DDB_OK;
+}
+
+void ddb_read_end(MDB_txn *txn)
+{
+    /* commit, not abort: keeps any database handle the read opened */
+    if (txn)
+        mdb_txn_commit(txn);
+}
+
+/* Where a thread starts looking in the pool: threads spread over the
+ * slots, so each tends to find the transaction it returned. */
+static size_t pool_start(void)
+{
+    uintptr_t t = (uintptr_t)pthread_self();
+    return (size_t)((t >> 12) ^ (t >> 20)) % DDB_RTXN_POOL;
+}
+
+int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
+{
+    *ticket = atomic_load_explicit(&db->dbi_opens, memory_order_acquire);
+    size_t s = pool_start();
+    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
+        _Atomic(MDB_txn *) *slot = &db->rtxn_pool[(s + i) % DDB_RTXN_POOL];
+        if (!atomic_load_explicit(slot, memory_order_relaxed))
+            continue;
+        MDB_txn *t = atomic_exchange_explicit(slot, NULL, memory_order_acquire);
+        if (!t)
+            continue;
+        if (mdb_txn_renew(t) == 0) {
+            *txn = t;
+            return DDB_OK;
+        }
+        mdb_txn_abort(t);
+        break;
+    }
+    return ddb_read_begin(db, txn, err);
+}
+
+void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
+{
+    if (!txn)
+        return;
+    /* A transaction that may have opened database handles (a table cache
+     * reload ran meanwhile) must commit to keep them; resetting would close
+     * them. */
+    if (atomic_load_explicit(&db->dbi_opens, memory_order_acquire) != ticket) {
+        mdb_txn_commit(txn);
+        return;
+    }
+    mdb_txn_reset(txn);
+    size_t s = pool_start();
+    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
+        MDB_txn *expect = NULL;
+        if (atomic_compare_exchange_strong_explicit(&db->rtxn_pool[(s + i) % DDB_RTXN_POOL], &expect, txn,
+                                                    memory_order_release, memory_order_relaxed))
+            return;
+    }
+    mdb_txn_abort(txn); /* pool full */
+}
+
+/* One write in its own transaction. */
+static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
+{
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+    if (rc)
+        return ddb_mdb_fail(err, rc, "write transaction");
+    rc = fn(db, txn, ctx);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
+    rc = mdb_txn_commit(txn);
+    if (!rc && db->opts.sync == DDB_SYNC_FULL)
+        rc = mdb_env_sync(db->env, 1); /* the meta page (MDB_NOMETASYNC) */
+    return rc ? ddb_mdb_fail(err, rc, "commit") : DDB_OK;
+}
+
+/* A commit that wrote a new meta page synced the data file before it
+ * (MDB_NOMETASYNC), which put every earlier meta page on disk.  An empty
+ * transaction commits without writing (or syncing) anything. */
+static bool commit_synced(ddb *db, size_t txnid)
+{
+    MDB_envinfo info;
+    return mdb_env_info(db->env, &info) == 0 && info.me_last_txnid == txnid;
+}
+
+#define GC_BATCH_MAX 64 /* writes per batch, late joiners included */
+
+/* Writes queued while the leader ran its batch join it before it commits:
+ * they were going to wait for the next batch's sync anyway.  Appends up
+ * to room of them after *tail; returns the first, NULL when none. */
+static ddb_gc_op *take_joiners(ddb *db, ddb_gc_op **tail, size_t room)
+{
+    ddb_gc_op *first = NULL;
+    pthread_mutex_lock(&db->gc_mu);
+    for (; room && db->gc_head; room--) {
+        ddb_gc_op *op = db->gc_head;
+        db->gc_head = op->next;
+        if (!db->gc_head)
+            db->gc_tail = NULL;
+        op->next = NULL;
+        (*tail)->next = op;
+        *tail = op;
+        if (!first)
+            first = op;
+    }
+    pthread_mutex_unlock(&db->gc_mu);
+    return first;
+}
+
+/* Leader: run the queued writes (and late joiners), each in a nested
+ * transaction of one parent, then commit (and sync the data) once.  A write
+ * failing rolls back only itself.  Returns true when the commit synced the
+ * data file (see commit_synced). */
+static bool run_batch(ddb *db, ddb_gc_op *batch)
+{
+    MDB_txn *txn = NULL;
+    size_t txnid = 0, n = 0;
+    bool kept = false; /* txn holds a write that succeeded */
+    ddb_gc_op *op = batch, *tail = batch;
+    for (ddb_gc_op *o = batch; o; o = o->next, n++)
+        tail = o;
+    for (;;) {
+        for (; op; op = op->next) {
+            if (!txn) {
+                int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+                if (rc) {
+                    op->rc = rc;
+                    txn = NULL;
+                    continue;
+                }
+                txnid = mdb_txn_id(txn);
+            }
+            if (!kept && !op->next) {
+                /* alone in an empty transaction: no nested transaction is
+                 * needed, aborting the parent rolls back exactly this write */
+                op->rc = op->fn(db, txn, op->ctx);
+                if (op->rc) {
+                    mdb_txn_abort(txn);
+                    txn = NULL;
+                } else {
+                    kept = true;
+                }
+                continue;
+            }
+            MDB_txn *child;
+            int crc = mdb_txn_begin(db->env, txn, 0, &child);
+            if (crc) {
+                op->rc = crc;
+                continue;
+            }
+            op->rc = op->fn(db, child, op->ctx);
+            if (op->rc == DDB_OK) {
+                crc = mdb_txn_commit(child);
+                if (crc)
+                    op->rc = crc;
+                else
+                    kept = true;
+            } else {
+                mdb_txn_abort(child);
+            }
+        }
+        if (n >= GC_BATCH_MAX || !(op = take_joiners(db, &tail, GC_BATCH_MAX - n)))
+            break;
+        for (ddb_gc_op *o = op; o; o = o->next)
+            n++;
+    }
+    if (!txn)
+        return false;
+    if (!kept) {
+        mdb_txn_abort(txn); /* every write failed: nothing to commit */
+        return false;
+    }
+    int rc = mdb_txn_commit(txn);
+    if (rc)
+        for (ddb_gc_op *o = batch; o; o = o->next)
+            if (o->rc == DDB_OK)
+                o->rc = rc;
+    return rc == 0 && commit_synced(db, txnid);
+}
+
+int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
+{
+    if (exclusive || db->opts.sync == DDB_SYNC_NONE)
+        return run_solo(db, fn, ctx, err);
+
+    /* Group commit.  Queued writes run as one batch (one transaction) led by
+     * one of their threads.  LAZY: a write is done once its batch commits.
+     * FULL: once its batch is durable too, that is once a later commit has
+     * synced the file (the next batch's, typically already running) or,
+     * when no batch follows, once a waiter has called mdb_env_sync. */
+    bool full = db->opts.sync == DDB_SYNC_FULL;
+    ddb_gc_op me = {fn, ctx, 0, false, NULL, 0};
+    pthread_mutex_lock(&db->gc_mu);
+    if (db->gc_tail)
+        db->gc_tail->next = &me;
+    else
+        db->gc_head = &me;
+    db->gc_tail = &me;
+    for (;;) {
+        if (me.seq && me.seq <= db->gc_durable)
+            me.done = true;
+        if (me.done)
+            break;
+        if (db->gc_head && !db->gc_leader) {
+            /* become the leader: take the whole queue as one batch */
+            db->gc_leader = true;
+            ddb_gc_op *batch = db->gc_head;
+            db->gc_head = db->gc_tail = NULL;
+            pthread_mutex_unlock(&db->gc_mu);
+            bool synced = run_batch(db, batch);
+            pthread_mutex_lock(&db->gc_mu);
+            uint64_t seq = ++db->gc_committed;
+            if (synced && seq - 1 > db->gc_durable)
+                db->gc_durable = seq - 1;
+            for (ddb_gc_op *op = batch, *next; op; op = next) {
+                next = op->next;
+                if (full && op->rc == DDB_OK)
+                    op->seq = seq; /* committed; done when durable */
+                else
+                    op->done = true; /* LAZY, or failed: nothing to wait for */
+            }
+            db->gc_leader = false;
+            pthread_cond_broadcast(&db->gc_cv);
+        } else if (me.seq && !db->gc_leader && !db->gc_head && !db->gc_syncing) {
+            /* committed, and no batch will come to sync it: sync now */
+            db->gc_syncing = true;
+            uint64_t upto = db->gc_committed;
+            pthread_mutex_unlock(&db->gc_mu);
+            int rc = mdb_env_sync(db->env, 1);
+            pthread_mutex_lock(&db->gc_mu);
+            db->gc_syncing = false;
+            if (rc == 0 && upto > db->gc_durable)
+                db->gc_durable = upto;
+            else if (rc) {
+                me.rc = rc;
+                me.done = true;
+            }
+            pthread_cond_broadcast(&db->gc_cv);
+        } else {
+            pthread_cond_wait(&db->gc_cv, &db->gc_mu);
+        }
+    }
+    pthread_mutex_unlock(&db->gc_mu);
+    /* errors from fn filled err already; an LMDB code did not */
+    if (me.rc > 0 || (me.rc < 0 && (me.rc < DDB_ELAST || me.rc > DDB_EINVAL)))
+        return ddb_mdb_fail(err, me.rc, "commit");
+    return me.rc;
+}

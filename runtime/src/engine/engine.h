@@ -1,0 +1,166 @@
+/* The embedded engine's shared state (internal). */
+#ifndef DDB_ENGINE_H
+#define DDB_ENGINE_H
+
+#include <ddb/ddb.h>
+#include <ddb/expr.h>
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/codec.h"
+#include "core/keycodec.h"
+
+#define DDB_MAX_INDEXES (DDB_MAX_GSI + DDB_MAX_LSI)
+#define DDB_ITEM_MAX 409600u /* 400 KB */
+#define DDB_PK_MAX 2048u
+#define DDB_SK_MAX 1024u
+#define DDB_PAGE_MAX (1024u * 1024u)
+
+typedef struct ddb_index_rt {
+    char *name;
+    bool local;
+    char *pk, *sk;
+    ddb_type pk_type, sk_type;
+    ddb_projection proj;
+    char **include;
+    size_t n_include;
+    uint64_t rcu, wcu;
+    MDB_dbi dbi;
+} ddb_index_rt;
+
+/* In-memory per-partition counters (consumption since open, throttling).
+ * rcu/wcu are added to without a lock (ddb_part_charge, compare-and-swap)
+ * and read with atomic loads; the rest is guarded by the table's lock and
+ * only used in throttle mode. */
+typedef struct ddb_part_rt {
+    _Atomic double rcu, wcu;
+    uint64_t throttled;
+    double read_tokens, write_tokens;
+    double last_refill; /* seconds */
+} ddb_part_rt;
+
+typedef struct ddb_table_rt {
+    char *name;
+    char *pk, *sk;
+    ddb_type pk_type, sk_type;
+    ddb_index_rt idx[DDB_MAX_INDEXES];
+    size_t n_idx;
+    uint64_t rcu, wcu;
+    MDB_dbi items;
+    uint64_t *bounds; /* lower hash bound of each partition, ascending, bounds[0] = 0 */
+    size_t n_parts;
+    ddb_part_rt *parts;
+    pthread_mutex_t lock; /* guards parts' throttle state and 'throttled' */
+    struct ddb_table_rt *next;
+    struct ddb_table_rt *retired_next; /* on a retired list's head: the next retired list */
+    /* change stream and TTL, from the table's "q/<name>" record (stream.h) */
+    ddb_stream_spec stream;
+    char ttl_attr[256]; /* "" = no TTL */
+} ddb_table_rt;
+
+typedef struct ddb_gc_op ddb_gc_op;
+
+/* Reset read transactions kept for reuse (mdb_txn_renew): saves a reader
+ * slot search under LMDB's reader-table mutex and a maxdbs-sized calloc per
+ * read. */
+#define DDB_RTXN_POOL 64
+
+struct ddb {
+    MDB_env *env;
+    MDB_dbi meta;
+    ddb_options opts;
+    /* Table cache.  Readers take it without a lock: tables is published
+     * (release) before schema_gen; a list, once published, never changes
+     * (a reload builds a new list and retires the old one). */
+    pthread_mutex_t schema_mu;         /* reloads and mdb_dbi_open */
+    _Atomic uint64_t schema_gen;       /* generation of the cached tables */
+    _Atomic(ddb_table_rt *) tables;    /* current */
+    ddb_table_rt *retired;             /* replaced lists (chained by retired_next), freed at close */
+    /* Every read snapshot whose txnid is <= this saw a generation <= schema_gen:
+     * the cache serves it without reading the generation again. */
+    _Atomic uint64_t schema_txnid;
+    _Atomic uint64_t dbi_opens;        /* bumped before any mdb_dbi_open of the cache */
+    _Atomic(MDB_txn *) rtxn_pool[DDB_RTXN_POOL];
+    /* Scratch of the write path, only used while holding LMDB's write lock
+     * (one write transaction at a time per environment). */
+    ddb_arena *wscratch;
+    ddb_buf wbuf;
+    /* the remote backend (remote.c) when opened with an http(s):// or
+     * dynamodb:// URI: every public call is forwarded to it */
+    struct ddb_remote *remote;
+    /* prepared expressions shared by the calls of generated modules (expr_cache.c) */
+    struct ddb_expr_cache *expr_cache;
+    /* group commit */
+    pthread_mutex_t gc_mu;
+    pthread_cond_t gc_cv;
+    ddb_gc_op *gc_head, *gc_tail;
+    bool gc_leader;
+    /* DDB_SYNC_FULL: batches are numbered as they commit; every batch up to
+     * gc_durable is on disk (see ddb_run_write) */
+    uint64_t gc_committed, gc_durable;
+    bool gc_syncing; /* a thread is in mdb_env_sync for the waiters */
+    /* change streams, TTL, the capacity ledger (stream.h) */
+    MDB_dbi streams;                /* "streams": every table's stream records and counters */
+    bool ttl_writing;               /* the write running now deletes expired items (write lock held) */
+    struct ddb_stream_rt *stream_rt; /* sweep thread and ledger baselines; NULL until needed */
+};
+
+/* A write: runs inside a write transaction; returns DDB_OK to keep its
+ * changes.  Any failure rolls back only this write. */
+typedef int (*ddb_write_fn)(ddb *db, MDB_txn *txn, void *ctx);
+
+/* Run fn in a write transaction according to the sync mode (group commit
+ * for FULL and LAZY).  exclusive: its own transaction (DDL). */
+int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
+int ddb_read_begin(ddb *db, MDB_txn **txn, ddb_error *err);
+void ddb_read_end(MDB_txn *txn);
+/* The same from the handle's pool of reset read transactions (hot paths).
+ * ticket is opaque: pass it back to ddb_rtxn_release. */
+int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
+void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
+int ddb_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
+
+/* Prepared-expression cache of a handle (expr_cache.c).  *out stays valid
+ * until ddb_close and may be used by any thread, unless the cache is full:
+ * then *owned is set too and the caller frees it (ddb_expr_free) after use. */
+int ddb_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_item *names, const ddb_expr **out,
+                    ddb_expr **owned, ddb_error *err);
+void ddb_expr_cache_free(ddb *db);
+
+/* Table cache: look up name as of txn's snapshot. */
+int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+/* The same for a read-only txn: may skip reading the generation, and may
+ * renew txn (a fresh snapshot) when it predates the table's database
+ * handles, so call it before reading anything through txn. */
+int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name);
+/* Begin a read transaction and find table name in it; on failure nothing
+ * is left open.  End it with ddb_read_end. */
+int ddb_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
+void ddb_tables_free(ddb_table_rt *t);
+int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);
+
+/* Partitions (partition.c) */
+size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash);
+/* The partition (index into bounds, ascending lower bounds) holding hash. */
+size_t ddb_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
+/* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
+ * when the partition has no capacity left this second. */
+int ddb_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
+/* Persisted item count/size of a partition, adjusted by a write. */
+int ddb_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+                    ddb_error *err);
+int ddb_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
+/* Split partitions of t that are over the size threshold. */
+int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
+
+/* Capacity arithmetic (capacity.c) */
+double ddb_write_units(size_t bytes);
+double ddb_read_units(size_t bytes, bool consistent);
+void ddb_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
+
+/* Meta keys */
+#define DDB_META_GEN "gen"
+
+#endif

@@ -1,0 +1,245 @@
+/* Partitions: contiguous ranges of the partition-hash space, with
+ * persisted item counts and sizes, in-memory consumption counters, the
+ * optional throttle, and splits by size. */
+#include "core/codec.h"
+#include "engine/engine.h"
+#include "remote/remote.h"
+#include "core/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+size_t ddb_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (bounds[mid] <= hash)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash)
+{
+    return ddb_bounds_find(t->bounds, t->n_parts, hash);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void add_units(_Atomic double *cell, double v)
+{
+    if (v == 0)
+        return;
+    double old = atomic_load_explicit(cell, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(cell, &old, old + v, memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+int ddb_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
+{
+    if (part >= t->n_parts)
+        return DDB_OK;
+    ddb_part_rt *p = &t->parts[part];
+    if (!db->opts.throttle) {
+        /* the common case takes no lock: every read and write comes here */
+        add_units(&p->rcu, rcu);
+        add_units(&p->wcu, wcu);
+        return DDB_OK;
+    }
+    int rc = DDB_OK;
+    pthread_mutex_lock(&t->lock);
+    {
+        /* a token bucket per partition holding at most one second of throughput */
+        double rrate = t->rcu ? (double)t->rcu / (double)t->n_parts : 3000.0;
+        double wrate = t->wcu ? (double)t->wcu / (double)t->n_parts : 1000.0;
+        double now = now_seconds();
+        if (p->last_refill == 0) {
+            p->read_tokens = rrate;
+            p->write_tokens = wrate;
+        } else {
+            double dt = now - p->last_refill;
+            p->read_tokens = p->read_tokens + dt * rrate > rrate ? rrate : p->read_tokens + dt * rrate;
+            p->write_tokens = p->write_tokens + dt * wrate > wrate ? wrate : p->write_tokens + dt * wrate;
+        }
+        p->last_refill = now;
+        if ((rcu > 0 && p->read_tokens < rcu) || (wcu > 0 && p->write_tokens < wcu)) {
+            p->throttled++;
+            rc = ddb_fail(err, DDB_ETHROTTLED,
+                          "table %s partition %zu: throughput exceeded (needs %.1f RCU / %.1f WCU, "
+                          "%.1f / %.1f left this second)",
+                          t->name, part, rcu, wcu, p->read_tokens, p->write_tokens);
+        } else {
+            p->read_tokens -= rcu;
+            p->write_tokens -= wcu;
+        }
+    }
+    if (rc == DDB_OK) {
+        add_units(&p->rcu, rcu);
+        add_units(&p->wcu, wcu);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
+static size_t stats_key(char *buf, const ddb_table_rt *t, uint64_t bound)
+{
+    size_t n = (size_t)snprintf(buf, 300, "s/%s/", t->name);
+    for (int i = 7; i >= 0; i--)
+        buf[n + (size_t)(7 - i)] = (char)(bound >> (8 * i));
+    return n + 8;
+}
+
+static int stats_get(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t bound, uint64_t v[2])
+{
+    char kb[300];
+    MDB_val k = {stats_key(kb, t, bound), kb}, d;
+    v[0] = v[1] = 0;
+    int rc = mdb_get(txn, db->meta, &k, &d);
+    if (rc == 0 && d.mv_size == 16)
+        memcpy(v, d.mv_data, 16);
+    return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static int stats_put(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t bound, const uint64_t v[2])
+{
+    char kb[300];
+    MDB_val k = {stats_key(kb, t, bound), kb}, d = {16, (void *)v};
+    return mdb_put(txn, db->meta, &k, &d, 0);
+}
+
+int ddb_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
+{
+    uint64_t v[2];
+    int rc = stats_get(txn, db, t, t->bounds[part], v);
+    *count = v[0];
+    *bytes = v[1];
+    return rc;
+}
+
+int ddb_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+                    ddb_error *err)
+{
+    if (!dcount && !dbytes)
+        return DDB_OK;
+    uint64_t bound = t->bounds[ddb_part_of(t, hash)], v[2];
+    int rc = stats_get(txn, db, t, bound, v);
+    if (!rc) {
+        v[0] += (uint64_t)dcount;
+        v[1] += (uint64_t)dbytes;
+        rc = stats_put(txn, db, t, bound, v);
+    }
+    return rc ? ddb_mdb_fail(err, rc, "partition statistics") : DDB_OK;
+}
+
+int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
+{
+    size_t part = ddb_part_of(t, hash);
+    uint64_t lo = t->bounds[part], v[2];
+    int rc = stats_get(txn, db, t, lo, v);
+    if (rc)
+        return ddb_mdb_fail(err, rc, "partition statistics");
+    if (v[1] <= db->opts.partition_split_bytes)
+        return DDB_OK;
+    uint64_t hi = part + 1 < t->n_parts ? t->bounds[part + 1] : 0; /* 0 = end of space */
+    MDB_cursor *c;
+    if ((rc = mdb_cursor_open(txn, t->items, &c)))
+        return ddb_mdb_fail(err, rc, "partition split");
+    uint8_t start[8];
+    ddb_put_be(start, lo, 8);
+    MDB_val k = {8, start}, d;
+    /* one pass: at the start of each run of one partition hash, left holds
+     * exactly the items below it; split at the first such hash with at
+     * least half the bytes below */
+    uint64_t left[2] = {0, 0}, split = 0, prev = lo;
+    int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
+    while (g == 0) {
+        uint64_t h = ddb_key_hash(k.mv_data);
+        if (hi && h >= hi)
+            break;
+        if (h != prev && left[1] * 2 >= v[1]) {
+            split = h;
+            break;
+        }
+        prev = h;
+        size_t sz = 0;
+        ddb_record_size(d.mv_data, d.mv_size, &sz);
+        left[0]++;
+        left[1] += sz;
+        g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+    }
+    mdb_cursor_close(c);
+    if (!split)
+        return DDB_OK; /* one partition key holds the whole partition: cannot split by hash */
+    uint64_t right[2] = {v[0] - left[0], v[1] - left[1]};
+    if ((rc = stats_put(txn, db, t, lo, left)) || (rc = stats_put(txn, db, t, split, right)))
+        return ddb_mdb_fail(err, rc, "partition split");
+    /* new partition map */
+    size_t n = t->n_parts + 1;
+    uint8_t *b = malloc(n * 8);
+    if (!b)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0, j = 0; i < t->n_parts; i++) {
+        ddb_put_be(b + 8 * j++, t->bounds[i], 8);
+        if (i == part)
+            ddb_put_be(b + 8 * j++, split, 8);
+    }
+    char key[300];
+    int klen = snprintf(key, sizeof key, "p/%s", t->name);
+    MDB_val pk = {(size_t)klen, key}, pv = {n * 8, b};
+    rc = mdb_put(txn, db->meta, &pk, &pv, 0);
+    free(b);
+    if (!rc) {
+        uint64_t g2 = 0;
+        MDB_val gk = {3, (void *)DDB_META_GEN}, gv;
+        if (mdb_get(txn, db->meta, &gk, &gv) == 0 && gv.mv_size == 8)
+            memcpy(&g2, gv.mv_data, 8);
+        g2++;
+        gv = (MDB_val){8, &g2};
+        rc = mdb_put(txn, db->meta, &gk, &gv, 0);
+    }
+    return rc ? ddb_mdb_fail(err, rc, "partition split") : DDB_OK;
+}
+
+int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
+                    ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_table_stats(db->remote, table, a, parts, count, err);
+    if (!db || !table || !a || !parts || !count)
+        return ddb_fail(err, DDB_EINVAL, "ddb_table_stats: db, table, arena, parts and count are required");
+    MDB_txn *txn;
+    ddb_table_rt *t;
+    int rc = ddb_read_table(db, table, &txn, &t, err);
+    if (rc)
+        return rc;
+    ddb_partition_stats *s = ddb_arena_alloc(a, t->n_parts * sizeof *s);
+    if (!s) {
+        ddb_read_end(txn);
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    pthread_mutex_lock(&t->lock);
+    for (size_t i = 0; i < t->n_parts; i++) {
+        s[i].hash_lo = t->bounds[i];
+        s[i].hash_hi = i + 1 < t->n_parts ? t->bounds[i + 1] - 1 : UINT64_MAX;
+        s[i].read_units = atomic_load_explicit(&t->parts[i].rcu, memory_order_relaxed);
+        s[i].write_units = atomic_load_explicit(&t->parts[i].wcu, memory_order_relaxed);
+        s[i].throttled = t->parts[i].throttled;
+    }
+    pthread_mutex_unlock(&t->lock);
+    for (size_t i = 0; i < t->n_parts; i++)
+        ddb_part_read(txn, db, t, i, &s[i].item_count, &s[i].size_bytes);
+    ddb_read_end(txn);
+    *parts = s;
+    *count = t->n_parts;
+    return DDB_OK;
+}

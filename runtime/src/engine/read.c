@@ -1,0 +1,681 @@
+/* GetItem, Query and Scan. */
+#include "core/codec.h"
+#include "engine/engine.h"
+#include "remote/remote.h"
+#include "core/error.h"
+#include "expr/expr.h"
+#include "engine/keys.h"
+#include "streams/stream.h"
+#include "core/value.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                 ddb_item **out, ddb_capacity *cap, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_get_item(db->remote, table, key, opts, a, out, cap, err);
+    if (!db || !table || !key || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
+    *out = NULL;
+    ddb_get_opts o = opts ? *opts : (ddb_get_opts){0};
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    MDB_txn *txn;
+    uint64_t ticket;
+    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
+    if (rc)
+        return rc;
+    ddb_table_rt *t;
+    const ddb_value *pk, *sk;
+    if ((rc = ddb_table_get_rd(db, txn, table, &t, err)) || (rc = ddb_keys_exact(t, key, &pk, &sk, err)))
+        goto done;
+    ddb_key k;
+    ddb_key_make(&k, pk, sk);
+    MDB_val kv = {k.len, k.b}, dv;
+    size_t size = 0;
+    ddb_item *it = NULL;
+    rc = mdb_get(txn, t->items, &kv, &dv);
+    if (rc == 0) {
+        if ((rc = ddb_decode_item(dv.mv_data, dv.mv_size, a, &it)) || (rc = ddb_record_size(dv.mv_data, dv.mv_size, &size))) {
+            rc = ddb_fail(err, rc, "GetItem: stored item in table %s is unreadable", t->name);
+            goto done;
+        }
+        const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
+        if (!opk || !ddb_value_equal(opk, pk) || (sk && (!osk || !ddb_value_equal(osk, sk))))
+            it = NULL; /* another key with the same digest: not ours */
+        else if (ddb_ttl_expired(db, t, it))
+            it = NULL; /* expired (TTL): invisible until the sweep deletes it */
+    } else if (rc != MDB_NOTFOUND) {
+        rc = ddb_mdb_fail(err, rc, "GetItem");
+        goto done;
+    }
+    rc = DDB_OK;
+    double units = ddb_read_units(it ? size : 0, o.consistent);
+    if ((rc = ddb_part_charge(db, t, ddb_part_of(t, ddb_key_hash(k.b)), units, 0, err)))
+        goto done;
+    ddb_cap_add(cap, NULL, units, 0, o.return_capacity);
+    if (!it) {
+        rc = DDB_ENOTFOUND;
+        ddb_fail(err, rc, "GetItem: no item with that key in table %s", t->name);
+        goto done;
+    }
+    if (o.projection)
+        rc = ddb_expr_project(o.projection, it, a, &it, err);
+    else if (o.attributes && !(it = ddb_keys_project(a, it, o.attributes, o.n_attributes)))
+        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+    *out = it;
+done:
+    ddb_rtxn_release(db, txn, ticket);
+    return rc;
+}
+
+/* ---- shared iteration ---- */
+
+typedef struct cand {
+    ddb_item *item;  /* full item (in the page arena) */
+    ddb_key tkey;    /* table key */
+    size_t size;     /* size charged (projected for indexes) */
+} cand;
+
+typedef struct pager {
+    ddb *db;
+    MDB_txn *txn;
+    ddb_table_rt *t;
+    const ddb_index_rt *x; /* NULL = table */
+    ddb_arena *a;
+    ddb_page *page;
+    size_t cap_items;
+    size_t bytes;          /* data read so far */
+    uint32_t limit;
+    const char *const *attrs;
+    size_t n_attrs;
+    bool full;             /* stopped by limit or 1 MB */
+    ddb_item *last;        /* last item evaluated */
+    ddb_error *err;
+    const ddb_expr *filter;     /* FilterExpression: decides what is returned, not what is read */
+    const ddb_expr *projection; /* ProjectionExpression */
+    const ddb_item *values;
+} pager;
+
+/* A Query or Scan of the table reads most of each leaf page it enters (an
+ * item collection is contiguous): ask for the whole page at once, so that
+ * the cache misses of its records overlap instead of stalling the decoder
+ * one after the other.  (LMDB pages are the OS page size; 4 KB covers the
+ * common case and is harmless otherwise.) */
+static void prefetch_page(const void *rec, uintptr_t *last)
+{
+    uintptr_t pg = (uintptr_t)rec & ~(uintptr_t)4095;
+    if (pg == *last)
+        return;
+    *last = pg;
+    for (uintptr_t off = 0; off < 4096; off += 64)
+        __builtin_prefetch((const void *)(pg + off));
+}
+
+static int decode_item(pager *p, const MDB_val *d, ddb_item **it, size_t *size)
+{
+    if (ddb_decode_item(d->mv_data, d->mv_size, p->a, it) || ddb_record_size(d->mv_data, d->mv_size, size))
+        return ddb_fail(p->err, DDB_ECORRUPT, "stored item in table %s is unreadable", p->t->name);
+    return DDB_OK;
+}
+
+static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
+{
+    MDB_val k = *tkey, d;
+    int rc = mdb_get(p->txn, p->t->items, &k, &d);
+    if (rc)
+        return ddb_fail(p->err, DDB_ECORRUPT, "index entry of table %s points to a missing item", p->t->name);
+    return decode_item(p, &d, it, size);
+}
+
+/* Account for one evaluated item; 1 = page is full before it (not taken). */
+static int take(pager *p, ddb_item *it, size_t size)
+{
+    if (ddb_ttl_expired(p->db, p->t, it))
+        return DDB_OK; /* expired (TTL): invisible, as if already deleted */
+    /* size is the stored item's size: what an ALL projection holds too */
+    if (p->x && p->x->proj != DDB_PROJ_ALL)
+        size = ddb_keys_projected_size(p->t, p->x, it);
+    if (p->page->scanned_count && p->bytes + size > DDB_PAGE_MAX) {
+        p->full = true;
+        return 1;
+    }
+    p->bytes += size;
+    p->page->scanned_count++;
+    p->last = it;
+    if (p->limit && p->page->scanned_count >= p->limit)
+        p->full = true;
+    ddb_item *out = p->x ? ddb_keys_project_index(p->a, p->t, p->x, it) : it;
+    if (!out)
+        return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+    if (p->filter) {
+        bool keep = false;
+        int rc = ddb_expr_eval_condition(p->filter, out, p->values, &keep, p->err);
+        if (rc)
+            return rc;
+        if (!keep)
+            return DDB_OK;
+    }
+    if (p->projection) {
+        int rc = ddb_expr_project(p->projection, out, p->a, &out, p->err);
+        if (rc)
+            return rc;
+    } else if (p->attrs && !(out = ddb_keys_project(p->a, out, p->attrs, p->n_attrs))) {
+        return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+    }
+    if (p->page->count == p->cap_items) {
+        size_t ncap = p->cap_items ? p->cap_items * 2 : 16;
+        ddb_item **n = ddb_arena_alloc(p->a, ncap * sizeof *n);
+        if (!n)
+            return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+        if (p->page->count)
+            memcpy(n, p->page->items, p->page->count * sizeof *n);
+        p->page->items = n;
+        p->cap_items = ncap;
+    }
+    p->page->items[p->page->count++] = out;
+    return DDB_OK;
+}
+
+/* The LastEvaluatedKey of an item: table key plus index key attributes. */
+static ddb_item *key_of(pager *p, const ddb_item *it)
+{
+    ddb_item *k = ddb_item_new(p->a);
+    const char *names[4] = {p->t->pk, p->t->sk, p->x ? p->x->pk : NULL, p->x ? p->x->sk : NULL};
+    for (int i = 0; k && i < 4; i++) {
+        const ddb_value *v = names[i] ? ddb_item_get(it, names[i]) : NULL;
+        if (v && ddb_item_set(k, names[i], ddb_value_copy(p->a, v)))
+            return NULL;
+    }
+    return k;
+}
+
+/* The index a Query or Scan reads (NULL name: the table itself). */
+static int read_index(const ddb_table_rt *t, const char *name, bool consistent, const ddb_index_rt **x,
+                      ddb_error *err)
+{
+    *x = NULL;
+    if (name && !(*x = ddb_table_index(t, name)))
+        return ddb_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, name);
+    if (*x && !(*x)->local && consistent)
+        return ddb_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
+                        (*x)->name);
+    return DDB_OK;
+}
+
+/* ---- Query ---- */
+
+typedef struct qstate {
+    const ddb_query_params *q;
+    const char *pk_name, *sk_name;
+    ddb_type sk_type;
+    const ddb_value *start_sk; /* ExclusiveStartKey sort key (index or table) */
+    ddb_key start_tkey;        /* ExclusiveStartKey table key (indexes) */
+    bool has_start;
+    size_t pk_len; /* strlen(pk_name) */
+} qstate;
+
+static bool sk_matches(const qstate *s, const ddb_value *sk)
+{
+    const ddb_query_params *q = s->q;
+    if (q->sk_op == DDB_SK_ANY)
+        return true;
+    if (!sk || sk->type != q->sk1->type)
+        return false;
+    int c = ddb_value_compare(sk, q->sk1);
+    switch (q->sk_op) {
+    case DDB_SK_EQ:
+        return c == 0;
+    case DDB_SK_LT:
+        return c < 0;
+    case DDB_SK_LE:
+        return c <= 0;
+    case DDB_SK_GT:
+        return c > 0;
+    case DDB_SK_GE:
+        return c >= 0;
+    case DDB_SK_BETWEEN:
+        return c >= 0 && ddb_value_compare(sk, q->sk2) <= 0;
+    case DDB_SK_BEGINS_WITH:
+        return sk->len >= q->sk1->len && memcmp(sk->u.s, q->sk1->u.s, q->sk1->len) == 0;
+    default:
+        return false;
+    }
+}
+
+/* Logical order of two candidates: sort key, then table key bytes. */
+static int cand_cmp(const qstate *s, const cand *x, const cand *y)
+{
+    if (s->sk_name) {
+        const ddb_value *a = ddb_item_get(x->item, s->sk_name), *b = ddb_item_get(y->item, s->sk_name);
+        if (a && b) {
+            int c = ddb_value_compare(a, b);
+            if (c)
+                return c;
+        }
+    }
+    size_t n = x->tkey.len < y->tkey.len ? x->tkey.len : y->tkey.len;
+    int c = memcmp(x->tkey.b, y->tkey.b, n);
+    return c ? c : (x->tkey.len < y->tkey.len ? -1 : x->tkey.len > y->tkey.len);
+}
+
+/* True when the candidate comes after ExclusiveStartKey in query order. */
+static bool after_start(const qstate *s, const cand *c)
+{
+    if (!s->has_start)
+        return true;
+    int r = 0;
+    if (s->sk_name) {
+        const ddb_value *sk = ddb_item_get(c->item, s->sk_name);
+        r = sk ? ddb_value_compare(sk, s->start_sk) : 0;
+    }
+    if (r == 0 && s->q->index) {
+        size_t n = c->tkey.len < s->start_tkey.len ? c->tkey.len : s->start_tkey.len;
+        r = memcmp(c->tkey.b, s->start_tkey.b, n);
+        if (!r)
+            r = c->tkey.len < s->start_tkey.len ? -1 : c->tkey.len > s->start_tkey.len;
+    }
+    return s->q->backward ? r < 0 : r > 0;
+}
+
+static int emit(pager *p, const qstate *s, cand *c)
+{
+    const ddb_value *pk = ddb_map_getn(ddb_item_map(c->item), s->pk_name, s->pk_len);
+    if (!pk || !ddb_value_equal(pk, s->q->pk))
+        return DDB_OK; /* digest collision with another partition key */
+    if (s->q->sk_op != DDB_SK_ANY && !sk_matches(s, s->sk_name ? ddb_item_get(c->item, s->sk_name) : NULL))
+        return DDB_OK;
+    if (!after_start(s, c))
+        return DDB_OK;
+    return take(p, c->item, c->size);
+}
+
+static int cand_qsort(const void *a, const void *b, void *state);
+
+/* Prefix-inclusive comparison: is key <= bound when keys that start with
+ * bound count as equal? */
+static int cmp_prefix(const MDB_val *key, const uint8_t *bound, size_t blen)
+{
+    size_t n = key->mv_size < blen ? key->mv_size : blen;
+    int c = memcmp(key->mv_data, bound, n);
+    if (c)
+        return c;
+    return key->mv_size < blen ? -1 : 0;
+}
+
+int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_query(db->remote, q, a, out, err);
+    if (!db || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+    const ddb_expr *ex[3] = {q->key_condition, q->filter, q->projection};
+    if (q->key_condition || q->filter || q->projection) {
+        int crc = ddb_expr_check_request(ex, 3, NULL, q->values, err);
+        if (crc)
+            return crc;
+    }
+    memset(out, 0, sizeof *out);
+    if (q->sk_op > DDB_SK_BEGINS_WITH)
+        return ddb_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
+    if (q->sk_op != DDB_SK_ANY && (!q->sk1 || (q->sk_op == DDB_SK_BETWEEN && !q->sk2)))
+        return ddb_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
+    MDB_txn *txn;
+    uint64_t ticket;
+    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
+    if (rc)
+        return rc;
+    ddb_table_rt *t;
+    MDB_cursor *cur = NULL;
+    cand run1, *run = &run1; /* one entry unless keys repeat (long keys, index duplicates) */
+    size_t nrun = 0, caprun = 1;
+    if ((rc = ddb_table_get_rd(db, txn, q->table, &t, err)))
+        goto done;
+    const ddb_index_rt *x = NULL;
+    if ((rc = read_index(t, q->index, q->consistent, &x, err)))
+        goto done;
+    ddb_query_params mapped;
+    if (q->key_condition) {
+        /* KeyConditionExpression -> the structured condition */
+        ddb_key_schema ks = {x ? x->pk : t->pk, x ? x->pk_type : t->pk_type, x ? x->sk : t->sk,
+                             x ? x->sk_type : t->sk_type};
+        ddb_key_condition kc;
+        if ((rc = ddb_expr_key_condition(q->key_condition, &ks, q->values, &kc, err)))
+            goto done;
+        mapped = *q;
+        mapped.pk = kc.pk;
+        mapped.sk_op = kc.sk_op;
+        mapped.sk1 = kc.sk1;
+        mapped.sk2 = kc.sk2;
+        q = &mapped;
+    }
+    if (q->filter) {
+        /* DynamoDB: a Query filter cannot use the key attributes */
+        const char *const *names;
+        size_t nn;
+        ddb_expr_top_level_names(q->filter, &names, &nn);
+        const char *keys[2] = {x ? x->pk : t->pk, x ? x->sk : t->sk};
+        for (size_t i = 0; i < nn; i++)
+            for (int k = 0; k < 2; k++)
+                if (keys[k] && strcmp(names[i], keys[k]) == 0) {
+                    rc = ddb_fail(err, DDB_EVALIDATION,
+                                  "Filter Expression can only contain non-primary key attributes: Primary key "
+                                  "attribute: %s",
+                                  keys[k]);
+                    goto done;
+                }
+    }
+    qstate s = {q, x ? x->pk : t->pk, x ? x->sk : t->sk, x ? x->sk_type : t->sk_type, NULL, {{0}, 0}, false, 0};
+    s.pk_len = strlen(s.pk_name);
+    if ((rc = ddb_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, err)))
+        goto done;
+    if (q->sk_op != DDB_SK_ANY) {
+        if (!s.sk_name) {
+            rc = ddb_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
+                          x ? x->name : t->name);
+            goto done;
+        }
+        if ((rc = ddb_keys_check_value(s.sk_name, q->sk1, s.sk_type, false, err)) ||
+            (q->sk_op == DDB_SK_BETWEEN && (rc = ddb_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, err))))
+            goto done;
+        if (q->sk_op == DDB_SK_BEGINS_WITH && s.sk_type == DDB_TN) {
+            rc = ddb_fail(err, DDB_EVALIDATION, "begins_with is not supported for the number sort key %s", s.sk_name);
+            goto done;
+        }
+        if (q->sk_op == DDB_SK_BETWEEN && ddb_value_compare(q->sk1, q->sk2) > 0) {
+            rc = ddb_fail(err, DDB_EVALIDATION,
+                          "Invalid KeyConditionExpression: the BETWEEN bounds of %s are in the wrong order", s.sk_name);
+            goto done;
+        }
+    }
+    if (q->start_key) {
+        const ddb_value *spk = ddb_item_get(q->start_key, s.pk_name);
+        const ddb_value *tpk = ddb_item_get(q->start_key, t->pk), *tsk = t->sk ? ddb_item_get(q->start_key, t->sk) : NULL;
+        s.start_sk = s.sk_name ? ddb_item_get(q->start_key, s.sk_name) : NULL;
+        if (!spk || !tpk || (t->sk && !tsk) || (s.sk_name && !s.start_sk) || !ddb_value_equal(spk, q->pk)) {
+            rc = ddb_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for this query");
+            goto done;
+        }
+        ddb_key_make(&s.start_tkey, tpk, tsk);
+        s.has_start = true;
+    }
+
+    /* key range [lo, hi] of candidates (hi prefix-inclusive) */
+    uint8_t lo[DDB_KEY_MAX], hi[DDB_KEY_MAX];
+    size_t lolen, hilen;
+    ddb_key_digest(q->pk, lo);
+    memcpy(hi, lo, DDB_DIGEST_LEN);
+    lolen = hilen = DDB_DIGEST_LEN;
+    const ddb_value *low = NULL, *high = NULL;
+    switch (q->sk_op) {
+    case DDB_SK_EQ:
+    case DDB_SK_BEGINS_WITH:
+        low = high = q->sk1;
+        break;
+    case DDB_SK_LT:
+    case DDB_SK_LE:
+        high = q->sk1;
+        break;
+    case DDB_SK_GT:
+    case DDB_SK_GE:
+        low = q->sk1;
+        break;
+    case DDB_SK_BETWEEN:
+        low = q->sk1;
+        high = q->sk2;
+        break;
+    default:
+        break;
+    }
+    if (s.has_start && s.start_sk) {
+        if (!q->backward && (!low || ddb_value_compare(s.start_sk, low) > 0))
+            low = s.start_sk;
+        if (q->backward && (!high || ddb_value_compare(s.start_sk, high) < 0))
+            high = s.start_sk;
+    }
+    uint8_t part[DDB_KEY_MAX];
+    if (low) {
+        size_t n = ddb_key_sortpart(low, part);
+        if (n > DDB_SK_INLINE && low->type != DDB_TN)
+            n = DDB_SK_INLINE;
+        memcpy(lo + lolen, part, n);
+        lolen += n;
+    }
+    if (high) {
+        size_t n = ddb_key_sortpart(high, part);
+        if (n > DDB_SK_INLINE && high->type != DDB_TN)
+            n = DDB_SK_INLINE;
+        memcpy(hi + hilen, part, n);
+        hilen += n;
+    }
+
+    MDB_dbi dbi = x ? x->dbi : t->items;
+    if ((rc = mdb_cursor_open(txn, dbi, &cur))) {
+        rc = ddb_mdb_fail(err, rc, "Query");
+        goto done;
+    }
+    pager p = {db,   txn,   t,    x,   a,         out,           0,         0,        q->limit,
+               q->attributes, q->n_attributes, false, NULL, err, q->filter, q->projection, q->values};
+    MDB_val k, d;
+    int g;
+    if (!q->backward) {
+        k = (MDB_val){lolen, lo};
+        g = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
+    } else {
+        /* first key past the prefix-inclusive upper bound, then step back */
+        uint8_t succ[DDB_KEY_MAX];
+        size_t sl = hilen;
+        memcpy(succ, hi, hilen);
+        while (sl && succ[sl - 1] == 0xff)
+            sl--;
+        if (sl) {
+            succ[sl - 1]++;
+            k = (MDB_val){sl, succ};
+            g = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
+            g = g == 0 ? mdb_cursor_get(cur, &k, &d, MDB_PREV) : mdb_cursor_get(cur, &k, &d, MDB_LAST);
+        } else {
+            g = mdb_cursor_get(cur, &k, &d, MDB_LAST);
+        }
+    }
+    MDB_cursor_op step = q->backward ? MDB_PREV : MDB_NEXT;
+    uintptr_t page = 0;
+    while (g == 0 && !p.full && rc == 0) {
+        if (!x)
+            prefetch_page(d.mv_data, &page);
+        if (!q->backward ? cmp_prefix(&k, hi, hilen) > 0 : cmp_prefix(&k, lo, lolen) < 0)
+            break;
+        if (k.mv_size < DDB_DIGEST_LEN || memcmp(k.mv_data, lo, DDB_DIGEST_LEN) != 0)
+            break;
+        /* gather one entry, or a run of long keys sharing their inline prefix */
+        nrun = 0;
+        uint8_t runkey[DDB_KEY_MAX];
+        size_t runlen = k.mv_size;
+        bool is_long = ddb_key_is_long(k.mv_data, k.mv_size);
+        /* keys are kept only where a run can form (they sort it) or an
+         * index query compares them with the start key */
+        bool keep_keys = is_long || x;
+        if (keep_keys)
+            memcpy(runkey, k.mv_data, k.mv_size);
+        do {
+            if (nrun == caprun) {
+                size_t nc = caprun * 2 < 8 ? 8 : caprun * 2;
+                cand *nr = run == &run1 ? malloc(nc * sizeof *nr) : realloc(run, nc * sizeof *nr);
+                if (!nr) {
+                    rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    break;
+                }
+                if (run == &run1)
+                    nr[0] = run1;
+                run = nr;
+                caprun = nc;
+            }
+            cand *c = &run[nrun];
+            MDB_val tk = x ? d : k;
+            if (tk.mv_size > DDB_KEY_MAX) {
+                rc = ddb_fail(err, DDB_ECORRUPT, "malformed key in table %s", t->name);
+                break;
+            }
+            c->tkey.len = keep_keys ? tk.mv_size : 0;
+            if (keep_keys)
+                memcpy(c->tkey.b, tk.mv_data, tk.mv_size);
+            /* a table query has the record at hand; an index entry points to it */
+            if ((rc = x ? load_item(&p, &tk, &c->item, &c->size) : decode_item(&p, &d, &c->item, &c->size)))
+                break;
+            nrun++;
+            g = mdb_cursor_get(cur, &k, &d, step);
+            if (g == 0 && !x)
+                prefetch_page(d.mv_data, &page);
+        } while (g == 0 && (is_long || x) &&
+                 (is_long ? (k.mv_size == runlen && memcmp(k.mv_data, runkey, DDB_KEY_MAX - DDB_DIGEST_LEN) == 0)
+                          : (k.mv_size == runlen && memcmp(k.mv_data, runkey, runlen) == 0)));
+        if (rc)
+            break;
+        if (nrun > 1) {
+            qsort_r(run, nrun, sizeof *run, cand_qsort, &s);
+        }
+        for (size_t i = 0; i < nrun && !p.full && rc == 0; i++)
+            rc = emit(&p, &s, &run[q->backward ? nrun - 1 - i : i]);
+    }
+    if (rc > 0)
+        rc = DDB_OK;
+    if (rc == DDB_OK) {
+        bool more = p.full; /* DynamoDB returns a key whenever the limit or 1 MB stops the page */
+        if (more && p.last && !(out->last_key = key_of(&p, p.last)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        double units = ddb_read_units(p.bytes, q->consistent);
+        uint64_t hash = ddb_key_hash(lo);
+        if (!rc)
+            rc = ddb_part_charge(db, t, ddb_part_of(t, hash), units, 0, err);
+        ddb_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
+    }
+done:
+    if (run != &run1)
+        free(run);
+    if (cur)
+        mdb_cursor_close(cur);
+    ddb_rtxn_release(db, txn, ticket);
+    return rc;
+}
+
+static int cand_qsort(const void *a, const void *b, void *state)
+{
+    return cand_cmp(state, a, b);
+}
+
+/* ---- Scan ---- */
+
+int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_scan(db->remote, sc, a, out, err);
+    if (!db || !sc || !sc->table || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+    memset(out, 0, sizeof *out);
+    if (sc->filter || sc->projection) {
+        const ddb_expr *ex[2] = {sc->filter, sc->projection};
+        int crc = ddb_expr_check_request(ex, 2, NULL, sc->values, err);
+        if (crc)
+            return crc;
+    }
+    uint32_t nseg = sc->total_segments ? sc->total_segments : 1;
+    if (nseg > 1000000 || sc->segment >= nseg)
+        return ddb_fail(err, DDB_EVALIDATION, "Scan: Segment %u must be less than TotalSegments %u (1..1000000)",
+                        sc->segment, nseg);
+    MDB_txn *txn;
+    uint64_t ticket;
+    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
+    if (rc)
+        return rc;
+    ddb_table_rt *t;
+    MDB_cursor *cur = NULL;
+    if ((rc = ddb_table_get_rd(db, txn, sc->table, &t, err)))
+        goto done;
+    const ddb_index_rt *x = NULL;
+    if ((rc = read_index(t, sc->index, sc->consistent, &x, err)))
+        goto done;
+    /* segment = a contiguous range of partition hashes */
+    uint64_t seg_lo = (uint64_t)(((unsigned __int128)sc->segment << 64) / nseg);
+    uint64_t seg_hi = sc->segment + 1 < nseg ? (uint64_t)(((unsigned __int128)(sc->segment + 1) << 64) / nseg) : 0;
+    uint8_t start[DDB_KEY_MAX];
+    size_t startlen = 8;
+    ddb_put_be(start, seg_lo, 8);
+    ddb_key skey = {{0}, 0}, tkey = {{0}, 0};
+    if (sc->start_key) {
+        const ddb_value *pk, *sk;
+        if ((rc = ddb_keys_table(t, sc->start_key, &pk, &sk, err)))
+            goto done;
+        ddb_key_make(&tkey, pk, sk);
+        if (x) {
+            const ddb_value *ipk, *isk;
+            if (ddb_keys_index(x, sc->start_key, &ipk, &isk, err) <= 0) {
+                rc = ddb_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for index %s", x->name);
+                goto done;
+            }
+            ddb_key_make(&skey, ipk, isk);
+        } else {
+            skey = tkey;
+        }
+        memcpy(start, skey.b, skey.len);
+        startlen = skey.len;
+    }
+    if ((rc = mdb_cursor_open(txn, x ? x->dbi : t->items, &cur))) {
+        rc = ddb_mdb_fail(err, rc, "Scan");
+        goto done;
+    }
+    pager p = {db,    txn,    t,     x,    a,          out,            0,          0,         sc->limit,
+               sc->attributes, sc->n_attributes, false, NULL, err, sc->filter, sc->projection, sc->values};
+    MDB_val k = {startlen, start}, d;
+    int g;
+    if (sc->start_key && x) {
+        d = (MDB_val){tkey.len, tkey.b};
+        g = mdb_cursor_get(cur, &k, &d, MDB_GET_BOTH_RANGE);
+        if (g == MDB_NOTFOUND) {
+            k = (MDB_val){startlen, start};
+            g = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
+            if (g == 0 && k.mv_size == startlen && memcmp(k.mv_data, start, startlen) == 0)
+                g = mdb_cursor_get(cur, &k, &d, MDB_NEXT_NODUP);
+        }
+    } else {
+        g = mdb_cursor_get(cur, &k, &d, MDB_SET_RANGE);
+    }
+    /* skip the start entry itself */
+    if (sc->start_key && g == 0 && k.mv_size == startlen && memcmp(k.mv_data, start, startlen) == 0 &&
+        (!x || (d.mv_size == tkey.len && memcmp(d.mv_data, tkey.b, tkey.len) == 0)))
+        g = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
+    double units_bytes = 0;
+    uint64_t first_hash = seg_lo;
+    uintptr_t page = 0;
+    while (g == 0 && !p.full) {
+        uint64_t h = ddb_key_hash(k.mv_data);
+        if (seg_hi && h >= seg_hi)
+            break;
+        if (!x)
+            prefetch_page(d.mv_data, &page);
+        MDB_val tk = x ? d : k;
+        ddb_item *it;
+        size_t size;
+        if ((rc = x ? load_item(&p, &tk, &it, &size) : decode_item(&p, &d, &it, &size)))
+            break;
+        if ((rc = take(&p, it, size)))
+            break;
+        g = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
+    }
+    (void)units_bytes;
+    if (rc > 0)
+        rc = DDB_OK;
+    if (rc == DDB_OK) {
+        if (p.full && p.last && !(out->last_key = key_of(&p, p.last)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        double units = ddb_read_units(p.bytes, sc->consistent);
+        if (!rc && !x)
+            rc = ddb_part_charge(db, t, ddb_part_of(t, first_hash), units, 0, err);
+        ddb_cap_add(&out->capacity, x ? x->name : NULL, units, 0, sc->return_capacity);
+    }
+done:
+    if (cur)
+        mdb_cursor_close(cur);
+    ddb_rtxn_release(db, txn, ticket);
+    return rc;
+}

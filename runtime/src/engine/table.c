@@ -1,0 +1,986 @@
+/* Tables: definitions in the meta database, the in-memory table cache,
+ * CreateTable / DeleteTable / DescribeTable / ListTables. */
+#include "core/codec.h"
+#include "engine/engine.h"
+#include "remote/remote.h"
+#include "core/error.h"
+#include "engine/keys.h"
+#include "streams/stream.h"
+#include "core/value.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* meta keys: "gen" -> u64; "t/<name>" -> table definition record;
+ * "p/<name>" -> partition bounds (u64 big-endian each) */
+
+static int meta_key(char *buf, size_t cap, char kind, const char *name)
+{
+    int n = snprintf(buf, cap, "%c/%s", kind, name);
+    return (n < 0 || (size_t)n >= cap) ? -1 : n;
+}
+
+static uint64_t get_gen(ddb *db, MDB_txn *txn)
+{
+    MDB_val k = {3, (void *)DDB_META_GEN}, v;
+    uint64_t g = 0;
+    if (mdb_get(txn, db->meta, &k, &v) == 0 && v.mv_size == 8)
+        memcpy(&g, v.mv_data, 8);
+    return g;
+}
+
+static int bump_gen(ddb *db, MDB_txn *txn)
+{
+    uint64_t g = get_gen(db, txn) + 1;
+    MDB_val k = {3, (void *)DDB_META_GEN}, v = {8, &g};
+    return mdb_put(txn, db->meta, &k, &v, 0);
+}
+
+void ddb_tables_free(ddb_table_rt *t)
+{
+    while (t) {
+        ddb_table_rt *n = t->next;
+        free(t->name);
+        free(t->pk);
+        free(t->sk);
+        for (size_t i = 0; i < t->n_idx; i++) {
+            free(t->idx[i].name);
+            free(t->idx[i].pk);
+            free(t->idx[i].sk);
+            for (size_t j = 0; j < t->idx[i].n_include; j++)
+                free(t->idx[i].include[j]);
+            free(t->idx[i].include);
+        }
+        free(t->bounds);
+        free(t->parts);
+        pthread_mutex_destroy(&t->lock);
+        free(t);
+        t = n;
+    }
+}
+
+static char *sdup(const ddb_value *v)
+{
+    if (!v || v->type != DDB_TS)
+        return NULL;
+    char *s = malloc(v->len + 1);
+    if (s)
+        memcpy(s, v->u.s, v->len + 1);
+    return s;
+}
+
+static uint64_t num(const ddb_value *v)
+{
+    int64_t x = 0;
+    if (v)
+        ddb_value_to_i64(v, &x);
+    return (uint64_t)x;
+}
+
+static void db_name(char *buf, size_t cap, const char *table, const char *index)
+{
+    if (index)
+        snprintf(buf, cap, "x/%s/%s", table, index);
+    else
+        snprintf(buf, cap, "i/%s", table);
+}
+
+/* Build a runtime table from its stored definition; opens its databases
+ * in dbi_txn. */
+static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *bounds, ddb_table_rt **out,
+                          ddb_error *err)
+{
+    ddb_table_rt *t = calloc(1, sizeof *t);
+    if (!t)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    pthread_mutex_init(&t->lock, NULL);
+    t->name = sdup(ddb_item_get(def, "name"));
+    t->pk = sdup(ddb_item_get(def, "pk"));
+    t->pk_type = (ddb_type)num(ddb_item_get(def, "pk_type"));
+    t->sk = sdup(ddb_item_get(def, "sk"));
+    t->sk_type = (ddb_type)num(ddb_item_get(def, "sk_type"));
+    t->rcu = num(ddb_item_get(def, "rcu"));
+    t->wcu = num(ddb_item_get(def, "wcu"));
+    const ddb_value *ix = ddb_item_get(def, "indexes");
+    for (uint32_t i = 0; ix && i < ix->len && i < DDB_MAX_INDEXES; i++) {
+        const ddb_value *d = ix->u.l[i];
+        ddb_index_rt *x = &t->idx[t->n_idx++];
+        x->name = sdup(ddb_map_get(d, "name"));
+        x->local = num(ddb_map_get(d, "local")) != 0;
+        x->pk = sdup(ddb_map_get(d, "pk"));
+        x->pk_type = (ddb_type)num(ddb_map_get(d, "pk_type"));
+        x->sk = sdup(ddb_map_get(d, "sk"));
+        x->sk_type = (ddb_type)num(ddb_map_get(d, "sk_type"));
+        x->proj = (ddb_projection)num(ddb_map_get(d, "proj"));
+        x->rcu = num(ddb_map_get(d, "rcu"));
+        x->wcu = num(ddb_map_get(d, "wcu"));
+        const ddb_value *inc = ddb_map_get(d, "include");
+        if (inc && inc->len) {
+            x->include = calloc(inc->len, sizeof *x->include);
+            for (uint32_t j = 0; x->include && j < inc->len; j++)
+                x->include[x->n_include++] = sdup(inc->u.l[j]);
+        }
+    }
+    t->n_parts = bounds->mv_size / 8;
+    t->bounds = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->bounds);
+    t->parts = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->parts);
+    if (!t->name || !t->pk || !t->bounds || !t->parts) {
+        ddb_tables_free(t);
+        return ddb_fail(err, DDB_ECORRUPT, "stored table definition is incomplete");
+    }
+    for (size_t i = 0; i < t->n_parts; i++) {
+        const uint8_t *p = (const uint8_t *)bounds->mv_data + 8 * i;
+        t->bounds[i] = ddb_key_hash(p);
+    }
+    char name[600];
+    db_name(name, sizeof name, t->name, NULL);
+    int rc = mdb_dbi_open(dbi_txn, name, 0, &t->items);
+    for (size_t i = 0; !rc && i < t->n_idx; i++) {
+        db_name(name, sizeof name, t->name, t->idx[i].name);
+        rc = mdb_dbi_open(dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
+    }
+    if (rc) {
+        ddb_tables_free(t);
+        return ddb_mdb_fail(err, rc, "opening table databases");
+    }
+    *out = t;
+    return DDB_OK;
+}
+
+/* Reload every table definition as of txn (caller holds schema_mu).
+ *
+ * The reload opens the database handles of tables it has not seen (created
+ * by another process).  A handle is usable only in transactions that begin
+ * after the transaction opening it has committed, so when txn is a read
+ * transaction the handles are opened in a transaction of their own,
+ * committed before the new list is published (readers whose transaction is
+ * older renew it: see table_get).  A write transaction keeps opening them
+ * itself: it could not use handles committed after it began. */
+static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_error *err)
+{
+    MDB_txn *dbi_txn = txn;
+    int rc = rdonly ? mdb_txn_begin(db->env, NULL, MDB_RDONLY, &dbi_txn) : 0;
+    if (rc)
+        return ddb_mdb_fail(err, rc, "reading tables");
+    MDB_cursor *c;
+    rc = mdb_cursor_open(txn, db->meta, &c);
+    if (rc) {
+        if (dbi_txn != txn)
+            mdb_txn_abort(dbi_txn);
+        return ddb_mdb_fail(err, rc, "reading tables");
+    }
+    ddb_table_rt *list = NULL;
+    ddb_arena *a = ddb_arena_new();
+    MDB_val k = {2, "t/"}, v;
+    rc = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM;
+    while (rc == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+        ddb_item *def;
+        if (ddb_decode_item(v.mv_data, v.mv_size, a, &def)) {
+            rc = ddb_fail(err, DDB_ECORRUPT, "table definition %.*s is corrupt", (int)k.mv_size, (char *)k.mv_data);
+            break;
+        }
+        char pkey[600];
+        snprintf(pkey, sizeof pkey, "p/%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
+        MDB_val bk = {strlen(pkey), pkey}, bv;
+        if (mdb_get(txn, db->meta, &bk, &bv) != 0) {
+            rc = ddb_fail(err, DDB_ECORRUPT, "table %s has no partition map", pkey + 2);
+            break;
+        }
+        ddb_table_rt *t = NULL;
+        /* before mdb_dbi_open: pooled read transactions that may have
+         * opened handles must commit, not reset (see ddb_rtxn_release) */
+        atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
+        if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
+            break;
+        ddb_stream_load_config(db, txn, t); /* stream and TTL settings (stream_config.c) */
+        /* keep the counters of partitions that still start where they did
+         * (after a split the lower half keeps its parent's history) */
+        for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
+            if (strcmp(o->name, t->name) != 0)
+                continue;
+            for (size_t i = 0; i < t->n_parts; i++) {
+                size_t j = ddb_part_of(o, t->bounds[i]);
+                if (o->bounds[j] != t->bounds[i])
+                    continue;
+                ddb_part_rt *np = &t->parts[i], *op = &o->parts[j];
+                atomic_store_explicit(&np->rcu, atomic_load_explicit(&op->rcu, memory_order_relaxed),
+                                      memory_order_relaxed);
+                atomic_store_explicit(&np->wcu, atomic_load_explicit(&op->wcu, memory_order_relaxed),
+                                      memory_order_relaxed);
+                pthread_mutex_lock(&o->lock);
+                np->throttled = op->throttled;
+                np->read_tokens = op->read_tokens;
+                np->write_tokens = op->write_tokens;
+                np->last_refill = op->last_refill;
+                pthread_mutex_unlock(&o->lock);
+            }
+        }
+        t->next = list;
+        list = t;
+        ddb_arena_reset(a);
+        rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+    }
+    mdb_cursor_close(c);
+    ddb_arena_free(a);
+    if (rc == MDB_NOTFOUND)
+        rc = 0;
+    if (dbi_txn != txn) {
+        if (rc)
+            mdb_txn_abort(dbi_txn);
+        else if ((rc = mdb_txn_commit(dbi_txn))) /* the handles are everyone's from here */
+            rc = ddb_mdb_fail(err, rc, "opening table databases");
+    }
+    if (rc) {
+        ddb_tables_free(list);
+        return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddb_mdb_fail(err, rc, "reading tables");
+    }
+    /* retire the old list untouched (readers may be walking it) */
+    ddb_table_rt *old = atomic_load_explicit(&db->tables, memory_order_relaxed);
+    if (old) {
+        old->retired_next = db->retired;
+        db->retired = old;
+    }
+    /* tables before schema_gen: whoever sees the new generation sees its list */
+    atomic_store_explicit(&db->tables, list, memory_order_release);
+    atomic_store_explicit(&db->schema_gen, gen, memory_order_release);
+    return DDB_OK;
+}
+
+int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
+{
+    pthread_mutex_lock(&db->schema_mu);
+    int rc = load_locked(db, txn, get_gen(db, txn), false, err);
+    pthread_mutex_unlock(&db->schema_mu);
+    return rc;
+}
+
+/* The cache is current for txn once its generation is not newer than the
+ * cache's: then take it without a lock.  Only a newer generation (a table
+ * created, deleted or split since the last reload) takes schema_mu. */
+static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
+{
+    if (!name)
+        return ddb_fail(err, DDB_EINVAL, "table name is NULL");
+    int rc = DDB_OK;
+    /* A read snapshot not newer than one already checked has an equal or
+     * older generation (generations only grow with txnids).  A write txn's
+     * id is the next commit's, never at or below a checked snapshot. */
+    uint64_t id = mdb_txn_id(txn);
+    if (!rdonly || id > atomic_load_explicit(&db->schema_txnid, memory_order_acquire)) {
+        uint64_t gen = get_gen(db, txn);
+        if (gen > atomic_load_explicit(&db->schema_gen, memory_order_acquire)) {
+            pthread_mutex_lock(&db->schema_mu);
+            if (gen > atomic_load_explicit(&db->schema_gen, memory_order_relaxed))
+                rc = load_locked(db, txn, gen, rdonly, err);
+            pthread_mutex_unlock(&db->schema_mu);
+        } else if (rdonly) {
+            /* only committed snapshots may vouch: a write txn could abort */
+            uint64_t seen = atomic_load_explicit(&db->schema_txnid, memory_order_relaxed);
+            while (seen < id && !atomic_compare_exchange_weak_explicit(&db->schema_txnid, &seen, id,
+                                                                        memory_order_release, memory_order_relaxed))
+                ;
+        }
+        if (rc)
+            return rc;
+    }
+    ddb_table_rt *t = atomic_load_explicit(&db->tables, memory_order_acquire);
+    while (t && strcmp(t->name, name) != 0)
+        t = t->next;
+    if (!t)
+        return ddb_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", name);
+    *out = t;
+    return DDB_OK;
+}
+
+/* Can txn use t's database handles?  Not if it began before the
+ * transaction that opened them committed. */
+static bool handles_usable(MDB_txn *txn, const ddb_table_rt *t)
+{
+    unsigned flags;
+    if (mdb_dbi_flags(txn, t->items, &flags))
+        return false;
+    for (size_t i = 0; i < t->n_idx; i++)
+        if (mdb_dbi_flags(txn, t->idx[i].dbi, &flags))
+            return false;
+    return true;
+}
+
+int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+{
+    return table_get(db, txn, name, false, out, err);
+}
+
+int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+{
+    for (int tries = 0;; tries++) {
+        int rc = table_get(db, txn, name, true, out, err);
+        if (rc || handles_usable(txn, *out) || tries == 3)
+            return rc;
+        /* another thread's reload opened handles after txn began: nothing
+         * was read yet, so move txn to a fresh snapshot that knows them */
+        mdb_txn_reset(txn);
+        if ((rc = mdb_txn_renew(txn)))
+            return ddb_mdb_fail(err, rc, "read transaction");
+    }
+}
+
+int ddb_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
+{
+    int rc = ddb_read_begin(db, txn, err);
+    if (rc)
+        return rc;
+    if ((rc = ddb_table_get(db, *txn, name, t, err))) {
+        ddb_read_end(*txn);
+        *txn = NULL;
+    }
+    return rc;
+}
+
+const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_idx; i++)
+        if (strcmp(t->idx[i].name, name) == 0)
+            return &t->idx[i];
+    return NULL;
+}
+
+/* ---- CreateTable ---- */
+
+static int check_name(const char *what, const char *name, size_t min, size_t max, ddb_error *err)
+{
+    if (!name)
+        return ddb_fail(err, DDB_EVALIDATION, "%s is missing", what);
+    size_t n = strlen(name);
+    if (n < min || n > max)
+        return ddb_fail(err, DDB_EVALIDATION, "%s \"%s\" must be %zu to %zu characters long (it is %zu)", what, name,
+                        min, max, n);
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+              *p == '-' || *p == '.'))
+            return ddb_fail(err, DDB_EVALIDATION, "%s \"%s\" may hold only a-z, A-Z, 0-9, '_', '-' and '.'", what,
+                            name);
+    return DDB_OK;
+}
+
+static int check_key_schema(const char *what, const ddb_key_schema *k, ddb_error *err)
+{
+    if (!k->pk || !*k->pk)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
+    if (strlen(k->pk) > 255 || (k->sk && strlen(k->sk) > 255))
+        return ddb_fail(err, DDB_EVALIDATION, "%s: key attribute names must be 1 to 255 bytes", what);
+    if (k->pk_type != DDB_TS && k->pk_type != DDB_TN && k->pk_type != DDB_TB)
+        return ddb_fail(err, DDB_EVALIDATION, "%s: partition key %s must be of type S, N or B (got %s)", what, k->pk,
+                        ddb_type_name(k->pk_type));
+    if (k->sk) {
+        if (!*k->sk)
+            return ddb_fail(err, DDB_EVALIDATION, "%s: sort key attribute name is empty", what);
+        if (k->sk_type != DDB_TS && k->sk_type != DDB_TN && k->sk_type != DDB_TB)
+            return ddb_fail(err, DDB_EVALIDATION, "%s: sort key %s must be of type S, N or B (got %s)", what, k->sk,
+                            ddb_type_name(k->sk_type));
+        if (strcmp(k->pk, k->sk) == 0)
+            return ddb_fail(err, DDB_EVALIDATION, "%s: partition key and sort key are both \"%s\"", what, k->pk);
+    }
+    return DDB_OK;
+}
+
+/* Every attribute that appears in two key schemas must have one type. */
+static int check_attr_type(const ddb_table_def *d, const char *name, ddb_type type, ddb_error *err)
+{
+    const ddb_key_schema *ks[1 + DDB_MAX_INDEXES];
+    size_t n = 0;
+    ks[n++] = &d->key;
+    for (size_t i = 0; i < d->n_indexes; i++)
+        ks[n++] = &d->indexes[i].key;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(ks[i]->pk, name) == 0 && ks[i]->pk_type != type)
+            goto bad;
+        if (ks[i]->sk && strcmp(ks[i]->sk, name) == 0 && ks[i]->sk_type != type)
+            goto bad;
+    }
+    return DDB_OK;
+bad:
+    return ddb_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
+}
+
+static int validate_def(const ddb_table_def *d, ddb_error *err)
+{
+    int rc = check_name("table name", d->name, 3, 255, err);
+    if (!rc)
+        rc = check_key_schema("table key schema", &d->key, err);
+    if (rc)
+        return rc;
+    size_t ngsi = 0, nlsi = 0;
+    if (d->n_indexes && !d->indexes)
+        return ddb_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", d->n_indexes);
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        const ddb_index_def *x = &d->indexes[i];
+        if ((rc = check_name("index name", x->name, 3, 255, err)) || (rc = check_key_schema(x->name, &x->key, err)))
+            return rc;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(d->indexes[j].name, x->name) == 0)
+                return ddb_fail(err, DDB_EVALIDATION, "index name %s is used twice", x->name);
+        if (x->local) {
+            nlsi++;
+            if (!d->key.sk)
+                return ddb_fail(err, DDB_EVALIDATION, "local index %s needs a table with a sort key", x->name);
+            if (strcmp(x->key.pk, d->key.pk) != 0)
+                return ddb_fail(err, DDB_EVALIDATION,
+                                "local index %s must have the table's partition key %s (not %s)", x->name, d->key.pk,
+                                x->key.pk);
+            if (!x->key.sk)
+                return ddb_fail(err, DDB_EVALIDATION, "local index %s needs a sort key", x->name);
+        } else {
+            ngsi++;
+        }
+        if (x->projection > DDB_PROJ_INCLUDE)
+            return ddb_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
+        if (x->projection == DDB_PROJ_INCLUDE) {
+            if (!x->n_include || !x->include)
+                return ddb_fail(err, DDB_EVALIDATION, "index %s: INCLUDE projection names no attributes", x->name);
+            if (x->n_include > 100)
+                return ddb_fail(err, DDB_ELIMIT, "index %s: %zu projected attributes (max 100)", x->name,
+                                x->n_include);
+        }
+    }
+    if (ngsi > DDB_MAX_GSI)
+        return ddb_fail(err, DDB_ELIMIT, "table %s has %zu global secondary indexes (max %d)", d->name, ngsi,
+                        DDB_MAX_GSI);
+    if (nlsi > DDB_MAX_LSI)
+        return ddb_fail(err, DDB_ELIMIT, "table %s has %zu local secondary indexes (max %d)", d->name, nlsi,
+                        DDB_MAX_LSI);
+    if ((rc = check_attr_type(d, d->key.pk, d->key.pk_type, err)) ||
+        (d->key.sk && (rc = check_attr_type(d, d->key.sk, d->key.sk_type, err))))
+        return rc;
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        const ddb_key_schema *k = &d->indexes[i].key;
+        if ((rc = check_attr_type(d, k->pk, k->pk_type, err)) ||
+            (k->sk && (rc = check_attr_type(d, k->sk, k->sk_type, err))))
+            return rc;
+    }
+    return DDB_OK;
+}
+
+static int set_str(ddb_arena *a, ddb_value *m, const char *k, const char *s)
+{
+    return s ? ddb_map_set(a, m, k, ddb_v_str(a, s)) : DDB_OK;
+}
+
+static int set_num(ddb_arena *a, ddb_value *m, const char *k, uint64_t v)
+{
+    return ddb_map_set(a, m, k, ddb_v_u64(a, v));
+}
+
+/* Initial partition count as DynamoDB sizes it from throughput. */
+static size_t initial_partitions(const ddb_table_def *d)
+{
+    if (!d->rcu && !d->wcu)
+        return 4; /* on demand: a new table serves 4,000 WCU / 12,000 RCU */
+    double p = (double)d->rcu / 3000.0 + (double)d->wcu / 1000.0;
+    size_t n = (size_t)p;
+    if ((double)n < p)
+        n++;
+    return n ? (n > 4096 ? 4096 : n) : 1;
+}
+
+/* The stored form of one index definition (NULL when out of memory). */
+static ddb_value *index_map(ddb_arena *a, const ddb_index_def *x)
+{
+    ddb_value *xm = ddb_v_map(a), *inc = ddb_v_list(a);
+    if (!xm || !inc)
+        return NULL;
+    int rc = set_str(a, xm, "name", x->name) | set_num(a, xm, "local", x->local) | set_str(a, xm, "pk", x->key.pk) |
+             set_num(a, xm, "pk_type", x->key.pk_type) | set_str(a, xm, "sk", x->key.sk) |
+             set_num(a, xm, "sk_type", x->key.sk ? x->key.sk_type : 0) | set_num(a, xm, "proj", x->projection) |
+             set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
+    for (size_t j = 0; x->projection == DDB_PROJ_INCLUDE && j < x->n_include; j++)
+        rc |= ddb_list_append(a, inc, ddb_v_str(a, x->include[j]));
+    rc |= ddb_map_set(a, xm, "include", inc);
+    return rc ? NULL : xm;
+}
+
+/* Store a table definition under "t/<name>". */
+static int put_def(ddb *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err)
+{
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', d->name);
+    MDB_val k = {(size_t)klen, key}, v;
+    ddb_arena *a = ddb_arena_new();
+    if (!a)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    ddb_value *m = ddb_v_map(a);
+    ddb_value *ix = ddb_v_list(a);
+    int rc = set_str(a, m, "name", d->name) | set_str(a, m, "pk", d->key.pk) |
+             set_num(a, m, "pk_type", d->key.pk_type) | set_str(a, m, "sk", d->key.sk) |
+             set_num(a, m, "sk_type", d->key.sk ? d->key.sk_type : 0) | set_num(a, m, "rcu", d->rcu) |
+             set_num(a, m, "wcu", d->wcu);
+    for (size_t i = 0; i < d->n_indexes; i++)
+        rc |= ddb_list_append(a, ix, index_map(a, &d->indexes[i]));
+    rc |= ddb_map_set(a, m, "indexes", ix);
+    ddb_buf b = {0};
+    if (!rc)
+        rc = ddb_encode_item(&b, m, 0);
+    ddb_arena_free(a);
+    if (rc) {
+        ddb_buf_free(&b);
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    v = (MDB_val){b.len, b.p};
+    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    ddb_buf_free(&b);
+    return rc ? ddb_mdb_fail(err, rc, "storing the table definition") : DDB_OK;
+}
+
+typedef struct create_ctx {
+    const ddb_table_def *def;
+    ddb_error *err;
+    bool locked; /* create_fn took schema_mu; the caller releases it */
+} create_ctx;
+
+static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    create_ctx *cx = vctx;
+    const ddb_table_def *d = cx->def;
+    /* mdb_dbi_open must not run in two transactions at once: hold
+     * schema_mu from here until this transaction has ended.  Taken inside
+     * the write transaction, the order is the one every writer uses (LMDB
+     * write lock, then schema_mu in ddb_table_get); taking it before the
+     * transaction deadlocked against concurrent puts. */
+    pthread_mutex_lock(&db->schema_mu);
+    cx->locked = true;
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', d->name);
+    MDB_val k = {(size_t)klen, key}, v;
+    if (mdb_get(txn, db->meta, &k, &v) == 0)
+        return ddb_fail(cx->err, DDB_EEXISTS, "Table already exists: %s", d->name);
+    int rc = put_def(db, txn, d, cx->err);
+    if (rc)
+        return rc;
+
+    /* partition map: n equal ranges of the hash space */
+    size_t n = initial_partitions(d);
+    uint8_t *bounds = calloc(n, 8);
+    if (!bounds)
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t lo = (uint64_t)(((unsigned __int128)i << 64) / n);
+        for (int j = 7; j >= 0; j--, lo >>= 8)
+            bounds[8 * i + (size_t)j] = (uint8_t)lo;
+    }
+    klen = meta_key(key, sizeof key, 'p', d->name);
+    k = (MDB_val){(size_t)klen, key};
+    v = (MDB_val){n * 8, bounds};
+    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    free(bounds);
+
+    char name[600];
+    MDB_dbi dbi;
+    db_name(name, sizeof name, d->name, NULL);
+    if (!rc)
+        rc = mdb_dbi_open(txn, name, MDB_CREATE, &dbi);
+    if (!rc)
+        rc = mdb_drop(txn, dbi, 0); /* a table of that name may have existed */
+    for (size_t i = 0; !rc && i < d->n_indexes; i++) {
+        db_name(name, sizeof name, d->name, d->indexes[i].name);
+        rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi);
+        if (!rc)
+            rc = mdb_drop(txn, dbi, 0);
+    }
+    if (!rc)
+        rc = ddb_stream_on_create(db, txn, d); /* stream and TTL settings (stream_config.c) */
+    if (!rc)
+        rc = bump_gen(db, txn);
+    return rc ? ddb_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
+}
+
+int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_create_table(db->remote, def, err);
+    if (!db || !def)
+        return ddb_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
+    int rc = validate_def(def, err);
+    if (!rc)
+        rc = ddb_stream_validate_def(def, err);
+    if (rc)
+        return rc;
+    create_ctx cx = {def, err, false};
+    rc = ddb_run_write(db, create_fn, &cx, true, err); /* exclusive: committed or aborted on return */
+    if (cx.locked)
+        pthread_mutex_unlock(&db->schema_mu);
+    return rc;
+}
+
+/* ---- DeleteTable ---- */
+
+/* Delete every key of dbi that starts with prefix. */
+static int del_prefix(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t len)
+{
+    MDB_cursor *c = NULL;
+    int rc = mdb_cursor_open(txn, dbi, &c);
+    while (!rc) {
+        MDB_val k = {len, (void *)prefix}, v;
+        int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (g == MDB_NOTFOUND || k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)
+            break;
+        rc = g ? g : mdb_cursor_del(c, 0);
+    }
+    if (c)
+        mdb_cursor_close(c);
+    return rc;
+}
+
+typedef struct delete_ctx {
+    const char *name;
+    ddb_error *err;
+} delete_ctx;
+
+static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    delete_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddb_table_get(db, txn, cx->name, &t, cx->err);
+    if (rc)
+        return rc;
+    /* empty the databases but keep their handles: other threads may hold them */
+    rc = mdb_drop(txn, t->items, 0);
+    for (size_t i = 0; !rc && i < t->n_idx; i++)
+        rc = mdb_drop(txn, t->idx[i].dbi, 0);
+    char key[600];
+    const char kinds[] = {'t', 'p', 's', 'u'};
+    for (size_t i = 0; !rc && i < sizeof kinds; i++) {
+        int klen = meta_key(key, sizeof key, kinds[i], cx->name);
+        MDB_val k = {(size_t)klen, key};
+        if (kinds[i] == 's' || kinds[i] == 'u') {
+            /* per-partition stats "s/<name>/<bound>", metadata "u/<name>/<key>" */
+            key[klen] = '/';
+            rc = del_prefix(txn, db->meta, key, (size_t)klen + 1);
+        } else {
+            rc = mdb_del(txn, db->meta, &k, NULL);
+        }
+    }
+    if (!rc)
+        rc = ddb_stream_on_delete(db, txn, cx->name); /* its stream records, TTL, capacity ledger */
+    if (!rc)
+        rc = bump_gen(db, txn);
+    return rc ? ddb_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
+}
+
+int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_delete_table(db->remote, name, err);
+    if (!db || !name)
+        return ddb_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
+    delete_ctx cx = {name, err};
+    return ddb_run_write(db, delete_fn, &cx, true, err);
+}
+
+/* ---- DescribeTable / ListTables ---- */
+
+int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_describe_table(db->remote, name, a, out, err);
+    if (!db || !name || !a || !out)
+        return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+    MDB_txn *txn;
+    ddb_table_rt *t;
+    int rc = ddb_read_table(db, name, &txn, &t, err);
+    if (rc)
+        return rc;
+    ddb_table_desc *d = ddb_arena_alloc(a, sizeof *d);
+    ddb_index_def *ix = ddb_arena_alloc(a, (t->n_idx ? t->n_idx : 1) * sizeof *ix);
+    if (!d || !ix) {
+        ddb_read_end(txn);
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    }
+    memset(d, 0, sizeof *d);
+    d->def.name = ddb_arena_strdup(a, t->name);
+    d->def.key = (ddb_key_schema){ddb_arena_strdup(a, t->pk), t->pk_type, ddb_arena_strdup(a, t->sk), t->sk_type};
+    d->def.rcu = t->rcu;
+    d->def.wcu = t->wcu;
+    d->def.stream = t->stream;
+    d->def.ttl_attribute = t->ttl_attr[0] ? ddb_arena_strdup(a, t->ttl_attr) : NULL;
+    for (size_t i = 0; i < t->n_idx; i++) {
+        const ddb_index_rt *x = &t->idx[i];
+        const char **inc = x->n_include ? ddb_arena_alloc(a, x->n_include * sizeof *inc) : NULL;
+        for (size_t j = 0; inc && j < x->n_include; j++)
+            inc[j] = ddb_arena_strdup(a, x->include[j]);
+        ix[i] = (ddb_index_def){ddb_arena_strdup(a, x->name), x->local,
+                                {ddb_arena_strdup(a, x->pk), x->pk_type, ddb_arena_strdup(a, x->sk), x->sk_type},
+                                x->proj, inc, x->n_include, x->rcu, x->wcu};
+    }
+    d->def.indexes = ix;
+    d->def.n_indexes = t->n_idx;
+    d->partitions = (uint32_t)t->n_parts;
+    for (size_t p = 0; p < t->n_parts; p++) {
+        uint64_t c = 0, b = 0;
+        ddb_part_read(txn, db, t, p, &c, &b);
+        d->item_count += c;
+        d->size_bytes += b;
+    }
+    ddb_read_end(txn);
+    *out = d;
+    return DDB_OK;
+}
+
+int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_list_tables(db->remote, a, names, count, err);
+    if (!db || !a || !names || !count)
+        return ddb_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
+    MDB_txn *txn;
+    int rc = ddb_read_begin(db, &txn, err);
+    if (rc)
+        return rc;
+    MDB_cursor *c;
+    if ((rc = mdb_cursor_open(txn, db->meta, &c))) {
+        ddb_read_end(txn);
+        return ddb_mdb_fail(err, rc, "ListTables");
+    }
+    size_t n = 0, cap = 16;
+    const char **v = ddb_arena_alloc(a, cap * sizeof *v);
+    MDB_val k = {2, "t/"}, d;
+    int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
+    while (v && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+        if (n == cap) {
+            const char **nv = ddb_arena_alloc(a, 2 * cap * sizeof *nv);
+            if (!nv) {
+                v = NULL;
+                break;
+            }
+            memcpy(nv, v, n * sizeof *nv);
+            v = nv;
+            cap *= 2;
+        }
+        char *s = ddb_arena_alloc(a, k.mv_size - 1);
+        if (!s) {
+            v = NULL;
+            break;
+        }
+        memcpy(s, (char *)k.mv_data + 2, k.mv_size - 2);
+        s[k.mv_size - 2] = '\0';
+        v[n++] = s;
+        g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+    }
+    mdb_cursor_close(c);
+    ddb_read_end(txn);
+    if (!v)
+        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    *names = v;
+    *count = n;
+    return DDB_OK;
+}
+
+/* ---- UpdateTable: a new global secondary index, backfilled ---- */
+
+typedef struct addix_ctx {
+    const char *table;
+    const ddb_index_def *x;
+    uint64_t *backfilled, *skipped;
+    ddb_error *err;
+    bool locked;
+} addix_ctx;
+
+/* The definition of a cached table, borrowing its strings. */
+static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
+{
+    for (size_t i = 0; i < t->n_idx; i++) {
+        const ddb_index_rt *x = &t->idx[i];
+        ix[i] = (ddb_index_def){x->name, x->local, {x->pk, x->pk_type, x->sk, x->sk_type},
+                                x->proj, (const char *const *)x->include, x->n_include, x->rcu, x->wcu};
+    }
+    memset(d, 0, sizeof *d);
+    d->name = t->name;
+    d->key = (ddb_key_schema){t->pk, t->pk_type, t->sk, t->sk_type};
+    d->indexes = ix;
+    d->n_indexes = t->n_idx;
+    d->rcu = t->rcu;
+    d->wcu = t->wcu;
+}
+
+static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    addix_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    if (rc)
+        return rc;
+    if (cx->x->local)
+        return ddb_fail(cx->err, DDB_EVALIDATION,
+                        "table %s: local secondary index %s can only be created with the table", t->name, cx->x->name);
+    if (ddb_table_index(t, cx->x->name))
+        return ddb_fail(cx->err, DDB_EVALIDATION, "table %s already has an index named %s", t->name, cx->x->name);
+    ddb_index_def ix[DDB_MAX_INDEXES + 1];
+    ddb_table_def d;
+    def_of(t, &d, ix);
+    ix[d.n_indexes++] = *cx->x;
+    if ((rc = validate_def(&d, cx->err)))
+        return rc;
+    pthread_mutex_lock(&db->schema_mu); /* mdb_dbi_open, as in create_fn */
+    cx->locked = true;
+    /* append the index to the stored definition, keeping everything else in it */
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', t->name);
+    MDB_val dk = {(size_t)klen, key}, dv;
+    ddb_arena *da = ddb_arena_new();
+    ddb_item *def;
+    ddb_buf out = {0};
+    if (!da)
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddb_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
+        ddb_arena_free(da);
+        return ddb_fail(cx->err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
+    }
+    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = index_map(da, cx->x);
+    if (!list || list->type != DDB_TL || !xm || ddb_list_append(da, list, xm) ||
+        ddb_encode_item(&out, ddb_item_map(def), 0)) {
+        ddb_arena_free(da);
+        ddb_buf_free(&out);
+        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+    }
+    dv = (MDB_val){out.len, out.p};
+    rc = mdb_put(txn, db->meta, &dk, &dv, 0);
+    ddb_buf_free(&out);
+    ddb_arena_free(da);
+    if (rc)
+        return ddb_mdb_fail(cx->err, rc, "UpdateTable");
+    char name[600];
+    MDB_dbi dbi;
+    MDB_cursor *c = NULL;
+    db_name(name, sizeof name, t->name, cx->x->name);
+    if ((rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi)) || (rc = mdb_drop(txn, dbi, 0)) ||
+        (rc = mdb_cursor_open(txn, t->items, &c)))
+        return ddb_mdb_fail(cx->err, rc, "UpdateTable");
+    /* backfill: every item that has the index key attributes */
+    ddb_index_rt xr = {.name = (char *)cx->x->name, .pk = (char *)cx->x->key.pk, .sk = (char *)cx->x->key.sk,
+                       .pk_type = cx->x->key.pk_type, .sk_type = cx->x->key.sk_type};
+    ddb_arena *a = ddb_arena_new();
+    MDB_val k, v;
+    int g = a ? mdb_cursor_get(c, &k, &v, MDB_FIRST) : ENOMEM;
+    while (g == 0) {
+        ddb_item *it;
+        const ddb_value *ipk, *isk;
+        if (ddb_decode_item(v.mv_data, v.mv_size, a, &it)) {
+            g = DDB_ECORRUPT;
+            break;
+        }
+        int in = ddb_keys_index(&xr, it, &ipk, &isk, NULL);
+        if (in > 0) {
+            ddb_key ik;
+            ddb_key_make(&ik, ipk, isk);
+            MDB_val ikv = {ik.len, ik.b}, data = k;
+            if ((g = mdb_put(txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
+                break;
+            (*cx->backfilled)++;
+        } else if (in < 0) {
+            (*cx->skipped)++; /* a key attribute of another type: not indexed (an index key violation) */
+        }
+        ddb_arena_reset(a);
+        g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+    }
+    mdb_cursor_close(c);
+    ddb_arena_free(a);
+    if (g == DDB_ECORRUPT)
+        return ddb_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
+    if (g != MDB_NOTFOUND)
+        return ddb_mdb_fail(cx->err, g, "UpdateTable: backfill");
+    rc = bump_gen(db, txn);
+    return rc ? ddb_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
+}
+
+int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
+                  ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_add_index(db->remote, table, x, backfilled, skipped, err);
+    if (!db || !table || !x)
+        return ddb_fail(err, DDB_EINVAL, "ddb_add_index: db, table and index are required");
+    uint64_t b = 0, sk = 0;
+    addix_ctx cx = {table, x, &b, &sk, err, false};
+    int rc = ddb_run_write(db, addix_fn, &cx, true, err);
+    if (cx.locked)
+        pthread_mutex_unlock(&db->schema_mu);
+    if (backfilled)
+        *backfilled = rc ? 0 : b;
+    if (skipped)
+        *skipped = rc ? 0 : sk;
+    return rc;
+}
+
+/* ---- per-table metadata ("u/<table>/<key>") ---- */
+
+typedef struct meta_ctx {
+    const char *table, *key;
+    const void *val;
+    size_t len;
+    ddb_error *err;
+} meta_ctx;
+
+static int meta_name(char *buf, size_t cap, const char *table, const char *key)
+{
+    int n = snprintf(buf, cap, "u/%s/%s", table, key);
+    return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    meta_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    if (rc)
+        return rc;
+    char name[1200];
+    int n = meta_name(name, sizeof name, cx->table, cx->key);
+    if (n < 0)
+        return ddb_fail(cx->err, DDB_EINVAL, "metadata key too long");
+    MDB_val k = {(size_t)n, name}, v = {cx->len, (void *)cx->val};
+    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    return rc ? ddb_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
+}
+
+int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_table_meta_put(db->remote, table, key, val, len, err);
+    if (!db || !table || !key || (len && !val))
+        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+    meta_ctx cx = {table, key, val, len, err};
+    return ddb_run_write(db, meta_put_fn, &cx, false, err);
+}
+
+int ddb_table_meta_get(ddb *db, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
+                       ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_table_meta_get(db->remote, table, key, a, val, len, err);
+    if (!db || !table || !key || !a || !val || !len)
+        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+    MDB_txn *txn;
+    int rc = ddb_read_begin(db, &txn, err);
+    if (rc)
+        return rc;
+    ddb_table_rt *t;
+    char name[1200];
+    int n = meta_name(name, sizeof name, table, key);
+    if ((rc = ddb_table_get(db, txn, table, &t, err)) == DDB_OK) {
+        MDB_val k = {(size_t)(n < 0 ? 0 : n), name}, v;
+        int g = n < 0 ? MDB_NOTFOUND : mdb_get(txn, db->meta, &k, &v);
+        if (g == MDB_NOTFOUND)
+            rc = ddb_fail(err, DDB_ENOTFOUND, "table %s has no metadata %s", table, key);
+        else if (g)
+            rc = ddb_mdb_fail(err, g, "table metadata");
+        else if (!(*val = ddb_arena_alloc(a, v.mv_size + 1)))
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        else {
+            memcpy(*val, v.mv_data, v.mv_size);
+            ((char *)*val)[v.mv_size] = '\0';
+            *len = v.mv_size;
+        }
+    }
+    ddb_read_end(txn);
+    return rc;
+}

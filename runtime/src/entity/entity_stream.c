@@ -1,0 +1,109 @@
+/* ddb_ent_decode_record: a stream record -> the entity struct of its
+ * type, for the generated <table>_decode_record wrappers. */
+#include <ddb/entity.h>
+
+#include "entity/entity_internal.h"
+#include "core/error.h"
+
+#include <string.h>
+
+/* Does text t[0..n) fit template segments segs[i..) (holes match any text,
+ * literals themselves)?  A key template's literal prefix and separators
+ * tell entity types apart, e.g. "ORG#{org}" / "USER#{username}". */
+static bool glob(const ddb_tseg *segs, uint16_t i, uint16_t nseg, const char *t, size_t n)
+{
+    if (i == nseg)
+        return n == 0;
+    if (segs[i].lit) {
+        size_t l = strlen(segs[i].lit);
+        return n >= l && memcmp(t, segs[i].lit, l) == 0 && glob(segs, (uint16_t)(i + 1), nseg, t + l, n - l);
+    }
+    if (i + 1 == nseg)
+        return true;
+    for (size_t k = 0; k <= n; k++)
+        if (glob(segs, (uint16_t)(i + 1), nseg, t + k, n - k))
+            return true;
+    return false;
+}
+
+static bool value_fits(const ddb_template *tp, const ddb_value *v)
+{
+    if (!v)
+        return false;
+    if (tp->type == DDB_TN)
+        return v->type == DDB_TN;
+    return v->type == DDB_TS && glob(tp->segs, 0, tp->n, v->u.s, v->len);
+}
+
+/* Could Keys be the primary key of e?  A sharded entity's items end in
+ * <suffix><shard id>. */
+static bool keys_fit(const ddb_entity_desc *e, const ddb_item *keys)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    if (!value_fits(&k->pk, ddb_item_get(keys, k->pk_attr)))
+        return false;
+    if (!k->sk_attr)
+        return true;
+    const ddb_value *sk = ddb_item_get(keys, k->sk_attr);
+    if (!e->n_shards || !sk || sk->type != DDB_TS)
+        return value_fits(&k->sk, sk);
+    const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
+    for (uint16_t s = 0; s < e->n_shards; s++) {
+        size_t tail = strlen(sfx) + strlen(e->shards[s]);
+        if (sk->len < tail || memcmp(sk->u.s + sk->len - tail, sfx, strlen(sfx)) != 0 ||
+            strcmp(sk->u.s + sk->len - strlen(e->shards[s]), e->shards[s]) != 0)
+            continue;
+        ddb_value head = *sk;
+        head.len -= (uint32_t)tail;
+        if (k->sk.type != DDB_TN && glob(k->sk.segs, 0, k->sk.n, head.u.s, head.len))
+            return true;
+    }
+    return false;
+}
+
+int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, const ddb_stream_record *rec,
+                          void *new_obj, void *old_obj, size_t obj_size, ddb_ent_record *out, ddb_arena *a,
+                          ddb_error *err)
+{
+    if (!entities || !rec || !new_obj || !old_obj || !out || !a)
+        return ddb_fail(err, DDB_EINVAL, "ddb_ent_decode_record: entities, record, objects, out and arena are required");
+    memset(out, 0, sizeof *out);
+    memset(new_obj, 0, obj_size);
+    memset(old_obj, 0, obj_size);
+    if (!n)
+        return DDB_OK;
+    const ddb_schema_table *t = entities[0]->table;
+    if (rec->table && strcmp(rec->table, t->def.name) != 0)
+        return ddb_fail(err, DDB_EINVAL, "a stream record of table %s decoded as one of table %s", rec->table,
+                        t->def.name);
+    const ddb_item *image = rec->new_image ? rec->new_image : rec->old_image;
+    size_t which = n;
+    if (image) {
+        const ddb_value *tv = ddb_item_get(image, t->type_attr);
+        for (size_t i = 0; tv && tv->type == DDB_TS && i < n; i++)
+            if (strcmp(entities[i]->name, tv->u.s) == 0)
+                which = i;
+    } else if (rec->keys) {
+        for (size_t i = 0; i < n; i++) {
+            if (!keys_fit(entities[i], rec->keys))
+                continue;
+            if (which != n)
+                return DDB_OK; /* two entities fit: undecided */
+            which = i;
+        }
+    }
+    if (which == n)
+        return DDB_OK;
+    const ddb_entity_desc *e = entities[which];
+    if (e->st->size > obj_size)
+        return ddb_fail(err, DDB_EINVAL, "entity %s needs %u bytes, the record holds %zu", e->name, e->st->size,
+                        obj_size);
+    out->type = (int)which + 1;
+    out->partial = e->n_shards > 0;
+    int rc = DDB_OK;
+    if (rec->new_image && !(rc = ddb_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, err)))
+        out->has_new = true;
+    if (!rc && rec->old_image && !(rc = ddb_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, err)))
+        out->has_old = true;
+    return rc;
+}

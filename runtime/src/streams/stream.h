@@ -1,0 +1,116 @@
+/* Change streams, TTL and the capacity ledger (internal).
+ *
+ * Storage:
+ *  - meta "q/<table>": the table's stream specification and TTL attribute
+ *    (stream_config.c), loaded into ddb_table_rt.stream / .ttl_attr with the
+ *    table definition; changing it bumps the schema generation.
+ *  - sub-database "streams": per table the counters under "<table>\0"
+ *    (ddb_stream_state) and one record per change under
+ *    "<table>\0" || be64(sequence number) (stream_store.c).  Records of one
+ *    table are contiguous and in sequence order.
+ *  - meta "c/<table>/<be64 bound>": consumed read / write units of a
+ *    partition, accumulated by every handle (ledger.c).
+ *
+ * A record's value: version 1, event, view, flags (1 by TTL, 2 old image,
+ * 4 new image), be64 created_ms, be32 SizeBytes, then varint length +
+ * encoded item (codec.h) for the keys, the old image, the new image (the
+ * images only when their flag is set). */
+#ifndef DDB_STREAM_H
+#define DDB_STREAM_H
+
+#include "engine/engine.h"
+#include "engine/write.h"
+
+#define DDB_STREAM_RECORD_VERSION 1
+#define DDB_STREAM_DEFAULT_RETENTION_S 86400u
+#define DDB_STREAM_FLAG_TTL 1u
+#define DDB_STREAM_FLAG_OLD 2u
+#define DDB_STREAM_FLAG_NEW 4u
+
+/* The counters of one table's stream (stored host-endian, as the
+ * partition statistics are). */
+typedef struct ddb_stream_state {
+    uint64_t last_seq;        /* the newest sequence number handed out */
+    uint64_t trimmed_through; /* every record <= this is gone */
+    uint64_t records, bytes;  /* retained records and their stored bytes */
+} ddb_stream_state;
+
+/* ---- stream_config.c ---- */
+
+/* Fill t->stream and t->ttl_attr from "q/<name>" (defaults when absent). */
+void ddb_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t);
+/* The stream and TTL fields of a table definition. */
+int ddb_stream_validate_def(const ddb_table_def *d, ddb_error *err);
+/* CreateTable / DeleteTable, inside their transaction: store (or remove)
+ * the configuration; a deleted table's records go, its sequence numbers
+ * stay used.  LMDB error codes. */
+int ddb_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d);
+int ddb_stream_on_delete(ddb *db, MDB_txn *txn, const char *table);
+/* The bytes of "q/<table>" into key; its length. */
+size_t ddb_stream_config_key(char *key, size_t cap, const char *table);
+
+/* ---- stream_store.c ---- */
+
+/* The hook at the end of ddb_write_apply: append the record of a change
+ * to t's stream (nothing when the table has no stream or nothing changed),
+ * then trim what retention no longer keeps. */
+int ddb_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err);
+/* The stream counters of table (zeros and *present false when absent).
+ * LMDB error codes. */
+int ddb_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present);
+/* Delete every record of table (DeleteTable): trimmed_through = last_seq. */
+int ddb_stream_drop_records(ddb *db, MDB_txn *txn, const char *table);
+/* Key of record seq of table; its length (cap >= strlen(table) + 9). */
+size_t ddb_stream_record_key(uint8_t *key, const char *table, uint64_t seq);
+/* Decode a stored record into arena memory; DDB_ECORRUPT with a reason. */
+int ddb_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t n, ddb_arena *a,
+                      ddb_stream_record *rec, ddb_error *err);
+
+/* ---- ttl.c ---- */
+
+/* Is item it of t expired at now_ms?  False when t has no TTL. */
+bool ddb_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms);
+/* The same at the handle's clock (the read paths). */
+bool ddb_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it);
+
+/* ---- ledger.c / sweeper.c ---- */
+
+/* What the ledger has recorded of one partition's consumption. */
+typedef struct ddb_ledger_base {
+    char table[256];
+    uint64_t bound;
+    double r, w;
+} ddb_ledger_base;
+
+/* Per handle: the sweep thread and the ledger's baselines. */
+typedef struct ddb_stream_rt {
+    pthread_mutex_t mu; /* stop */
+    pthread_cond_t cv;
+    pthread_t thread;
+    bool thread_on, stop;
+    pthread_mutex_t ledger_mu; /* base, one flush at a time */
+    ddb_ledger_base *base;
+    size_t n_base, cap_base;
+} ddb_stream_rt;
+
+/* After ddb_open succeeded: the handle's stream runtime, and the sweep
+ * thread when ddb_options.ttl_sweep_ms is set. */
+int ddb_stream_start(ddb *db, ddb_error *err);
+/* Before ddb_close tears down: stop the thread, record consumed capacity. */
+void ddb_stream_close(ddb *db);
+/* Add what this handle consumed since the last flush to the ledger. */
+int ddb_ledger_flush(ddb *db, ddb_error *err);
+/* The ledger's totals for a partition of table starting at bound, plus
+ * this handle's unflushed consumption (cur_* = the in-memory counters). */
+void ddb_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
+                       double *r, double *w);
+/* LMDB: delete the ledger of table (DeleteTable). */
+int ddb_ledger_drop(ddb *db, MDB_txn *txn, const char *table);
+
+/* Shared by the DDL-like updates of this module: bump the schema
+ * generation so every handle reloads its table cache. */
+int ddb_stream_bump_gen(ddb *db, MDB_txn *txn);
+/* Delete every key of dbi starting with prefix (LMDB codes). */
+int ddb_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
+
+#endif

@@ -1,0 +1,243 @@
+/* A table's stream specification and TTL attribute: stored under
+ * "q/<table>" in the meta database, loaded with the table definition,
+ * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive. */
+#include "core/keycodec.h"
+#include "remote/remote.h"
+#include "core/error.h"
+#include "streams/stream.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const view_names[] = {"NONE", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
+
+const char *ddb_stream_view_name(ddb_stream_view v)
+{
+    return (unsigned)v < sizeof view_names / sizeof *view_names ? view_names[v] : "?";
+}
+
+const char *ddb_stream_event_name(ddb_stream_event e)
+{
+    switch (e) {
+    case DDB_STREAM_INSERT: return "INSERT";
+    case DDB_STREAM_MODIFY: return "MODIFY";
+    case DDB_STREAM_REMOVE: return "REMOVE";
+    default: return "?";
+    }
+}
+
+int ddb_stream_view_parse(const char *s, ddb_stream_view *out)
+{
+    for (size_t i = 0; s && i < sizeof view_names / sizeof *view_names; i++)
+        if (strcasecmp(s, view_names[i]) == 0) {
+            *out = (ddb_stream_view)i;
+            return DDB_OK;
+        }
+    return DDB_EINVAL;
+}
+
+size_t ddb_stream_config_key(char *key, size_t cap, const char *table)
+{
+    int n = snprintf(key, cap, "q/%s", table);
+    return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
+}
+
+/* ---- the stored form: version, view, be64 retention seconds, be64
+ * retention bytes, be16 TTL attribute length, the attribute ---- */
+
+typedef struct config {
+    ddb_stream_spec stream;
+    char ttl[256];
+} config;
+
+static size_t encode(const config *c, uint8_t *out)
+{
+    size_t tl = strlen(c->ttl);
+    out[0] = 1;
+    out[1] = (uint8_t)c->stream.view;
+    ddb_put_be(out + 2, c->stream.retention_seconds, 8);
+    ddb_put_be(out + 10, c->stream.retention_bytes, 8);
+    ddb_put_be(out + 18, tl, 2);
+    memcpy(out + 20, c->ttl, tl);
+    return 20 + tl;
+}
+
+static bool decode(const uint8_t *p, size_t n, config *c)
+{
+    memset(c, 0, sizeof *c);
+    if (n < 20 || p[0] != 1 || p[1] > DDB_STREAM_NEW_AND_OLD_IMAGES)
+        return false;
+    size_t tl = (size_t)ddb_get_be(p + 18, 2);
+    if (tl > 255 || n != 20 + tl)
+        return false;
+    c->stream.view = (ddb_stream_view)p[1];
+    c->stream.retention_seconds = ddb_get_be(p + 2, 8);
+    c->stream.retention_bytes = ddb_get_be(p + 10, 8);
+    memcpy(c->ttl, p + 20, tl);
+    c->ttl[tl] = '\0';
+    return true;
+}
+
+static int config_get(ddb *db, MDB_txn *txn, const char *table, config *c)
+{
+    char key[300];
+    MDB_val k = {ddb_stream_config_key(key, sizeof key, table), key}, v;
+    memset(c, 0, sizeof *c);
+    int rc = mdb_get(txn, db->meta, &k, &v);
+    if (rc == 0 && !decode(v.mv_data, v.mv_size, c))
+        memset(c, 0, sizeof *c); /* unreadable: no stream, no TTL (ddb check reports it) */
+    return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static int config_put(ddb *db, MDB_txn *txn, const char *table, const config *c)
+{
+    char key[300];
+    MDB_val k = {ddb_stream_config_key(key, sizeof key, table), key};
+    if (c->stream.view == DDB_STREAM_NONE && !c->stream.retention_seconds && !c->stream.retention_bytes &&
+        !c->ttl[0]) {
+        int rc = mdb_del(txn, db->meta, &k, NULL);
+        return rc == MDB_NOTFOUND ? 0 : rc;
+    }
+    uint8_t buf[20 + 256];
+    MDB_val v = {encode(c, buf), buf};
+    return mdb_put(txn, db->meta, &k, &v, 0);
+}
+
+void ddb_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t)
+{
+    config c;
+    config_get(db, txn, t->name, &c);
+    t->stream = c.stream;
+    if (!t->stream.retention_seconds)
+        t->stream.retention_seconds = DDB_STREAM_DEFAULT_RETENTION_S;
+    memcpy(t->ttl_attr, c.ttl, sizeof t->ttl_attr);
+}
+
+static int check_spec(const ddb_stream_spec *s, ddb_error *err)
+{
+    if ((unsigned)s->view > DDB_STREAM_NEW_AND_OLD_IMAGES)
+        return ddb_fail(err, DDB_EVALIDATION, "unknown StreamViewType %d", (int)s->view);
+    if (s->retention_seconds > (uint64_t)INT64_MAX / 1000)
+        return ddb_fail(err, DDB_EVALIDATION, "stream retention of %llu seconds is out of range",
+                        (unsigned long long)s->retention_seconds);
+    return DDB_OK;
+}
+
+static int check_ttl_attr(const char *attr, ddb_error *err)
+{
+    if (attr && strlen(attr) > 255)
+        return ddb_fail(err, DDB_EVALIDATION, "TimeToLive attribute name must be 1 to 255 bytes (it is %zu)",
+                        strlen(attr));
+    return DDB_OK;
+}
+
+int ddb_stream_validate_def(const ddb_table_def *d, ddb_error *err)
+{
+    int rc = check_spec(&d->stream, err);
+    return rc ? rc : check_ttl_attr(d->ttl_attribute, err);
+}
+
+int ddb_stream_bump_gen(ddb *db, MDB_txn *txn)
+{
+    MDB_val k = {3, (void *)DDB_META_GEN}, v;
+    uint64_t g = 0;
+    if (mdb_get(txn, db->meta, &k, &v) == 0 && v.mv_size == 8)
+        memcpy(&g, v.mv_data, 8);
+    g++;
+    v = (MDB_val){8, &g};
+    return mdb_put(txn, db->meta, &k, &v, 0);
+}
+
+int ddb_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
+{
+    MDB_cursor *c = NULL;
+    int rc = mdb_cursor_open(txn, dbi, &c);
+    while (!rc) {
+        MDB_val k = {len, (void *)prefix}, v;
+        int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (g == MDB_NOTFOUND || (!g && (k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)))
+            break;
+        rc = g ? g : mdb_cursor_del(c, 0);
+    }
+    if (c)
+        mdb_cursor_close(c);
+    return rc;
+}
+
+int ddb_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
+{
+    config c;
+    memset(&c, 0, sizeof c);
+    c.stream = d->stream;
+    if (d->ttl_attribute)
+        snprintf(c.ttl, sizeof c.ttl, "%s", d->ttl_attribute);
+    return config_put(db, txn, d->name, &c);
+}
+
+int ddb_stream_on_delete(ddb *db, MDB_txn *txn, const char *table)
+{
+    config none;
+    memset(&none, 0, sizeof none);
+    int rc = config_put(db, txn, table, &none);
+    if (!rc)
+        rc = ddb_stream_drop_records(db, txn, table);
+    if (!rc)
+        rc = ddb_ledger_drop(db, txn, table);
+    return rc;
+}
+
+/* ---- UpdateTable (stream) and UpdateTimeToLive ---- */
+
+typedef struct update_ctx {
+    const char *table;
+    const ddb_stream_spec *spec; /* NULL: leave the stream */
+    const char *ttl;             /* with set_ttl: the new attribute ("" = none) */
+    bool set_ttl;
+    ddb_error *err;
+} update_ctx;
+
+static int update_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    update_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    if (rc)
+        return rc;
+    config c;
+    if ((rc = config_get(db, txn, cx->table, &c)))
+        return ddb_mdb_fail(cx->err, rc, "reading the stream configuration");
+    if (cx->spec)
+        c.stream = *cx->spec;
+    if (cx->set_ttl)
+        snprintf(c.ttl, sizeof c.ttl, "%s", cx->ttl);
+    if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddb_stream_bump_gen(db, txn)))
+        return ddb_mdb_fail(cx->err, rc, cx->spec ? "UpdateTable" : "UpdateTimeToLive");
+    return DDB_OK;
+}
+
+int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *spec, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_update_table_stream(db->remote, table, spec, err);
+    if (!db || !table || !spec)
+        return ddb_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
+    int rc = check_spec(spec, err);
+    if (rc)
+        return rc;
+    update_ctx cx = {table, spec, NULL, false, err};
+    return ddb_run_write(db, update_fn, &cx, true, err);
+}
+
+int ddb_update_time_to_live(ddb *db, const char *table, const char *attr, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_update_time_to_live(db->remote, table, attr, err);
+    if (!db || !table)
+        return ddb_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
+    int rc = check_ttl_attr(attr, err);
+    if (rc)
+        return rc;
+    update_ctx cx = {table, NULL, attr ? attr : "", true, err};
+    return ddb_run_write(db, update_fn, &cx, true, err);
+}

@@ -1,0 +1,106 @@
+/* The handle's background work (ddb_options.ttl_sweep_ms): delete expired
+ * items, trim streams past their retention period, record consumed
+ * capacity in the ledger.  Started after ddb_open succeeded, stopped first
+ * thing in ddb_close. */
+#include "core/error.h"
+#include "streams/stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* One pass; errors are left for the next pass (the handle is shared with
+ * the application, which sees its own errors). */
+static void pass(ddb *db)
+{
+    ddb_ttl_sweep(db, NULL, 0, NULL, NULL);
+    ddb_arena *a = ddb_arena_new();
+    const char **names = NULL;
+    size_t n = 0;
+    if (a && ddb_list_tables(db, a, &names, &n, NULL) == DDB_OK) {
+        int64_t now = ddb_clock_ms(db);
+        for (size_t i = 0; i < n; i++) {
+            ddb_stream_desc d;
+            if (ddb_stream_describe(db, names[i], &d, NULL) || !d.records)
+                continue;
+            uint64_t ret = d.spec.retention_seconds ? d.spec.retention_seconds : DDB_STREAM_DEFAULT_RETENTION_S;
+            if (d.oldest_ms < now - (int64_t)(ret * 1000u))
+                ddb_stream_trim(db, names[i], NULL, NULL);
+        }
+    }
+    ddb_arena_free(a);
+    ddb_ledger_flush(db, NULL);
+}
+
+static void *sweeper_main(void *arg)
+{
+    ddb *db = arg;
+    ddb_stream_rt *s = db->stream_rt;
+    uint32_t ms = db->opts.ttl_sweep_ms;
+    pthread_mutex_lock(&s->mu);
+    while (!s->stop) {
+        struct timespec at;
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        at.tv_sec += ms / 1000;
+        at.tv_nsec += (long)(ms % 1000) * 1000000L;
+        if (at.tv_nsec >= 1000000000L) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000L;
+        }
+        int w = 0;
+        while (!s->stop && w != ETIMEDOUT)
+            w = pthread_cond_timedwait(&s->cv, &s->mu, &at);
+        if (s->stop)
+            break;
+        pthread_mutex_unlock(&s->mu);
+        pass(db);
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+int ddb_stream_start(ddb *db, ddb_error *err)
+{
+    ddb_stream_rt *s = calloc(1, sizeof *s);
+    if (!s)
+        return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->ledger_mu, NULL);
+    db->stream_rt = s;
+    if (db->opts.ttl_sweep_ms) {
+        int rc = pthread_create(&s->thread, NULL, sweeper_main, db);
+        if (rc)
+            return ddb_fail(err, DDB_ENOMEM, "ddb_open: cannot start the TTL sweep thread: %s", strerror(rc));
+        s->thread_on = true;
+    }
+    return DDB_OK;
+}
+
+void ddb_stream_close(ddb *db)
+{
+    ddb_stream_rt *s = db->stream_rt;
+    if (!s)
+        return;
+    if (s->thread_on) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = true;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->thread, NULL);
+    }
+    if (db->env)
+        ddb_ledger_flush(db, NULL);
+    db->stream_rt = NULL;
+    pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->ledger_mu);
+    pthread_cond_destroy(&s->cv);
+    free(s->base);
+    free(s);
+}

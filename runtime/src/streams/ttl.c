@@ -1,0 +1,187 @@
+/* Time to live: the clock, expiry as the read paths see it, and the sweep
+ * that deletes expired items (each deletion a REMOVE stream record made by
+ * the service, as DynamoDB's TTL writes them). */
+#include "remote/remote.h"
+#include "core/codec.h"
+#include "core/error.h"
+#include "engine/keys.h"
+#include "streams/stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SWEEP_WALK 1000  /* items examined per read transaction */
+#define SWEEP_BATCH 100  /* deletions per write transaction */
+/* DynamoDB ignores TTL values more than five years in the past. */
+#define FIVE_YEARS_MS (5LL * 365 * 86400 * 1000)
+
+int64_t ddb_clock_ms(const ddb *db)
+{
+    if (db && db->opts.clock_ms)
+        return db->opts.clock_ms(db->opts.clock_ctx);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool ddb_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms)
+{
+    if (!t->ttl_attr[0] || !it)
+        return false;
+    const ddb_value *v = ddb_item_get(it, t->ttl_attr);
+    double s;
+    if (!v || v->type != DDB_TN || ddb_value_to_double(v, &s))
+        return false;
+    double ms = s * 1000.0;
+    return ms < (double)now_ms && ms >= (double)(now_ms - FIVE_YEARS_MS);
+}
+
+bool ddb_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it)
+{
+    return t->ttl_attr[0] && ddb_ttl_expired_at(t, it, ddb_clock_ms(db));
+}
+
+/* ---- the sweep ---- */
+
+typedef struct sweep_ctx {
+    const char *table;
+    int64_t now_ms;
+    ddb_item *keys[SWEEP_BATCH];
+    size_t n;
+    uint64_t deleted;
+    ddb_arena *tmp;
+    ddb_error *err;
+} sweep_ctx;
+
+/* Delete the collected keys whose items are still expired. */
+static int sweep_fn(ddb *db, MDB_txn *txn, void *vctx)
+{
+    sweep_ctx *cx = vctx;
+    int rc = DDB_OK;
+    uint64_t deleted = 0;
+    db->ttl_writing = true; /* the stream records name the service */
+    for (size_t i = 0; i < cx->n && !rc; i++) {
+        ddb_wreq r = {.kind = DDB_TX_DELETE, .table = cx->table, .item = cx->keys[i]};
+        ddb_wstate st;
+        ddb_capacity cap;
+        memset(&cap, 0, sizeof cap);
+        if ((rc = ddb_write_prepare(db, txn, &r, &st, cx->tmp, cx->err)))
+            break;
+        /* written again since it was found: not expired any more */
+        if (st.old && ddb_ttl_expired_at(st.t, st.old, cx->now_ms)) {
+            /* factor 0: TTL deletions consume no write capacity */
+            if (!(rc = ddb_write_apply(db, txn, &r, &st, 0.0, false, &cap, DDB_CAPACITY_NONE, cx->err)))
+                deleted++;
+        }
+    }
+    db->ttl_writing = false;
+    if (!rc)
+        cx->deleted += deleted;
+    return rc;
+}
+
+/* Copy of the table key attributes of it, in a. */
+static ddb_item *key_copy(ddb_arena *a, const ddb_table_rt *t, const ddb_item *it)
+{
+    ddb_item *k = ddb_item_new(a);
+    const char *names[2] = {t->pk, t->sk};
+    for (int i = 0; k && i < 2 && names[i]; i++) {
+        const ddb_value *v = ddb_item_get(it, names[i]);
+        if (!v || ddb_item_set(k, names[i], ddb_value_copy(a, v)))
+            return NULL;
+    }
+    return k;
+}
+
+static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *deleted, ddb_error *err)
+{
+    ddb_arena *keys = ddb_arena_new(), *scan = ddb_arena_new(), *tmp = ddb_arena_new();
+    uint8_t resume[DDB_KEY_MAX];
+    size_t resume_len = 0;
+    bool done = false;
+    int rc = keys && scan && tmp ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+    sweep_ctx cx = {table, now_ms, {0}, 0, 0, tmp, err};
+    while (!rc && !done) {
+        MDB_txn *txn;
+        ddb_table_rt *t;
+        if ((rc = ddb_read_begin(db, &txn, err)))
+            break;
+        if ((rc = ddb_table_get(db, txn, table, &t, err)) || !t->ttl_attr[0]) {
+            ddb_read_end(txn);
+            break;
+        }
+        MDB_cursor *c = NULL;
+        int g = mdb_cursor_open(txn, t->items, &c);
+        MDB_val k = {resume_len, resume}, v;
+        if (!g)
+            g = resume_len ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : mdb_cursor_get(c, &k, &v, MDB_FIRST);
+        if (!g && resume_len && k.mv_size == resume_len && memcmp(k.mv_data, resume, resume_len) == 0)
+            g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+        size_t walked = 0;
+        cx.n = 0;
+        while (g == 0 && walked < SWEEP_WALK && cx.n < SWEEP_BATCH) {
+            ddb_item *it;
+            walked++;
+            if (k.mv_size <= DDB_KEY_MAX) {
+                memcpy(resume, k.mv_data, k.mv_size);
+                resume_len = k.mv_size;
+            }
+            if (ddb_decode_item(v.mv_data, v.mv_size, scan, &it) == DDB_OK && ddb_ttl_expired_at(t, it, now_ms)) {
+                if (!(cx.keys[cx.n] = key_copy(keys, t, it))) {
+                    g = ENOMEM;
+                    break;
+                }
+                cx.n++;
+            }
+            ddb_arena_reset(scan);
+            g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+        }
+        if (!(g == 0 || g == MDB_NOTFOUND || g == ENOMEM))
+            rc = ddb_mdb_fail(err, g, "TTL sweep");
+        else if (g == ENOMEM)
+            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        done = g == MDB_NOTFOUND;
+        if (c)
+            mdb_cursor_close(c);
+        ddb_read_end(txn);
+        if (!rc && cx.n)
+            rc = ddb_run_write(db, sweep_fn, &cx, false, err);
+        ddb_arena_reset(keys);
+        ddb_arena_reset(tmp);
+    }
+    ddb_arena_free(keys);
+    ddb_arena_free(scan);
+    ddb_arena_free(tmp);
+    *deleted += cx.deleted;
+    return rc;
+}
+
+int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
+{
+    if (db && db->remote)
+        return ddb_remote_ttl_sweep(db->remote, table, now_s, deleted, err);
+    if (!db)
+        return ddb_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
+    int64_t now_ms = now_s ? now_s * 1000 : ddb_clock_ms(db);
+    uint64_t n = 0;
+    int rc = DDB_OK;
+    if (table) {
+        rc = sweep_table(db, table, now_ms, &n, err);
+    } else {
+        ddb_arena *a = ddb_arena_new();
+        const char **names = NULL;
+        size_t count = 0;
+        rc = a ? ddb_list_tables(db, a, &names, &count, err) : ddb_fail(err, DDB_ENOMEM, "out of memory");
+        for (size_t i = 0; !rc && i < count; i++) {
+            rc = sweep_table(db, names[i], now_ms, &n, err);
+            if (rc == DDB_ENOTABLE) /* deleted meanwhile */
+                rc = DDB_OK;
+        }
+        ddb_arena_free(a);
+    }
+    if (deleted)
+        *deleted = n;
+    return rc;
+}
