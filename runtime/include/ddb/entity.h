@@ -111,6 +111,10 @@ typedef struct ddb_schema_table {
     ddb_table_def def;     /* name, key schema, indexes: for create_table */
 } ddb_schema_table;
 
+/* The most shards one entity may have: ddbgen refuses more (a located schema
+ * error) and every runtime path checks n_shards against it. */
+#define DDB_ENT_MAX_SHARDS 64
+
 typedef struct ddb_entity_desc {
     const char *name;                /* value of the type attribute */
     const ddb_schema_table *table;

@@ -44,3 +44,8 @@ int ddb_fail(ddb_error *err, int code, const char *fmt, ...)
     }
     return code;
 }
+
+int ddb_fail_oom(ddb_error *err, const char *what)
+{
+    return ddb_fail(err, DDB_ENOMEM, "%s: out of memory", what ? what : "ddb");
+}

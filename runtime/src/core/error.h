@@ -8,4 +8,8 @@
  * code so callers can write `return ddb_fail(err, DDB_ELIMIT, ...)`. */
 int ddb_fail(ddb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The one out-of-memory failure: DDB_ENOMEM with "<what>: out of memory"
+ * (what names the operation or object that could not be allocated). */
+int ddb_fail_oom(ddb_error *err, const char *what);
+
 #endif
