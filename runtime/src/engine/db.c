@@ -1,5 +1,6 @@
 /* Opening a database and the commit path (group commit). */
 #include "engine/engine.h"
+#include "api/expr_cache.h"
 #include "core/error.h"
 #include "remote/remote.h"
 #include "streams/stream.h"

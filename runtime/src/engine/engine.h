@@ -121,12 +121,6 @@ int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
 void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
 int ddb_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
 
-/* Prepared-expression cache of a handle (expr_cache.c).  *out stays valid
- * until ddb_close and may be used by any thread, unless the cache is full:
- * then *owned is set too and the caller frees it (ddb_expr_free) after use. */
-int ddb_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_item *names, const ddb_expr **out,
-                    ddb_expr **owned, ddb_error *err);
-void ddb_expr_cache_free(ddb *db);
 
 /* Table cache: look up name as of txn's snapshot. */
 int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);

@@ -3,7 +3,7 @@
  * items written in one transaction and read back with one Query. */
 #include "entity/entity_internal.h"
 
-#include "engine/engine.h"
+#include "api/expr_cache.h"
 
 #include "core/error.h"
 #include "core/value.h"

@@ -3,6 +3,7 @@
  * every call, so each is prepared once per handle and shared by threads. */
 #include "core/codec.h"
 #include "engine/engine.h"
+#include "api/expr_cache.h"
 #include "core/error.h"
 
 #include <stdlib.h>
