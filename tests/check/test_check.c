@@ -225,14 +225,14 @@ static ddb_key table_key(ddb_arena *a, int u, int o)
     snprintf(pk, sizeof pk, "u#%02d", u);
     snprintf(sk, sizeof sk, "o#%d", o);
     ddb_key k;
-    ddb_key_make(&k, ddb_v_str(a, pk), ddb_v_str(a, sk));
+    ddbi_key_make(&k, ddb_v_str(a, pk), ddb_v_str(a, sk));
     return k;
 }
 
 static ddb_key gsi1_key(ddb_arena *a, const char *pk, int64_t sk)
 {
     ddb_key k;
-    ddb_key_make(&k, ddb_v_str(a, pk), ddb_v_i64(a, sk));
+    ddbi_key_make(&k, ddb_v_str(a, pk), ddb_v_i64(a, sk));
     return k;
 }
 
@@ -249,10 +249,10 @@ static size_t raw_partition(raw *w, uint64_t hash, uint64_t *lo, uint64_t *hi)
     MOK(mdb_get(w->txn, w->meta, &k, &v));
     size_t n = v.mv_size / 8, p = 0;
     for (size_t i = 0; i < n; i++)
-        if (ddb_key_hash((const uint8_t *)v.mv_data + 8 * i) <= hash)
+        if (ddbi_key_hash((const uint8_t *)v.mv_data + 8 * i) <= hash)
             p = i;
-    *lo = ddb_key_hash((const uint8_t *)v.mv_data + 8 * p);
-    *hi = p + 1 < n ? ddb_key_hash((const uint8_t *)v.mv_data + 8 * (p + 1)) - 1 : UINT64_MAX;
+    *lo = ddbi_key_hash((const uint8_t *)v.mv_data + 8 * p);
+    *hi = p + 1 < n ? ddbi_key_hash((const uint8_t *)v.mv_data + 8 * (p + 1)) - 1 : UINT64_MAX;
     return p;
 }
 
@@ -421,8 +421,8 @@ static void test_missing_lsi_and_bin_entries(void **state)
     /* u#00/o#0: in ByBin (bin 0x0000) and LSI1 (l#0), not in GSI1 */
     ddb_key tk = table_key(a, 0, 0), bk, lk;
     uint8_t bin[2] = {0, 0};
-    ddb_key_make(&bk, ddb_v_b(a, bin, 2), NULL);
-    ddb_key_make(&lk, ddb_v_str(a, "u#00"), ddb_v_str(a, "l#0"));
+    ddbi_key_make(&bk, ddb_v_b(a, bin, 2), NULL);
+    ddbi_key_make(&lk, ddb_v_str(a, "u#00"), ddb_v_str(a, "l#0"));
     MDB_val d = {tk.len, tk.b}, k1 = {bk.len, bk.b}, k2 = {lk.len, lk.b};
     MOK(mdb_del(w.txn, w.bybin, &k1, &d));
     MOK(mdb_del(w.txn, w.lsi1, &k2, &d));
@@ -518,7 +518,7 @@ static void test_stats(void **state)
     raw_open(&w);
     ddb_key tk = table_key(a, 7, 1);
     uint64_t lo, hi;
-    size_t p = raw_partition(&w, ddb_key_hash(tk.b), &lo, &hi);
+    size_t p = raw_partition(&w, ddbi_key_hash(tk.b), &lo, &hi);
     char kb[64];
     MDB_val k = {stats_key(kb, lo), kb}, v;
     MOK(mdb_get(w.txn, w.meta, &k, &v));
@@ -578,7 +578,7 @@ static void test_items(void **state)
     memcpy(rec, v.mv_data, rec_len);
     MOK(mdb_del(w.txn, w.items, &k, NULL));
     uint64_t lo, hi;
-    size_t p = raw_partition(&w, ddb_key_hash(tk.b), &lo, &hi);
+    size_t p = raw_partition(&w, ddbi_key_hash(tk.b), &lo, &hi);
     raw_close(&w);
     ddb_check_report r = check_expect(DDB_ECORRUPT, 1 + 3);
     assert_int_equal(r.items, N_USERS * N_ORDERS - 1);

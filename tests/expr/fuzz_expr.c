@@ -86,42 +86,42 @@ static void run(ddb_expr *e, ddb_arena *a, const ddb_item *item, const ddb_item 
 {
     ddb_error err;
     const ddb_expr *one[] = {e};
-    (void)ddb_expr_check_request(one, 1, names, values, &err);
+    (void)ddbi_expr_check_request(one, 1, names, values, &err);
     const char *const *top;
     size_t ntop;
-    ddb_expr_top_level_names(e, &top, &ntop);
-    if (expr_check_values(e, values, &err) != DDB_OK)
+    ddbi_expr_top_level_names(e, &top, &ntop);
+    if (ddbi_expr_check_values(e, values, &err) != DDB_OK)
         return;
     bool r;
     ddb_item *out, *ret;
     switch (ddb_expr_get_kind(e)) {
     case DDB_EXPR_UPDATE: {
         static const char *const keys[] = {"pk", "sk"};
-        (void)ddb_expr_update_check_keys(e, keys, 2, keys, 2, &err);
+        (void)ddbi_expr_update_check_keys(e, keys, 2, keys, 2, &err);
         for (int k = 0; k < 2; k++) {
             const ddb_item *old = k ? NULL : item;
-            if (ddb_expr_apply_update(e, old, values, a, &out, &err) == DDB_OK) {
-                (void)ddb_expr_updated_attributes(e, out, a, &ret, &err);
-                (void)ddb_expr_updated_attributes(e, old, a, &ret, &err);
+            if (ddbi_expr_apply_update(e, old, values, a, &out, &err) == DDB_OK) {
+                (void)ddbi_expr_updated_attributes(e, out, a, &ret, &err);
+                (void)ddbi_expr_updated_attributes(e, old, a, &ret, &err);
             }
         }
         break;
     }
     case DDB_EXPR_PROJECTION:
-        (void)ddb_expr_project(e, item, a, &out, &err);
-        (void)ddb_expr_project(e, NULL, a, &out, &err);
+        (void)ddbi_expr_project(e, item, a, &out, &err);
+        (void)ddbi_expr_project(e, NULL, a, &out, &err);
         break;
     case DDB_EXPR_KEY_CONDITION: {
         static const ddb_key_schema ks[] = {
             {"pk", DDB_TS, "sk", DDB_TN}, {"pk", DDB_TS, NULL, DDB_TNONE}, {"a", DDB_TB, "s", DDB_TS}};
         ddb_key_condition kc;
         for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
-            (void)ddb_expr_key_condition(e, &ks[i], values, &kc, &err);
+            (void)ddbi_expr_key_condition(e, &ks[i], values, &kc, &err);
     }
         /* fall through: a key condition also evaluates as a filter */
     default:
-        (void)ddb_expr_eval_condition(e, item, values, &r, &err);
-        (void)ddb_expr_eval_condition(e, NULL, values, &r, &err);
+        (void)ddbi_expr_eval_condition(e, item, values, &r, &err);
+        (void)ddbi_expr_eval_condition(e, NULL, values, &r, &err);
         break;
     }
 }

@@ -228,10 +228,10 @@ static void test_reserved_words(void **state)
     static const char *const no[] = {"ABORTS", "ZONES", "A", "", "zz", "abor", "pk", "sk", "gsi1pk", "email",
                                      "AAAA", "ZZZZ", "_name", "name_", "size2"};
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
-        if (!expr_is_reserved(yes[i], strlen(yes[i])))
+        if (!ddbi_expr_is_reserved(yes[i], strlen(yes[i])))
             fail_msg("%s should be reserved", yes[i]);
     for (size_t i = 0; i < sizeof no / sizeof *no; i++)
-        if (expr_is_reserved(no[i], strlen(no[i])))
+        if (ddbi_expr_is_reserved(no[i], strlen(no[i])))
             fail_msg("%s should not be reserved", no[i]);
 }
 
@@ -241,7 +241,7 @@ static void test_lexer(void **state)
     expr_token *t;
     size_t n;
     const char *src = "a.#b[12] <> :c\n<= >= < > = ( ) , + - ! x_1";
-    assert_int_equal(expr_lex(src, strlen(src), f->a, &t, &n), DDB_OK);
+    assert_int_equal(ddbi_expr_lex(src, strlen(src), f->a, &t, &n), DDB_OK);
     static const expr_tok_kind want[] = {TK_NAME, TK_DOT,   TK_HASH,  TK_LBRACKET, TK_NUMBER, TK_RBRACKET,
                                          TK_NE,   TK_VALUE, TK_LE,    TK_GE,       TK_LT,     TK_GT,
                                          TK_EQ,   TK_LPAREN, TK_RPAREN, TK_COMMA,  TK_PLUS,   TK_MINUS,
@@ -254,7 +254,7 @@ static void test_lexer(void **state)
     assert_int_equal(t[19].len, 3); /* x_1 */
     /* one token for a multi-byte character */
     const char *u = "\xc3\xa9";
-    assert_int_equal(expr_lex(u, 2, f->a, &t, &n), DDB_OK);
+    assert_int_equal(ddbi_expr_lex(u, 2, f->a, &t, &n), DDB_OK);
     assert_int_equal(n, 2);
     assert_int_equal(t[0].kind, TK_BAD);
     assert_int_equal(t[0].len, 2);
@@ -421,10 +421,10 @@ static void test_conditions(void **state)
         for (int kind = DDB_EXPR_CONDITION; kind <= DDB_EXPR_FILTER; kind++) {
             ddb_expr *e = prepare_ok((ddb_expr_kind)kind, c->expr, f->names);
             ddb_error err = {0};
-            if (expr_check_values(e, f->values, &err) != DDB_OK)
+            if (ddbi_expr_check_values(e, f->values, &err) != DDB_OK)
                 fail_msg("%s: %s", c->expr, err.message);
             bool r = !c->want;
-            if (ddb_expr_eval_condition(e, f->item, f->values, &r, &err) != DDB_OK)
+            if (ddbi_expr_eval_condition(e, f->item, f->values, &r, &err) != DDB_OK)
                 fail_msg("%s: %s", c->expr, err.message);
             if (r != (c->want == 1))
                 fail_msg("%s: got %d, want %d", c->expr, r, c->want);
@@ -450,8 +450,8 @@ static void test_attribute_type_all(void **state)
             ddb_item *v = ddb_item_new(a);
             ddb_item_set_s(v, ":t", all[k]);
             bool r;
-            assert_int_equal(expr_check_values(e, v, NULL), DDB_OK);
-            assert_int_equal(ddb_expr_eval_condition(e, f->item, v, &r, NULL), DDB_OK);
+            assert_int_equal(ddbi_expr_check_values(e, v, NULL), DDB_OK);
+            assert_int_equal(ddbi_expr_eval_condition(e, f->item, v, &r, NULL), DDB_OK);
             if (r != !strcmp(all[k], t[i].type))
                 fail_msg("%s with %s", text, all[k]);
         }
@@ -469,7 +469,7 @@ static void test_condition_without_item(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ddb_expr *e = prepare_ok(DDB_EXPR_CONDITION, cases[i].expr, NULL);
         bool r;
-        assert_int_equal(ddb_expr_eval_condition(e, NULL, f->values, &r, NULL), DDB_OK);
+        assert_int_equal(ddbi_expr_eval_condition(e, NULL, f->values, &r, NULL), DDB_OK);
         if (r != (cases[i].want == 1))
             fail_msg("%s", cases[i].expr);
         ddb_expr_free(e);
@@ -764,7 +764,7 @@ static void test_errors(void **state)
         int rc = ddb_expr_prepare(c->kind, c->expr, f->names, &e, &err);
         if (rc == DDB_OK) {
             assert_non_null(e);
-            rc = expr_check_values(e, f->values, &err);
+            rc = ddbi_expr_check_values(e, f->values, &err);
             ddb_expr_free(e);
         } else {
             assert_null(e);
@@ -907,7 +907,7 @@ static void test_limits(void **state)
     sprintf(t2, "%s a = :s AND %s", text, "b = :s");
     e = prepare_ok(DDB_EXPR_CONDITION, t2, NULL);
     bool r;
-    assert_int_equal(ddb_expr_eval_condition(e, f->item, f->values, &r, NULL), DDB_OK);
+    assert_int_equal(ddbi_expr_eval_condition(e, f->item, f->values, &r, NULL), DDB_OK);
     ddb_expr_free(e);
     free(text);
     free(t2);
@@ -1136,11 +1136,11 @@ static void test_updates(void **state)
         const upd_case *c = &upd_cases[i];
         ddb_expr *e = prepare_ok(DDB_EXPR_UPDATE, c->expr, f->names);
         ddb_error err = {0};
-        if (expr_check_values(e, values, &err) != DDB_OK)
+        if (ddbi_expr_check_values(e, values, &err) != DDB_OK)
             fail_msg("%s: %s", c->expr, err.message);
         ddb_item *old = item_of(a, c->old), *out = NULL;
         char *before = item_json(old);
-        int rc = ddb_expr_apply_update(e, old, values, a, &out, &err);
+        int rc = ddbi_expr_apply_update(e, old, values, a, &out, &err);
         if (c->code) {
             expect_error(rc, &err, c->code, c->want, c->expr);
             assert_null(out);
@@ -1165,7 +1165,7 @@ static void test_update_copies(void **state)
     ddb_arena *oa = ddb_arena_new(), *va = ddb_arena_new(), *na = ddb_arena_new();
     ddb_item *old = item_of(oa, OLD), *values = item_of(va, UVALUES), *out;
     ddb_expr *e = prepare_ok(DDB_EXPR_UPDATE, "SET x = l, y = :l, z = m ADD ss :ssc", f->names);
-    assert_int_equal(ddb_expr_apply_update(e, old, values, na, &out, NULL), DDB_OK);
+    assert_int_equal(ddbi_expr_apply_update(e, old, values, na, &out, NULL), DDB_OK);
     ddb_arena_free(oa);
     ddb_arena_free(va);
     expect_json(out,
@@ -1184,22 +1184,22 @@ static void test_updated_attributes(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_item *values = item_of(a, UVALUES), *old = item_of(a, OLD), *out, *ret;
     ddb_expr *e = prepare_ok(DDB_EXPR_UPDATE, "SET m.b = :s, n = n + :one REMOVE l[0] ADD newn :one", f->names);
-    assert_int_equal(ddb_expr_apply_update(e, old, values, a, &out, NULL), DDB_OK);
-    assert_int_equal(ddb_expr_updated_attributes(e, out, a, &ret, NULL), DDB_OK);
+    assert_int_equal(ddbi_expr_apply_update(e, old, values, a, &out, NULL), DDB_OK);
+    assert_int_equal(ddbi_expr_updated_attributes(e, out, a, &ret, NULL), DDB_OK);
     expect_json(ret,
                 "{\"l\":{\"L\":[{\"N\":\"1\"}]},\"m\":{\"M\":{\"b\":{\"S\":\"y\"}}},\"n\":{\"N\":\"6\"},"
                 "\"newn\":{\"N\":\"1\"}}",
                 "UPDATED_NEW");
-    assert_int_equal(ddb_expr_updated_attributes(e, old, a, &ret, NULL), DDB_OK);
+    assert_int_equal(ddbi_expr_updated_attributes(e, old, a, &ret, NULL), DDB_OK);
     expect_json(ret, "{\"l\":{\"L\":[{\"N\":\"0\"}]},\"n\":{\"N\":\"5\"}}", "UPDATED_OLD");
     ddb_expr_free(e);
     /* nothing updated that existed: NULL */
     e = prepare_ok(DDB_EXPR_UPDATE, "REMOVE nothing", NULL);
-    assert_int_equal(ddb_expr_updated_attributes(e, old, a, &ret, NULL), DDB_OK);
+    assert_int_equal(ddbi_expr_updated_attributes(e, old, a, &ret, NULL), DDB_OK);
     assert_null(ret);
     const char *const *names;
     size_t n;
-    ddb_expr_top_level_names(e, &names, &n);
+    ddbi_expr_top_level_names(e, &names, &n);
     assert_int_equal(n, 1);
     assert_string_equal(names[0], "nothing");
     ddb_expr_free(e);
@@ -1229,12 +1229,12 @@ static void test_update_keys(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ddb_expr *e = prepare_ok(DDB_EXPR_UPDATE, cases[i].expr, f->names);
         ddb_error err = {0};
-        int rc = ddb_expr_update_check_keys(e, keys, 2, idx, 2, &err);
+        int rc = ddbi_expr_update_check_keys(e, keys, 2, idx, 2, &err);
         if (cases[i].msg)
             expect_error(rc, &err, DDB_EVALIDATION, cases[i].msg, cases[i].expr);
         else
             assert_int_equal(rc, DDB_OK);
-        assert_int_equal(ddb_expr_update_check_keys(e, NULL, 0, NULL, 0, NULL), DDB_OK);
+        assert_int_equal(ddbi_expr_update_check_keys(e, NULL, 0, NULL, 0, NULL), DDB_OK);
         ddb_expr_free(e);
     }
 }
@@ -1270,27 +1270,27 @@ static void test_projection(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ddb_expr *e = prepare_ok(DDB_EXPR_PROJECTION, cases[i].expr, f->names);
         ddb_item *out;
-        assert_int_equal(ddb_expr_project(e, f->item, a, &out, NULL), DDB_OK);
+        assert_int_equal(ddbi_expr_project(e, f->item, a, &out, NULL), DDB_OK);
         expect_json(out, cases[i].want, cases[i].expr);
         ddb_expr_free(e);
     }
     ddb_expr *e = prepare_ok(DDB_EXPR_PROJECTION, "m.x, s, m.y, #p", f->names);
     const char *const *names;
     size_t n;
-    ddb_expr_top_level_names(e, &names, &n);
+    ddbi_expr_top_level_names(e, &names, &n);
     assert_int_equal(n, 3);
     assert_string_equal(names[0], "m");
     assert_string_equal(names[1], "pk");
     assert_string_equal(names[2], "s");
     ddb_item *out;
-    assert_int_equal(ddb_expr_project(e, NULL, a, &out, NULL), DDB_OK);
+    assert_int_equal(ddbi_expr_project(e, NULL, a, &out, NULL), DDB_OK);
     expect_json(out, "{}", "no item");
     ddb_error err;
-    assert_int_equal(ddb_expr_apply_update(e, f->item, NULL, a, &out, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_expr_apply_update(e, f->item, NULL, a, &out, &err), DDB_EINVAL);
     ddb_expr_free(e);
     e = prepare_ok(DDB_EXPR_FILTER, "a.b = :v AND c = :v", NULL);
-    assert_int_equal(ddb_expr_project(e, f->item, a, &out, &err), DDB_EINVAL);
-    ddb_expr_top_level_names(e, &names, &n);
+    assert_int_equal(ddbi_expr_project(e, f->item, a, &out, &err), DDB_EINVAL);
+    ddbi_expr_top_level_names(e, &names, &n);
     assert_int_equal(n, 2);
     assert_string_equal(names[0], "a");
     assert_string_equal(names[1], "c");
@@ -1355,7 +1355,7 @@ static void test_key_conditions(void **state)
         ddb_expr *e = prepare_ok(DDB_EXPR_KEY_CONDITION, cases[i].expr, f->names);
         ddb_key_condition kc;
         ddb_error err = {0};
-        int rc = ddb_expr_key_condition(e, schemas[cases[i].schema], f->values, &kc, &err);
+        int rc = ddbi_expr_key_condition(e, schemas[cases[i].schema], f->values, &kc, &err);
         if (cases[i].msg) {
             expect_error(rc, &err, DDB_EVALIDATION, cases[i].msg, cases[i].expr);
         } else {
@@ -1367,7 +1367,7 @@ static void test_key_conditions(void **state)
             assert_ptr_equal(kc.sk2, cases[i].sk2 ? ddb_item_get(f->values, cases[i].sk2) : NULL);
             /* a key condition also evaluates as a filter */
             bool r;
-            assert_int_equal(ddb_expr_eval_condition(e, f->item, f->values, &r, NULL), DDB_OK);
+            assert_int_equal(ddbi_expr_eval_condition(e, f->item, f->values, &r, NULL), DDB_OK);
         }
         ddb_expr_free(e);
     }
@@ -1389,38 +1389,38 @@ static void test_request_checks(void **state)
     ddb_error err;
     const ddb_expr *two[] = {cond, upd}, *three[] = {cond, NULL, upd, proj}, *one[] = {cond};
 
-    assert_int_equal(ddb_expr_check_request(three, 4, names, values2, &err), DDB_OK);
-    expect_error(ddb_expr_check_request(two, 2, names, values2, &err), &err, DDB_EVALIDATION,
+    assert_int_equal(ddbi_expr_check_request(three, 4, names, values2, &err), DDB_OK);
+    expect_error(ddbi_expr_check_request(two, 2, names, values2, &err), &err, DDB_EVALIDATION,
                  "Value provided in ExpressionAttributeNames unused in expressions: keys: {#x}", "unused name");
-    expect_error(ddb_expr_check_request(three, 4, names, values, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(three, 4, names, values, &err), &err, DDB_EVALIDATION,
                  "Value provided in ExpressionAttributeValues unused in expressions: keys: {:u}", "unused value");
-    expect_error(ddb_expr_check_request(one, 1, names1, values, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(one, 1, names1, values, &err), &err, DDB_EVALIDATION,
                  "Value provided in ExpressionAttributeValues unused in expressions: keys: {:u, :w}", "unused values");
-    expect_error(ddb_expr_check_request(one, 1, names1, NULL, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(one, 1, names1, NULL, &err), &err, DDB_EVALIDATION,
                  "Invalid ConditionExpression: An expression attribute value used in expression is not defined; "
                  "attribute value: :v at 1:6",
                  "undefined value");
     ddb_item *empty = ddb_item_new(a);
-    expect_error(ddb_expr_check_request(one, 1, empty, values2, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(one, 1, empty, values2, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeNames must not be empty", "empty names");
-    expect_error(ddb_expr_check_request(one, 1, names1, empty, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(one, 1, names1, empty, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeValues must not be empty", "empty values");
     ddb_item *bad = names_of(a, "{\"a\":\"a\"}");
-    expect_error(ddb_expr_check_request(one, 1, bad, values2, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(one, 1, bad, values2, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeNames contains invalid key: Syntax error; key: \"a\"", "bad name key");
     bad = item_of(a, "{\":v\":{\"N\":\"1\"},\"b\":{\"S\":\"a\"}}");
-    expect_error(ddb_expr_check_request(one, 1, names1, bad, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(one, 1, names1, bad, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeValues contains invalid key: Syntax error; key: \"b\"", "bad value key");
     bad = item_of(a, "{\"#a\":{\"N\":\"1\"}}");
-    expect_error(ddb_expr_check_maps(bad, NULL, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_maps(bad, NULL, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeNames contains invalid value: the name for key #a must be a non-empty string",
                  "bad name value");
-    expect_error(ddb_expr_check_request(NULL, 0, names1, NULL, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(NULL, 0, names1, NULL, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeNames can only be specified when using expressions", "names without expressions");
-    expect_error(ddb_expr_check_request(NULL, 0, NULL, values2, &err), &err, DDB_EVALIDATION,
+    expect_error(ddbi_expr_check_request(NULL, 0, NULL, values2, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeValues can only be specified when using expressions",
                  "values without expressions");
-    assert_int_equal(ddb_expr_check_request(NULL, 0, NULL, NULL, &err), DDB_OK);
+    assert_int_equal(ddbi_expr_check_request(NULL, 0, NULL, NULL, &err), DDB_OK);
     ddb_expr_free(cond);
     ddb_expr_free(upd);
     ddb_expr_free(proj);
@@ -1441,7 +1441,7 @@ static void *worker(void *p)
     t->ok = 1;
     for (int i = 0; i < 2000; i++) {
         bool r = false;
-        if (ddb_expr_eval_condition(t->e, t->item, t->values, &r, NULL) != DDB_OK || !r)
+        if (ddbi_expr_eval_condition(t->e, t->item, t->values, &r, NULL) != DDB_OK || !r)
             t->ok = 0;
     }
     return NULL;

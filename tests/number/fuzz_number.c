@@ -30,7 +30,7 @@ static int sgn(int v)
 static int key_order(const ddb_dec *a, const ddb_dec *b)
 {
     uint8_t ka[DDB_DEC_KEY_MAX], kb[DDB_DEC_KEY_MAX];
-    size_t na = ddb_dec_key(a, ka), nb = ddb_dec_key(b, kb);
+    size_t na = ddbi_dec_key(a, ka), nb = ddbi_dec_key(b, kb);
     int c = memcmp(ka, kb, na < nb ? na : nb);
     if (c == 0 && na != nb) /* the encoding is prefix-free */
         abort();
@@ -43,31 +43,31 @@ static void check_one(const ddb_dec *x)
     ddb_error err;
     ddb_dec y;
 
-    size_t n = ddb_dec_format(x, text);
+    size_t n = ddbi_dec_format(x, text);
     CHECK(n == strlen(text) && n < DDB_NUMBER_TEXT_MAX);
-    CHECK(ddb_dec_parse(text, n, &y, &err) == DDB_OK);
+    CHECK(ddbi_dec_parse(text, n, &y, &err) == DDB_OK);
     CHECK(memcmp(x, &y, sizeof y) == 0);
     CHECK(ddb_number_canonical(text, n, again, &err) == DDB_OK);
     CHECK(strcmp(text, again) == 0);
     CHECK(ddb_number_compare(text, again) == 0);
 
     uint8_t key[DDB_DEC_KEY_MAX];
-    size_t klen = ddb_dec_key(x, key), used = 0;
+    size_t klen = ddbi_dec_key(x, key), used = 0;
     CHECK(klen >= 1 && klen <= 22);
-    CHECK(ddb_dec_from_key(key, klen, &y, &used) == DDB_OK);
+    CHECK(ddbi_dec_from_key(key, klen, &y, &used) == DDB_OK);
     CHECK(used == klen && memcmp(x, &y, sizeof y) == 0);
 
-    size_t size = ddb_dec_size(x);
+    size_t size = ddbi_dec_size(x);
     CHECK(size >= 1 && size <= 22);
 
     /* Doubles: whatever to_double gives is finite and reads back. */
-    double d = ddb_dec_to_double(x);
-    if (ddb_dec_from_double(d, &y, NULL) == DDB_OK)
-        CHECK(ddb_dec_to_double(&y) == d);
+    double d = ddbi_dec_to_double(x);
+    if (ddbi_dec_from_double(d, &y, NULL) == DDB_OK)
+        CHECK(ddbi_dec_to_double(&y) == d);
 
     int64_t i64;
-    if (ddb_dec_to_i64(x, &i64) == DDB_OK) {
-        ddb_dec_from_i64(i64, &y);
+    if (ddbi_dec_to_i64(x, &i64) == DDB_OK) {
+        ddbi_dec_from_i64(i64, &y);
         CHECK(memcmp(x, &y, sizeof y) == 0);
     }
 }
@@ -77,24 +77,24 @@ static void check_pair(const ddb_dec *a, const ddb_dec *b)
     ddb_dec s, back, diff;
     ddb_error err;
 
-    CHECK(sgn(ddb_dec_cmp(a, b)) == key_order(a, b));
-    CHECK(sgn(ddb_dec_cmp(a, b)) == -sgn(ddb_dec_cmp(b, a)));
+    CHECK(sgn(ddbi_dec_cmp(a, b)) == key_order(a, b));
+    CHECK(sgn(ddbi_dec_cmp(a, b)) == -sgn(ddbi_dec_cmp(b, a)));
 
-    if (ddb_dec_add(a, b, &s, &err) == DDB_OK) {
+    if (ddbi_dec_add(a, b, &s, &err) == DDB_OK) {
         check_one(&s);
         /* a + b compares to a as b compares to 0. */
         ddb_dec zero = {0};
-        CHECK(sgn(ddb_dec_cmp(&s, a)) == sgn(ddb_dec_cmp(b, &zero)));
+        CHECK(sgn(ddbi_dec_cmp(&s, a)) == sgn(ddbi_dec_cmp(b, &zero)));
         /* Exact arithmetic: subtracting b gives a back. */
-        CHECK(ddb_dec_sub(&s, b, &back, &err) == DDB_OK);
+        CHECK(ddbi_dec_sub(&s, b, &back, &err) == DDB_OK);
         CHECK(memcmp(&back, a, sizeof back) == 0);
     } else {
         CHECK(err.code == DDB_EVALIDATION);
     }
-    if (ddb_dec_sub(a, b, &diff, &err) == DDB_OK) {
+    if (ddbi_dec_sub(a, b, &diff, &err) == DDB_OK) {
         check_one(&diff);
         ddb_dec zero = {0};
-        CHECK(sgn(ddb_dec_cmp(&diff, &zero)) == sgn(ddb_dec_cmp(a, b)));
+        CHECK(sgn(ddbi_dec_cmp(&diff, &zero)) == sgn(ddbi_dec_cmp(a, b)));
     }
 }
 
@@ -104,13 +104,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ddb_error err;
     const char *text = (const char *)data;
 
-    if (ddb_dec_parse(text, size, &x, &err) == DDB_OK)
+    if (ddbi_dec_parse(text, size, &x, &err) == DDB_OK)
         check_one(&x);
     else
         CHECK(err.code == DDB_EVALIDATION && strlen(err.message) < sizeof err.message);
 
     size_t half = size / 2;
-    if (ddb_dec_parse(text, half, &a, NULL) == DDB_OK && ddb_dec_parse(text + half, size - half, &b, NULL) == DDB_OK) {
+    if (ddbi_dec_parse(text, half, &a, NULL) == DDB_OK && ddbi_dec_parse(text + half, size - half, &b, NULL) == DDB_OK) {
         check_pair(&a, &b);
         check_pair(&b, &a);
     }
@@ -118,9 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Arbitrary bytes as a key: decoding either fails or re-encodes to
      * the same bytes. */
     size_t used;
-    if (ddb_dec_from_key(data, size, &x, &used) == DDB_OK) {
+    if (ddbi_dec_from_key(data, size, &x, &used) == DDB_OK) {
         uint8_t key[DDB_DEC_KEY_MAX];
-        CHECK(ddb_dec_key(&x, key) == used && memcmp(key, data, used) == 0);
+        CHECK(ddbi_dec_key(&x, key) == used && memcmp(key, data, used) == 0);
     }
     return 0;
 }

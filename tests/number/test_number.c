@@ -63,7 +63,7 @@ static ddb_dec num(const char *s)
 {
     ddb_dec x;
     ddb_error err = {0};
-    int rc = ddb_dec_parse(s, strlen(s), &x, &err);
+    int rc = ddbi_dec_parse(s, strlen(s), &x, &err);
     if (rc)
         fail_msg("parse(\"%s\"): %s", s, err.message);
     return x;
@@ -71,7 +71,7 @@ static ddb_dec num(const char *s)
 
 static const char *fmt(const ddb_dec *x, char buf[DDB_NUMBER_TEXT_MAX])
 {
-    ddb_dec_format(x, buf);
+    ddbi_dec_format(x, buf);
     return buf;
 }
 
@@ -295,7 +295,7 @@ static void test_errors(void **state)
         ddb_error err = {0};
         ddb_dec x;
         const char *in = error_cases[i].in;
-        int rc = ddb_dec_parse(in, strlen(in), &x, &err);
+        int rc = ddbi_dec_parse(in, strlen(in), &x, &err);
         if (rc != DDB_EVALIDATION || err.code != DDB_EVALIDATION)
             fail_msg("\"%s\": rc %d, want DDB_EVALIDATION", in, rc);
         if (strncmp(err.message, error_cases[i].prefix, strlen(error_cases[i].prefix)) != 0 ||
@@ -307,13 +307,13 @@ static void test_errors(void **state)
     ddb_dec x;
     ddb_error err;
     ones_zeros(big, "", 126);
-    assert_int_equal(ddb_dec_parse(big, strlen(big), &x, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_dec_parse(big, strlen(big), &x, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, OVERFLOW ": \"1000000000"));
     assert_non_null(strstr(err.message, "...\" (max"));
     ones_zeros(big, "-", 125);
-    assert_int_equal(ddb_dec_parse(big, strlen(big), &x, &err), DDB_OK);
+    assert_int_equal(ddbi_dec_parse(big, strlen(big), &x, &err), DDB_OK);
     /* NULL err is allowed. */
-    assert_int_equal(ddb_dec_parse("x", 1, &x, NULL), DDB_EVALIDATION);
+    assert_int_equal(ddbi_dec_parse("x", 1, &x, NULL), DDB_EVALIDATION);
 }
 
 static void test_error_message_bounded(void **state)
@@ -325,13 +325,13 @@ static void test_error_message_bounded(void **state)
     in[1] = '.';
     ddb_error err;
     ddb_dec x;
-    assert_int_equal(ddb_dec_parse(in, sizeof in, &x, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_dec_parse(in, sizeof in, &x, &err), DDB_EVALIDATION);
     assert_true(strlen(err.message) < sizeof err.message);
     assert_non_null(strstr(err.message, "has 5000 significant digits"));
     assert_non_null(strstr(err.message, ": \"0.7777"));
     assert_non_null(strstr(err.message, "7777...\" has"));
     /* Control and non-ASCII bytes are escaped. */
-    assert_int_equal(ddb_dec_parse("1\n\xff", 3, &x, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_dec_parse("1\n\xff", 3, &x, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, "\"1\\x0a\\xff\""));
 }
 
@@ -411,7 +411,7 @@ static int qsort_by_key(const void *a, const void *b)
 
 static int qsort_by_cmp(const void *a, const void *b)
 {
-    return ddb_dec_cmp(&((const struct keyed *)a)->x, &((const struct keyed *)b)->x);
+    return ddbi_dec_cmp(&((const struct keyed *)a)->x, &((const struct keyed *)b)->x);
 }
 
 static void check_sorted(struct keyed *v, const char *how)
@@ -419,7 +419,7 @@ static void check_sorted(struct keyed *v, const char *how)
     char buf[DDB_NUMBER_TEXT_MAX], want[DDB_NUMBER_TEXT_MAX];
     for (size_t i = 0; i < NORDERED; i++) {
         ddb_dec w = num(ordered[i]);
-        if (ddb_dec_cmp(&v[i].x, &w) != 0)
+        if (ddbi_dec_cmp(&v[i].x, &w) != 0)
             fail_msg("sorted by %s, [%zu] is %s, want %s", how, i, fmt(&v[i].x, buf), fmt(&w, want));
     }
 }
@@ -433,18 +433,18 @@ static void test_ordering(void **state)
     assert_true(NORDERED % 7 != 0);
     for (size_t i = 0; i < NORDERED; i++) {
         v[i].x = num(ordered[(i * 7) % NORDERED]);
-        v[i].len = ddb_dec_key(&v[i].x, v[i].key);
+        v[i].len = ddbi_dec_key(&v[i].x, v[i].key);
         assert_true(v[i].len >= 1 && v[i].len <= 22);
     }
     qsort(v, NORDERED, sizeof v[0], qsort_by_key);
     check_sorted(v, "key bytes");
     qsort(v, NORDERED, sizeof v[0], qsort_by_cmp);
-    check_sorted(v, "ddb_dec_cmp");
+    check_sorted(v, "ddbi_dec_cmp");
 
     /* Pairwise: cmp and key agree, and no key is a prefix of another. */
     for (size_t i = 0; i < NORDERED; i++)
         for (size_t j = 0; j < NORDERED; j++) {
-            int c = ddb_dec_cmp(&v[i].x, &v[j].x), k = key_cmp(&v[i], &v[j]);
+            int c = ddbi_dec_cmp(&v[i].x, &v[j].x), k = key_cmp(&v[i], &v[j]);
             assert_int_equal(c < 0 ? -1 : c > 0, i < j ? -1 : i > j);
             assert_int_equal(k < 0 ? -1 : k > 0, i < j ? -1 : i > j);
             if (i != j) {
@@ -466,12 +466,12 @@ static void test_equal_spellings(void **state)
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         ddb_dec first = num(groups[g][0]);
         uint8_t k0[DDB_DEC_KEY_MAX], k[DDB_DEC_KEY_MAX];
-        size_t n0 = ddb_dec_key(&first, k0);
+        size_t n0 = ddbi_dec_key(&first, k0);
         for (size_t i = 1; i < 7; i++) {
             ddb_dec x = num(groups[g][i]);
-            assert_int_equal(ddb_dec_cmp(&first, &x), 0);
+            assert_int_equal(ddbi_dec_cmp(&first, &x), 0);
             assert_memory_equal(&first, &x, sizeof x); /* one representation */
-            assert_int_equal(ddb_dec_key(&x, k), n0);
+            assert_int_equal(ddbi_dec_key(&x, k), n0);
             assert_memory_equal(k, k0, n0);
             assert_int_equal(ddb_number_compare(groups[g][0], groups[g][i]), 0);
         }
@@ -483,22 +483,22 @@ static void test_key_bytes(void **state)
     (void)state;
     uint8_t k[DDB_DEC_KEY_MAX];
     ddb_dec x = num("0");
-    assert_int_equal(ddb_dec_key(&x, k), 1);
+    assert_int_equal(ddbi_dec_key(&x, k), 1);
     assert_int_equal(k[0], 0x02);
     x = num("12.5"); /* 0.125e2: exp 2 -> 131; nibbles 2 3 6 0 */
-    assert_int_equal(ddb_dec_key(&x, k), 4);
+    assert_int_equal(ddbi_dec_key(&x, k), 4);
     assert_memory_equal(k, ((uint8_t[]){0x03, 131, 0x23, 0x60}), 4);
     x = num("-12.5");
-    assert_int_equal(ddb_dec_key(&x, k), 4);
+    assert_int_equal(ddbi_dec_key(&x, k), 4);
     assert_memory_equal(k, ((uint8_t[]){0x01, 255 - 131, 0xdc, 0x9f}), 4);
     x = num("1"); /* 0.1e1: exp 1 -> 130; nibbles 2 0 */
-    assert_int_equal(ddb_dec_key(&x, k), 3);
+    assert_int_equal(ddbi_dec_key(&x, k), 3);
     assert_memory_equal(k, ((uint8_t[]){0x03, 130, 0x20}), 3);
     x = num("1e-130");
-    assert_int_equal(ddb_dec_key(&x, k), 3);
+    assert_int_equal(ddbi_dec_key(&x, k), 3);
     assert_memory_equal(k, ((uint8_t[]){0x03, 0, 0x20}), 3);
     x = num("9.9999999999999999999999999999999999999e125"); /* longest */
-    assert_int_equal(ddb_dec_key(&x, k), 22);
+    assert_int_equal(ddbi_dec_key(&x, k), 22);
     assert_int_equal(k[1], 255);
     assert_int_equal(k[20], 0xaa); /* digits 37 and 38 */
     assert_int_equal(k[21], 0x00); /* terminator and padding */
@@ -510,12 +510,12 @@ static void test_key_decode(void **state)
     uint8_t k[DDB_DEC_KEY_MAX + 3];
     for (size_t i = 0; i < NORDERED; i++) {
         ddb_dec x = num(ordered[i]), y;
-        size_t n = ddb_dec_key(&x, k), used = 0;
+        size_t n = ddbi_dec_key(&x, k), used = 0;
         k[n] = 0x55; /* trailing bytes of a longer key are left alone */
-        assert_int_equal(ddb_dec_from_key(k, n + 1, &y, &used), DDB_OK);
+        assert_int_equal(ddbi_dec_from_key(k, n + 1, &y, &used), DDB_OK);
         assert_int_equal(used, n);
         assert_memory_equal(&x, &y, sizeof x);
-        assert_int_equal(ddb_dec_from_key(k, n - 1, &y, NULL), DDB_ECORRUPT); /* truncated */
+        assert_int_equal(ddbi_dec_from_key(k, n - 1, &y, NULL), DDB_ECORRUPT); /* truncated */
     }
     ddb_dec y;
     static const struct {
@@ -535,15 +535,15 @@ static void test_key_decode(void **state)
         {{0x01, 125, 0xdd}, 3},         /* negative, no terminator */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (ddb_dec_from_key(bad[i].b, bad[i].len, &y, NULL) != DDB_ECORRUPT)
+        if (ddbi_dec_from_key(bad[i].b, bad[i].len, &y, NULL) != DDB_ECORRUPT)
             fail_msg("bad key %zu accepted", i);
     /* 39 digits. */
     uint8_t long_key[24] = {0x03, 130};
     memset(long_key + 2, 0x22, 20);
     long_key[22] = 0x00;
-    assert_int_equal(ddb_dec_from_key(long_key, 23, &y, NULL), DDB_ECORRUPT);
+    assert_int_equal(ddbi_dec_from_key(long_key, 23, &y, NULL), DDB_ECORRUPT);
     long_key[21] = 0x00; /* 38 digits then the terminator */
-    assert_int_equal(ddb_dec_from_key(long_key, 22, &y, NULL), DDB_OK);
+    assert_int_equal(ddbi_dec_from_key(long_key, 22, &y, NULL), DDB_OK);
     assert_int_equal(y.ndig, 38);
 }
 
@@ -610,7 +610,7 @@ static void test_sizes(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof size_cases / sizeof size_cases[0]; i++) {
         ddb_dec x = num(size_cases[i].n);
-        size_t got = ddb_dec_size(&x);
+        size_t got = ddbi_dec_size(&x);
         if (got != size_cases[i].size)
             fail_msg("size(%s) = %zu, want %zu", size_cases[i].n, got, size_cases[i].size);
     }
@@ -634,8 +634,8 @@ static void test_sizes_match_dynalite(void **state)
                 ddb_dec x = {.sign = (int8_t)sign, .ndig = (uint8_t)n, .exp = (int16_t)exp};
                 for (int i = 0; i < n; i++)
                     x.d[i] = 7;
-                if (ddb_dec_size(&x) != dynalite_size(&x))
-                    fail_msg("sign %d exp %d ndig %d: %zu vs dynalite %zu", sign, exp, n, ddb_dec_size(&x),
+                if (ddbi_dec_size(&x) != dynalite_size(&x))
+                    fail_msg("sign %d exp %d ndig %d: %zu vs dynalite %zu", sign, exp, n, ddbi_dec_size(&x),
                              dynalite_size(&x));
             }
 }
@@ -703,7 +703,7 @@ static void test_arithmetic(void **state)
     for (size_t i = 0; i < sizeof arith_cases / sizeof arith_cases[0]; i++) {
         ddb_dec a = num(arith_cases[i].a), b = num(arith_cases[i].b), r = num("42");
         ddb_error err = {0};
-        int rc = arith_cases[i].op == '+' ? ddb_dec_add(&a, &b, &r, &err) : ddb_dec_sub(&a, &b, &r, &err);
+        int rc = arith_cases[i].op == '+' ? ddbi_dec_add(&a, &b, &r, &err) : ddbi_dec_sub(&a, &b, &r, &err);
         char tmp[DDB_NUMBER_TEXT_MAX];
         const char *want = arith_cases[i].want;
         if (want && !*want)
@@ -728,18 +728,18 @@ static void test_arithmetic_messages(void **state)
     (void)state;
     ddb_dec a = num("1e50"), b = num("1"), r;
     ddb_error err;
-    assert_int_equal(ddb_dec_add(&a, &b, &r, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_dec_add(&a, &b, &r, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, "needs 51 significant digits; max 38"));
     a = num("9e125");
-    assert_int_equal(ddb_dec_add(&a, &a, &r, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_dec_add(&a, &a, &r, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, "at least 1E+126"));
     a = num("1.0000000000000000000000000000000000001e-130");
     b = num("1e-130");
-    assert_int_equal(ddb_dec_sub(&a, &b, &r, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_dec_sub(&a, &b, &r, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, "below 1E-166"));
     /* An operand that is not a valid ddb_dec. */
     ddb_dec bad = {.sign = 1, .ndig = 1, .exp = 500, .d = {1}};
-    assert_int_equal(ddb_dec_add(&bad, &b, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_dec_add(&bad, &b, &r, &err), DDB_EINVAL);
 }
 
 static void test_arithmetic_aliasing(void **state)
@@ -747,17 +747,17 @@ static void test_arithmetic_aliasing(void **state)
     (void)state;
     char buf[DDB_NUMBER_TEXT_MAX];
     ddb_dec a = num("999.5"), b = num("0.5");
-    assert_int_equal(ddb_dec_add(&a, &b, &a, NULL), DDB_OK);
+    assert_int_equal(ddbi_dec_add(&a, &b, &a, NULL), DDB_OK);
     assert_string_equal(fmt(&a, buf), "1000");
-    assert_int_equal(ddb_dec_sub(&a, &a, &a, NULL), DDB_OK);
+    assert_int_equal(ddbi_dec_sub(&a, &a, &a, NULL), DDB_OK);
     assert_string_equal(fmt(&a, buf), "0");
     a = num("7");
-    assert_int_equal(ddb_dec_sub(&a, &b, &b, NULL), DDB_OK);
+    assert_int_equal(ddbi_dec_sub(&a, &b, &b, NULL), DDB_OK);
     assert_string_equal(fmt(&b, buf), "6.5");
     /* A running counter: 1000 increments of 0.001. */
     ddb_dec sum = num("0"), step = num("0.001");
     for (int i = 0; i < 1000; i++)
-        assert_int_equal(ddb_dec_add(&sum, &step, &sum, NULL), DDB_OK);
+        assert_int_equal(ddbi_dec_add(&sum, &step, &sum, NULL), DDB_OK);
     assert_string_equal(fmt(&sum, buf), "1");
 }
 
@@ -787,11 +787,11 @@ static void test_i64(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ddb_dec x, p;
         int64_t back = 42;
-        ddb_dec_from_i64(cases[i].v, &x);
+        ddbi_dec_from_i64(cases[i].v, &x);
         assert_string_equal(fmt(&x, buf), cases[i].text);
         p = num(cases[i].text);
         assert_memory_equal(&x, &p, sizeof x);
-        assert_int_equal(ddb_dec_to_i64(&x, &back), DDB_OK);
+        assert_int_equal(ddbi_dec_to_i64(&x, &back), DDB_OK);
         assert_true(back == cases[i].v);
     }
     static const char *const bad[] = {
@@ -801,16 +801,16 @@ static void test_i64(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ddb_dec x = num(bad[i]);
         int64_t back = 42;
-        if (ddb_dec_to_i64(&x, &back) != DDB_EVALIDATION)
+        if (ddbi_dec_to_i64(&x, &back) != DDB_EVALIDATION)
             fail_msg("to_i64(%s) accepted", bad[i]);
         assert_true(back == 42);
     }
     ddb_dec x = num("1e18");
     int64_t v;
-    assert_int_equal(ddb_dec_to_i64(&x, &v), DDB_OK);
+    assert_int_equal(ddbi_dec_to_i64(&x, &v), DDB_OK);
     assert_true(v == 1000000000000000000);
     x = num("-9.223372036854775808e18");
-    assert_int_equal(ddb_dec_to_i64(&x, &v), DDB_OK);
+    assert_int_equal(ddbi_dec_to_i64(&x, &v), DDB_OK);
     assert_true(v == INT64_MIN);
 }
 
@@ -820,20 +820,20 @@ static void test_u64(void **state)
     char buf[DDB_NUMBER_TEXT_MAX];
     ddb_dec x;
     uint64_t v;
-    ddb_dec_from_u64(UINT64_MAX, &x);
+    ddbi_dec_from_u64(UINT64_MAX, &x);
     assert_string_equal(fmt(&x, buf), "18446744073709551615");
-    assert_int_equal(ddb_dec_to_u64(&x, &v), DDB_OK);
+    assert_int_equal(ddbi_dec_to_u64(&x, &v), DDB_OK);
     assert_true(v == UINT64_MAX);
-    ddb_dec_from_u64(0, &x);
+    ddbi_dec_from_u64(0, &x);
     assert_string_equal(fmt(&x, buf), "0");
-    ddb_dec_from_u64(10000000000000000000u, &x);
+    ddbi_dec_from_u64(10000000000000000000u, &x);
     assert_string_equal(fmt(&x, buf), "10000000000000000000");
-    assert_int_equal(ddb_dec_to_u64(&x, &v), DDB_OK);
+    assert_int_equal(ddbi_dec_to_u64(&x, &v), DDB_OK);
     assert_true(v == 10000000000000000000u);
     static const char *const bad[] = {"18446744073709551616", "-1", "0.5", "1e20", "-18446744073709551615"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         x = num(bad[i]);
-        if (ddb_dec_to_u64(&x, &v) != DDB_EVALIDATION)
+        if (ddbi_dec_to_u64(&x, &v) != DDB_EVALIDATION)
             fail_msg("to_u64(%s) accepted", bad[i]);
     }
 }
@@ -864,11 +864,11 @@ static void test_double(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ddb_dec x;
         ddb_error err = {0};
-        if (ddb_dec_from_double(cases[i].v, &x, &err) != DDB_OK)
+        if (ddbi_dec_from_double(cases[i].v, &x, &err) != DDB_OK)
             fail_msg("from_double(%.17g): %s", cases[i].v, err.message);
         const char *w = cases[i].text ? cases[i].text : tiny(want, "", 129, "1");
         assert_string_equal(fmt(&x, buf), w);
-        double back = ddb_dec_to_double(&x);
+        double back = ddbi_dec_to_double(&x);
         assert_true(back == cases[i].v);
     }
 
@@ -884,31 +884,31 @@ static void test_double(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ddb_dec x;
         ddb_error err = {0};
-        if (ddb_dec_from_double(bad[i].v, &x, &err) != DDB_EVALIDATION ||
+        if (ddbi_dec_from_double(bad[i].v, &x, &err) != DDB_EVALIDATION ||
             strncmp(err.message, bad[i].prefix, strlen(bad[i].prefix)) != 0)
             fail_msg("from_double(%.17g): \"%s\"", bad[i].v, err.message);
     }
 
     /* Large doubles come out in plain notation too. */
     ddb_dec big;
-    assert_int_equal(ddb_dec_from_double(1.7976931348623155e125, &big, NULL), DDB_OK);
+    assert_int_equal(ddbi_dec_from_double(1.7976931348623155e125, &big, NULL), DDB_OK);
     fmt(&big, buf);
     assert_int_equal(strlen(buf), 126);
     assert_memory_equal(buf, "17976931348623155000", 20);
     assert_int_equal(strspn(buf + 17, "0"), 109);
-    assert_true(ddb_dec_to_double(&big) == 1.7976931348623155e125);
+    assert_true(ddbi_dec_to_double(&big) == 1.7976931348623155e125);
 
     /* to_double rounds correctly and reads 38 digits. */
     ddb_dec x = num("0.1");
-    assert_true(ddb_dec_to_double(&x) == 0.1);
+    assert_true(ddbi_dec_to_double(&x) == 0.1);
     x = num("-1e-130");
-    assert_true(ddb_dec_to_double(&x) == -1e-130);
+    assert_true(ddbi_dec_to_double(&x) == -1e-130);
     x = num("9.9999999999999999999999999999999999999e125");
-    assert_true(ddb_dec_to_double(&x) == 1e126);
+    assert_true(ddbi_dec_to_double(&x) == 1e126);
     x = num("12345678901234567890123456789012345678");
-    assert_true(ddb_dec_to_double(&x) == 12345678901234567890123456789012345678.0);
+    assert_true(ddbi_dec_to_double(&x) == 12345678901234567890123456789012345678.0);
     x = num("0");
-    assert_true(ddb_dec_to_double(&x) == 0.0);
+    assert_true(ddbi_dec_to_double(&x) == 0.0);
 }
 
 /* Round trip of many doubles through the shortest text. */
@@ -925,14 +925,14 @@ static void test_double_round_trip(void **state)
         uint64_t bits = s;
         memcpy(&v, &bits, sizeof v);
         ddb_dec x, y;
-        if (ddb_dec_from_double(v, &x, NULL) != DDB_OK)
+        if (ddbi_dec_from_double(v, &x, NULL) != DDB_OK)
             continue; /* NaN, Inf or out of DynamoDB's range */
         checked++;
         assert_true(x.ndig <= 17);
-        assert_true(ddb_dec_to_double(&x) == v);
+        assert_true(ddbi_dec_to_double(&x) == v);
         char buf[DDB_NUMBER_TEXT_MAX];
-        ddb_dec_format(&x, buf);
-        assert_int_equal(ddb_dec_parse(buf, strlen(buf), &y, NULL), DDB_OK);
+        ddbi_dec_format(&x, buf);
+        assert_int_equal(ddbi_dec_parse(buf, strlen(buf), &y, NULL), DDB_OK);
         assert_memory_equal(&x, &y, sizeof x);
         assert_true(strtod(buf, NULL) == v);
     }

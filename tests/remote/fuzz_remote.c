@@ -23,13 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *eb = NULL;
     for (long status = 400; status <= 500; status += 100) {
         memset(&err, 0, sizeof err);
-        int rc = remote_parse_error("Op", status, body, size, &f, &eb, &err);
+        int rc = ddbi_remote_parse_error("Op", status, body, size, &f, &eb, &err);
         check_error(&err, rc);
         if (!rc)
             __builtin_trap(); /* an error response is never success */
         ddb_arena *a = ddb_arena_new();
         int *reasons;
-        if (eb && remote_parse_reasons(eb, 3, a, &reasons, &err) == DDB_OK && reasons)
+        if (eb && ddbi_remote_parse_reasons(eb, 3, a, &reasons, &err) == DDB_OK && reasons)
             for (int i = 0; i < 3; i++)
                 if (reasons[i] > 0)
                     __builtin_trap();
@@ -40,32 +40,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     json_t *j = NULL;
     memset(&err, 0, sizeof err);
-    int rc = remote_parse_body("Op", body, size, &j, &err);
+    int rc = ddbi_remote_parse_body("Op", body, size, &j, &err);
     check_error(&err, rc);
     if (rc)
         return 0;
     ddb_arena *a = ddb_arena_new();
     ddb_page page;
-    rc = remote_parse_page("Query", j, DDB_CAPACITY_INDEXES, a, &page, &err);
+    rc = ddbi_remote_parse_page("Query", j, DDB_CAPACITY_INDEXES, a, &page, &err);
     check_error(&err, rc);
     if (!rc && page.capacity.n_indexes > DDB_MAX_GSI + DDB_MAX_LSI)
         __builtin_trap();
     ddb_item *it;
-    rc = remote_parse_item("GetItem", j, "Item", a, &it, &err);
+    rc = ddbi_remote_parse_item("GetItem", j, "Item", a, &it, &err);
     check_error(&err, rc);
     ddb_capacity cap = {0};
-    rc = remote_parse_capacity("BatchGetItem", json_object_get(j, "ConsumedCapacity"), REMOTE_WRITE, DDB_CAPACITY_TOTAL,
+    rc = ddbi_remote_parse_capacity("BatchGetItem", json_object_get(j, "ConsumedCapacity"), REMOTE_WRITE, DDB_CAPACITY_TOTAL,
                                &cap, &err);
     check_error(&err, rc);
     ddb_table_desc *d;
     const char *status;
     bool active;
-    rc = remote_parse_table("DescribeTable", json_object_get(j, "Table"), a, &d, &status, &active, &err);
+    rc = ddbi_remote_parse_table("DescribeTable", json_object_get(j, "Table"), a, &d, &status, &active, &err);
     check_error(&err, rc);
     /* the whole object as an item, and back to JSON */
-    if (ddb_djson_to_item(j, a, &it, &err) == DDB_OK) {
+    if (ddbi_djson_to_item(j, a, &it, &err) == DDB_OK) {
         json_t *back;
-        if (ddb_djson_from_item(it, &back, &err) != DDB_OK)
+        if (ddbi_djson_from_item(it, &back, &err) != DDB_OK)
             __builtin_trap(); /* what was read can be written */
         json_decref(back);
     }

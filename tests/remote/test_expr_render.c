@@ -24,10 +24,10 @@ static void render(ddb_arena *a, const ddb_expr *e, rendered *out)
     m.arena = a;
     ddb_buf b = {0};
     ddb_error err = {0};
-    if (ddb_expr_render(e, &m, &b, &err))
+    if (ddbi_expr_render(e, &m, &b, &err))
         fail_msg("render: %s", err.message);
     snprintf(out->text, sizeof out->text, "%s", (const char *)b.p);
-    ddb_buf_free(&b);
+    ddbi_buf_free(&b);
     out->names = NULL;
     if (m.n) {
         out->names = ddb_item_new(a);
@@ -133,8 +133,8 @@ static void test_same_meaning(void **state)
             for (int k = 0; k < 6; k++)
                 ddb_item_set_i64(it, an[k], (bits >> k) & 1);
             bool x, y;
-            assert_int_equal(ddb_expr_eval_condition(e, it, vals, &x, &err), 0);
-            assert_int_equal(ddb_expr_eval_condition(e2, it, vals, &y, &err), 0);
+            assert_int_equal(ddbi_expr_eval_condition(e, it, vals, &x, &err), 0);
+            assert_int_equal(ddbi_expr_eval_condition(e2, it, vals, &y, &err), 0);
             if (x != y)
                 fail_msg("%s vs %s differ on %02x", conds[c], r.text, bits);
         }
@@ -154,8 +154,8 @@ static void test_same_meaning(void **state)
     ddb_item *uv = ddb_item_new(a);
     ddb_item_set_i64(uv, ":a", 1);
     ddb_item_set_s(uv, ":b", "x");
-    assert_int_equal(ddb_expr_apply_update(u, old, uv, a, &n1, &err), 0);
-    assert_int_equal(ddb_expr_apply_update(u2, old, uv, a, &n2, &err), 0);
+    assert_int_equal(ddbi_expr_apply_update(u, old, uv, a, &n1, &err), 0);
+    assert_int_equal(ddbi_expr_apply_update(u2, old, uv, a, &n2, &err), 0);
     assert_true(ddb_value_equal(ddb_item_map(n1), ddb_item_map(n2)));
     assert_string_equal(ddb_item_get(n2, "a")->u.s, "42");
     ddb_expr_free(u);
@@ -175,14 +175,14 @@ static void test_shared_names(void **state)
     ddb_wire_names m = {0};
     m.arena = a;
     ddb_buf b1 = {0}, b2 = {0};
-    assert_int_equal(ddb_expr_render(u, &m, &b1, &err), 0);
-    assert_int_equal(ddb_expr_render(c, &m, &b2, &err), 0);
+    assert_int_equal(ddbi_expr_render(u, &m, &b1, &err), 0);
+    assert_int_equal(ddbi_expr_render(c, &m, &b2, &err), 0);
     assert_string_equal((char *)b1.p, "SET #n0 = :x, #n1 = :y");
     assert_string_equal((char *)b2.p, "attribute_exists(#n1) AND #n2 = :z");
     assert_int_equal(m.n, 3);
-    ddb_buf_free(&b1);
-    ddb_buf_free(&b2);
-    assert_int_equal(ddb_expr_render(NULL, &m, &b1, &err), DDB_EINVAL);
+    ddbi_buf_free(&b1);
+    ddbi_buf_free(&b2);
+    assert_int_equal(ddbi_expr_render(NULL, &m, &b1, &err), DDB_EINVAL);
     ddb_expr_free(u);
     ddb_expr_free(c);
     ddb_arena_free(a);

@@ -65,8 +65,8 @@ static int group_setup(void **state)
     char uri[128];
     snprintf(uri, sizeof uri, "http://127.0.0.1:%d?timeout_ms=30000&retry_base_ms=5", fx.port);
     ddb_error err = {0};
-    if (ddb_remote_open(uri, NULL, &fx.r, &err)) {
-        fprintf(stderr, "ddb_remote_open: %s\n", err.message);
+    if (ddbi_remote_open(uri, NULL, &fx.r, &err)) {
+        fprintf(stderr, "ddbi_remote_open: %s\n", err.message);
         return -1;
     }
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -88,7 +88,7 @@ static int group_teardown(void **state)
 {
     (void)state;
     ddb_close(fx.db);
-    ddb_remote_close(fx.r);
+    ddbi_remote_close(fx.r);
     if (fx.pid > 0)
         kill((pid_t)fx.pid, SIGTERM);
     if (fx.dir[0]) {
@@ -107,7 +107,7 @@ static void dump(const ddb_item *it, char *out, size_t cap)
     char *s = NULL;
     if (!it)
         snprintf(out, cap, "(none)");
-    else if (ddb_djson_dump_item(it, &s, NULL) == 0)
+    else if (ddbi_djson_dump_item(it, &s, NULL) == 0)
         snprintf(out, cap, "%s", s);
     else
         snprintf(out, cap, "(unprintable)");
@@ -144,7 +144,7 @@ static ddb_expr *prep(ddb_expr_kind k, const char *text, const ddb_item *names)
 static void create_both(const ddb_table_def *def)
 {
     ddb_error e1 = {0}, e2 = {0};
-    int a = ddb_create_table(fx.db, def, &e1), b = ddb_remote_create_table(fx.r, def, &e2);
+    int a = ddb_create_table(fx.db, def, &e1), b = ddbi_remote_create_table(fx.r, def, &e2);
     if (a || b)
         fail_msg("create %s: embedded %d %s / remote %d %s", def->name, a, e1.message, b, e2.message);
 }
@@ -153,7 +153,7 @@ static void put_both(const char *table, const ddb_item *it)
 {
     ddb_error e1 = {0}, e2 = {0};
     int a = ddb_put_item(fx.db, table, it, NULL, NULL, NULL, &e1);
-    int b = ddb_remote_put_item(fx.r, table, it, NULL, NULL, NULL, &e2);
+    int b = ddbi_remote_put_item(fx.r, table, it, NULL, NULL, NULL, &e2);
     same_rc(a, &e1, b, &e2, "put");
     assert_int_equal(a, 0);
 }
@@ -233,7 +233,7 @@ static void test_tables(void **state)
     ddb_error e1 = {0}, e2 = {0};
     ddb_table_desc *de, *dr;
     assert_int_equal(ddb_describe_table(fx.db, "dyn_tables", a, &de, &e1), 0);
-    assert_int_equal(ddb_remote_describe_table(fx.r, "dyn_tables", a, &dr, &e2), 0);
+    assert_int_equal(ddbi_remote_describe_table(fx.r, "dyn_tables", a, &dr, &e2), 0);
     assert_string_equal(de->def.name, dr->def.name);
     same_key(&de->def.key, &dr->def.key, "table");
     assert_int_equal(de->def.n_indexes, dr->def.n_indexes);
@@ -253,7 +253,7 @@ static void test_tables(void **state)
     const char **ne, **nr;
     size_t ce, cr;
     assert_int_equal(ddb_list_tables(fx.db, a, &ne, &ce, &e1), 0);
-    assert_int_equal(ddb_remote_list_tables(fx.r, a, &nr, &cr, &e2), 0);
+    assert_int_equal(ddbi_remote_list_tables(fx.r, a, &nr, &cr, &e2), 0);
     bool found = false;
     for (size_t i = 0; i < cr; i++) {
         found |= strcmp(nr[i], "dyn_tables") == 0;
@@ -262,14 +262,14 @@ static void test_tables(void **state)
     }
     assert_true(found);
 
-    same_rc(ddb_create_table(fx.db, &def, &e1), &e1, ddb_remote_create_table(fx.r, &def, &e2), &e2, "create twice");
+    same_rc(ddb_create_table(fx.db, &def, &e1), &e1, ddbi_remote_create_table(fx.r, &def, &e2), &e2, "create twice");
     assert_int_equal(e2.code, DDB_EEXISTS);
     same_rc(ddb_describe_table(fx.db, "dyn_nope", a, &de, &e1), &e1,
-            ddb_remote_describe_table(fx.r, "dyn_nope", a, &dr, &e2), &e2, "describe missing");
+            ddbi_remote_describe_table(fx.r, "dyn_nope", a, &dr, &e2), &e2, "describe missing");
     assert_int_equal(e2.code, DDB_ENOTABLE);
-    same_rc(ddb_delete_table(fx.db, "dyn_tables", &e1), &e1, ddb_remote_delete_table(fx.r, "dyn_tables", &e2), &e2,
+    same_rc(ddb_delete_table(fx.db, "dyn_tables", &e1), &e1, ddbi_remote_delete_table(fx.r, "dyn_tables", &e2), &e2,
             "delete");
-    same_rc(ddb_delete_table(fx.db, "dyn_tables", &e1), &e1, ddb_remote_delete_table(fx.r, "dyn_tables", &e2), &e2,
+    same_rc(ddb_delete_table(fx.db, "dyn_tables", &e1), &e1, ddbi_remote_delete_table(fx.r, "dyn_tables", &e2), &e2,
             "delete twice");
     assert_int_equal(e2.code, DDB_ENOTABLE);
     /* the name is free again */
@@ -348,7 +348,7 @@ static void test_items(void **state)
         ddb_write_result re, rr;
         for (int round = 0; round < 2; round++) {
             int x = ddb_put_item(fx.db, "dyn_items", it, &wo, a, &re, &e1);
-            int y = ddb_remote_put_item(fx.r, "dyn_items", it, &wo, a, &rr, &e2);
+            int y = ddbi_remote_put_item(fx.r, "dyn_items", it, &wo, a, &rr, &e2);
             same_rc(x, &e1, y, &e2, "put");
             same_item(re.attributes, rr.attributes, "put ALL_OLD");
             assert_true(round == 0 ? rr.attributes == NULL : rr.attributes != NULL);
@@ -370,7 +370,7 @@ static void test_items(void **state)
             ddb_item *ge, *gr;
             ddb_capacity ce, cr;
             same_rc(ddb_get_item(fx.db, "dyn_items", key(a, "p", sk), &go, a, &ge, &ce, &e1), &e1,
-                    ddb_remote_get_item(fx.r, "dyn_items", key(a, "p", sk), &go, a, &gr, &cr, &e2), &e2, "get");
+                    ddbi_remote_get_item(fx.r, "dyn_items", key(a, "p", sk), &go, a, &gr, &cr, &e2), &e2, "get");
             same_item(ge, gr, "get");
             same_item(it, gr, "get returns what was put");
             if (ascii_only(ddb_item_map(it)) && ce.read != cr.read)
@@ -381,21 +381,21 @@ static void test_items(void **state)
         ddb_get_opts ga = {false, attrs, 3, DDB_CAPACITY_NONE, NULL};
         ddb_item *ge, *gr;
         same_rc(ddb_get_item(fx.db, "dyn_items", key(a, "p", sk), &ga, a, &ge, NULL, &e1), &e1,
-                ddb_remote_get_item(fx.r, "dyn_items", key(a, "p", sk), &ga, a, &gr, NULL, &e2), &e2, "get attrs");
+                ddbi_remote_get_item(fx.r, "dyn_items", key(a, "p", sk), &ga, a, &gr, NULL, &e2), &e2, "get attrs");
         same_item(ge, gr, "get attributes");
         ddb_item *names = ddb_item_new(a);
         ddb_item_set_s(names, "#k", "k");
         ddb_expr *proj = prep(DDB_EXPR_PROJECTION, "m.#k, l[1], m.deep[0], bin", names);
         ddb_get_opts gp = {false, NULL, 0, DDB_CAPACITY_NONE, proj};
         same_rc(ddb_get_item(fx.db, "dyn_items", key(a, "p", sk), &gp, a, &ge, NULL, &e1), &e1,
-                ddb_remote_get_item(fx.r, "dyn_items", key(a, "p", sk), &gp, a, &gr, NULL, &e2), &e2, "get proj");
+                ddbi_remote_get_item(fx.r, "dyn_items", key(a, "p", sk), &gp, a, &gr, NULL, &e2), &e2, "get proj");
         same_item(ge, gr, "get ProjectionExpression");
         ddb_expr_free(proj);
     }
     /* missing item */
     ddb_item *ge, *gr;
     same_rc(ddb_get_item(fx.db, "dyn_items", key(a, "p", "none"), NULL, a, &ge, NULL, &e1), &e1,
-            ddb_remote_get_item(fx.r, "dyn_items", key(a, "p", "none"), NULL, a, &gr, NULL, &e2), &e2, "get missing");
+            ddbi_remote_get_item(fx.r, "dyn_items", key(a, "p", "none"), NULL, a, &gr, NULL, &e2), &e2, "get missing");
     assert_int_equal(e2.code, DDB_ENOTFOUND);
     assert_null(gr);
 
@@ -403,11 +403,11 @@ static void test_items(void **state)
     ddb_expr *absent = prep(DDB_EXPR_CONDITION, "attribute_not_exists(pk)", NULL);
     ddb_write_opts wc = {DDB_RETURN_NONE, DDB_CAPACITY_NONE, absent, NULL};
     same_rc(ddb_put_item(fx.db, "dyn_items", sample(a, "p", "s1", 1), &wc, NULL, NULL, &e1), &e1,
-            ddb_remote_put_item(fx.r, "dyn_items", sample(a, "p", "s1", 1), &wc, NULL, NULL, &e2), &e2,
+            ddbi_remote_put_item(fx.r, "dyn_items", sample(a, "p", "s1", 1), &wc, NULL, NULL, &e2), &e2,
             "conditional put on an existing item");
     assert_int_equal(e2.code, DDB_ECONDITION);
     same_rc(ddb_put_item(fx.db, "dyn_items", sample(a, "p", "new", 1), &wc, NULL, NULL, &e1), &e1,
-            ddb_remote_put_item(fx.r, "dyn_items", sample(a, "p", "new", 1), &wc, NULL, NULL, &e2), &e2,
+            ddbi_remote_put_item(fx.r, "dyn_items", sample(a, "p", "new", 1), &wc, NULL, NULL, &e2), &e2,
             "conditional put on a new item");
     ddb_expr *bigger = prep(DDB_EXPR_CONDITION, "n > :lim AND contains(ss, :x)", NULL);
     ddb_item *vals = ddb_item_new(a);
@@ -419,7 +419,7 @@ static void test_items(void **state)
         snprintf(sk, sizeof sk, "s%d", v);
         ddb_write_result re, rr;
         same_rc(ddb_delete_item(fx.db, "dyn_items", key(a, "p", sk), &wd, a, &re, &e1), &e1,
-                ddb_remote_delete_item(fx.r, "dyn_items", key(a, "p", sk), &wd, a, &rr, &e2), &e2,
+                ddbi_remote_delete_item(fx.r, "dyn_items", key(a, "p", sk), &wd, a, &rr, &e2), &e2,
                 "conditional delete");
         same_item(re.attributes, rr.attributes, "delete ALL_OLD");
     }
@@ -427,13 +427,13 @@ static void test_items(void **state)
     ddb_item *bad = ddb_item_new(a);
     ddb_item_set_s(bad, "pk", "p");
     same_rc(ddb_put_item(fx.db, "dyn_items", bad, NULL, NULL, NULL, &e1), &e1,
-            ddb_remote_put_item(fx.r, "dyn_items", bad, NULL, NULL, NULL, &e2), &e2, "put without sort key");
+            ddbi_remote_put_item(fx.r, "dyn_items", bad, NULL, NULL, NULL, &e2), &e2, "put without sort key");
     assert_int_equal(e2.code, DDB_EVALIDATION);
     ddb_item_set_i64(bad, "sk", 1);
     same_rc(ddb_put_item(fx.db, "dyn_items", bad, NULL, NULL, NULL, &e1), &e1,
-            ddb_remote_put_item(fx.r, "dyn_items", bad, NULL, NULL, NULL, &e2), &e2, "put with a N sort key");
+            ddbi_remote_put_item(fx.r, "dyn_items", bad, NULL, NULL, NULL, &e2), &e2, "put with a N sort key");
     same_rc(ddb_put_item(fx.db, "dyn_nope", bad, NULL, NULL, NULL, &e1), &e1,
-            ddb_remote_put_item(fx.r, "dyn_nope", bad, NULL, NULL, NULL, &e2), &e2, "put into a missing table");
+            ddbi_remote_put_item(fx.r, "dyn_nope", bad, NULL, NULL, NULL, &e2), &e2, "put into a missing table");
     assert_int_equal(e2.code, DDB_ENOTABLE);
     ddb_expr_free(absent);
     ddb_expr_free(bigger);
@@ -464,7 +464,7 @@ static size_t query_both(ddb_query_params q, const char *ctx)
         q.start_key = ek;
         int x = ddb_query(fx.db, &q, a, &pe, &e1);
         q.start_key = rk;
-        int y = ddb_remote_query(fx.r, &q, a, &pr, &e2);
+        int y = ddbi_remote_query(fx.r, &q, a, &pr, &e2);
         char c[200];
         snprintf(c, sizeof c, "%s, page %d", ctx, page);
         same_rc(x, &e1, y, &e2, c);
@@ -500,7 +500,7 @@ static void scan_both(ddb_scan_params s, const char *ctx, size_t want)
             ddb_page p;
             ddb_error err = {0};
             s.start_key = start;
-            int rc = side ? ddb_remote_scan(fx.r, &s, a, &p, &err) : ddb_scan(fx.db, &s, a, &p, &err);
+            int rc = side ? ddbi_remote_scan(fx.r, &s, a, &p, &err) : ddb_scan(fx.db, &s, a, &p, &err);
             if (rc)
                 fail_msg("%s: %s scan: %s", ctx, side ? "remote" : "embedded", err.message);
             for (size_t i = 0; i < p.count && n[side] < 256; i++)
@@ -684,7 +684,7 @@ static void test_query(void **state)
         ddb_error err = {0};
         s.segment = seg;
         s.limit = 0;
-        assert_int_equal(ddb_remote_scan(fx.r, &s, a, &p, &err), 0);
+        assert_int_equal(ddbi_remote_scan(fx.r, &s, a, &p, &err), 0);
         seg_total += p.count;
     }
     assert_int_equal(seg_total, 36);
@@ -730,7 +730,7 @@ static void test_batches(void **state)
         }
         ddb_capacity ce, cr;
         same_rc(ddb_batch_write(fx.db, ops, 25, DDB_CAPACITY_TOTAL, &ce, &e1), &e1,
-                ddb_remote_batch_write(fx.r, ops, 25, DDB_CAPACITY_TOTAL, &cr, &e2), &e2, "batch write");
+                ddbi_remote_batch_write(fx.r, ops, 25, DDB_CAPACITY_TOTAL, &cr, &e2), &e2, "batch write");
     }
     ddb_scan_params s = {0};
     s.table = "dyn_batch";
@@ -753,7 +753,7 @@ static void test_batches(void **state)
     }
     ddb_item *ie[30], *ir[30];
     same_rc(ddb_batch_get(fx.db, gets, 30, a, ie, DDB_CAPACITY_NONE, NULL, &e1), &e1,
-            ddb_remote_batch_get(fx.r, gets, 30, a, ir, DDB_CAPACITY_NONE, NULL, &e2), &e2, "batch get");
+            ddbi_remote_batch_get(fx.r, gets, 30, a, ir, DDB_CAPACITY_NONE, NULL, &e2), &e2, "batch get");
     size_t found = 0;
     for (int i = 0; i < 30; i++) {
         char c[32];
@@ -771,7 +771,7 @@ static void test_batches(void **state)
         many[i] = (ddb_batch_write_op){"dyn_batch2", it, NULL};
     }
     assert_int_not_equal(ddb_batch_write(fx.db, many, 26, DDB_CAPACITY_NONE, NULL, &e1), 0);
-    assert_int_not_equal(ddb_remote_batch_write(fx.r, many, 26, DDB_CAPACITY_NONE, NULL, &e2), 0);
+    assert_int_not_equal(ddbi_remote_batch_write(fx.r, many, 26, DDB_CAPACITY_NONE, NULL, &e2), 0);
     ddb_expr_free(proj);
     ddb_arena_free(a);
 }
@@ -847,7 +847,7 @@ static void test_updates(void **state)
         ddb_write_opts wo = {steps[i].rv, DDB_CAPACITY_NONE, c, ddb_item_count(vals) ? vals : NULL};
         ddb_write_result re, rr;
         int x = ddb_update_item(fx.db, "dyn_update", key(a, steps[i].key, NULL), u, &wo, a, &re, &e1);
-        int y = ddb_remote_update_item(fx.r, "dyn_update", key(a, steps[i].key, NULL), u, &wo, a, &rr, &e2);
+        int y = ddbi_remote_update_item(fx.r, "dyn_update", key(a, steps[i].key, NULL), u, &wo, a, &rr, &e2);
         char ctx[160];
         snprintf(ctx, sizeof ctx, "update \"%s\"", steps[i].update);
         same_rc(x, &e1, y, &e2, ctx);
@@ -855,7 +855,7 @@ static void test_updates(void **state)
             same_item(re.attributes, rr.attributes, ctx);
         ddb_item *ge, *gr;
         same_rc(ddb_get_item(fx.db, "dyn_update", key(a, steps[i].key, NULL), NULL, a, &ge, NULL, &e1), &e1,
-                ddb_remote_get_item(fx.r, "dyn_update", key(a, steps[i].key, NULL), NULL, a, &gr, NULL, &e2), &e2, ctx);
+                ddbi_remote_get_item(fx.r, "dyn_update", key(a, steps[i].key, NULL), NULL, a, &gr, NULL, &e2), &e2, ctx);
         same_item(ge, gr, ctx);
         ddb_expr_free(u);
         ddb_expr_free(c);
@@ -877,7 +877,7 @@ static void test_meta_and_indexes(void **state)
     void *ve, *vr;
     size_t le, lr;
     same_rc(ddb_table_meta_get(fx.db, "dyn_meta", "ddbgen.entity.User", a, &ve, &le, &e1), &e1,
-            ddb_remote_table_meta_get(fx.r, "dyn_meta", "ddbgen.entity.User", a, &vr, &lr, &e2), &e2, "meta absent");
+            ddbi_remote_table_meta_get(fx.r, "dyn_meta", "ddbgen.entity.User", a, &vr, &lr, &e2), &e2, "meta absent");
     assert_int_equal(e2.code, DDB_ENOTFOUND);
     char big[700];
     for (size_t i = 0; i < sizeof big; i++)
@@ -888,10 +888,10 @@ static void test_meta_and_indexes(void **state)
     } values[] = {{big, sizeof big}, {"table: PK=USER#{id}\ntype: Type=User\n", 36}, {"", 0}};
     for (int i = 0; i < 3; i++) {
         assert_int_equal(ddb_table_meta_put(fx.db, "dyn_meta", "ddbgen.entity.User", values[i].v, values[i].n, &e1), 0);
-        if (ddb_remote_table_meta_put(fx.r, "dyn_meta", "ddbgen.entity.User", values[i].v, values[i].n, &e2))
+        if (ddbi_remote_table_meta_put(fx.r, "dyn_meta", "ddbgen.entity.User", values[i].v, values[i].n, &e2))
             fail_msg("meta put %d: %s", i, e2.message);
         same_rc(ddb_table_meta_get(fx.db, "dyn_meta", "ddbgen.entity.User", a, &ve, &le, &e1), &e1,
-                ddb_remote_table_meta_get(fx.r, "dyn_meta", "ddbgen.entity.User", a, &vr, &lr, &e2), &e2, "meta get");
+                ddbi_remote_table_meta_get(fx.r, "dyn_meta", "ddbgen.entity.User", a, &vr, &lr, &e2), &e2, "meta get");
         assert_int_equal(le, values[i].n);
         assert_int_equal(lr, values[i].n);
         assert_memory_equal(ve, values[i].v, le);
@@ -912,7 +912,7 @@ static void test_meta_and_indexes(void **state)
     uint64_t filled = 0;
     assert_int_equal(ddb_add_index(fx.db, "dyn_meta", &x, &filled, NULL, &e1), 0);
     assert_int_equal(filled, 6);
-    int rc = ddb_remote_add_index(fx.r, "dyn_meta", &x, NULL, NULL, &e2);
+    int rc = ddbi_remote_add_index(fx.r, "dyn_meta", &x, NULL, NULL, &e2);
     if (rc == DDB_ENOTSUP || rc == DDB_EVALIDATION) {
         print_message("skipped: adding a GSI to an existing table (dynalite 3.2.2's UpdateTable creates none: %s)\n",
                       e2.message);
@@ -935,27 +935,27 @@ static void test_streams_ttl(void **state)
     ddb_error e1 = {0}, e2 = {0};
     ddb_table_desc *de, *dr;
     assert_int_equal(ddb_describe_table(fx.db, "dyn_stream", a, &de, &e1), 0);
-    assert_int_equal(ddb_remote_describe_table(fx.r, "dyn_stream", a, &dr, &e2), 0);
+    assert_int_equal(ddbi_remote_describe_table(fx.r, "dyn_stream", a, &dr, &e2), 0);
     if (dr->def.stream.view == DDB_STREAM_NONE)
         print_message("skipped: stream view not compared (dynalite 3.2.2 ignores StreamSpecification)\n");
     else
         assert_int_equal(de->def.stream.view, dr->def.stream.view);
     ddb_stream_spec off = {DDB_STREAM_NONE, 0, 0};
     assert_int_equal(ddb_update_table_stream(fx.db, "dyn_stream", &off, &e1), 0);
-    int src = ddb_remote_update_table_stream(fx.r, "dyn_stream", &off, &e2);
+    int src = ddbi_remote_update_table_stream(fx.r, "dyn_stream", &off, &e2);
     if (src)
         print_message("skipped: turning a stream off (dynalite 3.2.2 refuses UpdateTable's StreamSpecification: %s)\n",
                       e2.message);
     ddb_table_def tdef = {.name = "dyn_ttl", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .ttl_attribute = "expires"};
     assert_int_equal(ddb_create_table(fx.db, &tdef, &e1), 0);
-    int rc = ddb_remote_create_table(fx.r, &tdef, &e2);
+    int rc = ddbi_remote_create_table(fx.r, &tdef, &e2);
     if (rc == DDB_ENOTSUP) {
         print_message("skipped: TTL (dynalite 3.2.2 has no UpdateTimeToLive: %s)\n", e2.message);
         /* the table itself was created */
-        assert_int_equal(ddb_remote_describe_table(fx.r, "dyn_ttl", a, &dr, &e2), 0);
+        assert_int_equal(ddbi_remote_describe_table(fx.r, "dyn_ttl", a, &dr, &e2), 0);
     } else {
         assert_int_equal(rc, 0);
-        assert_int_equal(ddb_remote_describe_table(fx.r, "dyn_ttl", a, &dr, &e2), 0);
+        assert_int_equal(ddbi_remote_describe_table(fx.r, "dyn_ttl", a, &dr, &e2), 0);
         assert_string_equal(dr->def.ttl_attribute, "expires");
     }
     ddb_arena_free(a);
@@ -977,14 +977,14 @@ static void test_transactions(void **state)
     ddb_tx_op ops[] = {{DDB_TX_PUT, "dyn_tx", it, NULL, NULL, NULL}};
     ddb_tx_result re, rr;
     int x = ddb_transact_write(fx.db, ops, 1, DDB_CAPACITY_NONE, a, &re, &e1);
-    int y = ddb_remote_transact_write(fx.r, ops, 1, DDB_CAPACITY_NONE, a, &rr, &e2);
+    int y = ddbi_remote_transact_write(fx.r, ops, 1, DDB_CAPACITY_NONE, a, &rr, &e2);
     if (y == DDB_ENOTSUP) {
         print_message("skipped: dynalite 3.2.2 does not implement TransactWriteItems / TransactGetItems "
                       "(UnknownOperationException -> DDB_ENOTSUP: %s)\n",
                       e2.message);
         ddb_tx_get g[] = {{"dyn_tx", it, NULL}};
         ddb_item *items[1];
-        assert_int_equal(ddb_remote_transact_get(fx.r, g, 1, a, items, DDB_CAPACITY_NONE, NULL, &e2), DDB_ENOTSUP);
+        assert_int_equal(ddbi_remote_transact_get(fx.r, g, 1, a, items, DDB_CAPACITY_NONE, NULL, &e2), DDB_ENOTSUP);
         ddb_arena_free(a);
         skip();
     }

@@ -62,9 +62,9 @@ static ddb_remote *open_mock(mock *m, const char *query)
     mock_uri(m, query, uri, sizeof uri);
     ddb_remote *r = NULL;
     ddb_error err = {0};
-    int rc = ddb_remote_open(uri, NULL, &r, &err);
+    int rc = ddbi_remote_open(uri, NULL, &r, &err);
     if (rc)
-        fail_msg("ddb_remote_open(%s): %s", uri, err.message);
+        fail_msg("ddbi_remote_open(%s): %s", uri, err.message);
     return r;
 }
 
@@ -143,7 +143,7 @@ static void test_put_get_query(void **state)
     assert_int_equal(ddb_expr_prepare(DDB_EXPR_CONDITION, "ForumName <> :f and Subject <> :s", NULL, &cond, &err), 0);
     ddb_write_opts wo = {DDB_RETURN_NONE, DDB_CAPACITY_TOTAL, cond, values};
     ddb_write_result res;
-    assert_int_equal(ddb_remote_put_item(r, "Thread", thread_item(a), &wo, a, &res, &err), 0);
+    assert_int_equal(ddbi_remote_put_item(r, "Thread", thread_item(a), &wo, a, &res, &err), 0);
     assert_true(res.capacity.total == 1.0 && res.capacity.write == 1.0 && res.capacity.table_write == 1.0);
     assert_null(res.attributes);
     assert_string_equal(mock_target(m, 0), "DynamoDB_20120810.PutItem");
@@ -171,7 +171,7 @@ static void test_put_get_query(void **state)
     ddb_get_opts go = {true, attrs, 3, DDB_CAPACITY_TOTAL, NULL};
     ddb_item *got;
     ddb_capacity cap;
-    assert_int_equal(ddb_remote_get_item(r, "Thread", key_item(a, "Amazon DynamoDB", "How do I update multiple items?"),
+    assert_int_equal(ddbi_remote_get_item(r, "Thread", key_item(a, "Amazon DynamoDB", "How do I update multiple items?"),
                                          &go, a, &got, &cap, &err),
                      0);
     assert_int_equal(ddb_item_count(got), 3);
@@ -195,7 +195,7 @@ static void test_put_get_query(void **state)
     q.backward = true;
     q.return_capacity = DDB_CAPACITY_INDEXES;
     ddb_page page;
-    assert_int_equal(ddb_remote_query(r, &q, a, &page, &err), 0);
+    assert_int_equal(ddbi_remote_query(r, &q, a, &page, &err), 0);
     assert_int_equal(page.count, 2);
     assert_int_equal(page.scanned_count, 2);
     assert_non_null(page.last_key);
@@ -222,7 +222,7 @@ static void test_put_get_query(void **state)
     assert_int_equal(ddb_expr_prepare(DDB_EXPR_FILTER, "PostedBy = :kp", NULL, &filter, &err), 0);
     q.filter = filter;
     q.values = fv;
-    assert_int_equal(ddb_remote_query(r, &q, a, &page, &err), 0);
+    assert_int_equal(ddbi_remote_query(r, &q, a, &page, &err), 0);
     assert_int_equal(mock_count(m), 5);
     j = request(m, 4);
     assert_string_equal(jstr(j, "KeyConditionExpression"), "#n0 = :_kp AND #n1 BETWEEN :_k1 AND :_k2");
@@ -233,7 +233,7 @@ static void test_put_get_query(void **state)
     ddb_expr_free(filter);
 
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -262,7 +262,7 @@ static void test_describe_list_create(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
     ddb_table_desc *d;
-    assert_int_equal(ddb_remote_describe_table(r, "Reply", a, &d, &err), 0);
+    assert_int_equal(ddbi_remote_describe_table(r, "Reply", a, &d, &err), 0);
     assert_string_equal(d->def.name, "Reply");
     assert_string_equal(d->def.key.pk, "Id");
     assert_string_equal(d->def.key.sk, "ReplyDateTime");
@@ -280,7 +280,7 @@ static void test_describe_list_create(void **state)
 
     const char **names;
     size_t n;
-    assert_int_equal(ddb_remote_list_tables(r, a, &names, &n, &err), 0);
+    assert_int_equal(ddbi_remote_list_tables(r, a, &names, &n, &err), 0);
     assert_int_equal(n, 3);
     assert_string_equal(names[0], "a");
     assert_string_equal(names[2], "c");
@@ -304,7 +304,7 @@ static void test_describe_list_create(void **state)
     ddb_table_def def = {
         .name = "T", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 2, .rcu = 10, .wcu = 5};
     def.stream.view = DDB_STREAM_KEYS_ONLY;
-    assert_int_equal(ddb_remote_create_table(r, &def, &err), 0);
+    assert_int_equal(ddbi_remote_create_table(r, &def, &err), 0);
     assert_int_equal(mock_count(m), 7);
     j = request(m, 4);
     assert_true(json_is_true(json_object_get(json_object_get(j, "StreamSpecification"), "StreamEnabled")));
@@ -329,11 +329,11 @@ static void test_describe_list_create(void **state)
                             .n_include = 0}};
     ddb_table_def def2 = {
         .name = "T2", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = bad, .n_indexes = 1, .rcu = 0, .wcu = 0};
-    assert_int_equal(ddb_remote_create_table(r, &def2, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_remote_create_table(r, &def2, &err), DDB_EVALIDATION);
     assert_int_equal(mock_count(m), 7);
 
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -354,10 +354,10 @@ static void test_create_table_wait_bounded(void **state)
         .name = "T", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    assert_int_equal(ddb_remote_create_table(r, &def, &err), DDB_ETIMEOUT);
+    assert_int_equal(ddbi_remote_create_table(r, &def, &err), DDB_ETIMEOUT);
     assert_true(elapsed_since(&t0) < 5.0);
     assert_non_null(strstr(err.message, "CREATING"));
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -383,7 +383,7 @@ static void test_add_index_meta_ttl(void **state)
         value[i] = (char)('a' + i % 26);
     value[300] = '\0';
     char b64[512];
-    ddb_base64_encode((const uint8_t *)value, 300, b64);
+    ddbi_base64_encode((const uint8_t *)value, 300, b64);
     char page1[1024], page2[1024], listed[1024];
     snprintf(page1, sizeof page1, "{\"Tags\":[{\"Key\":\"k.x:1\",\"Value\":\"%s\"}],\"NextToken\":\"t1\"}", b64 + 256);
     snprintf(page2, sizeof page2,
@@ -422,7 +422,7 @@ static void test_add_index_meta_ttl(void **state)
     ddb_remote *r = open_mock(m, "");
     ddb_index_def x = {.name = "By-index", .key = {"By", DDB_TS, NULL, DDB_TNONE}, .projection = DDB_PROJ_ALL};
     uint64_t filled = 99, skipped = 99;
-    assert_int_equal(ddb_remote_add_index(r, "Reply", &x, &filled, &skipped, &err), 0);
+    assert_int_equal(ddbi_remote_add_index(r, "Reply", &x, &filled, &skipped, &err), 0);
     assert_int_equal(filled, 0);
     assert_int_equal(mock_count(m), 4);
     json_t *j = request(m, 1);
@@ -434,7 +434,7 @@ static void test_add_index_meta_ttl(void **state)
     assert_int_equal(json_array_size(json_object_get(j, "AttributeDefinitions")), 1);
     json_decref(j);
 
-    assert_int_equal(ddb_remote_table_meta_put(r, "Reply", "k.x", value, 300, &err), 0);
+    assert_int_equal(ddbi_remote_table_meta_put(r, "Reply", "k.x", value, 300, &err), 0);
     assert_int_equal(mock_count(m), 8);
     assert_string_equal(mock_target(m, 6), "DynamoDB_20120810.UntagResource");
     j = request(m, 6);
@@ -454,29 +454,29 @@ static void test_add_index_meta_ttl(void **state)
 
     void *got;
     size_t len;
-    assert_int_equal(ddb_remote_table_meta_get(r, "Reply", "k.x", a, &got, &len, &err), 0);
+    assert_int_equal(ddbi_remote_table_meta_get(r, "Reply", "k.x", a, &got, &len, &err), 0);
     assert_int_equal(len, 300);
     assert_string_equal((char *)got, value);
     j = request(m, 10);
     assert_string_equal(jstr(j, "NextToken"), "t1");
     json_decref(j);
-    assert_int_equal(ddb_remote_table_meta_get(r, "Reply", "k.q", a, &got, &len, &err), DDB_ENOTFOUND);
-    assert_int_equal(ddb_remote_table_meta_put(r, "Reply", "bad#key", "v", 1, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_table_meta_get(r, "Reply", "k.q", a, &got, &len, &err), DDB_ENOTFOUND);
+    assert_int_equal(ddbi_remote_table_meta_put(r, "Reply", "bad#key", "v", 1, &err), DDB_EINVAL);
     assert_int_equal(mock_count(m), 13);
 
-    assert_int_equal(ddb_remote_add_index(r, "Reply", &x, NULL, NULL, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_add_index(r, "Reply", &x, NULL, NULL, &err), DDB_ENOTSUP);
     assert_non_null(strstr(err.message, "created no index By-index"));
     x.local = true;
-    assert_int_equal(ddb_remote_add_index(r, "Reply", &x, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_remote_add_index(r, "Reply", &x, NULL, NULL, &err), DDB_EVALIDATION);
 
     ddb_table_def def = {.name = "Reply", .key = {"Id", DDB_TS, NULL, DDB_TNONE}, .ttl_attribute = "expires"};
-    assert_int_equal(ddb_remote_create_table(r, &def, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_create_table(r, &def, &err), DDB_ENOTSUP);
     assert_non_null(strstr(err.message, "was created, but the endpoint cannot set its TTL"));
     j = request(m, 18);
     assert_string_equal(jstr(j, "TimeToLiveSpecification.AttributeName"), "expires");
     json_decref(j);
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -498,20 +498,20 @@ static void test_stream_ttl_settings(void **state)
     mock *m = mock_start(steps, sizeof steps / sizeof *steps);
     ddb_remote *r = open_mock(m, "");
     ddb_error err = {0};
-    assert_int_equal(ddb_remote_update_time_to_live(r, "Reply", "exp", &err), 0);
+    assert_int_equal(ddbi_remote_update_time_to_live(r, "Reply", "exp", &err), 0);
     json_t *j = request(m, 0);
     assert_true(json_is_true(json_object_get(json_object_get(j, "TimeToLiveSpecification"), "Enabled")));
     json_decref(j);
-    assert_int_equal(ddb_remote_update_time_to_live(r, "Reply", NULL, &err), 0);
+    assert_int_equal(ddbi_remote_update_time_to_live(r, "Reply", NULL, &err), 0);
     j = request(m, 2);
     assert_string_equal(mock_target(m, 2), "DynamoDB_20120810.UpdateTimeToLive");
     assert_true(json_is_false(json_object_get(json_object_get(j, "TimeToLiveSpecification"), "Enabled")));
     assert_string_equal(jstr(j, "TimeToLiveSpecification.AttributeName"), "exp");
     json_decref(j);
-    assert_int_equal(ddb_remote_update_time_to_live(r, "Reply", "", &err), 0);
+    assert_int_equal(ddbi_remote_update_time_to_live(r, "Reply", "", &err), 0);
     assert_int_equal(mock_count(m), 4);
     ddb_stream_spec spec = {DDB_STREAM_NEW_IMAGE, 0, 0};
-    assert_int_equal(ddb_remote_update_table_stream(r, "Reply", &spec, &err), 0);
+    assert_int_equal(ddbi_remote_update_table_stream(r, "Reply", &spec, &err), 0);
     j = request(m, 4);
     assert_string_equal(jstr(j, "StreamSpecification.StreamViewType"), "NEW_IMAGE");
     json_decref(j);
@@ -519,27 +519,27 @@ static void test_stream_ttl_settings(void **state)
 
     /* what the service does by itself, and what only the embedded engine has */
     uint64_t n = 9;
-    assert_int_equal(ddb_remote_ttl_sweep(r, NULL, 0, &n, &err), 0);
+    assert_int_equal(ddbi_remote_ttl_sweep(r, NULL, 0, &n, &err), 0);
     assert_int_equal(n, 0);
     n = 9;
-    assert_int_equal(ddb_remote_stream_trim(r, "Reply", &n, &err), 0);
+    assert_int_equal(ddbi_remote_stream_trim(r, "Reply", &n, &err), 0);
     assert_int_equal(n, 0);
     ddb_stream_desc sd;
-    assert_int_equal(ddb_remote_stream_describe(r, "Reply", &sd, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_stream_describe(r, "Reply", &sd, &err), DDB_ENOTSUP);
     ddb_stream_iter *it = (ddb_stream_iter *)&sd;
-    assert_int_equal(ddb_remote_stream_iter_open(r, "Reply", DDB_STREAM_LATEST, 0, &it, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_stream_iter_open(r, "Reply", DDB_STREAM_LATEST, 0, &it, &err), DDB_ENOTSUP);
     assert_null(it);
     ddb_check_report rep;
-    assert_int_equal(ddb_remote_check_table(r, "Reply", &rep, &err), DDB_ENOTSUP);
-    assert_int_equal(ddb_remote_stream_check(r, "Reply", &rep, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_check_table(r, "Reply", &rep, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_stream_check(r, "Reply", &rep, &err), DDB_ENOTSUP);
     ddb_partition_stats *ps;
     size_t np;
-    assert_int_equal(ddb_remote_table_stats(r, "Reply", NULL, &ps, &np, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_table_stats(r, "Reply", NULL, &ps, &np, &err), DDB_ENOTSUP);
     ddb_table_report *tr;
-    assert_int_equal(ddb_remote_table_report_build(r, "Reply", 5, NULL, &tr, &err), DDB_ENOTSUP);
-    assert_int_equal(ddb_remote_sync(r, &err), 0);
+    assert_int_equal(ddbi_remote_table_report_build(r, "Reply", 5, NULL, &tr, &err), DDB_ENOTSUP);
+    assert_int_equal(ddbi_remote_sync(r, &err), 0);
     assert_int_equal(mock_count(m), 6);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -583,12 +583,12 @@ static void test_error_mapping(void **state)
         ddb_remote *r = open_mock(m, "max_attempts=2&retry_base_ms=1");
         ddb_arena *a = ddb_arena_new();
         ddb_error err = {0};
-        int rc = ddb_remote_put_item(r, "Thread", thread_item(a), NULL, NULL, NULL, &err);
+        int rc = ddbi_remote_put_item(r, "Thread", thread_item(a), NULL, NULL, NULL, &err);
         if (rc != cases[i].code || err.code != rc || !strstr(err.message, cases[i].message))
             fail_msg("case %zu: got %d (%s), want %d with \"%s\"", i, rc, err.message, cases[i].code, cases[i].message);
         assert_int_equal(mock_count(m), 1); /* none of these is retried */
         ddb_arena_free(a);
-        ddb_remote_close(r);
+        ddbi_remote_close(r);
         mock_stop(m);
     }
 }
@@ -618,7 +618,7 @@ static void test_transaction_canceled(void **state)
         {DDB_TX_UPDATE, "Forum", key_item(a, "Amazon DynamoDB", "x"), upd, cond, vals},
     };
     ddb_tx_result res;
-    assert_int_equal(ddb_remote_transact_write(r, ops, 2, DDB_CAPACITY_NONE, a, &res, &err), DDB_ECANCELED);
+    assert_int_equal(ddbi_remote_transact_write(r, ops, 2, DDB_CAPACITY_NONE, a, &res, &err), DDB_ECANCELED);
     assert_non_null(strstr(err.message, "[None, ConditionalCheckFailed]"));
     assert_non_null(res.reasons);
     assert_int_equal(res.reasons[0], 0);
@@ -635,7 +635,7 @@ static void test_transaction_canceled(void **state)
     ddb_expr_free(cond);
     ddb_expr_free(upd);
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -650,13 +650,13 @@ static void test_throttled_then_ok(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
     ddb_item *got;
-    assert_int_equal(ddb_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err), 0);
+    assert_int_equal(ddbi_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err), 0);
     assert_int_equal(mock_count(m), 3);
     assert_int_equal(ddb_item_count(got), 3);
     /* the same request each time */
     assert_string_equal(mock_body(m, 0), mock_body(m, 2));
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -669,14 +669,14 @@ static void test_throttled_bounded(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
     ddb_item *got;
-    assert_int_equal(ddb_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err),
+    assert_int_equal(ddbi_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err),
                      DDB_ETHROTTLED);
     assert_null(got);
     assert_int_equal(mock_count(m), 3);
     assert_non_null(strstr(err.message, "provisioned throughput"));
     assert_non_null(strstr(err.message, "gave up after 3 attempts"));
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -694,12 +694,12 @@ static void test_http_500(void **state)
         ddb_remote *r = open_mock(m, "retry_base_ms=1&max_attempts=4");
         ddb_arena *a = ddb_arena_new();
         ddb_error err = {0};
-        assert_int_equal(ddb_remote_delete_item(r, "Thread", key_item(a, "f", "s"), NULL, NULL, NULL, &err), DDB_EIO);
+        assert_int_equal(ddbi_remote_delete_item(r, "Thread", key_item(a, "f", "s"), NULL, NULL, NULL, &err), DDB_EIO);
         assert_int_equal(mock_count(m), 4);
         if (!strstr(err.message, want[i]))
             fail_msg("message: %s", err.message);
         ddb_arena_free(a);
-        ddb_remote_close(r);
+        ddbi_remote_close(r);
         mock_stop(m);
     }
 }
@@ -737,11 +737,11 @@ static void test_bad_responses(void **state)
         ddb_item *got = NULL;
         ddb_capacity cap;
         ddb_get_opts go = {false, NULL, 0, DDB_CAPACITY_TOTAL, NULL};
-        int rc = ddb_remote_get_item(r, "Thread", key_item(a, "f", "s"), &go, a, &got, &cap, &err);
+        int rc = ddbi_remote_get_item(r, "Thread", key_item(a, "f", "s"), &go, a, &got, &cap, &err);
         if (rc != DDB_ENET || !strstr(err.message, "bad response to GetItem") || !strstr(err.message, cases[i].message))
             fail_msg("case %zu: %d %s", i, rc, err.message);
         ddb_arena_free(a);
-        ddb_remote_close(r);
+        ddbi_remote_close(r);
         mock_stop(m);
     }
     /* Query pages */
@@ -764,11 +764,11 @@ static void test_bad_responses(void **state)
         ddb_scan_params s = {0};
         s.table = "Thread";
         ddb_page page;
-        int rc = ddb_remote_scan(r, &s, a, &page, &err);
+        int rc = ddbi_remote_scan(r, &s, a, &page, &err);
         if (rc != DDB_ENET || !strstr(err.message, "bad response to Scan") || !strstr(err.message, pages[i].message))
             fail_msg("page case %zu: %d %s", i, rc, err.message);
         ddb_arena_free(a);
-        ddb_remote_close(r);
+        ddbi_remote_close(r);
         mock_stop(m);
     }
 }
@@ -785,11 +785,11 @@ static void test_truncated_and_crc(void **state)
         ddb_arena *a = ddb_arena_new();
         ddb_error err = {0};
         ddb_item *got;
-        int rc = ddb_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err);
+        int rc = ddbi_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err);
         if (rc != DDB_ENET || !strstr(err.message, want[i]))
             fail_msg("case %d: %d %s", i, rc, err.message);
         ddb_arena_free(a);
-        ddb_remote_close(r);
+        ddbi_remote_close(r);
         mock_stop(m);
     }
 }
@@ -803,16 +803,16 @@ static void test_connection_refused(void **state)
     snprintf(uri, sizeof uri, "http://127.0.0.1:%d", mock_closed_port());
     ddb_remote *r;
     ddb_error err = {0};
-    assert_int_equal(ddb_remote_open(uri, NULL, &r, &err), 0);
+    assert_int_equal(ddbi_remote_open(uri, NULL, &r, &err), 0);
     ddb_arena *a = ddb_arena_new();
     const char **names;
     size_t n;
-    assert_int_equal(ddb_remote_list_tables(r, a, &names, &n, &err), DDB_ENET);
+    assert_int_equal(ddbi_remote_list_tables(r, a, &names, &n, &err), DDB_ENET);
     assert_int_equal(err.code, DDB_ENET);
     if (!strstr(err.message, "Couldn't connect") && !strstr(err.message, "Connection refused"))
         fail_msg("message: %s", err.message);
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
 }
 
 static void test_timeout(void **state)
@@ -826,15 +826,15 @@ static void test_timeout(void **state)
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     ddb_item *got;
-    assert_int_equal(ddb_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err), DDB_ETIMEOUT);
+    assert_int_equal(ddbi_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err), DDB_ETIMEOUT);
     double s = elapsed_since(&t0);
     assert_true(s >= 0.25 && s < 3.0);
     assert_non_null(strstr(err.message, "timed out"));
     assert_int_equal(mock_count(m), 1); /* a timeout is not retried */
     /* the handle stays usable after a timeout */
-    assert_int_equal(ddb_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err), DDB_ETIMEOUT);
+    assert_int_equal(ddbi_remote_get_item(r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err), DDB_ETIMEOUT);
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -859,7 +859,7 @@ static void test_batch_write_unprocessed(void **state)
                                 {"Thread", NULL, key_item(a, "f", "1")},
                                 {"Thread", NULL, key_item(a, "f", "2")}};
     ddb_capacity cap;
-    assert_int_equal(ddb_remote_batch_write(r, ops, 3, DDB_CAPACITY_TOTAL, &cap, &err), 0);
+    assert_int_equal(ddbi_remote_batch_write(r, ops, 3, DDB_CAPACITY_TOTAL, &cap, &err), 0);
     assert_int_equal(mock_count(m), 2);
     assert_true(cap.total == 3.0 && cap.write == 3.0);
     json_t *j = request(m, 0);
@@ -870,17 +870,17 @@ static void test_batch_write_unprocessed(void **state)
     assert_int_equal(json_array_size(again), 1);
     assert_string_equal(jstr(json_array_get(again, 0), "DeleteRequest.Key.Subject.S"), "2");
     json_decref(j);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 
     /* always unprocessed: bounded, then DDB_ETHROTTLED */
     mock *m2 = mock_start(steps, 1);
     r = open_mock(m2, "retry_base_ms=1&max_attempts=3");
-    assert_int_equal(ddb_remote_batch_write(r, ops, 3, DDB_CAPACITY_NONE, NULL, &err), DDB_ETHROTTLED);
+    assert_int_equal(ddbi_remote_batch_write(r, ops, 3, DDB_CAPACITY_NONE, NULL, &err), DDB_ETHROTTLED);
     assert_int_equal(mock_count(m2), 3);
     assert_non_null(strstr(err.message, "1 of 3 requests still unprocessed after 3 attempts"));
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m2);
 }
 
@@ -907,7 +907,7 @@ static void test_batch_get(void **state)
                               {"Thread", key_item(a, "f", "2"), false, proj},
                               {"Thread", key_item(a, "f", "3"), false, proj}};
     ddb_item *items[3];
-    assert_int_equal(ddb_remote_batch_get(r, ops, 3, a, items, DDB_CAPACITY_NONE, NULL, &err), 0);
+    assert_int_equal(ddbi_remote_batch_get(r, ops, 3, a, items, DDB_CAPACITY_NONE, NULL, &err), 0);
     assert_int_equal(mock_count(m), 2);
     /* answers matched by key, key attributes the projection did not ask for removed */
     assert_non_null(items[0]);
@@ -921,7 +921,7 @@ static void test_batch_get(void **state)
     json_decref(j);
     ddb_expr_free(proj);
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -932,14 +932,14 @@ static void test_open(void **state)
     (void)state;
     ddb_remote *r = NULL;
     ddb_error err = {0};
-    assert_int_equal(ddb_remote_open("file:/tmp/x", NULL, &r, &err), DDB_EINVAL);
-    assert_int_equal(ddb_remote_open("http://", NULL, &r, &err), DDB_EINVAL);
-    assert_int_equal(ddb_remote_open("http://localhost:8000?bogus=1", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("file:/tmp/x", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("http://", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("http://localhost:8000?bogus=1", NULL, &r, &err), DDB_EINVAL);
     assert_non_null(strstr(err.message, "unknown option \"bogus\""));
-    assert_int_equal(ddb_remote_open("http://localhost:8000?timeout_ms=abc", NULL, &r, &err), DDB_EINVAL);
-    assert_int_equal(ddb_remote_open("http://localhost:8000?max_attempts=0", NULL, &r, &err), DDB_EINVAL);
-    assert_int_equal(ddb_remote_open("http://user:pw@localhost:8000", NULL, &r, &err), DDB_EINVAL);
-    assert_int_equal(ddb_remote_open("dynamodb://EU_WEST", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("http://localhost:8000?timeout_ms=abc", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("http://localhost:8000?max_attempts=0", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("http://user:pw@localhost:8000", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("dynamodb://EU_WEST", NULL, &r, &err), DDB_EINVAL);
     assert_null(r);
 
     /* credentials: https needs them; http falls back to local dummies */
@@ -949,22 +949,22 @@ static void test_open(void **state)
         saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
         unsetenv(vars[i]);
     }
-    assert_int_equal(ddb_remote_open("https://dynamodb.eu-west-1.amazonaws.com", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("https://dynamodb.eu-west-1.amazonaws.com", NULL, &r, &err), DDB_EINVAL);
     assert_non_null(strstr(err.message, "no AWS credentials"));
-    assert_int_equal(ddb_remote_open("dynamodb://eu-west-1?access_key_id=AKID", NULL, &r, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_remote_open("dynamodb://eu-west-1?access_key_id=AKID", NULL, &r, &err), DDB_EINVAL);
     assert_int_equal(
-        ddb_remote_open("dynamodb://eu-west-1?access_key_id=AKID&secret_access_key=a%2Bb/c", NULL, &r, &err), 0);
-    assert_string_equal(ddb_remote_endpoint(r), "https://dynamodb.eu-west-1.amazonaws.com/");
-    ddb_remote_close(r);
-    assert_int_equal(ddb_remote_open("dynamodb://cn-north-1?access_key_id=A&secret_access_key=B", NULL, &r, &err), 0);
-    assert_string_equal(ddb_remote_endpoint(r), "https://dynamodb.cn-north-1.amazonaws.com.cn/");
-    ddb_remote_close(r);
+        ddbi_remote_open("dynamodb://eu-west-1?access_key_id=AKID&secret_access_key=a%2Bb/c", NULL, &r, &err), 0);
+    assert_string_equal(ddbi_remote_endpoint(r), "https://dynamodb.eu-west-1.amazonaws.com/");
+    ddbi_remote_close(r);
+    assert_int_equal(ddbi_remote_open("dynamodb://cn-north-1?access_key_id=A&secret_access_key=B", NULL, &r, &err), 0);
+    assert_string_equal(ddbi_remote_endpoint(r), "https://dynamodb.cn-north-1.amazonaws.com.cn/");
+    ddbi_remote_close(r);
     setenv("AWS_ACCESS_KEY_ID", "AKIDENV", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "secret", 1);
     ddb_remote_options ro = {.region = "ap-south-1", .timeout_ms = 1000};
-    assert_int_equal(ddb_remote_open_with("https://example.com:8443/ddb?region=eu-west-1", &ro, &r, &err), 0);
-    assert_string_equal(ddb_remote_endpoint(r), "https://example.com:8443/ddb");
-    ddb_remote_close(r);
+    assert_int_equal(ddbi_remote_open_with("https://example.com:8443/ddb?region=eu-west-1", &ro, &r, &err), 0);
+    assert_string_equal(ddbi_remote_endpoint(r), "https://example.com:8443/ddb");
+    ddbi_remote_close(r);
     for (int i = 0; i < 3; i++) {
         if (saved[i])
             setenv(vars[i], saved[i], 1);
@@ -972,7 +972,7 @@ static void test_open(void **state)
             unsetenv(vars[i]);
         free(saved[i]);
     }
-    assert_true(ddb_remote_uri("http://x") && ddb_remote_uri("dynamodb://x") && !ddb_remote_uri("file:x"));
+    assert_true(ddbi_remote_uri("http://x") && ddbi_remote_uri("dynamodb://x") && !ddbi_remote_uri("file:x"));
 }
 
 static void test_signed_with_env_credentials(void **state)
@@ -989,11 +989,11 @@ static void test_signed_with_env_credentials(void **state)
              uri, sizeof uri);
     ddb_remote *r;
     ddb_error err = {0};
-    assert_int_equal(ddb_remote_open(uri, NULL, &r, &err), 0);
+    assert_int_equal(ddbi_remote_open(uri, NULL, &r, &err), 0);
     ddb_arena *a = ddb_arena_new();
     const char **names;
     size_t n;
-    assert_int_equal(ddb_remote_list_tables(r, a, &names, &n, &err), 0);
+    assert_int_equal(ddbi_remote_list_tables(r, a, &names, &n, &err), 0);
     assert_int_equal(n, 0);
     const char *auth = mock_auth(m, 0);
     assert_true(strncmp(auth, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/", 40) == 0);
@@ -1001,7 +1001,7 @@ static void test_signed_with_env_credentials(void **state)
                                  "x-amz-security-token;x-amz-target, Signature="));
     unsetenv("http_proxy");
     ddb_arena_free(a);
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 
@@ -1019,7 +1019,7 @@ static void *work(void *arg)
     for (int i = 0; i < 25; i++) {
         ddb_error err = {0};
         ddb_item *got;
-        if (ddb_remote_get_item(w->r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err) ||
+        if (ddbi_remote_get_item(w->r, "Thread", key_item(a, "f", "s"), NULL, a, &got, NULL, &err) ||
             ddb_item_count(got) != 3)
             w->failures++;
         ddb_arena_reset(a);
@@ -1045,7 +1045,7 @@ static void test_threads(void **state)
         assert_int_equal(w[i].failures, 0);
     }
     assert_true(mock_count(m) >= 128); /* 150 requests; the log keeps the first 128 */
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     mock_stop(m);
 }
 

@@ -27,7 +27,7 @@ static void test_iam_list_users(void **state)
     ddb_sigv4_key key = {"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "us-east-1", "iam"};
     ddb_buf creq = {0}, sh = {0}, auth = {0}, sts = {0};
     ddb_error err = {0};
-    assert_int_equal(ddb_sigv4_canonical_request(&req, &creq, &sh, &err), 0);
+    assert_int_equal(ddbi_sigv4_canonical_request(&req, &creq, &sh, &err), 0);
     assert_string_equal((char *)creq.p, "GET\n"
                                         "/\n"
                                         "Action=ListUsers&Version=2010-05-08\n"
@@ -39,9 +39,9 @@ static void test_iam_list_users(void **state)
                                         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     assert_string_equal((char *)sh.p, "content-type;host;x-amz-date");
     char hash[DDB_SHA256_HEX];
-    ddb_sha256_hex(creq.p, creq.len, hash);
+    ddbi_sha256_hex(creq.p, creq.len, hash);
     assert_string_equal(hash, "f536975d06c0309214f805bb90ccff089219ecd68b2577efef23edd43b7e1a59");
-    assert_int_equal(ddb_sigv4_sign(&req, &key, "20150830T123600Z", &auth, &sts, &err), 0);
+    assert_int_equal(ddbi_sigv4_sign(&req, &key, "20150830T123600Z", &auth, &sts, &err), 0);
     assert_string_equal((char *)sts.p, "AWS4-HMAC-SHA256\n"
                                        "20150830T123600Z\n"
                                        "20150830/us-east-1/iam/aws4_request\n"
@@ -49,10 +49,10 @@ static void test_iam_list_users(void **state)
     assert_string_equal((char *)auth.p, "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
                                         "SignedHeaders=content-type;host;x-amz-date, "
                                         "Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7");
-    ddb_buf_free(&creq);
-    ddb_buf_free(&sh);
-    ddb_buf_free(&auth);
-    ddb_buf_free(&sts);
+    ddbi_buf_free(&creq);
+    ddbi_buf_free(&sh);
+    ddbi_buf_free(&auth);
+    ddbi_buf_free(&sts);
 }
 
 static void hexs(const unsigned char *p, size_t n, char *out)
@@ -72,10 +72,10 @@ static void test_signing_key(void **state)
     unsigned char k[32];
     char hex[65];
     ddb_error err = {0};
-    assert_int_equal(ddb_sigv4_signing_key(&key, "20120215", k, &err), 0);
+    assert_int_equal(ddbi_sigv4_signing_key(&key, "20120215", k, &err), 0);
     hexs(k, 32, hex);
     assert_string_equal(hex, "f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d");
-    assert_int_equal(ddb_sigv4_signing_key(&key, "2012021", k, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_sigv4_signing_key(&key, "2012021", k, &err), DDB_EINVAL);
 }
 
 static void test_s3_get_object(void **state)
@@ -90,7 +90,7 @@ static void test_s3_get_object(void **state)
     ddb_sigv4_key key = {"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "us-east-1", "s3"};
     ddb_buf auth = {0}, sts = {0};
     ddb_error err = {0};
-    assert_int_equal(ddb_sigv4_sign(&req, &key, "20130524T000000Z", &auth, &sts, &err), 0);
+    assert_int_equal(ddbi_sigv4_sign(&req, &key, "20130524T000000Z", &auth, &sts, &err), 0);
     assert_string_equal((char *)sts.p, "AWS4-HMAC-SHA256\n"
                                        "20130524T000000Z\n"
                                        "20130524/us-east-1/s3/aws4_request\n"
@@ -98,8 +98,8 @@ static void test_s3_get_object(void **state)
     assert_non_null(strstr((char *)auth.p,
                            "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, "
                            "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"));
-    ddb_buf_free(&auth);
-    ddb_buf_free(&sts);
+    ddbi_buf_free(&auth);
+    ddbi_buf_free(&sts);
 }
 
 static void test_canonical_rules(void **state)
@@ -116,23 +116,23 @@ static void test_canonical_rules(void **state)
     ddb_sigv4_request req = {"POST", NULL, "b=2&a&a=1", h, 5, "Action=x", 8, NULL};
     ddb_buf creq = {0}, sh = {0};
     ddb_error err = {0};
-    assert_int_equal(ddb_sigv4_canonical_request(&req, &creq, &sh, &err), 0);
+    assert_int_equal(ddbi_sigv4_canonical_request(&req, &creq, &sh, &err), 0);
     char payload[DDB_SHA256_HEX], want[1024];
-    ddb_sha256_hex("Action=x", 8, payload);
+    ddbi_sha256_hex("Action=x", 8, payload);
     snprintf(want, sizeof want,
              "POST\n/\na=&a=1&b=2\nhost:example.amazonaws.com\nmy-header1:a b c\nmy-header2:value2,value1\n"
              "x-amz-date:20150830T123600Z\n\nhost;my-header1;my-header2;x-amz-date\n%s",
              payload);
     assert_string_equal((char *)creq.p, want);
     assert_string_equal((char *)sh.p, "host;my-header1;my-header2;x-amz-date");
-    ddb_buf_free(&creq);
-    ddb_buf_free(&sh);
+    ddbi_buf_free(&creq);
+    ddbi_buf_free(&sh);
 
     /* a precomputed payload hash is used as given */
     ddb_sigv4_request unsigned_req = {"PUT", "/k", "", h, 1, NULL, 0, "UNSIGNED-PAYLOAD"};
-    assert_int_equal(ddb_sigv4_canonical_request(&unsigned_req, &creq, NULL, &err), 0);
+    assert_int_equal(ddbi_sigv4_canonical_request(&unsigned_req, &creq, NULL, &err), 0);
     assert_non_null(strstr((char *)creq.p, "\nx-amz-date\nUNSIGNED-PAYLOAD"));
-    ddb_buf_free(&creq);
+    ddbi_buf_free(&creq);
 }
 
 static void test_errors(void **state)
@@ -144,19 +144,19 @@ static void test_errors(void **state)
     ddb_sigv4_key key = {"AKID", "secret", "us-east-1", "dynamodb"};
     ddb_buf out = {0};
     ddb_error err = {0};
-    assert_int_equal(ddb_sigv4_sign(&req, &key, "2015-08-30T12:36:00Z", &out, NULL, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_sigv4_sign(&req, &key, "2015-08-30T12:36:00Z", &out, NULL, &err), DDB_EINVAL);
     assert_int_equal(err.code, DDB_EINVAL);
-    assert_int_equal(ddb_sigv4_sign(&req, &key, NULL, &out, NULL, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_sigv4_sign(&req, &key, NULL, &out, NULL, &err), DDB_EINVAL);
     ddb_sigv4_key nokey = {NULL, "secret", "us-east-1", "dynamodb"};
-    assert_int_equal(ddb_sigv4_sign(&req, &nokey, "20150830T123600Z", &out, NULL, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_sigv4_sign(&req, &nokey, "20150830T123600Z", &out, NULL, &err), DDB_EINVAL);
     ddb_sigv4_key noregion = {"AKID", "secret", NULL, "dynamodb"};
-    assert_int_equal(ddb_sigv4_sign(&req, &noregion, "20150830T123600Z", &out, NULL, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_sigv4_sign(&req, &noregion, "20150830T123600Z", &out, NULL, &err), DDB_EINVAL);
     ddb_sigv4_request badreq = {"POST", "/", "", bad, 1, "{}", 2, NULL};
-    assert_int_equal(ddb_sigv4_sign(&badreq, &key, "20150830T123600Z", &out, NULL, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_sigv4_sign(&badreq, &key, "20150830T123600Z", &out, NULL, &err), DDB_EINVAL);
     assert_int_equal(out.len, 0);
-    ddb_buf_free(&out);
+    ddbi_buf_free(&out);
     char d[17];
-    ddb_sigv4_amz_date(1440938160LL, d); /* 2015-08-30 12:36:00 UTC */
+    ddbi_sigv4_amz_date(1440938160LL, d); /* 2015-08-30 12:36:00 UTC */
     assert_string_equal(d, "20150830T123600Z");
 }
 

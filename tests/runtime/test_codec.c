@@ -107,15 +107,15 @@ static void test_round_trip(void **state)
         }
         ddb_item *in = ddb_item_from_map(a, m);
         ddb_buf buf = {0};
-        assert_int_equal(ddb_encode_item(&buf, m, ddb_item_size(in)), DDB_OK);
+        assert_int_equal(ddbi_encode_item(&buf, m, ddb_item_size(in)), DDB_OK);
         ddb_item *out = NULL;
-        assert_int_equal(ddb_decode_item(buf.p, buf.len, b, &out), DDB_OK);
+        assert_int_equal(ddbi_decode_item(buf.p, buf.len, b, &out), DDB_OK);
         assert_true(ddb_value_equal(ddb_item_map(out), m));
         assert_int_equal(ddb_item_size(out), ddb_item_size(in));
         assert_ptr_equal(ddb_item_arena(out), b);
         check_terminated(ddb_item_map(out));
         size_t size = 0;
-        assert_int_equal(ddb_record_size(buf.p, buf.len, &size), DDB_OK);
+        assert_int_equal(ddbi_record_size(buf.p, buf.len, &size), DDB_OK);
         assert_int_equal(size, ddb_item_size(in));
         /* a decoded item can be changed like any other */
         assert_int_equal(ddb_item_set_s(out, "added", "x"), DDB_OK);
@@ -125,24 +125,24 @@ static void test_round_trip(void **state)
         for (size_t cut = 0; cut < buf.len; cut++) {
             uint8_t *p = malloc(cut ? cut : 1); /* exactly cut bytes: ASan sees any overread */
             memcpy(p, buf.p, cut);
-            assert_int_equal(ddb_decode_item(p, cut, b, &out), DDB_ECORRUPT);
+            assert_int_equal(ddbi_decode_item(p, cut, b, &out), DDB_ECORRUPT);
             free(p);
         }
         uint8_t *longer = malloc(buf.len + 1);
         memcpy(longer, buf.p, buf.len);
         longer[buf.len] = 0;
-        assert_int_equal(ddb_decode_item(longer, buf.len + 1, b, &out), DDB_ECORRUPT);
+        assert_int_equal(ddbi_decode_item(longer, buf.len + 1, b, &out), DDB_ECORRUPT);
         /* damaged bytes: refused or decoded, never a crash or an overread */
         for (int k = 0; k < 20 && buf.len > 1; k++) {
             memcpy(longer, buf.p, buf.len);
             longer[1 + rnd((uint32_t)buf.len - 1)] = (uint8_t)rnd(256);
-            int rc = ddb_decode_item(longer, buf.len, b, &out);
+            int rc = ddbi_decode_item(longer, buf.len, b, &out);
             assert_true(rc == DDB_OK || rc == DDB_ECORRUPT);
             if (rc == DDB_OK)
                 check_terminated(ddb_item_map(out));
         }
         free(longer);
-        ddb_buf_free(&buf);
+        ddbi_buf_free(&buf);
     }
     ddb_arena_free(a);
     ddb_arena_free(b);
@@ -162,12 +162,12 @@ static int decode_nested(int depth)
     ddb_value *m = ddb_v_map(a);
     assert_int_equal(ddb_map_set(a, m, "deep", inner), DDB_OK);
     ddb_buf buf = {0};
-    assert_int_equal(ddb_encode_item(&buf, m, 1), DDB_OK);
+    assert_int_equal(ddbi_encode_item(&buf, m, 1), DDB_OK);
     ddb_item *out;
-    int rc = ddb_decode_item(buf.p, buf.len, a, &out);
+    int rc = ddbi_decode_item(buf.p, buf.len, a, &out);
     if (rc == DDB_OK)
         assert_true(ddb_value_equal(ddb_item_map(out), m));
-    ddb_buf_free(&buf);
+    ddbi_buf_free(&buf);
     ddb_arena_free(a);
     return rc;
 }
@@ -186,8 +186,8 @@ static void test_empty_and_scalars(void **state)
     ddb_value *m = ddb_v_map(a);
     ddb_buf buf = {0};
     ddb_item *out;
-    assert_int_equal(ddb_encode_item(&buf, m, 0), DDB_OK);
-    assert_int_equal(ddb_decode_item(buf.p, buf.len, a, &out), DDB_OK);
+    assert_int_equal(ddbi_encode_item(&buf, m, 0), DDB_OK);
+    assert_int_equal(ddbi_decode_item(buf.p, buf.len, a, &out), DDB_OK);
     assert_int_equal(ddb_item_count(out), 0);
     buf.len = 0;
     assert_int_equal(ddb_map_set(a, m, "t", ddb_v_bool(a, true)), DDB_OK);
@@ -196,8 +196,8 @@ static void test_empty_and_scalars(void **state)
     assert_int_equal(ddb_map_set(a, m, "e", ddb_v_s(a, "", 0)), DDB_OK);
     assert_int_equal(ddb_map_set(a, m, "l", ddb_v_list(a)), DDB_OK);
     assert_int_equal(ddb_map_set(a, m, "m", ddb_v_map(a)), DDB_OK);
-    assert_int_equal(ddb_encode_item(&buf, m, 9), DDB_OK);
-    assert_int_equal(ddb_decode_item(buf.p, buf.len, a, &out), DDB_OK);
+    assert_int_equal(ddbi_encode_item(&buf, m, 9), DDB_OK);
+    assert_int_equal(ddbi_decode_item(buf.p, buf.len, a, &out), DDB_OK);
     assert_true(ddb_value_equal(ddb_item_map(out), m));
     assert_true(ddb_item_get(out, "t")->u.boolean);
     assert_false(ddb_item_get(out, "f")->u.boolean);
@@ -207,10 +207,10 @@ static void test_empty_and_scalars(void **state)
     assert_null(ddb_item_get(out, "m")->u.m);
     /* unknown version and unknown type bytes */
     uint8_t bad_version[] = {2, 0, 0};
-    assert_int_equal(ddb_decode_item(bad_version, sizeof bad_version, a, &out), DDB_ECORRUPT);
+    assert_int_equal(ddbi_decode_item(bad_version, sizeof bad_version, a, &out), DDB_ECORRUPT);
     uint8_t bad_type[] = {1, 0, 1, 1, 'x', 99};
-    assert_int_equal(ddb_decode_item(bad_type, sizeof bad_type, a, &out), DDB_ECORRUPT);
-    ddb_buf_free(&buf);
+    assert_int_equal(ddbi_decode_item(bad_type, sizeof bad_type, a, &out), DDB_ECORRUPT);
+    ddbi_buf_free(&buf);
     ddb_arena_free(a);
 }
 

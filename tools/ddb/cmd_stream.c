@@ -65,7 +65,7 @@ static int checkpoint_write(const char *path, uint64_t seq)
 static json_t *image(const ddb_item *it)
 {
     json_t *j = NULL;
-    ddb_djson_from_item(it, &j, NULL);
+    ddbi_djson_from_item(it, &j, NULL);
     return j ? j : json_object();
 }
 
@@ -111,7 +111,7 @@ static void id_part(sbuf *b, const ddb_value *v)
     } else if (v->type == DDB_TB) {
         char *t = malloc(DDB_BASE64_LEN(v->len) + 1);
         if (t) {
-            ddb_base64_encode(v->u.b, v->len, t);
+            ddbi_base64_encode(v->u.b, v->len, t);
             sb_str(b, t);
             free(t);
         }

@@ -91,7 +91,7 @@ static void sb_base64(sbuf *b, const uint8_t *p, size_t n)
     char *out = malloc(DDB_BASE64_LEN(n) + 1);
     if (!out)
         return;
-    ddb_base64_encode(p, n, out);
+    ddbi_base64_encode(p, n, out);
     sb_json_string(b, out, strlen(out));
     free(out);
 }
@@ -134,7 +134,7 @@ void sb_plain_value(sbuf *b, const ddb_value *v)
 char *item_json_line(const ddb_item *it, ddb_error *err)
 {
     char *s = NULL;
-    return ddb_djson_dump_item(it, &s, err) ? NULL : s;
+    return ddbi_djson_dump_item(it, &s, err) ? NULL : s;
 }
 
 /* ---- the printer ---- */

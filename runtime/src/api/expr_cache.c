@@ -43,20 +43,20 @@ static struct ddb_expr_cache *cache_of(ddb *db)
     return c;
 }
 
-int ddb_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_item *names, const ddb_expr **out,
+int ddbi_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_item *names, const ddb_expr **out,
                     ddb_expr **owned, ddb_error *err)
 {
     *out = NULL;
     *owned = NULL;
     struct ddb_expr_cache *c = cache_of(db);
     if (!c)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_buf k = {0};
     unsigned char kb = (unsigned char)kind;
-    if (ddb_buf_put(&k, &kb, 1) || ddb_buf_put(&k, text, strlen(text) + 1) ||
-        (names && ddb_encode_item(&k, ddb_item_map(names), 0))) {
-        ddb_buf_free(&k);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    if (ddbi_buf_put(&k, &kb, 1) || ddbi_buf_put(&k, text, strlen(text) + 1) ||
+        (names && ddbi_encode_item(&k, ddb_item_map(names), 0))) {
+        ddbi_buf_free(&k);
+        return ddbi_fail_oom(err, __func__);
     }
     uint64_t h = XXH3_64bits(k.p, k.len);
     entry **slot = &c->buckets[h % CACHE_BUCKETS];
@@ -65,27 +65,27 @@ int ddb_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_ite
         if (e->hash == h && e->klen == k.len && memcmp(e->key, k.p, k.len) == 0) {
             *out = e->expr;
             pthread_mutex_unlock(&c->mu);
-            ddb_buf_free(&k);
+            ddbi_buf_free(&k);
             return DDB_OK;
         }
     pthread_mutex_unlock(&c->mu);
     ddb_expr *x;
     int rc = ddb_expr_prepare(kind, text, names, &x, err);
     if (rc) {
-        ddb_buf_free(&k);
+        ddbi_buf_free(&k);
         return rc;
     }
     entry *e = malloc(sizeof *e + k.len);
     if (!e) {
         ddb_expr_free(x);
-        ddb_buf_free(&k);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_buf_free(&k);
+        return ddbi_fail_oom(err, __func__);
     }
     e->hash = h;
     e->klen = k.len;
     e->expr = x;
     memcpy(e->key, k.p, k.len);
-    ddb_buf_free(&k);
+    ddbi_buf_free(&k);
     pthread_mutex_lock(&c->mu);
     for (entry *o = *slot; o; o = o->next)
         if (o->hash == h && o->klen == e->klen && memcmp(o->key, e->key, e->klen) == 0) {
@@ -111,7 +111,7 @@ int ddb_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_ite
     return DDB_OK;
 }
 
-void ddb_expr_cache_free(ddb *db)
+void ddbi_expr_cache_free(ddb *db)
 {
     struct ddb_expr_cache *c = db->expr_cache;
     if (!c)

@@ -10,8 +10,8 @@
 /* Prepared-expression cache of a handle (expr_cache.c).  *out stays valid
  * until ddb_close and may be used by any thread, unless the cache is full:
  * then *owned is set too and the caller frees it (ddb_expr_free) after use. */
-int ddb_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_item *names, const ddb_expr **out,
+int ddbi_expr_cached(ddb *db, ddb_expr_kind kind, const char *text, const ddb_item *names, const ddb_expr **out,
                     ddb_expr **owned, ddb_error *err);
-void ddb_expr_cache_free(ddb *db);
+void ddbi_expr_cache_free(ddb *db);
 
 #endif

@@ -8,7 +8,7 @@
 
 #define RECORD_VERSION 1
 
-int ddb_buf_put(ddb_buf *b, const void *p, size_t n)
+int ddbi_buf_put(ddb_buf *b, const void *p, size_t n)
 {
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
@@ -26,7 +26,7 @@ int ddb_buf_put(ddb_buf *b, const void *p, size_t n)
     return DDB_OK;
 }
 
-int ddb_buf_varint(ddb_buf *b, uint64_t v)
+int ddbi_buf_varint(ddb_buf *b, uint64_t v)
 {
     uint8_t tmp[10];
     size_t n = 0;
@@ -34,10 +34,10 @@ int ddb_buf_varint(ddb_buf *b, uint64_t v)
         tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
         v >>= 7;
     } while (v);
-    return ddb_buf_put(b, tmp, n);
+    return ddbi_buf_put(b, tmp, n);
 }
 
-void ddb_buf_free(ddb_buf *b)
+void ddbi_buf_free(ddb_buf *b)
 {
     free(b->p);
     b->p = NULL;
@@ -47,34 +47,34 @@ void ddb_buf_free(ddb_buf *b)
 static int encode_value(ddb_buf *b, const ddb_value *v)
 {
     uint8_t t = (uint8_t)v->type;
-    int rc = ddb_buf_put(b, &t, 1);
+    int rc = ddbi_buf_put(b, &t, 1);
     if (rc)
         return rc;
     switch (v->type) {
     case DDB_TS:
     case DDB_TN:
     case DDB_TB:
-        if ((rc = ddb_buf_varint(b, v->len)))
+        if ((rc = ddbi_buf_varint(b, v->len)))
             return rc;
-        return ddb_buf_put(b, v->u.s, v->len);
+        return ddbi_buf_put(b, v->u.s, v->len);
     case DDB_TBOOL: {
         uint8_t x = v->u.boolean;
-        return ddb_buf_put(b, &x, 1);
+        return ddbi_buf_put(b, &x, 1);
     }
     case DDB_TNULL:
         return DDB_OK;
     case DDB_TM:
-        if ((rc = ddb_buf_varint(b, v->len)))
+        if ((rc = ddbi_buf_varint(b, v->len)))
             return rc;
         for (uint32_t i = 0; i < v->len; i++) {
-            if ((rc = ddb_buf_varint(b, v->u.m[i].name_len)) ||
-                (rc = ddb_buf_put(b, v->u.m[i].name, v->u.m[i].name_len)) ||
+            if ((rc = ddbi_buf_varint(b, v->u.m[i].name_len)) ||
+                (rc = ddbi_buf_put(b, v->u.m[i].name, v->u.m[i].name_len)) ||
                 (rc = encode_value(b, v->u.m[i].value)))
                 return rc;
         }
         return DDB_OK;
     default: /* L and sets */
-        if ((rc = ddb_buf_varint(b, v->len)))
+        if ((rc = ddbi_buf_varint(b, v->len)))
             return rc;
         for (uint32_t i = 0; i < v->len; i++)
             if ((rc = encode_value(b, v->u.l[i])))
@@ -83,17 +83,17 @@ static int encode_value(ddb_buf *b, const ddb_value *v)
     }
 }
 
-int ddb_encode_item(ddb_buf *b, const ddb_value *map, size_t size)
+int ddbi_encode_item(ddb_buf *b, const ddb_value *map, size_t size)
 {
     uint8_t ver = RECORD_VERSION;
-    int rc = ddb_buf_put(b, &ver, 1);
+    int rc = ddbi_buf_put(b, &ver, 1);
     if (!rc)
-        rc = ddb_buf_varint(b, size);
+        rc = ddbi_buf_varint(b, size);
     if (!rc)
-        rc = ddb_buf_varint(b, map->len);
+        rc = ddbi_buf_varint(b, map->len);
     for (uint32_t i = 0; !rc && i < map->len; i++) {
-        if (!(rc = ddb_buf_varint(b, map->u.m[i].name_len)) &&
-            !(rc = ddb_buf_put(b, map->u.m[i].name, map->u.m[i].name_len)))
+        if (!(rc = ddbi_buf_varint(b, map->u.m[i].name_len)) &&
+            !(rc = ddbi_buf_put(b, map->u.m[i].name, map->u.m[i].name_len)))
             rc = encode_value(b, map->u.m[i].value);
     }
     return rc;
@@ -340,7 +340,7 @@ static void fill(const uint8_t *body, char *copy, ddb_value *map, ddb_value *v, 
     }
 }
 
-int ddb_record_size(const uint8_t *p, size_t n, size_t *size)
+int ddbi_record_size(const uint8_t *p, size_t n, size_t *size)
 {
     rd r = {p, p + n, NULL};
     uint64_t s;
@@ -350,7 +350,7 @@ int ddb_record_size(const uint8_t *p, size_t n, size_t *size)
     return DDB_OK;
 }
 
-int ddb_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out)
+int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out)
 {
     rd r = {p, p + n, a};
     uint64_t s;

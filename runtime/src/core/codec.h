@@ -13,15 +13,15 @@ typedef struct ddb_buf {
     size_t len, cap;
 } ddb_buf;
 
-int ddb_buf_put(ddb_buf *b, const void *p, size_t n);
-int ddb_buf_varint(ddb_buf *b, uint64_t v);
-void ddb_buf_free(ddb_buf *b);
+int ddbi_buf_put(ddb_buf *b, const void *p, size_t n);
+int ddbi_buf_varint(ddb_buf *b, uint64_t v);
+void ddbi_buf_free(ddb_buf *b);
 
 /* Append the record for an M value whose DynamoDB size is size. */
-int ddb_encode_item(ddb_buf *b, const ddb_value *map, size_t size);
+int ddbi_encode_item(ddb_buf *b, const ddb_value *map, size_t size);
 /* Decode a record into arena memory; DDB_ECORRUPT on malformed input. */
-int ddb_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out);
+int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out);
 /* The stored DynamoDB size of a record without decoding it. */
-int ddb_record_size(const uint8_t *p, size_t n, size_t *size);
+int ddbi_record_size(const uint8_t *p, size_t n, size_t *size);
 
 #endif

@@ -33,7 +33,7 @@ const char *ddb_strerror(int code)
     return "unknown error";
 }
 
-int ddb_fail(ddb_error *err, int code, const char *fmt, ...)
+int ddbi_fail(ddb_error *err, int code, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -45,7 +45,7 @@ int ddb_fail(ddb_error *err, int code, const char *fmt, ...)
     return code;
 }
 
-int ddb_fail_oom(ddb_error *err, const char *what)
+int ddbi_fail_oom(ddb_error *err, const char *what)
 {
-    return ddb_fail(err, DDB_ENOMEM, "%s: out of memory", what ? what : "ddb");
+    return ddbi_fail(err, DDB_ENOMEM, "%s: out of memory", what ? what : "ddb");
 }

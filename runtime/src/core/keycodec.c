@@ -14,18 +14,18 @@ static void digest_bytes(uint8_t type, const void *p, size_t n, uint8_t out[DDB_
     ddb_put_be(out + 8, h.low64, 8);
 }
 
-void ddb_key_digest(const ddb_value *v, uint8_t out[DDB_DIGEST_LEN])
+void ddbi_key_digest(const ddb_value *v, uint8_t out[DDB_DIGEST_LEN])
 {
     digest_bytes((uint8_t)v->type, v->u.s, v->len, out);
 }
 
-size_t ddb_key_sortpart(const ddb_value *v, uint8_t *out)
+size_t ddbi_key_sortpart(const ddb_value *v, uint8_t *out)
 {
     if (v->type == DDB_TN) {
         ddb_dec d;
-        if (ddb_dec_parse(v->u.s, v->len, &d, NULL) != DDB_OK)
+        if (ddbi_dec_parse(v->u.s, v->len, &d, NULL) != DDB_OK)
             return 0; /* stored numbers are canonical: unreachable */
-        return ddb_dec_key(&d, out);
+        return ddbi_dec_key(&d, out);
     }
     if (v->len <= DDB_SK_INLINE) {
         memcpy(out, v->u.s, v->len);
@@ -36,15 +36,15 @@ size_t ddb_key_sortpart(const ddb_value *v, uint8_t *out)
     return DDB_SK_INLINE + DDB_DIGEST_LEN;
 }
 
-void ddb_key_make(ddb_key *k, const ddb_value *pk, const ddb_value *sk)
+void ddbi_key_make(ddb_key *k, const ddb_value *pk, const ddb_value *sk)
 {
-    ddb_key_digest(pk, k->b);
+    ddbi_key_digest(pk, k->b);
     k->len = DDB_DIGEST_LEN;
     if (sk)
-        k->len += ddb_key_sortpart(sk, k->b + DDB_DIGEST_LEN);
+        k->len += ddbi_key_sortpart(sk, k->b + DDB_DIGEST_LEN);
 }
 
-uint64_t ddb_key_hash(const uint8_t *key)
+uint64_t ddbi_key_hash(const uint8_t *key)
 {
     return ddb_get_be(key, 8);
 }
@@ -52,6 +52,6 @@ uint64_t ddb_key_hash(const uint8_t *key)
 uint64_t ddb_partition_hash(const ddb_value *pk)
 {
     uint8_t d[DDB_DIGEST_LEN];
-    ddb_key_digest(pk, d);
-    return ddb_key_hash(d);
+    ddbi_key_digest(pk, d);
+    return ddbi_key_hash(d);
 }

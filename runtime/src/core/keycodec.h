@@ -30,11 +30,11 @@ typedef struct ddb_key {
 } ddb_key;
 
 /* 128-bit digest of a key value (S, N or B). */
-void ddb_key_digest(const ddb_value *v, uint8_t out[DDB_DIGEST_LEN]);
+void ddbi_key_digest(const ddb_value *v, uint8_t out[DDB_DIGEST_LEN]);
 /* Encoded sort part of v; returns its length (at most DDB_SK_INLINE + 16). */
-size_t ddb_key_sortpart(const ddb_value *v, uint8_t *out);
+size_t ddbi_key_sortpart(const ddb_value *v, uint8_t *out);
 /* digest(pk) || sortpart(sk) (sk may be NULL). */
-void ddb_key_make(ddb_key *k, const ddb_value *pk, const ddb_value *sk);
+void ddbi_key_make(ddb_key *k, const ddb_value *pk, const ddb_value *sk);
 /* True when a key's sort part is in the long (prefix + digest) form. */
 static inline int ddb_key_is_long(const uint8_t *key, size_t len)
 {
@@ -57,6 +57,6 @@ static inline uint64_t ddb_get_be(const uint8_t *p, int bytes)
 }
 
 /* Partition hash = first 8 bytes of the digest, big-endian. */
-uint64_t ddb_key_hash(const uint8_t *key);
+uint64_t ddbi_key_hash(const uint8_t *key);
 
 #endif

@@ -74,10 +74,10 @@ static int is_digit(char c)
 static int not_number(const char *text, size_t len, ddb_error *err)
 {
     char q[QUOTE_MAX];
-    return ddb_fail(err, DDB_EVALIDATION, "%s: %s", MSG_NOT_NUMBER, quote(text, len, q));
+    return ddbi_fail(err, DDB_EVALIDATION, "%s: %s", MSG_NOT_NUMBER, quote(text, len, q));
 }
 
-int ddb_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err)
+int ddbi_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err)
 {
     char q[QUOTE_MAX];
     ddb_dec x;
@@ -85,7 +85,7 @@ int ddb_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err)
     int neg = 0;
 
     if (!text || len == 0)
-        return ddb_fail(err, DDB_EVALIDATION, "%s (empty text)", MSG_NOT_NUMBER);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s (empty text)", MSG_NOT_NUMBER);
     if (text[0] == '+' || text[0] == '-') {
         neg = text[0] == '-';
         i++;
@@ -143,14 +143,14 @@ int ddb_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err)
     /* The first nonzero digit has place value 10^(nint - first - 1). */
     int64_t exp = nint - first + e;
     if (exp > DDB_DEC_EXP_MAX)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: %s (max " MAX_MAGNITUDE ")", MSG_OVERFLOW,
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: %s (max " MAX_MAGNITUDE ")", MSG_OVERFLOW,
                         quote(text, len, q));
     if (exp < DDB_DEC_EXP_MIN)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: %s (min " MIN_MAGNITUDE ")", MSG_UNDERFLOW,
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: %s (min " MIN_MAGNITUDE ")", MSG_UNDERFLOW,
                         quote(text, len, q));
     int64_t nsig = last - first + 1;
     if (nsig > DDB_DEC_DIGITS)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: %s has %lld significant digits (max 38)", MSG_DIGITS,
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: %s has %lld significant digits (max 38)", MSG_DIGITS,
                         quote(text, len, q), (long long)nsig);
     x.sign = neg ? -1 : 1;
     x.ndig = (uint8_t)nsig;
@@ -161,7 +161,7 @@ int ddb_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err)
 
 /* ---- Canonical text -------------------------------------------------------- */
 
-size_t ddb_dec_format(const ddb_dec *x, char out[DDB_NUMBER_TEXT_MAX])
+size_t ddbi_dec_format(const ddb_dec *x, char out[DDB_NUMBER_TEXT_MAX])
 {
     size_t o = 0;
     int n = x->ndig, exp = x->exp;
@@ -199,10 +199,10 @@ size_t ddb_dec_format(const ddb_dec *x, char out[DDB_NUMBER_TEXT_MAX])
 int ddb_number_canonical(const char *text, size_t len, char out[DDB_NUMBER_TEXT_MAX], ddb_error *err)
 {
     ddb_dec x;
-    int rc = ddb_dec_parse(text, len, &x, err);
+    int rc = ddbi_dec_parse(text, len, &x, err);
     if (rc)
         return rc;
-    ddb_dec_format(&x, out);
+    ddbi_dec_format(&x, out);
     return DDB_OK;
 }
 
@@ -219,7 +219,7 @@ static int cmp_magnitude(const ddb_dec *a, const ddb_dec *b)
     return a->ndig < b->ndig ? -1 : a->ndig > b->ndig;
 }
 
-int ddb_dec_cmp(const ddb_dec *a, const ddb_dec *b)
+int ddbi_dec_cmp(const ddb_dec *a, const ddb_dec *b)
 {
     if (a->sign != b->sign)
         return a->sign < b->sign ? -1 : 1;
@@ -234,22 +234,22 @@ int ddb_dec_cmp(const ddb_dec *a, const ddb_dec *b)
 int ddb_number_compare(const char *a, const char *b)
 {
     ddb_dec x, y;
-    int bad_a = ddb_dec_parse(a, a ? strlen(a) : 0, &x, NULL) != DDB_OK;
-    int bad_b = ddb_dec_parse(b, b ? strlen(b) : 0, &y, NULL) != DDB_OK;
+    int bad_a = ddbi_dec_parse(a, a ? strlen(a) : 0, &x, NULL) != DDB_OK;
+    int bad_b = ddbi_dec_parse(b, b ? strlen(b) : 0, &y, NULL) != DDB_OK;
     if (bad_a || bad_b) {
         if (bad_a != bad_b)
             return bad_a ? -1 : 1;
         int c = strcmp(a ? a : "", b ? b : "");
         return c < 0 ? -1 : c > 0;
     }
-    return ddb_dec_cmp(&x, &y);
+    return ddbi_dec_cmp(&x, &y);
 }
 
 /* ---- Order-preserving key ---------------------------------------------------- */
 
 enum { KEY_NEG = 0x01, KEY_ZERO = 0x02, KEY_POS = 0x03 };
 
-size_t ddb_dec_key(const ddb_dec *x, uint8_t out[DDB_DEC_KEY_MAX])
+size_t ddbi_dec_key(const ddb_dec *x, uint8_t out[DDB_DEC_KEY_MAX])
 {
     if (x->sign == 0 || x->ndig == 0) {
         out[0] = KEY_ZERO;
@@ -272,7 +272,7 @@ size_t ddb_dec_key(const ddb_dec *x, uint8_t out[DDB_DEC_KEY_MAX])
     return o;
 }
 
-int ddb_dec_from_key(const uint8_t *key, size_t len, ddb_dec *out, size_t *used)
+int ddbi_dec_from_key(const uint8_t *key, size_t len, ddb_dec *out, size_t *used)
 {
     ddb_dec x;
     set_zero(&x);
@@ -322,7 +322,7 @@ static int floor_div2(int v)
     return v >= 0 ? v / 2 : -((-v + 1) / 2);
 }
 
-size_t ddb_dec_size(const ddb_dec *x)
+size_t ddbi_dec_size(const ddb_dec *x)
 {
     if (x->sign == 0 || x->ndig == 0)
         return 1;
@@ -352,7 +352,7 @@ static int valid(const ddb_dec *x)
 static int add_signed(const ddb_dec *a, const ddb_dec *b, int bsign, ddb_dec *out, ddb_error *err)
 {
     if (!valid(a) || !valid(b)) /* would not fit the digit buffers */
-        return ddb_fail(err, DDB_EINVAL, "number operand is not a valid ddb_dec");
+        return ddbi_fail(err, DDB_EINVAL, "number operand is not a valid ddb_dec");
     int sa = a->ndig ? a->sign : 0, sb = b->ndig ? b->sign * bsign : 0;
     if (sb == 0) {
         if (sa == 0)
@@ -411,14 +411,14 @@ static int add_signed(const ddb_dec *a, const ddb_dec *b, int bsign, ddb_dec *ou
         bottom++;
     int exp = lo + top + 1, nsig = top - bottom + 1;
     if (exp > DDB_DEC_EXP_MAX)
-        return ddb_fail(err, DDB_EVALIDATION, "%s (the result is at least 1E+%d; max " MAX_MAGNITUDE ")",
+        return ddbi_fail(err, DDB_EVALIDATION, "%s (the result is at least 1E+%d; max " MAX_MAGNITUDE ")",
                         MSG_OVERFLOW, exp - 1);
     if (exp < DDB_DEC_EXP_MIN)
-        return ddb_fail(err, DDB_EVALIDATION, "%s (the result is below 1E%d; min " MIN_MAGNITUDE ")", MSG_UNDERFLOW,
+        return ddbi_fail(err, DDB_EVALIDATION, "%s (the result is below 1E%d; min " MIN_MAGNITUDE ")", MSG_UNDERFLOW,
                         exp);
     if (nsig > DDB_DEC_DIGITS)
         /* DynamoDB answers an inexact sum with its overflow text too. */
-        return ddb_fail(err, DDB_EVALIDATION, "%s (the exact result needs %d significant digits; max 38)",
+        return ddbi_fail(err, DDB_EVALIDATION, "%s (the exact result needs %d significant digits; max 38)",
                         MSG_OVERFLOW, nsig);
     ddb_dec r;
     set_zero(&r);
@@ -431,12 +431,12 @@ static int add_signed(const ddb_dec *a, const ddb_dec *b, int bsign, ddb_dec *ou
     return DDB_OK;
 }
 
-int ddb_dec_add(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err)
+int ddbi_dec_add(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err)
 {
     return add_signed(a, b, 1, out, err);
 }
 
-int ddb_dec_sub(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err)
+int ddbi_dec_sub(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err)
 {
     return add_signed(a, b, -1, out, err);
 }
@@ -463,7 +463,7 @@ static void from_magnitude(uint64_t m, int sign, ddb_dec *out)
         out->d[i] = rev[n - 1 - i];
 }
 
-void ddb_dec_from_i64(int64_t v, ddb_dec *out)
+void ddbi_dec_from_i64(int64_t v, ddb_dec *out)
 {
     if (v < 0)
         from_magnitude((uint64_t)0 - (uint64_t)v, -1, out);
@@ -471,7 +471,7 @@ void ddb_dec_from_i64(int64_t v, ddb_dec *out)
         from_magnitude((uint64_t)v, 1, out);
 }
 
-void ddb_dec_from_u64(uint64_t v, ddb_dec *out)
+void ddbi_dec_from_u64(uint64_t v, ddb_dec *out)
 {
     from_magnitude(v, 1, out);
 }
@@ -496,7 +496,7 @@ static int to_magnitude(const ddb_dec *x, uint64_t limit, uint64_t *m)
     return DDB_OK;
 }
 
-int ddb_dec_to_i64(const ddb_dec *x, int64_t *out)
+int ddbi_dec_to_i64(const ddb_dec *x, int64_t *out)
 {
     uint64_t m;
     uint64_t limit = x->sign < 0 ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
@@ -510,7 +510,7 @@ int ddb_dec_to_i64(const ddb_dec *x, int64_t *out)
     return DDB_OK;
 }
 
-int ddb_dec_to_u64(const ddb_dec *x, uint64_t *out)
+int ddbi_dec_to_u64(const ddb_dec *x, uint64_t *out)
 {
     uint64_t m;
     if (x->sign < 0)
@@ -524,13 +524,13 @@ int ddb_dec_to_u64(const ddb_dec *x, uint64_t *out)
 
 /* ---- Doubles --------------------------------------------------------------------- */
 
-int ddb_dec_from_double(double v, ddb_dec *out, ddb_error *err)
+int ddbi_dec_from_double(double v, ddb_dec *out, ddb_error *err)
 {
     char buf[40];
     if (isnan(v))
-        return ddb_fail(err, DDB_EVALIDATION, "%s: NaN (a double that is not a number)", MSG_NOT_NUMBER);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: NaN (a double that is not a number)", MSG_NOT_NUMBER);
     if (isinf(v))
-        return ddb_fail(err, DDB_EVALIDATION, "%s: %sInfinity (an infinite double)", MSG_NOT_NUMBER,
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: %sInfinity (an infinite double)", MSG_NOT_NUMBER,
                         v < 0 ? "-" : "");
     if (v == 0) {
         set_zero(out);
@@ -558,15 +558,15 @@ int ddb_dec_from_double(double v, ddb_dec *out, ddb_error *err)
         x.ndig--;
     long exp = e + 1;
     if (exp > DDB_DEC_EXP_MAX)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: %.17g (max " MAX_MAGNITUDE ")", MSG_OVERFLOW, v);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: %.17g (max " MAX_MAGNITUDE ")", MSG_OVERFLOW, v);
     if (exp < DDB_DEC_EXP_MIN)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: %.17g (min " MIN_MAGNITUDE ")", MSG_UNDERFLOW, v);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: %.17g (min " MIN_MAGNITUDE ")", MSG_UNDERFLOW, v);
     x.exp = (int16_t)exp;
     *out = x;
     return DDB_OK;
 }
 
-double ddb_dec_to_double(const ddb_dec *x)
+double ddbi_dec_to_double(const ddb_dec *x)
 {
     /* An integer mantissa and an exponent: no radix character, so strtod
      * reads it the same in every locale, correctly rounded. */

@@ -42,14 +42,14 @@ typedef struct ddb_dec {
  * ("Number underflow..."), more than 38 significant digits ("Attempting to
  * store more than 38 significant digits in a Number") - checked in that
  * order, like dynalite. */
-int ddb_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err);
+int ddbi_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err);
 /* Canonical text, DynamoDB's normalised form: plain decimal notation, never
  * an exponent ("1e3" -> "1000", "1E-3" -> "0.001", "1.50" -> "1.5",
  * "-0" -> "0", ".5" -> "0.5", "+3" -> "3").  NUL-terminated; returns its
  * length (at most DDB_NUMBER_TEXT_MAX - 1). */
-size_t ddb_dec_format(const ddb_dec *x, char out[DDB_NUMBER_TEXT_MAX]);
+size_t ddbi_dec_format(const ddb_dec *x, char out[DDB_NUMBER_TEXT_MAX]);
 /* Numeric comparison: <0, 0, >0. */
-int ddb_dec_cmp(const ddb_dec *a, const ddb_dec *b);
+int ddbi_dec_cmp(const ddb_dec *a, const ddb_dec *b);
 /* Order-preserving encoding: memcmp order of encodings == numeric order.
  * The encoding is prefix-free (no encoding is a proper prefix of another),
  * so it may be followed by further key bytes.  Returns its length (1..22).
@@ -57,34 +57,34 @@ int ddb_dec_cmp(const ddb_dec *a, const ddb_dec *b);
  * exponent byte (exp - DDB_DEC_EXP_MIN, complemented for negatives) and the
  * digits as nibbles digit+1 ending with a 0 nibble, padded to a byte with
  * 0, all complemented for negatives. */
-size_t ddb_dec_key(const ddb_dec *x, uint8_t out[DDB_DEC_KEY_MAX]);
-/* Decode one encoding made by ddb_dec_key at the start of key[0..len);
+size_t ddbi_dec_key(const ddb_dec *x, uint8_t out[DDB_DEC_KEY_MAX]);
+/* Decode one encoding made by ddbi_dec_key at the start of key[0..len);
  * *used (may be NULL) gets its length.  DDB_ECORRUPT if it is malformed. */
-int ddb_dec_from_key(const uint8_t *key, size_t len, ddb_dec *out, size_t *used);
+int ddbi_dec_from_key(const uint8_t *key, size_t len, ddb_dec *out, size_t *used);
 /* Storage size as DynamoDB counts it for item size (the value only, not
  * the attribute name): zero is 1 byte; otherwise 1 (exponent) + one byte
  * per pair of digits, pairs aligned on the decimal point (so "12" is one
  * pair, "1.2" two) + 1 for negatives.  Same values as dynalite. */
-size_t ddb_dec_size(const ddb_dec *x);
+size_t ddbi_dec_size(const ddb_dec *x);
 /* Exact arithmetic; out may alias a or b.  DDB_EVALIDATION when the exact
  * result leaves the range (DynamoDB's "Number overflow..." / "Number
  * underflow..." text) or needs more than 38 significant digits (DynamoDB
  * reports that too as "Number overflow. Attempting to store a number with
  * magnitude larger than supported range"; the message adds the digit
  * count).  On error *out is unchanged. */
-int ddb_dec_add(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err);
-int ddb_dec_sub(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err);
-void ddb_dec_from_i64(int64_t v, ddb_dec *out);
-void ddb_dec_from_u64(uint64_t v, ddb_dec *out);
+int ddbi_dec_add(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err);
+int ddbi_dec_sub(const ddb_dec *a, const ddb_dec *b, ddb_dec *out, ddb_error *err);
+void ddbi_dec_from_i64(int64_t v, ddb_dec *out);
+void ddbi_dec_from_u64(uint64_t v, ddb_dec *out);
 /* DDB_EVALIDATION when x is not an integer or not in range; *out is then
  * unchanged. */
-int ddb_dec_to_i64(const ddb_dec *x, int64_t *out);
-int ddb_dec_to_u64(const ddb_dec *x, uint64_t *out);
+int ddbi_dec_to_i64(const ddb_dec *x, int64_t *out);
+int ddbi_dec_to_u64(const ddb_dec *x, uint64_t *out);
 /* The shortest decimal that reads back as v (at most 17 significant
  * digits).  DDB_EVALIDATION for NaN, infinities and finite doubles outside
  * DynamoDB's range (e.g. 1e300, 5e-324). */
-int ddb_dec_from_double(double v, ddb_dec *out, ddb_error *err);
+int ddbi_dec_from_double(double v, ddb_dec *out, ddb_error *err);
 /* Nearest double (correctly rounded). */
-double ddb_dec_to_double(const ddb_dec *x);
+double ddbi_dec_to_double(const ddb_dec *x);
 
 #endif

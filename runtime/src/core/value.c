@@ -75,21 +75,21 @@ ddb_value *ddb_v_null(ddb_arena *a)
 static ddb_value *dec_value(ddb_arena *a, const ddb_dec *d)
 {
     char buf[DDB_NUMBER_TEXT_MAX];
-    size_t n = ddb_dec_format(d, buf);
+    size_t n = ddbi_dec_format(d, buf);
     return bytes_value(a, DDB_TN, buf, n);
 }
 
 ddb_value *ddb_v_i64(ddb_arena *a, int64_t x)
 {
     ddb_dec d;
-    ddb_dec_from_i64(x, &d);
+    ddbi_dec_from_i64(x, &d);
     return dec_value(a, &d);
 }
 
 ddb_value *ddb_v_u64(ddb_arena *a, uint64_t x)
 {
     ddb_dec d;
-    ddb_dec_from_u64(x, &d);
+    ddbi_dec_from_u64(x, &d);
     return dec_value(a, &d);
 }
 
@@ -98,23 +98,23 @@ int ddb_v_n(ddb_arena *a, const char *text, ddb_value **out, ddb_error *err)
     ddb_dec d;
     *out = NULL;
     if (!text)
-        return ddb_fail(err, DDB_EINVAL, "number text is NULL");
-    int rc = ddb_dec_parse(text, strlen(text), &d, err);
+        return ddbi_fail(err, DDB_EINVAL, "number text is NULL");
+    int rc = ddbi_dec_parse(text, strlen(text), &d, err);
     if (rc)
         return rc;
     *out = dec_value(a, &d);
-    return *out ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return *out ? DDB_OK : ddbi_fail_oom(err, __func__);
 }
 
 int ddb_v_double(ddb_arena *a, double x, ddb_value **out, ddb_error *err)
 {
     ddb_dec d;
     *out = NULL;
-    int rc = ddb_dec_from_double(x, &d, err);
+    int rc = ddbi_dec_from_double(x, &d, err);
     if (rc)
         return rc;
     *out = dec_value(a, &d);
-    return *out ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return *out ? DDB_OK : ddbi_fail_oom(err, __func__);
 }
 
 ddb_value *ddb_v_list(ddb_arena *a)
@@ -167,7 +167,7 @@ static int name_cmp(const char *a, size_t alen, const char *b, size_t blen)
     return c ? c : (alen < blen ? -1 : alen > blen);
 }
 
-long ddb_map_find(const ddb_value *map, const char *name, size_t name_len)
+long ddbi_map_find(const ddb_value *map, const char *name, size_t name_len)
 {
     long lo = 0, hi = (long)map->len - 1;
     while (lo <= hi) {
@@ -184,17 +184,17 @@ long ddb_map_find(const ddb_value *map, const char *name, size_t name_len)
     return -lo - 1;
 }
 
-const ddb_value *ddb_map_getn(const ddb_value *map, const char *name, size_t name_len)
+const ddb_value *ddbi_map_getn(const ddb_value *map, const char *name, size_t name_len)
 {
     if (!map || map->type != DDB_TM)
         return NULL;
-    long i = ddb_map_find(map, name, name_len);
+    long i = ddbi_map_find(map, name, name_len);
     return i >= 0 ? map->u.m[i].value : NULL;
 }
 
 const ddb_value *ddb_map_get(const ddb_value *map, const char *name)
 {
-    return name ? ddb_map_getn(map, name, strlen(name)) : NULL;
+    return name ? ddbi_map_getn(map, name, strlen(name)) : NULL;
 }
 
 int ddb_map_set(ddb_arena *a, ddb_value *map, const char *name, ddb_value *x)
@@ -204,7 +204,7 @@ int ddb_map_set(ddb_arena *a, ddb_value *map, const char *name, ddb_value *x)
     size_t nlen = strlen(name);
     if (nlen > UINT32_MAX)
         return DDB_EINVAL;
-    long i = ddb_map_find(map, name, nlen);
+    long i = ddbi_map_find(map, name, nlen);
     if (i >= 0) {
         map->u.m[i].value = x;
         return DDB_OK;
@@ -226,7 +226,7 @@ int ddb_map_remove(ddb_value *map, const char *name)
 {
     if (!map || map->type != DDB_TM || !name)
         return 0;
-    long i = ddb_map_find(map, name, strlen(name));
+    long i = ddbi_map_find(map, name, strlen(name));
     if (i < 0)
         return 0;
     memmove(&map->u.m[i], &map->u.m[i + 1], (map->len - (size_t)i - 1) * sizeof *map->u.m);
@@ -242,9 +242,9 @@ static ddb_type set_elem_type(ddb_type set)
 int ddb_set_add(ddb_arena *a, ddb_value *set, ddb_value *x, ddb_error *err)
 {
     if (!set || !x || (set->type != DDB_TSS && set->type != DDB_TNS && set->type != DDB_TBS))
-        return ddb_fail(err, DDB_EINVAL, "ddb_set_add needs a set and a value");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_set_add needs a set and a value");
     if (x->type != set_elem_type(set->type))
-        return ddb_fail(err, DDB_EVALIDATION, "a %s set cannot hold a %s value", ddb_type_name(set->type),
+        return ddbi_fail(err, DDB_EVALIDATION, "a %s set cannot hold a %s value", ddb_type_name(set->type),
                         ddb_type_name(x->type));
     long lo = 0, hi = (long)set->len - 1;
     while (lo <= hi) {
@@ -259,7 +259,7 @@ int ddb_set_add(ddb_arena *a, ddb_value *set, ddb_value *x, ddb_error *err)
     }
     ddb_value **s = grow(a, set, set->u.set, sizeof *s);
     if (!s)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     set->u.set = s;
     memmove(&s[lo + 1], &s[lo], (set->len - (size_t)lo) * sizeof *s);
     s[lo] = x;
@@ -362,26 +362,26 @@ bool ddb_value_equal(const ddb_value *x, const ddb_value *y)
 int ddb_value_to_i64(const ddb_value *v, int64_t *out)
 {
     ddb_dec d;
-    if (!v || v->type != DDB_TN || ddb_dec_parse(v->u.s, v->len, &d, NULL))
+    if (!v || v->type != DDB_TN || ddbi_dec_parse(v->u.s, v->len, &d, NULL))
         return DDB_EVALIDATION;
-    return ddb_dec_to_i64(&d, out);
+    return ddbi_dec_to_i64(&d, out);
 }
 
 int ddb_value_to_double(const ddb_value *v, double *out)
 {
     ddb_dec d;
-    if (!v || v->type != DDB_TN || ddb_dec_parse(v->u.s, v->len, &d, NULL))
+    if (!v || v->type != DDB_TN || ddbi_dec_parse(v->u.s, v->len, &d, NULL))
         return DDB_EVALIDATION;
-    *out = ddb_dec_to_double(&d);
+    *out = ddbi_dec_to_double(&d);
     return DDB_OK;
 }
 
-size_t ddb_number_size(const char *canon, size_t len)
+size_t ddbi_number_size(const char *canon, size_t len)
 {
     ddb_dec d;
-    if (ddb_dec_parse(canon, len, &d, NULL))
+    if (ddbi_dec_parse(canon, len, &d, NULL))
         return len; /* unreachable for stored values */
-    return ddb_dec_size(&d);
+    return ddbi_dec_size(&d);
 }
 
 size_t ddb_value_size(const ddb_value *v)
@@ -392,7 +392,7 @@ size_t ddb_value_size(const ddb_value *v)
     case DDB_TB:
         return v->len;
     case DDB_TN:
-        return ddb_number_size(v->u.s, v->len);
+        return ddbi_number_size(v->u.s, v->len);
     case DDB_TBOOL:
     case DDB_TNULL:
         return 1;
@@ -417,10 +417,10 @@ size_t ddb_value_size(const ddb_value *v)
     }
 }
 
-int ddb_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err)
+int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err)
 {
     if (depth > 32)
-        return ddb_fail(err, DDB_EVALIDATION, "attribute %s is nested deeper than 32 levels", path);
+        return ddbi_fail(err, DDB_EVALIDATION, "attribute %s is nested deeper than 32 levels", path);
     switch (v->type) {
     case DDB_TS:
     case DDB_TN:
@@ -432,31 +432,31 @@ int ddb_value_check(const ddb_value *v, const char *path, int depth, ddb_error *
     case DDB_TNS:
     case DDB_TBS:
         if (v->len == 0)
-            return ddb_fail(err, DDB_EVALIDATION, "attribute %s: an empty %s set is not allowed", path,
+            return ddbi_fail(err, DDB_EVALIDATION, "attribute %s: an empty %s set is not allowed", path,
                             ddb_type_name(v->type));
         for (uint32_t i = 0; i < v->len; i++) {
             if (v->u.set[i]->type != set_elem_type(v->type))
-                return ddb_fail(err, DDB_EVALIDATION, "attribute %s: a %s set holds a %s value", path,
+                return ddbi_fail(err, DDB_EVALIDATION, "attribute %s: a %s set holds a %s value", path,
                                 ddb_type_name(v->type), ddb_type_name(v->u.set[i]->type));
             if (i && ddb_value_compare(v->u.set[i - 1], v->u.set[i]) >= 0)
-                return ddb_fail(err, DDB_EVALIDATION, "attribute %s: set elements are duplicated or unsorted", path);
+                return ddbi_fail(err, DDB_EVALIDATION, "attribute %s: set elements are duplicated or unsorted", path);
         }
         return DDB_OK;
     case DDB_TL:
         for (uint32_t i = 0; i < v->len; i++) {
-            int rc = ddb_value_check(v->u.l[i], path, depth + 1, err);
+            int rc = ddbi_value_check(v->u.l[i], path, depth + 1, err);
             if (rc)
                 return rc;
         }
         return DDB_OK;
     case DDB_TM:
         for (uint32_t i = 0; i < v->len; i++) {
-            int rc = ddb_value_check(v->u.m[i].value, path, depth + 1, err);
+            int rc = ddbi_value_check(v->u.m[i].value, path, depth + 1, err);
             if (rc)
                 return rc;
         }
         return DDB_OK;
     default:
-        return ddb_fail(err, DDB_EVALIDATION, "attribute %s has no valid type", path);
+        return ddbi_fail(err, DDB_EVALIDATION, "attribute %s has no valid type", path);
     }
 }

@@ -10,13 +10,13 @@ struct ddb_item {
 };
 
 /* Index of name in a map, or -(insertion point)-1 when absent. */
-long ddb_map_find(const ddb_value *map, const char *name, size_t name_len);
+long ddbi_map_find(const ddb_value *map, const char *name, size_t name_len);
 /* Map lookup by counted name. */
-const ddb_value *ddb_map_getn(const ddb_value *map, const char *name, size_t name_len);
+const ddb_value *ddbi_map_getn(const ddb_value *map, const char *name, size_t name_len);
 /* Check what a write must refuse: empty sets, duplicate set members,
  * nesting over 32 levels.  path names the attribute for the message. */
-int ddb_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err);
+int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err);
 /* Bytes of the N value's storage size. */
-size_t ddb_number_size(const char *canon, size_t len);
+size_t ddbi_number_size(const char *canon, size_t len);
 
 #endif

@@ -28,11 +28,11 @@ static int request_key(ddb *db, MDB_txn *txn, const char *table, const ddb_item 
 {
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
-    int rc = ddb_table_get(db, txn, table, &t, err);
+    int rc = ddbi_table_get(db, txn, table, &t, err);
     if (!rc)
-        rc = whole_item ? ddb_keys_table(t, item, &pk, &sk, err) : ddb_keys_exact(t, item, &pk, &sk, err);
+        rc = whole_item ? ddbi_keys_table(t, item, &pk, &sk, err) : ddbi_keys_exact(t, item, &pk, &sk, err);
     if (!rc)
-        ddb_key_make(k, pk, sk);
+        ddbi_key_make(k, pk, sk);
     return rc;
 }
 
@@ -51,9 +51,9 @@ static int split_after(ddb *db, MDB_txn *txn, const ddb_wreq *reqs, const ddb_ws
         if (reqs[i].kind == DDB_TX_DELETE || reqs[i].kind == DDB_TX_CHECK || st[i].new_size <= st[i].old_size)
             continue;
         ddb_table_rt *t;
-        int rc = ddb_table_get(db, txn, reqs[i].table, &t, err);
+        int rc = ddbi_table_get(db, txn, reqs[i].table, &t, err);
         if (!rc)
-            rc = ddb_part_maybe_split(db, txn, t, ddb_key_hash(st[i].key.b), err);
+            rc = ddbi_part_maybe_split(db, txn, t, ddbi_key_hash(st[i].key.b), err);
         if (rc)
             return rc;
     }
@@ -75,7 +75,7 @@ static int batch_write_fn(ddb *db, MDB_txn *txn, void *vctx)
     bw_ctx *cx = vctx;
     ddb_arena *tmp = scratch(db);
     if (!tmp)
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(cx->err, __func__);
     ddb_wreq reqs[BATCH_WRITE_MAX];
     ddb_wstate st[BATCH_WRITE_MAX];
     int rc = DDB_OK;
@@ -87,13 +87,13 @@ static int batch_write_fn(ddb *db, MDB_txn *txn, void *vctx)
             break;
         for (size_t j = 0; j < i; j++)
             if (same_item(reqs[j].table, &st[j].key, op->table, &st[i].key))
-                rc = ddb_fail(cx->err, DDB_EVALIDATION,
+                rc = ddbi_fail(cx->err, DDB_EVALIDATION,
                               "Provided list of item keys contains duplicates (requests %zu and %zu, table %s)", j + 1,
                               i + 1, op->table);
     }
     for (size_t i = 0; i < cx->n && !rc; i++)
-        if (!(rc = ddb_write_prepare(db, txn, &reqs[i], &st[i], tmp, cx->err)))
-            rc = ddb_write_apply(db, txn, &reqs[i], &st[i], 1.0, false, cx->cap, cx->mode, cx->err);
+        if (!(rc = ddbi_write_prepare(db, txn, &reqs[i], &st[i], tmp, cx->err)))
+            rc = ddbi_write_apply(db, txn, &reqs[i], &st[i], 1.0, false, cx->cap, cx->mode, cx->err);
     if (!rc)
         rc = split_after(db, txn, reqs, st, cx->n, cx->err);
     ddb_arena_reset(tmp);
@@ -104,22 +104,22 @@ int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return
                     ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_batch_write(db->remote, ops, n, rc_mode, cap, err);
+        return ddbi_remote_batch_write(db->remote, ops, n, rc_mode, cap, err);
     if (!db || (n && !ops))
-        return ddb_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
+        return ddbi_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
     if (n == 0)
-        return ddb_fail(err, DDB_EVALIDATION, "BatchWriteItem: the request holds no items");
+        return ddbi_fail(err, DDB_EVALIDATION, "BatchWriteItem: the request holds no items");
     if (n > BATCH_WRITE_MAX)
-        return ddb_fail(err, DDB_ELIMIT, "BatchWriteItem: %zu requests; at most %d are allowed", n, BATCH_WRITE_MAX);
+        return ddbi_fail(err, DDB_ELIMIT, "BatchWriteItem: %zu requests; at most %d are allowed", n, BATCH_WRITE_MAX);
     for (size_t i = 0; i < n; i++)
         if (!ops[i].table || !ops[i].put == !ops[i].delete_key)
-            return ddb_fail(err, DDB_EVALIDATION,
+            return ddbi_fail(err, DDB_EVALIDATION,
                             "BatchWriteItem: request %zu needs a table and exactly one of put and delete_key", i + 1);
     ddb_capacity scratch_cap;
     if (cap)
         memset(cap, 0, sizeof *cap);
     bw_ctx cx = {ops, n, cap ? rc_mode : DDB_CAPACITY_NONE, cap ? cap : &scratch_cap, err};
-    return ddb_run_write(db, batch_write_fn, &cx, false, err);
+    return ddbi_run_write(db, batch_write_fn, &cx, false, err);
 }
 
 /* ---- TransactWriteItems ---- */
@@ -148,7 +148,7 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
     tw_ctx *cx = vctx;
     ddb_arena *tmp = scratch(db);
     if (!tmp)
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(cx->err, __func__);
     ddb_wreq reqs[TX_MAX];
     ddb_wstate st[TX_MAX];
     int rc = DDB_OK;
@@ -160,11 +160,11 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
         /* what the request alone gets wrong refuses it (ValidationException);
          * only what depends on the stored items cancels it */
         ddb_table_rt *t;
-        if ((rc = ddb_table_get(db, txn, op->table, &t, cx->err)) || (rc = ddb_write_check(t, &reqs[i], cx->err)))
+        if ((rc = ddbi_table_get(db, txn, op->table, &t, cx->err)) || (rc = ddbi_write_check(t, &reqs[i], cx->err)))
             break;
         for (size_t j = 0; j < i; j++)
             if (same_item(reqs[j].table, &st[j].key, op->table, &st[i].key))
-                rc = ddb_fail(cx->err, DDB_EVALIDATION,
+                rc = ddbi_fail(cx->err, DDB_EVALIDATION,
                               "Transaction request cannot include multiple operations on one item (operations %zu "
                               "and %zu, table %s)",
                               j + 1, i + 1, op->table);
@@ -179,7 +179,7 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
     ddb_error first = {0};
     for (size_t i = 0; i < cx->n; i++) {
         ddb_error e = {0};
-        cx->reasons[i] = ddb_write_prepare(db, txn, &reqs[i], &st[i], tmp, &e);
+        cx->reasons[i] = ddbi_write_prepare(db, txn, &reqs[i], &st[i], tmp, &e);
         if (cx->reasons[i]) {
             if (!cancelled)
                 first = e;
@@ -189,7 +189,7 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
     }
     if (!cancelled && bytes > TX_BYTES_MAX) {
         ddb_arena_reset(tmp);
-        return ddb_fail(cx->err, DDB_ELIMIT, "Transaction size of %zu bytes exceeds the limit of %u bytes", bytes,
+        return ddbi_fail(cx->err, DDB_ELIMIT, "Transaction size of %zu bytes exceeds the limit of %u bytes", bytes,
                         TX_BYTES_MAX);
     }
     if (cancelled) {
@@ -200,13 +200,13 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
             o += (size_t)snprintf(text + o, sizeof text - o, "%s%s", i ? ", " : "", reason_name(cx->reasons[i]));
         if (o < sizeof text)
             snprintf(text + o, sizeof text - o, "]");
-        ddb_fail(cx->err, DDB_ECANCELED, "%s", text);
+        ddbi_fail(cx->err, DDB_ECANCELED, "%s", text);
         (void)first;
         ddb_arena_reset(tmp);
         return DDB_ECANCELED;
     }
     for (size_t i = 0; i < cx->n && !rc; i++)
-        rc = ddb_write_apply(db, txn, &reqs[i], &st[i], 2.0, false, cx->cap, cx->mode, cx->err);
+        rc = ddbi_write_apply(db, txn, &reqs[i], &st[i], 2.0, false, cx->cap, cx->mode, cx->err);
     if (!rc)
         rc = split_after(db, txn, reqs, st, cx->n, cx->err);
     ddb_arena_reset(tmp);
@@ -217,35 +217,35 @@ int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capac
                        ddb_tx_result *res, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_transact_write(db->remote, ops, n, rc_mode, a, res, err);
+        return ddbi_remote_transact_write(db->remote, ops, n, rc_mode, a, res, err);
     if (!db || (n && !ops) || !a || !res)
-        return ddb_fail(err, DDB_EINVAL, "TransactWriteItems: db, ops, arena and result are required");
+        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: db, ops, arena and result are required");
     memset(res, 0, sizeof *res);
     if (n == 0)
-        return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: the request holds no operations");
+        return ddbi_fail(err, DDB_EVALIDATION, "TransactWriteItems: the request holds no operations");
     if (n > TX_MAX)
-        return ddb_fail(err, DDB_ELIMIT, "TransactWriteItems: %zu operations; at most %d are allowed", n, TX_MAX);
+        return ddbi_fail(err, DDB_ELIMIT, "TransactWriteItems: %zu operations; at most %d are allowed", n, TX_MAX);
     for (size_t i = 0; i < n; i++) {
         const ddb_tx_op *op = &ops[i];
         if (!op->table || !op->item || op->kind < DDB_TX_PUT || op->kind > DDB_TX_CHECK)
-            return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: operation %zu needs a kind, a table and an item",
+            return ddbi_fail(err, DDB_EVALIDATION, "TransactWriteItems: operation %zu needs a kind, a table and an item",
                             i + 1);
         if (op->kind == DDB_TX_UPDATE && !op->update)
-            return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: update %zu has no UpdateExpression", i + 1);
+            return ddbi_fail(err, DDB_EVALIDATION, "TransactWriteItems: update %zu has no UpdateExpression", i + 1);
         if (op->kind == DDB_TX_CHECK && !op->condition)
-            return ddb_fail(err, DDB_EVALIDATION, "TransactWriteItems: ConditionCheck %zu has no ConditionExpression",
+            return ddbi_fail(err, DDB_EVALIDATION, "TransactWriteItems: ConditionCheck %zu has no ConditionExpression",
                             i + 1);
         const ddb_expr *ex[2] = {op->condition, op->update};
-        int rc = ddb_expr_check_request(ex, 2, NULL, op->values, err);
+        int rc = ddbi_expr_check_request(ex, 2, NULL, op->values, err);
         if (rc)
             return rc;
     }
     res->reasons = ddb_arena_alloc(a, n * sizeof *res->reasons);
     if (!res->reasons)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     memset(res->reasons, 0, n * sizeof *res->reasons);
     tw_ctx cx = {ops, n, rc_mode, &res->capacity, res->reasons, err};
-    int rc = ddb_run_write(db, transact_fn, &cx, false, err);
+    int rc = ddbi_run_write(db, transact_fn, &cx, false, err);
     if (rc != DDB_ECANCELED)
         memset(res->reasons, 0, n * sizeof *res->reasons);
     return rc;
@@ -260,14 +260,14 @@ static int read_one(ddb *db, MDB_txn *txn, const char *table, const ddb_item *ke
 {
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
-    int rc = ddb_table_get(db, txn, table, &t, err);
+    int rc = ddbi_table_get(db, txn, table, &t, err);
     if (!rc)
-        rc = ddb_keys_exact(t, key, &pk, &sk, err);
+        rc = ddbi_keys_exact(t, key, &pk, &sk, err);
     if (rc)
         return rc;
     *tp = t;
     ddb_key k;
-    ddb_key_make(&k, pk, sk);
+    ddbi_key_make(&k, pk, sk);
     MDB_val kv = {k.len, k.b}, dv;
     *out = NULL;
     *size = 0;
@@ -275,13 +275,13 @@ static int read_one(ddb *db, MDB_txn *txn, const char *table, const ddb_item *ke
     if (rc == MDB_NOTFOUND)
         return DDB_OK;
     if (rc)
-        return ddb_mdb_fail(err, rc, "reading item");
+        return ddbi_mdb_fail(err, rc, "reading item");
     ddb_item *it;
-    if (ddb_decode_item(dv.mv_data, dv.mv_size, a, &it) || ddb_record_size(dv.mv_data, dv.mv_size, size))
-        return ddb_fail(err, DDB_ECORRUPT, "stored item in table %s is unreadable", t->name);
+    if (ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it) || ddbi_record_size(dv.mv_data, dv.mv_size, size))
+        return ddbi_fail(err, DDB_ECORRUPT, "stored item in table %s is unreadable", t->name);
     const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
     if (opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) &&
-        !ddb_ttl_expired(db, t, it)) /* an expired item (TTL) reads as absent */
+        !ddbi_ttl_expired(db, t, it)) /* an expired item (TTL) reads as absent */
         *out = it;
     else
         *size = 0; /* another key with the same digest, or expired */
@@ -294,28 +294,28 @@ static int read_many(ddb *db, const char *what, size_t n, size_t max, const char
                      ddb_item **items, ddb_return_capacity mode, ddb_capacity *cap, ddb_error *err)
 {
     if (!db || (n && (!ops || !items)) || !a)
-        return ddb_fail(err, DDB_EINVAL, "%s: db, requests, arena and items are required", what);
+        return ddbi_fail(err, DDB_EINVAL, "%s: db, requests, arena and items are required", what);
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (n == 0)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: the request holds no keys", what);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: the request holds no keys", what);
     if (n > max)
-        return ddb_fail(err, DDB_ELIMIT, "%s: %zu keys; at most %zu are allowed", what, n, max);
+        return ddbi_fail(err, DDB_ELIMIT, "%s: %zu keys; at most %zu are allowed", what, n, max);
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
         return rc;
     ddb_key keys[BATCH_GET_MAX];
     for (size_t i = 0; i < n && !rc; i++) {
         if (!table_of(ops, i) || !key_of(ops, i)) {
-            rc = ddb_fail(err, DDB_EVALIDATION, "%s: request %zu needs a table and a key", what, i + 1);
+            rc = ddbi_fail(err, DDB_EVALIDATION, "%s: request %zu needs a table and a key", what, i + 1);
             break;
         }
         if ((rc = request_key(db, txn, table_of(ops, i), key_of(ops, i), false, &keys[i], err)))
             break;
         for (size_t j = 0; j < i && !rc; j++)
             if (same_item(table_of(ops, j), &keys[j], table_of(ops, i), &keys[i]))
-                rc = ddb_fail(err, DDB_EVALIDATION,
+                rc = ddbi_fail(err, DDB_EVALIDATION,
                               "%s: Provided list of item keys contains duplicates (requests %zu and %zu)", what, j + 1,
                               i + 1);
     }
@@ -325,15 +325,15 @@ static int read_many(ddb *db, const char *what, size_t n, size_t max, const char
         if ((rc = read_one(db, txn, table_of(ops, i), key_of(ops, i), a, &items[i], &size, &t, err)))
             break;
         bool strong = consistent_of ? consistent_of(ops, i) : true;
-        double units = factor * ddb_read_units(size, strong);
-        if ((rc = ddb_part_charge(db, t, ddb_part_of(t, ddb_key_hash(keys[i].b)), units, 0, err)))
+        double units = factor * ddbi_read_units(size, strong);
+        if ((rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(keys[i].b)), units, 0, err)))
             break;
-        ddb_cap_add(cap, NULL, units, 0, mode);
+        ddbi_cap_add(cap, NULL, units, 0, mode);
         const ddb_expr *p = proj_of(ops, i);
         if (items[i] && p)
-            rc = ddb_expr_project(p, items[i], a, &items[i], err);
+            rc = ddbi_expr_project(p, items[i], a, &items[i], err);
     }
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     return rc;
 }
 
@@ -349,7 +349,7 @@ int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, 
                   ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_batch_get(db->remote, ops, n, a, items, rc, cap, err);
+        return ddbi_remote_batch_get(db->remote, ops, n, a, items, rc, cap, err);
     return read_many(db, "BatchGetItem", n, BATCH_GET_MAX, bg_table, bg_key, bg_proj, bg_consistent, 1.0, ops, a,
                      items, rc, cap, err);
 }
@@ -358,7 +358,7 @@ int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, dd
                      ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_transact_get(db->remote, gets, n, a, items, rc, cap, err);
+        return ddbi_remote_transact_get(db->remote, gets, n, a, items, rc, cap, err);
     return read_many(db, "TransactGetItems", n, TX_MAX, tg_table, tg_key, tg_proj, NULL, 2.0, gets, a, items, rc,
                      cap, err);
 }

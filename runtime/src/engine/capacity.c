@@ -3,20 +3,20 @@
 
 #include <string.h>
 
-double ddb_write_units(size_t bytes)
+double ddbi_write_units(size_t bytes)
 {
     size_t u = (bytes + 1023) / 1024;
     return (double)(u ? u : 1);
 }
 
-double ddb_read_units(size_t bytes, bool consistent)
+double ddbi_read_units(size_t bytes, bool consistent)
 {
     size_t u = (bytes + 4095) / 4096;
     double r = (double)(u ? u : 1);
     return consistent ? r : r / 2;
 }
 
-void ddb_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode)
+void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode)
 {
     if (!c || mode == DDB_CAPACITY_NONE)
         return;

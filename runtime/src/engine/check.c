@@ -3,7 +3,7 @@
  * cannot cause false alarms).
  *
  * Three passes, each over a sorted LMDB database:
- *  1. items: every record decodes, sits under ddb_key_make(its key
+ *  1. items: every record decodes, sits under ddbi_key_make(its key
  *     attributes), has the table's key types, and every index entry it
  *     calls for exists (MDB_GET_BOTH); item counts and record-header sizes
  *     are summed per partition of the stored partition map;
@@ -163,7 +163,7 @@ static const char *hex(char *buf, size_t cap, const void *p, size_t n)
 
 static size_t part_of(const checker *c, uint64_t hash)
 {
-    return ddb_bounds_find(c->bounds, c->n_parts, hash);
+    return ddbi_bounds_find(c->bounds, c->n_parts, hash);
 }
 
 /* The partition map "p/<table>" as of this snapshot.  A missing or
@@ -193,7 +193,7 @@ static int load_bounds(checker *c)
         return ENOMEM;
     }
     for (size_t i = 0; i < n; i++)
-        b[i] = ddb_key_hash((const uint8_t *)v.mv_data + 8 * i);
+        b[i] = ddbi_key_hash((const uint8_t *)v.mv_data + 8 * i);
     for (size_t i = 0; i < n; i++) {
         if (i ? b[i] <= b[i - 1] : b[i] != 0) {
             problem(c, NULL, "partition map bound %zu is 0x%016" PRIx64 " (bounds must start at 0 and ascend)", i,
@@ -218,7 +218,7 @@ static int check_item_indexes(checker *c, MDB_cursor **xc, const MDB_val *tk, co
         const ddb_index_rt *x = &t->idx[i];
         const ddb_value *ipk, *isk;
         ddb_error e = {0};
-        int in = ddb_keys_index(x, it, &ipk, &isk, &e);
+        int in = ddbi_keys_index(x, it, &ipk, &isk, &e);
         if (in < 0) {
             problem(c, x->name, "item %s: %s", item_desc(d1, sizeof d1, t, it), e.message);
             continue;
@@ -226,7 +226,7 @@ static int check_item_indexes(checker *c, MDB_cursor **xc, const MDB_val *tk, co
         if (in == 0)
             continue;
         ddb_key ik;
-        ddb_key_make(&ik, ipk, isk);
+        ddbi_key_make(&ik, ipk, isk);
         MDB_val k = {ik.len, ik.b}, d = *tk;
         int rc = mdb_cursor_get(xc[i], &k, &d, MDB_GET_BOTH);
         if (rc == MDB_NOTFOUND)
@@ -250,14 +250,14 @@ static int check_item(checker *c, MDB_cursor **xc, const MDB_val *k, const MDB_v
         return DDB_OK;
     }
     size_t stored = 0;
-    int hdr = ddb_record_size(v->mv_data, v->mv_size, &stored);
+    int hdr = ddbi_record_size(v->mv_data, v->mv_size, &stored);
     if (c->sums) {
-        part_sum *s = &c->sums[part_of(c, ddb_key_hash(k->mv_data))];
+        part_sum *s = &c->sums[part_of(c, ddbi_key_hash(k->mv_data))];
         s->count++;
         s->bytes += hdr ? 0 : stored;
     }
     ddb_item *it;
-    int rc = ddb_decode_item(v->mv_data, v->mv_size, c->a, &it);
+    int rc = ddbi_decode_item(v->mv_data, v->mv_size, c->a, &it);
     if (rc == DDB_ENOMEM)
         return ENOMEM;
     if (rc) {
@@ -279,11 +279,11 @@ static int check_item(checker *c, MDB_cursor **xc, const MDB_val *k, const MDB_v
     }
     const ddb_value *pk, *sk;
     ddb_error e = {0};
-    if (ddb_keys_table(t, it, &pk, &sk, &e)) {
+    if (ddbi_keys_table(t, it, &pk, &sk, &e)) {
         problem(c, NULL, "item under key %s: %s", hex(h1, sizeof h1, k->mv_data, k->mv_size), e.message);
     } else {
         ddb_key want;
-        ddb_key_make(&want, pk, sk);
+        ddbi_key_make(&want, pk, sk);
         if (want.len != k->mv_size || memcmp(want.b, k->mv_data, want.len) != 0)
             problem(c, NULL, "item %s is stored under key %s, its key attributes give %s",
                     item_desc(d1, sizeof d1, t, it), hex(h1, sizeof h1, k->mv_data, k->mv_size),
@@ -293,7 +293,7 @@ static int check_item(checker *c, MDB_cursor **xc, const MDB_val *k, const MDB_v
         problem(c, NULL, "item %s: its record says %zu bytes, its attributes measure %zu",
                 item_desc(d1, sizeof d1, t, it), stored, ddb_item_size(it));
     for (uint32_t i = 0; i < m->len; i++) {
-        if (ddb_value_check(m->u.m[i].value, m->u.m[i].name, 1, &e)) {
+        if (ddbi_value_check(m->u.m[i].value, m->u.m[i].name, 1, &e)) {
             problem(c, NULL, "item %s: %s", item_desc(d1, sizeof d1, t, it), e.message);
             break;
         }
@@ -365,7 +365,7 @@ static int pass_stats(checker *c)
         if (k.mv_size != (size_t)plen + 8) {
             problem(c, NULL, "malformed statistics key %s", hex(h, sizeof h, k.mv_data, k.mv_size));
         } else {
-            uint64_t b = ddb_key_hash((const uint8_t *)k.mv_data + plen);
+            uint64_t b = ddbi_key_hash((const uint8_t *)k.mv_data + plen);
             if (c->bounds[part_of(c, b)] != b)
                 problem(c, NULL, "statistics record for 0x%016" PRIx64 ", which starts no partition", b);
         }
@@ -399,7 +399,7 @@ static int pass_index(checker *c, const ddb_index_rt *x)
                     hex(h2, sizeof h2, d.mv_data, d.mv_size));
         } else if (rc) {
             break;
-        } else if ((rc = ddb_decode_item(v.mv_data, v.mv_size, c->a, &it)) != DDB_OK) {
+        } else if ((rc = ddbi_decode_item(v.mv_data, v.mv_size, c->a, &it)) != DDB_OK) {
             /* an undecodable record was counted by pass 1 */
             if (rc == DDB_ENOMEM) {
                 rc = ENOMEM;
@@ -408,10 +408,10 @@ static int pass_index(checker *c, const ddb_index_rt *x)
             rc = 0;
         } else {
             const ddb_value *ipk, *isk;
-            int in = ddb_keys_index(x, it, &ipk, &isk, NULL);
+            int in = ddbi_keys_index(x, it, &ipk, &isk, NULL);
             ddb_key ik;
             if (in > 0)
-                ddb_key_make(&ik, ipk, isk);
+                ddbi_key_make(&ik, ipk, isk);
             if (in <= 0)
                 problem(c, x->name, "stale entry %s for item %s, which is not in the index",
                         hex(h1, sizeof h1, k.mv_data, k.mv_size), item_desc(d1, sizeof d1, t, it));
@@ -432,15 +432,15 @@ static int pass_index(checker *c, const ddb_index_rt *x)
 int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_check_table(db->remote, table, report, err);
+        return ddbi_remote_check_table(db->remote, table, report, err);
     if (!db || !table)
-        return ddb_fail(err, DDB_EINVAL, "ddb_check_table: db and table are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_check_table: db and table are required");
     ddb_check_report local;
     ddb_check_report *r = report ? report : &local;
     memset(r, 0, sizeof *r);
     MDB_txn *txn;
     ddb_table_rt *t;
-    int rc = ddb_read_table(db, table, &txn, &t, err);
+    int rc = ddbi_read_table(db, table, &txn, &t, err);
     if (rc)
         return rc;
     /* the cache may be newer than this snapshot: the table must exist in it */
@@ -448,8 +448,8 @@ int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_er
     int klen = snprintf(key, sizeof key, "t/%s", table);
     MDB_val k = {(size_t)klen, key}, v;
     if (mdb_get(txn, db->meta, &k, &v) != 0) {
-        ddb_read_end(txn);
-        return ddb_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", table);
+        ddbi_read_end(txn);
+        return ddbi_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", table);
     }
     checker c = {db, txn, t, r, ddb_arena_new(), NULL, 0, NULL};
     rc = c.a ? load_bounds(&c) : ENOMEM;
@@ -462,13 +462,13 @@ int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_er
     free(c.bounds);
     free(c.sums);
     ddb_arena_free(c.a);
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     if (rc == ENOMEM)
-        return ddb_fail(err, DDB_ENOMEM, "ddb_check_table: out of memory");
+        return ddbi_fail_oom(err, "ddb_check_table");
     if (rc)
-        return ddb_mdb_fail(err, rc, "ddb_check_table");
+        return ddbi_mdb_fail(err, rc, "ddb_check_table");
     if (r->problems)
-        return ddb_fail(err, DDB_ECORRUPT, "table %s: %" PRIu64 " problem(s); the first: %s", table, r->problems,
+        return ddbi_fail(err, DDB_ECORRUPT, "table %s: %" PRIu64 " problem(s); the first: %s", table, r->problems,
                         r->first_problem);
     return DDB_OK;
 }

@@ -19,12 +19,12 @@ struct ddb_gc_op {
     uint64_t seq; /* DDB_SYNC_FULL: the batch that committed it, once it has */
 };
 
-int ddb_mdb_fail(ddb_error *err, int rc, const char *what)
+int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
 {
     if (rc == MDB_MAP_FULL)
-        return ddb_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
+        return ddbi_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
                         what);
-    return ddb_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
+    return ddbi_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
 }
 
 static int make_dir(const char *path, ddb_error *err)
@@ -32,31 +32,31 @@ static int make_dir(const char *path, ddb_error *err)
     struct stat st;
     if (stat(path, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
-            return ddb_fail(err, DDB_EINVAL, "ddb_open: %s exists and is not a directory", path);
+            return ddbi_fail(err, DDB_EINVAL, "ddb_open: %s exists and is not a directory", path);
         return DDB_OK;
     }
     if (mkdir(path, 0755) != 0 && errno != EEXIST)
-        return ddb_fail(err, DDB_EIO, "ddb_open: cannot create directory %s: %s", path, strerror(errno));
+        return ddbi_fail(err, DDB_EIO, "ddb_open: cannot create directory %s: %s", path, strerror(errno));
     return DDB_OK;
 }
 
 int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
 {
     if (!uri || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
     *out = NULL;
     const char *path = uri;
     if (strncmp(uri, "file:", 5) == 0)
         path = uri + 5;
-    else if (ddb_remote_uri(uri)) {
+    else if (ddbi_remote_uri(uri)) {
         /* the remote backend: every public call goes to db->remote */
         ddb *db = calloc(1, sizeof *db);
         if (!db)
-            return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+            return ddbi_fail_oom(err, "ddb_open");
         pthread_mutex_init(&db->schema_mu, NULL);
         pthread_mutex_init(&db->gc_mu, NULL);
         pthread_cond_init(&db->gc_cv, NULL);
-        int rc = ddb_remote_open(uri, opts, &db->remote, err);
+        int rc = ddbi_remote_open(uri, opts, &db->remote, err);
         if (rc) {
             ddb_close(db);
             return rc;
@@ -64,15 +64,15 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         *out = db;
         return DDB_OK;
     } else if (strstr(uri, "://"))
-        return ddb_fail(err, DDB_ENOTSUP,
+        return ddbi_fail(err, DDB_ENOTSUP,
                         "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
                         "dynamodb://REGION)",
                         uri);
     if (!*path)
-        return ddb_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
     ddb_options o = opts ? *opts : (ddb_options){0};
     if (o.sync > DDB_SYNC_NONE)
-        return ddb_fail(err, DDB_EINVAL, "ddb_open: unknown sync mode %d", (int)o.sync);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: unknown sync mode %d", (int)o.sync);
     if (!o.map_size)
         o.map_size = (uint64_t)64 << 30;
     if (!o.partition_split_bytes)
@@ -83,7 +83,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
 
     ddb *db = calloc(1, sizeof *db);
     if (!db)
-        return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+        return ddbi_fail_oom(err, "ddb_open");
     db->opts = o;
     pthread_mutex_init(&db->schema_mu, NULL);
     pthread_mutex_init(&db->gc_mu, NULL);
@@ -91,7 +91,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
 
     unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
     /* FULL too: a commit syncs the data pages and writes the meta page
-     * without syncing it, and ddb_run_write makes the meta page durable
+     * without syncing it, and ddbi_run_write makes the meta page durable
      * before it returns, by a later commit's sync or by its own (so that
      * under load a batch costs one sync, not two). */
     if (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL)
@@ -102,23 +102,23 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     if ((rc = mdb_env_create(&db->env)) || (rc = mdb_env_set_maxdbs(db->env, 1024)) ||
         (rc = mdb_env_set_maxreaders(db->env, 512)) || (rc = mdb_env_set_mapsize(db->env, (size_t)o.map_size)) ||
         (rc = mdb_env_open(db->env, path, flags, 0644))) {
-        rc = ddb_mdb_fail(err, rc, "ddb_open");
+        rc = ddbi_mdb_fail(err, rc, "ddb_open");
         goto fail;
     }
     if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta)) ||
         (rc = mdb_dbi_open(txn, "streams", MDB_CREATE, &db->streams))) { /* change streams (stream.h) */
-        rc = ddb_mdb_fail(err, rc, "ddb_open: meta");
+        rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");
         goto fail;
     }
-    if ((rc = ddb_tables_load(db, txn, err)))
+    if ((rc = ddbi_tables_load(db, txn, err)))
         goto fail;
     rc = mdb_txn_commit(txn);
     txn = NULL;
     if (rc) {
-        rc = ddb_mdb_fail(err, rc, "ddb_open: commit");
+        rc = ddbi_mdb_fail(err, rc, "ddb_open: commit");
         goto fail;
     }
-    if ((rc = ddb_stream_start(db, err))) /* TTL sweep thread, capacity ledger (sweeper.c) */
+    if ((rc = ddbi_stream_start(db, err))) /* TTL sweep thread, capacity ledger (sweeper.c) */
         goto fail;
     *out = db;
     return DDB_OK;
@@ -133,24 +133,24 @@ void ddb_close(ddb *db)
 {
     if (!db)
         return;
-    ddb_stream_close(db); /* first: stops the sweep thread, records consumed capacity */
+    ddbi_stream_close(db); /* first: stops the sweep thread, records consumed capacity */
     for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
         MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
         if (txn)
             mdb_txn_abort(txn);
     }
     if (db->remote)
-        ddb_remote_close(db->remote);
+        ddbi_remote_close(db->remote);
     if (db->env)
         mdb_env_close(db->env);
-    ddb_tables_free(atomic_load(&db->tables));
+    ddbi_tables_free(atomic_load(&db->tables));
     for (ddb_table_rt *l = db->retired, *n; l; l = n) {
         n = l->retired_next;
-        ddb_tables_free(l);
+        ddbi_tables_free(l);
     }
     ddb_arena_free(db->wscratch);
-    ddb_buf_free(&db->wbuf);
-    ddb_expr_cache_free(db);
+    ddbi_buf_free(&db->wbuf);
+    ddbi_expr_cache_free(db);
     pthread_mutex_destroy(&db->schema_mu);
     pthread_mutex_destroy(&db->gc_mu);
     pthread_cond_destroy(&db->gc_cv);
@@ -160,20 +160,20 @@ void ddb_close(ddb *db)
 int ddb_sync(ddb *db, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_sync(db->remote, err);
+        return ddbi_remote_sync(db->remote, err);
     if (!db)
-        return ddb_fail(err, DDB_EINVAL, "ddb_sync: no database");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
     int rc = mdb_env_sync(db->env, 1);
-    return rc ? ddb_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
+    return rc ? ddbi_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
 }
 
-int ddb_read_begin(ddb *db, MDB_txn **txn, ddb_error *err)
+int ddbi_read_begin(ddb *db, MDB_txn **txn, ddb_error *err)
 {
     int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, txn);
-    return rc ? ddb_mdb_fail(err, rc, "read transaction") : DDB_OK;
+    return rc ? ddbi_mdb_fail(err, rc, "read transaction") : DDB_OK;
 }
 
-void ddb_read_end(MDB_txn *txn)
+void ddbi_read_end(MDB_txn *txn)
 {
     /* commit, not abort: keeps any database handle the read opened */
     if (txn)
@@ -188,7 +188,7 @@ static size_t pool_start(void)
     return (size_t)((t >> 12) ^ (t >> 20)) % DDB_RTXN_POOL;
 }
 
-int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
+int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
 {
     *ticket = atomic_load_explicit(&db->dbi_opens, memory_order_acquire);
     size_t s = pool_start();
@@ -206,10 +206,10 @@ int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
         mdb_txn_abort(t);
         break;
     }
-    return ddb_read_begin(db, txn, err);
+    return ddbi_read_begin(db, txn, err);
 }
 
-void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
+void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
 {
     if (!txn)
         return;
@@ -237,7 +237,7 @@ static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
     MDB_txn *txn;
     int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
     if (rc)
-        return ddb_mdb_fail(err, rc, "write transaction");
+        return ddbi_mdb_fail(err, rc, "write transaction");
     rc = fn(db, txn, ctx);
     if (rc) {
         mdb_txn_abort(txn);
@@ -246,7 +246,7 @@ static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
     rc = mdb_txn_commit(txn);
     if (!rc && db->opts.sync == DDB_SYNC_FULL)
         rc = mdb_env_sync(db->env, 1); /* the meta page (MDB_NOMETASYNC) */
-    return rc ? ddb_mdb_fail(err, rc, "commit") : DDB_OK;
+    return rc ? ddbi_mdb_fail(err, rc, "commit") : DDB_OK;
 }
 
 /* A commit that wrote a new meta page synced the data file before it
@@ -353,7 +353,7 @@ static bool run_batch(ddb *db, ddb_gc_op *batch)
     return rc == 0 && commit_synced(db, txnid);
 }
 
-int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
+int ddbi_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
 {
     if (exclusive || db->opts.sync == DDB_SYNC_NONE)
         return run_solo(db, fn, ctx, err);
@@ -418,6 +418,6 @@ int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error
     pthread_mutex_unlock(&db->gc_mu);
     /* errors from fn filled err already; an LMDB code did not */
     if (me.rc > 0 || (me.rc < 0 && (me.rc < DDB_ELAST || me.rc > DDB_EINVAL)))
-        return ddb_mdb_fail(err, me.rc, "commit");
+        return ddbi_mdb_fail(err, me.rc, "commit");
     return me.rc;
 }

@@ -30,7 +30,7 @@ typedef struct ddb_index_rt {
 } ddb_index_rt;
 
 /* In-memory per-partition counters (consumption since open, throttling).
- * rcu/wcu are added to without a lock (ddb_part_charge, compare-and-swap)
+ * rcu/wcu are added to without a lock (ddbi_part_charge, compare-and-swap)
  * and read with atomic loads; the rest is guarded by the table's lock and
  * only used in throttle mode. */
 typedef struct ddb_part_rt {
@@ -97,7 +97,7 @@ struct ddb {
     ddb_gc_op *gc_head, *gc_tail;
     bool gc_leader;
     /* DDB_SYNC_FULL: batches are numbered as they commit; every batch up to
-     * gc_durable is on disk (see ddb_run_write) */
+     * gc_durable is on disk (see ddbi_run_write) */
     uint64_t gc_committed, gc_durable;
     bool gc_syncing; /* a thread is in mdb_env_sync for the waiters */
     /* change streams, TTL, the capacity ledger (stream.h) */
@@ -112,47 +112,47 @@ typedef int (*ddb_write_fn)(ddb *db, MDB_txn *txn, void *ctx);
 
 /* Run fn in a write transaction according to the sync mode (group commit
  * for FULL and LAZY).  exclusive: its own transaction (DDL). */
-int ddb_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
-int ddb_read_begin(ddb *db, MDB_txn **txn, ddb_error *err);
-void ddb_read_end(MDB_txn *txn);
+int ddbi_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
+int ddbi_read_begin(ddb *db, MDB_txn **txn, ddb_error *err);
+void ddbi_read_end(MDB_txn *txn);
 /* The same from the handle's pool of reset read transactions (hot paths).
- * ticket is opaque: pass it back to ddb_rtxn_release. */
-int ddb_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
-void ddb_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
-int ddb_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
+ * ticket is opaque: pass it back to ddbi_rtxn_release. */
+int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
+void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
+int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
 
 
 /* Table cache: look up name as of txn's snapshot. */
-int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+int ddbi_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 /* The same for a read-only txn: may skip reading the generation, and may
  * renew txn (a fresh snapshot) when it predates the table's database
  * handles, so call it before reading anything through txn. */
-int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
-const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name);
+int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name);
 /* Begin a read transaction and find table name in it; on failure nothing
- * is left open.  End it with ddb_read_end. */
-int ddb_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
-void ddb_tables_free(ddb_table_rt *t);
-int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);
+ * is left open.  End it with ddbi_read_end. */
+int ddbi_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
+void ddbi_tables_free(ddb_table_rt *t);
+int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);
 
 /* Partitions (partition.c) */
-size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash);
+size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
 /* The partition (index into bounds, ascending lower bounds) holding hash. */
-size_t ddb_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
+size_t ddbi_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
 /* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
  * when the partition has no capacity left this second. */
-int ddb_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
+int ddbi_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
 /* Persisted item count/size of a partition, adjusted by a write. */
-int ddb_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err);
-int ddb_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
+int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
 /* Split partitions of t that are over the size threshold. */
-int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
+int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
 
 /* Capacity arithmetic (capacity.c) */
-double ddb_write_units(size_t bytes);
-double ddb_read_units(size_t bytes, bool consistent);
-void ddb_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
+double ddbi_write_units(size_t bytes);
+double ddbi_read_units(size_t bytes, bool consistent);
+void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
 
 /* Meta keys */
 #define DDB_META_GEN "gen"

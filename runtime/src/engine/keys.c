@@ -6,63 +6,63 @@
 
 #include <string.h>
 
-int ddb_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, ddb_error *err)
+int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, ddb_error *err)
 {
     if (v->type != want)
-        return ddb_fail(err, DDB_EVALIDATION,
+        return ddbi_fail(err, DDB_EVALIDATION,
                         "One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s",
                         name, ddb_type_name(want), ddb_type_name(v->type));
     size_t max = partition ? DDB_PK_MAX : DDB_SK_MAX;
     if ((v->type == DDB_TS || v->type == DDB_TB) && v->len == 0)
-        return ddb_fail(err, DDB_EVALIDATION,
+        return ddbi_fail(err, DDB_EVALIDATION,
                         "One or more parameter values are not valid: the key attribute %s cannot be an empty %s value",
                         name, ddb_type_name(v->type));
     if (v->type != DDB_TN && v->len > max)
-        return ddb_fail(err, DDB_ELIMIT, "%s key %s is %u bytes, over the limit of %zu bytes",
+        return ddbi_fail(err, DDB_ELIMIT, "%s key %s is %u bytes, over the limit of %zu bytes",
                         partition ? "partition" : "sort", name, v->len, max);
     return DDB_OK;
 }
 
-int ddb_keys_table(const ddb_table_rt *t, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
+int ddbi_keys_table(const ddb_table_rt *t, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err)
 {
     *pk = ddb_item_get(item, t->pk);
     *sk = NULL;
     if (!*pk)
-        return ddb_fail(err, DDB_EVALIDATION,
+        return ddbi_fail(err, DDB_EVALIDATION,
                         "One or more parameter values were invalid: Missing the key %s in the item", t->pk);
-    int rc = ddb_keys_check_value(t->pk, *pk, t->pk_type, true, err);
+    int rc = ddbi_keys_check_value(t->pk, *pk, t->pk_type, true, err);
     if (rc || !t->sk)
         return rc;
     *sk = ddb_item_get(item, t->sk);
     if (!*sk)
-        return ddb_fail(err, DDB_EVALIDATION,
+        return ddbi_fail(err, DDB_EVALIDATION,
                         "One or more parameter values were invalid: Missing the key %s in the item", t->sk);
-    return ddb_keys_check_value(t->sk, *sk, t->sk_type, false, err);
+    return ddbi_keys_check_value(t->sk, *sk, t->sk_type, false, err);
 }
 
-int ddb_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value **pk, const ddb_value **sk,
+int ddbi_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err)
 {
     if (!key)
-        return ddb_fail(err, DDB_EINVAL, "key item is NULL");
+        return ddbi_fail(err, DDB_EINVAL, "key item is NULL");
     size_t want = t->sk ? 2 : 1;
     if (ddb_item_count(key) != want || !ddb_item_get(key, t->pk) || (t->sk && !ddb_item_get(key, t->sk)))
-        return ddb_fail(err, DDB_EVALIDATION,
+        return ddbi_fail(err, DDB_EVALIDATION,
                         "The provided key element does not match the schema: table %s has key %s%s%s", t->name,
                         t->pk, t->sk ? ", " : "", t->sk ? t->sk : "");
-    return ddb_keys_table(t, key, pk, sk, err);
+    return ddbi_keys_table(t, key, pk, sk, err);
 }
 
-int ddb_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
+int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err)
 {
     *pk = ddb_item_get(item, x->pk);
     *sk = x->sk ? ddb_item_get(item, x->sk) : NULL;
     int rc;
-    if (*pk && (rc = ddb_keys_check_value(x->pk, *pk, x->pk_type, true, err)))
+    if (*pk && (rc = ddbi_keys_check_value(x->pk, *pk, x->pk_type, true, err)))
         return rc;
-    if (*sk && (rc = ddb_keys_check_value(x->sk, *sk, x->sk_type, false, err)))
+    if (*sk && (rc = ddbi_keys_check_value(x->sk, *sk, x->sk_type, false, err)))
         return rc;
     return *pk && (!x->sk || *sk) ? 1 : 0;
 }
@@ -80,7 +80,7 @@ static bool projects(const ddb_table_rt *t, const ddb_index_rt *x, const char *n
     return false;
 }
 
-size_t ddb_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item)
+size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item)
 {
     if (x->proj == DDB_PROJ_ALL)
         return ddb_item_size(item);
@@ -92,7 +92,7 @@ size_t ddb_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, con
     return n;
 }
 
-ddb_item *ddb_keys_project_index(ddb_arena *a, const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item)
+ddb_item *ddbi_keys_project_index(ddb_arena *a, const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item)
 {
     if (x->proj == DDB_PROJ_ALL)
         return (ddb_item *)item;
@@ -104,7 +104,7 @@ ddb_item *ddb_keys_project_index(ddb_arena *a, const ddb_table_rt *t, const ddb_
     return out;
 }
 
-ddb_item *ddb_keys_project(ddb_arena *a, const ddb_item *item, const char *const *names, size_t n)
+ddb_item *ddbi_keys_project(ddb_arena *a, const ddb_item *item, const char *const *names, size_t n)
 {
     ddb_item *out = ddb_item_new(a);
     for (size_t i = 0; out && i < n; i++) {

@@ -6,22 +6,22 @@
 
 /* Check that item holds the table's key attributes with their types and
  * sizes; fill pk and sk (sk NULL for hash-only tables). */
-int ddb_keys_table(const ddb_table_rt *t, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
+int ddbi_keys_table(const ddb_table_rt *t, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err);
 /* A key item must hold exactly the table's key attributes. */
-int ddb_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value **pk, const ddb_value **sk,
+int ddbi_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err);
 /* The index key of item: 1 when the item is in the index (sparse), 0 when
  * not, <0 with err on a type mismatch or bad size. */
-int ddb_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
+int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err);
 /* Check a key value's type and length for attribute name. */
-int ddb_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, ddb_error *err);
+int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, ddb_error *err);
 /* Size of the attributes an index projects from item. */
-size_t ddb_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
+size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
 /* A new item in arena a with the attributes index x projects. */
-ddb_item *ddb_keys_project_index(ddb_arena *a, const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
+ddb_item *ddbi_keys_project_index(ddb_arena *a, const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
 /* A new item in arena a holding only the named top-level attributes. */
-ddb_item *ddb_keys_project(ddb_arena *a, const ddb_item *item, const char *const *names, size_t n);
+ddb_item *ddbi_keys_project(ddb_arena *a, const ddb_item *item, const char *const *names, size_t n);
 
 #endif

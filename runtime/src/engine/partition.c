@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-size_t ddb_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash)
+size_t ddbi_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash)
 {
     size_t lo = 0, hi = n;
     while (hi - lo > 1) {
@@ -24,9 +24,9 @@ size_t ddb_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash)
     return lo;
 }
 
-size_t ddb_part_of(const ddb_table_rt *t, uint64_t hash)
+size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash)
 {
-    return ddb_bounds_find(t->bounds, t->n_parts, hash);
+    return ddbi_bounds_find(t->bounds, t->n_parts, hash);
 }
 
 static double now_seconds(void)
@@ -45,7 +45,7 @@ static void add_units(_Atomic double *cell, double v)
         ;
 }
 
-int ddb_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
+int ddbi_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
 {
     if (part >= t->n_parts)
         return DDB_OK;
@@ -74,7 +74,7 @@ int ddb_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wc
         p->last_refill = now;
         if ((rcu > 0 && p->read_tokens < rcu) || (wcu > 0 && p->write_tokens < wcu)) {
             p->throttled++;
-            rc = ddb_fail(err, DDB_ETHROTTLED,
+            rc = ddbi_fail(err, DDB_ETHROTTLED,
                           "table %s partition %zu: throughput exceeded (needs %.1f RCU / %.1f WCU, "
                           "%.1f / %.1f left this second)",
                           t->name, part, rcu, wcu, p->read_tokens, p->write_tokens);
@@ -117,7 +117,7 @@ static int stats_put(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t boun
     return mdb_put(txn, db->meta, &k, &d, 0);
 }
 
-int ddb_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
+int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
 {
     uint64_t v[2];
     int rc = stats_get(txn, db, t, t->bounds[part], v);
@@ -126,34 +126,34 @@ int ddb_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uin
     return rc;
 }
 
-int ddb_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err)
 {
     if (!dcount && !dbytes)
         return DDB_OK;
-    uint64_t bound = t->bounds[ddb_part_of(t, hash)], v[2];
+    uint64_t bound = t->bounds[ddbi_part_of(t, hash)], v[2];
     int rc = stats_get(txn, db, t, bound, v);
     if (!rc) {
         v[0] += (uint64_t)dcount;
         v[1] += (uint64_t)dbytes;
         rc = stats_put(txn, db, t, bound, v);
     }
-    return rc ? ddb_mdb_fail(err, rc, "partition statistics") : DDB_OK;
+    return rc ? ddbi_mdb_fail(err, rc, "partition statistics") : DDB_OK;
 }
 
-int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
+int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
 {
-    size_t part = ddb_part_of(t, hash);
+    size_t part = ddbi_part_of(t, hash);
     uint64_t lo = t->bounds[part], v[2];
     int rc = stats_get(txn, db, t, lo, v);
     if (rc)
-        return ddb_mdb_fail(err, rc, "partition statistics");
+        return ddbi_mdb_fail(err, rc, "partition statistics");
     if (v[1] <= db->opts.partition_split_bytes)
         return DDB_OK;
     uint64_t hi = part + 1 < t->n_parts ? t->bounds[part + 1] : 0; /* 0 = end of space */
     MDB_cursor *c;
     if ((rc = mdb_cursor_open(txn, t->items, &c)))
-        return ddb_mdb_fail(err, rc, "partition split");
+        return ddbi_mdb_fail(err, rc, "partition split");
     uint8_t start[8];
     ddb_put_be(start, lo, 8);
     MDB_val k = {8, start}, d;
@@ -163,7 +163,7 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
     uint64_t left[2] = {0, 0}, split = 0, prev = lo;
     int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
     while (g == 0) {
-        uint64_t h = ddb_key_hash(k.mv_data);
+        uint64_t h = ddbi_key_hash(k.mv_data);
         if (hi && h >= hi)
             break;
         if (h != prev && left[1] * 2 >= v[1]) {
@@ -172,7 +172,7 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
         }
         prev = h;
         size_t sz = 0;
-        ddb_record_size(d.mv_data, d.mv_size, &sz);
+        ddbi_record_size(d.mv_data, d.mv_size, &sz);
         left[0]++;
         left[1] += sz;
         g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
@@ -182,12 +182,12 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
         return DDB_OK; /* one partition key holds the whole partition: cannot split by hash */
     uint64_t right[2] = {v[0] - left[0], v[1] - left[1]};
     if ((rc = stats_put(txn, db, t, lo, left)) || (rc = stats_put(txn, db, t, split, right)))
-        return ddb_mdb_fail(err, rc, "partition split");
+        return ddbi_mdb_fail(err, rc, "partition split");
     /* new partition map */
     size_t n = t->n_parts + 1;
     uint8_t *b = malloc(n * 8);
     if (!b)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     for (size_t i = 0, j = 0; i < t->n_parts; i++) {
         ddb_put_be(b + 8 * j++, t->bounds[i], 8);
         if (i == part)
@@ -207,25 +207,25 @@ int ddb_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, 
         gv = (MDB_val){8, &g2};
         rc = mdb_put(txn, db->meta, &gk, &gv, 0);
     }
-    return rc ? ddb_mdb_fail(err, rc, "partition split") : DDB_OK;
+    return rc ? ddbi_mdb_fail(err, rc, "partition split") : DDB_OK;
 }
 
 int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
                     ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_table_stats(db->remote, table, a, parts, count, err);
+        return ddbi_remote_table_stats(db->remote, table, a, parts, count, err);
     if (!db || !table || !a || !parts || !count)
-        return ddb_fail(err, DDB_EINVAL, "ddb_table_stats: db, table, arena, parts and count are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_table_stats: db, table, arena, parts and count are required");
     MDB_txn *txn;
     ddb_table_rt *t;
-    int rc = ddb_read_table(db, table, &txn, &t, err);
+    int rc = ddbi_read_table(db, table, &txn, &t, err);
     if (rc)
         return rc;
     ddb_partition_stats *s = ddb_arena_alloc(a, t->n_parts * sizeof *s);
     if (!s) {
-        ddb_read_end(txn);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_read_end(txn);
+        return ddbi_fail_oom(err, __func__);
     }
     pthread_mutex_lock(&t->lock);
     for (size_t i = 0; i < t->n_parts; i++) {
@@ -237,8 +237,8 @@ int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stat
     }
     pthread_mutex_unlock(&t->lock);
     for (size_t i = 0; i < t->n_parts; i++)
-        ddb_part_read(txn, db, t, i, &s[i].item_count, &s[i].size_bytes);
-    ddb_read_end(txn);
+        ddbi_part_read(txn, db, t, i, &s[i].item_count, &s[i].size_bytes);
+    ddbi_read_end(txn);
     *parts = s;
     *count = t->n_parts;
     return DDB_OK;

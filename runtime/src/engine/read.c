@@ -15,59 +15,59 @@ int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_
                  ddb_item **out, ddb_capacity *cap, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_get_item(db->remote, table, key, opts, a, out, cap, err);
+        return ddbi_remote_get_item(db->remote, table, key, opts, a, out, cap, err);
     if (!db || !table || !key || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
     *out = NULL;
     ddb_get_opts o = opts ? *opts : (ddb_get_opts){0};
     if (cap)
         memset(cap, 0, sizeof *cap);
     MDB_txn *txn;
     uint64_t ticket;
-    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
+    int rc = ddbi_rtxn_acquire(db, &txn, &ticket, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
-    if ((rc = ddb_table_get_rd(db, txn, table, &t, err)) || (rc = ddb_keys_exact(t, key, &pk, &sk, err)))
+    if ((rc = ddbi_table_get_rd(db, txn, table, &t, err)) || (rc = ddbi_keys_exact(t, key, &pk, &sk, err)))
         goto done;
     ddb_key k;
-    ddb_key_make(&k, pk, sk);
+    ddbi_key_make(&k, pk, sk);
     MDB_val kv = {k.len, k.b}, dv;
     size_t size = 0;
     ddb_item *it = NULL;
     rc = mdb_get(txn, t->items, &kv, &dv);
     if (rc == 0) {
-        if ((rc = ddb_decode_item(dv.mv_data, dv.mv_size, a, &it)) || (rc = ddb_record_size(dv.mv_data, dv.mv_size, &size))) {
-            rc = ddb_fail(err, rc, "GetItem: stored item in table %s is unreadable", t->name);
+        if ((rc = ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it)) || (rc = ddbi_record_size(dv.mv_data, dv.mv_size, &size))) {
+            rc = ddbi_fail(err, rc, "GetItem: stored item in table %s is unreadable", t->name);
             goto done;
         }
         const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
         if (!opk || !ddb_value_equal(opk, pk) || (sk && (!osk || !ddb_value_equal(osk, sk))))
             it = NULL; /* another key with the same digest: not ours */
-        else if (ddb_ttl_expired(db, t, it))
+        else if (ddbi_ttl_expired(db, t, it))
             it = NULL; /* expired (TTL): invisible until the sweep deletes it */
     } else if (rc != MDB_NOTFOUND) {
-        rc = ddb_mdb_fail(err, rc, "GetItem");
+        rc = ddbi_mdb_fail(err, rc, "GetItem");
         goto done;
     }
     rc = DDB_OK;
-    double units = ddb_read_units(it ? size : 0, o.consistent);
-    if ((rc = ddb_part_charge(db, t, ddb_part_of(t, ddb_key_hash(k.b)), units, 0, err)))
+    double units = ddbi_read_units(it ? size : 0, o.consistent);
+    if ((rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(k.b)), units, 0, err)))
         goto done;
-    ddb_cap_add(cap, NULL, units, 0, o.return_capacity);
+    ddbi_cap_add(cap, NULL, units, 0, o.return_capacity);
     if (!it) {
         rc = DDB_ENOTFOUND;
-        ddb_fail(err, rc, "GetItem: no item with that key in table %s", t->name);
+        ddbi_fail(err, rc, "GetItem: no item with that key in table %s", t->name);
         goto done;
     }
     if (o.projection)
-        rc = ddb_expr_project(o.projection, it, a, &it, err);
-    else if (o.attributes && !(it = ddb_keys_project(a, it, o.attributes, o.n_attributes)))
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_expr_project(o.projection, it, a, &it, err);
+    else if (o.attributes && !(it = ddbi_keys_project(a, it, o.attributes, o.n_attributes)))
+        rc = ddbi_fail_oom(err, __func__);
     *out = it;
 done:
-    ddb_rtxn_release(db, txn, ticket);
+    ddbi_rtxn_release(db, txn, ticket);
     return rc;
 }
 
@@ -116,8 +116,8 @@ static void prefetch_page(const void *rec, uintptr_t *last)
 
 static int decode_item(pager *p, const MDB_val *d, ddb_item **it, size_t *size)
 {
-    if (ddb_decode_item(d->mv_data, d->mv_size, p->a, it) || ddb_record_size(d->mv_data, d->mv_size, size))
-        return ddb_fail(p->err, DDB_ECORRUPT, "stored item in table %s is unreadable", p->t->name);
+    if (ddbi_decode_item(d->mv_data, d->mv_size, p->a, it) || ddbi_record_size(d->mv_data, d->mv_size, size))
+        return ddbi_fail(p->err, DDB_ECORRUPT, "stored item in table %s is unreadable", p->t->name);
     return DDB_OK;
 }
 
@@ -126,18 +126,18 @@ static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
     MDB_val k = *tkey, d;
     int rc = mdb_get(p->txn, p->t->items, &k, &d);
     if (rc)
-        return ddb_fail(p->err, DDB_ECORRUPT, "index entry of table %s points to a missing item", p->t->name);
+        return ddbi_fail(p->err, DDB_ECORRUPT, "index entry of table %s points to a missing item", p->t->name);
     return decode_item(p, &d, it, size);
 }
 
 /* Account for one evaluated item; 1 = page is full before it (not taken). */
 static int take(pager *p, ddb_item *it, size_t size)
 {
-    if (ddb_ttl_expired(p->db, p->t, it))
+    if (ddbi_ttl_expired(p->db, p->t, it))
         return DDB_OK; /* expired (TTL): invisible, as if already deleted */
     /* size is the stored item's size: what an ALL projection holds too */
     if (p->x && p->x->proj != DDB_PROJ_ALL)
-        size = ddb_keys_projected_size(p->t, p->x, it);
+        size = ddbi_keys_projected_size(p->t, p->x, it);
     if (p->page->scanned_count && p->bytes + size > DDB_PAGE_MAX) {
         p->full = true;
         return 1;
@@ -147,29 +147,29 @@ static int take(pager *p, ddb_item *it, size_t size)
     p->last = it;
     if (p->limit && p->page->scanned_count >= p->limit)
         p->full = true;
-    ddb_item *out = p->x ? ddb_keys_project_index(p->a, p->t, p->x, it) : it;
+    ddb_item *out = p->x ? ddbi_keys_project_index(p->a, p->t, p->x, it) : it;
     if (!out)
-        return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(p->err, __func__);
     if (p->filter) {
         bool keep = false;
-        int rc = ddb_expr_eval_condition(p->filter, out, p->values, &keep, p->err);
+        int rc = ddbi_expr_eval_condition(p->filter, out, p->values, &keep, p->err);
         if (rc)
             return rc;
         if (!keep)
             return DDB_OK;
     }
     if (p->projection) {
-        int rc = ddb_expr_project(p->projection, out, p->a, &out, p->err);
+        int rc = ddbi_expr_project(p->projection, out, p->a, &out, p->err);
         if (rc)
             return rc;
-    } else if (p->attrs && !(out = ddb_keys_project(p->a, out, p->attrs, p->n_attrs))) {
-        return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+    } else if (p->attrs && !(out = ddbi_keys_project(p->a, out, p->attrs, p->n_attrs))) {
+        return ddbi_fail_oom(p->err, __func__);
     }
     if (p->page->count == p->cap_items) {
         size_t ncap = p->cap_items ? p->cap_items * 2 : 16;
         ddb_item **n = ddb_arena_alloc(p->a, ncap * sizeof *n);
         if (!n)
-            return ddb_fail(p->err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(p->err, __func__);
         if (p->page->count)
             memcpy(n, p->page->items, p->page->count * sizeof *n);
         p->page->items = n;
@@ -197,10 +197,10 @@ static int read_index(const ddb_table_rt *t, const char *name, bool consistent, 
                       ddb_error *err)
 {
     *x = NULL;
-    if (name && !(*x = ddb_table_index(t, name)))
-        return ddb_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, name);
+    if (name && !(*x = ddbi_table_index(t, name)))
+        return ddbi_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, name);
     if (*x && !(*x)->local && consistent)
-        return ddb_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
+        return ddbi_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
                         (*x)->name);
     return DDB_OK;
 }
@@ -282,7 +282,7 @@ static bool after_start(const qstate *s, const cand *c)
 
 static int emit(pager *p, const qstate *s, cand *c)
 {
-    const ddb_value *pk = ddb_map_getn(ddb_item_map(c->item), s->pk_name, s->pk_len);
+    const ddb_value *pk = ddbi_map_getn(ddb_item_map(c->item), s->pk_name, s->pk_len);
     if (!pk || !ddb_value_equal(pk, s->q->pk))
         return DDB_OK; /* digest collision with another partition key */
     if (s->q->sk_op != DDB_SK_ANY && !sk_matches(s, s->sk_name ? ddb_item_get(c->item, s->sk_name) : NULL))
@@ -308,30 +308,30 @@ static int cmp_prefix(const MDB_val *key, const uint8_t *bound, size_t blen)
 int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_query(db->remote, q, a, out, err);
+        return ddbi_remote_query(db->remote, q, a, out, err);
     if (!db || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
     const ddb_expr *ex[3] = {q->key_condition, q->filter, q->projection};
     if (q->key_condition || q->filter || q->projection) {
-        int crc = ddb_expr_check_request(ex, 3, NULL, q->values, err);
+        int crc = ddbi_expr_check_request(ex, 3, NULL, q->values, err);
         if (crc)
             return crc;
     }
     memset(out, 0, sizeof *out);
     if (q->sk_op > DDB_SK_BEGINS_WITH)
-        return ddb_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
+        return ddbi_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
     if (q->sk_op != DDB_SK_ANY && (!q->sk1 || (q->sk_op == DDB_SK_BETWEEN && !q->sk2)))
-        return ddb_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
+        return ddbi_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
     MDB_txn *txn;
     uint64_t ticket;
-    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
+    int rc = ddbi_rtxn_acquire(db, &txn, &ticket, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     MDB_cursor *cur = NULL;
     cand run1, *run = &run1; /* one entry unless keys repeat (long keys, index duplicates) */
     size_t nrun = 0, caprun = 1;
-    if ((rc = ddb_table_get_rd(db, txn, q->table, &t, err)))
+    if ((rc = ddbi_table_get_rd(db, txn, q->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
     if ((rc = read_index(t, q->index, q->consistent, &x, err)))
@@ -342,7 +342,7 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         ddb_key_schema ks = {x ? x->pk : t->pk, x ? x->pk_type : t->pk_type, x ? x->sk : t->sk,
                              x ? x->sk_type : t->sk_type};
         ddb_key_condition kc;
-        if ((rc = ddb_expr_key_condition(q->key_condition, &ks, q->values, &kc, err)))
+        if ((rc = ddbi_expr_key_condition(q->key_condition, &ks, q->values, &kc, err)))
             goto done;
         mapped = *q;
         mapped.pk = kc.pk;
@@ -355,12 +355,12 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         /* DynamoDB: a Query filter cannot use the key attributes */
         const char *const *names;
         size_t nn;
-        ddb_expr_top_level_names(q->filter, &names, &nn);
+        ddbi_expr_top_level_names(q->filter, &names, &nn);
         const char *keys[2] = {x ? x->pk : t->pk, x ? x->sk : t->sk};
         for (size_t i = 0; i < nn; i++)
             for (int k = 0; k < 2; k++)
                 if (keys[k] && strcmp(names[i], keys[k]) == 0) {
-                    rc = ddb_fail(err, DDB_EVALIDATION,
+                    rc = ddbi_fail(err, DDB_EVALIDATION,
                                   "Filter Expression can only contain non-primary key attributes: Primary key "
                                   "attribute: %s",
                                   keys[k]);
@@ -369,23 +369,23 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
     }
     qstate s = {q, x ? x->pk : t->pk, x ? x->sk : t->sk, x ? x->sk_type : t->sk_type, NULL, {{0}, 0}, false, 0};
     s.pk_len = strlen(s.pk_name);
-    if ((rc = ddb_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, err)))
+    if ((rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, err)))
         goto done;
     if (q->sk_op != DDB_SK_ANY) {
         if (!s.sk_name) {
-            rc = ddb_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
+            rc = ddbi_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
                           x ? x->name : t->name);
             goto done;
         }
-        if ((rc = ddb_keys_check_value(s.sk_name, q->sk1, s.sk_type, false, err)) ||
-            (q->sk_op == DDB_SK_BETWEEN && (rc = ddb_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, err))))
+        if ((rc = ddbi_keys_check_value(s.sk_name, q->sk1, s.sk_type, false, err)) ||
+            (q->sk_op == DDB_SK_BETWEEN && (rc = ddbi_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, err))))
             goto done;
         if (q->sk_op == DDB_SK_BEGINS_WITH && s.sk_type == DDB_TN) {
-            rc = ddb_fail(err, DDB_EVALIDATION, "begins_with is not supported for the number sort key %s", s.sk_name);
+            rc = ddbi_fail(err, DDB_EVALIDATION, "begins_with is not supported for the number sort key %s", s.sk_name);
             goto done;
         }
         if (q->sk_op == DDB_SK_BETWEEN && ddb_value_compare(q->sk1, q->sk2) > 0) {
-            rc = ddb_fail(err, DDB_EVALIDATION,
+            rc = ddbi_fail(err, DDB_EVALIDATION,
                           "Invalid KeyConditionExpression: the BETWEEN bounds of %s are in the wrong order", s.sk_name);
             goto done;
         }
@@ -395,17 +395,17 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
         const ddb_value *tpk = ddb_item_get(q->start_key, t->pk), *tsk = t->sk ? ddb_item_get(q->start_key, t->sk) : NULL;
         s.start_sk = s.sk_name ? ddb_item_get(q->start_key, s.sk_name) : NULL;
         if (!spk || !tpk || (t->sk && !tsk) || (s.sk_name && !s.start_sk) || !ddb_value_equal(spk, q->pk)) {
-            rc = ddb_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for this query");
+            rc = ddbi_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for this query");
             goto done;
         }
-        ddb_key_make(&s.start_tkey, tpk, tsk);
+        ddbi_key_make(&s.start_tkey, tpk, tsk);
         s.has_start = true;
     }
 
     /* key range [lo, hi] of candidates (hi prefix-inclusive) */
     uint8_t lo[DDB_KEY_MAX], hi[DDB_KEY_MAX];
     size_t lolen, hilen;
-    ddb_key_digest(q->pk, lo);
+    ddbi_key_digest(q->pk, lo);
     memcpy(hi, lo, DDB_DIGEST_LEN);
     lolen = hilen = DDB_DIGEST_LEN;
     const ddb_value *low = NULL, *high = NULL;
@@ -437,14 +437,14 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
     }
     uint8_t part[DDB_KEY_MAX];
     if (low) {
-        size_t n = ddb_key_sortpart(low, part);
+        size_t n = ddbi_key_sortpart(low, part);
         if (n > DDB_SK_INLINE && low->type != DDB_TN)
             n = DDB_SK_INLINE;
         memcpy(lo + lolen, part, n);
         lolen += n;
     }
     if (high) {
-        size_t n = ddb_key_sortpart(high, part);
+        size_t n = ddbi_key_sortpart(high, part);
         if (n > DDB_SK_INLINE && high->type != DDB_TN)
             n = DDB_SK_INLINE;
         memcpy(hi + hilen, part, n);
@@ -453,7 +453,7 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
 
     MDB_dbi dbi = x ? x->dbi : t->items;
     if ((rc = mdb_cursor_open(txn, dbi, &cur))) {
-        rc = ddb_mdb_fail(err, rc, "Query");
+        rc = ddbi_mdb_fail(err, rc, "Query");
         goto done;
     }
     pager p = {db,   txn,   t,    x,   a,         out,           0,         0,        q->limit,
@@ -503,7 +503,7 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
                 size_t nc = caprun * 2 < 8 ? 8 : caprun * 2;
                 cand *nr = run == &run1 ? malloc(nc * sizeof *nr) : realloc(run, nc * sizeof *nr);
                 if (!nr) {
-                    rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    rc = ddbi_fail_oom(err, __func__);
                     break;
                 }
                 if (run == &run1)
@@ -514,7 +514,7 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
             cand *c = &run[nrun];
             MDB_val tk = x ? d : k;
             if (tk.mv_size > DDB_KEY_MAX) {
-                rc = ddb_fail(err, DDB_ECORRUPT, "malformed key in table %s", t->name);
+                rc = ddbi_fail(err, DDB_ECORRUPT, "malformed key in table %s", t->name);
                 break;
             }
             c->tkey.len = keep_keys ? tk.mv_size : 0;
@@ -543,19 +543,19 @@ int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, d
     if (rc == DDB_OK) {
         bool more = p.full; /* DynamoDB returns a key whenever the limit or 1 MB stops the page */
         if (more && p.last && !(out->last_key = key_of(&p, p.last)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-        double units = ddb_read_units(p.bytes, q->consistent);
-        uint64_t hash = ddb_key_hash(lo);
+            rc = ddbi_fail_oom(err, __func__);
+        double units = ddbi_read_units(p.bytes, q->consistent);
+        uint64_t hash = ddbi_key_hash(lo);
         if (!rc)
-            rc = ddb_part_charge(db, t, ddb_part_of(t, hash), units, 0, err);
-        ddb_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
+            rc = ddbi_part_charge(db, t, ddbi_part_of(t, hash), units, 0, err);
+        ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
     }
 done:
     if (run != &run1)
         free(run);
     if (cur)
         mdb_cursor_close(cur);
-    ddb_rtxn_release(db, txn, ticket);
+    ddbi_rtxn_release(db, txn, ticket);
     return rc;
 }
 
@@ -569,28 +569,28 @@ static int cand_qsort(const void *a, const void *b, void *state)
 int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_scan(db->remote, sc, a, out, err);
+        return ddbi_remote_scan(db->remote, sc, a, out, err);
     if (!db || !sc || !sc->table || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
     memset(out, 0, sizeof *out);
     if (sc->filter || sc->projection) {
         const ddb_expr *ex[2] = {sc->filter, sc->projection};
-        int crc = ddb_expr_check_request(ex, 2, NULL, sc->values, err);
+        int crc = ddbi_expr_check_request(ex, 2, NULL, sc->values, err);
         if (crc)
             return crc;
     }
     uint32_t nseg = sc->total_segments ? sc->total_segments : 1;
     if (nseg > 1000000 || sc->segment >= nseg)
-        return ddb_fail(err, DDB_EVALIDATION, "Scan: Segment %u must be less than TotalSegments %u (1..1000000)",
+        return ddbi_fail(err, DDB_EVALIDATION, "Scan: Segment %u must be less than TotalSegments %u (1..1000000)",
                         sc->segment, nseg);
     MDB_txn *txn;
     uint64_t ticket;
-    int rc = ddb_rtxn_acquire(db, &txn, &ticket, err);
+    int rc = ddbi_rtxn_acquire(db, &txn, &ticket, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     MDB_cursor *cur = NULL;
-    if ((rc = ddb_table_get_rd(db, txn, sc->table, &t, err)))
+    if ((rc = ddbi_table_get_rd(db, txn, sc->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
     if ((rc = read_index(t, sc->index, sc->consistent, &x, err)))
@@ -604,16 +604,16 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
     ddb_key skey = {{0}, 0}, tkey = {{0}, 0};
     if (sc->start_key) {
         const ddb_value *pk, *sk;
-        if ((rc = ddb_keys_table(t, sc->start_key, &pk, &sk, err)))
+        if ((rc = ddbi_keys_table(t, sc->start_key, &pk, &sk, err)))
             goto done;
-        ddb_key_make(&tkey, pk, sk);
+        ddbi_key_make(&tkey, pk, sk);
         if (x) {
             const ddb_value *ipk, *isk;
-            if (ddb_keys_index(x, sc->start_key, &ipk, &isk, err) <= 0) {
-                rc = ddb_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for index %s", x->name);
+            if (ddbi_keys_index(x, sc->start_key, &ipk, &isk, err) <= 0) {
+                rc = ddbi_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for index %s", x->name);
                 goto done;
             }
-            ddb_key_make(&skey, ipk, isk);
+            ddbi_key_make(&skey, ipk, isk);
         } else {
             skey = tkey;
         }
@@ -621,7 +621,7 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
         startlen = skey.len;
     }
     if ((rc = mdb_cursor_open(txn, x ? x->dbi : t->items, &cur))) {
-        rc = ddb_mdb_fail(err, rc, "Scan");
+        rc = ddbi_mdb_fail(err, rc, "Scan");
         goto done;
     }
     pager p = {db,    txn,    t,     x,    a,          out,            0,          0,         sc->limit,
@@ -648,7 +648,7 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
     uint64_t first_hash = seg_lo;
     uintptr_t page = 0;
     while (g == 0 && !p.full) {
-        uint64_t h = ddb_key_hash(k.mv_data);
+        uint64_t h = ddbi_key_hash(k.mv_data);
         if (seg_hi && h >= seg_hi)
             break;
         if (!x)
@@ -667,15 +667,15 @@ int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, dd
         rc = DDB_OK;
     if (rc == DDB_OK) {
         if (p.full && p.last && !(out->last_key = key_of(&p, p.last)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
-        double units = ddb_read_units(p.bytes, sc->consistent);
+            rc = ddbi_fail_oom(err, __func__);
+        double units = ddbi_read_units(p.bytes, sc->consistent);
         if (!rc && !x)
-            rc = ddb_part_charge(db, t, ddb_part_of(t, first_hash), units, 0, err);
-        ddb_cap_add(&out->capacity, x ? x->name : NULL, units, 0, sc->return_capacity);
+            rc = ddbi_part_charge(db, t, ddbi_part_of(t, first_hash), units, 0, err);
+        ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, sc->return_capacity);
     }
 done:
     if (cur)
         mdb_cursor_close(cur);
-    ddb_rtxn_release(db, txn, ticket);
+    ddbi_rtxn_release(db, txn, ticket);
     return rc;
 }

@@ -112,7 +112,7 @@ static int record_heat(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **keys
         return DDB_ECORRUPT;
     const uint8_t *q = p + 16, *end = p + n;
     uint64_t len;
-    if (!varint(&q, end, &len) || len > (uint64_t)(end - q) || ddb_decode_item(q, (size_t)len, a, keys))
+    if (!varint(&q, end, &len) || len > (uint64_t)(end - q) || ddbi_decode_item(q, (size_t)len, a, keys))
         return DDB_ECORRUPT;
     q += len;
     size_t big = 0;
@@ -120,12 +120,12 @@ static int record_heat(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **keys
         if (!(p[3] & (part ? DDB_STREAM_FLAG_NEW : DDB_STREAM_FLAG_OLD)))
             continue;
         size_t sz = 0;
-        if (!varint(&q, end, &len) || len > (uint64_t)(end - q) || ddb_record_size(q, (size_t)len, &sz))
+        if (!varint(&q, end, &len) || len > (uint64_t)(end - q) || ddbi_record_size(q, (size_t)len, &sz))
             return DDB_ECORRUPT;
         q += len;
         big = sz > big ? sz : big;
     }
-    *units = big ? ddb_write_units(big) : 1.0;
+    *units = big ? ddbi_write_units(big) : 1.0;
     return DDB_OK;
 }
 
@@ -133,7 +133,7 @@ static int stream_pass(ddb *db, MDB_txn *txn, const ddb_table_rt *t, ddb_table_r
                        ddb_arena *a, ddb_arena *tmp)
 {
     uint8_t key[300];
-    size_t plen = ddb_stream_record_key(key, t->name, 0) - 8;
+    size_t plen = ddbi_stream_record_key(key, t->name, 0) - 8;
     MDB_cursor *c;
     int rc = mdb_cursor_open(txn, db->streams, &c);
     if (rc)
@@ -152,7 +152,7 @@ static int stream_pass(ddb *db, MDB_txn *txn, const ddb_table_rt *t, ddb_table_r
         const ddb_value *pk;
         if (record_heat(v.mv_data, v.mv_size, tmp, &keys, &units) == DDB_OK && (pk = ddb_item_get(keys, t->pk))) {
             uint8_t d[DDB_DIGEST_LEN];
-            ddb_key_digest(pk, d);
+            ddbi_key_digest(pk, d);
             heat *h = heat_find(&m, d);
             if (!h) {
                 rc = ENOMEM;
@@ -163,8 +163,8 @@ static int stream_pass(ddb *db, MDB_txn *txn, const ddb_table_rt *t, ddb_table_r
                     rc = ENOMEM;
                     break;
                 }
-                h->k.hash = ddb_key_hash(d);
-                h->k.partition = (uint32_t)ddb_part_of(t, h->k.hash);
+                h->k.hash = ddbi_key_hash(d);
+                h->k.partition = (uint32_t)ddbi_part_of(t, h->k.hash);
             }
             h->k.writes++;
             h->k.write_units += units;
@@ -209,7 +209,7 @@ static int item_pass(MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, t
         }
         size_t size = 0;
         ddb_item *it;
-        if (ddb_record_size(v.mv_data, v.mv_size, &size) || ddb_decode_item(v.mv_data, v.mv_size, tmp, &it)) {
+        if (ddbi_record_size(v.mv_data, v.mv_size, &size) || ddbi_decode_item(v.mv_data, v.mv_size, tmp, &it)) {
             g = mdb_cursor_get(c, &k, &v, MDB_NEXT); /* ddb check reports it */
             continue;
         }
@@ -224,8 +224,8 @@ static int item_pass(MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, t
                 rc = ENOMEM;
                 break;
             }
-            coll.hash = ddb_key_hash(k.mv_data);
-            coll.partition = (uint32_t)ddb_part_of(t, coll.hash);
+            coll.hash = ddbi_key_hash(k.mv_data);
+            coll.partition = (uint32_t)ddbi_part_of(t, coll.hash);
         }
         coll.items++;
         coll.bytes += size;
@@ -233,8 +233,8 @@ static int item_pass(MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, t
         r->bytes += size;
         for (size_t i = 0; i < t->n_idx; i++) {
             const ddb_value *ipk, *isk;
-            if (ddb_keys_index(&t->idx[i], it, &ipk, &isk, NULL) > 0)
-                r->indexes[i].bytes += ddb_keys_projected_size(t, &t->idx[i], it);
+            if (ddbi_keys_index(&t->idx[i], it, &ipk, &isk, NULL) > 0)
+                r->indexes[i].bytes += ddbi_keys_projected_size(t, &t->idx[i], it);
         }
         ddb_arena_reset(tmp);
         g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
@@ -252,20 +252,20 @@ int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a,
                            ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_table_report_build(db->remote, table, top, a, out, err);
+        return ddbi_remote_table_report_build(db->remote, table, top, a, out, err);
     if (!db || !table || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_table_report_build: db, table, arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_table_report_build: db, table, arena and out are required");
     if (!top)
         top = DEFAULT_TOP;
     if (top > 100000)
-        return ddb_fail(err, DDB_EINVAL, "ddb_table_report_build: top %zu is too large", top);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_table_report_build: top %zu is too large", top);
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
-    if ((rc = ddb_table_get(db, txn, table, &t, err))) {
-        ddb_read_end(txn);
+    if ((rc = ddbi_table_get(db, txn, table, &t, err))) {
+        ddbi_read_end(txn);
         return rc;
     }
     ddb_table_report *r = ddb_arena_alloc(a, sizeof *r);
@@ -278,8 +278,8 @@ int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a,
         memset(r, 0, sizeof *r);
     if (!r || !parts || !ix || !big.v || !hot.v || !tmp || !(r->table = ddb_arena_strdup(a, t->name))) {
         ddb_arena_free(tmp);
-        ddb_read_end(txn);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_read_end(txn);
+        return ddbi_fail_oom(err, __func__);
     }
     memset(parts, 0, (t->n_parts ? t->n_parts : 1) * sizeof *parts);
     memset(ix, 0, (t->n_idx ? t->n_idx : 1) * sizeof *ix);
@@ -291,10 +291,10 @@ int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a,
         ddb_partition_report *p = &parts[i];
         p->hash_lo = t->bounds[i];
         p->hash_hi = i + 1 < t->n_parts ? t->bounds[i + 1] - 1 : UINT64_MAX;
-        ddb_part_read(txn, db, t, i, &p->item_count, &p->size_bytes);
+        ddbi_part_read(txn, db, t, i, &p->item_count, &p->size_bytes);
         double cr = atomic_load_explicit(&t->parts[i].rcu, memory_order_relaxed);
         double cw = atomic_load_explicit(&t->parts[i].wcu, memory_order_relaxed);
-        ddb_ledger_totals(db, txn, t->name, t->bounds[i], cr, cw, &p->read_units, &p->write_units);
+        ddbi_ledger_totals(db, txn, t->name, t->bounds[i], cr, cw, &p->read_units, &p->write_units);
         pthread_mutex_lock(&t->lock);
         p->throttled = t->parts[i].throttled;
         pthread_mutex_unlock(&t->lock);
@@ -310,11 +310,11 @@ int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a,
     if (!g)
         g = stream_pass(db, txn, t, r, &hot, a, tmp);
     ddb_arena_free(tmp);
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     if (g == ENOMEM)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     if (g)
-        return ddb_mdb_fail(err, g, "table report");
+        return ddbi_mdb_fail(err, g, "table report");
     r->collections = big.v;
     r->n_collections = big.n;
     r->hot = hot.v;

@@ -38,7 +38,7 @@ static int bump_gen(ddb *db, MDB_txn *txn)
     return mdb_put(txn, db->meta, &k, &v, 0);
 }
 
-void ddb_tables_free(ddb_table_rt *t)
+void ddbi_tables_free(ddb_table_rt *t)
 {
     while (t) {
         ddb_table_rt *n = t->next;
@@ -94,7 +94,7 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
 {
     ddb_table_rt *t = calloc(1, sizeof *t);
     if (!t)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     pthread_mutex_init(&t->lock, NULL);
     t->name = sdup(ddb_item_get(def, "name"));
     t->pk = sdup(ddb_item_get(def, "pk"));
@@ -127,12 +127,12 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
     t->bounds = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->bounds);
     t->parts = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->parts);
     if (!t->name || !t->pk || !t->bounds || !t->parts) {
-        ddb_tables_free(t);
-        return ddb_fail(err, DDB_ECORRUPT, "stored table definition is incomplete");
+        ddbi_tables_free(t);
+        return ddbi_fail(err, DDB_ECORRUPT, "stored table definition is incomplete");
     }
     for (size_t i = 0; i < t->n_parts; i++) {
         const uint8_t *p = (const uint8_t *)bounds->mv_data + 8 * i;
-        t->bounds[i] = ddb_key_hash(p);
+        t->bounds[i] = ddbi_key_hash(p);
     }
     char name[600];
     db_name(name, sizeof name, t->name, NULL);
@@ -142,8 +142,8 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
         rc = mdb_dbi_open(dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
     }
     if (rc) {
-        ddb_tables_free(t);
-        return ddb_mdb_fail(err, rc, "opening table databases");
+        ddbi_tables_free(t);
+        return ddbi_mdb_fail(err, rc, "opening table databases");
     }
     *out = t;
     return DDB_OK;
@@ -163,13 +163,13 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
     MDB_txn *dbi_txn = txn;
     int rc = rdonly ? mdb_txn_begin(db->env, NULL, MDB_RDONLY, &dbi_txn) : 0;
     if (rc)
-        return ddb_mdb_fail(err, rc, "reading tables");
+        return ddbi_mdb_fail(err, rc, "reading tables");
     MDB_cursor *c;
     rc = mdb_cursor_open(txn, db->meta, &c);
     if (rc) {
         if (dbi_txn != txn)
             mdb_txn_abort(dbi_txn);
-        return ddb_mdb_fail(err, rc, "reading tables");
+        return ddbi_mdb_fail(err, rc, "reading tables");
     }
     ddb_table_rt *list = NULL;
     ddb_arena *a = ddb_arena_new();
@@ -177,31 +177,31 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
     rc = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM;
     while (rc == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
         ddb_item *def;
-        if (ddb_decode_item(v.mv_data, v.mv_size, a, &def)) {
-            rc = ddb_fail(err, DDB_ECORRUPT, "table definition %.*s is corrupt", (int)k.mv_size, (char *)k.mv_data);
+        if (ddbi_decode_item(v.mv_data, v.mv_size, a, &def)) {
+            rc = ddbi_fail(err, DDB_ECORRUPT, "table definition %.*s is corrupt", (int)k.mv_size, (char *)k.mv_data);
             break;
         }
         char pkey[600];
         snprintf(pkey, sizeof pkey, "p/%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
         MDB_val bk = {strlen(pkey), pkey}, bv;
         if (mdb_get(txn, db->meta, &bk, &bv) != 0) {
-            rc = ddb_fail(err, DDB_ECORRUPT, "table %s has no partition map", pkey + 2);
+            rc = ddbi_fail(err, DDB_ECORRUPT, "table %s has no partition map", pkey + 2);
             break;
         }
         ddb_table_rt *t = NULL;
         /* before mdb_dbi_open: pooled read transactions that may have
-         * opened handles must commit, not reset (see ddb_rtxn_release) */
+         * opened handles must commit, not reset (see ddbi_rtxn_release) */
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
             break;
-        ddb_stream_load_config(db, txn, t); /* stream and TTL settings (stream_config.c) */
+        ddbi_stream_load_config(db, txn, t); /* stream and TTL settings (stream_config.c) */
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
             if (strcmp(o->name, t->name) != 0)
                 continue;
             for (size_t i = 0; i < t->n_parts; i++) {
-                size_t j = ddb_part_of(o, t->bounds[i]);
+                size_t j = ddbi_part_of(o, t->bounds[i]);
                 if (o->bounds[j] != t->bounds[i])
                     continue;
                 ddb_part_rt *np = &t->parts[i], *op = &o->parts[j];
@@ -230,11 +230,11 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
         if (rc)
             mdb_txn_abort(dbi_txn);
         else if ((rc = mdb_txn_commit(dbi_txn))) /* the handles are everyone's from here */
-            rc = ddb_mdb_fail(err, rc, "opening table databases");
+            rc = ddbi_mdb_fail(err, rc, "opening table databases");
     }
     if (rc) {
-        ddb_tables_free(list);
-        return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddb_mdb_fail(err, rc, "reading tables");
+        ddbi_tables_free(list);
+        return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddbi_mdb_fail(err, rc, "reading tables");
     }
     /* retire the old list untouched (readers may be walking it) */
     ddb_table_rt *old = atomic_load_explicit(&db->tables, memory_order_relaxed);
@@ -248,7 +248,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
     return DDB_OK;
 }
 
-int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
+int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
 {
     pthread_mutex_lock(&db->schema_mu);
     int rc = load_locked(db, txn, get_gen(db, txn), false, err);
@@ -262,7 +262,7 @@ int ddb_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
 static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
 {
     if (!name)
-        return ddb_fail(err, DDB_EINVAL, "table name is NULL");
+        return ddbi_fail(err, DDB_EINVAL, "table name is NULL");
     int rc = DDB_OK;
     /* A read snapshot not newer than one already checked has an equal or
      * older generation (generations only grow with txnids).  A write txn's
@@ -289,7 +289,7 @@ static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_t
     while (t && strcmp(t->name, name) != 0)
         t = t->next;
     if (!t)
-        return ddb_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", name);
+        return ddbi_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", name);
     *out = t;
     return DDB_OK;
 }
@@ -307,12 +307,12 @@ static bool handles_usable(MDB_txn *txn, const ddb_table_rt *t)
     return true;
 }
 
-int ddb_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+int ddbi_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
     return table_get(db, txn, name, false, out, err);
 }
 
-int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
     for (int tries = 0;; tries++) {
         int rc = table_get(db, txn, name, true, out, err);
@@ -322,23 +322,23 @@ int ddb_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out
          * was read yet, so move txn to a fresh snapshot that knows them */
         mdb_txn_reset(txn);
         if ((rc = mdb_txn_renew(txn)))
-            return ddb_mdb_fail(err, rc, "read transaction");
+            return ddbi_mdb_fail(err, rc, "read transaction");
     }
 }
 
-int ddb_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
+int ddbi_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
 {
-    int rc = ddb_read_begin(db, txn, err);
+    int rc = ddbi_read_begin(db, txn, err);
     if (rc)
         return rc;
-    if ((rc = ddb_table_get(db, *txn, name, t, err))) {
-        ddb_read_end(*txn);
+    if ((rc = ddbi_table_get(db, *txn, name, t, err))) {
+        ddbi_read_end(*txn);
         *txn = NULL;
     }
     return rc;
 }
 
-const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name)
+const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name)
 {
     for (size_t i = 0; i < t->n_idx; i++)
         if (strcmp(t->idx[i].name, name) == 0)
@@ -351,15 +351,15 @@ const ddb_index_rt *ddb_table_index(const ddb_table_rt *t, const char *name)
 static int check_name(const char *what, const char *name, size_t min, size_t max, ddb_error *err)
 {
     if (!name)
-        return ddb_fail(err, DDB_EVALIDATION, "%s is missing", what);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s is missing", what);
     size_t n = strlen(name);
     if (n < min || n > max)
-        return ddb_fail(err, DDB_EVALIDATION, "%s \"%s\" must be %zu to %zu characters long (it is %zu)", what, name,
+        return ddbi_fail(err, DDB_EVALIDATION, "%s \"%s\" must be %zu to %zu characters long (it is %zu)", what, name,
                         min, max, n);
     for (const char *p = name; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
               *p == '-' || *p == '.'))
-            return ddb_fail(err, DDB_EVALIDATION, "%s \"%s\" may hold only a-z, A-Z, 0-9, '_', '-' and '.'", what,
+            return ddbi_fail(err, DDB_EVALIDATION, "%s \"%s\" may hold only a-z, A-Z, 0-9, '_', '-' and '.'", what,
                             name);
     return DDB_OK;
 }
@@ -367,20 +367,20 @@ static int check_name(const char *what, const char *name, size_t min, size_t max
 static int check_key_schema(const char *what, const ddb_key_schema *k, ddb_error *err)
 {
     if (!k->pk || !*k->pk)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
     if (strlen(k->pk) > 255 || (k->sk && strlen(k->sk) > 255))
-        return ddb_fail(err, DDB_EVALIDATION, "%s: key attribute names must be 1 to 255 bytes", what);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: key attribute names must be 1 to 255 bytes", what);
     if (k->pk_type != DDB_TS && k->pk_type != DDB_TN && k->pk_type != DDB_TB)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: partition key %s must be of type S, N or B (got %s)", what, k->pk,
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key %s must be of type S, N or B (got %s)", what, k->pk,
                         ddb_type_name(k->pk_type));
     if (k->sk) {
         if (!*k->sk)
-            return ddb_fail(err, DDB_EVALIDATION, "%s: sort key attribute name is empty", what);
+            return ddbi_fail(err, DDB_EVALIDATION, "%s: sort key attribute name is empty", what);
         if (k->sk_type != DDB_TS && k->sk_type != DDB_TN && k->sk_type != DDB_TB)
-            return ddb_fail(err, DDB_EVALIDATION, "%s: sort key %s must be of type S, N or B (got %s)", what, k->sk,
+            return ddbi_fail(err, DDB_EVALIDATION, "%s: sort key %s must be of type S, N or B (got %s)", what, k->sk,
                             ddb_type_name(k->sk_type));
         if (strcmp(k->pk, k->sk) == 0)
-            return ddb_fail(err, DDB_EVALIDATION, "%s: partition key and sort key are both \"%s\"", what, k->pk);
+            return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key and sort key are both \"%s\"", what, k->pk);
     }
     return DDB_OK;
 }
@@ -401,7 +401,7 @@ static int check_attr_type(const ddb_table_def *d, const char *name, ddb_type ty
     }
     return DDB_OK;
 bad:
-    return ddb_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
+    return ddbi_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
 }
 
 static int validate_def(const ddb_table_def *d, ddb_error *err)
@@ -413,42 +413,42 @@ static int validate_def(const ddb_table_def *d, ddb_error *err)
         return rc;
     size_t ngsi = 0, nlsi = 0;
     if (d->n_indexes && !d->indexes)
-        return ddb_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", d->n_indexes);
+        return ddbi_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", d->n_indexes);
     for (size_t i = 0; i < d->n_indexes; i++) {
         const ddb_index_def *x = &d->indexes[i];
         if ((rc = check_name("index name", x->name, 3, 255, err)) || (rc = check_key_schema(x->name, &x->key, err)))
             return rc;
         for (size_t j = 0; j < i; j++)
             if (strcmp(d->indexes[j].name, x->name) == 0)
-                return ddb_fail(err, DDB_EVALIDATION, "index name %s is used twice", x->name);
+                return ddbi_fail(err, DDB_EVALIDATION, "index name %s is used twice", x->name);
         if (x->local) {
             nlsi++;
             if (!d->key.sk)
-                return ddb_fail(err, DDB_EVALIDATION, "local index %s needs a table with a sort key", x->name);
+                return ddbi_fail(err, DDB_EVALIDATION, "local index %s needs a table with a sort key", x->name);
             if (strcmp(x->key.pk, d->key.pk) != 0)
-                return ddb_fail(err, DDB_EVALIDATION,
+                return ddbi_fail(err, DDB_EVALIDATION,
                                 "local index %s must have the table's partition key %s (not %s)", x->name, d->key.pk,
                                 x->key.pk);
             if (!x->key.sk)
-                return ddb_fail(err, DDB_EVALIDATION, "local index %s needs a sort key", x->name);
+                return ddbi_fail(err, DDB_EVALIDATION, "local index %s needs a sort key", x->name);
         } else {
             ngsi++;
         }
         if (x->projection > DDB_PROJ_INCLUDE)
-            return ddb_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
+            return ddbi_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
         if (x->projection == DDB_PROJ_INCLUDE) {
             if (!x->n_include || !x->include)
-                return ddb_fail(err, DDB_EVALIDATION, "index %s: INCLUDE projection names no attributes", x->name);
+                return ddbi_fail(err, DDB_EVALIDATION, "index %s: INCLUDE projection names no attributes", x->name);
             if (x->n_include > 100)
-                return ddb_fail(err, DDB_ELIMIT, "index %s: %zu projected attributes (max 100)", x->name,
+                return ddbi_fail(err, DDB_ELIMIT, "index %s: %zu projected attributes (max 100)", x->name,
                                 x->n_include);
         }
     }
     if (ngsi > DDB_MAX_GSI)
-        return ddb_fail(err, DDB_ELIMIT, "table %s has %zu global secondary indexes (max %d)", d->name, ngsi,
+        return ddbi_fail(err, DDB_ELIMIT, "table %s has %zu global secondary indexes (max %d)", d->name, ngsi,
                         DDB_MAX_GSI);
     if (nlsi > DDB_MAX_LSI)
-        return ddb_fail(err, DDB_ELIMIT, "table %s has %zu local secondary indexes (max %d)", d->name, nlsi,
+        return ddbi_fail(err, DDB_ELIMIT, "table %s has %zu local secondary indexes (max %d)", d->name, nlsi,
                         DDB_MAX_LSI);
     if ((rc = check_attr_type(d, d->key.pk, d->key.pk_type, err)) ||
         (d->key.sk && (rc = check_attr_type(d, d->key.sk, d->key.sk_type, err))))
@@ -508,7 +508,7 @@ static int put_def(ddb *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err
     MDB_val k = {(size_t)klen, key}, v;
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_value *m = ddb_v_map(a);
     ddb_value *ix = ddb_v_list(a);
     int rc = set_str(a, m, "name", d->name) | set_str(a, m, "pk", d->key.pk) |
@@ -520,16 +520,16 @@ static int put_def(ddb *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err
     rc |= ddb_map_set(a, m, "indexes", ix);
     ddb_buf b = {0};
     if (!rc)
-        rc = ddb_encode_item(&b, m, 0);
+        rc = ddbi_encode_item(&b, m, 0);
     ddb_arena_free(a);
     if (rc) {
-        ddb_buf_free(&b);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_buf_free(&b);
+        return ddbi_fail_oom(err, __func__);
     }
     v = (MDB_val){b.len, b.p};
     rc = mdb_put(txn, db->meta, &k, &v, 0);
-    ddb_buf_free(&b);
-    return rc ? ddb_mdb_fail(err, rc, "storing the table definition") : DDB_OK;
+    ddbi_buf_free(&b);
+    return rc ? ddbi_mdb_fail(err, rc, "storing the table definition") : DDB_OK;
 }
 
 typedef struct create_ctx {
@@ -545,7 +545,7 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
     /* mdb_dbi_open must not run in two transactions at once: hold
      * schema_mu from here until this transaction has ended.  Taken inside
      * the write transaction, the order is the one every writer uses (LMDB
-     * write lock, then schema_mu in ddb_table_get); taking it before the
+     * write lock, then schema_mu in ddbi_table_get); taking it before the
      * transaction deadlocked against concurrent puts. */
     pthread_mutex_lock(&db->schema_mu);
     cx->locked = true;
@@ -553,7 +553,7 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
     int klen = meta_key(key, sizeof key, 't', d->name);
     MDB_val k = {(size_t)klen, key}, v;
     if (mdb_get(txn, db->meta, &k, &v) == 0)
-        return ddb_fail(cx->err, DDB_EEXISTS, "Table already exists: %s", d->name);
+        return ddbi_fail(cx->err, DDB_EEXISTS, "Table already exists: %s", d->name);
     int rc = put_def(db, txn, d, cx->err);
     if (rc)
         return rc;
@@ -562,7 +562,7 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
     size_t n = initial_partitions(d);
     uint8_t *bounds = calloc(n, 8);
     if (!bounds)
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(cx->err, __func__);
     for (size_t i = 0; i < n; i++) {
         uint64_t lo = (uint64_t)(((unsigned __int128)i << 64) / n);
         for (int j = 7; j >= 0; j--, lo >>= 8)
@@ -588,25 +588,25 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
             rc = mdb_drop(txn, dbi, 0);
     }
     if (!rc)
-        rc = ddb_stream_on_create(db, txn, d); /* stream and TTL settings (stream_config.c) */
+        rc = ddbi_stream_on_create(db, txn, d); /* stream and TTL settings (stream_config.c) */
     if (!rc)
         rc = bump_gen(db, txn);
-    return rc ? ddb_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
+    return rc ? ddbi_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
 }
 
 int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_create_table(db->remote, def, err);
+        return ddbi_remote_create_table(db->remote, def, err);
     if (!db || !def)
-        return ddb_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
     int rc = validate_def(def, err);
     if (!rc)
-        rc = ddb_stream_validate_def(def, err);
+        rc = ddbi_stream_validate_def(def, err);
     if (rc)
         return rc;
     create_ctx cx = {def, err, false};
-    rc = ddb_run_write(db, create_fn, &cx, true, err); /* exclusive: committed or aborted on return */
+    rc = ddbi_run_write(db, create_fn, &cx, true, err); /* exclusive: committed or aborted on return */
     if (cx.locked)
         pthread_mutex_unlock(&db->schema_mu);
     return rc;
@@ -640,7 +640,7 @@ static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
 {
     delete_ctx *cx = vctx;
     ddb_table_rt *t;
-    int rc = ddb_table_get(db, txn, cx->name, &t, cx->err);
+    int rc = ddbi_table_get(db, txn, cx->name, &t, cx->err);
     if (rc)
         return rc;
     /* empty the databases but keep their handles: other threads may hold them */
@@ -661,20 +661,20 @@ static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
         }
     }
     if (!rc)
-        rc = ddb_stream_on_delete(db, txn, cx->name); /* its stream records, TTL, capacity ledger */
+        rc = ddbi_stream_on_delete(db, txn, cx->name); /* its stream records, TTL, capacity ledger */
     if (!rc)
         rc = bump_gen(db, txn);
-    return rc ? ddb_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
+    return rc ? ddbi_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
 }
 
 int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_delete_table(db->remote, name, err);
+        return ddbi_remote_delete_table(db->remote, name, err);
     if (!db || !name)
-        return ddb_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
     delete_ctx cx = {name, err};
-    return ddb_run_write(db, delete_fn, &cx, true, err);
+    return ddbi_run_write(db, delete_fn, &cx, true, err);
 }
 
 /* ---- DescribeTable / ListTables ---- */
@@ -682,19 +682,19 @@ int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
 int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_describe_table(db->remote, name, a, out, err);
+        return ddbi_remote_describe_table(db->remote, name, a, out, err);
     if (!db || !name || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
     MDB_txn *txn;
     ddb_table_rt *t;
-    int rc = ddb_read_table(db, name, &txn, &t, err);
+    int rc = ddbi_read_table(db, name, &txn, &t, err);
     if (rc)
         return rc;
     ddb_table_desc *d = ddb_arena_alloc(a, sizeof *d);
     ddb_index_def *ix = ddb_arena_alloc(a, (t->n_idx ? t->n_idx : 1) * sizeof *ix);
     if (!d || !ix) {
-        ddb_read_end(txn);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_read_end(txn);
+        return ddbi_fail_oom(err, __func__);
     }
     memset(d, 0, sizeof *d);
     d->def.name = ddb_arena_strdup(a, t->name);
@@ -717,11 +717,11 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
     d->partitions = (uint32_t)t->n_parts;
     for (size_t p = 0; p < t->n_parts; p++) {
         uint64_t c = 0, b = 0;
-        ddb_part_read(txn, db, t, p, &c, &b);
+        ddbi_part_read(txn, db, t, p, &c, &b);
         d->item_count += c;
         d->size_bytes += b;
     }
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     *out = d;
     return DDB_OK;
 }
@@ -729,17 +729,17 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
 int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_list_tables(db->remote, a, names, count, err);
+        return ddbi_remote_list_tables(db->remote, a, names, count, err);
     if (!db || !a || !names || !count)
-        return ddb_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
         return rc;
     MDB_cursor *c;
     if ((rc = mdb_cursor_open(txn, db->meta, &c))) {
-        ddb_read_end(txn);
-        return ddb_mdb_fail(err, rc, "ListTables");
+        ddbi_read_end(txn);
+        return ddbi_mdb_fail(err, rc, "ListTables");
     }
     size_t n = 0, cap = 16;
     const char **v = ddb_arena_alloc(a, cap * sizeof *v);
@@ -767,9 +767,9 @@ int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, d
         g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
     }
     mdb_cursor_close(c);
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     if (!v)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     *names = v;
     *count = n;
     return DDB_OK;
@@ -806,14 +806,14 @@ static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
 {
     addix_ctx *cx = vctx;
     ddb_table_rt *t;
-    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    int rc = ddbi_table_get(db, txn, cx->table, &t, cx->err);
     if (rc)
         return rc;
     if (cx->x->local)
-        return ddb_fail(cx->err, DDB_EVALIDATION,
+        return ddbi_fail(cx->err, DDB_EVALIDATION,
                         "table %s: local secondary index %s can only be created with the table", t->name, cx->x->name);
-    if (ddb_table_index(t, cx->x->name))
-        return ddb_fail(cx->err, DDB_EVALIDATION, "table %s already has an index named %s", t->name, cx->x->name);
+    if (ddbi_table_index(t, cx->x->name))
+        return ddbi_fail(cx->err, DDB_EVALIDATION, "table %s already has an index named %s", t->name, cx->x->name);
     ddb_index_def ix[DDB_MAX_INDEXES + 1];
     ddb_table_def d;
     def_of(t, &d, ix);
@@ -830,31 +830,31 @@ static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
     ddb_item *def;
     ddb_buf out = {0};
     if (!da)
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
-    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddb_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
+        return ddbi_fail_oom(cx->err, __func__);
+    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddbi_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
         ddb_arena_free(da);
-        return ddb_fail(cx->err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
+        return ddbi_fail(cx->err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
     }
     ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = index_map(da, cx->x);
     if (!list || list->type != DDB_TL || !xm || ddb_list_append(da, list, xm) ||
-        ddb_encode_item(&out, ddb_item_map(def), 0)) {
+        ddbi_encode_item(&out, ddb_item_map(def), 0)) {
         ddb_arena_free(da);
-        ddb_buf_free(&out);
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+        ddbi_buf_free(&out);
+        return ddbi_fail_oom(cx->err, __func__);
     }
     dv = (MDB_val){out.len, out.p};
     rc = mdb_put(txn, db->meta, &dk, &dv, 0);
-    ddb_buf_free(&out);
+    ddbi_buf_free(&out);
     ddb_arena_free(da);
     if (rc)
-        return ddb_mdb_fail(cx->err, rc, "UpdateTable");
+        return ddbi_mdb_fail(cx->err, rc, "UpdateTable");
     char name[600];
     MDB_dbi dbi;
     MDB_cursor *c = NULL;
     db_name(name, sizeof name, t->name, cx->x->name);
     if ((rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi)) || (rc = mdb_drop(txn, dbi, 0)) ||
         (rc = mdb_cursor_open(txn, t->items, &c)))
-        return ddb_mdb_fail(cx->err, rc, "UpdateTable");
+        return ddbi_mdb_fail(cx->err, rc, "UpdateTable");
     /* backfill: every item that has the index key attributes */
     ddb_index_rt xr = {.name = (char *)cx->x->name, .pk = (char *)cx->x->key.pk, .sk = (char *)cx->x->key.sk,
                        .pk_type = cx->x->key.pk_type, .sk_type = cx->x->key.sk_type};
@@ -864,14 +864,14 @@ static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
     while (g == 0) {
         ddb_item *it;
         const ddb_value *ipk, *isk;
-        if (ddb_decode_item(v.mv_data, v.mv_size, a, &it)) {
+        if (ddbi_decode_item(v.mv_data, v.mv_size, a, &it)) {
             g = DDB_ECORRUPT;
             break;
         }
-        int in = ddb_keys_index(&xr, it, &ipk, &isk, NULL);
+        int in = ddbi_keys_index(&xr, it, &ipk, &isk, NULL);
         if (in > 0) {
             ddb_key ik;
-            ddb_key_make(&ik, ipk, isk);
+            ddbi_key_make(&ik, ipk, isk);
             MDB_val ikv = {ik.len, ik.b}, data = k;
             if ((g = mdb_put(txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
                 break;
@@ -885,23 +885,23 @@ static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
     mdb_cursor_close(c);
     ddb_arena_free(a);
     if (g == DDB_ECORRUPT)
-        return ddb_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
+        return ddbi_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
     if (g != MDB_NOTFOUND)
-        return ddb_mdb_fail(cx->err, g, "UpdateTable: backfill");
+        return ddbi_mdb_fail(cx->err, g, "UpdateTable: backfill");
     rc = bump_gen(db, txn);
-    return rc ? ddb_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
+    return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
 }
 
 int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
                   ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_add_index(db->remote, table, x, backfilled, skipped, err);
+        return ddbi_remote_add_index(db->remote, table, x, backfilled, skipped, err);
     if (!db || !table || !x)
-        return ddb_fail(err, DDB_EINVAL, "ddb_add_index: db, table and index are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_add_index: db, table and index are required");
     uint64_t b = 0, sk = 0;
     addix_ctx cx = {table, x, &b, &sk, err, false};
-    int rc = ddb_run_write(db, addix_fn, &cx, true, err);
+    int rc = ddbi_run_write(db, addix_fn, &cx, true, err);
     if (cx.locked)
         pthread_mutex_unlock(&db->schema_mu);
     if (backfilled)
@@ -930,57 +930,57 @@ static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
 {
     meta_ctx *cx = vctx;
     ddb_table_rt *t;
-    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    int rc = ddbi_table_get(db, txn, cx->table, &t, cx->err);
     if (rc)
         return rc;
     char name[1200];
     int n = meta_name(name, sizeof name, cx->table, cx->key);
     if (n < 0)
-        return ddb_fail(cx->err, DDB_EINVAL, "metadata key too long");
+        return ddbi_fail(cx->err, DDB_EINVAL, "metadata key too long");
     MDB_val k = {(size_t)n, name}, v = {cx->len, (void *)cx->val};
     rc = mdb_put(txn, db->meta, &k, &v, 0);
-    return rc ? ddb_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
+    return rc ? ddbi_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
 }
 
 int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_table_meta_put(db->remote, table, key, val, len, err);
+        return ddbi_remote_table_meta_put(db->remote, table, key, val, len, err);
     if (!db || !table || !key || (len && !val))
-        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
     meta_ctx cx = {table, key, val, len, err};
-    return ddb_run_write(db, meta_put_fn, &cx, false, err);
+    return ddbi_run_write(db, meta_put_fn, &cx, false, err);
 }
 
 int ddb_table_meta_get(ddb *db, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
                        ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_table_meta_get(db->remote, table, key, a, val, len, err);
+        return ddbi_remote_table_meta_get(db->remote, table, key, a, val, len, err);
     if (!db || !table || !key || !a || !val || !len)
-        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     char name[1200];
     int n = meta_name(name, sizeof name, table, key);
-    if ((rc = ddb_table_get(db, txn, table, &t, err)) == DDB_OK) {
+    if ((rc = ddbi_table_get(db, txn, table, &t, err)) == DDB_OK) {
         MDB_val k = {(size_t)(n < 0 ? 0 : n), name}, v;
         int g = n < 0 ? MDB_NOTFOUND : mdb_get(txn, db->meta, &k, &v);
         if (g == MDB_NOTFOUND)
-            rc = ddb_fail(err, DDB_ENOTFOUND, "table %s has no metadata %s", table, key);
+            rc = ddbi_fail(err, DDB_ENOTFOUND, "table %s has no metadata %s", table, key);
         else if (g)
-            rc = ddb_mdb_fail(err, g, "table metadata");
+            rc = ddbi_mdb_fail(err, g, "table metadata");
         else if (!(*val = ddb_arena_alloc(a, v.mv_size + 1)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         else {
             memcpy(*val, v.mv_data, v.mv_size);
             ((char *)*val)[v.mv_size] = '\0';
             *len = v.mv_size;
         }
     }
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     return rc;
 }

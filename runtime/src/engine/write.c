@@ -23,12 +23,12 @@ static int load_old(MDB_txn *txn, const ddb_table_rt *t, const ddb_key *k, const
     if (rc == MDB_NOTFOUND)
         return DDB_OK;
     if (rc)
-        return ddb_mdb_fail(err, rc, "reading item");
-    if ((rc = ddb_decode_item(raw->mv_data, raw->mv_size, a, old)))
-        return ddb_fail(err, rc, "stored item in table %s is unreadable", t->name);
+        return ddbi_mdb_fail(err, rc, "reading item");
+    if ((rc = ddbi_decode_item(raw->mv_data, raw->mv_size, a, old)))
+        return ddbi_fail(err, rc, "stored item in table %s is unreadable", t->name);
     const ddb_value *opk = ddb_item_get(*old, t->pk), *osk = t->sk ? ddb_item_get(*old, t->sk) : NULL;
     if (!opk || !ddb_value_equal(opk, pk) || (sk && (!osk || !ddb_value_equal(osk, sk))))
-        return ddb_fail(err, DDB_ECOLLISION,
+        return ddbi_fail(err, DDB_ECOLLISION,
                         "table %s: the key of this item has the same 128-bit digest as a stored item's key", t->name);
     return DDB_OK;
 }
@@ -36,9 +36,9 @@ static int load_old(MDB_txn *txn, const ddb_table_rt *t, const ddb_key *k, const
 static int index_entry(const ddb_index_rt *x, const ddb_item *it, ddb_key *k, ddb_error *err)
 {
     const ddb_value *pk, *sk;
-    int in = ddb_keys_index(x, it, &pk, &sk, err);
+    int in = ddbi_keys_index(x, it, &pk, &sk, err);
     if (in > 0)
-        ddb_key_make(k, pk, sk);
+        ddbi_key_make(k, pk, sk);
     return in;
 }
 
@@ -78,26 +78,26 @@ static int update_index(ddb *db, MDB_txn *txn, ddb_table_rt *t, const ddb_index_
         rc = mdb_del(txn, x->dbi, &kv, &data);
         if (rc == MDB_NOTFOUND)
             rc = 0;
-        units += ddb_write_units(ddb_keys_projected_size(t, x, old));
+        units += ddbi_write_units(ddbi_keys_projected_size(t, x, old));
     }
     if (!rc && in_new && !same) {
         MDB_val kv = {nk.len, nk.b};
         rc = mdb_put(txn, x->dbi, &kv, &data, MDB_NODUPDATA);
         if (rc == MDB_KEYEXIST)
             rc = 0;
-        units += ddb_write_units(ddb_keys_projected_size(t, x, nw));
+        units += ddbi_write_units(ddbi_keys_projected_size(t, x, nw));
     }
     if (same) {
         /* the entry stays; a write is charged when projected attributes
          * change (their values, not only their sizes) */
-        size_t os = ddb_keys_projected_size(t, x, old), ns = ddb_keys_projected_size(t, x, nw);
+        size_t os = ddbi_keys_projected_size(t, x, old), ns = ddbi_keys_projected_size(t, x, nw);
         if (projection_changed(x, old, nw))
-            units += ddb_write_units(ns > os ? ns : os);
+            units += ddbi_write_units(ns > os ? ns : os);
     }
     if (rc)
-        return ddb_mdb_fail(err, rc, "updating index");
+        return ddbi_mdb_fail(err, rc, "updating index");
     if (units > 0)
-        ddb_cap_add(cap, x->name, 0, units, mode);
+        ddbi_cap_add(cap, x->name, 0, units, mode);
     return DDB_OK;
 }
 
@@ -106,19 +106,19 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, size_t *siz
 {
     *size = ddb_item_size(it);
     if (*size > DDB_ITEM_MAX)
-        return ddb_fail(err, DDB_ELIMIT, "Item size of %zu bytes has exceeded the maximum allowed size of %u bytes",
+        return ddbi_fail(err, DDB_ELIMIT, "Item size of %zu bytes has exceeded the maximum allowed size of %u bytes",
                         *size, DDB_ITEM_MAX);
     const ddb_value *m = ddb_item_map(it);
     int rc;
     for (uint32_t i = 0; i < m->len; i++) {
         if (m->u.m[i].name_len == 0 || m->u.m[i].name_len > 65535)
-            return ddb_fail(err, DDB_EVALIDATION, "attribute name length %u is outside 1..65535", m->u.m[i].name_len);
-        if ((rc = ddb_value_check(m->u.m[i].value, m->u.m[i].name, 1, err)))
+            return ddbi_fail(err, DDB_EVALIDATION, "attribute name length %u is outside 1..65535", m->u.m[i].name_len);
+        if ((rc = ddbi_value_check(m->u.m[i].value, m->u.m[i].name, 1, err)))
             return rc;
     }
     for (size_t i = 0; i < t->n_idx; i++) {
         const ddb_value *ipk, *isk;
-        if ((rc = ddb_keys_index(&t->idx[i], it, &ipk, &isk, err)) < 0)
+        if ((rc = ddbi_keys_index(&t->idx[i], it, &ipk, &isk, err)) < 0)
             return rc;
     }
     return DDB_OK;
@@ -136,10 +136,10 @@ static int check_update_keys(const ddb_table_rt *t, const ddb_expr *update, ddb_
         if (t->idx[i].sk)
             ixk[nix++] = t->idx[i].sk;
     }
-    return ddb_expr_update_check_keys(update, keys, t->sk ? 2 : 1, ixk, nix, err);
+    return ddbi_expr_update_check_keys(update, keys, t->sk ? 2 : 1, ixk, nix, err);
 }
 
-int ddb_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
+int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
 {
     size_t size;
     if (r->kind == DDB_TX_PUT)
@@ -149,30 +149,30 @@ int ddb_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
     return DDB_OK;
 }
 
-int ddb_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err)
+int ddbi_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err)
 {
     memset(st, 0, sizeof *st);
-    int rc = ddb_table_get(db, txn, r->table, &st->t, err);
+    int rc = ddbi_table_get(db, txn, r->table, &st->t, err);
     if (rc)
         return rc;
     ddb_table_rt *t = st->t;
     const ddb_value *pk, *sk;
-    rc = r->kind == DDB_TX_PUT ? ddb_keys_table(t, r->item, &pk, &sk, err) : ddb_keys_exact(t, r->item, &pk, &sk, err);
+    rc = r->kind == DDB_TX_PUT ? ddbi_keys_table(t, r->item, &pk, &sk, err) : ddbi_keys_exact(t, r->item, &pk, &sk, err);
     if (rc)
         return rc;
     if (r->kind == DDB_TX_PUT && (rc = check_new_item(t, r->item, &st->new_size, err)))
         return rc;
-    ddb_key_make(&st->key, pk, sk);
+    ddbi_key_make(&st->key, pk, sk);
     MDB_val raw;
     if ((rc = load_old(txn, t, &st->key, pk, sk, tmp, &st->old, &raw, err)))
         return rc;
     st->old_size = st->old ? ddb_item_size(st->old) : 0;
     if (r->condition) {
         bool ok = false;
-        if ((rc = ddb_expr_eval_condition(r->condition, st->old, r->values, &ok, err)))
+        if ((rc = ddbi_expr_eval_condition(r->condition, st->old, r->values, &ok, err)))
             return rc;
         if (!ok)
-            return ddb_fail(err, DDB_ECONDITION, "The conditional request failed");
+            return ddbi_fail(err, DDB_ECONDITION, "The conditional request failed");
     }
     if (r->kind == DDB_TX_PUT) {
         st->new_item = r->item;
@@ -181,53 +181,53 @@ int ddb_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, 
             return rc;
         /* an absent item is created from its key, as UpdateItem does */
         ddb_item *nw;
-        if ((rc = ddb_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err)))
+        if ((rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err)))
             return rc;
-        if ((rc = ddb_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, &st->new_size, err)))
+        if ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, &st->new_size, err)))
             return rc;
         st->new_item = nw;
     }
     return DDB_OK;
 }
 
-int ddb_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
+int ddbi_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
                     ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err)
 {
     ddb_table_rt *t = st->t;
     if (r->kind == DDB_TX_CHECK) {
         /* a ConditionCheck is charged as a write of the checked item (1 WCU
          * per KB, at least 1), to its partition too */
-        double u = factor * ddb_write_units(st->old_size);
-        int rc = ddb_part_charge(db, t, ddb_part_of(t, ddb_key_hash(st->key.b)), 0, u, err);
+        double u = factor * ddbi_write_units(st->old_size);
+        int rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(st->key.b)), 0, u, err);
         if (!rc)
-            ddb_cap_add(cap, NULL, 0, u, mode);
+            ddbi_cap_add(cap, NULL, 0, u, mode);
         return rc;
     }
     bool del = r->kind == DDB_TX_DELETE;
     size_t big = st->old_size > st->new_size ? st->old_size : st->new_size;
-    double wcu = factor * ddb_write_units(big);
-    uint64_t hash = ddb_key_hash(st->key.b);
-    int rc = ddb_part_charge(db, t, ddb_part_of(t, hash), 0, wcu, err);
+    double wcu = factor * ddbi_write_units(big);
+    uint64_t hash = ddbi_key_hash(st->key.b);
+    int rc = ddbi_part_charge(db, t, ddbi_part_of(t, hash), 0, wcu, err);
     if (rc)
         return rc;
-    ddb_cap_add(cap, NULL, 0, wcu, mode);
+    ddbi_cap_add(cap, NULL, 0, wcu, mode);
     MDB_val kv = {st->key.len, st->key.b};
     if (del) {
         if (!st->old)
             return DDB_OK;
         if ((rc = mdb_del(txn, t->items, &kv, NULL)))
-            return ddb_mdb_fail(err, rc, "DeleteItem");
+            return ddbi_mdb_fail(err, rc, "DeleteItem");
     } else {
         ddb_buf *b = &db->wbuf; /* kept between writes */
         b->len = 0;
-        if ((rc = ddb_encode_item(b, ddb_item_map(st->new_item), st->new_size)))
-            return ddb_fail(err, rc, "out of memory");
+        if ((rc = ddbi_encode_item(b, ddb_item_map(st->new_item), st->new_size)))
+            return ddbi_fail_oom(err, __func__);
         MDB_val dv = {b->len, b->p};
         rc = mdb_put(txn, t->items, &kv, &dv, 0);
         if (b->cap > 65536)
-            ddb_buf_free(b); /* do not keep a big item's buffer */
+            ddbi_buf_free(b); /* do not keep a big item's buffer */
         if (rc)
-            return ddb_mdb_fail(err, rc, "PutItem");
+            return ddbi_mdb_fail(err, rc, "PutItem");
     }
     ddb_capacity ic; /* per index, then scaled into cap */
     memset(&ic, 0, sizeof ic);
@@ -237,13 +237,13 @@ int ddb_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, do
     if (rc)
         return rc;
     for (size_t i = 0; i < ic.n_indexes; i++)
-        ddb_cap_add(cap, ic.indexes[i].name, 0, factor * ic.indexes[i].write, mode);
-    rc = ddb_part_adjust(db, txn, t, hash, (st->old ? -1 : 0) + (del ? 0 : 1),
+        ddbi_cap_add(cap, ic.indexes[i].name, 0, factor * ic.indexes[i].write, mode);
+    rc = ddbi_part_adjust(db, txn, t, hash, (st->old ? -1 : 0) + (del ? 0 : 1),
                          (int64_t)(del ? 0 : st->new_size) - (int64_t)st->old_size, err);
     if (!rc && split && !del && st->new_size > st->old_size)
-        rc = ddb_part_maybe_split(db, txn, t, hash, err);
+        rc = ddbi_part_maybe_split(db, txn, t, hash, err);
     if (!rc) /* the change stream's record, in this transaction (stream_store.c) */
-        rc = ddb_stream_capture(db, txn, r, st, err);
+        rc = ddbi_stream_capture(db, txn, r, st, err);
     return rc;
 }
 
@@ -256,9 +256,9 @@ static int return_values(const ddb_wreq *r, const ddb_wstate *st, ddb_return_val
     if (rv == DDB_RETURN_NONE || !src)
         return DDB_OK;
     if (rv == DDB_RETURN_UPDATED_OLD || rv == DDB_RETURN_UPDATED_NEW)
-        return ddb_expr_updated_attributes(r->update, src, a, out, err);
+        return ddbi_expr_updated_attributes(r->update, src, a, out, err);
     *out = ddb_item_copy(a, src);
-    return *out ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return *out ? DDB_OK : ddbi_fail_oom(err, __func__);
 }
 
 typedef struct single_ctx {
@@ -282,21 +282,21 @@ static int single_fn(ddb *db, MDB_txn *txn, void *vctx)
     single_ctx *cx = vctx;
     ddb_arena *tmp = scratch(db);
     if (!tmp)
-        return ddb_fail(cx->err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(cx->err, __func__);
     ddb_wstate st;
     ddb_capacity scratch_cap, *cap = cx->res ? &cx->res->capacity : &scratch_cap;
     ddb_return_capacity mode = cx->res ? cx->opts.return_capacity : DDB_CAPACITY_NONE;
-    int rc = ddb_write_prepare(db, txn, &cx->req, &st, tmp, cx->err);
+    int rc = ddbi_write_prepare(db, txn, &cx->req, &st, tmp, cx->err);
     if (rc == DDB_ECONDITION && st.t) {
         /* a failed condition still consumes a write (the stored item's size,
          * at least 1 WCU) from the table, as in DynamoDB; the result stays
          * DDB_ECONDITION even where throttle mode would refuse the units */
-        double u = ddb_write_units(st.old_size);
-        ddb_part_charge(db, st.t, ddb_part_of(st.t, ddb_key_hash(st.key.b)), 0, u, NULL);
-        ddb_cap_add(cap, NULL, 0, u, mode);
+        double u = ddbi_write_units(st.old_size);
+        ddbi_part_charge(db, st.t, ddbi_part_of(st.t, ddbi_key_hash(st.key.b)), 0, u, NULL);
+        ddbi_cap_add(cap, NULL, 0, u, mode);
     }
     if (!rc)
-        rc = ddb_write_apply(db, txn, &cx->req, &st, 1.0, true, cap, mode, cx->err);
+        rc = ddbi_write_apply(db, txn, &cx->req, &st, 1.0, true, cap, mode, cx->err);
     if (!rc && cx->res)
         rc = return_values(&cx->req, &st, cx->opts.return_values, cx->out_arena, &cx->res->attributes, cx->err);
     ddb_arena_reset(tmp);
@@ -307,14 +307,14 @@ static int check_exprs(const ddb_expr *cond, const ddb_expr *update, const ddb_i
 {
     const ddb_expr *ex[2] = {cond, update};
     if (cond && ddb_expr_get_kind(cond) != DDB_EXPR_CONDITION)
-        return ddb_fail(err, DDB_EINVAL, "the condition is a %s, not a ConditionExpression",
+        return ddbi_fail(err, DDB_EINVAL, "the condition is a %s, not a ConditionExpression",
                         ddb_expr_kind_name(ddb_expr_get_kind(cond)));
     if (update && ddb_expr_get_kind(update) != DDB_EXPR_UPDATE)
-        return ddb_fail(err, DDB_EINVAL, "the update is a %s, not an UpdateExpression",
+        return ddbi_fail(err, DDB_EINVAL, "the update is a %s, not an UpdateExpression",
                         ddb_expr_kind_name(ddb_expr_get_kind(update)));
     if (!cond && !update && !values)
         return DDB_OK;
-    return ddb_expr_check_request(ex, 2, NULL, values, err);
+    return ddbi_expr_check_request(ex, 2, NULL, values, err);
 }
 
 static int run(ddb *db, const char *table, const ddb_item *item, ddb_tx_kind kind, const ddb_expr *update,
@@ -322,29 +322,29 @@ static int run(ddb *db, const char *table, const ddb_item *item, ddb_tx_kind kin
 {
     static const char *const names[] = {"", "PutItem", "UpdateItem", "DeleteItem", ""};
     if (!db || !table || !item || (kind == DDB_TX_UPDATE && !update))
-        return ddb_fail(err, DDB_EINVAL, "%s: db, table, %s are required", names[kind],
+        return ddbi_fail(err, DDB_EINVAL, "%s: db, table, %s are required", names[kind],
                         kind == DDB_TX_UPDATE ? "key and update" : "item");
     ddb_write_opts o = opts ? *opts : (ddb_write_opts){0};
     if (kind != DDB_TX_UPDATE && o.return_values != DDB_RETURN_NONE && o.return_values != DDB_RETURN_ALL_OLD)
-        return ddb_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", names[kind]);
+        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", names[kind]);
     if (o.return_values > DDB_RETURN_UPDATED_NEW)
-        return ddb_fail(err, DDB_EVALIDATION, "unknown ReturnValues %d", (int)o.return_values);
+        return ddbi_fail(err, DDB_EVALIDATION, "unknown ReturnValues %d", (int)o.return_values);
     if (o.return_values != DDB_RETURN_NONE && (!a || !res))
-        return ddb_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
+        return ddbi_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
     int rc = check_exprs(o.condition, update, o.values, err);
     if (rc)
         return rc;
     if (res)
         memset(res, 0, sizeof *res);
     single_ctx cx = {{kind, table, item, update, o.condition, o.values}, o, a, res, err};
-    return ddb_run_write(db, single_fn, &cx, false, err);
+    return ddbi_run_write(db, single_fn, &cx, false, err);
 }
 
 int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
                  ddb_write_result *res, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_put_item(db->remote, table, item, opts, a, res, err);
+        return ddbi_remote_put_item(db->remote, table, item, opts, a, res, err);
     return run(db, table, item, DDB_TX_PUT, NULL, opts, a, res, err);
 }
 
@@ -352,7 +352,7 @@ int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_w
                     ddb_write_result *res, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_delete_item(db->remote, table, key, opts, a, res, err);
+        return ddbi_remote_delete_item(db->remote, table, key, opts, a, res, err);
     return run(db, table, key, DDB_TX_DELETE, NULL, opts, a, res, err);
 }
 
@@ -360,6 +360,6 @@ int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_e
                     const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_update_item(db->remote, table, key, update, opts, a, res, err);
+        return ddbi_remote_update_item(db->remote, table, key, update, opts, a, res, err);
     return run(db, table, key, DDB_TX_UPDATE, update, opts, a, res, err);
 }

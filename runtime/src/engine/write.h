@@ -30,16 +30,16 @@ typedef struct ddb_wstate {
  * the new item of a PUT (size, values, index key types), the key
  * attributes an UPDATE may not touch.  Transactions run them first so that
  * they refuse the whole request (DynamoDB's ValidationException) rather
- * than cancel it.  ddb_write_prepare() runs them too. */
-int ddb_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err);
+ * than cancel it.  ddbi_write_prepare() runs them too. */
+int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err);
 /* Read the stored item, check the request and its condition (DDB_ECONDITION
  * when false) and compute the new item.  Writes nothing. */
-int ddb_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err);
+int ddbi_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err);
 /* Write what prepare computed: the item, its index entries, partition
  * statistics; charge factor x the write units (2 in transactions).  split:
  * split the partition now if it grew too big (several writes in one
  * request split afterwards, since a split changes the partition map). */
-int ddb_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
+int ddbi_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
                     ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err);
 
 #endif

@@ -53,11 +53,11 @@ static const ddb_field_desc *resolve(const ddb_entity_desc *e, const ddb_tseg *s
     return f;
 }
 
-int ddb_ent_chars_len(const ddb_field_desc *f, const char *p, size_t *len, ddb_error *err)
+int ddbi_ent_chars_len(const ddb_field_desc *f, const char *p, size_t *len, ddb_error *err)
 {
     size_t n = strnlen(p, f->size);
     if (n == f->size)
-        return ddb_fail(err, DDB_EVALIDATION, "field %s is not NUL-terminated within its %u bytes (at most %u characters)",
+        return ddbi_fail(err, DDB_EVALIDATION, "field %s is not NUL-terminated within its %u bytes (at most %u characters)",
                         f->name, f->size, f->size - 1u);
     *len = n;
     return DDB_OK;
@@ -72,7 +72,7 @@ static int hole_text(const ddb_field_desc *f, const char *p, const ddb_tseg *s, 
     switch (f->type) {
     case DDB_F_CHARS:
         *text = p;
-        return ddb_ent_chars_len(f, p, len, err);
+        return ddbi_ent_chars_len(f, p, len, err);
     case DDB_F_STRING:
         *text = *(char *const *)p;
         if (!*text) {
@@ -94,11 +94,11 @@ static int hole_text(const ddb_field_desc *f, const char *p, const ddb_tseg *s, 
     }
     case DDB_F_FLOAT: {
         ddb_dec d;
-        int rc = ddb_dec_from_double(get_float(p, f->size), &d, err);
+        int rc = ddbi_dec_from_double(get_float(p, f->size), &d, err);
         if (rc)
             return rc;
         char t[DDB_NUMBER_TEXT_MAX];
-        ddb_dec_format(&d, t);
+        ddbi_dec_format(&d, t);
         n = snprintf(buf, cap, "%s", t);
         break;
     }
@@ -106,10 +106,10 @@ static int hole_text(const ddb_field_desc *f, const char *p, const ddb_tseg *s, 
         n = snprintf(buf, cap, "%s", *(const bool *)p ? "true" : "false");
         break;
     default:
-        return ddb_fail(err, DDB_EVALIDATION, "field %s cannot be used in a key template", f->name);
+        return ddbi_fail(err, DDB_EVALIDATION, "field %s cannot be used in a key template", f->name);
     }
     if (n < 0 || (size_t)n >= cap)
-        return ddb_fail(err, DDB_EVALIDATION, "field %s: key text longer than %zu bytes (padding %u)", f->name, cap,
+        return ddbi_fail(err, DDB_EVALIDATION, "field %s: key text longer than %zu bytes (padding %u)", f->name, cap,
                         s->pad);
     *text = buf;
     *len = (size_t)n;
@@ -134,7 +134,7 @@ static int date_part(const ddb_field_desc *f, uint8_t part, const char *t, size_
     if (part == DDB_TP_DAY)
         ok = ok && n >= 10 && t[7] == '-' && digits(t + 8, 2);
     if (!ok)
-        return ddb_fail(err, DDB_EVALIDATION, "field %s = \"%.*s\" is not an ISO-8601 date (YYYY-MM-DD...)", f->name,
+        return ddbi_fail(err, DDB_EVALIDATION, "field %s = \"%.*s\" is not an ISO-8601 date (YYYY-MM-DD...)", f->name,
                         (int)(n > 40 ? 40 : n), t);
     switch (part) {
     case DDB_TP_YEAR:
@@ -152,7 +152,7 @@ static int date_part(const ddb_field_desc *f, uint8_t part, const char *t, size_
     default: {
         int month = (t[5] - '0') * 10 + (t[6] - '0');
         if (month < 1 || month > 12)
-            return ddb_fail(err, DDB_EVALIDATION, "field %s = \"%.*s\" has month %d", f->name, (int)(n > 40 ? 40 : n), t,
+            return ddbi_fail(err, DDB_EVALIDATION, "field %s = \"%.*s\" has month %d", f->name, (int)(n > 40 ? 40 : n), t,
                             month);
         buf[0] = 'Q';
         buf[1] = (char)('1' + (month - 1) / 3);
@@ -163,7 +163,7 @@ static int date_part(const ddb_field_desc *f, uint8_t part, const char *t, size_
     return DDB_OK;
 }
 
-int ddb_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const void *obj, uint16_t max_holes,
+int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const void *obj, uint16_t max_holes,
                           bool through_literal, ddb_buf *b, bool *absent, ddb_error *err)
 {
     *absent = false;
@@ -173,8 +173,8 @@ int ddb_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const
         if (s->lit) {
             if (holes >= max_holes && !through_literal)
                 break;
-            if (ddb_buf_put(b, s->lit, strlen(s->lit)))
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            if (ddbi_buf_put(b, s->lit, strlen(s->lit)))
+                return ddbi_fail_oom(err, __func__);
             if (holes >= max_holes)
                 break;
             continue;
@@ -184,7 +184,7 @@ int ddb_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const
         const char *base;
         const ddb_field_desc *f = resolve(e, s, obj, &base);
         if (!f)
-            return ddb_fail(err, DDB_EINVAL, "entity %s: template hole with a bad field path", e->name);
+            return ddbi_fail(err, DDB_EINVAL, "entity %s: template hole with a bad field path", e->name);
         char buf[DDB_NUMBER_TEXT_MAX + 8], qbuf[4];
         const char *text = "";
         size_t len = 0;
@@ -194,8 +194,8 @@ int ddb_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const
         if (s->part && (rc = date_part(f, s->part, text, len, qbuf, &text, &len, err)))
             return rc;
         size_t at = b->len;
-        if (ddb_buf_put(b, text, len))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        if (ddbi_buf_put(b, text, len))
+            return ddbi_fail_oom(err, __func__);
         for (size_t j = at; s->kase && j < b->len; j++) {
             char c = (char)b->p[j];
             if (s->kase == DDB_TC_LOWER && c >= 'A' && c <= 'Z')
@@ -207,7 +207,7 @@ int ddb_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const
     return DDB_OK;
 }
 
-uint16_t ddb_ent_holes(const ddb_template *t)
+uint16_t ddbi_ent_holes(const ddb_template *t)
 {
     uint16_t n = 0;
     for (uint16_t i = 0; i < t->n; i++)
@@ -224,7 +224,7 @@ int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *
         const char *base;
         const ddb_field_desc *f = resolve(e, &t->segs[0], obj, &base);
         if (!f)
-            return ddb_fail(err, DDB_EINVAL, "entity %s: template hole with a bad field path", e->name);
+            return ddbi_fail(err, DDB_EINVAL, "entity %s: template hole with a bad field path", e->name);
         if (f->type == DDB_F_INT)
             *out = ddb_v_i64(a, get_int(base, f->size));
         else if (f->type == DDB_F_UINT)
@@ -232,26 +232,26 @@ int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *
         else if (f->type == DDB_F_FLOAT)
             return ddb_v_double(a, get_float(base, f->size), out, err);
         if (f->type == DDB_F_INT || f->type == DDB_F_UINT)
-            return *out ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return *out ? DDB_OK : ddbi_fail_oom(err, __func__);
     }
     ddb_buf b = {0};
     bool absent;
-    int rc = ddb_ent_render_prefix(e, t, obj, UINT16_MAX, true, &b, &absent, err);
+    int rc = ddbi_ent_render_prefix(e, t, obj, UINT16_MAX, true, &b, &absent, err);
     if (!rc && !absent) {
         if (t->type == DDB_TN) {
             /* text that must be a number, e.g. {order_date|year} */
             char *s = ddb_arena_alloc(a, b.len + 1);
             if (!s)
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
             else {
                 memcpy(s, b.p ? (const char *)b.p : "", b.len);
                 s[b.len] = '\0';
                 rc = ddb_v_n(a, s, out, err);
             }
         } else if (!(*out = ddb_v_s(a, b.p ? (const char *)b.p : "", b.len)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
     }
-    ddb_buf_free(&b);
+    ddbi_buf_free(&b);
     return rc;
 }
 
@@ -259,24 +259,24 @@ int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *
 static int store_derived(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err)
 {
     if (f->type == DDB_F_CHARS && v->len >= f->size)
-        return ddb_fail(err, DDB_EVALIDATION, "derived field %s needs %u bytes, it holds %u", f->name, v->len + 1u,
+        return ddbi_fail(err, DDB_EVALIDATION, "derived field %s needs %u bytes, it holds %u", f->name, v->len + 1u,
                         f->size);
     if ((f->type == DDB_F_CHARS || f->type == DDB_F_STRING) && v->type == DDB_TN) {
         ddb_value s = *v;
         s.type = DDB_TS;
-        return ddb_ent_field_from(f, &s, p, a, err);
+        return ddbi_ent_field_from(f, &s, p, a, err);
     }
     if ((f->type == DDB_F_INT || f->type == DDB_F_UINT || f->type == DDB_F_FLOAT) && v->type == DDB_TS) {
         ddb_value *n;
         int rc = ddb_v_n(a, v->u.s, &n, err);
         if (rc)
-            return ddb_fail(err, rc, "derived field %s: \"%s\" is not a number", f->name, v->u.s);
-        return ddb_ent_field_from(f, n, p, a, err);
+            return ddbi_fail(err, rc, "derived field %s: \"%s\" is not a number", f->name, v->u.s);
+        return ddbi_ent_field_from(f, n, p, a, err);
     }
-    return ddb_ent_field_from(f, v, p, a, err);
+    return ddbi_ent_field_from(f, v, p, a, err);
 }
 
-int ddb_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err)
+int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err)
 {
     for (uint16_t i = 0; i < e->st->n_fields; i++) {
         const ddb_field_desc *f = &e->st->fields[i];
@@ -334,7 +334,7 @@ static int set_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_v
     if (!count)
         return DDB_OK;
     if (!items)
-        return ddb_fail(err, DDB_EINVAL, "field %s: count is %zu but items is NULL", f->name, count);
+        return ddbi_fail(err, DDB_EINVAL, "field %s: count is %zu but items is NULL", f->name, count);
     ddb_value *set = ddb_v_set(a, st);
     for (size_t i = 0; set && i < count; i++) {
         ddb_value *v = NULL;
@@ -343,7 +343,7 @@ static int set_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_v
         case DDB_F_SSET:
             v = ((char *const *)items)[i] ? ddb_v_str(a, ((char *const *)items)[i]) : NULL;
             if (!((char *const *)items)[i])
-                return ddb_fail(err, DDB_EVALIDATION, "field %s: element %zu is NULL", f->name, i);
+                return ddbi_fail(err, DDB_EVALIDATION, "field %s: element %zu is NULL", f->name, i);
             break;
         case DDB_F_ISET:
             v = ddb_v_i64(a, ((const int64_t *)items)[i]);
@@ -357,33 +357,33 @@ static int set_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_v
         if (rc)
             return rc;
         if (!v)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         uint32_t before = set->len;
         if ((rc = ddb_set_add(a, set, v, err)))
             return rc;
         if (set->len == before)
-            return ddb_fail(err, DDB_EVALIDATION, "field %s: Input collection contains duplicates (element %zu)",
+            return ddbi_fail(err, DDB_EVALIDATION, "field %s: Input collection contains duplicates (element %zu)",
                             f->name, i);
     }
     *out = set;
-    return set ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return set ? DDB_OK : ddbi_fail_oom(err, __func__);
 }
 
 static int elem_value(uint8_t type, uint32_t size, const ddb_struct_desc *sub, const char *name, const char *p,
                       ddb_arena *a, ddb_value **out, ddb_error *err)
 {
     ddb_field_desc f = {.name = name, .type = type, .size = size, .sub = sub, .shard = -1};
-    return ddb_ent_field_value(&f, p, a, out, err);
+    return ddbi_ent_field_value(&f, p, a, out, err);
 }
 
-int ddb_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_value **out, ddb_error *err)
+int ddbi_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_value **out, ddb_error *err)
 {
     *out = NULL;
     size_t len;
     int rc;
     switch (f->type) {
     case DDB_F_CHARS:
-        if ((rc = ddb_ent_chars_len(f, p, &len, err)))
+        if ((rc = ddbi_ent_chars_len(f, p, &len, err)))
             return rc;
         *out = ddb_v_s(a, p, len);
         break;
@@ -404,7 +404,7 @@ int ddb_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, dd
         break;
     case DDB_F_FLOAT:
         if ((rc = ddb_v_double(a, get_float(p, f->size), out, err)))
-            return ddb_fail(err, rc, "field %s: %s", f->name, err ? err->message : "not a number");
+            return ddbi_fail(err, rc, "field %s: %s", f->name, err ? err->message : "not a number");
         return DDB_OK;
     case DDB_F_BOOL:
         *out = ddb_v_bool(a, *(const bool *)p);
@@ -427,7 +427,7 @@ int ddb_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, dd
         if (!count)
             return DDB_OK;
         if (!items)
-            return ddb_fail(err, DDB_EINVAL, "field %s: count is %zu but the array is NULL", f->name, count);
+            return ddbi_fail(err, DDB_EINVAL, "field %s: count is %zu but the array is NULL", f->name, count);
         *out = ddb_v_list(a);
         for (size_t i = 0; *out && i < count; i++) {
             ddb_value *v;
@@ -436,14 +436,14 @@ int ddb_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, dd
             if (!v) /* absent element (NULL string): keep the position as NULL */
                 v = ddb_v_null(a);
             if (!v || ddb_list_append(a, *out, v))
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
         }
         break;
     }
     default:
         return set_value(f, p, a, out, err);
     }
-    return *out ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+    return *out ? DDB_OK : ddbi_fail_oom(err, __func__);
 }
 
 /* Fields of st into map m.  shard >= 0: only that shard's fields and keys;
@@ -459,27 +459,27 @@ static int struct_to_map(const ddb_struct_desc *st, const char *obj, ddb_arena *
         if (shard >= 0 && !key && f->shard != shard)
             continue;
         ddb_value *v;
-        int rc = ddb_ent_field_value(f, obj + f->offset, a, &v, err);
+        int rc = ddbi_ent_field_value(f, obj + f->offset, a, &v, err);
         if (rc)
             return rc;
         if (v && ddb_map_set(a, m, f->attr, v))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
     }
     return DDB_OK;
 }
 
-int ddb_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
+int ddbi_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
                       ddb_error *err)
 {
     ddb_item *it = ddb_item_new(a);
     if (!it)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_value *m = (ddb_value *)ddb_item_map(it);
     int rc = struct_to_map(e->st, obj, a, m, shard, false, err);
     if (rc)
         return rc;
     if (ddb_item_set_s(it, e->table->type_attr, e->name))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     /* keys: the primary key always; index keys when their fields are there */
     for (uint16_t k = 0; k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
@@ -492,7 +492,7 @@ int ddb_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_
             return rc;
         if (!pk || (kd->sk_attr && !sk)) {
             if (k == 0)
-                return ddb_fail(err, DDB_EVALIDATION, "entity %s: a primary key field is unset", e->name);
+                return ddbi_fail(err, DDB_EVALIDATION, "entity %s: a primary key field is unset", e->name);
             continue; /* sparse: not in this index */
         }
         if (k == 0 && shard >= 0) {
@@ -502,41 +502,41 @@ int ddb_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_
             size_t n = sk->len + strlen(sfx) + strlen(id);
             char *s = ddb_arena_alloc(a, n + 1);
             if (!s)
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
             snprintf(s, n + 1, "%s%s%s", sk->u.s, sfx, id);
             sk = ddb_v_s(a, s, n);
         }
         if (ddb_item_set(it, kd->pk_attr, pk) || (sk && ddb_item_set(it, kd->sk_attr, sk)))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
     }
     *out = it;
     return DDB_OK;
 }
 
-void *ddb_ent_copy_derived(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_error *err)
+void *ddbi_ent_copy_derived(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_error *err)
 {
     void *copy = ddb_arena_alloc(a, e->st->size);
     if (!copy) {
-        ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_fail_oom(err, __func__);
         return NULL;
     }
     memcpy(copy, obj, e->st->size);
-    return ddb_ent_fill_derived(e, copy, a, err) ? NULL : copy;
+    return ddbi_ent_fill_derived(e, copy, a, err) ? NULL : copy;
 }
 
 int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (!e || !obj || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_ent_to_item: entity, object, arena and out are required");
-    void *copy = ddb_ent_copy_derived(e, obj, a, err);
-    return copy ? ddb_ent_item_part(e, copy, -1, a, out, err) : (err ? err->code : DDB_EVALIDATION);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_to_item: entity, object, arena and out are required");
+    void *copy = ddbi_ent_copy_derived(e, obj, a, err);
+    return copy ? ddbi_ent_item_part(e, copy, -1, a, out, err) : (err ? err->code : DDB_EVALIDATION);
 }
 
 /* ---- ddb_value -> C value ---- */
 
 static int type_error(const ddb_field_desc *f, const ddb_value *v, const char *want, ddb_error *err)
 {
-    return ddb_fail(err, DDB_EVALIDATION, "attribute %s (field %s) is %s, expected %s", f->attr ? f->attr : f->name,
+    return ddbi_fail(err, DDB_EVALIDATION, "attribute %s (field %s) is %s, expected %s", f->attr ? f->attr : f->name,
                     f->name, ddb_type_name(v->type), want);
 }
 
@@ -556,10 +556,10 @@ static int num_out(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_err
     if (v->type != DDB_TN)
         return type_error(f, v, "N", err);
     ddb_dec d;
-    if (ddb_dec_parse(v->u.s, v->len, &d, NULL))
+    if (ddbi_dec_parse(v->u.s, v->len, &d, NULL))
         return type_error(f, v, "N", err);
     if (f->type == DDB_F_FLOAT) {
-        double x = ddb_dec_to_double(&d);
+        double x = ddbi_dec_to_double(&d);
         if (f->size == 4)
             *(float *)p = (float)x;
         else
@@ -570,8 +570,8 @@ static int num_out(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_err
         int64_t x;
         int64_t lo = f->size == 8 ? INT64_MIN : -((int64_t)1 << (f->size * 8 - 1));
         int64_t hi = f->size == 8 ? INT64_MAX : ((int64_t)1 << (f->size * 8 - 1)) - 1;
-        if (ddb_dec_to_i64(&d, &x) || x < lo || x > hi)
-            return ddb_fail(err, DDB_EVALIDATION, "attribute %s = %s does not fit field %s (%u-byte integer)", f->attr,
+        if (ddbi_dec_to_i64(&d, &x) || x < lo || x > hi)
+            return ddbi_fail(err, DDB_EVALIDATION, "attribute %s = %s does not fit field %s (%u-byte integer)", f->attr,
                             v->u.s, f->name, f->size);
         switch (f->size) {
         case 1: *(int8_t *)p = (int8_t)x; break;
@@ -583,8 +583,8 @@ static int num_out(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_err
     }
     uint64_t x;
     uint64_t hi = f->size == 8 ? UINT64_MAX : ((uint64_t)1 << (f->size * 8)) - 1;
-    if (ddb_dec_to_u64(&d, &x) || x > hi)
-        return ddb_fail(err, DDB_EVALIDATION, "attribute %s = %s does not fit field %s (%u-byte unsigned integer)",
+    if (ddbi_dec_to_u64(&d, &x) || x > hi)
+        return ddbi_fail(err, DDB_EVALIDATION, "attribute %s = %s does not fit field %s (%u-byte unsigned integer)",
                         f->attr, v->u.s, f->name, f->size);
     switch (f->size) {
     case 1: *(uint8_t *)p = (uint8_t)x; break;
@@ -595,14 +595,14 @@ static int num_out(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_err
     return DDB_OK;
 }
 
-int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err)
+int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err)
 {
     switch (f->type) {
     case DDB_F_CHARS:
         if (v->type != DDB_TS)
             return type_error(f, v, "S", err);
         if (v->len >= f->size)
-            return ddb_fail(err, DDB_EVALIDATION,
+            return ddbi_fail(err, DDB_EVALIDATION,
                             "attribute %s is %u bytes, longer than field %s holds (at most %u)", f->attr, v->len,
                             f->name, f->size - 1u);
         memcpy(p, v->u.s, v->len);
@@ -612,7 +612,7 @@ int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb
         if (v->type != DDB_TS)
             return type_error(f, v, "S", err);
         if (!(*(char **)p = acopy(a, v->u.s, v->len + 1)))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         return DDB_OK;
     case DDB_F_INT:
     case DDB_F_UINT:
@@ -628,7 +628,7 @@ int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb
             return type_error(f, v, "B", err);
         ddb_bytes *b = (void *)p;
         if (!(b->data = acopy(a, v->u.b, v->len)))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         b->len = v->len;
         return DDB_OK;
     }
@@ -641,14 +641,14 @@ int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb
             return type_error(f, v, "L", err);
         char *items = ddb_arena_alloc(a, (size_t)v->len * f->elem_size + 1);
         if (!items)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         memset(items, 0, (size_t)v->len * f->elem_size);
         ddb_field_desc ef = {.name = f->name, .attr = f->attr, .type = f->elem_type, .size = f->elem_size,
                              .sub = f->sub, .shard = -1};
         for (uint32_t i = 0; i < v->len; i++) {
             if (v->u.l[i]->type == DDB_TNULL && ef.type == DDB_F_STRING)
                 continue;
-            int rc = ddb_ent_field_from(&ef, v->u.l[i], items + (size_t)i * f->elem_size, a, err);
+            int rc = ddbi_ent_field_from(&ef, v->u.l[i], items + (size_t)i * f->elem_size, a, err);
             if (rc)
                 return rc;
         }
@@ -667,7 +667,7 @@ int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb
                 if (!(items[i] = acopy(a, v->u.set[i]->u.s, v->u.set[i]->len + 1)))
                     items = NULL;
             if (!items)
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
             *(ddb_string_set *)(void *)p = (ddb_string_set){items, n};
         } else if (f->type == DDB_F_BSET) {
             ddb_bytes *items = ddb_arena_alloc(a, n * sizeof *items);
@@ -677,12 +677,12 @@ int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb
                     items = NULL;
             }
             if (!items)
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
             *(ddb_bytes_set *)(void *)p = (ddb_bytes_set){items, n};
         } else if (f->type == DDB_F_ISET) {
             int64_t *items = ddb_arena_alloc(a, n * sizeof *items);
             if (!items)
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
             ddb_field_desc ef = {.name = f->name, .attr = f->attr, .type = DDB_F_INT, .size = 8, .shard = -1};
             for (size_t i = 0; i < n; i++) {
                 int rc = num_out(&ef, v->u.set[i], (char *)&items[i], err);
@@ -693,7 +693,7 @@ int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb
         } else {
             double *items = ddb_arena_alloc(a, n * sizeof *items);
             if (!items)
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
             ddb_field_desc ef = {.name = f->name, .attr = f->attr, .type = DDB_F_FLOAT, .size = 8, .shard = -1};
             for (size_t i = 0; i < n; i++) {
                 int rc = num_out(&ef, v->u.set[i], (char *)&items[i], err);
@@ -707,7 +707,7 @@ int ddb_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb
     }
 }
 
-bool ddb_ent_field_required(const ddb_field_desc *f)
+bool ddbi_ent_field_required(const ddb_field_desc *f)
 {
     if (f->flags & (DDB_FIELD_OPTIONAL | DDB_FIELD_TTL))
         return false;
@@ -731,32 +731,32 @@ static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *
         const ddb_field_desc *f = &st->fields[i];
         const ddb_value *v = ddb_map_get(m, f->attr);
         if (!v) {
-            if (!partial && ddb_ent_field_required(f))
-                return ddb_fail(err, DDB_EVALIDATION, "required attribute %s (field %s of %s) is missing", f->attr,
+            if (!partial && ddbi_ent_field_required(f))
+                return ddbi_fail(err, DDB_EVALIDATION, "required attribute %s (field %s of %s) is missing", f->attr,
                                 f->name, st->name);
             continue;
         }
-        int rc = ddb_ent_field_from(f, v, obj + f->offset, a, err);
+        int rc = ddbi_ent_field_from(f, v, obj + f->offset, a, err);
         if (rc)
             return rc;
     }
     return DDB_OK;
 }
 
-int ddb_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_error *err)
+int ddbi_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_error *err)
 {
     const ddb_value *t = ddb_item_get(item, e->table->type_attr);
     if (!t || t->type != DDB_TS || strcmp(t->u.s, e->name) != 0)
-        return ddb_fail(err, DDB_EVALIDATION, "item has %s = %s%s%s, expected \"%s\"", e->table->type_attr,
+        return ddbi_fail(err, DDB_EVALIDATION, "item has %s = %s%s%s, expected \"%s\"", e->table->type_attr,
                         t && t->type == DDB_TS ? "\"" : "", t ? (t->type == DDB_TS ? t->u.s : ddb_type_name(t->type)) : "(none)",
                         t && t->type == DDB_TS ? "\"" : "", e->name);
     return DDB_OK;
 }
 
-int ddb_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
+int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
                               ddb_error *err)
 {
-    int rc = ddb_ent_check_type(e, item, err);
+    int rc = ddbi_ent_check_type(e, item, err);
     if (rc)
         return rc;
     return struct_from_map(e->st, ddb_item_map(item), obj, a, partial, err);
@@ -765,18 +765,18 @@ int ddb_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, vo
 int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, ddb_error *err)
 {
     if (!e || !item || !obj || !a)
-        return ddb_fail(err, DDB_EINVAL, "ddb_ent_from_item: entity, item, object and arena are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_from_item: entity, item, object and arena are required");
     memset(obj, 0, e->st->size);
-    return ddb_ent_from_item_partial(e, item, obj, a, false, err);
+    return ddbi_ent_from_item_partial(e, item, obj, a, false, err);
 }
 
 int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field, ddb_error *err)
 {
     if (!src)
-        return ddb_fail(err, DDB_EINVAL, "field %s: NULL string", field);
+        return ddbi_fail(err, DDB_EINVAL, "field %s: NULL string", field);
     size_t n = strlen(src);
     if (n >= cap)
-        return ddb_fail(err, DDB_EVALIDATION, "field %s: \"%.40s%s\" is %zu bytes, the field holds at most %zu", field,
+        return ddbi_fail(err, DDB_EVALIDATION, "field %s: \"%.40s%s\" is %zu bytes, the field holds at most %zu", field,
                         src, n > 40 ? "..." : "", n, cap - 1);
     memcpy(dst, src, n + 1);
     return DDB_OK;

@@ -71,19 +71,19 @@ static int primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb
     if (rc)
         return rc;
     if (!pk || (k->sk_attr && !sk))
-        return ddb_fail(err, DDB_EVALIDATION, "%s: a primary key field is unset", e->name);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: a primary key field is unset", e->name);
     if (shard >= 0) {
         const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
         size_t n = sk->len + strlen(sfx) + strlen(e->shards[shard]);
         char *s = ddb_arena_alloc(a, n + 1);
         if (!s)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         snprintf(s, n + 1, "%s%s%s", sk->u.s, sfx, e->shards[shard]);
         sk = ddb_v_s(a, s, n);
     }
     ddb_item *key = ddb_item_new(a);
     if (!key || ddb_item_set(key, k->pk_attr, pk) || (sk && ddb_item_set(key, k->sk_attr, sk)))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     *out = key;
     return DDB_OK;
 }
@@ -131,7 +131,7 @@ static const ddb_item *vals(const exprb *x)
 
 static int put_text(exprb *x, const char *s)
 {
-    return ddb_buf_put(&x->text, s, strlen(s));
+    return ddbi_buf_put(&x->text, s, strlen(s));
 }
 
 static int exprb_init(exprb *x, ddb *db, ddb_arena *a)
@@ -151,16 +151,16 @@ static int exprb_prepare(exprb *x, ddb_expr_kind kind, const ddb_expr **out, ddb
     *out = NULL;
     if (!x->text.len)
         return DDB_OK;
-    if (ddb_buf_put(&x->text, "", 1))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+    if (ddbi_buf_put(&x->text, "", 1))
+        return ddbi_fail_oom(err, __func__);
     ddb_expr *owned = NULL;
-    int rc = ddb_expr_cached(x->db, kind, (const char *)x->text.p, ddb_item_count(x->names) ? x->names : NULL, out,
+    int rc = ddbi_expr_cached(x->db, kind, (const char *)x->text.p, ddb_item_count(x->names) ? x->names : NULL, out,
                              &owned, err);
     if (owned && x->nowned < (int)(sizeof x->owned / sizeof *x->owned))
         x->owned[x->nowned++] = owned;
     else if (owned) {
         ddb_expr_free(owned);
-        return ddb_fail(err, DDB_ELIMIT, "too many uncached expressions in one call");
+        return ddbi_fail(err, DDB_ELIMIT, "too many uncached expressions in one call");
     }
     return rc;
 }
@@ -170,7 +170,7 @@ static void exprb_done(exprb *x)
     for (int i = 0; i < x->nowned; i++)
         ddb_expr_free(x->owned[i]);
     x->nowned = 0;
-    ddb_buf_free(&x->text);
+    ddbi_buf_free(&x->text);
 }
 
 /* ---- create: ids ---- */
@@ -183,7 +183,7 @@ static int fill_uuid(const ddb_field_desc *f, char *p, ddb_arena *a, ddb_error *
         if (p[0])
             return DDB_OK;
         if (f->size < 37)
-            return ddb_fail(err, DDB_EVALIDATION, "field %s holds %u bytes; a UUID needs 37", f->name, f->size);
+            return ddbi_fail(err, DDB_EVALIDATION, "field %s holds %u bytes; a UUID needs 37", f->name, f->size);
         uuid_generate_random(u);
         uuid_unparse_lower(u, p);
         return DDB_OK;
@@ -195,12 +195,12 @@ static int fill_uuid(const ddb_field_desc *f, char *p, ddb_arena *a, ddb_error *
         uuid_unparse_lower(u, text);
         char *s = ddb_arena_alloc(a, sizeof text);
         if (!s)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         memcpy(s, text, sizeof text);
         *(char **)p = s;
         return DDB_OK;
     }
-    return ddb_fail(err, DDB_EVALIDATION, "field %s: DDB_UUID needs a string field", f->name);
+    return ddbi_fail(err, DDB_EVALIDATION, "field %s: DDB_UUID needs a string field", f->name);
 }
 
 /* Next value of the counter for the rendered scope: an item (scope,
@@ -210,25 +210,25 @@ static int next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena
                    ddb_return_capacity mode, ddb_error *err)
 {
     if (!e->auto_id_scope)
-        return ddb_fail(err, DDB_EINVAL, "%s: auto id without a scope template", e->name);
+        return ddbi_fail(err, DDB_EINVAL, "%s: auto id without a scope template", e->name);
     ddb_value *scope;
     int rc = ddb_ent_render(e, e->auto_id_scope, obj, a, &scope, err);
     if (rc)
         return rc;
     if (!scope)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: a field of the auto id scope is unset", e->name);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: a field of the auto id scope is unset", e->name);
     const ddb_table_def *t = &e->table->def;
     ddb_item *key = ddb_item_new(a);
     if (!key || ddb_item_set(key, t->key.pk, scope) || (t->key.sk && ddb_item_set_s(key, t->key.sk, "#COUNTER")))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     exprb x;
     if (exprb_init(&x, db, a))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     const char *nt = name_ref(&x, e->table->type_attr), *vt = value_ref(&x, ddb_v_str(a, "ddb:counter"));
     const char *nc = name_ref(&x, "Counter"), *vc = value_ref(&x, ddb_v_i64(a, 1));
     if (!nt || !vt || !nc || !vc || put_text(&x, "SET ") || put_text(&x, nt) || put_text(&x, " = ") ||
         put_text(&x, vt) || put_text(&x, " ADD ") || put_text(&x, nc) || put_text(&x, " ") || put_text(&x, vc))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     const ddb_expr *upd;
     if ((rc = exprb_prepare(&x, DDB_EXPR_UPDATE, &upd, err))) {
         exprb_done(&x);
@@ -243,7 +243,7 @@ static int next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena
     cap_merge(cap, &res.capacity);
     const ddb_value *v = res.attributes ? ddb_item_get(res.attributes, "Counter") : NULL;
     if (!v || ddb_value_to_i64(v, id))
-        return ddb_fail(err, DDB_ECORRUPT, "%s: the id counter did not return a number", e->name);
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: the id counter did not return a number", e->name);
     return DDB_OK;
 }
 
@@ -304,7 +304,7 @@ static int plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create,
         if (rc)
             return rc;
     }
-    if ((rc = ddb_ent_fill_derived(e, obj, a, err)))
+    if ((rc = ddbi_ent_fill_derived(e, obj, a, err)))
         return rc;
     p->vf = flagged(e, DDB_FIELD_VERSION);
     p->expected = p->vf ? read_int(p->vf, (char *)obj + p->vf->offset) : 0;
@@ -312,21 +312,21 @@ static int plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create,
     if (create || (p->vf && p->expected == 0)) {
         const char *n = name_ref(x, e->keys[0].pk_attr);
         if (!n || put_text(x, "attribute_not_exists(") || put_text(x, n) || put_text(x, ")"))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
     } else if (p->vf) {
         const char *n = name_ref(x, p->vf->attr), *v = value_ref(x, ddb_v_i64(a, p->expected));
         if (!n || !v || put_text(x, n) || put_text(x, " = ") || put_text(x, v))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
     }
     if ((rc = exprb_prepare(x, DDB_EXPR_CONDITION, &p->cond, err)))
         return rc;
     p->nparts = e->n_shards ? e->n_shards : 1;
     if (p->nparts > 64)
-        return ddb_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, p->nparts);
+        return ddbi_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, p->nparts);
     for (int s = 0; s < p->nparts && !rc; s++) {
-        rc = ddb_ent_item_part(e, obj, e->n_shards ? s : -1, a, &p->items[s], err);
+        rc = ddbi_ent_item_part(e, obj, e->n_shards ? s : -1, a, &p->items[s], err);
         if (!rc && p->vf && s == p->cond_part && ddb_item_set(p->items[s], p->vf->attr, ddb_v_i64(a, p->expected + 1)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
     }
     return rc;
 }
@@ -335,23 +335,23 @@ static int plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create,
 static int condition_failed(const ddb_entity_desc *e, const ent_plan *p, bool create, ddb_error *err)
 {
     if (create)
-        return ddb_fail(err, DDB_ECONDITION, "%s already exists", e->name);
+        return ddbi_fail(err, DDB_ECONDITION, "%s already exists", e->name);
     if (p->vf)
-        return ddb_fail(err, DDB_ECONDITION, "%s: stored version is not %lld (changed by another writer)", e->name,
+        return ddbi_fail(err, DDB_ECONDITION, "%s: stored version is not %lld (changed by another writer)", e->name,
                         (long long)p->expected);
-    return ddb_fail(err, DDB_ECONDITION, "%s: the conditional request failed", e->name);
+    return ddbi_fail(err, DDB_ECONDITION, "%s: the conditional request failed", e->name);
 }
 
 static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err)
 {
     if (!db || !e || !obj)
-        return ddb_fail(err, DDB_EINVAL, "%s: db, entity and object are required", create ? "create" : "put");
+        return ddbi_fail(err, DDB_EINVAL, "%s: db, entity and object are required", create ? "create" : "put");
     ddb_arena *a = ddb_arena_new();
     exprb x;
     if (!a || exprb_init(&x, db, a)) {
         ddb_arena_free(a);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     }
     ddb_return_capacity mode = cap_mode(o);
     ent_plan p;
@@ -425,7 +425,7 @@ static int get_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, dd
     size_t n = sk->len + strlen(sfx);
     char *prefix = ddb_arena_alloc(a, n + 1);
     if (!prefix)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     snprintf(prefix, n + 1, "%s%s", sk->u.s, sfx);
     ddb_query_params q = {.table = e->table->def.name, .pk = ddb_item_get(key, k->pk_attr),
                           .sk_op = DDB_SK_BEGINS_WITH, .sk1 = ddb_v_s(a, prefix, n), .consistent = consistent,
@@ -439,7 +439,7 @@ int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, d
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !key || !out || !a)
-        return ddb_fail(err, DDB_EINVAL, "get: db, entity, key, out and arena are required");
+        return ddbi_fail(err, DDB_EINVAL, "get: db, entity, key, out and arena are required");
     ddb_item *k = NULL;
     int rc = primary_key(e, key, -1, a, &k, err);
     if (rc)
@@ -451,16 +451,16 @@ int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, d
         rc = ddb_get_item(db, e->table->def.name, k, &go, a, &it, &c, err);
         cap_merge(cap, &c);
         if (rc)
-            return rc == DDB_ENOTFOUND ? ddb_fail(err, rc, "%s not found", e->name) : rc;
+            return rc == DDB_ENOTFOUND ? ddbi_fail(err, rc, "%s not found", e->name) : rc;
     } else {
         ddb_page pg;
         if ((rc = get_shards(db, e, k, a, o && o->consistent, cap_mode(o), &pg, err)))
             return rc;
         cap_merge(cap, &pg.capacity);
         if (!pg.count)
-            return ddb_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
+            return ddbi_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
         if (!(it = merge_shards(a, pg.items, pg.count)))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
     }
     return ddb_ent_from_item(e, it, out, a, err);
 }
@@ -473,10 +473,10 @@ int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !key)
-        return ddb_fail(err, DDB_EINVAL, "delete: db, entity and key are required");
+        return ddbi_fail(err, DDB_EINVAL, "delete: db, entity and key are required");
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     int rc = DDB_OK;
     if (!e->n_shards) {
         ddb_item *k = NULL;
@@ -524,8 +524,8 @@ static int upd_set(upd *u, const char *attr, ddb_value *v)
         return DDB_ENOMEM;
     if (!v) {
         const char *sep = u->nrem++ ? ", " : " REMOVE ";
-        int rc = ddb_buf_put(&u->rem, sep, strlen(sep));
-        return rc ? rc : ddb_buf_put(&u->rem, n, strlen(n));
+        int rc = ddbi_buf_put(&u->rem, sep, strlen(sep));
+        return rc ? rc : ddbi_buf_put(&u->rem, n, strlen(n));
     }
     const char *r = value_ref(&u->x, v);
     if (!r || put_text(&u->x, u->nset++ ? ", " : "SET ") || put_text(&u->x, n) || put_text(&u->x, " = ") ||
@@ -540,42 +540,42 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !obj || (n_fields && !fields))
-        return ddb_fail(err, DDB_EINVAL, "update: db, entity, object and fields are required");
+        return ddbi_fail(err, DDB_EINVAL, "update: db, entity, object and fields are required");
     bool changed[1024] = {false};
     if (e->st->n_fields > 1024)
-        return ddb_fail(err, DDB_ELIMIT, "%s has more than 1024 fields", e->name);
+        return ddbi_fail(err, DDB_ELIMIT, "%s has more than 1024 fields", e->name);
     for (size_t i = 0; i < n_fields; i++) {
         uint16_t j = 0;
         while (j < e->st->n_fields && strcmp(e->st->fields[j].name, fields[i]) != 0)
             j++;
         if (j == e->st->n_fields)
-            return ddb_fail(err, DDB_EVALIDATION, "%s has no field %s", e->name, fields[i]);
+            return ddbi_fail(err, DDB_EVALIDATION, "%s has no field %s", e->name, fields[i]);
         const ddb_field_desc *f = &e->st->fields[j];
         if (f->flags & DDB_FIELD_KEY)
-            return ddb_fail(err, DDB_EVALIDATION,
+            return ddbi_fail(err, DDB_EVALIDATION,
                             "field %s is part of the primary key of %s: write a new item instead", f->name, e->name);
         if (f->flags & (DDB_FIELD_DERIVED | DDB_FIELD_VERSION | DDB_FIELD_UUID | DDB_FIELD_AUTO_ID))
-            return ddb_fail(err, DDB_EVALIDATION, "field %s of %s is maintained by ddbgen and cannot be set",
+            return ddbi_fail(err, DDB_EVALIDATION, "field %s of %s is maintained by ddbgen and cannot be set",
                             f->name, e->name);
         changed[j] = true;
     }
     int nparts = e->n_shards ? e->n_shards : 1;
     if (nparts > 64)
-        return ddb_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, nparts);
+        return ddbi_fail(err, DDB_ELIMIT, "%s has %d shards (max 64)", e->name, nparts);
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     upd u[64];
     bool touched[64] = {false};
     int rc = DDB_OK;
     for (int s = 0; s < nparts; s++) {
         memset(&u[s], 0, sizeof u[s]);
         if (exprb_init(&u[s].x, db, a))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
     }
     /* the fields themselves, and derived attributes that depend on them */
     if (!rc)
-        rc = ddb_ent_fill_derived(e, obj, a, err);
+        rc = ddbi_ent_fill_derived(e, obj, a, err);
     for (uint16_t j = 0; !rc && j < e->st->n_fields; j++) {
         const ddb_field_desc *f = &e->st->fields[j];
         bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && template_uses(f->derived, changed);
@@ -583,9 +583,9 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             continue;
         int s = e->n_shards ? (f->shard >= 0 ? f->shard : 0) : 0;
         ddb_value *v;
-        rc = ddb_ent_field_value(f, (const char *)obj + f->offset, a, &v, err);
+        rc = ddbi_ent_field_value(f, (const char *)obj + f->offset, a, &v, err);
         if (!rc && upd_set(&u[s], f->attr, v))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         touched[s] = true;
     }
     /* index keys that depend on them (they live on the first shard) */
@@ -601,7 +601,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
         int ks = e->n_shards && kd->shard >= 0 ? kd->shard : 0;
         if (upd_set(&u[ks], kd->pk_attr, in ? pk : NULL) ||
             (kd->sk_attr && upd_set(&u[ks], kd->sk_attr, in ? sk : NULL)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         touched[ks] = true;
     }
     const ddb_field_desc *vf = flagged(e, DDB_FIELD_VERSION);
@@ -609,7 +609,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
     int vshard = vf ? (e->n_shards ? (vf->shard >= 0 ? vf->shard : 0) : 0) : -1;
     if (!rc && vf) {
         if (upd_set(&u[vshard], vf->attr, ddb_v_i64(a, expected + 1)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         touched[vshard] = true;
     }
     const ddb_expr *upx[64] = {NULL}, *cx[64] = {NULL};
@@ -622,17 +622,17 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
         /* the item must exist; with a version, it must be the expected one */
         exprb *x = &u[s].x;
         const char *n = name_ref(x, e->keys[0].pk_attr);
-        if (u[s].rem.len && ddb_buf_put(&x->text, u[s].rem.p, u[s].rem.len))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        if (u[s].rem.len && ddbi_buf_put(&x->text, u[s].rem.p, u[s].rem.len))
+            rc = ddbi_fail_oom(err, __func__);
         if (!rc && (rc = exprb_prepare(x, DDB_EXPR_UPDATE, &upx[s], err)))
             break;
         x->text.len = 0; /* the same names and values serve the condition */
         if (!n || put_text(x, "attribute_exists(") || put_text(x, n) || put_text(x, ")"))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         if (!rc && vf && s == vshard) {
             const char *vn = name_ref(x, vf->attr), *vv = value_ref(x, ddb_v_i64(a, expected));
             if (!vn || !vv || put_text(x, " AND ") || put_text(x, vn) || put_text(x, " = ") || put_text(x, vv))
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
         }
         if (!rc && (rc = exprb_prepare(x, DDB_EXPR_CONDITION, &cx[s], err)))
             break;
@@ -657,17 +657,17 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             cap_merge(cap, &res.capacity);
     }
     if (rc == DDB_ECONDITION)
-        ddb_fail(err, rc, vf ? "%s does not exist or its version is not %lld" : "%s does not exist%.0lld", e->name,
+        ddbi_fail(err, rc, vf ? "%s does not exist or its version is not %lld" : "%s does not exist%.0lld", e->name,
                  (long long)expected);
     if (!rc && vf)
         set_int(vf, (char *)obj + vf->offset, expected + 1);
     for (int s = 0; s < nparts; s++) {
         exprb_done(&u[s].x);
-        ddb_buf_free(&u[s].rem);
+        ddbi_buf_free(&u[s].rem);
     }
     ddb_arena_free(a);
     if (rc == DDB_ECONDITION && !vf)
-        return ddb_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
+        return ddbi_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
     return rc;
 }
 
@@ -678,8 +678,8 @@ static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 static const char *cursor_encode(ddb_arena *a, const ddb_item *key)
 {
     ddb_buf b = {0};
-    if (ddb_encode_item(&b, ddb_item_map(key), 0)) {
-        ddb_buf_free(&b);
+    if (ddbi_encode_item(&b, ddb_item_map(key), 0)) {
+        ddbi_buf_free(&b);
         return NULL;
     }
     char *s = ddb_arena_alloc(a, (b.len + 2) / 3 * 4 + 1);
@@ -696,7 +696,7 @@ static const char *cursor_encode(ddb_arena *a, const ddb_item *key)
     }
     if (s)
         s[o] = '\0';
-    ddb_buf_free(&b);
+    ddbi_buf_free(&b);
     return s;
 }
 
@@ -708,11 +708,11 @@ static int cursor_decode(ddb_arena *a, const char *s, ddb_item **out, ddb_error 
     uint32_t acc = 0;
     int bits = 0;
     if (!p)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     for (size_t i = 0; i < n; i++) {
         const char *c = memchr(b64, s[i], 64);
         if (!c || !s[i])
-            return ddb_fail(err, DDB_EVALIDATION, "invalid cursor (character %zu)", i + 1);
+            return ddbi_fail(err, DDB_EVALIDATION, "invalid cursor (character %zu)", i + 1);
         acc = acc << 6 | (uint32_t)(c - b64);
         bits += 6;
         if (bits >= 8) {
@@ -720,8 +720,8 @@ static int cursor_decode(ddb_arena *a, const char *s, ddb_item **out, ddb_error 
             p[o++] = (uint8_t)(acc >> bits);
         }
     }
-    if (ddb_decode_item(p, o, a, out))
-        return ddb_fail(err, DDB_EVALIDATION, "invalid cursor");
+    if (ddbi_decode_item(p, o, a, out))
+        return ddbi_fail(err, DDB_EVALIDATION, "invalid cursor");
     return DDB_OK;
 }
 
@@ -731,22 +731,22 @@ static int cursor_decode(ddb_arena *a, const char *s, ddb_item **out, ddb_error 
 static int sk_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, const ddb_ent_query *q, ddb_arena *a,
                         ddb_query_params *qp, ddb_error *err)
 {
-    uint16_t holes = kd->sk_attr ? ddb_ent_holes(&kd->sk) : 0;
+    uint16_t holes = kd->sk_attr ? ddbi_ent_holes(&kd->sk) : 0;
     if (q->sk_fields == 0) {
         if (q->op != DDB_SK_ANY)
-            return ddb_fail(err, DDB_EVALIDATION, "a sort-key condition needs at least one sort-key field");
+            return ddbi_fail(err, DDB_EVALIDATION, "a sort-key condition needs at least one sort-key field");
         /* every item of e starts its sort key with the template's leading
          * literal ("USER#" of "USER#{username}"): read only those, not the
          * other types sharing the partition (seed 004's begins_with(SK, "USER#")) */
         if (kd->sk_attr && kd->sk.type == DDB_TS && kd->sk.n && kd->sk.segs[0].lit && kd->sk.segs[0].lit[0]) {
             qp->sk_op = DDB_SK_BEGINS_WITH;
             if (!(qp->sk1 = ddb_v_str(a, kd->sk.segs[0].lit)))
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
         }
         return DDB_OK;
     }
     if (q->sk_fields > holes)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: the sort key has %u fields, %u given", e->name, holes, q->sk_fields);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: the sort key has %u fields, %u given", e->name, holes, q->sk_fields);
     if (kd->sk.type == DDB_TN) {
         ddb_value *v, *hi = NULL;
         int rc = ddb_ent_render(e, &kd->sk, q->obj, a, &v, err);
@@ -762,22 +762,22 @@ static int sk_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, const 
     bool whole = q->sk_fields == holes;
     ddb_buf b = {0}, h = {0};
     bool absent = false, absent2 = false;
-    int rc = ddb_ent_render_prefix(e, &kd->sk, q->obj, q->sk_fields, q->op == DDB_SK_ANY && !whole, &b, &absent, err);
+    int rc = ddbi_ent_render_prefix(e, &kd->sk, q->obj, q->sk_fields, q->op == DDB_SK_ANY && !whole, &b, &absent, err);
     if (!rc && q->op == DDB_SK_BETWEEN) {
         if (!q->obj_hi)
-            rc = ddb_fail(err, DDB_EINVAL, "BETWEEN needs obj_hi");
+            rc = ddbi_fail(err, DDB_EINVAL, "BETWEEN needs obj_hi");
         else
-            rc = ddb_ent_render_prefix(e, &kd->sk, q->obj_hi, q->sk_fields, false, &h, &absent2, err);
+            rc = ddbi_ent_render_prefix(e, &kd->sk, q->obj_hi, q->sk_fields, false, &h, &absent2, err);
     }
     if (!rc && (absent || absent2))
-        rc = ddb_fail(err, DDB_EVALIDATION, "%s: a sort-key field of the query is unset", e->name);
+        rc = ddbi_fail(err, DDB_EVALIDATION, "%s: a sort-key field of the query is unset", e->name);
     /* a range on a field that is followed by more key text: bound the rest
      * with U+10FFFF so "<= x" includes every key that continues after x */
     static const char top[] = "\xf4\x8f\xbf\xbf";
     if (!rc && !whole) {
-        if ((q->op == DDB_SK_LE || q->op == DDB_SK_GT) && ddb_buf_put(&b, top, 4))
+        if ((q->op == DDB_SK_LE || q->op == DDB_SK_GT) && ddbi_buf_put(&b, top, 4))
             rc = DDB_ENOMEM;
-        if (q->op == DDB_SK_BETWEEN && ddb_buf_put(&h, top, 4))
+        if (q->op == DDB_SK_BETWEEN && ddbi_buf_put(&h, top, 4))
             rc = DDB_ENOMEM;
     }
     if (!rc) {
@@ -788,10 +788,10 @@ static int sk_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, const 
         if (!qp->sk1 || (q->op == DDB_SK_BETWEEN && !qp->sk2))
             rc = DDB_ENOMEM;
     }
-    ddb_buf_free(&b);
-    ddb_buf_free(&h);
+    ddbi_buf_free(&b);
+    ddbi_buf_free(&h);
     if (rc == DDB_ENOMEM)
-        return ddb_fail(err, rc, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     return rc;
 }
 
@@ -807,18 +807,18 @@ static int reassemble(ddb *db, const ddb_entity_desc *e, const ddb_item *shard_i
     for (const char *p = sk ? strstr(sk->u.s, sfx) : NULL; p; p = strstr(p + 1, sfx))
         cut = p; /* the last suffix: what follows is the shard id */
     if (!pk || !cut)
-        return ddb_fail(err, DDB_ECORRUPT, "%s: an index entry is not a shard item", e->name);
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: an index entry is not a shard item", e->name);
     ddb_item *key = ddb_item_new(a);
     if (!key || ddb_item_set(key, k->pk_attr, (ddb_value *)pk) ||
         ddb_item_set(key, k->sk_attr, ddb_v_s(a, sk->u.s, (size_t)(cut - sk->u.s))))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_page pg;
     int rc = get_shards(db, e, key, a, o && o->consistent, cap_mode(o), &pg, err);
     if (rc)
         return rc;
     cap_merge(cap, &pg.capacity);
     if (!(*out = merge_shards(a, pg.items, pg.count)))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     return DDB_OK;
 }
 
@@ -841,7 +841,7 @@ static int refetch_projected(ddb *db, const ddb_entity_desc *e, const char *inde
         const ddb_value *sk = t->key.sk ? ddb_item_get(pg->items[i], t->key.sk) : NULL;
         if (!key || !pk || ddb_item_set(key, t->key.pk, (ddb_value *)pk) ||
             (sk && ddb_item_set(key, t->key.sk, (ddb_value *)sk)))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         ddb_capacity c;
         ddb_get_opts go = {.consistent = o && o->consistent, .return_capacity = cap_mode(o)};
         int rc = ddb_get_item(db, t->name, key, &go, a, &full, &c, err);
@@ -860,17 +860,17 @@ int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q
                        const ddb_ent_opts *o, ddb_ent_page *out, ddb_error *err)
 {
     if (!db || !e || !q || !q->obj || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "query: db, entity, query, object, arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "query: db, entity, query, object, arena and out are required");
     memset(out, 0, sizeof *out);
     if (q->key >= e->n_keys)
-        return ddb_fail(err, DDB_EINVAL, "%s has no key %u", e->name, q->key);
+        return ddbi_fail(err, DDB_EINVAL, "%s has no key %u", e->name, q->key);
     const ddb_key_desc *kd = &e->keys[q->key];
     ddb_value *pk;
     int rc = ddb_ent_render(e, &kd->pk, q->obj, a, &pk, err);
     if (rc)
         return rc;
     if (!pk)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: a partition field of the query is unset", e->name);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: a partition field of the query is unset", e->name);
     ddb_query_params qp = {.table = e->table->def.name, .index = kd->index, .pk = pk, .backward = q->backward,
                            .limit = q->page_size, .consistent = o && o->consistent, .return_capacity = cap_mode(o)};
     if ((rc = sk_condition(e, kd, q, a, &qp, err)))
@@ -889,7 +889,7 @@ int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q
         return rc;
     char *items = ddb_arena_alloc(a, (pg.count ? pg.count : 1) * e->st->size);
     if (!items)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     const ddb_value *tv;
     for (size_t i = 0; i < pg.count; i++) {
         ddb_item *it = pg.items[i];
@@ -910,7 +910,7 @@ int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q
                 span++;
             }
             if (!(it = merge_shards(a, &pg.items[i], span)))
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
         }
         if (shard_index && (rc = reassemble(db, e, it, a, o, &out->capacity, &it, err)))
             return rc;
@@ -922,7 +922,7 @@ int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q
     }
     out->items = items;
     if (pg.last_key && !(out->cursor = cursor_encode(a, pg.last_key)))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     return DDB_OK;
 }
 
@@ -932,7 +932,7 @@ int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t mem
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (!db || !c || !obj || !result || !a || member_index >= c->n_members)
-        return ddb_fail(err, DDB_EINVAL, "collection query: db, collection, object, result and arena are required");
+        return ddbi_fail(err, DDB_EINVAL, "collection query: db, collection, object, result and arena are required");
     const ddb_collection_member *lead = &c->members[member_index];
     const ddb_key_desc *kd = &lead->entity->keys[lead->key];
     ddb_value *pk;
@@ -940,10 +940,10 @@ int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t mem
     if (rc)
         return rc;
     if (!pk)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: a partition field of the collection query is unset", c->name);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: a partition field of the collection query is unset", c->name);
     size_t caps[64] = {0};
     if (c->n_members > 64)
-        return ddb_fail(err, DDB_ELIMIT, "collection %s has more than 64 members", c->name);
+        return ddbi_fail(err, DDB_ELIMIT, "collection %s has more than 64 members", c->name);
     for (uint16_t m = 0; m < c->n_members; m++) {
         *(void **)((char *)result + c->members[m].items_offset) = NULL;
         *(size_t *)((char *)result + c->members[m].count_offset) = 0;
@@ -970,7 +970,7 @@ int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t mem
                     size_t nc = caps[m] ? caps[m] * 2 : 8;
                     char *na = ddb_arena_alloc(a, nc * sz);
                     if (!na)
-                        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                        return ddbi_fail_oom(err, __func__);
                     if (*cnt)
                         memcpy(na, *arr, *cnt * sz);
                     *arr = na;
@@ -990,7 +990,7 @@ int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t mem
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err)
 {
     if (!t)
-        return ddb_fail(err, DDB_EINVAL, "create_table: no table");
+        return ddbi_fail(err, DDB_EINVAL, "create_table: no table");
     return ddb_create_table(db, &t->def, err);
 }
 
@@ -1025,12 +1025,12 @@ ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a)
 static exprb *tx_exprb(ddb_ent_tx *tx, ddb_error *err)
 {
     if (tx->nx == TX_OPS) {
-        ddb_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations", TX_OPS);
+        ddbi_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations", TX_OPS);
         return NULL;
     }
     exprb *x = &tx->xs[tx->nx];
     if (exprb_init(x, tx->db, tx->a)) {
-        ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_fail_oom(err, __func__);
         return NULL;
     }
     tx->nx++;
@@ -1040,7 +1040,7 @@ static exprb *tx_exprb(ddb_ent_tx *tx, ddb_error *err)
 static int tx_add(ddb_ent_tx *tx, const ddb_entity_desc *e, ddb_tx_op op, ddb_error *err)
 {
     if (tx->n == TX_OPS)
-        return ddb_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations (items)", TX_OPS);
+        return ddbi_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations (items)", TX_OPS);
     tx->ent[tx->n] = e;
     tx->ops[tx->n++] = op;
     return DDB_OK;
@@ -1049,10 +1049,10 @@ static int tx_add(ddb_ent_tx *tx, const ddb_entity_desc *e, ddb_tx_op op, ddb_er
 static int tx_write(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool create, ddb_error *err)
 {
     if (!tx || !e || !obj)
-        return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and object are required");
+        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and object are required");
     exprb *x = tx_exprb(tx, err);
     ent_plan *p = ddb_arena_alloc(tx->a, sizeof *p);
-    int rc = !x ? (err ? err->code : DDB_ELIMIT) : !p ? ddb_fail(err, DDB_ENOMEM, "out of memory") : DDB_OK;
+    int rc = !x ? (err ? err->code : DDB_ELIMIT) : !p ? ddbi_fail_oom(err, __func__) : DDB_OK;
     if (!rc)
         rc = plan_write(tx->db, e, obj, create, tx->a, x, p, NULL, DDB_CAPACITY_NONE, err);
     for (int s = 0; !rc && s < p->nparts; s++)
@@ -1080,7 +1080,7 @@ int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_e
 int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err)
 {
     if (!tx || !e || !key)
-        return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
+        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
     int rc = DDB_OK;
     for (int s = 0; !rc && s < (e->n_shards ? e->n_shards : 1); s++) {
         ddb_item *k = NULL;
@@ -1094,7 +1094,7 @@ int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key,
 int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err)
 {
     if (!tx || !e || !key)
-        return ddb_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
+        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
     exprb *x = tx_exprb(tx, err);
     ddb_item *k = NULL;
     const ddb_expr *cond = NULL;
@@ -1103,7 +1103,7 @@ int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key
         const char *n = name_ref(x, e->keys[0].pk_attr);
         if (!n || put_text(x, exists ? "attribute_exists(" : "attribute_not_exists(") || put_text(x, n) ||
             put_text(x, ")"))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
     }
     if (!rc)
         rc = exprb_prepare(x, DDB_EXPR_CONDITION, &cond, err);
@@ -1119,12 +1119,12 @@ int ddb_ent_tx_commit(ddb_ent_tx *tx, const ddb_ent_opts *o, ddb_capacity *cap, 
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (!tx)
-        return ddb_fail(err, DDB_EINVAL, "transaction: no builder");
+        return ddbi_fail(err, DDB_EINVAL, "transaction: no builder");
     int rc;
     if (tx->failed)
-        rc = ddb_fail(err, DDB_EINVAL, "transaction: an operation could not be added; nothing was written");
+        rc = ddbi_fail(err, DDB_EINVAL, "transaction: an operation could not be added; nothing was written");
     else if (!tx->n)
-        rc = ddb_fail(err, DDB_EVALIDATION, "transaction: no operations");
+        rc = ddbi_fail(err, DDB_EVALIDATION, "transaction: no operations");
     else {
         ddb_tx_result res;
         rc = ddb_transact_write(tx->db, tx->ops, tx->n, cap_mode(o), tx->a, &res, err);
@@ -1137,7 +1137,7 @@ int ddb_ent_tx_commit(ddb_ent_tx *tx, const ddb_ent_opts *o, ddb_capacity *cap, 
                     w += (size_t)snprintf(text + w, sizeof text - w, " operation %zu (%s) %s;", i + 1,
                                           tx->ent[i]->name,
                                           res.reasons[i] == DDB_ECONDITION ? "condition failed" : ddb_strerror(res.reasons[i]));
-            ddb_fail(err, rc, "%s", text);
+            ddbi_fail(err, rc, "%s", text);
         }
         if (!rc) {
             cap_merge(cap, &res.capacity);
@@ -1158,13 +1158,13 @@ int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, c
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (!db || !e || (n && !objs))
-        return ddb_fail(err, DDB_EINVAL, "batch put: db, entity and objects are required");
+        return ddbi_fail(err, DDB_EINVAL, "batch put: db, entity and objects are required");
     if (flagged(e, DDB_FIELD_VERSION))
-        return ddb_fail(err, DDB_EVALIDATION,
+        return ddbi_fail(err, DDB_EVALIDATION,
                         "%s has a version field: a batch cannot check versions (use put or a transaction)", e->name);
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_batch_write_op ops[25];
     size_t nops = 0;
     int rc = DDB_OK;
@@ -1180,11 +1180,11 @@ int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, c
         if (i == n || rc)
             break;
         void *obj = (char *)objs + i * e->st->size;
-        if ((rc = ddb_ent_fill_derived(e, obj, a, err)))
+        if ((rc = ddbi_ent_fill_derived(e, obj, a, err)))
             break;
         for (int s = 0; s < nparts && !rc; s++) {
             ddb_item *it;
-            if (!(rc = ddb_ent_item_part(e, obj, e->n_shards ? s : -1, a, &it, err)))
+            if (!(rc = ddbi_ent_item_part(e, obj, e->n_shards ? s : -1, a, &it, err)))
                 ops[nops++] = (ddb_batch_write_op){.table = e->table->def.name, .put = it};
         }
     }
@@ -1198,7 +1198,7 @@ int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_
     if (cap)
         memset(cap, 0, sizeof *cap);
     if (!db || !e || (n && (!keys || !out || !found)) || !a)
-        return ddb_fail(err, DDB_EINVAL, "batch get: db, entity, keys, out, found and arena are required");
+        return ddbi_fail(err, DDB_EINVAL, "batch get: db, entity, keys, out, found and arena are required");
     int rc = DDB_OK;
     if (e->n_shards) { /* each logical item is a query over its shards */
         for (size_t i = 0; i < n && !rc; i++) {
@@ -1248,33 +1248,33 @@ static int template_text(const ddb_entity_desc *e, const ddb_template *t, ddb_bu
         const ddb_tseg *s = &t->segs[i];
         if (s->lit) {
             for (const char *p = s->lit; *p && !rc; p++) {
-                rc = ddb_buf_put(b, p, 1);
+                rc = ddbi_buf_put(b, p, 1);
                 if (!rc && (*p == '{' || *p == '}')) /* braces are doubled in templates */
-                    rc = ddb_buf_put(b, p, 1);
+                    rc = ddbi_buf_put(b, p, 1);
             }
             continue;
         }
-        rc = ddb_buf_put(b, "{", 1);
+        rc = ddbi_buf_put(b, "{", 1);
         const ddb_struct_desc *st = e->st;
         for (uint8_t j = 0; !rc && j < s->path_len && st && s->path[j] < st->n_fields; j++) {
             const ddb_field_desc *f = &st->fields[s->path[j]];
             if (j)
-                rc = ddb_buf_put(b, ".", 1);
+                rc = ddbi_buf_put(b, ".", 1);
             if (!rc)
-                rc = ddb_buf_put(b, f->name, strlen(f->name));
+                rc = ddbi_buf_put(b, f->name, strlen(f->name));
             st = f->sub;
         }
         char fmt[32] = "";
         if (s->pad)
             snprintf(fmt, sizeof fmt, ":0%u", s->pad);
         if (!rc)
-            rc = ddb_buf_put(b, fmt, strlen(fmt));
+            rc = ddbi_buf_put(b, fmt, strlen(fmt));
         if (!rc && s->part < 5)
-            rc = ddb_buf_put(b, parts[s->part], strlen(parts[s->part]));
+            rc = ddbi_buf_put(b, parts[s->part], strlen(parts[s->part]));
         if (!rc && s->kase < 3)
-            rc = ddb_buf_put(b, cases[s->kase], strlen(cases[s->kase]));
+            rc = ddbi_buf_put(b, cases[s->kase], strlen(cases[s->kase]));
         if (!rc)
-            rc = ddb_buf_put(b, "}", 1);
+            rc = ddbi_buf_put(b, "}", 1);
     }
     return rc;
 }
@@ -1287,30 +1287,30 @@ static int fingerprint(const ddb_entity_desc *e, ddb_buf *b)
     for (uint16_t k = 0; !rc && k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
         const char *ix = kd->index ? kd->index : "table";
-        if ((rc = ddb_buf_put(b, ix, strlen(ix))) || (rc = ddb_buf_put(b, ": ", 2)) ||
-            (rc = ddb_buf_put(b, kd->pk_attr, strlen(kd->pk_attr))) || (rc = ddb_buf_put(b, "=", 1)) ||
+        if ((rc = ddbi_buf_put(b, ix, strlen(ix))) || (rc = ddbi_buf_put(b, ": ", 2)) ||
+            (rc = ddbi_buf_put(b, kd->pk_attr, strlen(kd->pk_attr))) || (rc = ddbi_buf_put(b, "=", 1)) ||
             (rc = template_text(e, &kd->pk, b)))
             break;
-        if (kd->sk_attr && ((rc = ddb_buf_put(b, " ", 1)) || (rc = ddb_buf_put(b, kd->sk_attr, strlen(kd->sk_attr))) ||
-                            (rc = ddb_buf_put(b, "=", 1)) || (rc = template_text(e, &kd->sk, b))))
+        if (kd->sk_attr && ((rc = ddbi_buf_put(b, " ", 1)) || (rc = ddbi_buf_put(b, kd->sk_attr, strlen(kd->sk_attr))) ||
+                            (rc = ddbi_buf_put(b, "=", 1)) || (rc = template_text(e, &kd->sk, b))))
             break;
-        rc = ddb_buf_put(b, "\n", 1);
+        rc = ddbi_buf_put(b, "\n", 1);
     }
     char line[300];
     int n = snprintf(line, sizeof line, "type: %s=%s\n", e->table->type_attr, e->name);
     if (!rc)
-        rc = ddb_buf_put(b, line, (size_t)n);
+        rc = ddbi_buf_put(b, line, (size_t)n);
     if (!rc && e->n_shards) {
-        rc = ddb_buf_put(b, "shards:", 7);
+        rc = ddbi_buf_put(b, "shards:", 7);
         for (uint16_t s = 0; !rc && s < e->n_shards; s++) {
             n = snprintf(line, sizeof line, " %s%s", e->shard_suffix ? e->shard_suffix : "#", e->shards[s]);
-            rc = ddb_buf_put(b, line, (size_t)n);
+            rc = ddbi_buf_put(b, line, (size_t)n);
         }
         if (!rc)
-            rc = ddb_buf_put(b, "\n", 1);
+            rc = ddbi_buf_put(b, "\n", 1);
     }
     if (!rc)
-        rc = ddb_buf_put(b, "", 1);
+        rc = ddbi_buf_put(b, "", 1);
     return rc;
 }
 
@@ -1401,7 +1401,7 @@ static int backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error
     if (rc) {
         ddb_arena_free(a);
         ddb_arena_free(pa);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     }
     if ((rc = exprb_prepare(&fx, DDB_EXPR_FILTER, &filter, err))) {
         exprb_done(&fx);
@@ -1431,9 +1431,9 @@ static int backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error
             void *obj = ddb_arena_alloc(pa, e->st->size);
             ddb_value *pk, *skv = NULL;
             if (!obj)
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
             else if ((rc = ddb_ent_from_item(e, full, obj, pa, err)))
-                rc = ddb_fail(err, DDB_EMODEL, "cannot add the %s key to a stored %s: %s", kd->index ? kd->index : "table",
+                rc = ddbi_fail(err, DDB_EMODEL, "cannot add the %s key to a stored %s: %s", kd->index ? kd->index : "table",
                               e->name, err ? err->message : "unreadable");
             if (!rc)
                 rc = ddb_ent_render(e, &kd->pk, obj, pa, &pk, err);
@@ -1450,7 +1450,7 @@ static int backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error
             const char *ns = kd->sk_attr ? name_ref(&ux, kd->sk_attr) : NULL, *vs = skv ? value_ref(&ux, skv) : NULL;
             if (!np || !vp || put_text(&ux, "SET ") || put_text(&ux, np) || put_text(&ux, " = ") || put_text(&ux, vp) ||
                 (ns && (!vs || put_text(&ux, ", ") || put_text(&ux, ns) || put_text(&ux, " = ") || put_text(&ux, vs)))) {
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
                 break;
             }
             const ddb_expr *upd;
@@ -1460,7 +1460,7 @@ static int backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error
             const ddb_value *tpk = ddb_item_get(it, e->table->def.key.pk);
             if (!key || !tpk || ddb_item_set(key, e->table->def.key.pk, (ddb_value *)tpk) ||
                 (sk && ddb_item_set(key, e->table->def.key.sk, (ddb_value *)sk))) {
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
                 break;
             }
             ddb_write_opts wo = {.values = vals(&ux)};
@@ -1470,7 +1470,7 @@ static int backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error
             /* the next page starts after this key: keep it in the long-lived arena */
             sp.start_key = ddb_item_copy(a, pg.last_key);
             if (!sp.start_key)
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
         }
     } while (!rc && pg.last_key);
     exprb_done(&ux);
@@ -1489,8 +1489,8 @@ static int check_entities(ddb *db, const ddb_schema_table *t, const ddb_entity_d
         char key[300];
         snprintf(key, sizeof key, "ddbgen.entity.%s", ents[i]->name);
         if (fingerprint(ents[i], &fp)) {
-            ddb_buf_free(&fp);
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            ddbi_buf_free(&fp);
+            return ddbi_fail_oom(err, __func__);
         }
         void *old;
         size_t len;
@@ -1510,15 +1510,15 @@ static int check_entities(ddb *db, const ddb_schema_table *t, const ddb_entity_d
                 }
                 if (!rc)
                     rc = ddb_table_meta_put(db, t->def.name, key, fp.p, fp.len, err);
-                ddb_buf_free(&fp);
+                ddbi_buf_free(&fp);
                 continue;
             }
-            rc = ddb_fail(err, DDB_EMODEL,
+            rc = ddbi_fail(err, DDB_EMODEL,
                           "table %s holds %s items written with \"%.*s\"; the schema now says \"%.*s\" (regenerate "
                           "against the old schema, or migrate the items)",
                           t->def.name, ents[i]->name, na > 90 ? 90 : na, la, nb > 90 ? 90 : nb, lb);
         }
-        ddb_buf_free(&fp);
+        ddbi_buf_free(&fp);
     }
     return rc;
 }
@@ -1527,10 +1527,10 @@ int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc
                        ddb_error *err)
 {
     if (!db || !t || (n && !ents))
-        return ddb_fail(err, DDB_EINVAL, "open_table: db, table and entities are required");
+        return ddbi_fail(err, DDB_EINVAL, "open_table: db, table and entities are required");
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_table_desc *d;
     int rc = ddb_describe_table(db, t->def.name, a, &d, err);
     if (rc == DDB_ENOTABLE) {
@@ -1541,7 +1541,7 @@ int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc
             d = NULL;
     }
     if (!rc && d && !same_key(&d->def.key, &t->def.key))
-        rc = ddb_fail(err, DDB_EMODEL, "table %s was created with key %s%s%s; the schema declares %s%s%s",
+        rc = ddbi_fail(err, DDB_EMODEL, "table %s was created with key %s%s%s; the schema declares %s%s%s",
                       t->def.name, d->def.key.pk, d->def.key.sk ? "/" : "", d->def.key.sk ? d->def.key.sk : "",
                       t->def.key.pk, t->def.key.sk ? "/" : "", t->def.key.sk ? t->def.key.sk : "");
     for (size_t i = 0; !rc && d && i < t->def.n_indexes; i++) {
@@ -1550,11 +1550,11 @@ int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc
             if (!strcmp(d->def.indexes[j].name, want->name))
                 have = &d->def.indexes[j];
         if (have && !same_index(have, want))
-            rc = ddb_fail(err, DDB_EMODEL,
+            rc = ddbi_fail(err, DDB_EMODEL,
                           "index %s of table %s was created with another key or projection than the schema declares",
                           want->name, t->def.name);
         else if (!have && want->local)
-            rc = ddb_fail(err, DDB_EMODEL,
+            rc = ddbi_fail(err, DDB_EMODEL,
                           "table %s has no local index %s, and a local index can only be created with the table",
                           t->def.name, want->name);
         else if (!have)

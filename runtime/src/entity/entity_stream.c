@@ -66,7 +66,7 @@ int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, cons
                           ddb_error *err)
 {
     if (!entities || !rec || !new_obj || !old_obj || !out || !a)
-        return ddb_fail(err, DDB_EINVAL, "ddb_ent_decode_record: entities, record, objects, out and arena are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_decode_record: entities, record, objects, out and arena are required");
     memset(out, 0, sizeof *out);
     memset(new_obj, 0, obj_size);
     memset(old_obj, 0, obj_size);
@@ -74,7 +74,7 @@ int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, cons
         return DDB_OK;
     const ddb_schema_table *t = entities[0]->table;
     if (rec->table && strcmp(rec->table, t->def.name) != 0)
-        return ddb_fail(err, DDB_EINVAL, "a stream record of table %s decoded as one of table %s", rec->table,
+        return ddbi_fail(err, DDB_EINVAL, "a stream record of table %s decoded as one of table %s", rec->table,
                         t->def.name);
     const ddb_item *image = rec->new_image ? rec->new_image : rec->old_image;
     size_t which = n;
@@ -96,14 +96,14 @@ int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, cons
         return DDB_OK;
     const ddb_entity_desc *e = entities[which];
     if (e->st->size > obj_size)
-        return ddb_fail(err, DDB_EINVAL, "entity %s needs %u bytes, the record holds %zu", e->name, e->st->size,
+        return ddbi_fail(err, DDB_EINVAL, "entity %s needs %u bytes, the record holds %zu", e->name, e->st->size,
                         obj_size);
     out->type = (int)which + 1;
     out->partial = e->n_shards > 0;
     int rc = DDB_OK;
-    if (rec->new_image && !(rc = ddb_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, err)))
+    if (rec->new_image && !(rc = ddbi_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, err)))
         out->has_new = true;
-    if (!rc && rec->old_image && !(rc = ddb_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, err)))
+    if (!rc && rec->old_image && !(rc = ddbi_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, err)))
         out->has_old = true;
     return rc;
 }

@@ -3,14 +3,14 @@
  *
  * Life of a request, as the engine drives it:
  *   1. ddb_expr_prepare() each expression of the request (names bound).
- *   2. ddb_expr_check_request() once with all of them and the request's
+ *   2. ddbi_expr_check_request() once with all of them and the request's
  *      names and values maps: undefined :values, value types DynamoDB checks
  *      up front, unused names/values.  Execution calls below assume this
  *      passed and only re-check what they need for memory safety.
- *   3. Per item: ddb_expr_eval_condition() (ConditionExpression against the
+ *   3. Per item: ddbi_expr_eval_condition() (ConditionExpression against the
  *      old item, FilterExpression against each read item),
- *      ddb_expr_apply_update(), ddb_expr_project(); per Query:
- *      ddb_expr_key_condition().
+ *      ddbi_expr_apply_update(), ddbi_expr_project(); per Query:
+ *      ddbi_expr_key_condition().
  * Everything here is reentrant; a prepared ddb_expr is never modified.
  *
  * Decisions worth knowing:
@@ -19,7 +19,7 @@
  *  - Error messages tied to a place in the text end in " at LINE:COL"; the
  *    limits (4 KB, 300 operators, IN operands, path depth, parser nesting)
  *    are DDB_ELIMIT, everything else DDB_EVALIDATION.
- *  - The new item of ddb_expr_apply_update() is not validated here (item
+ *  - The new item of ddbi_expr_apply_update() is not validated here (item
  *    size, key types, empty values): the engine validates it as for PutItem.
  *  - The AST below is also read by expr_render.c (remote backend): change
  *    it together.
@@ -45,20 +45,20 @@
  * begins_with/attribute_type/size/comparison/BETWEEN operand types), then
  * "Value provided in ExpressionAttributeNames unused in expressions: keys:
  * {#a, #b}" and the same for values.  DDB_EVALIDATION on failure. */
-int ddb_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,
+int ddbi_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,
                            ddb_error *err);
 
 /* The maps alone, as DynamoDB checks them before parsing anything:
  * "ExpressionAttributeNames must not be empty", "... contains invalid key:
  * Syntax error; key: \"a\"", names that are not non-empty strings, and the
- * same for values.  Also done by ddb_expr_check_request(). */
-int ddb_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err);
+ * same for values.  Also done by ddbi_expr_check_request(). */
+int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err);
 
 /* Evaluate a condition or filter (or a key condition, as a filter) against
  * item (NULL = no item: every path is absent).  *result receives the
  * outcome; a false condition is not an error.  DDB_EVALIDATION only for an
  * undefined :value.  No memory is allocated. */
-int ddb_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_item *values, bool *result,
+int ddbi_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_item *values, bool *result,
                             ddb_error *err);
 
 /* Refuse an update that touches a key attribute, as UpdateItem does:
@@ -67,7 +67,7 @@ int ddb_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_i
  * (key_attrs), and "Key attributes must be scalars; list random access '[]'
  * and map lookup '.' are not allowed: IndexKey: gsi1pk" for a nested path
  * into an index key attribute (index_attrs).  Either array may be NULL. */
-int ddb_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
+int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
                                const char *const *index_attrs, size_t n_index_attrs, ddb_error *err);
 
 /* Apply an UpdateExpression to old (NULL = the item does not exist yet)
@@ -78,26 +78,26 @@ int ddb_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, 
  *   "An operand in the update expression has an incorrect data type"
  *   "The document path provided in the update expression is invalid for update"
  *   number overflow/underflow/precision messages from number arithmetic. */
-int ddb_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_item *values, ddb_arena *a,
+int ddbi_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_item *values, ddb_arena *a,
                           ddb_item **out, ddb_error *err);
 
 /* ReturnValues UPDATED_OLD / UPDATED_NEW: item (the old or the new one)
  * restricted to the document paths the update's actions name, as a
  * projection (list elements keep their order, compacted).  *out is NULL
  * when nothing remains.  Also accepts a PROJECTION expression. */
-int ddb_expr_updated_attributes(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out,
+int ddbi_expr_updated_attributes(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out,
                                 ddb_error *err);
 
 /* ProjectionExpression: a new item in arena a holding only the projected
  * paths of item (nested maps keep only the projected keys; projected list
  * elements keep their relative order, compacted).  *out is an empty item
  * when nothing matched.  DDB_EINVAL if e is not a projection. */
-int ddb_expr_project(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out, ddb_error *err);
+int ddbi_expr_project(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out, ddb_error *err);
 
 /* The distinct top-level attribute names an expression references
  * (projection: the attributes to fetch; update: the attributes written),
  * sorted bytewise.  Owned by e. */
-void ddb_expr_top_level_names(const ddb_expr *e, const char *const **names, size_t *count);
+void ddbi_expr_top_level_names(const ddb_expr *e, const char *const **names, size_t *count);
 
 /* A KeyConditionExpression mapped onto a key schema (the table's or an
  * index's).  pk/sk1/sk2 point into the values item and live as long as it. */
@@ -112,7 +112,7 @@ typedef struct ddb_key_condition {
  * missed key schema element: pk", "Query key condition not supported",
  * "One or more parameter values were invalid: Condition parameter type
  * does not match schema type", undefined values. */
-int ddb_expr_key_condition(const ddb_expr *e, const ddb_key_schema *key, const ddb_item *values,
+int ddbi_expr_key_condition(const ddb_expr *e, const ddb_key_schema *key, const ddb_item *values,
                            ddb_key_condition *out, ddb_error *err);
 
 /* ---- Tokens (expr_lex.c) ------------------------------------------------- */
@@ -148,11 +148,11 @@ typedef struct expr_token {
 
 /* Split text into tokens (array in arena a, ending with one TK_EOF).
  * Never fails on content; DDB_ENOMEM only. */
-int expr_lex(const char *text, size_t len, ddb_arena *a, expr_token **toks, size_t *ntoks);
+int ddbi_expr_lex(const char *text, size_t len, ddb_arena *a, expr_token **toks, size_t *ntoks);
 /* Token text equals keyword kw (upper case), ignoring ASCII case. */
-bool expr_tok_is(const char *src, const expr_token *t, const char *kw);
+bool ddbi_expr_tok_is(const char *src, const expr_token *t, const char *kw);
 /* DynamoDB's reserved words (case-insensitive), binary search. */
-bool expr_is_reserved(const char *s, size_t len);
+bool ddbi_expr_is_reserved(const char *s, size_t len);
 
 /* ---- AST (expr_parse.c) -------------------------------------------------- */
 
@@ -259,26 +259,26 @@ struct ddb_expr {
 /* ---- Shared helpers -------------------------------------------------------- */
 
 /* Value of path under the map root (NULL when absent). */
-const ddb_value *expr_path_get(const ddb_value *root, const expr_path *p, uint32_t nelems);
+const ddb_value *ddbi_expr_path_get(const ddb_value *root, const expr_path *p, uint32_t nelems);
 /* The :value a node names, from values (NULL when undefined). */
-const ddb_value *expr_value_of(const ddb_item *values, const expr_node *n);
+const ddb_value *ddbi_expr_value_of(const ddb_item *values, const expr_node *n);
 /* Fail with "Invalid <Kind>: <message> at L:C" (line 0 = no position). */
-int expr_fail(ddb_error *err, int code, ddb_expr_kind kind, uint32_t line, uint32_t col, const char *fmt, ...)
+int ddbi_expr_fail(ddb_error *err, int code, ddb_expr_kind kind, uint32_t line, uint32_t col, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /* Fail with message and position but no "Invalid <Kind>:" prefix. */
-int expr_fail_at(ddb_error *err, int code, uint32_t line, uint32_t col, const char *fmt, ...)
+int ddbi_expr_fail_at(ddb_error *err, int code, uint32_t line, uint32_t col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* Project value through a projection tree node into arena a (NULL when
  * nothing is selected or out of memory: *nomem tells which). */
-ddb_value *expr_project_value(ddb_arena *a, const ddb_value *v, const expr_pnode *node, bool *nomem);
+ddb_value *ddbi_expr_project_value(ddb_arena *a, const ddb_value *v, const expr_pnode *node, bool *nomem);
 /* Validate the :values one expression uses (step 2 of a request). */
-int expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error *err);
+int ddbi_expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error *err);
 /* Map lookup with a counted name. */
-const ddb_value *expr_map_get(const ddb_value *map, const char *name, size_t len);
+const ddb_value *ddbi_expr_map_get(const ddb_value *map, const char *name, size_t len);
 /* Insert or replace a counted name in a map built in arena a (the name is
  * copied, the value linked).  DDB_ENOMEM on failure. */
-int expr_map_setn(ddb_arena *a, ddb_value *map, const char *name, size_t len, ddb_value *v);
+int ddbi_expr_map_setn(ddb_arena *a, ddb_value *map, const char *name, size_t len, ddb_value *v);
 /* Remove a counted name from a map; true if it was there. */
-bool expr_map_removen(ddb_value *map, const char *name, size_t len);
+bool ddbi_expr_map_removen(ddb_value *map, const char *name, size_t len);
 
 #endif

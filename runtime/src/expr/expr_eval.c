@@ -1,5 +1,5 @@
 /* Condition and filter evaluation on an item, and the request-level checks
- * that need the :values (ddb_expr_check_request). */
+ * that need the :values (ddbi_expr_check_request). */
 #include "expr/expr.h"
 
 #include "core/error.h"
@@ -8,27 +8,27 @@
 #include <stdio.h>
 #include <string.h>
 
-const ddb_value *expr_map_get(const ddb_value *map, const char *name, size_t len)
+const ddb_value *ddbi_expr_map_get(const ddb_value *map, const char *name, size_t len)
 {
-    return ddb_map_getn(map, name, len);
+    return ddbi_map_getn(map, name, len);
 }
 
-const ddb_value *expr_path_get(const ddb_value *root, const expr_path *p, uint32_t nelems)
+const ddb_value *ddbi_expr_path_get(const ddb_value *root, const expr_path *p, uint32_t nelems)
 {
     const ddb_value *v = root;
     for (uint32_t i = 0; v && i < nelems; i++) {
         const expr_pelem *el = &p->el[i];
         if (el->name)
-            v = v->type == DDB_TM ? ddb_map_getn(v, el->name, el->len) : NULL;
+            v = v->type == DDB_TM ? ddbi_map_getn(v, el->name, el->len) : NULL;
         else
             v = v->type == DDB_TL && el->index < v->len ? v->u.l[el->index] : NULL;
     }
     return v;
 }
 
-const ddb_value *expr_value_of(const ddb_item *values, const expr_node *n)
+const ddb_value *ddbi_expr_value_of(const ddb_item *values, const expr_node *n)
 {
-    return values ? ddb_map_getn(ddb_item_map(values), n->str, n->slen) : NULL;
+    return values ? ddbi_map_getn(ddb_item_map(values), n->str, n->slen) : NULL;
 }
 
 /* ---- Evaluation ------------------------------------------------------------ */
@@ -49,7 +49,7 @@ typedef struct opval {
 
 static int undefined_value(const ddb_expr *e, const expr_node *n, ddb_error *err)
 {
-    return expr_fail(err, DDB_EVALIDATION, e->kind, n->line, n->col,
+    return ddbi_expr_fail(err, DDB_EVALIDATION, e->kind, n->line, n->col,
                      "An expression attribute value used in expression is not defined; attribute value: %.*s",
                      (int)(n->slen > 255 ? 255 : n->slen), n->str);
 }
@@ -73,9 +73,9 @@ static int eval_operand(const ectx *c, const expr_node *n, opval *out)
 {
     out->v = NULL;
     switch (n->kind) {
-    case EN_PATH: out->v = c->item ? expr_path_get(c->item, &n->path, n->path.n) : NULL; return DDB_OK;
+    case EN_PATH: out->v = c->item ? ddbi_expr_path_get(c->item, &n->path, n->path.n) : NULL; return DDB_OK;
     case EN_VALUE:
-        if (!(out->v = expr_value_of(c->values, n)))
+        if (!(out->v = ddbi_expr_value_of(c->values, n)))
             return undefined_value(c->e, n, c->err);
         return DDB_OK;
     case EN_FUNC:
@@ -239,11 +239,11 @@ static int eval_cond(const ectx *c, const expr_node *n, bool *r)
     }
 }
 
-int ddb_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_item *values, bool *result,
+int ddbi_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_item *values, bool *result,
                             ddb_error *err)
 {
     if (!e || !result || !e->root)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_eval_condition needs a condition, filter or key condition");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_expr_eval_condition needs a condition, filter or key condition");
     ectx c = {e, item ? ddb_item_map(item) : NULL, values, err};
     *result = false;
     return eval_cond(&c, e->root, result);
@@ -302,7 +302,7 @@ typedef struct vctx {
 
 static int first_undefined(const vctx *c, const expr_node *n)
 {
-    if (n->kind == EN_VALUE && !expr_value_of(c->values, n))
+    if (n->kind == EN_VALUE && !ddbi_expr_value_of(c->values, n))
         return undefined_value(c->e, n, c->err);
     for (uint32_t i = 0; i < n->nargs; i++) {
         int rc = first_undefined(c, n->args[i]);
@@ -314,7 +314,7 @@ static int first_undefined(const vctx *c, const expr_node *n)
 
 static int bad_operand(const vctx *c, const expr_node *at, const char *op, const char *type)
 {
-    return expr_fail(c->err, DDB_EVALIDATION, c->e->kind, at->line, at->col,
+    return ddbi_expr_fail(c->err, DDB_EVALIDATION, c->e->kind, at->line, at->col,
                      "Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op,
                      type);
 }
@@ -334,14 +334,14 @@ static int check_cond_types(const vctx *c, const expr_node *n)
             return rc;
     if (n->kind == EN_CMP && n->op >= CMP_LT) {
         for (uint32_t i = 0; i < 2; i++) {
-            const ddb_value *v = n->args[i]->kind == EN_VALUE ? expr_value_of(c->values, n->args[i]) : NULL;
+            const ddb_value *v = n->args[i]->kind == EN_VALUE ? ddbi_expr_value_of(c->values, n->args[i]) : NULL;
             if (v && !ordered_type(v->type))
                 return bad_operand(c, n->args[i], cmp_name((expr_cmp)n->op), ddb_type_name(v->type));
         }
     } else if (n->kind == EN_BETWEEN) {
         const ddb_value *v[3];
         for (uint32_t i = 0; i < 3; i++) {
-            v[i] = n->args[i]->kind == EN_VALUE ? expr_value_of(c->values, n->args[i]) : NULL;
+            v[i] = n->args[i]->kind == EN_VALUE ? ddbi_expr_value_of(c->values, n->args[i]) : NULL;
             if (v[i] && !ordered_type(v[i]->type))
                 return bad_operand(c, n->args[i], "BETWEEN", ddb_type_name(v[i]->type));
         }
@@ -350,12 +350,12 @@ static int check_cond_types(const vctx *c, const expr_node *n)
             scalar_str(v[1], lo, sizeof lo);
             scalar_str(v[2], hi, sizeof hi);
             if (v[1]->type != v[2]->type)
-                return expr_fail(c->err, DDB_EVALIDATION, c->e->kind, n->line, n->col,
+                return ddbi_expr_fail(c->err, DDB_EVALIDATION, c->e->kind, n->line, n->col,
                                  "The BETWEEN operator requires same data type for lower and upper bounds; lower bound "
                                  "operand: AttributeValue: %s, upper bound operand: AttributeValue: %s",
                                  lo, hi);
             if (ddb_value_compare(v[1], v[2]) > 0)
-                return expr_fail(c->err, DDB_EVALIDATION, c->e->kind, n->line, n->col,
+                return ddbi_expr_fail(c->err, DDB_EVALIDATION, c->e->kind, n->line, n->col,
                                  "The BETWEEN operator requires upper bound to be greater than or equal to lower "
                                  "bound; lower bound operand: AttributeValue: %s, upper bound operand: "
                                  "AttributeValue: %s",
@@ -364,7 +364,7 @@ static int check_cond_types(const vctx *c, const expr_node *n)
     } else if (n->kind == EN_FUNC) {
         for (uint32_t i = 0; i < n->nargs; i++) {
             const expr_node *a = n->args[i];
-            const ddb_value *v = a->kind == EN_VALUE ? expr_value_of(c->values, a) : NULL;
+            const ddb_value *v = a->kind == EN_VALUE ? ddbi_expr_value_of(c->values, a) : NULL;
             if (!v)
                 continue;
             switch ((expr_func)n->op) {
@@ -380,7 +380,7 @@ static int check_cond_types(const vctx *c, const expr_node *n)
                         if (strlen(types[k]) == v->len && memcmp(types[k], v->u.s, v->len) == 0)
                             ok = true;
                     if (!ok)
-                        return expr_fail(c->err, DDB_EVALIDATION, c->e->kind, a->line, a->col,
+                        return ddbi_expr_fail(c->err, DDB_EVALIDATION, c->e->kind, a->line, a->col,
                                          "Invalid attribute type name found; type: %.*s, valid types: "
                                          "{B,NULL,SS,BOOL,L,BS,N,NS,S,M}",
                                          (int)(v->len > 64 ? 64 : v->len), v->u.s);
@@ -420,14 +420,14 @@ static int check_set_types(const vctx *c, const expr_node *n)
     if (!op)
         return DDB_OK;
     for (uint32_t i = 0; i < n->nargs; i++) {
-        const ddb_value *v = n->args[i]->kind == EN_VALUE ? expr_value_of(c->values, n->args[i]) : NULL;
+        const ddb_value *v = n->args[i]->kind == EN_VALUE ? ddbi_expr_value_of(c->values, n->args[i]) : NULL;
         if (v && v->type != want)
             return bad_operand(c, n->args[i], op, ddb_type_name(v->type));
     }
     return DDB_OK;
 }
 
-int expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error *err)
+int ddbi_expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error *err)
 {
     vctx c = {e, values, err};
     int rc;
@@ -441,10 +441,10 @@ int expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error *err)
                 if ((rc = check_set_types(&c, a->value)))
                     return rc;
             } else if (a->kind == UA_ADD || a->kind == UA_DELETE) {
-                const ddb_value *v = expr_value_of(values, a->value);
+                const ddb_value *v = ddbi_expr_value_of(values, a->value);
                 bool ok = a->kind == UA_ADD ? (v->type == DDB_TN || is_set(v->type)) : is_set(v->type);
                 if (!ok)
-                    return expr_fail(err, DDB_EVALIDATION, e->kind, a->value->line, a->value->col,
+                    return ddbi_expr_fail(err, DDB_EVALIDATION, e->kind, a->value->line, a->value->col,
                                      "Incorrect operand type for operator or function; operator: %s, operand type: %s, "
                                      "typeSet: %s",
                                      a->kind == UA_ADD ? "ADD" : "DELETE", long_type_name(v->type),
@@ -460,7 +460,7 @@ int expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error *err)
     return check_cond_types(&c, e->root);
 }
 
-/* ---- ddb_expr_check_request ------------------------------------------------- */
+/* ---- ddbi_expr_check_request ------------------------------------------------- */
 
 static bool valid_placeholder(const char *s, size_t len, char sigil)
 {
@@ -474,20 +474,20 @@ static bool valid_placeholder(const char *s, size_t len, char sigil)
     return len <= DDB_EXPR_MAX_REF_BYTES;
 }
 
-int ddb_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err)
+int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err)
 {
     if (names) {
         const ddb_value *m = ddb_item_map(names);
         if (m->len == 0)
-            return ddb_fail(err, DDB_EVALIDATION, "ExpressionAttributeNames must not be empty");
+            return ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttributeNames must not be empty");
         for (uint32_t i = 0; i < m->len; i++) {
             const ddb_attr *at = &m->u.m[i];
             if (!valid_placeholder(at->name, at->name_len, '#'))
-                return ddb_fail(err, DDB_EVALIDATION,
+                return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeNames contains invalid key: Syntax error; key: \"%.*s\"",
                                 (int)(at->name_len > 255 ? 255 : at->name_len), at->name);
             if (at->value->type != DDB_TS || at->value->len == 0)
-                return ddb_fail(err, DDB_EVALIDATION,
+                return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeNames contains invalid value: the name for key %.*s must be a "
                                 "non-empty string",
                                 (int)at->name_len, at->name);
@@ -496,11 +496,11 @@ int ddb_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error
     if (values) {
         const ddb_value *m = ddb_item_map(values);
         if (m->len == 0)
-            return ddb_fail(err, DDB_EVALIDATION, "ExpressionAttributeValues must not be empty");
+            return ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttributeValues must not be empty");
         for (uint32_t i = 0; i < m->len; i++) {
             const ddb_attr *at = &m->u.m[i];
             if (!valid_placeholder(at->name, at->name_len, ':'))
-                return ddb_fail(err, DDB_EVALIDATION,
+                return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeValues contains invalid key: Syntax error; key: \"%.*s\"",
                                 (int)(at->name_len > 255 ? 255 : at->name_len), at->name);
         }
@@ -555,26 +555,26 @@ static int unused(const ddb_expr *const *exprs, size_t n, const ddb_item *map, b
     }
     if (!count)
         return DDB_OK;
-    return ddb_fail(err, DDB_EVALIDATION, "Value provided in ExpressionAttribute%s unused in expressions: keys: {%s}",
+    return ddbi_fail(err, DDB_EVALIDATION, "Value provided in ExpressionAttribute%s unused in expressions: keys: {%s}",
                     names ? "Names" : "Values", list);
 }
 
-int ddb_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,
+int ddbi_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,
                            ddb_error *err)
 {
-    int rc = ddb_expr_check_maps(names, values, err);
+    int rc = ddbi_expr_check_maps(names, values, err);
     if (rc)
         return rc;
     size_t present = 0;
     for (size_t i = 0; i < n; i++)
         present += exprs[i] != NULL;
     if (!present && names)
-        return ddb_fail(err, DDB_EVALIDATION, "ExpressionAttributeNames can only be specified when using expressions");
+        return ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttributeNames can only be specified when using expressions");
     if (!present && values)
-        return ddb_fail(err, DDB_EVALIDATION,
+        return ddbi_fail(err, DDB_EVALIDATION,
                         "ExpressionAttributeValues can only be specified when using expressions");
     for (size_t i = 0; i < n; i++)
-        if (exprs[i] && (rc = expr_check_values(exprs[i], values, err)))
+        if (exprs[i] && (rc = ddbi_expr_check_values(exprs[i], values, err)))
             return rc;
     if ((rc = unused(exprs, n, names, true, err)))
         return rc;

@@ -13,17 +13,17 @@ static bool is(const expr_keycond *kc, const char *name)
 
 static int type_mismatch(ddb_error *err)
 {
-    return ddb_fail(err, DDB_EVALIDATION,
+    return ddbi_fail(err, DDB_EVALIDATION,
                     "One or more parameter values were invalid: Condition parameter type does not match schema type");
 }
 
-int ddb_expr_key_condition(const ddb_expr *e, const ddb_key_schema *key, const ddb_item *values,
+int ddbi_expr_key_condition(const ddb_expr *e, const ddb_key_schema *key, const ddb_item *values,
                            ddb_key_condition *out, ddb_error *err)
 {
     if (!e || e->kind != DDB_EXPR_KEY_CONDITION || !key || !key->pk || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_key_condition needs a key condition, a key schema and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_expr_key_condition needs a key condition, a key schema and out");
     memset(out, 0, sizeof *out);
-    int rc = expr_check_values(e, values, err);
+    int rc = ddbi_expr_check_values(e, values, err);
     if (rc)
         return rc;
     const expr_keycond *pk = NULL, *sk = NULL, *other = NULL;
@@ -37,23 +37,23 @@ int ddb_expr_key_condition(const ddb_expr *e, const ddb_key_schema *key, const d
             other = kc;
     }
     if (e->nkeyconds == 2 && !key->sk)
-        return ddb_fail(err, DDB_EVALIDATION, "Query key condition not supported");
+        return ddbi_fail(err, DDB_EVALIDATION, "Query key condition not supported");
     if (!pk)
-        return ddb_fail(err, DDB_EVALIDATION, "Query condition missed key schema element: %s", key->pk);
+        return ddbi_fail(err, DDB_EVALIDATION, "Query condition missed key schema element: %s", key->pk);
     if (other)
-        return ddb_fail(err, DDB_EVALIDATION, "Query condition missed key schema element: %s", key->sk);
-    const ddb_value *pv = expr_value_of(values, pk->v1);
+        return ddbi_fail(err, DDB_EVALIDATION, "Query condition missed key schema element: %s", key->sk);
+    const ddb_value *pv = ddbi_expr_value_of(values, pk->v1);
     if (pv->type != key->pk_type)
         return type_mismatch(err);
     const ddb_value *s1 = NULL, *s2 = NULL;
     if (sk) {
-        s1 = expr_value_of(values, sk->v1);
-        s2 = sk->v2 ? expr_value_of(values, sk->v2) : NULL;
+        s1 = ddbi_expr_value_of(values, sk->v1);
+        s2 = sk->v2 ? ddbi_expr_value_of(values, sk->v2) : NULL;
         if (s1->type != key->sk_type || (s2 && s2->type != key->sk_type))
             return type_mismatch(err);
     }
     if (pk->op != DDB_SK_EQ)
-        return ddb_fail(err, DDB_EVALIDATION, "Query key condition not supported");
+        return ddbi_fail(err, DDB_EVALIDATION, "Query key condition not supported");
     out->pk = pv;
     out->sk_op = sk ? sk->op : DDB_SK_ANY;
     out->sk1 = s1;

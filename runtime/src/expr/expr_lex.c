@@ -88,7 +88,7 @@ static int ci_cmp(const char *word, const char *s, size_t len)
     return -1; /* word is a proper prefix of s */
 }
 
-bool expr_is_reserved(const char *s, size_t len)
+bool ddbi_expr_is_reserved(const char *s, size_t len)
 {
     size_t lo = 0, hi = sizeof reserved_words / sizeof reserved_words[0];
     while (lo < hi) {
@@ -104,7 +104,7 @@ bool expr_is_reserved(const char *s, size_t len)
     return false;
 }
 
-bool expr_tok_is(const char *src, const expr_token *t, const char *kw)
+bool ddbi_expr_tok_is(const char *src, const expr_token *t, const char *kw)
 {
     return t->kind == TK_NAME && ci_cmp(kw, src + t->off, t->len) == 0;
 }
@@ -131,7 +131,7 @@ static size_t utf8_len(const unsigned char *s, size_t avail)
     return n;
 }
 
-int expr_lex(const char *text, size_t len, ddb_arena *a, expr_token **toks, size_t *ntoks)
+int ddbi_expr_lex(const char *text, size_t len, ddb_arena *a, expr_token **toks, size_t *ntoks)
 {
     /* Every token takes at least one byte, so len + 1 slots suffice. */
     expr_token *t = ddb_arena_alloc(a, (len + 1) * sizeof *t);

@@ -47,7 +47,7 @@ static void vformat(char *buf, size_t size, bool prefix, ddb_expr_kind kind, uin
         snprintf(buf + n, size - n, " at %u:%u", line, col);
 }
 
-int expr_fail(ddb_error *err, int code, ddb_expr_kind kind, uint32_t line, uint32_t col, const char *fmt, ...)
+int ddbi_expr_fail(ddb_error *err, int code, ddb_expr_kind kind, uint32_t line, uint32_t col, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -59,7 +59,7 @@ int expr_fail(ddb_error *err, int code, ddb_expr_kind kind, uint32_t line, uint3
     return code;
 }
 
-int expr_fail_at(ddb_error *err, int code, uint32_t line, uint32_t col, const char *fmt, ...)
+int ddbi_expr_fail_at(ddb_error *err, int code, uint32_t line, uint32_t col, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -247,14 +247,14 @@ static expr_node *new_node(parser *p, expr_node_kind k, const expr_token *at)
 
 static bool is_cond_keyword(const parser *p, const expr_token *t)
 {
-    return expr_tok_is(p->src, t, "AND") || expr_tok_is(p->src, t, "OR") || expr_tok_is(p->src, t, "NOT") ||
-           expr_tok_is(p->src, t, "BETWEEN") || expr_tok_is(p->src, t, "IN");
+    return ddbi_expr_tok_is(p->src, t, "AND") || ddbi_expr_tok_is(p->src, t, "OR") || ddbi_expr_tok_is(p->src, t, "NOT") ||
+           ddbi_expr_tok_is(p->src, t, "BETWEEN") || ddbi_expr_tok_is(p->src, t, "IN");
 }
 
 static bool is_update_keyword(const parser *p, const expr_token *t)
 {
-    return expr_tok_is(p->src, t, "SET") || expr_tok_is(p->src, t, "REMOVE") || expr_tok_is(p->src, t, "ADD") ||
-           expr_tok_is(p->src, t, "DELETE");
+    return ddbi_expr_tok_is(p->src, t, "SET") || ddbi_expr_tok_is(p->src, t, "REMOVE") || ddbi_expr_tok_is(p->src, t, "ADD") ||
+           ddbi_expr_tok_is(p->src, t, "DELETE");
 }
 
 static bool is_keyword(const parser *p, const expr_token *t)
@@ -303,7 +303,7 @@ static bool p_path(parser *p, expr_path *out)
                     return nomem(p), false;
                 e.len = t->len;
             } else if (t->kind == TK_HASH) {
-                const ddb_value *v = p->names ? expr_map_get(ddb_item_map(p->names), p->src + t->off, t->len) : NULL;
+                const ddb_value *v = p->names ? ddbi_expr_map_get(ddb_item_map(p->names), p->src + t->off, t->len) : NULL;
                 if (v && v->type == DDB_TS) {
                     if (!(e.name = dup_bytes(p->a, v->u.s, v->len)))
                         return nomem(p), false;
@@ -476,7 +476,7 @@ static bool cmp_start(const parser *p, const expr_token *t)
     case TK_LE:
     case TK_GT:
     case TK_GE: return true;
-    default: return expr_tok_is(p->src, t, "BETWEEN") || expr_tok_is(p->src, t, "IN");
+    default: return ddbi_expr_tok_is(p->src, t, "BETWEEN") || ddbi_expr_tok_is(p->src, t, "IN");
     }
 }
 
@@ -517,12 +517,12 @@ static expr_node *p_cmp_tail(parser *p, expr_node *lhs)
     }
     default: break;
     }
-    if (expr_tok_is(p->src, t, "BETWEEN")) {
+    if (ddbi_expr_tok_is(p->src, t, "BETWEEN")) {
         p->pos++;
         expr_node *lo = p_cond_operand(p);
         if (!lo)
             return NULL;
-        if (!expr_tok_is(p->src, peek(p), "AND"))
+        if (!ddbi_expr_tok_is(p->src, peek(p), "AND"))
             return syn_fail(p);
         p->pos++;
         expr_node *hi = p_cond_operand(p);
@@ -539,7 +539,7 @@ static expr_node *p_cmp_tail(parser *p, expr_node *lhs)
         n->nargs = 3;
         return n;
     }
-    if (expr_tok_is(p->src, t, "IN")) {
+    if (ddbi_expr_tok_is(p->src, t, "IN")) {
         p->pos++;
         if (peek(p)->kind != TK_LPAREN)
             return syn_fail(p);
@@ -600,7 +600,7 @@ static expr_node *p_primary(parser *p)
 static expr_node *p_not(parser *p)
 {
     const expr_token *t = peek(p);
-    if (expr_tok_is(p->src, t, "NOT")) {
+    if (ddbi_expr_tok_is(p->src, t, "NOT")) {
         if (!enter(p))
             return NULL;
         p->pos++;
@@ -614,7 +614,7 @@ static expr_node *p_not(parser *p)
 static expr_node *p_and(parser *p)
 {
     expr_node *l = p_not(p);
-    while (l && expr_tok_is(p->src, peek(p), "AND")) {
+    while (l && ddbi_expr_tok_is(p->src, peek(p), "AND")) {
         const expr_token *t = peek(p);
         p->pos++;
         expr_node *r = p_not(p);
@@ -626,7 +626,7 @@ static expr_node *p_and(parser *p)
 static expr_node *p_or(parser *p)
 {
     expr_node *l = p_and(p);
-    while (l && expr_tok_is(p->src, peek(p), "OR")) {
+    while (l && ddbi_expr_tok_is(p->src, peek(p), "OR")) {
         const expr_token *t = peek(p);
         p->pos++;
         expr_node *r = p_and(p);
@@ -729,7 +729,7 @@ static bool p_update(parser *p, sem *s)
         const expr_token *t = peek(p);
         int k = -1;
         for (int i = 0; i < 4; i++)
-            if (expr_tok_is(p->src, t, kw[i]))
+            if (ddbi_expr_tok_is(p->src, t, kw[i]))
                 k = i;
         if (k < 0)
             return syn_fail(p), false;
@@ -808,7 +808,7 @@ static void sem_path(sem *s, const expr_path *p)
         const char *src = s->e->text + sr[i].off;
         switch (sr[i].how) {
         case HOW_BARE:
-            if (expr_is_reserved(src, sr[i].len))
+            if (ddbi_expr_is_reserved(src, sr[i].len))
                 note(s, CAT_RESERVED, DDB_EVALIDATION, true, sr[i].line, sr[i].col,
                      "Attribute name is a reserved keyword; reserved keyword: %.*s", (int)sr[i].len, src);
             break;
@@ -1369,9 +1369,9 @@ static int syntax_error(const parser *p, ddb_error *err)
     uint32_t to = last ? last->off + last->len : from;
     int nlen = (int)(to - from > 120 ? 120 : to - from);
     if (t->kind == TK_EOF)
-        return expr_fail(err, DDB_EVALIDATION, p->e->kind, t->line, t->col,
+        return ddbi_expr_fail(err, DDB_EVALIDATION, p->e->kind, t->line, t->col,
                          "Syntax error; token: \"<EOF>\", near: \"%.*s\"", nlen, p->src + from);
-    return expr_fail(err, DDB_EVALIDATION, p->e->kind, t->line, t->col, "Syntax error; token: \"%.*s\", near: \"%.*s\"",
+    return ddbi_expr_fail(err, DDB_EVALIDATION, p->e->kind, t->line, t->col, "Syntax error; token: \"%.*s\", near: \"%.*s\"",
                      (int)(t->len > 80 ? 80 : t->len), p->src + t->off, nlen, p->src + from);
 }
 
@@ -1412,10 +1412,10 @@ static int prepare(ddb_expr *e, const ddb_item *names, ddb_arena *scratch, diag 
 {
     expr_token *toks;
     size_t nt;
-    if (expr_lex(e->text, e->len, scratch, &toks, &nt) != DDB_OK)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory preparing %s", ddb_expr_kind_name(e->kind));
+    if (ddbi_expr_lex(e->text, e->len, scratch, &toks, &nt) != DDB_OK)
+        return ddbi_fail_oom(err, ddb_expr_kind_name(e->kind));
     if (nt == 1)
-        return expr_fail(err, DDB_EVALIDATION, e->kind, 0, 0, "The expression can not be empty;");
+        return ddbi_expr_fail(err, DDB_EVALIDATION, e->kind, 0, 0, "The expression can not be empty;");
 
     parser p = {.e = e, .a = e->arena, .scratch = scratch, .src = e->text, .t = toks, .nt = nt, .names = names};
     sem s = {.e = e, .d = d};
@@ -1426,9 +1426,9 @@ static int prepare(ddb_expr *e, const ddb_item *names, ddb_arena *scratch, diag 
     default: ok = p_condition(&p); break;
     }
     if (p.hard == DDB_ENOMEM)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory preparing %s", ddb_expr_kind_name(e->kind));
+        return ddbi_fail_oom(err, ddb_expr_kind_name(e->kind));
     if (p.hard == DDB_ELIMIT)
-        return expr_fail(err, DDB_ELIMIT, e->kind, p.hard_line, p.hard_col,
+        return ddbi_expr_fail(err, DDB_ELIMIT, e->kind, p.hard_line, p.hard_col,
                          "The expression has too many nesting levels; maximum: %d", EXPR_MAX_NESTING);
     if (!ok)
         return syntax_error(&p, err);
@@ -1437,7 +1437,7 @@ static int prepare(ddb_expr *e, const ddb_item *names, ddb_arena *scratch, diag 
     if (e->kind == DDB_EXPR_UPDATE) {
         const expr_path **paths = ddb_arena_alloc(scratch, (e->nactions + 1) * sizeof *paths);
         if (!paths)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory preparing %s", ddb_expr_kind_name(e->kind));
+            return ddbi_fail_oom(err, ddb_expr_kind_name(e->kind));
         for (size_t i = 0; i < e->nactions; i++) {
             const expr_action *act = &e->actions[i];
             sem_path(&s, &act->path);
@@ -1453,7 +1453,7 @@ static int prepare(ddb_expr *e, const ddb_item *names, ddb_arena *scratch, diag 
     } else if (e->kind == DDB_EXPR_PROJECTION) {
         const expr_path **paths = ddb_arena_alloc(scratch, (e->npaths + 1) * sizeof *paths);
         if (!paths)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory preparing %s", ddb_expr_kind_name(e->kind));
+            return ddbi_fail_oom(err, ddb_expr_kind_name(e->kind));
         for (size_t i = 0; i < e->npaths; i++) {
             sem_path(&s, &e->paths[i]);
             paths[i] = &e->paths[i];
@@ -1466,7 +1466,7 @@ static int prepare(ddb_expr *e, const ddb_item *names, ddb_arena *scratch, diag 
         note(&s, CAT_LIMIT, DDB_ELIMIT, true, 0, 0, "The expression contains too many operators; operator count: %u",
              DDB_EXPR_MAX_OPERATORS + 1);
     if (s.nomem)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory preparing %s", ddb_expr_kind_name(e->kind));
+        return ddbi_fail_oom(err, ddb_expr_kind_name(e->kind));
     int rc = report(e, d, err);
     if (rc)
         return rc;
@@ -1476,7 +1476,7 @@ static int prepare(ddb_expr *e, const ddb_item *names, ddb_arena *scratch, diag 
             return rc;
     }
     if (!finish(&s))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory preparing %s", ddb_expr_kind_name(e->kind));
+        return ddbi_fail_oom(err, ddb_expr_kind_name(e->kind));
     return DDB_OK;
 }
 
@@ -1485,12 +1485,12 @@ int ddb_expr_prepare(ddb_expr_kind kind, const char *text, const ddb_item *names
     if (out)
         *out = NULL;
     if (!text || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_prepare needs text and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_expr_prepare needs text and out");
     if ((unsigned)kind > DDB_EXPR_KEY_CONDITION)
-        return ddb_fail(err, DDB_EINVAL, "unknown expression kind %d", (int)kind);
+        return ddbi_fail(err, DDB_EINVAL, "unknown expression kind %d", (int)kind);
     size_t len = strlen(text);
     if (len > DDB_EXPR_MAX_BYTES)
-        return expr_fail(err, DDB_ELIMIT, kind, 0, 0,
+        return ddbi_expr_fail(err, DDB_ELIMIT, kind, 0, 0,
                          "Expression size has exceeded the maximum allowed size; expression size: %zu", len);
     ddb_arena *a = ddb_arena_new(), *scratch = ddb_arena_new();
     ddb_expr *e = a ? ddb_arena_alloc(a, sizeof *e) : NULL;
@@ -1499,7 +1499,7 @@ int ddb_expr_prepare(ddb_expr_kind kind, const char *text, const ddb_item *names
     if (!d) {
         ddb_arena_free(a);
         ddb_arena_free(scratch);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory preparing %s", ddb_expr_kind_name(kind));
+        return ddbi_fail_oom(err, ddb_expr_kind_name(kind));
     }
     memset(e, 0, sizeof *e);
     memset(d, 0, sizeof *d);
@@ -1533,7 +1533,7 @@ const char *ddb_expr_text(const ddb_expr *e)
     return e->text;
 }
 
-void ddb_expr_top_level_names(const ddb_expr *e, const char *const **names, size_t *count)
+void ddbi_expr_top_level_names(const ddb_expr *e, const char *const **names, size_t *count)
 {
     *names = e->top_names;
     *count = e->ntop_names;

@@ -7,11 +7,11 @@
 
 #include <string.h>
 
-int expr_map_setn(ddb_arena *a, ddb_value *map, const char *name, size_t len, ddb_value *v)
+int ddbi_expr_map_setn(ddb_arena *a, ddb_value *map, const char *name, size_t len, ddb_value *v)
 {
     if (len > UINT32_MAX)
         return DDB_EINVAL;
-    long i = ddb_map_find(map, name, len);
+    long i = ddbi_map_find(map, name, len);
     if (i >= 0) {
         map->u.m[i].value = v;
         return DDB_OK;
@@ -38,11 +38,11 @@ int expr_map_setn(ddb_arena *a, ddb_value *map, const char *name, size_t len, dd
     return DDB_OK;
 }
 
-bool expr_map_removen(ddb_value *map, const char *name, size_t len)
+bool ddbi_expr_map_removen(ddb_value *map, const char *name, size_t len)
 {
     if (map->type != DDB_TM)
         return false;
-    long i = ddb_map_find(map, name, len);
+    long i = ddbi_map_find(map, name, len);
     if (i < 0)
         return false;
     memmove(&map->u.m[i], &map->u.m[i + 1], (map->len - (size_t)i - 1) * sizeof *map->u.m);
@@ -50,7 +50,7 @@ bool expr_map_removen(ddb_value *map, const char *name, size_t len)
     return true;
 }
 
-ddb_value *expr_project_value(ddb_arena *a, const ddb_value *v, const expr_pnode *node, bool *nomem)
+ddb_value *ddbi_expr_project_value(ddb_arena *a, const ddb_value *v, const expr_pnode *node, bool *nomem)
 {
     if (node->leaf) {
         ddb_value *c = ddb_value_copy(a, v);
@@ -63,12 +63,12 @@ ddb_value *expr_project_value(ddb_arena *a, const ddb_value *v, const expr_pnode
         const expr_pnode *k = &node->kids[i];
         const ddb_value *child;
         if (k->name)
-            child = v->type == DDB_TM ? ddb_map_getn(v, k->name, k->len) : NULL;
+            child = v->type == DDB_TM ? ddbi_map_getn(v, k->name, k->len) : NULL;
         else
             child = v->type == DDB_TL && k->index < v->len ? v->u.l[k->index] : NULL;
         if (!child)
             continue;
-        ddb_value *r = expr_project_value(a, child, k, nomem);
+        ddb_value *r = ddbi_expr_project_value(a, child, k, nomem);
         if (!r) {
             if (*nomem)
                 return NULL;
@@ -78,7 +78,7 @@ ddb_value *expr_project_value(ddb_arena *a, const ddb_value *v, const expr_pnode
             *nomem = true;
             return NULL;
         }
-        int rc = k->name ? expr_map_setn(a, out, k->name, k->len, r) : ddb_list_append(a, out, r);
+        int rc = k->name ? ddbi_expr_map_setn(a, out, k->name, k->len, r) : ddb_list_append(a, out, r);
         if (rc != DDB_OK) {
             *nomem = true;
             return NULL;
@@ -91,33 +91,33 @@ static int project(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_it
                    ddb_error *err)
 {
     bool nomem = false;
-    ddb_value *m = item ? expr_project_value(a, ddb_item_map(item), &e->ptree, &nomem) : NULL;
+    ddb_value *m = item ? ddbi_expr_project_value(a, ddb_item_map(item), &e->ptree, &nomem) : NULL;
     if (nomem)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory projecting an item");
+        return ddbi_fail_oom(err, "projecting an item");
     if (m)
         *out = ddb_item_from_map(a, m);
     else
         *out = empty_item ? ddb_item_new(a) : NULL;
     if ((m || empty_item) && !*out)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory projecting an item");
+        return ddbi_fail_oom(err, "projecting an item");
     return DDB_OK;
 }
 
-int ddb_expr_project(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out, ddb_error *err)
+int ddbi_expr_project(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (out)
         *out = NULL;
     if (!e || e->kind != DDB_EXPR_PROJECTION || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_project needs a projection expression, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_expr_project needs a projection expression, an arena and out");
     return project(e, item, a, out, true, err);
 }
 
-int ddb_expr_updated_attributes(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out,
+int ddbi_expr_updated_attributes(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out,
                                 ddb_error *err)
 {
     if (out)
         *out = NULL;
     if (!e || (e->kind != DDB_EXPR_UPDATE && e->kind != DDB_EXPR_PROJECTION) || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_updated_attributes needs an update expression, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_expr_updated_attributes needs an update expression, an arena and out");
     return project(e, item, a, out, false, err);
 }

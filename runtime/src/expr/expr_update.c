@@ -30,19 +30,19 @@ typedef struct uctx {
 
 static int err_missing(const expr_node *n, ddb_error *err)
 {
-    return expr_fail_at(err, DDB_EVALIDATION, n->line, n->col,
+    return ddbi_expr_fail_at(err, DDB_EVALIDATION, n->line, n->col,
                         "The provided expression refers to an attribute that does not exist in the item");
 }
 
 static int err_type(uint32_t line, uint32_t col, ddb_error *err)
 {
-    return expr_fail_at(err, DDB_EVALIDATION, line, col,
+    return ddbi_expr_fail_at(err, DDB_EVALIDATION, line, col,
                         "An operand in the update expression has an incorrect data type");
 }
 
 static int err_path(const expr_path *p, ddb_error *err)
 {
-    return expr_fail_at(err, DDB_EVALIDATION, p->line, p->col,
+    return ddbi_expr_fail_at(err, DDB_EVALIDATION, p->line, p->col,
                         "The document path provided in the update expression is invalid for update");
 }
 
@@ -55,12 +55,12 @@ static int number_op(uctx *c, const ddb_value *x, const ddb_value *y, bool add, 
 {
     ddb_dec a, b, r;
     int rc;
-    if ((rc = ddb_dec_parse(x->u.s, x->len, &a, c->err)) || (rc = ddb_dec_parse(y->u.s, y->len, &b, c->err)))
+    if ((rc = ddbi_dec_parse(x->u.s, x->len, &a, c->err)) || (rc = ddbi_dec_parse(y->u.s, y->len, &b, c->err)))
         return rc;
-    if ((rc = add ? ddb_dec_add(&a, &b, &r, c->err) : ddb_dec_sub(&a, &b, &r, c->err)))
+    if ((rc = add ? ddbi_dec_add(&a, &b, &r, c->err) : ddbi_dec_sub(&a, &b, &r, c->err)))
         return rc;
     char buf[DDB_NUMBER_TEXT_MAX + 1];
-    size_t len = ddb_dec_format(&r, buf);
+    size_t len = ddbi_dec_format(&r, buf);
     buf[len < DDB_NUMBER_TEXT_MAX ? len : DDB_NUMBER_TEXT_MAX - 1] = 0;
     ddb_value *v;
     if ((rc = ddb_v_n(c->tmp, buf, &v, c->err)))
@@ -73,7 +73,7 @@ static int set_union(uctx *c, const ddb_value *x, const ddb_value *y, const ddb_
 {
     ddb_value *s = ddb_v_set(c->tmp, x->type);
     if (!s)
-        return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+        return ddbi_fail_oom(c->err, "applying an update");
     for (int k = 0; k < 2; k++) {
         const ddb_value *from = k ? y : x;
         for (uint32_t i = 0; i < from->len; i++) {
@@ -98,7 +98,7 @@ static int set_difference(uctx *c, const ddb_value *x, const ddb_value *y, const
 {
     ddb_value *s = ddb_v_set(c->tmp, x->type);
     if (!s)
-        return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+        return ddbi_fail_oom(c->err, "applying an update");
     for (uint32_t i = 0; i < x->len; i++) {
         if (set_has(y, x->u.set[i]))
             continue;
@@ -115,15 +115,15 @@ static int eval_value(uctx *c, const expr_node *n, const ddb_value **out)
     int rc;
     switch (n->kind) {
     case EN_PATH: {
-        const ddb_value *v = c->old ? expr_path_get(c->old, &n->path, n->path.n) : NULL;
+        const ddb_value *v = c->old ? ddbi_expr_path_get(c->old, &n->path, n->path.n) : NULL;
         if (!v)
             return err_missing(n, c->err);
         *out = v;
         return DDB_OK;
     }
     case EN_VALUE:
-        if (!(*out = expr_value_of(c->values, n)))
-            return expr_fail(c->err, DDB_EVALIDATION, c->e->kind, n->line, n->col,
+        if (!(*out = ddbi_expr_value_of(c->values, n)))
+            return ddbi_expr_fail(c->err, DDB_EVALIDATION, c->e->kind, n->line, n->col,
                              "An expression attribute value used in expression is not defined; attribute value: %.*s",
                              (int)(n->slen > 255 ? 255 : n->slen), n->str);
         return DDB_OK;
@@ -139,7 +139,7 @@ static int eval_value(uctx *c, const expr_node *n, const ddb_value **out)
     case EN_FUNC:
         if (n->op == EF_IF_NOT_EXISTS && n->nargs == 2) {
             const ddb_value *v =
-                c->old && n->args[0]->kind == EN_PATH ? expr_path_get(c->old, &n->args[0]->path, n->args[0]->path.n)
+                c->old && n->args[0]->kind == EN_PATH ? ddbi_expr_path_get(c->old, &n->args[0]->path, n->args[0]->path.n)
                                                       : NULL;
             if (v) {
                 *out = v;
@@ -155,12 +155,12 @@ static int eval_value(uctx *c, const expr_node *n, const ddb_value **out)
                 return err_type(n->line, n->col, c->err);
             ddb_value *l = ddb_v_list(c->tmp);
             if (!l)
-                return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+                return ddbi_fail_oom(c->err, "applying an update");
             for (int k = 0; k < 2; k++) {
                 const ddb_value *from = k ? y : x;
                 for (uint32_t i = 0; i < from->len; i++)
                     if (ddb_list_append(c->tmp, l, from->u.l[i]) != DDB_OK)
-                        return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+                        return ddbi_fail_oom(c->err, "applying an update");
             }
             *out = l;
             return DDB_OK;
@@ -200,12 +200,12 @@ static int compute(uctx *c, const expr_action *act, change *ch)
     ch->value = NULL;
     ch->skip = false;
     if (p->n > 1) {
-        const ddb_value *parent = c->old ? expr_path_get(c->old, p, p->n - 1) : NULL;
+        const ddb_value *parent = c->old ? ddbi_expr_path_get(c->old, p, p->n - 1) : NULL;
         const expr_pelem *last = &p->el[p->n - 1];
         if (!parent || parent->type != (last->name ? DDB_TM : DDB_TL))
             return err_path(p, c->err);
     }
-    const ddb_value *cur = c->old ? expr_path_get(c->old, p, p->n) : NULL;
+    const ddb_value *cur = c->old ? ddbi_expr_path_get(c->old, p, p->n) : NULL;
     const ddb_value *v;
     int rc;
     switch (act->kind) {
@@ -250,21 +250,21 @@ static int apply(uctx *c, ddb_arena *a, const change *ch, size_t n, ddb_value *r
     append *apps = ddb_arena_alloc(c->tmp, (n + 1) * sizeof *apps);
     ddb_value **lists = ddb_arena_alloc(c->tmp, (n + 1) * sizeof *lists);
     if (!apps || !lists)
-        return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+        return ddbi_fail_oom(c->err, "applying an update");
     size_t napps = 0, nlists = 0;
     /* 2. writes in place */
     for (size_t i = 0; i < n; i++) {
         if (ch[i].skip || !ch[i].value)
             continue;
         const expr_path *p = ch[i].path;
-        ddb_value *parent = (ddb_value *)(uintptr_t)expr_path_get(root, p, p->n - 1);
+        ddb_value *parent = (ddb_value *)(uintptr_t)ddbi_expr_path_get(root, p, p->n - 1);
         const expr_pelem *last = &p->el[p->n - 1];
         ddb_value *v = ddb_value_copy(a, ch[i].value);
         if (!v)
-            return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+            return ddbi_fail_oom(c->err, "applying an update");
         if (last->name) {
-            if (expr_map_setn(a, parent, last->name, last->len, v) != DDB_OK)
-                return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+            if (ddbi_expr_map_setn(a, parent, last->name, last->len, v) != DDB_OK)
+                return ddbi_fail_oom(c->err, "applying an update");
         } else if (last->index < parent->len) {
             parent->u.l[last->index] = v;
         } else {
@@ -277,12 +277,12 @@ static int apply(uctx *c, ddb_arena *a, const change *ch, size_t n, ddb_value *r
         if (ch[i].skip || ch[i].value)
             continue;
         const expr_path *p = ch[i].path;
-        ddb_value *parent = (ddb_value *)(uintptr_t)expr_path_get(root, p, p->n - 1);
+        ddb_value *parent = (ddb_value *)(uintptr_t)ddbi_expr_path_get(root, p, p->n - 1);
         const expr_pelem *last = &p->el[p->n - 1];
         if (!parent)
             continue;
         if (last->name) {
-            expr_map_removen(parent, last->name, last->len);
+            ddbi_expr_map_removen(parent, last->name, last->len);
         } else if (parent->type == DDB_TL && last->index < parent->len) {
             parent->u.l[last->index] = NULL;
             lists[nlists++] = parent;
@@ -300,36 +300,36 @@ static int apply(uctx *c, ddb_arena *a, const change *ch, size_t n, ddb_value *r
     qsort(apps, napps, sizeof *apps, append_cmp);
     for (size_t i = 0; i < napps; i++)
         if (ddb_list_append(a, apps[i].list, apps[i].value) != DDB_OK)
-            return ddb_fail(c->err, DDB_ENOMEM, "out of memory applying an update");
+            return ddbi_fail_oom(c->err, "applying an update");
     return DDB_OK;
 }
 
-int ddb_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_item *values, ddb_arena *a,
+int ddbi_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_item *values, ddb_arena *a,
                           ddb_item **out, ddb_error *err)
 {
     if (out)
         *out = NULL;
     if (!e || e->kind != DDB_EXPR_UPDATE || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_apply_update needs an update expression, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_expr_apply_update needs an update expression, an arena and out");
     uctx c = {e, old ? ddb_item_map(old) : NULL, values, ddb_arena_new(), err};
     if (!c.tmp)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory applying an update");
+        return ddbi_fail_oom(err, "applying an update");
     int rc = DDB_OK;
     change *ch = ddb_arena_alloc(c.tmp, (e->nactions + 1) * sizeof *ch);
     if (!ch)
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory applying an update");
+        rc = ddbi_fail_oom(err, "applying an update");
     for (size_t i = 0; rc == DDB_OK && i < e->nactions; i++)
         rc = compute(&c, &e->actions[i], &ch[i]);
     ddb_value *root = NULL;
     if (rc == DDB_OK) {
         root = c.old ? ddb_value_copy(a, c.old) : ddb_v_map(a);
         if (!root)
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory applying an update");
+            rc = ddbi_fail_oom(err, "applying an update");
     }
     if (rc == DDB_OK)
         rc = apply(&c, a, ch, e->nactions, root);
     if (rc == DDB_OK && !(*out = ddb_item_from_map(a, root)))
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory applying an update");
+        rc = ddbi_fail_oom(err, "applying an update");
     ddb_arena_free(c.tmp);
     return rc;
 }
@@ -347,7 +347,7 @@ static int index_nested(const expr_path *p, const char *const *attrs, size_t n, 
         return DDB_OK;
     for (size_t k = 0; k < n; k++)
         if (attrs[k] && name_is(&p->el[0], attrs[k]))
-            return ddb_fail(err, DDB_EVALIDATION,
+            return ddbi_fail(err, DDB_EVALIDATION,
                             "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
                             "allowed: IndexKey: %s",
                             attrs[k]);
@@ -366,16 +366,16 @@ static int operand_paths(const expr_node *n, const char *const *attrs, size_t na
     return DDB_OK;
 }
 
-int ddb_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
+int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
                                const char *const *index_attrs, size_t n_index_attrs, ddb_error *err)
 {
     if (!e || e->kind != DDB_EXPR_UPDATE)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_update_check_keys needs an update expression");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_expr_update_check_keys needs an update expression");
     for (size_t i = 0; i < e->nactions; i++) {
         const expr_action *act = &e->actions[i];
         for (size_t k = 0; k < n_key_attrs; k++)
             if (key_attrs[k] && name_is(&act->path.el[0], key_attrs[k]))
-                return ddb_fail(err, DDB_EVALIDATION,
+                return ddbi_fail(err, DDB_EVALIDATION,
                                 "One or more parameter values were invalid: Cannot update attribute %s. This "
                                 "attribute is part of the key",
                                 key_attrs[k]);

@@ -69,20 +69,20 @@ static int jfail(ddb_error *err, int code, const jpath *p, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (p && p->n)
-        return ddb_fail(err, code, "attribute %s: %s", p->s, msg);
-    return ddb_fail(err, code, "attribute value: %s", msg);
+        return ddbi_fail(err, code, "attribute %s: %s", p->s, msg);
+    return ddbi_fail(err, code, "attribute value: %s", msg);
 }
 
 static int nomem(ddb_error *err)
 {
-    return ddb_fail(err, DDB_ENOMEM, "out of memory converting DynamoDB JSON");
+    return ddbi_fail_oom(err, "converting DynamoDB JSON");
 }
 
 /* ---- Base64 ------------------------------------------------------------------ */
 
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-void ddb_base64_encode(const uint8_t *p, size_t n, char *out)
+void ddbi_base64_encode(const uint8_t *p, size_t n, char *out)
 {
     size_t o = 0, i = 0;
     for (; i + 3 <= n; i += 3) {
@@ -123,7 +123,7 @@ static int b64val(char c)
     return -1;
 }
 
-int ddb_base64_decode(const char *s, size_t n, uint8_t *out, size_t *out_len, size_t *bad_at)
+int ddbi_base64_decode(const char *s, size_t n, uint8_t *out, size_t *out_len, size_t *bad_at)
 {
     size_t o = 0;
     if (n % 4) {
@@ -174,7 +174,7 @@ static int json_b64(const uint8_t *b, size_t n, json_t **out, ddb_error *err)
     char *buf = need <= sizeof small ? small : malloc(need);
     if (!buf)
         return nomem(err);
-    ddb_base64_encode(b, n, buf);
+    ddbi_base64_encode(b, n, buf);
     *out = json_stringn(buf, need - 1);
     if (buf != small)
         free(buf);
@@ -270,19 +270,19 @@ static int from_value(const ddb_value *v, json_t **out, jpath *p, int depth, ddb
     return DDB_OK;
 }
 
-int ddb_djson_from_value(const ddb_value *v, json_t **out, ddb_error *err)
+int ddbi_djson_from_value(const ddb_value *v, json_t **out, ddb_error *err)
 {
     if (!out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_djson_from_value needs out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_from_value needs out");
     *out = NULL;
     jpath p = {{0}, 0};
     return from_value(v, out, &p, 1, err);
 }
 
-int ddb_djson_from_item(const ddb_item *it, json_t **out, ddb_error *err)
+int ddbi_djson_from_item(const ddb_item *it, json_t **out, ddb_error *err)
 {
     if (!out || !it)
-        return ddb_fail(err, DDB_EINVAL, "ddb_djson_from_item needs an item and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_from_item needs an item and out");
     *out = NULL;
     const ddb_value *m = ddb_item_map(it);
     json_t *o = json_object();
@@ -349,7 +349,7 @@ static int binary_value(const char *s, size_t n, ddb_arena *a, ddb_value **out, 
         return nomem(err);
     size_t len = 0, bad = 0;
     int rc = DDB_OK;
-    if (ddb_base64_decode(s, n, buf, &len, &bad) != DDB_OK) {
+    if (ddbi_base64_decode(s, n, buf, &len, &bad) != DDB_OK) {
         if (bad >= n)
             rc = jfail(err, DDB_EVALIDATION, p, "%s is not valid base64: length %zu is not a multiple of 4", what, n);
         else
@@ -505,22 +505,22 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
                  (int)(dlen > 32 ? 32 : dlen), d);
 }
 
-int ddb_djson_to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *err)
+int ddbi_djson_to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *err)
 {
     if (!j || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_djson_to_value needs json, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_to_value needs json, an arena and out");
     *out = NULL;
     jpath p = {{0}, 0};
     return to_value(j, a, out, &p, 1, err);
 }
 
-int ddb_djson_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *err)
+int ddbi_djson_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (!j || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_djson_to_item needs json, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_to_item needs json, an arena and out");
     *out = NULL;
     if (!json_is_object(j))
-        return ddb_fail(err, DDB_EVALIDATION, "an item must be a JSON object of attributes, not %s", json_kind(j));
+        return ddbi_fail(err, DDB_EVALIDATION, "an item must be a JSON object of attributes, not %s", json_kind(j));
     ddb_item *it = ddb_item_new(a);
     if (!it)
         return nomem(err);
@@ -547,27 +547,27 @@ int ddb_djson_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *
     return DDB_OK;
 }
 
-int ddb_djson_parse_item(const char *text, size_t len, ddb_arena *a, ddb_item **out, ddb_error *err)
+int ddbi_djson_parse_item(const char *text, size_t len, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (!text || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_djson_parse_item needs text, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_parse_item needs text, an arena and out");
     *out = NULL;
     json_error_t je;
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!j)
-        return ddb_fail(err, DDB_EVALIDATION, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
-    int rc = ddb_djson_to_item(j, a, out, err);
+        return ddbi_fail(err, DDB_EVALIDATION, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
+    int rc = ddbi_djson_to_item(j, a, out, err);
     json_decref(j);
     return rc;
 }
 
-int ddb_djson_dump_item(const ddb_item *it, char **out, ddb_error *err)
+int ddbi_djson_dump_item(const ddb_item *it, char **out, ddb_error *err)
 {
     if (!out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_djson_dump_item needs out");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_dump_item needs out");
     *out = NULL;
     json_t *j;
-    int rc = ddb_djson_from_item(it, &j, err);
+    int rc = ddbi_djson_from_item(it, &j, err);
     if (rc)
         return rc;
     *out = json_dumps(j, JSON_COMPACT);

@@ -29,21 +29,21 @@
 
 /* ddb_value -> DynamoDB JSON.  DDB_EVALIDATION for S text or names that are
  * not UTF-8 (JSON cannot carry them) and for a value without a type. */
-int ddb_djson_from_value(const ddb_value *v, json_t **out, ddb_error *err);
+int ddbi_djson_from_value(const ddb_value *v, json_t **out, ddb_error *err);
 /* ddb_item -> JSON object {"name": value, ...}. */
-int ddb_djson_from_item(const ddb_item *it, json_t **out, ddb_error *err);
+int ddbi_djson_from_item(const ddb_item *it, json_t **out, ddb_error *err);
 
 /* DynamoDB JSON -> ddb_value in arena a (nothing of j is retained). */
-int ddb_djson_to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *err);
+int ddbi_djson_to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *err);
 /* JSON object of attributes -> ddb_item in arena a.  Attribute names must
  * be non-empty and hold no NUL byte. */
-int ddb_djson_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *err);
+int ddbi_djson_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *err);
 
 /* Text conveniences for import/export: parse one JSON object of attributes
  * (duplicate keys rejected) / dump an item as compact JSON (malloc'd,
  * NUL-terminated, free() it). */
-int ddb_djson_parse_item(const char *text, size_t len, ddb_arena *a, ddb_item **out, ddb_error *err);
-int ddb_djson_dump_item(const ddb_item *it, char **out, ddb_error *err);
+int ddbi_djson_parse_item(const char *text, size_t len, ddb_arena *a, ddb_item **out, ddb_error *err);
+int ddbi_djson_dump_item(const ddb_item *it, char **out, ddb_error *err);
 
 /* Base64 (RFC 4648 standard alphabet, padded).  encode writes
  * DDB_BASE64_LEN(n) characters plus a NUL.  decode is strict: length a
@@ -51,7 +51,7 @@ int ddb_djson_dump_item(const ddb_item *it, char **out, ddb_error *err);
  * n / 4 * 3 bytes; returns DDB_EVALIDATION with *bad_at = the offending
  * offset otherwise. */
 #define DDB_BASE64_LEN(n) (((n) + 2) / 3 * 4)
-void ddb_base64_encode(const uint8_t *p, size_t n, char *out);
-int ddb_base64_decode(const char *s, size_t n, uint8_t *out, size_t *out_len, size_t *bad_at);
+void ddbi_base64_encode(const uint8_t *p, size_t n, char *out);
+int ddbi_base64_decode(const char *s, size_t n, uint8_t *out, size_t *out_len, size_t *bad_at);
 
 #endif

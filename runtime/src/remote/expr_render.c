@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int ddb_wire_name_ref(ddb_wire_names *m, const char *name, size_t len, ddb_buf *out)
+int ddbi_wire_name_ref(ddb_wire_names *m, const char *name, size_t len, ddb_buf *out)
 {
     size_t i = 0;
     while (i < m->n && !(m->lens[i] == len && memcmp(m->names[i], name, len) == 0))
@@ -42,27 +42,27 @@ int ddb_wire_name_ref(ddb_wire_names *m, const char *name, size_t len, ddb_buf *
     }
     char ph[32];
     int w = snprintf(ph, sizeof ph, "#n%zu", i);
-    return ddb_buf_put(out, ph, (size_t)w);
+    return ddbi_buf_put(out, ph, (size_t)w);
 }
 
 static int put(ddb_buf *b, const char *s)
 {
-    return ddb_buf_put(b, s, strlen(s));
+    return ddbi_buf_put(b, s, strlen(s));
 }
 
-int ddb_wire_render_path(const struct expr_path *p, ddb_wire_names *m, ddb_buf *out)
+int ddbi_wire_render_path(const struct expr_path *p, ddb_wire_names *m, ddb_buf *out)
 {
     for (uint32_t i = 0; i < p->n; i++) {
         const expr_pelem *el = &p->el[i];
         int rc;
         if (el->name) {
-            if (i && ddb_buf_put(out, ".", 1))
+            if (i && ddbi_buf_put(out, ".", 1))
                 return DDB_ENOMEM;
-            rc = ddb_wire_name_ref(m, el->name, el->len, out);
+            rc = ddbi_wire_name_ref(m, el->name, el->len, out);
         } else {
             char ix[24];
             int w = snprintf(ix, sizeof ix, "[%u]", el->index);
-            rc = ddb_buf_put(out, ix, (size_t)w);
+            rc = ddbi_buf_put(out, ix, (size_t)w);
         }
         if (rc)
             return rc;
@@ -107,10 +107,10 @@ static int render_node(const expr_node *n, ddb_wire_names *m, ddb_buf *out, bool
     static const char *const cmp[] = {" = ", " <> ", " < ", " <= ", " > ", " >= "};
     int rc = DDB_OK;
     switch (n->kind) {
-    case EN_PATH: rc = ddb_wire_render_path(&n->path, m, out); break;
-    case EN_VALUE: rc = ddb_buf_put(out, n->str, n->slen); break;
+    case EN_PATH: rc = ddbi_wire_render_path(&n->path, m, out); break;
+    case EN_VALUE: rc = ddbi_buf_put(out, n->str, n->slen); break;
     case EN_FUNC:
-        if (ddb_buf_put(out, n->str, n->slen) || put(out, "("))
+        if (ddbi_buf_put(out, n->str, n->slen) || put(out, "("))
             return DDB_ENOMEM;
         if (!(rc = render_list(n->args, 0, n->nargs, m, out, depth)))
             rc = put(out, ")");
@@ -172,7 +172,7 @@ static int render_update(const ddb_expr *e, ddb_wire_names *m, ddb_buf *out)
         else
             rc = put(out, ", ");
         if (!rc)
-            rc = ddb_wire_render_path(&a->path, m, out);
+            rc = ddbi_wire_render_path(&a->path, m, out);
         if (!rc && a->kind == UA_SET)
             rc = put(out, " = ") ? DDB_ENOMEM : render_node(a->value, m, out, false, 0);
         else if (!rc && a->value)
@@ -183,26 +183,26 @@ static int render_update(const ddb_expr *e, ddb_wire_names *m, ddb_buf *out)
     return DDB_OK;
 }
 
-int ddb_expr_render(const ddb_expr *e, ddb_wire_names *m, ddb_buf *out, ddb_error *err)
+int ddbi_expr_render(const ddb_expr *e, ddb_wire_names *m, ddb_buf *out, ddb_error *err)
 {
     if (!e || !m || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_expr_render needs an expression, a names map and a buffer");
+        return ddbi_fail(err, DDB_EINVAL, "ddbi_expr_render needs an expression, a names map and a buffer");
     int rc = DDB_OK;
     switch (e->kind) {
     case DDB_EXPR_UPDATE: rc = render_update(e, m, out); break;
     case DDB_EXPR_PROJECTION:
         for (size_t i = 0; i < e->npaths && !rc; i++)
-            rc = (i && put(out, ", ")) ? DDB_ENOMEM : ddb_wire_render_path(&e->paths[i], m, out);
+            rc = (i && put(out, ", ")) ? DDB_ENOMEM : ddbi_wire_render_path(&e->paths[i], m, out);
         break;
     default: rc = e->root ? render_node(e->root, m, out, false, 0) : DDB_EINVAL; break;
     }
-    if (!rc && (ddb_buf_put(out, "", 1) == DDB_OK))
+    if (!rc && (ddbi_buf_put(out, "", 1) == DDB_OK))
         out->len--; /* NUL-terminated, not counted */
     else if (!rc)
         rc = DDB_ENOMEM;
     if (rc == DDB_ENOMEM)
-        return ddb_fail(err, rc, "out of memory rendering %s", ddb_expr_kind_name(e->kind));
+        return ddbi_fail_oom(err, ddb_expr_kind_name(e->kind));
     if (rc)
-        return ddb_fail(err, rc, "%s: the prepared expression has an unexpected shape", ddb_expr_kind_name(e->kind));
+        return ddbi_fail(err, rc, "%s: the prepared expression has an unexpected shape", ddb_expr_kind_name(e->kind));
     return DDB_OK;
 }

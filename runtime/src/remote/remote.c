@@ -105,7 +105,7 @@ static int parse_query(const char *q, ddb_remote_options *uo, char **strs, ddb_e
         size_t klen = eq ? (size_t)(eq - q) : len;
         if (len) {
             if (!eq)
-                return ddb_fail(err, DDB_EINVAL, "ddb_open: option \"%.*s\" has no value", (int)len, q);
+                return ddbi_fail(err, DDB_EINVAL, "ddb_open: option \"%.*s\" has no value", (int)len, q);
             const char *v = eq + 1;
             size_t vlen = len - klen - 1;
             bool known = false;
@@ -118,7 +118,7 @@ static int parse_query(const char *q, ddb_remote_options *uo, char **strs, ddb_e
                 for (; k < vlen && v[k] >= '0' && v[k] <= '9' && x <= UINT32_MAX; k++)
                     x = x * 10 + (uint64_t)(v[k] - '0');
                 if (!vlen || k != vlen || x < num_opts[i].min || x > num_opts[i].max)
-                    return ddb_fail(err, DDB_EINVAL, "ddb_open: option %s=%.*s is not a number in %u..%u",
+                    return ddbi_fail(err, DDB_EINVAL, "ddb_open: option %s=%.*s is not a number in %u..%u",
                                     num_opts[i].name, (int)(vlen > 32 ? 32 : vlen), v, num_opts[i].min,
                                     num_opts[i].max);
                 *NUM(uo, i) = (uint32_t)x;
@@ -129,11 +129,11 @@ static int parse_query(const char *q, ddb_remote_options *uo, char **strs, ddb_e
                 known = true;
                 free(strs[i]);
                 if (!(strs[i] = pct_decode(v, vlen)))
-                    return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    return ddbi_fail_oom(err, __func__);
                 *STR(uo, i) = strs[i];
             }
             if (!known)
-                return ddb_fail(err, DDB_EINVAL,
+                return ddbi_fail(err, DDB_EINVAL,
                                 "ddb_open: unknown option \"%.*s\" (known: region, access_key_id, secret_access_key, "
                                 "session_token, connect_timeout_ms, timeout_ms, max_attempts, retry_base_ms, "
                                 "retry_cap_ms, table_wait_ms, pool)",
@@ -160,7 +160,7 @@ static const char *first(const char *a, const char *b, const char *c)
     return a ? a : b ? b : c;
 }
 
-bool ddb_remote_uri(const char *uri)
+bool ddbi_remote_uri(const char *uri)
 {
     return uri && (strncmp(uri, "http://", 7) == 0 || strncmp(uri, "https://", 8) == 0 ||
                    strncmp(uri, "dynamodb://", 11) == 0);
@@ -195,14 +195,14 @@ static int parse_dynamodb_uri(const char *uri, endpoint *e, ddb_error *err)
     const char *p = uri + 11;
     size_t n = strcspn(p, "?/");
     if (p[n] == '/' && p[n + 1] && p[n + 1] != '?')
-        return ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\": dynamodb://REGION takes no path", uri);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\": dynamodb://REGION takes no path", uri);
     for (size_t i = 0; i < n; i++)
         if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '-'))
-            return ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\": \"%.*s\" is not a region name", uri, (int)n, p);
+            return ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\": \"%.*s\" is not a region name", uri, (int)n, p);
     const char *q = strchr(p, '?');
     char host[128];
     if (n > 64)
-        return ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\": region name too long", uri);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\": region name too long", uri);
     snprintf(host, sizeof host, "dynamodb.%.*s.amazonaws.com%s", (int)n, p, strncmp(p, "cn-", 3) == 0 ? ".cn" : "");
     e->scheme = strdup("https");
     e->host = strdup(host);
@@ -210,7 +210,7 @@ static int parse_dynamodb_uri(const char *uri, endpoint *e, ddb_error *err)
     e->query = q ? strdup(q + 1) : NULL;
     e->region = n ? strndup(p, n) : NULL;
     if (!e->scheme || !e->host || !e->path || (q && !e->query) || (n && !e->region))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     return DDB_OK;
 }
 
@@ -218,20 +218,20 @@ static int parse_http_uri(const char *uri, endpoint *e, ddb_error *err)
 {
     CURLU *u = curl_url();
     if (!u)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     int rc = DDB_OK;
     CURLUcode uc = curl_url_set(u, CURLUPART_URL, uri, 0);
     char *user = NULL, *frag = NULL;
     if (uc != CURLUE_OK) {
-        rc = ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\" is not a valid URL: %s", uri, curl_url_strerror(uc));
+        rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\" is not a valid URL: %s", uri, curl_url_strerror(uc));
         goto done;
     }
     if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) {
-        rc = ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\": credentials do not go in the URL's user part", uri);
+        rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\": credentials do not go in the URL's user part", uri);
         goto done;
     }
     if (curl_url_get(u, CURLUPART_FRAGMENT, &frag, 0) == CURLUE_OK) {
-        rc = ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\": a URL fragment is not allowed", uri);
+        rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\": a URL fragment is not allowed", uri);
         goto done;
     }
     char *s = NULL;
@@ -256,7 +256,7 @@ static int parse_http_uri(const char *uri, endpoint *e, ddb_error *err)
         curl_free(s);
     }
     if (!e->scheme || !e->host || !e->path)
-        rc = ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\" needs a scheme and a host", uri);
+        rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\" needs a scheme and a host", uri);
 done:
     curl_free(user);
     curl_free(frag);
@@ -264,22 +264,22 @@ done:
     return rc;
 }
 
-int ddb_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out, ddb_error *err)
+int ddbi_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out, ddb_error *err)
 {
     (void)opts; /* the embedded engine's settings (sync, map size, throttle) mean nothing here */
-    return ddb_remote_open_with(uri, NULL, out, err);
+    return ddbi_remote_open_with(uri, NULL, out, err);
 }
 
-int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remote **out, ddb_error *err)
+int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remote **out, ddb_error *err)
 {
     if (!uri || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
     *out = NULL;
-    if (!ddb_remote_uri(uri))
-        return ddb_fail(err, DDB_EINVAL, "ddb_open: \"%s\" is not an http://, https:// or dynamodb:// URI", uri);
+    if (!ddbi_remote_uri(uri))
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\" is not an http://, https:// or dynamodb:// URI", uri);
     pthread_once(&curl_once, curl_init_once);
     if (curl_init_rc != CURLE_OK)
-        return ddb_fail(err, DDB_ENET, "ddb_open: libcurl failed to initialise: %s", curl_easy_strerror(curl_init_rc));
+        return ddbi_fail(err, DDB_ENET, "ddb_open: libcurl failed to initialise: %s", curl_easy_strerror(curl_init_rc));
 
     endpoint e = {0};
     ddb_remote_options uo = {0};
@@ -292,7 +292,7 @@ int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remo
         goto done;
 
     if (!(r = calloc(1, sizeof *r))) {
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
         goto done;
     }
     pthread_mutex_init(&r->mu, NULL);
@@ -300,7 +300,7 @@ int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remo
     for (size_t i = 0; i < sizeof num_opts / sizeof *num_opts; i++) {
         uint32_t v = *NUM(&given, i) ? *NUM(&given, i) : *NUM(&uo, i) ? *NUM(&uo, i) : num_opts[i].def;
         if (v < num_opts[i].min || v > num_opts[i].max) {
-            rc = ddb_fail(err, DDB_EINVAL, "ddb_open: %s=%u is outside %u..%u", num_opts[i].name, v, num_opts[i].min,
+            rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: %s=%u is outside %u..%u", num_opts[i].name, v, num_opts[i].min,
                           num_opts[i].max);
             goto done;
         }
@@ -318,13 +318,13 @@ int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remo
             token = env("AWS_SESSION_TOKEN");
     }
     if (!akid != !secret) {
-        rc = ddb_fail(err, DDB_EINVAL, "ddb_open: %s is set but not %s", akid ? "the access key id" : "the secret key",
+        rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: %s is set but not %s", akid ? "the access key id" : "the secret key",
                       akid ? "the secret access key" : "the access key id");
         goto done;
     }
     if (!akid) {
         if (strcmp(e.scheme, "http") != 0) {
-            rc = ddb_fail(err, DDB_EINVAL,
+            rc = ddbi_fail(err, DDB_EINVAL,
                           "ddb_open: no AWS credentials for %s: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
                           "the access_key_id and secret_access_key options",
                           uri);
@@ -348,7 +348,7 @@ int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remo
     r->session_token = sdup(token);
     if (!r->url || !r->host || !r->path || !r->region || !r->access_key || !r->secret_key ||
         (token && !r->session_token)) {
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
         goto done;
     }
     snprintf(r->host, ulen, "%s%s%s", e.host, e.port ? ":" : "", e.port ? e.port : "");
@@ -359,13 +359,13 @@ int ddb_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remo
     r->o.session_token = r->session_token;
     /* a proxy from the environment (http_proxy) must not catch a local endpoint */
     bool loopback = strcmp(e.host, "localhost") == 0 || strncmp(e.host, "127.", 4) == 0 || strcmp(e.host, "[::1]") == 0;
-    if ((rc = remote_http_new((long)r->o.connect_timeout_ms, (long)r->o.timeout_ms, r->o.pool, loopback, &r->http,
+    if ((rc = ddbi_remote_http_new((long)r->o.connect_timeout_ms, (long)r->o.timeout_ms, r->o.pool, loopback, &r->http,
                               err)))
         goto done;
     *out = r;
     r = NULL;
 done:
-    ddb_remote_close(r);
+    ddbi_remote_close(r);
     endpoint_free(&e);
     for (size_t i = 0; i < 4; i++)
         free(ustr[i]);
@@ -385,11 +385,11 @@ static void keys_free(rkeys *k)
     }
 }
 
-void ddb_remote_close(ddb_remote *r)
+void ddbi_remote_close(ddb_remote *r)
 {
     if (!r)
         return;
-    remote_http_free(r->http);
+    ddbi_remote_http_free(r->http);
     keys_free(r->keys);
     pthread_mutex_destroy(&r->mu);
     if (r->secret_key)
@@ -404,17 +404,17 @@ void ddb_remote_close(ddb_remote *r)
     free(r);
 }
 
-const char *ddb_remote_endpoint(const ddb_remote *r)
+const char *ddbi_remote_endpoint(const ddb_remote *r)
 {
     return r ? r->url : NULL;
 }
 
-int ddb_remote_sync(ddb_remote *r, ddb_error *err)
+int ddbi_remote_sync(ddb_remote *r, ddb_error *err)
 {
-    return r ? DDB_OK : ddb_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
 }
 
-int ddb_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_partition_stats **parts,
+int ddbi_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_partition_stats **parts,
                            size_t *count, ddb_error *err)
 {
     (void)r, (void)a;
@@ -422,96 +422,96 @@ int ddb_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_p
         *parts = NULL;
     if (count)
         *count = 0;
-    return ddb_fail(err, DDB_ENOTSUP, "ddb_table_stats(%s): DynamoDB's API does not report partitions",
+    return ddbi_fail(err, DDB_ENOTSUP, "ddb_table_stats(%s): DynamoDB's API does not report partitions",
                     table ? table : "");
 }
 
-int ddb_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
+int ddbi_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
 {
     (void)r;
     if (report)
         memset(report, 0, sizeof *report);
-    return ddb_fail(err, DDB_ENOTSUP, "ddb_check_table(%s): only the embedded engine can be checked",
+    return ddbi_fail(err, DDB_ENOTSUP, "ddb_check_table(%s): only the embedded engine can be checked",
                     table ? table : "");
 }
 
-int ddb_remote_ttl_sweep(ddb_remote *r, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
+int ddbi_remote_ttl_sweep(ddb_remote *r, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
 {
     (void)table, (void)now_s;
     if (deleted)
         *deleted = 0;
-    return r ? DDB_OK : ddb_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
+    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
 }
 
-int ddb_remote_stream_trim(ddb_remote *r, const char *table, uint64_t *trimmed, ddb_error *err)
+int ddbi_remote_stream_trim(ddb_remote *r, const char *table, uint64_t *trimmed, ddb_error *err)
 {
     (void)table;
     if (trimmed)
         *trimmed = 0;
-    return r ? DDB_OK : ddb_fail(err, DDB_EINVAL, "ddb_stream_trim: no database");
+    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_stream_trim: no database");
 }
 
-int ddb_remote_stream_describe(ddb_remote *r, const char *table, ddb_stream_desc *out, ddb_error *err)
+int ddbi_remote_stream_describe(ddb_remote *r, const char *table, ddb_stream_desc *out, ddb_error *err)
 {
     (void)r;
     if (out)
         memset(out, 0, sizeof *out);
-    return ddb_fail(err, DDB_ENOTSUP, "ddb_stream_describe(%s): the remote backend does not read DynamoDB Streams",
+    return ddbi_fail(err, DDB_ENOTSUP, "ddb_stream_describe(%s): the remote backend does not read DynamoDB Streams",
                     table ? table : "");
 }
 
-int ddb_remote_stream_iter_open(ddb_remote *r, const char *table, ddb_stream_position from, uint64_t seq,
+int ddbi_remote_stream_iter_open(ddb_remote *r, const char *table, ddb_stream_position from, uint64_t seq,
                                 ddb_stream_iter **out, ddb_error *err)
 {
     (void)r, (void)from, (void)seq;
     if (out)
         *out = NULL;
-    return ddb_fail(err, DDB_ENOTSUP, "ddb_stream_iter_open(%s): the remote backend does not read DynamoDB Streams",
+    return ddbi_fail(err, DDB_ENOTSUP, "ddb_stream_iter_open(%s): the remote backend does not read DynamoDB Streams",
                     table ? table : "");
 }
 
-int ddb_remote_stream_check(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
+int ddbi_remote_stream_check(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
 {
-    return ddb_remote_check_table(r, table, report, err);
+    return ddbi_remote_check_table(r, table, report, err);
 }
 
-int ddb_remote_table_report_build(ddb_remote *r, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
+int ddbi_remote_table_report_build(ddb_remote *r, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
                                   ddb_error *err)
 {
     (void)r, (void)top, (void)a;
     if (out)
         *out = NULL;
-    return ddb_fail(err, DDB_ENOTSUP, "ddb_table_report_build(%s): only the embedded engine can be reported on",
+    return ddbi_fail(err, DDB_ENOTSUP, "ddb_table_report_build(%s): only the embedded engine can be reported on",
                     table ? table : "");
 }
 
 /* ---- Time and backoff ---------------------------------------------------------------- */
 
-uint64_t remote_now_ms(void)
+uint64_t ddbi_remote_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-void remote_sleep_ms(uint32_t ms)
+void ddbi_remote_sleep_ms(uint32_t ms)
 {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }
 
-unsigned remote_max_attempts(const ddb_remote *r)
+unsigned ddbi_remote_max_attempts(const ddb_remote *r)
 {
     return r->o.max_attempts;
 }
 
-uint32_t remote_table_wait_ms(const ddb_remote *r)
+uint32_t ddbi_remote_table_wait_ms(const ddb_remote *r)
 {
     return r->o.table_wait_ms;
 }
 
-void remote_backoff(const ddb_remote *r, unsigned attempt)
+void ddbi_remote_backoff(const ddb_remote *r, unsigned attempt)
 {
     /* "Full jitter": uniform in [0, min(cap, base * 2^attempt)]. */
     uint64_t ceiling = r->o.retry_base_ms;
@@ -521,8 +521,8 @@ void remote_backoff(const ddb_remote *r, unsigned attempt)
         ceiling = r->o.retry_cap_ms;
     uint32_t rnd;
     if (RAND_bytes((unsigned char *)&rnd, sizeof rnd) != 1)
-        rnd = (uint32_t)remote_now_ms() * 2654435761u;
-    remote_sleep_ms((uint32_t)(rnd % (ceiling + 1)));
+        rnd = (uint32_t)ddbi_remote_now_ms() * 2654435761u;
+    ddbi_remote_sleep_ms((uint32_t)(rnd % (ceiling + 1)));
 }
 
 /* ---- The call ----------------------------------------------------------------------- */
@@ -541,7 +541,7 @@ static int send_once(ddb_remote *r, const char *op, const char *body, size_t len
 {
     char target[96], amz_date[17];
     snprintf(target, sizeof target, "DynamoDB_20120810.%s", op);
-    ddb_sigv4_amz_date((long long)time(NULL), amz_date);
+    ddbi_sigv4_amz_date((long long)time(NULL), amz_date);
     ddb_sigv4_header sh[5] = {{"content-type", "application/x-amz-json-1.0"},
                               {"host", r->host},
                               {"x-amz-date", amz_date},
@@ -551,16 +551,16 @@ static int send_once(ddb_remote *r, const char *op, const char *body, size_t len
     ddb_sigv4_request req = {"POST", r->path, "", sh, nsh, body, len, NULL};
     ddb_sigv4_key key = {r->access_key, r->secret_key, r->region, "dynamodb"};
     ddb_buf auth = {0};
-    int rc = ddb_sigv4_sign(&req, &key, amz_date, &auth, NULL, err);
+    int rc = ddbi_sigv4_sign(&req, &key, amz_date, &auth, NULL, err);
     if (rc) {
-        ddb_buf_free(&auth);
+        ddbi_buf_free(&auth);
         return rc;
     }
     size_t hcap = strlen(r->host) + (r->session_token ? strlen(r->session_token) : 0) + auth.len + 256;
     char *hb = malloc(hcap * 2);
     if (!hb) {
-        ddb_buf_free(&auth);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_buf_free(&auth);
+        return ddbi_fail_oom(err, __func__);
     }
     const char *lines[6];
     size_t n = 0, off = 0;
@@ -577,20 +577,20 @@ static int send_once(ddb_remote *r, const char *op, const char *body, size_t len
     if (r->session_token)
         LINE("X-Amz-Security-Token: %s", r->session_token);
 #undef LINE
-    rc = remote_http_post(r->http, r->url, lines, n, body, len, rep, err);
+    rc = ddbi_remote_http_post(r->http, r->url, lines, n, body, len, rep, err);
     free(hb);
-    ddb_buf_free(&auth);
+    ddbi_buf_free(&auth);
     return rc;
 }
 
-int remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err)
+int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err)
 {
     *resp = NULL;
     if (errbody)
         *errbody = NULL;
     char *body = json_dumps(req, JSON_COMPACT);
     if (!body)
-        return ddb_fail(err, DDB_ENOMEM, "%s: out of memory serialising the request", op);
+        return ddbi_fail_oom(err, op);
     size_t len = strlen(body);
     bool no_output = strcmp(op, "TagResource") == 0 || strcmp(op, "UntagResource") == 0;
     int rc;
@@ -600,22 +600,22 @@ int remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp,
             break;
         if (rep.status == 200 && no_output) {
             /* TagResource and UntagResource answer with no body (dynalite: "") */
-            rc = (*resp = json_object()) ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
-            remote_reply_free(&rep);
+            rc = (*resp = json_object()) ? DDB_OK : ddbi_fail_oom(err, __func__);
+            ddbi_remote_reply_free(&rep);
             break;
         }
         if (rep.status == 200) {
-            rc = remote_parse_body(op, (const char *)rep.body.p, rep.body.len, resp, err);
-            remote_reply_free(&rep);
+            rc = ddbi_remote_parse_body(op, (const char *)rep.body.p, rep.body.len, resp, err);
+            ddbi_remote_reply_free(&rep);
             break;
         }
         remote_fault f;
         json_t *eb = NULL;
-        rc = remote_parse_error(op, rep.status, (const char *)rep.body.p, rep.body.len, &f, &eb, err);
-        remote_reply_free(&rep);
+        rc = ddbi_remote_parse_error(op, rep.status, (const char *)rep.body.p, rep.body.len, &f, &eb, err);
+        ddbi_remote_reply_free(&rep);
         if (f.retry && attempt < r->o.max_attempts) {
             json_decref(eb);
-            remote_backoff(r, attempt);
+            ddbi_remote_backoff(r, attempt);
             continue;
         }
         if (f.retry)
@@ -666,9 +666,9 @@ static int load_keys(ddb_remote *r, const char *table, ddb_error *err)
 {
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_table_desc *d;
-    int rc = remote_describe(r, table, a, &d, false, err);
+    int rc = ddbi_remote_describe(r, table, a, &d, false, err);
     rkeys *fresh = NULL;
     if (!rc) {
         fresh = keys_new(table, NULL, &d->def.key);
@@ -683,12 +683,12 @@ static int load_keys(ddb_remote *r, const char *table, ddb_error *err)
             fresh = k;
         }
         if (!fresh)
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
     }
     ddb_arena_free(a);
     if (rc)
         return rc;
-    remote_forget_table(r, table);
+    ddbi_remote_forget_table(r, table);
     pthread_mutex_lock(&r->mu);
     rkeys *last = fresh;
     while (last->next)
@@ -699,7 +699,7 @@ static int load_keys(ddb_remote *r, const char *table, ddb_error *err)
     return DDB_OK;
 }
 
-void remote_forget_table(ddb_remote *r, const char *table)
+void ddbi_remote_forget_table(ddb_remote *r, const char *table)
 {
     pthread_mutex_lock(&r->mu);
     for (rkeys **pp = &r->keys; *pp;) {
@@ -715,7 +715,7 @@ void remote_forget_table(ddb_remote *r, const char *table)
     pthread_mutex_unlock(&r->mu);
 }
 
-int remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
+int ddbi_remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
                      const char **sk, ddb_error *err)
 {
     for (int pass = 0; pass < 2; pass++) {
@@ -729,7 +729,7 @@ int remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_ar
         }
         pthread_mutex_unlock(&r->mu);
         if (found)
-            return ok ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ok ? DDB_OK : ddbi_fail_oom(err, __func__);
         if (pass == 1 || (known_table && !index))
             break;
         /* unknown table, or an index created since it was cached */
@@ -737,6 +737,6 @@ int remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_ar
         if (rc)
             return rc;
     }
-    return ddb_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", table,
+    return ddbi_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", table,
                     index ? index : "");
 }

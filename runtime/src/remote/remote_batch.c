@@ -14,7 +14,7 @@
 
 static int nomem(ddb_error *err)
 {
-    return ddb_fail(err, DDB_ENOMEM, "out of memory building a request");
+    return ddbi_fail_oom(err, "building a request");
 }
 
 static int append(json_t *arr, json_t *v, ddb_error *err)
@@ -41,7 +41,7 @@ static size_t pending(const char *op, const json_t *un, bool keys, int *rc, ddb_
     if (!un)
         return 0;
     if (!json_is_object(un)) {
-        *rc = remote_bad(err, op, "%s is not an object", keys ? "UnprocessedKeys" : "UnprocessedItems");
+        *rc = ddbi_remote_bad(err, op, "%s is not an object", keys ? "UnprocessedKeys" : "UnprocessedItems");
         return 0;
     }
     size_t n = 0;
@@ -51,7 +51,7 @@ static size_t pending(const char *op, const json_t *un, bool keys, int *rc, ddb_
     {
         const json_t *arr = keys ? json_object_get(v, "Keys") : v;
         if (!json_is_array(arr)) {
-            *rc = remote_bad(err, op, "the unprocessed requests of %s are not an array", t);
+            *rc = ddbi_remote_bad(err, op, "the unprocessed requests of %s are not an array", t);
             return 0;
         }
         n += json_array_size(arr);
@@ -61,19 +61,19 @@ static size_t pending(const char *op, const json_t *un, bool keys, int *rc, ddb_
 
 /* ---- BatchWriteItem ------------------------------------------------------------- */
 
-int ddb_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode,
+int ddbi_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode,
                            ddb_capacity *cap, ddb_error *err)
 {
     if (!r || (n && !ops))
-        return ddb_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
+        return ddbi_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
     if (cap)
         memset(cap, 0, sizeof *cap);
     for (size_t i = 0; i < n; i++)
         if (!ops[i].table || !ops[i].put == !ops[i].delete_key)
-            return ddb_fail(err, DDB_EINVAL,
+            return ddbi_fail(err, DDB_EINVAL,
                             "BatchWriteItem: op %zu needs a table and exactly one of put and delete_key", i);
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *ri = json_object(), *resp = NULL;
@@ -89,10 +89,10 @@ int ddb_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t 
             break;
         }
         if (ops[i].put) {
-            rc = rq_item(body, "Item", ops[i].put, err);
+            rc = ddbi_rq_item(body, "Item", ops[i].put, err);
             wrap = json_pack("{s:o}", "PutRequest", body);
         } else {
-            rc = rq_item(body, "Key", ops[i].delete_key, err);
+            rc = ddbi_rq_item(body, "Key", ops[i].delete_key, err);
             wrap = json_pack("{s:o}", "DeleteRequest", body);
         }
         if (!rc)
@@ -100,30 +100,30 @@ int ddb_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t 
         else
             json_decref(wrap);
     }
-    if (rc || (cap && (rc = rq_capacity(q.j, rc_mode, err))))
+    if (rc || (cap && (rc = ddbi_rq_capacity(q.j, rc_mode, err))))
         goto done;
     for (unsigned attempt = 1;; attempt++) {
-        if ((rc = remote_call(r, "BatchWriteItem", q.j, &resp, NULL, err)) ||
-            (rc = remote_parse_capacity("BatchWriteItem", json_object_get(resp, "ConsumedCapacity"), REMOTE_WRITE,
+        if ((rc = ddbi_remote_call(r, "BatchWriteItem", q.j, &resp, NULL, err)) ||
+            (rc = ddbi_remote_parse_capacity("BatchWriteItem", json_object_get(resp, "ConsumedCapacity"), REMOTE_WRITE,
                                         rc_mode, cap, err)))
             break;
         json_t *un = json_object_get(resp, "UnprocessedItems");
         size_t left = pending("BatchWriteItem", un, false, &rc, err);
         if (rc || !left)
             break;
-        if (attempt >= remote_max_attempts(r)) {
-            rc = ddb_fail(err, DDB_ETHROTTLED,
+        if (attempt >= ddbi_remote_max_attempts(r)) {
+            rc = ddbi_fail(err, DDB_ETHROTTLED,
                           "BatchWriteItem: %zu of %zu requests still unprocessed after %u attempts", left, n, attempt);
             break;
         }
         json_object_set(q.j, "RequestItems", un); /* resubmit exactly what was left */
         json_decref(resp);
         resp = NULL;
-        remote_backoff(r, attempt);
+        ddbi_remote_backoff(r, attempt);
     }
 done:
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }
 
@@ -165,7 +165,7 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
                            ddb_error *err)
 {
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *ri = json_object(), *resp = NULL;
@@ -180,7 +180,7 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
         if (!ka) {
             /* the first op of this table in the round sets its parameters */
             ddb_wire_names m;
-            rq_names_reset(&q, &m);
+            ddbi_rq_names_reset(&q, &m);
             const ddb_value *km = ddb_item_map(ops[i].key);
             const char **keys = ddb_arena_alloc(q.tmp, (km->len ? km->len : 1) * sizeof *keys);
             if (!keys || !(ka = json_object()) || json_object_set_new(ri, ops[i].table, ka)) {
@@ -189,9 +189,9 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
             }
             for (uint32_t k = 0; k < km->len; k++)
                 keys[k] = km->u.m[k].name;
-            if ((ops[i].consistent && (rc = rq_bool(ka, "ConsistentRead", true, err))) ||
-                (rc = rq_projection(ka, ops[i].projection, NULL, 0, keys, km->len, &m, err)) ||
-                (rc = rq_names_values(ka, &m, NULL, err)))
+            if ((ops[i].consistent && (rc = ddbi_rq_bool(ka, "ConsistentRead", true, err))) ||
+                (rc = ddbi_rq_projection(ka, ops[i].projection, NULL, 0, keys, km->len, &m, err)) ||
+                (rc = ddbi_rq_names_values(ka, &m, NULL, err)))
                 break;
         }
         json_t *arr = array_at(ka, "Keys"), *k = NULL;
@@ -199,19 +199,19 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
             rc = nomem(err);
             break;
         }
-        if (!(rc = ddb_djson_from_item(ops[i].key, &k, err)))
+        if (!(rc = ddbi_djson_from_item(ops[i].key, &k, err)))
             rc = append(arr, k, err);
     }
-    if (rc || (cap && (rc = rq_capacity(q.j, rc_mode, err))))
+    if (rc || (cap && (rc = ddbi_rq_capacity(q.j, rc_mode, err))))
         goto done;
     for (unsigned attempt = 1;; attempt++) {
-        if ((rc = remote_call(r, "BatchGetItem", q.j, &resp, NULL, err)) ||
-            (rc = remote_parse_capacity("BatchGetItem", json_object_get(resp, "ConsumedCapacity"), REMOTE_READ, rc_mode,
+        if ((rc = ddbi_remote_call(r, "BatchGetItem", q.j, &resp, NULL, err)) ||
+            (rc = ddbi_remote_parse_capacity("BatchGetItem", json_object_get(resp, "ConsumedCapacity"), REMOTE_READ, rc_mode,
                                         cap, err)))
             break;
         const json_t *responses = json_object_get(resp, "Responses");
         if (responses && !json_is_object(responses)) {
-            rc = remote_bad(err, "BatchGetItem", "Responses is not an object");
+            rc = ddbi_remote_bad(err, "BatchGetItem", "Responses is not an object");
             break;
         }
         const char *t;
@@ -219,7 +219,7 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
         json_object_foreach((json_t *)responses, t, list)
         {
             if (!json_is_array(list)) {
-                rc = remote_bad(err, "BatchGetItem", "Responses.%s is not an array", t);
+                rc = ddbi_remote_bad(err, "BatchGetItem", "Responses.%s is not an array", t);
                 break;
             }
             for (size_t k = 0; k < json_array_size(list) && !rc; k++) {
@@ -227,7 +227,7 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
                 char what[48];
                 snprintf(what, sizeof what, "Responses[%zu]", k);
                 json_t *wrap = json_pack("{s:O}", "Item", json_array_get(list, k));
-                rc = wrap ? remote_parse_item("BatchGetItem", wrap, "Item", a, &it, err) : nomem(err);
+                rc = wrap ? ddbi_remote_parse_item("BatchGetItem", wrap, "Item", a, &it, err) : nomem(err);
                 json_decref(wrap);
                 if (rc)
                     break;
@@ -236,7 +236,7 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
                        !(round[i] && !matched[i] && strcmp(ops[i].table, t) == 0 && key_matches(it, ops[i].key)))
                     i++;
                 if (i == n) {
-                    rc = remote_bad(err, "BatchGetItem", "%s in %s matches no requested key", what, t);
+                    rc = ddbi_remote_bad(err, "BatchGetItem", "%s in %s matches no requested key", what, t);
                     break;
                 }
                 matched[i] = true;
@@ -258,39 +258,39 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
         size_t left = pending("BatchGetItem", un, true, &rc, err);
         if (rc || !left)
             break;
-        if (attempt >= remote_max_attempts(r)) {
-            rc = ddb_fail(err, DDB_ETHROTTLED, "BatchGetItem: %zu keys still unprocessed after %u attempts", left,
+        if (attempt >= ddbi_remote_max_attempts(r)) {
+            rc = ddbi_fail(err, DDB_ETHROTTLED, "BatchGetItem: %zu keys still unprocessed after %u attempts", left,
                           attempt);
             break;
         }
         json_object_set(q.j, "RequestItems", un);
         json_decref(resp);
         resp = NULL;
-        remote_backoff(r, attempt);
+        ddbi_remote_backoff(r, attempt);
     }
 done:
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }
 
-int ddb_remote_batch_get(ddb_remote *r, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+int ddbi_remote_batch_get(ddb_remote *r, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
                          ddb_return_capacity rc_mode, ddb_capacity *cap, ddb_error *err)
 {
     if (!r || !a || (n && (!ops || !items)))
-        return ddb_fail(err, DDB_EINVAL, "BatchGetItem: db, ops, arena and items are required");
+        return ddbi_fail(err, DDB_EINVAL, "BatchGetItem: db, ops, arena and items are required");
     if (cap)
         memset(cap, 0, sizeof *cap);
     for (size_t i = 0; i < n; i++) {
         items[i] = NULL;
         if (!ops[i].table || !ops[i].key)
-            return ddb_fail(err, DDB_EINVAL, "BatchGetItem: op %zu needs a table and a key", i);
+            return ddbi_fail(err, DDB_EINVAL, "BatchGetItem: op %zu needs a table and a key", i);
         if (ops[i].projection && ddb_expr_get_kind(ops[i].projection) != DDB_EXPR_PROJECTION)
-            return ddb_fail(err, DDB_EINVAL, "BatchGetItem: the projection of op %zu is not a ProjectionExpression", i);
+            return ddbi_fail(err, DDB_EINVAL, "BatchGetItem: the projection of op %zu is not a ProjectionExpression", i);
     }
     bool *sent = calloc(n ? 3 * n : 1, sizeof *sent);
     if (!sent)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     bool *round = sent + n, *matched = sent + 2 * n;
     int rc = DDB_OK;
     /* Usually one round; ops of one table with different parameters wait
@@ -321,22 +321,22 @@ static int tx_op(remote_req *q, const ddb_tx_op *op, size_t i, json_t **out, ddb
     static const char *const kinds[] = {[DDB_TX_PUT] = "Put", [DDB_TX_UPDATE] = "Update", [DDB_TX_DELETE] = "Delete",
                                         [DDB_TX_CHECK] = "ConditionCheck"};
     if (op->kind < DDB_TX_PUT || op->kind > DDB_TX_CHECK || !op->table || !op->item)
-        return ddb_fail(err, DDB_EINVAL, "TransactWriteItems: op %zu needs a known kind, a table and an item/key", i);
+        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: op %zu needs a known kind, a table and an item/key", i);
     if (op->kind == DDB_TX_UPDATE && (!op->update || ddb_expr_get_kind(op->update) != DDB_EXPR_UPDATE))
-        return ddb_fail(err, DDB_EINVAL, "TransactWriteItems: update op %zu needs a prepared UpdateExpression", i);
+        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: update op %zu needs a prepared UpdateExpression", i);
     if (op->kind == DDB_TX_CHECK && !op->condition)
-        return ddb_fail(err, DDB_EINVAL, "TransactWriteItems: condition check op %zu needs a condition", i);
+        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: condition check op %zu needs a condition", i);
     ddb_wire_names m;
-    rq_names_reset(q, &m);
+    ddbi_rq_names_reset(q, &m);
     json_t *body = json_object();
     if (!body)
         return nomem(err);
     int rc;
-    if ((rc = rq_str(body, "TableName", op->table, err)) ||
-        (rc = rq_item(body, op->kind == DDB_TX_PUT ? "Item" : "Key", op->item, err)) ||
-        (op->kind == DDB_TX_UPDATE && (rc = rq_expr(body, "UpdateExpression", op->update, &m, err))) ||
-        (rc = rq_expr(body, "ConditionExpression", op->condition, &m, err)) ||
-        (rc = rq_names_values(body, &m, op->values, err))) {
+    if ((rc = ddbi_rq_str(body, "TableName", op->table, err)) ||
+        (rc = ddbi_rq_item(body, op->kind == DDB_TX_PUT ? "Item" : "Key", op->item, err)) ||
+        (op->kind == DDB_TX_UPDATE && (rc = ddbi_rq_expr(body, "UpdateExpression", op->update, &m, err))) ||
+        (rc = ddbi_rq_expr(body, "ConditionExpression", op->condition, &m, err)) ||
+        (rc = ddbi_rq_names_values(body, &m, op->values, err))) {
         json_decref(body);
         return rc;
     }
@@ -344,15 +344,15 @@ static int tx_op(remote_req *q, const ddb_tx_op *op, size_t i, json_t **out, ddb
     return *out ? DDB_OK : nomem(err);
 }
 
-int ddb_remote_transact_write(ddb_remote *r, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
+int ddbi_remote_transact_write(ddb_remote *r, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
                               ddb_tx_result *res, ddb_error *err)
 {
     if (!r || (n && !ops))
-        return ddb_fail(err, DDB_EINVAL, "TransactWriteItems: db and ops are required");
+        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: db and ops are required");
     if (res)
         memset(res, 0, sizeof *res);
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *items = json_array(), *resp = NULL, *eb = NULL;
@@ -372,42 +372,42 @@ int ddb_remote_transact_write(ddb_remote *r, const ddb_tx_op *ops, size_t n, ddb
     if (!rc && RAND_bytes(tok, sizeof tok) == 1) {
         for (int i = 0; i < 16; i++)
             snprintf(hex + 2 * i, 3, "%02x", tok[i]);
-        rc = rq_str(q.j, "ClientRequestToken", hex, err);
+        rc = ddbi_rq_str(q.j, "ClientRequestToken", hex, err);
     }
-    if (rc || (res && (rc = rq_capacity(q.j, rc_mode, err))))
+    if (rc || (res && (rc = ddbi_rq_capacity(q.j, rc_mode, err))))
         goto done;
-    rc = remote_call(r, "TransactWriteItems", q.j, &resp, &eb, err);
+    rc = ddbi_remote_call(r, "TransactWriteItems", q.j, &resp, &eb, err);
     if (rc == DDB_ECANCELED && res && a && eb && json_object_get(eb, "CancellationReasons")) {
         ddb_error keep = err ? *err : (ddb_error){0};
-        int prc = remote_parse_reasons(eb, n, a, &res->reasons, err);
+        int prc = ddbi_remote_parse_reasons(eb, n, a, &res->reasons, err);
         if (prc)
             rc = prc;
         else if (err)
             *err = keep;
     }
     if (!rc && res)
-        rc = remote_parse_capacity("TransactWriteItems", json_object_get(resp, "ConsumedCapacity"), REMOTE_WRITE,
+        rc = ddbi_remote_parse_capacity("TransactWriteItems", json_object_get(resp, "ConsumedCapacity"), REMOTE_WRITE,
                                    rc_mode, &res->capacity, err);
 done:
     json_decref(eb);
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }
 
 /* ---- TransactGetItems ----------------------------------------------------------- */
 
-int ddb_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+int ddbi_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                             ddb_return_capacity rc_mode, ddb_capacity *cap, ddb_error *err)
 {
     if (!r || !a || (n && (!gets || !items)))
-        return ddb_fail(err, DDB_EINVAL, "TransactGetItems: db, gets, arena and items are required");
+        return ddbi_fail(err, DDB_EINVAL, "TransactGetItems: db, gets, arena and items are required");
     if (cap)
         memset(cap, 0, sizeof *cap);
     for (size_t i = 0; i < n; i++)
         items[i] = NULL;
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *arr = json_array(), *resp = NULL;
@@ -417,44 +417,44 @@ int ddb_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb
     }
     for (size_t i = 0; i < n && !rc; i++) {
         if (!gets[i].table || !gets[i].key) {
-            rc = ddb_fail(err, DDB_EINVAL, "TransactGetItems: get %zu needs a table and a key", i);
+            rc = ddbi_fail(err, DDB_EINVAL, "TransactGetItems: get %zu needs a table and a key", i);
             break;
         }
         ddb_wire_names m;
-        rq_names_reset(&q, &m);
+        ddbi_rq_names_reset(&q, &m);
         json_t *body = json_object();
         if (!body) {
             rc = nomem(err);
             break;
         }
-        if ((rc = rq_str(body, "TableName", gets[i].table, err)) || (rc = rq_item(body, "Key", gets[i].key, err)) ||
-            (rc = rq_projection(body, gets[i].projection, NULL, 0, NULL, 0, &m, err)) ||
-            (rc = rq_names_values(body, &m, NULL, err))) {
+        if ((rc = ddbi_rq_str(body, "TableName", gets[i].table, err)) || (rc = ddbi_rq_item(body, "Key", gets[i].key, err)) ||
+            (rc = ddbi_rq_projection(body, gets[i].projection, NULL, 0, NULL, 0, &m, err)) ||
+            (rc = ddbi_rq_names_values(body, &m, NULL, err))) {
             json_decref(body);
             break;
         }
         rc = append(arr, json_pack("{s:o}", "Get", body), err);
     }
-    if (rc || (cap && (rc = rq_capacity(q.j, rc_mode, err))))
+    if (rc || (cap && (rc = ddbi_rq_capacity(q.j, rc_mode, err))))
         goto done;
-    if ((rc = remote_call(r, "TransactGetItems", q.j, &resp, NULL, err)) ||
-        (rc = remote_parse_capacity("TransactGetItems", json_object_get(resp, "ConsumedCapacity"), REMOTE_READ,
+    if ((rc = ddbi_remote_call(r, "TransactGetItems", q.j, &resp, NULL, err)) ||
+        (rc = ddbi_remote_parse_capacity("TransactGetItems", json_object_get(resp, "ConsumedCapacity"), REMOTE_READ,
                                     rc_mode, cap, err)))
         goto done;
     const json_t *rs = json_object_get(resp, "Responses");
     if (n && (!json_is_array(rs) || json_array_size(rs) != n)) {
-        rc = remote_bad(err, "TransactGetItems", "Responses is not an array of %zu entries", n);
+        rc = ddbi_remote_bad(err, "TransactGetItems", "Responses is not an array of %zu entries", n);
         goto done;
     }
     for (size_t i = 0; i < n && !rc; i++) {
         const json_t *e = json_array_get(rs, i);
         if (!json_is_object(e))
-            rc = remote_bad(err, "TransactGetItems", "Responses[%zu] is not an object", i);
+            rc = ddbi_remote_bad(err, "TransactGetItems", "Responses[%zu] is not an object", i);
         else
-            rc = remote_parse_item("TransactGetItems", e, "Item", a, &items[i], err);
+            rc = ddbi_remote_parse_item("TransactGetItems", e, "Item", a, &items[i], err);
     }
 done:
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }

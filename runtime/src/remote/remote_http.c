@@ -24,13 +24,13 @@ struct remote_http {
     bool direct; /* a loopback endpoint: never through a proxy from the environment */
 };
 
-int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
+int ddbi_remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
                     ddb_error *err)
 {
     remote_http *h = calloc(1, sizeof *h);
     if (!h || !(h->idle = calloc(pool ? pool : 1, sizeof *h->idle))) {
         free(h);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     }
     pthread_mutex_init(&h->mu, NULL);
     h->cap = pool ? pool : 1;
@@ -41,7 +41,7 @@ int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, boo
     return DDB_OK;
 }
 
-void remote_http_free(remote_http *h)
+void ddbi_remote_http_free(remote_http *h)
 {
     if (!h)
         return;
@@ -91,7 +91,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
         s->too_large = true;
         return 0; /* aborts the transfer */
     }
-    return ddb_buf_put(&s->rep->body, p, len) == DDB_OK ? len : 0;
+    return ddbi_buf_put(&s->rep->body, p, len) == DDB_OK ? len : 0;
 }
 
 static size_t on_header(char *p, size_t size, size_t n, void *ud)
@@ -116,30 +116,30 @@ static size_t on_header(char *p, size_t size, size_t n, void *ud)
     return len;
 }
 
-void remote_reply_free(remote_reply *rep)
+void ddbi_remote_reply_free(remote_reply *rep)
 {
     if (rep)
-        ddb_buf_free(&rep->body);
+        ddbi_buf_free(&rep->body);
 }
 
-int remote_http_post(remote_http *h, const char *url, const char *const *headers, size_t n_headers, const char *body,
+int ddbi_remote_http_post(remote_http *h, const char *url, const char *const *headers, size_t n_headers, const char *body,
                      size_t len, remote_reply *rep, ddb_error *err)
 {
     memset(rep, 0, sizeof *rep);
     CURL *c = take(h);
     if (!c)
-        return ddb_fail(err, DDB_ENOMEM, "POST %s: cannot create a curl handle", url);
+        return ddbi_fail(err, DDB_ENOMEM, "POST %s: cannot create a curl handle", url);
     struct curl_slist *hl = NULL;
     int rc = DDB_OK;
     for (size_t i = 0; i < n_headers && rc == DDB_OK; i++) {
         struct curl_slist *n = curl_slist_append(hl, headers[i]);
         if (!n)
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         hl = n ? n : hl;
     }
     struct curl_slist *n = rc ? NULL : curl_slist_append(hl, "Expect:"); /* no 100-continue round trip */
     if (!rc && !n)
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
     hl = n ? n : hl;
     if (rc) {
         curl_slist_free_all(hl);
@@ -177,15 +177,15 @@ int remote_http_post(remote_http *h, const char *url, const char *const *headers
 
     const char *why = errbuf[0] ? errbuf : curl_easy_strerror(cc);
     if (cc == CURLE_OPERATION_TIMEDOUT)
-        rc = ddb_fail(err, DDB_ETIMEOUT, "POST %s: %s", url, why);
+        rc = ddbi_fail(err, DDB_ETIMEOUT, "POST %s: %s", url, why);
     else if (s.too_large)
-        rc = ddb_fail(err, DDB_ENET, "POST %s: the response is larger than %u bytes", url, REMOTE_MAX_BODY);
+        rc = ddbi_fail(err, DDB_ENET, "POST %s: the response is larger than %u bytes", url, REMOTE_MAX_BODY);
     else if (cc != CURLE_OK)
-        rc = ddb_fail(err, cc == CURLE_OUT_OF_MEMORY ? DDB_ENOMEM : DDB_ENET, "POST %s: %s", url, why);
-    else if (ddb_buf_put(&rep->body, "", 1) != DDB_OK)
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail(err, cc == CURLE_OUT_OF_MEMORY ? DDB_ENOMEM : DDB_ENET, "POST %s: %s", url, why);
+    else if (ddbi_buf_put(&rep->body, "", 1) != DDB_OK)
+        rc = ddbi_fail_oom(err, __func__);
     if (rc) {
-        remote_reply_free(rep);
+        ddbi_remote_reply_free(rep);
         return rc;
     }
     rep->body.len--; /* the NUL is not part of the body */
@@ -200,8 +200,8 @@ int remote_http_post(remote_http *h, const char *url, const char *const *headers
             off += chunk;
         }
         if ((uint32_t)crc != rep->crc) {
-            remote_reply_free(rep);
-            return ddb_fail(err, DDB_ENET, "POST %s: the response body fails its x-amz-crc32 check (%u, expected %u)",
+            ddbi_remote_reply_free(rep);
+            return ddbi_fail(err, DDB_ENET, "POST %s: the response body fails its x-amz-crc32 check (%u, expected %u)",
                             url, (unsigned)crc, (unsigned)rep->crc);
         }
     }

@@ -16,91 +16,91 @@ static int write_item(ddb_remote *r, write_kind k, const char *table, const ddb_
 {
     const char *op = op_names[k];
     if (!r || !table || !item)
-        return ddb_fail(err, DDB_EINVAL, "%s: db, table and %s are required", op, k == OP_PUT ? "item" : "key");
+        return ddbi_fail(err, DDB_EINVAL, "%s: db, table and %s are required", op, k == OP_PUT ? "item" : "key");
     if (k == OP_UPDATE && (!update || ddb_expr_get_kind(update) != DDB_EXPR_UPDATE))
-        return ddb_fail(err, DDB_EINVAL, "UpdateItem: a prepared UpdateExpression is required");
+        return ddbi_fail(err, DDB_EINVAL, "UpdateItem: a prepared UpdateExpression is required");
     ddb_write_opts o = opts ? *opts : (ddb_write_opts){0};
     if ((unsigned)o.return_values > DDB_RETURN_UPDATED_NEW)
-        return ddb_fail(err, DDB_EINVAL, "%s: unknown ReturnValues %d", op, (int)o.return_values);
+        return ddbi_fail(err, DDB_EINVAL, "%s: unknown ReturnValues %d", op, (int)o.return_values);
     if (k != OP_UPDATE && o.return_values != DDB_RETURN_NONE && o.return_values != DDB_RETURN_ALL_OLD)
-        return ddb_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", op);
+        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", op);
     if (o.return_values != DDB_RETURN_NONE && (!a || !res))
-        return ddb_fail(err, DDB_EINVAL, "ReturnValues %s needs an arena and a result", return_values[o.return_values]);
+        return ddbi_fail(err, DDB_EINVAL, "ReturnValues %s needs an arena and a result", return_values[o.return_values]);
     if (res)
         memset(res, 0, sizeof *res);
 
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *resp = NULL;
-    if ((rc = rq_str(q.j, "TableName", table, err)) || (rc = rq_item(q.j, k == OP_PUT ? "Item" : "Key", item, err)) ||
-        (rc = rq_expr(q.j, "UpdateExpression", update, &q.names, err)) ||
-        (rc = rq_expr(q.j, "ConditionExpression", o.condition, &q.names, err)) ||
-        (rc = rq_names_values(q.j, &q.names, o.values, err)) ||
-        (o.return_values && (rc = rq_str(q.j, "ReturnValues", return_values[o.return_values], err))) ||
-        (res && (rc = rq_capacity(q.j, o.return_capacity, err))))
+    if ((rc = ddbi_rq_str(q.j, "TableName", table, err)) || (rc = ddbi_rq_item(q.j, k == OP_PUT ? "Item" : "Key", item, err)) ||
+        (rc = ddbi_rq_expr(q.j, "UpdateExpression", update, &q.names, err)) ||
+        (rc = ddbi_rq_expr(q.j, "ConditionExpression", o.condition, &q.names, err)) ||
+        (rc = ddbi_rq_names_values(q.j, &q.names, o.values, err)) ||
+        (o.return_values && (rc = ddbi_rq_str(q.j, "ReturnValues", return_values[o.return_values], err))) ||
+        (res && (rc = ddbi_rq_capacity(q.j, o.return_capacity, err))))
         goto done;
-    if ((rc = remote_call(r, op, q.j, &resp, NULL, err)))
+    if ((rc = ddbi_remote_call(r, op, q.j, &resp, NULL, err)))
         goto done;
     if (res) {
-        if (o.return_values && (rc = remote_parse_item(op, resp, "Attributes", a, &res->attributes, err)))
+        if (o.return_values && (rc = ddbi_remote_parse_item(op, resp, "Attributes", a, &res->attributes, err)))
             goto done;
-        rc = remote_parse_capacity(op, json_object_get(resp, "ConsumedCapacity"), REMOTE_WRITE, o.return_capacity,
+        rc = ddbi_remote_parse_capacity(op, json_object_get(resp, "ConsumedCapacity"), REMOTE_WRITE, o.return_capacity,
                                    &res->capacity, err);
     }
 done:
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }
 
-int ddb_remote_put_item(ddb_remote *r, const char *table, const ddb_item *item, const ddb_write_opts *opts,
+int ddbi_remote_put_item(ddb_remote *r, const char *table, const ddb_item *item, const ddb_write_opts *opts,
                         ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
     return write_item(r, OP_PUT, table, item, NULL, opts, a, res, err);
 }
 
-int ddb_remote_delete_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_write_opts *opts,
+int ddbi_remote_delete_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_write_opts *opts,
                            ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
     return write_item(r, OP_DELETE, table, key, NULL, opts, a, res, err);
 }
 
-int ddb_remote_update_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_expr *update,
+int ddbi_remote_update_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_expr *update,
                            const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
     return write_item(r, OP_UPDATE, table, key, update, opts, a, res, err);
 }
 
-int ddb_remote_get_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+int ddbi_remote_get_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_get_opts *opts,
                         ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err)
 {
     if (!r || !table || !key || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
     *out = NULL;
     ddb_get_opts o = opts ? *opts : (ddb_get_opts){0};
     if (cap)
         memset(cap, 0, sizeof *cap);
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *resp = NULL;
-    if ((rc = rq_str(q.j, "TableName", table, err)) || (rc = rq_item(q.j, "Key", key, err)) ||
-        (o.consistent && (rc = rq_bool(q.j, "ConsistentRead", true, err))) ||
-        (rc = rq_projection(q.j, o.projection, o.attributes, o.n_attributes, NULL, 0, &q.names, err)) ||
-        (rc = rq_names_values(q.j, &q.names, NULL, err)) || (cap && (rc = rq_capacity(q.j, o.return_capacity, err))))
+    if ((rc = ddbi_rq_str(q.j, "TableName", table, err)) || (rc = ddbi_rq_item(q.j, "Key", key, err)) ||
+        (o.consistent && (rc = ddbi_rq_bool(q.j, "ConsistentRead", true, err))) ||
+        (rc = ddbi_rq_projection(q.j, o.projection, o.attributes, o.n_attributes, NULL, 0, &q.names, err)) ||
+        (rc = ddbi_rq_names_values(q.j, &q.names, NULL, err)) || (cap && (rc = ddbi_rq_capacity(q.j, o.return_capacity, err))))
         goto done;
-    if ((rc = remote_call(r, "GetItem", q.j, &resp, NULL, err)) ||
-        (rc = remote_parse_capacity("GetItem", json_object_get(resp, "ConsumedCapacity"), REMOTE_READ,
+    if ((rc = ddbi_remote_call(r, "GetItem", q.j, &resp, NULL, err)) ||
+        (rc = ddbi_remote_parse_capacity("GetItem", json_object_get(resp, "ConsumedCapacity"), REMOTE_READ,
                                     o.return_capacity, cap, err)) ||
-        (rc = remote_parse_item("GetItem", resp, "Item", a, out, err)))
+        (rc = ddbi_remote_parse_item("GetItem", resp, "Item", a, out, err)))
         goto done;
     if (!*out)
-        rc = ddb_fail(err, DDB_ENOTFOUND, "GetItem: no item with that key in table %s", table);
+        rc = ddbi_fail(err, DDB_ENOTFOUND, "GetItem: no item with that key in table %s", table);
 done:
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }

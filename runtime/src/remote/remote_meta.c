@@ -30,12 +30,12 @@ static int check_key(const char *table, const char *key, ddb_error *err)
 {
     size_t n = strlen(key);
     if (!n || n > TAG_KEY_MAX - 8)
-        return ddb_fail(err, DDB_ELIMIT, "table %s: metadata key \"%.40s\" must be 1 to %d characters on a remote "
+        return ddbi_fail(err, DDB_ELIMIT, "table %s: metadata key \"%.40s\" must be 1 to %d characters on a remote "
                                          "endpoint (it is kept in a tag)",
                         table, key, TAG_KEY_MAX - 8);
     for (size_t i = 0; i < n; i++)
         if (!tag_char(key[i]))
-            return ddb_fail(err, DDB_EINVAL,
+            return ddbi_fail(err, DDB_EINVAL,
                             "table %s: metadata key \"%.40s\" may hold only letters, digits, spaces and _.:/=+-@ on a "
                             "remote endpoint (it is kept in a tag)",
                             table, key);
@@ -48,15 +48,15 @@ static int table_arn(ddb_remote *r, const char *table, char **arn, ddb_error *er
     *arn = NULL;
     json_t *req = json_pack("{s:s}", "TableName", table), *resp = NULL;
     if (!req)
-        return ddb_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", table);
-    int rc = remote_call(r, "DescribeTable", req, &resp, NULL, err);
+        return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", table);
+    int rc = ddbi_remote_call(r, "DescribeTable", req, &resp, NULL, err);
     json_decref(req);
     if (!rc) {
         const json_t *a = json_object_get(json_object_get(resp, "Table"), "TableArn");
         if (!json_is_string(a))
-            rc = remote_bad(err, "DescribeTable", "Table.TableArn is missing or not a string");
+            rc = ddbi_remote_bad(err, "DescribeTable", "Table.TableArn is missing or not a string");
         else if (!(*arn = strdup(json_string_value(a))))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
     }
     json_decref(resp);
     return rc;
@@ -67,27 +67,27 @@ static int list_tags(ddb_remote *r, const char *arn, json_t **out, ddb_error *er
 {
     json_t *all = json_array();
     if (!all)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     char *token = NULL;
     int rc = DDB_OK;
     for (int page = 0; page < 100 && !rc; page++) {
         json_t *req = json_pack("{s:s}", "ResourceArn", arn), *resp = NULL;
         if (!req || (token && json_object_set_new(req, "NextToken", json_string(token)))) {
             json_decref(req);
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
             break;
         }
-        rc = remote_call(r, "ListTagsOfResource", req, &resp, NULL, err);
+        rc = ddbi_remote_call(r, "ListTagsOfResource", req, &resp, NULL, err);
         json_decref(req);
         const json_t *tags = json_object_get(resp, "Tags"), *next = json_object_get(resp, "NextToken");
         if (!rc && (!json_is_array(tags) || (next && !json_is_string(next))))
-            rc = remote_bad(err, "ListTagsOfResource", "Tags is not an array or NextToken not a string");
+            rc = ddbi_remote_bad(err, "ListTagsOfResource", "Tags is not an array or NextToken not a string");
         for (size_t i = 0; !rc && i < json_array_size(tags); i++) {
             const json_t *t = json_array_get(tags, i);
             if (!json_is_string(json_object_get(t, "Key")) || !json_is_string(json_object_get(t, "Value")))
-                rc = remote_bad(err, "ListTagsOfResource", "Tags[%zu] is not {Key, Value} strings", i);
+                rc = ddbi_remote_bad(err, "ListTagsOfResource", "Tags[%zu] is not {Key, Value} strings", i);
             else if (json_array_append(all, (json_t *)t))
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
         }
         free(token);
         token = !rc && next ? strdup(json_string_value(next)) : NULL;
@@ -115,42 +115,42 @@ static long chunk_of(const char *k, const char *key)
     return *end || i >= TAGS_MAX ? -1 : i;
 }
 
-int ddb_remote_table_meta_put(ddb_remote *r, const char *table, const char *key, const void *val, size_t len,
+int ddbi_remote_table_meta_put(ddb_remote *r, const char *table, const char *key, const void *val, size_t len,
                               ddb_error *err)
 {
     if (!r || !table || !key || (len && !val))
-        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
     int rc = check_key(table, key, err);
     if (rc)
         return rc;
     size_t blen = DDB_BASE64_LEN(len), chunks = blen ? (blen + TAG_VALUE_MAX - 1) / TAG_VALUE_MAX : 1;
     if (chunks > TAGS_MAX)
-        return ddb_fail(err, DDB_ELIMIT, "table %s: metadata %s of %zu bytes does not fit in %d tags", table, key, len,
+        return ddbi_fail(err, DDB_ELIMIT, "table %s: metadata %s of %zu bytes does not fit in %d tags", table, key, len,
                         TAGS_MAX);
     char *b64 = malloc(blen + 1), *arn = NULL;
     json_t *tags = NULL, *req = NULL, *resp = NULL;
     if (!b64) {
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
         goto done;
     }
-    ddb_base64_encode(val, len, b64);
+    ddbi_base64_encode(val, len, b64);
     if ((rc = table_arn(r, table, &arn, err)) || (rc = list_tags(r, arn, &tags, err)))
         goto done;
     /* chunks of an older, longer value go first */
     json_t *stale = json_array();
     if (!stale) {
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
         goto done;
     }
     for (size_t i = 0; i < json_array_size(tags); i++) {
         const char *k = json_string_value(json_object_get(json_array_get(tags, i), "Key"));
         long c = chunk_of(k, key);
         if (c >= (long)chunks && json_array_append_new(stale, json_string(k)))
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
     }
     if (!rc && json_array_size(stale)) {
         req = json_pack("{s:s, s:O}", "ResourceArn", arn, "TagKeys", stale);
-        rc = req ? remote_call(r, "UntagResource", req, &resp, NULL, err) : ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = req ? ddbi_remote_call(r, "UntagResource", req, &resp, NULL, err) : ddbi_fail_oom(err, __func__);
         json_decref(req);
         json_decref(resp);
         req = resp = NULL;
@@ -166,14 +166,14 @@ int ddb_remote_table_meta_put(ddb_remote *r, const char *table, const char *key,
         size_t off = i * TAG_VALUE_MAX, n = blen - off < TAG_VALUE_MAX ? blen - off : TAG_VALUE_MAX;
         json_t *t = json_pack("{s:s, s:s%}", "Key", k, "Value", b64 + off, n);
         if (!t || json_array_append_new(list, t)) {
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
             break;
         }
     }
     if (!req)
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
     if (!rc)
-        rc = remote_call(r, "TagResource", req, &resp, NULL, err);
+        rc = ddbi_remote_call(r, "TagResource", req, &resp, NULL, err);
 done:
     json_decref(req);
     json_decref(resp);
@@ -183,11 +183,11 @@ done:
     return rc;
 }
 
-int ddb_remote_table_meta_get(ddb_remote *r, const char *table, const char *key, ddb_arena *a, void **val,
+int ddbi_remote_table_meta_get(ddb_remote *r, const char *table, const char *key, ddb_arena *a, void **val,
                               size_t *len, ddb_error *err)
 {
     if (!r || !table || !key || !a || !val || !len)
-        return ddb_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
     *val = NULL;
     *len = 0;
     int rc = check_key(table, key, err);
@@ -214,27 +214,27 @@ int ddb_remote_table_meta_get(ddb_remote *r, const char *table, const char *key,
     }
     if (!n) {
         json_decref(tags);
-        return ddb_fail(err, DDB_ENOTFOUND, "table %s has no metadata %s", table, key);
+        return ddbi_fail(err, DDB_ENOTFOUND, "table %s has no metadata %s", table, key);
     }
     char *b64 = malloc(total + 1);
     uint8_t *out = ddb_arena_alloc(a, total / 4 * 3 + 1);
     if (!b64 || !out) {
         free(b64);
         json_decref(tags);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     }
     size_t off = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         if (!part[i])
-            rc = ddb_fail(err, DDB_ECORRUPT, "table %s: metadata %s lacks its tag %s:%zu", table, key, key, i);
+            rc = ddbi_fail(err, DDB_ECORRUPT, "table %s: metadata %s lacks its tag %s:%zu", table, key, key, i);
         else {
             memcpy(b64 + off, part[i], plen[i]);
             off += plen[i];
         }
     }
     size_t got = 0, bad = 0;
-    if (!rc && ddb_base64_decode(b64, off, out, &got, &bad) != DDB_OK)
-        rc = ddb_fail(err, DDB_ECORRUPT, "table %s: metadata %s is not valid base64 at offset %zu", table, key, bad);
+    if (!rc && ddbi_base64_decode(b64, off, out, &got, &bad) != DDB_OK)
+        rc = ddbi_fail(err, DDB_ECORRUPT, "table %s: metadata %s is not valid base64 at offset %zu", table, key, bad);
     free(b64);
     json_decref(tags);
     if (rc)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int remote_bad(ddb_error *err, const char *op, const char *fmt, ...)
+int ddbi_remote_bad(ddb_error *err, const char *op, const char *fmt, ...)
 {
     if (!err)
         return DDB_ENET;
@@ -21,7 +21,7 @@ int remote_bad(ddb_error *err, const char *op, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return ddb_fail(err, DDB_ENET, "bad response to %s: %s", op, msg);
+    return ddbi_fail(err, DDB_ENET, "bad response to %s: %s", op, msg);
 }
 
 static const char *kind_of(const json_t *j)
@@ -40,15 +40,15 @@ static const char *kind_of(const json_t *j)
     }
 }
 
-int remote_parse_body(const char *op, const char *body, size_t len, json_t **out, ddb_error *err)
+int ddbi_remote_parse_body(const char *op, const char *body, size_t len, json_t **out, ddb_error *err)
 {
     *out = NULL;
     json_error_t je;
     json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!j)
-        return remote_bad(err, op, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
+        return ddbi_remote_bad(err, op, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
     if (!json_is_object(j)) {
-        int rc = remote_bad(err, op, "the body is %s, not a JSON object", kind_of(j));
+        int rc = ddbi_remote_bad(err, op, "the body is %s, not a JSON object", kind_of(j));
         json_decref(j);
         return rc;
     }
@@ -99,7 +99,7 @@ static void snippet(const char *body, size_t len, char *out, size_t cap)
     out[n] = '\0';
 }
 
-int remote_parse_error(const char *op, long status, const char *body, size_t len, remote_fault *f, json_t **errbody,
+int ddbi_remote_parse_error(const char *op, long status, const char *body, size_t len, remote_fault *f, json_t **errbody,
                        ddb_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -114,12 +114,12 @@ int remote_parse_error(const char *op, long status, const char *body, size_t len
         json_decref(j);
         snprintf(f->type, sizeof f->type, "HTTP %ld", status);
         if (status == 413) {
-            f->code = ddb_fail(err, DDB_ELIMIT, "%s: the request is too large for the server (HTTP 413)", op);
+            f->code = ddbi_fail(err, DDB_ELIMIT, "%s: the request is too large for the server (HTTP 413)", op);
         } else if (status >= 500) {
             f->retry = true;
-            f->code = ddb_fail(err, DDB_EIO, "%s: HTTP %ld from the server: %s", op, status, s);
+            f->code = ddbi_fail(err, DDB_EIO, "%s: HTTP %ld from the server: %s", op, status, s);
         } else {
-            f->code = remote_bad(err, op, "HTTP %ld without a DynamoDB error: %s", status, s);
+            f->code = ddbi_remote_bad(err, op, "HTTP %ld without a DynamoDB error: %s", status, s);
         }
         return f->code;
     }
@@ -142,11 +142,11 @@ int remote_parse_error(const char *op, long status, const char *body, size_t len
             break;
         }
     if (verbatim && *msg)
-        ddb_fail(err, f->code, "%s", msg);
+        ddbi_fail(err, f->code, "%s", msg);
     else if (*msg)
-        ddb_fail(err, f->code, "%s: %s", f->type, msg);
+        ddbi_fail(err, f->code, "%s: %s", f->type, msg);
     else
-        ddb_fail(err, f->code, "%s: %s (HTTP %ld)", op, f->type, status);
+        ddbi_fail(err, f->code, "%s: %s (HTTP %ld)", op, f->type, status);
     if (errbody)
         *errbody = j;
     else
@@ -163,7 +163,7 @@ static int units(const char *op, const json_t *obj, const char *key, double *out
     if (!v)
         return 0;
     if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-        return remote_bad(err, op, "ConsumedCapacity.%s is %s, not a non-negative number", key, kind_of(v));
+        return ddbi_remote_bad(err, op, "ConsumedCapacity.%s is %s, not a non-negative number", key, kind_of(v));
     *out = json_number_value(v);
     return 1;
 }
@@ -175,7 +175,7 @@ typedef struct cu {
 static int read_units(const char *op, const json_t *obj, remote_kind kind, cu *out, ddb_error *err)
 {
     if (!json_is_object(obj))
-        return remote_bad(err, op, "a ConsumedCapacity entry is %s, not an object", kind_of(obj));
+        return ddbi_remote_bad(err, op, "a ConsumedCapacity entry is %s, not an object", kind_of(obj));
     double c = 0, r = 0, w = 0;
     int hc = units(op, obj, "CapacityUnits", &c, err);
     int hr = hc < 0 ? -1 : units(op, obj, "ReadCapacityUnits", &r, err);
@@ -199,7 +199,7 @@ static int add_indexes(const char *op, const json_t *obj, const char *key, remot
     if (!ix)
         return DDB_OK;
     if (!json_is_object(ix))
-        return remote_bad(err, op, "ConsumedCapacity.%s is %s, not an object", key, kind_of(ix));
+        return ddbi_remote_bad(err, op, "ConsumedCapacity.%s is %s, not an object", key, kind_of(ix));
     const char *name = NULL;
     json_t *v;
     json_object_foreach((json_t *)ix, name, v)
@@ -217,7 +217,7 @@ static int add_indexes(const char *op, const json_t *obj, const char *key, remot
             i++;
         if (i == cap->n_indexes) {
             if (i == sizeof cap->indexes / sizeof *cap->indexes)
-                return remote_bad(err, op, "ConsumedCapacity names more than %zu indexes", i);
+                return ddbi_remote_bad(err, op, "ConsumedCapacity names more than %zu indexes", i);
             memset(&cap->indexes[i], 0, sizeof cap->indexes[i]);
             snprintf(cap->indexes[i].name, sizeof cap->indexes[i].name, "%s", name);
             cap->n_indexes++;
@@ -257,7 +257,7 @@ static int add_capacity(const char *op, const json_t *c, remote_kind kind, ddb_r
     return DDB_OK;
 }
 
-int remote_parse_capacity(const char *op, const json_t *cc, remote_kind kind, ddb_return_capacity mode,
+int ddbi_remote_parse_capacity(const char *op, const json_t *cc, remote_kind kind, ddb_return_capacity mode,
                           ddb_capacity *cap, ddb_error *err)
 {
     if (!cc || !cap || mode == DDB_CAPACITY_NONE)
@@ -283,10 +283,10 @@ static int bad_item(ddb_error *err, const char *op, const char *what, int rc)
         return DDB_ENET;
     char inner[DDB_ERROR_TEXT_SIZE];
     snprintf(inner, sizeof inner, "%s", err->message);
-    return remote_bad(err, op, "%s: %s", what, inner);
+    return ddbi_remote_bad(err, op, "%s: %s", what, inner);
 }
 
-int remote_parse_item(const char *op, const json_t *resp, const char *field, ddb_arena *a, ddb_item **out,
+int ddbi_remote_parse_item(const char *op, const json_t *resp, const char *field, ddb_arena *a, ddb_item **out,
                       ddb_error *err)
 {
     *out = NULL;
@@ -294,8 +294,8 @@ int remote_parse_item(const char *op, const json_t *resp, const char *field, ddb
     if (!j)
         return DDB_OK;
     if (!json_is_object(j))
-        return remote_bad(err, op, "%s is %s, not an object", field, kind_of(j));
-    int rc = ddb_djson_to_item(j, a, out, err);
+        return ddbi_remote_bad(err, op, "%s is %s, not an object", field, kind_of(j));
+    int rc = ddbi_djson_to_item(j, a, out, err);
     return rc ? bad_item(err, op, field, rc) : DDB_OK;
 }
 
@@ -307,18 +307,18 @@ static int count_field(const char *op, const json_t *resp, const char *key, size
     if (!v)
         return DDB_OK;
     if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return remote_bad(err, op, "%s is %s, not a non-negative integer", key, kind_of(v));
+        return ddbi_remote_bad(err, op, "%s is %s, not a non-negative integer", key, kind_of(v));
     *out = (size_t)json_integer_value(v);
     return DDB_OK;
 }
 
-int remote_parse_page(const char *op, const json_t *resp, ddb_return_capacity mode, ddb_arena *a, ddb_page *out,
+int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capacity mode, ddb_arena *a, ddb_page *out,
                       ddb_error *err)
 {
     memset(out, 0, sizeof *out);
     const json_t *items = json_object_get(resp, "Items");
     if (items && !json_is_array(items))
-        return remote_bad(err, op, "Items is %s, not an array", kind_of(items));
+        return ddbi_remote_bad(err, op, "Items is %s, not an array", kind_of(items));
     size_t n = items ? json_array_size(items) : 0;
     size_t count = n, scanned = n;
     bool has_count, has_scanned;
@@ -327,30 +327,30 @@ int remote_parse_page(const char *op, const json_t *resp, ddb_return_capacity mo
         (rc = count_field(op, resp, "ScannedCount", &scanned, &has_scanned, err)))
         return rc;
     if (count != n)
-        return remote_bad(err, op, "Count is %zu but %zu Items came", count, n);
+        return ddbi_remote_bad(err, op, "Count is %zu but %zu Items came", count, n);
     if (!has_scanned)
         scanned = count;
     if (scanned < count)
-        return remote_bad(err, op, "ScannedCount %zu is below Count %zu", scanned, count);
+        return ddbi_remote_bad(err, op, "ScannedCount %zu is below Count %zu", scanned, count);
     if (n) {
         out->items = ddb_arena_alloc(a, n * sizeof *out->items);
         if (!out->items)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
     }
     for (size_t i = 0; i < n; i++) {
         const json_t *it = json_array_get(items, i);
         char what[32];
         snprintf(what, sizeof what, "Items[%zu]", i);
         if (!json_is_object(it))
-            return remote_bad(err, op, "%s is %s, not an object", what, kind_of(it));
-        if ((rc = ddb_djson_to_item(it, a, &out->items[i], err)))
+            return ddbi_remote_bad(err, op, "%s is %s, not an object", what, kind_of(it));
+        if ((rc = ddbi_djson_to_item(it, a, &out->items[i], err)))
             return bad_item(err, op, what, rc);
     }
     out->count = n;
     out->scanned_count = scanned;
-    if ((rc = remote_parse_item(op, resp, "LastEvaluatedKey", a, &out->last_key, err)))
+    if ((rc = ddbi_remote_parse_item(op, resp, "LastEvaluatedKey", a, &out->last_key, err)))
         return rc;
-    return remote_parse_capacity(op, json_object_get(resp, "ConsumedCapacity"), REMOTE_READ, mode, &out->capacity,
+    return ddbi_remote_parse_capacity(op, json_object_get(resp, "ConsumedCapacity"), REMOTE_READ, mode, &out->capacity,
                                  err);
 }
 
@@ -377,14 +377,14 @@ static int reason_code(const char *code)
     return DDB_EIO;
 }
 
-int remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int **reasons, ddb_error *err)
+int ddbi_remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int **reasons, ddb_error *err)
 {
     *reasons = NULL;
     if (!n)
         return DDB_OK;
     int *r = ddb_arena_alloc(a, n * sizeof *r);
     if (!r)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     const json_t *arr = json_is_object(errbody) ? json_object_get(errbody, "CancellationReasons") : NULL;
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_is_array(arr) ? json_array_get(arr, i) : NULL;
@@ -407,7 +407,7 @@ static int str_field(const char *op, const json_t *o, const char *key, const cha
 {
     const json_t *v = json_object_get(o, key);
     if (!json_is_string(v))
-        return remote_bad(err, op, "%s%s is %s, not a string", ctx, key, kind_of(v));
+        return ddbi_remote_bad(err, op, "%s%s is %s, not a string", ctx, key, kind_of(v));
     *out = json_string_value(v);
     return DDB_OK;
 }
@@ -419,7 +419,7 @@ static int u64_field(const char *op, const json_t *o, const char *key, uint64_t 
     if (!v)
         return DDB_OK;
     if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return remote_bad(err, op, "%s is %s, not a non-negative integer", key, kind_of(v));
+        return ddbi_remote_bad(err, op, "%s is %s, not a non-negative integer", key, kind_of(v));
     *out = (uint64_t)json_integer_value(v);
     return DDB_OK;
 }
@@ -434,10 +434,10 @@ static int attr_type(const char *op, const json_t *defs, const char *name, ddb_t
         const char *ts = json_is_string(t) ? json_string_value(t) : "";
         *out = !strcmp(ts, "S") ? DDB_TS : !strcmp(ts, "N") ? DDB_TN : !strcmp(ts, "B") ? DDB_TB : DDB_TNONE;
         if (*out == DDB_TNONE)
-            return remote_bad(err, op, "AttributeDefinitions gives %s the type \"%s\"", name, ts);
+            return ddbi_remote_bad(err, op, "AttributeDefinitions gives %s the type \"%s\"", name, ts);
         return DDB_OK;
     }
-    return remote_bad(err, op, "AttributeDefinitions lacks the key attribute %s", name);
+    return ddbi_remote_bad(err, op, "AttributeDefinitions lacks the key attribute %s", name);
 }
 
 static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_arena *a, ddb_key_schema *out,
@@ -445,24 +445,24 @@ static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_
 {
     memset(out, 0, sizeof *out);
     if (!json_is_array(ks) || json_array_size(ks) < 1 || json_array_size(ks) > 2)
-        return remote_bad(err, op, "KeySchema is %s, not an array of 1 or 2 elements", kind_of(ks));
+        return ddbi_remote_bad(err, op, "KeySchema is %s, not an array of 1 or 2 elements", kind_of(ks));
     for (size_t i = 0; i < json_array_size(ks); i++) {
         const json_t *k = json_array_get(ks, i);
         const char *name = NULL, *type = NULL;
         int rc;
         if (!json_is_object(k))
-            return remote_bad(err, op, "KeySchema[%zu] is %s, not an object", i, kind_of(k));
+            return ddbi_remote_bad(err, op, "KeySchema[%zu] is %s, not an object", i, kind_of(k));
         if ((rc = str_field(op, k, "AttributeName", "KeySchema.", &name, err)) ||
             (rc = str_field(op, k, "KeyType", "KeySchema.", &type, err)))
             return rc;
         bool hash = strcmp(type, "HASH") == 0;
         if (!hash && strcmp(type, "RANGE") != 0)
-            return remote_bad(err, op, "KeySchema has the KeyType \"%s\"", type);
+            return ddbi_remote_bad(err, op, "KeySchema has the KeyType \"%s\"", type);
         if ((hash && out->pk) || (!hash && out->sk))
-            return remote_bad(err, op, "KeySchema has two %s keys", type);
+            return ddbi_remote_bad(err, op, "KeySchema has two %s keys", type);
         const char *copy = ddb_arena_strdup(a, name);
         if (!copy)
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         ddb_type t;
         if ((rc = attr_type(op, defs, name, &t, err)))
             return rc;
@@ -475,7 +475,7 @@ static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_
         }
     }
     if (!out->pk)
-        return remote_bad(err, op, "KeySchema has no HASH key");
+        return ddbi_remote_bad(err, op, "KeySchema has no HASH key");
     return DDB_OK;
 }
 
@@ -486,7 +486,7 @@ static int throughput(const char *op, const json_t *o, uint64_t *rcu, uint64_t *
     if (!pt)
         return DDB_OK;
     if (!json_is_object(pt))
-        return remote_bad(err, op, "ProvisionedThroughput is %s, not an object", kind_of(pt));
+        return ddbi_remote_bad(err, op, "ProvisionedThroughput is %s, not an object", kind_of(pt));
     int rc = u64_field(op, pt, "ReadCapacityUnits", rcu, err);
     return rc ? rc : u64_field(op, pt, "WriteCapacityUnits", wcu, err);
 }
@@ -497,14 +497,14 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
     if (!arr)
         return DDB_OK;
     if (!json_is_array(arr))
-        return remote_bad(err, op, "%s is %s, not an array", local ? "LocalSecondaryIndexes" : "GlobalSecondaryIndexes",
+        return ddbi_remote_bad(err, op, "%s is %s, not an array", local ? "LocalSecondaryIndexes" : "GlobalSecondaryIndexes",
                           kind_of(arr));
     for (size_t i = 0; i < json_array_size(arr); i++) {
         const json_t *x = json_array_get(arr, i);
         if (*n == DDB_MAX_GSI + DDB_MAX_LSI)
-            return remote_bad(err, op, "more than %d secondary indexes", DDB_MAX_GSI + DDB_MAX_LSI);
+            return ddbi_remote_bad(err, op, "more than %d secondary indexes", DDB_MAX_GSI + DDB_MAX_LSI);
         if (!json_is_object(x))
-            return remote_bad(err, op, "an index description is %s, not an object", kind_of(x));
+            return ddbi_remote_bad(err, op, "an index description is %s, not an object", kind_of(x));
         ddb_index_def *d = &out[*n];
         memset(d, 0, sizeof *d);
         const char *name = NULL;
@@ -513,7 +513,7 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
             (rc = key_schema(op, json_object_get(x, "KeySchema"), defs, a, &d->key, err)))
             return rc;
         if (!(d->name = ddb_arena_strdup(a, name)))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory");
+            return ddbi_fail_oom(err, __func__);
         d->local = local;
         const json_t *p = json_object_get(x, "Projection");
         const json_t *pt = json_is_object(p) ? json_object_get(p, "ProjectionType") : NULL;
@@ -524,22 +524,22 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
             d->projection = DDB_PROJ_INCLUDE;
             const json_t *nk = json_object_get(p, "NonKeyAttributes");
             if (!json_is_array(nk))
-                return remote_bad(err, op, "index %s: NonKeyAttributes is %s, not an array", name, kind_of(nk));
+                return ddbi_remote_bad(err, op, "index %s: NonKeyAttributes is %s, not an array", name, kind_of(nk));
             size_t m = json_array_size(nk);
             const char **inc = ddb_arena_alloc(a, (m ? m : 1) * sizeof *inc);
             if (!inc)
-                return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                return ddbi_fail_oom(err, __func__);
             for (size_t k = 0; k < m; k++) {
                 const json_t *s = json_array_get(nk, k);
                 if (!json_is_string(s))
-                    return remote_bad(err, op, "index %s: NonKeyAttributes[%zu] is %s", name, k, kind_of(s));
+                    return ddbi_remote_bad(err, op, "index %s: NonKeyAttributes[%zu] is %s", name, k, kind_of(s));
                 if (!(inc[k] = ddb_arena_strdup(a, json_string_value(s))))
-                    return ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    return ddbi_fail_oom(err, __func__);
             }
             d->include = inc;
             d->n_include = m;
         } else if (strcmp(ps, "ALL") != 0) {
-            return remote_bad(err, op, "index %s: ProjectionType \"%s\"", name, ps);
+            return ddbi_remote_bad(err, op, "index %s: ProjectionType \"%s\"", name, ps);
         }
         if (!local && !on_demand && (rc = throughput(op, x, &d->rcu, &d->wcu, err)))
             return rc;
@@ -551,32 +551,32 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
     return DDB_OK;
 }
 
-int remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_desc **out, const char **status,
+int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_desc **out, const char **status,
                        bool *indexes_active, ddb_error *err)
 {
     *out = NULL;
     *status = "";
     *indexes_active = true;
     if (!json_is_object(t))
-        return remote_bad(err, op, "the table description is %s, not an object", kind_of(t));
+        return ddbi_remote_bad(err, op, "the table description is %s, not an object", kind_of(t));
     ddb_table_desc *d = ddb_arena_alloc(a, sizeof *d);
     ddb_index_def *ix = ddb_arena_alloc(a, (DDB_MAX_GSI + DDB_MAX_LSI) * sizeof *ix);
     if (!d || !ix)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     memset(d, 0, sizeof *d);
     const char *name = NULL;
     int rc;
     const json_t *defs = json_object_get(t, "AttributeDefinitions");
     if (!json_is_array(defs))
-        return remote_bad(err, op, "AttributeDefinitions is %s, not an array", kind_of(defs));
+        return ddbi_remote_bad(err, op, "AttributeDefinitions is %s, not an array", kind_of(defs));
     if ((rc = str_field(op, t, "TableName", "", &name, err)) ||
         (rc = key_schema(op, json_object_get(t, "KeySchema"), defs, a, &d->def.key, err)))
         return rc;
     if (!(d->def.name = ddb_arena_strdup(a, name)))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     const json_t *st = json_object_get(t, "TableStatus");
     if (st && !json_is_string(st))
-        return remote_bad(err, op, "TableStatus is %s, not a string", kind_of(st));
+        return ddbi_remote_bad(err, op, "TableStatus is %s, not a string", kind_of(st));
     *status = st ? json_string_value(st) : "ACTIVE";
     const json_t *bm = json_object_get(t, "BillingModeSummary");
     const json_t *mode = json_is_object(bm) ? json_object_get(bm, "BillingMode") : NULL;
@@ -596,12 +596,12 @@ int remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_
         const json_t *on = json_object_get(ss, "StreamEnabled"), *vt = json_object_get(ss, "StreamViewType");
         static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
         if (!json_is_object(ss) || (on && !json_is_boolean(on)) || (vt && !json_is_string(vt)))
-            return remote_bad(err, op, "StreamSpecification has the wrong shape");
+            return ddbi_remote_bad(err, op, "StreamSpecification has the wrong shape");
         for (int v = 1; json_is_true(on) && vt && v <= DDB_STREAM_NEW_AND_OLD_IMAGES; v++)
             if (strcmp(json_string_value(vt), views[v]) == 0)
                 d->def.stream.view = (ddb_stream_view)v;
         if (json_is_true(on) && d->def.stream.view == DDB_STREAM_NONE)
-            return remote_bad(err, op, "StreamViewType is missing or unknown");
+            return ddbi_remote_bad(err, op, "StreamViewType is missing or unknown");
         if (d->def.stream.view)
             d->def.stream.retention_seconds = 86400; /* DynamoDB Streams: 24 hours */
     }

@@ -26,7 +26,7 @@ static void value_prefix(const ddb_item *values, char *out, size_t cap)
 
 static int put(ddb_buf *b, const char *s)
 {
-    return ddb_buf_put(b, s, strlen(s));
+    return ddbi_buf_put(b, s, strlen(s));
 }
 
 /* KeyConditionExpression and its values (added to vals). */
@@ -39,7 +39,7 @@ static int key_condition(const ddb_query_params *qp, const char *pk, const char 
     snprintf(v1, sizeof v1, "%s1", pre);
     snprintf(v2, sizeof v2, "%s2", pre);
     ddb_buf b = {0};
-    int rc = ddb_wire_name_ref(m, pk, strlen(pk), &b);
+    int rc = ddbi_wire_name_ref(m, pk, strlen(pk), &b);
     if (!rc)
         rc = put(&b, " = ") || put(&b, vpk) ? DDB_ENOMEM : DDB_OK;
     if (!rc)
@@ -49,17 +49,17 @@ static int key_condition(const ddb_query_params *qp, const char *pk, const char 
                                           [DDB_SK_GT] = " > ", [DDB_SK_GE] = " >= "};
         rc = put(&b, " AND ");
         if (!rc && qp->sk_op == DDB_SK_BEGINS_WITH)
-            rc = put(&b, "begins_with(") || ddb_wire_name_ref(m, sk, strlen(sk), &b) || put(&b, ", ") ||
+            rc = put(&b, "begins_with(") || ddbi_wire_name_ref(m, sk, strlen(sk), &b) || put(&b, ", ") ||
                          put(&b, v1) || put(&b, ")")
                      ? DDB_ENOMEM
                      : DDB_OK;
         else if (!rc && qp->sk_op == DDB_SK_BETWEEN)
-            rc = ddb_wire_name_ref(m, sk, strlen(sk), &b) || put(&b, " BETWEEN ") || put(&b, v1) ||
+            rc = ddbi_wire_name_ref(m, sk, strlen(sk), &b) || put(&b, " BETWEEN ") || put(&b, v1) ||
                          put(&b, " AND ") || put(&b, v2)
                      ? DDB_ENOMEM
                      : DDB_OK;
         else if (!rc)
-            rc = ddb_wire_name_ref(m, sk, strlen(sk), &b) || put(&b, ops[qp->sk_op]) || put(&b, v1) ? DDB_ENOMEM
+            rc = ddbi_wire_name_ref(m, sk, strlen(sk), &b) || put(&b, ops[qp->sk_op]) || put(&b, v1) ? DDB_ENOMEM
                                                                                                     : DDB_OK;
         if (!rc)
             rc = ddb_item_set(vals, v1, (ddb_value *)qp->sk1);
@@ -67,9 +67,9 @@ static int key_condition(const ddb_query_params *qp, const char *pk, const char 
             rc = ddb_item_set(vals, v2, (ddb_value *)qp->sk2);
     }
     json_t *s = rc ? NULL : json_stringn((const char *)b.p, b.len);
-    ddb_buf_free(&b);
+    ddbi_buf_free(&b);
     if (!s || json_object_set_new(j, "KeyConditionExpression", s))
-        return ddb_fail(err, DDB_ENOMEM, "out of memory building a request");
+        return ddbi_fail_oom(err, "building a request");
     return DDB_OK;
 }
 
@@ -87,7 +87,7 @@ static ddb_item *values_copy(ddb_arena *a, const ddb_item *values)
 static int query_once(ddb_remote *r, const ddb_query_params *qp, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *resp = NULL;
@@ -98,13 +98,13 @@ static int query_once(ddb_remote *r, const ddb_query_params *qp, ddb_arena *a, d
          * key attribute names, with values of its own beside the request's */
         ddb_item *all = values_copy(q.tmp, qp->values);
         if (!all) {
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
             goto done;
         }
-        if ((rc = remote_key_names(r, qp->table, qp->index, q.tmp, &pk, &sk, err)))
+        if ((rc = ddbi_remote_key_names(r, qp->table, qp->index, q.tmp, &pk, &sk, err)))
             goto done;
         if (qp->sk_op != DDB_SK_ANY && !sk) {
-            rc = ddb_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
+            rc = ddbi_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
                           qp->index ? qp->index : qp->table);
             goto done;
         }
@@ -112,44 +112,44 @@ static int query_once(ddb_remote *r, const ddb_query_params *qp, ddb_arena *a, d
             goto done;
         vals = all;
     } else if (ddb_expr_get_kind(qp->key_condition) != DDB_EXPR_KEY_CONDITION) {
-        rc = ddb_fail(err, DDB_EINVAL, "Query: key_condition is a %s, not a KeyConditionExpression",
+        rc = ddbi_fail(err, DDB_EINVAL, "Query: key_condition is a %s, not a KeyConditionExpression",
                       ddb_expr_kind_name(ddb_expr_get_kind(qp->key_condition)));
         goto done;
     }
-    if ((rc = rq_str(q.j, "TableName", qp->table, err)) ||
-        (qp->index && (rc = rq_str(q.j, "IndexName", qp->index, err))) ||
-        (rc = rq_expr(q.j, "KeyConditionExpression", qp->key_condition, &q.names, err)) ||
-        (rc = rq_expr(q.j, "FilterExpression", qp->filter, &q.names, err)) ||
-        (rc = rq_projection(q.j, qp->projection, qp->attributes, qp->n_attributes, NULL, 0, &q.names, err)) ||
-        (rc = rq_names_values(q.j, &q.names, vals, err)) ||
-        (qp->limit && (rc = rq_int(q.j, "Limit", qp->limit, err))) ||
-        (qp->backward && (rc = rq_bool(q.j, "ScanIndexForward", false, err))) ||
-        (qp->consistent && (rc = rq_bool(q.j, "ConsistentRead", true, err))) ||
-        (qp->start_key && (rc = rq_item(q.j, "ExclusiveStartKey", qp->start_key, err))) ||
-        (rc = rq_capacity(q.j, qp->return_capacity, err)))
+    if ((rc = ddbi_rq_str(q.j, "TableName", qp->table, err)) ||
+        (qp->index && (rc = ddbi_rq_str(q.j, "IndexName", qp->index, err))) ||
+        (rc = ddbi_rq_expr(q.j, "KeyConditionExpression", qp->key_condition, &q.names, err)) ||
+        (rc = ddbi_rq_expr(q.j, "FilterExpression", qp->filter, &q.names, err)) ||
+        (rc = ddbi_rq_projection(q.j, qp->projection, qp->attributes, qp->n_attributes, NULL, 0, &q.names, err)) ||
+        (rc = ddbi_rq_names_values(q.j, &q.names, vals, err)) ||
+        (qp->limit && (rc = ddbi_rq_int(q.j, "Limit", qp->limit, err))) ||
+        (qp->backward && (rc = ddbi_rq_bool(q.j, "ScanIndexForward", false, err))) ||
+        (qp->consistent && (rc = ddbi_rq_bool(q.j, "ConsistentRead", true, err))) ||
+        (qp->start_key && (rc = ddbi_rq_item(q.j, "ExclusiveStartKey", qp->start_key, err))) ||
+        (rc = ddbi_rq_capacity(q.j, qp->return_capacity, err)))
         goto done;
-    if (!(rc = remote_call(r, "Query", q.j, &resp, NULL, err)))
-        rc = remote_parse_page("Query", resp, qp->return_capacity, a, out, err);
+    if (!(rc = ddbi_remote_call(r, "Query", q.j, &resp, NULL, err)))
+        rc = ddbi_remote_parse_page("Query", resp, qp->return_capacity, a, out, err);
 done:
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }
 
-int ddb_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
     if (!r || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
     memset(out, 0, sizeof *out);
     if ((unsigned)q->sk_op > DDB_SK_BEGINS_WITH)
-        return ddb_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
+        return ddbi_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
     if (!q->key_condition && q->sk_op != DDB_SK_ANY && (!q->sk1 || (q->sk_op == DDB_SK_BETWEEN && !q->sk2)))
-        return ddb_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
+        return ddbi_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
     int rc = query_once(r, q, a, out, err);
     if (rc == DDB_ENOTABLE ||
         (rc == DDB_EVALIDATION && !q->key_condition && err && strstr(err->message, "key schema element"))) {
         /* the cached key schema may be stale (table recreated elsewhere) */
-        remote_forget_table(r, q->table);
+        ddbi_remote_forget_table(r, q->table);
         if (rc == DDB_EVALIDATION) {
             memset(out, 0, sizeof *out);
             rc = query_once(r, q, a, out, err);
@@ -158,32 +158,32 @@ int ddb_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb
     return rc;
 }
 
-int ddb_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
     if (!r || !s || !s->table || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
     memset(out, 0, sizeof *out);
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *resp = NULL;
-    if ((rc = rq_str(q.j, "TableName", s->table, err)) ||
-        (s->index && (rc = rq_str(q.j, "IndexName", s->index, err))) ||
-        (rc = rq_expr(q.j, "FilterExpression", s->filter, &q.names, err)) ||
-        (rc = rq_projection(q.j, s->projection, s->attributes, s->n_attributes, NULL, 0, &q.names, err)) ||
-        (rc = rq_names_values(q.j, &q.names, s->values, err)) ||
-        (s->limit && (rc = rq_int(q.j, "Limit", s->limit, err))) ||
-        (s->consistent && (rc = rq_bool(q.j, "ConsistentRead", true, err))) ||
-        (s->start_key && (rc = rq_item(q.j, "ExclusiveStartKey", s->start_key, err))) ||
-        (s->total_segments && ((rc = rq_int(q.j, "Segment", s->segment, err)) ||
-                               (rc = rq_int(q.j, "TotalSegments", s->total_segments, err)))) ||
-        (rc = rq_capacity(q.j, s->return_capacity, err)))
+    if ((rc = ddbi_rq_str(q.j, "TableName", s->table, err)) ||
+        (s->index && (rc = ddbi_rq_str(q.j, "IndexName", s->index, err))) ||
+        (rc = ddbi_rq_expr(q.j, "FilterExpression", s->filter, &q.names, err)) ||
+        (rc = ddbi_rq_projection(q.j, s->projection, s->attributes, s->n_attributes, NULL, 0, &q.names, err)) ||
+        (rc = ddbi_rq_names_values(q.j, &q.names, s->values, err)) ||
+        (s->limit && (rc = ddbi_rq_int(q.j, "Limit", s->limit, err))) ||
+        (s->consistent && (rc = ddbi_rq_bool(q.j, "ConsistentRead", true, err))) ||
+        (s->start_key && (rc = ddbi_rq_item(q.j, "ExclusiveStartKey", s->start_key, err))) ||
+        (s->total_segments && ((rc = ddbi_rq_int(q.j, "Segment", s->segment, err)) ||
+                               (rc = ddbi_rq_int(q.j, "TotalSegments", s->total_segments, err)))) ||
+        (rc = ddbi_rq_capacity(q.j, s->return_capacity, err)))
         goto done;
-    if (!(rc = remote_call(r, "Scan", q.j, &resp, NULL, err)))
-        rc = remote_parse_page("Scan", resp, s->return_capacity, a, out, err);
+    if (!(rc = ddbi_remote_call(r, "Scan", q.j, &resp, NULL, err)))
+        rc = ddbi_remote_parse_page("Scan", resp, s->return_capacity, a, out, err);
 done:
     json_decref(resp);
-    remote_req_free(&q);
+    ddbi_remote_req_free(&q);
     return rc;
 }

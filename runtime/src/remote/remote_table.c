@@ -10,7 +10,7 @@
 
 static int nomem(ddb_error *err)
 {
-    return ddb_fail(err, DDB_ENOMEM, "out of memory building a request");
+    return ddbi_fail_oom(err, "building a request");
 }
 
 static int push(json_t *arr, json_t *v, ddb_error *err)
@@ -43,7 +43,7 @@ static int add_attr(json_t *defs, const char *name, ddb_type type, ddb_error *er
         if (strcmp(json_string_value(json_object_get(d, "AttributeName")), name) != 0)
             continue;
         if (strcmp(json_string_value(json_object_get(d, "AttributeType")), ddb_type_name(type)) != 0)
-            return ddb_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
+            return ddbi_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
         return DDB_OK;
     }
     return push(defs, json_pack("{s:s, s:s}", "AttributeName", name, "AttributeType", ddb_type_name(type)), err);
@@ -59,9 +59,9 @@ static bool utf8_ok(const char *s)
 static int key_check(const char *what, const ddb_key_schema *k, ddb_error *err)
 {
     if (!k->pk)
-        return ddb_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
     if (!utf8_ok(k->pk) || (k->sk && !utf8_ok(k->sk)))
-        return ddb_fail(err, DDB_EVALIDATION, "%s: key attribute names must be UTF-8", what);
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: key attribute names must be UTF-8", what);
     return DDB_OK;
 }
 
@@ -74,17 +74,17 @@ static int index_json(const ddb_table_def *def, const ddb_index_def *x, json_t *
 {
     int rc;
     if (!x->name)
-        return ddb_fail(err, DDB_EVALIDATION, "an index of table %s has no name", def->name);
+        return ddbi_fail(err, DDB_EVALIDATION, "an index of table %s has no name", def->name);
     if ((rc = key_check(x->name, &x->key, err)))
         return rc;
     static const char *const proj[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
     if ((unsigned)x->projection > DDB_PROJ_INCLUDE)
-        return ddb_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
+        return ddbi_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
     json_t *p = json_pack("{s:s}", "ProjectionType", proj[x->projection]);
     json_t *o = json_pack("{s:s, s:o, s:o}", "IndexName", x->name, "KeySchema", key_schema_json(&x->key),
                           "Projection", p);
     if (!o)
-        return ddb_fail(err, DDB_EVALIDATION, "index %s: names must be UTF-8", x->name);
+        return ddbi_fail(err, DDB_EVALIDATION, "index %s: names must be UTF-8", x->name);
     if (x->projection == DDB_PROJ_INCLUDE) {
         json_t *nk = json_array();
         if (!nk || json_object_set_new(p, "NonKeyAttributes", nk)) {
@@ -94,7 +94,7 @@ static int index_json(const ddb_table_def *def, const ddb_index_def *x, json_t *
         for (size_t i = 0; i < x->n_include; i++)
             if (!x->include || !x->include[i] || json_array_append_new(nk, json_string(x->include[i]))) {
                 json_decref(o);
-                return ddb_fail(err, DDB_EVALIDATION, "index %s: projected attribute %zu is missing or not UTF-8",
+                return ddbi_fail(err, DDB_EVALIDATION, "index %s: projected attribute %zu is missing or not UTF-8",
                                 x->name, i);
             }
     }
@@ -113,7 +113,7 @@ static int index_json(const ddb_table_def *def, const ddb_index_def *x, json_t *
 static int build_create(const ddb_table_def *def, json_t *j, ddb_error *err)
 {
     int rc;
-    if ((rc = key_check(def->name, &def->key, err)) || (rc = rq_str(j, "TableName", def->name, err)))
+    if ((rc = key_check(def->name, &def->key, err)) || (rc = ddbi_rq_str(j, "TableName", def->name, err)))
         return rc;
     json_t *defs = json_array();
     if (!defs || json_object_set_new(j, "AttributeDefinitions", defs) ||
@@ -123,12 +123,12 @@ static int build_create(const ddb_table_def *def, json_t *j, ddb_error *err)
         (def->key.sk && (rc = add_attr(defs, def->key.sk, def->key.sk_type, err))))
         return rc;
     bool provisioned = def->rcu || def->wcu;
-    if ((rc = rq_str(j, "BillingMode", provisioned ? "PROVISIONED" : "PAY_PER_REQUEST", err)))
+    if ((rc = ddbi_rq_str(j, "BillingMode", provisioned ? "PROVISIONED" : "PAY_PER_REQUEST", err)))
         return rc;
     if (provisioned && json_object_set_new(j, "ProvisionedThroughput", throughput(def->rcu, def->wcu)))
         return nomem(err);
     if ((unsigned)def->stream.view > DDB_STREAM_NEW_AND_OLD_IMAGES)
-        return ddb_fail(err, DDB_EINVAL, "table %s: unknown stream view %d", def->name, (int)def->stream.view);
+        return ddbi_fail(err, DDB_EINVAL, "table %s: unknown stream view %d", def->name, (int)def->stream.view);
     if (def->stream.view != DDB_STREAM_NONE) {
         /* DynamoDB Streams keep records 24 hours; retention settings are the
          * embedded engine's and are not sent */
@@ -163,15 +163,15 @@ static int table_status(ddb_remote *r, const char *name, char *status, size_t ca
     json_t *req = json_pack("{s:s}", "TableName", name), *resp = NULL;
     if (!req)
         return nomem(err);
-    int rc = remote_call(r, "DescribeTable", req, &resp, NULL, err);
+    int rc = ddbi_remote_call(r, "DescribeTable", req, &resp, NULL, err);
     json_decref(req);
     ddb_arena *a = rc ? NULL : ddb_arena_new();
     if (!rc && !a)
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
     if (!rc) {
         ddb_table_desc *d;
         const char *st;
-        rc = remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, &d, &st, indexes_active, err);
+        rc = ddbi_remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, &d, &st, indexes_active, err);
         if (!rc)
             snprintf(status, cap, "%s", st);
     }
@@ -186,7 +186,7 @@ typedef enum { WAIT_ACTIVE, WAIT_GONE } wait_for;
  * it is gone; DDB_ETIMEOUT after table_wait_ms. */
 static int wait_table(ddb_remote *r, const char *name, wait_for what, ddb_error *err)
 {
-    uint64_t start = remote_now_ms(), limit = remote_table_wait_ms(r);
+    uint64_t start = ddbi_remote_now_ms(), limit = ddbi_remote_table_wait_ms(r);
     uint32_t pause = 10;
     char status[64] = "";
     for (;;) {
@@ -201,12 +201,12 @@ static int wait_table(ddb_remote *r, const char *name, wait_for what, ddb_error 
         } else if (what == WAIT_ACTIVE && strcmp(status, "ACTIVE") == 0 && active) {
             return DDB_OK;
         }
-        uint64_t spent = remote_now_ms() - start;
+        uint64_t spent = ddbi_remote_now_ms() - start;
         if (spent >= limit)
-            return ddb_fail(err, DDB_ETIMEOUT, "table %s is %s%s after %llu ms (table_wait_ms)", name, status,
+            return ddbi_fail(err, DDB_ETIMEOUT, "table %s is %s%s after %llu ms (table_wait_ms)", name, status,
                             what == WAIT_ACTIVE && strcmp(status, "ACTIVE") == 0 ? " but an index is not" : "",
                             (unsigned long long)spent);
-        remote_sleep_ms((uint32_t)(pause < limit - spent ? pause : limit - spent));
+        ddbi_remote_sleep_ms((uint32_t)(pause < limit - spent ? pause : limit - spent));
         if (pause < 500)
             pause *= 2;
     }
@@ -219,14 +219,14 @@ static int set_ttl(ddb_remote *r, const char *table, const char *attr, ddb_error
                             "AttributeName", attr),
            *resp = NULL;
     if (!req)
-        return ddb_fail(err, DDB_EVALIDATION, "table %s: TTL attribute name is not UTF-8", table);
-    int rc = remote_call(r, "UpdateTimeToLive", req, &resp, NULL, err);
+        return ddbi_fail(err, DDB_EVALIDATION, "table %s: TTL attribute name is not UTF-8", table);
+    int rc = ddbi_remote_call(r, "UpdateTimeToLive", req, &resp, NULL, err);
     json_decref(req);
     json_decref(resp);
     if (rc == DDB_ENOTSUP && err) {
         char why[DDB_ERROR_TEXT_SIZE];
         snprintf(why, sizeof why, "%s", err->message);
-        ddb_fail(err, rc, "table %s was created, but the endpoint cannot set its TTL attribute (%s)", table, why);
+        ddbi_fail(err, rc, "table %s was created, but the endpoint cannot set its TTL attribute (%s)", table, why);
     }
     return rc;
 }
@@ -240,7 +240,7 @@ static int get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **
     if (!req)
         return nomem(err);
     ddb_error e2 = {0};
-    int rc = remote_call(r, "DescribeTimeToLive", req, &resp, NULL, &e2);
+    int rc = ddbi_remote_call(r, "DescribeTimeToLive", req, &resp, NULL, &e2);
     json_decref(req);
     if (rc == DDB_ENOTSUP)
         return DDB_OK;
@@ -252,13 +252,13 @@ static int get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **
     const json_t *d = json_object_get(resp, "TimeToLiveDescription");
     const json_t *st = json_object_get(d, "TimeToLiveStatus"), *an = json_object_get(d, "AttributeName");
     if (d && (!json_is_object(d) || (st && !json_is_string(st)) || (an && !json_is_string(an))))
-        rc = remote_bad(err, "DescribeTimeToLive", "TimeToLiveDescription has the wrong shape");
+        rc = ddbi_remote_bad(err, "DescribeTimeToLive", "TimeToLiveDescription has the wrong shape");
     else if (json_is_string(st) && json_is_string(an) &&
              (!strcmp(json_string_value(st), "ENABLED") || !strcmp(json_string_value(st), "ENABLING"))) {
         size_t n = json_string_length(an) + 1;
         char *c = ddb_arena_alloc(a, n);
         if (!c)
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         else
             *attr = memcpy(c, json_string_value(an), n);
     }
@@ -266,22 +266,22 @@ static int get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **
     return rc;
 }
 
-int ddb_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *err)
+int ddbi_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *err)
 {
     if (!r || !def || !def->name)
-        return ddb_fail(err, DDB_EINVAL, "ddb_create_table: db, definition and name are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_create_table: db, definition and name are required");
     if (def->n_indexes && !def->indexes)
-        return ddb_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", def->n_indexes);
+        return ddbi_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", def->n_indexes);
     remote_req q;
-    int rc = remote_req_init(&q, err);
+    int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
     json_t *resp = NULL;
     if (!(rc = build_create(def, q.j, err)))
-        rc = remote_call(r, "CreateTable", q.j, &resp, NULL, err);
+        rc = ddbi_remote_call(r, "CreateTable", q.j, &resp, NULL, err);
     json_decref(resp);
-    remote_req_free(&q);
-    remote_forget_table(r, def->name);
+    ddbi_remote_req_free(&q);
+    ddbi_remote_forget_table(r, def->name);
     if (!rc)
         rc = wait_table(r, def->name, WAIT_ACTIVE, err);
     if (!rc && def->ttl_attribute)
@@ -289,33 +289,33 @@ int ddb_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *
     return rc;
 }
 
-int ddb_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err)
+int ddbi_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err)
 {
     if (!r || !name)
-        return ddb_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
     json_t *req = json_pack("{s:s}", "TableName", name), *resp = NULL;
     if (!req)
-        return ddb_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", name);
-    int rc = remote_call(r, "DeleteTable", req, &resp, NULL, err);
+        return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", name);
+    int rc = ddbi_remote_call(r, "DeleteTable", req, &resp, NULL, err);
     json_decref(req);
     json_decref(resp);
-    remote_forget_table(r, name);
+    ddbi_remote_forget_table(r, name);
     return rc ? rc : wait_table(r, name, WAIT_GONE, err);
 }
 
-int remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
+int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
                     ddb_error *err)
 {
     *out = NULL;
     json_t *req = json_pack("{s:s}", "TableName", name), *resp = NULL;
     if (!req)
-        return ddb_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", name);
-    int rc = remote_call(r, "DescribeTable", req, &resp, NULL, err);
+        return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", name);
+    int rc = ddbi_remote_call(r, "DescribeTable", req, &resp, NULL, err);
     json_decref(req);
     if (!rc) {
         const char *status;
         bool active;
-        rc = remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, out, &status, &active, err);
+        rc = ddbi_remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, out, &status, &active, err);
     }
     json_decref(resp);
     if (!rc && with_ttl)
@@ -325,11 +325,11 @@ int remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_des
     return rc;
 }
 
-int ddb_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+int ddbi_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
     if (!r || !name || !a || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
-    return remote_describe(r, name, a, out, true, err);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+    return ddbi_remote_describe(r, name, a, out, true, err);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -337,10 +337,10 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
+int ddbi_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
 {
     if (!r || !a || !names || !count)
-        return ddb_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
     *names = NULL;
     *count = 0;
     size_t n = 0, cap = 0;
@@ -353,28 +353,28 @@ int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, siz
             rc = nomem(err);
             break;
         }
-        rc = remote_call(r, "ListTables", req, &resp, NULL, err);
+        rc = ddbi_remote_call(r, "ListTables", req, &resp, NULL, err);
         json_decref(req);
         if (rc)
             break;
         const json_t *tn = json_object_get(resp, "TableNames"), *next = json_object_get(resp, "LastEvaluatedTableName");
         if (!json_is_array(tn))
-            rc = remote_bad(err, "ListTables", "TableNames is not an array");
+            rc = ddbi_remote_bad(err, "ListTables", "TableNames is not an array");
         else if (next && !json_is_string(next))
-            rc = remote_bad(err, "ListTables", "LastEvaluatedTableName is not a string");
+            rc = ddbi_remote_bad(err, "ListTables", "LastEvaluatedTableName is not a string");
         else if (next && start && strcmp(json_string_value(next), start) <= 0)
-            rc = remote_bad(err, "ListTables", "LastEvaluatedTableName does not advance");
+            rc = ddbi_remote_bad(err, "ListTables", "LastEvaluatedTableName does not advance");
         for (size_t i = 0; !rc && i < json_array_size(tn); i++) {
             const json_t *s = json_array_get(tn, i);
             if (!json_is_string(s)) {
-                rc = remote_bad(err, "ListTables", "TableNames[%zu] is not a string", i);
+                rc = ddbi_remote_bad(err, "ListTables", "TableNames[%zu] is not a string", i);
                 break;
             }
             if (n == cap) {
                 size_t nc = cap ? cap * 2 : 16;
                 const char **nv = ddb_arena_alloc(a, nc * sizeof *nv);
                 if (!nv) {
-                    rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    rc = ddbi_fail_oom(err, __func__);
                     break;
                 }
                 if (n)
@@ -385,7 +385,7 @@ int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, siz
             size_t len = json_string_length(s);
             char *c = ddb_arena_alloc(a, len + 1);
             if (!c) {
-                rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                rc = ddbi_fail_oom(err, __func__);
                 break;
             }
             memcpy(c, json_string_value(s), len + 1);
@@ -395,7 +395,7 @@ int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, siz
         start = !rc && next ? strdup(json_string_value(next)) : NULL;
         json_decref(resp);
         if (!rc && next && !start)
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         if (!start)
             break;
     }
@@ -411,7 +411,7 @@ int ddb_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, siz
 
 /* ---- UpdateTable: a new GSI ---------------------------------------------------------------- */
 
-int ddb_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *x, uint64_t *backfilled,
+int ddbi_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *x, uint64_t *backfilled,
                          uint64_t *skipped, ddb_error *err)
 {
     if (backfilled)
@@ -419,16 +419,16 @@ int ddb_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *
     if (skipped)
         *skipped = 0;
     if (!r || !table || !x || !x->name)
-        return ddb_fail(err, DDB_EINVAL, "ddb_add_index: db, table and an index with a name are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_add_index: db, table and an index with a name are required");
     if (x->local)
-        return ddb_fail(err, DDB_EVALIDATION, "a local secondary index (%s) can only be created with the table",
+        return ddbi_fail(err, DDB_EVALIDATION, "a local secondary index (%s) can only be created with the table",
                         x->name);
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     ddb_table_desc *d;
     json_t *req = NULL, *resp = NULL, *idx = NULL;
-    int rc = remote_describe(r, table, a, &d, false, err);
+    int rc = ddbi_remote_describe(r, table, a, &d, false, err);
     if (rc)
         goto done;
     /* the index takes the table's billing: provisioned tables give it throughput */
@@ -439,7 +439,7 @@ int ddb_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *
         rc = nomem(err);
         goto done;
     }
-    if ((rc = rq_str(req, "TableName", table, err)) || (rc = index_json(&tdef, x, &idx, err)) ||
+    if ((rc = ddbi_rq_str(req, "TableName", table, err)) || (rc = index_json(&tdef, x, &idx, err)) ||
         (rc = add_attr(defs, x->key.pk, x->key.pk_type, err)) ||
         (x->key.sk && (rc = add_attr(defs, x->key.sk, x->key.sk_type, err))))
         goto done;
@@ -449,19 +449,19 @@ int ddb_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *
         rc = nomem(err);
         goto done;
     }
-    if ((rc = remote_call(r, "UpdateTable", req, &resp, NULL, err)))
+    if ((rc = ddbi_remote_call(r, "UpdateTable", req, &resp, NULL, err)))
         goto done;
-    remote_forget_table(r, table);
+    ddbi_remote_forget_table(r, table);
     /* DynamoDB lists a new index at once (CREATING); an endpoint that took
      * the request without creating it must not make us wait for nothing */
     ddb_arena_reset(a);
-    if ((rc = remote_describe(r, table, a, &d, false, err)))
+    if ((rc = ddbi_remote_describe(r, table, a, &d, false, err)))
         goto done;
     bool present = false;
     for (size_t i = 0; i < d->def.n_indexes; i++)
         present |= strcmp(d->def.indexes[i].name, x->name) == 0;
     if (!present) {
-        rc = ddb_fail(err, DDB_ENOTSUP, "UpdateTable: the endpoint accepted the request but created no index %s on %s",
+        rc = ddbi_fail(err, DDB_ENOTSUP, "UpdateTable: the endpoint accepted the request but created no index %s on %s",
                       x->name, table);
         goto done;
     }
@@ -476,23 +476,23 @@ done:
 
 /* ---- Streams and TTL settings ---------------------------------------------------------------- */
 
-int ddb_remote_update_time_to_live(ddb_remote *r, const char *table, const char *attr, ddb_error *err)
+int ddbi_remote_update_time_to_live(ddb_remote *r, const char *table, const char *attr, ddb_error *err)
 {
     if (!r || !table)
-        return ddb_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
     if (attr && *attr)
         return set_ttl(r, table, attr, err);
     /* disabling names the attribute it was enabled with */
     ddb_arena *a = ddb_arena_new();
     if (!a)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     const char *current;
     int rc = get_ttl(r, table, a, &current, err);
     if (!rc && current) {
         json_t *req = json_pack("{s:s, s:{s:b, s:s}}", "TableName", table, "TimeToLiveSpecification", "Enabled", 0,
                                 "AttributeName", current),
                *resp = NULL;
-        rc = req ? remote_call(r, "UpdateTimeToLive", req, &resp, NULL, err) : nomem(err);
+        rc = req ? ddbi_remote_call(r, "UpdateTimeToLive", req, &resp, NULL, err) : nomem(err);
         json_decref(req);
         json_decref(resp);
     }
@@ -500,19 +500,19 @@ int ddb_remote_update_time_to_live(ddb_remote *r, const char *table, const char 
     return rc;
 }
 
-int ddb_remote_update_table_stream(ddb_remote *r, const char *table, const ddb_stream_spec *spec, ddb_error *err)
+int ddbi_remote_update_table_stream(ddb_remote *r, const char *table, const ddb_stream_spec *spec, ddb_error *err)
 {
     if (!r || !table || !spec)
-        return ddb_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
     if ((unsigned)spec->view > DDB_STREAM_NEW_AND_OLD_IMAGES)
-        return ddb_fail(err, DDB_EINVAL, "unknown stream view %d", (int)spec->view);
+        return ddbi_fail(err, DDB_EINVAL, "unknown stream view %d", (int)spec->view);
     static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
     json_t *ss = spec->view ? json_pack("{s:b, s:s}", "StreamEnabled", 1, "StreamViewType", views[spec->view])
                             : json_pack("{s:b}", "StreamEnabled", 0);
     json_t *req = ss ? json_pack("{s:s, s:o}", "TableName", table, "StreamSpecification", ss) : NULL, *resp = NULL;
     if (!req)
-        return ddb_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", table);
-    int rc = remote_call(r, "UpdateTable", req, &resp, NULL, err);
+        return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", table);
+    int rc = ddbi_remote_call(r, "UpdateTable", req, &resp, NULL, err);
     json_decref(req);
     json_decref(resp);
     return rc ? rc : wait_table(r, table, WAIT_ACTIVE, err);

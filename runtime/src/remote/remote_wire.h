@@ -22,14 +22,14 @@ typedef struct ddb_wire_names {
 } ddb_wire_names;
 
 /* Append the placeholder of name (adding it to the map) to out. */
-int ddb_wire_name_ref(ddb_wire_names *m, const char *name, size_t len, ddb_buf *out);
+int ddbi_wire_name_ref(ddb_wire_names *m, const char *name, size_t len, ddb_buf *out);
 /* Append one document path of a prepared expression (struct expr_path of
  * expr.h) to out, names as placeholders of m. */
 struct expr_path;
-int ddb_wire_render_path(const struct expr_path *p, ddb_wire_names *m, ddb_buf *out);
+int ddbi_wire_render_path(const struct expr_path *p, ddb_wire_names *m, ddb_buf *out);
 /* Append the text of e to out (NUL-terminated, not counted in len), every
  * attribute name as a placeholder of m, ":values" unchanged. */
-int ddb_expr_render(const ddb_expr *e, ddb_wire_names *m, ddb_buf *out, ddb_error *err);
+int ddbi_expr_render(const ddb_expr *e, ddb_wire_names *m, ddb_buf *out, ddb_error *err);
 
 /* ---- HTTP transport (remote_http.c) ------------------------------------------ */
 
@@ -46,15 +46,15 @@ typedef struct remote_reply {
 
 /* A pool of curl easy handles with the given timeouts (milliseconds);
  * direct: never use a proxy (a loopback endpoint). */
-int remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
+int ddbi_remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
                     ddb_error *err);
-void remote_http_free(remote_http *h);
+void ddbi_remote_http_free(remote_http *h);
 /* POST body to url with the given "Name: value" header lines.  A reply of
- * any HTTP status is DDB_OK (rep filled, free with remote_reply_free);
+ * any HTTP status is DDB_OK (rep filled, free with ddbi_remote_reply_free);
  * transport failures are DDB_ENET / DDB_ETIMEOUT with curl's text. */
-int remote_http_post(remote_http *h, const char *url, const char *const *headers, size_t n_headers, const char *body,
+int ddbi_remote_http_post(remote_http *h, const char *url, const char *const *headers, size_t n_headers, const char *body,
                      size_t len, remote_reply *rep, ddb_error *err);
-void remote_reply_free(remote_reply *rep);
+void ddbi_remote_reply_free(remote_reply *rep);
 
 /* ---- Responses (remote_parse.c: no I/O, fuzzed) -------------------------------- */
 
@@ -69,32 +69,32 @@ typedef struct remote_fault {
 
 /* Parse a 200 response body: a JSON object (duplicate keys rejected).
  * DDB_ENET "bad response to OP: ..." otherwise. */
-int remote_parse_body(const char *op, const char *body, size_t len, json_t **out, ddb_error *err);
+int ddbi_remote_parse_body(const char *op, const char *body, size_t len, json_t **out, ddb_error *err);
 /* Classify a non-200 response; fills err with the server's message (or a
  * description) and *errbody (when not NULL) with the parsed error object,
  * if there was one.  Returns f->code. */
-int remote_parse_error(const char *op, long status, const char *body, size_t len, remote_fault *f, json_t **errbody,
+int ddbi_remote_parse_error(const char *op, long status, const char *body, size_t len, remote_fault *f, json_t **errbody,
                        ddb_error *err);
 /* Add a ConsumedCapacity object (or array of them, batches) to cap.  Absent
  * (NULL) is fine.  Read/WriteCapacityUnits are used when present, else
  * CapacityUnits count as kind. */
-int remote_parse_capacity(const char *op, const json_t *cc, remote_kind kind, ddb_return_capacity mode,
+int ddbi_remote_parse_capacity(const char *op, const json_t *cc, remote_kind kind, ddb_return_capacity mode,
                           ddb_capacity *cap, ddb_error *err);
 /* resp[field] as an item in a (NULL when absent). */
-int remote_parse_item(const char *op, const json_t *resp, const char *field, ddb_arena *a, ddb_item **out,
+int ddbi_remote_parse_item(const char *op, const json_t *resp, const char *field, ddb_arena *a, ddb_item **out,
                       ddb_error *err);
 /* A Query / Scan page: Items, Count, ScannedCount, LastEvaluatedKey,
  * ConsumedCapacity. */
-int remote_parse_page(const char *op, const json_t *resp, ddb_return_capacity mode, ddb_arena *a, ddb_page *out,
+int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capacity mode, ddb_arena *a, ddb_page *out,
                       ddb_error *err);
 /* TransactionCanceledException's CancellationReasons -> n codes in a. */
-int remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int **reasons, ddb_error *err);
+int ddbi_remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int **reasons, ddb_error *err);
 /* A TableDescription -> ddb_table_desc in a; *status gets TableStatus and
  * *indexes_active whether every GSI is ACTIVE. */
-int remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_desc **out, const char **status,
+int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_desc **out, const char **status,
                        bool *indexes_active, ddb_error *err);
 /* "bad response to OP: ..." (DDB_ENET). */
-int remote_bad(ddb_error *err, const char *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int ddbi_remote_bad(ddb_error *err, const char *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ---- Requests (remote_req.c) --------------------------------------------------- */
 
@@ -106,27 +106,27 @@ typedef struct remote_req {
     ddb_wire_names names;
 } remote_req;
 
-int remote_req_init(remote_req *q, ddb_error *err);
-void remote_req_free(remote_req *q);
+int ddbi_remote_req_init(remote_req *q, ddb_error *err);
+void ddbi_remote_req_free(remote_req *q);
 /* Set j[key] (a new names map is started per object by the caller). */
-int rq_str(json_t *o, const char *key, const char *s, ddb_error *err);
-int rq_bool(json_t *o, const char *key, bool v, ddb_error *err);
-int rq_int(json_t *o, const char *key, long long v, ddb_error *err);
-int rq_item(json_t *o, const char *key, const ddb_item *it, ddb_error *err);
+int ddbi_rq_str(json_t *o, const char *key, const char *s, ddb_error *err);
+int ddbi_rq_bool(json_t *o, const char *key, bool v, ddb_error *err);
+int ddbi_rq_int(json_t *o, const char *key, long long v, ddb_error *err);
+int ddbi_rq_item(json_t *o, const char *key, const ddb_item *it, ddb_error *err);
 /* Render e into o[key] with names collected in m. */
-int rq_expr(json_t *o, const char *key, const ddb_expr *e, ddb_wire_names *m, ddb_error *err);
+int ddbi_rq_expr(json_t *o, const char *key, const ddb_expr *e, ddb_wire_names *m, ddb_error *err);
 /* ProjectionExpression from a projection expression and/or top-level
  * attribute names (NULL/0 for none); extra (may be NULL) names attributes to
  * add (key attributes). */
-int rq_projection(json_t *o, const ddb_expr *proj, const char *const *attrs, size_t n_attrs,
+int ddbi_rq_projection(json_t *o, const ddb_expr *proj, const char *const *attrs, size_t n_attrs,
                   const char *const *extra, size_t n_extra, ddb_wire_names *m, ddb_error *err);
 /* ExpressionAttributeNames from m (nothing when empty) and
  * ExpressionAttributeValues from values (nothing when NULL). */
-int rq_names_values(json_t *o, const ddb_wire_names *m, const ddb_item *values, ddb_error *err);
+int ddbi_rq_names_values(json_t *o, const ddb_wire_names *m, const ddb_item *values, ddb_error *err);
 /* ReturnConsumedCapacity (INDEXES whenever asked, see remote.h). */
-int rq_capacity(json_t *o, ddb_return_capacity rc, ddb_error *err);
+int ddbi_rq_capacity(json_t *o, ddb_return_capacity rc, ddb_error *err);
 /* A fresh names map for one object of a request (arena: the request's). */
-void rq_names_reset(remote_req *q, ddb_wire_names *m);
+void ddbi_rq_names_reset(remote_req *q, ddb_wire_names *m);
 
 /* ---- The handle's core (remote.c) ------------------------------------------------ */
 
@@ -134,21 +134,21 @@ void rq_names_reset(remote_req *q, ddb_wire_names *m);
  * throttling and 5xx with backoff.  On success *resp owns the response
  * object.  On failure err is filled; *errbody (when not NULL) owns the
  * server's error object if there was one. */
-int remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err);
+int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err);
 /* Sleep before retry number attempt (1, 2, ...): full jitter. */
-void remote_backoff(const ddb_remote *r, unsigned attempt);
-unsigned remote_max_attempts(const ddb_remote *r);
-uint32_t remote_table_wait_ms(const ddb_remote *r);
+void ddbi_remote_backoff(const ddb_remote *r, unsigned attempt);
+unsigned ddbi_remote_max_attempts(const ddb_remote *r);
+uint32_t ddbi_remote_table_wait_ms(const ddb_remote *r);
 /* Key attribute names of a table or one of its indexes (index NULL = the
  * table), from a cached DescribeTable.  Copies into a. */
-int remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
+int ddbi_remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
                      const char **sk, ddb_error *err);
-void remote_forget_table(ddb_remote *r, const char *table);
+void ddbi_remote_forget_table(ddb_remote *r, const char *table);
 /* DescribeTable (and DescribeTimeToLive when with_ttl) into a (remote_table.c). */
-int remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
+int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
                     ddb_error *err);
 /* Monotonic milliseconds. */
-uint64_t remote_now_ms(void);
-void remote_sleep_ms(uint32_t ms);
+uint64_t ddbi_remote_now_ms(void);
+void ddbi_remote_sleep_ms(uint32_t ms);
 
 #endif

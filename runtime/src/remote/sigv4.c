@@ -23,7 +23,7 @@ static void hex(const unsigned char *p, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-void ddb_sha256_hex(const void *data, size_t len, char out[DDB_SHA256_HEX])
+void ddbi_sha256_hex(const void *data, size_t len, char out[DDB_SHA256_HEX])
 {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
@@ -45,13 +45,13 @@ static int hmac(const void *key, size_t klen, const void *data, size_t dlen, uns
 
 static int puts_buf(ddb_buf *b, const char *s)
 {
-    return ddb_buf_put(b, s, strlen(s));
+    return ddbi_buf_put(b, s, strlen(s));
 }
 
 /* Finish a text buffer with a NUL that is not counted in len. */
 static int terminate(ddb_buf *b)
 {
-    if (ddb_buf_put(b, "", 1))
+    if (ddbi_buf_put(b, "", 1))
         return DDB_ENOMEM;
     b->len--;
     return DDB_OK;
@@ -81,10 +81,10 @@ static int put_trimmed(ddb_buf *b, const char *v)
             space = true;
             continue;
         }
-        if (space && ddb_buf_put(b, " ", 1))
+        if (space && ddbi_buf_put(b, " ", 1))
             return DDB_ENOMEM;
         space = false;
-        if (ddb_buf_put(b, v, 1))
+        if (ddbi_buf_put(b, v, 1))
             return DDB_ENOMEM;
     }
     return DDB_OK;
@@ -118,7 +118,7 @@ static int canonical_query(const char *q, ddb_buf *out, ddb_error *err)
         size_t len = amp ? (size_t)(amp - p) : strlen(p);
         if (len) {
             if (n == MAX_QUERY_PAIRS)
-                return ddb_fail(err, DDB_EINVAL, "SigV4: more than %d query parameters", MAX_QUERY_PAIRS);
+                return ddbi_fail(err, DDB_EINVAL, "SigV4: more than %d query parameters", MAX_QUERY_PAIRS);
             const char *eq = memchr(p, '=', len);
             pairs[n++] = (qpair){p, len, eq ? (size_t)(eq - p) : len};
         }
@@ -126,26 +126,26 @@ static int canonical_query(const char *q, ddb_buf *out, ddb_error *err)
     }
     qsort(pairs, n, sizeof *pairs, qpair_cmp);
     for (size_t i = 0; i < n; i++) {
-        if ((i && ddb_buf_put(out, "&", 1)) || ddb_buf_put(out, pairs[i].s, pairs[i].len) ||
-            (pairs[i].name_len == pairs[i].len && ddb_buf_put(out, "=", 1)))
-            return ddb_fail(err, DDB_ENOMEM, "out of memory signing a request");
+        if ((i && ddbi_buf_put(out, "&", 1)) || ddbi_buf_put(out, pairs[i].s, pairs[i].len) ||
+            (pairs[i].name_len == pairs[i].len && ddbi_buf_put(out, "=", 1)))
+            return ddbi_fail_oom(err, "signing a request");
     }
     return DDB_OK;
 }
 
-int ddb_sigv4_canonical_request(const ddb_sigv4_request *req, ddb_buf *out, ddb_buf *signed_headers,
+int ddbi_sigv4_canonical_request(const ddb_sigv4_request *req, ddb_buf *out, ddb_buf *signed_headers,
                                 ddb_error *err)
 {
     if (!req || !req->method || !out)
-        return ddb_fail(err, DDB_EINVAL, "SigV4: a request with a method is required");
+        return ddbi_fail(err, DDB_EINVAL, "SigV4: a request with a method is required");
     if (req->n_headers > MAX_HEADERS)
-        return ddb_fail(err, DDB_EINVAL, "SigV4: more than %d headers to sign", MAX_HEADERS);
+        return ddbi_fail(err, DDB_EINVAL, "SigV4: more than %d headers to sign", MAX_HEADERS);
     hdr h[MAX_HEADERS];
     for (size_t i = 0; i < req->n_headers; i++) {
         const char *name = req->headers[i].name;
         size_t len = name ? strlen(name) : 0;
         if (!len || len >= sizeof h[i].name || !req->headers[i].value)
-            return ddb_fail(err, DDB_EINVAL, "SigV4: header %zu has no name, no value or a name over 127 bytes", i);
+            return ddbi_fail(err, DDB_EINVAL, "SigV4: header %zu has no name, no value or a name over 127 bytes", i);
         for (size_t k = 0; k <= len; k++)
             h[i].name[k] = (char)((name[k] >= 'A' && name[k] <= 'Z') ? name[k] - 'A' + 'a' : name[k]);
         h[i].value = req->headers[i].value;
@@ -168,7 +168,7 @@ int ddb_sigv4_canonical_request(const ddb_sigv4_request *req, ddb_buf *out, ddb_
         if (dup) {
             /* a repeated header: one line, values joined by commas */
             out->len--; /* drop the previous line's newline */
-            if (ddb_buf_put(out, ",", 1))
+            if (ddbi_buf_put(out, ",", 1))
                 goto done;
         } else {
             if (puts_buf(out, h[i].name) || puts_buf(out, ":"))
@@ -182,30 +182,30 @@ int ddb_sigv4_canonical_request(const ddb_sigv4_request *req, ddb_buf *out, ddb_
     char ph[DDB_SHA256_HEX];
     const char *payload_hash = req->payload_hash;
     if (!payload_hash) {
-        ddb_sha256_hex(req->payload ? req->payload : "", req->payload ? req->payload_len : 0, ph);
+        ddbi_sha256_hex(req->payload ? req->payload : "", req->payload ? req->payload_len : 0, ph);
         payload_hash = ph;
     }
-    if (puts_buf(out, "\n") || ddb_buf_put(out, sh.p, sh.len) || puts_buf(out, "\n") || puts_buf(out, payload_hash) ||
+    if (puts_buf(out, "\n") || ddbi_buf_put(out, sh.p, sh.len) || puts_buf(out, "\n") || puts_buf(out, payload_hash) ||
         terminate(out))
         goto done;
-    if (signed_headers && (ddb_buf_put(signed_headers, sh.p, sh.len) || terminate(signed_headers)))
+    if (signed_headers && (ddbi_buf_put(signed_headers, sh.p, sh.len) || terminate(signed_headers)))
         goto done;
     rc = DDB_OK;
 done:
-    ddb_buf_free(&sh);
+    ddbi_buf_free(&sh);
     if (rc == DDB_ENOMEM)
-        ddb_fail(err, rc, "out of memory signing a request");
+        ddbi_fail_oom(err, "signing a request");
     return rc;
 }
 
-int ddb_sigv4_signing_key(const ddb_sigv4_key *key, const char *date8, unsigned char out[32], ddb_error *err)
+int ddbi_sigv4_signing_key(const ddb_sigv4_key *key, const char *date8, unsigned char out[32], ddb_error *err)
 {
     if (!key || !key->secret_access_key || !key->region || !key->service || !date8 || strlen(date8) != 8)
-        return ddb_fail(err, DDB_EINVAL, "SigV4: secret key, region, service and a YYYYMMDD date are required");
+        return ddbi_fail(err, DDB_EINVAL, "SigV4: secret key, region, service and a YYYYMMDD date are required");
     size_t slen = strlen(key->secret_access_key);
     char *k = malloc(slen + 5);
     if (!k)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory signing a request");
+        return ddbi_fail_oom(err, "signing a request");
     memcpy(k, "AWS4", 4);
     memcpy(k + 4, key->secret_access_key, slen + 1);
     unsigned char kdate[32], kregion[32], kservice[32];
@@ -218,7 +218,7 @@ int ddb_sigv4_signing_key(const ddb_sigv4_key *key, const char *date8, unsigned 
         rc = hmac(kservice, 32, "aws4_request", 12, out);
     memset(k, 0, slen + 4);
     free(k);
-    return rc ? ddb_fail(err, rc, "SigV4: HMAC-SHA256 failed") : DDB_OK;
+    return rc ? ddbi_fail(err, rc, "SigV4: HMAC-SHA256 failed") : DDB_OK;
 }
 
 static bool valid_amz_date(const char *d)
@@ -231,30 +231,30 @@ static bool valid_amz_date(const char *d)
     return true;
 }
 
-int ddb_sigv4_sign(const ddb_sigv4_request *req, const ddb_sigv4_key *key, const char *amz_date, ddb_buf *auth,
+int ddbi_sigv4_sign(const ddb_sigv4_request *req, const ddb_sigv4_key *key, const char *amz_date, ddb_buf *auth,
                    ddb_buf *string_to_sign, ddb_error *err)
 {
     if (!key || !key->access_key_id || !*key->access_key_id || !auth)
-        return ddb_fail(err, DDB_EINVAL, "SigV4: an access key id is required");
+        return ddbi_fail(err, DDB_EINVAL, "SigV4: an access key id is required");
     if (!valid_amz_date(amz_date))
-        return ddb_fail(err, DDB_EINVAL, "SigV4: X-Amz-Date \"%s\" is not YYYYMMDDTHHMMSSZ", amz_date ? amz_date : "");
+        return ddbi_fail(err, DDB_EINVAL, "SigV4: X-Amz-Date \"%s\" is not YYYYMMDDTHHMMSSZ", amz_date ? amz_date : "");
     char date8[9];
     memcpy(date8, amz_date, 8);
     date8[8] = '\0';
     unsigned char skey[32];
-    int rc = ddb_sigv4_signing_key(key, date8, skey, err);
+    int rc = ddbi_sigv4_signing_key(key, date8, skey, err);
     if (rc)
         return rc;
     ddb_buf creq = {0}, sh = {0}, sts = {0};
-    if ((rc = ddb_sigv4_canonical_request(req, &creq, &sh, err)))
+    if ((rc = ddbi_sigv4_canonical_request(req, &creq, &sh, err)))
         goto done;
     char creq_hash[DDB_SHA256_HEX];
-    ddb_sha256_hex(creq.p, creq.len, creq_hash);
+    ddbi_sha256_hex(creq.p, creq.len, creq_hash);
     rc = DDB_ENOMEM;
     char scope[300];
     int w = snprintf(scope, sizeof scope, "%s/%s/%s/aws4_request", date8, key->region, key->service);
     if (w < 0 || (size_t)w >= sizeof scope) {
-        rc = ddb_fail(err, DDB_EINVAL, "SigV4: region or service name too long");
+        rc = ddbi_fail(err, DDB_EINVAL, "SigV4: region or service name too long");
         goto done;
     }
     if (puts_buf(&sts, "AWS4-HMAC-SHA256\n") || puts_buf(&sts, amz_date) || puts_buf(&sts, "\n") ||
@@ -267,24 +267,24 @@ int ddb_sigv4_sign(const ddb_sigv4_request *req, const ddb_sigv4_key *key, const
     hex(sig, 32, sighex);
     if (puts_buf(auth, "AWS4-HMAC-SHA256 Credential=") || puts_buf(auth, key->access_key_id) ||
         puts_buf(auth, "/") || puts_buf(auth, scope) || puts_buf(auth, ", SignedHeaders=") ||
-        ddb_buf_put(auth, sh.p, sh.len) || puts_buf(auth, ", Signature=") || puts_buf(auth, sighex) ||
+        ddbi_buf_put(auth, sh.p, sh.len) || puts_buf(auth, ", Signature=") || puts_buf(auth, sighex) ||
         terminate(auth))
         goto nomem;
-    if (string_to_sign && (ddb_buf_put(string_to_sign, sts.p, sts.len) || terminate(string_to_sign)))
+    if (string_to_sign && (ddbi_buf_put(string_to_sign, sts.p, sts.len) || terminate(string_to_sign)))
         goto nomem;
     rc = DDB_OK;
     goto done;
 nomem:
-    rc = ddb_fail(err, DDB_ENOMEM, "out of memory signing a request");
+    rc = ddbi_fail_oom(err, "signing a request");
 done:
     memset(skey, 0, sizeof skey);
-    ddb_buf_free(&creq);
-    ddb_buf_free(&sh);
-    ddb_buf_free(&sts);
+    ddbi_buf_free(&creq);
+    ddbi_buf_free(&sh);
+    ddbi_buf_free(&sts);
     return rc;
 }
 
-void ddb_sigv4_amz_date(long long unix_seconds, char out[17])
+void ddbi_sigv4_amz_date(long long unix_seconds, char out[17])
 {
     time_t t = (time_t)unix_seconds;
     struct tm tm;

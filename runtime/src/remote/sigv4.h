@@ -44,17 +44,17 @@ typedef struct ddb_sigv4_key {
 } ddb_sigv4_key;
 
 /* Hex SHA-256 of data. */
-void ddb_sha256_hex(const void *data, size_t len, char out[DDB_SHA256_HEX]);
+void ddbi_sha256_hex(const void *data, size_t len, char out[DDB_SHA256_HEX]);
 
 /* The canonical request text (appended to out, NUL-terminated) and the
  * signed headers list ("content-type;host;x-amz-date", also appended to
  * signed_headers when not NULL).  DDB_EINVAL for a header without a name
  * or more than 64 headers, DDB_ENOMEM. */
-int ddb_sigv4_canonical_request(const ddb_sigv4_request *req, ddb_buf *out, ddb_buf *signed_headers,
+int ddbi_sigv4_canonical_request(const ddb_sigv4_request *req, ddb_buf *out, ddb_buf *signed_headers,
                                 ddb_error *err);
 
 /* The derived signing key for date "YYYYMMDD". */
-int ddb_sigv4_signing_key(const ddb_sigv4_key *key, const char *date8, unsigned char out[32], ddb_error *err);
+int ddbi_sigv4_signing_key(const ddb_sigv4_key *key, const char *date8, unsigned char out[32], ddb_error *err);
 
 /* Sign: fills the Authorization header value ("AWS4-HMAC-SHA256
  * Credential=AKID/20150830/us-east-1/iam/aws4_request, SignedHeaders=...,
@@ -62,10 +62,10 @@ int ddb_sigv4_signing_key(const ddb_sigv4_key *key, const char *date8, unsigned 
  * X-Amz-Date ("20150830T123600Z"), which must also be among the signed
  * headers.  string_to_sign, when not NULL, receives that text (tests).
  * DDB_EINVAL for a malformed date or missing key parts, DDB_ENOMEM. */
-int ddb_sigv4_sign(const ddb_sigv4_request *req, const ddb_sigv4_key *key, const char *amz_date, ddb_buf *auth,
+int ddbi_sigv4_sign(const ddb_sigv4_request *req, const ddb_sigv4_key *key, const char *amz_date, ddb_buf *auth,
                    ddb_buf *string_to_sign, ddb_error *err);
 
 /* X-Amz-Date for a Unix time: "YYYYMMDDTHHMMSSZ". */
-void ddb_sigv4_amz_date(long long unix_seconds, char out[17]);
+void ddbi_sigv4_amz_date(long long unix_seconds, char out[17]);
 
 #endif

@@ -62,12 +62,12 @@ static int flush_fn(ddb *db, MDB_txn *txn, void *vctx)
         MDB_val k = {ledger_key(key, cx->d[i].table, cx->d[i].bound), key}, d = {sizeof v, v};
         int rc = mdb_put(txn, db->meta, &k, &d, 0);
         if (rc)
-            return ddb_mdb_fail(cx->err, rc, "capacity ledger");
+            return ddbi_mdb_fail(cx->err, rc, "capacity ledger");
     }
     return DDB_OK;
 }
 
-int ddb_ledger_flush(ddb *db, ddb_error *err)
+int ddbi_ledger_flush(ddb *db, ddb_error *err)
 {
     ddb_stream_rt *s = db->stream_rt;
     if (!s)
@@ -89,7 +89,7 @@ int ddb_ledger_flush(ddb *db, ddb_error *err)
                 size_t nc = cap ? 2 * cap : 16;
                 delta *nd = realloc(d, nc * sizeof *nd);
                 if (!nd) {
-                    rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    rc = ddbi_fail_oom(err, __func__);
                     break;
                 }
                 d = nd;
@@ -102,7 +102,7 @@ int ddb_ledger_flush(ddb *db, ddb_error *err)
     }
     if (!rc && n) {
         flush_ctx cx = {d, n, err};
-        rc = ddb_run_write(db, flush_fn, &cx, false, err);
+        rc = ddbi_run_write(db, flush_fn, &cx, false, err);
     }
     /* only what was committed becomes the baseline */
     for (size_t i = 0; !rc && i < n; i++) {
@@ -112,7 +112,7 @@ int ddb_ledger_flush(ddb *db, ddb_error *err)
                 size_t nc = s->cap_base ? 2 * s->cap_base : 16;
                 ddb_ledger_base *nb = realloc(s->base, nc * sizeof *nb);
                 if (!nb) {
-                    rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+                    rc = ddbi_fail_oom(err, __func__);
                     break;
                 }
                 s->base = nb;
@@ -130,7 +130,7 @@ int ddb_ledger_flush(ddb *db, ddb_error *err)
     return rc;
 }
 
-void ddb_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
+void ddbi_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
                        double *r, double *w)
 {
     double v[2];
@@ -150,9 +150,9 @@ void ddb_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound,
     *w = v[1] + cur_w - bw;
 }
 
-int ddb_ledger_drop(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_ledger_drop(ddb *db, MDB_txn *txn, const char *table)
 {
     char key[300];
     size_t n = ledger_key(key, table, 0) - 8;
-    return ddb_stream_del_prefix(txn, db->meta, key, n);
+    return ddbi_stream_del_prefix(txn, db->meta, key, n);
 }

@@ -38,40 +38,40 @@ typedef struct ddb_stream_state {
 /* ---- stream_config.c ---- */
 
 /* Fill t->stream and t->ttl_attr from "q/<name>" (defaults when absent). */
-void ddb_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t);
+void ddbi_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t);
 /* The stream and TTL fields of a table definition. */
-int ddb_stream_validate_def(const ddb_table_def *d, ddb_error *err);
+int ddbi_stream_validate_def(const ddb_table_def *d, ddb_error *err);
 /* CreateTable / DeleteTable, inside their transaction: store (or remove)
  * the configuration; a deleted table's records go, its sequence numbers
  * stay used.  LMDB error codes. */
-int ddb_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d);
-int ddb_stream_on_delete(ddb *db, MDB_txn *txn, const char *table);
+int ddbi_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d);
+int ddbi_stream_on_delete(ddb *db, MDB_txn *txn, const char *table);
 /* The bytes of "q/<table>" into key; its length. */
-size_t ddb_stream_config_key(char *key, size_t cap, const char *table);
+size_t ddbi_stream_config_key(char *key, size_t cap, const char *table);
 
 /* ---- stream_store.c ---- */
 
-/* The hook at the end of ddb_write_apply: append the record of a change
+/* The hook at the end of ddbi_write_apply: append the record of a change
  * to t's stream (nothing when the table has no stream or nothing changed),
  * then trim what retention no longer keeps. */
-int ddb_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err);
+int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err);
 /* The stream counters of table (zeros and *present false when absent).
  * LMDB error codes. */
-int ddb_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present);
+int ddbi_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present);
 /* Delete every record of table (DeleteTable): trimmed_through = last_seq. */
-int ddb_stream_drop_records(ddb *db, MDB_txn *txn, const char *table);
+int ddbi_stream_drop_records(ddb *db, MDB_txn *txn, const char *table);
 /* Key of record seq of table; its length (cap >= strlen(table) + 9). */
-size_t ddb_stream_record_key(uint8_t *key, const char *table, uint64_t seq);
+size_t ddbi_stream_record_key(uint8_t *key, const char *table, uint64_t seq);
 /* Decode a stored record into arena memory; DDB_ECORRUPT with a reason. */
-int ddb_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t n, ddb_arena *a,
+int ddbi_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t n, ddb_arena *a,
                       ddb_stream_record *rec, ddb_error *err);
 
 /* ---- ttl.c ---- */
 
 /* Is item it of t expired at now_ms?  False when t has no TTL. */
-bool ddb_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms);
+bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms);
 /* The same at the handle's clock (the read paths). */
-bool ddb_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it);
+bool ddbi_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it);
 
 /* ---- ledger.c / sweeper.c ---- */
 
@@ -95,22 +95,22 @@ typedef struct ddb_stream_rt {
 
 /* After ddb_open succeeded: the handle's stream runtime, and the sweep
  * thread when ddb_options.ttl_sweep_ms is set. */
-int ddb_stream_start(ddb *db, ddb_error *err);
+int ddbi_stream_start(ddb *db, ddb_error *err);
 /* Before ddb_close tears down: stop the thread, record consumed capacity. */
-void ddb_stream_close(ddb *db);
+void ddbi_stream_close(ddb *db);
 /* Add what this handle consumed since the last flush to the ledger. */
-int ddb_ledger_flush(ddb *db, ddb_error *err);
+int ddbi_ledger_flush(ddb *db, ddb_error *err);
 /* The ledger's totals for a partition of table starting at bound, plus
  * this handle's unflushed consumption (cur_* = the in-memory counters). */
-void ddb_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
+void ddbi_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
                        double *r, double *w);
 /* LMDB: delete the ledger of table (DeleteTable). */
-int ddb_ledger_drop(ddb *db, MDB_txn *txn, const char *table);
+int ddbi_ledger_drop(ddb *db, MDB_txn *txn, const char *table);
 
 /* Shared by the DDL-like updates of this module: bump the schema
  * generation so every handle reloads its table cache. */
-int ddb_stream_bump_gen(ddb *db, MDB_txn *txn);
+int ddbi_stream_bump_gen(ddb *db, MDB_txn *txn);
 /* Delete every key of dbi starting with prefix (LMDB codes). */
-int ddb_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
+int ddbi_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 
 #endif

@@ -37,7 +37,7 @@ int ddb_stream_view_parse(const char *s, ddb_stream_view *out)
     return DDB_EINVAL;
 }
 
-size_t ddb_stream_config_key(char *key, size_t cap, const char *table)
+size_t ddbi_stream_config_key(char *key, size_t cap, const char *table)
 {
     int n = snprintf(key, cap, "q/%s", table);
     return n < 0 || (size_t)n >= cap ? 0 : (size_t)n;
@@ -82,7 +82,7 @@ static bool decode(const uint8_t *p, size_t n, config *c)
 static int config_get(ddb *db, MDB_txn *txn, const char *table, config *c)
 {
     char key[300];
-    MDB_val k = {ddb_stream_config_key(key, sizeof key, table), key}, v;
+    MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key}, v;
     memset(c, 0, sizeof *c);
     int rc = mdb_get(txn, db->meta, &k, &v);
     if (rc == 0 && !decode(v.mv_data, v.mv_size, c))
@@ -93,7 +93,7 @@ static int config_get(ddb *db, MDB_txn *txn, const char *table, config *c)
 static int config_put(ddb *db, MDB_txn *txn, const char *table, const config *c)
 {
     char key[300];
-    MDB_val k = {ddb_stream_config_key(key, sizeof key, table), key};
+    MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key};
     if (c->stream.view == DDB_STREAM_NONE && !c->stream.retention_seconds && !c->stream.retention_bytes &&
         !c->ttl[0]) {
         int rc = mdb_del(txn, db->meta, &k, NULL);
@@ -104,7 +104,7 @@ static int config_put(ddb *db, MDB_txn *txn, const char *table, const config *c)
     return mdb_put(txn, db->meta, &k, &v, 0);
 }
 
-void ddb_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t)
+void ddbi_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t)
 {
     config c;
     config_get(db, txn, t->name, &c);
@@ -117,9 +117,9 @@ void ddb_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t)
 static int check_spec(const ddb_stream_spec *s, ddb_error *err)
 {
     if ((unsigned)s->view > DDB_STREAM_NEW_AND_OLD_IMAGES)
-        return ddb_fail(err, DDB_EVALIDATION, "unknown StreamViewType %d", (int)s->view);
+        return ddbi_fail(err, DDB_EVALIDATION, "unknown StreamViewType %d", (int)s->view);
     if (s->retention_seconds > (uint64_t)INT64_MAX / 1000)
-        return ddb_fail(err, DDB_EVALIDATION, "stream retention of %llu seconds is out of range",
+        return ddbi_fail(err, DDB_EVALIDATION, "stream retention of %llu seconds is out of range",
                         (unsigned long long)s->retention_seconds);
     return DDB_OK;
 }
@@ -127,18 +127,18 @@ static int check_spec(const ddb_stream_spec *s, ddb_error *err)
 static int check_ttl_attr(const char *attr, ddb_error *err)
 {
     if (attr && strlen(attr) > 255)
-        return ddb_fail(err, DDB_EVALIDATION, "TimeToLive attribute name must be 1 to 255 bytes (it is %zu)",
+        return ddbi_fail(err, DDB_EVALIDATION, "TimeToLive attribute name must be 1 to 255 bytes (it is %zu)",
                         strlen(attr));
     return DDB_OK;
 }
 
-int ddb_stream_validate_def(const ddb_table_def *d, ddb_error *err)
+int ddbi_stream_validate_def(const ddb_table_def *d, ddb_error *err)
 {
     int rc = check_spec(&d->stream, err);
     return rc ? rc : check_ttl_attr(d->ttl_attribute, err);
 }
 
-int ddb_stream_bump_gen(ddb *db, MDB_txn *txn)
+int ddbi_stream_bump_gen(ddb *db, MDB_txn *txn)
 {
     MDB_val k = {3, (void *)DDB_META_GEN}, v;
     uint64_t g = 0;
@@ -149,7 +149,7 @@ int ddb_stream_bump_gen(ddb *db, MDB_txn *txn)
     return mdb_put(txn, db->meta, &k, &v, 0);
 }
 
-int ddb_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
+int ddbi_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
 {
     MDB_cursor *c = NULL;
     int rc = mdb_cursor_open(txn, dbi, &c);
@@ -165,7 +165,7 @@ int ddb_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t 
     return rc;
 }
 
-int ddb_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
+int ddbi_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
 {
     config c;
     memset(&c, 0, sizeof c);
@@ -175,15 +175,15 @@ int ddb_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
     return config_put(db, txn, d->name, &c);
 }
 
-int ddb_stream_on_delete(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_stream_on_delete(ddb *db, MDB_txn *txn, const char *table)
 {
     config none;
     memset(&none, 0, sizeof none);
     int rc = config_put(db, txn, table, &none);
     if (!rc)
-        rc = ddb_stream_drop_records(db, txn, table);
+        rc = ddbi_stream_drop_records(db, txn, table);
     if (!rc)
-        rc = ddb_ledger_drop(db, txn, table);
+        rc = ddbi_ledger_drop(db, txn, table);
     return rc;
 }
 
@@ -201,43 +201,43 @@ static int update_fn(ddb *db, MDB_txn *txn, void *vctx)
 {
     update_ctx *cx = vctx;
     ddb_table_rt *t;
-    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    int rc = ddbi_table_get(db, txn, cx->table, &t, cx->err);
     if (rc)
         return rc;
     config c;
     if ((rc = config_get(db, txn, cx->table, &c)))
-        return ddb_mdb_fail(cx->err, rc, "reading the stream configuration");
+        return ddbi_mdb_fail(cx->err, rc, "reading the stream configuration");
     if (cx->spec)
         c.stream = *cx->spec;
     if (cx->set_ttl)
         snprintf(c.ttl, sizeof c.ttl, "%s", cx->ttl);
-    if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddb_stream_bump_gen(db, txn)))
-        return ddb_mdb_fail(cx->err, rc, cx->spec ? "UpdateTable" : "UpdateTimeToLive");
+    if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddbi_stream_bump_gen(db, txn)))
+        return ddbi_mdb_fail(cx->err, rc, cx->spec ? "UpdateTable" : "UpdateTimeToLive");
     return DDB_OK;
 }
 
 int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *spec, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_update_table_stream(db->remote, table, spec, err);
+        return ddbi_remote_update_table_stream(db->remote, table, spec, err);
     if (!db || !table || !spec)
-        return ddb_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
     int rc = check_spec(spec, err);
     if (rc)
         return rc;
     update_ctx cx = {table, spec, NULL, false, err};
-    return ddb_run_write(db, update_fn, &cx, true, err);
+    return ddbi_run_write(db, update_fn, &cx, true, err);
 }
 
 int ddb_update_time_to_live(ddb *db, const char *table, const char *attr, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_update_time_to_live(db->remote, table, attr, err);
+        return ddbi_remote_update_time_to_live(db->remote, table, attr, err);
     if (!db || !table)
-        return ddb_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
     int rc = check_ttl_attr(attr, err);
     if (rc)
         return rc;
     update_ctx cx = {table, NULL, attr ? attr : "", true, err};
-    return ddb_run_write(db, update_fn, &cx, true, err);
+    return ddbi_run_write(db, update_fn, &cx, true, err);
 }

@@ -20,7 +20,7 @@
 #define TRIM_ON_WRITE 8          /* records a write may trim by age */
 #define TRIM_PER_TXN 10000       /* records one ddb_stream_trim transaction deletes */
 
-size_t ddb_stream_record_key(uint8_t *key, const char *table, uint64_t seq)
+size_t ddbi_stream_record_key(uint8_t *key, const char *table, uint64_t seq)
 {
     size_t n = strlen(table);
     memcpy(key, table, n);
@@ -35,7 +35,7 @@ static bool is_record_of(const MDB_val *k, const uint8_t *pre, size_t plen)
     return k->mv_size == plen + 8 && memcmp(k->mv_data, pre, plen) == 0;
 }
 
-int ddb_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present)
+int ddbi_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present)
 {
     MDB_val k = {strlen(table) + 1, (void *)table}, v;
     memset(s, 0, sizeof *s);
@@ -71,7 +71,7 @@ static int trim(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_spec 
     MDB_cursor *c = NULL;
     int rc = mdb_cursor_open(txn, db->streams, &c);
     while (!rc && s->records) {
-        MDB_val k = {ddb_stream_record_key(key, table, s->trimmed_through + 1), key}, v;
+        MDB_val k = {ddbi_stream_record_key(key, table, s->trimmed_through + 1), key}, v;
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         if (g == MDB_NOTFOUND || (!g && !is_record_of(&k, key, plen)))
             break;
@@ -114,15 +114,15 @@ static size_t keys_size(const ddb_value *m)
 static int put_part(ddb_buf *out, ddb_buf *tmp, const ddb_value *map, size_t size)
 {
     tmp->len = 0;
-    int rc = ddb_encode_item(tmp, map, size);
+    int rc = ddbi_encode_item(tmp, map, size);
     if (!rc)
-        rc = ddb_buf_varint(out, tmp->len);
+        rc = ddbi_buf_varint(out, tmp->len);
     if (!rc)
-        rc = ddb_buf_put(out, tmp->p, tmp->len);
+        rc = ddbi_buf_put(out, tmp->p, tmp->len);
     return rc;
 }
 
-int ddb_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err)
+int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err)
 {
     const ddb_table_rt *t = st->t;
     if (!t || t->stream.view == DDB_STREAM_NONE || r->kind == DDB_TX_CHECK)
@@ -142,7 +142,7 @@ int ddb_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstat
     for (int i = 0; i < 2 && names[i]; i++) {
         ddb_value *v = (ddb_value *)ddb_item_get(src, names[i]);
         if (!v)
-            return ddb_fail(err, DDB_ECORRUPT, "table %s: a changed item lacks its key attribute %s", t->name,
+            return ddbi_fail(err, DDB_ECORRUPT, "table %s: a changed item lacks its key attribute %s", t->name,
                             names[i]);
         ka[km.len++] = (ddb_attr){names[i], (uint32_t)strlen(names[i]), v};
     }
@@ -170,25 +170,25 @@ int ddb_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstat
     ddb_put_be(h + 4, (uint64_t)now, 8);
     ddb_put_be(h + 12, size > UINT32_MAX ? UINT32_MAX : size, 4);
     ddb_buf out = {0}, tmp = {0};
-    int rc = ddb_buf_put(&out, h, HEADER);
+    int rc = ddbi_buf_put(&out, h, HEADER);
     if (!rc)
         rc = put_part(&out, &tmp, &km, ksize);
     if (!rc && oi)
         rc = put_part(&out, &tmp, ddb_item_map(oi), st->old_size);
     if (!rc && ni)
         rc = put_part(&out, &tmp, ddb_item_map(ni), st->new_size);
-    ddb_buf_free(&tmp);
+    ddbi_buf_free(&tmp);
     if (rc) {
-        ddb_buf_free(&out);
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        ddbi_buf_free(&out);
+        return ddbi_fail_oom(err, __func__);
     }
 
     ddb_stream_state s;
     bool present;
     uint8_t key[300];
-    if (!(rc = ddb_stream_state_get(db, txn, t->name, &s, &present))) {
+    if (!(rc = ddbi_stream_state_get(db, txn, t->name, &s, &present))) {
         s.last_seq++;
-        MDB_val k = {ddb_stream_record_key(key, t->name, s.last_seq), key}, v = {out.len, out.p};
+        MDB_val k = {ddbi_stream_record_key(key, t->name, s.last_seq), key}, v = {out.len, out.p};
         if (!(rc = mdb_put(txn, db->streams, &k, &v, 0))) {
             s.records++;
             s.bytes += out.len;
@@ -197,19 +197,19 @@ int ddb_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstat
         if (!rc)
             rc = state_put(db, txn, t->name, &s);
     }
-    ddb_buf_free(&out);
-    return rc ? ddb_mdb_fail(err, rc, "stream record") : DDB_OK;
+    ddbi_buf_free(&out);
+    return rc ? ddbi_mdb_fail(err, rc, "stream record") : DDB_OK;
 }
 
-int ddb_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
 {
     ddb_stream_state s;
     bool present;
-    int rc = ddb_stream_state_get(db, txn, table, &s, &present);
+    int rc = ddbi_stream_state_get(db, txn, table, &s, &present);
     if (rc || !present)
         return rc;
     uint8_t key[300];
-    size_t n = ddb_stream_record_key(key, table, 0) - 8;
+    size_t n = ddbi_stream_record_key(key, table, 0) - 8;
     /* records: the prefix plus 8 bytes; the state itself is the bare prefix */
     MDB_cursor *c;
     if ((rc = mdb_cursor_open(txn, db->streams, &c)))
@@ -258,31 +258,31 @@ static int get_part(const uint8_t **p, const uint8_t *end, ddb_arena *a, ddb_ite
 {
     uint64_t n;
     if (!get_varint(p, end, &n) || n > (uint64_t)(end - *p))
-        return ddb_fail(err, DDB_ECORRUPT, "the %s is truncated", what);
-    int rc = ddb_decode_item(*p, (size_t)n, a, out);
+        return ddbi_fail(err, DDB_ECORRUPT, "the %s is truncated", what);
+    int rc = ddbi_decode_item(*p, (size_t)n, a, out);
     if (rc == DDB_ENOMEM)
-        return ddb_fail(err, rc, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     if (rc)
-        return ddb_fail(err, DDB_ECORRUPT, "the %s does not decode", what);
+        return ddbi_fail(err, DDB_ECORRUPT, "the %s does not decode", what);
     *p += n;
     return DDB_OK;
 }
 
-int ddb_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t n, ddb_arena *a,
+int ddbi_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t n, ddb_arena *a,
                       ddb_stream_record *rec, ddb_error *err)
 {
     memset(rec, 0, sizeof *rec);
     rec->table = table;
     rec->seq = seq;
     if (n < HEADER || p[0] != DDB_STREAM_RECORD_VERSION)
-        return ddb_fail(err, DDB_ECORRUPT, "record header is malformed (%zu bytes, version %u)", n,
+        return ddbi_fail(err, DDB_ECORRUPT, "record header is malformed (%zu bytes, version %u)", n,
                         n ? p[0] : 0u);
     if (p[1] < DDB_STREAM_INSERT || p[1] > DDB_STREAM_REMOVE)
-        return ddb_fail(err, DDB_ECORRUPT, "unknown event %u", p[1]);
+        return ddbi_fail(err, DDB_ECORRUPT, "unknown event %u", p[1]);
     if (p[2] < DDB_STREAM_KEYS_ONLY || p[2] > DDB_STREAM_NEW_AND_OLD_IMAGES)
-        return ddb_fail(err, DDB_ECORRUPT, "unknown view type %u", p[2]);
+        return ddbi_fail(err, DDB_ECORRUPT, "unknown view type %u", p[2]);
     if (p[3] & ~7u)
-        return ddb_fail(err, DDB_ECORRUPT, "unknown flags 0x%02x", p[3]);
+        return ddbi_fail(err, DDB_ECORRUPT, "unknown flags 0x%02x", p[3]);
     rec->event = (ddb_stream_event)p[1];
     rec->view = (ddb_stream_view)p[2];
     rec->by_ttl = p[3] & DDB_STREAM_FLAG_TTL;
@@ -296,7 +296,7 @@ int ddb_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t 
     if (!rc && (p[3] & DDB_STREAM_FLAG_NEW))
         rc = get_part(&q, end, a, &nw, "NewImage", err);
     if (!rc && q != end)
-        rc = ddb_fail(err, DDB_ECORRUPT, "%zu bytes follow the record", (size_t)(end - q));
+        rc = ddbi_fail(err, DDB_ECORRUPT, "%zu bytes follow the record", (size_t)(end - q));
     rec->keys = keys;
     rec->old_image = old;
     rec->new_image = nw;
@@ -318,20 +318,20 @@ struct ddb_stream_iter {
 static int open_stream(ddb *db, const char *table, MDB_txn **txn, ddb_table_rt **t, ddb_stream_state *s,
                        ddb_error *err)
 {
-    int rc = ddb_read_begin(db, txn, err);
+    int rc = ddbi_read_begin(db, txn, err);
     if (rc)
         return rc;
     bool present = false;
-    if (!(rc = ddb_table_get(db, *txn, table, t, err))) {
-        int g = ddb_stream_state_get(db, *txn, table, s, &present);
+    if (!(rc = ddbi_table_get(db, *txn, table, t, err))) {
+        int g = ddbi_stream_state_get(db, *txn, table, s, &present);
         if (g)
-            rc = ddb_mdb_fail(err, g, "stream");
+            rc = ddbi_mdb_fail(err, g, "stream");
         else if (!present && (*t)->stream.view == DDB_STREAM_NONE)
-            rc = ddb_fail(err, DDB_ENOTABLE, "table %s has no stream (enable one with ddb_update_table_stream)",
+            rc = ddbi_fail(err, DDB_ENOTABLE, "table %s has no stream (enable one with ddb_update_table_stream)",
                           table);
     }
     if (rc) {
-        ddb_read_end(*txn);
+        ddbi_read_end(*txn);
         *txn = NULL;
     }
     return rc;
@@ -340,18 +340,18 @@ static int open_stream(ddb *db, const char *table, MDB_txn **txn, ddb_table_rt *
 static int trimmed_error(const char *table, uint64_t pos, const ddb_stream_state *s, ddb_error *err)
 {
     if (pos + 1 == s->trimmed_through && s->records)
-        return ddb_fail(err, DDB_ETRIMMED,
+        return ddbi_fail(err, DDB_ETRIMMED,
                         "stream of table %s: record %" PRIu64 " was trimmed before it was read; the oldest retained is %" PRIu64,
                         table, pos + 1, s->trimmed_through + 1);
     if (pos + 1 == s->trimmed_through)
-        return ddb_fail(err, DDB_ETRIMMED, "stream of table %s: record %" PRIu64 " was trimmed before it was read",
+        return ddbi_fail(err, DDB_ETRIMMED, "stream of table %s: record %" PRIu64 " was trimmed before it was read",
                         table, pos + 1);
     if (s->records)
-        return ddb_fail(err, DDB_ETRIMMED,
+        return ddbi_fail(err, DDB_ETRIMMED,
                         "stream of table %s: records %" PRIu64 "..%" PRIu64
                         " were trimmed before they were read; the oldest retained is %" PRIu64,
                         table, pos + 1, s->trimmed_through, s->trimmed_through + 1);
-    return ddb_fail(err, DDB_ETRIMMED,
+    return ddbi_fail(err, DDB_ETRIMMED,
                     "stream of table %s: records %" PRIu64 "..%" PRIu64 " were trimmed before they were read", table,
                     pos + 1, s->trimmed_through);
 }
@@ -360,30 +360,30 @@ int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, u
                          ddb_stream_iter **out, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_stream_iter_open(db->remote, table, from, seq, out, err);
+        return ddbi_remote_stream_iter_open(db->remote, table, from, seq, out, err);
     if (!db || !table || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_stream_iter_open: db, table and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: db, table and out are required");
     *out = NULL;
     if ((unsigned)from > DDB_STREAM_AFTER_SEQUENCE)
-        return ddb_fail(err, DDB_EINVAL, "ddb_stream_iter_open: unknown position %d", (int)from);
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: unknown position %d", (int)from);
     if (strlen(table) > 255)
-        return ddb_fail(err, DDB_EVALIDATION, "table name is longer than 255 bytes");
+        return ddbi_fail(err, DDB_EVALIDATION, "table name is longer than 255 bytes");
     if (from == DDB_STREAM_AT_SEQUENCE && seq == 0)
-        return ddb_fail(err, DDB_EVALIDATION, "sequence numbers start at 1");
+        return ddbi_fail(err, DDB_EVALIDATION, "sequence numbers start at 1");
     MDB_txn *txn;
     ddb_table_rt *t;
     ddb_stream_state s;
     int rc = open_stream(db, table, &txn, &t, &s, err);
     if (rc)
         return rc;
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     uint64_t pos = 0;
     if (from == DDB_STREAM_LATEST)
         pos = s.last_seq;
     else if (from != DDB_STREAM_TRIM_HORIZON) {
         pos = from == DDB_STREAM_AT_SEQUENCE ? seq - 1 : seq;
         if (pos > s.last_seq)
-            return ddb_fail(err, DDB_EVALIDATION,
+            return ddbi_fail(err, DDB_EVALIDATION,
                             "stream of table %s: sequence number %" PRIu64 " is beyond the newest record (%" PRIu64 ")",
                             table, from == DDB_STREAM_AT_SEQUENCE ? seq : seq, s.last_seq);
         if (pos < s.trimmed_through)
@@ -391,7 +391,7 @@ int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, u
     }
     ddb_stream_iter *it = calloc(1, sizeof *it);
     if (!it)
-        return ddb_fail(err, DDB_ENOMEM, "out of memory");
+        return ddbi_fail_oom(err, __func__);
     it->db = db;
     snprintf(it->table, sizeof it->table, "%s", table);
     it->from = from;
@@ -404,7 +404,7 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
                     ddb_error *err)
 {
     if (!it || !a || !n || (max && !recs))
-        return ddb_fail(err, DDB_EINVAL, "ddb_stream_read: iterator, arena, records and n are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_read: iterator, arena, records and n are required");
     *n = 0;
     MDB_txn *txn;
     ddb_table_rt *t;
@@ -415,26 +415,26 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
     if (it->from == DDB_STREAM_TRIM_HORIZON && !it->started && it->pos < s.trimmed_through)
         it->pos = s.trimmed_through;
     if (it->pos < s.trimmed_through) {
-        ddb_read_end(txn);
+        ddbi_read_end(txn);
         return trimmed_error(it->table, it->pos, &s, err);
     }
     char *name = ddb_arena_alloc(a, strlen(it->table) + 1);
     MDB_cursor *c = NULL;
     if (!name)
-        rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = ddbi_fail_oom(err, __func__);
     else if ((rc = mdb_cursor_open(txn, it->db->streams, &c)))
-        rc = ddb_mdb_fail(err, rc, "stream");
+        rc = ddbi_mdb_fail(err, rc, "stream");
     if (!rc) {
         strcpy(name, it->table);
         uint8_t key[300];
         size_t plen = strlen(it->table) + 1;
-        MDB_val k = {ddb_stream_record_key(key, it->table, it->pos + 1), key}, v;
+        MDB_val k = {ddbi_stream_record_key(key, it->table, it->pos + 1), key}, v;
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         while (!rc && *n < max && g == 0 && is_record_of(&k, key, plen)) {
             uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8);
             ddb_error e;
-            if ((rc = ddb_stream_decode(name, seq, v.mv_data, v.mv_size, a, &recs[*n], &e))) {
-                rc = ddb_fail(err, rc, "stream of table %s, record %" PRIu64 ": %s", it->table, seq, e.message);
+            if ((rc = ddbi_stream_decode(name, seq, v.mv_data, v.mv_size, a, &recs[*n], &e))) {
+                rc = ddbi_fail(err, rc, "stream of table %s, record %" PRIu64 ": %s", it->table, seq, e.message);
                 break;
             }
             (*n)++;
@@ -443,11 +443,11 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
             g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
         }
         if (!rc && g && g != MDB_NOTFOUND)
-            rc = ddb_mdb_fail(err, g, "stream");
+            rc = ddbi_mdb_fail(err, g, "stream");
     }
     if (c)
         mdb_cursor_close(c);
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     return rc;
 }
 
@@ -466,21 +466,21 @@ void ddb_stream_iter_close(ddb_stream_iter *it)
 int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_stream_describe(db->remote, table, out, err);
+        return ddbi_remote_stream_describe(db->remote, table, out, err);
     if (!db || !table || !out)
-        return ddb_fail(err, DDB_EINVAL, "ddb_stream_describe: db, table and out are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_describe: db, table and out are required");
     memset(out, 0, sizeof *out);
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
     ddb_stream_state s;
     bool present;
-    if (!(rc = ddb_table_get(db, txn, table, &t, err))) {
-        int g = ddb_stream_state_get(db, txn, table, &s, &present);
+    if (!(rc = ddbi_table_get(db, txn, table, &t, err))) {
+        int g = ddbi_stream_state_get(db, txn, table, &s, &present);
         if (g)
-            rc = ddb_mdb_fail(err, g, "stream");
+            rc = ddbi_mdb_fail(err, g, "stream");
     }
     if (!rc) {
         out->spec = t->stream;
@@ -490,7 +490,7 @@ int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_er
         out->bytes = s.bytes;
         uint8_t key[300];
         size_t plen = strlen(table) + 1;
-        MDB_val k = {ddb_stream_record_key(key, table, s.trimmed_through + 1), key}, v;
+        MDB_val k = {ddbi_stream_record_key(key, table, s.trimmed_through + 1), key}, v;
         MDB_cursor *c;
         if (s.records && !mdb_cursor_open(txn, db->streams, &c)) {
             if (mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) == 0 && is_record_of(&k, key, plen)) {
@@ -501,7 +501,7 @@ int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_er
             mdb_cursor_close(c);
         }
     }
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     return rc;
 }
 
@@ -517,18 +517,18 @@ static int trim_fn(ddb *db, MDB_txn *txn, void *vctx)
 {
     trim_ctx *cx = vctx;
     ddb_table_rt *t;
-    int rc = ddb_table_get(db, txn, cx->table, &t, cx->err);
+    int rc = ddbi_table_get(db, txn, cx->table, &t, cx->err);
     if (rc)
         return rc;
     ddb_stream_state s;
     bool present;
     uint64_t n = 0;
-    if ((rc = ddb_stream_state_get(db, txn, cx->table, &s, &present)) || !present)
-        return rc ? ddb_mdb_fail(cx->err, rc, "stream") : DDB_OK;
+    if ((rc = ddbi_stream_state_get(db, txn, cx->table, &s, &present)) || !present)
+        return rc ? ddbi_mdb_fail(cx->err, rc, "stream") : DDB_OK;
     if (!(rc = trim(db, txn, cx->table, &t->stream, cx->now, &s, TRIM_PER_TXN, &n)) && n)
         rc = state_put(db, txn, cx->table, &s);
     if (rc)
-        return ddb_mdb_fail(cx->err, rc, "trimming the stream");
+        return ddbi_mdb_fail(cx->err, rc, "trimming the stream");
     cx->trimmed += n;
     cx->more = n == TRIM_PER_TXN;
     return DDB_OK;
@@ -537,14 +537,14 @@ static int trim_fn(ddb *db, MDB_txn *txn, void *vctx)
 int ddb_stream_trim(ddb *db, const char *table, uint64_t *trimmed, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_stream_trim(db->remote, table, trimmed, err);
+        return ddbi_remote_stream_trim(db->remote, table, trimmed, err);
     if (!db || !table)
-        return ddb_fail(err, DDB_EINVAL, "ddb_stream_trim: db and table are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_trim: db and table are required");
     trim_ctx cx = {table, ddb_clock_ms(db), 0, true, err};
     int rc = DDB_OK;
     while (!rc && cx.more) {
         cx.more = false;
-        rc = ddb_run_write(db, trim_fn, &cx, false, err);
+        rc = ddbi_run_write(db, trim_fn, &cx, false, err);
     }
     if (trimmed)
         *trimmed = cx.trimmed;
@@ -590,7 +590,7 @@ static void check_record(scheck *c, const ddb_stream_record *rec)
     const ddb_table_rt *t = c->t;
     const ddb_value *pk, *sk;
     ddb_error e = {0};
-    if (ddb_keys_exact(t, rec->keys, &pk, &sk, &e)) {
+    if (ddbi_keys_exact(t, rec->keys, &pk, &sk, &e)) {
         problem(c, rec->seq, "Keys: %s", e.message);
         return;
     }
@@ -620,19 +620,19 @@ static void check_record(scheck *c, const ddb_stream_record *rec)
 int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_stream_check(db->remote, table, report, err);
+        return ddbi_remote_stream_check(db->remote, table, report, err);
     if (!db || !table)
-        return ddb_fail(err, DDB_EINVAL, "ddb_stream_check: db and table are required");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_check: db and table are required");
     ddb_check_report local;
     ddb_check_report *r = report ? report : &local;
     memset(r, 0, sizeof *r);
     MDB_txn *txn;
-    int rc = ddb_read_begin(db, &txn, err);
+    int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
         return rc;
     ddb_table_rt *t;
-    if ((rc = ddb_table_get(db, txn, table, &t, err))) {
-        ddb_read_end(txn);
+    if ((rc = ddbi_table_get(db, txn, table, &t, err))) {
+        ddbi_read_end(txn);
         return rc;
     }
     scheck c = {t, r};
@@ -640,7 +640,7 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
     bool present;
     MDB_cursor *cur = NULL;
     ddb_arena *a = ddb_arena_new();
-    int g = ddb_stream_state_get(db, txn, table, &s, &present);
+    int g = ddbi_stream_state_get(db, txn, table, &s, &present);
     if (!g && present) {
         MDB_val k = {strlen(table) + 1, (void *)table}, v;
         if (mdb_get(txn, db->streams, &k, &v) == 0 && v.mv_size != sizeof s)
@@ -657,7 +657,7 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
     if (!g) {
         /* every key from "<table>\0" on, until another table's */
         uint8_t key[300];
-        size_t plen = ddb_stream_record_key(key, table, 0) - 8;
+        size_t plen = ddbi_stream_record_key(key, table, 0) - 8;
         MDB_val k = {plen, key}, v;
         g = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
         while (g == 0 && k.mv_size >= plen && memcmp(k.mv_data, key, plen) == 0) {
@@ -687,7 +687,7 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
             prev = seq;
             ddb_stream_record rec;
             ddb_error e = {0};
-            int d = ddb_stream_decode(table, seq, v.mv_data, v.mv_size, a, &rec, &e);
+            int d = ddbi_stream_decode(table, seq, v.mv_data, v.mv_size, a, &rec, &e);
             if (d == DDB_ENOMEM) {
                 g = ENOMEM;
                 break;
@@ -711,12 +711,12 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
     if (cur)
         mdb_cursor_close(cur);
     ddb_arena_free(a);
-    ddb_read_end(txn);
+    ddbi_read_end(txn);
     if (g == ENOMEM)
-        return ddb_fail(err, DDB_ENOMEM, "ddb_stream_check: out of memory");
+        return ddbi_fail_oom(err, "ddb_stream_check");
     if (g)
-        return ddb_mdb_fail(err, g, "ddb_stream_check");
+        return ddbi_mdb_fail(err, g, "ddb_stream_check");
     if (r->problems)
-        return ddb_fail(err, DDB_ECORRUPT, "%" PRIu64 " problem(s); the first: %s", r->problems, r->first_problem);
+        return ddbi_fail(err, DDB_ECORRUPT, "%" PRIu64 " problem(s); the first: %s", r->problems, r->first_problem);
     return DDB_OK;
 }

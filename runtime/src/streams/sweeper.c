@@ -30,7 +30,7 @@ static void pass(ddb *db)
         }
     }
     ddb_arena_free(a);
-    ddb_ledger_flush(db, NULL);
+    ddbi_ledger_flush(db, NULL);
 }
 
 static void *sweeper_main(void *arg)
@@ -61,11 +61,11 @@ static void *sweeper_main(void *arg)
     return NULL;
 }
 
-int ddb_stream_start(ddb *db, ddb_error *err)
+int ddbi_stream_start(ddb *db, ddb_error *err)
 {
     ddb_stream_rt *s = calloc(1, sizeof *s);
     if (!s)
-        return ddb_fail(err, DDB_ENOMEM, "ddb_open: out of memory");
+        return ddbi_fail_oom(err, "ddb_open");
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -77,13 +77,13 @@ int ddb_stream_start(ddb *db, ddb_error *err)
     if (db->opts.ttl_sweep_ms) {
         int rc = pthread_create(&s->thread, NULL, sweeper_main, db);
         if (rc)
-            return ddb_fail(err, DDB_ENOMEM, "ddb_open: cannot start the TTL sweep thread: %s", strerror(rc));
+            return ddbi_fail(err, DDB_ENOMEM, "ddb_open: cannot start the TTL sweep thread: %s", strerror(rc));
         s->thread_on = true;
     }
     return DDB_OK;
 }
 
-void ddb_stream_close(ddb *db)
+void ddbi_stream_close(ddb *db)
 {
     ddb_stream_rt *s = db->stream_rt;
     if (!s)
@@ -96,7 +96,7 @@ void ddb_stream_close(ddb *db)
         pthread_join(s->thread, NULL);
     }
     if (db->env)
-        ddb_ledger_flush(db, NULL);
+        ddbi_ledger_flush(db, NULL);
     db->stream_rt = NULL;
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->ledger_mu);

@@ -26,7 +26,7 @@ int64_t ddb_clock_ms(const ddb *db)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-bool ddb_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms)
+bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms)
 {
     if (!t->ttl_attr[0] || !it)
         return false;
@@ -38,9 +38,9 @@ bool ddb_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_m
     return ms < (double)now_ms && ms >= (double)(now_ms - FIVE_YEARS_MS);
 }
 
-bool ddb_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it)
+bool ddbi_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it)
 {
-    return t->ttl_attr[0] && ddb_ttl_expired_at(t, it, ddb_clock_ms(db));
+    return t->ttl_attr[0] && ddbi_ttl_expired_at(t, it, ddb_clock_ms(db));
 }
 
 /* ---- the sweep ---- */
@@ -67,12 +67,12 @@ static int sweep_fn(ddb *db, MDB_txn *txn, void *vctx)
         ddb_wstate st;
         ddb_capacity cap;
         memset(&cap, 0, sizeof cap);
-        if ((rc = ddb_write_prepare(db, txn, &r, &st, cx->tmp, cx->err)))
+        if ((rc = ddbi_write_prepare(db, txn, &r, &st, cx->tmp, cx->err)))
             break;
         /* written again since it was found: not expired any more */
-        if (st.old && ddb_ttl_expired_at(st.t, st.old, cx->now_ms)) {
+        if (st.old && ddbi_ttl_expired_at(st.t, st.old, cx->now_ms)) {
             /* factor 0: TTL deletions consume no write capacity */
-            if (!(rc = ddb_write_apply(db, txn, &r, &st, 0.0, false, &cap, DDB_CAPACITY_NONE, cx->err)))
+            if (!(rc = ddbi_write_apply(db, txn, &r, &st, 0.0, false, &cap, DDB_CAPACITY_NONE, cx->err)))
                 deleted++;
         }
     }
@@ -101,15 +101,15 @@ static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *del
     uint8_t resume[DDB_KEY_MAX];
     size_t resume_len = 0;
     bool done = false;
-    int rc = keys && scan && tmp ? DDB_OK : ddb_fail(err, DDB_ENOMEM, "out of memory");
+    int rc = keys && scan && tmp ? DDB_OK : ddbi_fail_oom(err, __func__);
     sweep_ctx cx = {table, now_ms, {0}, 0, 0, tmp, err};
     while (!rc && !done) {
         MDB_txn *txn;
         ddb_table_rt *t;
-        if ((rc = ddb_read_begin(db, &txn, err)))
+        if ((rc = ddbi_read_begin(db, &txn, err)))
             break;
-        if ((rc = ddb_table_get(db, txn, table, &t, err)) || !t->ttl_attr[0]) {
-            ddb_read_end(txn);
+        if ((rc = ddbi_table_get(db, txn, table, &t, err)) || !t->ttl_attr[0]) {
+            ddbi_read_end(txn);
             break;
         }
         MDB_cursor *c = NULL;
@@ -128,7 +128,7 @@ static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *del
                 memcpy(resume, k.mv_data, k.mv_size);
                 resume_len = k.mv_size;
             }
-            if (ddb_decode_item(v.mv_data, v.mv_size, scan, &it) == DDB_OK && ddb_ttl_expired_at(t, it, now_ms)) {
+            if (ddbi_decode_item(v.mv_data, v.mv_size, scan, &it) == DDB_OK && ddbi_ttl_expired_at(t, it, now_ms)) {
                 if (!(cx.keys[cx.n] = key_copy(keys, t, it))) {
                     g = ENOMEM;
                     break;
@@ -139,15 +139,15 @@ static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *del
             g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
         }
         if (!(g == 0 || g == MDB_NOTFOUND || g == ENOMEM))
-            rc = ddb_mdb_fail(err, g, "TTL sweep");
+            rc = ddbi_mdb_fail(err, g, "TTL sweep");
         else if (g == ENOMEM)
-            rc = ddb_fail(err, DDB_ENOMEM, "out of memory");
+            rc = ddbi_fail_oom(err, __func__);
         done = g == MDB_NOTFOUND;
         if (c)
             mdb_cursor_close(c);
-        ddb_read_end(txn);
+        ddbi_read_end(txn);
         if (!rc && cx.n)
-            rc = ddb_run_write(db, sweep_fn, &cx, false, err);
+            rc = ddbi_run_write(db, sweep_fn, &cx, false, err);
         ddb_arena_reset(keys);
         ddb_arena_reset(tmp);
     }
@@ -161,9 +161,9 @@ static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *del
 int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
 {
     if (db && db->remote)
-        return ddb_remote_ttl_sweep(db->remote, table, now_s, deleted, err);
+        return ddbi_remote_ttl_sweep(db->remote, table, now_s, deleted, err);
     if (!db)
-        return ddb_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
     int64_t now_ms = now_s ? now_s * 1000 : ddb_clock_ms(db);
     uint64_t n = 0;
     int rc = DDB_OK;
@@ -173,7 +173,7 @@ int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, 
         ddb_arena *a = ddb_arena_new();
         const char **names = NULL;
         size_t count = 0;
-        rc = a ? ddb_list_tables(db, a, &names, &count, err) : ddb_fail(err, DDB_ENOMEM, "out of memory");
+        rc = a ? ddb_list_tables(db, a, &names, &count, err) : ddbi_fail_oom(err, __func__);
         for (size_t i = 0; !rc && i < count; i++) {
             rc = sweep_table(db, names[i], now_ms, &n, err);
             if (rc == DDB_ENOTABLE) /* deleted meanwhile */
