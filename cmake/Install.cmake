@@ -11,6 +11,8 @@
 #   lib/pkgconfig/ddbgen.pc                 pkg-config --cflags --libs ddbgen
 #   lib/cmake/ddbgen/                       find_package(ddbgen): targets,
 #                                           version, ddbgen_add_module()
+#   share/doc/ddbgen/*.md                   the documentation (docs/): the
+#                                           schema language, the architecture
 #
 # Everything is relocatable: `cmake --install build --prefix DIR` works, and
 # the installed tree can be moved.
@@ -25,6 +27,10 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/include/ddb DESTINATION ${CMAKE_IN
   FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/templates/ DESTINATION ${DDBGEN_INSTALL_TEMPLATESDIR}
   FILES_MATCHING PATTERN "*.mustache")
+# CMAKE_INSTALL_DOCDIR is share/doc/ddbgen (GNUInstallDirs, after the project name).
+install(FILES ${CMAKE_SOURCE_DIR}/docs/SCHEMA.md ${CMAKE_SOURCE_DIR}/docs/ARCHITECTURE.md
+              ${CMAKE_SOURCE_DIR}/docs/MODEL.md ${CMAKE_SOURCE_DIR}/docs/STREAMS.md
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 install(EXPORT ddbgenTargets NAMESPACE ddbgen:: DESTINATION ${DDBGEN_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/ddbgenConfig.cmake.in

@@ -34,6 +34,9 @@ CFG=$(find prefix -name ddbgenConfig.cmake)
 if [ -z "$PC" ] || [ -z "$CFG" ] || [ ! -e "$(dirname "$CFG")/ddbgenConfigVersion.cmake" ]; then
     fail "ddbgen.pc / ddbgenConfig.cmake / ddbgenConfigVersion.cmake missing"
 fi
+for f in SCHEMA.md ARCHITECTURE.md; do   # the documentation, with the headers (docs/)
+    [ -s "prefix/share/doc/ddbgen/$f" ] || fail "not installed: share/doc/ddbgen/$f"
+done
 
 step "configure and build project/ with find_package(ddbgen)"
 cp -R "$HERE/project" src
