@@ -1,5 +1,7 @@
 /* <ddb/schema.h> — the decorators of a ddbgen schema and the field types
- * entity structs may use.  The contract is docs: shared/design/SCHEMA.md.
+ * entity structs may use.  Every decorator, its arguments and the rules
+ * ddbgen enforces are described in docs/SCHEMA.md (installed with these
+ * headers as share/doc/ddbgen/SCHEMA.md).
  *
  * Two modes:
  *  - Application mode (default): every decorator expands to nothing, so a
