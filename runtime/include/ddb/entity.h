@@ -21,6 +21,9 @@
 extern "C" {
 #endif
 
+/* Exported from libddb.so, like every public declaration (see ddb.h). */
+#pragma GCC visibility push(default)
+
 /* Version of this ABI; generated code checks it with #error. */
 #define DDB_ENTITY_ABI 1
 
@@ -293,6 +296,8 @@ typedef struct ddb_ent_record {
 int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, const ddb_stream_record *rec,
                           void *new_obj, void *old_obj, size_t obj_size, ddb_ent_record *out, ddb_arena *a,
                           ddb_error *err);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,9 @@
 extern "C" {
 #endif
 
+/* Exported from libddb.so, like every public declaration (see ddb.h). */
+#pragma GCC visibility push(default)
+
 typedef struct ddb_expr ddb_expr;
 
 typedef enum ddb_expr_kind {
@@ -77,6 +80,8 @@ void ddb_expr_free(ddb_expr *e);
 ddb_expr_kind ddb_expr_get_kind(const ddb_expr *e);
 /* The expression text as prepared; owned by the handle. */
 const char *ddb_expr_text(const ddb_expr *e);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -379,7 +379,7 @@ static int elem_value(uint8_t type, uint32_t size, const ddb_struct_desc *sub, c
 int ddbi_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_value **out, ddb_error *err)
 {
     *out = NULL;
-    size_t len;
+    size_t len = 0; /* set by ddbi_ent_chars_len (gcc cannot see it once inlined) */
     int rc;
     switch (f->type) {
     case DDB_F_CHARS:
