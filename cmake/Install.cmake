@@ -6,7 +6,8 @@
 #                                           uuid, jansson, libcurl, OpenSSL,
 #                                           zlib) are its own DT_NEEDED, so
 #                                           consumers need not know them
-#   include/ddb/*.h                         the public headers
+#   include/ddb/*.h                         the public headers (<ddb/json.h>
+#                                           alone needs jansson's headers)
 #   share/ddbgen/templates/*.mustache       found by bin/ddbgen relative to itself
 #   lib/pkgconfig/ddbgen.pc                 pkg-config --cflags --libs ddbgen
 #   lib/cmake/ddbgen/                       find_package(ddbgen): targets,

@@ -13,6 +13,7 @@
 #    (no --templates, no -I: it finds both from its own location), then
 #    main.c and the generated module compiled with
 #    `pkg-config --cflags --libs ddbgen`; same output.
+# 5. json_use.c, a consumer of the installed <ddb/json.h>, built the same way.
 set -eu
 CMAKE=$1 BUILD=$2 WORK=$3 CC=$4 GEN=$5 PKG_CONFIG=$6
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +26,7 @@ step() { echo "== $*"; }
 
 step "cmake --install $BUILD --prefix $WORK/prefix"
 "$CMAKE" --install "$BUILD" --prefix "$WORK/prefix" >install.log || { cat install.log; fail "install"; }
-for f in bin/ddbgen include/ddb/ddb.h include/ddb/expr.h include/ddb/entity.h include/ddb/schema.h \
+for f in bin/ddbgen include/ddb/ddb.h include/ddb/expr.h include/ddb/entity.h include/ddb/schema.h include/ddb/json.h \
          share/ddbgen/templates/module.h.mustache; do
     [ -e "prefix/$f" ] || fail "not installed: $f"
 done
@@ -104,4 +105,12 @@ grep -q "from the installed templates" hand2/todo_ddb.c || fail "the installed d
     fail "compile with pkg-config"
 (mkdir run2 && cd run2 && ../hand/todo >../out2.txt) || fail "the pkg-config program failed"
 diff -u "$HERE/expected.txt" out2.txt || fail "unexpected output (pkg-config)"
+
+step "<ddb/json.h> from the installed tree (with jansson's headers)"
+# shellcheck disable=SC2046 # pkg-config output is a list of words
+"$CC" -std=c11 -pedantic -Wall -Wextra -Werror -o hand/json_use "$HERE/json_use.c" \
+    $("$PKG_CONFIG" --cflags --libs ddbgen) $("$PKG_CONFIG" --cflags jansson) -Wl,-rpath,"$LIBDIR" ||
+    fail "compile json_use.c with pkg-config"
+hand/json_use >json_out.txt || fail "json_use failed"
+echo '{"price":{"N":"1.5"},"tags":{"SS":["a","b"]}}' | diff -u - json_out.txt || fail "unexpected output (json_use)"
 echo "ok"

@@ -1,6 +1,6 @@
 #include "ops_util.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -68,7 +68,7 @@ ddb_item *J(ops_fx *fx, const char *json)
     char *s = requote(fx, json);
     ddb_item *it = NULL;
     ddb_error err = {0};
-    if (ddbi_djson_parse_item(s, strlen(s), fx->a, &it, &err))
+    if (ddb_json_parse_item(s, strlen(s), fx->a, &it, &err))
         fail_msg("bad test item %s: %s", json, err.message);
     return it;
 }
@@ -146,7 +146,7 @@ const char *dump(ops_fx *fx, const ddb_item *it)
         return "(none)";
     char *s = NULL;
     ddb_error err = {0};
-    if (ddbi_djson_dump_item(it, &s, &err))
+    if (ddb_json_dump_item(it, &s, &err))
         fail_msg("dump: %s", err.message);
     size_t n = strlen(s);
     char *c = ddb_arena_alloc(fx->a, n + 1);

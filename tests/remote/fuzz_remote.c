@@ -4,7 +4,7 @@
  * the bytes, the result is a value or an error code with a message. */
 #include "remote/remote_wire.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <stdint.h>
 #include <string.h>
@@ -63,9 +63,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc = ddbi_remote_parse_table("DescribeTable", json_object_get(j, "Table"), a, &d, &status, &active, &err);
     check_error(&err, rc);
     /* the whole object as an item, and back to JSON */
-    if (ddbi_djson_to_item(j, a, &it, &err) == DDB_OK) {
+    if (ddb_json_to_item(j, a, &it, &err) == DDB_OK) {
         json_t *back;
-        if (ddbi_djson_from_item(it, &back, &err) != DDB_OK)
+        if (ddb_json_from_item(it, &back, &err) != DDB_OK)
             __builtin_trap(); /* what was read can be written */
         json_decref(back);
     }

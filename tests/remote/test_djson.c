@@ -1,6 +1,6 @@
 /* DynamoDB JSON: round trips of every type, base64, and every error of the
  * strict reader. */
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,7 +51,7 @@ static void test_round_trip(void **state)
     ddb_error err = {0};
     ddb_item *it = every_type(a);
     char *text;
-    assert_int_equal(ddbi_djson_dump_item(it, &text, &err), 0);
+    assert_int_equal(ddb_json_dump_item(it, &text, &err), 0);
     /* the wire form of a few values */
     assert_non_null(strstr(text, "\"n\":{\"N\":\"-1500\"}"));
     assert_non_null(strstr(text, "\"b\":{\"B\":\"AP8Q\"}"));
@@ -61,27 +61,27 @@ static void test_round_trip(void **state)
     assert_non_null(strstr(text, "\"ns\":{\"NS\":[\"-2\",\"10\"]}"));
     assert_non_null(strstr(text, "\"l\":{\"L\":[]}"));
     ddb_item *back;
-    assert_int_equal(ddbi_djson_parse_item(text, strlen(text), a, &back, &err), 0);
+    assert_int_equal(ddb_json_parse_item(text, strlen(text), a, &back, &err), 0);
     assert_true(ddb_value_equal(ddb_item_map(it), ddb_item_map(back)));
     /* and once more through JSON values */
     json_t *j;
-    assert_int_equal(ddbi_djson_from_item(back, &j, &err), 0);
+    assert_int_equal(ddb_json_from_item(back, &j, &err), 0);
     ddb_item *again;
-    assert_int_equal(ddbi_djson_to_item(j, a, &again, &err), 0);
+    assert_int_equal(ddb_json_to_item(j, a, &again, &err), 0);
     assert_true(ddb_value_equal(ddb_item_map(it), ddb_item_map(again)));
     json_decref(j);
     free(text);
 
     /* a single value */
     ddb_value *v = ddb_v_i64(a, 7), *w;
-    assert_int_equal(ddbi_djson_from_value(v, &j, &err), 0);
-    assert_int_equal(ddbi_djson_to_value(j, a, &w, &err), 0);
+    assert_int_equal(ddb_json_from_value(v, &j, &err), 0);
+    assert_int_equal(ddb_json_to_value(j, a, &w, &err), 0);
     assert_true(ddb_value_equal(v, w));
     json_decref(j);
 
     /* numbers are canonicalised on the way in, sets sorted */
     const char *in = "{\"n\":{\"N\":\"0001.2300e2\"},\"ns\":{\"NS\":[\"3\",\"1e0\",\"2\"]}}";
-    assert_int_equal(ddbi_djson_parse_item(in, strlen(in), a, &back, &err), 0);
+    assert_int_equal(ddb_json_parse_item(in, strlen(in), a, &back, &err), 0);
     assert_string_equal(ddb_item_get(back, "n")->u.s, "123");
     assert_string_equal(ddb_item_get(back, "ns")->u.set[0]->u.s, "1");
     ddb_arena_free(a);
@@ -95,11 +95,11 @@ static void test_base64(void **state)
     const char *enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
     for (int i = 0; i < 7; i++) {
         char out[16];
-        ddbi_base64_encode((const uint8_t *)plain[i], strlen(plain[i]), out);
+        ddb_json_base64_encode((const uint8_t *)plain[i], strlen(plain[i]), out);
         assert_string_equal(out, enc[i]);
         uint8_t dec[16];
         size_t n = 99, bad = 0;
-        assert_int_equal(ddbi_base64_decode(enc[i], strlen(enc[i]), dec, &n, &bad), 0);
+        assert_int_equal(ddb_json_base64_decode(enc[i], strlen(enc[i]), dec, &n, &bad), 0);
         assert_int_equal(n, strlen(plain[i]));
         assert_memory_equal(dec, plain[i], n);
     }
@@ -111,7 +111,7 @@ static void test_base64(void **state)
     for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
         uint8_t dec[16];
         size_t n = 0, bad = 99;
-        if (ddbi_base64_decode(wrong[i].s, strlen(wrong[i].s), dec, &n, &bad) != DDB_EVALIDATION ||
+        if (ddb_json_base64_decode(wrong[i].s, strlen(wrong[i].s), dec, &n, &bad) != DDB_EVALIDATION ||
             bad != wrong[i].bad_at)
             fail_msg("\"%s\": bad_at %zu, want %zu", wrong[i].s, bad, wrong[i].bad_at);
     }
@@ -162,7 +162,7 @@ static void test_errors(void **state)
         ddb_arena *a = ddb_arena_new();
         ddb_error err = {0};
         ddb_item *it = (ddb_item *)1;
-        int rc = ddbi_djson_parse_item(cases[i].json, strlen(cases[i].json), a, &it, &err);
+        int rc = ddb_json_parse_item(cases[i].json, strlen(cases[i].json), a, &it, &err);
         if (rc != DDB_EVALIDATION || err.code != DDB_EVALIDATION || it || !strstr(err.message, cases[i].message))
             fail_msg("case %zu (%s): %d \"%s\"", i, cases[i].json, rc, err.message);
         ddb_arena_free(a);
@@ -174,11 +174,11 @@ static void test_errors(void **state)
     ddb_arena *na = ddb_arena_new();
     ddb_error nerr = {0};
     ddb_item *nit;
-    assert_int_equal(ddbi_djson_to_item(o, na, &nit, &nerr), DDB_EVALIDATION);
+    assert_int_equal(ddb_json_to_item(o, na, &nit, &nerr), DDB_EVALIDATION);
     assert_non_null(strstr(nerr.message, "the attribute name holds a NUL byte"));
     json_object_clear(o);
     json_object_set_new(o, "a", json_pack("{s:o}", "M", m));
-    assert_int_equal(ddbi_djson_to_item(o, na, &nit, &nerr), DDB_EVALIDATION);
+    assert_int_equal(ddb_json_to_item(o, na, &nit, &nerr), DDB_EVALIDATION);
     assert_non_null(strstr(nerr.message, "attribute \"a\".\"x"));
     assert_non_null(strstr(nerr.message, "the attribute name holds a NUL byte"));
     json_decref(o);
@@ -198,7 +198,7 @@ static void test_errors(void **state)
         ddb_arena *a = ddb_arena_new();
         ddb_error err = {0};
         ddb_item *it;
-        int rc = ddbi_djson_parse_item(buf, strlen(buf), a, &it, &err);
+        int rc = ddb_json_parse_item(buf, strlen(buf), a, &it, &err);
         if (depth == 32)
             assert_int_equal(rc, 0);
         else
@@ -215,15 +215,15 @@ static void test_write_errors(void **state)
     json_t *j = NULL;
     ddb_item *it = ddb_item_new(a);
     ddb_item_set(it, "bad", ddb_v_s(a, "\xff\xfe", 2));
-    assert_int_equal(ddbi_djson_from_item(it, &j, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_json_from_item(it, &j, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, "attribute \"bad\": S text is not valid UTF-8"));
     assert_null(j);
     it = ddb_item_new(a);
     ddb_item_set_s(it, "\xc3", "x");
-    assert_int_equal(ddbi_djson_from_item(it, &j, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_json_from_item(it, &j, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, "the attribute name is not valid UTF-8"));
     ddb_value none = {0};
-    assert_int_equal(ddbi_djson_from_value(&none, &j, &err), DDB_EINVAL);
+    assert_int_equal(ddb_json_from_value(&none, &j, &err), DDB_EINVAL);
     /* 33 levels cannot be sent either */
     ddb_value *v = ddb_v_str(a, "x");
     for (int i = 0; i < 32; i++) {
@@ -231,8 +231,8 @@ static void test_write_errors(void **state)
         ddb_list_append(a, l, v);
         v = l;
     }
-    assert_int_equal(ddbi_djson_from_value(v, &j, &err), DDB_EVALIDATION);
-    assert_int_equal(ddbi_djson_to_value(NULL, a, &v, &err), DDB_EINVAL);
+    assert_int_equal(ddb_json_from_value(v, &j, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_json_to_value(NULL, a, &v, &err), DDB_EINVAL);
     ddb_arena_free(a);
 }
 

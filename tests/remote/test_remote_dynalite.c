@@ -7,10 +7,10 @@
  *
  * dynalite is installed (once, pinned) and started by dynalite.sh; without
  * node/npm every test skips with that reason. */
-#include "remote/djson.h"
 #include "remote/remote.h"
 
 #include <ddb/ddb.h>
+#include <ddb/json.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,7 +107,7 @@ static void dump(const ddb_item *it, char *out, size_t cap)
     char *s = NULL;
     if (!it)
         snprintf(out, cap, "(none)");
-    else if (ddbi_djson_dump_item(it, &s, NULL) == 0)
+    else if (ddb_json_dump_item(it, &s, NULL) == 0)
         snprintf(out, cap, "%s", s);
     else
         snprintf(out, cap, "(unprintable)");

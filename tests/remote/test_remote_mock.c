@@ -2,11 +2,11 @@
  * documented responses: success paths, every error mapping, retries with
  * bounds, broken responses and broken networks.  Each case must end in a
  * clear error: no crash, no hang. */
-#include "remote/djson.h"
 #include "mockserver.h"
 #include "remote/remote.h"
 
 #include <ddb/ddb.h>
+#include <ddb/json.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -383,7 +383,7 @@ static void test_add_index_meta_ttl(void **state)
         value[i] = (char)('a' + i % 26);
     value[300] = '\0';
     char b64[512];
-    ddbi_base64_encode((const uint8_t *)value, 300, b64);
+    ddb_json_base64_encode((const uint8_t *)value, 300, b64);
     char page1[1024], page2[1024], listed[1024];
     snprintf(page1, sizeof page1, "{\"Tags\":[{\"Key\":\"k.x:1\",\"Value\":\"%s\"}],\"NextToken\":\"t1\"}", b64 + 256);
     snprintf(page2, sizeof page2,

@@ -2,7 +2,7 @@
  * expression values from the command line. */
 #include "cli.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -87,7 +87,7 @@ int cli_key_value(cli *c, ddb_arena *a, const char *attr, ddb_type t, const char
     case DDB_TB: {
         size_t n = strlen(text), len = 0, bad = 0;
         uint8_t *b = ddb_arena_alloc(a, n / 4 * 3 + 1);
-        if (!b || ddbi_base64_decode(text, n, b, &len, &bad))
+        if (!b || ddb_json_base64_decode(text, n, b, &len, &bad))
             return usage_error(c, "%s: binary key values are base64; '%s' is not (offset %zu)", attr, text, bad);
         *out = ddb_v_b(a, b, len);
         return *out ? 0 : cli_failf(c, "out of memory");
@@ -105,7 +105,7 @@ int cli_key_item(cli *c, ddb_arena *a, const ddb_table_desc *d, ddb_item **out)
     if (json) {
         if (pk || sk)
             return usage_error(c, "give the key either as --key JSON or as --pk/--sk, not both");
-        if (ddbi_djson_parse_item(json, strlen(json), a, out, &e))
+        if (ddb_json_parse_item(json, strlen(json), a, out, &e))
             return usage_error(c, "--key: %s", e.message);
         return 0;
     }
@@ -135,7 +135,7 @@ int cli_values(cli *c, ddb_arena *a, ddb_item **values, ddb_item **names)
     *values = *names = NULL;
     ddb_error e = {0};
     const char *v = opt_get(c, "values"), *n = opt_get(c, "names");
-    if (v && ddbi_djson_parse_item(v, strlen(v), a, values, &e))
+    if (v && ddb_json_parse_item(v, strlen(v), a, values, &e))
         return usage_error(c, "--values: %s", e.message);
     if (n) {
         json_error_t je;

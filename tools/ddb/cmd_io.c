@@ -4,7 +4,7 @@
  * data moves between the embedded engine and DynamoDB. */
 #include "cli.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -181,7 +181,7 @@ static int add_line(importer *im, const char *line, unsigned long no, const char
     ddb_item *it;
     ddb_error e = {0};
     ddb_arena_reset(im->la);
-    int rc = ddbi_djson_to_item(item, im->la, &it, &e);
+    int rc = ddb_json_to_item(item, im->la, &it, &e);
     json_decref(j);
     if (rc)
         return cli_failf(im->c, "%s:%lu: %s", src, no, e.message);

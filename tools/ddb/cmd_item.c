@@ -1,7 +1,7 @@
 /* Item commands: get, put, delete, query, scan. */
 #include "cli.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -73,7 +73,7 @@ static int put_one(cli *c, const char *table, const char *text, const ddb_write_
 {
     ddb_item *it;
     ddb_error e = {0};
-    if (ddbi_djson_parse_item(text, strlen(text), a, &it, &e))
+    if (ddb_json_parse_item(text, strlen(text), a, &it, &e))
         return cli_failf(c, "%s: %s", where, e.message);
     if (ddb_put_item(c->db, table, it, o, NULL, NULL, &e))
         return cli_fail(c, &e, "%s", where);

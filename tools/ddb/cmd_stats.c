@@ -2,7 +2,7 @@
  * (the per-partition heat over the partition-hash space). */
 #include "cli.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -163,7 +163,7 @@ static void print_text(const ddb_table_report *r)
 static json_t *key_json(const ddb_key_report *x, bool writes)
 {
     json_t *pk = NULL;
-    ddbi_djson_from_value(x->pk, &pk, NULL);
+    ddb_json_from_value(x->pk, &pk, NULL);
     char h[32];
     snprintf(h, sizeof h, "%016" PRIx64, x->hash);
     json_t *o = json_pack("{s:o,s:s,s:I}", "pk", pk ? pk : json_null(), "hash", h, "partition", (json_int_t)x->partition);

@@ -3,7 +3,7 @@
  * checkpoint file so that a restarted consumer resumes where it stopped. */
 #include "cli.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -65,7 +65,7 @@ static int checkpoint_write(const char *path, uint64_t seq)
 static json_t *image(const ddb_item *it)
 {
     json_t *j = NULL;
-    ddbi_djson_from_item(it, &j, NULL);
+    ddb_json_from_item(it, &j, NULL);
     return j ? j : json_object();
 }
 
@@ -109,9 +109,9 @@ static void id_part(sbuf *b, const ddb_value *v)
     if (v->type == DDB_TS || v->type == DDB_TN) {
         sb_add(b, v->u.s, v->len);
     } else if (v->type == DDB_TB) {
-        char *t = malloc(DDB_BASE64_LEN(v->len) + 1);
+        char *t = malloc(DDB_JSON_BASE64_LEN(v->len) + 1);
         if (t) {
-            ddbi_base64_encode(v->u.b, v->len, t);
+            ddb_json_base64_encode(v->u.b, v->len, t);
             sb_str(b, t);
             free(t);
         }

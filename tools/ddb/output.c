@@ -3,7 +3,7 @@
  * OpenSearch documents and table cells). */
 #include "cli.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -88,10 +88,10 @@ void sb_json_string(sbuf *b, const char *s, size_t n)
 
 static void sb_base64(sbuf *b, const uint8_t *p, size_t n)
 {
-    char *out = malloc(DDB_BASE64_LEN(n) + 1);
+    char *out = malloc(DDB_JSON_BASE64_LEN(n) + 1);
     if (!out)
         return;
-    ddbi_base64_encode(p, n, out);
+    ddb_json_base64_encode(p, n, out);
     sb_json_string(b, out, strlen(out));
     free(out);
 }
@@ -134,7 +134,7 @@ void sb_plain_value(sbuf *b, const ddb_value *v)
 char *item_json_line(const ddb_item *it, ddb_error *err)
 {
     char *s = NULL;
-    return ddbi_djson_dump_item(it, &s, err) ? NULL : s;
+    return ddb_json_dump_item(it, &s, err) ? NULL : s;
 }
 
 /* ---- the printer ---- */

@@ -1,5 +1,7 @@
-/* DynamoDB JSON <-> ddb_value / ddb_item (see djson.h). */
-#include "remote/djson.h"
+/* DynamoDB JSON <-> ddb_value / ddb_item: the public codec <ddb/json.h>
+ * (documented there), used by the remote backend and the `ddb` tool.
+ * Calls only the public value API, core/error.h and jansson. */
+#include <ddb/json.h>
 
 #include "core/error.h"
 
@@ -82,7 +84,7 @@ static int nomem(ddb_error *err)
 
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-void ddbi_base64_encode(const uint8_t *p, size_t n, char *out)
+void ddb_json_base64_encode(const uint8_t *p, size_t n, char *out)
 {
     size_t o = 0, i = 0;
     for (; i + 3 <= n; i += 3) {
@@ -123,7 +125,7 @@ static int b64val(char c)
     return -1;
 }
 
-int ddbi_base64_decode(const char *s, size_t n, uint8_t *out, size_t *out_len, size_t *bad_at)
+int ddb_json_base64_decode(const char *s, size_t n, uint8_t *out, size_t *out_len, size_t *bad_at)
 {
     size_t o = 0;
     if (n % 4) {
@@ -170,11 +172,11 @@ static int from_value(const ddb_value *v, json_t **out, jpath *p, int depth, ddb
 static int json_b64(const uint8_t *b, size_t n, json_t **out, ddb_error *err)
 {
     char small[256];
-    size_t need = DDB_BASE64_LEN(n) + 1;
+    size_t need = DDB_JSON_BASE64_LEN(n) + 1;
     char *buf = need <= sizeof small ? small : malloc(need);
     if (!buf)
         return nomem(err);
-    ddbi_base64_encode(b, n, buf);
+    ddb_json_base64_encode(b, n, buf);
     *out = json_stringn(buf, need - 1);
     if (buf != small)
         free(buf);
@@ -242,8 +244,8 @@ static int from_value(const ddb_value *v, json_t **out, jpath *p, int depth, ddb
 {
     if (!v)
         return jfail(err, DDB_EINVAL, p, "a NULL value");
-    if (depth > DDB_DJSON_MAX_DEPTH)
-        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_DJSON_MAX_DEPTH);
+    if (depth > DDB_JSON_MAX_DEPTH)
+        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_JSON_MAX_DEPTH);
     json_t *inner = NULL;
     int rc;
     switch (v->type) {
@@ -270,19 +272,19 @@ static int from_value(const ddb_value *v, json_t **out, jpath *p, int depth, ddb
     return DDB_OK;
 }
 
-int ddbi_djson_from_value(const ddb_value *v, json_t **out, ddb_error *err)
+int ddb_json_from_value(const ddb_value *v, json_t **out, ddb_error *err)
 {
     if (!out)
-        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_from_value needs out");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_json_from_value needs out");
     *out = NULL;
     jpath p = {{0}, 0};
     return from_value(v, out, &p, 1, err);
 }
 
-int ddbi_djson_from_item(const ddb_item *it, json_t **out, ddb_error *err)
+int ddb_json_from_item(const ddb_item *it, json_t **out, ddb_error *err)
 {
     if (!out || !it)
-        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_from_item needs an item and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_json_from_item needs an item and out");
     *out = NULL;
     const ddb_value *m = ddb_item_map(it);
     json_t *o = json_object();
@@ -349,7 +351,7 @@ static int binary_value(const char *s, size_t n, ddb_arena *a, ddb_value **out, 
         return nomem(err);
     size_t len = 0, bad = 0;
     int rc = DDB_OK;
-    if (ddbi_base64_decode(s, n, buf, &len, &bad) != DDB_OK) {
+    if (ddb_json_base64_decode(s, n, buf, &len, &bad) != DDB_OK) {
         if (bad >= n)
             rc = jfail(err, DDB_EVALIDATION, p, "%s is not valid base64: length %zu is not a multiple of 4", what, n);
         else
@@ -432,8 +434,8 @@ static int map_value(const json_t *o, ddb_arena *a, ddb_value **out, jpath *p, i
 
 static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, int depth, ddb_error *err)
 {
-    if (depth > DDB_DJSON_MAX_DEPTH)
-        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_DJSON_MAX_DEPTH);
+    if (depth > DDB_JSON_MAX_DEPTH)
+        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_JSON_MAX_DEPTH);
     if (!json_is_object(j))
         return jfail(err, DDB_EVALIDATION, p, "an attribute value must be an object like {\"S\": \"x\"}, not %s",
                      json_kind(j));
@@ -505,19 +507,19 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
                  (int)(dlen > 32 ? 32 : dlen), d);
 }
 
-int ddbi_djson_to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *err)
+int ddb_json_to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *err)
 {
     if (!j || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_to_value needs json, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_json_to_value needs json, an arena and out");
     *out = NULL;
     jpath p = {{0}, 0};
     return to_value(j, a, out, &p, 1, err);
 }
 
-int ddbi_djson_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *err)
+int ddb_json_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (!j || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_to_item needs json, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_json_to_item needs json, an arena and out");
     *out = NULL;
     if (!json_is_object(j))
         return ddbi_fail(err, DDB_EVALIDATION, "an item must be a JSON object of attributes, not %s", json_kind(j));
@@ -547,27 +549,27 @@ int ddbi_djson_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error 
     return DDB_OK;
 }
 
-int ddbi_djson_parse_item(const char *text, size_t len, ddb_arena *a, ddb_item **out, ddb_error *err)
+int ddb_json_parse_item(const char *text, size_t len, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (!text || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_parse_item needs text, an arena and out");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_json_parse_item needs text, an arena and out");
     *out = NULL;
     json_error_t je;
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
     if (!j)
         return ddbi_fail(err, DDB_EVALIDATION, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
-    int rc = ddbi_djson_to_item(j, a, out, err);
+    int rc = ddb_json_to_item(j, a, out, err);
     json_decref(j);
     return rc;
 }
 
-int ddbi_djson_dump_item(const ddb_item *it, char **out, ddb_error *err)
+int ddb_json_dump_item(const ddb_item *it, char **out, ddb_error *err)
 {
     if (!out)
-        return ddbi_fail(err, DDB_EINVAL, "ddbi_djson_dump_item needs out");
+        return ddbi_fail(err, DDB_EINVAL, "ddb_json_dump_item needs out");
     *out = NULL;
     json_t *j;
-    int rc = ddbi_djson_from_item(it, &j, err);
+    int rc = ddb_json_from_item(it, &j, err);
     if (rc)
         return rc;
     *out = json_dumps(j, JSON_COMPACT);

@@ -3,7 +3,7 @@
  * TransactWriteItems (cancellation reasons) and TransactGetItems. */
 #include "remote/remote_wire.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 #include "core/error.h"
 #include "expr/expr.h"
 
@@ -199,7 +199,7 @@ static int batch_get_round(ddb_remote *r, const ddb_batch_get_op *ops, size_t n,
             rc = nomem(err);
             break;
         }
-        if (!(rc = ddbi_djson_from_item(ops[i].key, &k, err)))
+        if (!(rc = ddb_json_from_item(ops[i].key, &k, err)))
             rc = append(arr, k, err);
     }
     if (rc || (cap && (rc = ddbi_rq_capacity(q.j, rc_mode, err))))

@@ -10,7 +10,7 @@
  * rate-limited. */
 #include "remote/remote_wire.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 #include "core/error.h"
 
 #include <stdio.h>
@@ -123,7 +123,7 @@ int ddbi_remote_table_meta_put(ddb_remote *r, const char *table, const char *key
     int rc = check_key(table, key, err);
     if (rc)
         return rc;
-    size_t blen = DDB_BASE64_LEN(len), chunks = blen ? (blen + TAG_VALUE_MAX - 1) / TAG_VALUE_MAX : 1;
+    size_t blen = DDB_JSON_BASE64_LEN(len), chunks = blen ? (blen + TAG_VALUE_MAX - 1) / TAG_VALUE_MAX : 1;
     if (chunks > TAGS_MAX)
         return ddbi_fail(err, DDB_ELIMIT, "table %s: metadata %s of %zu bytes does not fit in %d tags", table, key, len,
                         TAGS_MAX);
@@ -133,7 +133,7 @@ int ddbi_remote_table_meta_put(ddb_remote *r, const char *table, const char *key
         rc = ddbi_fail_oom(err, __func__);
         goto done;
     }
-    ddbi_base64_encode(val, len, b64);
+    ddb_json_base64_encode(val, len, b64);
     if ((rc = table_arn(r, table, &arn, err)) || (rc = list_tags(r, arn, &tags, err)))
         goto done;
     /* chunks of an older, longer value go first */
@@ -233,7 +233,7 @@ int ddbi_remote_table_meta_get(ddb_remote *r, const char *table, const char *key
         }
     }
     size_t got = 0, bad = 0;
-    if (!rc && ddbi_base64_decode(b64, off, out, &got, &bad) != DDB_OK)
+    if (!rc && ddb_json_base64_decode(b64, off, out, &got, &bad) != DDB_OK)
         rc = ddbi_fail(err, DDB_ECORRUPT, "table %s: metadata %s is not valid base64 at offset %zu", table, key, bad);
     free(b64);
     json_decref(tags);

@@ -4,7 +4,7 @@
  * server sends, the result is a value or a clear DDB_ENET "bad response". */
 #include "remote/remote_wire.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 #include "core/error.h"
 
 #include <math.h>
@@ -295,7 +295,7 @@ int ddbi_remote_parse_item(const char *op, const json_t *resp, const char *field
         return DDB_OK;
     if (!json_is_object(j))
         return ddbi_remote_bad(err, op, "%s is %s, not an object", field, kind_of(j));
-    int rc = ddbi_djson_to_item(j, a, out, err);
+    int rc = ddb_json_to_item(j, a, out, err);
     return rc ? bad_item(err, op, field, rc) : DDB_OK;
 }
 
@@ -343,7 +343,7 @@ int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capaci
         snprintf(what, sizeof what, "Items[%zu]", i);
         if (!json_is_object(it))
             return ddbi_remote_bad(err, op, "%s is %s, not an object", what, kind_of(it));
-        if ((rc = ddbi_djson_to_item(it, a, &out->items[i], err)))
+        if ((rc = ddb_json_to_item(it, a, &out->items[i], err)))
             return bad_item(err, op, what, rc);
     }
     out->count = n;

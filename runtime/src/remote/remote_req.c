@@ -2,7 +2,7 @@
  * ExpressionAttributeNames, projections, capacity. */
 #include "remote/remote_wire.h"
 
-#include "remote/djson.h"
+#include <ddb/json.h>
 #include "core/error.h"
 #include "expr/expr.h"
 
@@ -68,7 +68,7 @@ int ddbi_rq_int(json_t *o, const char *key, long long v, ddb_error *err)
 int ddbi_rq_item(json_t *o, const char *key, const ddb_item *it, ddb_error *err)
 {
     json_t *v;
-    int rc = ddbi_djson_from_item(it, &v, err);
+    int rc = ddb_json_from_item(it, &v, err);
     return rc ? rc : set_new(o, key, v, err);
 }
 
