@@ -1,31 +1,197 @@
-/* Shared inside the entity layer (internal). */
+/* The entity room (internal): the typed layer generated modules call
+ * (<ddb/entity.h>), table-driven by entity descriptors.
+ *
+ * What it may call: the public API (<ddb/ddb.h>, <ddb/expr.h>,
+ * <ddb/entity.h>), the handle's prepared-expression cache (api/expr_cache.h)
+ * and core/ (errors, values, numbers, the item codec behind cursors).  It
+ * never includes engine/, streams/ or remote/: both backends are reached
+ * through the ddb_* functions only.
+ *
+ * Files, one subject each:
+ *   entity_error.c       messages adding context to a callee's reason
+ *   entity_field.c       C fields: integers by width, floats, char[N]
+ *   entity_template.c    key templates rendered from a struct; derived fields
+ *   entity_marshal.c     struct <-> item
+ *   entity_keys.c        descriptor checks, primary keys, shard items
+ *   entity_exprb.c       expression text built piece by piece, prepared once
+ *   entity_capacity.c    consumed capacity summed over several requests
+ *   entity_ids.c         ids filled by create (UUIDs, counters)
+ *   entity_write.c       put, create, get, delete
+ *   entity_update.c      partial update
+ *   entity_query.c       query pages
+ *   entity_collection.c  collection queries
+ *   entity_cursor.c      cursors (LastEvaluatedKey as text)
+ *   entity_tx.c          transactions across entities
+ *   entity_batch.c       batch put and get
+ *   entity_fingerprint.c what stored items depend on, and its comparison
+ *   entity_table.c       create and open a module's table
+ *   entity_backfill.c    index keys written into stored items
+ *   entity_stream.c      stream records decoded into entity structs
+ */
 #ifndef DDB_ENTITY_INTERNAL_H
 #define DDB_ENTITY_INTERNAL_H
 
+#include <ddb/ddb.h>
 #include <ddb/entity.h>
+#include <ddb/expr.h>
 
 #include "core/codec.h"
 
-/* The item of one shard (shard >= 0) or the whole entity (-1). */
-int ddbi_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
-                      ddb_error *err);
-int ddbi_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_value **out, ddb_error *err);
-int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err);
-bool ddbi_ent_field_required(const ddb_field_desc *f);
+/* ---- errors (entity_error.c) ---- */
+
+/* Fail with code and the message "<fmt>: <the reason already in err>", for
+ * a callee's failure seen from the caller's side (err may be NULL). */
+int ddbi_ent_fail_within(ddb_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- C fields (entity_field.c) ---- */
+
+/* The integer field f (DDB_F_INT / DDB_F_UINT, f->size 1, 2, 4 or 8 bytes) at
+ * p: get widens it to 64 bits (sign-extended for DDB_F_INT, zero-extended
+ * for DDB_F_UINT; an 8-byte unsigned value comes back as its bit pattern,
+ * cast it to uint64_t), set stores the low f->size bytes of v. */
+int64_t ddbi_ent_int_get(const ddb_field_desc *f, const void *p);
+void ddbi_ent_int_set(const ddb_field_desc *f, void *p, int64_t v);
+/* The float field f (f->size 4 or 8) at p. */
+double ddbi_ent_float_get(const ddb_field_desc *f, const void *p);
+/* The length of the char[N] field f at p; DDB_EVALIDATION when it is not
+ * NUL-terminated within its N bytes. */
 int ddbi_ent_chars_len(const ddb_field_desc *f, const char *p, size_t *len, ddb_error *err);
+/* Must an item carry f's attribute (its C type cannot say "absent")? */
+bool ddbi_ent_field_required(const ddb_field_desc *f);
+/* The first field of e carrying flag (DDB_FIELD_*), or NULL. */
+const ddb_field_desc *ddbi_ent_flagged(const ddb_entity_desc *e, unsigned flag);
+
+/* ---- key templates and derived fields (entity_template.c) ---- */
+
 /* Render the first max_holes holes of t (and, with through_literal, the
  * literal that follows them) into b.  *absent when an optional field is unset. */
 int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const void *obj, uint16_t max_holes,
-                          bool through_literal, ddb_buf *b, bool *absent, ddb_error *err);
+                           bool through_literal, ddb_buf *b, bool *absent, ddb_error *err);
+/* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
+/* Compute every derived field of obj in place. */
+int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err);
+
+/* ---- struct <-> item (entity_marshal.c) ---- */
+
+/* The item of one shard (shard >= 0) or the whole entity (-1). */
+int ddbi_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
+                       ddb_error *err);
+int ddbi_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_value **out, ddb_error *err);
+int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err);
 int ddbi_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_error *err);
 /* from_item without zeroing obj first; partial: missing required attributes are not errors. */
 int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
-                              ddb_error *err);
+                               ddb_error *err);
 
-/* Compute every derived field of obj in place. */
-int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err);
-/* A copy of obj in a with its derived fields computed; NULL on error. */
-void *ddbi_ent_copy_derived(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_error *err);
+/* ---- descriptor checks, primary keys, shard items (entity_keys.c) ---- */
+
+/* DDB_ELIMIT naming the entity, its shard count and DDB_ENT_MAX_SHARDS when
+ * e has more shards than that; DDB_EINVAL when a field or key names a shard
+ * e does not have.  Every operation checks it before it looks at a shard,
+ * so arrays of DDB_ENT_MAX_SHARDS entries indexed by shard always suffice. */
+int ddbi_ent_check_shards(const ddb_entity_desc *e, ddb_error *err);
+/* The number of physical items of one entity: its shards, or 1. */
+int ddbi_ent_parts(const ddb_entity_desc *e);
+/* The shard whose item carries field f (unsharded entity: 0). */
+int ddbi_ent_field_part(const ddb_entity_desc *e, const ddb_field_desc *f);
+/* The separator between a sort key and a shard id ("#" unless set). */
+const char *ddbi_ent_shard_suffix(const ddb_entity_desc *e);
+/* The sort key of shard item `shard`: sk + suffix + shard id. */
+int ddbi_ent_shard_sk(const ddb_entity_desc *e, const ddb_value *sk, int shard, ddb_arena *a, ddb_value **out,
+                      ddb_error *err);
+/* The table key of obj (shard >= 0: that shard's physical item). */
+int ddbi_ent_primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
+                         ddb_error *err);
+/* Query the shard items of the logical item whose (unsharded) key is key. */
+int ddbi_ent_read_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, ddb_arena *a, bool consistent,
+                         ddb_return_capacity mode, ddb_page *pg, ddb_error *err);
+/* *out: the n shard items of one logical item merged into one item. */
+int ddbi_ent_merge_shards(ddb_arena *a, ddb_item *const *items, size_t n, ddb_item **out, ddb_error *err);
+/* A sharded entity found through a secondary index: the index holds the
+ * shard item carrying that key; *out is the whole item, read from all its
+ * shards in the table (o and cap may be NULL). */
+int ddbi_ent_reassemble(ddb *db, const ddb_entity_desc *e, const ddb_item *shard_item, ddb_arena *a,
+                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_item **out, ddb_error *err);
+
+/* ---- expression text (entity_exprb.c) ---- */
+
+/* Expression text with its names and values, built up piece by piece, then
+ * prepared through the handle's cache. */
+typedef struct ddbi_exprb {
+    ddb *db;
+    ddb_expr *owned[4]; /* prepared outside the handle's cache (it was full) */
+    int nowned;
+    ddb_arena *a;
+    ddb_buf text;
+    ddb_item *names, *values;
+    int n;
+} ddbi_exprb;
+
+/* DDB_ENOMEM (and err filled) when the name and value maps cannot be made. */
+int ddbi_exprb_init(ddbi_exprb *x, ddb *db, ddb_arena *a, ddb_error *err);
+/* A new "#nK" name for attr, or ":vK" value for v; NULL when out of memory. */
+const char *ddbi_exprb_name(ddbi_exprb *x, const char *attr);
+const char *ddbi_exprb_value(ddbi_exprb *x, ddb_value *v);
+/* Append s to the text; DDB_ENOMEM (err not filled) when out of memory. */
+int ddbi_exprb_put(ddbi_exprb *x, const char *s);
+/* The values map to send: NULL when the expressions use none. */
+const ddb_item *ddbi_exprb_values(const ddbi_exprb *x);
+/* The text built so far as a prepared expression (NULL when empty): each
+ * distinct text is parsed once per handle. */
+int ddbi_exprb_prepare(ddbi_exprb *x, ddb_expr_kind kind, const ddb_expr **out, ddb_error *err);
+/* Free what prepare made outside the cache, and the text. */
+void ddbi_exprb_done(ddbi_exprb *x);
+
+/* ---- consumed capacity (entity_capacity.c) ---- */
+
+/* Add src to dst (dst may be NULL), index by index. */
+void ddbi_ent_cap_merge(ddb_capacity *dst, const ddb_capacity *src);
+/* The capacity mode of o (NULL: none). */
+ddb_return_capacity ddbi_ent_cap_mode(const ddb_ent_opts *o);
+
+/* ---- writes (entity_ids.c, entity_write.c) ---- */
+
+/* create: fill obj's empty DDB_FIELD_UUID fields and zero DDB_FIELD_AUTO_ID
+ * fields (counters cost a write, added to cap). */
+int ddbi_ent_fill_ids(ddb *db, const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_capacity *cap,
+                      ddb_return_capacity mode, ddb_error *err);
+
+/* The physical items and the condition of one entity write. */
+typedef struct ddbi_ent_plan {
+    int nparts;
+    ddb_item *items[DDB_ENT_MAX_SHARDS];
+    int cond_part;                 /* the item the condition applies to */
+    const ddb_expr *cond;
+    const ddb_field_desc *vf;      /* version field */
+    int64_t expected;              /* its value before the write */
+    void *obj;
+} ddbi_ent_plan;
+
+/* Fill ids (create), derived fields, and build the items and condition
+ * (its text in x): the item must not exist (create, or version 0), or must
+ * hold obj's version, which the write then increments. */
+int ddbi_ent_plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddbi_exprb *x,
+                        ddbi_ent_plan *p, ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err);
+
+/* ---- cursors (entity_cursor.c) ---- */
+
+/* LastEvaluatedKey as opaque base64url text, and back. */
+int ddbi_ent_cursor_encode(ddb_arena *a, const ddb_item *key, const char **out, ddb_error *err);
+int ddbi_ent_cursor_decode(ddb_arena *a, const char *s, ddb_item **out, ddb_error *err);
+
+/* ---- schema fingerprints and backfill (entity_fingerprint.c, entity_backfill.c) ---- */
+
+/* What an entity's stored items depend on, as text: one line per key
+ * ("<index>: <attr>=<template> ..."), its type, its shards; NUL-terminated. */
+int ddbi_ent_fingerprint(const ddb_entity_desc *e, ddb_buf *b);
+/* The line of fingerprint fp whose label (text before ':') is label[0..llen). */
+const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t llen, int *len);
+/* Can items stored under fingerprint old be read under now?  When not, the
+ * lines that differ: *ol (*on bytes) in old, *nl (*nn bytes) in now. */
+bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl,
+                                     int *nn);
+/* Write the attributes of e's key k into every stored item of e. */
+int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error *err);
 
 #endif

@@ -1,8 +1,10 @@
-/* ddb_ent_decode_record: a stream record -> the entity struct of its
- * type, for the generated <table>_decode_record wrappers. */
-#include <ddb/entity.h>
-
+/* Entity room: stream records decoded into entity structs
+ * (ddb_ent_decode_record, behind the generated <table>_decode_record): the
+ * entity is told by the image's type attribute, or without an image by
+ * which entity's key templates the record's Keys fit.  Calls the public
+ * item API and this room's marshalling and keys. */
 #include "entity/entity_internal.h"
+
 #include "core/error.h"
 
 #include <string.h>
@@ -47,7 +49,7 @@ static bool keys_fit(const ddb_entity_desc *e, const ddb_item *keys)
     const ddb_value *sk = ddb_item_get(keys, k->sk_attr);
     if (!e->n_shards || !sk || sk->type != DDB_TS)
         return value_fits(&k->sk, sk);
-    const char *sfx = e->shard_suffix ? e->shard_suffix : "#";
+    const char *sfx = ddbi_ent_shard_suffix(e);
     for (uint16_t s = 0; s < e->n_shards; s++) {
         size_t tail = strlen(sfx) + strlen(e->shards[s]);
         if (sk->len < tail || memcmp(sk->u.s + sk->len - tail, sfx, strlen(sfx)) != 0 ||
@@ -72,6 +74,12 @@ int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, cons
     memset(old_obj, 0, obj_size);
     if (!n)
         return DDB_OK;
+    for (size_t i = 0; i < n; i++) {
+        int rc = entities[i] ? ddbi_ent_check_shards(entities[i], err)
+                             : ddbi_fail(err, DDB_EINVAL, "ddb_ent_decode_record: entity %zu is NULL", i);
+        if (rc)
+            return rc;
+    }
     const ddb_schema_table *t = entities[0]->table;
     if (rec->table && strcmp(rec->table, t->def.name) != 0)
         return ddbi_fail(err, DDB_EINVAL, "a stream record of table %s decoded as one of table %s", rec->table,

@@ -1,0 +1,82 @@
+/* Entity room: condition, update and filter expressions built as text with
+ * "#nK" names and ":vK" values, then prepared once per handle through its
+ * expression cache.  Calls the public item and expression API and
+ * api/expr_cache.h. */
+#include "entity/entity_internal.h"
+
+#include "api/expr_cache.h"
+#include "core/error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int ddbi_exprb_init(ddbi_exprb *x, ddb *db, ddb_arena *a, ddb_error *err)
+{
+    memset(x, 0, sizeof *x);
+    x->db = db;
+    x->a = a;
+    x->names = ddb_item_new(a);
+    x->values = ddb_item_new(a);
+    return x->names && x->values ? DDB_OK : ddbi_fail_oom(err, __func__);
+}
+
+/* A copy of ref in x's arena. */
+static const char *keep(ddbi_exprb *x, const char *ref)
+{
+    char *r = ddb_arena_alloc(x->a, strlen(ref) + 1);
+    if (r)
+        strcpy(r, ref);
+    return r;
+}
+
+const char *ddbi_exprb_name(ddbi_exprb *x, const char *attr)
+{
+    char ref[16];
+    snprintf(ref, sizeof ref, "#n%d", x->n++);
+    return ddb_item_set_s(x->names, ref, attr) ? NULL : keep(x, ref);
+}
+
+const char *ddbi_exprb_value(ddbi_exprb *x, ddb_value *v)
+{
+    char ref[16];
+    snprintf(ref, sizeof ref, ":v%d", x->n++);
+    return !v || ddb_item_set(x->values, ref, v) ? NULL : keep(x, ref);
+}
+
+int ddbi_exprb_put(ddbi_exprb *x, const char *s)
+{
+    return ddbi_buf_put(&x->text, s, strlen(s));
+}
+
+const ddb_item *ddbi_exprb_values(const ddbi_exprb *x)
+{
+    return ddb_item_count(x->values) ? x->values : NULL;
+}
+
+int ddbi_exprb_prepare(ddbi_exprb *x, ddb_expr_kind kind, const ddb_expr **out, ddb_error *err)
+{
+    *out = NULL;
+    if (!x->text.len)
+        return DDB_OK;
+    if (ddbi_buf_put(&x->text, "", 1))
+        return ddbi_fail_oom(err, __func__);
+    ddb_expr *owned = NULL;
+    int rc = ddbi_expr_cached(x->db, kind, (const char *)x->text.p, ddb_item_count(x->names) ? x->names : NULL, out,
+                              &owned, err);
+    if (owned && x->nowned < (int)(sizeof x->owned / sizeof *x->owned))
+        x->owned[x->nowned++] = owned;
+    else if (owned) {
+        ddb_expr_free(owned);
+        return ddbi_fail(err, DDB_ELIMIT, "too many uncached expressions in one call (at most %d)",
+                         (int)(sizeof x->owned / sizeof *x->owned));
+    }
+    return rc;
+}
+
+void ddbi_exprb_done(ddbi_exprb *x)
+{
+    for (int i = 0; i < x->nowned; i++)
+        ddb_expr_free(x->owned[i]);
+    x->nowned = 0;
+    ddbi_buf_free(&x->text);
+}

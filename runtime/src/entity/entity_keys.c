@@ -1,0 +1,147 @@
+/* Entity room: an entity's primary key and its shard items.  A sharded
+ * entity is several physical items whose sort keys are the entity's sort
+ * key + suffix + shard id ("ORDER#7#A", "ORDER#7#B"); this file renders
+ * those keys, reads all shard items of one entity back with one Query and
+ * merges them.  Also the one check of a descriptor's shard count against
+ * DDB_ENT_MAX_SHARDS.  Calls the public item and query API and the
+ * templates of this room. */
+#include "entity/entity_internal.h"
+
+#include "core/error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int ddbi_ent_check_shards(const ddb_entity_desc *e, ddb_error *err)
+{
+    if (e->n_shards > DDB_ENT_MAX_SHARDS)
+        return ddbi_fail(err, DDB_ELIMIT, "entity %s has %u shards; at most %d are allowed (DDB_ENT_MAX_SHARDS)",
+                         e->name, (unsigned)e->n_shards, DDB_ENT_MAX_SHARDS);
+    if (e->n_shards && !e->shards)
+        return ddbi_fail(err, DDB_EINVAL, "entity %s has %u shards but no shard ids", e->name, (unsigned)e->n_shards);
+    /* every shard a field or key names is one of the entity's */
+    for (uint16_t i = 0; e->n_shards && i < e->st->n_fields; i++)
+        if (e->st->fields[i].shard >= (int)e->n_shards)
+            return ddbi_fail(err, DDB_EINVAL, "entity %s: field %s is on shard %d of %u", e->name,
+                             e->st->fields[i].name, e->st->fields[i].shard, (unsigned)e->n_shards);
+    for (uint16_t k = 0; e->n_shards && k < e->n_keys; k++)
+        if (e->keys[k].shard >= (int)e->n_shards)
+            return ddbi_fail(err, DDB_EINVAL, "entity %s: the key on %s is on shard %d of %u", e->name,
+                             e->keys[k].index ? e->keys[k].index : "the table", e->keys[k].shard,
+                             (unsigned)e->n_shards);
+    return DDB_OK;
+}
+
+int ddbi_ent_parts(const ddb_entity_desc *e)
+{
+    return e->n_shards ? e->n_shards : 1;
+}
+
+int ddbi_ent_field_part(const ddb_entity_desc *e, const ddb_field_desc *f)
+{
+    return e->n_shards && f->shard >= 0 ? f->shard : 0;
+}
+
+const char *ddbi_ent_shard_suffix(const ddb_entity_desc *e)
+{
+    return e->shard_suffix ? e->shard_suffix : "#";
+}
+
+int ddbi_ent_shard_sk(const ddb_entity_desc *e, const ddb_value *sk, int shard, ddb_arena *a, ddb_value **out,
+                      ddb_error *err)
+{
+    if (!sk || sk->type != DDB_TS)
+        return ddbi_fail(err, DDB_EINVAL, "entity %s is sharded: its primary key needs a string sort key", e->name);
+    if (shard < 0 || shard >= e->n_shards)
+        return ddbi_fail(err, DDB_EINVAL, "entity %s has no shard %d", e->name, shard);
+    const char *sfx = ddbi_ent_shard_suffix(e), *id = e->shards[shard];
+    size_t n = sk->len + strlen(sfx) + strlen(id);
+    char *s = ddb_arena_alloc(a, n + 1);
+    if (!s)
+        return ddbi_fail_oom(err, __func__);
+    snprintf(s, n + 1, "%s%s%s", sk->u.s, sfx, id);
+    if (!(*out = ddb_v_s(a, s, n)))
+        return ddbi_fail_oom(err, __func__);
+    return DDB_OK;
+}
+
+int ddbi_ent_primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
+                         ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    ddb_value *pk, *sk = NULL;
+    int rc = ddb_ent_render(e, &k->pk, obj, a, &pk, err);
+    if (!rc && k->sk_attr)
+        rc = ddb_ent_render(e, &k->sk, obj, a, &sk, err);
+    if (rc)
+        return rc;
+    if (!pk || (k->sk_attr && !sk))
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: a primary key field is unset", e->name);
+    if (shard >= 0 && (rc = ddbi_ent_shard_sk(e, sk, shard, a, &sk, err)))
+        return rc;
+    ddb_item *key = ddb_item_new(a);
+    if (!key || ddb_item_set(key, k->pk_attr, pk) || (sk && ddb_item_set(key, k->sk_attr, sk)))
+        return ddbi_fail_oom(err, __func__);
+    *out = key;
+    return DDB_OK;
+}
+
+int ddbi_ent_read_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, ddb_arena *a, bool consistent,
+                         ddb_return_capacity mode, ddb_page *pg, ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *sk = k->sk_attr ? ddb_item_get(key, k->sk_attr) : NULL;
+    if (!sk || sk->type != DDB_TS)
+        return ddbi_fail(err, DDB_EINVAL, "entity %s is sharded: its primary key needs a string sort key", e->name);
+    const char *sfx = ddbi_ent_shard_suffix(e);
+    size_t n = sk->len + strlen(sfx);
+    char *prefix = ddb_arena_alloc(a, n + 1);
+    if (!prefix)
+        return ddbi_fail_oom(err, __func__);
+    snprintf(prefix, n + 1, "%s%s", sk->u.s, sfx);
+    ddb_query_params q = {.table = e->table->def.name, .pk = ddb_item_get(key, k->pk_attr),
+                          .sk_op = DDB_SK_BEGINS_WITH, .sk1 = ddb_v_s(a, prefix, n), .consistent = consistent,
+                          .return_capacity = mode};
+    if (!q.sk1)
+        return ddbi_fail_oom(err, __func__);
+    return ddb_query(db, &q, a, pg, err);
+}
+
+int ddbi_ent_merge_shards(ddb_arena *a, ddb_item *const *items, size_t n, ddb_item **out, ddb_error *err)
+{
+    ddb_item *m = ddb_item_new(a);
+    for (size_t i = 0; m && i < n; i++) {
+        const ddb_value *mv = ddb_item_map(items[i]);
+        for (uint32_t j = 0; j < mv->len; j++)
+            if (ddb_item_set(m, mv->u.m[j].name, mv->u.m[j].value))
+                return ddbi_fail_oom(err, __func__);
+    }
+    if (!m)
+        return ddbi_fail_oom(err, __func__);
+    *out = m;
+    return DDB_OK;
+}
+
+int ddbi_ent_reassemble(ddb *db, const ddb_entity_desc *e, const ddb_item *shard_item, ddb_arena *a,
+                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_item **out, ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *pk = ddb_item_get(shard_item, k->pk_attr);
+    const ddb_value *sk = k->sk_attr ? ddb_item_get(shard_item, k->sk_attr) : NULL;
+    const char *sfx = ddbi_ent_shard_suffix(e);
+    const char *cut = NULL;
+    for (const char *p = sk && sk->type == DDB_TS ? strstr(sk->u.s, sfx) : NULL; p; p = strstr(p + 1, sfx))
+        cut = p; /* the last suffix: what follows is the shard id */
+    if (!pk || !cut)
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: an index entry is not a shard item", e->name);
+    ddb_item *key = ddb_item_new(a);
+    if (!key || ddb_item_set(key, k->pk_attr, (ddb_value *)pk) ||
+        ddb_item_set(key, k->sk_attr, ddb_v_s(a, sk->u.s, (size_t)(cut - sk->u.s))))
+        return ddbi_fail_oom(err, __func__);
+    ddb_page pg;
+    int rc = ddbi_ent_read_shards(db, e, key, a, o && o->consistent, ddbi_ent_cap_mode(o), &pg, err);
+    if (rc)
+        return rc;
+    ddbi_ent_cap_merge(cap, &pg.capacity);
+    return ddbi_ent_merge_shards(a, pg.items, pg.count, out, err);
+}
