@@ -2,6 +2,7 @@
  * descriptors of the shape ddbgen generates). */
 #include <ddb/entity.h>
 
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -179,8 +180,84 @@ static void test_errors(void **state)
     ddb_arena_free(a);
 }
 
+/* Integer fields of every width and signedness go through one accessor:
+ * the extremes survive the round trip, a value too wide for its field is
+ * refused naming it. */
+struct widths {
+    char id[8];
+    int8_t i8;
+    int16_t i16;
+    int32_t i32;
+    int64_t i64;
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+};
+
+#define WIDTH_FIELD(f, t)                                                                                            \
+    {.name = #f, .attr = #f, .type = t, .size = sizeof(((struct widths *)0)->f), .offset = offsetof(struct widths, f), \
+     .shard = -1}
+static const ddb_field_desc widths_fields[] = {
+    {.name = "id", .attr = "id", .type = DDB_F_CHARS, .size = 8, .offset = offsetof(struct widths, id),
+     .flags = DDB_FIELD_KEY, .shard = -1},
+    WIDTH_FIELD(i8, DDB_F_INT),   WIDTH_FIELD(i16, DDB_F_INT),  WIDTH_FIELD(i32, DDB_F_INT),
+    WIDTH_FIELD(i64, DDB_F_INT),  WIDTH_FIELD(u8, DDB_F_UINT),  WIDTH_FIELD(u16, DDB_F_UINT),
+    WIDTH_FIELD(u32, DDB_F_UINT), WIDTH_FIELD(u64, DDB_F_UINT),
+};
+static const ddb_struct_desc widths_desc = {"widths", sizeof(struct widths), 9, widths_fields};
+static const ddb_tseg wpk_segs[] = {{.path = (const uint16_t[]){0}, .path_len = 1}};
+static const ddb_tseg wsk_segs[] = {{.lit = "W#"}, {.path = (const uint16_t[]){8}, .path_len = 1}};
+static const ddb_key_desc widths_keys[] = {{NULL, "PK", "SK", {wpk_segs, 1, DDB_TS}, {wsk_segs, 2, DDB_TS}, -1}};
+static const ddb_entity_desc widths_entity = {"Widths", &shop, &widths_desc, 1, widths_keys, 0, NULL, NULL, NULL};
+
+static void test_integer_widths(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    ddb_item *it;
+    struct widths w = {"w1", INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN, UINT8_MAX, UINT16_MAX, UINT32_MAX, UINT64_MAX};
+    assert_int_equal(ddb_ent_to_item(&widths_entity, &w, a, &it, &err), 0);
+    const char *want[][2] = {{"i8", "-128"},       {"i16", "-32768"},   {"i32", "-2147483648"},
+                             {"i64", "-9223372036854775808"},           {"u8", "255"},
+                             {"u16", "65535"},     {"u32", "4294967295"}, {"u64", "18446744073709551615"},
+                             {"SK", "W#18446744073709551615"}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        assert_string_equal(ddb_item_get(it, want[i][0])->u.s, want[i][1]);
+    struct widths back;
+    assert_int_equal(ddb_ent_from_item(&widths_entity, it, &back, a, &err), 0);
+    assert_string_equal(back.id, w.id);
+    assert_true(back.i8 == w.i8 && back.i16 == w.i16 && back.i32 == w.i32 && back.i64 == w.i64);
+    assert_true(back.u8 == w.u8 && back.u16 == w.u16 && back.u32 == w.u32 && back.u64 == w.u64);
+
+    ddb_value *n;
+    assert_int_equal(ddb_v_n(a, "256", &n, &err), 0);
+    assert_int_equal(ddb_item_set(it, "u8", n), 0);
+    assert_int_equal(ddb_ent_from_item(&widths_entity, it, &back, a, &err), DDB_EVALIDATION);
+    assert_string_equal(err.message, "attribute u8 = 256 does not fit field u8 (1-byte unsigned integer)");
+    ddb_arena_free(a);
+}
+
+/* A callee's reason keeps its words when the caller adds the field name. */
+static void test_float_reason(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    ddb_item *it;
+    struct user u = sample();
+    u.score = NAN;
+    assert_int_equal(ddb_ent_to_item(&user_entity, &u, a, &it, &err), DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "field score: "));
+    assert_non_null(strstr(err.message, "NaN (a double that is not a number)"));
+    assert_int_equal(ddb_ent_to_item(&user_entity, &u, a, &it, NULL), DDB_EVALIDATION); /* no ddb_error */
+    ddb_arena_free(a);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_to_item), cmocka_unit_test(test_errors)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_to_item), cmocka_unit_test(test_errors),
+                                       cmocka_unit_test(test_integer_widths), cmocka_unit_test(test_float_reason)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
