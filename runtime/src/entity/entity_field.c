@@ -39,8 +39,9 @@ int ddbi_ent_chars_len(const ddb_field_desc *f, const char *p, size_t *len, ddb_
 {
     size_t n = strnlen(p, f->size);
     if (n == f->size)
-        return ddbi_fail(err, DDB_EVALIDATION, "field %s is not NUL-terminated within its %u bytes (at most %u characters)",
-                         f->name, f->size, f->size - 1u);
+        return ddbi_fail(err, DDB_EVALIDATION,
+                         "field %s is not NUL-terminated within its %u bytes (at most %u characters)", f->name, f->size,
+                         f->size - 1u);
     *len = n;
     return DDB_OK;
 }

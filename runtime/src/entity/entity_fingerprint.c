@@ -99,7 +99,8 @@ const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t 
 /* Every key the stored items were written with must be unchanged (an entity
  * may join new indexes or leave old ones); the type attribute and shards
  * must match. */
-bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl, int *nn)
+bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl,
+                                     int *nn)
 {
     for (int pass = 0; pass < 2; pass++) {
         const char *from = pass ? now : old, *other = pass ? old : now;

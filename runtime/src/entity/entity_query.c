@@ -127,7 +127,8 @@ int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q
     if (!pk)
         return ddbi_fail(err, DDB_EVALIDATION, "%s: a partition field of the query is unset", e->name);
     ddb_query_params qp = {.table = e->table->def.name, .index = kd->index, .pk = pk, .backward = q->backward,
-                           .limit = q->page_size, .consistent = o && o->consistent, .return_capacity = ddbi_ent_cap_mode(o)};
+                           .limit = q->page_size, .consistent = o && o->consistent,
+                           .return_capacity = ddbi_ent_cap_mode(o)};
     if ((rc = sk_condition(e, kd, q, a, &qp, err)))
         return rc;
     if (q->cursor && (rc = ddbi_ent_cursor_decode(a, q->cursor, (ddb_item **)&qp.start_key, err)))

@@ -22,8 +22,8 @@ struct ddb_ent_tx {
     size_t nx;
     ddbi_exprb xs[TX_OPS];
     size_t nplans;
-    ddbi_ent_plan *plans[TX_OPS];             /* version bumps on success */
-    int failed;                          /* an earlier add failed */
+    ddbi_ent_plan *plans[TX_OPS];       /* version bumps on success */
+    int failed;                         /* an earlier add failed */
 };
 
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a)
@@ -154,7 +154,8 @@ int ddb_ent_tx_commit(ddb_ent_tx *tx, const ddb_ent_opts *o, ddb_capacity *cap, 
                 if (res.reasons[i])
                     w += (size_t)snprintf(text + w, sizeof text - w, " operation %zu (%s) %s;", i + 1,
                                           tx->ent[i]->name,
-                                          res.reasons[i] == DDB_ECONDITION ? "condition failed" : ddb_strerror(res.reasons[i]));
+                                          res.reasons[i] == DDB_ECONDITION ? "condition failed"
+                                                                           : ddb_strerror(res.reasons[i]));
             ddbi_fail(err, rc, "%s", text);
         }
         if (!rc) {

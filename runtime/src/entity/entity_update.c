@@ -40,8 +40,8 @@ static int upd_set(upd *u, const char *attr, ddb_value *v)
         return rc ? rc : ddbi_buf_put(&u->rem, n, strlen(n));
     }
     const char *r = ddbi_exprb_value(&u->x, v);
-    if (!r || ddbi_exprb_put(&u->x, u->nset++ ? ", " : "SET ") || ddbi_exprb_put(&u->x, n) || ddbi_exprb_put(&u->x, " = ") ||
-        ddbi_exprb_put(&u->x, r))
+    if (!r || ddbi_exprb_put(&u->x, u->nset++ ? ", " : "SET ") || ddbi_exprb_put(&u->x, n) ||
+        ddbi_exprb_put(&u->x, " = ") || ddbi_exprb_put(&u->x, r))
         return DDB_ENOMEM;
     return DDB_OK;
 }
@@ -144,7 +144,8 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             rc = ddbi_fail_oom(err, __func__);
         if (!rc && vf && s == vshard) {
             const char *vn = ddbi_exprb_name(x, vf->attr), *vv = ddbi_exprb_value(x, ddb_v_i64(a, expected));
-            if (!vn || !vv || ddbi_exprb_put(x, " AND ") || ddbi_exprb_put(x, vn) || ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, vv))
+            if (!vn || !vv || ddbi_exprb_put(x, " AND ") || ddbi_exprb_put(x, vn) || ddbi_exprb_put(x, " = ") ||
+                ddbi_exprb_put(x, vv))
                 rc = ddbi_fail_oom(err, __func__);
         }
         if (!rc && (rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &cx[s], err)))
