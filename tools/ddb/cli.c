@@ -22,12 +22,17 @@ int cli_open(cli *c)
         return 0;
     if (!c->uri || !*c->uri)
         return usage_error(c, "no database: give --db URI (file:DIR or DIR) or set DDB_URI");
-    const char *path = strncmp(c->uri, "file:", 5) == 0 ? c->uri + 5 : c->uri;
+    bool file = strncmp(c->uri, "file:", 5) == 0, remote = !file && strstr(c->uri, "://");
+    const char *path = file ? c->uri + 5 : c->uri;
+    int path_len = (int)(file && strchr(path, '?') ? (size_t)(strchr(path, '?') - path) : strlen(path));
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", path_len, path);
     bool may_create = strcmp(c->cmd->name, "create-table") == 0 || strcmp(c->cmd->name, "import") == 0;
     struct stat st;
-    if (!strstr(c->uri, "://") && !may_create && stat(path, &st) != 0)
-        return cli_failf(c, "no database at %s (%s)", path, strerror(errno));
-    ddb_options o = {0};
+    if (!remote && !may_create && stat(dir, &st) != 0)
+        return cli_failf(c, "no database at %s (%s)", dir, strerror(errno));
+    /* reads never write, and a read-only directory can be read */
+    ddb_options o = {.read_only = c->cmd->reads_only && !remote};
     if (c->have_now) {
         o.clock_ms = fixed_clock;
         o.clock_ctx = c;

@@ -62,6 +62,7 @@ struct command {
     const char *details;   /* paragraphs for `ddb CMD --help` */
     const opt_spec *spec;  /* NULL-name terminated */
     int min_pos, max_pos;  /* positional arguments */
+    bool reads_only;       /* opens the embedded engine read-only (ddb_options.read_only) */
 };
 
 /* Parse argv (after the command name) into c->o with spec plus the global

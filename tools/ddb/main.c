@@ -105,59 +105,59 @@ static const opt_spec stream_opts[] = {
     {NULL, 0, 0, false, NULL, NULL}};
 
 const command ddb_commands[] = {
-    {"tables", cmd_tables, "", "List the tables", "", no_opts, 0, 0},
+    {"tables", cmd_tables, "", "List the tables", "", no_opts, 0, 0, true},
     {"describe", cmd_describe, "TABLE", "Show a table's key schema, indexes, stream, TTL and size",
-     "With -o json: DynamoDB's DescribeTable shape.\n", describe_opts, 1, 1},
+     "With -o json: DynamoDB's DescribeTable shape.\n", describe_opts, 1, 1, true},
     {"create-table", cmd_create_table, "TABLE", "Create a table",
      "Types are S, N or B.  Example:\n"
      "  ddb create-table Shop --pk PK:S --sk SK:S --gsi GSI1:GSI1PK:S:GSI1SK:S --stream NEW_AND_OLD_IMAGES\n",
-     create_opts, 1, 1},
+     create_opts, 1, 1, false},
     {"delete-table", cmd_delete_table, "TABLE", "Delete a table with its items, indexes and stream", "", no_opts, 1,
-     1},
+     1, false},
     {"update-table", cmd_update_table, "TABLE", "Switch a table's stream or TTL attribute",
-     "Stream records already written stay readable until retention trims them.\n", update_opts, 1, 1},
+     "Stream records already written stay readable until retention trims them.\n", update_opts, 1, 1, false},
     {"get", cmd_get, "TABLE", "Read one item by its key",
      "Prints the item as DynamoDB JSON (or a table with -o table); exit status 1\n"
      "when there is no such item.\n",
-     get_opts, 1, 1},
+     get_opts, 1, 1, true},
     {"put", cmd_put, "TABLE [ITEM | -]", "Write items given as DynamoDB JSON",
      "ITEM is one item as DynamoDB JSON; without it (or with -) items are read\n"
      "from standard input, one per line.  An item replaces the one with its key.\n",
-     put_opts, 1, 2},
-    {"delete", cmd_delete, "TABLE", "Delete one item by its key", "", delete_opts, 1, 1},
+     put_opts, 1, 2, false},
+    {"delete", cmd_delete, "TABLE", "Delete one item by its key", "", delete_opts, 1, 1, false},
     {"query", cmd_query, "TABLE", "Read one item collection of the table or of an index",
      "Reads every page; the sort key condition is at most one of the --sk-* options.\n"
      "Example:\n"
      "  ddb query Shop --pk ORG#acme --sk-begins USER# --filter 'logins > :n' --values '{\":n\":{\"N\":\"3\"}}'\n",
-     query_opts, 1, 1},
-    {"scan", cmd_scan, "TABLE", "Read a whole table or index in partition-hash order", "", scan_opts, 1, 1},
+     query_opts, 1, 1, true},
+    {"scan", cmd_scan, "TABLE", "Read a whole table or index in partition-hash order", "", scan_opts, 1, 1, true},
     {"export", cmd_export, "TABLE [FILE]", "Write every item in DynamoDB's JSON-lines export format",
      "One {\"Item\": {...}} per line, as DynamoDB's export to S3 writes them (to\n"
      "standard output without FILE).  Shows progress when standard error is a terminal.\n",
-     export_opts, 1, 2},
+     export_opts, 1, 2, true},
     {"import", cmd_import, "TABLE [FILE | -]", "Load items in DynamoDB's JSON-lines export format",
      "Reads {\"Item\": {...}} lines (gzip-compressed files too, as DynamoDB exports\n"
      "them) and writes them in batches of 25.  Shows progress when standard error\n"
      "is a terminal.\n",
-     import_opts, 1, 2},
+     import_opts, 1, 2, false},
     {"stats", cmd_stats, "TABLE", "Partitions, hottest keys, item collection and index sizes",
      "Per partition: its hash range, items, bytes, the capacity consumed since the\n"
-     "table was created (recorded by every handle when it closes) and the writes in\n"
-     "the retained stream.  Then the largest item collections, the most written\n"
-     "partition keys (from the stream) and the index sizes.\n",
-     stats_opts, 1, 1},
+     "table was created (recorded by every writable handle when it closes) and the\n"
+     "writes in the retained stream.  Then the largest item collections, the most\n"
+     "written partition keys (from the stream) and the index sizes.\n",
+     stats_opts, 1, 1, true},
     {"stream", cmd_stream, "TABLE", "Read a table's change stream as JSON lines",
      "Records in DynamoDB Streams' shape, one per line.  A consumer that keeps a\n"
      "--checkpoint file resumes where it stopped: records are printed before the\n"
      "checkpoint moves past them (none is lost; after a crash, those printed since\n"
      "the last checkpoint are printed again).\n",
-     stream_opts, 1, 1},
+     stream_opts, 1, 1, true},
     {"sweep", cmd_sweep, "[TABLE]", "Delete expired items (TTL) now",
-     "Each deletion is a REMOVE stream record made by the service.\n", no_opts, 0, 1},
+     "Each deletion is a REMOVE stream record made by the service.\n", no_opts, 0, 1, false},
     {"check", cmd_check, "[DIR]", "Verify every table's indexes and stream",
      "Exit status 0 when every table is clean, 1 when problems were found, 2 when\n"
      "the check could not run.\n",
-     no_opts, 0, 1},
+     no_opts, 0, 1, true},
 };
 const size_t ddb_n_commands = sizeof ddb_commands / sizeof *ddb_commands;
 
@@ -166,7 +166,10 @@ static void usage(FILE *f)
     fprintf(f, "usage: ddb [--db URI] [-o json|table] [--now SECONDS] COMMAND [ARGS]\n\n"
                "Browse and change a ddb database: the embedded engine in a directory\n"
                "(file:DIR or DIR), or DynamoDB and compatible engines (http://HOST:PORT,\n"
-               "https://HOST, dynamodb://REGION) for the table and item commands.\n\nCommands:\n");
+               "https://HOST, dynamodb://REGION) for the table and item commands.\n"
+               "The read commands (tables, describe, get, query, scan, export, stats,\n"
+               "stream, check) open a directory read-only (as file:DIR?mode=ro does):\n"
+               "they change nothing in it, and need no permission to write it.\n\nCommands:\n");
     for (size_t i = 0; i < ddb_n_commands; i++)
         fprintf(f, "  %-13s %s\n", ddb_commands[i].name, ddb_commands[i].summary);
     fprintf(f, "\nRun 'ddb COMMAND --help' for a command's options.\n"

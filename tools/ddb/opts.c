@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const opt_spec globals[] = {
-    {"db", 0, 1, false, "URI", "the database: file:DIR or DIR (default: $DDB_URI)"},
+    {"db", 0, 1, false, "URI", "the database: file:DIR[?mode=ro] or DIR (default: $DDB_URI)"},
     {"output", 'o', 1, false, "FORMAT", "json (DynamoDB JSON lines) or table (readable)"},
     {"now", 0, 1, false, "SECONDS", "the time (epoch seconds) TTL and stream records use"},
     {"help", 'h', 0, false, NULL, "show this help"},

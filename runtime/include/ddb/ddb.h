@@ -258,11 +258,23 @@ typedef struct ddb_options {
     int64_t (*clock_ms)(void *clock_ctx);
     void *clock_ctx;
     uint32_t ttl_sweep_ms;
+    /* Open the embedded engine read-only (also the URI "file:DIR?mode=ro"):
+     * LMDB's read-only environment, no sweep thread, no capacity ledger
+     * written at close; reads never change the files.  Every write (items,
+     * tables, streams, TTL sweeps) fails with DDB_EINVAL, "the database is
+     * open read-only".  The directory must hold a database (it is not
+     * created).  Where LMDB's lock file cannot be opened for writing (a
+     * read-only directory or file system) the handle reads without it: then
+     * nothing may write the database while it is open.  The remote backend
+     * refuses the flag (DDB_ENOTSUP): there, credentials decide. */
+    bool read_only;
 } ddb_options;
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if
- * missing) for the embedded engine.  opts may be NULL (defaults).  Several
- * threads may use one handle; several processes may open one directory. */
+ * missing) for the embedded engine; "file:DIR?mode=ro" opens it read-only
+ * (see read_only above; "?mode=rw" is the default).  opts may be NULL
+ * (defaults).  Several threads may use one handle; several processes may
+ * open one directory. */
 int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err);
 void ddb_close(ddb *db);
 /* Flush everything committed so far to disk (useful with DDB_SYNC_NONE). */

@@ -40,15 +40,70 @@ static int make_dir(const char *path, ddb_error *err)
     return DDB_OK;
 }
 
+/* "file:DIR[?mode=ro|?mode=rw]" or a plain DIR (no parameters: a
+ * directory name may hold '?'): the directory (malloc'd) and whether the
+ * URI asks for a read-only open. */
+static int file_uri(const char *uri, char **dir, bool *read_only, ddb_error *err)
+{
+    const char *path = uri, *q = NULL;
+    if (strncmp(uri, "file:", 5) == 0) {
+        path = uri + 5;
+        q = strchr(path, '?');
+    }
+    size_t n = q ? (size_t)(q - path) : strlen(path);
+    if (!n)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
+    if (q && strcmp(q + 1, "mode=ro") == 0)
+        *read_only = true;
+    else if (q && strcmp(q + 1, "mode=rw") != 0)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: unknown parameter \"%s\" in \"%s\" (file:DIR?mode=ro or ?mode=rw)",
+                        q + 1, uri);
+    if (!(*dir = malloc(n + 1)))
+        return ddbi_fail_oom(err, "ddb_open");
+    memcpy(*dir, path, n);
+    (*dir)[n] = '\0';
+    return DDB_OK;
+}
+
+/* mdb_env_create .. mdb_env_open; on failure the environment is closed
+ * (LMDB cannot retry an open) and the LMDB code returned. */
+static int env_open(ddb *db, const char *path, unsigned flags)
+{
+    int rc;
+    if ((rc = mdb_env_create(&db->env)))
+        return rc;
+    if ((rc = mdb_env_set_maxdbs(db->env, 1024)) || (rc = mdb_env_set_maxreaders(db->env, 512)) ||
+        (rc = mdb_env_set_mapsize(db->env, (size_t)db->opts.map_size)) ||
+        (rc = mdb_env_open(db->env, path, flags, 0644))) {
+        mdb_env_close(db->env);
+        db->env = NULL;
+    }
+    return rc;
+}
+
+/* The environment of a read-only handle: LMDB's read-only mode; where the
+ * lock file cannot be opened for writing (a read-only directory), without
+ * the lock file (ddb_options.read_only documents what that requires). */
+static int env_open_ro(ddb *db, const char *path, unsigned flags, ddb_error *err)
+{
+    int rc = env_open(db, path, flags | MDB_RDONLY);
+    if (rc == EACCES)
+        rc = env_open(db, path, flags | MDB_RDONLY | MDB_NOLOCK);
+    if (rc == ENOENT)
+        return ddbi_fail(err, DDB_EIO, "ddb_open: no database in %s (a read-only open creates none)", path);
+    return rc ? ddbi_mdb_fail(err, rc, "ddb_open") : DDB_OK;
+}
+
 int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
 {
     if (!uri || !out)
         return ddbi_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
     *out = NULL;
-    const char *path = uri;
-    if (strncmp(uri, "file:", 5) == 0)
-        path = uri + 5;
-    else if (ddbi_remote_uri(uri)) {
+    if (ddbi_remote_uri(uri)) {
+        if (opts && opts->read_only)
+            return ddbi_fail(err, DDB_ENOTSUP,
+                            "ddb_open: read_only is for the embedded engine; a remote database's credentials decide "
+                            "what may be written");
         /* the remote backend: every public call goes to db->remote */
         ddb *db = calloc(1, sizeof *db);
         if (!db)
@@ -63,13 +118,11 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         }
         *out = db;
         return DDB_OK;
-    } else if (strstr(uri, "://"))
+    } else if (strncmp(uri, "file:", 5) != 0 && strstr(uri, "://"))
         return ddbi_fail(err, DDB_ENOTSUP,
                         "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
                         "dynamodb://REGION)",
                         uri);
-    if (!*path)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
     ddb_options o = opts ? *opts : (ddb_options){0};
     if (o.sync > DDB_SYNC_NONE)
         return ddbi_fail(err, DDB_EINVAL, "ddb_open: unknown sync mode %d", (int)o.sync);
@@ -77,13 +130,23 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         o.map_size = (uint64_t)64 << 30;
     if (!o.partition_split_bytes)
         o.partition_split_bytes = (uint64_t)10 << 30;
-    int rc = make_dir(path, err);
+    char *path = NULL;
+    int rc = file_uri(uri, &path, &o.read_only, err);
     if (rc)
         return rc;
+    bool ro = o.read_only;
+    if (ro)
+        o.ttl_sweep_ms = 0; /* the sweeper writes */
+    else if ((rc = make_dir(path, err))) {
+        free(path);
+        return rc;
+    }
 
     ddb *db = calloc(1, sizeof *db);
-    if (!db)
+    if (!db) {
+        free(path);
         return ddbi_fail_oom(err, "ddb_open");
+    }
     db->opts = o;
     pthread_mutex_init(&db->schema_mu, NULL);
     pthread_mutex_init(&db->gc_mu, NULL);
@@ -94,19 +157,22 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
      * without syncing it, and ddbi_run_write makes the meta page durable
      * before it returns, by a later commit's sync or by its own (so that
      * under load a batch costs one sync, not two). */
-    if (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL)
+    if (!ro && (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL))
         flags |= MDB_NOMETASYNC;
-    else if (o.sync == DDB_SYNC_NONE)
+    else if (!ro && o.sync == DDB_SYNC_NONE)
         flags |= MDB_NOSYNC | MDB_WRITEMAP;
     MDB_txn *txn = NULL;
-    if ((rc = mdb_env_create(&db->env)) || (rc = mdb_env_set_maxdbs(db->env, 1024)) ||
-        (rc = mdb_env_set_maxreaders(db->env, 512)) || (rc = mdb_env_set_mapsize(db->env, (size_t)o.map_size)) ||
-        (rc = mdb_env_open(db->env, path, flags, 0644))) {
+    if (ro)
+        rc = env_open_ro(db, path, flags, err);
+    else if ((rc = env_open(db, path, flags)))
         rc = ddbi_mdb_fail(err, rc, "ddb_open");
+    free(path);
+    if (rc)
         goto fail;
-    }
-    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta)) ||
-        (rc = mdb_dbi_open(txn, "streams", MDB_CREATE, &db->streams))) { /* change streams (stream.h) */
+    unsigned create = ro ? 0 : MDB_CREATE;
+    if ((rc = mdb_txn_begin(db->env, NULL, ro ? MDB_RDONLY : 0, &txn)) ||
+        (rc = mdb_dbi_open(txn, "meta", create, &db->meta)) ||
+        (rc = mdb_dbi_open(txn, "streams", create, &db->streams))) { /* change streams (stream.h) */
         rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");
         goto fail;
     }
@@ -163,6 +229,8 @@ int ddb_sync(ddb *db, ddb_error *err)
         return ddbi_remote_sync(db->remote, err);
     if (!db)
         return ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    if (db->opts.read_only)
+        return DDB_OK; /* nothing was written */
     int rc = mdb_env_sync(db->env, 1);
     return rc ? ddbi_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
 }
@@ -355,6 +423,8 @@ static bool run_batch(ddb *db, ddb_gc_op *batch)
 
 int ddbi_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
 {
+    if (db->opts.read_only)
+        return ddbi_fail(err, DDB_EINVAL, "the database is open read-only");
     if (exclusive || db->opts.sync == DDB_SYNC_NONE)
         return run_solo(db, fn, ctx, err);
 

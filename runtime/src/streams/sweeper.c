@@ -95,7 +95,7 @@ void ddbi_stream_close(ddb *db)
         pthread_mutex_unlock(&s->mu);
         pthread_join(s->thread, NULL);
     }
-    if (db->env)
+    if (db->env && !db->opts.read_only)
         ddbi_ledger_flush(db, NULL);
     db->stream_rt = NULL;
     pthread_mutex_destroy(&s->mu);
