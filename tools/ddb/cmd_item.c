@@ -95,19 +95,24 @@ int cmd_put(cli *c)
     if (!rc && c->o.npos == 2 && strcmp(c->o.pos[1], "-") != 0) {
         rc = put_one(c, table, c->o.pos[1], &o, a, "the item");
     } else if (!rc) {
+        /* each line's item in an arena of its own: a holds --values and --names for every line */
+        ddb_arena *la = ddb_arena_new();
         char *buf = NULL, *line;
         size_t cap = 0;
         unsigned long no = 0;
+        if (!la)
+            rc = cli_failf(c, "out of memory");
         while (!rc && (line = read_line(stdin, &buf, &cap))) {
             no++;
             if (!line[strspn(line, " \t\r")])
                 continue;
             char where[64];
             snprintf(where, sizeof where, "line %lu", no);
-            rc = put_one(c, table, line, &o, a, where);
-            ddb_arena_reset(a);
+            rc = put_one(c, table, line, &o, la, where);
+            ddb_arena_reset(la);
         }
         free(buf);
+        ddb_arena_free(la);
     }
     ddb_expr_free(cond);
     ddb_arena_free(a);
