@@ -154,8 +154,9 @@ int cli_values(cli *c, ddb_arena *a, ddb_item **values, ddb_item **names)
         json_t *s;
         json_object_foreach(j, k, s) {
             if (!json_is_string(s)) {
+                usage_error(c, "--names: %s is not a string", k); /* k lives in j */
                 json_decref(j);
-                return usage_error(c, "--names: %s is not a string", k);
+                return EXIT_USAGE;
             }
             if (!it || ddb_item_set_s(it, k, json_string_value(s))) {
                 json_decref(j);
