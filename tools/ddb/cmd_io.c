@@ -170,7 +170,7 @@ static bool same_key(const ddb_table_desc *d, const ddb_item *x, const ddb_item 
 static int add_line(importer *im, const char *line, unsigned long no, const char *src)
 {
     json_error_t je;
-    json_t *j = json_loads(line, JSON_REJECT_DUPLICATES, &je);
+    json_t *j = json_loads(line, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je); /* export writes U+0000 as \u0000 */
     json_t *item = j ? json_object_get(j, "Item") : NULL;
     if (!j)
         return cli_failf(im->c, "%s:%lu: malformed JSON (column %d): %s", src, no, je.column, je.text);
