@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <zlib.h>
 
 #define EXIT_USAGE 2
 
@@ -98,6 +99,32 @@ int cli_expr(cli *c, const char *option, ddb_expr_kind kind, const ddb_item *nam
 int cli_describe(cli *c, const char *table, ddb_arena *a, ddb_table_desc **out);
 /* Is stderr a terminal (progress lines)? */
 bool cli_progress_tty(void);
+
+/* ---- input lines (line_reader.c) ---- */
+
+/* No line of an export comes near this: an item is at most 400 KB. */
+#define LINE_MAX_BYTES (32 << 20)
+
+typedef struct line_reader {
+    gzFile f;
+    const char *src;          /* the file name, or "<stdin>" */
+    char *buf;
+    size_t cap, start, scan, len;
+    bool eof;
+    unsigned long no;         /* number of the last line returned */
+    char error[600];          /* why lr_open/lr_next/lr_rewind failed */
+} line_reader;
+
+/* path "-" is standard input.  0, or -1 with r->error set. */
+int lr_open(line_reader *r, const char *path);
+/* The next line: *line (NUL-terminated after *n bytes, which may hold NUL
+ * bytes; the newline and a CR before it removed).  1 a line, 0 the end of
+ * the input, -1 an error: unreadable, damaged or truncated gzip data, a
+ * line over LINE_MAX_BYTES (r->error names the file and line). */
+int lr_next(line_reader *r, char **line, size_t *n);
+/* Back to the first line (not for standard input). */
+int lr_rewind(line_reader *r);
+void lr_close(line_reader *r);
 
 /* ---- output (output.c) ---- */
 

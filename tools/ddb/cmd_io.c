@@ -95,42 +95,6 @@ int cmd_export(cli *c)
 
 /* ---- import ---- */
 
-/* One line of any length (without its newline); NULL at the end. */
-static char *gz_line(gzFile f, char **buf, size_t *cap, int *err)
-{
-    size_t n = 0;
-    *err = 0;
-    for (;;) {
-        if (*cap - n < 2) {
-            size_t nc = *cap ? *cap * 2 : 65536;
-            char *nb = realloc(*buf, nc);
-            if (!nb) {
-                *err = ENOMEM;
-                return NULL;
-            }
-            *buf = nb;
-            *cap = nc;
-        }
-        if (!gzgets(f, *buf + n, (int)(*cap - n > INT32_MAX ? INT32_MAX : *cap - n))) {
-            int zerr;
-            gzerror(f, &zerr);
-            if (zerr != Z_OK && zerr != Z_STREAM_END)
-                *err = EIO;
-            if (n == 0)
-                return NULL;
-            break;
-        }
-        n += strlen(*buf + n);
-        if (n && (*buf)[n - 1] == '\n') {
-            (*buf)[--n] = '\0';
-            break;
-        }
-    }
-    if (n && (*buf)[n - 1] == '\r')
-        (*buf)[--n] = '\0';
-    return *buf;
-}
-
 typedef struct importer {
     cli *c;
     const ddb_table_desc *d;
@@ -167,10 +131,14 @@ static bool same_key(const ddb_table_desc *d, const ddb_item *x, const ddb_item 
     return true;
 }
 
-static int add_line(importer *im, const char *line, unsigned long no, const char *src)
+static int add_line(importer *im, const char *line, size_t len, unsigned long no, const char *src)
 {
+    const char *nul = memchr(line, '\0', len);
+    if (nul)
+        return cli_failf(im->c, "%s:%lu: a NUL byte at column %zu: not a line of JSON (is this a binary file?)", src,
+                         no, (size_t)(nul - line) + 1);
     json_error_t je;
-    json_t *j = json_loads(line, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je); /* export writes U+0000 as \u0000 */
+    json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je); /* export writes U+0000 as \u0000 */
     json_t *item = j ? json_object_get(j, "Item") : NULL;
     if (!j)
         return cli_failf(im->c, "%s:%lu: malformed JSON (column %d): %s", src, no, je.column, je.text);
@@ -255,35 +223,29 @@ int cmd_import(cli *c)
                 fprintf(stderr, "ddb import: create the table first, or pass --create PK:TYPE[,SK:TYPE]\n");
         }
     }
-    bool std = strcmp(path, "-") == 0;
-    gzFile f = NULL;
-    if (!rc && !(f = std ? gzdopen(0, "rb") : gzopen(path, "rb")))
-        rc = cli_failf(c, "cannot read %s: %s", std ? "standard input" : path, strerror(errno ? errno : ENOMEM));
+    line_reader lr = {0};
+    if (!rc && lr_open(&lr, path))
+        rc = cli_failf(c, "%s", lr.error);
     importer im = {c, d, {{0}}, {0}, 0, 0, 0, ddb_arena_new(), ddb_arena_new()};
     if (!rc && (!im.a || !im.la))
         rc = cli_failf(c, "out of memory");
     progress pg = {cli_progress_tty(), "import", 0};
-    char *buf = NULL, *line;
-    size_t cap = 0;
-    unsigned long no = 0;
-    int rerr = 0;
-    const char *src = std ? "<stdin>" : path;
-    while (!rc && (line = gz_line(f, &buf, &cap, &rerr))) {
-        no++;
-        if (!line[strspn(line, " \t")])
+    char *line;
+    size_t len;
+    int got = 0;
+    while (!rc && (got = lr_next(&lr, &line, &len)) == 1) {
+        if (len == strspn(line, " \t")) /* a blank line holds no item */
             continue;
-        rc = add_line(&im, line, no, src);
+        rc = add_line(&im, line, len, lr.no, lr.src);
         progress_show(&pg, im.done + im.n, false);
     }
-    if (!rc && rerr)
-        rc = cli_failf(c, "%s: read error after line %lu (%s)", src, no, rerr == ENOMEM ? "out of memory" : "corrupt");
+    if (!rc && got < 0)
+        rc = cli_failf(c, "%s", lr.error);
     if (!rc)
         rc = flush(&im);
     if (!rc)
         progress_show(&pg, im.done, true);
-    if (f)
-        gzclose(f);
-    free(buf);
+    lr_close(&lr);
     ddb_arena_free(im.a);
     ddb_arena_free(im.la);
     ddb_arena_free(da);

@@ -43,37 +43,15 @@ int cmd_get(cli *c)
     return rc;
 }
 
-/* Read one line of any length from f (NUL-terminated, newline removed);
- * NULL at the end. */
-static char *read_line(FILE *f, char **buf, size_t *cap)
-{
-    size_t n = 0;
-    int ch;
-    while ((ch = fgetc(f)) != EOF && ch != '\n') {
-        if (n + 2 > *cap) {
-            size_t nc = *cap ? *cap * 2 : 4096;
-            char *nb = realloc(*buf, nc);
-            if (!nb)
-                return NULL;
-            *buf = nb;
-            *cap = nc;
-        }
-        (*buf)[n++] = (char)ch;
-    }
-    if (ch == EOF && n == 0)
-        return NULL;
-    if (!*buf && !(*buf = malloc(*cap = 16)))
-        return NULL;
-    (*buf)[n] = '\0';
-    return *buf;
-}
-
-static int put_one(cli *c, const char *table, const char *text, const ddb_write_opts *o, ddb_arena *a,
+static int put_one(cli *c, const char *table, const char *text, size_t len, const ddb_write_opts *o, ddb_arena *a,
                    const char *where)
 {
     ddb_item *it;
     ddb_error e = {0};
-    if (ddb_json_parse_item(text, strlen(text), a, &it, &e))
+    const char *nul = memchr(text, '\0', len);
+    if (nul)
+        return cli_failf(c, "%s: a NUL byte at column %zu: not a line of JSON", where, (size_t)(nul - text) + 1);
+    if (ddb_json_parse_item(text, len, a, &it, &e))
         return cli_failf(c, "%s: %s", where, e.message);
     if (ddb_put_item(c->db, table, it, o, NULL, NULL, &e))
         return cli_fail(c, &e, "%s", where);
@@ -93,25 +71,29 @@ int cmd_put(cli *c)
         rc = cli_expr(c, "condition", DDB_EXPR_CONDITION, names, &cond);
     ddb_write_opts o = {.condition = cond, .values = values};
     if (!rc && c->o.npos == 2 && strcmp(c->o.pos[1], "-") != 0) {
-        rc = put_one(c, table, c->o.pos[1], &o, a, "the item");
+        rc = put_one(c, table, c->o.pos[1], strlen(c->o.pos[1]), &o, a, "the item");
     } else if (!rc) {
         /* each line's item in an arena of its own: a holds --values and --names for every line */
         ddb_arena *la = ddb_arena_new();
-        char *buf = NULL, *line;
-        size_t cap = 0;
-        unsigned long no = 0;
+        line_reader lr = {0};
+        char *line;
+        size_t len;
+        int got = 0;
         if (!la)
             rc = cli_failf(c, "out of memory");
-        while (!rc && (line = read_line(stdin, &buf, &cap))) {
-            no++;
-            if (!line[strspn(line, " \t\r")])
+        else if (lr_open(&lr, "-"))
+            rc = cli_failf(c, "%s", lr.error);
+        while (!rc && (got = lr_next(&lr, &line, &len)) == 1) {
+            if (len == strspn(line, " \t")) /* a blank line holds no item */
                 continue;
             char where[64];
-            snprintf(where, sizeof where, "line %lu", no);
-            rc = put_one(c, table, line, &o, la, where);
+            snprintf(where, sizeof where, "line %lu", lr.no);
+            rc = put_one(c, table, line, len, &o, la, where);
             ddb_arena_reset(la);
         }
-        free(buf);
+        if (!rc && got < 0)
+            rc = cli_failf(c, "%s", lr.error);
+        lr_close(&lr);
         ddb_arena_free(la);
     }
     ddb_expr_free(cond);
