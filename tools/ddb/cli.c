@@ -5,10 +5,12 @@
 #include <ddb/json.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int64_t fixed_clock(void *ctx)
@@ -192,4 +194,23 @@ int cli_describe(cli *c, const char *table, ddb_arena *a, ddb_table_desc **out)
 bool cli_progress_tty(void)
 {
     return isatty(STDERR_FILENO) == 1;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_show(progress *p, uint64_t n, bool final)
+{
+    if (!p->on)
+        return;
+    double t = now_s();
+    if (!final && t - p->last < 0.2)
+        return;
+    p->last = t;
+    fprintf(stderr, "\rddb %s: %" PRIu64 " item%s%s", p->what, n, n == 1 ? "" : "s", final ? "\n" : "");
+    fflush(stderr);
 }

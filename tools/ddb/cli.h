@@ -99,6 +99,13 @@ int cli_expr(cli *c, const char *option, ddb_expr_kind kind, const ddb_item *nam
 int cli_describe(cli *c, const char *table, ddb_arena *a, ddb_table_desc **out);
 /* Is stderr a terminal (progress lines)? */
 bool cli_progress_tty(void);
+/* Progress on a terminal ("ddb export: 1200 items"): at most 5 updates a second. */
+typedef struct progress {
+    bool on;
+    const char *what;
+    double last;
+} progress;
+void progress_show(progress *p, uint64_t n, bool final);
 
 /* ---- input lines (line_reader.c) ---- */
 
@@ -113,6 +120,7 @@ typedef struct line_reader {
     bool eof;
     unsigned long no;         /* number of the last line returned */
     char error[600];          /* why lr_open/lr_next/lr_rewind failed */
+    unsigned long error_line; /* the line at fault; 0 when the input failed after line no */
 } line_reader;
 
 /* path "-" is standard input.  0, or -1 with r->error set. */
@@ -122,6 +130,11 @@ int lr_open(line_reader *r, const char *path);
  * the input, -1 an error: unreadable, damaged or truncated gzip data, a
  * line over LINE_MAX_BYTES (r->error names the file and line). */
 int lr_next(line_reader *r, char **line, size_t *n);
+/* After a line that is not what it should be: for gzip input, read the
+ * rest of the stream, since damaged data can decode to such a line before
+ * zlib notices.  -1 with r->error when the stream is damaged, else 0 (the
+ * reader is then at its end). */
+int lr_check_rest(line_reader *r);
 /* Back to the first line (not for standard input). */
 int lr_rewind(line_reader *r);
 void lr_close(line_reader *r);

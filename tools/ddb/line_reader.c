@@ -15,6 +15,10 @@ int lr_open(line_reader *r, const char *path)
     memset(r, 0, sizeof *r);
     bool std = strcmp(path, "-") == 0;
     r->src = std ? "<stdin>" : path;
+    if (!(r->buf = malloc(r->cap = 4 * CHUNK))) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return -1;
+    }
     errno = 0;
     r->f = std ? gzdopen(0, "rb") : gzopen(path, "rb");
     if (!r->f) {
@@ -25,8 +29,9 @@ int lr_open(line_reader *r, const char *path)
     return 0;
 }
 
-/* The end of the input: a clean end, or the gzip error that stopped it. */
-static int at_end(line_reader *r)
+/* The end of the input: a clean end, or the gzip error that stopped it
+ * (after line r->no; with drained, somewhere after it). */
+static int at_end_of(line_reader *r, bool drained)
 {
     int zerr = Z_OK;
     const char *msg = gzerror(r->f, &zerr);
@@ -36,10 +41,34 @@ static int at_end(line_reader *r)
         snprintf(r->error, sizeof r->error, "%s: read error after line %lu: %s", r->src, r->no, strerror(errno));
     else if (zerr == Z_MEM_ERROR)
         snprintf(r->error, sizeof r->error, "%s: out of memory after line %lu", r->src, r->no);
-    else
-        snprintf(r->error, sizeof r->error, "%s: gzip error after line %lu: %s (the file is damaged or truncated)",
-                 r->src, r->no, msg);
+    else {
+        size_t n = strlen(r->src);
+        if (strncmp(msg, r->src, n) == 0 && msg[n] == ':') /* zlib names the file too */
+            msg += n + 1 + (msg[n + 1] == ' ');
+        char after[48] = "";
+        if (!drained)
+            snprintf(after, sizeof after, " after line %lu", r->no);
+        snprintf(r->error, sizeof r->error, "%s: gzip error%s: %s (the file is damaged or truncated)", r->src, after,
+                 msg);
+    }
     return -1;
+}
+
+static int at_end(line_reader *r)
+{
+    return at_end_of(r, false);
+}
+
+int lr_check_rest(line_reader *r)
+{
+    if (gzdirect(r->f))
+        return 0;
+    char tmp[CHUNK];
+    while (gzread(r->f, tmp, sizeof tmp) > 0)
+        ;
+    r->eof = true;
+    r->start = r->scan = r->len = 0;
+    return at_end_of(r, true);
 }
 
 int lr_next(line_reader *r, char **line, size_t *n)
@@ -51,6 +80,7 @@ int lr_next(line_reader *r, char **line, size_t *n)
             snprintf(r->error, sizeof r->error,
                      "%s:%lu: the line is longer than %d MiB (an item of 400 KB needs far less): is this a JSON-lines file?",
                      r->src, r->no + 1, LINE_MAX_BYTES >> 20);
+            r->error_line = r->no + 1;
             return -1;
         }
         if (!nl && r->eof && at_end(r)) /* what follows the last newline of a damaged stream is no line */
@@ -73,7 +103,7 @@ int lr_next(line_reader *r, char **line, size_t *n)
         r->start = 0;
         r->scan = r->len;
         if (r->cap - r->len < CHUNK + 1) {
-            size_t nc = r->cap ? r->cap * 2 : 4 * CHUNK;
+            size_t nc = r->cap * 2;
             char *nb = realloc(r->buf, nc);
             if (!nb) {
                 snprintf(r->error, sizeof r->error, "%s: out of memory reading line %lu", r->src, r->no + 1);

@@ -87,6 +87,8 @@ static const opt_spec export_opts[] = {{NULL, 0, 0, false, NULL, NULL}};
 
 static const opt_spec import_opts[] = {
     {"create", 0, 1, false, "PK:TYPE[,SK:TYPE]", "create the table with this key schema if it does not exist"},
+    {"resume", 0, 1, false, "LINE", "skip the lines before LINE (imported by an earlier run that stopped there)"},
+    {"atomic", 0, 0, false, NULL, "all or nothing: a failure rolls back what was written (FILE only)"},
     {NULL, 0, 0, false, NULL, NULL}};
 
 static const opt_spec stats_opts[] = {
@@ -137,8 +139,22 @@ const command ddb_commands[] = {
      export_opts, 1, 2, true},
     {"import", cmd_import, "TABLE [FILE | -]", "Load items in DynamoDB's JSON-lines export format",
      "Reads {\"Item\": {...}} lines (gzip-compressed files too, as DynamoDB exports\n"
-     "them) and writes them in batches of 25.  Shows progress when standard error\n"
-     "is a terminal.\n",
+     "them; blank lines are skipped) and writes them in batches of 25.  Shows\n"
+     "progress when standard error is a terminal.\n"
+     "\n"
+     "Any other line is an error naming its line number, as is a write that fails\n"
+     "or a damaged gzip stream; the import stops there with exit status 1 and says\n"
+     "which lines were imported: every item before the line at fault, none from it\n"
+     "on.  Fix that line and run again with --resume LINE to continue.\n"
+     "\n"
+     "With --atomic (FILE only), nothing is imported unless everything is: every\n"
+     "line is read and converted to an item before the first write, then items are\n"
+     "written in transactions of at most 100 items and 4 MB, saving the version\n"
+     "each one replaces in a temporary undo log; when a transaction fails, those\n"
+     "before it are undone newest first (replaced items put back, new ones\n"
+     "deleted).  Readers may see the import while it runs, nothing else should\n"
+     "write its items meanwhile, and a table's stream records the writes and their\n"
+     "undoing.\n",
      import_opts, 1, 2, false},
     {"stats", cmd_stats, "TABLE", "Partitions, hottest keys, item collection and index sizes",
      "Per partition: its hash range, items, bytes, the capacity consumed since the\n"
