@@ -1,8 +1,6 @@
 /* Opening a database and the commit path (group commit). */
 #include "engine/engine.h"
-#include "api/expr_cache.h"
 #include "core/error.h"
-#include "remote/remote.h"
 #include "streams/stream.h"
 
 #include <errno.h>
@@ -40,34 +38,10 @@ static int make_dir(const char *path, ddb_error *err)
     return DDB_OK;
 }
 
-int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
+int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, ddbi_engine **out,
+                     ddb_error *err)
 {
-    if (!uri || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
     *out = NULL;
-    const char *path = uri;
-    if (strncmp(uri, "file:", 5) == 0)
-        path = uri + 5;
-    else if (ddbi_remote_uri(uri)) {
-        /* the remote backend: every public call goes to db->remote */
-        ddb *db = calloc(1, sizeof *db);
-        if (!db)
-            return ddbi_fail_oom(err, "ddb_open");
-        pthread_mutex_init(&db->schema_mu, NULL);
-        pthread_mutex_init(&db->gc_mu, NULL);
-        pthread_cond_init(&db->gc_cv, NULL);
-        int rc = ddbi_remote_open(uri, opts, &db->remote, err);
-        if (rc) {
-            ddb_close(db);
-            return rc;
-        }
-        *out = db;
-        return DDB_OK;
-    } else if (strstr(uri, "://"))
-        return ddbi_fail(err, DDB_ENOTSUP,
-                        "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
-                        "dynamodb://REGION)",
-                        uri);
     if (!*path)
         return ddbi_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
     ddb_options o = opts ? *opts : (ddb_options){0};
@@ -81,7 +55,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     if (rc)
         return rc;
 
-    ddb *db = calloc(1, sizeof *db);
+    ddbi_engine *db = calloc(1, sizeof *db);
     if (!db)
         return ddbi_fail_oom(err, "ddb_open");
     db->opts = o;
@@ -125,12 +99,13 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
 fail:
     if (txn)
         mdb_txn_abort(txn);
-    ddb_close(db);
+    ddbi_engine_close(db);
     return rc;
 }
 
-void ddb_close(ddb *db)
+void ddbi_engine_close(void *impl)
 {
+    ddbi_engine *db = impl;
     if (!db)
         return;
     ddbi_stream_close(db); /* first: stops the sweep thread, records consumed capacity */
@@ -139,8 +114,6 @@ void ddb_close(ddb *db)
         if (txn)
             mdb_txn_abort(txn);
     }
-    if (db->remote)
-        ddbi_remote_close(db->remote);
     if (db->env)
         mdb_env_close(db->env);
     ddbi_tables_free(atomic_load(&db->tables));
@@ -150,24 +123,20 @@ void ddb_close(ddb *db)
     }
     ddb_arena_free(db->wscratch);
     ddbi_buf_free(&db->wbuf);
-    ddbi_expr_cache_free(db);
     pthread_mutex_destroy(&db->schema_mu);
     pthread_mutex_destroy(&db->gc_mu);
     pthread_cond_destroy(&db->gc_cv);
     free(db);
 }
 
-int ddb_sync(ddb *db, ddb_error *err)
+int ddbi_engine_sync(void *impl, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_sync(db->remote, err);
-    if (!db)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    ddbi_engine *db = impl;
     int rc = mdb_env_sync(db->env, 1);
     return rc ? ddbi_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
 }
 
-int ddbi_read_begin(ddb *db, MDB_txn **txn, ddb_error *err)
+int ddbi_read_begin(ddbi_engine *db, MDB_txn **txn, ddb_error *err)
 {
     int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, txn);
     return rc ? ddbi_mdb_fail(err, rc, "read transaction") : DDB_OK;
@@ -188,7 +157,7 @@ static size_t pool_start(void)
     return (size_t)((t >> 12) ^ (t >> 20)) % DDB_RTXN_POOL;
 }
 
-int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
+int ddbi_rtxn_acquire(ddbi_engine *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
 {
     *ticket = atomic_load_explicit(&db->dbi_opens, memory_order_acquire);
     size_t s = pool_start();
@@ -209,7 +178,7 @@ int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
     return ddbi_read_begin(db, txn, err);
 }
 
-void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
+void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket)
 {
     if (!txn)
         return;
@@ -232,7 +201,7 @@ void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
 }
 
 /* One write in its own transaction. */
-static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
+static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 {
     MDB_txn *txn;
     int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
@@ -252,7 +221,7 @@ static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 /* A commit that wrote a new meta page synced the data file before it
  * (MDB_NOMETASYNC), which put every earlier meta page on disk.  An empty
  * transaction commits without writing (or syncing) anything. */
-static bool commit_synced(ddb *db, size_t txnid)
+static bool commit_synced(ddbi_engine *db, size_t txnid)
 {
     MDB_envinfo info;
     return mdb_env_info(db->env, &info) == 0 && info.me_last_txnid == txnid;
@@ -263,7 +232,7 @@ static bool commit_synced(ddb *db, size_t txnid)
 /* Writes queued while the leader ran its batch join it before it commits:
  * they were going to wait for the next batch's sync anyway.  Appends up
  * to room of them after *tail; returns the first, NULL when none. */
-static ddb_gc_op *take_joiners(ddb *db, ddb_gc_op **tail, size_t room)
+static ddb_gc_op *take_joiners(ddbi_engine *db, ddb_gc_op **tail, size_t room)
 {
     ddb_gc_op *first = NULL;
     pthread_mutex_lock(&db->gc_mu);
@@ -286,7 +255,7 @@ static ddb_gc_op *take_joiners(ddb *db, ddb_gc_op **tail, size_t room)
  * transaction of one parent, then commit (and sync the data) once.  A write
  * failing rolls back only itself.  Returns true when the commit synced the
  * data file (see commit_synced). */
-static bool run_batch(ddb *db, ddb_gc_op *batch)
+static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
 {
     MDB_txn *txn = NULL;
     size_t txnid = 0, n = 0;
@@ -353,7 +322,7 @@ static bool run_batch(ddb *db, ddb_gc_op *batch)
     return rc == 0 && commit_synced(db, txnid);
 }
 
-int ddbi_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
+int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
 {
     if (exclusive || db->opts.sync == DDB_SYNC_NONE)
         return run_solo(db, fn, ctx, err);

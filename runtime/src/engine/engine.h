@@ -66,7 +66,10 @@ typedef struct ddb_gc_op ddb_gc_op;
  * read. */
 #define DDB_RTXN_POOL 64
 
-struct ddb {
+typedef struct ddbi_engine ddbi_engine;
+
+/* The embedded engine's handle (the impl of the embedded backend). */
+struct ddbi_engine {
     MDB_env *env;
     MDB_dbi meta;
     ddb_options opts;
@@ -86,11 +89,6 @@ struct ddb {
      * (one write transaction at a time per environment). */
     ddb_arena *wscratch;
     ddb_buf wbuf;
-    /* the remote backend (remote.c) when opened with an http(s):// or
-     * dynamodb:// URI: every public call is forwarded to it */
-    struct ddb_remote *remote;
-    /* prepared expressions shared by the calls of generated modules (expr_cache.c) */
-    struct ddb_expr_cache *expr_cache;
     /* group commit */
     pthread_mutex_t gc_mu;
     pthread_cond_t gc_cv;
@@ -108,32 +106,32 @@ struct ddb {
 
 /* A write: runs inside a write transaction; returns DDB_OK to keep its
  * changes.  Any failure rolls back only this write. */
-typedef int (*ddb_write_fn)(ddb *db, MDB_txn *txn, void *ctx);
+typedef int (*ddb_write_fn)(ddbi_engine *db, MDB_txn *txn, void *ctx);
 
 /* Run fn in a write transaction according to the sync mode (group commit
  * for FULL and LAZY).  exclusive: its own transaction (DDL). */
-int ddbi_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
-int ddbi_read_begin(ddb *db, MDB_txn **txn, ddb_error *err);
+int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
+int ddbi_read_begin(ddbi_engine *db, MDB_txn **txn, ddb_error *err);
 void ddbi_read_end(MDB_txn *txn);
 /* The same from the handle's pool of reset read transactions (hot paths).
  * ticket is opaque: pass it back to ddbi_rtxn_release. */
-int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
-void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
+int ddbi_rtxn_acquire(ddbi_engine *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
+void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket);
 int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
 
 
 /* Table cache: look up name as of txn's snapshot. */
-int ddbi_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+int ddbi_table_get(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 /* The same for a read-only txn: may skip reading the generation, and may
  * renew txn (a fresh snapshot) when it predates the table's database
  * handles, so call it before reading anything through txn. */
-int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+int ddbi_table_get_rd(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name);
 /* Begin a read transaction and find table name in it; on failure nothing
  * is left open.  End it with ddbi_read_end. */
-int ddbi_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
+int ddbi_read_table(ddbi_engine *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
 void ddbi_tables_free(ddb_table_rt *t);
-int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);
+int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
 
 /* Partitions (partition.c) */
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
@@ -141,18 +139,66 @@ size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
 size_t ddbi_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
 /* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
  * when the partition has no capacity left this second. */
-int ddbi_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
+int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
 /* Persisted item count/size of a partition, adjusted by a write. */
-int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err);
-int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
+int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
 /* Split partitions of t that are over the size threshold. */
-int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
+int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
 
 /* Capacity arithmetic (capacity.c) */
 double ddbi_write_units(size_t bytes);
 double ddbi_read_units(size_t bytes, bool consistent);
 void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
+
+/* The handle's clock and TTL expiry (expiry.c).  ddbi_ttl_expired_at: is
+ * item it of t expired at now_ms?  False when t has no TTL.
+ * ddbi_ttl_expired: the same at the handle's clock (the read paths). */
+int64_t ddbi_engine_clock_ms(const void *impl);
+bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms);
+bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it);
+
+/* ---- What the engine offers the API: open, close and the operations of
+ * the embedded backend (api/backend.h gives each one's contract; impl is
+ * the ddbi_engine, arguments are checked by the API). ---- */
+
+/* Open the database in directory path (uri: for messages). */
+int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, ddbi_engine **out,
+                     ddb_error *err);
+void ddbi_engine_close(void *impl);
+int ddbi_engine_sync(void *impl, ddb_error *err);
+int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *err);
+int ddbi_engine_delete_table(void *impl, const char *name, ddb_error *err);
+int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
+int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled,
+                          uint64_t *skipped, ddb_error *err);
+int ddbi_engine_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len,
+                               ddb_error *err);
+int ddbi_engine_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val,
+                               size_t *len, ddb_error *err);
+int ddbi_engine_put_item(void *impl, const char *table, const ddb_item *item, const ddb_write_opts *opts,
+                         ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_engine_delete_item(void *impl, const char *table, const ddb_item *key, const ddb_write_opts *opts,
+                            ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_engine_update_item(void *impl, const char *table, const ddb_item *key, const ddb_expr *update,
+                            const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+                         ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc,
+                            ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_batch_get(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                          ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+                               ddb_tx_result *res, ddb_error *err);
+int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                             ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddbi_engine_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts,
+                            size_t *count, ddb_error *err);
+int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
 
 /* Meta keys */
 #define DDB_META_GEN "gen"

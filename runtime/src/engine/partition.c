@@ -3,7 +3,6 @@
  * optional throttle, and splits by size. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 
 #include <stdio.h>
@@ -45,7 +44,7 @@ static void add_units(_Atomic double *cell, double v)
         ;
 }
 
-int ddbi_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
+int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
 {
     if (part >= t->n_parts)
         return DDB_OK;
@@ -99,7 +98,7 @@ static size_t stats_key(char *buf, const ddb_table_rt *t, uint64_t bound)
     return n + 8;
 }
 
-static int stats_get(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t bound, uint64_t v[2])
+static int stats_get(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint64_t bound, uint64_t v[2])
 {
     char kb[300];
     MDB_val k = {stats_key(kb, t, bound), kb}, d;
@@ -110,14 +109,14 @@ static int stats_get(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t boun
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-static int stats_put(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t bound, const uint64_t v[2])
+static int stats_put(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint64_t bound, const uint64_t v[2])
 {
     char kb[300];
     MDB_val k = {stats_key(kb, t, bound), kb}, d = {16, (void *)v};
     return mdb_put(txn, db->meta, &k, &d, 0);
 }
 
-int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
+int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
 {
     uint64_t v[2];
     int rc = stats_get(txn, db, t, t->bounds[part], v);
@@ -126,7 +125,7 @@ int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, ui
     return rc;
 }
 
-int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err)
 {
     if (!dcount && !dbytes)
@@ -141,7 +140,7 @@ int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int6
     return rc ? ddbi_mdb_fail(err, rc, "partition statistics") : DDB_OK;
 }
 
-int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
+int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
 {
     size_t part = ddbi_part_of(t, hash);
     uint64_t lo = t->bounds[part], v[2];
@@ -210,13 +209,10 @@ int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash,
     return rc ? ddbi_mdb_fail(err, rc, "partition split") : DDB_OK;
 }
 
-int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
-                    ddb_error *err)
+int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
+                            ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_table_stats(db->remote, table, a, parts, count, err);
-    if (!db || !table || !a || !parts || !count)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_stats: db, table, arena, parts and count are required");
+    ddbi_engine *db = impl;
     MDB_txn *txn;
     ddb_table_rt *t;
     int rc = ddbi_read_table(db, table, &txn, &t, err);

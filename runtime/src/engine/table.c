@@ -2,7 +2,6 @@
  * CreateTable / DeleteTable / DescribeTable / ListTables. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 #include "engine/keys.h"
 #include "streams/stream.h"
@@ -22,7 +21,7 @@ static int meta_key(char *buf, size_t cap, char kind, const char *name)
     return (n < 0 || (size_t)n >= cap) ? -1 : n;
 }
 
-static uint64_t get_gen(ddb *db, MDB_txn *txn)
+static uint64_t get_gen(ddbi_engine *db, MDB_txn *txn)
 {
     MDB_val k = {3, (void *)DDB_META_GEN}, v;
     uint64_t g = 0;
@@ -31,7 +30,7 @@ static uint64_t get_gen(ddb *db, MDB_txn *txn)
     return g;
 }
 
-static int bump_gen(ddb *db, MDB_txn *txn)
+static int bump_gen(ddbi_engine *db, MDB_txn *txn)
 {
     uint64_t g = get_gen(db, txn) + 1;
     MDB_val k = {3, (void *)DDB_META_GEN}, v = {8, &g};
@@ -158,7 +157,7 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
  * committed before the new list is published (readers whose transaction is
  * older renew it: see table_get).  A write transaction keeps opening them
  * itself: it could not use handles committed after it began. */
-static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_error *err)
+static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_error *err)
 {
     MDB_txn *dbi_txn = txn;
     int rc = rdonly ? mdb_txn_begin(db->env, NULL, MDB_RDONLY, &dbi_txn) : 0;
@@ -248,7 +247,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
     return DDB_OK;
 }
 
-int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
+int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
 {
     pthread_mutex_lock(&db->schema_mu);
     int rc = load_locked(db, txn, get_gen(db, txn), false, err);
@@ -259,7 +258,7 @@ int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
 /* The cache is current for txn once its generation is not newer than the
  * cache's: then take it without a lock.  Only a newer generation (a table
  * created, deleted or split since the last reload) takes schema_mu. */
-static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
+static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
 {
     if (!name)
         return ddbi_fail(err, DDB_EINVAL, "table name is NULL");
@@ -307,12 +306,12 @@ static bool handles_usable(MDB_txn *txn, const ddb_table_rt *t)
     return true;
 }
 
-int ddbi_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+int ddbi_table_get(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
     return table_get(db, txn, name, false, out, err);
 }
 
-int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+int ddbi_table_get_rd(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
     for (int tries = 0;; tries++) {
         int rc = table_get(db, txn, name, true, out, err);
@@ -326,7 +325,7 @@ int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **ou
     }
 }
 
-int ddbi_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
+int ddbi_read_table(ddbi_engine *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
 {
     int rc = ddbi_read_begin(db, txn, err);
     if (rc)
@@ -501,7 +500,7 @@ static ddb_value *index_map(ddb_arena *a, const ddb_index_def *x)
 }
 
 /* Store a table definition under "t/<name>". */
-static int put_def(ddb *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err)
+static int put_def(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err)
 {
     char key[600];
     int klen = meta_key(key, sizeof key, 't', d->name);
@@ -538,7 +537,7 @@ typedef struct create_ctx {
     bool locked; /* create_fn took schema_mu; the caller releases it */
 } create_ctx;
 
-static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     create_ctx *cx = vctx;
     const ddb_table_def *d = cx->def;
@@ -594,12 +593,9 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
     return rc ? ddbi_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
 }
 
-int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
+int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_create_table(db->remote, def, err);
-    if (!db || !def)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
+    ddbi_engine *db = impl;
     int rc = validate_def(def, err);
     if (!rc)
         rc = ddbi_stream_validate_def(def, err);
@@ -636,7 +632,7 @@ typedef struct delete_ctx {
     ddb_error *err;
 } delete_ctx;
 
-static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     delete_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -667,24 +663,18 @@ static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
     return rc ? ddbi_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
 }
 
-int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
+int ddbi_engine_delete_table(void *impl, const char *name, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_delete_table(db->remote, name, err);
-    if (!db || !name)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
+    ddbi_engine *db = impl;
     delete_ctx cx = {name, err};
     return ddbi_run_write(db, delete_fn, &cx, true, err);
 }
 
 /* ---- DescribeTable / ListTables ---- */
 
-int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_describe_table(db->remote, name, a, out, err);
-    if (!db || !name || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+    ddbi_engine *db = impl;
     MDB_txn *txn;
     ddb_table_rt *t;
     int rc = ddbi_read_table(db, name, &txn, &t, err);
@@ -726,12 +716,9 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
     return DDB_OK;
 }
 
-int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
+int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_list_tables(db->remote, a, names, count, err);
-    if (!db || !a || !names || !count)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
+    ddbi_engine *db = impl;
     MDB_txn *txn;
     int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
@@ -802,7 +789,7 @@ static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
     d->wcu = t->wcu;
 }
 
-static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     addix_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -892,13 +879,10 @@ static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
     return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
 }
 
-int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
-                  ddb_error *err)
+int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
+                          ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_add_index(db->remote, table, x, backfilled, skipped, err);
-    if (!db || !table || !x)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_add_index: db, table and index are required");
+    ddbi_engine *db = impl;
     uint64_t b = 0, sk = 0;
     addix_ctx cx = {table, x, &b, &sk, err, false};
     int rc = ddbi_run_write(db, addix_fn, &cx, true, err);
@@ -926,7 +910,7 @@ static int meta_name(char *buf, size_t cap, const char *table, const char *key)
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
-static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int meta_put_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     meta_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -942,23 +926,17 @@ static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
     return rc ? ddbi_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
 }
 
-int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
+int ddbi_engine_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_table_meta_put(db->remote, table, key, val, len, err);
-    if (!db || !table || !key || (len && !val))
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+    ddbi_engine *db = impl;
     meta_ctx cx = {table, key, val, len, err};
     return ddbi_run_write(db, meta_put_fn, &cx, false, err);
 }
 
-int ddb_table_meta_get(ddb *db, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
-                       ddb_error *err)
+int ddbi_engine_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
+                               ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_table_meta_get(db->remote, table, key, a, val, len, err);
-    if (!db || !table || !key || !a || !val || !len)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+    ddbi_engine *db = impl;
     MDB_txn *txn;
     int rc = ddbi_read_begin(db, &txn, err);
     if (rc)

@@ -385,8 +385,9 @@ static void keys_free(rkeys *k)
     }
 }
 
-void ddbi_remote_close(ddb_remote *r)
+void ddbi_remote_close(void *impl)
 {
+    ddb_remote *r = impl;
     if (!r)
         return;
     ddbi_remote_http_free(r->http);
@@ -409,80 +410,27 @@ const char *ddbi_remote_endpoint(const ddb_remote *r)
     return r ? r->url : NULL;
 }
 
-int ddbi_remote_sync(ddb_remote *r, ddb_error *err)
+/* Nothing to flush: DynamoDB acknowledges durable writes. */
+int ddbi_remote_sync(void *impl, ddb_error *err)
 {
-    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    (void)impl, (void)err;
+    return DDB_OK;
 }
 
-int ddbi_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_partition_stats **parts,
-                           size_t *count, ddb_error *err)
+int ddbi_remote_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
 {
-    (void)r, (void)a;
-    if (parts)
-        *parts = NULL;
-    if (count)
-        *count = 0;
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_table_stats(%s): DynamoDB's API does not report partitions",
-                    table ? table : "");
-}
-
-int ddbi_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
-{
-    (void)r;
-    if (report)
-        memset(report, 0, sizeof *report);
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_check_table(%s): only the embedded engine can be checked",
-                    table ? table : "");
-}
-
-int ddbi_remote_ttl_sweep(ddb_remote *r, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
-{
-    (void)table, (void)now_s;
+    (void)impl, (void)table, (void)now_s, (void)err;
     if (deleted)
         *deleted = 0;
-    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
+    return DDB_OK;
 }
 
-int ddbi_remote_stream_trim(ddb_remote *r, const char *table, uint64_t *trimmed, ddb_error *err)
+int ddbi_remote_stream_trim(void *impl, const char *table, uint64_t *trimmed, ddb_error *err)
 {
-    (void)table;
+    (void)impl, (void)table, (void)err;
     if (trimmed)
         *trimmed = 0;
-    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_stream_trim: no database");
-}
-
-int ddbi_remote_stream_describe(ddb_remote *r, const char *table, ddb_stream_desc *out, ddb_error *err)
-{
-    (void)r;
-    if (out)
-        memset(out, 0, sizeof *out);
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_stream_describe(%s): the remote backend does not read DynamoDB Streams",
-                    table ? table : "");
-}
-
-int ddbi_remote_stream_iter_open(ddb_remote *r, const char *table, ddb_stream_position from, uint64_t seq,
-                                ddb_stream_iter **out, ddb_error *err)
-{
-    (void)r, (void)from, (void)seq;
-    if (out)
-        *out = NULL;
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_stream_iter_open(%s): the remote backend does not read DynamoDB Streams",
-                    table ? table : "");
-}
-
-int ddbi_remote_stream_check(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
-{
-    return ddbi_remote_check_table(r, table, report, err);
-}
-
-int ddbi_remote_table_report_build(ddb_remote *r, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
-                                  ddb_error *err)
-{
-    (void)r, (void)top, (void)a;
-    if (out)
-        *out = NULL;
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_table_report_build(%s): only the embedded engine can be reported on",
-                    table ? table : "");
+    return DDB_OK;
 }
 
 /* ---- Time and backoff ---------------------------------------------------------------- */
@@ -716,7 +664,7 @@ void ddbi_remote_forget_table(ddb_remote *r, const char *table)
 }
 
 int ddbi_remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
-                     const char **sk, ddb_error *err)
+                          const char **sk, ddb_error *err)
 {
     for (int pass = 0; pass < 2; pass++) {
         pthread_mutex_lock(&r->mu);

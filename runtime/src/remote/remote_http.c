@@ -25,7 +25,7 @@ struct remote_http {
 };
 
 int ddbi_remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
-                    ddb_error *err)
+                         ddb_error *err)
 {
     remote_http *h = calloc(1, sizeof *h);
     if (!h || !(h->idle = calloc(pool ? pool : 1, sizeof *h->idle))) {
@@ -123,7 +123,7 @@ void ddbi_remote_reply_free(remote_reply *rep)
 }
 
 int ddbi_remote_http_post(remote_http *h, const char *url, const char *const *headers, size_t n_headers, const char *body,
-                     size_t len, remote_reply *rep, ddb_error *err)
+                          size_t len, remote_reply *rep, ddb_error *err)
 {
     memset(rep, 0, sizeof *rep);
     CURL *c = take(h);

@@ -115,11 +115,10 @@ static long chunk_of(const char *k, const char *key)
     return *end || i >= TAGS_MAX ? -1 : i;
 }
 
-int ddbi_remote_table_meta_put(ddb_remote *r, const char *table, const char *key, const void *val, size_t len,
-                              ddb_error *err)
+int ddbi_remote_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len,
+                               ddb_error *err)
 {
-    if (!r || !table || !key || (len && !val))
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+    ddb_remote *r = impl;
     int rc = check_key(table, key, err);
     if (rc)
         return rc;
@@ -183,11 +182,10 @@ done:
     return rc;
 }
 
-int ddbi_remote_table_meta_get(ddb_remote *r, const char *table, const char *key, ddb_arena *a, void **val,
-                              size_t *len, ddb_error *err)
+int ddbi_remote_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val,
+                               size_t *len, ddb_error *err)
 {
-    if (!r || !table || !key || !a || !val || !len)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+    ddb_remote *r = impl;
     *val = NULL;
     *len = 0;
     int rc = check_key(table, key, err);

@@ -136,10 +136,9 @@ done:
     return rc;
 }
 
-int ddbi_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_remote_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (!r || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+    ddb_remote *r = impl;
     memset(out, 0, sizeof *out);
     if ((unsigned)q->sk_op > DDB_SK_BEGINS_WITH)
         return ddbi_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
@@ -158,10 +157,9 @@ int ddbi_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, dd
     return rc;
 }
 
-int ddbi_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_remote_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (!r || !s || !s->table || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+    ddb_remote *r = impl;
     memset(out, 0, sizeof *out);
     remote_req q;
     int rc = ddbi_remote_req_init(&q, err);

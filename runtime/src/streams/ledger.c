@@ -27,7 +27,7 @@ static ddb_ledger_base *base_find(ddb_stream_rt *s, const char *table, uint64_t 
     return NULL;
 }
 
-static void ledger_get(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double v[2])
+static void ledger_get(ddbi_engine *db, MDB_txn *txn, const char *table, uint64_t bound, double v[2])
 {
     char key[300];
     MDB_val k = {ledger_key(key, table, bound), key}, d;
@@ -50,7 +50,7 @@ typedef struct flush_ctx {
     ddb_error *err;
 } flush_ctx;
 
-static int flush_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int flush_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     flush_ctx *cx = vctx;
     for (size_t i = 0; i < cx->n; i++) {
@@ -67,7 +67,7 @@ static int flush_fn(ddb *db, MDB_txn *txn, void *vctx)
     return DDB_OK;
 }
 
-int ddbi_ledger_flush(ddb *db, ddb_error *err)
+int ddbi_ledger_flush(ddbi_engine *db, ddb_error *err)
 {
     ddb_stream_rt *s = db->stream_rt;
     if (!s)
@@ -130,7 +130,7 @@ int ddbi_ledger_flush(ddb *db, ddb_error *err)
     return rc;
 }
 
-void ddbi_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
+void ddbi_ledger_totals(ddbi_engine *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
                        double *r, double *w)
 {
     double v[2];
@@ -150,7 +150,7 @@ void ddbi_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound
     *w = v[1] + cur_w - bw;
 }
 
-int ddbi_ledger_drop(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_ledger_drop(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     char key[300];
     size_t n = ledger_key(key, table, 0) - 8;

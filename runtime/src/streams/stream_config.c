@@ -2,7 +2,6 @@
  * "q/<table>" in the meta database, loaded with the table definition,
  * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive. */
 #include "core/keycodec.h"
-#include "remote/remote.h"
 #include "core/error.h"
 #include "streams/stream.h"
 
@@ -79,7 +78,7 @@ static bool decode(const uint8_t *p, size_t n, config *c)
     return true;
 }
 
-static int config_get(ddb *db, MDB_txn *txn, const char *table, config *c)
+static int config_get(ddbi_engine *db, MDB_txn *txn, const char *table, config *c)
 {
     char key[300];
     MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key}, v;
@@ -90,7 +89,7 @@ static int config_get(ddb *db, MDB_txn *txn, const char *table, config *c)
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-static int config_put(ddb *db, MDB_txn *txn, const char *table, const config *c)
+static int config_put(ddbi_engine *db, MDB_txn *txn, const char *table, const config *c)
 {
     char key[300];
     MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key};
@@ -104,7 +103,7 @@ static int config_put(ddb *db, MDB_txn *txn, const char *table, const config *c)
     return mdb_put(txn, db->meta, &k, &v, 0);
 }
 
-void ddbi_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t)
+void ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t)
 {
     config c;
     config_get(db, txn, t->name, &c);
@@ -138,7 +137,7 @@ int ddbi_stream_validate_def(const ddb_table_def *d, ddb_error *err)
     return rc ? rc : check_ttl_attr(d->ttl_attribute, err);
 }
 
-int ddbi_stream_bump_gen(ddb *db, MDB_txn *txn)
+int ddbi_stream_bump_gen(ddbi_engine *db, MDB_txn *txn)
 {
     MDB_val k = {3, (void *)DDB_META_GEN}, v;
     uint64_t g = 0;
@@ -165,7 +164,7 @@ int ddbi_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t
     return rc;
 }
 
-int ddbi_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
+int ddbi_stream_on_create(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d)
 {
     config c;
     memset(&c, 0, sizeof c);
@@ -175,7 +174,7 @@ int ddbi_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
     return config_put(db, txn, d->name, &c);
 }
 
-int ddbi_stream_on_delete(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_stream_on_delete(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     config none;
     memset(&none, 0, sizeof none);
@@ -197,7 +196,7 @@ typedef struct update_ctx {
     ddb_error *err;
 } update_ctx;
 
-static int update_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int update_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     update_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -216,12 +215,9 @@ static int update_fn(ddb *db, MDB_txn *txn, void *vctx)
     return DDB_OK;
 }
 
-int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *spec, ddb_error *err)
+int ddbi_streams_update_table_stream(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_update_table_stream(db->remote, table, spec, err);
-    if (!db || !table || !spec)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
+    ddbi_engine *db = impl;
     int rc = check_spec(spec, err);
     if (rc)
         return rc;
@@ -229,12 +225,9 @@ int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *s
     return ddbi_run_write(db, update_fn, &cx, true, err);
 }
 
-int ddb_update_time_to_live(ddb *db, const char *table, const char *attr, ddb_error *err)
+int ddbi_streams_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_update_time_to_live(db->remote, table, attr, err);
-    if (!db || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
+    ddbi_engine *db = impl;
     int rc = check_ttl_attr(attr, err);
     if (rc)
         return rc;

@@ -2,7 +2,6 @@
  * by retention, read by iterators, verified by ddb_stream_check (layout in
  * stream.h). */
 #include "core/keycodec.h"
-#include "remote/remote.h"
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
@@ -35,7 +34,7 @@ static bool is_record_of(const MDB_val *k, const uint8_t *pre, size_t plen)
     return k->mv_size == plen + 8 && memcmp(k->mv_data, pre, plen) == 0;
 }
 
-int ddbi_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present)
+int ddbi_stream_state_get(ddbi_engine *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present)
 {
     MDB_val k = {strlen(table) + 1, (void *)table}, v;
     memset(s, 0, sizeof *s);
@@ -51,7 +50,7 @@ int ddbi_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_s
     return 0;
 }
 
-static int state_put(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_state *s)
+static int state_put(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stream_state *s)
 {
     MDB_val k = {strlen(table) + 1, (void *)table}, v = {sizeof *s, (void *)s};
     return mdb_put(txn, db->streams, &k, &v, 0);
@@ -61,7 +60,7 @@ static int state_put(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_
 
 /* Delete the oldest records while they are over the size limit (never the
  * newest) or, up to age_budget of them, older than the retention period. */
-static int trim(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_spec *spec, int64_t now_ms,
+static int trim(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stream_spec *spec, int64_t now_ms,
                 ddb_stream_state *s, size_t age_budget, uint64_t *trimmed)
 {
     uint8_t key[300];
@@ -122,7 +121,7 @@ static int put_part(ddb_buf *out, ddb_buf *tmp, const ddb_value *map, size_t siz
     return rc;
 }
 
-int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err)
+int ddbi_stream_capture(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err)
 {
     const ddb_table_rt *t = st->t;
     if (!t || t->stream.view == DDB_STREAM_NONE || r->kind == DDB_TX_CHECK)
@@ -159,7 +158,7 @@ int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wsta
     const ddb_item *oi = want_old ? old : NULL, *ni = want_new ? nw : NULL;
     size_t ksize = keys_size(&km);
     size_t size = ksize + (oi ? st->old_size : 0) + (ni ? st->new_size : 0);
-    int64_t now = ddb_clock_ms(db);
+    int64_t now = ddbi_engine_clock_ms(db);
 
     uint8_t h[HEADER];
     h[0] = DDB_STREAM_RECORD_VERSION;
@@ -201,7 +200,7 @@ int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wsta
     return rc ? ddbi_mdb_fail(err, rc, "stream record") : DDB_OK;
 }
 
-int ddbi_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_stream_drop_records(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     ddb_stream_state s;
     bool present;
@@ -305,17 +304,17 @@ int ddbi_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t
 
 /* ---- iterators ---- */
 
-struct ddb_stream_iter {
-    ddb *db;
+typedef struct stream_iter {
+    ddbi_engine *db;
     char table[256];
     ddb_stream_position from;
     uint64_t pos;  /* records up to pos are consumed */
     bool started;  /* a record was returned (TRIM_HORIZON is resolved) */
-};
+} stream_iter;
 
 /* A read transaction, the table, its stream counters; DDB_ENOTABLE when the
  * table never had a stream. */
-static int open_stream(ddb *db, const char *table, MDB_txn **txn, ddb_table_rt **t, ddb_stream_state *s,
+static int open_stream(ddbi_engine *db, const char *table, MDB_txn **txn, ddb_table_rt **t, ddb_stream_state *s,
                        ddb_error *err)
 {
     int rc = ddbi_read_begin(db, txn, err);
@@ -356,14 +355,16 @@ static int trimmed_error(const char *table, uint64_t pos, const ddb_stream_state
                     pos + 1, s->trimmed_through);
 }
 
-int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, uint64_t seq,
-                         ddb_stream_iter **out, ddb_error *err)
+static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n, ddb_error *err);
+static uint64_t iter_position(const void *impl);
+static void iter_close(void *impl);
+
+static const ddbi_stream_iter_ops iter_ops = {iter_read, iter_position, iter_close};
+
+int ddbi_streams_stream_iter_open(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
+                                  const ddbi_stream_iter_ops **iops, void **out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_iter_open(db->remote, table, from, seq, out, err);
-    if (!db || !table || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: db, table and out are required");
-    *out = NULL;
+    ddbi_engine *db = impl;
     if ((unsigned)from > DDB_STREAM_AFTER_SEQUENCE)
         return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: unknown position %d", (int)from);
     if (strlen(table) > 255)
@@ -389,23 +390,21 @@ int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, u
         if (pos < s.trimmed_through)
             return trimmed_error(table, pos, &s, err);
     }
-    ddb_stream_iter *it = calloc(1, sizeof *it);
+    stream_iter *it = calloc(1, sizeof *it);
     if (!it)
         return ddbi_fail_oom(err, __func__);
     it->db = db;
     snprintf(it->table, sizeof it->table, "%s", table);
     it->from = from;
     it->pos = pos;
+    *iops = &iter_ops;
     *out = it;
     return DDB_OK;
 }
 
-int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n,
-                    ddb_error *err)
+static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n, ddb_error *err)
 {
-    if (!it || !a || !n || (max && !recs))
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_read: iterator, arena, records and n are required");
-    *n = 0;
+    stream_iter *it = impl;
     MDB_txn *txn;
     ddb_table_rt *t;
     ddb_stream_state s;
@@ -451,24 +450,22 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
     return rc;
 }
 
-uint64_t ddb_stream_iter_position(const ddb_stream_iter *it)
+static uint64_t iter_position(const void *impl)
 {
-    return it ? it->pos : 0;
+    const stream_iter *it = impl;
+    return it->pos;
 }
 
-void ddb_stream_iter_close(ddb_stream_iter *it)
+static void iter_close(void *it)
 {
     free(it);
 }
 
 /* ---- DescribeStream, trimming ---- */
 
-int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_error *err)
+int ddbi_streams_stream_describe(void *impl, const char *table, ddb_stream_desc *out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_describe(db->remote, table, out, err);
-    if (!db || !table || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_describe: db, table and out are required");
+    ddbi_engine *db = impl;
     memset(out, 0, sizeof *out);
     MDB_txn *txn;
     int rc = ddbi_read_begin(db, &txn, err);
@@ -513,7 +510,7 @@ typedef struct trim_ctx {
     ddb_error *err;
 } trim_ctx;
 
-static int trim_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int trim_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     trim_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -534,13 +531,10 @@ static int trim_fn(ddb *db, MDB_txn *txn, void *vctx)
     return DDB_OK;
 }
 
-int ddb_stream_trim(ddb *db, const char *table, uint64_t *trimmed, ddb_error *err)
+int ddbi_streams_stream_trim(void *impl, const char *table, uint64_t *trimmed, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_trim(db->remote, table, trimmed, err);
-    if (!db || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_trim: db and table are required");
-    trim_ctx cx = {table, ddb_clock_ms(db), 0, true, err};
+    ddbi_engine *db = impl;
+    trim_ctx cx = {table, ddbi_engine_clock_ms(db), 0, true, err};
     int rc = DDB_OK;
     while (!rc && cx.more) {
         cx.more = false;
@@ -617,12 +611,9 @@ static void check_record(scheck *c, const ddb_stream_record *rec)
         problem(c, rec->seq, "SizeBytes says %zu, its keys and images measure %zu", rec->size, size);
 }
 
-int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_error *err)
+int ddbi_streams_stream_check(void *impl, const char *table, ddb_check_report *report, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_check(db->remote, table, report, err);
-    if (!db || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_check: db and table are required");
+    ddbi_engine *db = impl;
     ddb_check_report local;
     ddb_check_report *r = report ? report : &local;
     memset(r, 0, sizeof *r);

@@ -12,21 +12,21 @@
 
 /* One pass; errors are left for the next pass (the handle is shared with
  * the application, which sees its own errors). */
-static void pass(ddb *db)
+static void pass(ddbi_engine *db)
 {
-    ddb_ttl_sweep(db, NULL, 0, NULL, NULL);
+    ddbi_streams_ttl_sweep(db, NULL, 0, NULL, NULL);
     ddb_arena *a = ddb_arena_new();
     const char **names = NULL;
     size_t n = 0;
-    if (a && ddb_list_tables(db, a, &names, &n, NULL) == DDB_OK) {
-        int64_t now = ddb_clock_ms(db);
+    if (a && ddbi_engine_list_tables(db, a, &names, &n, NULL) == DDB_OK) {
+        int64_t now = ddbi_engine_clock_ms(db);
         for (size_t i = 0; i < n; i++) {
             ddb_stream_desc d;
-            if (ddb_stream_describe(db, names[i], &d, NULL) || !d.records)
+            if (ddbi_streams_stream_describe(db, names[i], &d, NULL) || !d.records)
                 continue;
             uint64_t ret = d.spec.retention_seconds ? d.spec.retention_seconds : DDB_STREAM_DEFAULT_RETENTION_S;
             if (d.oldest_ms < now - (int64_t)(ret * 1000u))
-                ddb_stream_trim(db, names[i], NULL, NULL);
+                ddbi_streams_stream_trim(db, names[i], NULL, NULL);
         }
     }
     ddb_arena_free(a);
@@ -35,7 +35,7 @@ static void pass(ddb *db)
 
 static void *sweeper_main(void *arg)
 {
-    ddb *db = arg;
+    ddbi_engine *db = arg;
     ddb_stream_rt *s = db->stream_rt;
     uint32_t ms = db->opts.ttl_sweep_ms;
     pthread_mutex_lock(&s->mu);
@@ -61,7 +61,7 @@ static void *sweeper_main(void *arg)
     return NULL;
 }
 
-int ddbi_stream_start(ddb *db, ddb_error *err)
+int ddbi_stream_start(ddbi_engine *db, ddb_error *err)
 {
     ddb_stream_rt *s = calloc(1, sizeof *s);
     if (!s)
@@ -83,7 +83,7 @@ int ddbi_stream_start(ddb *db, ddb_error *err)
     return DDB_OK;
 }
 
-void ddbi_stream_close(ddb *db)
+void ddbi_stream_close(ddbi_engine *db)
 {
     ddb_stream_rt *s = db->stream_rt;
     if (!s)
