@@ -8,7 +8,7 @@
 int ddbi_embedded_open(const char *uri, const char *path, const ddb_options *opts, void **impl, ddb_error *err)
 {
     ddbi_engine *db;
-    int rc = ddbi_engine_open(uri, path, opts, &db, err);
+    int rc = ddbi_engine_open(uri, path, opts, &ddbi_streams_hooks, &db, err);
     if (!rc)
         *impl = db;
     return rc;

@@ -3,7 +3,6 @@
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 #include "engine/write.h"
 

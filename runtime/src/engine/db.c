@@ -1,7 +1,6 @@
 /* Opening a database and the commit path (group commit). */
 #include "engine/engine.h"
 #include "core/error.h"
-#include "streams/stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -38,8 +37,8 @@ static int make_dir(const char *path, ddb_error *err)
     return DDB_OK;
 }
 
-int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, ddbi_engine **out,
-                     ddb_error *err)
+int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, const ddbi_engine_hooks *hooks,
+                     ddbi_engine **out, ddb_error *err)
 {
     *out = NULL;
     if (!*path)
@@ -59,6 +58,7 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
     if (!db)
         return ddbi_fail_oom(err, "ddb_open");
     db->opts = o;
+    db->hooks = hooks;
     pthread_mutex_init(&db->schema_mu, NULL);
     pthread_mutex_init(&db->gc_mu, NULL);
     pthread_cond_init(&db->gc_cv, NULL);
@@ -79,11 +79,12 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         rc = ddbi_mdb_fail(err, rc, "ddb_open");
         goto fail;
     }
-    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta)) ||
-        (rc = mdb_dbi_open(txn, "streams", MDB_CREATE, &db->streams))) { /* change streams (stream.h) */
+    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))) {
         rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");
         goto fail;
     }
+    if (hooks && hooks->open_txn && (rc = hooks->open_txn(db, txn, err)))
+        goto fail;
     if ((rc = ddbi_tables_load(db, txn, err)))
         goto fail;
     rc = mdb_txn_commit(txn);
@@ -92,7 +93,7 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         rc = ddbi_mdb_fail(err, rc, "ddb_open: commit");
         goto fail;
     }
-    if ((rc = ddbi_stream_start(db, err))) /* TTL sweep thread, capacity ledger (sweeper.c) */
+    if (hooks && hooks->opened && (rc = hooks->opened(db, err)))
         goto fail;
     *out = db;
     return DDB_OK;
@@ -108,7 +109,8 @@ void ddbi_engine_close(void *impl)
     ddbi_engine *db = impl;
     if (!db)
         return;
-    ddbi_stream_close(db); /* first: stops the sweep thread, records consumed capacity */
+    if (db->hooks && db->hooks->close)
+        db->hooks->close(db); /* first: the room above may still write */
     for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
         MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
         if (txn)

@@ -60,13 +60,37 @@ typedef struct ddb_table_rt {
 } ddb_table_rt;
 
 typedef struct ddb_gc_op ddb_gc_op;
+typedef struct ddbi_engine ddbi_engine;
+struct ddb_wreq;
+struct ddb_wstate;
+
+/* What a room above the engine (streams/) hooks into it, given to
+ * ddbi_engine_open: the engine calls these and nothing else of that room.
+ * LMDB codes where a hook returns int without a ddb_error. */
+typedef struct ddbi_engine_hooks {
+    /* open: inside the opening transaction, before the tables load (open
+     * the room's databases, set db->ext); then once it committed */
+    int (*open_txn)(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
+    int (*opened)(ddbi_engine *db, ddb_error *err);
+    /* first thing at close (also after a failed open) */
+    void (*close)(ddbi_engine *db);
+    /* CreateTable: check the definition's fields the room owns, before
+     * the write; then inside its transaction, store them */
+    int (*table_validate)(const ddb_table_def *d, ddb_error *err);
+    int (*table_create)(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d);
+    /* DeleteTable, inside its transaction */
+    int (*table_delete)(ddbi_engine *db, MDB_txn *txn, const char *table);
+    /* the table cache loads t: fill the room's fields of t (stream, ttl_attr) */
+    void (*table_load)(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t);
+    /* the end of every applied write, in the write's transaction */
+    int (*write_applied)(ddbi_engine *db, MDB_txn *txn, const struct ddb_wreq *r, const struct ddb_wstate *st,
+                         ddb_error *err);
+} ddbi_engine_hooks;
 
 /* Reset read transactions kept for reuse (mdb_txn_renew): saves a reader
  * slot search under LMDB's reader-table mutex and a maxdbs-sized calloc per
  * read. */
 #define DDB_RTXN_POOL 64
-
-typedef struct ddbi_engine ddbi_engine;
 
 /* The embedded engine's handle (the impl of the embedded backend). */
 struct ddbi_engine {
@@ -98,10 +122,10 @@ struct ddbi_engine {
      * gc_durable is on disk (see ddbi_run_write) */
     uint64_t gc_committed, gc_durable;
     bool gc_syncing; /* a thread is in mdb_env_sync for the waiters */
-    /* change streams, TTL, the capacity ledger (stream.h) */
-    MDB_dbi streams;                /* "streams": every table's stream records and counters */
-    bool ttl_writing;               /* the write running now deletes expired items (write lock held) */
-    struct ddb_stream_rt *stream_rt; /* sweep thread and ledger baselines; NULL until needed */
+    /* the room that hooked into this handle at open (streams/: change
+     * streams, TTL, the capacity ledger) and its per-handle state */
+    const ddbi_engine_hooks *hooks;
+    void *ext;
 };
 
 /* A write: runs inside a write transaction; returns DDB_OK to keep its
@@ -163,9 +187,10 @@ bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_it
  * the embedded backend (api/backend.h gives each one's contract; impl is
  * the ddbi_engine, arguments are checked by the API). ---- */
 
-/* Open the database in directory path (uri: for messages). */
-int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, ddbi_engine **out,
-                     ddb_error *err);
+/* Open the database in directory path (uri: for messages) with the hooks
+ * of the room above (NULL: none). */
+int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, const ddbi_engine_hooks *hooks,
+                     ddbi_engine **out, ddb_error *err);
 void ddbi_engine_close(void *impl);
 int ddbi_engine_sync(void *impl, ddb_error *err);
 int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *err);

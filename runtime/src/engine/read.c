@@ -4,7 +4,6 @@
 #include "core/error.h"
 #include "expr/expr.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 
 #include <stdlib.h>

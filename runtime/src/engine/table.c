@@ -4,7 +4,6 @@
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 
 #include <errno.h>
@@ -193,7 +192,8 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
             break;
-        ddbi_stream_load_config(db, txn, t); /* stream and TTL settings (stream_config.c) */
+        if (db->hooks && db->hooks->table_load)
+            db->hooks->table_load(db, txn, t); /* stream and TTL settings */
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
@@ -587,7 +587,7 @@ static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
             rc = mdb_drop(txn, dbi, 0);
     }
     if (!rc)
-        rc = ddbi_stream_on_create(db, txn, d); /* stream and TTL settings (stream_config.c) */
+        rc = db->hooks && db->hooks->table_create ? db->hooks->table_create(db, txn, d) : 0;
     if (!rc)
         rc = bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
@@ -598,7 +598,7 @@ int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *er
     ddbi_engine *db = impl;
     int rc = validate_def(def, err);
     if (!rc)
-        rc = ddbi_stream_validate_def(def, err);
+        rc = db->hooks && db->hooks->table_validate ? db->hooks->table_validate(def, err) : DDB_OK;
     if (rc)
         return rc;
     create_ctx cx = {def, err, false};
@@ -657,7 +657,7 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         }
     }
     if (!rc)
-        rc = ddbi_stream_on_delete(db, txn, cx->name); /* its stream records, TTL, capacity ledger */
+        rc = db->hooks && db->hooks->table_delete ? db->hooks->table_delete(db, txn, cx->name) : 0;
     if (!rc)
         rc = bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;

@@ -6,7 +6,6 @@
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 #include "engine/write.h"
 
@@ -241,8 +240,8 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
                          (int64_t)(del ? 0 : st->new_size) - (int64_t)st->old_size, err);
     if (!rc && split && !del && st->new_size > st->old_size)
         rc = ddbi_part_maybe_split(db, txn, t, hash, err);
-    if (!rc) /* the change stream's record, in this transaction (stream_store.c) */
-        rc = ddbi_stream_capture(db, txn, r, st, err);
+    if (!rc && db->hooks && db->hooks->write_applied) /* the change stream's record, in this transaction */
+        rc = db->hooks->write_applied(db, txn, r, st, err);
     return rc;
 }
 

@@ -69,7 +69,7 @@ static int flush_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 
 int ddbi_ledger_flush(ddbi_engine *db, ddb_error *err)
 {
-    ddb_stream_rt *s = db->stream_rt;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (!s)
         return DDB_OK;
     pthread_mutex_lock(&s->ledger_mu);
@@ -136,7 +136,7 @@ void ddbi_ledger_totals(ddbi_engine *db, MDB_txn *txn, const char *table, uint64
     double v[2];
     ledger_get(db, txn, table, bound, v);
     double br = 0, bw = 0;
-    ddb_stream_rt *s = db->stream_rt;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (s) {
         pthread_mutex_lock(&s->ledger_mu);
         ddb_ledger_base *b = base_find(s, table, bound);

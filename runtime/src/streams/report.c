@@ -134,7 +134,7 @@ static int stream_pass(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, ddb
     uint8_t key[300];
     size_t plen = ddbi_stream_record_key(key, t->name, 0) - 8;
     MDB_cursor *c;
-    int rc = mdb_cursor_open(txn, db->streams, &c);
+    int rc = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c);
     if (rc)
         return rc;
     heatmap m = {NULL, 0, 0};

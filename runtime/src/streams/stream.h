@@ -76,8 +76,11 @@ typedef struct ddb_ledger_base {
     double r, w;
 } ddb_ledger_base;
 
-/* Per handle: the sweep thread and the ledger's baselines. */
+/* Per handle (the engine handle's ext): the "streams" database, the sweep
+ * thread and the ledger's baselines. */
 typedef struct ddb_stream_rt {
+    MDB_dbi dbi;      /* "streams": every table's stream records and counters */
+    bool ttl_writing; /* the write running now deletes expired items (write lock held) */
     pthread_mutex_t mu; /* stop */
     pthread_cond_t cv;
     pthread_t thread;
@@ -87,10 +90,20 @@ typedef struct ddb_stream_rt {
     size_t n_base, cap_base;
 } ddb_stream_rt;
 
-/* After ddb_open succeeded: the handle's stream runtime, and the sweep
- * thread when ddb_options.ttl_sweep_ms is set. */
+/* The room's state in an engine handle. */
+static inline ddb_stream_rt *ddbi_streams_of(const ddbi_engine *db)
+{
+    return db->ext;
+}
+
+/* The hooks of this room on the engine (hooks.c), given to
+ * ddbi_engine_open by api/embedded.c. */
+extern const ddbi_engine_hooks ddbi_streams_hooks;
+/* Hook open_txn: the room's state and its database. */
+int ddbi_stream_open(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
+/* Hook opened: the sweep thread when ddb_options.ttl_sweep_ms is set. */
 int ddbi_stream_start(ddbi_engine *db, ddb_error *err);
-/* Before ddb_close tears down: stop the thread, record consumed capacity. */
+/* Hook close: stop the thread, record consumed capacity, free the state. */
 void ddbi_stream_close(ddbi_engine *db);
 /* Add what this handle consumed since the last flush to the ledger. */
 int ddbi_ledger_flush(ddbi_engine *db, ddb_error *err);

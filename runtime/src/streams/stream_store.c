@@ -39,7 +39,7 @@ int ddbi_stream_state_get(ddbi_engine *db, MDB_txn *txn, const char *table, ddb_
     MDB_val k = {strlen(table) + 1, (void *)table}, v;
     memset(s, 0, sizeof *s);
     *present = false;
-    int rc = mdb_get(txn, db->streams, &k, &v);
+    int rc = mdb_get(txn, ddbi_streams_of(db)->dbi, &k, &v);
     if (rc == MDB_NOTFOUND)
         return 0;
     if (rc)
@@ -53,7 +53,7 @@ int ddbi_stream_state_get(ddbi_engine *db, MDB_txn *txn, const char *table, ddb_
 static int state_put(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stream_state *s)
 {
     MDB_val k = {strlen(table) + 1, (void *)table}, v = {sizeof *s, (void *)s};
-    return mdb_put(txn, db->streams, &k, &v, 0);
+    return mdb_put(txn, ddbi_streams_of(db)->dbi, &k, &v, 0);
 }
 
 /* ---- retention ---- */
@@ -68,7 +68,7 @@ static int trim(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stre
     uint64_t retention = spec->retention_seconds ? spec->retention_seconds : DDB_STREAM_DEFAULT_RETENTION_S;
     int64_t horizon = now_ms - (int64_t)(retention * 1000u);
     MDB_cursor *c = NULL;
-    int rc = mdb_cursor_open(txn, db->streams, &c);
+    int rc = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c);
     while (!rc && s->records) {
         MDB_val k = {ddbi_stream_record_key(key, table, s->trimmed_through + 1), key}, v;
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
@@ -164,7 +164,7 @@ int ddbi_stream_capture(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, const 
     h[0] = DDB_STREAM_RECORD_VERSION;
     h[1] = (uint8_t)ev;
     h[2] = (uint8_t)view;
-    h[3] = (uint8_t)((db->ttl_writing ? DDB_STREAM_FLAG_TTL : 0) | (oi ? DDB_STREAM_FLAG_OLD : 0) |
+    h[3] = (uint8_t)((ddbi_streams_of(db)->ttl_writing ? DDB_STREAM_FLAG_TTL : 0) | (oi ? DDB_STREAM_FLAG_OLD : 0) |
                      (ni ? DDB_STREAM_FLAG_NEW : 0));
     ddb_put_be(h + 4, (uint64_t)now, 8);
     ddb_put_be(h + 12, size > UINT32_MAX ? UINT32_MAX : size, 4);
@@ -188,7 +188,7 @@ int ddbi_stream_capture(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, const 
     if (!(rc = ddbi_stream_state_get(db, txn, t->name, &s, &present))) {
         s.last_seq++;
         MDB_val k = {ddbi_stream_record_key(key, t->name, s.last_seq), key}, v = {out.len, out.p};
-        if (!(rc = mdb_put(txn, db->streams, &k, &v, 0))) {
+        if (!(rc = mdb_put(txn, ddbi_streams_of(db)->dbi, &k, &v, 0))) {
             s.records++;
             s.bytes += out.len;
             rc = trim(db, txn, t->name, &t->stream, now, &s, TRIM_ON_WRITE, NULL);
@@ -211,7 +211,7 @@ int ddbi_stream_drop_records(ddbi_engine *db, MDB_txn *txn, const char *table)
     size_t n = ddbi_stream_record_key(key, table, 0) - 8;
     /* records: the prefix plus 8 bytes; the state itself is the bare prefix */
     MDB_cursor *c;
-    if ((rc = mdb_cursor_open(txn, db->streams, &c)))
+    if ((rc = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c)))
         return rc;
     for (;;) {
         MDB_val k = {n + 8, key}, v;
@@ -421,7 +421,7 @@ static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *re
     MDB_cursor *c = NULL;
     if (!name)
         rc = ddbi_fail_oom(err, __func__);
-    else if ((rc = mdb_cursor_open(txn, it->db->streams, &c)))
+    else if ((rc = mdb_cursor_open(txn, ddbi_streams_of(it->db)->dbi, &c)))
         rc = ddbi_mdb_fail(err, rc, "stream");
     if (!rc) {
         strcpy(name, it->table);
@@ -489,7 +489,7 @@ int ddbi_streams_stream_describe(void *impl, const char *table, ddb_stream_desc 
         size_t plen = strlen(table) + 1;
         MDB_val k = {ddbi_stream_record_key(key, table, s.trimmed_through + 1), key}, v;
         MDB_cursor *c;
-        if (s.records && !mdb_cursor_open(txn, db->streams, &c)) {
+        if (s.records && !mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c)) {
             if (mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) == 0 && is_record_of(&k, key, plen)) {
                 out->first_seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8);
                 if (v.mv_size >= HEADER)
@@ -634,7 +634,7 @@ int ddbi_streams_stream_check(void *impl, const char *table, ddb_check_report *r
     int g = ddbi_stream_state_get(db, txn, table, &s, &present);
     if (!g && present) {
         MDB_val k = {strlen(table) + 1, (void *)table}, v;
-        if (mdb_get(txn, db->streams, &k, &v) == 0 && v.mv_size != sizeof s)
+        if (mdb_get(txn, ddbi_streams_of(db)->dbi, &k, &v) == 0 && v.mv_size != sizeof s)
             problem(&c, 0, "its counters record has %zu bytes (%zu expected)", v.mv_size, sizeof s);
         else if (s.trimmed_through > s.last_seq)
             problem(&c, 0, "trimmed through %" PRIu64 " but the newest sequence number is %" PRIu64, s.trimmed_through,
@@ -643,7 +643,7 @@ int ddbi_streams_stream_check(void *impl, const char *table, ddb_check_report *r
     if (!g && !a)
         g = ENOMEM;
     if (!g)
-        g = mdb_cursor_open(txn, db->streams, &cur);
+        g = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &cur);
     uint64_t count = 0, bytes = 0, prev = 0;
     if (!g) {
         /* every key from "<table>\0" on, until another table's */

@@ -36,7 +36,7 @@ static void pass(ddbi_engine *db)
 static void *sweeper_main(void *arg)
 {
     ddbi_engine *db = arg;
-    ddb_stream_rt *s = db->stream_rt;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     uint32_t ms = db->opts.ttl_sweep_ms;
     pthread_mutex_lock(&s->mu);
     while (!s->stop) {
@@ -61,7 +61,7 @@ static void *sweeper_main(void *arg)
     return NULL;
 }
 
-int ddbi_stream_start(ddbi_engine *db, ddb_error *err)
+int ddbi_stream_open(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
 {
     ddb_stream_rt *s = calloc(1, sizeof *s);
     if (!s)
@@ -73,7 +73,14 @@ int ddbi_stream_start(ddbi_engine *db, ddb_error *err)
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->ledger_mu, NULL);
-    db->stream_rt = s;
+    db->ext = s;
+    int rc = mdb_dbi_open(txn, "streams", MDB_CREATE, &s->dbi);
+    return rc ? ddbi_mdb_fail(err, rc, "ddb_open: streams") : DDB_OK;
+}
+
+int ddbi_stream_start(ddbi_engine *db, ddb_error *err)
+{
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (db->opts.ttl_sweep_ms) {
         int rc = pthread_create(&s->thread, NULL, sweeper_main, db);
         if (rc)
@@ -85,7 +92,7 @@ int ddbi_stream_start(ddbi_engine *db, ddb_error *err)
 
 void ddbi_stream_close(ddbi_engine *db)
 {
-    ddb_stream_rt *s = db->stream_rt;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (!s)
         return;
     if (s->thread_on) {
@@ -97,7 +104,7 @@ void ddbi_stream_close(ddbi_engine *db)
     }
     if (db->env)
         ddbi_ledger_flush(db, NULL);
-    db->stream_rt = NULL;
+    db->ext = NULL;
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->ledger_mu);
     pthread_cond_destroy(&s->cv);

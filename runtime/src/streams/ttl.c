@@ -33,7 +33,7 @@ static int sweep_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     sweep_ctx *cx = vctx;
     int rc = DDB_OK;
     uint64_t deleted = 0;
-    db->ttl_writing = true; /* the stream records name the service */
+    ddbi_streams_of(db)->ttl_writing = true; /* the stream records name the service */
     for (size_t i = 0; i < cx->n && !rc; i++) {
         ddb_wreq r = {.kind = DDB_TX_DELETE, .table = cx->table, .item = cx->keys[i]};
         ddb_wstate st;
@@ -48,7 +48,7 @@ static int sweep_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
                 deleted++;
         }
     }
-    db->ttl_writing = false;
+    ddbi_streams_of(db)->ttl_writing = false;
     if (!rc)
         cx->deleted += deleted;
     return rc;
