@@ -3,7 +3,7 @@
  * streams/. */
 #include "api/api.h"
 #include "engine/engine.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 int ddbi_embedded_open(const char *uri, const char *path, const ddb_options *opts, void **impl, ddb_error *err)
 {

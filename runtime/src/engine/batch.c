@@ -1,4 +1,5 @@
-/* BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems. */
+/* engine/: BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"

@@ -1,4 +1,4 @@
-/* ddb_check_table: verify a table against its indexes and partition
+/* engine/: ddb_check_table: verify a table against its indexes and partition
  * statistics in one read transaction (a snapshot, so concurrent writers
  * cannot cause false alarms).
  *
@@ -12,7 +12,8 @@
  *  3. indexes: every entry points to a stored item that calls for exactly
  *     that entry.
  * Pass 1 proves "no missing entries", pass 3 "no stale entries"; together
- * an index holds exactly the entries its items call for. */
+ * an index holds exactly the entries its items call for.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"

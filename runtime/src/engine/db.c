@@ -1,11 +1,12 @@
-/* Opening a database and the commit path (group commit). */
+/* engine/: transactions: LMDB errors, read transactions (and the pool of
+ * reset ones), the commit path (group commit), ddb_sync.  Opening and
+ * closing are open.c.  May call core/. */
 #include "engine/engine.h"
 #include "core/error.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 struct ddb_gc_op {
     ddb_write_fn fn;
@@ -22,113 +23,6 @@ int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
         return ddbi_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
                         what);
     return ddbi_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
-}
-
-static int make_dir(const char *path, ddb_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (!S_ISDIR(st.st_mode))
-            return ddbi_fail(err, DDB_EINVAL, "ddb_open: %s exists and is not a directory", path);
-        return DDB_OK;
-    }
-    if (mkdir(path, 0755) != 0 && errno != EEXIST)
-        return ddbi_fail(err, DDB_EIO, "ddb_open: cannot create directory %s: %s", path, strerror(errno));
-    return DDB_OK;
-}
-
-int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, const ddbi_engine_hooks *hooks,
-                     ddbi_engine **out, ddb_error *err)
-{
-    *out = NULL;
-    if (!*path)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
-    ddb_options o = opts ? *opts : (ddb_options){0};
-    if (o.sync > DDB_SYNC_NONE)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: unknown sync mode %d", (int)o.sync);
-    if (!o.map_size)
-        o.map_size = (uint64_t)64 << 30;
-    if (!o.partition_split_bytes)
-        o.partition_split_bytes = (uint64_t)10 << 30;
-    int rc = make_dir(path, err);
-    if (rc)
-        return rc;
-
-    ddbi_engine *db = calloc(1, sizeof *db);
-    if (!db)
-        return ddbi_fail_oom(err, "ddb_open");
-    db->opts = o;
-    db->hooks = hooks;
-    pthread_mutex_init(&db->schema_mu, NULL);
-    pthread_mutex_init(&db->gc_mu, NULL);
-    pthread_cond_init(&db->gc_cv, NULL);
-
-    unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
-    /* FULL too: a commit syncs the data pages and writes the meta page
-     * without syncing it, and ddbi_run_write makes the meta page durable
-     * before it returns, by a later commit's sync or by its own (so that
-     * under load a batch costs one sync, not two). */
-    if (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL)
-        flags |= MDB_NOMETASYNC;
-    else if (o.sync == DDB_SYNC_NONE)
-        flags |= MDB_NOSYNC | MDB_WRITEMAP;
-    MDB_txn *txn = NULL;
-    if ((rc = mdb_env_create(&db->env)) || (rc = mdb_env_set_maxdbs(db->env, 1024)) ||
-        (rc = mdb_env_set_maxreaders(db->env, 512)) || (rc = mdb_env_set_mapsize(db->env, (size_t)o.map_size)) ||
-        (rc = mdb_env_open(db->env, path, flags, 0644))) {
-        rc = ddbi_mdb_fail(err, rc, "ddb_open");
-        goto fail;
-    }
-    if ((rc = mdb_txn_begin(db->env, NULL, 0, &txn)) || (rc = mdb_dbi_open(txn, "meta", MDB_CREATE, &db->meta))) {
-        rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");
-        goto fail;
-    }
-    if (hooks && hooks->open_txn && (rc = hooks->open_txn(db, txn, err)))
-        goto fail;
-    if ((rc = ddbi_tables_load(db, txn, err)))
-        goto fail;
-    rc = mdb_txn_commit(txn);
-    txn = NULL;
-    if (rc) {
-        rc = ddbi_mdb_fail(err, rc, "ddb_open: commit");
-        goto fail;
-    }
-    if (hooks && hooks->opened && (rc = hooks->opened(db, err)))
-        goto fail;
-    *out = db;
-    return DDB_OK;
-fail:
-    if (txn)
-        mdb_txn_abort(txn);
-    ddbi_engine_close(db);
-    return rc;
-}
-
-void ddbi_engine_close(void *impl)
-{
-    ddbi_engine *db = impl;
-    if (!db)
-        return;
-    if (db->hooks && db->hooks->close)
-        db->hooks->close(db); /* first: the room above may still write */
-    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
-        MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
-        if (txn)
-            mdb_txn_abort(txn);
-    }
-    if (db->env)
-        mdb_env_close(db->env);
-    ddbi_tables_free(atomic_load(&db->tables));
-    for (ddb_table_rt *l = db->retired, *n; l; l = n) {
-        n = l->retired_next;
-        ddbi_tables_free(l);
-    }
-    ddb_arena_free(db->wscratch);
-    ddbi_buf_free(&db->wbuf);
-    pthread_mutex_destroy(&db->schema_mu);
-    pthread_mutex_destroy(&db->gc_mu);
-    pthread_cond_destroy(&db->gc_cv);
-    free(db);
 }
 
 int ddbi_engine_sync(void *impl, ddb_error *err)

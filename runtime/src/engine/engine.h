@@ -1,4 +1,18 @@
-/* The embedded engine's shared state (internal). */
+/* engine/: the embedded engine on LMDB (room header: what the engine
+ * offers the rooms above it).
+ *
+ * The room holds tables and their cache (table.c), partitions
+ * (partition.c), keys (keys.c), the write path (write.c, batch.c), the
+ * read path (read.c), transactions and group commit (db.c), opening and
+ * closing (open.c), consumed capacity (capacity.c), TTL expiry and the
+ * clock (expiry.c), statistics (stats.c) and the consistency check
+ * (check.c).  It may call core/ and expr/ and nothing above: the streams
+ * room hooks into it (ddbi_engine_hooks below), and the API reaches it
+ * through the operations declared at the end of this header.
+ *
+ * Offered: this header, plus keys.h (key attributes of items) and write.h
+ * (the two-step item write whose request and state the write hook sees).
+ * Everything else of the room is private to it. */
 #ifndef DDB_ENGINE_H
 #define DDB_ENGINE_H
 
@@ -156,6 +170,12 @@ const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name);
 int ddbi_read_table(ddbi_engine *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
 void ddbi_tables_free(ddb_table_rt *t);
 int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
+
+/* Bump the schema generation so every handle reloads its table cache
+ * (DDL and its kin).  LMDB codes. */
+int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn);
+/* Delete every key of dbi starting with prefix.  LMDB codes. */
+int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 
 /* Partitions (partition.c) */
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);

@@ -1,4 +1,5 @@
-/* GetItem, Query and Scan. */
+/* engine/: GetItem, Query and Scan.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"

@@ -1,5 +1,6 @@
-/* Tables: definitions in the meta database, the in-memory table cache,
- * CreateTable / DeleteTable / DescribeTable / ListTables. */
+/* engine/: Tables: definitions in the meta database, the in-memory table cache,
+ * CreateTable / DeleteTable / DescribeTable / ListTables.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"
@@ -29,7 +30,7 @@ static uint64_t get_gen(ddbi_engine *db, MDB_txn *txn)
     return g;
 }
 
-static int bump_gen(ddbi_engine *db, MDB_txn *txn)
+int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn)
 {
     uint64_t g = get_gen(db, txn) + 1;
     MDB_val k = {3, (void *)DDB_META_GEN}, v = {8, &g};
@@ -589,7 +590,7 @@ static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     if (!rc)
         rc = db->hooks && db->hooks->table_create ? db->hooks->table_create(db, txn, d) : 0;
     if (!rc)
-        rc = bump_gen(db, txn);
+        rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
 }
 
@@ -611,14 +612,14 @@ int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *er
 /* ---- DeleteTable ---- */
 
 /* Delete every key of dbi that starts with prefix. */
-static int del_prefix(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t len)
+int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
 {
     MDB_cursor *c = NULL;
     int rc = mdb_cursor_open(txn, dbi, &c);
     while (!rc) {
         MDB_val k = {len, (void *)prefix}, v;
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-        if (g == MDB_NOTFOUND || k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)
+        if (g == MDB_NOTFOUND || (!g && (k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)))
             break;
         rc = g ? g : mdb_cursor_del(c, 0);
     }
@@ -651,7 +652,7 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         if (kinds[i] == 's' || kinds[i] == 'u') {
             /* per-partition stats "s/<name>/<bound>", metadata "u/<name>/<key>" */
             key[klen] = '/';
-            rc = del_prefix(txn, db->meta, key, (size_t)klen + 1);
+            rc = ddbi_del_prefix(txn, db->meta, key, (size_t)klen + 1);
         } else {
             rc = mdb_del(txn, db->meta, &k, NULL);
         }
@@ -659,7 +660,7 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     if (!rc)
         rc = db->hooks && db->hooks->table_delete ? db->hooks->table_delete(db, txn, cx->name) : 0;
     if (!rc)
-        rc = bump_gen(db, txn);
+        rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
 }
 
@@ -875,7 +876,7 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         return ddbi_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
     if (g != MDB_NOTFOUND)
         return ddbi_mdb_fail(cx->err, g, "UpdateTable: backfill");
-    rc = bump_gen(db, txn);
+    rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
 }
 

@@ -1,7 +1,8 @@
-/* PutItem, UpdateItem and DeleteItem: the item, every index entry and the
+/* engine/: PutItem, UpdateItem and DeleteItem: the item, every index entry and the
  * partition statistics change in one transaction.  The two steps of one
  * item write (prepare: read and check; apply: write) are shared with
- * batches and transactions (write.h). */
+ * batches and transactions (write.h).
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"

@@ -1,4 +1,4 @@
-/* One item write in two steps, shared by single writes, batches and
+/* engine/: One item write in two steps, shared by single writes, batches and
  * transactions (internal). */
 #ifndef DDB_WRITE_H
 #define DDB_WRITE_H

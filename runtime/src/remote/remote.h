@@ -1,4 +1,9 @@
-/* The remote backend (internal API): every public operation of <ddb/ddb.h>
+/* remote/: the remote backend (room header: what the room offers the API:
+ * open, close and its operations table; internal).  It may call core/ and
+ * expr/ (and libcurl, OpenSSL, jansson); remote_wire.h, djson.h and
+ * sigv4.h are the room's own.
+ *
+ * Every public operation of <ddb/ddb.h>
  * sent as DynamoDB's JSON protocol (X-Amz-Target: DynamoDB_20120810.<Op>,
  * Content-Type: application/x-amz-json-1.0) over HTTP(S) with libcurl,
  * signed with AWS Signature Version 4, to DynamoDB or a compatible engine
@@ -40,8 +45,7 @@
  * schemas (Query needs the key attribute names).  The only process-wide
  * state is curl_global_init(), called once through pthread_once by the
  * first ddbi_remote_open() and never undone (libcurl's rule: global cleanup
- * must not race with other users of libcurl in the process).
- */
+ * must not race with other users of libcurl in the process). */
 #ifndef DDB_REMOTE_H
 #define DDB_REMOTE_H
 

@@ -1,6 +1,7 @@
-/* Remote batches and transactions: BatchWriteItem and BatchGetItem (with
+/* remote/: Remote batches and transactions: BatchWriteItem and BatchGetItem (with
  * UnprocessedItems / UnprocessedKeys resubmitted under backoff),
- * TransactWriteItems (cancellation reasons) and TransactGetItems. */
+ * TransactWriteItems (cancellation reasons) and TransactGetItems.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include <ddb/json.h>

@@ -1,10 +1,11 @@
-/* HTTP transport of the remote backend: a pool of libcurl easy handles.
+/* remote/: HTTP transport of the remote backend: a pool of libcurl easy handles.
  *
  * An easy handle keeps its connections open between transfers, so taking
  * one from the pool reuses a live connection to the endpoint.  A handle is
  * used by one thread at a time: threads take one from the pool (or make a
  * new one when the pool is empty, so nobody waits) and give it back;
- * handles beyond the pool size are closed on return. */
+ * handles beyond the pool size are closed on return.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"

@@ -1,4 +1,5 @@
-/* Remote item operations: PutItem, DeleteItem, UpdateItem, GetItem. */
+/* remote/: Remote item operations: PutItem, DeleteItem, UpdateItem, GetItem.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"

@@ -1,4 +1,4 @@
-/* Table metadata (ddb_table_meta_put/get) on a remote endpoint: DynamoDB
+/* remote/: Table metadata (ddb_table_meta_put/get) on a remote endpoint: DynamoDB
  * has no per-table key/value store, but every table has tags, deleted with
  * it.  A value is kept base64-encoded (tag values allow only letters,
  * digits, spaces and "_.:/=+-@") in chunks of 256 characters under the tag
@@ -7,7 +7,8 @@
  * Limits that follow from tags: a key of at most 120 characters from that
  * same set, 50 tags per table in all, and DynamoDB's tag operations are
  * eventually consistent (a get right after a put may not see it yet) and
- * rate-limited. */
+ * rate-limited.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include <ddb/json.h>

@@ -1,7 +1,8 @@
-/* Reading DynamoDB responses: error classification, consumed capacity,
+/* remote/: Reading DynamoDB responses: error classification, consumed capacity,
  * items, pages, cancellation reasons, table descriptions.  Pure functions
  * over jansson values (no I/O), so a fuzzer can drive them; whatever the
- * server sends, the result is a value or a clear DDB_ENET "bad response". */
+ * server sends, the result is a value or a clear DDB_ENET "bad response".
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include <ddb/json.h>

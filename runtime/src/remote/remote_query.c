@@ -1,4 +1,5 @@
-/* Remote Query and Scan. */
+/* remote/: Remote Query and Scan.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"

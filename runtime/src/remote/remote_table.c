@@ -1,5 +1,6 @@
-/* Remote tables: CreateTable (waiting for ACTIVE), DeleteTable (waiting
- * until gone), DescribeTable, ListTables (every page). */
+/* remote/: Remote tables: CreateTable (waiting for ACTIVE), DeleteTable (waiting
+ * until gone), DescribeTable, ListTables (every page).
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
@@ -231,40 +232,6 @@ static int set_ttl(ddb_remote *r, const char *table, const char *attr, ddb_error
     return rc;
 }
 
-/* DescribeTimeToLive: the TTL attribute when TTL is enabled (or being
- * enabled).  An endpoint without the operation has no TTL. */
-static int get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **attr, ddb_error *err)
-{
-    *attr = NULL;
-    json_t *req = json_pack("{s:s}", "TableName", table), *resp = NULL;
-    if (!req)
-        return nomem(err);
-    ddb_error e2 = {0};
-    int rc = ddbi_remote_call(r, "DescribeTimeToLive", req, &resp, NULL, &e2);
-    json_decref(req);
-    if (rc == DDB_ENOTSUP)
-        return DDB_OK;
-    if (rc) {
-        if (err)
-            *err = e2;
-        return rc;
-    }
-    const json_t *d = json_object_get(resp, "TimeToLiveDescription");
-    const json_t *st = json_object_get(d, "TimeToLiveStatus"), *an = json_object_get(d, "AttributeName");
-    if (d && (!json_is_object(d) || (st && !json_is_string(st)) || (an && !json_is_string(an))))
-        rc = ddbi_remote_bad(err, "DescribeTimeToLive", "TimeToLiveDescription has the wrong shape");
-    else if (json_is_string(st) && json_is_string(an) &&
-             (!strcmp(json_string_value(st), "ENABLED") || !strcmp(json_string_value(st), "ENABLING"))) {
-        size_t n = json_string_length(an) + 1;
-        char *c = ddb_arena_alloc(a, n);
-        if (!c)
-            rc = ddbi_fail_oom(err, __func__);
-        else
-            *attr = memcpy(c, json_string_value(an), n);
-    }
-    json_decref(resp);
-    return rc;
-}
 
 int ddbi_remote_create_table(void *impl, const ddb_table_def *def, ddb_error *err)
 {
@@ -303,27 +270,6 @@ int ddbi_remote_delete_table(void *impl, const char *name, ddb_error *err)
     return rc ? rc : wait_table(r, name, WAIT_GONE, err);
 }
 
-int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
-                         ddb_error *err)
-{
-    *out = NULL;
-    json_t *req = json_pack("{s:s}", "TableName", name), *resp = NULL;
-    if (!req)
-        return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", name);
-    int rc = ddbi_remote_call(r, "DescribeTable", req, &resp, NULL, err);
-    json_decref(req);
-    if (!rc) {
-        const char *status;
-        bool active;
-        rc = ddbi_remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, out, &status, &active, err);
-    }
-    json_decref(resp);
-    if (!rc && with_ttl)
-        rc = get_ttl(r, name, a, &(*out)->def.ttl_attribute, err);
-    if (rc)
-        *out = NULL;
-    return rc;
-}
 
 int ddbi_remote_describe_table(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
@@ -485,7 +431,7 @@ int ddbi_remote_update_time_to_live(void *impl, const char *table, const char *a
     if (!a)
         return ddbi_fail_oom(err, __func__);
     const char *current;
-    int rc = get_ttl(r, table, a, &current, err);
+    int rc = ddbi_remote_get_ttl(r, table, a, &current, err);
     if (!rc && current) {
         json_t *req = json_pack("{s:s, s:{s:b, s:s}}", "TableName", table, "TimeToLiveSpecification", "Enabled", 0,
                                 "AttributeName", current),

@@ -1,4 +1,4 @@
-/* Pieces shared by the remote backend's files (internal to remote*.c and
+/* remote/: Pieces shared by the remote backend's files (internal to remote*.c and
  * expr_render.c): expression rendering, the HTTP transport, response
  * parsing, request building, and the handle's call/retry core. */
 #ifndef DDB_REMOTE_WIRE_H
@@ -8,6 +8,7 @@
 #include "remote/remote.h"
 
 #include <jansson.h>
+#include <pthread.h>
 
 /* ---- Expressions back to text (expr_render.c) ------------------------------ */
 
@@ -128,7 +129,27 @@ int ddbi_rq_capacity(json_t *o, ddb_return_capacity rc, ddb_error *err);
 /* A fresh names map for one object of a request (arena: the request's). */
 void ddbi_rq_names_reset(remote_req *q, ddb_wire_names *m);
 
-/* ---- The handle's core (remote.c) ------------------------------------------------ */
+/* ---- The handle (remote.c) ---------------------------------------------------------- */
+
+/* Key attribute names of one table or index, as DescribeTable gave them. */
+typedef struct rkeys {
+    char *table, *index; /* index NULL: the table itself */
+    char *pk, *sk;
+    struct rkeys *next;
+} rkeys;
+
+struct ddb_remote {
+    char *url;  /* where requests go: scheme://host[:port]/path */
+    char *host; /* Host header (signed) */
+    char *path; /* canonical URI */
+    char *region, *access_key, *secret_key, *session_token;
+    ddb_remote_options o; /* numbers resolved; strings point at the fields above */
+    remote_http *http;
+    pthread_mutex_t mu; /* guards keys */
+    rkeys *keys;
+};
+
+/* ---- The call (remote_call.c) ------------------------------------------------------- */
 
 /* Send operation op with body req (not consumed): sign, post, retry
  * throttling and 5xx with backoff.  On success *resp owns the response
@@ -139,15 +160,24 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
 void ddbi_remote_backoff(const ddb_remote *r, unsigned attempt);
 unsigned ddbi_remote_max_attempts(const ddb_remote *r);
 uint32_t ddbi_remote_table_wait_ms(const ddb_remote *r);
+/* ---- Key schema cache (remote_keys.c) ----------------------------------------------- */
+
 /* Key attribute names of a table or one of its indexes (index NULL = the
  * table), from a cached DescribeTable.  Copies into a. */
 int ddbi_remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
                           const char **sk, ddb_error *err);
 void ddbi_remote_forget_table(ddb_remote *r, const char *table);
-/* DescribeTable (and DescribeTimeToLive when with_ttl) into a (remote_table.c). */
+void ddbi_remote_keys_free(rkeys *k);
+
+/* ---- DescribeTable, DescribeTimeToLive (remote_describe.c) -------------------------- */
+
+/* DescribeTable (and DescribeTimeToLive when with_ttl) into a. */
 int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
                          ddb_error *err);
-/* Monotonic milliseconds. */
+/* DescribeTimeToLive: the TTL attribute when TTL is enabled (or being
+ * enabled), else NULL.  An endpoint without the operation has no TTL. */
+int ddbi_remote_get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **attr, ddb_error *err);
+/* Monotonic milliseconds (remote_call.c). */
 uint64_t ddbi_remote_now_ms(void);
 void ddbi_remote_sleep_ms(uint32_t ms);
 

@@ -2,7 +2,7 @@
  * ddbi_engine_hooks): its state at open and close, a table's stream and
  * TTL settings on create, delete and load, and a stream record for every
  * applied write.  The engine calls the room only through these. */
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 const ddbi_engine_hooks ddbi_streams_hooks = {
     .open_txn = ddbi_stream_open,

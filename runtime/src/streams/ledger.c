@@ -1,11 +1,12 @@
-/* The capacity ledger: consumed read and write units per partition since
+/* streams/: The capacity ledger: consumed read and write units per partition since
  * the table was created, accumulated across handles and processes.  The
  * engine counts consumption in memory per handle (ddb_part_rt); a handle
  * adds what it consumed since its last flush to "c/<table>/<be64 bound>"
  * when it closes and on every sweep.  A crash loses the unflushed part:
- * these are statistics, not billing. */
+ * these are statistics, not billing.
+ * May call engine/, expr/ and core/. */
 #include "core/error.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,5 +155,5 @@ int ddbi_ledger_drop(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     char key[300];
     size_t n = ledger_key(key, table, 0) - 8;
-    return ddbi_stream_del_prefix(txn, db->meta, key, n);
+    return ddbi_del_prefix(txn, db->meta, key, n);
 }

@@ -1,11 +1,12 @@
-/* ddb_table_report_build: one read snapshot of a table -> its partitions
+/* streams/: ddb_table_report_build: one read snapshot of a table -> its partitions
  * (range, items, bytes, consumed capacity from the ledger, write heat from
  * the stream), its largest item collections, its most written partition
- * keys, its index sizes.  What `ddb stats` prints and draws. */
+ * keys, its index sizes.  What `ddb stats` prints and draws.
+ * May call engine/, expr/ and core/. */
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 #include "core/value.h"
 
 #include <errno.h>

@@ -1,40 +1,14 @@
-/* A table's stream specification and TTL attribute: stored under
+/* streams/: A table's stream specification and TTL attribute: stored under
  * "q/<table>" in the meta database, loaded with the table definition,
- * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive. */
+ * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive.
+ * May call engine/, expr/ and core/. */
 #include "core/keycodec.h"
 #include "core/error.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-static const char *const view_names[] = {"NONE", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
-
-const char *ddb_stream_view_name(ddb_stream_view v)
-{
-    return (unsigned)v < sizeof view_names / sizeof *view_names ? view_names[v] : "?";
-}
-
-const char *ddb_stream_event_name(ddb_stream_event e)
-{
-    switch (e) {
-    case DDB_STREAM_INSERT: return "INSERT";
-    case DDB_STREAM_MODIFY: return "MODIFY";
-    case DDB_STREAM_REMOVE: return "REMOVE";
-    default: return "?";
-    }
-}
-
-int ddb_stream_view_parse(const char *s, ddb_stream_view *out)
-{
-    for (size_t i = 0; s && i < sizeof view_names / sizeof *view_names; i++)
-        if (strcasecmp(s, view_names[i]) == 0) {
-            *out = (ddb_stream_view)i;
-            return DDB_OK;
-        }
-    return DDB_EINVAL;
-}
 
 size_t ddbi_stream_config_key(char *key, size_t cap, const char *table)
 {
@@ -137,33 +111,6 @@ int ddbi_stream_validate_def(const ddb_table_def *d, ddb_error *err)
     return rc ? rc : check_ttl_attr(d->ttl_attribute, err);
 }
 
-int ddbi_stream_bump_gen(ddbi_engine *db, MDB_txn *txn)
-{
-    MDB_val k = {3, (void *)DDB_META_GEN}, v;
-    uint64_t g = 0;
-    if (mdb_get(txn, db->meta, &k, &v) == 0 && v.mv_size == 8)
-        memcpy(&g, v.mv_data, 8);
-    g++;
-    v = (MDB_val){8, &g};
-    return mdb_put(txn, db->meta, &k, &v, 0);
-}
-
-int ddbi_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
-{
-    MDB_cursor *c = NULL;
-    int rc = mdb_cursor_open(txn, dbi, &c);
-    while (!rc) {
-        MDB_val k = {len, (void *)prefix}, v;
-        int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-        if (g == MDB_NOTFOUND || (!g && (k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)))
-            break;
-        rc = g ? g : mdb_cursor_del(c, 0);
-    }
-    if (c)
-        mdb_cursor_close(c);
-    return rc;
-}
-
 int ddbi_stream_on_create(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d)
 {
     config c;
@@ -210,7 +157,7 @@ static int update_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         c.stream = *cx->spec;
     if (cx->set_ttl)
         snprintf(c.ttl, sizeof c.ttl, "%s", cx->ttl);
-    if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddbi_stream_bump_gen(db, txn)))
+    if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddbi_schema_bump_gen(db, txn)))
         return ddbi_mdb_fail(cx->err, rc, cx->spec ? "UpdateTable" : "UpdateTimeToLive");
     return DDB_OK;
 }

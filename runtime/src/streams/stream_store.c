@@ -1,11 +1,12 @@
-/* Stream records: appended by the write path in its transaction, trimmed
+/* streams/: Stream records: appended by the write path in its transaction, trimmed
  * by retention, read by iterators, verified by ddb_stream_check (layout in
- * stream.h). */
+ * streams.h).
+ * May call engine/, expr/ and core/. */
 #include "core/keycodec.h"
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 #include "core/value.h"
 
 #include <inttypes.h>

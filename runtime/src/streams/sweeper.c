@@ -1,9 +1,10 @@
-/* The handle's background work (ddb_options.ttl_sweep_ms): delete expired
+/* streams/: The handle's background work (ddb_options.ttl_sweep_ms): delete expired
  * items, trim streams past their retention period, record consumed
  * capacity in the ledger.  Started after ddb_open succeeded, stopped first
- * thing in ddb_close. */
+ * thing in ddb_close.
+ * May call engine/, expr/ and core/. */
 #include "core/error.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <errno.h>
 #include <stdlib.h>

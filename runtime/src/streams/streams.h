@@ -1,4 +1,11 @@
-/* Change streams, TTL and the capacity ledger (internal).
+/* streams/: change streams, TTL and the capacity ledger (room header:
+ * what the streams room offers; internal).
+ *
+ * The room completes the embedded engine: it hooks into it (hooks.c:
+ * stream and TTL settings of tables, a stream record for every applied
+ * write, its state at open and close), and offers the API the streams,
+ * TTL and report operations declared at the end of this header.  It may
+ * call engine/, expr/ and core/; the engine never calls it directly.
  *
  * Storage:
  *  - meta "q/<table>": the table's stream specification and TTL attribute
@@ -114,11 +121,6 @@ void ddbi_ledger_totals(ddbi_engine *db, MDB_txn *txn, const char *table, uint64
 /* LMDB: delete the ledger of table (DeleteTable). */
 int ddbi_ledger_drop(ddbi_engine *db, MDB_txn *txn, const char *table);
 
-/* Shared by the DDL-like updates of this module: bump the schema
- * generation so every handle reloads its table cache. */
-int ddbi_stream_bump_gen(ddbi_engine *db, MDB_txn *txn);
-/* Delete every key of dbi starting with prefix (LMDB codes). */
-int ddbi_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 
 /* ---- What the room offers the API: the streams, TTL and report
  * operations of the embedded backend (api/backend.h gives the contracts;
