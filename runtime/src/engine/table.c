@@ -173,8 +173,8 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
     ddb_table_rt *list = NULL;
     ddb_arena *a = ddb_arena_new();
     MDB_val k = {2, "t/"}, v;
-    rc = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM;
-    while (rc == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+    int g = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM; /* the cursor's LMDB code */
+    while (!rc && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
         ddb_item *def;
         if (ddbi_decode_item(v.mv_data, v.mv_size, a, &def)) {
             rc = ddbi_fail(err, DDB_ECORRUPT, "table definition %.*s is corrupt", (int)k.mv_size, (char *)k.mv_data);
@@ -220,12 +220,14 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         t->next = list;
         list = t;
         ddb_arena_reset(a);
-        rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+        g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
     }
     mdb_cursor_close(c);
     ddb_arena_free(a);
-    if (rc == MDB_NOTFOUND)
-        rc = 0;
+    if (!rc && g == ENOMEM)
+        rc = ddbi_fail_oom(err, "reading tables");
+    else if (!rc && g && g != MDB_NOTFOUND)
+        rc = ddbi_mdb_fail(err, g, "reading tables");
     if (dbi_txn != txn) {
         if (rc)
             mdb_txn_abort(dbi_txn);
@@ -234,7 +236,7 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
     }
     if (rc) {
         ddbi_tables_free(list);
-        return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddbi_mdb_fail(err, rc, "reading tables");
+        return rc;
     }
     /* retire the old list untouched (readers may be walking it) */
     ddb_table_rt *old = atomic_load_explicit(&db->tables, memory_order_relaxed);

@@ -22,8 +22,8 @@
  * 4 new image), be64 created_ms, be32 SizeBytes, then varint length +
  * encoded item (codec.h) for the keys, the old image, the new image (the
  * images only when their flag is set). */
-#ifndef DDB_STREAM_H
-#define DDB_STREAM_H
+#ifndef DDB_STREAMS_H
+#define DDB_STREAMS_H
 
 #include "engine/engine.h"
 #include "engine/write.h"
