@@ -6,6 +6,22 @@
 
 #include <string.h>
 
+/* ReturnValues of a single-item write (the same for every backend). */
+static int check_return_values(const char *op, bool update, const ddb_write_opts *opts, ddb_arena *a,
+                               ddb_write_result *res, ddb_error *err)
+{
+    ddb_return_values rv = opts ? opts->return_values : DDB_RETURN_NONE;
+    if ((unsigned)rv > DDB_RETURN_UPDATED_NEW)
+        return ddbi_fail(err, DDB_EINVAL, "%s: unknown ReturnValues %d", op, (int)rv);
+    if (!update && rv != DDB_RETURN_NONE && rv != DDB_RETURN_ALL_OLD)
+        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", op);
+    if (rv != DDB_RETURN_NONE && (!a || !res))
+        return ddbi_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
+    if (res)
+        memset(res, 0, sizeof *res);
+    return DDB_OK;
+}
+
 int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
                  ddb_write_result *res, ddb_error *err)
 {
@@ -13,7 +29,8 @@ int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_wri
         return ddbi_api_notsup(db, "ddb_put_item", err);
     if (!db || !table || !item)
         return ddbi_fail(err, DDB_EINVAL, "PutItem: db, table, item are required");
-    return db->ops->put_item(db->impl, table, item, opts, a, res, err);
+    int rc = check_return_values("PutItem", false, opts, a, res, err);
+    return rc ? rc : db->ops->put_item(db->impl, table, item, opts, a, res, err);
 }
 
 int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
@@ -23,7 +40,8 @@ int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_w
         return ddbi_api_notsup(db, "ddb_delete_item", err);
     if (!db || !table || !key)
         return ddbi_fail(err, DDB_EINVAL, "DeleteItem: db, table, item are required");
-    return db->ops->delete_item(db->impl, table, key, opts, a, res, err);
+    int rc = check_return_values("DeleteItem", false, opts, a, res, err);
+    return rc ? rc : db->ops->delete_item(db->impl, table, key, opts, a, res, err);
 }
 
 int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_expr *update,
@@ -33,7 +51,8 @@ int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_e
         return ddbi_api_notsup(db, "ddb_update_item", err);
     if (!db || !table || !key || !update)
         return ddbi_fail(err, DDB_EINVAL, "UpdateItem: db, table, key and update are required");
-    return db->ops->update_item(db->impl, table, key, update, opts, a, res, err);
+    int rc = check_return_values("UpdateItem", true, opts, a, res, err);
+    return rc ? rc : db->ops->update_item(db->impl, table, key, update, opts, a, res, err);
 }
 
 int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,

@@ -319,14 +319,7 @@ static int check_exprs(const ddb_expr *cond, const ddb_expr *update, const ddb_i
 static int run(ddbi_engine *db, const char *table, const ddb_item *item, ddb_tx_kind kind, const ddb_expr *update,
                const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
-    static const char *const names[] = {"", "PutItem", "UpdateItem", "DeleteItem", ""};
     ddb_write_opts o = opts ? *opts : (ddb_write_opts){0};
-    if (kind != DDB_TX_UPDATE && o.return_values != DDB_RETURN_NONE && o.return_values != DDB_RETURN_ALL_OLD)
-        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", names[kind]);
-    if (o.return_values > DDB_RETURN_UPDATED_NEW)
-        return ddbi_fail(err, DDB_EVALIDATION, "unknown ReturnValues %d", (int)o.return_values);
-    if (o.return_values != DDB_RETURN_NONE && (!a || !res))
-        return ddbi_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
     int rc = check_exprs(o.condition, update, o.values, err);
     if (rc)
         return rc;

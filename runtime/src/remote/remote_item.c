@@ -19,12 +19,6 @@ static int write_item(ddb_remote *r, write_kind k, const char *table, const ddb_
     if (k == OP_UPDATE && (!update || ddb_expr_get_kind(update) != DDB_EXPR_UPDATE))
         return ddbi_fail(err, DDB_EINVAL, "UpdateItem: a prepared UpdateExpression is required");
     ddb_write_opts o = opts ? *opts : (ddb_write_opts){0};
-    if ((unsigned)o.return_values > DDB_RETURN_UPDATED_NEW)
-        return ddbi_fail(err, DDB_EINVAL, "%s: unknown ReturnValues %d", op, (int)o.return_values);
-    if (k != OP_UPDATE && o.return_values != DDB_RETURN_NONE && o.return_values != DDB_RETURN_ALL_OLD)
-        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", op);
-    if (o.return_values != DDB_RETURN_NONE && (!a || !res))
-        return ddbi_fail(err, DDB_EINVAL, "ReturnValues %s needs an arena and a result", return_values[o.return_values]);
     if (res)
         memset(res, 0, sizeof *res);
 
