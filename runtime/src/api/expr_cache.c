@@ -1,7 +1,8 @@
 /* api/: A handle's cache of prepared expressions: generated modules build the same
  * few expression texts (attribute_not_exists(#n0), #n0 = :v0, SET ...) on
  * every call, so each is prepared once per handle and shared by threads.
- * May call engine/, streams/, remote/ and core/. */
+ * Serves every backend (it lives in the public handle).  May call expr/
+ * (through ddb_expr_prepare) and core/. */
 #include "api/api.h"
 #include "api/expr_cache.h"
 #include "core/codec.h"
