@@ -28,8 +28,10 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         ops = &ddbi_embedded_ops;
         rc = ddbi_embedded_open(uri, uri + 5, opts, &impl, err);
     } else if (ddbi_remote_uri(uri)) {
+        ddb_remote *r = NULL;
         ops = &ddbi_remote_ops;
-        rc = ddbi_remote_open(uri, opts, (ddb_remote **)&impl, err);
+        rc = ddbi_remote_open(uri, opts, &r, err);
+        impl = r;
     } else if (strstr(uri, "://")) {
         return ddbi_fail(err, DDB_ENOTSUP,
                         "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
