@@ -524,19 +524,27 @@ static void test_stream_ttl_settings(void **state)
     n = 9;
     assert_int_equal(ddbi_remote_stream_trim(r, "Reply", &n, &err), 0);
     assert_int_equal(n, 0);
+    /* operations the remote backend lacks answer DDB_ENOTSUP through the
+     * public API (no request is sent) */
+    char uri[256];
+    mock_uri(m, "", uri, sizeof uri);
+    ddb *db = NULL;
+    assert_int_equal(ddb_open(uri, NULL, &db, &err), 0);
     ddb_stream_desc sd;
-    assert_int_equal(ddbi_remote_stream_describe(r, "Reply", &sd, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_stream_describe(db, "Reply", &sd, &err), DDB_ENOTSUP);
+    assert_string_equal(err.message, "ddb_stream_describe: not supported by the remote backend");
     ddb_stream_iter *it = (ddb_stream_iter *)&sd;
-    assert_int_equal(ddbi_remote_stream_iter_open(r, "Reply", DDB_STREAM_LATEST, 0, &it, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_stream_iter_open(db, "Reply", DDB_STREAM_LATEST, 0, &it, &err), DDB_ENOTSUP);
     assert_null(it);
     ddb_check_report rep;
-    assert_int_equal(ddbi_remote_check_table(r, "Reply", &rep, &err), DDB_ENOTSUP);
-    assert_int_equal(ddbi_remote_stream_check(r, "Reply", &rep, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_check_table(db, "Reply", &rep, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_stream_check(db, "Reply", &rep, &err), DDB_ENOTSUP);
     ddb_partition_stats *ps;
     size_t np;
-    assert_int_equal(ddbi_remote_table_stats(r, "Reply", NULL, &ps, &np, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_table_stats(db, "Reply", NULL, &ps, &np, &err), DDB_ENOTSUP);
     ddb_table_report *tr;
-    assert_int_equal(ddbi_remote_table_report_build(r, "Reply", 5, NULL, &tr, &err), DDB_ENOTSUP);
+    assert_int_equal(ddb_table_report_build(db, "Reply", 5, NULL, &tr, &err), DDB_ENOTSUP);
+    ddb_close(db);
     assert_int_equal(ddbi_remote_sync(r, &err), 0);
     assert_int_equal(mock_count(m), 6);
     ddbi_remote_close(r);

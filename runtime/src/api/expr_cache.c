@@ -1,9 +1,11 @@
-/* A handle's cache of prepared expressions: generated modules build the same
+/* api/: A handle's cache of prepared expressions: generated modules build the same
  * few expression texts (attribute_not_exists(#n0), #n0 = :v0, SET ...) on
- * every call, so each is prepared once per handle and shared by threads. */
-#include "core/codec.h"
-#include "engine/engine.h"
+ * every call, so each is prepared once per handle and shared by threads.
+ * Serves every backend (it lives in the public handle).  May call expr/
+ * (through ddb_expr_prepare) and core/. */
+#include "api/api.h"
 #include "api/expr_cache.h"
+#include "core/codec.h"
 #include "core/error.h"
 
 #include <stdlib.h>
@@ -33,13 +35,13 @@ static struct ddb_expr_cache *cache_of(ddb *db)
     struct ddb_expr_cache *c = __atomic_load_n(&db->expr_cache, __ATOMIC_ACQUIRE);
     if (c)
         return c;
-    pthread_mutex_lock(&db->schema_mu);
+    pthread_mutex_lock(&db->mu);
     c = db->expr_cache;
     if (!c && (c = calloc(1, sizeof *c))) {
         pthread_mutex_init(&c->mu, NULL);
         __atomic_store_n(&db->expr_cache, c, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&db->schema_mu);
+    pthread_mutex_unlock(&db->mu);
     return c;
 }
 

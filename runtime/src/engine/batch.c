@@ -1,10 +1,9 @@
-/* BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems. */
+/* engine/: BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 #include "engine/write.h"
 
@@ -23,7 +22,7 @@ static int same_item(const char *ta, const ddb_key *ka, const char *tb, const dd
 }
 
 /* The table key of a request's item, for duplicate detection. */
-static int request_key(ddb *db, MDB_txn *txn, const char *table, const ddb_item *item, bool whole_item, ddb_key *k,
+static int request_key(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_item *item, bool whole_item, ddb_key *k,
                        ddb_error *err)
 {
     ddb_table_rt *t;
@@ -36,7 +35,7 @@ static int request_key(ddb *db, MDB_txn *txn, const char *table, const ddb_item 
     return rc;
 }
 
-static ddb_arena *scratch(ddb *db)
+static ddb_arena *scratch(ddbi_engine *db)
 {
     if (!db->wscratch)
         db->wscratch = ddb_arena_new();
@@ -45,7 +44,7 @@ static ddb_arena *scratch(ddb *db)
 
 /* Split partitions that the writes grew, with a fresh look at the table each
  * time (a split changes the partition map). */
-static int split_after(ddb *db, MDB_txn *txn, const ddb_wreq *reqs, const ddb_wstate *st, size_t n, ddb_error *err)
+static int split_after(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *reqs, const ddb_wstate *st, size_t n, ddb_error *err)
 {
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].kind == DDB_TX_DELETE || reqs[i].kind == DDB_TX_CHECK || st[i].new_size <= st[i].old_size)
@@ -70,7 +69,7 @@ typedef struct bw_ctx {
     ddb_error *err;
 } bw_ctx;
 
-static int batch_write_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int batch_write_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     bw_ctx *cx = vctx;
     ddb_arena *tmp = scratch(db);
@@ -100,13 +99,10 @@ static int batch_write_fn(ddb *db, MDB_txn *txn, void *vctx)
     return rc;
 }
 
-int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_capacity *cap,
-                    ddb_error *err)
+int ddbi_engine_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_capacity *cap,
+                            ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_batch_write(db->remote, ops, n, rc_mode, cap, err);
-    if (!db || (n && !ops))
-        return ddbi_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
+    ddbi_engine *db = impl;
     if (n == 0)
         return ddbi_fail(err, DDB_EVALIDATION, "BatchWriteItem: the request holds no items");
     if (n > BATCH_WRITE_MAX)
@@ -143,7 +139,7 @@ static const char *reason_name(int code)
     }
 }
 
-static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     tw_ctx *cx = vctx;
     ddb_arena *tmp = scratch(db);
@@ -213,14 +209,10 @@ static int transact_fn(ddb *db, MDB_txn *txn, void *vctx)
     return rc;
 }
 
-int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
-                       ddb_tx_result *res, ddb_error *err)
+int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
+                               ddb_tx_result *res, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_transact_write(db->remote, ops, n, rc_mode, a, res, err);
-    if (!db || (n && !ops) || !a || !res)
-        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: db, ops, arena and result are required");
-    memset(res, 0, sizeof *res);
+    ddbi_engine *db = impl;
     if (n == 0)
         return ddbi_fail(err, DDB_EVALIDATION, "TransactWriteItems: the request holds no operations");
     if (n > TX_MAX)
@@ -255,7 +247,7 @@ int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capac
 
 /* One item by key in an open read transaction: *out NULL when absent;
  * *size its stored size (0 when absent). */
-static int read_one(ddb *db, MDB_txn *txn, const char *table, const ddb_item *key, ddb_arena *a, ddb_item **out,
+static int read_one(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_item *key, ddb_arena *a, ddb_item **out,
                     size_t *size, ddb_table_rt **tp, ddb_error *err)
 {
     ddb_table_rt *t;
@@ -288,15 +280,11 @@ static int read_one(ddb *db, MDB_txn *txn, const char *table, const ddb_item *ke
     return DDB_OK;
 }
 
-static int read_many(ddb *db, const char *what, size_t n, size_t max, const char *(*table_of)(const void *, size_t),
+static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, const char *(*table_of)(const void *, size_t),
                      const ddb_item *(*key_of)(const void *, size_t), const ddb_expr *(*proj_of)(const void *, size_t),
                      bool (*consistent_of)(const void *, size_t), double factor, const void *ops, ddb_arena *a,
                      ddb_item **items, ddb_return_capacity mode, ddb_capacity *cap, ddb_error *err)
 {
-    if (!db || (n && (!ops || !items)) || !a)
-        return ddbi_fail(err, DDB_EINVAL, "%s: db, requests, arena and items are required", what);
-    if (cap)
-        memset(cap, 0, sizeof *cap);
     if (n == 0)
         return ddbi_fail(err, DDB_EVALIDATION, "%s: the request holds no keys", what);
     if (n > max)
@@ -345,20 +333,18 @@ static const char *tg_table(const void *ops, size_t i) { return ((const ddb_tx_g
 static const ddb_item *tg_key(const void *ops, size_t i) { return ((const ddb_tx_get *)ops)[i].key; }
 static const ddb_expr *tg_proj(const void *ops, size_t i) { return ((const ddb_tx_get *)ops)[i].projection; }
 
-int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
-                  ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+int ddbi_engine_batch_get(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                          ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_batch_get(db->remote, ops, n, a, items, rc, cap, err);
+    ddbi_engine *db = impl;
     return read_many(db, "BatchGetItem", n, BATCH_GET_MAX, bg_table, bg_key, bg_proj, bg_consistent, 1.0, ops, a,
                      items, rc, cap, err);
 }
 
-int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
-                     ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                             ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_transact_get(db->remote, gets, n, a, items, rc, cap, err);
+    ddbi_engine *db = impl;
     return read_many(db, "TransactGetItems", n, TX_MAX, tg_table, tg_key, tg_proj, NULL, 2.0, gets, a, items, rc,
                      cap, err);
 }

@@ -1,4 +1,4 @@
-/* ddb_check_table: verify a table against its indexes and partition
+/* engine/: ddb_check_table: verify a table against its indexes and partition
  * statistics in one read transaction (a snapshot, so concurrent writers
  * cannot cause false alarms).
  *
@@ -12,10 +12,10 @@
  *  3. indexes: every entry points to a stored item that calls for exactly
  *     that entry.
  * Pass 1 proves "no missing entries", pass 3 "no stale entries"; together
- * an index holds exactly the entries its items call for. */
+ * an index holds exactly the entries its items call for.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 #include "engine/keys.h"
 #include "core/value.h"
@@ -102,7 +102,7 @@ typedef struct part_sum {
 } part_sum;
 
 typedef struct checker {
-    ddb *db;
+    ddbi_engine *db;
     MDB_txn *txn;
     const ddb_table_rt *t;
     ddb_check_report *r;
@@ -429,12 +429,9 @@ static int pass_index(checker *c, const ddb_index_rt *x)
     return g == MDB_NOTFOUND ? DDB_OK : g;
 }
 
-int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_error *err)
+int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *report, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_check_table(db->remote, table, report, err);
-    if (!db || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_check_table: db and table are required");
+    ddbi_engine *db = impl;
     ddb_check_report local;
     ddb_check_report *r = report ? report : &local;
     memset(r, 0, sizeof *r);

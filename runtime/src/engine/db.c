@@ -1,14 +1,12 @@
-/* Opening a database and the commit path (group commit). */
+/* engine/: transactions: LMDB errors, read transactions (and the pool of
+ * reset ones), the commit path (group commit), ddb_sync.  Opening and
+ * closing are open.c.  May call core/. */
 #include "engine/engine.h"
-#include "api/expr_cache.h"
 #include "core/error.h"
-#include "remote/remote.h"
-#include "streams/stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 struct ddb_gc_op {
     ddb_write_fn fn;
@@ -27,215 +25,16 @@ int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
     return ddbi_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
 }
 
-static int make_dir(const char *path, ddb_error *err)
+int ddbi_engine_sync(void *impl, ddb_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (!S_ISDIR(st.st_mode))
-            return ddbi_fail(err, DDB_EINVAL, "ddb_open: %s exists and is not a directory", path);
-        return DDB_OK;
-    }
-    if (mkdir(path, 0755) != 0 && errno != EEXIST)
-        return ddbi_fail(err, DDB_EIO, "ddb_open: cannot create directory %s: %s", path, strerror(errno));
-    return DDB_OK;
-}
-
-/* "file:DIR[?mode=ro|?mode=rw]" or a plain DIR (no parameters: a
- * directory name may hold '?'): the directory (malloc'd) and whether the
- * URI asks for a read-only open. */
-static int file_uri(const char *uri, char **dir, bool *read_only, ddb_error *err)
-{
-    const char *path = uri, *q = NULL;
-    if (strncmp(uri, "file:", 5) == 0) {
-        path = uri + 5;
-        q = strchr(path, '?');
-    }
-    size_t n = q ? (size_t)(q - path) : strlen(path);
-    if (!n)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: empty path in \"%s\"", uri);
-    if (q && strcmp(q + 1, "mode=ro") == 0)
-        *read_only = true;
-    else if (q && strcmp(q + 1, "mode=rw") != 0)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: unknown parameter \"%s\" in \"%s\" (file:DIR?mode=ro or ?mode=rw)",
-                        q + 1, uri);
-    if (!(*dir = malloc(n + 1)))
-        return ddbi_fail_oom(err, "ddb_open");
-    memcpy(*dir, path, n);
-    (*dir)[n] = '\0';
-    return DDB_OK;
-}
-
-/* mdb_env_create .. mdb_env_open; on failure the environment is closed
- * (LMDB cannot retry an open) and the LMDB code returned. */
-static int env_open(ddb *db, const char *path, unsigned flags)
-{
-    int rc;
-    if ((rc = mdb_env_create(&db->env)))
-        return rc;
-    if ((rc = mdb_env_set_maxdbs(db->env, 1024)) || (rc = mdb_env_set_maxreaders(db->env, 512)) ||
-        (rc = mdb_env_set_mapsize(db->env, (size_t)db->opts.map_size)) ||
-        (rc = mdb_env_open(db->env, path, flags, 0644))) {
-        mdb_env_close(db->env);
-        db->env = NULL;
-    }
-    return rc;
-}
-
-/* The environment of a read-only handle: LMDB's read-only mode; where the
- * lock file cannot be opened for writing (a read-only directory), without
- * the lock file (ddb_options.read_only documents what that requires). */
-static int env_open_ro(ddb *db, const char *path, unsigned flags, ddb_error *err)
-{
-    int rc = env_open(db, path, flags | MDB_RDONLY);
-    if (rc == EACCES)
-        rc = env_open(db, path, flags | MDB_RDONLY | MDB_NOLOCK);
-    if (rc == ENOENT)
-        return ddbi_fail(err, DDB_EIO, "ddb_open: no database in %s (a read-only open creates none)", path);
-    return rc ? ddbi_mdb_fail(err, rc, "ddb_open") : DDB_OK;
-}
-
-int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
-{
-    if (!uri || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
-    *out = NULL;
-    if (ddbi_remote_uri(uri)) {
-        if (opts && opts->read_only)
-            return ddbi_fail(err, DDB_ENOTSUP,
-                            "ddb_open: read_only is for the embedded engine; a remote database's credentials decide "
-                            "what may be written");
-        /* the remote backend: every public call goes to db->remote */
-        ddb *db = calloc(1, sizeof *db);
-        if (!db)
-            return ddbi_fail_oom(err, "ddb_open");
-        pthread_mutex_init(&db->schema_mu, NULL);
-        pthread_mutex_init(&db->gc_mu, NULL);
-        pthread_cond_init(&db->gc_cv, NULL);
-        int rc = ddbi_remote_open(uri, opts, &db->remote, err);
-        if (rc) {
-            ddb_close(db);
-            return rc;
-        }
-        *out = db;
-        return DDB_OK;
-    } else if (strncmp(uri, "file:", 5) != 0 && strstr(uri, "://"))
-        return ddbi_fail(err, DDB_ENOTSUP,
-                        "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
-                        "dynamodb://REGION)",
-                        uri);
-    ddb_options o = opts ? *opts : (ddb_options){0};
-    if (o.sync > DDB_SYNC_NONE)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: unknown sync mode %d", (int)o.sync);
-    if (!o.map_size)
-        o.map_size = (uint64_t)64 << 30;
-    if (!o.partition_split_bytes)
-        o.partition_split_bytes = (uint64_t)10 << 30;
-    char *path = NULL;
-    int rc = file_uri(uri, &path, &o.read_only, err);
-    if (rc)
-        return rc;
-    bool ro = o.read_only;
-    if (ro)
-        o.ttl_sweep_ms = 0; /* the sweeper writes */
-    else if ((rc = make_dir(path, err))) {
-        free(path);
-        return rc;
-    }
-
-    ddb *db = calloc(1, sizeof *db);
-    if (!db) {
-        free(path);
-        return ddbi_fail_oom(err, "ddb_open");
-    }
-    db->opts = o;
-    pthread_mutex_init(&db->schema_mu, NULL);
-    pthread_mutex_init(&db->gc_mu, NULL);
-    pthread_cond_init(&db->gc_cv, NULL);
-
-    unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
-    /* FULL too: a commit syncs the data pages and writes the meta page
-     * without syncing it, and ddbi_run_write makes the meta page durable
-     * before it returns, by a later commit's sync or by its own (so that
-     * under load a batch costs one sync, not two). */
-    if (!ro && (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL))
-        flags |= MDB_NOMETASYNC;
-    else if (!ro && o.sync == DDB_SYNC_NONE)
-        flags |= MDB_NOSYNC | MDB_WRITEMAP;
-    MDB_txn *txn = NULL;
-    if (ro)
-        rc = env_open_ro(db, path, flags, err);
-    else if ((rc = env_open(db, path, flags)))
-        rc = ddbi_mdb_fail(err, rc, "ddb_open");
-    free(path);
-    if (rc)
-        goto fail;
-    unsigned create = ro ? 0 : MDB_CREATE;
-    if ((rc = mdb_txn_begin(db->env, NULL, ro ? MDB_RDONLY : 0, &txn)) ||
-        (rc = mdb_dbi_open(txn, "meta", create, &db->meta)) ||
-        (rc = mdb_dbi_open(txn, "streams", create, &db->streams))) { /* change streams (stream.h) */
-        rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");
-        goto fail;
-    }
-    if ((rc = ddbi_tables_load(db, txn, err)))
-        goto fail;
-    rc = mdb_txn_commit(txn);
-    txn = NULL;
-    if (rc) {
-        rc = ddbi_mdb_fail(err, rc, "ddb_open: commit");
-        goto fail;
-    }
-    if ((rc = ddbi_stream_start(db, err))) /* TTL sweep thread, capacity ledger (sweeper.c) */
-        goto fail;
-    *out = db;
-    return DDB_OK;
-fail:
-    if (txn)
-        mdb_txn_abort(txn);
-    ddb_close(db);
-    return rc;
-}
-
-void ddb_close(ddb *db)
-{
-    if (!db)
-        return;
-    ddbi_stream_close(db); /* first: stops the sweep thread, records consumed capacity */
-    for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
-        MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
-        if (txn)
-            mdb_txn_abort(txn);
-    }
-    if (db->remote)
-        ddbi_remote_close(db->remote);
-    if (db->env)
-        mdb_env_close(db->env);
-    ddbi_tables_free(atomic_load(&db->tables));
-    for (ddb_table_rt *l = db->retired, *n; l; l = n) {
-        n = l->retired_next;
-        ddbi_tables_free(l);
-    }
-    ddb_arena_free(db->wscratch);
-    ddbi_buf_free(&db->wbuf);
-    ddbi_expr_cache_free(db);
-    pthread_mutex_destroy(&db->schema_mu);
-    pthread_mutex_destroy(&db->gc_mu);
-    pthread_cond_destroy(&db->gc_cv);
-    free(db);
-}
-
-int ddb_sync(ddb *db, ddb_error *err)
-{
-    if (db && db->remote)
-        return ddbi_remote_sync(db->remote, err);
-    if (!db)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    ddbi_engine *db = impl;
     if (db->opts.read_only)
         return DDB_OK; /* nothing was written */
     int rc = mdb_env_sync(db->env, 1);
     return rc ? ddbi_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
 }
 
-int ddbi_read_begin(ddb *db, MDB_txn **txn, ddb_error *err)
+int ddbi_read_begin(ddbi_engine *db, MDB_txn **txn, ddb_error *err)
 {
     int rc = mdb_txn_begin(db->env, NULL, MDB_RDONLY, txn);
     return rc ? ddbi_mdb_fail(err, rc, "read transaction") : DDB_OK;
@@ -256,7 +55,7 @@ static size_t pool_start(void)
     return (size_t)((t >> 12) ^ (t >> 20)) % DDB_RTXN_POOL;
 }
 
-int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
+int ddbi_rtxn_acquire(ddbi_engine *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
 {
     *ticket = atomic_load_explicit(&db->dbi_opens, memory_order_acquire);
     size_t s = pool_start();
@@ -277,7 +76,7 @@ int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err)
     return ddbi_read_begin(db, txn, err);
 }
 
-void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
+void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket)
 {
     if (!txn)
         return;
@@ -300,7 +99,7 @@ void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket)
 }
 
 /* One write in its own transaction. */
-static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
+static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 {
     MDB_txn *txn;
     int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
@@ -320,7 +119,7 @@ static int run_solo(ddb *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 /* A commit that wrote a new meta page synced the data file before it
  * (MDB_NOMETASYNC), which put every earlier meta page on disk.  An empty
  * transaction commits without writing (or syncing) anything. */
-static bool commit_synced(ddb *db, size_t txnid)
+static bool commit_synced(ddbi_engine *db, size_t txnid)
 {
     MDB_envinfo info;
     return mdb_env_info(db->env, &info) == 0 && info.me_last_txnid == txnid;
@@ -331,7 +130,7 @@ static bool commit_synced(ddb *db, size_t txnid)
 /* Writes queued while the leader ran its batch join it before it commits:
  * they were going to wait for the next batch's sync anyway.  Appends up
  * to room of them after *tail; returns the first, NULL when none. */
-static ddb_gc_op *take_joiners(ddb *db, ddb_gc_op **tail, size_t room)
+static ddb_gc_op *take_joiners(ddbi_engine *db, ddb_gc_op **tail, size_t room)
 {
     ddb_gc_op *first = NULL;
     pthread_mutex_lock(&db->gc_mu);
@@ -354,7 +153,7 @@ static ddb_gc_op *take_joiners(ddb *db, ddb_gc_op **tail, size_t room)
  * transaction of one parent, then commit (and sync the data) once.  A write
  * failing rolls back only itself.  Returns true when the commit synced the
  * data file (see commit_synced). */
-static bool run_batch(ddb *db, ddb_gc_op *batch)
+static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
 {
     MDB_txn *txn = NULL;
     size_t txnid = 0, n = 0;
@@ -421,7 +220,7 @@ static bool run_batch(ddb *db, ddb_gc_op *batch)
     return rc == 0 && commit_synced(db, txnid);
 }
 
-int ddbi_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
+int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
 {
     if (db->opts.read_only)
         return ddbi_fail(err, DDB_EINVAL, "the database is open read-only");

@@ -1,4 +1,18 @@
-/* The embedded engine's shared state (internal). */
+/* engine/: the embedded engine on LMDB (room header: what the engine
+ * offers the rooms above it).
+ *
+ * The room holds tables and their cache (table.c), partitions
+ * (partition.c), keys (keys.c), the write path (write.c, batch.c), the
+ * read path (read.c), transactions and group commit (db.c), opening and
+ * closing (open.c), consumed capacity (capacity.c), TTL expiry and the
+ * clock (expiry.c), statistics (stats.c) and the consistency check
+ * (check.c).  It may call core/ and expr/ and nothing above: the streams
+ * room hooks into it (ddbi_engine_hooks below), and the API reaches it
+ * through the operations declared at the end of this header.
+ *
+ * Offered: this header, plus keys.h (key attributes of items) and write.h
+ * (the two-step item write whose request and state the write hook sees).
+ * Everything else of the room is private to it. */
 #ifndef DDB_ENGINE_H
 #define DDB_ENGINE_H
 
@@ -60,13 +74,40 @@ typedef struct ddb_table_rt {
 } ddb_table_rt;
 
 typedef struct ddb_gc_op ddb_gc_op;
+typedef struct ddbi_engine ddbi_engine;
+struct ddb_wreq;
+struct ddb_wstate;
+
+/* What a room above the engine (streams/) hooks into it, given to
+ * ddbi_engine_open: the engine calls these and nothing else of that room.
+ * LMDB codes where a hook returns int without a ddb_error. */
+typedef struct ddbi_engine_hooks {
+    /* open: inside the opening transaction, before the tables load (open
+     * the room's databases, set db->ext); then once it committed */
+    int (*open_txn)(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
+    int (*opened)(ddbi_engine *db, ddb_error *err);
+    /* first thing at close (also after a failed open) */
+    void (*close)(ddbi_engine *db);
+    /* CreateTable: check the definition's fields the room owns, before
+     * the write; then inside its transaction, store them */
+    int (*table_validate)(const ddb_table_def *d, ddb_error *err);
+    int (*table_create)(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d);
+    /* DeleteTable, inside its transaction */
+    int (*table_delete)(ddbi_engine *db, MDB_txn *txn, const char *table);
+    /* the table cache loads t: fill the room's fields of t (stream, ttl_attr) */
+    void (*table_load)(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t);
+    /* the end of every applied write, in the write's transaction */
+    int (*write_applied)(ddbi_engine *db, MDB_txn *txn, const struct ddb_wreq *r, const struct ddb_wstate *st,
+                         ddb_error *err);
+} ddbi_engine_hooks;
 
 /* Reset read transactions kept for reuse (mdb_txn_renew): saves a reader
  * slot search under LMDB's reader-table mutex and a maxdbs-sized calloc per
  * read. */
 #define DDB_RTXN_POOL 64
 
-struct ddb {
+/* The embedded engine's handle (the impl of the embedded backend). */
+struct ddbi_engine {
     MDB_env *env;
     MDB_dbi meta;
     ddb_options opts;
@@ -86,11 +127,6 @@ struct ddb {
      * (one write transaction at a time per environment). */
     ddb_arena *wscratch;
     ddb_buf wbuf;
-    /* the remote backend (remote.c) when opened with an http(s):// or
-     * dynamodb:// URI: every public call is forwarded to it */
-    struct ddb_remote *remote;
-    /* prepared expressions shared by the calls of generated modules (expr_cache.c) */
-    struct ddb_expr_cache *expr_cache;
     /* group commit */
     pthread_mutex_t gc_mu;
     pthread_cond_t gc_cv;
@@ -100,40 +136,46 @@ struct ddb {
      * gc_durable is on disk (see ddbi_run_write) */
     uint64_t gc_committed, gc_durable;
     bool gc_syncing; /* a thread is in mdb_env_sync for the waiters */
-    /* change streams, TTL, the capacity ledger (stream.h) */
-    MDB_dbi streams;                /* "streams": every table's stream records and counters */
-    bool ttl_writing;               /* the write running now deletes expired items (write lock held) */
-    struct ddb_stream_rt *stream_rt; /* sweep thread and ledger baselines; NULL until needed */
+    /* the room that hooked into this handle at open (streams/: change
+     * streams, TTL, the capacity ledger) and its per-handle state */
+    const ddbi_engine_hooks *hooks;
+    void *ext;
 };
 
 /* A write: runs inside a write transaction; returns DDB_OK to keep its
  * changes.  Any failure rolls back only this write. */
-typedef int (*ddb_write_fn)(ddb *db, MDB_txn *txn, void *ctx);
+typedef int (*ddb_write_fn)(ddbi_engine *db, MDB_txn *txn, void *ctx);
 
 /* Run fn in a write transaction according to the sync mode (group commit
  * for FULL and LAZY).  exclusive: its own transaction (DDL). */
-int ddbi_run_write(ddb *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
-int ddbi_read_begin(ddb *db, MDB_txn **txn, ddb_error *err);
+int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err);
+int ddbi_read_begin(ddbi_engine *db, MDB_txn **txn, ddb_error *err);
 void ddbi_read_end(MDB_txn *txn);
 /* The same from the handle's pool of reset read transactions (hot paths).
  * ticket is opaque: pass it back to ddbi_rtxn_release. */
-int ddbi_rtxn_acquire(ddb *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
-void ddbi_rtxn_release(ddb *db, MDB_txn *txn, uint64_t ticket);
+int ddbi_rtxn_acquire(ddbi_engine *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
+void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket);
 int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
 
 
 /* Table cache: look up name as of txn's snapshot. */
-int ddbi_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+int ddbi_table_get(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 /* The same for a read-only txn: may skip reading the generation, and may
  * renew txn (a fresh snapshot) when it predates the table's database
  * handles, so call it before reading anything through txn. */
-int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+int ddbi_table_get_rd(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
 const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name);
 /* Begin a read transaction and find table name in it; on failure nothing
  * is left open.  End it with ddbi_read_end. */
-int ddbi_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
+int ddbi_read_table(ddbi_engine *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err);
 void ddbi_tables_free(ddb_table_rt *t);
-int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err);
+int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
+
+/* Bump the schema generation so every handle reloads its table cache
+ * (DDL and its kin).  LMDB codes. */
+int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn);
+/* Delete every key of dbi starting with prefix.  LMDB codes. */
+int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 
 /* Partitions (partition.c) */
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
@@ -141,18 +183,67 @@ size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
 size_t ddbi_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
 /* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
  * when the partition has no capacity left this second. */
-int ddbi_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
+int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
 /* Persisted item count/size of a partition, adjusted by a write. */
-int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err);
-int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
+int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
 /* Split partitions of t that are over the size threshold. */
-int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
+int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
 
 /* Capacity arithmetic (capacity.c) */
 double ddbi_write_units(size_t bytes);
 double ddbi_read_units(size_t bytes, bool consistent);
 void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
+
+/* The handle's clock and TTL expiry (expiry.c).  ddbi_ttl_expired_at: is
+ * item it of t expired at now_ms?  False when t has no TTL.
+ * ddbi_ttl_expired: the same at the handle's clock (the read paths). */
+int64_t ddbi_engine_clock_ms(const void *impl);
+bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms);
+bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it);
+
+/* ---- What the engine offers the API: open, close and the operations of
+ * the embedded backend (api/backend.h gives each one's contract; impl is
+ * the ddbi_engine, arguments are checked by the API). ---- */
+
+/* Open the database in directory path (uri: for messages) with the hooks
+ * of the room above (NULL: none). */
+int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts, const ddbi_engine_hooks *hooks,
+                     ddbi_engine **out, ddb_error *err);
+void ddbi_engine_close(void *impl);
+int ddbi_engine_sync(void *impl, ddb_error *err);
+int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *err);
+int ddbi_engine_delete_table(void *impl, const char *name, ddb_error *err);
+int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
+int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled,
+                          uint64_t *skipped, ddb_error *err);
+int ddbi_engine_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len,
+                               ddb_error *err);
+int ddbi_engine_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val,
+                               size_t *len, ddb_error *err);
+int ddbi_engine_put_item(void *impl, const char *table, const ddb_item *item, const ddb_write_opts *opts,
+                         ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_engine_delete_item(void *impl, const char *table, const ddb_item *key, const ddb_write_opts *opts,
+                            ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_engine_update_item(void *impl, const char *table, const ddb_item *key, const ddb_expr *update,
+                            const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+                         ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc,
+                            ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_batch_get(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                          ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+                               ddb_tx_result *res, ddb_error *err);
+int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                             ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddbi_engine_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts,
+                            size_t *count, ddb_error *err);
+int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
 
 /* Meta keys */
 #define DDB_META_GEN "gen"

@@ -1,9 +1,9 @@
-/* Partitions: contiguous ranges of the partition-hash space, with
- * persisted item counts and sizes, in-memory consumption counters, the
- * optional throttle, and splits by size. */
+/* engine/: partitions: contiguous ranges of the partition-hash space,
+ * with persisted item counts and sizes, in-memory consumption counters,
+ * the optional throttle, and splits by size.  May call the transactions
+ * of db.c and core/. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 
 #include <stdio.h>
@@ -45,7 +45,7 @@ static void add_units(_Atomic double *cell, double v)
         ;
 }
 
-int ddbi_part_charge(ddb *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
+int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
 {
     if (part >= t->n_parts)
         return DDB_OK;
@@ -99,7 +99,7 @@ static size_t stats_key(char *buf, const ddb_table_rt *t, uint64_t bound)
     return n + 8;
 }
 
-static int stats_get(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t bound, uint64_t v[2])
+static int stats_get(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint64_t bound, uint64_t v[2])
 {
     char kb[300];
     MDB_val k = {stats_key(kb, t, bound), kb}, d;
@@ -110,14 +110,14 @@ static int stats_get(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t boun
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-static int stats_put(MDB_txn *txn, ddb *db, const ddb_table_rt *t, uint64_t bound, const uint64_t v[2])
+static int stats_put(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint64_t bound, const uint64_t v[2])
 {
     char kb[300];
     MDB_val k = {stats_key(kb, t, bound), kb}, d = {16, (void *)v};
     return mdb_put(txn, db->meta, &k, &d, 0);
 }
 
-int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
+int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
 {
     uint64_t v[2];
     int rc = stats_get(txn, db, t, t->bounds[part], v);
@@ -126,7 +126,7 @@ int ddbi_part_read(MDB_txn *txn, ddb *db, const ddb_table_rt *t, size_t part, ui
     return rc;
 }
 
-int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
+int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err)
 {
     if (!dcount && !dbytes)
@@ -141,7 +141,7 @@ int ddbi_part_adjust(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int6
     return rc ? ddbi_mdb_fail(err, rc, "partition statistics") : DDB_OK;
 }
 
-int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
+int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err)
 {
     size_t part = ddbi_part_of(t, hash);
     uint64_t lo = t->bounds[part], v[2];
@@ -208,38 +208,4 @@ int ddbi_part_maybe_split(ddb *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash,
         rc = mdb_put(txn, db->meta, &gk, &gv, 0);
     }
     return rc ? ddbi_mdb_fail(err, rc, "partition split") : DDB_OK;
-}
-
-int ddb_table_stats(ddb *db, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
-                    ddb_error *err)
-{
-    if (db && db->remote)
-        return ddbi_remote_table_stats(db->remote, table, a, parts, count, err);
-    if (!db || !table || !a || !parts || !count)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_stats: db, table, arena, parts and count are required");
-    MDB_txn *txn;
-    ddb_table_rt *t;
-    int rc = ddbi_read_table(db, table, &txn, &t, err);
-    if (rc)
-        return rc;
-    ddb_partition_stats *s = ddb_arena_alloc(a, t->n_parts * sizeof *s);
-    if (!s) {
-        ddbi_read_end(txn);
-        return ddbi_fail_oom(err, __func__);
-    }
-    pthread_mutex_lock(&t->lock);
-    for (size_t i = 0; i < t->n_parts; i++) {
-        s[i].hash_lo = t->bounds[i];
-        s[i].hash_hi = i + 1 < t->n_parts ? t->bounds[i + 1] - 1 : UINT64_MAX;
-        s[i].read_units = atomic_load_explicit(&t->parts[i].rcu, memory_order_relaxed);
-        s[i].write_units = atomic_load_explicit(&t->parts[i].wcu, memory_order_relaxed);
-        s[i].throttled = t->parts[i].throttled;
-    }
-    pthread_mutex_unlock(&t->lock);
-    for (size_t i = 0; i < t->n_parts; i++)
-        ddbi_part_read(txn, db, t, i, &s[i].item_count, &s[i].size_bytes);
-    ddbi_read_end(txn);
-    *parts = s;
-    *count = t->n_parts;
-    return DDB_OK;
 }

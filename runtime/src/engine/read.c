@@ -1,23 +1,19 @@
-/* GetItem, Query and Scan. */
+/* engine/: GetItem, Query and Scan.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 #include "expr/expr.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
-                 ddb_item **out, ddb_capacity *cap, ddb_error *err)
+int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                         ddb_item **out, ddb_capacity *cap, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_get_item(db->remote, table, key, opts, a, out, cap, err);
-    if (!db || !table || !key || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
+    ddbi_engine *db = impl;
     *out = NULL;
     ddb_get_opts o = opts ? *opts : (ddb_get_opts){0};
     if (cap)
@@ -80,7 +76,7 @@ typedef struct cand {
 } cand;
 
 typedef struct pager {
-    ddb *db;
+    ddbi_engine *db;
     MDB_txn *txn;
     ddb_table_rt *t;
     const ddb_index_rt *x; /* NULL = table */
@@ -305,12 +301,9 @@ static int cmp_prefix(const MDB_val *key, const uint8_t *bound, size_t blen)
     return key->mv_size < blen ? -1 : 0;
 }
 
-int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_query(db->remote, q, a, out, err);
-    if (!db || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+    ddbi_engine *db = impl;
     const ddb_expr *ex[3] = {q->key_condition, q->filter, q->projection};
     if (q->key_condition || q->filter || q->projection) {
         int crc = ddbi_expr_check_request(ex, 3, NULL, q->values, err);
@@ -566,12 +559,9 @@ static int cand_qsort(const void *a, const void *b, void *state)
 
 /* ---- Scan ---- */
 
-int ddb_scan(ddb *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_scan(db->remote, sc, a, out, err);
-    if (!db || !sc || !sc->table || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+    ddbi_engine *db = impl;
     memset(out, 0, sizeof *out);
     if (sc->filter || sc->projection) {
         const ddb_expr *ex[2] = {sc->filter, sc->projection};

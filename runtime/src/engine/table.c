@@ -1,11 +1,10 @@
-/* Tables: definitions in the meta database, the in-memory table cache,
- * CreateTable / DeleteTable / DescribeTable / ListTables. */
+/* engine/: Tables: definitions in the meta database, the in-memory table cache,
+ * CreateTable / DeleteTable / DescribeTable / ListTables.
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 
 #include <errno.h>
@@ -22,7 +21,7 @@ static int meta_key(char *buf, size_t cap, char kind, const char *name)
     return (n < 0 || (size_t)n >= cap) ? -1 : n;
 }
 
-static uint64_t get_gen(ddb *db, MDB_txn *txn)
+static uint64_t get_gen(ddbi_engine *db, MDB_txn *txn)
 {
     MDB_val k = {3, (void *)DDB_META_GEN}, v;
     uint64_t g = 0;
@@ -31,7 +30,7 @@ static uint64_t get_gen(ddb *db, MDB_txn *txn)
     return g;
 }
 
-static int bump_gen(ddb *db, MDB_txn *txn)
+int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn)
 {
     uint64_t g = get_gen(db, txn) + 1;
     MDB_val k = {3, (void *)DDB_META_GEN}, v = {8, &g};
@@ -158,7 +157,7 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
  * committed before the new list is published (readers whose transaction is
  * older renew it: see table_get).  A write transaction keeps opening them
  * itself: it could not use handles committed after it began. */
-static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_error *err)
+static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_error *err)
 {
     MDB_txn *dbi_txn = txn;
     int rc = rdonly ? mdb_txn_begin(db->env, NULL, MDB_RDONLY, &dbi_txn) : 0;
@@ -174,8 +173,8 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
     ddb_table_rt *list = NULL;
     ddb_arena *a = ddb_arena_new();
     MDB_val k = {2, "t/"}, v;
-    rc = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM;
-    while (rc == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+    int g = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM; /* the cursor's LMDB code */
+    while (!rc && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
         ddb_item *def;
         if (ddbi_decode_item(v.mv_data, v.mv_size, a, &def)) {
             rc = ddbi_fail(err, DDB_ECORRUPT, "table definition %.*s is corrupt", (int)k.mv_size, (char *)k.mv_data);
@@ -194,7 +193,8 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
             break;
-        ddbi_stream_load_config(db, txn, t); /* stream and TTL settings (stream_config.c) */
+        if (db->hooks && db->hooks->table_load)
+            db->hooks->table_load(db, txn, t); /* stream and TTL settings */
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
@@ -220,12 +220,14 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
         t->next = list;
         list = t;
         ddb_arena_reset(a);
-        rc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+        g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
     }
     mdb_cursor_close(c);
     ddb_arena_free(a);
-    if (rc == MDB_NOTFOUND)
-        rc = 0;
+    if (!rc && g == ENOMEM)
+        rc = ddbi_fail_oom(err, "reading tables");
+    else if (!rc && g && g != MDB_NOTFOUND)
+        rc = ddbi_mdb_fail(err, g, "reading tables");
     if (dbi_txn != txn) {
         if (rc)
             mdb_txn_abort(dbi_txn);
@@ -234,7 +236,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
     }
     if (rc) {
         ddbi_tables_free(list);
-        return rc < 0 && rc >= DDB_ELAST && rc <= DDB_EINVAL ? rc : ddbi_mdb_fail(err, rc, "reading tables");
+        return rc;
     }
     /* retire the old list untouched (readers may be walking it) */
     ddb_table_rt *old = atomic_load_explicit(&db->tables, memory_order_relaxed);
@@ -248,7 +250,7 @@ static int load_locked(ddb *db, MDB_txn *txn, uint64_t gen, bool rdonly, ddb_err
     return DDB_OK;
 }
 
-int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
+int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
 {
     pthread_mutex_lock(&db->schema_mu);
     int rc = load_locked(db, txn, get_gen(db, txn), false, err);
@@ -259,7 +261,7 @@ int ddbi_tables_load(ddb *db, MDB_txn *txn, ddb_error *err)
 /* The cache is current for txn once its generation is not newer than the
  * cache's: then take it without a lock.  Only a newer generation (a table
  * created, deleted or split since the last reload) takes schema_mu. */
-static int table_get(ddb *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
+static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
 {
     if (!name)
         return ddbi_fail(err, DDB_EINVAL, "table name is NULL");
@@ -307,12 +309,12 @@ static bool handles_usable(MDB_txn *txn, const ddb_table_rt *t)
     return true;
 }
 
-int ddbi_table_get(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+int ddbi_table_get(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
     return table_get(db, txn, name, false, out, err);
 }
 
-int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
+int ddbi_table_get_rd(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err)
 {
     for (int tries = 0;; tries++) {
         int rc = table_get(db, txn, name, true, out, err);
@@ -326,7 +328,7 @@ int ddbi_table_get_rd(ddb *db, MDB_txn *txn, const char *name, ddb_table_rt **ou
     }
 }
 
-int ddbi_read_table(ddb *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
+int ddbi_read_table(ddbi_engine *db, const char *name, MDB_txn **txn, ddb_table_rt **t, ddb_error *err)
 {
     int rc = ddbi_read_begin(db, txn, err);
     if (rc)
@@ -501,7 +503,7 @@ static ddb_value *index_map(ddb_arena *a, const ddb_index_def *x)
 }
 
 /* Store a table definition under "t/<name>". */
-static int put_def(ddb *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err)
+static int put_def(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err)
 {
     char key[600];
     int klen = meta_key(key, sizeof key, 't', d->name);
@@ -538,7 +540,7 @@ typedef struct create_ctx {
     bool locked; /* create_fn took schema_mu; the caller releases it */
 } create_ctx;
 
-static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     create_ctx *cx = vctx;
     const ddb_table_def *d = cx->def;
@@ -588,21 +590,18 @@ static int create_fn(ddb *db, MDB_txn *txn, void *vctx)
             rc = mdb_drop(txn, dbi, 0);
     }
     if (!rc)
-        rc = ddbi_stream_on_create(db, txn, d); /* stream and TTL settings (stream_config.c) */
+        rc = db->hooks && db->hooks->table_create ? db->hooks->table_create(db, txn, d) : 0;
     if (!rc)
-        rc = bump_gen(db, txn);
+        rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "CreateTable") : DDB_OK;
 }
 
-int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
+int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_create_table(db->remote, def, err);
-    if (!db || !def)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_create_table: db and def are required");
+    ddbi_engine *db = impl;
     int rc = validate_def(def, err);
     if (!rc)
-        rc = ddbi_stream_validate_def(def, err);
+        rc = db->hooks && db->hooks->table_validate ? db->hooks->table_validate(def, err) : DDB_OK;
     if (rc)
         return rc;
     create_ctx cx = {def, err, false};
@@ -615,14 +614,14 @@ int ddb_create_table(ddb *db, const ddb_table_def *def, ddb_error *err)
 /* ---- DeleteTable ---- */
 
 /* Delete every key of dbi that starts with prefix. */
-static int del_prefix(MDB_txn *txn, MDB_dbi dbi, const char *prefix, size_t len)
+int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
 {
     MDB_cursor *c = NULL;
     int rc = mdb_cursor_open(txn, dbi, &c);
     while (!rc) {
         MDB_val k = {len, (void *)prefix}, v;
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-        if (g == MDB_NOTFOUND || k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)
+        if (g == MDB_NOTFOUND || (!g && (k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)))
             break;
         rc = g ? g : mdb_cursor_del(c, 0);
     }
@@ -636,7 +635,7 @@ typedef struct delete_ctx {
     ddb_error *err;
 } delete_ctx;
 
-static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     delete_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -655,36 +654,30 @@ static int delete_fn(ddb *db, MDB_txn *txn, void *vctx)
         if (kinds[i] == 's' || kinds[i] == 'u') {
             /* per-partition stats "s/<name>/<bound>", metadata "u/<name>/<key>" */
             key[klen] = '/';
-            rc = del_prefix(txn, db->meta, key, (size_t)klen + 1);
+            rc = ddbi_del_prefix(txn, db->meta, key, (size_t)klen + 1);
         } else {
             rc = mdb_del(txn, db->meta, &k, NULL);
         }
     }
     if (!rc)
-        rc = ddbi_stream_on_delete(db, txn, cx->name); /* its stream records, TTL, capacity ledger */
+        rc = db->hooks && db->hooks->table_delete ? db->hooks->table_delete(db, txn, cx->name) : 0;
     if (!rc)
-        rc = bump_gen(db, txn);
+        rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "DeleteTable") : DDB_OK;
 }
 
-int ddb_delete_table(ddb *db, const char *name, ddb_error *err)
+int ddbi_engine_delete_table(void *impl, const char *name, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_delete_table(db->remote, name, err);
-    if (!db || !name)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
+    ddbi_engine *db = impl;
     delete_ctx cx = {name, err};
     return ddbi_run_write(db, delete_fn, &cx, true, err);
 }
 
 /* ---- DescribeTable / ListTables ---- */
 
-int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_describe_table(db->remote, name, a, out, err);
-    if (!db || !name || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+    ddbi_engine *db = impl;
     MDB_txn *txn;
     ddb_table_rt *t;
     int rc = ddbi_read_table(db, name, &txn, &t, err);
@@ -726,12 +719,9 @@ int ddb_describe_table(ddb *db, const char *name, ddb_arena *a, ddb_table_desc *
     return DDB_OK;
 }
 
-int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
+int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_list_tables(db->remote, a, names, count, err);
-    if (!db || !a || !names || !count)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
+    ddbi_engine *db = impl;
     MDB_txn *txn;
     int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
@@ -802,7 +792,7 @@ static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
     d->wcu = t->wcu;
 }
 
-static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     addix_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -888,17 +878,14 @@ static int addix_fn(ddb *db, MDB_txn *txn, void *vctx)
         return ddbi_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
     if (g != MDB_NOTFOUND)
         return ddbi_mdb_fail(cx->err, g, "UpdateTable: backfill");
-    rc = bump_gen(db, txn);
+    rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
 }
 
-int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
-                  ddb_error *err)
+int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
+                          ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_add_index(db->remote, table, x, backfilled, skipped, err);
-    if (!db || !table || !x)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_add_index: db, table and index are required");
+    ddbi_engine *db = impl;
     uint64_t b = 0, sk = 0;
     addix_ctx cx = {table, x, &b, &sk, err, false};
     int rc = ddbi_run_write(db, addix_fn, &cx, true, err);
@@ -926,7 +913,7 @@ static int meta_name(char *buf, size_t cap, const char *table, const char *key)
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
-static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int meta_put_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     meta_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -942,23 +929,17 @@ static int meta_put_fn(ddb *db, MDB_txn *txn, void *vctx)
     return rc ? ddbi_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
 }
 
-int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
+int ddbi_engine_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_table_meta_put(db->remote, table, key, val, len, err);
-    if (!db || !table || !key || (len && !val))
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+    ddbi_engine *db = impl;
     meta_ctx cx = {table, key, val, len, err};
     return ddbi_run_write(db, meta_put_fn, &cx, false, err);
 }
 
-int ddb_table_meta_get(ddb *db, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
-                       ddb_error *err)
+int ddbi_engine_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
+                               ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_table_meta_get(db->remote, table, key, a, val, len, err);
-    if (!db || !table || !key || !a || !val || !len)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+    ddbi_engine *db = impl;
     MDB_txn *txn;
     int rc = ddbi_read_begin(db, &txn, err);
     if (rc)

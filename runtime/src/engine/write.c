@@ -1,13 +1,12 @@
-/* PutItem, UpdateItem and DeleteItem: the item, every index entry and the
+/* engine/: PutItem, UpdateItem and DeleteItem: the item, every index entry and the
  * partition statistics change in one transaction.  The two steps of one
  * item write (prepare: read and check; apply: write) are shared with
- * batches and transactions (write.h). */
+ * batches and transactions (write.h).
+ * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
-#include "remote/remote.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
 #include "core/value.h"
 #include "engine/write.h"
 
@@ -57,7 +56,7 @@ static bool projection_changed(const ddb_index_rt *x, const ddb_item *old, const
 }
 
 /* Bring index x in line: old -> new (either may be NULL). */
-static int update_index(ddb *db, MDB_txn *txn, ddb_table_rt *t, const ddb_index_rt *x, const ddb_key *tk,
+static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const ddb_index_rt *x, const ddb_key *tk,
                         const ddb_item *old, const ddb_item *nw, ddb_capacity *cap, ddb_return_capacity mode,
                         ddb_error *err)
 {
@@ -149,7 +148,7 @@ int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
     return DDB_OK;
 }
 
-int ddbi_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err)
+int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err)
 {
     memset(st, 0, sizeof *st);
     int rc = ddbi_table_get(db, txn, r->table, &st->t, err);
@@ -190,7 +189,7 @@ int ddbi_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st,
     return DDB_OK;
 }
 
-int ddbi_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
+int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
                     ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err)
 {
     ddb_table_rt *t = st->t;
@@ -242,8 +241,8 @@ int ddbi_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, d
                          (int64_t)(del ? 0 : st->new_size) - (int64_t)st->old_size, err);
     if (!rc && split && !del && st->new_size > st->old_size)
         rc = ddbi_part_maybe_split(db, txn, t, hash, err);
-    if (!rc) /* the change stream's record, in this transaction (stream_store.c) */
-        rc = ddbi_stream_capture(db, txn, r, st, err);
+    if (!rc && db->hooks && db->hooks->write_applied) /* the change stream's record, in this transaction */
+        rc = db->hooks->write_applied(db, txn, r, st, err);
     return rc;
 }
 
@@ -269,7 +268,7 @@ typedef struct single_ctx {
     ddb_error *err;
 } single_ctx;
 
-static ddb_arena *scratch(ddb *db)
+static ddb_arena *scratch(ddbi_engine *db)
 {
     /* the handle's write scratch: writers hold LMDB's write lock, one at a time */
     if (!db->wscratch)
@@ -277,7 +276,7 @@ static ddb_arena *scratch(ddb *db)
     return db->wscratch;
 }
 
-static int single_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int single_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     single_ctx *cx = vctx;
     ddb_arena *tmp = scratch(db);
@@ -317,20 +316,10 @@ static int check_exprs(const ddb_expr *cond, const ddb_expr *update, const ddb_i
     return ddbi_expr_check_request(ex, 2, NULL, values, err);
 }
 
-static int run(ddb *db, const char *table, const ddb_item *item, ddb_tx_kind kind, const ddb_expr *update,
+static int run(ddbi_engine *db, const char *table, const ddb_item *item, ddb_tx_kind kind, const ddb_expr *update,
                const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
-    static const char *const names[] = {"", "PutItem", "UpdateItem", "DeleteItem", ""};
-    if (!db || !table || !item || (kind == DDB_TX_UPDATE && !update))
-        return ddbi_fail(err, DDB_EINVAL, "%s: db, table, %s are required", names[kind],
-                        kind == DDB_TX_UPDATE ? "key and update" : "item");
     ddb_write_opts o = opts ? *opts : (ddb_write_opts){0};
-    if (kind != DDB_TX_UPDATE && o.return_values != DDB_RETURN_NONE && o.return_values != DDB_RETURN_ALL_OLD)
-        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", names[kind]);
-    if (o.return_values > DDB_RETURN_UPDATED_NEW)
-        return ddbi_fail(err, DDB_EVALIDATION, "unknown ReturnValues %d", (int)o.return_values);
-    if (o.return_values != DDB_RETURN_NONE && (!a || !res))
-        return ddbi_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
     int rc = check_exprs(o.condition, update, o.values, err);
     if (rc)
         return rc;
@@ -340,26 +329,23 @@ static int run(ddb *db, const char *table, const ddb_item *item, ddb_tx_kind kin
     return ddbi_run_write(db, single_fn, &cx, false, err);
 }
 
-int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
-                 ddb_write_result *res, ddb_error *err)
+int ddbi_engine_put_item(void *impl, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
+                         ddb_write_result *res, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_put_item(db->remote, table, item, opts, a, res, err);
+    ddbi_engine *db = impl;
     return run(db, table, item, DDB_TX_PUT, NULL, opts, a, res, err);
 }
 
-int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
-                    ddb_write_result *res, ddb_error *err)
+int ddbi_engine_delete_item(void *impl, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
+                            ddb_write_result *res, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_delete_item(db->remote, table, key, opts, a, res, err);
+    ddbi_engine *db = impl;
     return run(db, table, key, DDB_TX_DELETE, NULL, opts, a, res, err);
 }
 
-int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_expr *update,
-                    const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
+int ddbi_engine_update_item(void *impl, const char *table, const ddb_item *key, const ddb_expr *update,
+                            const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_update_item(db->remote, table, key, update, opts, a, res, err);
+    ddbi_engine *db = impl;
     return run(db, table, key, DDB_TX_UPDATE, update, opts, a, res, err);
 }

@@ -1,4 +1,4 @@
-/* One item write in two steps, shared by single writes, batches and
+/* engine/: One item write in two steps, shared by single writes, batches and
  * transactions (internal). */
 #ifndef DDB_WRITE_H
 #define DDB_WRITE_H
@@ -34,12 +34,12 @@ typedef struct ddb_wstate {
 int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err);
 /* Read the stored item, check the request and its condition (DDB_ECONDITION
  * when false) and compute the new item.  Writes nothing. */
-int ddbi_write_prepare(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err);
+int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, ddb_arena *tmp, ddb_error *err);
 /* Write what prepare computed: the item, its index entries, partition
  * statistics; charge factor x the write units (2 in transactions).  split:
  * split the partition now if it grew too big (several writes in one
  * request split afterwards, since a split changes the partition map). */
-int ddbi_write_apply(ddb *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
+int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
                     ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err);
 
 #endif

@@ -11,7 +11,8 @@
  *   entity_error.c       messages adding context to a callee's reason
  *   entity_field.c       C fields: integers by width, floats, char[N]
  *   entity_template.c    key templates rendered from a struct; derived fields
- *   entity_marshal.c     struct <-> item
+ *   entity_marshal.c     struct -> item
+ *   entity_unmarshal.c   item -> struct
  *   entity_keys.c        descriptor checks, primary keys, shard items
  *   entity_exprb.c       expression text built piece by piece, prepared once
  *   entity_capacity.c    consumed capacity summed over several requests
@@ -72,12 +73,15 @@ uint16_t ddbi_ent_holes(const ddb_template *t);
 /* Compute every derived field of obj in place. */
 int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err);
 
-/* ---- struct <-> item (entity_marshal.c) ---- */
+/* ---- struct -> item (entity_marshal.c) ---- */
 
 /* The item of one shard (shard >= 0) or the whole entity (-1). */
 int ddbi_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
                        ddb_error *err);
 int ddbi_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, ddb_value **out, ddb_error *err);
+
+/* ---- item -> struct (entity_unmarshal.c) ---- */
+
 int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err);
 int ddbi_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_error *err);
 /* from_item without zeroing obj first; partial: missing required attributes are not errors. */

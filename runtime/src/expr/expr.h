@@ -1,5 +1,7 @@
-/* DynamoDB expressions (internal API): tokens, the AST of a prepared
- * expression, and the calls the engine makes to execute one.
+/* expr/: DynamoDB expressions (room header: what the expression room
+ * offers the engine and the remote backend; the room may call core/
+ * only): tokens, the AST of a prepared expression, and the calls the
+ * engine makes to execute one.
  *
  * Life of a request, as the engine drives it:
  *   1. ddb_expr_prepare() each expression of the request (names bound).
@@ -24,12 +26,12 @@
  *  - The AST below is also read by expr_render.c (remote backend): change
  *    it together.
  *  - C does not convert ddb_expr ** to const ddb_expr *const *: declare the
- *    request's array as const ddb_expr *exprs[] (or cast).
- */
+ *    request's array as const ddb_expr *exprs[] (or cast). */
 #ifndef DDB_EXPR_INTERNAL_H
 #define DDB_EXPR_INTERNAL_H
 
 #include <ddb/expr.h>
+#include <stdarg.h>
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -257,6 +259,11 @@ struct ddb_expr {
 };
 
 /* ---- Shared helpers -------------------------------------------------------- */
+
+/* The message of an expression error into buf: "Invalid <kind>: " when
+ * prefix, the formatted text, " at line:col" when line (expr_error.c). */
+void ddbi_expr_vformat(char *buf, size_t size, bool prefix, ddb_expr_kind kind, uint32_t line, uint32_t col,
+                       const char *fmt, va_list ap);
 
 /* Value of path under the map root (NULL when absent). */
 const ddb_value *ddbi_expr_path_get(const ddb_value *root, const expr_path *p, uint32_t nelems);

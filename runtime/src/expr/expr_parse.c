@@ -1,10 +1,11 @@
-/* Recursive-descent parser for DynamoDB expressions and the validation
+/* expr/: Recursive-descent parser for DynamoDB expressions and the validation
  * DynamoDB does before it reads any item (ddb_expr_prepare).
  *
  * Two passes: the grammar builds an AST (syntax errors stop it at the
  * furthest token no rule could take), then a semantic walk in text order
  * records the first problem of each category, and the category DynamoDB
- * reports first wins (the order dynalite learned from the real service). */
+ * reports first wins (the order dynalite learned from the real service).
+ * May call core/. */
 #include "expr/expr.h"
 
 #include "core/error.h"
@@ -17,59 +18,6 @@
 /* Parenthesis / NOT / function nesting the parser follows before giving up
  * (bounds recursion; every valid DynamoDB expression stays far below). */
 #define EXPR_MAX_NESTING 256
-
-/* ---- Messages -------------------------------------------------------------- */
-
-const char *ddb_expr_kind_name(ddb_expr_kind kind)
-{
-    switch (kind) {
-    case DDB_EXPR_CONDITION: return "ConditionExpression";
-    case DDB_EXPR_FILTER: return "FilterExpression";
-    case DDB_EXPR_UPDATE: return "UpdateExpression";
-    case DDB_EXPR_PROJECTION: return "ProjectionExpression";
-    case DDB_EXPR_KEY_CONDITION: return "KeyConditionExpression";
-    }
-    return "Expression";
-}
-
-static void vformat(char *buf, size_t size, bool prefix, ddb_expr_kind kind, uint32_t line, uint32_t col,
-                    const char *fmt, va_list ap)
-{
-    size_t n = 0;
-    if (prefix) {
-        int w = snprintf(buf, size, "Invalid %s: ", ddb_expr_kind_name(kind));
-        n = w > 0 && (size_t)w < size ? (size_t)w : 0;
-    }
-    int w = vsnprintf(buf + n, size - n, fmt, ap);
-    if (w > 0)
-        n += (size_t)w < size - n ? (size_t)w : size - n - 1;
-    if (line)
-        snprintf(buf + n, size - n, " at %u:%u", line, col);
-}
-
-int ddbi_expr_fail(ddb_error *err, int code, ddb_expr_kind kind, uint32_t line, uint32_t col, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vformat(err->message, sizeof err->message, true, kind, line, col, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-int ddbi_expr_fail_at(ddb_error *err, int code, uint32_t line, uint32_t col, const char *fmt, ...)
-{
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vformat(err->message, sizeof err->message, false, DDB_EXPR_CONDITION, line, col, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* ---- Diagnostics: first problem per category ------------------------------ */
 
@@ -117,7 +65,7 @@ static void note(sem *s, cat c, int code, bool prefix, uint32_t line, uint32_t c
         return;
     va_list ap;
     va_start(ap, fmt);
-    vformat(s->d->msg[c], sizeof s->d->msg[c], prefix, s->e->kind, line, col, fmt, ap);
+    ddbi_expr_vformat(s->d->msg[c], sizeof s->d->msg[c], prefix, s->e->kind, line, col, fmt, ap);
     va_end(ap);
     s->d->set[c] = true;
     s->d->code[c] = code;

@@ -1,5 +1,6 @@
-/* The remote backend's handle: endpoint and settings, credentials, the
- * signed call with retries and backoff, and the key schema cache. */
+/* remote/: the remote backend's handle: endpoint and settings,
+ * credentials, opening and closing.  The signed call is remote_call.c,
+ * the key schema cache remote_keys.c. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
@@ -14,24 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* Key attribute names of one table or index, as DescribeTable gave them. */
-typedef struct rkeys {
-    char *table, *index; /* index NULL: the table itself */
-    char *pk, *sk;
-    struct rkeys *next;
-} rkeys;
-
-struct ddb_remote {
-    char *url;  /* where requests go: scheme://host[:port]/path */
-    char *host; /* Host header (signed) */
-    char *path; /* canonical URI */
-    char *region, *access_key, *secret_key, *session_token;
-    ddb_remote_options o; /* numbers resolved; strings point at the fields above */
-    remote_http *http;
-    pthread_mutex_t mu; /* guards keys */
-    rkeys *keys;
-};
 
 /* Credentials for endpoints that check none (dynalite, a local Alternator). */
 #define LOCAL_KEY_ID "ddbgen-local"
@@ -372,25 +355,13 @@ done:
     return rc;
 }
 
-static void keys_free(rkeys *k)
+void ddbi_remote_close(void *impl)
 {
-    while (k) {
-        rkeys *n = k->next;
-        free(k->table);
-        free(k->index);
-        free(k->pk);
-        free(k->sk);
-        free(k);
-        k = n;
-    }
-}
-
-void ddbi_remote_close(ddb_remote *r)
-{
+    ddb_remote *r = impl;
     if (!r)
         return;
     ddbi_remote_http_free(r->http);
-    keys_free(r->keys);
+    ddbi_remote_keys_free(r->keys);
     pthread_mutex_destroy(&r->mu);
     if (r->secret_key)
         memset(r->secret_key, 0, strlen(r->secret_key));
@@ -409,334 +380,25 @@ const char *ddbi_remote_endpoint(const ddb_remote *r)
     return r ? r->url : NULL;
 }
 
-int ddbi_remote_sync(ddb_remote *r, ddb_error *err)
+/* Nothing to flush: DynamoDB acknowledges durable writes. */
+int ddbi_remote_sync(void *impl, ddb_error *err)
 {
-    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
-}
-
-int ddbi_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_partition_stats **parts,
-                           size_t *count, ddb_error *err)
-{
-    (void)r, (void)a;
-    if (parts)
-        *parts = NULL;
-    if (count)
-        *count = 0;
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_table_stats(%s): DynamoDB's API does not report partitions",
-                    table ? table : "");
-}
-
-int ddbi_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
-{
-    (void)r;
-    if (report)
-        memset(report, 0, sizeof *report);
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_check_table(%s): only the embedded engine can be checked",
-                    table ? table : "");
-}
-
-int ddbi_remote_ttl_sweep(ddb_remote *r, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
-{
-    (void)table, (void)now_s;
-    if (deleted)
-        *deleted = 0;
-    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
-}
-
-int ddbi_remote_stream_trim(ddb_remote *r, const char *table, uint64_t *trimmed, ddb_error *err)
-{
-    (void)table;
-    if (trimmed)
-        *trimmed = 0;
-    return r ? DDB_OK : ddbi_fail(err, DDB_EINVAL, "ddb_stream_trim: no database");
-}
-
-int ddbi_remote_stream_describe(ddb_remote *r, const char *table, ddb_stream_desc *out, ddb_error *err)
-{
-    (void)r;
-    if (out)
-        memset(out, 0, sizeof *out);
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_stream_describe(%s): the remote backend does not read DynamoDB Streams",
-                    table ? table : "");
-}
-
-int ddbi_remote_stream_iter_open(ddb_remote *r, const char *table, ddb_stream_position from, uint64_t seq,
-                                ddb_stream_iter **out, ddb_error *err)
-{
-    (void)r, (void)from, (void)seq;
-    if (out)
-        *out = NULL;
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_stream_iter_open(%s): the remote backend does not read DynamoDB Streams",
-                    table ? table : "");
-}
-
-int ddbi_remote_stream_check(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err)
-{
-    return ddbi_remote_check_table(r, table, report, err);
-}
-
-int ddbi_remote_table_report_build(ddb_remote *r, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
-                                  ddb_error *err)
-{
-    (void)r, (void)top, (void)a;
-    if (out)
-        *out = NULL;
-    return ddbi_fail(err, DDB_ENOTSUP, "ddb_table_report_build(%s): only the embedded engine can be reported on",
-                    table ? table : "");
-}
-
-/* ---- Time and backoff ---------------------------------------------------------------- */
-
-uint64_t ddbi_remote_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-void ddbi_remote_sleep_ms(uint32_t ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
-unsigned ddbi_remote_max_attempts(const ddb_remote *r)
-{
-    return r->o.max_attempts;
-}
-
-uint32_t ddbi_remote_table_wait_ms(const ddb_remote *r)
-{
-    return r->o.table_wait_ms;
-}
-
-void ddbi_remote_backoff(const ddb_remote *r, unsigned attempt)
-{
-    /* "Full jitter": uniform in [0, min(cap, base * 2^attempt)]. */
-    uint64_t ceiling = r->o.retry_base_ms;
-    for (unsigned i = 0; i < attempt && ceiling < r->o.retry_cap_ms; i++)
-        ceiling *= 2;
-    if (ceiling > r->o.retry_cap_ms)
-        ceiling = r->o.retry_cap_ms;
-    uint32_t rnd;
-    if (RAND_bytes((unsigned char *)&rnd, sizeof rnd) != 1)
-        rnd = (uint32_t)ddbi_remote_now_ms() * 2654435761u;
-    ddbi_remote_sleep_ms((uint32_t)(rnd % (ceiling + 1)));
-}
-
-/* ---- The call ----------------------------------------------------------------------- */
-
-static void append_msg(ddb_error *err, const char *fmt, unsigned n)
-{
-    if (!err)
-        return;
-    size_t l = strlen(err->message);
-    if (l < sizeof err->message - 1)
-        snprintf(err->message + l, sizeof err->message - l, fmt, n);
-}
-
-/* Sign and send one attempt. */
-static int send_once(ddb_remote *r, const char *op, const char *body, size_t len, remote_reply *rep, ddb_error *err)
-{
-    char target[96], amz_date[17];
-    snprintf(target, sizeof target, "DynamoDB_20120810.%s", op);
-    ddbi_sigv4_amz_date((long long)time(NULL), amz_date);
-    ddb_sigv4_header sh[5] = {{"content-type", "application/x-amz-json-1.0"},
-                              {"host", r->host},
-                              {"x-amz-date", amz_date},
-                              {"x-amz-target", target},
-                              {"x-amz-security-token", r->session_token}};
-    size_t nsh = r->session_token ? 5 : 4;
-    ddb_sigv4_request req = {"POST", r->path, "", sh, nsh, body, len, NULL};
-    ddb_sigv4_key key = {r->access_key, r->secret_key, r->region, "dynamodb"};
-    ddb_buf auth = {0};
-    int rc = ddbi_sigv4_sign(&req, &key, amz_date, &auth, NULL, err);
-    if (rc) {
-        ddbi_buf_free(&auth);
-        return rc;
-    }
-    size_t hcap = strlen(r->host) + (r->session_token ? strlen(r->session_token) : 0) + auth.len + 256;
-    char *hb = malloc(hcap * 2);
-    if (!hb) {
-        ddbi_buf_free(&auth);
-        return ddbi_fail_oom(err, __func__);
-    }
-    const char *lines[6];
-    size_t n = 0, off = 0;
-#define LINE(...)                                                                                                  \
-    do {                                                                                                           \
-        lines[n++] = hb + off;                                                                                     \
-        off += (size_t)snprintf(hb + off, hcap * 2 - off, __VA_ARGS__) + 1;                                        \
-    } while (0)
-    LINE("Content-Type: application/x-amz-json-1.0");
-    LINE("Host: %s", r->host);
-    LINE("X-Amz-Date: %s", amz_date);
-    LINE("X-Amz-Target: %s", target);
-    LINE("Authorization: %s", (const char *)auth.p);
-    if (r->session_token)
-        LINE("X-Amz-Security-Token: %s", r->session_token);
-#undef LINE
-    rc = ddbi_remote_http_post(r->http, r->url, lines, n, body, len, rep, err);
-    free(hb);
-    ddbi_buf_free(&auth);
-    return rc;
-}
-
-int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err)
-{
-    *resp = NULL;
-    if (errbody)
-        *errbody = NULL;
-    char *body = json_dumps(req, JSON_COMPACT);
-    if (!body)
-        return ddbi_fail_oom(err, op);
-    size_t len = strlen(body);
-    bool no_output = strcmp(op, "TagResource") == 0 || strcmp(op, "UntagResource") == 0;
-    int rc;
-    for (unsigned attempt = 1;; attempt++) {
-        remote_reply rep;
-        if ((rc = send_once(r, op, body, len, &rep, err)))
-            break;
-        if (rep.status == 200 && no_output) {
-            /* TagResource and UntagResource answer with no body (dynalite: "") */
-            rc = (*resp = json_object()) ? DDB_OK : ddbi_fail_oom(err, __func__);
-            ddbi_remote_reply_free(&rep);
-            break;
-        }
-        if (rep.status == 200) {
-            rc = ddbi_remote_parse_body(op, (const char *)rep.body.p, rep.body.len, resp, err);
-            ddbi_remote_reply_free(&rep);
-            break;
-        }
-        remote_fault f;
-        json_t *eb = NULL;
-        rc = ddbi_remote_parse_error(op, rep.status, (const char *)rep.body.p, rep.body.len, &f, &eb, err);
-        ddbi_remote_reply_free(&rep);
-        if (f.retry && attempt < r->o.max_attempts) {
-            json_decref(eb);
-            ddbi_remote_backoff(r, attempt);
-            continue;
-        }
-        if (f.retry)
-            append_msg(err, " (gave up after %u attempts)", attempt);
-        if (errbody)
-            *errbody = eb;
-        else
-            json_decref(eb);
-        break;
-    }
-    free(body);
-    return rc;
-}
-
-/* ---- Key schema cache --------------------------------------------------------------- */
-
-static rkeys *find_keys(rkeys *k, const char *table, const char *index)
-{
-    for (; k; k = k->next)
-        if (strcmp(k->table, table) == 0 && (index ? k->index && strcmp(k->index, index) == 0 : !k->index))
-            return k;
-    return NULL;
-}
-
-static bool table_cached(rkeys *k, const char *table)
-{
-    return find_keys(k, table, NULL) != NULL;
-}
-
-static rkeys *keys_new(const char *table, const char *index, const ddb_key_schema *ks)
-{
-    rkeys *k = calloc(1, sizeof *k);
-    if (!k)
-        return NULL;
-    k->table = sdup(table);
-    k->index = sdup(index);
-    k->pk = sdup(ks->pk);
-    k->sk = sdup(ks->sk);
-    if (!k->table || (index && !k->index) || !k->pk || (ks->sk && !k->sk)) {
-        keys_free(k);
-        return NULL;
-    }
-    return k;
-}
-
-/* Describe table and (re)place its entries in the cache. */
-static int load_keys(ddb_remote *r, const char *table, ddb_error *err)
-{
-    ddb_arena *a = ddb_arena_new();
-    if (!a)
-        return ddbi_fail_oom(err, __func__);
-    ddb_table_desc *d;
-    int rc = ddbi_remote_describe(r, table, a, &d, false, err);
-    rkeys *fresh = NULL;
-    if (!rc) {
-        fresh = keys_new(table, NULL, &d->def.key);
-        for (size_t i = 0; fresh && i < d->def.n_indexes; i++) {
-            rkeys *k = keys_new(table, d->def.indexes[i].name, &d->def.indexes[i].key);
-            if (!k) {
-                keys_free(fresh);
-                fresh = NULL;
-                break;
-            }
-            k->next = fresh;
-            fresh = k;
-        }
-        if (!fresh)
-            rc = ddbi_fail_oom(err, __func__);
-    }
-    ddb_arena_free(a);
-    if (rc)
-        return rc;
-    ddbi_remote_forget_table(r, table);
-    pthread_mutex_lock(&r->mu);
-    rkeys *last = fresh;
-    while (last->next)
-        last = last->next;
-    last->next = r->keys;
-    r->keys = fresh;
-    pthread_mutex_unlock(&r->mu);
+    (void)impl, (void)err;
     return DDB_OK;
 }
 
-void ddbi_remote_forget_table(ddb_remote *r, const char *table)
+int ddbi_remote_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
 {
-    pthread_mutex_lock(&r->mu);
-    for (rkeys **pp = &r->keys; *pp;) {
-        rkeys *k = *pp;
-        if (strcmp(k->table, table) == 0) {
-            *pp = k->next;
-            k->next = NULL;
-            keys_free(k);
-        } else {
-            pp = &k->next;
-        }
-    }
-    pthread_mutex_unlock(&r->mu);
+    (void)impl, (void)table, (void)now_s, (void)err;
+    if (deleted)
+        *deleted = 0;
+    return DDB_OK;
 }
 
-int ddbi_remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
-                     const char **sk, ddb_error *err)
+int ddbi_remote_stream_trim(void *impl, const char *table, uint64_t *trimmed, ddb_error *err)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        pthread_mutex_lock(&r->mu);
-        rkeys *k = find_keys(r->keys, table, index);
-        bool known_table = table_cached(r->keys, table), found = k != NULL, ok = true;
-        if (k) {
-            *pk = ddb_arena_strdup(a, k->pk);
-            *sk = ddb_arena_strdup(a, k->sk);
-            ok = *pk && (!k->sk || *sk);
-        }
-        pthread_mutex_unlock(&r->mu);
-        if (found)
-            return ok ? DDB_OK : ddbi_fail_oom(err, __func__);
-        if (pass == 1 || (known_table && !index))
-            break;
-        /* unknown table, or an index created since it was cached */
-        int rc = load_keys(r, table, err);
-        if (rc)
-            return rc;
-    }
-    return ddbi_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", table,
-                    index ? index : "");
+    (void)impl, (void)table, (void)err;
+    if (trimmed)
+        *trimmed = 0;
+    return DDB_OK;
 }

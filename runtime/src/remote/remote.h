@@ -1,11 +1,18 @@
-/* The remote backend (internal API): every public operation of <ddb/ddb.h>
+/* remote/: the remote backend (room header: what the room offers the API:
+ * open, close and its operations table; internal).  It may call core/ and
+ * expr/ (and libcurl, OpenSSL, jansson); remote_wire.h, djson.h and
+ * sigv4.h are the room's own.
+ *
+ * Every public operation of <ddb/ddb.h>
  * sent as DynamoDB's JSON protocol (X-Amz-Target: DynamoDB_20120810.<Op>,
  * Content-Type: application/x-amz-json-1.0) over HTTP(S) with libcurl,
  * signed with AWS Signature Version 4, to DynamoDB or a compatible engine
  * (ScyllaDB Alternator, dynalite).
  *
- * Each ddb_remote_X() takes the parameters of the public ddb_X() with
- * `ddb_remote *r` in place of `ddb *db`, and keeps its contract: the same
+ * Each ddbi_remote_X() is the operation X of the backend interface
+ * (api/backend.h): the parameters of the public ddb_X() with the remote
+ * handle (ddb_remote, as void *impl) in place of `ddb *db`, arguments
+ * checked by the API, and the public contract: the same
  * ownership (results in the caller's arena), the same DDB_E* codes:
  *   ConditionalCheckFailedException        -> DDB_ECONDITION
  *   ValidationException, SerializationException -> DDB_EVALIDATION (message = the server's)
@@ -38,12 +45,13 @@
  * schemas (Query needs the key attribute names).  The only process-wide
  * state is curl_global_init(), called once through pthread_once by the
  * first ddbi_remote_open() and never undone (libcurl's rule: global cleanup
- * must not race with other users of libcurl in the process).
- */
+ * must not race with other users of libcurl in the process). */
 #ifndef DDB_REMOTE_H
 #define DDB_REMOTE_H
 
 #include <ddb/ddb.h>
+
+#include "api/backend.h"
 
 typedef struct ddb_remote ddb_remote;
 
@@ -76,7 +84,7 @@ typedef struct ddb_remote_options {
 int ddbi_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out, ddb_error *err);
 /* The same with explicit settings (ro may be NULL). */
 int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remote **out, ddb_error *err);
-void ddbi_remote_close(ddb_remote *r);
+void ddbi_remote_close(void *impl);
 /* The endpoint URL requests go to (owned by r). */
 const char *ddbi_remote_endpoint(const ddb_remote *r);
 
@@ -84,7 +92,7 @@ const char *ddbi_remote_endpoint(const ddb_remote *r);
 bool ddbi_remote_uri(const char *uri);
 
 /* ddb_sync: nothing to flush; DDB_OK. */
-int ddbi_remote_sync(ddb_remote *r, ddb_error *err);
+int ddbi_remote_sync(void *impl, ddb_error *err);
 
 /* Tables.  create_table sends CreateTable (PAY_PER_REQUEST when rcu and wcu
  * are 0, else PROVISIONED; GSIs of a provisioned table without their own
@@ -99,53 +107,53 @@ int ddbi_remote_sync(ddb_remote *r, ddb_error *err);
  * stream view from StreamSpecification and ttl_attribute from
  * DescribeTimeToLive.  list_tables follows LastEvaluatedTableName through
  * every page and returns the names sorted. */
-int ddbi_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *err);
-int ddbi_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err);
-int ddbi_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
-int ddbi_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+int ddbi_remote_create_table(void *impl, const ddb_table_def *def, ddb_error *err);
+int ddbi_remote_delete_table(void *impl, const char *name, ddb_error *err);
+int ddbi_remote_describe_table(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
+int ddbi_remote_list_tables(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
 
 /* UpdateTable adding a GSI, then waiting until it is ACTIVE (DynamoDB
  * backfills it meanwhile; *backfilled and *skipped are 0: not reported).
  * DDB_EVALIDATION for a local index; DDB_ENOTSUP when the endpoint takes
  * the request but lists no such index afterwards (dynalite). */
-int ddbi_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *x, uint64_t *backfilled,
-                         uint64_t *skipped, ddb_error *err);
+int ddbi_remote_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled,
+                          uint64_t *skipped, ddb_error *err);
 /* Table metadata, kept in the table's tags (see remote_meta.c): values
  * base64 in 256-character chunks under "KEY:0", "KEY:1", ...; keys of at
  * most 120 characters from letters, digits, spaces and _.:/=+-@
  * (DDB_EINVAL / DDB_ELIMIT otherwise); 50 tags per table.  DynamoDB's tags
  * are eventually consistent.  get: DDB_ENOTFOUND when absent; *val is
  * NUL-terminated as well and lives in a. */
-int ddbi_remote_table_meta_put(ddb_remote *r, const char *table, const char *key, const void *val, size_t len,
-                              ddb_error *err);
-int ddbi_remote_table_meta_get(ddb_remote *r, const char *table, const char *key, ddb_arena *a, void **val,
-                              size_t *len, ddb_error *err);
+int ddbi_remote_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len,
+                               ddb_error *err);
+int ddbi_remote_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val,
+                               size_t *len, ddb_error *err);
 
 /* Items.  Capacity: whenever return_capacity is not NONE the request asks
  * for INDEXES, so table_read/table_write are filled as the embedded engine
  * fills them; with DDB_CAPACITY_TOTAL the per-index list is then dropped. */
-int ddbi_remote_put_item(ddb_remote *r, const char *table, const ddb_item *item, const ddb_write_opts *opts,
-                        ddb_arena *a, ddb_write_result *res, ddb_error *err);
-int ddbi_remote_delete_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_write_opts *opts,
-                           ddb_arena *a, ddb_write_result *res, ddb_error *err);
-int ddbi_remote_update_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_expr *update,
-                           const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_remote_put_item(void *impl, const char *table, const ddb_item *item, const ddb_write_opts *opts,
+                         ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_remote_delete_item(void *impl, const char *table, const ddb_item *key, const ddb_write_opts *opts,
+                            ddb_arena *a, ddb_write_result *res, ddb_error *err);
+int ddbi_remote_update_item(void *impl, const char *table, const ddb_item *key, const ddb_expr *update,
+                            const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err);
 /* DDB_ENOTFOUND (with *out NULL, cap filled) when there is no item. */
-int ddbi_remote_get_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_get_opts *opts,
-                        ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err);
+int ddbi_remote_get_item(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+                         ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err);
 
 /* Batches and transactions.  batch_get: ops of one table with different
  * consistency or projection go out as separate requests; key attributes
  * are added to a projection so that answers can be matched to ops, and
  * removed again when the projection did not ask for them. */
-int ddbi_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc,
-                           ddb_capacity *cap, ddb_error *err);
-int ddbi_remote_batch_get(ddb_remote *r, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
-                         ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
-int ddbi_remote_transact_write(ddb_remote *r, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
-                              ddb_tx_result *res, ddb_error *err);
-int ddbi_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
-                            ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+int ddbi_remote_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc,
+                            ddb_capacity *cap, ddb_error *err);
+int ddbi_remote_batch_get(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                          ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+int ddbi_remote_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+                               ddb_tx_result *res, ddb_error *err);
+int ddbi_remote_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                             ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
 
 /* Query and Scan.  Query sends a prepared key_condition as its
  * KeyConditionExpression; otherwise it turns pk / sk_op / sk1 / sk2 into
@@ -155,8 +163,8 @@ int ddbi_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, dd
  * ProjectionExpression; start_key / last_key are ExclusiveStartKey /
  * LastEvaluatedKey; segment / total_segments are sent when
  * total_segments > 0. */
-int ddbi_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
-int ddbi_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddbi_remote_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddbi_remote_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
 
 /* Streams and TTL.  update_time_to_live sends UpdateTimeToLive (attr NULL
  * or "": disable, naming the attribute DescribeTimeToLive reports);
@@ -164,23 +172,15 @@ int ddbi_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_
  * for ACTIVE.  DynamoDB deletes expired items and trims streams itself:
  * ttl_sweep and stream_trim do nothing and report 0.  Reading DynamoDB
  * Streams (a separate service: DescribeStream, GetShardIterator,
- * GetRecords) is not implemented: stream_describe and stream_iter_open
- * are DDB_ENOTSUP, so no remote ddb_stream_iter ever exists. */
-int ddbi_remote_update_time_to_live(ddb_remote *r, const char *table, const char *attr, ddb_error *err);
-int ddbi_remote_update_table_stream(ddb_remote *r, const char *table, const ddb_stream_spec *spec, ddb_error *err);
-int ddbi_remote_ttl_sweep(ddb_remote *r, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
-int ddbi_remote_stream_trim(ddb_remote *r, const char *table, uint64_t *trimmed, ddb_error *err);
-int ddbi_remote_stream_describe(ddb_remote *r, const char *table, ddb_stream_desc *out, ddb_error *err);
-int ddbi_remote_stream_iter_open(ddb_remote *r, const char *table, ddb_stream_position from, uint64_t seq,
-                                ddb_stream_iter **out, ddb_error *err);
+ * GetRecords) is not implemented. */
+int ddbi_remote_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err);
+int ddbi_remote_update_table_stream(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);
+int ddbi_remote_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
+int ddbi_remote_stream_trim(void *impl, const char *table, uint64_t *trimmed, ddb_error *err);
 
-/* Not offered by DynamoDB's API (only the embedded engine has partitions,
- * consistency checks and reports): DDB_ENOTSUP. */
-int ddbi_remote_stream_check(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err);
-int ddbi_remote_table_report_build(ddb_remote *r, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
-                                  ddb_error *err);
-int ddbi_remote_table_stats(ddb_remote *r, const char *table, ddb_arena *a, ddb_partition_stats **parts,
-                           size_t *count, ddb_error *err);
-int ddbi_remote_check_table(ddb_remote *r, const char *table, ddb_check_report *report, ddb_error *err);
+/* The remote backend's operations table (remote_ops.c).  DynamoDB's API
+ * has no partitions, consistency checks or reports, and reading DynamoDB
+ * Streams is not implemented: those operations are NULL (DDB_ENOTSUP). */
+extern const ddbi_backend_ops ddbi_remote_ops;
 
 #endif

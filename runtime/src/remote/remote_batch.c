@@ -1,6 +1,7 @@
-/* Remote batches and transactions: BatchWriteItem and BatchGetItem (with
+/* remote/: Remote batches and transactions: BatchWriteItem and BatchGetItem (with
  * UnprocessedItems / UnprocessedKeys resubmitted under backoff),
- * TransactWriteItems (cancellation reasons) and TransactGetItems. */
+ * TransactWriteItems (cancellation reasons) and TransactGetItems.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include <ddb/json.h>
@@ -61,11 +62,10 @@ static size_t pending(const char *op, const json_t *un, bool keys, int *rc, ddb_
 
 /* ---- BatchWriteItem ------------------------------------------------------------- */
 
-int ddbi_remote_batch_write(ddb_remote *r, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode,
-                           ddb_capacity *cap, ddb_error *err)
+int ddbi_remote_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc_mode,
+                            ddb_capacity *cap, ddb_error *err)
 {
-    if (!r || (n && !ops))
-        return ddbi_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
+    ddb_remote *r = impl;
     if (cap)
         memset(cap, 0, sizeof *cap);
     for (size_t i = 0; i < n; i++)
@@ -274,11 +274,10 @@ done:
     return rc;
 }
 
-int ddbi_remote_batch_get(ddb_remote *r, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
-                         ddb_return_capacity rc_mode, ddb_capacity *cap, ddb_error *err)
+int ddbi_remote_batch_get(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                          ddb_return_capacity rc_mode, ddb_capacity *cap, ddb_error *err)
 {
-    if (!r || !a || (n && (!ops || !items)))
-        return ddbi_fail(err, DDB_EINVAL, "BatchGetItem: db, ops, arena and items are required");
+    ddb_remote *r = impl;
     if (cap)
         memset(cap, 0, sizeof *cap);
     for (size_t i = 0; i < n; i++) {
@@ -344,11 +343,10 @@ static int tx_op(remote_req *q, const ddb_tx_op *op, size_t i, json_t **out, ddb
     return *out ? DDB_OK : nomem(err);
 }
 
-int ddbi_remote_transact_write(ddb_remote *r, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
-                              ddb_tx_result *res, ddb_error *err)
+int ddbi_remote_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
+                               ddb_tx_result *res, ddb_error *err)
 {
-    if (!r || (n && !ops))
-        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: db and ops are required");
+    ddb_remote *r = impl;
     if (res)
         memset(res, 0, sizeof *res);
     remote_req q;
@@ -397,11 +395,10 @@ done:
 
 /* ---- TransactGetItems ----------------------------------------------------------- */
 
-int ddbi_remote_transact_get(ddb_remote *r, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
-                            ddb_return_capacity rc_mode, ddb_capacity *cap, ddb_error *err)
+int ddbi_remote_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                             ddb_return_capacity rc_mode, ddb_capacity *cap, ddb_error *err)
 {
-    if (!r || !a || (n && (!gets || !items)))
-        return ddbi_fail(err, DDB_EINVAL, "TransactGetItems: db, gets, arena and items are required");
+    ddb_remote *r = impl;
     if (cap)
         memset(cap, 0, sizeof *cap);
     for (size_t i = 0; i < n; i++)

@@ -1,10 +1,11 @@
-/* HTTP transport of the remote backend: a pool of libcurl easy handles.
+/* remote/: HTTP transport of the remote backend: a pool of libcurl easy handles.
  *
  * An easy handle keeps its connections open between transfers, so taking
  * one from the pool reuses a live connection to the endpoint.  A handle is
  * used by one thread at a time: threads take one from the pool (or make a
  * new one when the pool is empty, so nobody waits) and give it back;
- * handles beyond the pool size are closed on return. */
+ * handles beyond the pool size are closed on return.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
@@ -25,7 +26,7 @@ struct remote_http {
 };
 
 int ddbi_remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
-                    ddb_error *err)
+                         ddb_error *err)
 {
     remote_http *h = calloc(1, sizeof *h);
     if (!h || !(h->idle = calloc(pool ? pool : 1, sizeof *h->idle))) {
@@ -123,7 +124,7 @@ void ddbi_remote_reply_free(remote_reply *rep)
 }
 
 int ddbi_remote_http_post(remote_http *h, const char *url, const char *const *headers, size_t n_headers, const char *body,
-                     size_t len, remote_reply *rep, ddb_error *err)
+                          size_t len, remote_reply *rep, ddb_error *err)
 {
     memset(rep, 0, sizeof *rep);
     CURL *c = take(h);

@@ -1,4 +1,5 @@
-/* Remote item operations: PutItem, DeleteItem, UpdateItem, GetItem. */
+/* remote/: Remote item operations: PutItem, DeleteItem, UpdateItem, GetItem.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
@@ -15,17 +16,9 @@ static int write_item(ddb_remote *r, write_kind k, const char *table, const ddb_
                       const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
     const char *op = op_names[k];
-    if (!r || !table || !item)
-        return ddbi_fail(err, DDB_EINVAL, "%s: db, table and %s are required", op, k == OP_PUT ? "item" : "key");
     if (k == OP_UPDATE && (!update || ddb_expr_get_kind(update) != DDB_EXPR_UPDATE))
         return ddbi_fail(err, DDB_EINVAL, "UpdateItem: a prepared UpdateExpression is required");
     ddb_write_opts o = opts ? *opts : (ddb_write_opts){0};
-    if ((unsigned)o.return_values > DDB_RETURN_UPDATED_NEW)
-        return ddbi_fail(err, DDB_EINVAL, "%s: unknown ReturnValues %d", op, (int)o.return_values);
-    if (k != OP_UPDATE && o.return_values != DDB_RETURN_NONE && o.return_values != DDB_RETURN_ALL_OLD)
-        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", op);
-    if (o.return_values != DDB_RETURN_NONE && (!a || !res))
-        return ddbi_fail(err, DDB_EINVAL, "ReturnValues %s needs an arena and a result", return_values[o.return_values]);
     if (res)
         memset(res, 0, sizeof *res);
 
@@ -55,29 +48,31 @@ done:
     return rc;
 }
 
-int ddbi_remote_put_item(ddb_remote *r, const char *table, const ddb_item *item, const ddb_write_opts *opts,
-                        ddb_arena *a, ddb_write_result *res, ddb_error *err)
+int ddbi_remote_put_item(void *impl, const char *table, const ddb_item *item, const ddb_write_opts *opts,
+                         ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
+    ddb_remote *r = impl;
     return write_item(r, OP_PUT, table, item, NULL, opts, a, res, err);
 }
 
-int ddbi_remote_delete_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_write_opts *opts,
-                           ddb_arena *a, ddb_write_result *res, ddb_error *err)
+int ddbi_remote_delete_item(void *impl, const char *table, const ddb_item *key, const ddb_write_opts *opts,
+                            ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
+    ddb_remote *r = impl;
     return write_item(r, OP_DELETE, table, key, NULL, opts, a, res, err);
 }
 
-int ddbi_remote_update_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_expr *update,
-                           const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
+int ddbi_remote_update_item(void *impl, const char *table, const ddb_item *key, const ddb_expr *update,
+                            const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
 {
+    ddb_remote *r = impl;
     return write_item(r, OP_UPDATE, table, key, update, opts, a, res, err);
 }
 
-int ddbi_remote_get_item(ddb_remote *r, const char *table, const ddb_item *key, const ddb_get_opts *opts,
-                        ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err)
+int ddbi_remote_get_item(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+                         ddb_arena *a, ddb_item **out, ddb_capacity *cap, ddb_error *err)
 {
-    if (!r || !table || !key || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
+    ddb_remote *r = impl;
     *out = NULL;
     ddb_get_opts o = opts ? *opts : (ddb_get_opts){0};
     if (cap)

@@ -1,4 +1,4 @@
-/* Table metadata (ddb_table_meta_put/get) on a remote endpoint: DynamoDB
+/* remote/: Table metadata (ddb_table_meta_put/get) on a remote endpoint: DynamoDB
  * has no per-table key/value store, but every table has tags, deleted with
  * it.  A value is kept base64-encoded (tag values allow only letters,
  * digits, spaces and "_.:/=+-@") in chunks of 256 characters under the tag
@@ -7,7 +7,8 @@
  * Limits that follow from tags: a key of at most 120 characters from that
  * same set, 50 tags per table in all, and DynamoDB's tag operations are
  * eventually consistent (a get right after a put may not see it yet) and
- * rate-limited. */
+ * rate-limited.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include <ddb/json.h>
@@ -115,11 +116,10 @@ static long chunk_of(const char *k, const char *key)
     return *end || i >= TAGS_MAX ? -1 : i;
 }
 
-int ddbi_remote_table_meta_put(ddb_remote *r, const char *table, const char *key, const void *val, size_t len,
-                              ddb_error *err)
+int ddbi_remote_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len,
+                               ddb_error *err)
 {
-    if (!r || !table || !key || (len && !val))
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_put: db, table, key and value are required");
+    ddb_remote *r = impl;
     int rc = check_key(table, key, err);
     if (rc)
         return rc;
@@ -183,11 +183,10 @@ done:
     return rc;
 }
 
-int ddbi_remote_table_meta_get(ddb_remote *r, const char *table, const char *key, ddb_arena *a, void **val,
-                              size_t *len, ddb_error *err)
+int ddbi_remote_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val,
+                               size_t *len, ddb_error *err)
 {
-    if (!r || !table || !key || !a || !val || !len)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_meta_get: db, table, key, arena, val and len are required");
+    ddb_remote *r = impl;
     *val = NULL;
     *len = 0;
     int rc = check_key(table, key, err);

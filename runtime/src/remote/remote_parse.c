@@ -1,7 +1,8 @@
-/* Reading DynamoDB responses: error classification, consumed capacity,
+/* remote/: Reading DynamoDB responses: error classification, consumed capacity,
  * items, pages, cancellation reasons, table descriptions.  Pure functions
  * over jansson values (no I/O), so a fuzzer can drive them; whatever the
- * server sends, the result is a value or a clear DDB_ENET "bad response". */
+ * server sends, the result is a value or a clear DDB_ENET "bad response".
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include <ddb/json.h>
@@ -100,7 +101,7 @@ static void snippet(const char *body, size_t len, char *out, size_t cap)
 }
 
 int ddbi_remote_parse_error(const char *op, long status, const char *body, size_t len, remote_fault *f, json_t **errbody,
-                       ddb_error *err)
+                            ddb_error *err)
 {
     memset(f, 0, sizeof *f);
     if (errbody)
@@ -258,7 +259,7 @@ static int add_capacity(const char *op, const json_t *c, remote_kind kind, ddb_r
 }
 
 int ddbi_remote_parse_capacity(const char *op, const json_t *cc, remote_kind kind, ddb_return_capacity mode,
-                          ddb_capacity *cap, ddb_error *err)
+                               ddb_capacity *cap, ddb_error *err)
 {
     if (!cc || !cap || mode == DDB_CAPACITY_NONE)
         return DDB_OK;
@@ -287,7 +288,7 @@ static int bad_item(ddb_error *err, const char *op, const char *what, int rc)
 }
 
 int ddbi_remote_parse_item(const char *op, const json_t *resp, const char *field, ddb_arena *a, ddb_item **out,
-                      ddb_error *err)
+                           ddb_error *err)
 {
     *out = NULL;
     const json_t *j = json_object_get(resp, field);
@@ -313,7 +314,7 @@ static int count_field(const char *op, const json_t *resp, const char *key, size
 }
 
 int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capacity mode, ddb_arena *a, ddb_page *out,
-                      ddb_error *err)
+                           ddb_error *err)
 {
     memset(out, 0, sizeof *out);
     const json_t *items = json_object_get(resp, "Items");
@@ -552,7 +553,7 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
 }
 
 int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_desc **out, const char **status,
-                       bool *indexes_active, ddb_error *err)
+                            bool *indexes_active, ddb_error *err)
 {
     *out = NULL;
     *status = "";

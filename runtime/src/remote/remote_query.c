@@ -1,4 +1,5 @@
-/* Remote Query and Scan. */
+/* remote/: Remote Query and Scan.
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
@@ -136,32 +137,31 @@ done:
     return rc;
 }
 
-int ddbi_remote_query(ddb_remote *r, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_remote_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (!r || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+    ddb_remote *r = impl;
     memset(out, 0, sizeof *out);
     if ((unsigned)q->sk_op > DDB_SK_BEGINS_WITH)
         return ddbi_fail(err, DDB_EINVAL, "Query: unknown sort key operator %d", (int)q->sk_op);
     if (!q->key_condition && q->sk_op != DDB_SK_ANY && (!q->sk1 || (q->sk_op == DDB_SK_BETWEEN && !q->sk2)))
         return ddbi_fail(err, DDB_EINVAL, "Query: the sort key condition needs its value(s)");
-    int rc = query_once(r, q, a, out, err);
+    ddb_error local, *e = err ? err : &local; /* the message decides the retry, also for a NULL err */
+    int rc = query_once(r, q, a, out, e);
     if (rc == DDB_ENOTABLE ||
-        (rc == DDB_EVALIDATION && !q->key_condition && err && strstr(err->message, "key schema element"))) {
+        (rc == DDB_EVALIDATION && !q->key_condition && strstr(e->message, "key schema element"))) {
         /* the cached key schema may be stale (table recreated elsewhere) */
         ddbi_remote_forget_table(r, q->table);
         if (rc == DDB_EVALIDATION) {
             memset(out, 0, sizeof *out);
-            rc = query_once(r, q, a, out, err);
+            rc = query_once(r, q, a, out, e);
         }
     }
     return rc;
 }
 
-int ddbi_remote_scan(ddb_remote *r, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err)
+int ddbi_remote_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err)
 {
-    if (!r || !s || !s->table || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+    ddb_remote *r = impl;
     memset(out, 0, sizeof *out);
     remote_req q;
     int rc = ddbi_remote_req_init(&q, err);

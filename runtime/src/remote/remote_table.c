@@ -1,5 +1,6 @@
-/* Remote tables: CreateTable (waiting for ACTIVE), DeleteTable (waiting
- * until gone), DescribeTable, ListTables (every page). */
+/* remote/: Remote tables: CreateTable (waiting for ACTIVE), DeleteTable (waiting
+ * until gone), DescribeTable, ListTables (every page).
+ * May call core/ and expr/. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
@@ -231,45 +232,12 @@ static int set_ttl(ddb_remote *r, const char *table, const char *attr, ddb_error
     return rc;
 }
 
-/* DescribeTimeToLive: the TTL attribute when TTL is enabled (or being
- * enabled).  An endpoint without the operation has no TTL. */
-static int get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **attr, ddb_error *err)
-{
-    *attr = NULL;
-    json_t *req = json_pack("{s:s}", "TableName", table), *resp = NULL;
-    if (!req)
-        return nomem(err);
-    ddb_error e2 = {0};
-    int rc = ddbi_remote_call(r, "DescribeTimeToLive", req, &resp, NULL, &e2);
-    json_decref(req);
-    if (rc == DDB_ENOTSUP)
-        return DDB_OK;
-    if (rc) {
-        if (err)
-            *err = e2;
-        return rc;
-    }
-    const json_t *d = json_object_get(resp, "TimeToLiveDescription");
-    const json_t *st = json_object_get(d, "TimeToLiveStatus"), *an = json_object_get(d, "AttributeName");
-    if (d && (!json_is_object(d) || (st && !json_is_string(st)) || (an && !json_is_string(an))))
-        rc = ddbi_remote_bad(err, "DescribeTimeToLive", "TimeToLiveDescription has the wrong shape");
-    else if (json_is_string(st) && json_is_string(an) &&
-             (!strcmp(json_string_value(st), "ENABLED") || !strcmp(json_string_value(st), "ENABLING"))) {
-        size_t n = json_string_length(an) + 1;
-        char *c = ddb_arena_alloc(a, n);
-        if (!c)
-            rc = ddbi_fail_oom(err, __func__);
-        else
-            *attr = memcpy(c, json_string_value(an), n);
-    }
-    json_decref(resp);
-    return rc;
-}
 
-int ddbi_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error *err)
+int ddbi_remote_create_table(void *impl, const ddb_table_def *def, ddb_error *err)
 {
-    if (!r || !def || !def->name)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_create_table: db, definition and name are required");
+    ddb_remote *r = impl;
+    if (!def->name)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_create_table: the definition needs a name");
     if (def->n_indexes && !def->indexes)
         return ddbi_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", def->n_indexes);
     remote_req q;
@@ -289,10 +257,9 @@ int ddbi_remote_create_table(ddb_remote *r, const ddb_table_def *def, ddb_error 
     return rc;
 }
 
-int ddbi_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err)
+int ddbi_remote_delete_table(void *impl, const char *name, ddb_error *err)
 {
-    if (!r || !name)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_delete_table: db and name are required");
+    ddb_remote *r = impl;
     json_t *req = json_pack("{s:s}", "TableName", name), *resp = NULL;
     if (!req)
         return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", name);
@@ -303,32 +270,10 @@ int ddbi_remote_delete_table(ddb_remote *r, const char *name, ddb_error *err)
     return rc ? rc : wait_table(r, name, WAIT_GONE, err);
 }
 
-int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
-                    ddb_error *err)
-{
-    *out = NULL;
-    json_t *req = json_pack("{s:s}", "TableName", name), *resp = NULL;
-    if (!req)
-        return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", name);
-    int rc = ddbi_remote_call(r, "DescribeTable", req, &resp, NULL, err);
-    json_decref(req);
-    if (!rc) {
-        const char *status;
-        bool active;
-        rc = ddbi_remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, out, &status, &active, err);
-    }
-    json_decref(resp);
-    if (!rc && with_ttl)
-        rc = get_ttl(r, name, a, &(*out)->def.ttl_attribute, err);
-    if (rc)
-        *out = NULL;
-    return rc;
-}
 
-int ddbi_remote_describe_table(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
+int ddbi_remote_describe_table(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err)
 {
-    if (!r || !name || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_describe_table: db, name, arena and out are required");
+    ddb_remote *r = impl;
     return ddbi_remote_describe(r, name, a, out, true, err);
 }
 
@@ -337,10 +282,9 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-int ddbi_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
+int ddbi_remote_list_tables(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err)
 {
-    if (!r || !a || !names || !count)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_list_tables: db, arena, names and count are required");
+    ddb_remote *r = impl;
     *names = NULL;
     *count = 0;
     size_t n = 0, cap = 0;
@@ -411,15 +355,16 @@ int ddbi_remote_list_tables(ddb_remote *r, ddb_arena *a, const char ***names, si
 
 /* ---- UpdateTable: a new GSI ---------------------------------------------------------------- */
 
-int ddbi_remote_add_index(ddb_remote *r, const char *table, const ddb_index_def *x, uint64_t *backfilled,
-                         uint64_t *skipped, ddb_error *err)
+int ddbi_remote_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled,
+                          uint64_t *skipped, ddb_error *err)
 {
+    ddb_remote *r = impl;
     if (backfilled)
         *backfilled = 0; /* DynamoDB backfills in the background and does not report counts */
     if (skipped)
         *skipped = 0;
-    if (!r || !table || !x || !x->name)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_add_index: db, table and an index with a name are required");
+    if (!x->name)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_add_index: the index needs a name");
     if (x->local)
         return ddbi_fail(err, DDB_EVALIDATION, "a local secondary index (%s) can only be created with the table",
                         x->name);
@@ -476,10 +421,9 @@ done:
 
 /* ---- Streams and TTL settings ---------------------------------------------------------------- */
 
-int ddbi_remote_update_time_to_live(ddb_remote *r, const char *table, const char *attr, ddb_error *err)
+int ddbi_remote_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err)
 {
-    if (!r || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
+    ddb_remote *r = impl;
     if (attr && *attr)
         return set_ttl(r, table, attr, err);
     /* disabling names the attribute it was enabled with */
@@ -487,7 +431,7 @@ int ddbi_remote_update_time_to_live(ddb_remote *r, const char *table, const char
     if (!a)
         return ddbi_fail_oom(err, __func__);
     const char *current;
-    int rc = get_ttl(r, table, a, &current, err);
+    int rc = ddbi_remote_get_ttl(r, table, a, &current, err);
     if (!rc && current) {
         json_t *req = json_pack("{s:s, s:{s:b, s:s}}", "TableName", table, "TimeToLiveSpecification", "Enabled", 0,
                                 "AttributeName", current),
@@ -500,10 +444,9 @@ int ddbi_remote_update_time_to_live(ddb_remote *r, const char *table, const char
     return rc;
 }
 
-int ddbi_remote_update_table_stream(ddb_remote *r, const char *table, const ddb_stream_spec *spec, ddb_error *err)
+int ddbi_remote_update_table_stream(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err)
 {
-    if (!r || !table || !spec)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
+    ddb_remote *r = impl;
     if ((unsigned)spec->view > DDB_STREAM_NEW_AND_OLD_IMAGES)
         return ddbi_fail(err, DDB_EINVAL, "unknown stream view %d", (int)spec->view);
     static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};

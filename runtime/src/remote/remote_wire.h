@@ -1,4 +1,4 @@
-/* Pieces shared by the remote backend's files (internal to remote*.c and
+/* remote/: Pieces shared by the remote backend's files (internal to remote*.c and
  * expr_render.c): expression rendering, the HTTP transport, response
  * parsing, request building, and the handle's call/retry core. */
 #ifndef DDB_REMOTE_WIRE_H
@@ -8,6 +8,7 @@
 #include "remote/remote.h"
 
 #include <jansson.h>
+#include <pthread.h>
 
 /* ---- Expressions back to text (expr_render.c) ------------------------------ */
 
@@ -47,13 +48,13 @@ typedef struct remote_reply {
 /* A pool of curl easy handles with the given timeouts (milliseconds);
  * direct: never use a proxy (a loopback endpoint). */
 int ddbi_remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
-                    ddb_error *err);
+                         ddb_error *err);
 void ddbi_remote_http_free(remote_http *h);
 /* POST body to url with the given "Name: value" header lines.  A reply of
  * any HTTP status is DDB_OK (rep filled, free with ddbi_remote_reply_free);
  * transport failures are DDB_ENET / DDB_ETIMEOUT with curl's text. */
 int ddbi_remote_http_post(remote_http *h, const char *url, const char *const *headers, size_t n_headers, const char *body,
-                     size_t len, remote_reply *rep, ddb_error *err);
+                          size_t len, remote_reply *rep, ddb_error *err);
 void ddbi_remote_reply_free(remote_reply *rep);
 
 /* ---- Responses (remote_parse.c: no I/O, fuzzed) -------------------------------- */
@@ -74,25 +75,25 @@ int ddbi_remote_parse_body(const char *op, const char *body, size_t len, json_t 
  * description) and *errbody (when not NULL) with the parsed error object,
  * if there was one.  Returns f->code. */
 int ddbi_remote_parse_error(const char *op, long status, const char *body, size_t len, remote_fault *f, json_t **errbody,
-                       ddb_error *err);
+                            ddb_error *err);
 /* Add a ConsumedCapacity object (or array of them, batches) to cap.  Absent
  * (NULL) is fine.  Read/WriteCapacityUnits are used when present, else
  * CapacityUnits count as kind. */
 int ddbi_remote_parse_capacity(const char *op, const json_t *cc, remote_kind kind, ddb_return_capacity mode,
-                          ddb_capacity *cap, ddb_error *err);
+                               ddb_capacity *cap, ddb_error *err);
 /* resp[field] as an item in a (NULL when absent). */
 int ddbi_remote_parse_item(const char *op, const json_t *resp, const char *field, ddb_arena *a, ddb_item **out,
-                      ddb_error *err);
+                           ddb_error *err);
 /* A Query / Scan page: Items, Count, ScannedCount, LastEvaluatedKey,
  * ConsumedCapacity. */
 int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capacity mode, ddb_arena *a, ddb_page *out,
-                      ddb_error *err);
+                           ddb_error *err);
 /* TransactionCanceledException's CancellationReasons -> n codes in a. */
 int ddbi_remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int **reasons, ddb_error *err);
 /* A TableDescription -> ddb_table_desc in a; *status gets TableStatus and
  * *indexes_active whether every GSI is ACTIVE. */
 int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_desc **out, const char **status,
-                       bool *indexes_active, ddb_error *err);
+                            bool *indexes_active, ddb_error *err);
 /* "bad response to OP: ..." (DDB_ENET). */
 int ddbi_remote_bad(ddb_error *err, const char *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -128,7 +129,27 @@ int ddbi_rq_capacity(json_t *o, ddb_return_capacity rc, ddb_error *err);
 /* A fresh names map for one object of a request (arena: the request's). */
 void ddbi_rq_names_reset(remote_req *q, ddb_wire_names *m);
 
-/* ---- The handle's core (remote.c) ------------------------------------------------ */
+/* ---- The handle (remote.c) ---------------------------------------------------------- */
+
+/* Key attribute names of one table or index, as DescribeTable gave them. */
+typedef struct rkeys {
+    char *table, *index; /* index NULL: the table itself */
+    char *pk, *sk;
+    struct rkeys *next;
+} rkeys;
+
+struct ddb_remote {
+    char *url;  /* where requests go: scheme://host[:port]/path */
+    char *host; /* Host header (signed) */
+    char *path; /* canonical URI */
+    char *region, *access_key, *secret_key, *session_token;
+    ddb_remote_options o; /* numbers resolved; strings point at the fields above */
+    remote_http *http;
+    pthread_mutex_t mu; /* guards keys */
+    rkeys *keys;
+};
+
+/* ---- The call (remote_call.c) ------------------------------------------------------- */
 
 /* Send operation op with body req (not consumed): sign, post, retry
  * throttling and 5xx with backoff.  On success *resp owns the response
@@ -139,15 +160,24 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
 void ddbi_remote_backoff(const ddb_remote *r, unsigned attempt);
 unsigned ddbi_remote_max_attempts(const ddb_remote *r);
 uint32_t ddbi_remote_table_wait_ms(const ddb_remote *r);
+/* ---- Key schema cache (remote_keys.c) ----------------------------------------------- */
+
 /* Key attribute names of a table or one of its indexes (index NULL = the
  * table), from a cached DescribeTable.  Copies into a. */
 int ddbi_remote_key_names(ddb_remote *r, const char *table, const char *index, ddb_arena *a, const char **pk,
-                     const char **sk, ddb_error *err);
+                          const char **sk, ddb_error *err);
 void ddbi_remote_forget_table(ddb_remote *r, const char *table);
-/* DescribeTable (and DescribeTimeToLive when with_ttl) into a (remote_table.c). */
+void ddbi_remote_keys_free(rkeys *k);
+
+/* ---- DescribeTable, DescribeTimeToLive (remote_describe.c) -------------------------- */
+
+/* DescribeTable (and DescribeTimeToLive when with_ttl) into a. */
 int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
-                    ddb_error *err);
-/* Monotonic milliseconds. */
+                         ddb_error *err);
+/* DescribeTimeToLive: the TTL attribute when TTL is enabled (or being
+ * enabled), else NULL.  An endpoint without the operation has no TTL. */
+int ddbi_remote_get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **attr, ddb_error *err);
+/* Monotonic milliseconds (remote_call.c). */
 uint64_t ddbi_remote_now_ms(void);
 void ddbi_remote_sleep_ms(uint32_t ms);
 

@@ -1,11 +1,12 @@
-/* The capacity ledger: consumed read and write units per partition since
+/* streams/: The capacity ledger: consumed read and write units per partition since
  * the table was created, accumulated across handles and processes.  The
  * engine counts consumption in memory per handle (ddb_part_rt); a handle
  * adds what it consumed since its last flush to "c/<table>/<be64 bound>"
  * when it closes and on every sweep.  A crash loses the unflushed part:
- * these are statistics, not billing. */
+ * these are statistics, not billing.
+ * May call engine/, expr/ and core/. */
 #include "core/error.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static ddb_ledger_base *base_find(ddb_stream_rt *s, const char *table, uint64_t 
     return NULL;
 }
 
-static void ledger_get(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double v[2])
+static void ledger_get(ddbi_engine *db, MDB_txn *txn, const char *table, uint64_t bound, double v[2])
 {
     char key[300];
     MDB_val k = {ledger_key(key, table, bound), key}, d;
@@ -50,7 +51,7 @@ typedef struct flush_ctx {
     ddb_error *err;
 } flush_ctx;
 
-static int flush_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int flush_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     flush_ctx *cx = vctx;
     for (size_t i = 0; i < cx->n; i++) {
@@ -67,9 +68,9 @@ static int flush_fn(ddb *db, MDB_txn *txn, void *vctx)
     return DDB_OK;
 }
 
-int ddbi_ledger_flush(ddb *db, ddb_error *err)
+int ddbi_ledger_flush(ddbi_engine *db, ddb_error *err)
 {
-    ddb_stream_rt *s = db->stream_rt;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (!s)
         return DDB_OK;
     pthread_mutex_lock(&s->ledger_mu);
@@ -130,13 +131,13 @@ int ddbi_ledger_flush(ddb *db, ddb_error *err)
     return rc;
 }
 
-void ddbi_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
+void ddbi_ledger_totals(ddbi_engine *db, MDB_txn *txn, const char *table, uint64_t bound, double cur_r, double cur_w,
                        double *r, double *w)
 {
     double v[2];
     ledger_get(db, txn, table, bound, v);
     double br = 0, bw = 0;
-    ddb_stream_rt *s = db->stream_rt;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (s) {
         pthread_mutex_lock(&s->ledger_mu);
         ddb_ledger_base *b = base_find(s, table, bound);
@@ -150,9 +151,9 @@ void ddbi_ledger_totals(ddb *db, MDB_txn *txn, const char *table, uint64_t bound
     *w = v[1] + cur_w - bw;
 }
 
-int ddbi_ledger_drop(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_ledger_drop(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     char key[300];
     size_t n = ledger_key(key, table, 0) - 8;
-    return ddbi_stream_del_prefix(txn, db->meta, key, n);
+    return ddbi_del_prefix(txn, db->meta, key, n);
 }

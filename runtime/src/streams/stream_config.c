@@ -1,41 +1,14 @@
-/* A table's stream specification and TTL attribute: stored under
+/* streams/: A table's stream specification and TTL attribute: stored under
  * "q/<table>" in the meta database, loaded with the table definition,
- * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive. */
+ * changed by CreateTable, UpdateTable (stream) and UpdateTimeToLive.
+ * May call engine/, expr/ and core/. */
 #include "core/keycodec.h"
-#include "remote/remote.h"
 #include "core/error.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-static const char *const view_names[] = {"NONE", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
-
-const char *ddb_stream_view_name(ddb_stream_view v)
-{
-    return (unsigned)v < sizeof view_names / sizeof *view_names ? view_names[v] : "?";
-}
-
-const char *ddb_stream_event_name(ddb_stream_event e)
-{
-    switch (e) {
-    case DDB_STREAM_INSERT: return "INSERT";
-    case DDB_STREAM_MODIFY: return "MODIFY";
-    case DDB_STREAM_REMOVE: return "REMOVE";
-    default: return "?";
-    }
-}
-
-int ddb_stream_view_parse(const char *s, ddb_stream_view *out)
-{
-    for (size_t i = 0; s && i < sizeof view_names / sizeof *view_names; i++)
-        if (strcasecmp(s, view_names[i]) == 0) {
-            *out = (ddb_stream_view)i;
-            return DDB_OK;
-        }
-    return DDB_EINVAL;
-}
 
 size_t ddbi_stream_config_key(char *key, size_t cap, const char *table)
 {
@@ -79,7 +52,7 @@ static bool decode(const uint8_t *p, size_t n, config *c)
     return true;
 }
 
-static int config_get(ddb *db, MDB_txn *txn, const char *table, config *c)
+static int config_get(ddbi_engine *db, MDB_txn *txn, const char *table, config *c)
 {
     char key[300];
     MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key}, v;
@@ -90,7 +63,7 @@ static int config_get(ddb *db, MDB_txn *txn, const char *table, config *c)
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-static int config_put(ddb *db, MDB_txn *txn, const char *table, const config *c)
+static int config_put(ddbi_engine *db, MDB_txn *txn, const char *table, const config *c)
 {
     char key[300];
     MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key};
@@ -104,7 +77,7 @@ static int config_put(ddb *db, MDB_txn *txn, const char *table, const config *c)
     return mdb_put(txn, db->meta, &k, &v, 0);
 }
 
-void ddbi_stream_load_config(ddb *db, MDB_txn *txn, ddb_table_rt *t)
+void ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t)
 {
     config c;
     config_get(db, txn, t->name, &c);
@@ -138,34 +111,7 @@ int ddbi_stream_validate_def(const ddb_table_def *d, ddb_error *err)
     return rc ? rc : check_ttl_attr(d->ttl_attribute, err);
 }
 
-int ddbi_stream_bump_gen(ddb *db, MDB_txn *txn)
-{
-    MDB_val k = {3, (void *)DDB_META_GEN}, v;
-    uint64_t g = 0;
-    if (mdb_get(txn, db->meta, &k, &v) == 0 && v.mv_size == 8)
-        memcpy(&g, v.mv_data, 8);
-    g++;
-    v = (MDB_val){8, &g};
-    return mdb_put(txn, db->meta, &k, &v, 0);
-}
-
-int ddbi_stream_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
-{
-    MDB_cursor *c = NULL;
-    int rc = mdb_cursor_open(txn, dbi, &c);
-    while (!rc) {
-        MDB_val k = {len, (void *)prefix}, v;
-        int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
-        if (g == MDB_NOTFOUND || (!g && (k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)))
-            break;
-        rc = g ? g : mdb_cursor_del(c, 0);
-    }
-    if (c)
-        mdb_cursor_close(c);
-    return rc;
-}
-
-int ddbi_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
+int ddbi_stream_on_create(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d)
 {
     config c;
     memset(&c, 0, sizeof c);
@@ -175,7 +121,7 @@ int ddbi_stream_on_create(ddb *db, MDB_txn *txn, const ddb_table_def *d)
     return config_put(db, txn, d->name, &c);
 }
 
-int ddbi_stream_on_delete(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_stream_on_delete(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     config none;
     memset(&none, 0, sizeof none);
@@ -197,7 +143,7 @@ typedef struct update_ctx {
     ddb_error *err;
 } update_ctx;
 
-static int update_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int update_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     update_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -211,17 +157,14 @@ static int update_fn(ddb *db, MDB_txn *txn, void *vctx)
         c.stream = *cx->spec;
     if (cx->set_ttl)
         snprintf(c.ttl, sizeof c.ttl, "%s", cx->ttl);
-    if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddbi_stream_bump_gen(db, txn)))
+    if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddbi_schema_bump_gen(db, txn)))
         return ddbi_mdb_fail(cx->err, rc, cx->spec ? "UpdateTable" : "UpdateTimeToLive");
     return DDB_OK;
 }
 
-int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *spec, ddb_error *err)
+int ddbi_streams_update_table_stream(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_update_table_stream(db->remote, table, spec, err);
-    if (!db || !table || !spec)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_update_table_stream: db, table and spec are required");
+    ddbi_engine *db = impl;
     int rc = check_spec(spec, err);
     if (rc)
         return rc;
@@ -229,12 +172,9 @@ int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *s
     return ddbi_run_write(db, update_fn, &cx, true, err);
 }
 
-int ddb_update_time_to_live(ddb *db, const char *table, const char *attr, ddb_error *err)
+int ddbi_streams_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_update_time_to_live(db->remote, table, attr, err);
-    if (!db || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_update_time_to_live: db and table are required");
+    ddbi_engine *db = impl;
     int rc = check_ttl_attr(attr, err);
     if (rc)
         return rc;

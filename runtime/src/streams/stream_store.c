@@ -1,12 +1,12 @@
-/* Stream records: appended by the write path in its transaction, trimmed
+/* streams/: Stream records: appended by the write path in its transaction, trimmed
  * by retention, read by iterators, verified by ddb_stream_check (layout in
- * stream.h). */
+ * streams.h).
+ * May call engine/, expr/ and core/. */
 #include "core/keycodec.h"
-#include "remote/remote.h"
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 #include "core/value.h"
 
 #include <inttypes.h>
@@ -35,12 +35,12 @@ static bool is_record_of(const MDB_val *k, const uint8_t *pre, size_t plen)
     return k->mv_size == plen + 8 && memcmp(k->mv_data, pre, plen) == 0;
 }
 
-int ddbi_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present)
+int ddbi_stream_state_get(ddbi_engine *db, MDB_txn *txn, const char *table, ddb_stream_state *s, bool *present)
 {
     MDB_val k = {strlen(table) + 1, (void *)table}, v;
     memset(s, 0, sizeof *s);
     *present = false;
-    int rc = mdb_get(txn, db->streams, &k, &v);
+    int rc = mdb_get(txn, ddbi_streams_of(db)->dbi, &k, &v);
     if (rc == MDB_NOTFOUND)
         return 0;
     if (rc)
@@ -51,17 +51,17 @@ int ddbi_stream_state_get(ddb *db, MDB_txn *txn, const char *table, ddb_stream_s
     return 0;
 }
 
-static int state_put(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_state *s)
+static int state_put(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stream_state *s)
 {
     MDB_val k = {strlen(table) + 1, (void *)table}, v = {sizeof *s, (void *)s};
-    return mdb_put(txn, db->streams, &k, &v, 0);
+    return mdb_put(txn, ddbi_streams_of(db)->dbi, &k, &v, 0);
 }
 
 /* ---- retention ---- */
 
 /* Delete the oldest records while they are over the size limit (never the
  * newest) or, up to age_budget of them, older than the retention period. */
-static int trim(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_spec *spec, int64_t now_ms,
+static int trim(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stream_spec *spec, int64_t now_ms,
                 ddb_stream_state *s, size_t age_budget, uint64_t *trimmed)
 {
     uint8_t key[300];
@@ -69,7 +69,7 @@ static int trim(ddb *db, MDB_txn *txn, const char *table, const ddb_stream_spec 
     uint64_t retention = spec->retention_seconds ? spec->retention_seconds : DDB_STREAM_DEFAULT_RETENTION_S;
     int64_t horizon = now_ms - (int64_t)(retention * 1000u);
     MDB_cursor *c = NULL;
-    int rc = mdb_cursor_open(txn, db->streams, &c);
+    int rc = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c);
     while (!rc && s->records) {
         MDB_val k = {ddbi_stream_record_key(key, table, s->trimmed_through + 1), key}, v;
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
@@ -122,7 +122,7 @@ static int put_part(ddb_buf *out, ddb_buf *tmp, const ddb_value *map, size_t siz
     return rc;
 }
 
-int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err)
+int ddbi_stream_capture(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wstate *st, ddb_error *err)
 {
     const ddb_table_rt *t = st->t;
     if (!t || t->stream.view == DDB_STREAM_NONE || r->kind == DDB_TX_CHECK)
@@ -159,13 +159,13 @@ int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wsta
     const ddb_item *oi = want_old ? old : NULL, *ni = want_new ? nw : NULL;
     size_t ksize = keys_size(&km);
     size_t size = ksize + (oi ? st->old_size : 0) + (ni ? st->new_size : 0);
-    int64_t now = ddb_clock_ms(db);
+    int64_t now = ddbi_engine_clock_ms(db);
 
     uint8_t h[HEADER];
     h[0] = DDB_STREAM_RECORD_VERSION;
     h[1] = (uint8_t)ev;
     h[2] = (uint8_t)view;
-    h[3] = (uint8_t)((db->ttl_writing ? DDB_STREAM_FLAG_TTL : 0) | (oi ? DDB_STREAM_FLAG_OLD : 0) |
+    h[3] = (uint8_t)((ddbi_streams_of(db)->ttl_writing ? DDB_STREAM_FLAG_TTL : 0) | (oi ? DDB_STREAM_FLAG_OLD : 0) |
                      (ni ? DDB_STREAM_FLAG_NEW : 0));
     ddb_put_be(h + 4, (uint64_t)now, 8);
     ddb_put_be(h + 12, size > UINT32_MAX ? UINT32_MAX : size, 4);
@@ -189,7 +189,7 @@ int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wsta
     if (!(rc = ddbi_stream_state_get(db, txn, t->name, &s, &present))) {
         s.last_seq++;
         MDB_val k = {ddbi_stream_record_key(key, t->name, s.last_seq), key}, v = {out.len, out.p};
-        if (!(rc = mdb_put(txn, db->streams, &k, &v, 0))) {
+        if (!(rc = mdb_put(txn, ddbi_streams_of(db)->dbi, &k, &v, 0))) {
             s.records++;
             s.bytes += out.len;
             rc = trim(db, txn, t->name, &t->stream, now, &s, TRIM_ON_WRITE, NULL);
@@ -201,7 +201,7 @@ int ddbi_stream_capture(ddb *db, MDB_txn *txn, const ddb_wreq *r, const ddb_wsta
     return rc ? ddbi_mdb_fail(err, rc, "stream record") : DDB_OK;
 }
 
-int ddbi_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
+int ddbi_stream_drop_records(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     ddb_stream_state s;
     bool present;
@@ -212,7 +212,7 @@ int ddbi_stream_drop_records(ddb *db, MDB_txn *txn, const char *table)
     size_t n = ddbi_stream_record_key(key, table, 0) - 8;
     /* records: the prefix plus 8 bytes; the state itself is the bare prefix */
     MDB_cursor *c;
-    if ((rc = mdb_cursor_open(txn, db->streams, &c)))
+    if ((rc = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c)))
         return rc;
     for (;;) {
         MDB_val k = {n + 8, key}, v;
@@ -305,17 +305,17 @@ int ddbi_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t
 
 /* ---- iterators ---- */
 
-struct ddb_stream_iter {
-    ddb *db;
+typedef struct stream_iter {
+    ddbi_engine *db;
     char table[256];
     ddb_stream_position from;
     uint64_t pos;  /* records up to pos are consumed */
     bool started;  /* a record was returned (TRIM_HORIZON is resolved) */
-};
+} stream_iter;
 
 /* A read transaction, the table, its stream counters; DDB_ENOTABLE when the
  * table never had a stream. */
-static int open_stream(ddb *db, const char *table, MDB_txn **txn, ddb_table_rt **t, ddb_stream_state *s,
+static int open_stream(ddbi_engine *db, const char *table, MDB_txn **txn, ddb_table_rt **t, ddb_stream_state *s,
                        ddb_error *err)
 {
     int rc = ddbi_read_begin(db, txn, err);
@@ -356,14 +356,16 @@ static int trimmed_error(const char *table, uint64_t pos, const ddb_stream_state
                     pos + 1, s->trimmed_through);
 }
 
-int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, uint64_t seq,
-                         ddb_stream_iter **out, ddb_error *err)
+static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n, ddb_error *err);
+static uint64_t iter_position(const void *impl);
+static void iter_close(void *impl);
+
+static const ddbi_stream_iter_ops iter_ops = {iter_read, iter_position, iter_close};
+
+int ddbi_streams_stream_iter_open(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
+                                  const ddbi_stream_iter_ops **iops, void **out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_iter_open(db->remote, table, from, seq, out, err);
-    if (!db || !table || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: db, table and out are required");
-    *out = NULL;
+    ddbi_engine *db = impl;
     if ((unsigned)from > DDB_STREAM_AFTER_SEQUENCE)
         return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: unknown position %d", (int)from);
     if (strlen(table) > 255)
@@ -389,23 +391,21 @@ int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, u
         if (pos < s.trimmed_through)
             return trimmed_error(table, pos, &s, err);
     }
-    ddb_stream_iter *it = calloc(1, sizeof *it);
+    stream_iter *it = calloc(1, sizeof *it);
     if (!it)
         return ddbi_fail_oom(err, __func__);
     it->db = db;
     snprintf(it->table, sizeof it->table, "%s", table);
     it->from = from;
     it->pos = pos;
+    *iops = &iter_ops;
     *out = it;
     return DDB_OK;
 }
 
-int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n,
-                    ddb_error *err)
+static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n, ddb_error *err)
 {
-    if (!it || !a || !n || (max && !recs))
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_read: iterator, arena, records and n are required");
-    *n = 0;
+    stream_iter *it = impl;
     MDB_txn *txn;
     ddb_table_rt *t;
     ddb_stream_state s;
@@ -422,7 +422,7 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
     MDB_cursor *c = NULL;
     if (!name)
         rc = ddbi_fail_oom(err, __func__);
-    else if ((rc = mdb_cursor_open(txn, it->db->streams, &c)))
+    else if ((rc = mdb_cursor_open(txn, ddbi_streams_of(it->db)->dbi, &c)))
         rc = ddbi_mdb_fail(err, rc, "stream");
     if (!rc) {
         strcpy(name, it->table);
@@ -451,24 +451,22 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
     return rc;
 }
 
-uint64_t ddb_stream_iter_position(const ddb_stream_iter *it)
+static uint64_t iter_position(const void *impl)
 {
-    return it ? it->pos : 0;
+    const stream_iter *it = impl;
+    return it->pos;
 }
 
-void ddb_stream_iter_close(ddb_stream_iter *it)
+static void iter_close(void *it)
 {
     free(it);
 }
 
 /* ---- DescribeStream, trimming ---- */
 
-int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_error *err)
+int ddbi_streams_stream_describe(void *impl, const char *table, ddb_stream_desc *out, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_describe(db->remote, table, out, err);
-    if (!db || !table || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_describe: db, table and out are required");
+    ddbi_engine *db = impl;
     memset(out, 0, sizeof *out);
     MDB_txn *txn;
     int rc = ddbi_read_begin(db, &txn, err);
@@ -492,7 +490,7 @@ int ddb_stream_describe(ddb *db, const char *table, ddb_stream_desc *out, ddb_er
         size_t plen = strlen(table) + 1;
         MDB_val k = {ddbi_stream_record_key(key, table, s.trimmed_through + 1), key}, v;
         MDB_cursor *c;
-        if (s.records && !mdb_cursor_open(txn, db->streams, &c)) {
+        if (s.records && !mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c)) {
             if (mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) == 0 && is_record_of(&k, key, plen)) {
                 out->first_seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8);
                 if (v.mv_size >= HEADER)
@@ -513,7 +511,7 @@ typedef struct trim_ctx {
     ddb_error *err;
 } trim_ctx;
 
-static int trim_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int trim_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     trim_ctx *cx = vctx;
     ddb_table_rt *t;
@@ -534,13 +532,10 @@ static int trim_fn(ddb *db, MDB_txn *txn, void *vctx)
     return DDB_OK;
 }
 
-int ddb_stream_trim(ddb *db, const char *table, uint64_t *trimmed, ddb_error *err)
+int ddbi_streams_stream_trim(void *impl, const char *table, uint64_t *trimmed, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_trim(db->remote, table, trimmed, err);
-    if (!db || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_trim: db and table are required");
-    trim_ctx cx = {table, ddb_clock_ms(db), 0, true, err};
+    ddbi_engine *db = impl;
+    trim_ctx cx = {table, ddbi_engine_clock_ms(db), 0, true, err};
     int rc = DDB_OK;
     while (!rc && cx.more) {
         cx.more = false;
@@ -617,12 +612,9 @@ static void check_record(scheck *c, const ddb_stream_record *rec)
         problem(c, rec->seq, "SizeBytes says %zu, its keys and images measure %zu", rec->size, size);
 }
 
-int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_error *err)
+int ddbi_streams_stream_check(void *impl, const char *table, ddb_check_report *report, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_stream_check(db->remote, table, report, err);
-    if (!db || !table)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_check: db and table are required");
+    ddbi_engine *db = impl;
     ddb_check_report local;
     ddb_check_report *r = report ? report : &local;
     memset(r, 0, sizeof *r);
@@ -643,7 +635,7 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
     int g = ddbi_stream_state_get(db, txn, table, &s, &present);
     if (!g && present) {
         MDB_val k = {strlen(table) + 1, (void *)table}, v;
-        if (mdb_get(txn, db->streams, &k, &v) == 0 && v.mv_size != sizeof s)
+        if (mdb_get(txn, ddbi_streams_of(db)->dbi, &k, &v) == 0 && v.mv_size != sizeof s)
             problem(&c, 0, "its counters record has %zu bytes (%zu expected)", v.mv_size, sizeof s);
         else if (s.trimmed_through > s.last_seq)
             problem(&c, 0, "trimmed through %" PRIu64 " but the newest sequence number is %" PRIu64, s.trimmed_through,
@@ -652,7 +644,7 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
     if (!g && !a)
         g = ENOMEM;
     if (!g)
-        g = mdb_cursor_open(txn, db->streams, &cur);
+        g = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &cur);
     uint64_t count = 0, bytes = 0, prev = 0;
     if (!g) {
         /* every key from "<table>\0" on, until another table's */

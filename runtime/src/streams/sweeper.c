@@ -1,9 +1,10 @@
-/* The handle's background work (ddb_options.ttl_sweep_ms): delete expired
+/* streams/: The handle's background work (ddb_options.ttl_sweep_ms): delete expired
  * items, trim streams past their retention period, record consumed
  * capacity in the ledger.  Started after ddb_open succeeded, stopped first
- * thing in ddb_close. */
+ * thing in ddb_close.
+ * May call engine/, expr/ and core/. */
 #include "core/error.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,21 +13,21 @@
 
 /* One pass; errors are left for the next pass (the handle is shared with
  * the application, which sees its own errors). */
-static void pass(ddb *db)
+static void pass(ddbi_engine *db)
 {
-    ddb_ttl_sweep(db, NULL, 0, NULL, NULL);
+    ddbi_streams_ttl_sweep(db, NULL, 0, NULL, NULL);
     ddb_arena *a = ddb_arena_new();
     const char **names = NULL;
     size_t n = 0;
-    if (a && ddb_list_tables(db, a, &names, &n, NULL) == DDB_OK) {
-        int64_t now = ddb_clock_ms(db);
+    if (a && ddbi_engine_list_tables(db, a, &names, &n, NULL) == DDB_OK) {
+        int64_t now = ddbi_engine_clock_ms(db);
         for (size_t i = 0; i < n; i++) {
             ddb_stream_desc d;
-            if (ddb_stream_describe(db, names[i], &d, NULL) || !d.records)
+            if (ddbi_streams_stream_describe(db, names[i], &d, NULL) || !d.records)
                 continue;
             uint64_t ret = d.spec.retention_seconds ? d.spec.retention_seconds : DDB_STREAM_DEFAULT_RETENTION_S;
             if (d.oldest_ms < now - (int64_t)(ret * 1000u))
-                ddb_stream_trim(db, names[i], NULL, NULL);
+                ddbi_streams_stream_trim(db, names[i], NULL, NULL);
         }
     }
     ddb_arena_free(a);
@@ -35,8 +36,8 @@ static void pass(ddb *db)
 
 static void *sweeper_main(void *arg)
 {
-    ddb *db = arg;
-    ddb_stream_rt *s = db->stream_rt;
+    ddbi_engine *db = arg;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     uint32_t ms = db->opts.ttl_sweep_ms;
     pthread_mutex_lock(&s->mu);
     while (!s->stop) {
@@ -61,7 +62,7 @@ static void *sweeper_main(void *arg)
     return NULL;
 }
 
-int ddbi_stream_start(ddb *db, ddb_error *err)
+int ddbi_stream_open(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
 {
     ddb_stream_rt *s = calloc(1, sizeof *s);
     if (!s)
@@ -73,7 +74,14 @@ int ddbi_stream_start(ddb *db, ddb_error *err)
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->ledger_mu, NULL);
-    db->stream_rt = s;
+    db->ext = s;
+    int rc = mdb_dbi_open(txn, "streams", db->opts.read_only ? 0 : MDB_CREATE, &s->dbi);
+    return rc ? ddbi_mdb_fail(err, rc, "ddb_open: streams") : DDB_OK;
+}
+
+int ddbi_stream_start(ddbi_engine *db, ddb_error *err)
+{
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (db->opts.ttl_sweep_ms) {
         int rc = pthread_create(&s->thread, NULL, sweeper_main, db);
         if (rc)
@@ -83,9 +91,9 @@ int ddbi_stream_start(ddb *db, ddb_error *err)
     return DDB_OK;
 }
 
-void ddbi_stream_close(ddb *db)
+void ddbi_stream_close(ddbi_engine *db)
 {
-    ddb_stream_rt *s = db->stream_rt;
+    ddb_stream_rt *s = ddbi_streams_of(db);
     if (!s)
         return;
     if (s->thread_on) {
@@ -97,7 +105,7 @@ void ddbi_stream_close(ddb *db)
     }
     if (db->env && !db->opts.read_only)
         ddbi_ledger_flush(db, NULL);
-    db->stream_rt = NULL;
+    db->ext = NULL;
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->ledger_mu);
     pthread_cond_destroy(&s->cv);

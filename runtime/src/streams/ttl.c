@@ -1,11 +1,11 @@
-/* Time to live: the clock, expiry as the read paths see it, and the sweep
- * that deletes expired items (each deletion a REMOVE stream record made by
- * the service, as DynamoDB's TTL writes them). */
-#include "remote/remote.h"
+/* streams/: the TTL sweep that deletes expired items (each deletion a
+ * REMOVE stream record made by the service, as DynamoDB's TTL writes
+ * them).  Expiry itself and the clock are the engine's (engine/expiry.c).
+ * May call engine/, expr/, core/. */
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,34 +14,6 @@
 
 #define SWEEP_WALK 1000  /* items examined per read transaction */
 #define SWEEP_BATCH 100  /* deletions per write transaction */
-/* DynamoDB ignores TTL values more than five years in the past. */
-#define FIVE_YEARS_MS (5LL * 365 * 86400 * 1000)
-
-int64_t ddb_clock_ms(const ddb *db)
-{
-    if (db && db->opts.clock_ms)
-        return db->opts.clock_ms(db->opts.clock_ctx);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms)
-{
-    if (!t->ttl_attr[0] || !it)
-        return false;
-    const ddb_value *v = ddb_item_get(it, t->ttl_attr);
-    double s;
-    if (!v || v->type != DDB_TN || ddb_value_to_double(v, &s))
-        return false;
-    double ms = s * 1000.0;
-    return ms < (double)now_ms && ms >= (double)(now_ms - FIVE_YEARS_MS);
-}
-
-bool ddbi_ttl_expired(const ddb *db, const ddb_table_rt *t, const ddb_item *it)
-{
-    return t->ttl_attr[0] && ddbi_ttl_expired_at(t, it, ddb_clock_ms(db));
-}
 
 /* ---- the sweep ---- */
 
@@ -56,12 +28,12 @@ typedef struct sweep_ctx {
 } sweep_ctx;
 
 /* Delete the collected keys whose items are still expired. */
-static int sweep_fn(ddb *db, MDB_txn *txn, void *vctx)
+static int sweep_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     sweep_ctx *cx = vctx;
     int rc = DDB_OK;
     uint64_t deleted = 0;
-    db->ttl_writing = true; /* the stream records name the service */
+    ddbi_streams_of(db)->ttl_writing = true; /* the stream records name the service */
     for (size_t i = 0; i < cx->n && !rc; i++) {
         ddb_wreq r = {.kind = DDB_TX_DELETE, .table = cx->table, .item = cx->keys[i]};
         ddb_wstate st;
@@ -76,7 +48,7 @@ static int sweep_fn(ddb *db, MDB_txn *txn, void *vctx)
                 deleted++;
         }
     }
-    db->ttl_writing = false;
+    ddbi_streams_of(db)->ttl_writing = false;
     if (!rc)
         cx->deleted += deleted;
     return rc;
@@ -95,7 +67,7 @@ static ddb_item *key_copy(ddb_arena *a, const ddb_table_rt *t, const ddb_item *i
     return k;
 }
 
-static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *deleted, ddb_error *err)
+static int sweep_table(ddbi_engine *db, const char *table, int64_t now_ms, uint64_t *deleted, ddb_error *err)
 {
     ddb_arena *keys = ddb_arena_new(), *scan = ddb_arena_new(), *tmp = ddb_arena_new();
     uint8_t resume[DDB_KEY_MAX];
@@ -158,13 +130,10 @@ static int sweep_table(ddb *db, const char *table, int64_t now_ms, uint64_t *del
     return rc;
 }
 
-int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
+int ddbi_streams_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_ttl_sweep(db->remote, table, now_s, deleted, err);
-    if (!db)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_ttl_sweep: no database");
-    int64_t now_ms = now_s ? now_s * 1000 : ddb_clock_ms(db);
+    ddbi_engine *db = impl;
+    int64_t now_ms = now_s ? now_s * 1000 : ddbi_engine_clock_ms(db);
     uint64_t n = 0;
     int rc = DDB_OK;
     if (table) {
@@ -173,7 +142,7 @@ int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, 
         ddb_arena *a = ddb_arena_new();
         const char **names = NULL;
         size_t count = 0;
-        rc = a ? ddb_list_tables(db, a, &names, &count, err) : ddbi_fail_oom(err, __func__);
+        rc = a ? ddbi_engine_list_tables(db, a, &names, &count, err) : ddbi_fail_oom(err, __func__);
         for (size_t i = 0; !rc && i < count; i++) {
             rc = sweep_table(db, names[i], now_ms, &n, err);
             if (rc == DDB_ENOTABLE) /* deleted meanwhile */

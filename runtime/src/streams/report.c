@@ -1,12 +1,12 @@
-/* ddb_table_report_build: one read snapshot of a table -> its partitions
+/* streams/: ddb_table_report_build: one read snapshot of a table -> its partitions
  * (range, items, bytes, consumed capacity from the ledger, write heat from
  * the stream), its largest item collections, its most written partition
- * keys, its index sizes.  What `ddb stats` prints and draws. */
-#include "remote/remote.h"
+ * keys, its index sizes.  What `ddb stats` prints and draws.
+ * May call engine/, expr/ and core/. */
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
-#include "streams/stream.h"
+#include "streams/streams.h"
 #include "core/value.h"
 
 #include <errno.h>
@@ -129,13 +129,13 @@ static int record_heat(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **keys
     return DDB_OK;
 }
 
-static int stream_pass(ddb *db, MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, toplist *hot,
+static int stream_pass(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, toplist *hot,
                        ddb_arena *a, ddb_arena *tmp)
 {
     uint8_t key[300];
     size_t plen = ddbi_stream_record_key(key, t->name, 0) - 8;
     MDB_cursor *c;
-    int rc = mdb_cursor_open(txn, db->streams, &c);
+    int rc = mdb_cursor_open(txn, ddbi_streams_of(db)->dbi, &c);
     if (rc)
         return rc;
     heatmap m = {NULL, 0, 0};
@@ -248,13 +248,10 @@ static int item_pass(MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, t
     return rc;
 }
 
-int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
-                           ddb_error *err)
+int ddbi_streams_table_report_build(void *impl, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
+                                    ddb_error *err)
 {
-    if (db && db->remote)
-        return ddbi_remote_table_report_build(db->remote, table, top, a, out, err);
-    if (!db || !table || !a || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_table_report_build: db, table, arena and out are required");
+    ddbi_engine *db = impl;
     if (!top)
         top = DEFAULT_TOP;
     if (top > 100000)

@@ -1,0 +1,92 @@
+/* api/: the contract between the public API and a backend (internal).
+ *
+ * A backend (the embedded engine with its streams, the remote backend) is a
+ * table of operations, after SQLite's sqlite3_io_methods: one function
+ * pointer per public operation of <ddb/ddb.h>, each taking the backend's own
+ * handle (impl) in place of `ddb *db` and otherwise the public function's
+ * parameters and contract.  The public functions (the .c files of api/) check their
+ * arguments once, before dispatching, so an operation sees a non-NULL impl
+ * and the arguments its public function documents as required.  An
+ * operation a backend does not offer stays NULL: the API answers
+ * DDB_ENOTSUP naming the operation and the backend.
+ *
+ * This header is the one file of api/ that the backends include; it holds
+ * types only. */
+#ifndef DDB_API_BACKEND_H
+#define DDB_API_BACKEND_H
+
+#include <ddb/ddb.h>
+
+/* A stream iterator of a backend: ddb_stream_iter (the public object)
+ * carries these with the backend's iterator, so that any backend's
+ * iterator plugs in. */
+typedef struct ddbi_stream_iter_ops {
+    int (*read)(void *it, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n, ddb_error *err);
+    uint64_t (*position)(const void *it);
+    void (*close)(void *it);
+} ddbi_stream_iter_ops;
+
+typedef struct ddbi_backend_ops {
+    const char *name; /* "embedded", "remote": named in DDB_ENOTSUP messages */
+
+    /* handle */
+    void (*close)(void *impl);
+    int (*sync)(void *impl, ddb_error *err);
+    int64_t (*clock_ms)(const void *impl); /* NULL: the system clock */
+
+    /* tables */
+    int (*create_table)(void *impl, const ddb_table_def *def, ddb_error *err);
+    int (*delete_table)(void *impl, const char *name, ddb_error *err);
+    int (*describe_table)(void *impl, const char *name, ddb_arena *a, ddb_table_desc **out, ddb_error *err);
+    int (*list_tables)(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
+    int (*add_index)(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
+                     ddb_error *err);
+    int (*table_meta_put)(void *impl, const char *table, const char *key, const void *val, size_t len,
+                          ddb_error *err);
+    int (*table_meta_get)(void *impl, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,
+                          ddb_error *err);
+
+    /* items */
+    int (*put_item)(void *impl, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
+                    ddb_write_result *res, ddb_error *err);
+    int (*delete_item)(void *impl, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
+                       ddb_write_result *res, ddb_error *err);
+    int (*update_item)(void *impl, const char *table, const ddb_item *key, const ddb_expr *update,
+                       const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err);
+    int (*get_item)(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                    ddb_item **out, ddb_capacity *cap, ddb_error *err);
+
+    /* batches and transactions */
+    int (*batch_write)(void *impl, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc, ddb_capacity *cap,
+                       ddb_error *err);
+    int (*batch_get)(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                     ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+    int (*transact_write)(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+                          ddb_tx_result *res, ddb_error *err);
+    int (*transact_get)(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                        ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+
+    /* query and scan */
+    int (*query)(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
+    int (*scan)(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+
+    /* streams and TTL */
+    int (*update_table_stream)(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);
+    int (*update_time_to_live)(void *impl, const char *table, const char *attr, ddb_error *err);
+    int (*ttl_sweep)(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
+    int (*stream_trim)(void *impl, const char *table, uint64_t *trimmed, ddb_error *err);
+    int (*stream_describe)(void *impl, const char *table, ddb_stream_desc *out, ddb_error *err);
+    /* *it gets the backend's iterator, *iops its operations */
+    int (*stream_iter_open)(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
+                            const ddbi_stream_iter_ops **iops, void **it, ddb_error *err);
+    int (*stream_check)(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
+
+    /* administration and reports */
+    int (*table_stats)(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
+                       ddb_error *err);
+    int (*check_table)(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
+    int (*table_report_build)(void *impl, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
+                              ddb_error *err);
+} ddbi_backend_ops;
+
+#endif

@@ -1,0 +1,60 @@
+/* api/: BatchWriteItem, BatchGetItem, TransactWriteItems and
+ * TransactGetItems of <ddb/ddb.h>: argument checks, then the backend's
+ * operation (which applies DynamoDB's request rules).  Calls only the
+ * backend (backend.h) and core/. */
+#include "api/api.h"
+#include "core/error.h"
+
+#include <string.h>
+
+int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc, ddb_capacity *cap,
+                    ddb_error *err)
+{
+    if (db && !db->ops->batch_write)
+        return ddbi_api_notsup(db, "ddb_batch_write", err);
+    if (!db || (n && !ops))
+        return ddbi_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    return db->ops->batch_write(db->impl, ops, n, rc, cap, err);
+}
+
+int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+                       ddb_tx_result *res, ddb_error *err)
+{
+    if (db && !db->ops->transact_write)
+        return ddbi_api_notsup(db, "ddb_transact_write", err);
+    if (!db || (n && !ops) || !a || !res)
+        return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: db, ops, arena and result are required");
+    memset(res, 0, sizeof *res);
+    return db->ops->transact_write(db->impl, ops, n, rc, a, res, err);
+}
+
+/* BatchGetItem and TransactGetItems take the same arguments. */
+static int check_read_many(const ddb *db, const char *what, size_t n, const void *ops, ddb_arena *a,
+                           ddb_item **items, ddb_capacity *cap, ddb_error *err)
+{
+    if (!db || (n && (!ops || !items)) || !a)
+        return ddbi_fail(err, DDB_EINVAL, "%s: db, requests, arena and items are required", what);
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    return DDB_OK;
+}
+
+int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                  ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    if (db && !db->ops->batch_get)
+        return ddbi_api_notsup(db, "ddb_batch_get", err);
+    int r = check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
+    return r ? r : db->ops->batch_get(db->impl, ops, n, a, items, rc, cap, err);
+}
+
+int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
+                     ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    if (db && !db->ops->transact_get)
+        return ddbi_api_notsup(db, "ddb_transact_get", err);
+    int r = check_read_many(db, "TransactGetItems", n, gets, a, items, cap, err);
+    return r ? r : db->ops->transact_get(db->impl, gets, n, a, items, rc, cap, err);
+}

@@ -1,0 +1,107 @@
+/* api/: the public handle: ddb_open chooses the backend from the URI,
+ * ddb_close, ddb_sync, ddb_clock_ms; the DDB_ENOTSUP answer of an
+ * operation a backend lacks.  May call the backends' open (engine via
+ * embedded.c, remote/remote.h) and core/. */
+#include "api/api.h"
+#include "api/expr_cache.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "remote/remote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ddbi_api_notsup(const ddb *db, const char *op, ddb_error *err)
+{
+    return ddbi_fail(err, DDB_ENOTSUP, "%s: not supported by the %s backend", op, db->ops->name);
+}
+
+/* "file:DIR[?mode=ro|?mode=rw]": the directory (malloc'd) and whether
+ * the URI asks for a read-only open.  A plain DIR takes no parameters (a
+ * directory name may hold '?'). */
+static int file_uri(const char *uri, char **dir, bool *read_only, ddb_error *err)
+{
+    const char *path = uri + 5, *q = strchr(path, '?');
+    size_t n = q ? (size_t)(q - path) : strlen(path);
+    if (q && strcmp(q + 1, "mode=ro") == 0)
+        *read_only = true;
+    else if (q && strcmp(q + 1, "mode=rw") != 0)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: unknown parameter \"%s\" in \"%s\" (file:DIR?mode=ro or ?mode=rw)",
+                        q + 1, uri);
+    if (!(*dir = malloc(n + 1)))
+        return ddbi_fail_oom(err, "ddb_open");
+    memcpy(*dir, path, n);
+    (*dir)[n] = '\0';
+    return DDB_OK;
+}
+
+int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
+{
+    if (!uri || !out)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
+    *out = NULL;
+    const ddbi_backend_ops *ops;
+    void *impl = NULL;
+    int rc;
+    if (strncmp(uri, "file:", 5) == 0) {
+        ddb_options o = opts ? *opts : (ddb_options){0};
+        char *dir = NULL;
+        ops = &ddbi_embedded_ops;
+        if (!(rc = file_uri(uri, &dir, &o.read_only, err)))
+            rc = ddbi_embedded_open(uri, dir, &o, &impl, err);
+        free(dir);
+    } else if (ddbi_remote_uri(uri)) {
+        if (opts && opts->read_only)
+            return ddbi_fail(err, DDB_ENOTSUP,
+                            "ddb_open: read_only is for the embedded engine; a remote database's credentials decide "
+                            "what may be written");
+        ddb_remote *r = NULL;
+        ops = &ddbi_remote_ops;
+        rc = ddbi_remote_open(uri, opts, &r, err);
+        impl = r;
+    } else if (strstr(uri, "://")) {
+        return ddbi_fail(err, DDB_ENOTSUP,
+                        "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
+                        "dynamodb://REGION)",
+                        uri);
+    } else {
+        ops = &ddbi_embedded_ops;
+        rc = ddbi_embedded_open(uri, uri, opts, &impl, err);
+    }
+    if (rc)
+        return rc;
+    ddb *db = calloc(1, sizeof *db);
+    if (!db) {
+        ops->close(impl);
+        return ddbi_fail_oom(err, "ddb_open");
+    }
+    db->ops = ops;
+    db->impl = impl;
+    pthread_mutex_init(&db->mu, NULL);
+    *out = db;
+    return DDB_OK;
+}
+
+void ddb_close(ddb *db)
+{
+    if (!db)
+        return;
+    db->ops->close(db->impl);
+    ddbi_expr_cache_free(db);
+    pthread_mutex_destroy(&db->mu);
+    free(db);
+}
+
+int ddb_sync(ddb *db, ddb_error *err)
+{
+    if (!db)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_sync: no database");
+    if (!db->ops->sync)
+        return ddbi_api_notsup(db, "ddb_sync", err);
+    return db->ops->sync(db->impl, err);
+}
+
+int64_t ddb_clock_ms(const ddb *db)
+{
+    return db && db->ops->clock_ms ? db->ops->clock_ms(db->impl) : ddbi_clock_system_ms();
+}

@@ -1,0 +1,70 @@
+/* api/: the single-item operations of <ddb/ddb.h> (PutItem, DeleteItem,
+ * UpdateItem, GetItem): argument checks, then the backend's operation.
+ * Calls only the backend (backend.h) and core/. */
+#include "api/api.h"
+#include "core/error.h"
+
+#include <string.h>
+
+/* ReturnValues of a single-item write (the same for every backend). */
+static int check_return_values(const char *op, bool update, const ddb_write_opts *opts, ddb_arena *a,
+                               ddb_write_result *res, ddb_error *err)
+{
+    ddb_return_values rv = opts ? opts->return_values : DDB_RETURN_NONE;
+    if ((unsigned)rv > DDB_RETURN_UPDATED_NEW)
+        return ddbi_fail(err, DDB_EINVAL, "%s: unknown ReturnValues %d", op, (int)rv);
+    if (!update && rv != DDB_RETURN_NONE && rv != DDB_RETURN_ALL_OLD)
+        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", op);
+    if (rv != DDB_RETURN_NONE && (!a || !res))
+        return ddbi_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
+    if (res)
+        memset(res, 0, sizeof *res);
+    return DDB_OK;
+}
+
+int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a,
+                 ddb_write_result *res, ddb_error *err)
+{
+    if (db && !db->ops->put_item)
+        return ddbi_api_notsup(db, "ddb_put_item", err);
+    if (!db || !table || !item)
+        return ddbi_fail(err, DDB_EINVAL, "PutItem: db, table, item are required");
+    int rc = check_return_values("PutItem", false, opts, a, res, err);
+    return rc ? rc : db->ops->put_item(db->impl, table, item, opts, a, res, err);
+}
+
+int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
+                    ddb_write_result *res, ddb_error *err)
+{
+    if (db && !db->ops->delete_item)
+        return ddbi_api_notsup(db, "ddb_delete_item", err);
+    if (!db || !table || !key)
+        return ddbi_fail(err, DDB_EINVAL, "DeleteItem: db, table, item are required");
+    int rc = check_return_values("DeleteItem", false, opts, a, res, err);
+    return rc ? rc : db->ops->delete_item(db->impl, table, key, opts, a, res, err);
+}
+
+int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_expr *update,
+                    const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err)
+{
+    if (db && !db->ops->update_item)
+        return ddbi_api_notsup(db, "ddb_update_item", err);
+    if (!db || !table || !key || !update)
+        return ddbi_fail(err, DDB_EINVAL, "UpdateItem: db, table, key and update are required");
+    int rc = check_return_values("UpdateItem", true, opts, a, res, err);
+    return rc ? rc : db->ops->update_item(db->impl, table, key, update, opts, a, res, err);
+}
+
+int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                 ddb_item **out, ddb_capacity *cap, ddb_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (db && !db->ops->get_item)
+        return ddbi_api_notsup(db, "ddb_get_item", err);
+    if (!db || !table || !key || !a || !out)
+        return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    return db->ops->get_item(db->impl, table, key, opts, a, out, cap, err);
+}

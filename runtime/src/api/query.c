@@ -1,0 +1,26 @@
+/* api/: Query and Scan of <ddb/ddb.h>: argument checks, then the
+ * backend's operation.  Calls only the backend (backend.h) and core/. */
+#include "api/api.h"
+#include "core/error.h"
+
+#include <string.h>
+
+int ddb_query(ddb *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+{
+    if (db && !db->ops->query)
+        return ddbi_api_notsup(db, "ddb_query", err);
+    if (!db || !q || !q->table || (!q->pk && !q->key_condition) || !a || !out)
+        return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+    memset(out, 0, sizeof *out);
+    return db->ops->query(db->impl, q, a, out, err);
+}
+
+int ddb_scan(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err)
+{
+    if (db && !db->ops->scan)
+        return ddbi_api_notsup(db, "ddb_scan", err);
+    if (!db || !s || !s->table || !a || !out)
+        return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+    memset(out, 0, sizeof *out);
+    return db->ops->scan(db->impl, s, a, out, err);
+}

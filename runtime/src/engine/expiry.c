@@ -1,0 +1,31 @@
+/* engine/: the handle's clock and time-to-live expiry as the read paths
+ * see it (an expired item reads as absent until the sweep of streams/
+ * deletes it).  May call core/. */
+#include "engine/engine.h"
+#include "core/clock.h"
+
+/* DynamoDB ignores TTL values more than five years in the past. */
+#define FIVE_YEARS_MS (5LL * 365 * 86400 * 1000)
+
+int64_t ddbi_engine_clock_ms(const void *impl)
+{
+    const ddbi_engine *db = impl;
+    return db->opts.clock_ms ? db->opts.clock_ms(db->opts.clock_ctx) : ddbi_clock_system_ms();
+}
+
+bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms)
+{
+    if (!t->ttl_attr[0] || !it)
+        return false;
+    const ddb_value *v = ddb_item_get(it, t->ttl_attr);
+    double s;
+    if (!v || v->type != DDB_TN || ddb_value_to_double(v, &s))
+        return false;
+    double ms = s * 1000.0;
+    return ms < (double)now_ms && ms >= (double)(now_ms - FIVE_YEARS_MS);
+}
+
+bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it)
+{
+    return t->ttl_attr[0] && ddbi_ttl_expired_at(t, it, ddbi_engine_clock_ms(db));
+}

@@ -1,0 +1,36 @@
+/* engine/: ddb_table_stats: the partitions of a table with their item
+ * counts, sizes and consumed capacity.  May call the rest of engine/ and
+ * core/. */
+#include "engine/engine.h"
+#include "core/error.h"
+
+int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
+                            ddb_error *err)
+{
+    ddbi_engine *db = impl;
+    MDB_txn *txn;
+    ddb_table_rt *t;
+    int rc = ddbi_read_table(db, table, &txn, &t, err);
+    if (rc)
+        return rc;
+    ddb_partition_stats *s = ddb_arena_alloc(a, t->n_parts * sizeof *s);
+    if (!s) {
+        ddbi_read_end(txn);
+        return ddbi_fail_oom(err, __func__);
+    }
+    pthread_mutex_lock(&t->lock);
+    for (size_t i = 0; i < t->n_parts; i++) {
+        s[i].hash_lo = t->bounds[i];
+        s[i].hash_hi = i + 1 < t->n_parts ? t->bounds[i + 1] - 1 : UINT64_MAX;
+        s[i].read_units = atomic_load_explicit(&t->parts[i].rcu, memory_order_relaxed);
+        s[i].write_units = atomic_load_explicit(&t->parts[i].wcu, memory_order_relaxed);
+        s[i].throttled = t->parts[i].throttled;
+    }
+    pthread_mutex_unlock(&t->lock);
+    for (size_t i = 0; i < t->n_parts; i++)
+        ddbi_part_read(txn, db, t, i, &s[i].item_count, &s[i].size_bytes);
+    ddbi_read_end(txn);
+    *parts = s;
+    *count = t->n_parts;
+    return DDB_OK;
+}

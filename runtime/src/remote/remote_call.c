@@ -1,0 +1,159 @@
+/* remote/: the signed call to the endpoint with retries and backoff
+ * (throttling, 5xx, network faults), and the clock it waits by. */
+#include "remote/remote_wire.h"
+
+#include "core/error.h"
+#include "remote/sigv4.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- Time and backoff ---- */
+
+uint64_t ddbi_remote_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void ddbi_remote_sleep_ms(uint32_t ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+unsigned ddbi_remote_max_attempts(const ddb_remote *r)
+{
+    return r->o.max_attempts;
+}
+
+uint32_t ddbi_remote_table_wait_ms(const ddb_remote *r)
+{
+    return r->o.table_wait_ms;
+}
+
+void ddbi_remote_backoff(const ddb_remote *r, unsigned attempt)
+{
+    /* "Full jitter": uniform in [0, min(cap, base * 2^attempt)]. */
+    uint64_t ceiling = r->o.retry_base_ms;
+    for (unsigned i = 0; i < attempt && ceiling < r->o.retry_cap_ms; i++)
+        ceiling *= 2;
+    if (ceiling > r->o.retry_cap_ms)
+        ceiling = r->o.retry_cap_ms;
+    uint32_t rnd;
+    if (RAND_bytes((unsigned char *)&rnd, sizeof rnd) != 1)
+        rnd = (uint32_t)ddbi_remote_now_ms() * 2654435761u;
+    ddbi_remote_sleep_ms((uint32_t)(rnd % (ceiling + 1)));
+}
+
+/* ---- The call ----------------------------------------------------------------------- */
+
+static void append_msg(ddb_error *err, const char *fmt, unsigned n)
+{
+    if (!err)
+        return;
+    size_t l = strlen(err->message);
+    if (l < sizeof err->message - 1)
+        snprintf(err->message + l, sizeof err->message - l, fmt, n);
+}
+
+/* Sign and send one attempt. */
+static int send_once(ddb_remote *r, const char *op, const char *body, size_t len, remote_reply *rep, ddb_error *err)
+{
+    char target[96], amz_date[17];
+    snprintf(target, sizeof target, "DynamoDB_20120810.%s", op);
+    ddbi_sigv4_amz_date((long long)time(NULL), amz_date);
+    ddb_sigv4_header sh[5] = {{"content-type", "application/x-amz-json-1.0"},
+                              {"host", r->host},
+                              {"x-amz-date", amz_date},
+                              {"x-amz-target", target},
+                              {"x-amz-security-token", r->session_token}};
+    size_t nsh = r->session_token ? 5 : 4;
+    ddb_sigv4_request req = {"POST", r->path, "", sh, nsh, body, len, NULL};
+    ddb_sigv4_key key = {r->access_key, r->secret_key, r->region, "dynamodb"};
+    ddb_buf auth = {0};
+    int rc = ddbi_sigv4_sign(&req, &key, amz_date, &auth, NULL, err);
+    if (rc) {
+        ddbi_buf_free(&auth);
+        return rc;
+    }
+    size_t hcap = strlen(r->host) + (r->session_token ? strlen(r->session_token) : 0) + auth.len + 256;
+    char *hb = malloc(hcap * 2);
+    if (!hb) {
+        ddbi_buf_free(&auth);
+        return ddbi_fail_oom(err, __func__);
+    }
+    const char *lines[6];
+    size_t n = 0, off = 0;
+#define LINE(...)                                                                                                  \
+    do {                                                                                                           \
+        lines[n++] = hb + off;                                                                                     \
+        off += (size_t)snprintf(hb + off, hcap * 2 - off, __VA_ARGS__) + 1;                                        \
+    } while (0)
+    LINE("Content-Type: application/x-amz-json-1.0");
+    LINE("Host: %s", r->host);
+    LINE("X-Amz-Date: %s", amz_date);
+    LINE("X-Amz-Target: %s", target);
+    LINE("Authorization: %s", (const char *)auth.p);
+    if (r->session_token)
+        LINE("X-Amz-Security-Token: %s", r->session_token);
+#undef LINE
+    rc = ddbi_remote_http_post(r->http, r->url, lines, n, body, len, rep, err);
+    free(hb);
+    ddbi_buf_free(&auth);
+    return rc;
+}
+
+int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err)
+{
+    *resp = NULL;
+    if (errbody)
+        *errbody = NULL;
+    char *body = json_dumps(req, JSON_COMPACT);
+    if (!body)
+        return ddbi_fail_oom(err, op);
+    size_t len = strlen(body);
+    bool no_output = strcmp(op, "TagResource") == 0 || strcmp(op, "UntagResource") == 0;
+    int rc;
+    for (unsigned attempt = 1;; attempt++) {
+        remote_reply rep;
+        if ((rc = send_once(r, op, body, len, &rep, err)))
+            break;
+        if (rep.status == 200 && no_output) {
+            /* TagResource and UntagResource answer with no body (dynalite: "") */
+            rc = (*resp = json_object()) ? DDB_OK : ddbi_fail_oom(err, __func__);
+            ddbi_remote_reply_free(&rep);
+            break;
+        }
+        if (rep.status == 200) {
+            rc = ddbi_remote_parse_body(op, (const char *)rep.body.p, rep.body.len, resp, err);
+            ddbi_remote_reply_free(&rep);
+            break;
+        }
+        remote_fault f;
+        json_t *eb = NULL;
+        rc = ddbi_remote_parse_error(op, rep.status, (const char *)rep.body.p, rep.body.len, &f, &eb, err);
+        ddbi_remote_reply_free(&rep);
+        if (f.retry && attempt < r->o.max_attempts) {
+            json_decref(eb);
+            ddbi_remote_backoff(r, attempt);
+            continue;
+        }
+        if (f.retry)
+            append_msg(err, " (gave up after %u attempts)", attempt);
+        if (errbody)
+            *errbody = eb;
+        else
+            json_decref(eb);
+        break;
+    }
+    free(body);
+    return rc;
+}
