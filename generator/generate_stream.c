@@ -20,13 +20,12 @@ static void upper_ident(char *dst, size_t cap, const char *s)
 
 int ddbgen_stream_ctx(json_t *m, json_t *mt, json_t *tctx, FILE *diag)
 {
+    (void)diag;
     const char *tname = str(mt, "cname");
     char upper[256], cbuf[600];
     upper_ident(upper, sizeof upper, tname ? tname : "");
     json_object_set_new(tctx, "upper", json_string(upper));
     json_t *ents = json_array(), *e, *ttl_field = NULL;
-    const char *ttl_entity = NULL;
-    int failed = 0;
     size_t i;
     json_array_foreach(json_object_get(m, "entities"), i, e) {
         if (!tname || !str(e, "table") || strcmp(str(e, "table"), tname) != 0)
@@ -41,28 +40,9 @@ int ddbgen_stream_ctx(json_t *m, json_t *mt, json_t *tctx, FILE *diag)
         json_array_append_new(ents, o);
         size_t j;
         json_t *f;
-        json_array_foreach(json_object_get(e, "fields"), j, f) {
-            json_t *tl = json_object_get(f, "ttl");
-            if (!tl || json_is_false(tl) || json_is_null(tl))
-                continue;
-            const char *attr = str(f, "attr") ? str(f, "attr") : str(f, "name");
-            if (!ttl_field) {
-                ttl_field = f;
-                ttl_entity = str(e, "name");
-                continue;
-            }
-            const char *first = str(ttl_field, "attr") ? str(ttl_field, "attr") : str(ttl_field, "name");
-            if (attr && first && strcmp(attr, first) != 0) {
-                json_t *loc = json_object_get(tl, "loc");
-                fprintf(diag,
-                        "%s:%d:%d: error: entity '%s' keeps its DDB_TTL in attribute '%s', but '%s' of the same "
-                        "table uses '%s' (a table has one TTL attribute)\n",
-                        str(loc, "file") ? str(loc, "file") : "?", (int)json_integer_value(json_object_get(loc, "line")),
-                        (int)json_integer_value(json_object_get(loc, "col")), str(e, "name"), attr,
-                        ttl_entity ? ttl_entity : "?", first);
-                failed = 1;
-            }
-        }
+        /* one TTL attribute per table: validate.c checked that they agree */
+        json_array_foreach(json_object_get(e, "fields"), j, f) if (!ttl_field && json_object_get(f, "ttl"))
+            ttl_field = f;
     }
     if (ttl_field) {
         const char *attr = str(ttl_field, "attr") ? str(ttl_field, "attr") : str(ttl_field, "name");
@@ -72,5 +52,5 @@ int ddbgen_stream_ctx(json_t *m, json_t *mt, json_t *tctx, FILE *diag)
     }
     json_object_set_new(tctx, "has_record_entities", json_boolean(json_array_size(ents) > 0));
     json_object_set_new(tctx, "record_entities", ents);
-    return failed;
+    return 0;
 }

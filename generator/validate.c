@@ -8,6 +8,8 @@
 #include "internal.h"
 #include "template.h"
 
+#include <ddb/entity.h> /* DDB_ENT_MAX_SHARDS: the runtime's limit is the schema's */
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -918,6 +920,13 @@ static void check_shards(V *v, ent *x)
             continue;
         }
         json_t *s = ddbgen_jfind(shards, "id", id);
+        if (!s && json_array_size(shards) == DDB_ENT_MAX_SHARDS) {
+            ERR(v, LOC(sh),
+                "shard '%s' of field '%s' is one too many: '%s' already has %d shards, the most an "
+                "entity can have (DDB_ENT_MAX_SHARDS); put more fields in each shard",
+                id, name, x->name, DDB_ENT_MAX_SHARDS);
+            continue;
+        }
         if (!s) {
             s = json_pack("{s:s, s:[]}", "id", id, "fields");
             json_array_append_new(shards, s);
@@ -1147,28 +1156,51 @@ static void check_collections(V *v)
     json_decref(first_member);
 }
 
-/* The sort-key suffixes of an entity's physical items ("" unsharded). */
-static size_t suffixes(const json_t *e, char out[][300], size_t cap)
+/* The sort-key suffixes of an entity's physical items: one per shard, or
+ * the single "" of an unsharded entity. */
+static size_t suffix_count(const json_t *e)
 {
-    json_t *shards = json_object_get(e, "shards");
-    if (json_array_size(shards) == 0) {
-        out[0][0] = '\0';
-        return 1;
+    size_t n = json_array_size(json_object_get(e, "shards"));
+    return n ? n : 1;
+}
+
+/* Suffix number i of e (i < suffix_count(e)), malloc'ed. */
+static char *suffix_at(const json_t *e, size_t i)
+{
+    json_t *shard = json_array_get(json_object_get(e, "shards"), i);
+    ddbgen_buf b = {0};
+    if (shard)
+        ddbgen_buf_printf(&b, "%s%s", ddbgen_jstr(e, "shard_suffix"), ddbgen_jstr(shard, "id"));
+    char *s = strdup(ddbgen_buf_str(&b));
+    ddbgen_buf_free(&b);
+    return s;
+}
+
+/* Every pair of shard items of a and b (all of them, whatever the count):
+ * 1 with the suffixes of the first pair whose primary keys may collide. */
+static int find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb,
+                          char **sfx_a, char **sfx_b)
+{
+    for (size_t x = 0; x < suffix_count(a); x++) {
+        char *sa = suffix_at(a, x);
+        for (size_t y = 0; sa && y < suffix_count(b); y++) {
+            char *sb = suffix_at(b, y);
+            if (sb && ddbgen__keys_may_collide(ka, sa, kb, sb)) {
+                *sfx_a = sa;
+                *sfx_b = sb;
+                return 1;
+            }
+            free(sb);
+        }
+        free(sa);
     }
-    size_t n = 0, i;
-    json_t *s;
-    json_array_foreach(shards, i, s) {
-        if (n < cap)
-            snprintf(out[n++], 300, "%s%s", ddbgen_jstr(e, "shard_suffix"), ddbgen_jstr(s, "id"));
-    }
-    return n;
+    return 0;
 }
 
 static void check_collisions(V *v)
 {
     size_t i, j;
     json_t *a, *b;
-    char sa[16][300], sb[16][300];
     json_array_foreach(v->entities, i, b) {
         json_t *kb = ddbgen_jfind(json_object_get(b, "keys"), "index", "table");
         if (!resolved(kb))
@@ -1179,22 +1211,16 @@ static void check_collisions(V *v)
             if (strcmp(ddbgen_jstr(a, "table"), ddbgen_jstr(b, "table")) != 0)
                 continue;
             json_t *ka = ddbgen_jfind(json_object_get(a, "keys"), "index", "table");
-            if (!resolved(ka))
+            char *sa = NULL, *sb = NULL;
+            if (!resolved(ka) || !find_collision(a, ka, b, kb, &sa, &sb))
                 continue;
-            size_t na = suffixes(a, sa, 16), nb = suffixes(b, sb, 16);
-            int collide = 0;
-            size_t x = 0, y = 0;
-            for (x = 0; x < na && !collide; x++)
-                for (y = 0; y < nb && !collide; y++)
-                    collide = ddbgen__keys_may_collide(ka, sa[x], kb, sb[y]);
-            if (!collide)
-                continue;
-            x--, y--; /* the pair that collided */
             char shard_a[400] = "", shard_b[400] = "";
-            if (sa[x][0])
-                snprintf(shard_a, sizeof shard_a, " (shard item: sort key + \"%s\")", sa[x]);
-            if (sb[y][0])
-                snprintf(shard_b, sizeof shard_b, " (shard item: sort key + \"%s\")", sb[y]);
+            if (sa[0])
+                snprintf(shard_a, sizeof shard_a, " (shard item: sort key + \"%s\")", sa);
+            if (sb[0])
+                snprintf(shard_b, sizeof shard_b, " (shard item: sort key + \"%s\")", sb);
+            free(sa);
+            free(sb);
             json_t *skb = json_object_get(kb, "sk"), *ska = json_object_get(ka, "sk");
             char upper[64];
             size_t n = 0;
@@ -1212,6 +1238,41 @@ static void check_collisions(V *v)
                          ska ? ddbgen_jstr(ska, "template") : "", ska ? "\"" : "", shard_a,
                          skb ? "sort" : "partition", ddbgen_jstr(b, "name"), upper);
             NOTE(v, h, LOC(ka), "the primary key of '%s' is declared here", ddbgen_jstr(a, "name"));
+        }
+    }
+}
+
+/* The first DDB_TTL field of entity e, or NULL. */
+static const json_t *ttl_field_of(const json_t *e)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(e, "fields"), i, f) if (json_object_get(f, "ttl")) return f;
+    return NULL;
+}
+
+/* DynamoDB has one TTL attribute per table: the entities of a table that
+ * have a DDB_TTL field must keep it in the same attribute. */
+static void check_table_ttl(V *v)
+{
+    size_t i, j;
+    json_t *t, *e;
+    json_array_foreach(v->tables, i, t) {
+        const json_t *first = NULL, *first_entity = NULL;
+        json_array_foreach(v->entities, j, e) {
+            const json_t *f = ttl_field_of(e);
+            if (!f || strcmp(ddbgen_jstr(e, "table"), ddbgen_jstr(t, "cname")) != 0)
+                continue;
+            if (!first) {
+                first = f;
+                first_entity = e;
+            } else if (strcmp(ddbgen_jstr(f, "attr"), ddbgen_jstr(first, "attr")) != 0) {
+                ERR(v, LOC(json_object_get(f, "ttl")),
+                    "entity '%s' keeps its DDB_TTL in attribute '%s', but '%s' of the same table "
+                    "uses '%s' (a table has one TTL attribute)",
+                    ddbgen_jstr(e, "name"), ddbgen_jstr(f, "attr"), ddbgen_jstr(first_entity, "name"),
+                    ddbgen_jstr(first, "attr"));
+            }
         }
     }
 }
@@ -1359,6 +1420,7 @@ int ddbgen__validate(json_t *model, ddbgen_diags *d)
     v.cur_entity = v.invalid_fields = NULL;
     check_collections(&v);
     check_collisions(&v);
+    check_table_ttl(&v);
     finish_tables(&v, types_by_table);
     json_array_foreach(v.entities, i, e) json_object_del(e, "_invalid_fields");
     json_decref(types_by_table);
