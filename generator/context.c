@@ -62,6 +62,7 @@ void ddbgen_destroy(ddbgen_context *cx)
     free_strings(cx->defines, cx->define_count);
     free(cx->runtime_include_dir);
     json_decref(cx->model);
+    ddbgen_ir_free(cx->ir);
     free(cx->schema_base);
     ddbgen_diags_free(&cx->diags);
     free(cx);
@@ -148,11 +149,17 @@ int ddbgen_validate(ddbgen_context *cx)
     int rc = ddbgen__validate(cx->model, &cx->diags);
     if (cx->diags.errors)
         rc = DDBGEN_ESCHEMA; /* including what the front-end reported */
+    if (rc == DDBGEN_OK && !cx->ir && !(cx->ir = ddbgen__lower(cx->model))) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        rc = DDBGEN_EUSAGE;
+    }
     cx->validated = rc == DDBGEN_OK;
     return rc;
 }
 
 json_t *ddbgen_model(const ddbgen_context *cx) { return cx->model; }
+
+const ddbgen_ir *ddbgen_ir_of(const ddbgen_context *cx) { return cx->validated ? cx->ir : NULL; }
 
 const char *ddbgen_schema_base(const ddbgen_context *cx) { return cx->schema_base; }
 

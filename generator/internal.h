@@ -3,6 +3,7 @@
 #define DDBGEN_INTERNAL_H
 
 #include "diag.h"
+#include "ir.h"
 #include "model.h"
 
 #include <jansson.h>
@@ -16,6 +17,7 @@ struct ddbgen_context {
     json_t *model;       /* owned; NULL before a parse */
     char *schema_base;   /* "shop" */
     int validated;
+    ddbgen_ir *ir;       /* owned; the lowered model once validated */
     ddbgen_diags diags;
 };
 
@@ -23,7 +25,8 @@ struct ddbgen_context {
 int ddbgen__parse_clang(ddbgen_context *cx, const char *path);
 int ddbgen__load_json(ddbgen_context *cx, json_t *doc, const char *name, json_t **out);
 
-/* validate.c: checks model and adds its derived members. */
+/* validate.c: checks model and adds its derived members (lower.c turns the
+ * result into the IR). */
 int ddbgen__validate(json_t *model, ddbgen_diags *d);
 
 /* collision.c: 1 when primary keys ka and kb (resolved key objects) can
