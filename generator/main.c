@@ -208,7 +208,7 @@ static int run(const cli *c)
     ddbgen_print_diagnostics(cx, stderr);
     if (rc == DDBGEN_OK && c->outdir) {
 #ifdef DDBGEN_HAVE_GENERATE
-        rc = ddbgen_generate(ddbgen_model(cx), c->outdir,
+        rc = ddbgen_generate(ddbgen_ir_of(cx), c->outdir,
                              c->templates ? c->templates : dirs.templates,
                              ddbgen_schema_base(cx), stderr);
 #else
