@@ -65,6 +65,31 @@ static json_t *c_literal(const char *s)
     return j;
 }
 
+/* s as a C string literal that can stand inside a comment: where a star
+ * and a slash meet, a backslash goes between them, so the text neither
+ * closes nor opens a comment. */
+static json_t *comment_literal(const char *s)
+{
+    json_t *lit = c_literal(s);
+    const char *l = json_string_value(lit);
+    char *out = l ? malloc(strlen(l) * 2 + 1) : NULL;
+    if (!out) {
+        json_decref(lit);
+        return NULL;
+    }
+    char *o = out;
+    for (const char *p = l; *p; p++) {
+        *o++ = *p;
+        if ((p[0] == '*' && p[1] == '/') || (p[0] == '/' && p[1] == '*'))
+            *o++ = '\\';
+    }
+    *o = '\0';
+    json_decref(lit);
+    json_t *j = json_string(out);
+    free(out);
+    return j;
+}
+
 /* s with every character that cannot be in a C identifier replaced by '_'
  * ("GSI-1.x" -> "GSI_1_x"); upper-cased when upper. */
 static json_t *c_ident(const char *s, int upper)
@@ -129,17 +154,21 @@ static const char *case_const(ddbgen_tmpl_case c)
 
 /* ---- templates ------------------------------------------------------------ */
 
-/* t as {id, text, type, n, segs: [{lit, path, path_len, pad, part, kase}]};
- * the index path of each hole goes to paths as {id, indexes: [{i, sep}]}. */
-static json_t *template_ctx(const ddbgen_ir_template *t, const char *id, json_t *paths)
+/* t as {id, what, text, type, n, segs: [{is_lit, lit, path, path_len, pad,
+ * part, kase}]}; text is the template as a comment shows it, what says
+ * whose template it is.  The index path of each hole goes to paths as
+ * {id, indexes: [{i, sep}]}. */
+static json_t *template_ctx(const ddbgen_ir_template *t, const char *id, json_t *what, json_t *paths)
 {
     json_t *o = json_object(), *segs = json_array();
     set(o, "id", json_string(id));
-    set(o, "text", json_string(t->text));
+    set(o, "what", what);
+    set(o, "text", comment_literal(t->text));
     set(o, "type", json_string(template_type(t)));
     for (size_t i = 0; i < t->n_segs; i++) {
         const ddbgen_ir_segment *s = &t->segs[i];
         json_t *so = json_object();
+        set(so, "is_lit", json_boolean(s->lit != NULL));
         if (s->lit) {
             set(so, "lit", c_literal(s->lit));
             set(so, "path", json_string("NULL"));
@@ -169,9 +198,10 @@ static json_t *template_ctx(const ddbgen_ir_template *t, const char *id, json_t 
 }
 
 /* A template with a ddb_template of its own (derived fields, auto-id scope). */
-static json_t *standalone_template(const ddbgen_ir_template *t, const char *id, json_t *templates, json_t *paths)
+static json_t *standalone_template(const ddbgen_ir_template *t, const char *id, json_t *what, json_t *templates,
+                                   json_t *paths)
 {
-    json_t *tc = template_ctx(t, id, paths);
+    json_t *tc = template_ctx(t, id, what, paths);
     set(tc, "standalone", json_true());
     json_array_append_new(templates, tc);
     return fmt("&%s", id);
@@ -209,6 +239,9 @@ static json_t *field_ctx(const ddbgen_ir_field *f, const char *ctype, const char
         set(o, "elem_size", json_string("0"));
         set(o, "count_offset", json_string("0"));
     }
+    set(o, "is_list", json_boolean(f->is_list));
+    set(o, "has_sub", json_boolean(sub != NULL));
+    set(o, "has_derived", json_boolean(f->derived && templates));
     set(o, "sub", sub ? fmt("&%s_%s_struct", base, sub->cname) : json_string("NULL"));
     char flags[256] = "";
     add_flag(flags, sizeof flags, f->optional, "DDB_FIELD_OPTIONAL");
@@ -221,8 +254,8 @@ static json_t *field_ctx(const ddbgen_ir_field *f, const char *ctype, const char
     set(o, "flags", json_string(*flags ? flags : "0"));
     if (f->derived && templates) {
         json_t *id = fmt("%s_derived_%s", tprefix, f->name);
-        set(o, "derived", standalone_template(f->derived, json_string_value(id), templates, paths));
-        set(o, "derived_text", json_string(f->derived->text));
+        set(o, "derived", standalone_template(f->derived, json_string_value(id),
+                                              fmt("DDB_DERIVED field %s", f->name), templates, paths));
         json_decref(id);
     } else {
         set(o, "derived", json_string("NULL"));
@@ -297,6 +330,7 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
     json_t *upper = c_ident(t->cname, 1);
     set(o, "cname", json_string(t->cname));
     set(o, "name", c_literal(t->name));
+    set(o, "label", comment_literal(t->name));
     set(o, "type_attr", c_literal(t->type_attr));
     key_schema_ctx(o, &t->primary);
     for (size_t i = 0; i < t->n_indexes; i++)
@@ -340,29 +374,45 @@ static json_t *struct_ctx(const ddbgen_ir_struct *s, const char *base)
 
 /* ---- entities ---------------------------------------------------------------- */
 
-static json_t *key_ctx(const ddbgen_ir_key *k, const char *prefix, json_t *templates, json_t *paths)
+/* "\"ORG#{org}\" / \"USER#{username}\"": a key's templates as comments show them. */
+static json_t *key_comment(const ddbgen_ir_key *k)
+{
+    json_t *pk = comment_literal(k->pk.text), *sk = k->has_sk ? comment_literal(k->sk.text) : NULL;
+    json_t *j = fmt("%s%s%s", json_string_value(pk), sk ? " / " : "", sk ? json_string_value(sk) : "");
+    json_decref(pk);
+    json_decref(sk);
+    return j;
+}
+
+/* label: the entity's name as comments show it. */
+static json_t *key_ctx(const char *label, const ddbgen_ir_key *k, const char *prefix, json_t *templates,
+                       json_t *paths)
 {
     json_t *o = json_object();
     int primary = k->index->kind == DDBGEN_IR_PRIMARY;
     set(o, "index", primary ? json_string("NULL") : c_literal(k->index->name));
     set(o, "index_ident", c_ident(k->index->name, 0));
+    set(o, "index_name", json_string(primary ? "the primary key" : k->index->name));
     set(o, "key_no", count(k->no));
+    set(o, "comment", key_comment(k));
     set(o, "pk_attr", c_literal(k->index->pk.attr));
     set(o, "sk_attr", c_literal(k->has_sk ? k->index->sk.attr : NULL));
     json_t *pk_id = fmt("%s_k%zu_pk", prefix, k->decl_no);
-    json_array_append_new(templates, template_ctx(&k->pk, json_string_value(pk_id), paths));
+    json_array_append_new(templates, template_ctx(&k->pk, json_string_value(pk_id),
+                                                  fmt("partition key of %s on %s", label, k->index->name),
+                                                  paths));
     set(o, "pk_tmpl", pk_id);
-    set(o, "pk_text", json_string(k->pk.text));
     set(o, "pk_n", count(k->pk.n_segs));
     set(o, "pk_type", json_string(template_type(&k->pk)));
+    set(o, "has_sk", json_boolean(k->has_sk));
     if (k->has_sk) {
         json_t *sk_id = fmt("%s_k%zu_sk", prefix, k->decl_no);
-        json_array_append_new(templates, template_ctx(&k->sk, json_string_value(sk_id), paths));
-        set(o, "sk_tmpl", fmt("%s_segs, %zu, %s", json_string_value(sk_id), k->sk.n_segs, template_type(&k->sk)));
-        set(o, "sk_text", json_string(k->sk.text));
-        json_decref(sk_id);
-    } else {
-        set(o, "sk_tmpl", json_string("NULL, 0, 0"));
+        json_array_append_new(templates, template_ctx(&k->sk, json_string_value(sk_id),
+                                                      fmt("sort key of %s on %s", label, k->index->name),
+                                                      paths));
+        set(o, "sk_tmpl", sk_id);
+        set(o, "sk_n", count(k->sk.n_segs));
+        set(o, "sk_type", json_string(template_type(&k->sk)));
     }
     set(o, "shard", json_integer(k->shard ? (json_int_t)k->shard->no : -1));
     return o;
@@ -371,7 +421,7 @@ static json_t *key_ctx(const ddbgen_ir_key *k, const char *prefix, json_t *templ
 static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
 {
     json_t *o = json_object(), *templates = json_array(), *paths = json_array();
-    json_t *prefixj = fmt("%s_%s", base, e->cname);
+    json_t *label = comment_literal(e->name), *prefixj = fmt("%s_%s", base, e->cname);
     const char *prefix = json_string_value(prefixj);
     set(o, "cname", json_string(e->cname));
     set(o, "ctype", json_string(e->ctype));
@@ -408,19 +458,22 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
     for (size_t d = 0; d < e->n_keys; d++)
         for (size_t i = 0; i < e->n_keys; i++)
             if (e->keys[i].decl_no == d)
-                json_array_set_new(keys, i, key_ctx(&e->keys[i], prefix, templates, paths));
+                json_array_set_new(keys, i, key_ctx(json_string_value(label), &e->keys[i], prefix, templates, paths));
     set(o, "n_keys", count(e->n_keys));
     set(o, "keys", keys);
     set(o, "key_params", params_ctx(e->key_params, e->n_key_params));
+    set(o, "primary_key", key_comment(&e->keys[0]));
     if (e->auto_scope) {
         json_t *id = fmt("%s_auto_scope", prefix);
-        set(o, "auto_scope", standalone_template(e->auto_scope, json_string_value(id), templates, paths));
+        set(o, "auto_scope", standalone_template(e->auto_scope, json_string_value(id),
+                                                 fmt("DDB_AUTO_ID scope of %s", json_string_value(label)), templates, paths));
         json_decref(id);
     } else {
         set(o, "auto_scope", json_string("NULL"));
     }
     set(o, "templates", templates);
     set(o, "paths", paths);
+    set(o, "label", label);
     json_decref(prefixj);
     return o;
 }
@@ -433,6 +486,7 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
     set(o, "result_type", fmt("%s_%s_result", c->table->cname, c->name));
     set(o, "id", fmt("%s_%s_collection", c->table->cname, c->name));
     set(o, "name", c_literal(c->name));
+    set(o, "label", comment_literal(c->name));
     set(o, "index", c->index->kind == DDBGEN_IR_PRIMARY ? json_string("NULL") : c_literal(c->index->name));
     for (size_t i = 0; i < c->n_members; i++) {
         json_t *mo = json_object();

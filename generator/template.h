@@ -1,7 +1,7 @@
 /* template.h — parsing key templates such as "ORG#{org}", "pr-{id:06}",
  * "{home.country|lower}#{date|year}" into literal and field segments.
  *
- * Grammar (SCHEMA.md "Key templates"):
+ * Grammar (docs/SCHEMA.md, "Key templates"):
  *   template := ( literal | "{{" | "}}" | hole )*
  *   hole     := "{" path [ ":0" DIGITS ] [ "|" filter ] "}"
  *   path     := ident ( "." ident )*        ident := [A-Za-z_][A-Za-z0-9_]*
