@@ -12,8 +12,10 @@
  * The model is a jansson document whose format is docs/MODEL.md
  * ("model_version": 1).  Both front-ends (libclang over a decorated header,
  * or a model JSON file) produce the same declared model; ddbgen_validate()
- * checks it and adds the derived members (template segments, key types,
- * shards, collections).  All functions return DDBGEN_OK (0),
+ * runs every schema rule on it (validate.c, which also fills in the
+ * model's derived members: template segments, key types, shards,
+ * collections) and, when they all pass, lowers it into the typed IR the
+ * back-end renders (ir.h, ddbgen_ir_of()).  All functions return DDBGEN_OK (0),
  * DDBGEN_ESCHEMA (1: problems were recorded as diagnostics) or DDBGEN_EUSAGE
  * (2: a file could not be read or written, bad options; also recorded as a
  * diagnostic) — the values are the CLI's exit statuses.
@@ -68,8 +70,9 @@ int ddbgen_load_model(ddbgen_context *cx, const char *path);
  * in diagnostics about the document's shape. */
 int ddbgen_load_model_json(ddbgen_context *cx, json_t *doc, const char *name);
 
-/* Checks the parsed model and completes its derived members.  Returns
- * DDBGEN_ESCHEMA if any error was recorded (warnings do not fail). */
+/* Checks the parsed model, completes its derived members and lowers it
+ * (ir.h).  Returns DDBGEN_ESCHEMA if any error was recorded (warnings do
+ * not fail); nothing is lowered then. */
 int ddbgen_validate(ddbgen_context *cx);
 
 /* The model: borrowed, valid until ddbgen_destroy(); NULL before a

@@ -62,7 +62,4 @@ void ddbgen_tmpl_free(ddbgen_tmpl *t);
 const char *ddbgen_tmpl_part_name(ddbgen_tmpl_part p);
 const char *ddbgen_tmpl_case_name(ddbgen_tmpl_case c);
 
-/* The source text of hole `seg` as written, without braces, e.g. "id:06". */
-char *ddbgen_tmpl_hole_text(const char *text, const ddbgen_tmpl_seg *seg);
-
 #endif
