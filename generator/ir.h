@@ -3,11 +3,12 @@
  * Stages of ddbgen (docs/ARCHITECTURE.md):
  *   front-end (frontend_clang.c, frontend_json.c): the declared model (JSON)
  *   -> checks (validate.c): every schema rule, all diagnostics at once
- *   -> lowering (lower.c): the checked model becomes this IR, with every
- *      derived fact (resolved template paths, key order and numbers, key
- *      types, shard numbers, the TTL attribute of each table, collection
- *      members, key parameters) worked out once
- *   -> render context (generate.c) -> the templates (templates/, mustache).
+ *   -> lowering (lower.c): the checked declared model becomes this IR, with
+ *      every derived fact (template segments as field paths, key order and
+ *      numbers, index key types, shards, the primary key's fields, each
+ *      table's TTL attribute, collections, key parameters) worked out once
+ *   -> the render context (render_context.c) -> the templates (templates/),
+ *      and the model file of --emit-model (model_json.c).
  *
  * Everything here is read-only after ddbgen__lower() returns and lives as
  * long as the ddbgen_ir (one allocation pool, freed by ddbgen_ir_free).
@@ -79,6 +80,7 @@ struct ddbgen_ir_field {
     const char *ctype;          /* "char[64]", "struct address *" */
     ddbgen_ir_type type;
     ddbgen_ir_num num;
+    unsigned num_bits;          /* N, NS: 8, 16, 32 or 64 */
     bool chars;                 /* S in char[N] (has a max length) */
     const ddbgen_ir_struct *st; /* M: the nested struct */
     bool is_list;               /* L: item and count_field are set */
@@ -217,10 +219,15 @@ typedef struct ddbgen_ir {
  * Borrowed: valid until ddbgen_destroy(). */
 const ddbgen_ir *ddbgen_ir_of(const ddbgen_context *cx);
 
-/* Lowers a model that passed the checks (ddbgen__validate) into a new IR.
- * NULL when out of memory.  The model is not modified and may be freed
- * afterwards: the IR copies what it keeps. */
+/* Lowers a declared model that passed the checks (ddbgen__validate) into a
+ * new IR.  NULL when out of memory.  The model is not modified and may be
+ * freed afterwards: the IR copies what it keeps. */
 ddbgen_ir *ddbgen__lower(const json_t *model);
+
+/* model_json.c: the model document of --emit-model (docs/MODEL.md): the
+ * declared model (copied) with the derived members written from ir, the
+ * lowering of that same declared model.  NULL when out of memory. */
+json_t *ddbgen__model_json(const ddbgen_ir *ir, const json_t *declared);
 void ddbgen_ir_free(ddbgen_ir *ir);
 
 /* The model's name of a type ("S", "BOOL", ...). */

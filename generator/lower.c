@@ -1,13 +1,15 @@
-/* lower.c — the lowering step: a checked model (JSON) becomes the typed IR
- * of ir.h.
+/* lower.c — the lowering step: a checked declared model (JSON, as a
+ * front-end wrote it) becomes the typed IR of ir.h.
  *
  * Runs only on a model that passed validate.c, so it reports nothing: every
- * name it resolves is known to exist.  Everything the back-end needs is
- * derived here, once: pointers between tables, indexes, entities, fields
- * and shards; template holes as field index paths; the primary key first
- * with key numbers; each table's TTL attribute; collection members and the
- * fields that address an item (key parameters).  May call internal.h's JSON
- * helpers and template.h; nothing else.
+ * name it resolves is known to exist and every template parses.  Every
+ * derived fact is worked out here, once: pointers between tables, indexes,
+ * entities, fields and shards; template segments with their holes as field
+ * index paths; which fields the primary key uses; the shards and which one
+ * carries each secondary key; the primary key first, with key numbers;
+ * index key types; each table's TTL attribute; collections; the fields that
+ * address an item (key parameters).  May call internal.h's JSON helpers and
+ * template.h; nothing else.
  */
 #include "internal.h"
 #include "ir.h"
@@ -89,33 +91,22 @@ static const ddbgen_ir_struct *struct_named(lw *w, const char *cname)
 
 /* ---- templates ------------------------------------------------------------ */
 
-static ddbgen_tmpl_part part_of(const char *name)
-{
-    for (int p = DDBGEN_PART_YEAR; p <= DDBGEN_PART_QUARTER; p++)
-        if (is(name, ddbgen_tmpl_part_name((ddbgen_tmpl_part)p)))
-            return (ddbgen_tmpl_part)p;
-    return DDBGEN_PART_NONE;
-}
-
-static ddbgen_tmpl_case case_of(const char *name)
-{
-    return is(name, "lower") ? DDBGEN_CASE_LOWER : is(name, "upper") ? DDBGEN_CASE_UPPER : DDBGEN_CASE_NONE;
-}
-
-/* The hole's path of names (["home", "country"]) as field indexes, starting
- * from the owner's fields. */
-static void lower_path(lw *w, const json_t *names, const ddbgen_ir_field *fields, size_t n_fields,
+/* The hole's path "home.country" as field indexes, starting from the
+ * owner's fields. */
+static void lower_path(lw *w, const char *text, const ddbgen_ir_field *fields, size_t n_fields,
                        ddbgen_ir_segment *seg)
 {
-    size_t n = json_array_size(names);
+    size_t n = 1;
+    for (const char *c = text; *c; c++)
+        n += *c == '.';
     size_t *path = alloc_array(w, n, sizeof *path);
     seg->path = path;
-    seg->path_len = n;
+    seg->path_len = path ? n : 0;
     for (size_t i = 0; path && i < n; i++) {
-        const char *name = json_string_value(json_array_get(names, i));
+        size_t len = strcspn(text, ".");
         const ddbgen_ir_field *f = NULL;
         for (size_t k = 0; k < n_fields && !f; k++) {
-            if (is(fields[k].name, name)) {
+            if (strlen(fields[k].name) == len && !strncmp(fields[k].name, text, len)) {
                 f = &fields[k];
                 path[i] = k;
             }
@@ -125,38 +116,56 @@ static void lower_path(lw *w, const json_t *names, const ddbgen_ir_field *fields
         seg->field = f;
         fields = f->st ? f->st->fields : NULL;
         n_fields = f->st ? f->st->n_fields : 0;
+        text += len + (text[len] == '.');
     }
 }
 
-static void lower_template(lw *w, const json_t *t, bool numeric, const ddbgen_ir_field *fields,
-                           size_t n_fields, ddbgen_ir_template *out)
+/* Template object t ({"template": ...}) of an owner with these fields. */
+static void lower_template(lw *w, const json_t *t, const ddbgen_ir_field *fields, size_t n_fields,
+                           ddbgen_ir_template *out)
 {
-    const json_t *segs = json_object_get(t, "segments");
-    out->text = copy(w, ddbgen_jstr(t, "template"));
-    out->numeric = numeric;
-    out->n_segs = json_array_size(segs);
-    out->segs = alloc_array(w, out->n_segs, sizeof *out->segs);
-    for (size_t i = 0; out->segs && i < out->n_segs; i++) {
-        const json_t *s = json_array_get(segs, i);
+    const char *text = ddbgen_jstr(t, "template");
+    ddbgen_tmpl tp;
+    ddbgen_tmpl_error te;
+    out->text = copy(w, text);
+    if (ddbgen_tmpl_parse(text ? text : "", &tp, &te) != 0) {
+        w->oom = 1; /* the checks parsed it: only memory can fail */
+        ddbgen_tmpl_free(&tp);
+        return;
+    }
+    out->n_segs = tp.count;
+    out->segs = alloc_array(w, tp.count, sizeof *out->segs);
+    for (size_t i = 0; out->segs && i < tp.count; i++) {
+        const ddbgen_tmpl_seg *s = &tp.segs[i];
         ddbgen_ir_segment *seg = &out->segs[i];
-        if (ddbgen_jstr(s, "lit")) {
-            seg->lit = copy(w, ddbgen_jstr(s, "lit"));
+        if (!s->is_field) {
+            seg->lit = copy(w, s->text);
             continue;
         }
-        seg->field_path = copy(w, ddbgen_jstr(s, "field"));
-        seg->pad = (int)ddbgen_jint(s, "pad", 0);
-        seg->part = part_of(ddbgen_jstr(s, "part"));
-        seg->kase = case_of(ddbgen_jstr(s, "case"));
-        lower_path(w, json_object_get(s, "path"), fields, n_fields, seg);
+        seg->field_path = copy(w, s->text);
+        seg->pad = s->pad;
+        seg->part = s->part;
+        seg->kase = s->kase;
+        lower_path(w, s->text, fields, n_fields, seg);
     }
+    ddbgen_tmpl_free(&tp);
+}
+
+/* A key template renders an N value when it is one integer field, as is. */
+static bool renders_number(const ddbgen_ir_template *t)
+{
+    const ddbgen_ir_segment *s = t->n_segs == 1 ? &t->segs[0] : NULL;
+    return s && !s->lit && s->field && !s->pad && !s->part && !s->kase && s->field->type == DDBGEN_IR_N;
 }
 
 static const ddbgen_ir_template *new_template(lw *w, const json_t *t, bool numeric,
                                               const ddbgen_ir_field *fields, size_t n_fields)
 {
     ddbgen_ir_template *out = alloc(w, sizeof *out);
-    if (out)
-        lower_template(w, t, numeric, fields, n_fields, out);
+    if (out) {
+        lower_template(w, t, fields, n_fields, out);
+        out->numeric = numeric;
+    }
     return out;
 }
 
@@ -184,6 +193,8 @@ static ddbgen_ir_param *collect_params(lw *w, const ddbgen_ir_template *const *t
 
 /* ---- fields and structs --------------------------------------------------- */
 
+static unsigned num_bits_of(const char *num) { return num ? (unsigned)strtoul(num + 1, NULL, 10) : 0; }
+
 static void lower_value(lw *w, const json_t *v, ddbgen_ir_value *out)
 {
     out->type = type_of(ddbgen_jstr(v, "type"));
@@ -203,6 +214,7 @@ static void lower_field(lw *w, const json_t *f, ddbgen_ir_field *out)
     out->ctype = copy(w, ddbgen_jstr(f, "ctype"));
     out->type = v.type;
     out->num = v.num;
+    out->num_bits = num_bits_of(ddbgen_jstr(f, "num"));
     out->chars = v.chars;
     out->st = v.st;
     out->is_list = json_object_get(f, "item") != NULL;
@@ -213,7 +225,6 @@ static void lower_field(lw *w, const json_t *f, ddbgen_ir_field *out)
     out->uuid = json_object_get(f, "uuid") != NULL;
     out->version = json_object_get(f, "version") != NULL;
     out->ttl = json_object_get(f, "ttl") != NULL;
-    out->key = ddbgen_jtrue(f, "key");
 }
 
 static ddbgen_ir_field *lower_fields(lw *w, const json_t *fields, size_t *count)
@@ -247,10 +258,10 @@ static void lower_structs(lw *w)
 
 /* ---- tables ------------------------------------------------------------- */
 
+/* The type comes from the entities' templates (key_types()). */
 static void lower_key_attr(lw *w, const json_t *k, ddbgen_ir_key_attr *out)
 {
     out->attr = copy(w, ddbgen_jstr(k, "attr"));
-    out->type = type_of(ddbgen_jstr(k, "type"));
 }
 
 static void lower_index(lw *w, const json_t *x, ddbgen_ir_index *out)
@@ -261,7 +272,8 @@ static void lower_index(lw *w, const json_t *x, ddbgen_ir_index *out)
     const json_t *inc = json_object_get(proj, "attributes");
     out->name = copy(w, ddbgen_jstr(x, "name"));
     out->kind = is(kind, "primary") ? DDBGEN_IR_PRIMARY : is(kind, "lsi") ? DDBGEN_IR_LSI : DDBGEN_IR_GSI;
-    lower_key_attr(w, json_object_get(x, "pk"), &out->pk);
+    if (json_object_get(x, "pk"))
+        lower_key_attr(w, json_object_get(x, "pk"), &out->pk);
     out->has_sk = json_object_get(x, "sk") != NULL;
     if (out->has_sk)
         lower_key_attr(w, json_object_get(x, "sk"), &out->sk);
@@ -299,6 +311,10 @@ static void lower_tables(lw *w)
             else if (out->indexes)
                 lower_index(w, x, &out->indexes[out->n_indexes++]);
         }
+        /* a local index shares the table's partition key */
+        for (size_t k = 0; k < out->n_indexes; k++)
+            if (out->indexes[k].kind == DDBGEN_IR_LSI)
+                out->indexes[k].pk.attr = out->primary.pk.attr;
     }
 }
 
@@ -330,19 +346,43 @@ static const ddbgen_ir_shard *shard_named(const ddbgen_ir_entity *e, const char 
     return NULL;
 }
 
+/* The shards: the DDB_SHARD ids of the fields outside the primary key, in
+ * the order they first appear. */
 static void lower_shards(lw *w, const json_t *je, ddbgen_ir_entity *e)
 {
-    const json_t *shards = json_object_get(je, "shards");
-    e->n_shards = json_array_size(shards);
-    e->shards = alloc_array(w, e->n_shards, sizeof *e->shards);
-    if (!e->shards)
-        e->n_shards = 0;
-    for (size_t i = 0; i < e->n_shards; i++)
-        e->shards[i] = (ddbgen_ir_shard){.id = copy(w, ddbgen_jstr(json_array_get(shards, i), "id")), .no = i};
+    const json_t *fields = json_object_get(je, "fields");
+    e->shards = alloc_array(w, e->n_fields, sizeof *e->shards);
+    for (size_t i = 0; e->shards && i < e->n_fields; i++) {
+        const char *id = ddbgen_jstr(json_object_get(json_array_get(fields, i), "shard"), "id");
+        if (!id || e->fields[i].key)
+            continue;
+        const ddbgen_ir_shard *shard = shard_named(e, id);
+        if (!shard) {
+            e->shards[e->n_shards] = (ddbgen_ir_shard){.id = copy(w, id), .no = e->n_shards};
+            shard = &e->shards[e->n_shards++];
+        }
+        e->fields[i].shard = shard;
+    }
     e->shard_suffix = copy(w, ddbgen_jstr(je, "shard_suffix") ? ddbgen_jstr(je, "shard_suffix") : "#");
 }
 
-/* Templates, shards and the update set of each field, once all fields exist. */
+/* The shard item that carries a secondary key of a sharded entity: the
+ * shard of its first sharded field, else the first shard. */
+static const ddbgen_ir_shard *key_shard(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
+{
+    const ddbgen_ir_template *t[2] = {&k->pk, k->has_sk ? &k->sk : NULL};
+    for (int w = 0; w < 2; w++) {
+        for (size_t i = 0; t[w] && i < t[w]->n_segs; i++) {
+            const ddbgen_ir_segment *s = &t[w]->segs[i];
+            const ddbgen_ir_field *top = s->lit || !s->path_len ? NULL : &e->fields[s->path[0]];
+            if (top && top->shard && !top->key)
+                return top->shard;
+        }
+    }
+    return &e->shards[0];
+}
+
+/* Derived and auto-id templates, and the fields a full update writes. */
 static void finish_fields(lw *w, const json_t *je, ddbgen_ir_entity *e)
 {
     const json_t *fields = json_object_get(je, "fields");
@@ -356,12 +396,20 @@ static void finish_fields(lw *w, const json_t *je, ddbgen_ir_entity *e)
             out->auto_id = new_template(w, auto_id, false, e->fields, e->n_fields);
             e->auto_scope = out->auto_id;
         }
-        out->shard = shard_named(e, ddbgen_jstr(json_object_get(f, "shard"), "id"));
         out->updatable = !out->key && !derived && !out->version && !out->uuid && !auto_id;
     }
 }
 
-/* The keys with the primary key first; decl_no keeps the declared order. */
+/* The fields of a template (first field of each hole's path) are key fields. */
+static void mark_key_fields(ddbgen_ir_entity *e, const ddbgen_ir_template *t)
+{
+    for (size_t i = 0; i < t->n_segs; i++)
+        if (!t->segs[i].lit && t->segs[i].path_len)
+            e->fields[t->segs[i].path[0]].key = true;
+}
+
+/* The keys with the primary key first (decl_no keeps the declared order),
+ * and the fields the primary key uses. */
 static void lower_keys(lw *w, const json_t *je, ddbgen_ir_entity *e)
 {
     const json_t *keys = json_object_get(je, "keys");
@@ -381,13 +429,18 @@ static void lower_keys(lw *w, const json_t *je, ddbgen_ir_entity *e)
         out->index = index_named(e->table, ddbgen_jstr(k, "index"));
         out->no = no;
         out->decl_no = j;
-        lower_template(w, pk, is(ddbgen_jstr(pk, "type"), "N"), e->fields, e->n_fields, &out->pk);
+        lower_template(w, pk, e->fields, e->n_fields, &out->pk);
+        out->pk.numeric = out->pk.segs && renders_number(&out->pk);
         out->has_sk = sk != NULL;
-        if (sk)
-            lower_template(w, sk, is(ddbgen_jstr(sk, "type"), "N"), e->fields, e->n_fields, &out->sk);
-        out->shard = shard_named(e, ddbgen_jstr(k, "shard"));
+        if (sk) {
+            lower_template(w, sk, e->fields, e->n_fields, &out->sk);
+            out->sk.numeric = out->sk.segs && renders_number(&out->sk);
+        }
     }
     e->n_keys = n;
+    mark_key_fields(e, &e->keys[0].pk);
+    if (e->keys[0].has_sk)
+        mark_key_fields(e, &e->keys[0].sk);
     const ddbgen_ir_template *pk_tmpls[2] = {&e->keys[0].pk, e->keys[0].has_sk ? &e->keys[0].sk : NULL};
     e->key_params = collect_params(w, pk_tmpls, 2, &e->n_key_params);
 }
@@ -411,15 +464,42 @@ static void lower_entities(lw *w)
         ddbgen_ir_table *t = table_named(w, ddbgen_jstr(je, "table"));
         e->table = t;
         e->fields = lower_fields(w, json_object_get(je, "fields"), &e->n_fields);
+        if (!t || w->oom)
+            continue; /* the checks found the table; unreachable */
+        lower_keys(w, je, e);
         lower_shards(w, je, e);
         finish_fields(w, je, e);
-        if (t)
-            lower_keys(w, je, e);
+        for (size_t k = 1; k < e->n_keys && e->n_shards; k++)
+            e->keys[k].shard = key_shard(e, &e->keys[k]);
     }
 }
 
-/* Each table's entities and TTL attribute (the checks made the entities'
- * DDB_TTL attributes agree). */
+/* The type of key attribute attr of table t: what the entities' templates
+ * for it render (the checks made them agree); S when no entity uses it. */
+static ddbgen_ir_type key_type(const ddbgen_ir_table *t, const char *attr)
+{
+    for (size_t i = 0; i < t->n_entities; i++) {
+        const ddbgen_ir_entity *e = t->entities[i];
+        for (size_t k = 0; k < e->n_keys; k++) {
+            const ddbgen_ir_key *key = &e->keys[k];
+            if (is(key->index->pk.attr, attr))
+                return key->pk.numeric ? DDBGEN_IR_N : DDBGEN_IR_S;
+            if (key->has_sk && is(key->index->sk.attr, attr))
+                return key->sk.numeric ? DDBGEN_IR_N : DDBGEN_IR_S;
+        }
+    }
+    return DDBGEN_IR_S;
+}
+
+static void key_types(ddbgen_ir_table *t, ddbgen_ir_index *x)
+{
+    x->pk.type = key_type(t, x->pk.attr);
+    if (x->has_sk)
+        x->sk.type = key_type(t, x->sk.attr);
+}
+
+/* Each table's entities, TTL attribute (the checks made the entities'
+ * DDB_TTL attributes agree) and index key types. */
 static void finish_tables(lw *w)
 {
     ddbgen_ir *ir = w->ir;
@@ -436,18 +516,13 @@ static void finish_tables(lw *w)
                     t->ttl_attr = e->fields[k].attr;
         }
         t->entities = members;
+        key_types(t, &t->primary);
+        for (size_t k = 0; k < t->n_indexes; k++)
+            key_types(t, &t->indexes[k]);
     }
 }
 
 /* ---- collections ---------------------------------------------------------- */
-
-static const ddbgen_ir_entity *entity_named(lw *w, const char *name)
-{
-    for (size_t i = 0; i < w->ir->n_entities; i++)
-        if (is(w->ir->entities[i].name, name))
-            return &w->ir->entities[i];
-    return NULL;
-}
 
 static const ddbgen_ir_key *key_on(const ddbgen_ir_entity *e, const ddbgen_ir_index *x)
 {
@@ -457,27 +532,47 @@ static const ddbgen_ir_key *key_on(const ddbgen_ir_entity *e, const ddbgen_ir_in
     return NULL;
 }
 
+static ddbgen_ir_collection *collection_named(ddbgen_ir *ir, const ddbgen_ir_table *t, const char *name)
+{
+    for (size_t i = 0; i < ir->n_collections; i++)
+        if (ir->collections[i].table == t && is(ir->collections[i].name, name))
+            return &ir->collections[i];
+    return NULL;
+}
+
+/* The collections the entities join (DDB_COLLECTION), one per table and
+ * name, in the order they are first joined; members in entity order. */
 static void lower_collections(lw *w)
 {
-    const json_t *colls = json_object_get(w->model, "collections");
+    const json_t *ents = json_object_get(w->model, "entities");
     ddbgen_ir *ir = w->ir;
-    ir->collections = alloc_array(w, json_array_size(colls), sizeof *ir->collections);
-    for (size_t i = 0; ir->collections && i < json_array_size(colls); i++) {
-        const json_t *c = json_array_get(colls, i), *names = json_object_get(c, "entities");
-        ddbgen_ir_collection *out = &ir->collections[ir->n_collections++];
-        out->name = copy(w, ddbgen_jstr(c, "name"));
-        out->table = table_named(w, ddbgen_jstr(c, "table"));
-        out->index = out->table ? index_named(out->table, ddbgen_jstr(c, "index")) : NULL;
-        out->members = alloc_array(w, json_array_size(names), sizeof *out->members);
-        for (size_t j = 0; out->members && j < json_array_size(names); j++) {
-            const ddbgen_ir_entity *e = entity_named(w, json_string_value(json_array_get(names, j)));
-            const ddbgen_ir_key *k = e ? key_on(e, out->index) : NULL;
-            if (k)
+    size_t joins = 0;
+    for (size_t i = 0; i < json_array_size(ents); i++)
+        joins += json_array_size(json_object_get(json_array_get(ents, i), "collections"));
+    ir->collections = alloc_array(w, joins, sizeof *ir->collections);
+    for (size_t i = 0; ir->collections && i < ir->n_entities; i++) {
+        const ddbgen_ir_entity *e = &ir->entities[i];
+        const json_t *colls = json_object_get(json_array_get(ents, i), "collections");
+        for (size_t j = 0; j < json_array_size(colls); j++) {
+            const json_t *c = json_array_get(colls, j);
+            ddbgen_ir_collection *out = collection_named(ir, e->table, ddbgen_jstr(c, "name"));
+            if (!out) {
+                out = &ir->collections[ir->n_collections++];
+                out->name = copy(w, ddbgen_jstr(c, "name"));
+                out->table = e->table;
+                out->index = index_named(e->table, ddbgen_jstr(c, "index"));
+                out->members = alloc_array(w, ir->n_entities, sizeof *out->members);
+            }
+            const ddbgen_ir_key *k = key_on(e, out->index);
+            if (k && out->members)
                 out->members[out->n_members++] = (ddbgen_ir_member){.entity = e, .key = k};
         }
-        if (out->n_members) {
-            const ddbgen_ir_template *pk = &out->members[0].key->pk;
-            out->params = collect_params(w, &pk, 1, &out->n_params);
+    }
+    for (size_t i = 0; i < ir->n_collections; i++) {
+        ddbgen_ir_collection *c = &ir->collections[i];
+        if (c->n_members) {
+            const ddbgen_ir_template *pk = &c->members[0].key->pk;
+            c->params = collect_params(w, &pk, 1, &c->n_params);
         }
     }
 }

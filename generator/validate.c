@@ -1,9 +1,14 @@
-/* validate.c — checks a declared model and completes its derived members.
+/* validate.c — the checks: every rule a schema must follow, run on the
+ * declared model before anything is lowered or written.
  *
  * Works on the jansson model only, so schemas from libclang and models from
  * JSON are checked by the same code.  Every problem is recorded (nothing
- * stops at the first one); diag.c sorts them by location.  The rules and
- * the derived members are listed in docs/MODEL.md.
+ * stops at the first one); diag.c sorts them by location.  The model given
+ * is not modified: the rules work on a private copy, where they note what
+ * they work out along the way (template segments, key types, shards,
+ * collections) for the rules that need it.  Those notes are the checks'
+ * own; the IR (lower.c) derives the facts it keeps by itself.  The rules
+ * are listed in docs/MODEL.md and docs/SCHEMA.md.
  */
 #include "internal.h"
 #include "template.h"
@@ -1337,8 +1342,14 @@ static void finish_tables(V *v, json_t *types_by_table)
     }
 }
 
-int ddbgen__validate(json_t *model, ddbgen_diags *d)
+int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
 {
+    json_t *model = json_deep_copy(declared);
+    if (!model) {
+        ddbgen_loc none = {NULL, 0, 0};
+        ddbgen_diag_add(d, DDBGEN_ERROR, none, "out of memory");
+        return DDBGEN_EUSAGE;
+    }
     V v;
     memset(&v, 0, sizeof v);
     v.d = d;
@@ -1422,11 +1433,11 @@ int ddbgen__validate(json_t *model, ddbgen_diags *d)
     check_collisions(&v);
     check_table_ttl(&v);
     finish_tables(&v, types_by_table);
-    json_array_foreach(v.entities, i, e) json_object_del(e, "_invalid_fields");
     json_decref(types_by_table);
     json_decref(entity_by_name);
     json_decref(entity_by_cname);
     json_decref(v.table_by_cname);
     json_decref(v.struct_by_cname);
+    json_decref(model);
     return d->errors == 0 ? DDBGEN_OK : DDBGEN_ESCHEMA;
 }
