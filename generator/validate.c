@@ -365,7 +365,6 @@ enum {
 typedef struct tinfo {
     int ok;
     int numeric;        /* one integer hole, no format: an N value */
-    int sparse;         /* uses an optional field */
     long long bounded;  /* bytes it can render, counting bounded holes only */
     int unbounded;      /* some hole has no bound (char *) */
     json_t *top_fields; /* names of the entity fields it uses (array) */
@@ -495,7 +494,6 @@ static void resolve_template(V *v, json_t *e, json_t *t, int flags, const char *
             out->ok = 0;
         }
         if (optional) {
-            out->sparse = 1;
             if (flags & T_PRIMARY) {
                 ERR(v, hl,
                     "optional field '%s' (%s) cannot be part of the primary key of '%s': every item "
@@ -826,7 +824,6 @@ static void check_keys(V *v, ent *x, json_t *key_types)
                 resolve_template(v, x->e, t, flags, what, NULL, &ti);
                 json_object_set_new(t, "attr", json_string(attr));
                 json_object_set_new(t, "type", json_string(ti.numeric ? "N" : "S"));
-                json_object_set_new(t, "sparse", json_boolean(ti.sparse));
                 if (ti.ok) {
                     long long limit = w ? SK_LIMIT : PK_LIMIT;
                     if (!ti.numeric && ti.bounded > limit)
@@ -939,12 +936,12 @@ static void check_shards(V *v, ent *x)
         json_array_append_new(json_object_get(s, "fields"), json_string(name));
     }
     ddbgen_buf_free(&keys);
-    /* Which shard item carries each secondary index key. */
+    /* A secondary index key is carried by one shard item. */
     json_t *k;
     json_array_foreach(json_object_get(x->e, "keys"), i, k) {
         if (!strcmp(ddbgen_jstr(k, "index"), "table") || json_array_size(shards) == 0)
             continue;
-        const char *shard = NULL, *shard_field = NULL;
+        const char *shard = NULL, *shard_field = NULL; /* the first sharded field's */
         const char *which[2] = {"pk", "sk"};
         for (int w = 0; w < 2; w++) {
             size_t n;
@@ -966,9 +963,6 @@ static void check_shards(V *v, ent *x)
                 }
             }
         }
-        if (!shard)
-            shard = ddbgen_jstr(json_array_get(shards, 0), "id");
-        json_object_set_new(k, "shard", json_string(shard));
     }
 }
 
@@ -1095,10 +1089,10 @@ static void shape_of(ddbgen_buf *b, const json_t *segs)
     }
 }
 
+/* The members of a collection live on one index and share the shape of
+ * their partition key. */
 static void check_collections(V *v)
 {
-    json_t *all = json_array();
-    json_object_set_new(v->model, "collections", all);
     json_t *first_member = json_object(); /* "table\x1fname" -> {entity, coll, key} */
     size_t i, j;
     json_t *e, *c;
@@ -1117,17 +1111,9 @@ static void check_collections(V *v)
             if (!first) {
                 json_object_set_new(first_member, id,
                                     json_pack("{s:O, s:O, s:O}", "entity", e, "coll", c, "pk", pk));
-                json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:[s]}", "name", name, "table",
-                                                     table, "index", iname, "entities",
-                                                     ddbgen_jstr(e, "name")));
                 continue;
             }
             json_t *fe = json_object_get(first, "entity"), *fc = json_object_get(first, "coll");
-            json_t *coll = NULL;
-            size_t k;
-            json_t *cc;
-            json_array_foreach(all, k, cc) if (!strcmp(ddbgen_jstr(cc, "table"), table) &&
-                                               !strcmp(ddbgen_jstr(cc, "name"), name)) coll = cc;
             if (strcmp(ddbgen_jstr(fc, "index"), iname) != 0) {
                 long h = ERR(v, LOC(c),
                              "collection '%s' is on index '%s' for '%s' but on '%s' for '%s'; a "
@@ -1150,9 +1136,6 @@ static void check_collections(V *v)
                              ddbgen_buf_str(&a), ddbgen_jstr(fe, "name"),
                              ddbgen_jstr(json_object_get(first, "pk"), "template"), ddbgen_buf_str(&b));
                 NOTE(v, h, LOC(fc), "'%s' joins collection '%s' here", ddbgen_jstr(fe, "name"), name);
-            } else if (coll) {
-                json_array_append_new(json_object_get(coll, "entities"),
-                                      json_string(ddbgen_jstr(e, "name")));
             }
             ddbgen_buf_free(&a);
             ddbgen_buf_free(&b);
@@ -1282,40 +1265,28 @@ static void check_table_ttl(V *v)
     }
 }
 
-/* Index key types from the entities' templates; unused indexes. */
-static void finish_tables(V *v, json_t *types_by_table)
+/* Warnings about declared parts no entity uses. */
+static void check_table_use(V *v)
 {
     /* Hints about unused parts only help once the schema is otherwise right. */
     int quiet = v->d->errors > 0;
     size_t i, k;
     json_t *t, *x;
     json_array_foreach(v->tables, i, t) {
-        json_t *types = json_object_get(types_by_table, ddbgen_jstr(t, "cname"));
-        json_t *names = json_array();
-        size_t n;
+        size_t n, members = 0;
         json_t *e;
-        json_array_foreach(v->entities, n, e) if (!strcmp(ddbgen_jstr(e, "table"),
-                                                          ddbgen_jstr(t, "cname")))
-            json_array_append_new(names, json_string(ddbgen_jstr(e, "name")));
-        json_object_set_new(t, "entities", names);
-        if (json_array_size(names) == 0 && !quiet)
+        json_array_foreach(v->entities, n, e) members +=
+            !strcmp(ddbgen_jstr(e, "table"), ddbgen_jstr(t, "cname"));
+        if (members == 0 && !quiet)
             WARN(v, LOC(t), "table '%s' has no entities", ddbgen_jstr(t, "name"));
         json_array_foreach(json_object_get(t, "indexes"), k, x) {
-            const char *which[2] = {"pk", "sk"};
-            for (int w = 0; w < 2; w++) {
-                json_t *ka = json_object_get(x, which[w]);
-                if (!ka)
-                    continue;
-                const char *type = ddbgen_jstr(json_object_get(types, ddbgen_jstr(ka, "attr")), "type");
-                json_object_set_new(ka, "type", json_string(type ? type : "S"));
-            }
             int used = 0;
             json_array_foreach(v->entities, n, e) {
                 if (!strcmp(ddbgen_jstr(e, "table"), ddbgen_jstr(t, "cname")) &&
                     ddbgen_jfind(json_object_get(e, "keys"), "index", ddbgen_jstr(x, "name")))
                     used = 1;
             }
-            if (!used && !quiet && json_array_size(names) > 0 &&
+            if (!used && !quiet && members > 0 &&
                 strcmp(ddbgen_jstr(x, "kind"), "primary"))
                 WARN(v, LOC(x), "no entity has a DDB_KEY for index '%s'", ddbgen_jstr(x, "name"));
         }
@@ -1432,7 +1403,7 @@ int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
     check_collections(&v);
     check_collisions(&v);
     check_table_ttl(&v);
-    finish_tables(&v, types_by_table);
+    check_table_use(&v);
     json_decref(types_by_table);
     json_decref(entity_by_name);
     json_decref(entity_by_cname);
