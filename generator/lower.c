@@ -106,7 +106,7 @@ static void lower_path(lw *w, const char *text, const ddbgen_ir_field *fields, s
         size_t len = strcspn(text, ".");
         const ddbgen_ir_field *f = NULL;
         for (size_t k = 0; k < n_fields && !f; k++) {
-            if (strlen(fields[k].name) == len && !strncmp(fields[k].name, text, len)) {
+            if (fields[k].name && strlen(fields[k].name) == len && !strncmp(fields[k].name, text, len)) {
                 f = &fields[k];
                 path[i] = k;
             }

@@ -458,15 +458,16 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
     for (size_t d = 0; d < e->n_keys; d++)
         for (size_t i = 0; i < e->n_keys; i++)
             if (e->keys[i].decl_no == d)
-                json_array_set_new(keys, i, key_ctx(json_string_value(label), &e->keys[i], prefix, templates, paths));
+                json_array_set_new(keys, i,
+                                   key_ctx(json_string_value(label), &e->keys[i], prefix, templates, paths));
     set(o, "n_keys", count(e->n_keys));
     set(o, "keys", keys);
     set(o, "key_params", params_ctx(e->key_params, e->n_key_params));
     set(o, "primary_key", key_comment(&e->keys[0]));
     if (e->auto_scope) {
         json_t *id = fmt("%s_auto_scope", prefix);
-        set(o, "auto_scope", standalone_template(e->auto_scope, json_string_value(id),
-                                                 fmt("DDB_AUTO_ID scope of %s", json_string_value(label)), templates, paths));
+        json_t *what = fmt("DDB_AUTO_ID scope of %s", json_string_value(label));
+        set(o, "auto_scope", standalone_template(e->auto_scope, json_string_value(id), what, templates, paths));
         json_decref(id);
     } else {
         set(o, "auto_scope", json_string("NULL"));
