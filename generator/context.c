@@ -62,6 +62,8 @@ void ddbgen_destroy(ddbgen_context *cx)
     free_strings(cx->defines, cx->define_count);
     free(cx->runtime_include_dir);
     json_decref(cx->model);
+    json_decref(cx->checked);
+    ddbgen_ir_free(cx->ir);
     free(cx->schema_base);
     ddbgen_diags_free(&cx->diags);
     free(cx);
@@ -139,6 +141,19 @@ int ddbgen_load_model_json(ddbgen_context *cx, json_t *doc, const char *name)
     return rc ? rc : ddbgen__load_json(cx, doc, name, &cx->model);
 }
 
+/* The lowering of a checked declared model, and the model document
+ * written from it; -1 when out of memory. */
+static int lower(const json_t *declared, ddbgen_ir **ir, json_t **doc)
+{
+    *ir = ddbgen__lower(declared);
+    *doc = *ir ? ddbgen__model_json(*ir, declared) : NULL;
+    if (*doc)
+        return 0;
+    ddbgen_ir_free(*ir);
+    *ir = NULL;
+    return -1;
+}
+
 int ddbgen_validate(ddbgen_context *cx)
 {
     if (!cx->model) {
@@ -148,11 +163,17 @@ int ddbgen_validate(ddbgen_context *cx)
     int rc = ddbgen__validate(cx->model, &cx->diags);
     if (cx->diags.errors)
         rc = DDBGEN_ESCHEMA; /* including what the front-end reported */
+    if (rc == DDBGEN_OK && !cx->ir && lower(cx->model, &cx->ir, &cx->checked) != 0) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        rc = DDBGEN_EUSAGE;
+    }
     cx->validated = rc == DDBGEN_OK;
     return rc;
 }
 
-json_t *ddbgen_model(const ddbgen_context *cx) { return cx->model; }
+json_t *ddbgen_model(const ddbgen_context *cx) { return cx->validated ? cx->checked : cx->model; }
+
+const ddbgen_ir *ddbgen_ir_of(const ddbgen_context *cx) { return cx->validated ? cx->ir : NULL; }
 
 const char *ddbgen_schema_base(const ddbgen_context *cx) { return cx->schema_base; }
 
@@ -192,7 +213,7 @@ int ddbgen_write_model(ddbgen_context *cx, const char *path)
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to write");
         return DDBGEN_EUSAGE;
     }
-    char *text = ddbgen_model_to_string(cx->model);
+    char *text = ddbgen_model_to_string(cx->checked);
     if (!text) {
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
         return DDBGEN_EUSAGE;
@@ -232,6 +253,7 @@ int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
     json_t *old = NULL;
     rc = ddbgen__load_json(cx, doc, shown, &old);
     json_decref(doc);
+    json_t *old_doc = NULL;
     if (rc == DDBGEN_OK) {
         /* The old model's own warnings are history; only its errors matter. */
         ddbgen_diags od;
@@ -246,8 +268,15 @@ int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
         }
         ddbgen_diags_free(&od);
     }
+    ddbgen_ir *old_ir = NULL;
+    if (rc == DDBGEN_OK && lower(old, &old_ir, &old_doc) != 0) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        rc = DDBGEN_EUSAGE;
+    }
     if (rc == DDBGEN_OK)
-        rc = ddbgen__compat(old, cx->model, shown, &cx->diags);
+        rc = ddbgen__compat(old_doc, cx->checked, shown, &cx->diags);
+    ddbgen_ir_free(old_ir);
+    json_decref(old_doc);
     json_decref(old);
     free(shown);
     return rc;

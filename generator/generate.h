@@ -1,11 +1,10 @@
 /* generate.h — the back-end's entry point, called by main.c after the model
- * validated.  Declared here; implemented by the code generator (not part of
- * the model/front-end work).
+ * validated and was lowered.
  *
- * Renders the mustache templates of templates_dir with the validated model
- * into outdir/<schema_base>_ddb.h and outdir/<schema_base>_ddb.c, writing a
- * file only when its content changed.
- *   model        borrowed; validated (docs/MODEL.md); not modified
+ * Renders the mustache templates of templates_dir with the IR's render
+ * context into outdir/<schema_base>_ddb.h and outdir/<schema_base>_ddb.c,
+ * writing a file only when its content changed.
+ *   ir           borrowed (ddbgen_ir_of()); not modified
  *   outdir       existing directory
  *   templates_dir  directory of *.mustache files (--templates, or the build's
  *                templates/ by default)
@@ -17,14 +16,15 @@
 #ifndef DDBGEN_GENERATE_H
 #define DDBGEN_GENERATE_H
 
-#include <jansson.h>
+#include "ir.h"
+
 #include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-int ddbgen_generate(json_t *model, const char *outdir, const char *templates_dir,
+int ddbgen_generate(const ddbgen_ir *ir, const char *outdir, const char *templates_dir,
                     const char *schema_base, FILE *diag);
 
 #ifdef __cplusplus

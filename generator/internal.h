@@ -3,6 +3,7 @@
 #define DDBGEN_INTERNAL_H
 
 #include "diag.h"
+#include "ir.h"
 #include "model.h"
 
 #include <jansson.h>
@@ -13,9 +14,11 @@ struct ddbgen_context {
     char **defines;
     size_t define_count;
     char *runtime_include_dir;
-    json_t *model;       /* owned; NULL before a parse */
+    json_t *model;       /* owned; the declared model; NULL before a parse */
+    json_t *checked;     /* owned; the model file's document, written from ir */
     char *schema_base;   /* "shop" */
     int validated;
+    ddbgen_ir *ir;       /* owned; the lowered model once validated */
     ddbgen_diags diags;
 };
 
@@ -23,15 +26,16 @@ struct ddbgen_context {
 int ddbgen__parse_clang(ddbgen_context *cx, const char *path);
 int ddbgen__load_json(ddbgen_context *cx, json_t *doc, const char *name, json_t **out);
 
-/* validate.c: checks model and adds its derived members. */
-int ddbgen__validate(json_t *model, ddbgen_diags *d);
+/* validate.c: checks the declared model (not modified) and records every
+ * problem in d. */
+int ddbgen__validate(const json_t *model, ddbgen_diags *d);
 
 /* collision.c: 1 when primary keys ka and kb (resolved key objects) can
  * render the same PK and SK; sfx_a/sfx_b are appended to the sort keys
  * (a shard item's suffix, or ""). */
 int ddbgen__keys_may_collide(const json_t *ka, const char *sfx_a, const json_t *kb, const char *sfx_b);
 
-/* compat.c: old and new are validated models. */
+/* compat.c: old and new are model documents (ddbgen__model_json). */
 int ddbgen__compat(json_t *old_model, json_t *new_model, const char *old_name, ddbgen_diags *d);
 
 /* ---- jsonutil.c ---- */

@@ -4,8 +4,8 @@
  *   ddbgen [-I DIR]... [-D ...] --emit-model FILE SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json
  *
- * The modes combine: parse -> validate -> check compatibility -> write the
- * model -> generate.  Exit status 0 ok, 1 schema errors (or breaking
+ * The modes combine: parse -> validate (every rule, then lowering to the
+ * IR) -> check compatibility -> write the model -> generate from the IR.  Exit status 0 ok, 1 schema errors (or breaking
  * changes), 2 usage errors (including unreadable or unwritable files).
  */
 #include "model.h"
@@ -208,7 +208,7 @@ static int run(const cli *c)
     ddbgen_print_diagnostics(cx, stderr);
     if (rc == DDBGEN_OK && c->outdir) {
 #ifdef DDBGEN_HAVE_GENERATE
-        rc = ddbgen_generate(ddbgen_model(cx), c->outdir,
+        rc = ddbgen_generate(ddbgen_ir_of(cx), c->outdir,
                              c->templates ? c->templates : dirs.templates,
                              ddbgen_schema_base(cx), stderr);
 #else

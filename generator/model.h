@@ -1,5 +1,5 @@
 /* model.h — ddbgen as a library (after flatcc: options -> context -> parse ->
- * validate -> generate -> destroy).
+ * validate (checks, then lowering) -> generate -> destroy).
  *
  *     ddbgen_options o;  ddbgen_options_init(&o);  o.include_dirs = ...;
  *     ddbgen_context *cx = ddbgen_create(&o);
@@ -12,8 +12,11 @@
  * The model is a jansson document whose format is docs/MODEL.md
  * ("model_version": 1).  Both front-ends (libclang over a decorated header,
  * or a model JSON file) produce the same declared model; ddbgen_validate()
- * checks it and adds the derived members (template segments, key types,
- * shards, collections).  All functions return DDBGEN_OK (0),
+ * runs every schema rule on it without changing it (validate.c) and, when
+ * they all pass, lowers it into the typed IR (lower.c, ir.h) that the
+ * back-end renders (ddbgen_ir_of()) and that the model document with its
+ * derived members (template segments, key types, shards, collections) is
+ * written from (model_json.c).  All functions return DDBGEN_OK (0),
  * DDBGEN_ESCHEMA (1: problems were recorded as diagnostics) or DDBGEN_EUSAGE
  * (2: a file could not be read or written, bad options; also recorded as a
  * diagnostic) — the values are the CLI's exit statuses.
@@ -68,12 +71,14 @@ int ddbgen_load_model(ddbgen_context *cx, const char *path);
  * in diagnostics about the document's shape. */
 int ddbgen_load_model_json(ddbgen_context *cx, json_t *doc, const char *name);
 
-/* Checks the parsed model and completes its derived members.  Returns
- * DDBGEN_ESCHEMA if any error was recorded (warnings do not fail). */
+/* Checks the parsed model and lowers it (ir.h).  Returns DDBGEN_ESCHEMA if
+ * any error was recorded (warnings do not fail); nothing is lowered then. */
 int ddbgen_validate(ddbgen_context *cx);
 
 /* The model: borrowed, valid until ddbgen_destroy(); NULL before a
- * successful parse.  Complete only after ddbgen_validate() returned 0. */
+ * successful parse.  The declared model until ddbgen_validate() returned 0,
+ * then the complete document (declared and derived members) written from
+ * the IR. */
 json_t *ddbgen_model(const ddbgen_context *cx);
 
 /* The input's base name without directory and extension ("shop" for

@@ -187,10 +187,3 @@ int ddbgen_tmpl_parse(const char *text, ddbgen_tmpl *out, ddbgen_tmpl_error *err
     }
     return 0;
 }
-
-char *ddbgen_tmpl_hole_text(const char *text, const ddbgen_tmpl_seg *seg)
-{
-    const char *start = text + seg->offset + 1;
-    const char *end = strchr(start, '}');
-    return strndup(start, end ? (size_t)(end - start) : strlen(start));
-}

@@ -1,7 +1,7 @@
 /* template.h — parsing key templates such as "ORG#{org}", "pr-{id:06}",
  * "{home.country|lower}#{date|year}" into literal and field segments.
  *
- * Grammar (SCHEMA.md "Key templates"):
+ * Grammar (docs/SCHEMA.md, "Key templates"):
  *   template := ( literal | "{{" | "}}" | hole )*
  *   hole     := "{" path [ ":0" DIGITS ] [ "|" filter ] "}"
  *   path     := ident ( "." ident )*        ident := [A-Za-z_][A-Za-z0-9_]*
@@ -61,8 +61,5 @@ void ddbgen_tmpl_free(ddbgen_tmpl *t);
 /* Names used in the model and in messages: "year", "lower", ... ("" for none). */
 const char *ddbgen_tmpl_part_name(ddbgen_tmpl_part p);
 const char *ddbgen_tmpl_case_name(ddbgen_tmpl_case c);
-
-/* The source text of hole `seg` as written, without braces, e.g. "id:06". */
-char *ddbgen_tmpl_hole_text(const char *text, const ddbgen_tmpl_seg *seg);
 
 #endif

@@ -1,12 +1,19 @@
-/* validate.c — checks a declared model and completes its derived members.
+/* validate.c — the checks: every rule a schema must follow, run on the
+ * declared model before anything is lowered or written.
  *
  * Works on the jansson model only, so schemas from libclang and models from
  * JSON are checked by the same code.  Every problem is recorded (nothing
- * stops at the first one); diag.c sorts them by location.  The rules and
- * the derived members are listed in docs/MODEL.md.
+ * stops at the first one); diag.c sorts them by location.  The model given
+ * is not modified: the rules work on a private copy, where they note what
+ * they work out along the way (template segments, key types, shards,
+ * collections) for the rules that need it.  Those notes are the checks'
+ * own; the IR (lower.c) derives the facts it keeps by itself.  The rules
+ * are listed in docs/MODEL.md and docs/SCHEMA.md.
  */
 #include "internal.h"
 #include "template.h"
+
+#include <ddb/entity.h> /* DDB_ENT_MAX_SHARDS: the runtime's limit is the schema's */
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -358,7 +365,6 @@ enum {
 typedef struct tinfo {
     int ok;
     int numeric;        /* one integer hole, no format: an N value */
-    int sparse;         /* uses an optional field */
     long long bounded;  /* bytes it can render, counting bounded holes only */
     int unbounded;      /* some hole has no bound (char *) */
     json_t *top_fields; /* names of the entity fields it uses (array) */
@@ -488,7 +494,6 @@ static void resolve_template(V *v, json_t *e, json_t *t, int flags, const char *
             out->ok = 0;
         }
         if (optional) {
-            out->sparse = 1;
             if (flags & T_PRIMARY) {
                 ERR(v, hl,
                     "optional field '%s' (%s) cannot be part of the primary key of '%s': every item "
@@ -819,7 +824,6 @@ static void check_keys(V *v, ent *x, json_t *key_types)
                 resolve_template(v, x->e, t, flags, what, NULL, &ti);
                 json_object_set_new(t, "attr", json_string(attr));
                 json_object_set_new(t, "type", json_string(ti.numeric ? "N" : "S"));
-                json_object_set_new(t, "sparse", json_boolean(ti.sparse));
                 if (ti.ok) {
                     long long limit = w ? SK_LIMIT : PK_LIMIT;
                     if (!ti.numeric && ti.bounded > limit)
@@ -918,6 +922,13 @@ static void check_shards(V *v, ent *x)
             continue;
         }
         json_t *s = ddbgen_jfind(shards, "id", id);
+        if (!s && json_array_size(shards) == DDB_ENT_MAX_SHARDS) {
+            ERR(v, LOC(sh),
+                "shard '%s' of field '%s' is one too many: '%s' already has %d shards, the most an "
+                "entity can have (DDB_ENT_MAX_SHARDS); put more fields in each shard",
+                id, name, x->name, DDB_ENT_MAX_SHARDS);
+            continue;
+        }
         if (!s) {
             s = json_pack("{s:s, s:[]}", "id", id, "fields");
             json_array_append_new(shards, s);
@@ -925,12 +936,12 @@ static void check_shards(V *v, ent *x)
         json_array_append_new(json_object_get(s, "fields"), json_string(name));
     }
     ddbgen_buf_free(&keys);
-    /* Which shard item carries each secondary index key. */
+    /* A secondary index key is carried by one shard item. */
     json_t *k;
     json_array_foreach(json_object_get(x->e, "keys"), i, k) {
         if (!strcmp(ddbgen_jstr(k, "index"), "table") || json_array_size(shards) == 0)
             continue;
-        const char *shard = NULL, *shard_field = NULL;
+        const char *shard = NULL, *shard_field = NULL; /* the first sharded field's */
         const char *which[2] = {"pk", "sk"};
         for (int w = 0; w < 2; w++) {
             size_t n;
@@ -952,9 +963,6 @@ static void check_shards(V *v, ent *x)
                 }
             }
         }
-        if (!shard)
-            shard = ddbgen_jstr(json_array_get(shards, 0), "id");
-        json_object_set_new(k, "shard", json_string(shard));
     }
 }
 
@@ -1081,10 +1089,10 @@ static void shape_of(ddbgen_buf *b, const json_t *segs)
     }
 }
 
+/* The members of a collection live on one index and share the shape of
+ * their partition key. */
 static void check_collections(V *v)
 {
-    json_t *all = json_array();
-    json_object_set_new(v->model, "collections", all);
     json_t *first_member = json_object(); /* "table\x1fname" -> {entity, coll, key} */
     size_t i, j;
     json_t *e, *c;
@@ -1103,17 +1111,9 @@ static void check_collections(V *v)
             if (!first) {
                 json_object_set_new(first_member, id,
                                     json_pack("{s:O, s:O, s:O}", "entity", e, "coll", c, "pk", pk));
-                json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:[s]}", "name", name, "table",
-                                                     table, "index", iname, "entities",
-                                                     ddbgen_jstr(e, "name")));
                 continue;
             }
             json_t *fe = json_object_get(first, "entity"), *fc = json_object_get(first, "coll");
-            json_t *coll = NULL;
-            size_t k;
-            json_t *cc;
-            json_array_foreach(all, k, cc) if (!strcmp(ddbgen_jstr(cc, "table"), table) &&
-                                               !strcmp(ddbgen_jstr(cc, "name"), name)) coll = cc;
             if (strcmp(ddbgen_jstr(fc, "index"), iname) != 0) {
                 long h = ERR(v, LOC(c),
                              "collection '%s' is on index '%s' for '%s' but on '%s' for '%s'; a "
@@ -1136,9 +1136,6 @@ static void check_collections(V *v)
                              ddbgen_buf_str(&a), ddbgen_jstr(fe, "name"),
                              ddbgen_jstr(json_object_get(first, "pk"), "template"), ddbgen_buf_str(&b));
                 NOTE(v, h, LOC(fc), "'%s' joins collection '%s' here", ddbgen_jstr(fe, "name"), name);
-            } else if (coll) {
-                json_array_append_new(json_object_get(coll, "entities"),
-                                      json_string(ddbgen_jstr(e, "name")));
             }
             ddbgen_buf_free(&a);
             ddbgen_buf_free(&b);
@@ -1147,28 +1144,51 @@ static void check_collections(V *v)
     json_decref(first_member);
 }
 
-/* The sort-key suffixes of an entity's physical items ("" unsharded). */
-static size_t suffixes(const json_t *e, char out[][300], size_t cap)
+/* The sort-key suffixes of an entity's physical items: one per shard, or
+ * the single "" of an unsharded entity. */
+static size_t suffix_count(const json_t *e)
 {
-    json_t *shards = json_object_get(e, "shards");
-    if (json_array_size(shards) == 0) {
-        out[0][0] = '\0';
-        return 1;
+    size_t n = json_array_size(json_object_get(e, "shards"));
+    return n ? n : 1;
+}
+
+/* Suffix number i of e (i < suffix_count(e)), malloc'ed. */
+static char *suffix_at(const json_t *e, size_t i)
+{
+    json_t *shard = json_array_get(json_object_get(e, "shards"), i);
+    ddbgen_buf b = {0};
+    if (shard)
+        ddbgen_buf_printf(&b, "%s%s", ddbgen_jstr(e, "shard_suffix"), ddbgen_jstr(shard, "id"));
+    char *s = strdup(ddbgen_buf_str(&b));
+    ddbgen_buf_free(&b);
+    return s;
+}
+
+/* Every pair of shard items of a and b (all of them, whatever the count):
+ * 1 with the suffixes of the first pair whose primary keys may collide. */
+static int find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb,
+                          char **sfx_a, char **sfx_b)
+{
+    for (size_t x = 0; x < suffix_count(a); x++) {
+        char *sa = suffix_at(a, x);
+        for (size_t y = 0; sa && y < suffix_count(b); y++) {
+            char *sb = suffix_at(b, y);
+            if (sb && ddbgen__keys_may_collide(ka, sa, kb, sb)) {
+                *sfx_a = sa;
+                *sfx_b = sb;
+                return 1;
+            }
+            free(sb);
+        }
+        free(sa);
     }
-    size_t n = 0, i;
-    json_t *s;
-    json_array_foreach(shards, i, s) {
-        if (n < cap)
-            snprintf(out[n++], 300, "%s%s", ddbgen_jstr(e, "shard_suffix"), ddbgen_jstr(s, "id"));
-    }
-    return n;
+    return 0;
 }
 
 static void check_collisions(V *v)
 {
     size_t i, j;
     json_t *a, *b;
-    char sa[16][300], sb[16][300];
     json_array_foreach(v->entities, i, b) {
         json_t *kb = ddbgen_jfind(json_object_get(b, "keys"), "index", "table");
         if (!resolved(kb))
@@ -1179,22 +1199,16 @@ static void check_collisions(V *v)
             if (strcmp(ddbgen_jstr(a, "table"), ddbgen_jstr(b, "table")) != 0)
                 continue;
             json_t *ka = ddbgen_jfind(json_object_get(a, "keys"), "index", "table");
-            if (!resolved(ka))
+            char *sa = NULL, *sb = NULL;
+            if (!resolved(ka) || !find_collision(a, ka, b, kb, &sa, &sb))
                 continue;
-            size_t na = suffixes(a, sa, 16), nb = suffixes(b, sb, 16);
-            int collide = 0;
-            size_t x = 0, y = 0;
-            for (x = 0; x < na && !collide; x++)
-                for (y = 0; y < nb && !collide; y++)
-                    collide = ddbgen__keys_may_collide(ka, sa[x], kb, sb[y]);
-            if (!collide)
-                continue;
-            x--, y--; /* the pair that collided */
             char shard_a[400] = "", shard_b[400] = "";
-            if (sa[x][0])
-                snprintf(shard_a, sizeof shard_a, " (shard item: sort key + \"%s\")", sa[x]);
-            if (sb[y][0])
-                snprintf(shard_b, sizeof shard_b, " (shard item: sort key + \"%s\")", sb[y]);
+            if (sa[0])
+                snprintf(shard_a, sizeof shard_a, " (shard item: sort key + \"%s\")", sa);
+            if (sb[0])
+                snprintf(shard_b, sizeof shard_b, " (shard item: sort key + \"%s\")", sb);
+            free(sa);
+            free(sb);
             json_t *skb = json_object_get(kb, "sk"), *ska = json_object_get(ka, "sk");
             char upper[64];
             size_t n = 0;
@@ -1216,40 +1230,63 @@ static void check_collisions(V *v)
     }
 }
 
-/* Index key types from the entities' templates; unused indexes. */
-static void finish_tables(V *v, json_t *types_by_table)
+/* The first DDB_TTL field of entity e, or NULL. */
+static const json_t *ttl_field_of(const json_t *e)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(e, "fields"), i, f) if (json_object_get(f, "ttl")) return f;
+    return NULL;
+}
+
+/* DynamoDB has one TTL attribute per table: the entities of a table that
+ * have a DDB_TTL field must keep it in the same attribute. */
+static void check_table_ttl(V *v)
+{
+    size_t i, j;
+    json_t *t, *e;
+    json_array_foreach(v->tables, i, t) {
+        const json_t *first = NULL, *first_entity = NULL;
+        json_array_foreach(v->entities, j, e) {
+            const json_t *f = ttl_field_of(e);
+            if (!f || strcmp(ddbgen_jstr(e, "table"), ddbgen_jstr(t, "cname")) != 0)
+                continue;
+            if (!first) {
+                first = f;
+                first_entity = e;
+            } else if (strcmp(ddbgen_jstr(f, "attr"), ddbgen_jstr(first, "attr")) != 0) {
+                ERR(v, LOC(json_object_get(f, "ttl")),
+                    "entity '%s' keeps its DDB_TTL in attribute '%s', but '%s' of the same table "
+                    "uses '%s' (a table has one TTL attribute)",
+                    ddbgen_jstr(e, "name"), ddbgen_jstr(f, "attr"), ddbgen_jstr(first_entity, "name"),
+                    ddbgen_jstr(first, "attr"));
+            }
+        }
+    }
+}
+
+/* Warnings about declared parts no entity uses. */
+static void check_table_use(V *v)
 {
     /* Hints about unused parts only help once the schema is otherwise right. */
     int quiet = v->d->errors > 0;
     size_t i, k;
     json_t *t, *x;
     json_array_foreach(v->tables, i, t) {
-        json_t *types = json_object_get(types_by_table, ddbgen_jstr(t, "cname"));
-        json_t *names = json_array();
-        size_t n;
+        size_t n, members = 0;
         json_t *e;
-        json_array_foreach(v->entities, n, e) if (!strcmp(ddbgen_jstr(e, "table"),
-                                                          ddbgen_jstr(t, "cname")))
-            json_array_append_new(names, json_string(ddbgen_jstr(e, "name")));
-        json_object_set_new(t, "entities", names);
-        if (json_array_size(names) == 0 && !quiet)
+        json_array_foreach(v->entities, n, e) members +=
+            !strcmp(ddbgen_jstr(e, "table"), ddbgen_jstr(t, "cname"));
+        if (members == 0 && !quiet)
             WARN(v, LOC(t), "table '%s' has no entities", ddbgen_jstr(t, "name"));
         json_array_foreach(json_object_get(t, "indexes"), k, x) {
-            const char *which[2] = {"pk", "sk"};
-            for (int w = 0; w < 2; w++) {
-                json_t *ka = json_object_get(x, which[w]);
-                if (!ka)
-                    continue;
-                const char *type = ddbgen_jstr(json_object_get(types, ddbgen_jstr(ka, "attr")), "type");
-                json_object_set_new(ka, "type", json_string(type ? type : "S"));
-            }
             int used = 0;
             json_array_foreach(v->entities, n, e) {
                 if (!strcmp(ddbgen_jstr(e, "table"), ddbgen_jstr(t, "cname")) &&
                     ddbgen_jfind(json_object_get(e, "keys"), "index", ddbgen_jstr(x, "name")))
                     used = 1;
             }
-            if (!used && !quiet && json_array_size(names) > 0 &&
+            if (!used && !quiet && members > 0 &&
                 strcmp(ddbgen_jstr(x, "kind"), "primary"))
                 WARN(v, LOC(x), "no entity has a DDB_KEY for index '%s'", ddbgen_jstr(x, "name"));
         }
@@ -1276,8 +1313,14 @@ static void finish_tables(V *v, json_t *types_by_table)
     }
 }
 
-int ddbgen__validate(json_t *model, ddbgen_diags *d)
+int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
 {
+    json_t *model = json_deep_copy(declared);
+    if (!model) {
+        ddbgen_loc none = {NULL, 0, 0};
+        ddbgen_diag_add(d, DDBGEN_ERROR, none, "out of memory");
+        return DDBGEN_EUSAGE;
+    }
     V v;
     memset(&v, 0, sizeof v);
     v.d = d;
@@ -1359,12 +1402,13 @@ int ddbgen__validate(json_t *model, ddbgen_diags *d)
     v.cur_entity = v.invalid_fields = NULL;
     check_collections(&v);
     check_collisions(&v);
-    finish_tables(&v, types_by_table);
-    json_array_foreach(v.entities, i, e) json_object_del(e, "_invalid_fields");
+    check_table_ttl(&v);
+    check_table_use(&v);
     json_decref(types_by_table);
     json_decref(entity_by_name);
     json_decref(entity_by_cname);
     json_decref(v.table_by_cname);
     json_decref(v.struct_by_cname);
+    json_decref(model);
     return d->errors == 0 ? DDBGEN_OK : DDBGEN_ESCHEMA;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gen_test_util.h"
+#include "ir.h"
 #include "model.h"
 
 #define SCHEMA "schemas/shop.h"
@@ -249,6 +250,68 @@ static void self_compatible(void **state)
     ddbgen_destroy(cx);
 }
 
+/* The lowering step: the IR of shop.h holds the derived facts as typed
+ * references (checked here on the parts the back-end relies on). */
+static const ddbgen_ir_entity *ir_entity(const ddbgen_ir *ir, const char *name)
+{
+    for (size_t i = 0; i < ir->n_entities; i++)
+        if (!strcmp(ir->entities[i].name, name))
+            return &ir->entities[i];
+    fail_msg("no entity %s", name);
+    return NULL;
+}
+
+static void lowered_ir(void **state)
+{
+    (void)state;
+    ddbgen_context *cx = new_context();
+    assert_int_equal(ddbgen_parse_file(cx, SCHEMA), DDBGEN_OK);
+    assert_null(ddbgen_ir_of(cx));
+    assert_int_equal(ddbgen_validate(cx), DDBGEN_OK);
+    const ddbgen_ir *ir = ddbgen_ir_of(cx);
+    assert_non_null(ir);
+    assert_int_equal(ir->n_tables, 2);
+    const ddbgen_ir_table *shop = &ir->tables[0];
+    assert_string_equal(shop->ttl_attr, "expires_at");
+    assert_int_equal(shop->n_indexes, 4);
+    assert_int_equal(shop->indexes[1].pk.type, DDBGEN_IR_N); /* ByYear's "{year}" */
+    assert_int_equal(shop->indexes[3].kind, DDBGEN_IR_LSI);
+    assert_string_equal(shop->indexes[3].pk.attr, "PK");
+    assert_int_equal(shop->n_entities, 4);
+
+    const ddbgen_ir_entity *user = ir_entity(ir, "User");
+    assert_ptr_equal(user->table, shop);
+    assert_ptr_equal(user->keys[0].index, &shop->primary);
+    assert_int_equal(user->n_key_params, 2);
+    assert_string_equal(user->key_params[0].path, "org");
+    assert_string_equal(user->key_params[1].path, "username");
+    const ddbgen_ir_template *lsi_sk = &user->keys[3].sk; /* "{home.country|upper}#{created_at:020}" */
+    assert_int_equal(lsi_sk->n_segs, 3);
+    assert_int_equal(lsi_sk->segs[0].path_len, 2);
+    assert_string_equal(lsi_sk->segs[0].field->name, "country");
+    assert_int_equal(lsi_sk->segs[0].kase, DDBGEN_CASE_UPPER);
+    assert_string_equal(lsi_sk->segs[1].lit, "#");
+    assert_int_equal(lsi_sk->segs[2].pad, 20);
+
+    const ddbgen_ir_entity *product = ir_entity(ir, "Product");
+    assert_int_equal(product->n_shards, 2);
+    assert_string_equal(product->shard_suffix, "~");
+    assert_ptr_equal(product->fields[3].shard, &product->shards[1]); /* stock: "B" */
+    assert_ptr_equal(product->keys[1].shard, &product->shards[1]);   /* GSI1 uses views */
+    assert_true(product->fields[0].key);
+
+    const ddbgen_ir_entity *order = ir_entity(ir, "Order");
+    assert_non_null(order->auto_scope);
+    assert_true(order->fields[3].derived->numeric); /* year */
+    assert_false(order->fields[3].updatable);
+
+    assert_int_equal(ir->n_collections, 1);
+    assert_int_equal(ir->collections[0].n_members, 3);
+    assert_ptr_equal(ir->collections[0].members[1].entity, user);
+    assert_int_equal(ir->collections[0].n_params, 1);
+    ddbgen_destroy(cx);
+}
+
 static void missing_input(void **state)
 {
     (void)state;
@@ -277,6 +340,7 @@ int main(void)
         cmocka_unit_test(invalid_old_model),
         cmocka_unit_test(self_compatible),
         cmocka_unit_test(missing_input),
+        cmocka_unit_test(lowered_ir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,236 @@
+/* ir.h — the generator's typed intermediate representation.
+ *
+ * Stages of ddbgen (docs/ARCHITECTURE.md):
+ *   front-end (frontend_clang.c, frontend_json.c): the declared model (JSON)
+ *   -> checks (validate.c): every schema rule, all diagnostics at once
+ *   -> lowering (lower.c): the checked declared model becomes this IR, with
+ *      every derived fact (template segments as field paths, key order and
+ *      numbers, index key types, shards, the primary key's fields, each
+ *      table's TTL attribute, collections, key parameters) worked out once
+ *   -> the render context (render_context.c) -> the templates (templates/),
+ *      and the model file of --emit-model (model_json.c).
+ *
+ * Everything here is read-only after ddbgen__lower() returns and lives as
+ * long as the ddbgen_ir (one allocation pool, freed by ddbgen_ir_free).
+ * References between nodes are pointers, never names to look up.  Strings
+ * are the schema's own text (names, attributes, literals), not C literals:
+ * quoting for C is the render context's job.
+ */
+#ifndef DDBGEN_IR_H
+#define DDBGEN_IR_H
+
+#include "model.h"
+#include "template.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A DynamoDB attribute type as the model names it ("S", "N", ...). */
+typedef enum ddbgen_ir_type {
+    DDBGEN_IR_S,
+    DDBGEN_IR_N,
+    DDBGEN_IR_B,
+    DDBGEN_IR_BOOL,
+    DDBGEN_IR_M,
+    DDBGEN_IR_L,
+    DDBGEN_IR_SS,
+    DDBGEN_IR_NS,
+    DDBGEN_IR_BS
+} ddbgen_ir_type;
+
+/* The C number behind an N or NS value. */
+typedef enum ddbgen_ir_num {
+    DDBGEN_IR_NUM_NONE = 0,
+    DDBGEN_IR_NUM_INT,   /* int8_t ... int64_t */
+    DDBGEN_IR_NUM_UINT,  /* uint8_t ... uint64_t */
+    DDBGEN_IR_NUM_FLOAT  /* float, double */
+} ddbgen_ir_num;
+
+typedef enum ddbgen_ir_index_kind {
+    DDBGEN_IR_PRIMARY,
+    DDBGEN_IR_GSI,
+    DDBGEN_IR_LSI
+} ddbgen_ir_index_kind;
+
+typedef enum ddbgen_ir_projection {
+    DDBGEN_IR_PROJ_ALL,
+    DDBGEN_IR_PROJ_KEYS_ONLY,
+    DDBGEN_IR_PROJ_INCLUDE
+} ddbgen_ir_projection;
+
+typedef struct ddbgen_ir_struct ddbgen_ir_struct;
+typedef struct ddbgen_ir_field ddbgen_ir_field;
+typedef struct ddbgen_ir_template ddbgen_ir_template;
+typedef struct ddbgen_ir_shard ddbgen_ir_shard;
+typedef struct ddbgen_ir_table ddbgen_ir_table;
+typedef struct ddbgen_ir_entity ddbgen_ir_entity;
+
+/* What a list holds. */
+typedef struct ddbgen_ir_value {
+    ddbgen_ir_type type;
+    ddbgen_ir_num num;
+    bool chars;                 /* S held in char[N] */
+    const ddbgen_ir_struct *st; /* M */
+} ddbgen_ir_value;
+
+struct ddbgen_ir_field {
+    const char *name;           /* C member */
+    const char *attr;           /* stored attribute */
+    const char *ctype;          /* "char[64]", "struct address *" */
+    ddbgen_ir_type type;
+    ddbgen_ir_num num;
+    unsigned num_bits;          /* N, NS: 8, 16, 32 or 64 */
+    bool chars;                 /* S in char[N] (has a max length) */
+    const ddbgen_ir_struct *st; /* M: the nested struct */
+    bool is_list;               /* L: item and count_field are set */
+    ddbgen_ir_value item;
+    const char *count_field;
+    bool optional, uuid, version, ttl;
+    bool key;                   /* used by the primary key (every shard carries it) */
+    bool updatable;             /* written by a full update: not key, derived, version or generated */
+    const ddbgen_ir_template *derived; /* DDB_DERIVED, or NULL */
+    const ddbgen_ir_template *auto_id; /* DDB_AUTO_ID scope, or NULL */
+    const ddbgen_ir_shard *shard;      /* DDB_SHARD, or NULL */
+};
+
+struct ddbgen_ir_struct {
+    const char *cname, *ctype;
+    ddbgen_ir_field *fields;
+    size_t n_fields;
+};
+
+/* A template segment: literal text, or a hole naming a field by its index
+ * path (path[0] indexes the owner's fields, path[1] the nested struct's ...). */
+typedef struct ddbgen_ir_segment {
+    const char *lit;              /* literal text, or NULL for a hole */
+    const char *field_path;       /* hole: "home.country" */
+    const size_t *path;           /* hole: field indexes */
+    size_t path_len;
+    const ddbgen_ir_field *field; /* hole: the field the path ends at */
+    int pad;                      /* {f:0N}: N */
+    ddbgen_tmpl_part part;
+    ddbgen_tmpl_case kase;
+} ddbgen_ir_segment;
+
+struct ddbgen_ir_template {
+    const char *text;    /* as written: "ORG#{org}" */
+    bool numeric;        /* renders an N value (else S) */
+    ddbgen_ir_segment *segs;
+    size_t n_segs;
+};
+
+struct ddbgen_ir_shard {
+    const char *id;
+    size_t no; /* index into the entity's shards */
+};
+
+/* A key attribute of an index, and the type the entities' templates give it. */
+typedef struct ddbgen_ir_key_attr {
+    const char *attr;
+    ddbgen_ir_type type; /* S, N (or B) */
+} ddbgen_ir_key_attr;
+
+typedef struct ddbgen_ir_index {
+    const char *name; /* "table" for the primary key */
+    ddbgen_ir_index_kind kind;
+    ddbgen_ir_key_attr pk;
+    bool has_sk;
+    ddbgen_ir_key_attr sk;
+    ddbgen_ir_projection projection;
+    const char *const *include; /* DDB_PROJECT_INCLUDE attributes */
+    size_t n_include;
+} ddbgen_ir_index;
+
+struct ddbgen_ir_table {
+    const char *cname, *name, *type_attr;
+    const char *ttl_attr;       /* the entities' DDB_TTL attribute, or NULL */
+    ddbgen_ir_index primary;
+    ddbgen_ir_index *indexes;   /* secondary indexes, in declaration order */
+    size_t n_indexes;
+    const ddbgen_ir_entity **entities; /* the entities stored in it, in order */
+    size_t n_entities;
+};
+
+/* An entity's key on one index. */
+typedef struct ddbgen_ir_key {
+    const ddbgen_ir_index *index;
+    size_t no;                    /* position in the entity's keys: the primary key is 0 */
+    size_t decl_no;               /* position among the DDB_KEYs as declared */
+    ddbgen_ir_template pk;
+    bool has_sk;
+    ddbgen_ir_template sk;
+    const ddbgen_ir_shard *shard; /* sharded entity, secondary key: the shard item carrying it */
+} ddbgen_ir_key;
+
+/* A field a caller passes to address an item: a hole of a key template. */
+typedef struct ddbgen_ir_param {
+    const char *path;             /* "home.country" */
+    const ddbgen_ir_field *field; /* the field the path ends at */
+} ddbgen_ir_param;
+
+struct ddbgen_ir_entity {
+    const char *name, *cname, *ctype;
+    const ddbgen_ir_table *table;
+    ddbgen_ir_field *fields;
+    size_t n_fields;
+    ddbgen_ir_key *keys;          /* keys[0] is the primary key */
+    size_t n_keys;
+    ddbgen_ir_shard *shards;      /* none when unsharded */
+    size_t n_shards;
+    const char *shard_suffix;     /* between the sort key and a shard id */
+    const ddbgen_ir_template *auto_scope; /* the DDB_AUTO_ID field's scope, or NULL */
+    ddbgen_ir_param *key_params;  /* the fields of the primary key, in template order */
+    size_t n_key_params;
+};
+
+/* An entity in a collection, with its key on the collection's index. */
+typedef struct ddbgen_ir_member {
+    const ddbgen_ir_entity *entity;
+    const ddbgen_ir_key *key;
+} ddbgen_ir_member;
+
+typedef struct ddbgen_ir_collection {
+    const char *name;
+    const ddbgen_ir_table *table;
+    const ddbgen_ir_index *index; /* &table->primary, or a secondary index */
+    ddbgen_ir_member *members;
+    size_t n_members;
+    ddbgen_ir_param *params;      /* the partition key's fields (members share its shape) */
+    size_t n_params;
+} ddbgen_ir_collection;
+
+typedef struct ddbgen_ir_pool ddbgen_ir_pool;
+
+typedef struct ddbgen_ir {
+    const char *schema; /* the schema file as the model records it */
+    ddbgen_ir_table *tables;
+    size_t n_tables;
+    ddbgen_ir_struct *structs;
+    size_t n_structs;
+    ddbgen_ir_entity *entities;
+    size_t n_entities;
+    ddbgen_ir_collection *collections;
+    size_t n_collections;
+    ddbgen_ir_pool *pool; /* every allocation of the IR */
+} ddbgen_ir;
+
+/* The IR of cx's schema: NULL until ddbgen_validate() returned DDBGEN_OK.
+ * Borrowed: valid until ddbgen_destroy(). */
+const ddbgen_ir *ddbgen_ir_of(const ddbgen_context *cx);
+
+/* Lowers a declared model that passed the checks (ddbgen__validate) into a
+ * new IR.  NULL when out of memory.  The model is not modified and may be
+ * freed afterwards: the IR copies what it keeps. */
+ddbgen_ir *ddbgen__lower(const json_t *model);
+
+/* model_json.c: the model document of --emit-model (docs/MODEL.md): the
+ * declared model (copied) with the derived members written from ir, the
+ * lowering of that same declared model.  NULL when out of memory. */
+json_t *ddbgen__model_json(const ddbgen_ir *ir, const json_t *declared);
+void ddbgen_ir_free(ddbgen_ir *ir);
+
+/* The model's name of a type ("S", "BOOL", ...). */
+const char *ddbgen_ir_type_name(ddbgen_ir_type t);
+
+#endif
