@@ -7,8 +7,8 @@
  * is not modified: the rules work on a private copy, where they note what
  * they work out along the way (template segments, key types, shards,
  * collections) for the rules that need it.  Those notes are the checks'
- * own; the IR (lower.c) derives the facts it keeps by itself.  The rules
- * are listed in docs/MODEL.md and docs/SCHEMA.md.
+ * own; the IR (lower.c) derives the facts it keeps by itself.  Every rule
+ * is listed, with an example, in docs/SCHEMA.md.
  */
 #include "internal.h"
 #include "template.h"
