@@ -45,14 +45,15 @@ static void test_update_creates_item(void **state)
                              &res, err));
     expect_item(fx, res.attributes, created);
 
-    /* an update whose only action removes attributes still creates the item
-     * (DynamoDB: "Edits an existing item's attributes, or adds a new item") */
-    EXPECT_RC(DDB_OK,
-              update(fx, T_HASH, J(fx, "{'pk':{'S':'h'}}"), "REMOVE gone", NULL, NULL, DDB_RETURN_ALL_NEW, &res, err));
-    expect_item(fx, res.attributes, "{'pk':{'S':'h'}}");
-    expect_stored(fx, T_HASH, J(fx, "{'pk':{'S':'h'}}"), "{'pk':{'S':'h'}}");
+    /* an update whose actions only remove creates nothing and returns
+     * nothing, nested paths included (DynamoDB's answer, issue 11 item 15;
+     * changed deliberately: this used to create the key-only item) */
+    EXPECT_RC(DDB_OK, update(fx, T_HASH, J(fx, "{'pk':{'S':'h'}}"), "REMOVE gone, x.y", NULL, NULL, DDB_RETURN_ALL_NEW,
+                             &res, err));
+    expect_item(fx, res.attributes, NULL);
+    expect_stored(fx, T_HASH, J(fx, "{'pk':{'S':'h'}}"), NULL);
     expect_clean(fx, T_OPS, 2, 0);
-    expect_clean(fx, T_HASH, 1, 0);
+    expect_clean(fx, T_HASH, 0, 0);
 }
 
 static void test_update_scalars(void **state)

@@ -178,7 +178,10 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     } else if (r->kind == DDB_TX_UPDATE) {
         if ((rc = check_update_keys(t, r->update, err)))
             return rc;
-        /* an absent item is created from its key, as UpdateItem does */
+        /* an absent item is created from its key, as UpdateItem does,
+         * unless the update only removes: then nothing is written */
+        if (!st->old && !ddbi_expr_update_creates(r->update))
+            return DDB_OK;
         ddb_item *nw;
         if ((rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err)))
             return rc;
@@ -203,6 +206,9 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
         return rc;
     }
     bool del = r->kind == DDB_TX_DELETE;
+    /* an update of an absent item that only removes writes nothing (it
+     * still consumes a write, as a delete of an absent item does) */
+    bool noop = r->kind == DDB_TX_UPDATE && !st->new_item;
     size_t big = st->old_size > st->new_size ? st->old_size : st->new_size;
     double wcu = factor * ddbi_write_units(big);
     uint64_t hash = ddbi_key_hash(st->key.b);
@@ -211,6 +217,8 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
         return rc;
     ddbi_cap_add(cap, NULL, 0, wcu, mode);
     MDB_val kv = {st->key.len, st->key.b};
+    if (noop)
+        return DDB_OK;
     if (del) {
         if (!st->old)
             return DDB_OK;

@@ -83,6 +83,12 @@ int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs,
 int ddbi_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_item *values, ddb_arena *a,
                           ddb_item **out, ddb_error *err);
 
+/* Does the update create an item that does not exist?  Only when one of
+ * its actions is a SET or an ADD: an update that only REMOVEs or DELETEs
+ * leaves an absent item absent (and returns no attributes), as UpdateItem
+ * does. */
+bool ddbi_expr_update_creates(const ddb_expr *e);
+
 /* ReturnValues UPDATED_OLD / UPDATED_NEW: item (the old or the new one)
  * restricted to the document paths the update's actions name, as a
  * projection (list elements keep their order, compacted).  *out is NULL

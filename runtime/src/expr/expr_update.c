@@ -334,6 +334,14 @@ int ddbi_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_ite
     return rc;
 }
 
+bool ddbi_expr_update_creates(const ddb_expr *e)
+{
+    for (size_t i = 0; e && i < e->nactions; i++)
+        if (e->actions[i].kind == UA_SET || e->actions[i].kind == UA_ADD)
+            return true;
+    return false;
+}
+
 /* ---- Key attributes ----------------------------------------------------------- */
 
 static bool name_is(const expr_pelem *el, const char *name)
