@@ -273,7 +273,7 @@ static void test_bad_input(void **state)
     ddb_item *it = tu_item(a, "PK", 's', "x", "SK", 's', "y", NULL);
     TU_OK(ddb_item_set(it, "tags", ddb_v_set(a, DDB_TSS)));
     assert_int_equal(ddb_put_item(db, "Shop", it, NULL, NULL, NULL, &err), DDB_EVALIDATION);
-    assert_string_equal(err.message, "attribute tags: an empty SS set is not allowed");
+    assert_string_equal(err.message, "One or more parameter values were invalid: An string set  may not be empty (attribute tags)");
     ddb_value *v;
     assert_int_equal(ddb_v_n(a, "NaN", &v, &err), DDB_EVALIDATION);
     assert_int_equal(ddb_v_n(a, "123456789012345678901234567890123456789", &v, &err), DDB_EVALIDATION);
