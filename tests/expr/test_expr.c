@@ -670,7 +670,12 @@ static const err_case err_cases[] = {
     {U, "SET a = list_append(b, c) + d", V,
      "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand "
      "type: L at 1:9"},
-    {U, "SET a = list_append(b, if_not_exists(c, list_append(d, e)))", V, NULL},
+    /* list_append nested in a function is refused (changed deliberately:
+     * DynamoDB answers this, issue 11 item 17); if_not_exists nests */
+    {U, "SET a = list_append(b, if_not_exists(c, list_append(d, e)))", V,
+     "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: "
+     "list_append at 1:41"},
+    {U, "SET a = list_append(if_not_exists(a, c), b)", V, NULL},
     {U, "REMOVE COMMENT", V,
      "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: COMMENT at 1:8"},
     {U, "SET a = :s set abOrt = :s", V,
