@@ -31,7 +31,7 @@
  * and any of "Attributes", "Item" (null = absent), "Items" (in order),
  * "Count", "LastEvaluatedKey" (null = none), "CapacityUnits".  A step
  * without expect must succeed. */
-#include "remote/djson.h"
+#include <ddb/json.h>
 
 #include <ddb/ddb.h>
 #include <dirent.h>
@@ -88,7 +88,7 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *e
         if (json_is_array(v) && json_array_size(v) == 0)
             return (*out = ddb_v_set(a, sets[i].t)) ? DDB_OK : DDB_ENOMEM;
     }
-    return ddbi_djson_to_value(j, a, out, err);
+    return ddb_json_to_value(j, a, out, err);
 }
 
 static int to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -251,7 +251,7 @@ static void show(const ddb_item *it, char *out, size_t cap)
     char *s = NULL;
     if (!it)
         snprintf(out, cap, "null");
-    else if (ddbi_djson_dump_item(it, &s, NULL) == 0)
+    else if (ddb_json_dump_item(it, &s, NULL) == 0)
         snprintf(out, cap, "%s", s);
     else
         snprintf(out, cap, "(unprintable)");
