@@ -86,7 +86,7 @@ static void test_batch_write_refusals(void **state)
     ops[3] = (ddb_batch_write_op){T_IDX, J(fx, "{'pk':{'S':'x'}}"), NULL};
     EXPECT_ERR(DDB_EVALIDATION, "Missing the key sk", ddb_batch_write(fx->db, ops, 5, DDB_CAPACITY_TOTAL, &cap, err));
     ops[3] = (ddb_batch_write_op){T_IDX, J(fx, "{'pk':{'S':'x'},'sk':{'S':'x'},'gsk':{'S':'x'}}"), NULL};
-    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for key gsk",
+    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for Index Key gsk",
                ddb_batch_write(fx->db, ops, 5, DDB_CAPACITY_TOTAL, &cap, err));
     ops[3] = (ddb_batch_write_op){T_IDX, sized(fx, "{'pk':{'S':'x'},'sk':{'S':'x'}}", 409601), NULL};
     EXPECT_ERR(DDB_ELIMIT, "has exceeded the maximum allowed size",

@@ -245,10 +245,10 @@ static void test_tx_refusals(void **state)
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     assert_int_equal(res.reasons[5], 0); /* reasons are only given with DDB_ECANCELED */
     ops[5] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", 5, 409601), NULL, NULL, NULL};
-    EXPECT_ERR(DDB_ELIMIT, "Item size of 409601 bytes has exceeded the maximum allowed size",
+    EXPECT_ERR(DDB_ELIMIT, "Item size has exceeded the maximum allowed size (item of 409601 bytes",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     ops[5] = (ddb_tx_op){DDB_TX_PUT, T_IDX, J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'N':'1'}}"), NULL, NULL, NULL};
-    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for key gpk",
+    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for Index Key gpk",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     ops[5] =
         (ddb_tx_op){DDB_TX_UPDATE, T_IDX, K(fx, "p", "1"), UPD(fx, "SET gsk.x = :v"), NULL, J(fx, "{':v':{'S':'v'}}")};

@@ -15,8 +15,11 @@ int ddbi_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value 
  * not, <0 with err on a type mismatch or bad size. */
 int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err);
-/* Check a key value's type and length for attribute name. */
-int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, ddb_error *err);
+/* Check a key value's type and length for attribute name, with DynamoDB's
+ * messages: index names the index for its index-key wording (NULL: the
+ * table's key). */
+int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, const char *index,
+                         ddb_error *err);
 /* Size of the attributes an index projects from item. */
 size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
 /* A new item in arena a with the attributes index x projects. */

@@ -362,7 +362,7 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
     }
     qstate s = {q, x ? x->pk : t->pk, x ? x->sk : t->sk, x ? x->sk_type : t->sk_type, NULL, {{0}, 0}, false, 0};
     s.pk_len = strlen(s.pk_name);
-    if ((rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, err)))
+    if ((rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, NULL, err)))
         goto done;
     if (q->sk_op != DDB_SK_ANY) {
         if (!s.sk_name) {
@@ -370,8 +370,9 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
                           x ? x->name : t->name);
             goto done;
         }
-        if ((rc = ddbi_keys_check_value(s.sk_name, q->sk1, s.sk_type, false, err)) ||
-            (q->sk_op == DDB_SK_BETWEEN && (rc = ddbi_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, err))))
+        if ((rc = ddbi_keys_check_value(s.sk_name, q->sk1, s.sk_type, false, NULL, err)) ||
+            (q->sk_op == DDB_SK_BETWEEN &&
+             (rc = ddbi_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, NULL, err))))
             goto done;
         if (q->sk_op == DDB_SK_BEGINS_WITH && s.sk_type == DDB_TN) {
             rc = ddbi_fail(err, DDB_EVALIDATION, "begins_with is not supported for the number sort key %s", s.sk_name);

@@ -105,8 +105,9 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, size_t *siz
 {
     *size = ddb_item_size(it);
     if (*size > DDB_ITEM_MAX)
-        return ddbi_fail(err, DDB_ELIMIT, "Item size of %zu bytes has exceeded the maximum allowed size of %u bytes",
-                        *size, DDB_ITEM_MAX);
+        return ddbi_fail(err, DDB_ELIMIT,
+                        "Item size has exceeded the maximum allowed size (item of %zu bytes, limit %u bytes)", *size,
+                        DDB_ITEM_MAX);
     const ddb_value *m = ddb_item_map(it);
     int rc;
     for (uint32_t i = 0; i < m->len; i++) {
