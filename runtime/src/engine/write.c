@@ -167,13 +167,11 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     if ((rc = load_old(txn, t, &st->key, pk, sk, tmp, &st->old, &raw, err)))
         return rc;
     st->old_size = st->old ? ddb_item_size(st->old) : 0;
-    if (r->condition) {
-        bool ok = false;
-        if ((rc = ddbi_expr_eval_condition(r->condition, st->old, r->values, &ok, err)))
-            return rc;
-        if (!ok)
-            return ddbi_fail(err, DDB_ECONDITION, "The conditional request failed");
-    }
+    /* The new item of an update is computed and validated (index key
+     * types, size) before the condition, as DynamoDB validates it first;
+     * an error of the update itself (an operand's type, a missing path)
+     * is only reported when the condition holds. */
+    int upd_rc = DDB_OK;
     if (r->kind == DDB_TX_PUT) {
         st->new_item = r->item;
     } else if (r->kind == DDB_TX_UPDATE) {
@@ -181,16 +179,22 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
             return rc;
         /* an absent item is created from its key, as UpdateItem does,
          * unless the update only removes: then nothing is written */
-        if (!st->old && !ddbi_expr_update_creates(r->update))
-            return DDB_OK;
-        ddb_item *nw;
-        if ((rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err)))
-            return rc;
-        if ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, &st->new_size, err)))
+        ddb_item *nw = NULL;
+        if (st->old || ddbi_expr_update_creates(r->update))
+            upd_rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err);
+        if (nw && ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, &st->new_size, err))))
             return rc;
         st->new_item = nw;
     }
-    return DDB_OK;
+    if (r->condition) {
+        bool ok = false;
+        ddb_error cerr = {0};
+        if ((rc = ddbi_expr_eval_condition(r->condition, st->old, r->values, &ok, &cerr)))
+            return ddbi_fail(err, rc, "%s", cerr.message);
+        if (!ok)
+            return ddbi_fail(err, DDB_ECONDITION, "The conditional request failed");
+    }
+    return upd_rc;
 }
 
 int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
