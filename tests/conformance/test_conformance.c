@@ -105,6 +105,10 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, ddb_error *e
         if (json_is_array(v) && json_array_size(v) == 0)
             return (*out = ddb_v_set(a, sets[i].t)) ? DDB_OK : DDB_ENOMEM;
     }
+    /* a number through ddb_v_n(): its errors are the number module's */
+    const char *n = json_string_value(json_object_get(j, "N"));
+    if (n && json_object_size(j) == 1)
+        return ddb_v_n(a, n, out, err);
     return ddb_json_to_value(j, a, out, err);
 }
 

@@ -258,6 +258,47 @@ int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
     return rc;
 }
 
+static bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+}
+
+/* TableName of a request on an existing table, as DynamoDB validates it
+ * before looking the table up (API_PutItem.html and the other item and
+ * read operations: "Length Constraints: Minimum length of 1. Maximum length
+ * of 1024", a name or a table ARN): outside that, or with characters no
+ * table name may hold, the request is a ValidationException in DynamoDB's
+ * "N validation error(s) detected" form; a well-formed name of no table is
+ * ResourceNotFoundException.  An ARN is looked up as given. */
+int ddbi_table_name_check(const char *name, ddb_error *err)
+{
+    size_t n = strlen(name);
+    bool arn = strncmp(name, "arn:", 4) == 0, bad_char = false;
+    for (size_t i = 0; i < n && !arn; i++)
+        bad_char |= !name_char(name[i]);
+    const char *why[2];
+    int k = 0;
+    if (bad_char)
+        why[k++] = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+";
+    if (n < 1)
+        why[k++] = "Member must have length greater than or equal to 1";
+    if (n > 1024)
+        why[k++] = "Member must have length less than or equal to 1024";
+    if (!k)
+        return DDB_OK;
+    int shown = n > 100 ? 100 : (int)n;
+    const char *more = n > 100 ? "..." : "";
+    if (k == 1)
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "1 validation error detected: Value '%.*s%s' at 'tableName' failed to satisfy constraint: %s",
+                        shown, name, more, why[0]);
+    return ddbi_fail(err, DDB_EVALIDATION,
+                    "2 validation errors detected: Value '%.*s%s' at 'tableName' failed to satisfy constraint: %s; "
+                    "Value '%.*s%s' at 'tableName' failed to satisfy constraint: %s",
+                    shown, name, more, why[0], shown, name, more, why[1]);
+}
+
 /* The cache is current for txn once its generation is not newer than the
  * cache's: then take it without a lock.  Only a newer generation (a table
  * created, deleted or split since the last reload) takes schema_mu. */
@@ -265,7 +306,9 @@ static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonl
 {
     if (!name)
         return ddbi_fail(err, DDB_EINVAL, "table name is NULL");
-    int rc = DDB_OK;
+    int rc = ddbi_table_name_check(name, err);
+    if (rc)
+        return rc;
     /* A read snapshot not newer than one already checked has an equal or
      * older generation (generations only grow with txnids).  A write txn's
      * id is the next commit's, never at or below a checked snapshot. */
@@ -359,8 +402,7 @@ static int check_name(const char *what, const char *name, size_t min, size_t max
         return ddbi_fail(err, DDB_EVALIDATION, "%s \"%s\" must be %zu to %zu characters long (it is %zu)", what, name,
                         min, max, n);
     for (const char *p = name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
-              *p == '-' || *p == '.'))
+        if (!name_char(*p))
             return ddbi_fail(err, DDB_EVALIDATION, "%s \"%s\" may hold only a-z, A-Z, 0-9, '_', '-' and '.'", what,
                             name);
     return DDB_OK;
