@@ -135,3 +135,37 @@ ddb_item *ddbi_keys_project(ddb_arena *a, const ddb_item *item, const char *cons
     }
     return out;
 }
+
+int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *start, bool table_scan,
+                    ddb_error *err)
+{
+    const char *names[4];
+    ddb_type types[4];
+    size_t n = 0;
+    const char *cand[4] = {t->pk, t->sk, x ? x->pk : NULL, x ? x->sk : NULL};
+    ddb_type ctyp[4] = {t->pk_type, t->sk_type, x ? x->pk_type : DDB_TS, x ? x->sk_type : DDB_TS};
+    for (size_t i = 0; i < 4; i++) {
+        bool dup = !cand[i];
+        for (size_t j = 0; j < n && !dup; j++)
+            dup = strcmp(names[j], cand[i]) == 0;
+        if (!dup) {
+            names[n] = cand[i];
+            types[n++] = ctyp[i];
+        }
+    }
+    const char *msg = table_scan ? "The provided starting key is invalid: The provided key element does not match the "
+                                   "schema"
+                                 : "The provided starting key is invalid";
+    for (size_t i = 0; i < n; i++) {
+        const ddb_value *v = ddb_item_get(start, names[i]);
+        if (!v)
+            return ddbi_fail(err, DDB_EVALIDATION, "%s (ExclusiveStartKey lacks the key attribute %s)", msg, names[i]);
+        if (v->type != types[i])
+            return ddbi_fail(err, DDB_EVALIDATION, "%s (ExclusiveStartKey attribute %s is %s, the key schema says %s)",
+                            msg, names[i], ddb_type_name(v->type), ddb_type_name(types[i]));
+    }
+    if (ddb_item_count(start) != n)
+        return ddbi_fail(err, DDB_EVALIDATION, "%s (ExclusiveStartKey has %zu attributes, the key schema %zu)", msg,
+                        ddb_item_count(start), n);
+    return DDB_OK;
+}

@@ -20,6 +20,13 @@ int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value
  * table's key). */
 int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, const char *index,
                          ddb_error *err);
+/* An ExclusiveStartKey must hold exactly the table's key attributes and,
+ * reading index x (NULL: the table), the index's, each with its declared
+ * type: DynamoDB's "The provided starting key is invalid" otherwise (a Scan
+ * of the table adds ": The provided key element does not match the
+ * schema"), then which attribute is wrong. */
+int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *start, bool table_scan,
+                    ddb_error *err);
 /* Size of the attributes an index projects from item. */
 size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
 /* A new item in arena a with the attributes index x projects. */

@@ -194,7 +194,8 @@ static int read_index(const ddb_table_rt *t, const char *name, bool consistent, 
 {
     *x = NULL;
     if (name && !(*x = ddbi_table_index(t, name)))
-        return ddbi_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, name);
+        return ddbi_fail(err, DDB_EVALIDATION, "The table does not have the specified index: %s (table %s)", name,
+                        t->name);
     if (*x && !(*x)->local && consistent)
         return ddbi_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
                         (*x)->name);
@@ -385,11 +386,14 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
         }
     }
     if (q->start_key) {
+        if ((rc = ddbi_keys_start(t, x, q->start_key, false, err)))
+            goto done;
         const ddb_value *spk = ddb_item_get(q->start_key, s.pk_name);
         const ddb_value *tpk = ddb_item_get(q->start_key, t->pk), *tsk = t->sk ? ddb_item_get(q->start_key, t->sk) : NULL;
         s.start_sk = s.sk_name ? ddb_item_get(q->start_key, s.sk_name) : NULL;
-        if (!spk || !tpk || (t->sk && !tsk) || (s.sk_name && !s.start_sk) || !ddb_value_equal(spk, q->pk)) {
-            rc = ddbi_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for this query");
+        if (!ddb_value_equal(spk, q->pk)) {
+            rc = ddbi_fail(err, DDB_EVALIDATION,
+                          "The provided starting key is outside query boundaries based on provided conditions");
             goto done;
         }
         ddbi_key_make(&s.start_tkey, tpk, tsk);
@@ -595,7 +599,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     ddb_key skey = {{0}, 0}, tkey = {{0}, 0};
     if (sc->start_key) {
         const ddb_value *pk, *sk;
-        if ((rc = ddbi_keys_table(t, sc->start_key, &pk, &sk, err)))
+        if ((rc = ddbi_keys_start(t, x, sc->start_key, !x, err)) ||
+            (rc = ddbi_keys_table(t, sc->start_key, &pk, &sk, err)))
             goto done;
         ddbi_key_make(&tkey, pk, sk);
         if (x) {
