@@ -1229,7 +1229,11 @@ static void test_update_keys(void **state)
                           "allowed: IndexKey: gk"},
         {"SET x = list_append(a, gs[0])", "Key attributes must be scalars; list random access '[]' and map lookup "
                                           "'.' are not allowed: IndexKey: gs"},
-        {"SET gk = :s, x = pk, y = sk.z", NULL},
+        /* a nested path into a table key attribute is refused too (changed
+         * deliberately, issue 11 item 18: DynamoDB refuses it everywhere) */
+        {"SET y = sk.z", "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+                         "allowed: Key: sk"},
+        {"SET gk = :s, x = pk", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ddb_expr *e = prepare_ok(DDB_EXPR_UPDATE, cases[i].expr, f->names);

@@ -318,6 +318,8 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
             break;
         ddbi_cap_add(cap, NULL, units, 0, mode);
         const ddb_expr *p = proj_of(ops, i);
+        if ((rc = ddbi_keys_check_paths(t, &p, 1, err)))
+            break;
         if (items[i] && p)
             rc = ddbi_expr_project(p, items[i], a, &items[i], err);
     }

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/value.h"
+#include "expr/expr.h"
 
 #include <string.h>
 
@@ -168,4 +169,25 @@ int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item
         return ddbi_fail(err, DDB_EVALIDATION, "%s (ExclusiveStartKey has %zu attributes, the key schema %zu)", msg,
                         ddb_item_count(start), n);
     return DDB_OK;
+}
+
+size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **index_keys, size_t *n_index_keys)
+{
+    keys[0] = t->pk;
+    keys[1] = t->sk;
+    size_t nix = 0;
+    for (size_t i = 0; i < t->n_idx; i++) {
+        index_keys[nix++] = t->idx[i].pk;
+        if (t->idx[i].sk)
+            index_keys[nix++] = t->idx[i].sk;
+    }
+    *n_index_keys = nix;
+    return t->sk ? 2 : 1;
+}
+
+int ddbi_keys_check_paths(const ddb_table_rt *t, const ddb_expr *const *exprs, size_t n, ddb_error *err)
+{
+    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
+    return ddbi_expr_check_key_paths(exprs, n, keys, nk, ixk, nix, err);
 }

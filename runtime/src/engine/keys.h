@@ -27,6 +27,13 @@ int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, b
  * schema"), then which attribute is wrong. */
 int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *start, bool table_scan,
                     ddb_error *err);
+/* The key attribute names: the table's (keys[0..1], returns 1 or 2) and
+ * its indexes' (index_keys, 2 * DDB_MAX_INDEXES room, duplicates kept). */
+size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **index_keys, size_t *n_index_keys);
+/* Refuse a document path into a key attribute of t (or of its indexes) in
+ * any of the expressions (NULLs skipped): DynamoDB's "Key attributes must
+ * be scalars; ..." (ddbi_expr_check_key_paths). */
+int ddbi_keys_check_paths(const ddb_table_rt *t, const ddb_expr *const *exprs, size_t n, ddb_error *err);
 /* Size of the attributes an index projects from item. */
 size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
 /* A new item in arena a with the attributes index x projects. */

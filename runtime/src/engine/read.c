@@ -25,7 +25,8 @@ int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, con
         return rc;
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
-    if ((rc = ddbi_table_get_rd(db, txn, table, &t, err)) || (rc = ddbi_keys_exact(t, key, &pk, &sk, err)))
+    if ((rc = ddbi_table_get_rd(db, txn, table, &t, err)) || (rc = ddbi_keys_exact(t, key, &pk, &sk, err)) ||
+        (rc = ddbi_keys_check_paths(t, &o.projection, 1, err)))
         goto done;
     ddb_key k;
     ddbi_key_make(&k, pk, sk);
@@ -328,7 +329,8 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
     if ((rc = ddbi_table_get_rd(db, txn, q->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
-    if ((rc = read_index(t, q->index, q->consistent, &x, err)))
+    const ddb_expr *qex[3] = {q->key_condition, q->filter, q->projection};
+    if ((rc = read_index(t, q->index, q->consistent, &x, err)) || (rc = ddbi_keys_check_paths(t, qex, 3, err)))
         goto done;
     ddb_query_params mapped;
     if (q->key_condition) {
@@ -588,7 +590,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     if ((rc = ddbi_table_get_rd(db, txn, sc->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
-    if ((rc = read_index(t, sc->index, sc->consistent, &x, err)))
+    const ddb_expr *sex[2] = {sc->filter, sc->projection};
+    if ((rc = read_index(t, sc->index, sc->consistent, &x, err)) || (rc = ddbi_keys_check_paths(t, sex, 2, err)))
         goto done;
     /* segment = a contiguous range of partition hashes */
     uint64_t seg_lo = (uint64_t)(((unsigned __int128)sc->segment << 64) / nseg);

@@ -128,20 +128,17 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, size_t *siz
  * the indexes' (through a nested path). */
 static int check_update_keys(const ddb_table_rt *t, const ddb_expr *update, ddb_error *err)
 {
-    const char *keys[2] = {t->pk, t->sk};
-    const char *ixk[2 * DDB_MAX_INDEXES];
-    size_t nix = 0;
-    for (size_t i = 0; i < t->n_idx; i++) {
-        ixk[nix++] = t->idx[i].pk;
-        if (t->idx[i].sk)
-            ixk[nix++] = t->idx[i].sk;
-    }
-    return ddbi_expr_update_check_keys(update, keys, t->sk ? 2 : 1, ixk, nix, err);
+    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
+    return ddbi_expr_update_check_keys(update, keys, nk, ixk, nix, err);
 }
 
 int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
 {
     size_t size;
+    int rc;
+    if (r->condition && (rc = ddbi_keys_check_paths(t, &r->condition, 1, err)))
+        return rc;
     if (r->kind == DDB_TX_PUT)
         return check_new_item(t, r->item, &size, err);
     if (r->kind == DDB_TX_UPDATE)
@@ -156,6 +153,8 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     if (rc)
         return rc;
     ddb_table_rt *t = st->t;
+    if (r->condition && (rc = ddbi_keys_check_paths(t, &r->condition, 1, err)))
+        return rc;
     const ddb_value *pk, *sk;
     rc = r->kind == DDB_TX_PUT ? ddbi_keys_table(t, r->item, &pk, &sk, err) : ddbi_keys_exact(t, r->item, &pk, &sk, err);
     if (rc)

@@ -72,6 +72,15 @@ int ddbi_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_
 int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
                                const char *const *index_attrs, size_t n_index_attrs, ddb_error *err);
 
+/* Refuse a document path into a key attribute (p.x, g[0]) anywhere in the
+ * expressions (conditions, filters, projections, updates; NULLs skipped):
+ * "Key attributes must be scalars; list random access '[]' and map lookup
+ * '.' are not allowed: Key: p" for the table's key attributes (key_attrs),
+ * "...: IndexKey: g" for the indexes' (checked after the table's). */
+int ddbi_expr_check_key_paths(const ddb_expr *const *exprs, size_t nexprs, const char *const *key_attrs,
+                              size_t n_key_attrs, const char *const *index_attrs, size_t n_index_attrs,
+                              ddb_error *err);
+
 /* Apply an UpdateExpression to old (NULL = the item does not exist yet)
  * and build the new item in arena a (old is not modified; the new item
  * shares nothing with old or values).  Every operand reads the old item, as
