@@ -28,8 +28,9 @@
  * ConditionExpression, FilterExpression, ProjectionExpression,
  * KeyConditionExpression, ExpressionAttributeNames/Values, ReturnValues,
  * ReturnConsumedCapacity, ConsistentRead, IndexName, Limit,
- * ExclusiveStartKey).  expect: "error" (exception name) and "message" (the
- * answer must start with it: our extra detail may follow), or "ok": true
+ * ExclusiveStartKey, ScanIndexForward, Segment, TotalSegments).  expect:
+ * "error" (exception name) and "message" (the answer must start with it:
+ * our extra detail may follow), or "ok": true
  * and any of "Attributes", "Item" (null = absent), "Items" (in order),
  * "Count", "LastEvaluatedKey" (null = none), "CapacityUnits".  A step
  * without expect must succeed. */
@@ -250,6 +251,8 @@ static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
             ddb_scan_params s = {.table = c->table, .index = index, .limit = limit, .start_key = start,
                                  .consistent = consistent, .return_capacity = rcap, .filter = filter,
                                  .projection = proj, .values = c->values};
+            s.segment = (uint32_t)json_integer_value(json_object_get(req, "Segment"));
+            s.total_segments = (uint32_t)json_integer_value(json_object_get(req, "TotalSegments"));
             rc = ddb_scan(r->db, &s, c->a, &ans->page, err);
         }
         ans->has_page = true;

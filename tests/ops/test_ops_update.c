@@ -345,9 +345,9 @@ static void test_update_errors_write_nothing(void **state)
     EXPECT_RC(DDB_OK, del(fx, T_OPS, K(fx, "big", "1"), NULL, NULL, DDB_RETURN_NONE, &res, err));
     assert_string_equal(table_state(fx, T_OPS), before);
     /* ReturnValues other than NONE / ALL_OLD on PutItem and DeleteItem */
-    EXPECT_ERR(DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD",
+    EXPECT_ERR(DDB_EVALIDATION, "ReturnValues can only be ALL_OLD or NONE",
                put(fx, T_OPS, K(fx, "a", "1"), NULL, NULL, DDB_RETURN_ALL_NEW, &res, err));
-    EXPECT_ERR(DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD",
+    EXPECT_ERR(DDB_EVALIDATION, "ReturnValues can only be ALL_OLD or NONE",
                del(fx, T_OPS, K(fx, "a", "1"), NULL, NULL, DDB_RETURN_UPDATED_OLD, &res, err));
     assert_string_equal(table_state(fx, T_OPS), before);
 }

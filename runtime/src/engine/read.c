@@ -378,12 +378,17 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
              (rc = ddbi_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, NULL, err))))
             goto done;
         if (q->sk_op == DDB_SK_BEGINS_WITH && s.sk_type == DDB_TN) {
-            rc = ddbi_fail(err, DDB_EVALIDATION, "begins_with is not supported for the number sort key %s", s.sk_name);
+            rc = ddbi_fail(err, DDB_EVALIDATION,
+                          "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or "
+                          "function: begins_with, operand type: N (sort key %s)",
+                          s.sk_name);
             goto done;
         }
         if (q->sk_op == DDB_SK_BETWEEN && ddb_value_compare(q->sk1, q->sk2) > 0) {
             rc = ddbi_fail(err, DDB_EVALIDATION,
-                          "Invalid KeyConditionExpression: the BETWEEN bounds of %s are in the wrong order", s.sk_name);
+                          "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than "
+                          "or equal to lower bound (sort key %s)",
+                          s.sk_name);
             goto done;
         }
     }
@@ -578,7 +583,9 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     }
     uint32_t nseg = sc->total_segments ? sc->total_segments : 1;
     if (nseg > 1000000 || sc->segment >= nseg)
-        return ddbi_fail(err, DDB_EVALIDATION, "Scan: Segment %u must be less than TotalSegments %u (1..1000000)",
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %u "
+                        "is not less than TotalSegments: %u (TotalSegments is 1..1000000)",
                         sc->segment, nseg);
     MDB_txn *txn;
     uint64_t ticket;
