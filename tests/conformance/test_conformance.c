@@ -28,7 +28,8 @@
  * ConditionExpression, FilterExpression, ProjectionExpression,
  * KeyConditionExpression, ExpressionAttributeNames/Values, ReturnValues,
  * ReturnConsumedCapacity, ConsistentRead, IndexName, Limit,
- * ExclusiveStartKey, ScanIndexForward, Segment, TotalSegments).  expect:
+ * ExclusiveStartKey, ScanIndexForward, Segment, TotalSegments); op
+ * CreateTable takes TableName and "Like" (a table definition).  expect:
  * "error" (exception name) and "message" (the answer must start with it:
  * our extra detail may follow), or "ok": true
  * and any of "Attributes", "Item" (null = absent), "Items" (in order),
@@ -191,6 +192,8 @@ static int opt_item(const json_t *req, const char *param, ddb_arena *a, ddb_item
     return j ? to_item(j, a, out, err) : DDB_OK;
 }
 
+static int create_table_as(runner *r, const char *logical, const char *name, ddb_error *err);
+
 static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
 {
     ddb_error *err = &ans->err;
@@ -257,6 +260,14 @@ static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
         }
         ans->has_page = true;
         ans->capacity = ans->page.capacity.total;
+    } else if (strcmp(op, "CreateTable") == 0) {
+        /* the key schema of table definition "Like", under TableName as
+         * given (a table created here is deleted at once) */
+        const char *like = json_string_value(json_object_get(req, "Like"));
+        const char *name = json_string_value(json_object_get(req, "TableName"));
+        rc = create_table_as(r, like ? like : "", name ? name : "", err);
+        if (!rc)
+            ddb_delete_table(r->db, name, NULL);
     } else {
         snprintf(err->message, sizeof err->message, "corpus: unknown op %s", op);
         rc = DDB_EINVAL;
@@ -366,15 +377,13 @@ static ddb_key_schema key_schema(const json_t *def)
                             sk ? json_string_value(json_array_get(sk, 0)) : NULL, sk ? key_type(sk) : DDB_TS};
 }
 
-static int create_table(runner *r, const char *logical, ddb_error *err)
+static int create_table_as(runner *r, const char *logical, const char *name, ddb_error *err)
 {
     const json_t *def = json_object_get(r->tables, logical);
     if (!def) {
         snprintf(err->message, sizeof err->message, "corpus: no table definition %s", logical);
         return DDB_EINVAL;
     }
-    char name[300];
-    table_name(r, logical, name, sizeof name);
     ddb_index_def idx[8];
     size_t n = 0;
     for (int local = 0; local < 2; local++) {
@@ -389,6 +398,13 @@ static int create_table(runner *r, const char *logical, ddb_error *err)
     }
     ddb_table_def td = {.name = name, .key = key_schema(def), .indexes = idx, .n_indexes = n};
     return ddb_create_table(r->db, &td, err);
+}
+
+static int create_table(runner *r, const char *logical, ddb_error *err)
+{
+    char name[300];
+    table_name(r, logical, name, sizeof name);
+    return create_table_as(r, logical, name, err);
 }
 
 /* ---- Cases ----------------------------------------------------------------------- */

@@ -38,7 +38,8 @@ static void test_tables(void **state)
     assert_string_equal(err.message, "Table already exists: Shop");
     assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "x", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err),
                      DDB_EVALIDATION);
-    assert_string_equal(err.message, "table name \"x\" must be 3 to 255 characters long (it is 1)");
+    assert_string_equal(err.message,
+                        "TableName must be at least 3 characters long and at most 255 characters long (\"x\" has 1)");
     assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "Bad", .key = {.pk = "PK", .pk_type = DDB_TBOOL}}, &err),
                      DDB_EVALIDATION);
     ddb_index_def many[21];
