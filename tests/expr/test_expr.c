@@ -670,7 +670,12 @@ static const err_case err_cases[] = {
     {U, "SET a = list_append(b, c) + d", V,
      "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand "
      "type: L at 1:9"},
-    {U, "SET a = list_append(b, if_not_exists(c, list_append(d, e)))", V, NULL},
+    /* list_append nested in a function is refused (changed deliberately:
+     * DynamoDB answers this, issue 11 item 17); if_not_exists nests */
+    {U, "SET a = list_append(b, if_not_exists(c, list_append(d, e)))", V,
+     "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: "
+     "list_append at 1:41"},
+    {U, "SET a = list_append(if_not_exists(a, c), b)", V, NULL},
     {U, "REMOVE COMMENT", V,
      "Invalid UpdateExpression: Attribute name is a reserved keyword; reserved keyword: COMMENT at 1:8"},
     {U, "SET a = :s set abOrt = :s", V,
@@ -1224,7 +1229,11 @@ static void test_update_keys(void **state)
                           "allowed: IndexKey: gk"},
         {"SET x = list_append(a, gs[0])", "Key attributes must be scalars; list random access '[]' and map lookup "
                                           "'.' are not allowed: IndexKey: gs"},
-        {"SET gk = :s, x = pk, y = sk.z", NULL},
+        /* a nested path into a table key attribute is refused too (changed
+         * deliberately, issue 11 item 18: DynamoDB refuses it everywhere) */
+        {"SET y = sk.z", "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+                         "allowed: Key: sk"},
+        {"SET gk = :s, x = pk", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         ddb_expr *e = prepare_ok(DDB_EXPR_UPDATE, cases[i].expr, f->names);

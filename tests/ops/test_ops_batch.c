@@ -75,7 +75,7 @@ static void test_batch_write_refusals(void **state)
     for (int i = 0; i < 26; i++)
         ops[i] = (ddb_batch_write_op){T_IDX, item_n(fx, "new", i, 100, true), NULL};
     ddb_capacity cap;
-    EXPECT_ERR(DDB_ELIMIT, "at most 25", ddb_batch_write(fx->db, ops, 26, DDB_CAPACITY_TOTAL, &cap, err));
+    EXPECT_ERR(DDB_ELIMIT, "Too many items requested for the BatchWriteItem call", ddb_batch_write(fx->db, ops, 26, DDB_CAPACITY_TOTAL, &cap, err));
     EXPECT_ERR(DDB_EVALIDATION, "no items", ddb_batch_write(fx->db, ops, 0, DDB_CAPACITY_TOTAL, &cap, err));
     /* a put and a delete of one item */
     ops[3] = (ddb_batch_write_op){T_IDX, NULL, key_n(fx, "new", 1)};
@@ -86,7 +86,7 @@ static void test_batch_write_refusals(void **state)
     ops[3] = (ddb_batch_write_op){T_IDX, J(fx, "{'pk':{'S':'x'}}"), NULL};
     EXPECT_ERR(DDB_EVALIDATION, "Missing the key sk", ddb_batch_write(fx->db, ops, 5, DDB_CAPACITY_TOTAL, &cap, err));
     ops[3] = (ddb_batch_write_op){T_IDX, J(fx, "{'pk':{'S':'x'},'sk':{'S':'x'},'gsk':{'S':'x'}}"), NULL};
-    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for key gsk",
+    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for Index Key gsk",
                ddb_batch_write(fx->db, ops, 5, DDB_CAPACITY_TOTAL, &cap, err));
     ops[3] = (ddb_batch_write_op){T_IDX, sized(fx, "{'pk':{'S':'x'},'sk':{'S':'x'}}", 409601), NULL};
     EXPECT_ERR(DDB_ELIMIT, "has exceeded the maximum allowed size",
@@ -160,7 +160,7 @@ static void test_batch_get_limits(void **state)
     for (int i = 0; i < 100; i++)
         assert_true(ddb_value_equal(ddb_item_map(items[i]), ddb_item_map(item_n(fx, "p", i, 100, false))));
     expect_units(cap.total, 50);
-    EXPECT_ERR(DDB_ELIMIT, "at most 100", ddb_batch_get(fx->db, ops, 101, fx->a, items, DDB_CAPACITY_TOTAL, &cap, err));
+    EXPECT_ERR(DDB_ELIMIT, "Too many items requested for the BatchGetItem call", ddb_batch_get(fx->db, ops, 101, fx->a, items, DDB_CAPACITY_TOTAL, &cap, err));
     ops[7] = ops[3];
     EXPECT_ERR(DDB_EVALIDATION, "Provided list of item keys contains duplicates",
                ddb_batch_get(fx->db, ops, 10, fx->a, items, DDB_CAPACITY_TOTAL, &cap, err));

@@ -104,6 +104,26 @@ static void test_tx_all_kinds(void **state)
     expect_clean(fx, T_HASH, 0, 0);
 }
 
+/* An update that only removes creates nothing on a missing item, inside a
+ * transaction too (issue 11 item 15: DynamoDB's answer); it is still
+ * charged as a write, doubled. */
+static void test_tx_remove_only_update_of_missing_item(void **state)
+{
+    ops_fx *fx = *state;
+    ddb_tx_op ops[] = {
+        {DDB_TX_UPDATE, T_OPS, K(fx, "gone", "1"), UPD(fx, "REMOVE a, m.x"), NULL, NULL},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "gone", "2"), UPD(fx, "DELETE s :s"), NULL, J(fx, "{':s':{'SS':['x']}}")},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "made", "1"), UPD(fx, "REMOVE a SET v = :v"), NULL, J(fx, "{':v':{'N':'1'}}")},
+    };
+    ddb_tx_result res;
+    EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, ops, 3, DDB_CAPACITY_TOTAL, fx->a, &res, err));
+    expect_units(res.capacity.total, 6);
+    expect_stored(fx, T_OPS, K(fx, "gone", "1"), NULL);
+    expect_stored(fx, T_OPS, K(fx, "gone", "2"), NULL);
+    expect_stored(fx, T_OPS, K(fx, "made", "1"), "{'pk':{'S':'made'},'sk':{'S':'1'},'v':{'N':'1'}}");
+    expect_clean(fx, T_OPS, 1, 0);
+}
+
 /* A failing ConditionCheck cancels everything: every item and every index
  * entry stays as it was, and the reasons say which action failed. */
 static void test_tx_cancel_leaves_everything(void **state)
@@ -225,10 +245,10 @@ static void test_tx_refusals(void **state)
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     assert_int_equal(res.reasons[5], 0); /* reasons are only given with DDB_ECANCELED */
     ops[5] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", 5, 409601), NULL, NULL, NULL};
-    EXPECT_ERR(DDB_ELIMIT, "Item size of 409601 bytes has exceeded the maximum allowed size",
+    EXPECT_ERR(DDB_ELIMIT, "Item size has exceeded the maximum allowed size (item of 409601 bytes",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     ops[5] = (ddb_tx_op){DDB_TX_PUT, T_IDX, J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'N':'1'}}"), NULL, NULL, NULL};
-    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for key gpk",
+    EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for Index Key gpk",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     ops[5] =
         (ddb_tx_op){DDB_TX_UPDATE, T_IDX, K(fx, "p", "1"), UPD(fx, "SET gsk.x = :v"), NULL, J(fx, "{':v':{'S':'v'}}")};
@@ -295,6 +315,7 @@ static void test_tx_get(void **state)
 const struct CMUnitTest ops_tx_tests[] = {
     cmocka_unit_test_setup_teardown(test_tx_capacity, ops_setup, ops_teardown),
     cmocka_unit_test_setup_teardown(test_tx_all_kinds, ops_setup, ops_teardown),
+    cmocka_unit_test_setup_teardown(test_tx_remove_only_update_of_missing_item, ops_setup, ops_teardown),
     cmocka_unit_test_setup_teardown(test_tx_cancel_leaves_everything, ops_setup, ops_teardown),
     cmocka_unit_test_setup_teardown(test_tx_reasons, ops_setup, ops_teardown),
     cmocka_unit_test_setup_teardown(test_tx_refusals, ops_setup, ops_teardown),

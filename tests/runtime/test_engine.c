@@ -38,7 +38,8 @@ static void test_tables(void **state)
     assert_string_equal(err.message, "Table already exists: Shop");
     assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "x", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err),
                      DDB_EVALIDATION);
-    assert_string_equal(err.message, "table name \"x\" must be 3 to 255 characters long (it is 1)");
+    assert_string_equal(err.message,
+                        "TableName must be at least 3 characters long and at most 255 characters long (\"x\" has 1)");
     assert_int_equal(ddb_create_table(db, &(ddb_table_def){.name = "Bad", .key = {.pk = "PK", .pk_type = DDB_TBOOL}}, &err),
                      DDB_EVALIDATION);
     ddb_index_def many[21];
@@ -216,7 +217,7 @@ static void test_sizes_and_capacity(void **state)
     ddb_item *big = sized(a, "big", 409601);
     assert_int_equal(ddb_put_item(db, "Tab1", big, NULL, NULL, NULL, &err), DDB_ELIMIT);
     assert_string_equal(err.message,
-                        "Item size of 409601 bytes has exceeded the maximum allowed size of 409600 bytes");
+                        "Item size has exceeded the maximum allowed size (item of 409601 bytes, limit 409600 bytes)");
     ddb_item *bk = tu_item(a, "PK", 's', "big", "SK", 's', "s", NULL), *got;
     assert_int_equal(ddb_get_item(db, "Tab1", bk, NULL, a, &got, NULL, &err), DDB_ENOTFOUND);
     TU_OK(ddb_put_item(db, "Tab1", sized(a, "big", 409600), NULL, NULL, NULL, &err));
@@ -249,15 +250,21 @@ static void test_bad_input(void **state)
         {tu_item(a, "PK", 'i', (int64_t)1, "SK", 's', "x", NULL), DDB_EVALIDATION,
          "One or more parameter values were invalid: Type mismatch for key PK expected: S actual: N"},
         {tu_item(a, "PK", 's', "", "SK", 's', "x", NULL), DDB_EVALIDATION,
-         "One or more parameter values are not valid: the key attribute PK cannot be an empty S value"},
+         "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty "
+         "string value. Key: PK"},
         {tu_item(a, "PK", 's', pk, "SK", 's', "x", NULL), DDB_ELIMIT,
-         "partition key PK is 2049 bytes, over the limit of 2048 bytes"},
+         "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes "
+         "(key PK is 2049 bytes)"},
         {tu_item(a, "PK", 's', "x", "SK", 's', sk, NULL), DDB_ELIMIT,
-         "sort key SK is 1025 bytes, over the limit of 1024 bytes"},
+         "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of "
+         "1024 bytes (key SK is 1025 bytes)"},
         {tu_item(a, "PK", 's', "x", "SK", 's', "x", "Year", 's', "2024", NULL), DDB_EVALIDATION,
-         "One or more parameter values were invalid: Type mismatch for key Year expected: N actual: S"},
+         "One or more parameter values were invalid: Type mismatch for Index Key Year Expected: N Actual: S "
+         "IndexName: ByYear"},
         {tu_item(a, "PK", 's', "x", "SK", 's', "x", "GSI1PK", 's', "", NULL), DDB_EVALIDATION,
-         "One or more parameter values are not valid: the key attribute GSI1PK cannot be an empty S value"},
+         "One or more parameter values are not valid. A value specified for a secondary index key is not supported. "
+         "The AttributeValue for a key attribute cannot contain an empty string value. IndexName: GSI1, IndexKey: "
+         "GSI1PK"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         memset(&err, 0, sizeof err);
@@ -273,7 +280,7 @@ static void test_bad_input(void **state)
     ddb_item *it = tu_item(a, "PK", 's', "x", "SK", 's', "y", NULL);
     TU_OK(ddb_item_set(it, "tags", ddb_v_set(a, DDB_TSS)));
     assert_int_equal(ddb_put_item(db, "Shop", it, NULL, NULL, NULL, &err), DDB_EVALIDATION);
-    assert_string_equal(err.message, "attribute tags: an empty SS set is not allowed");
+    assert_string_equal(err.message, "One or more parameter values were invalid: An string set  may not be empty (attribute tags)");
     ddb_value *v;
     assert_int_equal(ddb_v_n(a, "NaN", &v, &err), DDB_EVALIDATION);
     assert_int_equal(ddb_v_n(a, "123456789012345678901234567890123456789", &v, &err), DDB_EVALIDATION);

@@ -327,7 +327,7 @@ static void test_indexes(void **state)
     assert_int_equal(ddb_query(db, &(ddb_query_params){.table = "Idx", .index = "Nope", .pk = ddb_v_str(a, "x")}, a,
                                &pg, &err),
                      DDB_EVALIDATION);
-    assert_string_equal(err.message, "The table Idx does not have the specified index: Nope");
+    assert_string_equal(err.message, "The table does not have the specified index: Nope (table Idx)");
     assert_int_equal(ddb_query(db,
                                &(ddb_query_params){.table = "Idx", .index = "GSI1", .pk = ddb_v_str(a, "x"),
                                                    .consistent = true},

@@ -14,7 +14,7 @@ static int check_return_values(const char *op, bool update, const ddb_write_opts
     if ((unsigned)rv > DDB_RETURN_UPDATED_NEW)
         return ddbi_fail(err, DDB_EINVAL, "%s: unknown ReturnValues %d", op, (int)rv);
     if (!update && rv != DDB_RETURN_NONE && rv != DDB_RETURN_ALL_OLD)
-        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be NONE or ALL_OLD on %s", op);
+        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be ALL_OLD or NONE (%s)", op);
     if (rv != DDB_RETURN_NONE && (!a || !res))
         return ddbi_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
     if (res)

@@ -417,46 +417,80 @@ size_t ddb_value_size(const ddb_value *v)
     }
 }
 
-int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err)
+/* The elements of an SS or NS, DynamoDB style ("[a, b]"), bounded. */
+static void set_text(const ddb_value *v, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "[");
+    for (uint32_t i = 0; i < v->len && n + 8 < cap; i++) {
+        const ddb_value *e = v->u.set[i];
+        int w = (int)(e->len > 40 ? 40 : e->len);
+        n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", i ? ", " : "", w, e->u.s);
+    }
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
+}
+
+/* What a write must refuse about v, in DynamoDB's words (NULL = nothing). */
+static const char *value_problem(const ddb_value *v, int depth, char *buf, size_t cap)
 {
     if (depth > 32)
-        return ddbi_fail(err, DDB_EVALIDATION, "attribute %s is nested deeper than 32 levels", path);
+        return "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond "
+               "supported limit";
     switch (v->type) {
     case DDB_TS:
     case DDB_TN:
     case DDB_TB:
     case DDB_TBOOL:
     case DDB_TNULL:
-        return DDB_OK;
+        return NULL;
     case DDB_TSS:
     case DDB_TNS:
     case DDB_TBS:
         if (v->len == 0)
-            return ddbi_fail(err, DDB_EVALIDATION, "attribute %s: an empty %s set is not allowed", path,
-                            ddb_type_name(v->type));
+            return v->type == DDB_TSS   ? "One or more parameter values were invalid: An string set  may not be empty"
+                   : v->type == DDB_TNS ? "One or more parameter values were invalid: An number set  may not be empty"
+                                        : "One or more parameter values were invalid: Binary sets should not be empty";
         for (uint32_t i = 0; i < v->len; i++) {
-            if (v->u.set[i]->type != set_elem_type(v->type))
-                return ddbi_fail(err, DDB_EVALIDATION, "attribute %s: a %s set holds a %s value", path,
-                                ddb_type_name(v->type), ddb_type_name(v->u.set[i]->type));
-            if (i && ddb_value_compare(v->u.set[i - 1], v->u.set[i]) >= 0)
-                return ddbi_fail(err, DDB_EVALIDATION, "attribute %s: set elements are duplicated or unsorted", path);
+            if (v->u.set[i]->type != set_elem_type(v->type)) {
+                snprintf(buf, cap, "One or more parameter values were invalid: a %s set holds a %s value",
+                         ddb_type_name(v->type), ddb_type_name(v->u.set[i]->type));
+                return buf;
+            }
+            if (i && ddb_value_compare(v->u.set[i - 1], v->u.set[i]) >= 0) {
+                char elems[160] = "";
+                if (v->type != DDB_TBS)
+                    set_text(v, elems, sizeof elems);
+                snprintf(buf, cap, "One or more parameter values were invalid: Input collection %s%s contains duplicates.",
+                         elems, v->type == DDB_TBS ? "of type BS" : "");
+                return buf;
+            }
         }
-        return DDB_OK;
+        return NULL;
     case DDB_TL:
-        for (uint32_t i = 0; i < v->len; i++) {
-            int rc = ddbi_value_check(v->u.l[i], path, depth + 1, err);
-            if (rc)
-                return rc;
-        }
-        return DDB_OK;
     case DDB_TM:
         for (uint32_t i = 0; i < v->len; i++) {
-            int rc = ddbi_value_check(v->u.m[i].value, path, depth + 1, err);
-            if (rc)
-                return rc;
+            const char *p = value_problem(v->type == DDB_TL ? v->u.l[i] : v->u.m[i].value, depth + 1, buf, cap);
+            if (p)
+                return p;
         }
-        return DDB_OK;
+        return NULL;
     default:
-        return ddbi_fail(err, DDB_EVALIDATION, "attribute %s has no valid type", path);
+        return "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes";
     }
+}
+
+int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err)
+{
+    char buf[220];
+    const char *p = value_problem(v, depth, buf, sizeof buf);
+    return p ? ddbi_fail(err, DDB_EVALIDATION, "%s (attribute %s)", p, path) : DDB_OK;
+}
+
+int ddbi_value_check_placeholder(const ddb_value *v, const char *key, size_t key_len, ddb_error *err)
+{
+    char buf[220];
+    const char *p = value_problem(v, 1, buf, sizeof buf);
+    return p ? ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttributeValues contains invalid value: %s for key %.*s", p,
+                         (int)(key_len > 255 ? 255 : key_len), key)
+             : DDB_OK;
 }

@@ -14,8 +14,15 @@ long ddbi_map_find(const ddb_value *map, const char *name, size_t name_len);
 /* Map lookup by counted name. */
 const ddb_value *ddbi_map_getn(const ddb_value *map, const char *name, size_t name_len);
 /* Check what a write must refuse: empty sets, duplicate set members,
- * nesting over 32 levels.  path names the attribute for the message. */
+ * nesting over 32 levels.  The message is DynamoDB's ("One or more
+ * parameter values were invalid: An string set  may not be empty"),
+ * followed by " (attribute PATH)". */
 int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err);
+/* The same check for a value of ExpressionAttributeValues, in DynamoDB's
+ * form: "ExpressionAttributeValues contains invalid value: One or more
+ * parameter values were invalid: An string set  may not be empty for key
+ * :v". */
+int ddbi_value_check_placeholder(const ddb_value *v, const char *key, size_t key_len, ddb_error *err);
 /* Bytes of the N value's storage size. */
 size_t ddbi_number_size(const char *canon, size_t len);
 

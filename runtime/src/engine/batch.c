@@ -106,7 +106,8 @@ int ddbi_engine_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n,
     if (n == 0)
         return ddbi_fail(err, DDB_EVALIDATION, "BatchWriteItem: the request holds no items");
     if (n > BATCH_WRITE_MAX)
-        return ddbi_fail(err, DDB_ELIMIT, "BatchWriteItem: %zu requests; at most %d are allowed", n, BATCH_WRITE_MAX);
+        return ddbi_fail(err, DDB_ELIMIT, "Too many items requested for the BatchWriteItem call (%zu requests, at most %d)",
+                        n, BATCH_WRITE_MAX);
     for (size_t i = 0; i < n; i++)
         if (!ops[i].table || !ops[i].put == !ops[i].delete_key)
             return ddbi_fail(err, DDB_EVALIDATION,
@@ -288,7 +289,8 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
     if (n == 0)
         return ddbi_fail(err, DDB_EVALIDATION, "%s: the request holds no keys", what);
     if (n > max)
-        return ddbi_fail(err, DDB_ELIMIT, "%s: %zu keys; at most %zu are allowed", what, n, max);
+        return ddbi_fail(err, DDB_ELIMIT, "Too many items requested for the %s call (%zu keys, at most %zu)", what, n,
+                        max);
     MDB_txn *txn;
     int rc = ddbi_read_begin(db, &txn, err);
     if (rc)
@@ -304,7 +306,7 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
         for (size_t j = 0; j < i && !rc; j++)
             if (same_item(table_of(ops, j), &keys[j], table_of(ops, i), &keys[i]))
                 rc = ddbi_fail(err, DDB_EVALIDATION,
-                              "%s: Provided list of item keys contains duplicates (requests %zu and %zu)", what, j + 1,
+                              "Provided list of item keys contains duplicates (%s requests %zu and %zu)", what, j + 1,
                               i + 1);
     }
     for (size_t i = 0; i < n && !rc; i++) {
@@ -318,6 +320,8 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
             break;
         ddbi_cap_add(cap, NULL, units, 0, mode);
         const ddb_expr *p = proj_of(ops, i);
+        if ((rc = ddbi_keys_check_paths(t, &p, 1, err)))
+            break;
         if (items[i] && p)
             rc = ddbi_expr_project(p, items[i], a, &items[i], err);
     }

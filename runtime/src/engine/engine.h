@@ -160,6 +160,11 @@ int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
 
 /* Table cache: look up name as of txn's snapshot. */
 int ddbi_table_get(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt **out, ddb_error *err);
+/* Validate the TableName of a request on an existing table as DynamoDB
+ * does (ValidationException "1 validation error detected: Value 'bad
+ * name!' at 'tableName' failed to satisfy constraint: ...").  Called by
+ * ddbi_table_get(); belongs at the public entry points (api/). */
+int ddbi_table_name_check(const char *name, ddb_error *err);
 /* The same for a read-only txn: may skip reading the generation, and may
  * renew txn (a fresh snapshot) when it predates the table's database
  * handles, so call it before reading anything through txn. */

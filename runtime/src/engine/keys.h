@@ -15,8 +15,25 @@ int ddbi_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value 
  * not, <0 with err on a type mismatch or bad size. */
 int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err);
-/* Check a key value's type and length for attribute name. */
-int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, ddb_error *err);
+/* Check a key value's type and length for attribute name, with DynamoDB's
+ * messages: index names the index for its index-key wording (NULL: the
+ * table's key). */
+int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, bool partition, const char *index,
+                         ddb_error *err);
+/* An ExclusiveStartKey must hold exactly the table's key attributes and,
+ * reading index x (NULL: the table), the index's, each with its declared
+ * type: DynamoDB's "The provided starting key is invalid" otherwise (a Scan
+ * of the table adds ": The provided key element does not match the
+ * schema"), then which attribute is wrong. */
+int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *start, bool table_scan,
+                    ddb_error *err);
+/* The key attribute names: the table's (keys[0..1], returns 1 or 2) and
+ * its indexes' (index_keys, 2 * DDB_MAX_INDEXES room, duplicates kept). */
+size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **index_keys, size_t *n_index_keys);
+/* Refuse a document path into a key attribute of t (or of its indexes) in
+ * any of the expressions (NULLs skipped): DynamoDB's "Key attributes must
+ * be scalars; ..." (ddbi_expr_check_key_paths). */
+int ddbi_keys_check_paths(const ddb_table_rt *t, const ddb_expr *const *exprs, size_t n, ddb_error *err);
 /* Size of the attributes an index projects from item. */
 size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
 /* A new item in arena a with the attributes index x projects. */

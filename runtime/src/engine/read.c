@@ -25,7 +25,8 @@ int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, con
         return rc;
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
-    if ((rc = ddbi_table_get_rd(db, txn, table, &t, err)) || (rc = ddbi_keys_exact(t, key, &pk, &sk, err)))
+    if ((rc = ddbi_table_get_rd(db, txn, table, &t, err)) || (rc = ddbi_keys_exact(t, key, &pk, &sk, err)) ||
+        (rc = ddbi_keys_check_paths(t, &o.projection, 1, err)))
         goto done;
     ddb_key k;
     ddbi_key_make(&k, pk, sk);
@@ -194,7 +195,8 @@ static int read_index(const ddb_table_rt *t, const char *name, bool consistent, 
 {
     *x = NULL;
     if (name && !(*x = ddbi_table_index(t, name)))
-        return ddbi_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", t->name, name);
+        return ddbi_fail(err, DDB_EVALIDATION, "The table does not have the specified index: %s (table %s)", name,
+                        t->name);
     if (*x && !(*x)->local && consistent)
         return ddbi_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
                         (*x)->name);
@@ -327,7 +329,8 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
     if ((rc = ddbi_table_get_rd(db, txn, q->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
-    if ((rc = read_index(t, q->index, q->consistent, &x, err)))
+    const ddb_expr *qex[3] = {q->key_condition, q->filter, q->projection};
+    if ((rc = read_index(t, q->index, q->consistent, &x, err)) || (rc = ddbi_keys_check_paths(t, qex, 3, err)))
         goto done;
     ddb_query_params mapped;
     if (q->key_condition) {
@@ -362,7 +365,7 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
     }
     qstate s = {q, x ? x->pk : t->pk, x ? x->sk : t->sk, x ? x->sk_type : t->sk_type, NULL, {{0}, 0}, false, 0};
     s.pk_len = strlen(s.pk_name);
-    if ((rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, err)))
+    if ((rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, NULL, err)))
         goto done;
     if (q->sk_op != DDB_SK_ANY) {
         if (!s.sk_name) {
@@ -370,25 +373,34 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
                           x ? x->name : t->name);
             goto done;
         }
-        if ((rc = ddbi_keys_check_value(s.sk_name, q->sk1, s.sk_type, false, err)) ||
-            (q->sk_op == DDB_SK_BETWEEN && (rc = ddbi_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, err))))
+        if ((rc = ddbi_keys_check_value(s.sk_name, q->sk1, s.sk_type, false, NULL, err)) ||
+            (q->sk_op == DDB_SK_BETWEEN &&
+             (rc = ddbi_keys_check_value(s.sk_name, q->sk2, s.sk_type, false, NULL, err))))
             goto done;
         if (q->sk_op == DDB_SK_BEGINS_WITH && s.sk_type == DDB_TN) {
-            rc = ddbi_fail(err, DDB_EVALIDATION, "begins_with is not supported for the number sort key %s", s.sk_name);
+            rc = ddbi_fail(err, DDB_EVALIDATION,
+                          "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or "
+                          "function: begins_with, operand type: N (sort key %s)",
+                          s.sk_name);
             goto done;
         }
         if (q->sk_op == DDB_SK_BETWEEN && ddb_value_compare(q->sk1, q->sk2) > 0) {
             rc = ddbi_fail(err, DDB_EVALIDATION,
-                          "Invalid KeyConditionExpression: the BETWEEN bounds of %s are in the wrong order", s.sk_name);
+                          "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than "
+                          "or equal to lower bound (sort key %s)",
+                          s.sk_name);
             goto done;
         }
     }
     if (q->start_key) {
+        if ((rc = ddbi_keys_start(t, x, q->start_key, false, err)))
+            goto done;
         const ddb_value *spk = ddb_item_get(q->start_key, s.pk_name);
         const ddb_value *tpk = ddb_item_get(q->start_key, t->pk), *tsk = t->sk ? ddb_item_get(q->start_key, t->sk) : NULL;
         s.start_sk = s.sk_name ? ddb_item_get(q->start_key, s.sk_name) : NULL;
-        if (!spk || !tpk || (t->sk && !tsk) || (s.sk_name && !s.start_sk) || !ddb_value_equal(spk, q->pk)) {
-            rc = ddbi_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for this query");
+        if (!ddb_value_equal(spk, q->pk)) {
+            rc = ddbi_fail(err, DDB_EVALIDATION,
+                          "The provided starting key is outside query boundaries based on provided conditions");
             goto done;
         }
         ddbi_key_make(&s.start_tkey, tpk, tsk);
@@ -571,7 +583,9 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     }
     uint32_t nseg = sc->total_segments ? sc->total_segments : 1;
     if (nseg > 1000000 || sc->segment >= nseg)
-        return ddbi_fail(err, DDB_EVALIDATION, "Scan: Segment %u must be less than TotalSegments %u (1..1000000)",
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %u "
+                        "is not less than TotalSegments: %u (TotalSegments is 1..1000000)",
                         sc->segment, nseg);
     MDB_txn *txn;
     uint64_t ticket;
@@ -583,7 +597,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     if ((rc = ddbi_table_get_rd(db, txn, sc->table, &t, err)))
         goto done;
     const ddb_index_rt *x = NULL;
-    if ((rc = read_index(t, sc->index, sc->consistent, &x, err)))
+    const ddb_expr *sex[2] = {sc->filter, sc->projection};
+    if ((rc = read_index(t, sc->index, sc->consistent, &x, err)) || (rc = ddbi_keys_check_paths(t, sex, 2, err)))
         goto done;
     /* segment = a contiguous range of partition hashes */
     uint64_t seg_lo = (uint64_t)(((unsigned __int128)sc->segment << 64) / nseg);
@@ -594,7 +609,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     ddb_key skey = {{0}, 0}, tkey = {{0}, 0};
     if (sc->start_key) {
         const ddb_value *pk, *sk;
-        if ((rc = ddbi_keys_table(t, sc->start_key, &pk, &sk, err)))
+        if ((rc = ddbi_keys_start(t, x, sc->start_key, !x, err)) ||
+            (rc = ddbi_keys_table(t, sc->start_key, &pk, &sk, err)))
             goto done;
         ddbi_key_make(&tkey, pk, sk);
         if (x) {

@@ -258,6 +258,84 @@ int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
     return rc;
 }
 
+static bool name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
+}
+
+/* DynamoDB's request-validation form for a string member: "1 validation
+ * error detected: Value 'x' at 'tableName' failed to satisfy constraint:
+ * Member must ...", or "2 validation errors detected: ...; ...".  The
+ * value is shown up to 100 bytes. */
+static int constraint_fail(ddb_error *err, const char *field, const char *value, const char *const *why, int k)
+{
+    size_t n = strlen(value);
+    int shown = n > 100 ? 100 : (int)n;
+    const char *more = n > 100 ? "..." : "";
+    if (k == 1)
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "1 validation error detected: Value '%.*s%s' at '%s' failed to satisfy constraint: %s", shown,
+                        value, more, field, why[0]);
+    return ddbi_fail(err, DDB_EVALIDATION,
+                    "2 validation errors detected: Value '%.*s%s' at '%s' failed to satisfy constraint: %s; Value "
+                    "'%.*s%s' at '%s' failed to satisfy constraint: %s",
+                    shown, value, more, field, why[0], shown, value, more, field, why[1]);
+}
+
+/* A table or index name: characters [a-zA-Z0-9_.-] and length min..max,
+ * in DynamoDB's words; arn: names skip the pattern (a table ARN). */
+static int check_name_member(const char *field, const char *name, size_t min, size_t max, bool arn_ok,
+                             ddb_error *err)
+{
+    if (!name)
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must "
+                        "not be null",
+                        field);
+    size_t n = strlen(name);
+    bool bad_char = false;
+    for (size_t i = 0; i < n && !(arn_ok && strncmp(name, "arn:", 4) == 0); i++)
+        bad_char |= !name_char(name[i]);
+    char lo[64], hi[64];
+    snprintf(lo, sizeof lo, "Member must have length greater than or equal to %zu", min);
+    snprintf(hi, sizeof hi, "Member must have length less than or equal to %zu", max);
+    const char *why[2];
+    int k = 0;
+    if (bad_char)
+        why[k++] = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+";
+    if (n < min)
+        why[k++] = lo;
+    if (n > max)
+        why[k++] = hi;
+    return k ? constraint_fail(err, field, name, why, k) : DDB_OK;
+}
+
+/* A name CreateTable gives (table or index): DynamoDB answers a length
+ * outside 3..255 with "TableName must be at least 3 characters long and at
+ * most 255 characters long" before checking the characters. */
+static int check_create_name(const char *param, const char *field, const char *name, ddb_error *err)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (name && (n < 3 || n > 255))
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "%s must be at least 3 characters long and at most 255 characters long (\"%.*s%s\" has %zu)",
+                        param, (int)(n > 100 ? 100 : n), name, n > 100 ? "..." : "", n);
+    return check_name_member(field, name, 3, 255, false, err);
+}
+
+/* TableName of a request on an existing table, as DynamoDB validates it
+ * before looking the table up (API_PutItem.html and the other item and
+ * read operations: "Length Constraints: Minimum length of 1. Maximum length
+ * of 1024", a name or a table ARN): outside that, or with characters no
+ * table name may hold, the request is a ValidationException in DynamoDB's
+ * "N validation error(s) detected" form; a well-formed name of no table is
+ * ResourceNotFoundException.  An ARN is looked up as given. */
+int ddbi_table_name_check(const char *name, ddb_error *err)
+{
+    return check_name_member("tableName", name, 1, 1024, true, err);
+}
+
 /* The cache is current for txn once its generation is not newer than the
  * cache's: then take it without a lock.  Only a newer generation (a table
  * created, deleted or split since the last reload) takes schema_mu. */
@@ -265,7 +343,9 @@ static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonl
 {
     if (!name)
         return ddbi_fail(err, DDB_EINVAL, "table name is NULL");
-    int rc = DDB_OK;
+    int rc = ddbi_table_name_check(name, err);
+    if (rc)
+        return rc;
     /* A read snapshot not newer than one already checked has an equal or
      * older generation (generations only grow with txnids).  A write txn's
      * id is the next commit's, never at or below a checked snapshot. */
@@ -350,21 +430,6 @@ const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name)
 
 /* ---- CreateTable ---- */
 
-static int check_name(const char *what, const char *name, size_t min, size_t max, ddb_error *err)
-{
-    if (!name)
-        return ddbi_fail(err, DDB_EVALIDATION, "%s is missing", what);
-    size_t n = strlen(name);
-    if (n < min || n > max)
-        return ddbi_fail(err, DDB_EVALIDATION, "%s \"%s\" must be %zu to %zu characters long (it is %zu)", what, name,
-                        min, max, n);
-    for (const char *p = name; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
-              *p == '-' || *p == '.'))
-            return ddbi_fail(err, DDB_EVALIDATION, "%s \"%s\" may hold only a-z, A-Z, 0-9, '_', '-' and '.'", what,
-                            name);
-    return DDB_OK;
-}
 
 static int check_key_schema(const char *what, const ddb_key_schema *k, ddb_error *err)
 {
@@ -408,7 +473,9 @@ bad:
 
 static int validate_def(const ddb_table_def *d, ddb_error *err)
 {
-    int rc = check_name("table name", d->name, 3, 255, err);
+    /* CreateTable: 3..255 characters (HowItWorks.NamingRulesDataTypes),
+     * the length checked first, in DynamoDB's words */
+    int rc = check_create_name("TableName", "tableName", d->name, err);
     if (!rc)
         rc = check_key_schema("table key schema", &d->key, err);
     if (rc)
@@ -418,7 +485,11 @@ static int validate_def(const ddb_table_def *d, ddb_error *err)
         return ddbi_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", d->n_indexes);
     for (size_t i = 0; i < d->n_indexes; i++) {
         const ddb_index_def *x = &d->indexes[i];
-        if ((rc = check_name("index name", x->name, 3, 255, err)) || (rc = check_key_schema(x->name, &x->key, err)))
+        char field[80];
+        snprintf(field, sizeof field, "%sSecondaryIndexes.%zu.member.indexName", x->local ? "local" : "global",
+                 (x->local ? nlsi : ngsi) + 1);
+        if ((rc = check_create_name("IndexName", field, x->name, err)) ||
+            (rc = check_key_schema(x->name, &x->key, err)))
             return rc;
         for (size_t j = 0; j < i; j++)
             if (strcmp(d->indexes[j].name, x->name) == 0)

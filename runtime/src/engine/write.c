@@ -105,8 +105,9 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, size_t *siz
 {
     *size = ddb_item_size(it);
     if (*size > DDB_ITEM_MAX)
-        return ddbi_fail(err, DDB_ELIMIT, "Item size of %zu bytes has exceeded the maximum allowed size of %u bytes",
-                        *size, DDB_ITEM_MAX);
+        return ddbi_fail(err, DDB_ELIMIT,
+                        "Item size has exceeded the maximum allowed size (item of %zu bytes, limit %u bytes)", *size,
+                        DDB_ITEM_MAX);
     const ddb_value *m = ddb_item_map(it);
     int rc;
     for (uint32_t i = 0; i < m->len; i++) {
@@ -127,20 +128,17 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, size_t *siz
  * the indexes' (through a nested path). */
 static int check_update_keys(const ddb_table_rt *t, const ddb_expr *update, ddb_error *err)
 {
-    const char *keys[2] = {t->pk, t->sk};
-    const char *ixk[2 * DDB_MAX_INDEXES];
-    size_t nix = 0;
-    for (size_t i = 0; i < t->n_idx; i++) {
-        ixk[nix++] = t->idx[i].pk;
-        if (t->idx[i].sk)
-            ixk[nix++] = t->idx[i].sk;
-    }
-    return ddbi_expr_update_check_keys(update, keys, t->sk ? 2 : 1, ixk, nix, err);
+    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
+    return ddbi_expr_update_check_keys(update, keys, nk, ixk, nix, err);
 }
 
 int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
 {
     size_t size;
+    int rc;
+    if (r->condition && (rc = ddbi_keys_check_paths(t, &r->condition, 1, err)))
+        return rc;
     if (r->kind == DDB_TX_PUT)
         return check_new_item(t, r->item, &size, err);
     if (r->kind == DDB_TX_UPDATE)
@@ -155,6 +153,8 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     if (rc)
         return rc;
     ddb_table_rt *t = st->t;
+    if (r->condition && (rc = ddbi_keys_check_paths(t, &r->condition, 1, err)))
+        return rc;
     const ddb_value *pk, *sk;
     rc = r->kind == DDB_TX_PUT ? ddbi_keys_table(t, r->item, &pk, &sk, err) : ddbi_keys_exact(t, r->item, &pk, &sk, err);
     if (rc)
@@ -166,27 +166,34 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     if ((rc = load_old(txn, t, &st->key, pk, sk, tmp, &st->old, &raw, err)))
         return rc;
     st->old_size = st->old ? ddb_item_size(st->old) : 0;
-    if (r->condition) {
-        bool ok = false;
-        if ((rc = ddbi_expr_eval_condition(r->condition, st->old, r->values, &ok, err)))
-            return rc;
-        if (!ok)
-            return ddbi_fail(err, DDB_ECONDITION, "The conditional request failed");
-    }
+    /* The new item of an update is computed and validated (index key
+     * types, size) before the condition, as DynamoDB validates it first;
+     * an error of the update itself (an operand's type, a missing path)
+     * is only reported when the condition holds. */
+    int upd_rc = DDB_OK;
     if (r->kind == DDB_TX_PUT) {
         st->new_item = r->item;
     } else if (r->kind == DDB_TX_UPDATE) {
         if ((rc = check_update_keys(t, r->update, err)))
             return rc;
-        /* an absent item is created from its key, as UpdateItem does */
-        ddb_item *nw;
-        if ((rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err)))
-            return rc;
-        if ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, &st->new_size, err)))
+        /* an absent item is created from its key, as UpdateItem does,
+         * unless the update only removes: then nothing is written */
+        ddb_item *nw = NULL;
+        if (st->old || ddbi_expr_update_creates(r->update))
+            upd_rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err);
+        if (nw && ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, &st->new_size, err))))
             return rc;
         st->new_item = nw;
     }
-    return DDB_OK;
+    if (r->condition) {
+        bool ok = false;
+        ddb_error cerr = {0};
+        if ((rc = ddbi_expr_eval_condition(r->condition, st->old, r->values, &ok, &cerr)))
+            return ddbi_fail(err, rc, "%s", cerr.message);
+        if (!ok)
+            return ddbi_fail(err, DDB_ECONDITION, "The conditional request failed");
+    }
+    return upd_rc;
 }
 
 int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstate *st, double factor, bool split,
@@ -203,6 +210,9 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
         return rc;
     }
     bool del = r->kind == DDB_TX_DELETE;
+    /* an update of an absent item that only removes writes nothing (it
+     * still consumes a write, as a delete of an absent item does) */
+    bool noop = r->kind == DDB_TX_UPDATE && !st->new_item;
     size_t big = st->old_size > st->new_size ? st->old_size : st->new_size;
     double wcu = factor * ddbi_write_units(big);
     uint64_t hash = ddbi_key_hash(st->key.b);
@@ -211,6 +221,8 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
         return rc;
     ddbi_cap_add(cap, NULL, 0, wcu, mode);
     MDB_val kv = {st->key.len, st->key.b};
+    if (noop)
+        return DDB_OK;
     if (del) {
         if (!st->old)
             return DDB_OK;

@@ -72,6 +72,15 @@ int ddbi_expr_eval_condition(const ddb_expr *e, const ddb_item *item, const ddb_
 int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
                                const char *const *index_attrs, size_t n_index_attrs, ddb_error *err);
 
+/* Refuse a document path into a key attribute (p.x, g[0]) anywhere in the
+ * expressions (conditions, filters, projections, updates; NULLs skipped):
+ * "Key attributes must be scalars; list random access '[]' and map lookup
+ * '.' are not allowed: Key: p" for the table's key attributes (key_attrs),
+ * "...: IndexKey: g" for the indexes' (checked after the table's). */
+int ddbi_expr_check_key_paths(const ddb_expr *const *exprs, size_t nexprs, const char *const *key_attrs,
+                              size_t n_key_attrs, const char *const *index_attrs, size_t n_index_attrs,
+                              ddb_error *err);
+
 /* Apply an UpdateExpression to old (NULL = the item does not exist yet)
  * and build the new item in arena a (old is not modified; the new item
  * shares nothing with old or values).  Every operand reads the old item, as
@@ -82,6 +91,12 @@ int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs,
  *   number overflow/underflow/precision messages from number arithmetic. */
 int ddbi_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_item *values, ddb_arena *a,
                           ddb_item **out, ddb_error *err);
+
+/* Does the update create an item that does not exist?  Only when one of
+ * its actions is a SET or an ADD: an update that only REMOVEs or DELETEs
+ * leaves an absent item absent (and returns no attributes), as UpdateItem
+ * does. */
+bool ddbi_expr_update_creates(const ddb_expr *e);
 
 /* ReturnValues UPDATED_OLD / UPDATED_NEW: item (the old or the new one)
  * restricted to the document paths the update's actions name, as a

@@ -503,6 +503,9 @@ int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_erro
                 return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeValues contains invalid key: Syntax error; key: \"%.*s\"",
                                 (int)(at->name_len > 255 ? 255 : at->name_len), at->name);
+            int rc = ddbi_value_check_placeholder(at->value, at->name, at->name_len, err);
+            if (rc)
+                return rc;
         }
     }
     return DDB_OK;

@@ -958,8 +958,18 @@ static void sem_cond(sem *s, const expr_node *n, bool as_cond)
     }
 }
 
-/* Update-language value (right of SET's '='). */
+/* Update-language value (right of SET's '=').  in_func: n is an argument
+ * of a function, where DynamoDB refuses list_append (if_not_exists may be
+ * nested: list_append(if_not_exists(l, :empty), :more) is the documented
+ * idiom). */
+static void sem_update_value_in(sem *s, const expr_node *n, bool in_func);
+
 static void sem_update_value(sem *s, const expr_node *n)
+{
+    sem_update_value_in(s, n, false);
+}
+
+static void sem_update_value_in(sem *s, const expr_node *n, bool in_func)
 {
     sem_operand_common(s, n);
     if (n->kind == EN_PLUS || n->kind == EN_MINUS) {
@@ -984,8 +994,11 @@ static void sem_update_value(sem *s, const expr_node *n)
     else if (f != EF_IF_NOT_EXISTS && f != EF_LIST_APPEND)
         note(s, CAT_MISUSED_FUNC, DDB_EVALIDATION, true, n->line, n->col,
              "The function is not allowed in an update expression; function: %.*s", nm, n->str);
+    else if (f == EF_LIST_APPEND && in_func)
+        note(s, CAT_MISUSED_FUNC, DDB_EVALIDATION, true, n->line, n->col,
+             "The function is not allowed to be used this way in an expression; function: %.*s", nm, n->str);
     for (uint32_t i = 0; i < n->nargs; i++)
-        sem_update_value(s, n->args[i]);
+        sem_update_value_in(s, n->args[i], true);
     if (f != EF_IF_NOT_EXISTS && f != EF_LIST_APPEND)
         return;
     if (n->nargs != 2) {

@@ -334,36 +334,19 @@ int ddbi_expr_apply_update(const ddb_expr *e, const ddb_item *old, const ddb_ite
     return rc;
 }
 
+bool ddbi_expr_update_creates(const ddb_expr *e)
+{
+    for (size_t i = 0; e && i < e->nactions; i++)
+        if (e->actions[i].kind == UA_SET || e->actions[i].kind == UA_ADD)
+            return true;
+    return false;
+}
+
 /* ---- Key attributes ----------------------------------------------------------- */
 
 static bool name_is(const expr_pelem *el, const char *name)
 {
     return el->name && strlen(name) == el->len && memcmp(el->name, name, el->len) == 0;
-}
-
-static int index_nested(const expr_path *p, const char *const *attrs, size_t n, ddb_error *err)
-{
-    if (p->n < 2)
-        return DDB_OK;
-    for (size_t k = 0; k < n; k++)
-        if (attrs[k] && name_is(&p->el[0], attrs[k]))
-            return ddbi_fail(err, DDB_EVALIDATION,
-                            "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
-                            "allowed: IndexKey: %s",
-                            attrs[k]);
-    return DDB_OK;
-}
-
-static int operand_paths(const expr_node *n, const char *const *attrs, size_t na, ddb_error *err)
-{
-    if (n->kind == EN_PATH)
-        return index_nested(&n->path, attrs, na, err);
-    for (uint32_t i = 0; i < n->nargs; i++) {
-        int rc = operand_paths(n->args[i], attrs, na, err);
-        if (rc)
-            return rc;
-    }
-    return DDB_OK;
 }
 
 int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs, size_t n_key_attrs,
@@ -379,11 +362,6 @@ int ddbi_expr_update_check_keys(const ddb_expr *e, const char *const *key_attrs,
                                 "One or more parameter values were invalid: Cannot update attribute %s. This "
                                 "attribute is part of the key",
                                 key_attrs[k]);
-        int rc = index_nested(&act->path, index_attrs, n_index_attrs, err);
-        if (!rc && act->value)
-            rc = operand_paths(act->value, index_attrs, n_index_attrs, err);
-        if (rc)
-            return rc;
     }
-    return DDB_OK;
+    return ddbi_expr_check_key_paths(&e, 1, key_attrs, n_key_attrs, index_attrs, n_index_attrs, err);
 }

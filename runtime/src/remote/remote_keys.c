@@ -132,6 +132,6 @@ int ddbi_remote_key_names(ddb_remote *r, const char *table, const char *index, d
         if (rc)
             return rc;
     }
-    return ddbi_fail(err, DDB_EVALIDATION, "The table %s does not have the specified index: %s", table,
-                    index ? index : "");
+    return ddbi_fail(err, DDB_EVALIDATION, "The table does not have the specified index: %s (table %s)",
+                    index ? index : "", table);
 }
