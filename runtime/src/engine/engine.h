@@ -186,6 +186,10 @@ int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
 /* The partition (index into bounds, ascending lower bounds) holding hash. */
 size_t ddbi_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
+/* Check a stored partition map "p/<table>" (len bytes: big-endian lower
+ * bounds, the first 0, ascending) and decode it into out (len / 8 of them):
+ * true, or false with what is wrong in why. */
+bool ddbi_bounds_decode(const void *p, size_t len, uint64_t *out, char *why, size_t cap);
 /* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
  * when the partition has no capacity left this second. */
 int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
