@@ -94,6 +94,14 @@ static inline int dmg_raw_put(dmg_raw *w, const char *db, unsigned flags, const 
     return rc ? rc : mdb_put(w->txn, dbi, &kv, &dv, 0);
 }
 
+static inline int dmg_raw_del(dmg_raw *w, const char *db, const char *key)
+{
+    MDB_dbi dbi;
+    MDB_val kv = {strlen(key), (void *)key};
+    int rc = mdb_dbi_open(w->txn, db, 0, &dbi);
+    return rc ? rc : mdb_del(w->txn, dbi, &kv, NULL);
+}
+
 static inline int dmg_raw_close(dmg_raw *w)
 {
     int rc = mdb_txn_commit(w->txn);

@@ -249,6 +249,75 @@ static void test_bad_definitions(void **state)
     dmg_rmdir(dir);
 }
 
+/* Issue 11, item 2: a data.mdb cut short anywhere, the catalog page
+ * included, is refused at open (it used to open as an empty database, or
+ * fault with SIGBUS on the first read past the end). */
+static void test_truncated_file_refused(void **state)
+{
+    (void)state;
+    ddb *db = NULL;
+    ddb_error err = {0};
+    ddb_options o = {.sync = DDB_SYNC_LAZY};
+    dmg_dir(dir, sizeof dir, "trunc");
+    OK(ddb_open(dir, &o, &db, &err));
+    create_t(db);
+    char pk[32];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(pk, sizeof pk, "item%d", i);
+        put(db, "Tab", pk, "s", i % 3 ? NULL : "g", i % 3 ? NULL : pk);
+    }
+    ddb_close(db);
+    size_t n;
+    unsigned char *f = dmg_read(dir, &n);
+    assert_non_null(f);
+    for (size_t i = 0; i < 30; i++) {
+        size_t cut = n * i / 30;
+        assert_int_equal(dmg_write(dir, f, cut), 0);
+        err = (ddb_error){0};
+        EXPECT_CORRUPT(ddb_open(dir, NULL, &db, &err), "data.mdb");
+    }
+    assert_int_equal(dmg_write(dir, f, n), 0);
+    OK(ddb_open(dir, NULL, &db, &err));
+    ddb_check_report r;
+    OK(ddb_check_table(db, "Tab", &r, &err));
+    assert_int_equal(r.items, 3000);
+    ddb_close(db);
+    free(f);
+    dmg_rmdir(dir);
+}
+
+/* Issue 11, item 2: item and index databases whose table definition is
+ * gone are reported by ddb_check_catalog (ddb_list_tables cannot show
+ * them). */
+static void test_orphan_databases(void **state)
+{
+    (void)state;
+    ddb *db = open_fresh("orphan");
+    create_t(db);
+    put(db, "Tab", "p1", "s1", "g", "h");
+    ddb_check_report r;
+    ddb_error err = {0};
+    OK(ddb_check_catalog(db, &r, &err));
+    assert_int_equal(r.items, 4); /* meta, streams, i/Tab, x/Tab/Gsi */
+    ddb_close(db);
+    dmg_raw w;
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    assert_int_equal(dmg_raw_del(&w, "meta", "t/Tab"), 0);
+    assert_int_equal(dmg_raw_close(&w), 0);
+    OK(ddb_open(dir, NULL, &db, &err));
+    ddb_arena *a = ddb_arena_new();
+    const char **names;
+    size_t count;
+    OK(ddb_list_tables(db, a, &names, &count, &err));
+    assert_int_equal(count, 0);
+    EXPECT_CORRUPT(ddb_check_catalog(db, &r, &err), "catalog: 2 problem(s)",
+                   "database \"i/Tab\" holds items of a table that has no definition");
+    assert_int_equal(r.problems, 2);
+    ddb_arena_free(a);
+    ddb_close(db);
+    dmg_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +325,8 @@ int main(void)
         cmocka_unit_test(test_short_item_key),
         cmocka_unit_test(test_record_size_bounded),
         cmocka_unit_test(test_bad_definitions),
+        cmocka_unit_test(test_truncated_file_refused),
+        cmocka_unit_test(test_orphan_databases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
-/* check: every table's items against its indexes and partition
- * statistics (ddb_check_table) and its stream (ddb_stream_check).  Exit
- * status 0 clean, 1 problems found, 2 could not check. */
+/* check: the catalog (ddb_check_catalog), every table's items against its
+ * indexes and partition statistics (ddb_check_table) and its stream
+ * (ddb_stream_check).  Exit status 0 clean, 1 problems found, 2 could not
+ * check. */
 #include "cli.h"
 
 #include <inttypes.h>
@@ -22,6 +23,17 @@ int cmd_check(cli *c)
     }
     size_t bad = 0;
     int rc = 0;
+    /* the catalog first: databases whose table definition is lost or damaged */
+    ddb_check_report cr;
+    ddb_error ce = {0};
+    int cat = ddb_check_catalog(c->db, &cr, &ce);
+    if (cat && cat != DDB_ECORRUPT && cat != DDB_ENOTSUP) {
+        cli_fail(c, &ce, "catalog");
+        rc = 2;
+    } else if (cat == DDB_ECORRUPT) {
+        printf("catalog: %" PRIu64 " problem%s; the first: %s\n", cr.problems, cr.problems == 1 ? "" : "s",
+               cr.first_problem);
+    }
     for (size_t i = 0; i < n && rc != 2; i++) {
         ddb_check_report tr, sr;
         ddb_error te = {0}, se = {0};
@@ -49,9 +61,11 @@ int cmd_check(cli *c)
     if (rc != 2) {
         if (bad)
             printf("%zu of %zu table%s with problems\n", bad, n, n == 1 ? "" : "s");
+        else if (cat == DDB_ECORRUPT)
+            printf("%zu table%s checked, clean, but the catalog has problems\n", n, n == 1 ? "" : "s");
         else
             printf("%zu table%s checked, all clean\n", n, n == 1 ? "" : "s");
-        rc = bad ? 1 : 0;
+        rc = bad || cat == DDB_ECORRUPT ? 1 : 0;
     }
     ddb_arena_free(a);
     return rc;

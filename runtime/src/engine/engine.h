@@ -200,6 +200,7 @@ int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t 
 /* Split partitions of t that are over the size threshold. */
 int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
 
+
 /* Capacity arithmetic (capacity.c) */
 double ddbi_write_units(size_t bytes);
 double ddbi_read_units(size_t bytes, bool consistent);
@@ -253,6 +254,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_pag
 int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts,
                             size_t *count, ddb_error *err);
 int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
+/* ddb_check_catalog (check_catalog.c) */
+int ddbi_engine_check_catalog(void *impl, ddb_check_report *report, ddb_error *err);
 
 /* Meta keys */
 #define DDB_META_GEN "gen"

@@ -4,9 +4,12 @@
 
 #include "core/error.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *ddbi_key_text(char *buf, size_t cap, const void *key, size_t len)
 {
@@ -56,4 +59,47 @@ int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b)
     size_t n = a->mv_size < b->mv_size ? a->mv_size : b->mv_size;
     int c = n ? memcmp(a->mv_data, b->mv_data, n) : 0;
     return c ? c : (a->mv_size < b->mv_size ? -1 : a->mv_size > b->mv_size);
+}
+
+/* The file's length against what its meta page says, read through an
+ * environment of its own (read-only, no lock file, closed again) so that
+ * nothing has touched the file yet: with MDB_WRITEMAP, mdb_env_open
+ * extends the file to the map size, hiding a truncation. */
+static int check_length(const char *path, const char *file, ddb_error *err)
+{
+    MDB_env *env;
+    if (mdb_env_create(&env))
+        return ddbi_fail_oom(err, "ddb_open");
+    int rc = mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK, 0644);
+    MDB_envinfo info;
+    MDB_stat ms;
+    mdb_filehandle_t fd;
+    struct stat st;
+    if (rc == ENOENT) /* no database yet */
+        rc = DDB_OK;
+    else if (rc || (rc = mdb_env_info(env, &info)) || (rc = mdb_env_stat(env, &ms)) || (rc = mdb_env_get_fd(env, &fd)))
+        rc = ddbi_mdb_fail(err, rc, "ddb_open");
+    else if (fstat(fd, &st) != 0)
+        rc = ddbi_fail(err, DDB_EIO, "ddb_open: %s: %s", file, strerror(errno));
+    else if ((uint64_t)st.st_size < ((uint64_t)info.me_last_pgno + 1) * ms.ms_psize)
+        rc = ddbi_fail(err, DDB_ECORRUPT,
+                       "ddb_open: %s is truncated: it has %" PRIu64 " bytes, its meta page says %" PRIu64
+                       " (%" PRIu64 " pages of %u bytes)",
+                       file, (uint64_t)st.st_size, ((uint64_t)info.me_last_pgno + 1) * ms.ms_psize,
+                       (uint64_t)info.me_last_pgno + 1, ms.ms_psize);
+    mdb_env_close(env);
+    return rc;
+}
+
+int ddbi_file_check_length(const char *path, ddb_error *err)
+{
+    char file[4200];
+    struct stat st;
+    snprintf(file, sizeof file, "%s/data.mdb", path);
+    if (stat(file, &st) == 0 && st.st_size == 0)
+        return ddbi_fail(err, DDB_ECORRUPT,
+                         "ddb_open: %s is empty (0 bytes): the file was truncated or its creation interrupted; "
+                         "remove it to start a new database",
+                         file);
+    return check_length(path, file, err);
 }

@@ -19,4 +19,10 @@ int ddbi_stored_key_check(const char *table, const char *what, const MDB_val *k,
 /* LMDB's default order of keys (and of MDB_DUPSORT data): bytes, then length. */
 int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b);
 
+/* Before mdb_env_open: refuse a data.mdb shorter than its meta page says
+ * (last page number * page size: reads past the end would fault with
+ * SIGBUS) and an existing empty one (LMDB would start a new database over
+ * it).  DDB_OK when there is no database yet. */
+int ddbi_file_check_length(const char *path, ddb_error *err);
+
 #endif
