@@ -43,7 +43,8 @@ static ddb *open_fresh(const char *tag)
     dmg_dir(dir, sizeof dir, tag);
     ddb *db = NULL;
     ddb_error err = {0};
-    OK(ddb_open(dir, NULL, &db, &err));
+    ddb_options o = {.sync = DDB_SYNC_LAZY}; /* no sync per write: the cases write hundreds */
+    OK(ddb_open(dir, &o, &db, &err));
     return db;
 }
 
@@ -108,6 +109,34 @@ static int scan(ddb *db, const char *table, const char *index, ddb_error *err)
     return rc;
 }
 
+/* Find the stored nodes holding key k in data.mdb (the node's key size,
+ * little-endian u16, just before the key) and overwrite the key's bytes
+ * from off on with len bytes of b in each (the live page and any stale
+ * copies copy-on-write left in free pages). */
+static void patch_key(const ddb_key *k, ptrdiff_t off, const void *b, size_t len)
+{
+    size_t n, found = 0;
+    unsigned char *f = dmg_read(dir, &n);
+    assert_non_null(f);
+    for (size_t i = 8; i + k->len <= n; i++)
+        if (memcmp(f + i, k->b, k->len) == 0 && f[i - 2] == (k->len & 0xff) && f[i - 1] == k->len >> 8) {
+            memcpy(f + i + off, b, len);
+            found++;
+        }
+    assert_true(found >= 1);
+    assert_int_equal(dmg_write(dir, f, n), 0);
+    free(f);
+}
+
+static ddb_key table_key(const char *pk, const char *sk)
+{
+    ddb_arena *a = ddb_arena_new();
+    ddb_key k;
+    ddbi_key_make(&k, ddb_v_str(a, pk), ddb_v_str(a, sk));
+    ddb_arena_free(a);
+    return k;
+}
+
 /* Issue 11, item 1: an index key whose stored length (the LMDB node's key
  * size) says 1,000 bytes; ddb_query copied it into a 511-byte stack
  * buffer.  The long sort key (> 479 bytes) makes the key 511 bytes, the
@@ -124,23 +153,10 @@ static void test_query_long_key_length(void **state)
     pad(db);
     ddb_close(db);
 
-    ddb_arena *a = ddb_arena_new();
-    ddb_key k;
-    ddbi_key_make(&k, ddb_v_str(a, "g"), ddb_v_str(a, gs));
-    ddb_arena_free(a);
+    ddb_key k = table_key("g", gs);
     assert_int_equal(k.len, DDB_KEY_MAX);
-    size_t n;
-    unsigned char *f = dmg_read(dir, &n);
-    assert_non_null(f);
-    size_t at = 0, found = 0;
-    for (size_t i = 8; i + k.len <= n; i++)
-        if (memcmp(f + i, k.b, k.len) == 0 && f[i - 2] == (DDB_KEY_MAX & 0xff) && f[i - 1] == DDB_KEY_MAX >> 8)
-            at = i, found++;
-    assert_int_equal(found, 1); /* the index entry's node: key size (little-endian u16) just before the key */
-    f[at - 2] = 1000 & 0xff;
-    f[at - 1] = 1000 >> 8;
-    assert_int_equal(dmg_write(dir, f, n), 0);
-    free(f);
+    /* the index entry's node: its key size becomes 1000 */
+    patch_key(&k, -2, (const unsigned char[]){1000 & 0xff, 1000 >> 8}, 2);
 
     ddb_error err = {0};
     OK(ddb_open(dir, NULL, &db, &err));
@@ -318,6 +334,79 @@ static void test_orphan_databases(void **state)
     dmg_rmdir(dir);
 }
 
+/* Issue 11, item 3: the greatest item key rewritten to sort first.  The
+ * cursor then steps back to it after the last item; a Scan resumed from it
+ * (its LastEvaluatedKey) started over from the first item, so paging
+ * never ended.  Keys must advance: DDB_ECORRUPT. */
+static void test_scan_keys_advance(void **state)
+{
+    (void)state;
+    ddb *db = open_fresh("scanloop");
+    create_t(db);
+    char pk[32];
+    ddb_key max = {{0}, 0};
+    for (int i = 0; i < 200; i++) {
+        snprintf(pk, sizeof pk, "item%d", i);
+        put(db, "Tab", pk, "s", NULL, NULL);
+        ddb_key k = table_key(pk, "s");
+        if (memcmp(k.b, max.b, DDB_KEY_MAX) > 0)
+            max = k;
+    }
+    ddb_close(db);
+    assert_true(max.b[0] != 0);
+    patch_key(&max, 0, "\0", 1);
+
+    ddb_error err = {0};
+    OK(ddb_open(dir, NULL, &db, &err));
+    ddb_arena *a = ddb_arena_new();
+    ddb_scan_params sp = {.table = "Tab", .limit = 25};
+    ddb_page page;
+    int rc, pages = 0;
+    size_t items = 0;
+    while ((rc = ddb_scan(db, &sp, a, &page, &err)) == DDB_OK && page.last_key && pages < 100) {
+        items += page.count;
+        sp.start_key = page.last_key;
+        pages++;
+    }
+    assert_true(pages < 100);
+    EXPECT_CORRUPT(rc, "table Tab", "the keys read do not advance");
+    assert_true(items <= 200);
+    sp = (ddb_scan_params){.table = "Tab"};
+    EXPECT_CORRUPT(ddb_scan(db, &sp, a, &page, &err), "table Tab", "the keys read do not advance");
+    ddb_arena_free(a);
+    ddb_close(db);
+    dmg_rmdir(dir);
+}
+
+/* The same inside one partition: Query reads s1..s8, then "s9" rewritten
+ * as "s0" sorts before them. */
+static void test_query_keys_advance(void **state)
+{
+    (void)state;
+    ddb *db = open_fresh("queryloop");
+    create_t(db);
+    char sk[8];
+    for (int i = 1; i <= 9; i++) {
+        snprintf(sk, sizeof sk, "s%d", i);
+        put(db, "Tab", "P", sk, NULL, NULL);
+    }
+    ddb_close(db);
+    ddb_key k = table_key("P", "s9");
+    patch_key(&k, DDB_DIGEST_LEN + 1, "0", 1);
+
+    ddb_error err = {0};
+    OK(ddb_open(dir, NULL, &db, &err));
+    ddb_arena *a = ddb_arena_new();
+    ddb_page page;
+    for (int backward = 0; backward < 2; backward++) {
+        ddb_query_params q = {.table = "Tab", .pk = ddb_v_str(a, "P"), .backward = backward};
+        EXPECT_CORRUPT(ddb_query(db, &q, a, &page, &err), "table Tab", "the keys read do not advance");
+    }
+    ddb_arena_free(a);
+    ddb_close(db);
+    dmg_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +416,8 @@ int main(void)
         cmocka_unit_test(test_bad_definitions),
         cmocka_unit_test(test_truncated_file_refused),
         cmocka_unit_test(test_orphan_databases),
+        cmocka_unit_test(test_scan_keys_advance),
+        cmocka_unit_test(test_query_keys_advance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
