@@ -1,12 +1,21 @@
 /* check: the catalog (ddb_check_catalog), every table's items against its
  * indexes and partition statistics (ddb_check_table) and its stream
- * (ddb_stream_check).  Exit status 0 clean, 1 problems found, 2 could not
- * check. */
+ * (ddb_stream_check).  The checks run in a child process: LMDB asserts or
+ * faults on some damaged pages, and that is then reported with its signal
+ * instead of killing the tool.  Exit status 0 clean, 1 problems found, 2
+ * could not check (the checker's crash included). */
 #include "cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-int cmd_check(cli *c)
+/* The checks themselves (in the child). */
+static int check_all(cli *c)
 {
     if (c->o.npos)
         c->uri = c->o.pos[0];
@@ -69,4 +78,34 @@ int cmd_check(cli *c)
     }
     ddb_arena_free(a);
     return rc;
+}
+
+int cmd_check(cli *c)
+{
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "ddb check: cannot start the checker: %s\n", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        int rc = check_all(c);
+        ddb_close(c->db);
+        fflush(NULL);
+        _exit(rc);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "ddb check: waiting for the checker: %s\n", strerror(errno));
+            return 2;
+        }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    fprintf(stderr,
+            "ddb check: the checker crashed (signal %d, %s): the file is damaged in a way LMDB or ddb cannot "
+            "read\n",
+            sig, strsignal(sig));
+    return 2;
 }
