@@ -265,6 +265,39 @@ static void test_bad_definitions(void **state)
     dmg_rmdir(dir);
 }
 
+/* Stream records: a malformed stream and TTL settings record refuses the
+ * open (the table used to run without its stream, losing its records); a
+ * malformed counters record fails the write (its sequence used to restart
+ * at 1 over the stored records). */
+static void test_bad_stream_records(void **state)
+{
+    (void)state;
+    ddb *db = open_fresh("stream");
+    ddb_table_def def = {.name = "Str", .key = {"PK", DDB_TS, NULL, 0}, .stream = {.view = DDB_STREAM_KEYS_ONLY}};
+    ddb_error err = {0};
+    OK(ddb_create_table(db, &def, &err));
+    put(db, "Str", "p1", NULL, NULL, NULL);
+    ddb_close(db);
+    dmg_raw w;
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    assert_int_equal(dmg_raw_put(&w, "streams", 0, "Str", 4, "\1\2\3", 3), 0); /* "Str\0": the counters */
+    assert_int_equal(dmg_raw_close(&w), 0);
+    OK(ddb_open(dir, NULL, &db, &err));
+    ddb_arena *a = ddb_arena_new();
+    ddb_item *it = ddb_item_new(a);
+    ddb_item_set_s(it, "PK", "p2");
+    EXPECT_CORRUPT(ddb_put_item(db, "Str", it, NULL, a, NULL, &err), "table Str",
+                   "its stream counters record is malformed");
+    ddb_arena_free(a);
+    ddb_close(db);
+
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    assert_int_equal(dmg_raw_put(&w, "meta", 0, "q/Str", 5, "\1\2\3", 3), 0);
+    assert_int_equal(dmg_raw_close(&w), 0);
+    EXPECT_CORRUPT(ddb_open(dir, NULL, &db, &err), "table Str", "its stream and TTL settings record is malformed");
+    dmg_rmdir(dir);
+}
+
 /* Issue 11, item 2: a data.mdb cut short anywhere, the catalog page
  * included, is refused at open (it used to open as an empty database, or
  * fault with SIGBUS on the first read past the end). */
@@ -414,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_short_item_key),
         cmocka_unit_test(test_record_size_bounded),
         cmocka_unit_test(test_bad_definitions),
+        cmocka_unit_test(test_bad_stream_records),
         cmocka_unit_test(test_truncated_file_refused),
         cmocka_unit_test(test_orphan_databases),
         cmocka_unit_test(test_scan_keys_advance),

@@ -94,8 +94,9 @@ typedef struct ddbi_engine_hooks {
     int (*table_create)(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d);
     /* DeleteTable, inside its transaction */
     int (*table_delete)(ddbi_engine *db, MDB_txn *txn, const char *table);
-    /* the table cache loads t: fill the room's fields of t (stream, ttl_attr) */
-    void (*table_load)(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t);
+    /* the table cache loads t: fill the room's fields of t (stream,
+     * ttl_attr); DDB_ECORRUPT when their stored record is malformed */
+    int (*table_load)(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, ddb_error *err);
     /* the end of every applied write, in the write's transaction */
     int (*write_applied)(ddbi_engine *db, MDB_txn *txn, const struct ddb_wreq *r, const struct ddb_wstate *st,
                          ddb_error *err);

@@ -258,8 +258,10 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
             break;
-        if (db->hooks && db->hooks->table_load)
-            db->hooks->table_load(db, txn, t); /* stream and TTL settings */
+        if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, t, err))) { /* stream, TTL */
+            ddbi_tables_free(t);
+            break;
+        }
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
@@ -990,7 +992,9 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     while (g == 0) {
         ddb_item *it;
         const ddb_value *ipk, *isk;
-        if (ddbi_decode_item(v.mv_data, v.mv_size, a, &it)) {
+        if ((rc = ddbi_stored_key_check(t->name, "an item key", &k, cx->err)) ||
+            (ddbi_decode_item(v.mv_data, v.mv_size, a, &it) &&
+             (rc = ddbi_fail_stored(cx->err, t->name, k.mv_data, k.mv_size, "UpdateTable: the stored item is unreadable")))) {
             g = DDB_ECORRUPT;
             break;
         }
@@ -1011,7 +1015,7 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     mdb_cursor_close(c);
     ddb_arena_free(a);
     if (g == DDB_ECORRUPT)
-        return ddbi_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
+        return rc;
     if (g != MDB_NOTFOUND)
         return ddbi_mdb_fail(cx->err, g, "UpdateTable: backfill");
     rc = ddbi_schema_bump_gen(db, txn);
