@@ -1,8 +1,9 @@
-/* Issue 11, item 4: `ddb check` runs the checker in a child process, so a
- * crash inside it (LMDB asserts or faults on some damaged pages) is
- * reported with its signal and a non-zero exit, not a dead tool.  The crash
- * is made by preloading a shim whose mdb_env_info aborts (argv[2]); the
- * tool is argv[1]. */
+/* `ddb check` (the tool, argv[1]) on damaged files.  Issue 11, item 4: the
+ * checker runs in a child process, so a crash inside it (LMDB asserts or
+ * faults on some damaged pages) is reported with its signal and a non-zero
+ * exit, not a dead tool; the crash is made by preloading a shim whose
+ * mdb_env_info aborts (argv[2]).  Item 2: a truncated file and a lost table
+ * definition are no longer "0 tables checked, all clean". */
 #include <ddb/ddb.h>
 
 #include <setjmp.h>
@@ -53,6 +54,50 @@ static void test_checker_crash_reported(void **state)
     dmg_rmdir(dir);
 }
 
+/* A database with one table holding one item. */
+static void one_item_db(char *dir, size_t cap, const char *tag)
+{
+    dmg_dir(dir, cap, tag);
+    ddb *db = NULL;
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    ddb_item *it = ddb_item_new(a);
+    ddb_item_set_s(it, "PK", "p1");
+    ddb_table_def def = {.name = "Tab", .key = {"PK", DDB_TS, NULL, 0}};
+    if (ddb_open(dir, NULL, &db, &err) || ddb_create_table(db, &def, &err) ||
+        ddb_put_item(db, "Tab", it, NULL, a, NULL, &err))
+        fail_msg("%s", err.message);
+    ddb_close(db);
+    ddb_arena_free(a);
+}
+
+static void test_truncated_and_lost_catalog(void **state)
+{
+    (void)state;
+    char dir[1024], out[8192];
+    one_item_db(dir, sizeof dir, "checktrunc");
+    size_t n;
+    unsigned char *f = dmg_read(dir, &n);
+    assert_non_null(f);
+    assert_int_equal(dmg_write(dir, f, n - n / 3), 0);
+    assert_int_equal(run_check(dir, NULL, out, sizeof out), 2);
+    if (!strstr(out, "is truncated"))
+        fail_msg("unexpected output: %s", out);
+    free(f);
+    dmg_rmdir(dir);
+
+    one_item_db(dir, sizeof dir, "checklost");
+    dmg_raw w;
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    assert_int_equal(dmg_raw_del(&w, "meta", "t/Tab"), 0);
+    assert_int_equal(dmg_raw_close(&w), 0);
+    assert_int_equal(run_check(dir, NULL, out, sizeof out), 1);
+    if (!strstr(out, "catalog: 1 problem; the first: database \"i/Tab\" holds items of a table that has no "
+                     "definition\n0 tables checked, clean, but the catalog has problems\n"))
+        fail_msg("unexpected output: %s", out);
+    dmg_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -61,6 +106,7 @@ int main(int argc, char **argv)
     }
     tool = argv[1];
     shim = argv[2];
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_checker_crash_reported)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_checker_crash_reported),
+                                       cmocka_unit_test(test_truncated_and_lost_catalog)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
