@@ -1,11 +1,21 @@
-/* check: every table's items against its indexes and partition
- * statistics (ddb_check_table) and its stream (ddb_stream_check).  Exit
- * status 0 clean, 1 problems found, 2 could not check. */
+/* check: the catalog (ddb_check_catalog), every table's items against its
+ * indexes and partition statistics (ddb_check_table) and its stream
+ * (ddb_stream_check).  The checks run in a child process: LMDB asserts or
+ * faults on some damaged pages, and that is then reported with its signal
+ * instead of killing the tool.  Exit status 0 clean, 1 problems found, 2
+ * could not check (the checker's crash included). */
 #include "cli.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-int cmd_check(cli *c)
+/* The checks themselves (in the child). */
+static int check_all(cli *c)
 {
     if (c->o.npos)
         c->uri = c->o.pos[0];
@@ -22,6 +32,17 @@ int cmd_check(cli *c)
     }
     size_t bad = 0;
     int rc = 0;
+    /* the catalog first: databases whose table definition is lost or damaged */
+    ddb_check_report cr;
+    ddb_error ce = {0};
+    int cat = ddb_check_catalog(c->db, &cr, &ce);
+    if (cat && cat != DDB_ECORRUPT && cat != DDB_ENOTSUP) {
+        cli_fail(c, &ce, "catalog");
+        rc = 2;
+    } else if (cat == DDB_ECORRUPT) {
+        printf("catalog: %" PRIu64 " problem%s; the first: %s\n", cr.problems, cr.problems == 1 ? "" : "s",
+               cr.first_problem);
+    }
     for (size_t i = 0; i < n && rc != 2; i++) {
         ddb_check_report tr, sr;
         ddb_error te = {0}, se = {0};
@@ -49,10 +70,42 @@ int cmd_check(cli *c)
     if (rc != 2) {
         if (bad)
             printf("%zu of %zu table%s with problems\n", bad, n, n == 1 ? "" : "s");
+        else if (cat == DDB_ECORRUPT)
+            printf("%zu table%s checked, clean, but the catalog has problems\n", n, n == 1 ? "" : "s");
         else
             printf("%zu table%s checked, all clean\n", n, n == 1 ? "" : "s");
-        rc = bad ? 1 : 0;
+        rc = bad || cat == DDB_ECORRUPT ? 1 : 0;
     }
     ddb_arena_free(a);
     return rc;
+}
+
+int cmd_check(cli *c)
+{
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "ddb check: cannot start the checker: %s\n", strerror(errno));
+        return 2;
+    }
+    if (pid == 0) {
+        int rc = check_all(c);
+        ddb_close(c->db);
+        fflush(NULL);
+        _exit(rc);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            fprintf(stderr, "ddb check: waiting for the checker: %s\n", strerror(errno));
+            return 2;
+        }
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    int sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    fprintf(stderr,
+            "ddb check: the checker crashed (signal %d, %s): the file is damaged in a way LMDB or ddb cannot "
+            "read\n",
+            sig, strsignal(sig));
+    return 2;
 }

@@ -616,6 +616,15 @@ typedef struct ddb_check_report {
  * (report says which), DDB_ENOTABLE for an unknown table. */
 int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_error *err);
 
+/* Verify the catalog of an embedded database: every item and index
+ * database in the file belongs to a stored table definition (a damaged or
+ * lost definition would otherwise hide its items: ddb_list_tables shows
+ * only defined tables).  report->items counts the databases examined.
+ * DDB_OK when clean, DDB_ECORRUPT when problems were found, DDB_ENOTSUP for
+ * a remote backend (the service keeps its own catalog).  What the checks
+ * detect and what they do not is in the README ("Checking a database"). */
+int ddb_check_catalog(ddb *db, ddb_check_report *report, ddb_error *err);
+
 /* ---- Change streams and TTL (embedded engine) ------------------------------- */
 
 /* A table's change stream (DynamoDB Streams, one shard per table): every

@@ -1,5 +1,5 @@
 /* api/: statistics, consistency checks and reports of <ddb/ddb.h>
- * (ddb_table_stats, ddb_check_table, ddb_table_report_build): argument
+ * (ddb_table_stats, ddb_check_table, ddb_check_catalog, ddb_table_report_build): argument
  * checks, then the backend's operation.  Calls only the backend
  * (backend.h) and core/. */
 #include "api/api.h"
@@ -30,6 +30,17 @@ int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_er
     if (!db || !table)
         return ddbi_fail(err, DDB_EINVAL, "ddb_check_table: db and table are required");
     return db->ops->check_table(db->impl, table, report, err);
+}
+
+int ddb_check_catalog(ddb *db, ddb_check_report *report, ddb_error *err)
+{
+    if (report)
+        memset(report, 0, sizeof *report);
+    if (db && !db->ops->check_catalog)
+        return ddbi_api_notsup(db, "ddb_check_catalog", err);
+    if (!db)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_check_catalog: db is required");
+    return db->ops->check_catalog(db->impl, report, err);
 }
 
 int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,

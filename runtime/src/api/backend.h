@@ -85,6 +85,7 @@ typedef struct ddbi_backend_ops {
     int (*table_stats)(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
                        ddb_error *err);
     int (*check_table)(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
+    int (*check_catalog)(void *impl, ddb_check_report *report, ddb_error *err);
     int (*table_report_build)(void *impl, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
                               ddb_error *err);
 } ddbi_backend_ops;

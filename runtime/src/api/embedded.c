@@ -45,5 +45,6 @@ const ddbi_backend_ops ddbi_embedded_ops = {
     .stream_check = ddbi_streams_stream_check,
     .table_stats = ddbi_engine_table_stats,
     .check_table = ddbi_engine_check_table,
+    .check_catalog = ddbi_engine_check_catalog,
     .table_report_build = ddbi_streams_table_report_build,
 };

@@ -346,6 +346,11 @@ int ddbi_record_size(const uint8_t *p, size_t n, size_t *size)
     uint64_t s;
     if (n < 1 || *r.p++ != RECORD_VERSION || get_varint(&r, &s))
         return DDB_ECORRUPT;
+    /* every value takes at least one byte of the record and counts at most
+     * 4 in the DynamoDB size (an empty list in a list): a larger size is
+     * damage, and would overflow the sums of page and capacity sizes */
+    if (s > 4 * (uint64_t)n + 16)
+        return DDB_ECORRUPT;
     *size = (size_t)s;
     return DDB_OK;
 }

@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
+#include "engine/stored.h"
 #include "core/value.h"
 #include "engine/write.h"
 
@@ -271,7 +272,7 @@ static int read_one(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_
         return ddbi_mdb_fail(err, rc, "reading item");
     ddb_item *it;
     if (ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it) || ddbi_record_size(dv.mv_data, dv.mv_size, size))
-        return ddbi_fail(err, DDB_ECORRUPT, "stored item in table %s is unreadable", t->name);
+        return ddbi_fail_stored(err, t->name, k.b, k.len, "the stored item is unreadable");
     const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
     if (opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) &&
         !ddbi_ttl_expired(db, t, it)) /* an expired item (TTL) reads as absent */

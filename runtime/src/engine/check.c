@@ -181,27 +181,16 @@ static int load_bounds(checker *c)
     if (rc)
         return rc;
     size_t n = v.mv_size / 8;
-    if (v.mv_size % 8 || n == 0) {
-        problem(c, NULL, "partition map has %zu bytes (a positive multiple of 8 expected)", v.mv_size);
-        return DDB_OK;
-    }
-    uint64_t *b = malloc(n * sizeof *b);
-    part_sum *s = calloc(n, sizeof *s);
-    if (!b || !s) {
+    uint64_t *b = malloc((n ? n : 1) * sizeof *b);
+    part_sum *s = calloc(n ? n : 1, sizeof *s);
+    char why[120];
+    if (!b || !s || !ddbi_bounds_decode(v.mv_data, v.mv_size, b, why, sizeof why)) {
         free(b);
         free(s);
-        return ENOMEM;
-    }
-    for (size_t i = 0; i < n; i++)
-        b[i] = ddbi_key_hash((const uint8_t *)v.mv_data + 8 * i);
-    for (size_t i = 0; i < n; i++) {
-        if (i ? b[i] <= b[i - 1] : b[i] != 0) {
-            problem(c, NULL, "partition map bound %zu is 0x%016" PRIx64 " (bounds must start at 0 and ascend)", i,
-                    b[i]);
-            free(b);
-            free(s);
-            return DDB_OK;
-        }
+        if (!b || !s)
+            return ENOMEM;
+        problem(c, NULL, "%s", why);
+        return DDB_OK;
     }
     c->bounds = b;
     c->sums = s;

@@ -22,6 +22,8 @@ int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
     if (rc == MDB_MAP_FULL)
         return ddbi_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
                         what);
+    if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID)
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: the database file is damaged (%s)", what, mdb_strerror(rc));
     return ddbi_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
 }
 

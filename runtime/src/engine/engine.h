@@ -94,8 +94,9 @@ typedef struct ddbi_engine_hooks {
     int (*table_create)(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d);
     /* DeleteTable, inside its transaction */
     int (*table_delete)(ddbi_engine *db, MDB_txn *txn, const char *table);
-    /* the table cache loads t: fill the room's fields of t (stream, ttl_attr) */
-    void (*table_load)(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t);
+    /* the table cache loads t: fill the room's fields of t (stream,
+     * ttl_attr); DDB_ECORRUPT when their stored record is malformed */
+    int (*table_load)(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, ddb_error *err);
     /* the end of every applied write, in the write's transaction */
     int (*write_applied)(ddbi_engine *db, MDB_txn *txn, const struct ddb_wreq *r, const struct ddb_wstate *st,
                          ddb_error *err);
@@ -186,6 +187,10 @@ int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
 /* The partition (index into bounds, ascending lower bounds) holding hash. */
 size_t ddbi_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash);
+/* Check a stored partition map "p/<table>" (len bytes: big-endian lower
+ * bounds, the first 0, ascending) and decode it into out (len / 8 of them):
+ * true, or false with what is wrong in why. */
+bool ddbi_bounds_decode(const void *p, size_t len, uint64_t *out, char *why, size_t cap);
 /* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
  * when the partition has no capacity left this second. */
 int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
@@ -195,6 +200,7 @@ int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t ha
 int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
 /* Split partitions of t that are over the size threshold. */
 int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
+
 
 /* Capacity arithmetic (capacity.c) */
 double ddbi_write_units(size_t bytes);
@@ -249,6 +255,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_pag
 int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts,
                             size_t *count, ddb_error *err);
 int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
+/* ddb_check_catalog (check_catalog.c) */
+int ddbi_engine_check_catalog(void *impl, ddb_check_report *report, ddb_error *err);
 
 /* Meta keys */
 #define DDB_META_GEN "gen"

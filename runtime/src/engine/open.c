@@ -3,6 +3,7 @@
  * the rest of engine/ and core/; the room above only through its hooks. */
 #include "engine/engine.h"
 #include "core/error.h"
+#include "engine/stored.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -90,6 +91,8 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
     else if (!ro && o.sync == DDB_SYNC_NONE)
         flags |= MDB_NOSYNC | MDB_WRITEMAP;
     MDB_txn *txn = NULL;
+    if ((rc = ddbi_file_check_length(path, err))) /* a truncated file is refused (stored.c) */
+        goto fail;
     if (ro)
         rc = env_open_ro(db, path, flags, err);
     else if ((rc = env_open(db, path, flags)))

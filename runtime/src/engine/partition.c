@@ -5,7 +5,9 @@
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"
+#include "engine/stored.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,24 @@ size_t ddbi_bounds_find(const uint64_t *bounds, size_t n, uint64_t hash)
             hi = mid;
     }
     return lo;
+}
+
+bool ddbi_bounds_decode(const void *p, size_t len, uint64_t *out, char *why, size_t cap)
+{
+    size_t n = len / 8;
+    if (len % 8 || n == 0) {
+        snprintf(why, cap, "partition map has %zu bytes (a positive multiple of 8 expected)", len);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i] = ddbi_key_hash((const uint8_t *)p + 8 * i);
+        if (i ? out[i] <= out[i - 1] : out[i] != 0) {
+            snprintf(why, cap, "partition map bound %zu is 0x%016" PRIx64 " (bounds must start at 0 and ascend)", i,
+                     out[i]);
+            return false;
+        }
+    }
+    return true;
 }
 
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash)
@@ -99,7 +119,9 @@ static size_t stats_key(char *buf, const ddb_table_rt *t, uint64_t bound)
     return n + 8;
 }
 
-static int stats_get(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint64_t bound, uint64_t v[2])
+/* A partition's {count, bytes}; {0, 0} when it has no record yet.  err
+ * NULL: a malformed record reads as {0, 0} (displays; ddb check reports it). */
+static int stats_get(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint64_t bound, uint64_t v[2], ddb_error *err)
 {
     char kb[300];
     MDB_val k = {stats_key(kb, t, bound), kb}, d;
@@ -107,7 +129,12 @@ static int stats_get(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint6
     int rc = mdb_get(txn, db->meta, &k, &d);
     if (rc == 0 && d.mv_size == 16)
         memcpy(v, d.mv_data, 16);
-    return rc == MDB_NOTFOUND ? 0 : rc;
+    else if (rc == 0 && err)
+        return ddbi_fail_stored(err, t->name, k.mv_data, k.mv_size, "partition statistics record has %zu bytes (16 expected)",
+                                d.mv_size);
+    if (rc && rc != MDB_NOTFOUND)
+        return err ? ddbi_mdb_fail(err, rc, "partition statistics") : rc;
+    return DDB_OK;
 }
 
 static int stats_put(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint64_t bound, const uint64_t v[2])
@@ -120,7 +147,7 @@ static int stats_put(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint6
 int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
 {
     uint64_t v[2];
-    int rc = stats_get(txn, db, t, t->bounds[part], v);
+    int rc = stats_get(txn, db, t, t->bounds[part], v, NULL);
     *count = v[0];
     *bytes = v[1];
     return rc;
@@ -132,12 +159,12 @@ int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t ha
     if (!dcount && !dbytes)
         return DDB_OK;
     uint64_t bound = t->bounds[ddbi_part_of(t, hash)], v[2];
-    int rc = stats_get(txn, db, t, bound, v);
-    if (!rc) {
-        v[0] += (uint64_t)dcount;
-        v[1] += (uint64_t)dbytes;
-        rc = stats_put(txn, db, t, bound, v);
-    }
+    int rc = stats_get(txn, db, t, bound, v, err);
+    if (rc)
+        return rc;
+    v[0] += (uint64_t)dcount;
+    v[1] += (uint64_t)dbytes;
+    rc = stats_put(txn, db, t, bound, v);
     return rc ? ddbi_mdb_fail(err, rc, "partition statistics") : DDB_OK;
 }
 
@@ -145,9 +172,9 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
 {
     size_t part = ddbi_part_of(t, hash);
     uint64_t lo = t->bounds[part], v[2];
-    int rc = stats_get(txn, db, t, lo, v);
+    int rc = stats_get(txn, db, t, lo, v, err);
     if (rc)
-        return ddbi_mdb_fail(err, rc, "partition statistics");
+        return rc;
     if (v[1] <= db->opts.partition_split_bytes)
         return DDB_OK;
     uint64_t hi = part + 1 < t->n_parts ? t->bounds[part + 1] : 0; /* 0 = end of space */
@@ -163,6 +190,9 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
     uint64_t left[2] = {0, 0}, split = 0, prev = lo;
     int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
     while (g == 0) {
+        size_t sz = 0;
+        if ((rc = ddbi_stored_key_check(t->name, "an item key", &k, err)))
+            break;
         uint64_t h = ddbi_key_hash(k.mv_data);
         if (hi && h >= hi)
             break;
@@ -171,15 +201,25 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
             break;
         }
         prev = h;
-        size_t sz = 0;
-        ddbi_record_size(d.mv_data, d.mv_size, &sz);
+        if (ddbi_record_size(d.mv_data, d.mv_size, &sz)) {
+            rc = ddbi_fail_stored(err, t->name, k.mv_data, k.mv_size, "the stored item is unreadable");
+            break;
+        }
         left[0]++;
         left[1] += sz;
         g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
     }
     mdb_cursor_close(c);
+    if (!rc && g && g != MDB_NOTFOUND)
+        rc = ddbi_mdb_fail(err, g, "partition split");
+    if (rc)
+        return rc;
     if (!split)
         return DDB_OK; /* one partition key holds the whole partition: cannot split by hash */
+    if (left[0] > v[0] || left[1] > v[1])
+        return ddbi_fail_stored(err, t->name, NULL, 0,
+                                "partition statistics (%" PRIu64 " items, %" PRIu64 " bytes) count fewer than are stored",
+                                v[0], v[1]);
     uint64_t right[2] = {v[0] - left[0], v[1] - left[1]};
     if ((rc = stats_put(txn, db, t, lo, left)) || (rc = stats_put(txn, db, t, split, right)))
         return ddbi_mdb_fail(err, rc, "partition split");

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "expr/expr.h"
 #include "engine/keys.h"
+#include "engine/stored.h"
 #include "core/value.h"
 
 #include <stdlib.h>
@@ -36,7 +37,8 @@ int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, con
     rc = mdb_get(txn, t->items, &kv, &dv);
     if (rc == 0) {
         if ((rc = ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it)) || (rc = ddbi_record_size(dv.mv_data, dv.mv_size, &size))) {
-            rc = ddbi_fail(err, rc, "GetItem: stored item in table %s is unreadable", t->name);
+            rc = rc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")
+                                  : ddbi_fail_stored(err, t->name, k.b, k.len, "GetItem: the stored item is unreadable");
             goto done;
         }
         const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
@@ -111,10 +113,14 @@ static void prefetch_page(const void *rec, uintptr_t *last)
         __builtin_prefetch((const void *)(pg + off));
 }
 
-static int decode_item(pager *p, const MDB_val *d, ddb_item **it, size_t *size)
+/* The record d stored under table key k. */
+static int decode_item(pager *p, const MDB_val *k, const MDB_val *d, ddb_item **it, size_t *size)
 {
-    if (ddbi_decode_item(d->mv_data, d->mv_size, p->a, it) || ddbi_record_size(d->mv_data, d->mv_size, size))
-        return ddbi_fail(p->err, DDB_ECORRUPT, "stored item in table %s is unreadable", p->t->name);
+    int rc = ddbi_decode_item(d->mv_data, d->mv_size, p->a, it);
+    if (rc == DDB_ENOMEM)
+        return ddbi_fail_oom(p->err, "reading an item");
+    if (rc || ddbi_record_size(d->mv_data, d->mv_size, size))
+        return ddbi_fail_stored(p->err, p->t->name, k->mv_data, k->mv_size, "the stored item is unreadable");
     return DDB_OK;
 }
 
@@ -122,9 +128,52 @@ static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
 {
     MDB_val k = *tkey, d;
     int rc = mdb_get(p->txn, p->t->items, &k, &d);
+    if (rc == MDB_NOTFOUND)
+        return ddbi_fail_stored(p->err, p->t->name, tkey->mv_data, tkey->mv_size,
+                                "index %s: an entry points to a missing item", p->x->name);
     if (rc)
-        return ddbi_fail(p->err, DDB_ECORRUPT, "index entry of table %s points to a missing item", p->t->name);
-    return decode_item(p, &d, it, size);
+        return ddbi_mdb_fail(p->err, rc, "reading an indexed item");
+    return decode_item(p, tkey, &d, it, size);
+}
+
+/* Where the cursor was: the keys it returns must advance (a damaged page
+ * that sends it back would return the same items without end). */
+typedef struct order {
+    MDB_val k, d; /* the last entry (an index's: its key and the table key it holds) */
+    bool have, backward;
+} order;
+
+/* Check an entry the cursor returned before anything uses it: the lengths
+ * of its keys, and that it comes after the last one in cursor order. */
+static int entry_ok(pager *p, order *o, const MDB_val *k, const MDB_val *d)
+{
+    int rc = ddbi_stored_key_check(p->t->name, p->x ? "an index key" : "an item key", k, p->err);
+    if (!rc && p->x)
+        rc = ddbi_stored_key_check(p->t->name, "the table key of an index entry", d, p->err);
+    if (rc)
+        return rc;
+    if (o->have) {
+        int c = ddbi_stored_cmp(k, &o->k);
+        if (!c && p->x)
+            c = ddbi_stored_cmp(d, &o->d);
+        if (o->backward ? c >= 0 : c <= 0) {
+            char prev[128];
+            return ddbi_fail_stored(p->err, p->t->name, k->mv_data, k->mv_size,
+                                    "%s%s: the keys read do not advance (this one came after %s)",
+                                    p->x ? "index " : "", p->x ? p->x->name : "items",
+                                    ddbi_key_text(prev, sizeof prev, o->k.mv_data, o->k.mv_size));
+        }
+    }
+    o->k = *k;
+    o->d = *d;
+    o->have = true;
+    return DDB_OK;
+}
+
+/* The cursor stopped: at the end, or on an error of LMDB's. */
+static int cursor_end(pager *p, int g, const char *op)
+{
+    return g == 0 || g == MDB_NOTFOUND ? DDB_OK : ddbi_mdb_fail(p->err, g, op);
 }
 
 /* Account for one evaluated item; 1 = page is full before it (not taken). */
@@ -486,7 +535,10 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
     }
     MDB_cursor_op step = q->backward ? MDB_PREV : MDB_NEXT;
     uintptr_t page = 0;
+    order ord = {.backward = q->backward};
     while (g == 0 && !p.full && rc == 0) {
+        if ((rc = entry_ok(&p, &ord, &k, &d)))
+            break;
         if (!x)
             prefetch_page(d.mv_data, &page);
         if (!q->backward ? cmp_prefix(&k, hi, hilen) > 0 : cmp_prefix(&k, lo, lolen) < 0)
@@ -516,17 +568,15 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
                 run = nr;
                 caprun = nc;
             }
+            if (nrun && (rc = entry_ok(&p, &ord, &k, &d)))
+                break;
             cand *c = &run[nrun];
             MDB_val tk = x ? d : k;
-            if (tk.mv_size > DDB_KEY_MAX) {
-                rc = ddbi_fail(err, DDB_ECORRUPT, "malformed key in table %s", t->name);
-                break;
-            }
             c->tkey.len = keep_keys ? tk.mv_size : 0;
             if (keep_keys)
                 memcpy(c->tkey.b, tk.mv_data, tk.mv_size);
             /* a table query has the record at hand; an index entry points to it */
-            if ((rc = x ? load_item(&p, &tk, &c->item, &c->size) : decode_item(&p, &d, &c->item, &c->size)))
+            if ((rc = x ? load_item(&p, &tk, &c->item, &c->size) : decode_item(&p, &k, &d, &c->item, &c->size)))
                 break;
             nrun++;
             g = mdb_cursor_get(cur, &k, &d, step);
@@ -545,6 +595,8 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
     }
     if (rc > 0)
         rc = DDB_OK;
+    if (!rc && !p.full)
+        rc = cursor_end(&p, g, "Query");
     if (rc == DDB_OK) {
         bool more = p.full; /* DynamoDB returns a key whenever the limit or 1 MB stops the page */
         if (more && p.last && !(out->last_key = key_of(&p, p.last)))
@@ -653,7 +705,11 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     double units_bytes = 0;
     uint64_t first_hash = seg_lo;
     uintptr_t page = 0;
+    /* the first entry must come after ExclusiveStartKey */
+    order ord = {{skey.len, skey.b}, {tkey.len, tkey.b}, sc->start_key != NULL, false};
     while (g == 0 && !p.full) {
+        if ((rc = entry_ok(&p, &ord, &k, &d)))
+            break;
         uint64_t h = ddbi_key_hash(k.mv_data);
         if (seg_hi && h >= seg_hi)
             break;
@@ -662,7 +718,7 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
         MDB_val tk = x ? d : k;
         ddb_item *it;
         size_t size;
-        if ((rc = x ? load_item(&p, &tk, &it, &size) : decode_item(&p, &d, &it, &size)))
+        if ((rc = x ? load_item(&p, &tk, &it, &size) : decode_item(&p, &k, &d, &it, &size)))
             break;
         if ((rc = take(&p, it, size)))
             break;
@@ -671,6 +727,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     (void)units_bytes;
     if (rc > 0)
         rc = DDB_OK;
+    if (!rc && !p.full)
+        rc = cursor_end(&p, g, "Scan");
     if (rc == DDB_OK) {
         if (p.full && p.last && !(out->last_key = key_of(&p, p.last)))
             rc = ddbi_fail_oom(err, __func__);

@@ -5,6 +5,7 @@
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
+#include "engine/stored.h"
 #include "core/value.h"
 
 #include <errno.h>
@@ -86,8 +87,53 @@ static void db_name(char *buf, size_t cap, const char *table, const char *index)
         snprintf(buf, cap, "i/%s", table);
 }
 
-/* Build a runtime table from its stored definition; opens its databases
- * in dbi_txn. */
+/* A stored name: a string without NUL bytes, 1..255 bytes. */
+static bool def_name_ok(const ddb_value *v)
+{
+    return v && v->type == DDB_TS && v->len >= 1 && v->len <= 255 && !memchr(v->u.s, 0, v->len);
+}
+
+static bool def_key_type_ok(const ddb_value *v)
+{
+    int64_t x;
+    return v && v->type == DDB_TN && ddb_value_to_i64(v, &x) == DDB_OK && (x == DDB_TS || x == DDB_TN || x == DDB_TB);
+}
+
+/* What a stored table definition "t/<name>" must hold before it is used;
+ * DDB_ECORRUPT naming the table otherwise. */
+static int def_check(const ddb_item *def, const char *name, ddb_error *err)
+{
+    const ddb_value *sk = ddb_item_get(def, "sk"), *ix = ddb_item_get(def, "indexes");
+    const char *why = NULL;
+    if (!def_name_ok(ddb_item_get(def, "name")) || strcmp(ddb_item_get(def, "name")->u.s, name) != 0)
+        why = "its name is missing or differs from its key";
+    else if (!def_name_ok(ddb_item_get(def, "pk")) || !def_key_type_ok(ddb_item_get(def, "pk_type")))
+        why = "its partition key is malformed";
+    else if (sk && (!def_name_ok(sk) || !def_key_type_ok(ddb_item_get(def, "sk_type"))))
+        why = "its sort key is malformed";
+    else if (ix && (ix->type != DDB_TL || ix->len > DDB_MAX_INDEXES))
+        why = "its index list is malformed";
+    for (uint32_t i = 0; !why && ix && i < ix->len; i++) {
+        const ddb_value *d = ix->u.l[i], *isk = ddb_map_get(d, "sk"), *inc = ddb_map_get(d, "include");
+        int64_t proj = -1;
+        const ddb_value *pv = ddb_map_get(d, "proj");
+        if (pv && (pv->type != DDB_TN || ddb_value_to_i64(pv, &proj) || proj < DDB_PROJ_ALL || proj > DDB_PROJ_INCLUDE))
+            why = "an index has an unknown projection";
+        else if (!def_name_ok(ddb_map_get(d, "name")) || !def_name_ok(ddb_map_get(d, "pk")) ||
+                 !def_key_type_ok(ddb_map_get(d, "pk_type")) ||
+                 (isk && (!def_name_ok(isk) || !def_key_type_ok(ddb_map_get(d, "sk_type")))))
+            why = "an index's name or key is malformed";
+        else if (inc && inc->type != DDB_TL)
+            why = "an index's projected attributes are malformed";
+        for (uint32_t j = 0; !why && inc && j < inc->len; j++)
+            if (!def_name_ok(inc->u.l[j]))
+                why = "an index's projected attribute name is malformed";
+    }
+    return why ? ddbi_fail_stored(err, name, NULL, 0, "the stored table definition is corrupt: %s", why) : DDB_OK;
+}
+
+/* Build a runtime table from its stored definition (checked by def_check);
+ * opens its databases in dbi_txn. */
 static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *bounds, ddb_table_rt **out,
                           ddb_error *err)
 {
@@ -125,13 +171,24 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
     t->n_parts = bounds->mv_size / 8;
     t->bounds = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->bounds);
     t->parts = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->parts);
-    if (!t->name || !t->pk || !t->bounds || !t->parts) {
-        ddbi_tables_free(t);
-        return ddbi_fail(err, DDB_ECORRUPT, "stored table definition is incomplete");
+    bool names = t->name && t->pk && (!ddb_item_get(def, "sk") || t->sk);
+    for (size_t i = 0; i < t->n_idx; i++)
+    for (size_t i = 0; names && i < t->n_idx; i++) {
+        const ddb_value *inc = ddb_map_get(ix->u.l[i], "include");
+        names = t->idx[i].name && t->idx[i].pk && (!ddb_map_get(ix->u.l[i], "sk") || t->idx[i].sk) &&
+                t->idx[i].n_include == (inc ? inc->len : 0);
+        for (size_t j = 0; names && j < t->idx[i].n_include; j++)
+            names = t->idx[i].include[j] != NULL;
     }
-    for (size_t i = 0; i < t->n_parts; i++) {
-        const uint8_t *p = (const uint8_t *)bounds->mv_data + 8 * i;
-        t->bounds[i] = ddbi_key_hash(p);
+    if (!names || !t->bounds || !t->parts) {
+        ddbi_tables_free(t);
+        return ddbi_fail_oom(err, "loading a table definition");
+    }
+    char why[120];
+    if (!ddbi_bounds_decode(bounds->mv_data, bounds->mv_size, t->bounds, why, sizeof why)) {
+        int rc = ddbi_fail_stored(err, t->name, NULL, 0, "%s", why);
+        ddbi_tables_free(t);
+        return rc;
     }
     char name[600];
     db_name(name, sizeof name, t->name, NULL);
@@ -176,15 +233,23 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
     int g = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM; /* the cursor's LMDB code */
     while (!rc && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
         ddb_item *def;
-        if (ddbi_decode_item(v.mv_data, v.mv_size, a, &def)) {
-            rc = ddbi_fail(err, DDB_ECORRUPT, "table definition %.*s is corrupt", (int)k.mv_size, (char *)k.mv_data);
+        char pkey[600];
+        if (k.mv_size > 257 || memchr(k.mv_data, 0, k.mv_size)) {
+            rc = ddbi_fail(err, DDB_ECORRUPT, "the table list holds a malformed key %s (the database file is damaged)",
+                           ddbi_key_text(pkey, sizeof pkey, k.mv_data, k.mv_size));
             break;
         }
-        char pkey[600];
         snprintf(pkey, sizeof pkey, "p/%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
+        if ((rc = ddbi_decode_item(v.mv_data, v.mv_size, a, &def))) {
+            rc = rc == DDB_ENOMEM ? ddbi_fail_oom(err, "loading a table definition")
+                                  : ddbi_fail_stored(err, pkey + 2, NULL, 0, "the stored table definition does not decode");
+            break;
+        }
+        if ((rc = def_check(def, pkey + 2, err)))
+            break;
         MDB_val bk = {strlen(pkey), pkey}, bv;
         if (mdb_get(txn, db->meta, &bk, &bv) != 0) {
-            rc = ddbi_fail(err, DDB_ECORRUPT, "table %s has no partition map", pkey + 2);
+            rc = ddbi_fail_stored(err, pkey + 2, NULL, 0, "the partition map is missing");
             break;
         }
         ddb_table_rt *t = NULL;
@@ -193,8 +258,10 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
             break;
-        if (db->hooks && db->hooks->table_load)
-            db->hooks->table_load(db, txn, t); /* stream and TTL settings */
+        if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, t, err))) { /* stream, TTL */
+            ddbi_tables_free(t);
+            break;
+        }
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
@@ -925,7 +992,9 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     while (g == 0) {
         ddb_item *it;
         const ddb_value *ipk, *isk;
-        if (ddbi_decode_item(v.mv_data, v.mv_size, a, &it)) {
+        if ((rc = ddbi_stored_key_check(t->name, "an item key", &k, cx->err)) ||
+            (ddbi_decode_item(v.mv_data, v.mv_size, a, &it) &&
+             (rc = ddbi_fail_stored(cx->err, t->name, k.mv_data, k.mv_size, "UpdateTable: the stored item is unreadable")))) {
             g = DDB_ECORRUPT;
             break;
         }
@@ -946,7 +1015,7 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     mdb_cursor_close(c);
     ddb_arena_free(a);
     if (g == DDB_ECORRUPT)
-        return ddbi_fail(cx->err, DDB_ECORRUPT, "UpdateTable: a stored item of table %s is unreadable", t->name);
+        return rc;
     if (g != MDB_NOTFOUND)
         return ddbi_mdb_fail(cx->err, g, "UpdateTable: backfill");
     rc = ddbi_schema_bump_gen(db, txn);

@@ -7,6 +7,7 @@
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
+#include "engine/stored.h"
 #include "core/value.h"
 #include "engine/write.h"
 
@@ -24,7 +25,8 @@ static int load_old(MDB_txn *txn, const ddb_table_rt *t, const ddb_key *k, const
     if (rc)
         return ddbi_mdb_fail(err, rc, "reading item");
     if ((rc = ddbi_decode_item(raw->mv_data, raw->mv_size, a, old)))
-        return ddbi_fail(err, rc, "stored item in table %s is unreadable", t->name);
+        return rc == DDB_ENOMEM ? ddbi_fail_oom(err, "reading the stored item")
+                                : ddbi_fail_stored(err, t->name, k->b, k->len, "the stored item is unreadable");
     const ddb_value *opk = ddb_item_get(*old, t->pk), *osk = t->sk ? ddb_item_get(*old, t->sk) : NULL;
     if (!opk || !ddb_value_equal(opk, pk) || (sk && (!osk || !ddb_value_equal(osk, sk))))
         return ddbi_fail(err, DDB_ECOLLISION,

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 static size_t ledger_key(char *buf, const char *table, uint64_t bound)
@@ -35,6 +36,11 @@ static void ledger_get(ddbi_engine *db, MDB_txn *txn, const char *table, uint64_
     v[0] = v[1] = 0;
     if (mdb_get(txn, db->meta, &k, &d) == 0 && d.mv_size == 2 * sizeof(double))
         memcpy(v, d.mv_data, 2 * sizeof(double));
+    /* totals of consumed units are finite and not negative: a damaged file's
+     * (NaN, infinite, negative) would poison every later sum, so the
+     * partition's total starts again from 0 */
+    if (!isfinite(v[0]) || !isfinite(v[1]) || v[0] < 0 || v[1] < 0)
+        v[0] = v[1] = 0;
 }
 
 /* One partition's consumption not yet in the ledger. */

@@ -59,7 +59,7 @@ static int config_get(ddbi_engine *db, MDB_txn *txn, const char *table, config *
     memset(c, 0, sizeof *c);
     int rc = mdb_get(txn, db->meta, &k, &v);
     if (rc == 0 && !decode(v.mv_data, v.mv_size, c))
-        memset(c, 0, sizeof *c); /* unreadable: no stream, no TTL (ddb check reports it) */
+        return MDB_CORRUPTED; /* a damaged file: never run the table without its stream or TTL */
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
@@ -77,14 +77,21 @@ static int config_put(ddbi_engine *db, MDB_txn *txn, const char *table, const co
     return mdb_put(txn, db->meta, &k, &v, 0);
 }
 
-void ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t)
+int ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, ddb_error *err)
 {
     config c;
-    config_get(db, txn, t->name, &c);
+    int rc = config_get(db, txn, t->name, &c);
+    if (rc == MDB_CORRUPTED)
+        return ddbi_fail(err, DDB_ECORRUPT,
+                         "table %s: its stream and TTL settings record is malformed (the database file is damaged)",
+                         t->name);
+    if (rc)
+        return ddbi_mdb_fail(err, rc, "reading the stream configuration");
     t->stream = c.stream;
     if (!t->stream.retention_seconds)
         t->stream.retention_seconds = DDB_STREAM_DEFAULT_RETENTION_S;
     memcpy(t->ttl_attr, c.ttl, sizeof t->ttl_attr);
+    return DDB_OK;
 }
 
 static int check_spec(const ddb_stream_spec *s, ddb_error *err)

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "engine/keys.h"
 #include "streams/streams.h"
+#include "engine/stored.h"
 #include "core/value.h"
 
 #include <inttypes.h>
@@ -45,9 +46,10 @@ int ddbi_stream_state_get(ddbi_engine *db, MDB_txn *txn, const char *table, ddb_
         return 0;
     if (rc)
         return rc;
-    if (v.mv_size == sizeof *s)
-        memcpy(s, v.mv_data, sizeof *s);
     *present = true;
+    if (v.mv_size != sizeof *s)
+        return MDB_CORRUPTED; /* a damaged file: never restart the sequence over stored records */
+    memcpy(s, v.mv_data, sizeof *s);
     return 0;
 }
 
@@ -198,6 +200,8 @@ int ddbi_stream_capture(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, const 
             rc = state_put(db, txn, t->name, &s);
     }
     ddbi_buf_free(&out);
+    if (rc == MDB_CORRUPTED)
+        return ddbi_fail_stored(err, t->name, NULL, 0, "its stream counters record is malformed");
     return rc ? ddbi_mdb_fail(err, rc, "stream record") : DDB_OK;
 }
 
@@ -206,6 +210,8 @@ int ddbi_stream_drop_records(ddbi_engine *db, MDB_txn *txn, const char *table)
     ddb_stream_state s;
     bool present;
     int rc = ddbi_stream_state_get(db, txn, table, &s, &present);
+    if (rc == MDB_CORRUPTED) /* dropping the table: delete every record */
+        rc = 0;
     if (rc || !present)
         return rc;
     uint8_t key[300];
@@ -433,6 +439,13 @@ static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *re
         while (!rc && *n < max && g == 0 && is_record_of(&k, key, plen)) {
             uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8);
             ddb_error e;
+            if (seq <= it->pos) { /* the cursor went back: a damaged page */
+                rc = ddbi_fail(err, DDB_ECORRUPT,
+                               "stream of table %s: record %" PRIu64 " read after %" PRIu64
+                               " (the database file is damaged)",
+                               it->table, seq, it->pos);
+                break;
+            }
             if ((rc = ddbi_stream_decode(name, seq, v.mv_data, v.mv_size, a, &recs[*n], &e))) {
                 rc = ddbi_fail(err, rc, "stream of table %s, record %" PRIu64 ": %s", it->table, seq, e.message);
                 break;
@@ -633,6 +646,8 @@ int ddbi_streams_stream_check(void *impl, const char *table, ddb_check_report *r
     MDB_cursor *cur = NULL;
     ddb_arena *a = ddb_arena_new();
     int g = ddbi_stream_state_get(db, txn, table, &s, &present);
+    if (g == MDB_CORRUPTED) /* reported below */
+        g = 0;
     if (!g && present) {
         MDB_val k = {strlen(table) + 1, (void *)table}, v;
         if (mdb_get(txn, ddbi_streams_of(db)->dbi, &k, &v) == 0 && v.mv_size != sizeof s)

@@ -45,8 +45,9 @@ typedef struct ddb_stream_state {
 
 /* ---- stream_config.c ---- */
 
-/* Fill t->stream and t->ttl_attr from "q/<name>" (defaults when absent). */
-void ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t);
+/* Fill t->stream and t->ttl_attr from "q/<name>" (defaults when absent);
+ * DDB_ECORRUPT when the record is malformed. */
+int ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, ddb_error *err);
 /* The stream and TTL fields of a table definition. */
 int ddbi_stream_validate_def(const ddb_table_def *d, ddb_error *err);
 /* CreateTable / DeleteTable, inside their transaction: store (or remove)

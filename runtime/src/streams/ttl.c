@@ -5,6 +5,7 @@
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
+#include "engine/stored.h"
 #include "streams/streams.h"
 
 #include <errno.h>
@@ -96,10 +97,15 @@ static int sweep_table(ddbi_engine *db, const char *table, int64_t now_ms, uint6
         while (g == 0 && walked < SWEEP_WALK && cx.n < SWEEP_BATCH) {
             ddb_item *it;
             walked++;
-            if (k.mv_size <= DDB_KEY_MAX) {
-                memcpy(resume, k.mv_data, k.mv_size);
-                resume_len = k.mv_size;
-            }
+            /* keys must advance: a damaged page sending the cursor back
+             * would make the sweep endless */
+            MDB_val prev = {resume_len, resume};
+            if ((rc = ddbi_stored_key_check(table, "an item key", &k, err)) ||
+                (resume_len && ddbi_stored_cmp(&k, &prev) <= 0 &&
+                 (rc = ddbi_fail_stored(err, table, k.mv_data, k.mv_size, "TTL sweep: the keys read do not advance"))))
+                break;
+            memcpy(resume, k.mv_data, k.mv_size);
+            resume_len = k.mv_size;
             if (ddbi_decode_item(v.mv_data, v.mv_size, scan, &it) == DDB_OK && ddbi_ttl_expired_at(t, it, now_ms)) {
                 if (!(cx.keys[cx.n] = key_copy(keys, t, it))) {
                     g = ENOMEM;

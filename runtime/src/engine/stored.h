@@ -1,0 +1,28 @@
+/* Bounds on what is read back from the database file (internal).  A file
+ * may be damaged or come from elsewhere: every stored key, index entry and
+ * record is checked against what the engine writes before it is used, and a
+ * mismatch is DDB_ECORRUPT naming the table and the key. */
+#ifndef DDB_STORED_H
+#define DDB_STORED_H
+
+#include "engine/engine.h"
+
+/* A key as text: printable bytes quoted, anything else as hex (cut after
+ * 24 bytes, with the length noted).  Returns buf. */
+const char *ddbi_key_text(char *buf, size_t cap, const void *key, size_t len);
+/* DDB_ECORRUPT "table T: <fmt> (key K)"; key may be NULL. */
+int ddbi_fail_stored(ddb_error *err, const char *table, const void *key, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* A stored table key (or an index key, or an index entry's table key) has
+ * DDB_DIGEST_LEN..DDB_KEY_MAX bytes; what names it in the error. */
+int ddbi_stored_key_check(const char *table, const char *what, const MDB_val *k, ddb_error *err);
+/* LMDB's default order of keys (and of MDB_DUPSORT data): bytes, then length. */
+int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b);
+
+/* Before mdb_env_open: refuse a data.mdb shorter than its meta page says
+ * (last page number * page size: reads past the end would fault with
+ * SIGBUS) and an existing empty one (LMDB would start a new database over
+ * it).  DDB_OK when there is no database yet. */
+int ddbi_file_check_length(const char *path, ddb_error *err);
+
+#endif
