@@ -234,7 +234,12 @@ typedef enum ddb_sync_mode {
     /* Nothing is synced by the write (LMDB MDB_NOSYNC|MDB_WRITEMAP).  Every
      * acknowledged write survives a process crash (the OS holds it); an OS
      * crash or power loss can lose recent writes and may corrupt the file.
-     * ddb_sync() makes everything written so far durable. */
+     * ddb_sync() makes everything written so far durable.
+     *
+     * In every mode, after any failed sync or failed commit write
+     * the handle refuses every later write with DDB_EIO ("a sync failed;
+     * reopen the database"); in FULL the writes committed but not yet
+     * durable fail with it too.  Reopening recovers the last durable state. */
     DDB_SYNC_NONE
 } ddb_sync_mode;
 

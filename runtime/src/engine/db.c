@@ -5,6 +5,7 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +33,14 @@ int ddbi_engine_sync(void *impl, ddb_error *err)
     ddbi_engine *db = impl;
     if (db->opts.read_only)
         return DDB_OK; /* nothing was written */
-    int rc = mdb_env_sync(db->env, 1);
+    int rc = ddbi_refuse_poisoned(db, err);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&db->sync_mu);
+    rc = mdb_env_sync(db->env, 1);
+    if (rc)
+        rc = ddbi_poison(db, rc);
+    pthread_mutex_unlock(&db->sync_mu);
     return rc ? ddbi_mdb_fail(err, rc, "ddb_sync") : DDB_OK;
 }
 
@@ -112,9 +120,13 @@ static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
         mdb_txn_abort(txn);
         return rc;
     }
+    pthread_mutex_lock(&db->sync_mu);
     rc = mdb_txn_commit(txn);
     if (!rc && db->opts.sync == DDB_SYNC_FULL)
         rc = mdb_env_sync(db->env, 1); /* the meta page (MDB_NOMETASYNC) */
+    if (ddbi_storage_failure(rc))
+        rc = ddbi_poison(db, rc);
+    pthread_mutex_unlock(&db->sync_mu);
     return rc ? ddbi_mdb_fail(err, rc, "commit") : DDB_OK;
 }
 
@@ -128,6 +140,9 @@ static bool commit_synced(ddbi_engine *db, size_t txnid)
 }
 
 #define GC_BATCH_MAX 64 /* writes per batch, late joiners included */
+/* ddb_gc_op.rc of a write refused because the handle is poisoned (the
+ * message comes from ddbi_refuse_poisoned) */
+#define GC_REFUSED INT_MIN
 
 /* Writes queued while the leader ran its batch join it before it commits:
  * they were going to wait for the next batch's sync anyway.  Appends up
@@ -157,6 +172,11 @@ static ddb_gc_op *take_joiners(ddbi_engine *db, ddb_gc_op **tail, size_t room)
  * data file (see commit_synced). */
 static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
 {
+    if (atomic_load(&db->poisoned)) {
+        for (ddb_gc_op *o = batch; o; o = o->next)
+            o->rc = GC_REFUSED;
+        return false;
+    }
     MDB_txn *txn = NULL;
     size_t txnid = 0, n = 0;
     bool kept = false; /* txn holds a write that succeeded */
@@ -214,18 +234,30 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
         mdb_txn_abort(txn); /* every write failed: nothing to commit */
         return false;
     }
+    /* sync_mu: a sync that succeeds while (or after) another one failed
+     * proves nothing, the kernel may have dropped the pages that one could
+     * not write; syncs run one at a time and the poison is set before the
+     * next one starts */
+    pthread_mutex_lock(&db->sync_mu);
     int rc = mdb_txn_commit(txn);
+    if (ddbi_storage_failure(rc))
+        rc = ddbi_poison(db, rc);
+    bool synced = rc == 0 && !atomic_load(&db->poisoned) && commit_synced(db, txnid);
+    pthread_mutex_unlock(&db->sync_mu);
     if (rc)
         for (ddb_gc_op *o = batch; o; o = o->next)
             if (o->rc == DDB_OK)
                 o->rc = rc;
-    return rc == 0 && commit_synced(db, txnid);
+    return synced;
 }
 
 int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
 {
     if (db->opts.read_only)
         return ddbi_fail(err, DDB_EINVAL, "the database is open read-only");
+    int prc = ddbi_refuse_poisoned(db, err);
+    if (prc)
+        return prc;
     if (exclusive || db->opts.sync == DDB_SYNC_NONE)
         return run_solo(db, fn, ctx, err);
 
@@ -233,7 +265,9 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
      * one of their threads.  LAZY: a write is done once its batch commits.
      * FULL: once its batch is durable too, that is once a later commit has
      * synced the file (the next batch's, typically already running) or,
-     * when no batch follows, once a waiter has called mdb_env_sync. */
+     * when no batch follows, once a waiter has called mdb_env_sync.  After
+     * a failed sync or commit (the handle is poisoned), a committed write
+     * that is not durable yet fails: its pages may never reach the disk. */
     bool full = db->opts.sync == DDB_SYNC_FULL;
     ddb_gc_op me = {fn, ctx, 0, false, NULL, 0};
     pthread_mutex_lock(&db->gc_mu);
@@ -245,6 +279,10 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
     for (;;) {
         if (me.seq && me.seq <= db->gc_durable)
             me.done = true;
+        else if (me.seq && atomic_load(&db->poisoned)) {
+            me.rc = GC_REFUSED;
+            me.done = true;
+        }
         if (me.done)
             break;
         if (db->gc_head && !db->gc_leader) {
@@ -272,10 +310,15 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
             db->gc_syncing = true;
             uint64_t upto = db->gc_committed;
             pthread_mutex_unlock(&db->gc_mu);
+            pthread_mutex_lock(&db->sync_mu);
             int rc = mdb_env_sync(db->env, 1);
+            if (rc)
+                rc = ddbi_poison(db, rc);
+            bool synced = rc == 0 && !atomic_load(&db->poisoned);
+            pthread_mutex_unlock(&db->sync_mu);
             pthread_mutex_lock(&db->gc_mu);
             db->gc_syncing = false;
-            if (rc == 0 && upto > db->gc_durable)
+            if (synced && upto > db->gc_durable)
                 db->gc_durable = upto;
             else if (rc) {
                 me.rc = rc;
@@ -287,6 +330,8 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
         }
     }
     pthread_mutex_unlock(&db->gc_mu);
+    if (me.rc == GC_REFUSED)
+        return ddbi_refuse_poisoned(db, err);
     /* errors from fn filled err already; an LMDB code did not */
     if (me.rc > 0 || (me.rc < 0 && (me.rc < DDB_ELAST || me.rc > DDB_EINVAL)))
         return ddbi_mdb_fail(err, me.rc, "commit");

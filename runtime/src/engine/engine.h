@@ -137,6 +137,10 @@ struct ddbi_engine {
      * gc_durable is on disk (see ddbi_run_write) */
     uint64_t gc_committed, gc_durable;
     bool gc_syncing; /* a thread is in mdb_env_sync for the waiters */
+    pthread_mutex_t sync_mu; /* one commit or sync at a time (see run_batch) */
+    /* 0, or the errno of a failed sync or commit write: every later write
+     * is refused (durable.c) */
+    _Atomic int poisoned;
     /* the room that hooked into this handle at open (streams/: change
      * streams, TTL, the capacity ledger) and its per-handle state */
     const ddbi_engine_hooks *hooks;
@@ -157,6 +161,14 @@ void ddbi_read_end(MDB_txn *txn);
 int ddbi_rtxn_acquire(ddbi_engine *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
 void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket);
 int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
+
+/* Storage failures (durable.c).  Is rc (from a commit or a sync) a failed
+ * write or sync, after which nothing unsynced can be trusted? */
+bool ddbi_storage_failure(int rc);
+/* Poison the handle after such a failure; returns rc. */
+int ddbi_poison(ddbi_engine *db, int rc);
+/* DDB_OK, or DDB_EIO "a sync failed; reopen the database" once poisoned. */
+int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err);
 
 
 /* Table cache: look up name as of txn's snapshot. */

@@ -1,0 +1,224 @@
+/* Failed syncs and full disks, under the power-loss shim (powerloss_shim.c,
+ * LD_PRELOADed by ctest; this program finds its control functions with
+ * dlsym).
+ *   - a failed fdatasync in FULL mode: every write then waiting for its
+ *     batch to become durable, and every later write, fails with DDB_EIO
+ *     ("a sync failed; reopen the database"); no write acknowledged with
+ *     DDB_OK is missing from the disk image (the shadow); reopening works. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ddb/ddb.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "powerloss_shim.h"
+
+#define TABLE "Tab"
+#define THREADS 8
+#define PER_THREAD 400
+
+static ddbt_shim_start_fn shim_start;
+static ddbt_shim_fail_sync_in_fn shim_fail_sync_in;
+
+static void fresh_dirs(const char *name, char *dir, char *shadow, size_t cap)
+{
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char cmd[3200];
+    if (snprintf(dir, cap, "%s/ddbsync-%s-%d", base, name, (int)getpid()) >= (int)cap ||
+        snprintf(shadow, cap, "%s.shadow", dir) >= (int)cap ||
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' && mkdir -p '%s'", dir, shadow, shadow) >= (int)sizeof cmd)
+        fail_msg("TMPDIR is too long");
+    if (system(cmd) != 0)
+        fail_msg("cannot prepare %s", dir);
+}
+
+static void remove_dirs(const char *dir, const char *shadow)
+{
+    char cmd[2200];
+    if (snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, shadow) >= (int)sizeof cmd || system(cmd) != 0)
+        fail_msg("cannot remove %s", dir);
+}
+
+static void create_table(ddb *db)
+{
+    ddb_index_def ix[] = {{.name = "ByG", .key = {"g", DDB_TS, "PK", DDB_TS}}};
+    ddb_table_def def = {.name = TABLE, .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = ix, .n_indexes = 1};
+    ddb_error err = {0};
+    if (ddb_create_table(db, &def, &err))
+        fail_msg("create table: %s", err.message);
+}
+
+/* A new database at dir holding the empty table. */
+static void new_db(const char *dir, ddb_sync_mode mode)
+{
+    ddb_options o = {.sync = mode};
+    ddb *db = NULL;
+    ddb_error err = {0};
+    if (ddb_open(dir, &o, &db, &err))
+        fail_msg("open: %s", err.message);
+    create_table(db);
+    ddb_close(db);
+}
+
+static ddb_item *make_item(ddb_arena *a, int thread, int i, size_t pad)
+{
+    char k[32], g[16];
+    snprintf(k, sizeof k, "t%d-%d", thread, i);
+    snprintf(g, sizeof g, "g%d", thread);
+    ddb_item *it = ddb_item_new(a);
+    ddb_item_set_s(it, "PK", k);
+    ddb_item_set_s(it, "g", g);
+    char *data = ddb_arena_alloc(a, pad + 1);
+    memset(data, 'a' + (i % 26), pad);
+    data[pad] = '\0';
+    ddb_item_set_s(it, "data", data);
+    return it;
+}
+
+static ddb_item *make_key(ddb_arena *a, int thread, int i)
+{
+    char k[32];
+    snprintf(k, sizeof k, "t%d-%d", thread, i);
+    ddb_item *it = ddb_item_new(a);
+    ddb_item_set_s(it, "PK", k);
+    return it;
+}
+
+static bool refused(int rc, const ddb_error *err)
+{
+    return rc == DDB_EIO && strstr(err->message, "a sync failed; reopen the database") != NULL;
+}
+
+/* ---- one failed fdatasync under concurrent FULL writers ---- */
+
+typedef struct writer {
+    ddb *db;
+    int id;
+    int acked;         /* items t<id>-0 .. acked-1 were acknowledged */
+    int first_rc;      /* the first failure */
+    char first_msg[DDB_ERROR_TEXT_SIZE];
+    int later_rc;      /* a write after it */
+    ddb_error later;
+} writer;
+
+static void *write_until_failure(void *p)
+{
+    writer *w = p;
+    ddb_arena *a = ddb_arena_new();
+    for (int i = 0; i < PER_THREAD; i++) {
+        ddb_error err = {0};
+        int rc = ddb_put_item(w->db, TABLE, make_item(a, w->id, i, 100), NULL, NULL, NULL, &err);
+        ddb_arena_reset(a);
+        if (rc) {
+            w->first_rc = rc;
+            snprintf(w->first_msg, sizeof w->first_msg, "%s", err.message);
+            w->later_rc = ddb_put_item(w->db, TABLE, make_item(a, w->id, PER_THREAD, 100), NULL, NULL, NULL, &w->later);
+            break;
+        }
+        w->acked = i + 1;
+    }
+    ddb_arena_free(a);
+    return NULL;
+}
+
+/* Every acknowledged item of every writer is in the database at dir. */
+static void expect_acked(const char *dir, const writer *w, int n, const char *what)
+{
+    ddb *db = NULL;
+    ddb_error err = {0};
+    if (ddb_open(dir, NULL, &db, &err))
+        fail_msg("%s: open: %s", what, err.message);
+    ddb_arena *a = ddb_arena_new();
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < w[t].acked; i++) {
+            ddb_item *got = NULL;
+            ddb_get_opts go = {.consistent = true};
+            int rc = ddb_get_item(db, TABLE, make_key(a, t, i), &go, a, &got, NULL, &err);
+            if (rc)
+                fail_msg("%s: acknowledged item t%d-%d is lost (%s)", what, t, i,
+                         rc == DDB_ENOTFOUND ? "not found" : err.message);
+            ddb_arena_reset(a);
+        }
+    ddb_check_report r;
+    if (ddb_check_table(db, TABLE, &r, &err))
+        fail_msg("%s: ddb_check_table: %s", what, err.message);
+    ddb_arena_free(a);
+    ddb_close(db);
+}
+
+static void test_failed_sync_poisons(void **state)
+{
+    (void)state;
+    char dir[1024], shadow[1024];
+    fresh_dirs("failsync", dir, shadow, sizeof dir);
+    new_db(dir, DDB_SYNC_FULL);
+    shim_start(dir, shadow, 0, 0, false);
+    ddb *db = NULL;
+    ddb_error err = {0};
+    ddb_options o = {.sync = DDB_SYNC_FULL};
+    if (ddb_open(dir, &o, &db, &err))
+        fail_msg("open: %s", err.message);
+    /* some syncs into the run, so that batches are in flight */
+    shim_fail_sync_in(6);
+    writer w[THREADS];
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (writer){.db = db, .id = i};
+        assert_int_equal(pthread_create(&th[i], NULL, write_until_failure, &w[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < THREADS; i++) {
+        if (w[i].first_rc != DDB_EIO)
+            fail_msg("writer %d: after %d acknowledged writes: %d %s (expected DDB_EIO)", i, w[i].acked,
+                     w[i].first_rc, w[i].first_msg);
+        if (!refused(w[i].later_rc, &w[i].later))
+            fail_msg("writer %d: a write after the failure answered %d %s", i, w[i].later_rc, w[i].later.message);
+    }
+    /* the handle refuses every write now, DDL and ddb_sync included */
+    ddb_arena *a = ddb_arena_new();
+    int rc = ddb_put_item(db, TABLE, make_item(a, 99, 0, 10), NULL, NULL, NULL, &err);
+    assert_true(refused(rc, &err));
+    ddb_table_def def2 = {.name = "Tab2", .key = {.pk = "PK", .pk_type = DDB_TS}};
+    rc = ddb_create_table(db, &def2, &err);
+    assert_true(refused(rc, &err));
+    rc = ddb_sync(db, &err);
+    assert_true(refused(rc, &err));
+    ddb_close(db);
+    /* the disk image holds every acknowledged write */
+    expect_acked(shadow, w, THREADS, "the disk after the failed sync");
+    /* reopening recovers: writes work again */
+    if (ddb_open(dir, &o, &db, &err))
+        fail_msg("reopen: %s", err.message);
+    if (ddb_put_item(db, TABLE, make_item(a, 99, 0, 10), NULL, NULL, NULL, &err))
+        fail_msg("put after reopen: %s", err.message);
+    ddb_close(db);
+    ddb_arena_free(a);
+    remove_dirs(dir, shadow);
+}
+
+int main(void)
+{
+    shim_start = (ddbt_shim_start_fn)dlsym(RTLD_DEFAULT, "ddbt_shim_start");
+    shim_fail_sync_in = (ddbt_shim_fail_sync_in_fn)dlsym(RTLD_DEFAULT, "ddbt_shim_fail_sync_in");
+    if (!shim_start || !shim_fail_sync_in) {
+        fprintf(stderr, "test_sync_failure: run with LD_PRELOAD=<the powerloss shim>\n");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_failed_sync_poisons),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
