@@ -4,7 +4,14 @@
  *   - a failed fdatasync in FULL mode: every write then waiting for its
  *     batch to become durable, and every later write, fails with DDB_EIO
  *     ("a sync failed; reopen the database"); no write acknowledged with
- *     DDB_OK is missing from the disk image (the shadow); reopening works. */
+ *     DDB_OK is missing from the disk image (the shadow); reopening works;
+ *   - a full disk (the shim's file size cap: a short write, then ENOSPC)
+ *     in each sync mode: DDB_EFULL "No space left on device", no signal,
+ *     the handle refuses later writes, a reopened handle reads everything
+ *     acknowledged;
+ *   - the process's file size limit (RLIMIT_FSIZE, the real kernel, no
+ *     shim): DDB_EFULL, no SIGXFSZ/SIGBUS, also in DDB_SYNC_NONE (whose
+ *     writable map once made the file a sparse 64 GiB and died of SIGBUS). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -13,12 +20,16 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -209,6 +220,129 @@ static void test_failed_sync_poisons(void **state)
     remove_dirs(dir, shadow);
 }
 
+/* ---- a full disk ---- */
+
+/* Fill the database at dir (opened in mode) until a write fails; returns
+ * the number of acknowledged writes.  Runs in a child process by the
+ * caller, so a signal shows as such. */
+static int fill(const char *dir, ddb_sync_mode mode, const char *want_msg)
+{
+    ddb_options o = {.sync = mode};
+    ddb *db = NULL;
+    ddb_error err = {0};
+    if (ddb_open(dir, &o, &db, &err)) {
+        fprintf(stderr, "open: %s\n", err.message);
+        _exit(10);
+    }
+    ddb_arena *a = ddb_arena_new();
+    int rc = 0, n = 0;
+    for (; n < 5000; n++) { /* 5000 x 8 KB: far beyond any cap used here */
+        rc = ddb_put_item(db, TABLE, make_item(a, 0, n, 8000), NULL, NULL, NULL, &err);
+        ddb_arena_reset(a);
+        if (rc)
+            break;
+    }
+    if (rc != DDB_EFULL || !strstr(err.message, want_msg)) {
+        fprintf(stderr, "after %d writes: %d %s (expected DDB_EFULL \"%s\")\n", n, rc, rc ? err.message : "",
+                want_msg);
+        _exit(11);
+    }
+    rc = ddb_put_item(db, TABLE, make_item(a, 0, 0, 10), NULL, NULL, NULL, &err);
+    if (!refused(rc, &err)) {
+        fprintf(stderr, "a write after the full disk: %d %s\n", rc, err.message);
+        _exit(12);
+    }
+    ddb_close(db);
+    ddb_arena_free(a);
+    _exit(n > 0 ? 0 : 13);
+}
+
+static void expect_child_ok(pid_t pid, const char *what)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        ;
+    if (WIFSIGNALED(st))
+        fail_msg("%s: the writer died of signal %d (%s)", what, WTERMSIG(st), strsignal(WTERMSIG(st)));
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("%s: the writer failed (status %d, see stderr)", what, WEXITSTATUS(st));
+}
+
+static void full_disk(ddb_sync_mode mode, const char *name)
+{
+    char dir[1024], shadow[1024];
+    fresh_dirs(name, dir, shadow, sizeof dir);
+    new_db(dir, mode);
+    char file[1100];
+    snprintf(file, sizeof file, "%s/data.mdb", dir);
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGBUS, SIG_DFL);
+        signal(SIGSEGV, SIG_DFL);
+        shim_start(dir, shadow, 0, (uint64_t)st.st_size + 300 * 1024 + 1234, false);
+        fill(dir, mode, "No space left on device");
+    }
+    expect_child_ok(pid, name);
+    /* the writes acknowledged before the disk filled are there */
+    ddb_options o = {.sync = mode};
+    ddb *db = NULL;
+    ddb_error err = {0};
+    if (ddb_open(dir, &o, &db, &err))
+        fail_msg("%s: reopen after the full disk: %s", name, err.message);
+    ddb_check_report r;
+    if (ddb_check_table(db, TABLE, &r, &err))
+        fail_msg("%s: check after the full disk: %s", name, err.message);
+    assert_true(r.items > 0);
+    ddb_close(db);
+    remove_dirs(dir, shadow);
+}
+
+static void test_full_disk_full(void **state)
+{
+    (void)state;
+    full_disk(DDB_SYNC_FULL, "enospc-full");
+}
+
+static void test_full_disk_lazy(void **state)
+{
+    (void)state;
+    full_disk(DDB_SYNC_LAZY, "enospc-lazy");
+}
+
+static void test_full_disk_none(void **state)
+{
+    (void)state;
+    full_disk(DDB_SYNC_NONE, "enospc-none");
+}
+
+/* The real kernel's answer to a write beyond RLIMIT_FSIZE: EFBIG, or a
+ * short write that LMDB reports as EIO; both are DDB_EFULL. */
+static void test_file_size_limit(void **state)
+{
+    (void)state;
+    const ddb_sync_mode modes[] = {DDB_SYNC_FULL, DDB_SYNC_NONE};
+    for (size_t m = 0; m < 2; m++) {
+        char dir[1024], shadow[1024];
+        fresh_dirs(m ? "fsize-none" : "fsize-full", dir, shadow, sizeof dir);
+        new_db(dir, modes[m]);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            signal(SIGBUS, SIG_DFL);
+            signal(SIGXFSZ, SIG_IGN); /* else the kernel kills the process at the limit */
+            struct rlimit rl = {2u << 20, 2u << 20};
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+                _exit(20);
+            fill(dir, modes[m], "File too large");
+        }
+        expect_child_ok(pid, m ? "RLIMIT_FSIZE, DDB_SYNC_NONE" : "RLIMIT_FSIZE, DDB_SYNC_FULL");
+        remove_dirs(dir, shadow);
+    }
+}
+
 int main(void)
 {
     shim_start = (ddbt_shim_start_fn)dlsym(RTLD_DEFAULT, "ddbt_shim_start");
@@ -218,7 +352,9 @@ int main(void)
         return 1;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_failed_sync_poisons),
+        cmocka_unit_test(test_failed_sync_poisons), cmocka_unit_test(test_full_disk_full),
+        cmocka_unit_test(test_full_disk_lazy),      cmocka_unit_test(test_full_disk_none),
+        cmocka_unit_test(test_file_size_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,7 +53,8 @@ extern "C" {
 #define DDB_ETIMEOUT (-32015)    /* timed out (remote backend) */
 #define DDB_EMODEL (-32016)      /* data written under an incompatible schema model */
 #define DDB_ETRIMMED (-32017)    /* stream records at that position were trimmed (TrimmedDataAccessException) */
-#define DDB_ELAST (-32017)
+#define DDB_EFULL (-32018)       /* the disk (or the process's file size limit) is full: "No space left on device" */
+#define DDB_ELAST (-32018)
 
 #define DDB_ERROR_TEXT_SIZE 320
 
@@ -231,12 +232,14 @@ typedef enum ddb_sync_mode {
      * transactions may be lost (LMDB MDB_NOMETASYNC: data is synced, the
      * meta page is synced with the next commit). Survives a process crash. */
     DDB_SYNC_LAZY,
-    /* Nothing is synced by the write (LMDB MDB_NOSYNC|MDB_WRITEMAP).  Every
-     * acknowledged write survives a process crash (the OS holds it); an OS
-     * crash or power loss can lose recent writes and may corrupt the file.
-     * ddb_sync() makes everything written so far durable.
+    /* Nothing is synced by the write (LMDB MDB_NOSYNC, pages written with
+     * pwrite, not through a writable map, so that a full disk is an error,
+     * not SIGBUS).  Every acknowledged write survives a process crash (the
+     * OS holds it); an OS crash or power loss can lose recent writes and may
+     * corrupt the file.  ddb_sync() makes everything written so far durable.
      *
-     * In every mode, after any failed sync or failed commit write
+     * In every mode, a full disk fails the write with DDB_EFULL ("No space
+     * left on device"), and after any failed sync or failed commit write
      * the handle refuses every later write with DDB_EIO ("a sync failed;
      * reopen the database"); in FULL the writes committed but not yet
      * durable fail with it too.  Reopening recovers the last durable state. */

@@ -22,6 +22,7 @@ static const char *const names[] = {
     "DDB_ETIMEOUT: timed out",
     "DDB_EMODEL: incompatible schema model",
     "DDB_ETRIMMED: stream records were trimmed",
+    "DDB_EFULL: no space left on device",
 };
 
 const char *ddb_strerror(int code)

@@ -25,6 +25,11 @@ int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
                         what);
     if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID)
         return ddbi_fail(err, DDB_ECORRUPT, "%s: the database file is damaged (%s)", what, mdb_strerror(rc));
+    if (rc == ENOSPC)
+        return ddbi_fail(err, DDB_EFULL, "%s: %s", what, strerror(ENOSPC));
+    if (rc == EFBIG)
+        return ddbi_fail(err, DDB_EFULL, "%s: %s (the process's file size limit, RLIMIT_FSIZE)", what,
+                        strerror(EFBIG));
     return ddbi_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
 }
 

@@ -165,7 +165,8 @@ int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
 /* Storage failures (durable.c).  Is rc (from a commit or a sync) a failed
  * write or sync, after which nothing unsynced can be trusted? */
 bool ddbi_storage_failure(int rc);
-/* Poison the handle after such a failure; returns rc. */
+/* Poison the handle after such a failure; returns its cause (ENOSPC or
+ * EFBIG where LMDB said EIO for a full disk's short write). */
 int ddbi_poison(ddbi_engine *db, int rc);
 /* DDB_OK, or DDB_EIO "a sync failed; reopen the database" once poisoned. */
 int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err);

@@ -90,7 +90,8 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
     if (!ro && (o.sync == DDB_SYNC_LAZY || o.sync == DDB_SYNC_FULL))
         flags |= MDB_NOMETASYNC;
     else if (!ro && o.sync == DDB_SYNC_NONE)
-        flags |= MDB_NOSYNC | MDB_WRITEMAP;
+        flags |= MDB_NOSYNC; /* not MDB_WRITEMAP: writes through the map into a
+                              * sparse file die of SIGBUS when the disk is full */
     MDB_txn *txn = NULL;
     if ((rc = ddbi_file_check_length(path, err))) /* a truncated file is refused (stored.c) */
         goto fail;
