@@ -1,6 +1,7 @@
-/* engine/: transactions: LMDB errors, read transactions (and the pool of
+/* engine/: transactions: read transactions (and the pool of
  * reset ones), the commit path (group commit), ddb_sync.  Opening and
- * closing are open.c.  May call core/. */
+ * closing are open.c; LMDB errors and storage failures durable.c.  May
+ * call core/. */
 #include "engine/engine.h"
 #include "core/error.h"
 
@@ -17,21 +18,6 @@ struct ddb_gc_op {
     ddb_gc_op *next;
     uint64_t seq; /* DDB_SYNC_FULL: the batch that committed it, once it has */
 };
-
-int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
-{
-    if (rc == MDB_MAP_FULL)
-        return ddbi_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
-                        what);
-    if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID)
-        return ddbi_fail(err, DDB_ECORRUPT, "%s: the database file is damaged (%s)", what, mdb_strerror(rc));
-    if (rc == ENOSPC)
-        return ddbi_fail(err, DDB_EFULL, "%s: %s", what, strerror(ENOSPC));
-    if (rc == EFBIG)
-        return ddbi_fail(err, DDB_EFULL, "%s: %s (the process's file size limit, RLIMIT_FSIZE)", what,
-                        strerror(EFBIG));
-    return ddbi_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
-}
 
 int ddbi_engine_sync(void *impl, ddb_error *err)
 {

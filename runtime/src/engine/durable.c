@@ -1,5 +1,6 @@
-/* Storage failures of the commit path (engine room; calls LMDB, core/error
- * and the C library).
+/* engine/: LMDB's and the system's errors as DDB_E* codes, storage
+ * failures of the commit path and the durability of a new database's files.
+ * May call core/, LMDB and the C library.
  *
  * After a failed sync the kernel may have dropped the dirty pages it could
  * not write (they are marked clean), so a later sync that succeeds proves
@@ -11,6 +12,9 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -42,6 +46,21 @@ static int failure_cause(ddbi_engine *db, int rc)
     return rc;
 }
 
+int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
+{
+    if (rc == MDB_MAP_FULL)
+        return ddbi_fail(err, DDB_ELIMIT, "%s: the database is full (map_size reached; reopen with a larger map_size)",
+                        what);
+    if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID)
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: the database file is damaged (%s)", what, mdb_strerror(rc));
+    if (rc == ENOSPC)
+        return ddbi_fail(err, DDB_EFULL, "%s: %s", what, strerror(ENOSPC));
+    if (rc == EFBIG)
+        return ddbi_fail(err, DDB_EFULL, "%s: %s (the process's file size limit, RLIMIT_FSIZE)", what,
+                        strerror(EFBIG));
+    return ddbi_fail(err, DDB_EIO, "%s: %s", what, mdb_strerror(rc));
+}
+
 bool ddbi_storage_failure(int rc)
 {
     /* errno values from a write or a sync; not ENOMEM (nothing was
@@ -63,4 +82,42 @@ int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err)
     if (!cause)
         return DDB_OK;
     return ddbi_fail(err, DDB_EIO, "a sync failed; reopen the database (the failure: %s)", mdb_strerror(cause));
+}
+
+static int sync_dir(const char *dir, ddb_error *err)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return ddbi_fail(err, DDB_EIO, "ddb_open: cannot open directory %s to sync it: %s", dir, strerror(errno));
+    int rc = fsync(fd) == 0 ? 0 : errno;
+    close(fd);
+    if (rc)
+        return ddbi_fail(err, rc == ENOSPC ? DDB_EFULL : DDB_EIO, "ddb_open: syncing directory %s: %s", dir,
+                         strerror(rc));
+    return DDB_OK;
+}
+
+int ddbi_sync_created(ddbi_engine *db, const char *path, bool created_dir, ddb_error *err)
+{
+    /* the data file's contents (the open's commit may have left its meta
+     * page unsynced), then the directory entries of data.mdb and
+     * lock.mdb, then the directory's own entry in its parent */
+    int rc = mdb_env_sync(db->env, 1);
+    if (rc)
+        return ddbi_mdb_fail(err, failure_cause(db, rc), "ddb_open: syncing the new database");
+    if ((rc = sync_dir(path, err)) || !created_dir)
+        return rc;
+    char parent[PATH_MAX];
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    while (n > 0 && path[n - 1] != '/')
+        n--;
+    if (n == 0)
+        return sync_dir(".", err);
+    if (n >= sizeof parent)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: path %s is longer than %d bytes", path, PATH_MAX);
+    memcpy(parent, path, n);
+    parent[n] = '\0';
+    return sync_dir(parent, err);
 }

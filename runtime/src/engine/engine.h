@@ -170,6 +170,9 @@ bool ddbi_storage_failure(int rc);
 int ddbi_poison(ddbi_engine *db, int rc);
 /* DDB_OK, or DDB_EIO "a sync failed; reopen the database" once poisoned. */
 int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err);
+/* A database whose files open just created: sync the data file, its
+ * directory and (created_dir) the directory's parent. */
+int ddbi_sync_created(ddbi_engine *db, const char *path, bool created_dir, ddb_error *err);
 
 
 /* Table cache: look up name as of txn's snapshot. */

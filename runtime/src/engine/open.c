@@ -6,20 +6,35 @@
 #include "engine/stored.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static int make_dir(const char *path, ddb_error *err)
+static int make_dir(const char *path, bool *created, ddb_error *err)
 {
     struct stat st;
+    *created = false;
     if (stat(path, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
             return ddbi_fail(err, DDB_EINVAL, "ddb_open: %s exists and is not a directory", path);
         return DDB_OK;
     }
-    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+    if (mkdir(path, 0755) == 0)
+        *created = true;
+    else if (errno != EEXIST)
         return ddbi_fail(err, DDB_EIO, "ddb_open: cannot create directory %s: %s", path, strerror(errno));
+    return DDB_OK;
+}
+
+/* Does path hold no data file yet (so that open creates one)? */
+static int data_file_missing(const char *path, bool *missing, ddb_error *err)
+{
+    char file[4096];
+    struct stat st;
+    if (snprintf(file, sizeof file, "%s/data.mdb", path) >= (int)sizeof file)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: path %s is too long", path);
+    *missing = stat(file, &st) != 0 && errno == ENOENT;
     return DDB_OK;
 }
 
@@ -65,11 +80,11 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         o.map_size = (uint64_t)64 << 30;
     if (!o.partition_split_bytes)
         o.partition_split_bytes = (uint64_t)10 << 30;
-    bool ro = o.read_only;
+    bool ro = o.read_only, created_dir = false, fresh = false;
     int rc = DDB_OK;
     if (ro)
         o.ttl_sweep_ms = 0; /* the sweeper writes */
-    else if ((rc = make_dir(path, err)))
+    else if ((rc = make_dir(path, &created_dir, err)) || (rc = data_file_missing(path, &fresh, err)))
         return rc;
 
     ddbi_engine *db = calloc(1, sizeof *db);
@@ -116,6 +131,8 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         rc = ddbi_mdb_fail(err, rc, "ddb_open: commit");
         goto fail;
     }
+    if (fresh && (rc = ddbi_sync_created(db, path, created_dir, err)))
+        goto fail;
     if (hooks && hooks->opened && (rc = hooks->opened(db, err)))
         goto fail;
     *out = db;
