@@ -51,9 +51,10 @@
  *     DDB_EIO counts as in flight, and the thread's next write must be
  *     refused ("a sync failed; reopen the database");
  *   - DDB_SYNC_LAZY: "the last committed transactions may be lost": a
- *     batch's meta page is synced by the next commit, and a thread has at
- *     most one operation per batch, so its last acknowledged operation may
- *     be missing, nothing before it;
+ *     batch's meta page is synced by the next commit that writes anything,
+ *     and a thread has at most one operation per batch, so its last
+ *     acknowledged operation that wrote something may be missing (with the
+ *     ones after it, which wrote nothing), nothing before it;
  *   - DDB_SYNC_NONE: only what ddb_sync() made durable: a thread of the
  *     writer calls it in a loop, and every operation acknowledged before a
  *     ddb_sync() that then returned DDB_OK must be there.  A power loss
@@ -672,12 +673,20 @@ static void crash_round(const char *dir, ddb_sync_mode mode, unsigned round, mod
     memset(m->synced, 0, sizeof m->synced);
     m->sync_running = false;
     reader rd = {.len = 0};
-    uint64_t start = now_us(), deadline = from_fork ? start + delay : 0;
+    uint64_t start = now_us(), deadline = from_fork ? start + delay : 0, ready_at = 0;
+    uint64_t failures = m->sync_failures;
     int eof = 0;
     while (!eof) {
         uint64_t t = now_us();
-        if (!deadline && m->ready)
+        if (!deadline && m->ready) {
             deadline = t + delay;
+            ready_at = t;
+        }
+        /* POWER_FAIL_SYNC: the kill waits for the injected failure (up to
+         * 10 s: a slow machine may not reach that sync in the delay) */
+        if (deadline && t >= deadline && g_power == POWER_FAIL_SYNC && ready_at && m->sync_failures == failures &&
+            t - ready_at < 10000000u)
+            deadline = t + 2000;
         if (deadline && t >= deadline)
             break;
         if (t - start > 20000000u)
@@ -814,9 +823,23 @@ static size_t must_hold(const model *m, ddb_sync_mode mode, int t)
     size_t n = m->nhist[t];
     if (g_power == POWER_OFF || mode == DDB_SYNC_FULL)
         return n;
-    if (mode == DDB_SYNC_LAZY)
-        return n ? n - 1 : 0;
-    return m->synced[t];
+    if (mode == DDB_SYNC_NONE)
+        return m->synced[t];
+    /* LAZY: all but the last operation that wrote something (a put, an
+     * update, a delete of a present item): a later one that writes nothing
+     * (deletes of absent items) commits an empty transaction, which syncs
+     * nothing, so it does not make the one before durable */
+    kstate st[KEYS_PER_THREAD];
+    memcpy(st, m->base[t], sizeof st);
+    size_t last_write = 0;
+    for (size_t j = 0; j < n; j++) {
+        const rec *x = &m->hist[t][j];
+        for (int i = 0; i < x->n; i++)
+            if (x->op[i] != OP_DELETE || st[x->key[i]].present)
+                last_write = j;
+        apply_op(st, x);
+    }
+    return last_write;
 }
 
 /* Thread t's keys (got) must show the state after some prefix of its
@@ -1001,7 +1024,7 @@ static void power_test(ddb_sync_mode mode, power_kind kind, const char *name)
         snprintf(g_shadow, sizeof g_shadow, "%s", img);
         uint64_t r = mix(g_seed, (uint64_t)mode, round, 0xfa11);
         /* past the syncs of round 1's ddb_open, create table and ddb_sync */
-        g_fail_sync = kind == POWER_FAIL_SYNC ? 8 + splitmix(&r) % 40 : 0;
+        g_fail_sync = kind == POWER_FAIL_SYNC ? 6 + splitmix(&r) % 30 : 0;
         crash_round(cur, mode, round, m);
         /* the disk as the power loss left it: only data.mdb matters (LMDB
          * rebuilds a lock file nobody holds), and only under its name if
