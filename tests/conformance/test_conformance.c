@@ -29,9 +29,17 @@
  * KeyConditionExpression, ExpressionAttributeNames/Values, ReturnValues,
  * ReturnConsumedCapacity, ConsistentRead, IndexName, Limit,
  * ExclusiveStartKey, ScanIndexForward, Segment, TotalSegments); op
- * CreateTable takes TableName and "Like" (a table definition).  expect:
+ * CreateTable takes TableName and "Like" (a table definition; an index
+ * definition may add "projection": "KEYS_ONLY"/"INCLUDE" and "include": [..],
+ * and "gsi_repeat": N adds N copies of its first GSI, named g<i>).
+ * BatchWriteItem and BatchGetItem take "RequestItems" (PutRequest /
+ * DeleteRequest, Keys), TransactWriteItems "TransactItems" (Put / Delete)
+ * and TransactGetItems "TransactItems" (Get), as DynamoDB does; in any of
+ * those lists {"Repeat": N, "Of": X} stands for N copies of X with "{i}" in
+ * its strings replaced by 0..N-1.  expect:
  * "error" (exception name) and "message" (the answer must start with it:
- * our extra detail may follow), or "ok": true
+ * our extra detail may follow; "{echo}" in it stands for the request value
+ * DynamoDB echoes, which no implementation reproduces), or "ok": true
  * and any of "Attributes", "Item" (null = absent), "Items" (in order),
  * "Count", "LastEvaluatedKey" (null = none), "CapacityUnits".  A step
  * without expect must succeed. */
@@ -192,6 +200,141 @@ static int opt_item(const json_t *req, const char *param, ddb_arena *a, ddb_item
     return j ? to_item(j, a, out, err) : DDB_OK;
 }
 
+/* ---- Lists with {"Repeat": N, "Of": X} ----------------------------------- */
+
+/* A deep copy of j with "{i}" in its strings replaced by i. */
+static json_t *subst(const json_t *j, int i)
+{
+    if (json_is_string(j)) {
+        const char *v = json_string_value(j), *at = strstr(v, "{i}");
+        if (!at)
+            return json_deep_copy(j);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s%d%s", (int)(at - v), v, i, at + 3);
+        return json_string(buf);
+    }
+    json_t *out;
+    if (json_is_array(j)) {
+        out = json_array();
+        size_t k;
+        const json_t *x;
+        json_array_foreach((json_t *)j, k, x) json_array_append_new(out, subst(x, i));
+        return out;
+    }
+    if (json_is_object(j)) {
+        out = json_object();
+        const char *key;
+        json_t *x;
+        json_object_foreach((json_t *)j, key, x) json_object_set_new(out, key, subst(x, i));
+        return out;
+    }
+    return json_deep_copy(j);
+}
+
+/* A new array: list with every {"Repeat": N, "Of": X} expanded. */
+static json_t *expand(const json_t *list)
+{
+    json_t *out = json_array();
+    size_t k;
+    const json_t *x;
+    json_array_foreach((json_t *)list, k, x) {
+        const json_t *of = json_object_get(x, "Of");
+        json_int_t n = json_integer_value(json_object_get(x, "Repeat"));
+        if (!of) {
+            json_array_append(out, (json_t *)x);
+            continue;
+        }
+        for (json_int_t i = 0; i < n && i < 100000; i++)
+            json_array_append_new(out, subst(of, (int)i));
+    }
+    return out;
+}
+
+/* ---- Batches and transactions ---------------------------------------------------- */
+
+static void *zalloc(ddb_arena *a, size_t size)
+{
+    void *p = ddb_arena_alloc(a, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+static const char *arena_table(runner *r, ddb_arena *a, const char *logical)
+{
+    char name[300];
+    table_name(r, logical ? logical : "", name, sizeof name);
+    return ddb_arena_strdup(a, name);
+}
+
+/* One request of a batch or transaction: {"Put": {"TableName", "Item"}},
+ * {"Delete": {"TableName", "Key"}} or {"Get": {"TableName", "Key"}}. */
+static json_t *request_of(const char *kind, const char *table, const char *field, const json_t *item)
+{
+    return json_pack("{s:{s:s, s:O}}", kind, "TableName", table, field, item);
+}
+
+/* BatchWriteItem's / BatchGetItem's "RequestItems" as a list of requests. */
+static json_t *batch_requests(const json_t *ri, bool get)
+{
+    json_t *all = json_array(), *v;
+    const char *tn;
+    json_object_foreach((json_t *)ri, tn, v) {
+        json_t *list = expand(get ? json_object_get(v, "Keys") : v), *x;
+        size_t k;
+        json_array_foreach(list, k, x) {
+            const json_t *put = json_object_get(json_object_get(x, "PutRequest"), "Item");
+            const json_t *del = json_object_get(json_object_get(x, "DeleteRequest"), "Key");
+            json_array_append_new(all, get   ? request_of("Get", tn, "Key", x)
+                                       : put ? request_of("Put", tn, "Item", put)
+                                             : request_of("Delete", tn, "Key", del ? del : json_null()));
+        }
+        json_decref(list);
+    }
+    return all;
+}
+
+/* A batch or transaction of requests (request_of's form) through the API
+ * named by op. */
+static int run_requests(runner *r, step_ctx *c, const char *op, json_t *list, ddb_error *err)
+{
+    size_t n = json_array_size(list);
+    ddb_tx_op *w = zalloc(c->a, (n + 1) * sizeof *w);
+    ddb_item **items = zalloc(c->a, (n + 1) * sizeof *items);
+    int rc = w && items ? DDB_OK : DDB_ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const json_t *x = json_array_get(list, i), *put = json_object_get(x, "Put"), *body;
+        body = put ? put : json_object_get(x, "Delete") ? json_object_get(x, "Delete") : json_object_get(x, "Get");
+        w[i].table = arena_table(r, c->a, json_string_value(json_object_get(body, "TableName")));
+        w[i].kind = put ? DDB_TX_PUT : DDB_TX_DELETE;
+        ddb_item *it = NULL;
+        rc = to_item(json_object_get(body, put ? "Item" : "Key"), c->a, &it, err);
+        w[i].item = it;
+    }
+    json_decref(list);
+    ddb_batch_write_op *bw = zalloc(c->a, (n + 1) * sizeof *bw);
+    ddb_batch_get_op *bg = zalloc(c->a, (n + 1) * sizeof *bg);
+    ddb_tx_get *tg = zalloc(c->a, (n + 1) * sizeof *tg);
+    if (!rc && !(bw && bg && tg))
+        rc = DDB_ENOMEM;
+    for (size_t i = 0; i < n && !rc; i++) {
+        bw[i] = (ddb_batch_write_op){w[i].table, w[i].kind == DDB_TX_PUT ? w[i].item : NULL,
+                                     w[i].kind == DDB_TX_PUT ? NULL : w[i].item};
+        bg[i] = (ddb_batch_get_op){.table = w[i].table, .key = w[i].item};
+        tg[i] = (ddb_tx_get){.table = w[i].table, .key = w[i].item};
+    }
+    if (rc)
+        return rc;
+    ddb_tx_result res;
+    if (strcmp(op, "BatchWriteItem") == 0)
+        return ddb_batch_write(r->db, bw, n, DDB_CAPACITY_NONE, NULL, err);
+    if (strcmp(op, "BatchGetItem") == 0)
+        return ddb_batch_get(r->db, bg, n, c->a, items, DDB_CAPACITY_NONE, NULL, err);
+    if (strcmp(op, "TransactGetItems") == 0)
+        return ddb_transact_get(r->db, tg, n, c->a, items, DDB_CAPACITY_NONE, NULL, err);
+    return ddb_transact_write(r->db, w, n, DDB_CAPACITY_NONE, c->a, &res, err);
+}
+
 static int create_table_as(runner *r, const char *logical, const char *name, ddb_error *err);
 
 static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
@@ -260,6 +403,10 @@ static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
         }
         ans->has_page = true;
         ans->capacity = ans->page.capacity.total;
+    } else if (strcmp(op, "BatchWriteItem") == 0 || strcmp(op, "BatchGetItem") == 0) {
+        rc = run_requests(r, c, op, batch_requests(json_object_get(req, "RequestItems"), op[5] == 'G'), err);
+    } else if (strcmp(op, "TransactWriteItems") == 0 || strcmp(op, "TransactGetItems") == 0) {
+        rc = run_requests(r, c, op, expand(json_object_get(req, "TransactItems")), err);
     } else if (strcmp(op, "CreateTable") == 0) {
         /* the key schema of table definition "Like", under TableName as
          * given (a table created here is deleted at once) */
@@ -315,6 +462,26 @@ static bool same_item(const json_t *want, const ddb_item *got, ddb_arena *a, cha
     return false;
 }
 
+/* Does got start with want, where "{echo}" in want matches any text? */
+static bool message_matches(const char *got, const char *want)
+{
+    const char *echo = strstr(want, "{echo}");
+    size_t head = echo ? (size_t)(echo - want) : strlen(want);
+    if (strncmp(got, want, head) != 0)
+        return false;
+    if (!echo)
+        return true;
+    got += head;
+    want = echo + 6;
+    /* the rest of want (up to its next {echo}) must follow somewhere */
+    const char *next = strstr(want, "{echo}");
+    size_t len = next ? (size_t)(next - want) : strlen(want);
+    for (const char *p = got; *p; p++)
+        if (strncmp(p, want, len) == 0 && message_matches(p, want))
+            return true;
+    return len == 0;
+}
+
 static bool check(const json_t *expect, const answer *ans, ddb_arena *a, char *why, size_t cap)
 {
     const char *want_err = json_string_value(json_object_get(expect, "error"));
@@ -324,7 +491,7 @@ static bool check(const json_t *expect, const answer *ans, ddb_arena *a, char *w
             snprintf(why, cap, "succeeded, expected %s", want_err);
             return false;
         }
-        if (strcmp(exception_of(ans->rc), want_err) != 0 || (msg && strncmp(ans->err.message, msg, strlen(msg)))) {
+        if (strcmp(exception_of(ans->rc), want_err) != 0 || (msg && !message_matches(ans->err.message, msg))) {
             snprintf(why, cap, "got %s \"%s\", expected %s \"%s\"", exception_of(ans->rc), ans->err.message, want_err,
                      msg ? msg : "");
             return false;
@@ -377,6 +544,21 @@ static ddb_key_schema key_schema(const json_t *def)
                             sk ? json_string_value(json_array_get(sk, 0)) : NULL, sk ? key_type(sk) : DDB_TS};
 }
 
+static ddb_index_def index_def(const json_t *x, bool local, ddb_arena *a)
+{
+    ddb_index_def d = {.name = json_string_value(json_object_get(x, "name")), .local = local, .key = key_schema(x)};
+    const char *p = json_string_value(json_object_get(x, "projection"));
+    d.projection = !p ? DDB_PROJ_ALL : strcmp(p, "KEYS_ONLY") == 0 ? DDB_PROJ_KEYS_ONLY : DDB_PROJ_INCLUDE;
+    json_t *inc = expand(json_object_get(x, "include"));
+    d.n_include = json_array_size(inc);
+    const char **names = d.n_include ? ddb_arena_alloc(a, d.n_include * sizeof *names) : NULL;
+    for (size_t i = 0; names && i < d.n_include; i++)
+        names[i] = ddb_arena_strdup(a, json_string_value(json_array_get(inc, i)));
+    d.include = names;
+    json_decref(inc);
+    return d;
+}
+
 static int create_table_as(runner *r, const char *logical, const char *name, ddb_error *err)
 {
     const json_t *def = json_object_get(r->tables, logical);
@@ -384,20 +566,29 @@ static int create_table_as(runner *r, const char *logical, const char *name, ddb
         snprintf(err->message, sizeof err->message, "corpus: no table definition %s", logical);
         return DDB_EINVAL;
     }
-    ddb_index_def idx[8];
+    ddb_arena *a = ddb_arena_new();
+    ddb_index_def idx[64];
     size_t n = 0;
     for (int local = 0; local < 2; local++) {
         const json_t *list = json_object_get(def, local ? "lsi" : "gsi"), *x;
         size_t i;
         json_array_foreach(list, i, x) {
-            if (n < 8)
-                idx[n++] = (ddb_index_def){.name = json_string_value(json_object_get(x, "name")),
-                                           .local = local,
-                                           .key = key_schema(x)};
+            if (n < 64)
+                idx[n++] = index_def(x, local, a);
         }
     }
+    /* "gsi_repeat": N more copies of the first GSI, named g<i> */
+    json_int_t more = json_integer_value(json_object_get(def, "gsi_repeat"));
+    for (json_int_t i = 0; i < more && n < 64 && json_array_size(json_object_get(def, "gsi")); i++) {
+        idx[n] = index_def(json_array_get(json_object_get(def, "gsi"), 0), false, a);
+        char nm[32];
+        snprintf(nm, sizeof nm, "g%03d", (int)i);
+        idx[n++].name = ddb_arena_strdup(a, nm);
+    }
     ddb_table_def td = {.name = name, .key = key_schema(def), .indexes = idx, .n_indexes = n};
-    return ddb_create_table(r->db, &td, err);
+    int rc = ddb_create_table(r->db, &td, err);
+    ddb_arena_free(a);
+    return rc;
 }
 
 static int create_table(runner *r, const char *logical, ddb_error *err)

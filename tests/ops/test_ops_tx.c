@@ -221,8 +221,8 @@ static void test_tx_refusals(void **state)
     for (int i = 0; i < 101; i++)
         ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", i, 20), NULL, NULL, NULL};
     ddb_tx_result res;
-    EXPECT_ERR(DDB_ELIMIT, "at most 100", ddb_transact_write(fx->db, ops, 101, DDB_CAPACITY_TOTAL, fx->a, &res, err));
-    EXPECT_ERR(DDB_EVALIDATION, "no operations",
+    EXPECT_ERR(DDB_ELIMIT, "at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100", ddb_transact_write(fx->db, ops, 101, DDB_CAPACITY_TOTAL, fx->a, &res, err));
+    EXPECT_ERR(DDB_EVALIDATION, "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1",
                ddb_transact_write(fx->db, ops, 0, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     /* a ConditionCheck and an Update of one item */
     ops[5] = (ddb_tx_op){DDB_TX_CHECK, T_OPS, key_n(fx, "p", 2), NULL, CND(fx, "attribute_exists(pk)"), NULL};
@@ -306,7 +306,7 @@ static void test_tx_get(void **state)
     ddb_item *out[101];
     for (int i = 0; i < 101; i++)
         many[i] = (ddb_tx_get){T_OPS, key_n(fx, "m", i), NULL};
-    EXPECT_ERR(DDB_ELIMIT, "at most 100",
+    EXPECT_ERR(DDB_ELIMIT, "at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100",
                ddb_transact_get(fx->db, many, 101, fx->a, out, DDB_CAPACITY_TOTAL, &cap, err));
     EXPECT_RC(DDB_OK, ddb_transact_get(fx->db, many, 100, fx->a, out, DDB_CAPACITY_TOTAL, &cap, err));
     expect_units(cap.total, 200);

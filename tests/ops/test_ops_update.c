@@ -339,7 +339,9 @@ static void test_update_errors_write_nothing(void **state)
     EXPECT_RC(DDB_OK, put(fx, T_OPS, sized(fx, "{'pk':{'S':'big'},'sk':{'S':'1'}}", 409600), NULL, NULL,
                           DDB_RETURN_NONE, &res, err));
     const char *with_big = table_state(fx, T_OPS);
-    EXPECT_ERR(DDB_ELIMIT, "Item size has exceeded the maximum allowed size (item of 409601 bytes, limit 409600 bytes)",
+    /* UpdateItem's words (API_UpdateItem.html) */
+    EXPECT_ERR(DDB_ELIMIT,
+               "Item size to update has exceeded the maximum allowed size (item of 409601 bytes, limit 409600 bytes)",
                update(fx, T_OPS, K(fx, "big", "1"), "SET x = :x", NULL, "{':x':{'S':''}}", DDB_RETURN_NONE, &res, err));
     assert_string_equal(table_state(fx, T_OPS), with_big);
     EXPECT_RC(DDB_OK, del(fx, T_OPS, K(fx, "big", "1"), NULL, NULL, DDB_RETURN_NONE, &res, err));

@@ -22,6 +22,90 @@ static int same_item(const char *ta, const ddb_key *ka, const char *tb, const dd
     return strcmp(ta, tb) == 0 && ka->len == kb->len && memcmp(ka->b, kb->b, ka->len) == 0;
 }
 
+/* ---- How many requests: DynamoDB's words ----
+ * An empty request and too many requests for one table break the request
+ * model's constraints ("1 validation error detected: ..."); too many in all
+ * is "Too many items requested for the ... call".  Sources: the AWS DAX
+ * client aws/aws-dax-go (empty RequestItems), moto's tests written against
+ * DynamoDB (BatchGetItem keys of one table, TransactItems over 100),
+ * dynalite test/batchWriteItem.js (over 25 requests); the limits:
+ * API_BatchWriteItem.html, API_BatchGetItem.html, API_TransactWriteItems.html.
+ * The value DynamoDB echoes (the Java form of the request) is summarised. */
+static const char CONSTRAINT[] = "1 validation error detected: Value ";
+
+static int requests_empty(const char *field, ddb_error *err)
+{
+    bool tx = strcmp(field, "transactItems") == 0;
+    return ddbi_fail(err, DDB_EVALIDATION,
+                    "%s'%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1",
+                    CONSTRAINT, tx ? "[]" : "{}", field);
+}
+
+/* The table with the most requests and how many it has (the first such).
+ * Quadratic: the caller bounds n. */
+static const char *busiest_table(const void *ops, size_t n, const char *(*table_of)(const void *, size_t),
+                                 size_t *count)
+{
+    const char *best = NULL;
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t c = 0;
+        bool seen = false;
+        for (size_t j = 0; j < n && !seen; j++) {
+            seen = j < i && strcmp(table_of(ops, j), table_of(ops, i)) == 0;
+            c += strcmp(table_of(ops, j), table_of(ops, i)) == 0;
+        }
+        if (!seen && c > *count) {
+            *count = c;
+            best = table_of(ops, i);
+        }
+    }
+    return best;
+}
+
+static const char *bw_table(const void *ops, size_t i) { return ((const ddb_batch_write_op *)ops)[i].table; }
+
+/* BatchWriteItem and BatchGetItem: n requests (each with a table). */
+static int check_batch_count(const char *what, const void *ops, size_t n, size_t max,
+                             const char *(*table_of)(const void *, size_t), ddb_error *err)
+{
+    if (n == 0)
+        return requests_empty("requestItems", err);
+    if (n <= max)
+        return DDB_OK;
+    /* the first 16 * max requests tell which table has too many (any
+     * ordinary request; a pathological one gets the general answer) */
+    size_t c;
+    const char *t = busiest_table(ops, n < 16 * max ? n : 16 * max, table_of, &c);
+    bool get = what[5] == 'G';
+    if (c > max && get)
+        return ddbi_fail(err, DDB_ELIMIT,
+                        "%s'[%zu keys]' at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must "
+                        "have length less than or equal to %zu",
+                        CONSTRAINT, c, t, max);
+    if (c > max)
+        return ddbi_fail(err, DDB_ELIMIT,
+                        "%s'{%s=[%zu write requests]}' at 'requestItems' failed to satisfy constraint: Map value must "
+                        "satisfy constraint: [Member must have length less than or equal to %zu, Member must have "
+                        "length greater than or equal to 1]",
+                        CONSTRAINT, t, c, max);
+    return ddbi_fail(err, DDB_ELIMIT, "Too many items requested for the %s call (%zu %s, at most %zu)", what, n,
+                    get ? "keys" : "requests", max);
+}
+
+/* TransactWriteItems and TransactGetItems: 1..100 items. */
+static int check_tx_count(size_t n, ddb_error *err)
+{
+    if (n == 0)
+        return requests_empty("transactItems", err);
+    if (n > TX_MAX)
+        return ddbi_fail(err, DDB_ELIMIT,
+                        "%s'[%zu items]' at 'transactItems' failed to satisfy constraint: Member must have length less "
+                        "than or equal to %d",
+                        CONSTRAINT, n, TX_MAX);
+    return DDB_OK;
+}
+
 /* The table key of a request's item, for duplicate detection. */
 static int request_key(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_item *item, bool whole_item, ddb_key *k,
                        ddb_error *err)
@@ -104,15 +188,13 @@ int ddbi_engine_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n,
                             ddb_error *err)
 {
     ddbi_engine *db = impl;
-    if (n == 0)
-        return ddbi_fail(err, DDB_EVALIDATION, "BatchWriteItem: the request holds no items");
-    if (n > BATCH_WRITE_MAX)
-        return ddbi_fail(err, DDB_ELIMIT, "Too many items requested for the BatchWriteItem call (%zu requests, at most %d)",
-                        n, BATCH_WRITE_MAX);
     for (size_t i = 0; i < n; i++)
         if (!ops[i].table || !ops[i].put == !ops[i].delete_key)
             return ddbi_fail(err, DDB_EVALIDATION,
                             "BatchWriteItem: request %zu needs a table and exactly one of put and delete_key", i + 1);
+    int rc = check_batch_count("BatchWriteItem", ops, n, BATCH_WRITE_MAX, bw_table, err);
+    if (rc)
+        return rc;
     ddb_capacity scratch_cap;
     if (cap)
         memset(cap, 0, sizeof *cap);
@@ -215,10 +297,9 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_r
                                ddb_tx_result *res, ddb_error *err)
 {
     ddbi_engine *db = impl;
-    if (n == 0)
-        return ddbi_fail(err, DDB_EVALIDATION, "TransactWriteItems: the request holds no operations");
-    if (n > TX_MAX)
-        return ddbi_fail(err, DDB_ELIMIT, "TransactWriteItems: %zu operations; at most %d are allowed", n, TX_MAX);
+    int rc = check_tx_count(n, err);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < n; i++) {
         const ddb_tx_op *op = &ops[i];
         if (!op->table || !op->item || op->kind < DDB_TX_PUT || op->kind > DDB_TX_CHECK)
@@ -230,8 +311,7 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_r
             return ddbi_fail(err, DDB_EVALIDATION, "TransactWriteItems: ConditionCheck %zu has no ConditionExpression",
                             i + 1);
         const ddb_expr *ex[2] = {op->condition, op->update};
-        int rc = ddbi_expr_check_request(ex, 2, NULL, op->values, err);
-        if (rc)
+        if ((rc = ddbi_expr_check_request(ex, 2, NULL, op->values, err)))
             return rc;
     }
     res->reasons = ddb_arena_alloc(a, n * sizeof *res->reasons);
@@ -239,7 +319,7 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_r
         return ddbi_fail_oom(err, __func__);
     memset(res->reasons, 0, n * sizeof *res->reasons);
     tw_ctx cx = {ops, n, rc_mode, &res->capacity, res->reasons, err};
-    int rc = ddbi_run_write(db, transact_fn, &cx, false, err);
+    rc = ddbi_run_write(db, transact_fn, &cx, false, err);
     if (rc != DDB_ECANCELED)
         memset(res->reasons, 0, n * sizeof *res->reasons);
     return rc;
@@ -287,21 +367,17 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
                      bool (*consistent_of)(const void *, size_t), double factor, const void *ops, ddb_arena *a,
                      ddb_item **items, ddb_return_capacity mode, ddb_capacity *cap, ddb_error *err)
 {
-    if (n == 0)
-        return ddbi_fail(err, DDB_EVALIDATION, "%s: the request holds no keys", what);
-    if (n > max)
-        return ddbi_fail(err, DDB_ELIMIT, "Too many items requested for the %s call (%zu keys, at most %zu)", what, n,
-                        max);
-    MDB_txn *txn;
-    int rc = ddbi_read_begin(db, &txn, err);
+    for (size_t i = 0; i < n; i++)
+        if (!table_of(ops, i) || !key_of(ops, i))
+            return ddbi_fail(err, DDB_EVALIDATION, "%s: request %zu needs a table and a key", what, i + 1);
+    int rc = what[0] == 'T' ? check_tx_count(n, err) : check_batch_count(what, ops, n, max, table_of, err);
     if (rc)
+        return rc;
+    MDB_txn *txn;
+    if ((rc = ddbi_read_begin(db, &txn, err)))
         return rc;
     ddb_key keys[BATCH_GET_MAX];
     for (size_t i = 0; i < n && !rc; i++) {
-        if (!table_of(ops, i) || !key_of(ops, i)) {
-            rc = ddbi_fail(err, DDB_EVALIDATION, "%s: request %zu needs a table and a key", what, i + 1);
-            break;
-        }
         if ((rc = request_key(db, txn, table_of(ops, i), key_of(ops, i), false, &keys[i], err)))
             break;
         for (size_t j = 0; j < i && !rc; j++)

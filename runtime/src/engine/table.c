@@ -350,16 +350,21 @@ static int constraint_fail(ddb_error *err, const char *field, const char *value,
                     shown, value, more, field, why[0], shown, value, more, field, why[1]);
 }
 
+static int null_member(ddb_error *err, const char *field)
+{
+    return ddbi_fail(err, DDB_EVALIDATION,
+                    "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be "
+                    "null",
+                    field);
+}
+
 /* A table or index name: characters [a-zA-Z0-9_.-] and length min..max,
  * in DynamoDB's words; arn: names skip the pattern (a table ARN). */
 static int check_name_member(const char *field, const char *name, size_t min, size_t max, bool arn_ok,
                              ddb_error *err)
 {
     if (!name)
-        return ddbi_fail(err, DDB_EVALIDATION,
-                        "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must "
-                        "not be null",
-                        field);
+        return null_member(err, field);
     size_t n = strlen(name);
     bool bad_char = false;
     for (size_t i = 0; i < n && !(arn_ok && strncmp(name, "arn:", 4) == 0); i++)
@@ -498,25 +503,50 @@ const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name)
 /* ---- CreateTable ---- */
 
 
-static int check_key_schema(const char *what, const ddb_key_schema *k, ddb_error *err)
+/* A key attribute name of a key schema: 1..255 bytes, in DynamoDB's
+ * request-validation words (the 255 is not in the documentation; ScyllaDB's
+ * test/alternator/test_limits.py test_limit_attribute_length_key_bad shows
+ * DynamoDB refusing 256). */
+static int check_key_name(const char *field, const char *name, ddb_error *err)
 {
-    if (!k->pk || !*k->pk)
-        return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
-    if (strlen(k->pk) > 255 || (k->sk && strlen(k->sk) > 255))
-        return ddbi_fail(err, DDB_EVALIDATION, "%s: key attribute names must be 1 to 255 bytes", what);
-    if (k->pk_type != DDB_TS && k->pk_type != DDB_TN && k->pk_type != DDB_TB)
-        return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key %s must be of type S, N or B (got %s)", what, k->pk,
-                        ddb_type_name(k->pk_type));
-    if (k->sk) {
-        if (!*k->sk)
-            return ddbi_fail(err, DDB_EVALIDATION, "%s: sort key attribute name is empty", what);
-        if (k->sk_type != DDB_TS && k->sk_type != DDB_TN && k->sk_type != DDB_TB)
-            return ddbi_fail(err, DDB_EVALIDATION, "%s: sort key %s must be of type S, N or B (got %s)", what, k->sk,
-                            ddb_type_name(k->sk_type));
-        if (strcmp(k->pk, k->sk) == 0)
-            return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key and sort key are both \"%s\"", what, k->pk);
-    }
-    return DDB_OK;
+    if (!name)
+        return null_member(err, field);
+    size_t n = strlen(name);
+    const char *why = n < 1 ? "Member must have length greater than or equal to 1"
+                            : "Member must have length less than or equal to 255";
+    return n < 1 || n > 255 ? constraint_fail(err, field, name, &why, 1) : DDB_OK;
+}
+
+static int check_key_type(const char *prefix, int member, ddb_type t, ddb_error *err)
+{
+    if (t == DDB_TS || t == DDB_TN || t == DDB_TB)
+        return DDB_OK;
+    char field[160];
+    snprintf(field, sizeof field, "%sattributeDefinitions.%d.member.attributeType", prefix, member);
+    const char *why = "Member must satisfy enum value set: [B, N, S]";
+    return constraint_fail(err, field, ddb_type_name(t), &why, 1);
+}
+
+/* The key schema of the table (prefix "") or of an index (prefix
+ * "globalSecondaryIndexes.N.member."), checked as DynamoDB checks a
+ * KeySchema; index names the index in our extra detail. */
+static int check_key_schema(const char *prefix, const char *index, const ddb_key_schema *k, ddb_error *err)
+{
+    char f1[160], f2[160];
+    snprintf(f1, sizeof f1, "%skeySchema.1.member.attributeName", prefix);
+    snprintf(f2, sizeof f2, "%skeySchema.2.member.attributeName", prefix);
+    int rc = check_key_name(f1, k->pk, err);
+    if (!rc && k->sk)
+        rc = check_key_name(f2, k->sk, err);
+    if (!rc)
+        rc = check_key_type(prefix, 1, k->pk_type, err);
+    if (!rc && k->sk)
+        rc = check_key_type(prefix, 2, k->sk_type, err);
+    if (!rc && k->sk && strcmp(k->pk, k->sk) == 0)
+        rc = ddbi_fail(err, DDB_EVALIDATION,
+                       "Both the Hash Key and the Range Key element in the KeySchema have the same name (\"%s\"%s%s)",
+                       k->pk, index ? ", index " : "", index ? index : "");
+    return rc;
 }
 
 /* Every attribute that appears in two key schemas must have one type. */
@@ -535,7 +565,12 @@ static int check_attr_type(const ddb_table_def *d, const char *name, ddb_type ty
     }
     return DDB_OK;
 bad:
-    return ddbi_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
+    /* DynamoDB answers two AttributeDefinitions of one name so (pynamodb's
+     * tests, run against DynamoDB) */
+    return ddbi_fail(err, DDB_EVALIDATION,
+                    "Cannot have two attributes with the same name (attribute %s is declared with two different "
+                    "types)",
+                    name);
 }
 
 static int validate_def(const ddb_table_def *d, ddb_error *err)
@@ -544,52 +579,79 @@ static int validate_def(const ddb_table_def *d, ddb_error *err)
      * the length checked first, in DynamoDB's words */
     int rc = check_create_name("TableName", "tableName", d->name, err);
     if (!rc)
-        rc = check_key_schema("table key schema", &d->key, err);
+        rc = check_key_schema("", NULL, &d->key, err);
     if (rc)
         return rc;
-    size_t ngsi = 0, nlsi = 0;
+    size_t ngsi = 0, nlsi = 0, projected = 0;
     if (d->n_indexes && !d->indexes)
         return ddbi_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", d->n_indexes);
+    /* the messages are DynamoDB's CreateTable answers (dynalite
+     * validations/createTable.js and test/createTable.js; Projection:
+     * API_Projection.html; the limits: ServiceQuotas.html) */
     for (size_t i = 0; i < d->n_indexes; i++) {
         const ddb_index_def *x = &d->indexes[i];
-        char field[80];
-        snprintf(field, sizeof field, "%sSecondaryIndexes.%zu.member.indexName", x->local ? "local" : "global",
-                 (x->local ? nlsi : ngsi) + 1);
+        char field[80], prefix[80];
+        const char *kind = x->local ? "local" : "global";
+        size_t member = (x->local ? nlsi : ngsi) + 1;
+        snprintf(field, sizeof field, "%sSecondaryIndexes.%zu.member.indexName", kind, member);
+        snprintf(prefix, sizeof prefix, "%sSecondaryIndexes.%zu.member.", kind, member);
         if ((rc = check_create_name("IndexName", field, x->name, err)) ||
-            (rc = check_key_schema(x->name, &x->key, err)))
+            (rc = check_key_schema(prefix, x->name, &x->key, err)))
             return rc;
         for (size_t j = 0; j < i; j++)
             if (strcmp(d->indexes[j].name, x->name) == 0)
-                return ddbi_fail(err, DDB_EVALIDATION, "index name %s is used twice", x->name);
+                return ddbi_fail(err, DDB_EVALIDATION,
+                                "One or more parameter values were invalid: Duplicate index name: %s", x->name);
         if (x->local) {
             nlsi++;
             if (!d->key.sk)
-                return ddbi_fail(err, DDB_EVALIDATION, "local index %s needs a table with a sort key", x->name);
+                return ddbi_fail(err, DDB_EVALIDATION,
+                                "One or more parameter values were invalid: Table KeySchema does not have a range key, "
+                                "which is required when specifying a LocalSecondaryIndex (index %s)",
+                                x->name);
             if (strcmp(x->key.pk, d->key.pk) != 0)
                 return ddbi_fail(err, DDB_EVALIDATION,
-                                "local index %s must have the table's partition key %s (not %s)", x->name, d->key.pk,
-                                x->key.pk);
+                                "One or more parameter values were invalid: Index KeySchema does not have the same "
+                                "leading hash key as table KeySchema for index: %s. index hash key: %s, table hash "
+                                "key: %s",
+                                x->name, x->key.pk, d->key.pk);
             if (!x->key.sk)
-                return ddbi_fail(err, DDB_EVALIDATION, "local index %s needs a sort key", x->name);
+                return ddbi_fail(err, DDB_EVALIDATION,
+                                "One or more parameter values were invalid: Index KeySchema does not have a range key "
+                                "for index: %s",
+                                x->name);
         } else {
             ngsi++;
         }
         if (x->projection > DDB_PROJ_INCLUDE)
-            return ddbi_fail(err, DDB_EVALIDATION, "index %s: unknown projection %d", x->name, (int)x->projection);
+            return ddbi_fail(err, DDB_EVALIDATION,
+                            "1 validation error detected: Value '%d' at '%sprojection.projectionType' failed to "
+                            "satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]",
+                            (int)x->projection, prefix);
         if (x->projection == DDB_PROJ_INCLUDE) {
             if (!x->n_include || !x->include)
-                return ddbi_fail(err, DDB_EVALIDATION, "index %s: INCLUDE projection names no attributes", x->name);
-            if (x->n_include > 100)
-                return ddbi_fail(err, DDB_ELIMIT, "index %s: %zu projected attributes (max 100)", x->name,
-                                x->n_include);
+                return ddbi_fail(err, DDB_EVALIDATION,
+                                "One or more parameter values were invalid: ProjectionType is INCLUDE, but "
+                                "NonKeyAttributes is not specified (index %s)",
+                                x->name);
+            projected += x->n_include;
+            if (projected > 100)
+                return ddbi_fail(err, DDB_ELIMIT,
+                                "One or more parameter values were invalid: Number of projected attributes in all "
+                                "indexes exceeds limit of 100 (%zu up to index %s)",
+                                projected, x->name);
         }
     }
     if (ngsi > DDB_MAX_GSI)
-        return ddbi_fail(err, DDB_ELIMIT, "table %s has %zu global secondary indexes (max %d)", d->name, ngsi,
-                        DDB_MAX_GSI);
+        return ddbi_fail(err, DDB_ELIMIT,
+                        "One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table "
+                        "limit of %d (table %s has %zu)",
+                        DDB_MAX_GSI, d->name, ngsi);
     if (nlsi > DDB_MAX_LSI)
-        return ddbi_fail(err, DDB_ELIMIT, "table %s has %zu local secondary indexes (max %d)", d->name, nlsi,
-                        DDB_MAX_LSI);
+        return ddbi_fail(err, DDB_ELIMIT,
+                        "One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table "
+                        "limit of %d (table %s has %zu)",
+                        DDB_MAX_LSI, d->name, nlsi);
     if ((rc = check_attr_type(d, d->key.pk, d->key.pk_type, err)) ||
         (d->key.sk && (rc = check_attr_type(d, d->key.sk, d->key.sk_type, err))))
         return rc;

@@ -102,19 +102,32 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
     return DDB_OK;
 }
 
-/* Everything a write must refuse about a new item, before touching storage. */
-static int check_new_item(const ddb_table_rt *t, const ddb_item *it, size_t *size, ddb_error *err)
+/* Everything a write must refuse about a new item, before touching storage.
+ * The words are DynamoDB's: "Item size has exceeded the maximum allowed
+ * size" (PutItem), "Item size to update has exceeded the maximum allowed
+ * size" (UpdateItem: API_UpdateItem.html lists it); the attribute-name
+ * limits as DynamoDB Local words them ("Empty attribute name", "Attribute
+ * name is too large, must be less than 65536 bytes"; ScyllaDB's
+ * test/alternator/test_limits.py test_limit_attribute_length_nonkey_bad
+ * shows DynamoDB naming 65536). */
+static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update, size_t *size, ddb_error *err)
 {
     *size = ddb_item_size(it);
     if (*size > DDB_ITEM_MAX)
         return ddbi_fail(err, DDB_ELIMIT,
-                        "Item size has exceeded the maximum allowed size (item of %zu bytes, limit %u bytes)", *size,
-                        DDB_ITEM_MAX);
+                        "Item size %shas exceeded the maximum allowed size (item of %zu bytes, limit %u bytes)",
+                        update ? "to update " : "", *size, DDB_ITEM_MAX);
     const ddb_value *m = ddb_item_map(it);
     int rc;
     for (uint32_t i = 0; i < m->len; i++) {
-        if (m->u.m[i].name_len == 0 || m->u.m[i].name_len > 65535)
-            return ddbi_fail(err, DDB_EVALIDATION, "attribute name length %u is outside 1..65535", m->u.m[i].name_len);
+        uint32_t n = m->u.m[i].name_len;
+        if (n == 0)
+            return ddbi_fail(err, DDB_EVALIDATION, "Empty attribute name (attribute %u of the item)", i + 1);
+        if (n > 65535)
+            return ddbi_fail(err, DDB_EVALIDATION,
+                            "Attribute name is too large, must be less than 65536 bytes (attribute \"%.40s...\" has "
+                            "%u bytes)",
+                            m->u.m[i].name, n);
         if ((rc = ddbi_value_check(m->u.m[i].value, m->u.m[i].name, 1, err)))
             return rc;
     }
@@ -142,7 +155,7 @@ int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
     if (r->condition && (rc = ddbi_keys_check_paths(t, &r->condition, 1, err)))
         return rc;
     if (r->kind == DDB_TX_PUT)
-        return check_new_item(t, r->item, &size, err);
+        return check_new_item(t, r->item, false, &size, err);
     if (r->kind == DDB_TX_UPDATE)
         return check_update_keys(t, r->update, err);
     return DDB_OK;
@@ -161,7 +174,7 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     rc = r->kind == DDB_TX_PUT ? ddbi_keys_table(t, r->item, &pk, &sk, err) : ddbi_keys_exact(t, r->item, &pk, &sk, err);
     if (rc)
         return rc;
-    if (r->kind == DDB_TX_PUT && (rc = check_new_item(t, r->item, &st->new_size, err)))
+    if (r->kind == DDB_TX_PUT && (rc = check_new_item(t, r->item, false, &st->new_size, err)))
         return rc;
     ddbi_key_make(&st->key, pk, sk);
     MDB_val raw;
@@ -183,7 +196,7 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
         ddb_item *nw = NULL;
         if (st->old || ddbi_expr_update_creates(r->update))
             upd_rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err);
-        if (nw && ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, &st->new_size, err))))
+        if (nw && ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, true, &st->new_size, err))))
             return rc;
         st->new_item = nw;
     }

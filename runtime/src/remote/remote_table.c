@@ -44,7 +44,10 @@ static int add_attr(json_t *defs, const char *name, ddb_type type, ddb_error *er
         if (strcmp(json_string_value(json_object_get(d, "AttributeName")), name) != 0)
             continue;
         if (strcmp(json_string_value(json_object_get(d, "AttributeType")), ddb_type_name(type)) != 0)
-            return ddbi_fail(err, DDB_EVALIDATION, "attribute %s is declared with two different types", name);
+            return ddbi_fail(err, DDB_EVALIDATION,
+                            "Cannot have two attributes with the same name (attribute %s is declared with two "
+                            "different types)",
+                            name);
         return DDB_OK;
     }
     return push(defs, json_pack("{s:s, s:s}", "AttributeName", name, "AttributeType", ddb_type_name(type)), err);
@@ -60,7 +63,10 @@ static bool utf8_ok(const char *s)
 static int key_check(const char *what, const ddb_key_schema *k, ddb_error *err)
 {
     if (!k->pk)
-        return ddbi_fail(err, DDB_EVALIDATION, "%s: partition key attribute name is missing", what);
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "1 validation error detected: Value null at 'keySchema.1.member.attributeName' failed to "
+                        "satisfy constraint: Member must not be null (%s)",
+                        what);
     if (!utf8_ok(k->pk) || (k->sk && !utf8_ok(k->sk)))
         return ddbi_fail(err, DDB_EVALIDATION, "%s: key attribute names must be UTF-8", what);
     return DDB_OK;
