@@ -125,35 +125,35 @@ static void test_errors(void **state)
         const char *message;
     } cases[] = {
         {"[]", "an item must be a JSON object of attributes, not an array"},
-        {"{\"a\": \"x\"}", "attribute \"a\": an attribute value must be an object like {\"S\": \"x\"}, not a string"},
-        {"{\"a\": {}}", "attribute \"a\": Supplied AttributeValue is empty"},
+        {"{\"a\": \"x\"}", "an attribute value must be an object like {\"S\": \"x\"}, not a string (attribute \"a\")"},
+        {"{\"a\": {}}", "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes (attribute \"a\")"},
         {"{\"a\": {\"S\": \"x\", \"N\": \"1\"}}",
-         "attribute \"a\": Supplied AttributeValue has more than one datatypes"},
-        {"{\"a\": {\"X\": 1}}", "attribute \"a\": unknown type descriptor \"X\""},
+         "Supplied AttributeValue has more than one datatypes"},
+        {"{\"a\": {\"X\": 1}}", "unknown type descriptor \"X\""},
         {"{\"a\": {\"s\": \"x\"}}", "unknown type descriptor \"s\""},
-        {"{\"a\": {\"S\": 1}}", "attribute \"a\": S must hold a string, not a number"},
-        {"{\"a\": {\"N\": \"1x\"}}", "attribute \"a\": N \"1x\": The parameter cannot be converted to a numeric value"},
+        {"{\"a\": {\"S\": 1}}", "S must hold a string, not a number (attribute \"a\")"},
+        {"{\"a\": {\"N\": \"1x\"}}", "The parameter cannot be converted to a numeric value: \"1x\" (N) (attribute \"a\")"},
         {"{\"a\": {\"N\": \"1e126\"}}", "Number overflow"},
         {"{\"a\": {\"N\": \"1e-131\"}}", "Number underflow"},
         {"{\"a\": {\"N\": \"1234567890123456789012345678901234567890\"}}", "38 significant digits"},
         {"{\"a\": {\"N\": \"\"}}", "cannot be converted"},
-        {"{\"a\": {\"B\": \"Zg=\"}}", "attribute \"a\": B is not valid base64: length 3 is not a multiple of 4"},
+        {"{\"a\": {\"B\": \"Zg=\"}}", "B is not valid base64: length 3 is not a multiple of 4 (attribute \"a\")"},
         {"{\"a\": {\"B\": \"Z*==\"}}", "B is not valid base64: unexpected '*' at offset 1"},
         {"{\"a\": {\"BOOL\": \"true\"}}", "BOOL must hold true or false, not a string"},
         {"{\"a\": {\"NULL\": false}}", "Null attribute value types must have the value of true"},
         {"{\"a\": {\"L\": {}}}", "L must hold an array, not an object"},
         {"{\"a\": {\"M\": []}}", "M must hold an object, not an array"},
-        {"{\"a\": {\"L\": [{\"S\": \"x\"}, {\"Q\": 1}]}}", "attribute \"a\"[1]: unknown type descriptor"},
-        {"{\"a\": {\"M\": {\"b\": {\"L\": [{\"N\": \"x\"}]}}}}", "attribute \"a\".\"b\"[0]: N \"x\""},
+        {"{\"a\": {\"L\": [{\"S\": \"x\"}, {\"Q\": 1}]}}", "(attribute \"a\"[1])"},
+        {"{\"a\": {\"M\": {\"b\": {\"L\": [{\"N\": \"x\"}]}}}}", "cannot be converted to a numeric value: \"x\" (N) (attribute \"a\".\"b\"[0])"},
         {"{\"a\": {\"SS\": []}}", "An string set may not be empty"},
         {"{\"a\": {\"NS\": \"1\"}}", "NS must hold an array, not a string"},
         {"{\"a\": {\"SS\": [\"x\", 1]}}", "SS element 1 is a number, not a string"},
         {"{\"a\": {\"SS\": [\"x\", \"x\"]}}", "Input collection SS contains duplicates (element 1: \"x\")"},
         {"{\"a\": {\"NS\": [\"1\", \"1.0\"]}}", "Input collection NS contains duplicates"},
-        {"{\"a\": {\"NS\": [\"1\", \"one\"]}}", "NS element 1 \"one\": The parameter cannot be converted"},
+        {"{\"a\": {\"NS\": [\"1\", \"one\"]}}", "The parameter cannot be converted to a numeric value: \"one\" (NS element 1)"},
         {"{\"a\": {\"BS\": [\"AA==\", \"A\"]}}", "BS element 1 is not valid base64"},
         {"{\"a\": {\"BS\": [\"AA==\", \"AA==\"]}}", "contains duplicates"},
-        {"{\"\": {\"S\": \"x\"}}", "attribute \"\": an attribute name must not be empty"},
+        {"{\"\": {\"S\": \"x\"}}", "an attribute name must not be empty (attribute \"\")"},
         {"{\"a\\u0000b\": {\"S\": \"x\"}}", "NUL byte in object key not supported"},
         {"{\"a\": {\"S\": \"x\"}, \"a\": {\"S\": \"y\"}}", "malformed JSON"},
         {"{\"a\": ", "malformed JSON"},
@@ -216,7 +216,7 @@ static void test_write_errors(void **state)
     ddb_item *it = ddb_item_new(a);
     ddb_item_set(it, "bad", ddb_v_s(a, "\xff\xfe", 2));
     assert_int_equal(ddb_json_from_item(it, &j, &err), DDB_EVALIDATION);
-    assert_non_null(strstr(err.message, "attribute \"bad\": S text is not valid UTF-8"));
+    assert_non_null(strstr(err.message, "S text is not valid UTF-8 (DynamoDB JSON needs UTF-8) (attribute \"bad\")"));
     assert_null(j);
     it = ddb_item_new(a);
     ddb_item_set_s(it, "\xc3", "x");

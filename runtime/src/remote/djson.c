@@ -70,9 +70,10 @@ static int jfail(ddb_error *err, int code, const jpath *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* DynamoDB's words first (programs match on them), where after them */
     if (p && p->n)
-        return ddbi_fail(err, code, "attribute %s: %s", p->s, msg);
-    return ddbi_fail(err, code, "attribute value: %s", msg);
+        return ddbi_fail(err, code, "%s (attribute %s)", msg, p->s);
+    return ddbi_fail(err, code, "%s (attribute value)", msg);
 }
 
 static int nomem(ddb_error *err)
@@ -333,7 +334,7 @@ static int number_value(const char *s, size_t n, ddb_arena *a, ddb_value **out, 
     char canon[DDB_NUMBER_TEXT_MAX];
     ddb_error nerr = {0};
     if (ddb_number_canonical(s, n, canon, &nerr) != DDB_OK)
-        return jfail(err, DDB_EVALIDATION, p, "%s \"%.*s\": %s", what, (int)(n > 48 ? 48 : n), s, nerr.message);
+        return jfail(err, DDB_EVALIDATION, p, "%s (%s)", nerr.message, what); /* the message quotes the text */
     ddb_value *v = ddb_v_s(a, canon, strlen(canon));
     if (!v)
         return nomem(err);
