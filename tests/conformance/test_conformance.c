@@ -346,7 +346,15 @@ static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
     int rc;
     ddb_expr *cond, *upd, *filter, *proj, *kc;
     ddb_item *key, *item, *start;
-    if ((rc = opt_item(req, "ExpressionAttributeNames", c->a, &c->names, err)) ||
+    /* ExpressionAttributeNames as DynamoDB takes them ({"#n": "name"}) */
+    json_t *names = json_object();
+    const char *nk;
+    json_t *nv;
+    json_object_foreach(json_object_get(req, "ExpressionAttributeNames"), nk, nv)
+        json_object_set_new(names, nk, json_pack("{s:O}", "S", nv));
+    rc = json_object_size(names) ? to_item(names, c->a, &c->names, err) : DDB_OK;
+    json_decref(names);
+    if (rc ||
         (rc = opt_item(req, "ExpressionAttributeValues", c->a, &c->values, err)) ||
         (rc = opt_item(req, "Key", c->a, &key, err)) || (rc = opt_item(req, "Item", c->a, &item, err)) ||
         (rc = opt_item(req, "ExclusiveStartKey", c->a, &start, err)) ||
