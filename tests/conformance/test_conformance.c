@@ -31,7 +31,9 @@
  * ExclusiveStartKey, ScanIndexForward, Segment, TotalSegments); op
  * CreateTable takes TableName and "Like" (a table definition; an index
  * definition may add "projection": "KEYS_ONLY"/"INCLUDE" and "include": [..],
- * and "gsi_repeat": N adds N copies of its first GSI, named g<i>).
+ * and "gsi_repeat": N adds N copies of its first GSI, named g<i>); op
+ * UpdateTable takes TableName and "CreateIndex" (an index definition, as
+ * GlobalSecondaryIndexUpdates' Create).
  * BatchWriteItem and BatchGetItem take "RequestItems" (PutRequest /
  * DeleteRequest, Keys), TransactWriteItems "TransactItems" (Put / Delete)
  * and TransactGetItems "TransactItems" (Get), as DynamoDB does; in any of
@@ -336,6 +338,7 @@ static int run_requests(runner *r, step_ctx *c, const char *op, json_t *list, dd
 }
 
 static int create_table_as(runner *r, const char *logical, const char *name, ddb_error *err);
+static ddb_index_def index_def(const json_t *x, bool local, ddb_arena *a);
 
 static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
 {
@@ -415,6 +418,9 @@ static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
         rc = run_requests(r, c, op, batch_requests(json_object_get(req, "RequestItems"), op[5] == 'G'), err);
     } else if (strcmp(op, "TransactWriteItems") == 0 || strcmp(op, "TransactGetItems") == 0) {
         rc = run_requests(r, c, op, expand(json_object_get(req, "TransactItems")), err);
+    } else if (strcmp(op, "UpdateTable") == 0) {
+        ddb_index_def x = index_def(json_object_get(req, "CreateIndex"), false, c->a);
+        rc = ddb_add_index(r->db, c->table, &x, NULL, NULL, err);
     } else if (strcmp(op, "CreateTable") == 0) {
         /* the key schema of table definition "Like", under TableName as
          * given (a table created here is deleted at once) */

@@ -1003,7 +1003,9 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         return ddbi_fail(cx->err, DDB_EVALIDATION,
                         "table %s: local secondary index %s can only be created with the table", t->name, cx->x->name);
     if (ddbi_table_index(t, cx->x->name))
-        return ddbi_fail(cx->err, DDB_EVALIDATION, "table %s already has an index named %s", t->name, cx->x->name);
+        return ddbi_fail(cx->err, DDB_EVALIDATION,
+                        "Attempting to create an index which already exists (table %s, index %s)", t->name,
+                        cx->x->name); /* UpdateTable's answer, as observed on DynamoDB */
     ddb_index_def ix[DDB_MAX_INDEXES + 1];
     ddb_table_def d;
     def_of(t, &d, ix);
