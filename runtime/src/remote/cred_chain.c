@@ -109,7 +109,7 @@ int ddbi_cred_chain_open(const ddbi_cred_ctx *ctx, const ddbi_creds *explicit_cr
         return DDB_OK;
     }
     char tried[700];
-    size_t tl = (size_t)snprintf(tried, sizeof tried, "explicit settings (none given)");
+    size_t tl = (size_t)snprintf(tried, sizeof tried, "explicit settings");
     for (size_t i = 0; i < sizeof chain / sizeof *chain; i++) {
         ddb_error e = {0};
         rc = chain[i].fn(&c->ctx, NULL, &c->cur, &e);
@@ -129,7 +129,8 @@ int ddbi_cred_chain_open(const ddbi_cred_ctx *ctx, const ddbi_creds *explicit_cr
             return rc;
         }
         if (tl < sizeof tried)
-            tl += (size_t)snprintf(tried + tl, sizeof tried - tl, "; %s (%s)", chain[i].name, e.message);
+            tl += (size_t)snprintf(tried + tl, sizeof tried - tl, "; %s (%.*s)", chain[i].name,
+                                   chain[i].fn == ddbi_cred_profile ? 40 : 28, e.message);
     }
     ddbi_cred_cache_free(c);
     if (allow_none)

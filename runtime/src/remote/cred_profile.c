@@ -104,8 +104,8 @@ static int resolve(const ddbi_cred_ctx *ctx, const char *name, unsigned depth, b
     const char *cfg = ctx->files->config ? ctx->files->config : "(no config file)";
     const char *crd = ctx->files->credentials ? ctx->files->credentials : "(no credentials file)";
     if (!p.found)
-        rc = ddbi_fail(err, must_exist ? DDB_EINVAL : DDB_ENOTFOUND, "profile %s not found in %s or %s", name, crd,
-                       cfg);
+        rc = must_exist ? ddbi_fail(err, DDB_EINVAL, "profile %s not found in %s or %s", name, crd, cfg)
+                        : ddbi_fail(err, DDB_ENOTFOUND, "no profile %s", name);
     else if (ddbi_profile_get(&p, "role_arn"))
         rc = assume(ctx, &p, depth, out, err);
     else if (ddbi_profile_get(&p, "aws_access_key_id") || ddbi_profile_get(&p, "aws_secret_access_key"))

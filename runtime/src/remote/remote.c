@@ -444,6 +444,11 @@ const char *ddbi_remote_region(const ddb_remote *r)
     return r ? r->region : NULL;
 }
 
+struct ddbi_retry *ddbi_remote_retry(const ddb_remote *r)
+{
+    return r->retry;
+}
+
 const char *ddbi_remote_cred_source(const ddb_remote *r)
 {
     return r ? ddbi_cred_cache_source(r->creds) : NULL;

@@ -77,6 +77,8 @@ void ddbi_remote_close(void *impl);
 const char *ddbi_remote_endpoint(const ddb_remote *r);
 const char *ddbi_remote_region(const ddb_remote *r);
 const char *ddbi_remote_cred_source(const ddb_remote *r);
+/* Its retry state (retry.h). */
+struct ddbi_retry *ddbi_remote_retry(const ddb_remote *r);
 
 /* True when uri names the remote backend (http://, https://, dynamodb://). */
 bool ddbi_remote_uri(const char *uri);
