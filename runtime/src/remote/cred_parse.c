@@ -102,8 +102,8 @@ int ddbi_creds_from_json(const char *what, const char *body, size_t len, ddbi_cr
 }
 
 /* The text of the first <tag>...</tag> inside [p, end), entities decoded,
- * into a new string (NULL when absent). */
-static char *xml_text(const char *p, const char *end, const char *tag)
+ * into a new string (NULL when absent; *oom set when out of memory). */
+static char *xml_text(const char *p, const char *end, const char *tag, bool *oom)
 {
     char open[64], close[64];
     snprintf(open, sizeof open, "<%s>", tag);
@@ -126,8 +126,10 @@ static char *xml_text(const char *p, const char *end, const char *tag)
     if (!b)
         return NULL;
     char *out = malloc((size_t)(b - a) + 1);
-    if (!out)
+    if (!out) {
+        *oom = true;
         return NULL;
+    }
     size_t o = 0;
     static const struct {
         const char *ent;
@@ -152,8 +154,9 @@ static char *xml_text(const char *p, const char *end, const char *tag)
 
 void ddbi_sts_error_text(const char *body, size_t len, char *out, size_t cap)
 {
-    char *code = xml_text(body, body + len, "Code");
-    char *msg = xml_text(body, body + len, "Message");
+    bool oom = false;
+    char *code = xml_text(body, body + len, "Code", &oom);
+    char *msg = xml_text(body, body + len, "Message", &oom);
     snprintf(out, cap, "%s%s%s", code ? code : "", code && msg ? ": " : "", msg ? msg : "");
     free(code);
     free(msg);
@@ -170,13 +173,16 @@ int ddbi_creds_from_sts_xml(const char *what, const char *body, size_t len, ddbi
         }
     if (!cred)
         return ddbi_fail(err, DDB_EINVAL, "%s: STS's answer has no <Credentials>", what);
-    char *akid = xml_text(cred, end, "AccessKeyId");
-    char *secret = xml_text(cred, end, "SecretAccessKey");
-    char *token = xml_text(cred, end, "SessionToken");
-    char *exp = xml_text(cred, end, "Expiration");
+    bool oom = false;
+    char *akid = xml_text(cred, end, "AccessKeyId", &oom);
+    char *secret = xml_text(cred, end, "SecretAccessKey", &oom);
+    char *token = xml_text(cred, end, "SessionToken", &oom);
+    char *exp = xml_text(cred, end, "Expiration", &oom);
     int64_t expires = 0;
     int rc;
-    if (!exp || ddbi_iso8601_parse(exp, &expires))
+    if (oom)
+        rc = ddbi_fail_oom(err, what);
+    else if (!exp || ddbi_iso8601_parse(exp, &expires))
         rc = ddbi_fail(err, DDB_EINVAL, "%s: STS's answer has no valid <Expiration>", what);
     else
         rc = ddbi_creds_set(c, what, akid, secret, token, expires, err);
