@@ -208,6 +208,141 @@ static void test_ini_edge_cases(void **state)
     ddbi_profile_free(&p);
 }
 
+static void test_ini_more_edge_cases(void **state)
+{
+    (void)state;
+    /* [profile default] is the default profile too; tabs in the header;
+     * keys compared lower-case; an empty value is "absent" */
+    static const char cfg[] = "[profile\tdefault]\nAWS_ACCESS_KEY_ID=AKIAUP\nregion=\n";
+    ddbi_profile p = {0};
+    p.name = strdup("default");
+    ddb_error err = {0};
+    assert_int_equal(ddbi_ini_parse(cfg, strlen(cfg), "config", true, "default", true, &p, &err), 0);
+    assert_true(p.found);
+    assert_string_equal(ddbi_profile_get(&p, "aws_access_key_id"), "AKIAUP");
+    assert_null(ddbi_profile_get(&p, "region"));
+    ddbi_profile_free(&p);
+    /* an unclosed section header */
+    p.name = strdup("x");
+    assert_int_equal(ddbi_ini_parse("[profile x\n", 11, "f", true, "x", true, &p, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "malformed section header"));
+    ddbi_profile_free(&p);
+
+    /* the credentials file wins over the config file for the same key */
+    write_file("config", "[profile dev]\naws_access_key_id = FROMCONFIG\nregion = eu-north-1\n");
+    write_file("credentials", "[dev]\naws_access_key_id = FROMCREDS\n");
+    ddbi_aws_files f;
+    assert_int_equal(ddbi_aws_files_init(&f, &err), 0);
+    assert_int_equal(ddbi_profile_load(&f, "dev", &p, &err), 0);
+    assert_string_equal(ddbi_profile_get(&p, "aws_access_key_id"), "FROMCREDS");
+    assert_string_equal(ddbi_profile_get(&p, "region"), "eu-north-1");
+    ddbi_profile_free(&p);
+    ddbi_aws_files_free(&f);
+}
+
+static void test_iso8601(void **state)
+{
+    (void)state;
+    int64_t t;
+    assert_int_equal(ddbi_iso8601_parse("1970-01-01T00:00:00Z", &t), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(ddbi_iso8601_parse("2016-02-25T06:03:31Z", &t), 0);
+    assert_int_equal(t, 1456380211);
+    assert_int_equal(ddbi_iso8601_parse("2016-02-25T06:03:31.123Z", &t), 0); /* STS sends fractions */
+    assert_int_equal(t, 1456380211);
+    assert_int_equal(ddbi_iso8601_parse("2016-02-25T08:03:31+02:00", &t), 0);
+    assert_int_equal(t, 1456380211);
+    assert_int_not_equal(ddbi_iso8601_parse("2016-02-25 06:03", &t), 0);
+    assert_int_not_equal(ddbi_iso8601_parse("2016-13-25T06:03:31Z", &t), 0);
+    assert_int_not_equal(ddbi_iso8601_parse("2016-02-25T06:03:31", &t), 0);
+}
+
+static void test_role_chain_and_sources(void **state)
+{
+    (void)state;
+    /* role -> role -> keys, and credential_source = Environment */
+    write_file("credentials", "[base]\naws_access_key_id = AKIABASE002\naws_secret_access_key = base2\n");
+    write_file("config", "[profile outer]\nrole_arn = arn:aws:iam::123456789012:role/outer\nsource_profile = inner\n"
+                         "[profile inner]\nrole_arn = arn:aws:iam::123456789012:role/inner\nsource_profile = base\n"
+                         "[profile envrole]\nrole_arn = arn:aws:iam::123456789012:role/env\n"
+                         "credential_source = Environment\n"
+                         "[profile loop1]\nrole_arn = arn:aws:iam::1:role/a\nsource_profile = loop2\n"
+                         "[profile loop2]\nrole_arn = arn:aws:iam::1:role/b\nsource_profile = loop1\n"
+                         "[profile unsigned]\nrole_arn = arn:aws:iam::1:role/c\nsource_profile = stranger\n"
+                         "[profile stranger]\naws_access_key_id = AKIASTRANGER\naws_secret_access_key = unknown\n"
+                         "[profile sso]\nsso_session = corp\nsso_account_id = 1\n");
+    ctl0("/_ctl?akid=AKIABASE002&secret=base2");
+    setenv("AWS_PROFILE", "outer", 1);
+    ddb_remote *r = open_ok(NULL);
+    json_t *outer = last_of("sts", 0), *inner = last_of("sts", 1);
+    assert_string_equal(json_string_value(json_object_get(inner, "role")), "arn:aws:iam::123456789012:role/inner");
+    assert_string_equal(json_string_value(json_object_get(inner, "akid")), "AKIABASE002");
+    assert_string_equal(json_string_value(json_object_get(outer, "role")), "arn:aws:iam::123456789012:role/outer");
+    assert_true(json_is_true(json_object_get(outer, "sig_ok"))); /* signed with the inner role's credentials */
+    json_decref(outer);
+    json_decref(inner);
+    list_signed_by(r, "ASIASTS");
+    ddbi_remote_close(r);
+
+    setenv("AWS_PROFILE", "envrole", 1);
+    ddb_error err = {0};
+    ddb_remote *r2 = NULL;
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r2, &err), DDB_EINVAL); /* no keys in the environment */
+    assert_non_null(strstr(err.message, "AWS_ACCESS_KEY_ID not set"));
+
+    setenv("AWS_PROFILE", "loop1", 1);
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r2, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "a cycle?"));
+
+    setenv("AWS_PROFILE", "unsigned", 1); /* STS refuses: its error is the open's */
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r2, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "HTTP 403: AccessDenied: not authorized"));
+
+    setenv("AWS_PROFILE", "sso", 1);
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r2, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "IAM Identity Center"));
+}
+
+static void test_uri_options_and_expiration_variable(void **state)
+{
+    (void)state;
+    write_file("credentials", "[dev]\naws_access_key_id = AKIADEV0002\naws_secret_access_key = dev2\n");
+    ctl0("/_ctl?akid=AKIADEV0002&secret=dev2");
+    ddb_remote *r = open_ok("?profile=dev&retry_mode=standard");
+    assert_string_equal(ddbi_remote_cred_source(r), "profile dev");
+    assert_int_equal(ddbi_retry_get_mode(ddbi_remote_retry(r)), DDBI_RETRY_STANDARD);
+    list_signed_by(r, "AKIADEV");
+    ddbi_remote_close(r);
+
+    ddb_error err = {0};
+    ddb_remote *r2 = NULL;
+    snprintf(uri, sizeof uri, "http://127.0.0.1:%d/?retry_mode=bogus", port);
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r2, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "retry_mode"));
+
+    setenv("AWS_ACCESS_KEY_ID", "AKIAEXP", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "exp", 1);
+    setenv("AWS_CREDENTIAL_EXPIRATION", "yesterday", 1);
+    snprintf(uri, sizeof uri, "http://127.0.0.1:%d/", port);
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r2, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "AWS_CREDENTIAL_EXPIRATION"));
+}
+
+static void test_ddb_verbose(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --verbose --db http://127.0.0.1:%d tables 2>&1", DDB_TOOL, port);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[1024] = "";
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    if (!strstr(out, "ddb: ListTables table=- status=200 attempts=1 throttles=0 latency="))
+        fail_msg("ddb --verbose printed: %s", out);
+}
+
 /* ---- Each source ---------------------------------------------------------------- */
 
 static void test_env(void **state)
@@ -366,10 +501,17 @@ static void test_chain_order(void **state)
     set_imds();
     set_container();
     write_file("credentials", "[default]\naws_access_key_id = AKIAPROF001\naws_secret_access_key = prof\n");
+    write_file("token", WEB_TOKEN);
+    char p[512];
+    snprintf(p, sizeof p, "%s/token", dir);
+    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", p, 1);
+    setenv("AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/eks", 1);
     setenv("AWS_ACCESS_KEY_ID", "AKIAENV0002", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "env2", 1);
-    static const char *const expect[] = {"environment", "profile default", "container", "instance metadata"};
-    for (int i = 0; i < 4; i++) {
+    /* each source in turn, taken away after it was chosen */
+    static const char *const expect[] = {"environment", "web identity", "profile default", "container",
+                                         "instance metadata"};
+    for (int i = 0; i < 5; i++) {
         ddb_remote *r = open_ok(NULL);
         assert_string_equal(ddbi_remote_cred_source(r), expect[i]);
         ddbi_remote_close(r);
@@ -377,6 +519,8 @@ static void test_chain_order(void **state)
             unsetenv("AWS_ACCESS_KEY_ID");
             unsetenv("AWS_SECRET_ACCESS_KEY");
         } else if (i == 1) {
+            unsetenv("AWS_WEB_IDENTITY_TOKEN_FILE");
+        } else if (i == 2) {
             write_file("credentials", "");
         } else {
             unsetenv("AWS_CONTAINER_CREDENTIALS_FULL_URI");
@@ -651,6 +795,11 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_ini_edge_cases, setup),
+        cmocka_unit_test_setup(test_ini_more_edge_cases, setup),
+        cmocka_unit_test_setup(test_iso8601, setup),
+        cmocka_unit_test_setup(test_role_chain_and_sources, setup),
+        cmocka_unit_test_setup(test_uri_options_and_expiration_variable, setup),
+        cmocka_unit_test_setup(test_ddb_verbose, setup),
         cmocka_unit_test_setup(test_env, setup),
         cmocka_unit_test_setup(test_profile_static, setup),
         cmocka_unit_test_setup(test_profile_assume_role, setup),

@@ -257,6 +257,13 @@ int ddbi_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out,
     return ddbi_remote_open_with(uri, NULL, out, err);
 }
 
+/* The region when neither the options nor the URI give one. */
+static const char *config_region(const ddbi_remote_config *cfg)
+{
+    return first(ddbi_env("AWS_REGION"), ddbi_env("AWS_DEFAULT_REGION"),
+                 first(ddbi_profile_get(&cfg->profile, "region"), "us-east-1", NULL));
+}
+
 /* Numbers: explicit, URI, then (max_attempts only) the environment and the
  * profile, then the default of the retry mode. */
 static int resolve_numbers(ddb_remote *r, const ddb_remote_options *given, const ddb_remote_options *uo,
@@ -338,8 +345,7 @@ int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_rem
     const char *region = first(given.region, uo.region, NULL);
     if (!uri) { /* the endpoint from the configuration, else DynamoDB in the region */
         const char *ep = ddbi_remote_config_endpoint(&cfg);
-        const char *reg = first(region, ddbi_remote_config_get(&cfg, "AWS_REGION", "region"),
-                                first(ddbi_env("AWS_DEFAULT_REGION"), "us-east-1", NULL));
+        const char *reg = first(region, config_region(&cfg), NULL);
         size_t n = (ep ? strlen(ep) : strlen(reg)) + 16;
         if (!(uri_buf = malloc(n))) {
             rc = ddbi_fail_oom(err, __func__);
@@ -370,9 +376,7 @@ int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_rem
     if ((rc = resolve_numbers(r, &given, &uo, &cfg, mode, err)) || (rc = ddbi_retry_new(mode, &r->retry, err)))
         goto done;
     if (!region)
-        region = first(e.region, ddbi_env("AWS_REGION"), ddbi_env("AWS_DEFAULT_REGION"));
-    if (!region)
-        region = first(ddbi_profile_get(&cfg.profile, "region"), "us-east-1", NULL);
+        region = first(e.region, config_region(&cfg), NULL);
 
     size_t ulen = strlen(e.scheme) + strlen(e.host) + (e.port ? strlen(e.port) : 0) + strlen(e.path) + 8;
     r->url = malloc(ulen);
