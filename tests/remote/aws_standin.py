@@ -13,6 +13,8 @@ first line of stdout):
   GET  /_ctl?mode=ok|fail|hang&expiry=S&throttle=N   behaviour of what follows
   GET  /_release                                  let hanging credential requests answer
   GET  /_log                                      what happened, as JSON
+DynamoDB requests may also come through it as an HTTP proxy (absolute-form
+request targets).
 
 Answers follow the documented formats: IMDS and the container endpoint
 send {"AccessKeyId", "SecretAccessKey", "Token", "Expiration"}, STS its
@@ -150,13 +152,17 @@ class H(BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        proxied = self.path.startswith("http://")  # absolute form: we are the client's proxy
+        if proxied:
+            self.path = urllib.parse.urlsplit(self.path).path or "/"
         if self.path.startswith("/sts"):
             return self.sts(body)
         target = self.headers.get("X-Amz-Target", "")
         akid, ok = check_sig(self, body, "dynamodb")
         with lock:
             log.append({"kind": "dynamodb", "target": target, "akid": akid, "sig_ok": ok,
-                        "token": self.headers.get("X-Amz-Security-Token")})
+                        "token": self.headers.get("X-Amz-Security-Token"), "proxied": proxied,
+                        "host": self.headers.get("Host")})
             throttle = state["throttle"] > 0
             if throttle:
                 state["throttle"] -= 1

@@ -55,11 +55,19 @@ static void write_file(const char *name, const char *text)
     fclose(f);
 }
 
+typedef struct body {
+    char *p;
+    size_t len;
+} body;
+
 static size_t sink(char *p, size_t s, size_t n, void *ud)
 {
-    json_t **j = ud;
-    json_decref(*j);
-    *j = json_loadb(p, s * n, 0, NULL);
+    body *b = ud;
+    char *q = realloc(b->p, b->len + s * n);
+    assert_non_null(q);
+    memcpy(q + b->len, p, s * n);
+    b->p = q;
+    b->len += s * n;
     return s * n;
 }
 
@@ -69,13 +77,15 @@ static json_t *ctl(const char *path)
     char url[256];
     snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
     CURL *c = curl_easy_init();
-    json_t *j = NULL;
+    body b = {NULL, 0};
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &j);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
     assert_int_equal(curl_easy_perform(c), CURLE_OK);
     curl_easy_cleanup(c);
+    json_t *j = b.p ? json_loadb(b.p, b.len, 0, NULL) : NULL;
+    free(b.p);
     return j;
 }
 
@@ -493,6 +503,45 @@ static void test_imds(void **state)
     ddbi_remote_close(r);
 }
 
+/* Answers that are not credentials: clear errors, nothing half-set. */
+static void test_bad_answers(void **state)
+{
+    (void)state;
+    ddbi_creds c = {0};
+    ddb_error err = {0};
+    assert_int_equal(ddbi_creds_from_json("x", "not json", 8, &c, &err), DDB_EINVAL);
+    static const char noerr[] = "{\"Code\":\"AssumeRoleUnauthorizedAccess\",\"Message\":\"no role\"}";
+    assert_int_equal(ddbi_creds_from_json("imds", noerr, strlen(noerr), &c, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "AssumeRoleUnauthorizedAccess: no role"));
+    static const char badexp[] = "{\"AccessKeyId\":\"A\",\"SecretAccessKey\":\"S\",\"Expiration\":\"soon\"}";
+    assert_int_equal(ddbi_creds_from_json("x", badexp, strlen(badexp), &c, &err), DDB_EINVAL);
+    static const char v2[] = "{\"Version\":2,\"AccessKeyId\":\"A\",\"SecretAccessKey\":\"S\"}";
+    assert_int_equal(ddbi_creds_from_json("credential_process", v2, strlen(v2), &c, &err), DDB_EINVAL);
+    assert_null(c.akid);
+    static const char nocred[] = "<AssumeRoleResponse><AssumeRoleResult></AssumeRoleResult></AssumeRoleResponse>";
+    assert_int_equal(ddbi_creds_from_sts_xml("sts", nocred, strlen(nocred), &c, &err), DDB_EINVAL);
+    static const char ent[] = "<R><Credentials><AccessKeyId>AK</AccessKeyId><SecretAccessKey>a&amp;b&lt;c"
+                              "</SecretAccessKey><SessionToken>t</SessionToken>"
+                              "<Expiration>2030-01-01T00:00:00Z</Expiration></Credentials></R>";
+    assert_int_equal(ddbi_creds_from_sts_xml("sts", ent, strlen(ent), &c, &err), 0);
+    assert_string_equal(c.secret, "a&b<c"); /* XML entities decoded */
+    assert_int_equal(c.expires, 1893456000);
+    ddbi_creds_clear(&c);
+    char text[100];
+    static const char er[] = "<ErrorResponse><Error><Code>ExpiredTokenException</Code><Message>Token expired"
+                             "</Message></Error></ErrorResponse>";
+    ddbi_sts_error_text(er, strlen(er), text, sizeof text);
+    assert_string_equal(text, "ExpiredTokenException: Token expired");
+
+    /* the container endpoint failing on the first fetch fails the open */
+    set_container();
+    ctl0("/_ctl?mode=fail");
+    snprintf(uri, sizeof uri, "http://127.0.0.1:%d/", port);
+    ddb_remote *r = NULL;
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r, &err), DDB_EINVAL);
+    assert_non_null(strstr(err.message, "HTTP 500"));
+}
+
 /* ---- The chain -------------------------------------------------------------------- */
 
 static void test_chain_order(void **state)
@@ -734,6 +783,43 @@ static void test_retry_adaptive_limits_rate(void **state)
     ddbi_remote_close(r);
 }
 
+/* Proxies and the CA bundle reach libcurl: http_proxy / no_proxy as curl
+ * reads them, AWS_CA_BUNDLE as CURLOPT_CAINFO. */
+static void test_proxy_and_ca_bundle(void **state)
+{
+    (void)state;
+    setenv("AWS_ACCESS_KEY_ID", "AKIAPROXY01", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "proxy", 1);
+    ctl0("/_ctl?akid=AKIAPROXY01&secret=proxy");
+    char p[128];
+    snprintf(p, sizeof p, "http://127.0.0.1:%d", port);
+    setenv("http_proxy", p, 1);
+    ddb_remote *r = NULL;
+    ddb_error err = {0};
+    assert_int_equal(ddbi_remote_open_with("http://dynamodb.invalid:8000", NULL, &r, &err), 0);
+    list_signed_by(r, "AKIAPROXY");
+    json_t *e = last_of("dynamodb", 0);
+    assert_true(json_is_true(json_object_get(e, "proxied")));
+    assert_string_equal(json_string_value(json_object_get(e, "host")), "dynamodb.invalid:8000");
+    json_decref(e);
+    ddbi_remote_close(r);
+
+    setenv("no_proxy", "dynamodb.invalid", 1); /* direct: the name does not resolve */
+    assert_int_equal(ddbi_remote_open_with("http://dynamodb.invalid:8000", NULL, &r, &err), 0);
+    assert_int_equal(list(r, &err), DDB_ENET);
+    ddbi_remote_close(r);
+    unsetenv("http_proxy");
+    unsetenv("no_proxy");
+
+    setenv("AWS_CA_BUNDLE", "/nonexistent/ca-bundle.pem", 1);
+    snprintf(p, sizeof p, "https://127.0.0.1:%d", port);
+    assert_int_equal(ddbi_remote_open_with(p, NULL, &r, &err), 0);
+    assert_int_equal(list(r, &err), DDB_ENET);
+    if (!strstr(err.message, "/nonexistent/ca-bundle.pem"))
+        fail_msg("the CA bundle is not named: %s", err.message);
+    ddbi_remote_close(r);
+}
+
 /* ---- Configuration ------------------------------------------------------------------- */
 
 static void test_endpoint_and_region_from_configuration(void **state)
@@ -807,6 +893,7 @@ int main(void)
         cmocka_unit_test_setup(test_web_identity, setup),
         cmocka_unit_test_setup(test_container, setup),
         cmocka_unit_test_setup(test_imds, setup),
+        cmocka_unit_test_setup(test_bad_answers, setup),
         cmocka_unit_test_setup(test_chain_order, setup),
         cmocka_unit_test_setup(test_nothing_found_names_every_source, setup),
         cmocka_unit_test_setup(test_refresh_does_not_block_others, setup),
@@ -815,6 +902,7 @@ int main(void)
         cmocka_unit_test_setup(test_retry_standard_quota, setup),
         cmocka_unit_test_setup(test_retry_adaptive_limits_rate, setup),
         cmocka_unit_test_setup(test_endpoint_and_region_from_configuration, setup),
+        cmocka_unit_test_setup(test_proxy_and_ca_bundle, setup),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     kill(standin_pid, SIGTERM);

@@ -93,8 +93,8 @@ int ddbi_creds_from_json(const char *what, const char *body, size_t len, ddbi_cr
         const char *msg = json_string_value(json_object_get(j, "Message"));
         if (!msg)
             msg = json_string_value(json_object_get(j, "message"));
-        rc = ddbi_fail(err, DDB_EINVAL, "%s: %s%s%s%s", what, code ? code : "no AccessKeyId and SecretAccessKey",
-                       msg ? ": " : "", msg ? msg : "", "");
+        rc = ddbi_fail(err, DDB_EINVAL, "%s: %s%s%s", what, code ? code : "no AccessKeyId and SecretAccessKey",
+                       msg ? ": " : "", msg ? msg : "");
     } else
         rc = ddbi_creds_set(c, what, akid, secret, token, expires, err);
     json_decref(j);
