@@ -195,7 +195,7 @@ static void test_ini_edge_cases(void **state)
     ddbi_profile p = {0};
     p.name = strdup("dev");
     ddb_error err = {0};
-    assert_int_equal(ddbi_ini_parse(cfg, strlen(cfg), "config", true, "dev", true, &p, &err), 0);
+    assert_int_equal(ddbi_ini_parse(cfg, strlen(cfg), "config", "profile", "dev", true, &p, &err), 0);
     assert_true(p.found);
     assert_string_equal(ddbi_profile_get(&p, "region"), "eu-central-1"); /* later section adds, later key wins */
     assert_string_equal(ddbi_profile_get(&p, "output"), "json");
@@ -206,14 +206,14 @@ static void test_ini_edge_cases(void **state)
     /* the credentials file names profiles without "profile " */
     static const char crd[] = "[dev]\naws_access_key_id=AKID\n[default]\naws_access_key_id=OTHER\n";
     p.name = strdup("dev");
-    assert_int_equal(ddbi_ini_parse(crd, strlen(crd), "credentials", false, "dev", true, &p, &err), 0);
+    assert_int_equal(ddbi_ini_parse(crd, strlen(crd), "credentials", NULL, "dev", true, &p, &err), 0);
     assert_string_equal(ddbi_profile_get(&p, "aws_access_key_id"), "AKID");
     ddbi_profile_free(&p);
 
     p.name = strdup("dev");
-    assert_int_equal(ddbi_ini_parse("key = v\n", 8, "cfgfile", true, "dev", true, &p, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_ini_parse("key = v\n", 8, "cfgfile", "profile", "dev", true, &p, &err), DDB_EINVAL);
     assert_non_null(strstr(err.message, "cfgfile line 1"));
-    assert_int_equal(ddbi_ini_parse("[a]\njunk\n", 9, "cfgfile", true, "dev", true, &p, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_ini_parse("[a]\njunk\n", 9, "cfgfile", "profile", "dev", true, &p, &err), DDB_EINVAL);
     assert_non_null(strstr(err.message, "line 2"));
     ddbi_profile_free(&p);
 }
@@ -227,14 +227,14 @@ static void test_ini_more_edge_cases(void **state)
     ddbi_profile p = {0};
     p.name = strdup("default");
     ddb_error err = {0};
-    assert_int_equal(ddbi_ini_parse(cfg, strlen(cfg), "config", true, "default", true, &p, &err), 0);
+    assert_int_equal(ddbi_ini_parse(cfg, strlen(cfg), "config", "profile", "default", true, &p, &err), 0);
     assert_true(p.found);
     assert_string_equal(ddbi_profile_get(&p, "aws_access_key_id"), "AKIAUP");
     assert_null(ddbi_profile_get(&p, "region"));
     ddbi_profile_free(&p);
     /* an unclosed section header */
     p.name = strdup("x");
-    assert_int_equal(ddbi_ini_parse("[profile x\n", 11, "f", true, "x", true, &p, &err), DDB_EINVAL);
+    assert_int_equal(ddbi_ini_parse("[profile x\n", 11, "f", "profile", "x", true, &p, &err), DDB_EINVAL);
     assert_non_null(strstr(err.message, "malformed section header"));
     ddbi_profile_free(&p);
 
@@ -840,6 +840,26 @@ static void test_endpoint_and_region_from_configuration(void **state)
     ddb_close(db);
 
     unsetenv("AWS_ENDPOINT_URL_DYNAMODB");
+    /* service-specific endpoints of the config file: [services NAME] with a
+     * nested dynamodb setting, over the profile's global endpoint_url */
+    char cfgtext[512];
+    snprintf(cfgtext, sizeof cfgtext,
+             "[default]\nservices = local\nendpoint_url = http://127.0.0.1:1/\n"
+             "[services local]\ns3 =\n  endpoint_url = http://127.0.0.1:2/\n"
+             "dynamodb =\n  endpoint_url = http://127.0.0.1:%d/\n",
+             port);
+    write_file("config", cfgtext);
+    ddb_remote *rs = NULL;
+    assert_int_equal(ddbi_remote_open_with(NULL, NULL, &rs, &err), 0);
+    snprintf(p, sizeof p, "http://127.0.0.1:%d/", port);
+    assert_string_equal(ddbi_remote_endpoint(rs), p);
+    ddbi_remote_close(rs);
+    write_file("config", "[default]\nendpoint_url = http://127.0.0.1:1/\n");
+    assert_int_equal(ddbi_remote_open_with(NULL, NULL, &rs, &err), 0);
+    assert_string_equal(ddbi_remote_endpoint(rs), "http://127.0.0.1:1/");
+    ddbi_remote_close(rs);
+    write_file("config", "");
+
     setenv("AWS_ACCESS_KEY_ID", "AKIAX", 1);
     setenv("AWS_SECRET_ACCESS_KEY", "x", 1);
     write_file("config", "[default]\nuse_fips_endpoint = true\n");

@@ -52,16 +52,23 @@ int ddbi_aws_files_init(ddbi_aws_files *f, ddb_error *err);
 void ddbi_aws_files_free(ddbi_aws_files *f);
 
 /* Parse text (len bytes) as an AWS shared file and add the settings of
- * profile name to p.  config: the config file's naming ([profile NAME],
- * [default]) rather than the credentials file's ([NAME]).  overwrite:
+ * section name to p.  prefix: the config file's naming: "profile"
+ * ([profile NAME], [default]) or "services" ([services NAME]); NULL: the
+ * credentials file's ([NAME]).  overwrite:
  * replace settings p already has.  path names the file in errors:
  * DDB_EINVAL for a line that is neither a section, a setting, a comment nor
  * a continuation. */
-int ddbi_ini_parse(const char *text, size_t len, const char *path, bool config, const char *name, bool overwrite,
-                   ddbi_profile *p, ddb_error *err);
+int ddbi_ini_parse(const char *text, size_t len, const char *path, const char *prefix, const char *name,
+                   bool overwrite, ddbi_profile *p, ddb_error *err);
 /* Load profile name from both files (a missing file is no error).
  * Credentials file settings win. */
 int ddbi_profile_load(const ddbi_aws_files *f, const char *name, ddbi_profile *p, ddb_error *err);
+/* The config file's [services name] section (service-specific settings,
+ * each a nested value: "dynamodb =\n  endpoint_url = ..."). */
+int ddbi_services_load(const ddbi_aws_files *f, const char *name, ddbi_profile *p, ddb_error *err);
+/* key's value inside a nested value ("\nendpoint_url = x\n...") into out;
+ * -1 when absent or longer than cap - 1. */
+int ddbi_ini_nested(const char *value, const char *key, char *out, size_t cap);
 /* A setting, NULL when absent (or empty). */
 const char *ddbi_profile_get(const ddbi_profile *p, const char *key);
 void ddbi_profile_free(ddbi_profile *p);

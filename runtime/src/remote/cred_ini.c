@@ -1,5 +1,6 @@
 /* remote/: the AWS shared config and credentials files (the INI format the
- * AWS CLI reads) and the settings of one profile from them.
+ * AWS CLI reads): the settings of one profile, and of one [services NAME]
+ * section (service-specific endpoints).
  *
  * The format, as the AWS CLI accepts it: "[default]" and "[profile NAME]"
  * sections in the config file, "[NAME]" in the credentials file (spaces
@@ -104,22 +105,24 @@ static int set(ddbi_profile *p, const char *key, size_t klen, const char *val, s
     return DDB_OK;
 }
 
-/* Does section text s (trimmed, inside the brackets) name profile name? */
-static bool section_is(const char *s, size_t n, bool config, const char *name)
+/* Does section text s (trimmed, inside the brackets) name section name of
+ * the kind prefix ("profile", "services"; NULL: the bare name)? */
+static bool section_is(const char *s, size_t n, const char *prefix, const char *name)
 {
-    if (config) {
-        if (n == 7 && memcmp(s, "default", 7) == 0)
+    if (prefix) {
+        size_t pl = strlen(prefix);
+        if (strcmp(prefix, "profile") == 0 && n == 7 && memcmp(s, "default", 7) == 0)
             return strcmp(name, "default") == 0;
-        if (n < 8 || memcmp(s, "profile", 7) != 0 || !isspace((unsigned char)s[7]))
+        if (n <= pl || memcmp(s, prefix, pl) != 0 || !isspace((unsigned char)s[pl]))
             return false;
-        s += 8, n -= 8;
+        s += pl, n -= pl;
         trim(&s, &n);
     }
     return strlen(name) == n && memcmp(s, name, n) == 0;
 }
 
-int ddbi_ini_parse(const char *text, size_t len, const char *path, bool config, const char *name, bool overwrite,
-                   ddbi_profile *p, ddb_error *err)
+int ddbi_ini_parse(const char *text, size_t len, const char *path, const char *prefix, const char *name,
+                   bool overwrite, ddbi_profile *p, ddb_error *err)
 {
     bool in_section = false, ours = false;
     const char *last_key = NULL;
@@ -160,7 +163,7 @@ int ddbi_ini_parse(const char *text, size_t len, const char *path, bool config, 
             size_t sn = (size_t)(close - s);
             trim(&s, &sn);
             in_section = true;
-            ours = section_is(s, sn, config, name);
+            ours = section_is(s, sn, prefix, name);
             if (ours)
                 p->found = true;
             last_key = NULL;
@@ -238,7 +241,7 @@ void ddbi_aws_files_free(ddbi_aws_files *f)
     memset(f, 0, sizeof *f);
 }
 
-static int load_file(const char *path, bool config, const char *name, bool overwrite, ddbi_profile *p,
+static int load_file(const char *path, const char *prefix, const char *name, bool overwrite, ddbi_profile *p,
                      ddb_error *err)
 {
     if (!path)
@@ -250,7 +253,7 @@ static int load_file(const char *path, bool config, const char *name, bool overw
         return DDB_OK;
     if (rc)
         return rc;
-    rc = ddbi_ini_parse(text, len, path, config, name, overwrite, p, err);
+    rc = ddbi_ini_parse(text, len, path, prefix, name, overwrite, p, err);
     free(text);
     return rc;
 }
@@ -260,12 +263,48 @@ int ddbi_profile_load(const ddbi_aws_files *f, const char *name, ddbi_profile *p
     memset(p, 0, sizeof *p);
     if (!(p->name = strdup(name)))
         return ddbi_fail_oom(err, "profile");
-    int rc = load_file(f->config, true, name, true, p, err);
+    int rc = load_file(f->config, "profile", name, true, p, err);
     if (!rc)
-        rc = load_file(f->credentials, false, name, true, p, err);
+        rc = load_file(f->credentials, NULL, name, true, p, err);
     if (rc)
         ddbi_profile_free(p);
     return rc;
+}
+
+int ddbi_services_load(const ddbi_aws_files *f, const char *name, ddbi_profile *p, ddb_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (!(p->name = strdup(name)))
+        return ddbi_fail_oom(err, "services section");
+    int rc = load_file(f->config, "services", name, true, p, err);
+    if (rc)
+        ddbi_profile_free(p);
+    return rc;
+}
+
+int ddbi_ini_nested(const char *value, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *line = value; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        size_t n = strcspn(line, "\n");
+        const char *t = line;
+        trim(&t, &n);
+        if (n > kl && strncasecmp(t, key, kl) == 0) {
+            const char *v = t + kl;
+            size_t vn = n - kl;
+            trim(&v, &vn);
+            if (vn && (*v == '=' || *v == ':')) {
+                v++, vn--;
+                trim(&v, &vn);
+                if (vn >= cap)
+                    return -1;
+                memcpy(out, v, vn);
+                out[vn] = '\0';
+                return 0;
+            }
+        }
+    }
+    return -1;
 }
 
 const char *ddbi_profile_get(const ddbi_profile *p, const char *key)

@@ -1,6 +1,8 @@
-/* remote/: the remote backend's handle: endpoint and settings,
- * credentials, opening and closing.  The signed call is remote_call.c,
- * the key schema cache remote_keys.c. */
+/* remote/: the remote backend's handle: endpoint and settings (options,
+ * URI, environment and profile: remote_config.h), credentials (the
+ * chain's cache, cred.h), the retry mode's state (retry.h), opening and
+ * closing.  The signed call is remote_call.c, the key schema cache
+ * remote_keys.c. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"

@@ -22,7 +22,8 @@
  *   TransactionConflictException, TransactionInProgressException -> DDB_ECANCELED
  *   ProvisionedThroughputExceededException, ThrottlingException,
  *   RequestLimitExceeded                   -> retried (exponential backoff, full jitter,
- *                                             max_attempts), then DDB_ETHROTTLED
+ *                                             max_attempts, the retry mode's quota and
+ *                                             rate limiter: retry.h), then DDB_ETHROTTLED
  *   InternalServerError, ServiceUnavailable, other HTTP 5xx -> retried the same way, then DDB_EIO
  *   ItemCollectionSizeLimitExceededException, LimitExceededException -> DDB_ELIMIT
  *   UnknownOperationException              -> DDB_ENOTSUP (e.g. dynalite has no transactions)
@@ -38,6 +39,12 @@
  * DDB_ETHROTTLED.  Nothing blocks without a bound: every request has a
  * connect and a total timeout, every retry loop an attempt limit, table
  * creation and deletion a wait limit.
+ *
+ * Credentials come from the AWS SDKs' standard chain and are refreshed
+ * before they expire (cred.h, cred_chain.c); settings from the options,
+ * the URI, the environment and the shared config file (remote_config.h).
+ * Each request ends with one call of the options' on_request callback
+ * (remote_metrics.c).
  *
  * Threads: a handle may be used by any number of threads at once.  It
  * holds a small pool of curl easy handles (each keeps its connection

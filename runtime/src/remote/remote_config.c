@@ -1,7 +1,7 @@
 /* remote/: the remote backend's settings from the environment and the
  * shared config file, as the AWS SDKs read them: the profile (AWS_PROFILE),
  * region, endpoint URL (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL,
- * endpoint_url), retry_mode, max_attempts, ca_bundle, and the FIPS and
+ * [services NAME] dynamodb endpoint_url, endpoint_url), retry_mode, max_attempts, ca_bundle, and the FIPS and
  * dual-stack DynamoDB endpoints.  The environment wins over the profile.
  * May call core/ and cred.h. */
 #include "remote/remote_config.h"
@@ -21,8 +21,20 @@ int ddbi_remote_config_load(const char *profile, ddbi_remote_config *cfg, ddb_er
     int rc = ddbi_aws_files_init(&cfg->files, err);
     if (!rc)
         rc = ddbi_profile_load(&cfg->files, name ? name : "default", &cfg->profile, err);
-    if (rc)
+    if (rc) {
         ddbi_aws_files_free(&cfg->files);
+        return rc;
+    }
+    const char *services = ddbi_profile_get(&cfg->profile, "services");
+    ddbi_profile sv;
+    if (services && !(rc = ddbi_services_load(&cfg->files, services, &sv, err))) {
+        const char *ddb = ddbi_profile_get(&sv, "dynamodb");
+        if (ddb && ddbi_ini_nested(ddb, "endpoint_url", cfg->service_endpoint, sizeof cfg->service_endpoint))
+            cfg->service_endpoint[0] = '\0';
+        ddbi_profile_free(&sv);
+    }
+    if (rc)
+        ddbi_remote_config_free(cfg);
     return rc;
 }
 
@@ -52,6 +64,8 @@ const char *ddbi_remote_config_endpoint(const ddbi_remote_config *cfg)
     const char *v = ddbi_env("AWS_ENDPOINT_URL_DYNAMODB");
     if (!v)
         v = ddbi_env("AWS_ENDPOINT_URL");
+    if (!v && cfg->service_endpoint[0])
+        v = cfg->service_endpoint;
     return v ? v : ddbi_profile_get(&cfg->profile, "endpoint_url");
 }
 

@@ -9,6 +9,7 @@ typedef struct ddbi_remote_config {
     ddbi_aws_files files;
     ddbi_profile profile; /* the selected profile's settings (found may be false) */
     bool profile_named;   /* by the options or AWS_PROFILE */
+    char service_endpoint[1024]; /* endpoint_url of dynamodb in the profile's [services NAME] ("": none) */
 } ddbi_remote_config;
 
 /* Select the profile (profile, else AWS_PROFILE, else "default") and load
@@ -19,7 +20,8 @@ void ddbi_remote_config_free(ddbi_remote_config *cfg);
 const char *ddbi_remote_config_get(const ddbi_remote_config *cfg, const char *env_name, const char *key);
 /* Such a setting is "true" (any case). */
 bool ddbi_remote_config_flag(const ddbi_remote_config *cfg, const char *env_name, const char *key);
-/* AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL or the profile's
+/* AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL, the endpoint_url of
+ * dynamodb in the profile's services section, or the profile's
  * endpoint_url (none when AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true). */
 const char *ddbi_remote_config_endpoint(const ddbi_remote_config *cfg);
 /* DynamoDB's host name in region: dynamodb[-fips].REGION.amazonaws.com
