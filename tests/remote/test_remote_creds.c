@@ -641,6 +641,31 @@ static void test_refresh_does_not_block_others(void **state)
     ddbi_remote_close(r);
 }
 
+static size_t count_of(const char *kind)
+{
+    json_t *l = ctl("/_log");
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(l); i++)
+        n += strcmp(json_string_value(json_object_get(json_array_get(l, i), "kind")), kind) == 0;
+    json_decref(l);
+    return n;
+}
+
+static void test_refresh_when_due_not_at_every_request(void **state)
+{
+    (void)state;
+    set_container();
+    ctl0("/_ctl?expiry=120"); /* every answer is already inside the refresh window */
+    ddb_remote *r = open_ok(NULL);
+    size_t fetched = count_of("container");
+    list_signed_by(r, "ASIACONT"); /* due: refreshed once */
+    assert_int_equal(count_of("container"), fetched + 1);
+    for (int i = 0; i < 3; i++)
+        list_signed_by(r, "ASIACONT"); /* the fresh ones are due too: not asked again at once */
+    assert_int_equal(count_of("container"), fetched + 1);
+    ddbi_remote_close(r);
+}
+
 static void test_failed_refresh_keeps_valid_credentials(void **state)
 {
     (void)state;
@@ -917,6 +942,7 @@ int main(void)
         cmocka_unit_test_setup(test_chain_order, setup),
         cmocka_unit_test_setup(test_nothing_found_names_every_source, setup),
         cmocka_unit_test_setup(test_refresh_does_not_block_others, setup),
+        cmocka_unit_test_setup(test_refresh_when_due_not_at_every_request, setup),
         cmocka_unit_test_setup(test_failed_refresh_keeps_valid_credentials, setup),
         cmocka_unit_test_setup(test_metrics_callback, setup),
         cmocka_unit_test_setup(test_retry_standard_quota, setup),

@@ -10,7 +10,8 @@
  * usable (more than DDBI_CRED_MARGIN_S seconds left) and wait only when
  * they are not.  A failed refresh keeps the cached credentials until they
  * stop being usable (retrying at most every REFRESH_RETRY_S seconds
- * meanwhile), then the failure is the request's error.
+ * meanwhile, as after a refresh that brought credentials already due),
+ * then the failure is the request's error.
  * May call core/ and the sources. */
 #include "remote/cred.h"
 
@@ -171,7 +172,10 @@ int ddbi_cred_cache_get(ddbi_cred_cache *c, ddbi_creds *out, ddb_error *err)
         if (rc == DDB_OK) {
             ddbi_creds_clear(&c->cur);
             c->cur = fresh;
-            c->retry_after = 0;
+            /* a source that still hands out the old (expiring) credentials
+             * is not asked again at every request */
+            now = (int64_t)time(NULL);
+            c->retry_after = fresh.expires && now >= fresh.expires - DDBI_CRED_REFRESH_S ? now + REFRESH_RETRY_S : 0;
             rc = ddbi_creds_copy(out, &c->cur, err);
             pthread_mutex_unlock(&c->mu);
             return rc;
