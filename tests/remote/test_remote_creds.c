@@ -451,6 +451,14 @@ static void test_web_identity(void **state)
     json_decref(e);
     list_signed_by(r, "ASIASTS");
     ddbi_remote_close(r);
+
+    /* configured but the token file is missing: an error, not the next source */
+    setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "/nonexistent/token", 1);
+    ddb_error err = {0};
+    ddb_remote *r2 = NULL;
+    assert_int_equal(ddbi_remote_open_with(uri, NULL, &r2, &err), DDB_EIO);
+    assert_int_equal(err.code, DDB_EIO);
+    assert_non_null(strstr(err.message, "/nonexistent/token"));
 }
 
 static void set_container(void)

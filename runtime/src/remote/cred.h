@@ -143,6 +143,9 @@ int ddbi_sts_assume_role_web_identity(const ddbi_cred_ctx *ctx, const ddbi_sts_r
 /* A bounded read of a whole small file (token files): DDB_ENOTFOUND when
  * it does not exist, DDB_EIO when unreadable, DDB_ELIMIT when over max. */
 int ddbi_read_small_file(const char *what, const char *path, size_t max, char **out, size_t *len, ddb_error *err);
+/* A source that is configured cannot answer "not configured": turns
+ * DDB_ENOTFOUND into code (in err too); other results pass through. */
+int ddbi_cred_required(ddb_error *err, int rc, int code);
 /* A non-empty environment variable or NULL. */
 const char *ddbi_env(const char *name);
 

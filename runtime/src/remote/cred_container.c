@@ -57,7 +57,7 @@ int ddbi_cred_container(const ddbi_cred_ctx *ctx, const void *arg, ddbi_creds *o
     if (tfile) {
         if ((rc = ddbi_read_small_file("container: AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", tfile, MAX_TOKEN, &token,
                                        &tlen, err)))
-            return rc == DDB_ENOTFOUND ? DDB_EIO : rc;
+            return ddbi_cred_required(err, rc, DDB_EIO);
         while (tlen && (token[tlen - 1] == '\n' || token[tlen - 1] == '\r'))
             token[--tlen] = '\0';
     } else if (ddbi_env("AWS_CONTAINER_AUTHORIZATION_TOKEN")) {

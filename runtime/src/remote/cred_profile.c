@@ -60,7 +60,7 @@ static int assume(const ddbi_cred_ctx *ctx, const ddbi_profile *p, unsigned dept
         size_t len;
         int rc = ddbi_read_small_file("web_identity_token_file", wif, 16u << 10, &token, &len, err);
         if (rc)
-            return rc == DDB_ENOTFOUND ? DDB_EIO : rc;
+            return ddbi_cred_required(err, rc, DDB_EIO);
         while (len && (token[len - 1] == '\n' || token[len - 1] == '\r'))
             token[--len] = '\0';
         rc = ddbi_sts_assume_role_web_identity(&c2, &role, token, out, err);
@@ -83,8 +83,7 @@ static int assume(const ddbi_cred_ctx *ctx, const ddbi_profile *p, unsigned dept
         return ddbi_fail(err, DDB_EINVAL,
                          "profile %s: credential_source=%.40s (known: Environment, Ec2InstanceMetadata, EcsContainer)",
                          p->name, cs);
-    if (rc == DDB_ENOTFOUND)
-        rc = DDB_EINVAL; /* configured, so its absence is an error */
+    rc = ddbi_cred_required(err, rc, DDB_EINVAL); /* configured, so its absence is an error */
     if (!rc)
         rc = ddbi_sts_assume_role(&c2, &base, &role, out, err);
     ddbi_creds_clear(&base);

@@ -176,8 +176,7 @@ int ddbi_cred_web_identity(const ddbi_cred_ctx *ctx, const void *arg, ddbi_creds
     size_t len;
     int rc = ddbi_read_small_file("web identity token", file, MAX_TOKEN_FILE, &token, &len, err);
     if (rc)
-        return rc == DDB_ENOTFOUND ? ddbi_fail(err, DDB_EIO, "AWS_WEB_IDENTITY_TOKEN_FILE: %s does not exist", file)
-                                   : rc;
+        return ddbi_cred_required(err, rc, DDB_EIO);
     while (len && (token[len - 1] == '\n' || token[len - 1] == '\r' || token[len - 1] == ' '))
         token[--len] = '\0';
     ddbi_sts_role role = {arn, ddbi_env("AWS_ROLE_SESSION_NAME"), NULL, 0};

@@ -53,6 +53,15 @@ int ddbi_creds_copy(ddbi_creds *dst, const ddbi_creds *src, ddb_error *err)
     return ddbi_creds_set(dst, "credentials", src->akid, src->secret, src->token, src->expires, err);
 }
 
+int ddbi_cred_required(ddb_error *err, int rc, int code)
+{
+    if (rc != DDB_ENOTFOUND)
+        return rc;
+    if (err)
+        err->code = code;
+    return code;
+}
+
 int ddbi_read_small_file(const char *what, const char *path, size_t max, char **out, size_t *len, ddb_error *err)
 {
     *out = NULL;
