@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <ddb/json.h>
+#include <ddb/remote.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,16 @@
 static int64_t fixed_clock(void *ctx)
 {
     return ((const cli *)ctx)->now_ms;
+}
+
+/* --verbose: one line per remote request. */
+static void print_request(const ddb_request_metrics *m, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "ddb: %s table=%s status=%ld attempts=%u throttles=%u latency=%.1fms capacity=%g%s%s\n",
+            m->operation, m->table ? m->table : "-", m->http_status, m->attempts, m->throttles,
+            (double)m->latency_us / 1000.0, m->consumed_capacity, m->result ? " error=" : "",
+            m->result ? ddb_strerror(m->result) : "");
 }
 
 int cli_open(cli *c)
@@ -40,7 +51,12 @@ int cli_open(cli *c)
         o.clock_ctx = c;
     }
     ddb_error e = {0};
-    if (ddb_open(c->uri, &o, &c->db, &e))
+    /* DynamoDB and compatible endpoints: with --verbose's callback */
+    bool dynamodb = strncmp(c->uri, "http://", 7) == 0 || strncmp(c->uri, "https://", 8) == 0 ||
+                    strncmp(c->uri, "dynamodb://", 11) == 0;
+    ddb_remote_options ro = {0};
+    ro.on_request = c->verbose ? print_request : NULL;
+    if (dynamodb ? ddb_open_remote(c->uri, &ro, &c->db, &e) : ddb_open(c->uri, &o, &c->db, &e))
         return cli_fail(c, &e, "cannot open %s", c->uri);
     return 0;
 }

@@ -49,6 +49,7 @@ typedef struct cli {
     int format;            /* FMT_* */
     bool have_now;
     int64_t now_ms;        /* --now */
+    bool verbose;          /* --verbose: each remote request on stderr */
     ddb *db;
     opts o;
 } cli;

@@ -1,6 +1,6 @@
 /* ddb — browse and change a ddb database from the command line.
  *
- *   ddb [--db URI] [-o json|table] [--now SECONDS] COMMAND [ARGS] */
+ *   ddb [--db URI] [-o json|table] [--now SECONDS] [--verbose] COMMAND [ARGS] */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -179,13 +179,15 @@ const size_t ddb_n_commands = sizeof ddb_commands / sizeof *ddb_commands;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: ddb [--db URI] [-o json|table] [--now SECONDS] COMMAND [ARGS]\n\n"
+    fprintf(f, "usage: ddb [--db URI] [-o json|table] [--now SECONDS] [--verbose] COMMAND [ARGS]\n\n"
                "Browse and change a ddb database: the embedded engine in a directory\n"
                "(file:DIR or DIR), or DynamoDB and compatible engines (http://HOST:PORT,\n"
                "https://HOST, dynamodb://REGION) for the table and item commands.\n"
                "The read commands (tables, describe, get, query, scan, export, stats,\n"
                "stream, check) open a directory read-only (as file:DIR?mode=ro does):\n"
-               "they change nothing in it, and need no permission to write it.\n\nCommands:\n");
+               "they change nothing in it, and need no permission to write it.\n"
+               "--verbose prints each request to a remote endpoint on stderr (operation,\n"
+               "table, HTTP status, attempts, throttles, latency, consumed capacity).\n\nCommands:\n");
     for (size_t i = 0; i < ddb_n_commands; i++)
         fprintf(f, "  %-13s %s\n", ddb_commands[i].name, ddb_commands[i].summary);
     fprintf(f, "\nRun 'ddb COMMAND --help' for a command's options.\n"
@@ -209,7 +211,9 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-        if (strcmp(a, "--db") == 0)
+        if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0)
+            c.verbose = true;
+        else if (strcmp(a, "--db") == 0)
             dst = &db;
         else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
             dst = &out;

@@ -282,7 +282,10 @@ typedef struct ddb_options {
  * missing) for the embedded engine; "file:DIR?mode=ro" opens it read-only
  * (see read_only above; "?mode=rw" is the default).  opts may be NULL
  * (defaults).  Several threads may use one handle; several processes may
- * open one directory. */
+ * open one directory.  http://, https:// and dynamodb://REGION open the
+ * remote backend (settings and credentials as the AWS SDKs find them;
+ * opts is ignored there): see <ddb/remote.h> and ddb_open_remote() for
+ * settings given in code. */
 int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err);
 void ddb_close(ddb *db);
 /* Flush everything committed so far to disk (useful with DDB_SYNC_NONE). */

@@ -1,4 +1,5 @@
-/* api/: the public handle: ddb_open chooses the backend from the URI,
+/* api/: the public handle: ddb_open chooses the backend from the URI
+ * (ddb_open_remote opens the remote one with settings given in code),
  * ddb_close, ddb_sync, ddb_clock_ms; the DDB_ENOTSUP answer of an
  * operation a backend lacks.  May call the backends' open (engine via
  * embedded.c, remote/remote.h) and core/. */
@@ -35,6 +36,21 @@ static int file_uri(const char *uri, char **dir, bool *read_only, ddb_error *err
     return DDB_OK;
 }
 
+/* The public handle around a backend's open handle (closed on failure). */
+static int handle_new(const ddbi_backend_ops *ops, void *impl, ddb **out, ddb_error *err)
+{
+    ddb *db = calloc(1, sizeof *db);
+    if (!db) {
+        ops->close(impl);
+        return ddbi_fail_oom(err, "ddb_open");
+    }
+    db->ops = ops;
+    db->impl = impl;
+    pthread_mutex_init(&db->mu, NULL);
+    *out = db;
+    return DDB_OK;
+}
+
 int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err)
 {
     if (!uri || !out)
@@ -68,18 +84,17 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         ops = &ddbi_embedded_ops;
         rc = ddbi_embedded_open(uri, uri, opts, &impl, err);
     }
-    if (rc)
-        return rc;
-    ddb *db = calloc(1, sizeof *db);
-    if (!db) {
-        ops->close(impl);
-        return ddbi_fail_oom(err, "ddb_open");
-    }
-    db->ops = ops;
-    db->impl = impl;
-    pthread_mutex_init(&db->mu, NULL);
-    *out = db;
-    return DDB_OK;
+    return rc ? rc : handle_new(ops, impl, out, err);
+}
+
+int ddb_open_remote(const char *uri, const ddb_remote_options *ro, ddb **out, ddb_error *err)
+{
+    if (!out)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open_remote: out is required");
+    *out = NULL;
+    ddb_remote *r = NULL;
+    int rc = ddbi_remote_open_with(uri, ro, &r, err);
+    return rc ? rc : handle_new(&ddbi_remote_ops, r, out, err);
 }
 
 void ddb_close(ddb *db)

@@ -1,9 +1,14 @@
-/* remote/: the remote backend's handle: endpoint and settings,
- * credentials, opening and closing.  The signed call is remote_call.c,
- * the key schema cache remote_keys.c. */
+/* remote/: the remote backend's handle: endpoint and settings (options,
+ * URI, environment and profile: remote_config.h), credentials (the
+ * chain's cache, cred.h), the retry mode's state (retry.h), opening and
+ * closing.  The signed call is remote_call.c, the key schema cache
+ * remote_keys.c. */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
+#include "remote/cred.h"
+#include "remote/remote_config.h"
+#include "remote/retry.h"
 #include "remote/sigv4.h"
 
 #include <curl/curl.h>
@@ -44,7 +49,10 @@ static const struct {
     {"access_key_id", offsetof(ddb_remote_options, access_key_id)},
     {"secret_access_key", offsetof(ddb_remote_options, secret_access_key)},
     {"session_token", offsetof(ddb_remote_options, session_token)},
+    {"profile", offsetof(ddb_remote_options, profile)},
+    {"retry_mode", offsetof(ddb_remote_options, retry_mode)},
 };
+#define N_STR_OPTS (sizeof str_opts / sizeof *str_opts)
 
 #define NUM(o, i) ((uint32_t *)(void *)((char *)(o) + num_opts[i].off))
 #define STR(o, i) ((const char **)(void *)((char *)(o) + str_opts[i].off))
@@ -117,8 +125,8 @@ static int parse_query(const char *q, ddb_remote_options *uo, char **strs, ddb_e
             }
             if (!known)
                 return ddbi_fail(err, DDB_EINVAL,
-                                "ddb_open: unknown option \"%.*s\" (known: region, access_key_id, secret_access_key, "
-                                "session_token, connect_timeout_ms, timeout_ms, max_attempts, retry_base_ms, "
+                                "ddb_open: unknown option \"%.*s\" (known: region, profile, access_key_id, "
+                                "secret_access_key, session_token, retry_mode, connect_timeout_ms, timeout_ms, max_attempts, retry_base_ms, "
                                 "retry_cap_ms, table_wait_ms, pool)",
                                 (int)(klen > 40 ? 40 : klen), q);
         }
@@ -130,12 +138,6 @@ static int parse_query(const char *q, ddb_remote_options *uo, char **strs, ddb_e
 static char *sdup(const char *s)
 {
     return s ? strdup(s) : NULL;
-}
-
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
 }
 
 static const char *first(const char *a, const char *b, const char *c)
@@ -173,7 +175,7 @@ static void endpoint_free(endpoint *e)
     free(e->region);
 }
 
-static int parse_dynamodb_uri(const char *uri, endpoint *e, ddb_error *err)
+static int parse_dynamodb_uri(const char *uri, const ddbi_remote_config *cfg, endpoint *e, ddb_error *err)
 {
     const char *p = uri + 11;
     size_t n = strcspn(p, "?/");
@@ -186,7 +188,11 @@ static int parse_dynamodb_uri(const char *uri, endpoint *e, ddb_error *err)
     char host[128];
     if (n > 64)
         return ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\": region name too long", uri);
-    snprintf(host, sizeof host, "dynamodb.%.*s.amazonaws.com%s", (int)n, p, strncmp(p, "cn-", 3) == 0 ? ".cn" : "");
+    char region[65];
+    snprintf(region, sizeof region, "%.*s", (int)n, p);
+    ddbi_remote_dynamodb_host(region, ddbi_remote_config_flag(cfg, "AWS_USE_FIPS_ENDPOINT", "use_fips_endpoint"),
+                              ddbi_remote_config_flag(cfg, "AWS_USE_DUALSTACK_ENDPOINT", "use_dualstack_endpoint"), host,
+                              sizeof host);
     e->scheme = strdup("https");
     e->host = strdup(host);
     e->path = strdup("/");
@@ -253,12 +259,73 @@ int ddbi_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out,
     return ddbi_remote_open_with(uri, NULL, out, err);
 }
 
+/* The region when neither the options nor the URI give one. */
+static const char *config_region(const ddbi_remote_config *cfg)
+{
+    return first(ddbi_env("AWS_REGION"), ddbi_env("AWS_DEFAULT_REGION"),
+                 first(ddbi_profile_get(&cfg->profile, "region"), "us-east-1", NULL));
+}
+
+/* Numbers: explicit, URI, then (max_attempts only) the environment and the
+ * profile, then the default of the retry mode. */
+static int resolve_numbers(ddb_remote *r, const ddb_remote_options *given, const ddb_remote_options *uo,
+                           const ddbi_remote_config *cfg, ddbi_retry_mode mode, ddb_error *err)
+{
+    for (size_t i = 0; i < sizeof num_opts / sizeof *num_opts; i++) {
+        uint32_t v = *NUM(given, i) ? *NUM(given, i) : *NUM(uo, i);
+        const char *name = num_opts[i].name;
+        if (!v && strcmp(name, "max_attempts") == 0) {
+            const char *s = ddbi_remote_config_get(cfg, "AWS_MAX_ATTEMPTS", "max_attempts");
+            char *end = NULL;
+            unsigned long x = s ? strtoul(s, &end, 10) : 0;
+            if (s && (*end || !x || x > num_opts[i].max))
+                return ddbi_fail(err, DDB_EINVAL, "ddb_open: max_attempts=%.20s (AWS_MAX_ATTEMPTS or the profile) is "
+                                 "not a number in 1..%u", s, num_opts[i].max);
+            v = s ? (uint32_t)x : mode == DDBI_RETRY_LEGACY ? num_opts[i].def : 3;
+        }
+        if (!v && strcmp(name, "retry_cap_ms") == 0 && mode != DDBI_RETRY_LEGACY)
+            v = 20000;
+        if (!v)
+            v = num_opts[i].def;
+        if (v < num_opts[i].min || v > num_opts[i].max)
+            return ddbi_fail(err, DDB_EINVAL, "ddb_open: %s=%u is outside %u..%u", name, v, num_opts[i].min,
+                             num_opts[i].max);
+        *NUM(&r->o, i) = v;
+    }
+    return DDB_OK;
+}
+
+/* Credentials: explicit (options, then URI), else the chain. */
+static int resolve_creds(ddb_remote *r, const ddb_remote_options *given, const ddb_remote_options *uo,
+                         const ddbi_remote_config *cfg, bool local, ddb_error *err)
+{
+    const char *akid = first(given->access_key_id, uo->access_key_id, NULL);
+    const char *secret = first(given->secret_access_key, uo->secret_access_key, NULL);
+    const char *token = first(given->session_token, uo->session_token, NULL);
+    if (!akid != !secret)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: %s is set but not %s",
+                         akid ? "the access key id" : "the secret key",
+                         akid ? "the secret access key" : "the access key id");
+    ddbi_cred_ctx ctx = {&cfg->files, r->profile, cfg->profile_named, r->region, 5000, local};
+    ddbi_creds ex = {0};
+    int rc = akid ? ddbi_creds_set(&ex, "explicit settings", akid, secret, token, 0, err) : DDB_OK;
+    if (!rc)
+        rc = ddbi_cred_chain_open(&ctx, akid ? &ex : NULL, local, &r->creds, err);
+    if (!rc && !r->creds) { /* a local endpoint that checks none */
+        rc = ddbi_creds_set(&ex, "local", LOCAL_KEY_ID, LOCAL_SECRET, NULL, 0, err);
+        if (!rc)
+            rc = ddbi_cred_chain_open(&ctx, &ex, false, &r->creds, err);
+    }
+    ddbi_creds_clear(&ex);
+    return rc;
+}
+
 int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remote **out, ddb_error *err)
 {
-    if (!uri || !out)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_open: uri and out are required");
+    if (!out)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_open: out is required");
     *out = NULL;
-    if (!ddbi_remote_uri(uri))
+    if (uri && !ddbi_remote_uri(uri))
         return ddbi_fail(err, DDB_EINVAL, "ddb_open: \"%s\" is not an http://, https:// or dynamodb:// URI", uri);
     pthread_once(&curl_once, curl_init_once);
     if (curl_init_rc != CURLE_OK)
@@ -266,92 +333,91 @@ int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_rem
 
     endpoint e = {0};
     ddb_remote_options uo = {0};
-    char *ustr[4] = {NULL, NULL, NULL, NULL};
+    char *ustr[N_STR_OPTS] = {0};
     ddb_remote *r = NULL;
-    int rc = strncmp(uri, "dynamodb://", 11) == 0 ? parse_dynamodb_uri(uri, &e, err) : parse_http_uri(uri, &e, err);
-    if (!rc)
-        rc = parse_query(e.query, &uo, ustr, err);
+    ddbi_remote_config cfg;
+    bool have_cfg = false;
+    char *uri_buf = NULL;
+    ddb_remote_options given = ro ? *ro : (ddb_remote_options){0};
+    int rc = uri && strchr(uri, '?') ? parse_query(strchr(uri, '?') + 1, &uo, ustr, err) : DDB_OK;
+    if (!rc && !(rc = ddbi_remote_config_load(first(given.profile, uo.profile, NULL), &cfg, err)))
+        have_cfg = true;
     if (rc)
         goto done;
-
+    const char *region = first(given.region, uo.region, NULL);
+    if (!uri) { /* the endpoint from the configuration, else DynamoDB in the region */
+        const char *ep = ddbi_remote_config_endpoint(&cfg);
+        const char *reg = first(region, config_region(&cfg), NULL);
+        size_t n = (ep ? strlen(ep) : strlen(reg)) + 16;
+        if (!(uri_buf = malloc(n))) {
+            rc = ddbi_fail_oom(err, __func__);
+            goto done;
+        }
+        snprintf(uri_buf, n, ep ? "%s" : "dynamodb://%s", ep ? ep : reg);
+        uri = uri_buf;
+        if (!ddbi_remote_uri(uri)) {
+            rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: the configured endpoint \"%s\" is not an http:// or https:// URL",
+                           uri);
+            goto done;
+        }
+    }
+    rc = strncmp(uri, "dynamodb://", 11) == 0 ? parse_dynamodb_uri(uri, &cfg, &e, err) : parse_http_uri(uri, &e, err);
+    if (rc)
+        goto done;
+    const char *mode_s = first(given.retry_mode, uo.retry_mode, ddbi_remote_config_get(&cfg, "AWS_RETRY_MODE", "retry_mode"));
+    ddbi_retry_mode mode = DDBI_RETRY_LEGACY;
+    if (mode_s && ddbi_retry_mode_parse(mode_s, &mode)) {
+        rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: retry_mode \"%.40s\" is not legacy, standard or adaptive", mode_s);
+        goto done;
+    }
     if (!(r = calloc(1, sizeof *r))) {
         rc = ddbi_fail_oom(err, __func__);
         goto done;
     }
     pthread_mutex_init(&r->mu, NULL);
-    ddb_remote_options given = ro ? *ro : (ddb_remote_options){0};
-    for (size_t i = 0; i < sizeof num_opts / sizeof *num_opts; i++) {
-        uint32_t v = *NUM(&given, i) ? *NUM(&given, i) : *NUM(&uo, i) ? *NUM(&uo, i) : num_opts[i].def;
-        if (v < num_opts[i].min || v > num_opts[i].max) {
-            rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: %s=%u is outside %u..%u", num_opts[i].name, v, num_opts[i].min,
-                          num_opts[i].max);
-            goto done;
-        }
-        *NUM(&r->o, i) = v;
-    }
-    /* Credentials: explicit, then URI, then environment; a session token from
-     * the environment only goes with keys from the environment. */
-    const char *akid = first(given.access_key_id, uo.access_key_id, NULL);
-    const char *secret = first(given.secret_access_key, uo.secret_access_key, NULL);
-    const char *token = first(given.session_token, uo.session_token, NULL);
-    if (!akid && !secret) {
-        akid = env("AWS_ACCESS_KEY_ID");
-        secret = env("AWS_SECRET_ACCESS_KEY");
-        if (!token)
-            token = env("AWS_SESSION_TOKEN");
-    }
-    if (!akid != !secret) {
-        rc = ddbi_fail(err, DDB_EINVAL, "ddb_open: %s is set but not %s", akid ? "the access key id" : "the secret key",
-                      akid ? "the secret access key" : "the access key id");
+    if ((rc = resolve_numbers(r, &given, &uo, &cfg, mode, err)) || (rc = ddbi_retry_new(mode, &r->retry, err)))
         goto done;
-    }
-    if (!akid) {
-        if (strcmp(e.scheme, "http") != 0) {
-            rc = ddbi_fail(err, DDB_EINVAL,
-                          "ddb_open: no AWS credentials for %s: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
-                          "the access_key_id and secret_access_key options",
-                          uri);
-            goto done;
-        }
-        akid = LOCAL_KEY_ID;
-        secret = LOCAL_SECRET;
-        token = NULL;
-    }
-    const char *region = first(given.region, uo.region, e.region);
     if (!region)
-        region = first(env("AWS_REGION"), env("AWS_DEFAULT_REGION"), "us-east-1");
+        region = first(e.region, config_region(&cfg), NULL);
 
     size_t ulen = strlen(e.scheme) + strlen(e.host) + (e.port ? strlen(e.port) : 0) + strlen(e.path) + 8;
     r->url = malloc(ulen);
     r->host = malloc(ulen);
     r->path = strdup(e.path);
     r->region = sdup(region);
-    r->access_key = sdup(akid);
-    r->secret_key = sdup(secret);
-    r->session_token = sdup(token);
-    if (!r->url || !r->host || !r->path || !r->region || !r->access_key || !r->secret_key ||
-        (token && !r->session_token)) {
+    r->profile = sdup(cfg.profile.name);
+    r->retry_mode = sdup(mode == DDBI_RETRY_LEGACY ? "legacy" : mode == DDBI_RETRY_STANDARD ? "standard" : "adaptive");
+    if (!r->url || !r->host || !r->path || !r->region || !r->profile || !r->retry_mode) {
         rc = ddbi_fail_oom(err, __func__);
         goto done;
     }
     snprintf(r->host, ulen, "%s%s%s", e.host, e.port ? ":" : "", e.port ? e.port : "");
     snprintf(r->url, ulen, "%s://%s%s", e.scheme, r->host, e.path);
     r->o.region = r->region;
-    r->o.access_key_id = r->access_key;
-    r->o.secret_access_key = r->secret_key;
-    r->o.session_token = r->session_token;
+    r->o.profile = r->profile;
+    r->o.retry_mode = r->retry_mode;
+    r->o.on_request = given.on_request;
+    r->o.on_request_ctx = given.on_request_ctx;
+    if ((rc = resolve_creds(r, &given, &uo, &cfg, strcmp(e.scheme, "http") == 0, err)))
+        goto done;
     /* a proxy from the environment (http_proxy) must not catch a local endpoint */
     bool loopback = strcmp(e.host, "localhost") == 0 || strncmp(e.host, "127.", 4) == 0 || strcmp(e.host, "[::1]") == 0;
     if ((rc = ddbi_remote_http_new((long)r->o.connect_timeout_ms, (long)r->o.timeout_ms, r->o.pool, loopback, &r->http,
                               err)))
+        goto done;
+    const char *ca = ddbi_remote_config_get(&cfg, "AWS_CA_BUNDLE", "ca_bundle");
+    if (ca && (rc = ddbi_remote_http_set_ca(r->http, ca, err)))
         goto done;
     *out = r;
     r = NULL;
 done:
     ddbi_remote_close(r);
     endpoint_free(&e);
-    for (size_t i = 0; i < 4; i++)
+    if (have_cfg)
+        ddbi_remote_config_free(&cfg);
+    for (size_t i = 0; i < N_STR_OPTS; i++)
         free(ustr[i]);
+    free(uri_buf);
     return rc;
 }
 
@@ -363,21 +429,35 @@ void ddbi_remote_close(void *impl)
     ddbi_remote_http_free(r->http);
     ddbi_remote_keys_free(r->keys);
     pthread_mutex_destroy(&r->mu);
-    if (r->secret_key)
-        memset(r->secret_key, 0, strlen(r->secret_key));
+    ddbi_cred_cache_free(r->creds);
+    ddbi_retry_free(r->retry);
     free(r->url);
     free(r->host);
     free(r->path);
     free(r->region);
-    free(r->access_key);
-    free(r->secret_key);
-    free(r->session_token);
+    free(r->profile);
+    free(r->retry_mode);
     free(r);
 }
 
 const char *ddbi_remote_endpoint(const ddb_remote *r)
 {
     return r ? r->url : NULL;
+}
+
+const char *ddbi_remote_region(const ddb_remote *r)
+{
+    return r ? r->region : NULL;
+}
+
+struct ddbi_retry *ddbi_remote_retry(const ddb_remote *r)
+{
+    return r->retry;
+}
+
+const char *ddbi_remote_cred_source(const ddb_remote *r)
+{
+    return r ? ddbi_cred_cache_source(r->creds) : NULL;
 }
 
 /* Nothing to flush: DynamoDB acknowledges durable writes. */

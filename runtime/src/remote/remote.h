@@ -22,7 +22,8 @@
  *   TransactionConflictException, TransactionInProgressException -> DDB_ECANCELED
  *   ProvisionedThroughputExceededException, ThrottlingException,
  *   RequestLimitExceeded                   -> retried (exponential backoff, full jitter,
- *                                             max_attempts), then DDB_ETHROTTLED
+ *                                             max_attempts, the retry mode's quota and
+ *                                             rate limiter: retry.h), then DDB_ETHROTTLED
  *   InternalServerError, ServiceUnavailable, other HTTP 5xx -> retried the same way, then DDB_EIO
  *   ItemCollectionSizeLimitExceededException, LimitExceededException -> DDB_ELIMIT
  *   UnknownOperationException              -> DDB_ENOTSUP (e.g. dynalite has no transactions)
@@ -39,6 +40,12 @@
  * connect and a total timeout, every retry loop an attempt limit, table
  * creation and deletion a wait limit.
  *
+ * Credentials come from the AWS SDKs' standard chain and are refreshed
+ * before they expire (cred.h, cred_chain.c); settings from the options,
+ * the URI, the environment and the shared config file (remote_config.h).
+ * Each request ends with one call of the options' on_request callback
+ * (remote_metrics.c).
+ *
  * Threads: a handle may be used by any number of threads at once.  It
  * holds a small pool of curl easy handles (each keeps its connection
  * alive for reuse) behind a mutex, and a mutex-protected cache of key
@@ -50,29 +57,16 @@
 #define DDB_REMOTE_H
 
 #include <ddb/ddb.h>
+#include <ddb/remote.h>
 
 #include "api/backend.h"
 
 typedef struct ddb_remote ddb_remote;
 
-/* Settings of a remote handle.  Zero / NULL fields take the value from the
- * URI's query parameters (same names: ?region=eu-west-1&timeout_ms=2000),
- * then from the environment, then the default shown. */
-typedef struct ddb_remote_options {
-    const char *region;            /* AWS_REGION, AWS_DEFAULT_REGION; dynamodb://REGION; "us-east-1" */
-    const char *access_key_id;     /* AWS_ACCESS_KEY_ID; for http:// endpoints without credentials a */
-    const char *secret_access_key; /*   fixed dummy pair (dynalite accepts anything) / AWS_SECRET_ACCESS_KEY */
-    const char *session_token;     /* AWS_SESSION_TOKEN; none */
-    uint32_t connect_timeout_ms;   /* 3000 */
-    uint32_t timeout_ms;           /* 30000: one attempt of one request, all included */
-    uint32_t max_attempts;         /* 10: attempts of one request (throttling, 5xx, unprocessed items) */
-    uint32_t retry_base_ms;        /* 25: delay before retry n is uniform in [0, min(cap, base * 2^n)] */
-    uint32_t retry_cap_ms;         /* 5000 */
-    uint32_t table_wait_ms;        /* 120000: CreateTable/DeleteTable wait for ACTIVE / gone */
-    uint32_t pool;                 /* 8: idle connections kept (more are opened when needed) */
-} ddb_remote_options;
+/* Settings of a remote handle: ddb_remote_options of <ddb/remote.h>. */
 
-/* Open a handle (no request is sent).  uri:
+/* Open a handle (no DynamoDB request is sent; credentials are resolved,
+ * see <ddb/remote.h>).  uri (NULL: from the configuration):
  *   http://HOST[:PORT][/PATH][?OPTIONS]   e.g. http://127.0.0.1:8000 (dynalite, Alternator)
  *   https://HOST[:PORT][/PATH][?OPTIONS]
  *   dynamodb://REGION[?OPTIONS]           = https://dynamodb.REGION.amazonaws.com (.com.cn for cn-*)
@@ -85,8 +79,13 @@ int ddbi_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out,
 /* The same with explicit settings (ro may be NULL). */
 int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_remote **out, ddb_error *err);
 void ddbi_remote_close(void *impl);
-/* The endpoint URL requests go to (owned by r). */
+/* The endpoint URL requests go to, its region, and the credential source
+ * in use ("environment", "profile dev", ...; all owned by r). */
 const char *ddbi_remote_endpoint(const ddb_remote *r);
+const char *ddbi_remote_region(const ddb_remote *r);
+const char *ddbi_remote_cred_source(const ddb_remote *r);
+/* Its retry state (retry.h). */
+struct ddbi_retry *ddbi_remote_retry(const ddb_remote *r);
 
 /* True when uri names the remote backend (http://, https://, dynamodb://). */
 bool ddbi_remote_uri(const char *uri);

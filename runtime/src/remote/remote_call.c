@@ -3,6 +3,8 @@
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
+#include "remote/cred.h"
+#include "remote/retry.h"
 #include "remote/sigv4.h"
 
 #include <curl/curl.h>
@@ -67,6 +69,10 @@ static void append_msg(ddb_error *err, const char *fmt, unsigned n)
 /* Sign and send one attempt. */
 static int send_once(ddb_remote *r, const char *op, const char *body, size_t len, remote_reply *rep, ddb_error *err)
 {
+    ddbi_creds cr;
+    int rc = ddbi_cred_cache_get(r->creds, &cr, err);
+    if (rc)
+        return rc;
     char target[96], amz_date[17];
     snprintf(target, sizeof target, "DynamoDB_20120810.%s", op);
     ddbi_sigv4_amz_date((long long)time(NULL), amz_date);
@@ -74,21 +80,18 @@ static int send_once(ddb_remote *r, const char *op, const char *body, size_t len
                               {"host", r->host},
                               {"x-amz-date", amz_date},
                               {"x-amz-target", target},
-                              {"x-amz-security-token", r->session_token}};
-    size_t nsh = r->session_token ? 5 : 4;
+                              {"x-amz-security-token", cr.token}};
+    size_t nsh = cr.token ? 5 : 4;
     ddb_sigv4_request req = {"POST", r->path, "", sh, nsh, body, len, NULL};
-    ddb_sigv4_key key = {r->access_key, r->secret_key, r->region, "dynamodb"};
+    ddb_sigv4_key key = {cr.akid, cr.secret, r->region, "dynamodb"};
     ddb_buf auth = {0};
-    int rc = ddbi_sigv4_sign(&req, &key, amz_date, &auth, NULL, err);
-    if (rc) {
-        ddbi_buf_free(&auth);
-        return rc;
-    }
-    size_t hcap = strlen(r->host) + (r->session_token ? strlen(r->session_token) : 0) + auth.len + 256;
-    char *hb = malloc(hcap * 2);
+    rc = ddbi_sigv4_sign(&req, &key, amz_date, &auth, NULL, err);
+    size_t hcap = strlen(r->host) + (cr.token ? strlen(cr.token) : 0) + auth.len + 256;
+    char *hb = rc ? NULL : malloc(hcap * 2);
     if (!hb) {
         ddbi_buf_free(&auth);
-        return ddbi_fail_oom(err, __func__);
+        ddbi_creds_clear(&cr);
+        return rc ? rc : ddbi_fail_oom(err, __func__);
     }
     const char *lines[6];
     size_t n = 0, off = 0;
@@ -102,12 +105,13 @@ static int send_once(ddb_remote *r, const char *op, const char *body, size_t len
     LINE("X-Amz-Date: %s", amz_date);
     LINE("X-Amz-Target: %s", target);
     LINE("Authorization: %s", (const char *)auth.p);
-    if (r->session_token)
-        LINE("X-Amz-Security-Token: %s", r->session_token);
+    if (cr.token)
+        LINE("X-Amz-Security-Token: %s", cr.token);
 #undef LINE
     rc = ddbi_remote_http_post(r->http, r->url, lines, n, body, len, rep, err);
     free(hb);
     ddbi_buf_free(&auth);
+    ddbi_creds_clear(&cr);
     return rc;
 }
 
@@ -121,11 +125,29 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
         return ddbi_fail_oom(err, op);
     size_t len = strlen(body);
     bool no_output = strcmp(op, "TagResource") == 0 || strcmp(op, "UntagResource") == 0;
+    bool legacy = ddbi_retry_get_mode(r->retry) == DDBI_RETRY_LEGACY;
+    remote_metrics m = {op, ddbi_remote_now_us(), 0, 0, 0};
+    unsigned cost = 0; /* of the last retry (the quota's refund) */
     int rc;
     for (unsigned attempt = 1;; attempt++) {
         remote_reply rep;
-        if ((rc = send_once(r, op, body, len, &rep, err)))
+        m.attempts = attempt;
+        ddbi_retry_before_send(r->retry);
+        if ((rc = send_once(r, op, body, len, &rep, err))) {
+            m.status = 0;
+            /* standard and adaptive modes retry transient network failures */
+            if (!legacy && (rc == DDB_ENET || rc == DDB_ETIMEOUT) && attempt < r->o.max_attempts &&
+                ddbi_retry_acquire(r->retry, true, &cost)) {
+                ddbi_remote_backoff(r, attempt);
+                continue;
+            }
             break;
+        }
+        m.status = rep.status;
+        if (rep.status == 200) {
+            ddbi_retry_after_response(r->retry, false);
+            ddbi_retry_success(r->retry, cost);
+        }
         if (rep.status == 200 && no_output) {
             /* TagResource and UntagResource answer with no body (dynalite: "") */
             rc = (*resp = json_object()) ? DDB_OK : ddbi_fail_oom(err, __func__);
@@ -141,12 +163,18 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
         json_t *eb = NULL;
         rc = ddbi_remote_parse_error(op, rep.status, (const char *)rep.body.p, rep.body.len, &f, &eb, err);
         ddbi_remote_reply_free(&rep);
-        if (f.retry && attempt < r->o.max_attempts) {
+        bool throttled = f.code == DDB_ETHROTTLED;
+        m.throttles += throttled;
+        ddbi_retry_after_response(r->retry, throttled);
+        bool quota = f.retry && attempt < r->o.max_attempts && ddbi_retry_acquire(r->retry, false, &cost);
+        if (quota) {
             json_decref(eb);
             ddbi_remote_backoff(r, attempt);
             continue;
         }
-        if (f.retry)
+        if (f.retry && attempt < r->o.max_attempts)
+            append_msg(err, " (not retried: the retry quota is spent, attempt %u)", attempt);
+        else if (f.retry)
             append_msg(err, " (gave up after %u attempts)", attempt);
         if (errbody)
             *errbody = eb;
@@ -155,5 +183,7 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
         break;
     }
     free(body);
+    if (r->o.on_request)
+        ddbi_remote_report(r->o.on_request, r->o.on_request_ctx, &m, req, *resp, rc);
     return rc;
 }

@@ -23,6 +23,7 @@ struct remote_http {
     size_t n_idle, cap;
     long connect_ms, timeout_ms;
     bool direct; /* a loopback endpoint: never through a proxy from the environment */
+    char *ca;    /* CA bundle (AWS_CA_BUNDLE) or NULL: libcurl's default */
 };
 
 int ddbi_remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
@@ -49,8 +50,15 @@ void ddbi_remote_http_free(remote_http *h)
     for (size_t i = 0; i < h->n_idle; i++)
         curl_easy_cleanup(h->idle[i]);
     free(h->idle);
+    free(h->ca);
     pthread_mutex_destroy(&h->mu);
     free(h);
+}
+
+int ddbi_remote_http_set_ca(remote_http *h, const char *path, ddb_error *err)
+{
+    free(h->ca);
+    return (h->ca = strdup(path)) ? DDB_OK : ddbi_fail_oom(err, __func__);
 }
 
 static CURL *take(remote_http *h)
@@ -156,6 +164,8 @@ int ddbi_remote_http_post(remote_http *h, const char *url, const char *const *he
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     if (h->direct)
         curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+    if (h->ca)
+        curl_easy_setopt(c, CURLOPT_CAINFO, h->ca);
     curl_easy_setopt(c, CURLOPT_POST, 1L);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);

@@ -50,6 +50,8 @@ typedef struct remote_reply {
 int ddbi_remote_http_new(long connect_timeout_ms, long timeout_ms, unsigned pool, bool direct, remote_http **out,
                          ddb_error *err);
 void ddbi_remote_http_free(remote_http *h);
+/* Verify TLS peers with the CA certificates in path (AWS_CA_BUNDLE). */
+int ddbi_remote_http_set_ca(remote_http *h, const char *path, ddb_error *err);
 /* POST body to url with the given "Name: value" header lines.  A reply of
  * any HTTP status is DDB_OK (rep filled, free with ddbi_remote_reply_free);
  * transport failures are DDB_ENET / DDB_ETIMEOUT with curl's text. */
@@ -142,8 +144,10 @@ struct ddb_remote {
     char *url;  /* where requests go: scheme://host[:port]/path */
     char *host; /* Host header (signed) */
     char *path; /* canonical URI */
-    char *region, *access_key, *secret_key, *session_token;
-    ddb_remote_options o; /* numbers resolved; strings point at the fields above */
+    char *region, *profile, *retry_mode;
+    ddb_remote_options o;          /* numbers resolved; strings point at the fields above */
+    struct ddbi_cred_cache *creds; /* the credential chain's source, refreshed (cred.h) */
+    struct ddbi_retry *retry;      /* retry mode state: quota, rate limiter (retry.h) */
     remote_http *http;
     pthread_mutex_t mu; /* guards keys */
     rkeys *keys;
@@ -177,6 +181,24 @@ int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_tabl
 /* DescribeTimeToLive: the TTL attribute when TTL is enabled (or being
  * enabled), else NULL.  An endpoint without the operation has no TTL. */
 int ddbi_remote_get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const char **attr, ddb_error *err);
+
+/* ---- Per-request metrics (remote_metrics.c) ------------------------------------------ */
+
+/* What ddbi_remote_call counts of one request. */
+typedef struct remote_metrics {
+    const char *op;
+    uint64_t start_us; /* ddbi_remote_now_us() at the first attempt */
+    long status;       /* of the last attempt (0: no answer) */
+    unsigned attempts, throttles;
+} remote_metrics;
+
+/* Monotonic microseconds. */
+uint64_t ddbi_remote_now_us(void);
+/* Fill a ddb_request_metrics (the table from req, the capacity from resp,
+ * which may be NULL) and call fn. */
+void ddbi_remote_report(ddb_request_fn fn, void *ctx, const remote_metrics *m, const json_t *req, const json_t *resp,
+                        int rc);
+
 /* Monotonic milliseconds (remote_call.c). */
 uint64_t ddbi_remote_now_ms(void);
 void ddbi_remote_sleep_ms(uint32_t ms);
