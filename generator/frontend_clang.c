@@ -260,7 +260,13 @@ static enum CXChildVisitResult fields_visit(CXCursor c, CXCursor parent, CXClien
 {
     (void)parent;
     fields_ctx *fc = data;
-    if (clang_getCursorKind(c) == CXCursor_FieldDecl) {
+    enum CXCursorKind k = clang_getCursorKind(c);
+    /* An anonymous struct or union member has no FieldDecl of its own: the
+     * record is kept so that describe_fields reports it instead of dropping
+     * its fields. */
+    if (k == CXCursor_FieldDecl ||
+        ((k == CXCursor_StructDecl || k == CXCursor_UnionDecl) &&
+         clang_Cursor_isAnonymousRecordDecl(c))) {
         CXCursor *items = realloc(fc->items, (fc->count + 1) * sizeof *items);
         if (items) {
             fc->items = items;
@@ -530,7 +536,7 @@ static void describe_fields(fe *f, CXCursor decl, json_t *out, json_t *invalid,
         CXType t = clang_getCursorType(c);
         CXType ct = clang_getCanonicalType(t);
         json_t *desc = NULL;
-        if (!name[0]) {
+        if (!name[0] || clang_getCursorKind(c) != CXCursor_FieldDecl) {
             err(f, loc, "anonymous struct or union members are not supported in '%s'; give the "
                         "member a name",
                 fo->owner);
@@ -984,7 +990,15 @@ static void report_clang_diags(fe *f)
                 loc = json_pack("{s:n}", "file");
             }
             CXString msg = clang_getDiagnosticSpelling(d);
-            err(f, loc, "%s", clang_getCString(msg));
+            const char *text = clang_getCString(msg);
+            char table[256];
+            /* DDB_TABLE(name, ...) declares ddb__table_<name>: say it in the
+             * schema's words rather than the macro's. */
+            if (sscanf(text, "redefinition of 'ddb__table_%255[A-Za-z0-9_]'", table) == 1)
+                err(f, loc, "table '%s' is declared twice (DDB_TABLE); each table's C name must be "
+                            "unique", table);
+            else
+                err(f, loc, "%s", text);
             clang_disposeString(msg);
             json_decref(loc);
         }

@@ -433,8 +433,10 @@ static void resolve_template(V *v, json_t *e, json_t *t, int flags, const char *
         ddbgen_tmpl_free(&tp);
         return;
     }
-    if ((flags & T_KEY) && tp.count == 0) {
-        ERR(v, LOC(t), "empty %s; a key value cannot be empty", what);
+    if ((flags & (T_KEY | T_AUTO_ID)) && tp.count == 0) {
+        ERR(v, LOC(t), "%s is empty; %s", what,
+            (flags & T_KEY) ? "a key value cannot be empty"
+                            : "the scope is the partition key of the counter item, which cannot be empty");
         ddbgen_tmpl_free(&tp);
         return;
     }
@@ -727,7 +729,7 @@ static void check_field_templates(V *v, ent *x)
         if (auto_id) {
             snprintf(what, sizeof what, "the DDB_AUTO_ID scope of field '%s'", name);
             tinfo ti;
-            resolve_template(v, x->e, auto_id, 0, what, name, &ti);
+            resolve_template(v, x->e, auto_id, T_AUTO_ID, what, name, &ti);
             if (ti.ok)
                 json_object_set(auto_id, "uses", ti.top_fields);
             tinfo_free(&ti);

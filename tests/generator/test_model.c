@@ -190,15 +190,25 @@ static void json_shape_errors(void **state)
     ddbgen_destroy(cx);
 }
 
+/* A file of this test's own in $TMPDIR (or /tmp): the process id keeps runs
+ * of several checkouts apart. */
+static void scratch_path(char *out, size_t cap, const char *what)
+{
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(out, cap, "%s/ddbgen_test_%s_%ld.json", base, what, (long)getpid());
+}
+
 static void json_syntax_error(void **state)
 {
     (void)state;
-    const char *path = "/tmp/ddbgen_test_bad_syntax.json";
+    char path[128], expected[256];
+    scratch_path(path, sizeof path, "bad_syntax");
     assert_int_equal(gen_write_file(path, "{\n  \"model_version\": 1,\n  \"tables\": [,]\n}\n"), 0);
     ddbgen_context *cx = new_context();
     assert_int_equal(ddbgen_parse_file(cx, path), DDBGEN_ESCHEMA);
-    expect_diags(cx, "/tmp/ddbgen_test_bad_syntax.json:3:14: error: invalid JSON: unexpected "
-                     "token near ','\n");
+    snprintf(expected, sizeof expected, "%s:3:14: error: invalid JSON: unexpected token near ','\n",
+             path);
+    expect_diags(cx, expected);
     ddbgen_destroy(cx);
     unlink(path);
 }
@@ -219,7 +229,8 @@ static void wrong_model_version(void **state)
 static void invalid_old_model(void **state)
 {
     (void)state;
-    const char *path = "/tmp/ddbgen_test_old_model.json";
+    char path[128], expected[512];
+    scratch_path(path, sizeof path, "old_model");
     json_error_t je;
     json_t *doc = json_load_file(GOLDEN, 0, &je);
     assert_non_null(doc);
@@ -230,10 +241,13 @@ static void invalid_old_model(void **state)
     assert_int_equal(ddbgen_parse_file(cx, SCHEMA), DDBGEN_OK);
     assert_int_equal(ddbgen_validate(cx), DDBGEN_OK);
     assert_int_equal(ddbgen_check_compat(cx, path), DDBGEN_ESCHEMA);
-    expect_diags(cx, "/tmp/ddbgen_test_old_model.json: error: the old model does not validate; "
-                     "write it again with --emit-model from the old schema\n"
-                     "schemas/shop.h:28:30: error: unknown field 'orgg' in the partition key "
-                     "template of 'User' on index 'table'; did you mean 'org'?\n");
+    snprintf(expected, sizeof expected,
+             "%s: error: the old model does not validate; write it again with --emit-model from "
+             "the old schema\n"
+             "schemas/shop.h:28:30: error: unknown field 'orgg' in the partition key template of "
+             "'User' on index 'table'; did you mean 'org'?\n",
+             path);
+    expect_diags(cx, expected);
     ddbgen_destroy(cx);
     unlink(path);
 }

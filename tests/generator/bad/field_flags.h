@@ -7,7 +7,7 @@ struct DDB_ENTITY(shop, "Thing")
        DDB_KEY("table", "THING#{id}", "V#{version}")
 thing {
     char id[16] DDB_UUID;
-    char *seq DDB_AUTO_ID("");
+    char *seq DDB_AUTO_ID("SEQ");
     char version[8] DDB_VERSION;
     double expires DDB_TTL;
     int64_t both DDB_UUID DDB_AUTO_ID("{id}");
