@@ -1,12 +1,15 @@
 /* libFuzzer target: a DynamoDB response body through everything that reads
  * one — body parsing, error classification (400 and 500), pages, items,
- * consumed capacity, cancellation reasons, table descriptions.  Whatever
+ * consumed capacity, cancellation reasons, table descriptions, and
+ * DynamoDB Streams' answers (ListStreams, DescribeStream, GetShardIterator,
+ * GetRecords: remote_streams_parse.c).  Whatever
  * the bytes, the result is a value or an error code with a message. */
-#include "remote/remote_wire.h"
+#include "remote/remote_streams.h"
 
 #include <ddb/json.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void check_error(const ddb_error *err, int rc)
@@ -62,6 +65,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool active;
     rc = ddbi_remote_parse_table("DescribeTable", json_object_get(j, "Table"), a, &d, &status, &active, &err);
     check_error(&err, rc);
+    /* DynamoDB Streams */
+    char arn[RS_ARN_MAX + 1] = "", label[64] = "", last[RS_ARN_MAX + 1];
+    rc = ddbi_rs_parse_streams(j, "Forum", arn, label, last, &err);
+    check_error(&err, rc);
+    if (!rc && (strlen(arn) > RS_ARN_MAX || strlen(last) > RS_ARN_MAX))
+        __builtin_trap();
+    rs_stream_page pg;
+    rc = ddbi_rs_parse_stream(j, &pg, &err);
+    check_error(&err, rc);
+    for (size_t i = 0; !rc && i < pg.n; i++)
+        if (!ddbi_rs_seq_ok(pg.shards[i].start) || (pg.shards[i].end[0] && !ddbi_rs_seq_ok(pg.shards[i].end)))
+            __builtin_trap();
+    free(pg.shards);
+    char *iter = NULL;
+    rc = ddbi_rs_parse_iterator(j, &iter, &err);
+    check_error(&err, rc);
+    if (!rc && (!iter || strlen(iter) > RS_ITER_MAX))
+        __builtin_trap();
+    free(iter);
+    ddb_stream_record recs[4];
+    size_t n = 0;
+    char seq[RS_SEQ_MAX + 1] = "";
+    rc = ddbi_rs_parse_records(j, "Forum", 4, a, recs, &n, &iter, seq, &err);
+    check_error(&err, rc);
+    if (!rc && (n > 4 || (iter && strlen(iter) > RS_ITER_MAX) || (n && !ddbi_rs_seq_ok(seq))))
+        __builtin_trap();
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!recs[i].keys || recs[i].event < DDB_STREAM_INSERT || recs[i].event > DDB_STREAM_REMOVE)
+            __builtin_trap();
+    free(iter);
     /* the whole object as an item, and back to JSON */
     if (ddb_json_to_item(j, a, &it, &err) == DDB_OK) {
         json_t *back;

@@ -636,7 +636,7 @@ int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_er
  * detect and what they do not is in the README ("Checking a database"). */
 int ddb_check_catalog(ddb *db, ddb_check_report *report, ddb_error *err);
 
-/* ---- Change streams and TTL (embedded engine) ------------------------------- */
+/* ---- Change streams and TTL ------------------------------------------------- */
 
 /* A table's change stream (DynamoDB Streams, one shard per table): every
  * committed change of an item appends one record in the same LMDB write
@@ -650,7 +650,9 @@ int ddb_check_catalog(ddb *db, ddb_check_report *report, ddb_error *err);
  * Consumers read with an iterator and keep their own checkpoint (the
  * sequence number of the last record they processed); reopening with
  * DDB_STREAM_AFTER_SEQUENCE and that checkpoint resumes without loss.
- * The remote backend has no streams yet: DDB_ENOTSUP there. */
+ * On a remote handle the iterator reads DynamoDB Streams (docs/REMOTE.md,
+ * "Change streams"): the same records, shard after shard; DynamoDB's
+ * sequence numbers exceed 64 bits (seq 0 for those), ddb serve's do not. */
 
 typedef enum ddb_stream_event {
     DDB_STREAM_INSERT = 1, /* a new item */

@@ -253,6 +253,25 @@ done:
     return rc;
 }
 
+/* DynamoDB Streams' endpoint: streams.dynamodb.REGION.amazonaws.com
+ * (.com.cn in China) for dynamodb://REGION; a URL given by the user (a
+ * local server, a proxy) serves both APIs. */
+static int streams_endpoint(ddb_remote *r, const endpoint *e, bool aws, ddb_error *err)
+{
+    char host[160];
+    if (aws)
+        snprintf(host, sizeof host, "streams.dynamodb.%s.amazonaws.com%s", r->region,
+                 strncmp(r->region, "cn-", 3) == 0 ? ".cn" : "");
+    size_t n = strlen(aws ? host : r->host) + strlen(e->path) + 16;
+    r->streams_host = strdup(aws ? host : r->host);
+    r->streams_path = strdup(aws ? "/" : e->path);
+    r->streams_url = malloc(n);
+    if (!r->streams_host || !r->streams_path || !r->streams_url)
+        return ddbi_fail_oom(err, __func__);
+    snprintf(r->streams_url, n, "%s://%s%s", aws ? "https" : e->scheme, r->streams_host, r->streams_path);
+    return DDB_OK;
+}
+
 int ddbi_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out, ddb_error *err)
 {
     (void)opts; /* the embedded engine's settings (sync, map size, throttle) mean nothing here */
@@ -393,6 +412,8 @@ int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_rem
     }
     snprintf(r->host, ulen, "%s%s%s", e.host, e.port ? ":" : "", e.port ? e.port : "");
     snprintf(r->url, ulen, "%s://%s%s", e.scheme, r->host, e.path);
+    if ((rc = streams_endpoint(r, &e, strncmp(uri, "dynamodb://", 11) == 0, err)))
+        goto done;
     r->o.region = r->region;
     r->o.profile = r->profile;
     r->o.retry_mode = r->retry_mode;
@@ -434,6 +455,9 @@ void ddbi_remote_close(void *impl)
     free(r->url);
     free(r->host);
     free(r->path);
+    free(r->streams_url);
+    free(r->streams_host);
+    free(r->streams_path);
     free(r->region);
     free(r->profile);
     free(r->retry_mode);

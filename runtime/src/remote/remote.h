@@ -170,16 +170,16 @@ int ddbi_remote_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_pag
  * update_table_stream sends UpdateTable's StreamSpecification and waits
  * for ACTIVE.  DynamoDB deletes expired items and trims streams itself:
  * ttl_sweep and stream_trim do nothing and report 0.  Reading DynamoDB
- * Streams (a separate service: DescribeStream, GetShardIterator,
- * GetRecords) is not implemented. */
+ * Streams (a separate service: ListStreams, DescribeStream,
+ * GetShardIterator, GetRecords) is remote_streams.h. */
 int ddbi_remote_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err);
 int ddbi_remote_update_table_stream(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);
 int ddbi_remote_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
 int ddbi_remote_stream_trim(void *impl, const char *table, uint64_t *trimmed, ddb_error *err);
 
 /* The remote backend's operations table (remote_ops.c).  DynamoDB's API
- * has no partitions, consistency checks or reports, and reading DynamoDB
- * Streams is not implemented: those operations are NULL (DDB_ENOTSUP). */
+ * has no partitions, consistency checks or reports: those operations are
+ * NULL (DDB_ENOTSUP). */
 extern const ddbi_backend_ops ddbi_remote_ops;
 
 #endif

@@ -66,27 +66,31 @@ static void append_msg(ddb_error *err, const char *fmt, unsigned n)
         snprintf(err->message + l, sizeof err->message - l, fmt, n);
 }
 
-/* Sign and send one attempt. */
-static int send_once(ddb_remote *r, const char *op, const char *body, size_t len, remote_reply *rep, ddb_error *err)
+/* Sign and send one attempt (streams: to the DynamoDB Streams endpoint,
+ * target DynamoDBStreams_20120810.OP; signed for service "dynamodb" as
+ * well, as the service's API definition says). */
+static int send_once(ddb_remote *r, bool streams, const char *op, const char *body, size_t len, remote_reply *rep,
+                     ddb_error *err)
 {
+    const char *host = streams ? r->streams_host : r->host, *path = streams ? r->streams_path : r->path;
     ddbi_creds cr;
     int rc = ddbi_cred_cache_get(r->creds, &cr, err);
     if (rc)
         return rc;
     char target[96], amz_date[17];
-    snprintf(target, sizeof target, "DynamoDB_20120810.%s", op);
+    snprintf(target, sizeof target, "%s_20120810.%s", streams ? "DynamoDBStreams" : "DynamoDB", op);
     ddbi_sigv4_amz_date((long long)time(NULL), amz_date);
     ddb_sigv4_header sh[5] = {{"content-type", "application/x-amz-json-1.0"},
-                              {"host", r->host},
+                              {"host", host},
                               {"x-amz-date", amz_date},
                               {"x-amz-target", target},
                               {"x-amz-security-token", cr.token}};
     size_t nsh = cr.token ? 5 : 4;
-    ddb_sigv4_request req = {"POST", r->path, "", sh, nsh, body, len, NULL};
+    ddb_sigv4_request req = {"POST", path, "", sh, nsh, body, len, NULL};
     ddb_sigv4_key key = {cr.akid, cr.secret, r->region, "dynamodb"};
     ddb_buf auth = {0};
     rc = ddbi_sigv4_sign(&req, &key, amz_date, &auth, NULL, err);
-    size_t hcap = strlen(r->host) + (cr.token ? strlen(cr.token) : 0) + auth.len + 256;
+    size_t hcap = strlen(host) + (cr.token ? strlen(cr.token) : 0) + auth.len + 256;
     char *hb = rc ? NULL : malloc(hcap * 2);
     if (!hb) {
         ddbi_buf_free(&auth);
@@ -101,21 +105,22 @@ static int send_once(ddb_remote *r, const char *op, const char *body, size_t len
         off += (size_t)snprintf(hb + off, hcap * 2 - off, __VA_ARGS__) + 1;                                        \
     } while (0)
     LINE("Content-Type: application/x-amz-json-1.0");
-    LINE("Host: %s", r->host);
+    LINE("Host: %s", host);
     LINE("X-Amz-Date: %s", amz_date);
     LINE("X-Amz-Target: %s", target);
     LINE("Authorization: %s", (const char *)auth.p);
     if (cr.token)
         LINE("X-Amz-Security-Token: %s", cr.token);
 #undef LINE
-    rc = ddbi_remote_http_post(r->http, r->url, lines, n, body, len, rep, err);
+    rc = ddbi_remote_http_post(r->http, streams ? r->streams_url : r->url, lines, n, body, len, rep, err);
     free(hb);
     ddbi_buf_free(&auth);
     ddbi_creds_clear(&cr);
     return rc;
 }
 
-int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err)
+static int call(ddb_remote *r, bool streams, const char *op, const json_t *req, json_t **resp, json_t **errbody,
+                ddb_error *err)
 {
     *resp = NULL;
     if (errbody)
@@ -133,7 +138,7 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
         remote_reply rep;
         m.attempts = attempt;
         ddbi_retry_before_send(r->retry);
-        if ((rc = send_once(r, op, body, len, &rep, err))) {
+        if ((rc = send_once(r, streams, op, body, len, &rep, err))) {
             m.status = 0;
             /* standard and adaptive modes retry transient network failures */
             if (!legacy && (rc == DDB_ENET || rc == DDB_ETIMEOUT) && attempt < r->o.max_attempts &&
@@ -163,6 +168,12 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
         json_t *eb = NULL;
         rc = ddbi_remote_parse_error(op, rep.status, (const char *)rep.body.p, rep.body.len, &f, &eb, err);
         ddbi_remote_reply_free(&rep);
+        if (streams && strcmp(f.type, "LimitExceededException") == 0) {
+            /* DynamoDB Streams: "Your request rate is too high" (GetRecords) */
+            f.code = err ? (err->code = DDB_ETHROTTLED) : DDB_ETHROTTLED;
+            f.retry = true;
+            rc = f.code;
+        }
         bool throttled = f.code == DDB_ETHROTTLED;
         m.throttles += throttled;
         ddbi_retry_after_response(r->retry, throttled);
@@ -186,4 +197,15 @@ int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **
     if (r->o.on_request)
         ddbi_remote_report(r->o.on_request, r->o.on_request_ctx, &m, req, *resp, rc);
     return rc;
+}
+
+int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err)
+{
+    return call(r, false, op, req, resp, errbody, err);
+}
+
+int ddbi_remote_call_streams(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody,
+                             ddb_error *err)
+{
+    return call(r, true, op, req, resp, errbody, err);
 }

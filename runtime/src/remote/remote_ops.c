@@ -2,6 +2,7 @@
  * api/ dispatches to for http://, https:// and dynamodb:// handles.
  * Operations DynamoDB's API lacks stay NULL. */
 #include "remote/remote.h"
+#include "remote/remote_streams.h"
 
 const ddbi_backend_ops ddbi_remote_ops = {
     .name = "remote",
@@ -28,4 +29,6 @@ const ddbi_backend_ops ddbi_remote_ops = {
     .update_time_to_live = ddbi_remote_update_time_to_live,
     .ttl_sweep = ddbi_remote_ttl_sweep,
     .stream_trim = ddbi_remote_stream_trim,
+    .stream_describe = ddbi_remote_stream_describe,
+    .stream_iter_open = ddbi_remote_stream_iter_open,
 };

@@ -595,11 +595,10 @@ int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_t
     const json_t *ss = json_object_get(t, "StreamSpecification");
     if (ss) {
         const json_t *on = json_object_get(ss, "StreamEnabled"), *vt = json_object_get(ss, "StreamViewType");
-        static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
         if (!json_is_object(ss) || (on && !json_is_boolean(on)) || (vt && !json_is_string(vt)))
             return ddbi_remote_bad(err, op, "StreamSpecification has the wrong shape");
         for (int v = 1; json_is_true(on) && vt && v <= DDB_STREAM_NEW_AND_OLD_IMAGES; v++)
-            if (strcmp(json_string_value(vt), views[v]) == 0)
+            if (strcmp(json_string_value(vt), ddb_stream_view_name((ddb_stream_view)v)) == 0)
                 d->def.stream.view = (ddb_stream_view)v;
         if (json_is_true(on) && d->def.stream.view == DDB_STREAM_NONE)
             return ddbi_remote_bad(err, op, "StreamViewType is missing or unknown");

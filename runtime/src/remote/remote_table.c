@@ -139,8 +139,7 @@ static int build_create(const ddb_table_def *def, json_t *j, ddb_error *err)
     if (def->stream.view != DDB_STREAM_NONE) {
         /* DynamoDB Streams keep records 24 hours; retention settings are the
          * embedded engine's and are not sent */
-        static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
-        json_t *ss = json_pack("{s:b, s:s}", "StreamEnabled", 1, "StreamViewType", views[def->stream.view]);
+            json_t *ss = json_pack("{s:b, s:s}", "StreamEnabled", 1, "StreamViewType", ddb_stream_view_name(def->stream.view));
         if (!ss || json_object_set_new(j, "StreamSpecification", ss))
             return nomem(err);
     }
@@ -455,8 +454,7 @@ int ddbi_remote_update_table_stream(void *impl, const char *table, const ddb_str
     ddb_remote *r = impl;
     if ((unsigned)spec->view > DDB_STREAM_NEW_AND_OLD_IMAGES)
         return ddbi_fail(err, DDB_EINVAL, "unknown stream view %d", (int)spec->view);
-    static const char *const views[] = {"", "KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
-    json_t *ss = spec->view ? json_pack("{s:b, s:s}", "StreamEnabled", 1, "StreamViewType", views[spec->view])
+    json_t *ss = spec->view ? json_pack("{s:b, s:s}", "StreamEnabled", 1, "StreamViewType", ddb_stream_view_name(spec->view))
                             : json_pack("{s:b}", "StreamEnabled", 0);
     json_t *req = ss ? json_pack("{s:s, s:o}", "TableName", table, "StreamSpecification", ss) : NULL, *resp = NULL;
     if (!req)

@@ -144,6 +144,9 @@ struct ddb_remote {
     char *url;  /* where requests go: scheme://host[:port]/path */
     char *host; /* Host header (signed) */
     char *path; /* canonical URI */
+    /* DynamoDB Streams (remote_streams.c): streams.dynamodb.REGION.amazonaws.com
+     * for dynamodb://REGION, else the same endpoint as the tables */
+    char *streams_url, *streams_host, *streams_path;
     char *region, *profile, *retry_mode;
     ddb_remote_options o;          /* numbers resolved; strings point at the fields above */
     struct ddbi_cred_cache *creds; /* the credential chain's source, refreshed (cred.h) */
@@ -160,6 +163,11 @@ struct ddb_remote {
  * object.  On failure err is filled; *errbody (when not NULL) owns the
  * server's error object if there was one. */
 int ddbi_remote_call(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody, ddb_error *err);
+/* The same to DynamoDB Streams (X-Amz-Target: DynamoDBStreams_20120810.<Op>,
+ * r->streams_url); its LimitExceededException ("request rate is too high")
+ * is throttling, retried as such. */
+int ddbi_remote_call_streams(ddb_remote *r, const char *op, const json_t *req, json_t **resp, json_t **errbody,
+                             ddb_error *err);
 /* Sleep before retry number attempt (1, 2, ...): full jitter. */
 void ddbi_remote_backoff(const ddb_remote *r, unsigned attempt);
 unsigned ddbi_remote_max_attempts(const ddb_remote *r);

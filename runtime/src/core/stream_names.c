@@ -1,6 +1,7 @@
-/* streams/: the names of stream views and events (public:
- * ddb_stream_view_name, ddb_stream_event_name, ddb_stream_view_parse).
- * Calls only the C library. */
+/* core/: the names of stream views and events (public:
+ * ddb_stream_view_name, ddb_stream_event_name, ddb_stream_view_parse),
+ * shared by the streams room and the remote backend.  Calls only the C
+ * library. */
 #include <ddb/ddb.h>
 
 #include <strings.h>
