@@ -176,6 +176,17 @@ void printer_discard(item_printer *p); /* after an error: print nothing more */
 /* One item as one line of compact DynamoDB JSON (malloc'd). */
 char *item_json_line(const ddb_item *it, ddb_error *err);
 
+/* ---- shapes of DynamoDB's API (shapes.c) ---- */
+
+/* TableDescription: name, key schema, attribute definitions, indexes,
+ * counts, billing, stream and TTL (sd may be NULL).  A new reference. */
+json_t *table_shape(const ddb_table_desc *d, const ddb_stream_desc *sd);
+/* "ALL", "KEYS_ONLY", "INCLUDE" (ProjectionType). */
+const char *projection_name(ddb_projection p);
+/* One stream record as DynamoDB Streams' Record (eventID, eventName,
+ * dynamodb {Keys, NewImage, OldImage, SequenceNumber, ...}, userIdentity). */
+json_t *stream_record_shape(const ddb_stream_record *r);
+
 /* ---- commands ---- */
 
 int cmd_tables(cli *c);
@@ -194,6 +205,7 @@ int cmd_stats(cli *c);
 int cmd_stream(cli *c);
 int cmd_sweep(cli *c);
 int cmd_check(cli *c);
+int cmd_serve(cli *c); /* serve/cmd_serve.c */
 
 extern const command ddb_commands[];
 extern const size_t ddb_n_commands;

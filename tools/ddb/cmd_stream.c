@@ -62,36 +62,11 @@ static int checkpoint_write(const char *path, uint64_t seq)
     return rc;
 }
 
-static json_t *image(const ddb_item *it)
-{
-    json_t *j = NULL;
-    ddb_json_from_item(it, &j, NULL);
-    return j ? j : json_object();
-}
-
 static int print_record(cli *c, const ddb_stream_record *r)
 {
-    char seq[32];
-    snprintf(seq, sizeof seq, "%" PRIu64, r->seq);
-    json_t *d = json_object();
-    json_object_set_new(d, "ApproximateCreationDateTime", json_integer((json_int_t)(r->created_ms / 1000)));
-    json_object_set_new(d, "Keys", image(r->keys));
-    if (r->new_image)
-        json_object_set_new(d, "NewImage", image(r->new_image));
-    if (r->old_image)
-        json_object_set_new(d, "OldImage", image(r->old_image));
-    json_object_set_new(d, "SequenceNumber", json_string(seq));
-    json_object_set_new(d, "SizeBytes", json_integer((json_int_t)r->size));
-    json_object_set_new(d, "StreamViewType", json_string(ddb_stream_view_name(r->view)));
-    json_t *o = json_object();
-    json_object_set_new(o, "eventID", json_string(seq));
-    json_object_set_new(o, "eventName", json_string(ddb_stream_event_name(r->event)));
-    json_object_set_new(o, "eventVersion", json_string("1.1"));
-    json_object_set_new(o, "eventSource", json_string("aws:dynamodb"));
-    json_object_set_new(o, "dynamodb", d);
-    if (r->by_ttl)
-        json_object_set_new(o, "userIdentity", json_pack("{s:s,s:s}", "type", DDB_USER_IDENTITY_TYPE, "principalId",
-                                                         DDB_USER_IDENTITY_PRINCIPAL));
+    json_t *o = stream_record_shape(r);
+    if (!o)
+        return cli_failf(c, "out of memory");
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     if (!s)

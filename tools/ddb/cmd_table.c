@@ -25,82 +25,9 @@ int cmd_tables(cli *c)
     return 0;
 }
 
-static const char *proj_name(ddb_projection p)
-{
-    return p == DDB_PROJ_KEYS_ONLY ? "KEYS_ONLY" : p == DDB_PROJ_INCLUDE ? "INCLUDE" : "ALL";
-}
-
-static json_t *key_schema_json(const ddb_key_schema *k)
-{
-    json_t *a = json_array();
-    json_array_append_new(a, json_pack("{s:s,s:s}", "AttributeName", k->pk, "KeyType", "HASH"));
-    if (k->sk)
-        json_array_append_new(a, json_pack("{s:s,s:s}", "AttributeName", k->sk, "KeyType", "RANGE"));
-    return a;
-}
-
-static void attr_def(json_t *defs, const char *name, ddb_type t)
-{
-    size_t i;
-    json_t *d;
-    json_array_foreach(defs, i, d) if (strcmp(json_string_value(json_object_get(d, "AttributeName")), name) == 0) return;
-    json_array_append_new(defs, json_pack("{s:s,s:s}", "AttributeName", name, "AttributeType", ddb_type_name(t)));
-}
-
 static void describe_json(const ddb_table_desc *d, const ddb_stream_desc *sd)
 {
-    json_t *t = json_object(), *defs = json_array();
-    json_object_set_new(t, "TableName", json_string(d->def.name));
-    json_object_set_new(t, "KeySchema", key_schema_json(&d->def.key));
-    attr_def(defs, d->def.key.pk, d->def.key.pk_type);
-    if (d->def.key.sk)
-        attr_def(defs, d->def.key.sk, d->def.key.sk_type);
-    json_t *gsi = json_array(), *lsi = json_array();
-    for (size_t i = 0; i < d->def.n_indexes; i++) {
-        const ddb_index_def *x = &d->def.indexes[i];
-        attr_def(defs, x->key.pk, x->key.pk_type);
-        if (x->key.sk)
-            attr_def(defs, x->key.sk, x->key.sk_type);
-        json_t *p = json_pack("{s:s}", "ProjectionType", proj_name(x->projection));
-        if (x->projection == DDB_PROJ_INCLUDE) {
-            json_t *inc = json_array();
-            for (size_t j = 0; j < x->n_include; j++)
-                json_array_append_new(inc, json_string(x->include[j]));
-            json_object_set_new(p, "NonKeyAttributes", inc);
-        }
-        json_array_append_new(x->local ? lsi : gsi, json_pack("{s:s,s:o,s:o}", "IndexName", x->name, "KeySchema",
-                                                               key_schema_json(&x->key), "Projection", p));
-    }
-    json_object_set_new(t, "AttributeDefinitions", defs);
-    json_object_set_new(t, "ItemCount", json_integer((json_int_t)d->item_count));
-    json_object_set_new(t, "TableSizeBytes", json_integer((json_int_t)d->size_bytes));
-    if (d->def.rcu || d->def.wcu)
-        json_object_set_new(t, "ProvisionedThroughput",
-                            json_pack("{s:I,s:I}", "ReadCapacityUnits", (json_int_t)d->def.rcu, "WriteCapacityUnits",
-                                      (json_int_t)d->def.wcu));
-    else
-        json_object_set_new(t, "BillingModeSummary", json_pack("{s:s}", "BillingMode", "PAY_PER_REQUEST"));
-    if (json_array_size(gsi))
-        json_object_set_new(t, "GlobalSecondaryIndexes", gsi);
-    else
-        json_decref(gsi);
-    if (json_array_size(lsi))
-        json_object_set_new(t, "LocalSecondaryIndexes", lsi);
-    else
-        json_decref(lsi);
-    if (d->def.stream.view)
-        json_object_set_new(t, "StreamSpecification", json_pack("{s:b,s:s}", "StreamEnabled", 1, "StreamViewType",
-                                                                ddb_stream_view_name(d->def.stream.view)));
-    if (sd && (sd->last_seq || d->def.stream.view))
-        json_object_set_new(t, "StreamDescription",
-                            json_pack("{s:s,s:I,s:I,s:I,s:I}", "StreamViewType", ddb_stream_view_name(sd->spec.view),
-                                      "FirstSequenceNumber", (json_int_t)sd->first_seq, "LastSequenceNumber",
-                                      (json_int_t)sd->last_seq, "Records", (json_int_t)sd->records, "RetentionSeconds",
-                                      (json_int_t)sd->spec.retention_seconds));
-    json_object_set_new(t, "TimeToLiveDescription",
-                        d->def.ttl_attribute ? json_pack("{s:s,s:s}", "TimeToLiveStatus", "ENABLED", "AttributeName",
-                                                         d->def.ttl_attribute)
-                                             : json_pack("{s:s}", "TimeToLiveStatus", "DISABLED"));
+    json_t *t = table_shape(d, sd);
     json_t *root = json_pack("{s:o}", "Table", t);
     char *s = json_dumps(root, JSON_INDENT(2));
     printf("%s\n", s ? s : "{}");
@@ -157,7 +84,7 @@ int cmd_describe(cli *c)
         const ddb_index_def *x = &d->def.indexes[i];
         key_text(k, sizeof k, &x->key);
         printf("%-11s %s: %s, %s, projection %s", "index", x->name, x->local ? "local" : "global", k,
-               proj_name(x->projection));
+               projection_name(x->projection));
         for (size_t j = 0; j < x->n_include; j++)
             printf("%s%s", j ? ", " : " ", x->include[j]);
         printf("\n");

@@ -83,6 +83,20 @@ static const opt_spec scan_opts[] = {
     {"consistent", 0, 0, false, NULL, "strongly consistent read"},
     {NULL, 0, 0, false, NULL, NULL}};
 
+static const opt_spec serve_opts[] = {
+    {"listen", 0, 1, false, "HOST:PORT", "address to listen on (default 127.0.0.1:8000; port 0 picks a free one)"},
+    {"auth", 0, 1, false, "FILE", "verify SigV4 signatures against the access keys in FILE"},
+    {"insecure", 0, 0, false, NULL, "allow a non-loopback address without --auth"},
+    {"sync", 0, 1, false, "MODE", "durability: full (default), lazy or none"},
+    {"log-level", 0, 1, false, "LEVEL", "none, error, warn, info (default: one line per request) or debug"},
+    {"port-file", 0, 1, false, "FILE", "write the bound port to FILE once listening"},
+    {"threads", 0, 1, false, "N", "worker threads (default 4)"},
+    {"max-connections", 0, 1, false, "N", "open connections at most (default 1024)"},
+    {"timeout", 0, 1, false, "SECONDS", "close idle or slow connections after (default 60)"},
+    {"sweep-ms", 0, 1, false, "MS", "TTL sweep and stream trim interval (default 1000; 0 = off)"},
+    {"region", 0, 1, false, "REGION", "region named in ARNs (default us-east-1)"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
 static const opt_spec export_opts[] = {{NULL, 0, 0, false, NULL, NULL}};
 
 static const opt_spec import_opts[] = {
@@ -170,6 +184,18 @@ const command ddb_commands[] = {
      stream_opts, 1, 1, true},
     {"sweep", cmd_sweep, "[TABLE]", "Delete expired items (TTL) now",
      "Each deletion is a REMOVE stream record made by the service.\n", no_opts, 0, 1, false},
+    {"serve", cmd_serve, "", "Serve the database over DynamoDB's HTTP API, for every AWS SDK",
+     "An HTTP/1.1 server speaking DynamoDB's JSON protocol (DynamoDB_20120810 and\n"
+     "DynamoDBStreams_20120810) over the embedded engine in --db DIR; the same\n"
+     "directory stays usable by other processes meanwhile.  Listens on loopback\n"
+     "unless told otherwise: another address needs --auth FILE (lines of\n"
+     "\"ACCESS_KEY_ID SECRET_ACCESS_KEY\") or --insecure.  Prints the address it\n"
+     "listens on; SIGTERM or SIGINT stop it cleanly.  docs/SERVER.md lists the\n"
+     "operations and every difference from DynamoDB.\n"
+     "Example:\n"
+     "  ddb --db ./data serve --listen 127.0.0.1:8000 &\n"
+     "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n",
+     serve_opts, 0, 0, false},
     {"check", cmd_check, "[DIR]", "Verify every table's indexes and stream",
      "Exit status 0 when every table is clean, 1 when problems were found, 2 when\n"
      "the check could not run.\n",

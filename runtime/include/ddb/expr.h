@@ -74,6 +74,17 @@ const char *ddb_expr_kind_name(ddb_expr_kind kind);
  * (NULL text or out) or DDB_ENOMEM. */
 int ddb_expr_prepare(ddb_expr_kind kind, const char *text, const ddb_item *names, ddb_expr **out, ddb_error *err);
 
+/* The checks DynamoDB makes on a whole request once each of its
+ * expressions (exprs[0..n), NULLs skipped) was prepared with the same
+ * names map: the maps themselves (not empty, "#..." / ":..." keys), maps
+ * given without any expression, the values each expression uses, then
+ * "Value provided in ExpressionAttributeNames unused in expressions: keys:
+ * {#a}" and the same for values.  names / values may be NULL.  The item
+ * operations check values themselves; a front end that receives a names
+ * map (`ddb serve`) calls this for the names.  DDB_EVALIDATION. */
+int ddb_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,
+                           ddb_error *err);
+
 /* Release a handle and everything it owns.  NULL is a no-op. */
 void ddb_expr_free(ddb_expr *e);
 

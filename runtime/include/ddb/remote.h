@@ -94,6 +94,35 @@ typedef struct ddb_remote_options {
  * an unreadable token file); DDB_ENOMEM. */
 int ddb_open_remote(const char *uri, const ddb_remote_options *ro, ddb **out, ddb_error *err);
 
+/* ---- SigV4, for servers that check what clients sign ----------------------- */
+
+typedef struct ddb_http_header {
+    const char *name;  /* any case */
+    const char *value;
+} ddb_http_header;
+
+/* A request as its signer saw it (AWS's "Create a signed AWS API request"). */
+typedef struct ddb_sigv4_input {
+    const char *method;              /* "POST" */
+    const char *path;                /* URI-encoded path, "/" when empty */
+    const char *query;               /* URI-encoded query without '?'; NULL or "" when none */
+    const ddb_http_header *headers;  /* the signed headers (SignedHeaders), with their values */
+    size_t n_headers;
+    const void *payload;
+    size_t payload_len;
+    const char *access_key_id;
+    const char *secret_access_key;
+    const char *region;              /* of the credential scope */
+    const char *service;             /* of the credential scope ("dynamodb") */
+    const char *amz_date;            /* X-Amz-Date, "YYYYMMDDTHHMMSSZ" */
+} ddb_sigv4_input;
+
+/* The SigV4 signature of the request (64 lower-case hex digits + NUL into
+ * out): what the remote backend's signer puts after "Signature=", so a
+ * server compares it with the client's.  DDB_EINVAL for a malformed date,
+ * missing parts or more than 64 headers; DDB_ENOMEM. */
+int ddb_sigv4_signature(const ddb_sigv4_input *in, char out[65], ddb_error *err);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -583,3 +583,11 @@ int ddbi_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_it
         return rc;
     return unused(exprs, n, values, false, err);
 }
+
+int ddb_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,
+                           ddb_error *err)
+{
+    if (n && !exprs)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_expr_check_request: NULL exprs");
+    return ddbi_expr_check_request(exprs, n, names, values, err);
+}

@@ -1,0 +1,73 @@
+"""Start and stop `ddb serve` for the tests in tests/serve (and for any later
+client test): a fresh database directory, port 0 with --port-file, the
+server's stderr kept for the failure report.
+
+    with Server(ddb, workdir, extra_args) as s:
+        s.endpoint   # "http://127.0.0.1:PORT"
+"""
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+
+class Server:
+    def __init__(self, ddb, workdir, args=(), now=None, db=None, fresh=True):
+        self.ddb, self.workdir, self.args, self.now = ddb, workdir, list(args), now
+        self.db = db or os.path.join(workdir, "db")
+        self.fresh = fresh
+        self.proc = None
+
+    def start(self):
+        os.makedirs(self.workdir, exist_ok=True)
+        if self.fresh:
+            shutil.rmtree(self.db, ignore_errors=True)
+        self.port_file = os.path.join(self.workdir, "port")
+        if os.path.exists(self.port_file):
+            os.unlink(self.port_file)
+        cmd = [self.ddb, "--db", self.db]
+        if self.now is not None:
+            cmd += ["--now", str(self.now)]
+        cmd += ["serve", "--listen", "127.0.0.1:0", "--port-file", self.port_file, "--sweep-ms", "100"] + self.args
+        self.log = open(os.path.join(self.workdir, "server.log"), "w")
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.proc.stdout.readline()  # "ddb serve: listening on http://HOST:PORT ..."
+        if not line.startswith("ddb serve: listening on "):
+            self.proc.wait()
+            raise RuntimeError("ddb serve did not start: %r (exit %s), see %s" %
+                               (line, self.proc.returncode, self.log.name))
+        with open(self.port_file) as f:
+            self.port = int(f.read())
+        self.endpoint = "http://127.0.0.1:%d" % self.port
+        return self
+
+    def stop(self):
+        """SIGTERM, then the exit status (0 = a clean shutdown)."""
+        if not self.proc:
+            return None
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        self.proc.stdout.close()
+        self.log.close()
+        self.proc = None
+        return rc
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def wait_for(pred, what, tries=600):
+    """Poll pred() until true (the TTL sweeper runs in the background)."""
+    for _ in range(tries):
+        if pred():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting for " + what)

@@ -1,0 +1,225 @@
+/* ddb serve: the command.  Parses the options, opens the database (with
+ * the chosen durability and the TTL sweeper running), binds the listening
+ * socket (loopback unless told otherwise: any other address needs --auth
+ * or --insecure), announces the bound address (stdout and --port-file, for
+ * tests that start it on port 0), then serves until SIGTERM or SIGINT and
+ * shuts down cleanly: no new connections, requests in flight finish, the
+ * database closes.  Calls http.c, auth.c, cli.c and libddb. */
+#include "../cli.h"
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int64_t fixed_clock(void *ctx)
+{
+    return *(const int64_t *)ctx;
+}
+
+/* "HOST:PORT", "[V6]:PORT" or "PORT" -> host and port text. */
+static int split_listen(const char *s, char *host, size_t hcap, char *port, size_t pcap)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon) {
+        snprintf(host, hcap, "127.0.0.1");
+        snprintf(port, pcap, "%s", s);
+        return 0;
+    }
+    const char *h = s;
+    size_t n = (size_t)(colon - s);
+    if (n >= 2 && h[0] == '[' && h[n - 1] == ']')
+        h++, n -= 2;
+    if (n == 0 || n >= hcap)
+        return -1;
+    memcpy(host, h, n);
+    host[n] = '\0';
+    snprintf(port, pcap, "%s", colon + 1);
+    return *port ? 0 : -1;
+}
+
+static bool is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) ||
+               (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return false;
+}
+
+/* Bind and listen; *loopback tells whether the address is a loopback one. */
+static int open_listener(cli *c, const char *listen_at, bool *loopback, char *bound, size_t bcap)
+{
+    char host[256], port[32];
+    if (split_listen(listen_at, host, sizeof host, port, sizeof port))
+        return usage_error(c, "--listen takes HOST:PORT, [IPV6]:PORT or PORT, not '%s'", listen_at), -1;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *res;
+    int gai = getaddrinfo(host, port, &hints, &res);
+    if (gai) {
+        cli_failf(c, "cannot resolve %s: %s", listen_at, gai_strerror(gai));
+        return -1;
+    }
+    int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+    int one = 1;
+    *loopback = is_loopback(res->ai_addr);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+        bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 512)) {
+        cli_failf(c, "cannot listen on %s: %s", listen_at, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char addr[INET6_ADDRSTRLEN] = "?";
+    unsigned p = 0;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET) {
+            inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof addr);
+            p = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+            snprintf(bound, bcap, "%s:%u", addr, p);
+        } else {
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof addr);
+            p = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+            snprintf(bound, bcap, "[%s]:%u", addr, p);
+        }
+    }
+    return fd;
+}
+
+/* Write the bound port to path atomically (write, rename). */
+static int write_port_file(const char *path, const char *bound)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    const char *colon = strrchr(bound, ':');
+    fprintf(f, "%s\n", colon ? colon + 1 : bound);
+    if (fclose(f) != 0)
+        return -1;
+    return rename(tmp, path);
+}
+
+static int parse_level(const char *s)
+{
+    static const char *const names[] = {"none", "error", "warn", "info", "debug"};
+    for (int i = 0; i < 5; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+static int parse_uint_opt(cli *c, const char *name, unsigned min, unsigned max, unsigned *out)
+{
+    const char *v = opt_get(c, name);
+    uint64_t x;
+    if (!v)
+        return 0;
+    if (parse_u64(v, &x) || x < min || x > max)
+        return usage_error(c, "--%s takes a number from %u to %u, not '%s'", name, min, max, v);
+    *out = (unsigned)x;
+    return 0;
+}
+
+int cmd_serve(cli *c)
+{
+    const char *listen_at = opt_get(c, "listen") ? opt_get(c, "listen") : "127.0.0.1:8000";
+    server s = {.region = opt_get(c, "region") ? opt_get(c, "region") : "us-east-1",
+                .account = "000000000000",
+                .log_level = LOG_INFO};
+    http_limits lim = {.threads = 4, .max_connections = 1024, .timeout_s = 60};
+    unsigned sweep_ms = 1000;
+    if (parse_uint_opt(c, "threads", 1, 256, &lim.threads) ||
+        parse_uint_opt(c, "max-connections", 1, 100000, &lim.max_connections) ||
+        parse_uint_opt(c, "timeout", 1, 3600, &lim.timeout_s) ||
+        parse_uint_opt(c, "sweep-ms", 0, 86400000, &sweep_ms))
+        return EXIT_USAGE;
+    if (opt_get(c, "log-level") && (s.log_level = parse_level(opt_get(c, "log-level"))) < 0)
+        return usage_error(c, "--log-level is none, error, warn, info or debug, not '%s'", opt_get(c, "log-level"));
+    ddb_options o = {.ttl_sweep_ms = sweep_ms};
+    const char *sync = opt_get(c, "sync");
+    if (sync) {
+        if (strcmp(sync, "full") == 0)
+            o.sync = DDB_SYNC_FULL;
+        else if (strcmp(sync, "lazy") == 0)
+            o.sync = DDB_SYNC_LAZY;
+        else if (strcmp(sync, "none") == 0)
+            o.sync = DDB_SYNC_NONE;
+        else
+            return usage_error(c, "--sync is full, lazy or none, not '%s'", sync);
+    }
+    if (c->have_now) {
+        o.clock_ms = fixed_clock;
+        o.clock_ctx = &c->now_ms;
+    }
+    if (!c->uri || !*c->uri)
+        return usage_error(c, "no database: give --db DIR");
+    if (strstr(c->uri, "://"))
+        return usage_error(c, "ddb serve serves an embedded database directory, not %s", c->uri);
+    if (opt_get(c, "auth") && !(s.keys = auth_load(opt_get(c, "auth"))))
+        return 1;
+    bool loopback;
+    char bound[300] = "";
+    int fd = open_listener(c, listen_at, &loopback, bound, sizeof bound);
+    if (fd < 0) {
+        auth_free(s.keys);
+        return fd == -1 ? 1 : EXIT_USAGE;
+    }
+    if (!loopback && !s.keys && !opt_count(c, "insecure")) {
+        close(fd);
+        return usage_error(c, "%s is not a loopback address: give --auth FILE (the access keys to accept) or "
+                              "--insecure (anyone who reaches it may read and change every table)",
+                           listen_at);
+    }
+    ddb_error e = {0};
+    if (ddb_open(c->uri, &o, &c->db, &e)) {
+        close(fd);
+        auth_free(s.keys);
+        return cli_fail(c, &e, "cannot open %s", c->uri);
+    }
+    s.db = c->db;
+    /* SIGTERM / SIGINT are taken by sigwait below: block them in every thread */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    struct MHD_Daemon *d = http_start(&s, fd, &lim);
+    if (!d) {
+        close(fd);
+        auth_free(s.keys);
+        return cli_failf(c, "cannot start the HTTP server on %s", bound);
+    }
+    if (opt_get(c, "port-file") && write_port_file(opt_get(c, "port-file"), bound)) {
+        http_stop(d);
+        auth_free(s.keys);
+        return cli_failf(c, "cannot write %s: %s", opt_get(c, "port-file"), strerror(errno));
+    }
+    printf("ddb serve: listening on http://%s (database %s%s)\n", bound, c->uri, s.keys ? ", SigV4 required" : "");
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (s.log_level >= LOG_INFO)
+        fprintf(stderr, "ddb serve: %s: finishing the requests in flight, closing the database\n",
+                sig == SIGINT ? "SIGINT" : "SIGTERM");
+    http_stop(d);
+    auth_free(s.keys);
+    return 0; /* main() closes the database */
+}

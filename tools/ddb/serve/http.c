@@ -1,0 +1,207 @@
+/* ddb serve: HTTP/1.1 on libmicrohttpd — a pool of worker threads (epoll),
+ * keep-alive, at most --max-connections connections, idle and slow
+ * connections closed after --timeout seconds, request bodies bounded by
+ * DynamoDB's 16 MB (413 beyond).  Every response carries DynamoDB's
+ * headers: Content-Type application/x-amz-json-1.0, x-amzn-RequestId and
+ * x-amz-crc32 (zlib CRC-32 of the body, which the AWS SDKs verify).  One
+ * log line per request on stderr.  Calls dispatch.c, auth.c, reply.c,
+ * libmicrohttpd and zlib. */
+#include "http.h"
+
+#include <microhttpd.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_Result_t;
+#else
+typedef enum MHD_Result MHD_Result_t;
+#endif
+
+/* What one request accumulates between the handler's calls. */
+typedef struct conn_req {
+    char *body;
+    size_t len, cap;
+    bool too_large;
+    struct timespec start;
+} conn_req;
+
+static atomic_uint_fast64_t request_counter;
+static uint64_t request_salt;
+
+/* DynamoDB's request ids: 52 characters of [A-Z0-9]. */
+static void request_id(char out[53])
+{
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    uint64_t x = atomic_fetch_add(&request_counter, 1) ^ request_salt;
+    for (int i = 0; i < 52; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        out[i] = digits[x % 36];
+    }
+    out[52] = '\0';
+}
+
+static const char *header_of(void *ctx, const char *name)
+{
+    return MHD_lookup_connection_value(ctx, MHD_HEADER_KIND, name);
+}
+
+static double elapsed_ms(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void log_request(const server *s, const char *target, const serve_reply *rep, size_t in_len, double ms,
+                        const char *id)
+{
+    int level = rep->status >= 500 ? LOG_ERROR : LOG_INFO;
+    if (s->log_level < level)
+        return;
+    const char *op = target ? strchr(target, '.') : NULL;
+    op = op ? op + 1 : target ? target : "-";
+    fprintf(stderr, "ddb serve: %s %s%s status=%u%s%s in=%zu out=%zu ms=%.3f id=%s\n", op,
+            rep->table[0] ? "table=" : "", rep->table, rep->status, rep->error_type ? " error=" : "",
+            rep->error_type ? rep->error_type : "", in_len, rep->len, ms, id);
+}
+
+static MHD_Result_t send_reply(struct MHD_Connection *c, serve_reply *rep, const char *id)
+{
+    char crc[16];
+    snprintf(crc, sizeof crc, "%lu", crc32(crc32(0L, Z_NULL, 0), (const Bytef *)rep->body, (uInt)rep->len));
+    struct MHD_Response *resp = MHD_create_response_from_buffer(rep->len, rep->body, MHD_RESPMEM_MUST_FREE);
+    if (!resp) {
+        free(rep->body);
+        rep->body = NULL;
+        return MHD_NO;
+    }
+    rep->body = NULL; /* the response owns it now */
+    MHD_add_response_header(resp, "Content-Type", "application/x-amz-json-1.0");
+    MHD_add_response_header(resp, "x-amzn-RequestId", id);
+    MHD_add_response_header(resp, "x-amz-crc32", crc);
+    MHD_Result_t ok = MHD_queue_response(c, rep->status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
+static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                               const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    server *s = cls;
+    conn_req *q = *con_cls;
+    if (!q) {
+        /* first call: headers only */
+        if (!(q = calloc(1, sizeof *q)))
+            return MHD_NO;
+        clock_gettime(CLOCK_MONOTONIC, &q->start);
+        *con_cls = q;
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > SERVE_MAX_BODY)
+            q->too_large = true; /* answered once the body is drained */
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (q->too_large || q->len + n > SERVE_MAX_BODY) {
+            q->too_large = true;
+            return MHD_YES;
+        }
+        if (q->len + n > q->cap) {
+            size_t cap = q->cap ? q->cap : 4096;
+            while (cap < q->len + n)
+                cap *= 2;
+            char *p = realloc(q->body, cap);
+            if (!p)
+                return MHD_NO;
+            q->body = p;
+            q->cap = cap;
+        }
+        memcpy(q->body + q->len, upload, n);
+        q->len += n;
+        return MHD_YES;
+    }
+    /* the whole request is in */
+    char id[53];
+    request_id(id);
+    const char *target = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Amz-Target");
+    serve_reply rep;
+    memset(&rep, 0, sizeof rep);
+    if (strcmp(method, "GET") == 0 && strcmp(url, "/") == 0 && !target) {
+        /* DynamoDB answers a GET of / with a health line (load balancers probe it) */
+        rep.status = 200;
+        rep.body = strdup("healthy: ddb serve");
+        rep.len = rep.body ? strlen(rep.body) : 0;
+    } else if (q->too_large) {
+        char msg[120];
+        snprintf(msg, sizeof msg, "Request size exceeds the limit of %u bytes", SERVE_MAX_BODY);
+        serve_error_reply(&rep, 413, "RequestEntityTooLargeException", msg, NULL);
+    } else if (strcmp(method, "POST") != 0) {
+        serve_error_reply(&rep, 400, "UnknownOperationException", "", NULL);
+    } else if (s->keys && auth_check(s, method, url, header_of, c, q->body, q->len, &rep)) {
+        /* rep holds the authentication error */
+    } else {
+        serve_call(s, target, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), q->body, q->len, &rep);
+    }
+    log_request(s, target, &rep, q->len, elapsed_ms(&q->start), id);
+    if (!rep.body)
+        return MHD_NO;
+    return send_reply(c, &rep, id);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    conn_req *q = *con_cls;
+    if (q) {
+        free(q->body);
+        free(q);
+        *con_cls = NULL;
+    }
+}
+
+static void on_mhd_error(void *cls, const char *fmt, va_list ap)
+{
+    const server *s = cls;
+    if (s->log_level >= LOG_WARN) {
+        fputs("ddb serve: ", stderr);
+        vfprintf(stderr, fmt, ap);
+    }
+}
+
+struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
+{
+    request_salt = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)s;
+    if (!request_salt)
+        request_salt = 1;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+#ifdef __linux__
+    flags |= MHD_USE_EPOLL;
+#else
+    flags |= MHD_USE_POLL;
+#endif
+    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, s,
+                            MHD_OPTION_LISTEN_SOCKET, listen_fd,
+                            MHD_OPTION_THREAD_POOL_SIZE, lim->threads, MHD_OPTION_CONNECTION_LIMIT,
+                            lim->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+}
+
+void http_stop(struct MHD_Daemon *d)
+{
+    /* stop accepting, then let the workers finish what they are answering */
+    MHD_socket fd = MHD_quiesce_daemon(d);
+    MHD_stop_daemon(d);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+}

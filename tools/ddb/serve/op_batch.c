@@ -1,0 +1,301 @@
+/* ddb serve: BatchGetItem, BatchWriteItem, TransactGetItems and
+ * TransactWriteItems (API_BatchGetItem, API_BatchWriteItem,
+ * API_TransactGetItems, API_TransactWriteItems).  The embedded engine
+ * processes every request of a batch, so UnprocessedKeys / UnprocessedItems
+ * are always empty.  A cancelled transaction answers
+ * TransactionCanceledException with one CancellationReasons entry per
+ * action.  Calls wire.c, reply.c and libddb. */
+#include "serve.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ConsumedCapacity of a multi-table call: libddb reports one total, given
+ * under the first table (docs/SERVER.md lists the difference). */
+static void capacity_list(serve_req *r, const char *table, ddb_return_capacity rc, const ddb_capacity *c)
+{
+    json_t *j = table ? w_capacity_json(r, table, rc, c) : NULL;
+    if (j)
+        json_object_set_new(r->out, "ConsumedCapacity", json_pack("[o]", j));
+}
+
+/* A required top-level member of the given JSON type (RequestItems, TransactItems). */
+static const json_t *required(serve_req *r, const char *name, const char *path, bool array)
+{
+    const json_t *v = json_object_get(r->in, name);
+    if (!v || (array ? !json_is_array(v) : !json_is_object(v))) {
+        serve_validation(r, "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member "
+                            "must not be null",
+                         path);
+        return NULL;
+    }
+    return v;
+}
+
+int op_batch_get(serve_req *r)
+{
+    const json_t *ri = required(r, "RequestItems", "requestItems", false);
+    ddb_return_capacity rc;
+    if (!ri || w_capacity(r, r->in, &rc))
+        return -1;
+    size_t n = 0;
+    const char *table;
+    json_t *spec;
+    json_object_foreach((json_t *)ri, table, spec) {
+        const json_t *keys = json_object_get(spec, "Keys");
+        n += json_is_array(keys) ? json_array_size(keys) : 0;
+    }
+    ddb_batch_get_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
+    ddb_item **items = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *items);
+    if (!ops || !items)
+        return serve_fail_code(r, DDB_ENOMEM);
+    size_t k = 0;
+    json_object_foreach((json_t *)ri, table, spec) {
+        static const char *const legacy[] = {"AttributesToGet", NULL};
+        ddb_item *names;
+        ddb_expr *proj;
+        bool consistent = false;
+        if (!r->table)
+            r->table = table;
+        if (!json_is_object(spec) || !json_is_array(json_object_get(spec, "Keys")))
+            return serve_validation(r, "1 validation error detected: Value null at 'requestItems.%s.member.keys' "
+                                       "failed to satisfy constraint: Member must not be null",
+                                    table);
+        if (refuse_legacy(r, spec, legacy, "ProjectionExpression") || w_names(r, spec, &names) ||
+            w_expr(r, spec, "ProjectionExpression", DDB_EXPR_PROJECTION, names, &proj) ||
+            w_bool(r, spec, "ConsistentRead", &consistent))
+            return -1;
+        const ddb_expr *e[] = {proj};
+        if (w_check_exprs(r, e, 1, names, NULL))
+            return -1;
+        size_t i;
+        const json_t *key;
+        json_array_foreach(json_object_get(spec, "Keys"), i, key) {
+            ddb_item *it;
+            int rc2 = json_is_object(key) ? ddb_json_to_item(key, r->a, &it, &r->err) : DDB_EVALIDATION;
+            if (rc2)
+                return json_is_object(key) ? serve_fail_code(r, rc2)
+                                           : serve_fail(r, 400, "SerializationException", "Keys: expected objects");
+            ops[k++] = (ddb_batch_get_op){.table = table, .key = it, .consistent = consistent, .projection = proj};
+        }
+    }
+    ddb_capacity cap;
+    memset(&cap, 0, sizeof cap);
+    int rc2 = ddb_batch_get(r->srv->db, ops, k, r->a, items, rc, &cap, &r->err);
+    if (rc2)
+        return serve_fail_code(r, rc2);
+    json_t *resp = json_object();
+    json_object_set_new(r->out, "Responses", resp);
+    json_object_foreach((json_t *)ri, table, spec) {
+        json_object_set_new(resp, table, json_array());
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (!items[i])
+            continue;
+        json_t *j = w_item_json(r, items[i]);
+        if (!j)
+            return serve_fail_code(r, r->err.code);
+        json_array_append_new(json_object_get(resp, ops[i].table), j);
+    }
+    json_object_set_new(r->out, "UnprocessedKeys", json_object());
+    capacity_list(r, r->table, rc, &cap);
+    return 0;
+}
+
+int op_batch_write(serve_req *r)
+{
+    const json_t *ri = required(r, "RequestItems", "requestItems", false);
+    ddb_return_capacity rc;
+    if (!ri || w_capacity(r, r->in, &rc))
+        return -1;
+    size_t n = 0;
+    const char *table;
+    json_t *list;
+    json_object_foreach((json_t *)ri, table, list) {
+        n += json_is_array(list) ? json_array_size(list) : 0;
+    }
+    ddb_batch_write_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
+    if (!ops)
+        return serve_fail_code(r, DDB_ENOMEM);
+    size_t k = 0;
+    json_object_foreach((json_t *)ri, table, list) {
+        if (!r->table)
+            r->table = table;
+        if (!json_is_array(list))
+            return serve_fail(r, 400, "SerializationException", "RequestItems.%s: expected an array", table);
+        size_t i;
+        const json_t *w;
+        json_array_foreach(list, i, w) {
+            const json_t *put = json_object_get(w, "PutRequest"), *del = json_object_get(w, "DeleteRequest");
+            ddb_item *it;
+            memset(&ops[k], 0, sizeof ops[k]);
+            ops[k].table = table;
+            /* API_WriteRequest: exactly one of PutRequest / DeleteRequest */
+            if (!put == !del)
+                return serve_validation(r, "A WriteRequest of table %s must hold exactly one of PutRequest and "
+                                           "DeleteRequest",
+                                        table);
+            if (put) {
+                if (w_item_req(r, put, "Item", "requestItems.member.putRequest.item", &it))
+                    return -1;
+                ops[k].put = it;
+            } else {
+                if (w_item_req(r, del, "Key", "requestItems.member.deleteRequest.key", &it))
+                    return -1;
+                ops[k].delete_key = it;
+            }
+            k++;
+        }
+    }
+    ddb_capacity cap;
+    memset(&cap, 0, sizeof cap);
+    int rc2 = ddb_batch_write(r->srv->db, ops, k, rc, &cap, &r->err);
+    if (rc2)
+        return serve_fail_code(r, rc2);
+    json_object_set_new(r->out, "UnprocessedItems", json_object());
+    capacity_list(r, r->table, rc, &cap);
+    return 0;
+}
+
+int op_transact_get(serve_req *r)
+{
+    const json_t *ti = required(r, "TransactItems", "transactItems", true);
+    ddb_return_capacity rc;
+    if (!ti || w_capacity(r, r->in, &rc))
+        return -1;
+    size_t n = json_array_size(ti);
+    ddb_tx_get *gets = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *gets);
+    ddb_item **items = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *items);
+    if (!gets || !items)
+        return serve_fail_code(r, DDB_ENOMEM);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *g = json_object_get(json_array_get(ti, i), "Get");
+        ddb_item *names, *key;
+        ddb_expr *proj;
+        if (!g)
+            return serve_validation(r, "1 validation error detected: Value null at 'transactItems.%zu.member.get' "
+                                       "failed to satisfy constraint: Member must not be null",
+                                    i + 1);
+        if (w_table(r, g, &gets[i].table) || w_item_req(r, g, "Key", "transactItems.member.get.key", &key) ||
+            w_names(r, g, &names) || w_expr(r, g, "ProjectionExpression", DDB_EXPR_PROJECTION, names, &proj))
+            return -1;
+        const ddb_expr *e[] = {proj};
+        if (w_check_exprs(r, e, 1, names, NULL))
+            return -1;
+        gets[i].key = key;
+        gets[i].projection = proj;
+    }
+    ddb_capacity cap;
+    memset(&cap, 0, sizeof cap);
+    int rc2 = ddb_transact_get(r->srv->db, gets, n, r->a, items, rc, &cap, &r->err);
+    if (rc2)
+        return serve_fail_code(r, rc2);
+    json_t *resp = json_array();
+    json_object_set_new(r->out, "Responses", resp);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_array_append_new(resp, o);
+        if (items[i]) {
+            json_t *j = w_item_json(r, items[i]);
+            if (!j)
+                return serve_fail_code(r, r->err.code);
+            json_object_set_new(o, "Item", j);
+        }
+    }
+    capacity_list(r, r->table, rc, &cap);
+    return 0;
+}
+
+/* One action of TransactWriteItems: Put, Update, Delete or ConditionCheck. */
+static int tx_action(serve_req *r, size_t i, const json_t *a, ddb_tx_op *op)
+{
+    static const char *const kinds[] = {"Put", "Update", "Delete", "ConditionCheck"};
+    const json_t *body = NULL;
+    size_t which = 0;
+    for (size_t k = 0; k < 4; k++)
+        if (json_object_get(a, kinds[k])) {
+            if (body)
+                return serve_validation(r, "TransactItems can only contain one of Check, Put, Update or Delete");
+            body = json_object_get(a, kinds[k]);
+            which = k;
+        }
+    if (!body)
+        return serve_validation(r, "TransactItems can only contain one of Check, Put, Update or Delete (item %zu)",
+                                i + 1);
+    memset(op, 0, sizeof *op);
+    op->kind = which == 0 ? DDB_TX_PUT : which == 1 ? DDB_TX_UPDATE : which == 2 ? DDB_TX_DELETE : DDB_TX_CHECK;
+    ddb_item *names, *values, *item;
+    ddb_expr *cond, *update = NULL;
+    if (w_table(r, body, &op->table) ||
+        (which == 0 ? w_item_req(r, body, "Item", "transactItems.member.put.item", &item)
+                    : w_item_req(r, body, "Key", "transactItems.member.key", &item)) ||
+        w_names(r, body, &names) || w_item(r, body, "ExpressionAttributeValues", &values) ||
+        w_expr(r, body, "ConditionExpression", DDB_EXPR_CONDITION, names, &cond) ||
+        (which == 1 && w_expr(r, body, "UpdateExpression", DDB_EXPR_UPDATE, names, &update)))
+        return -1;
+    if (which == 1 && !update)
+        return serve_validation(r, "1 validation error detected: Value null at 'transactItems.%zu.member.update."
+                                   "updateExpression' failed to satisfy constraint: Member must not be null",
+                                i + 1);
+    if (which == 3 && !cond)
+        return serve_validation(r, "1 validation error detected: Value null at 'transactItems.%zu.member."
+                                   "conditionCheck.conditionExpression' failed to satisfy constraint: Member must "
+                                   "not be null",
+                                i + 1);
+    const ddb_expr *e[] = {update, cond};
+    if (w_check_exprs(r, e, 2, names, values))
+        return -1;
+    op->item = item;
+    op->update = update;
+    op->condition = cond;
+    op->values = values;
+    return 0;
+}
+
+static const char *reason_code(int code)
+{
+    switch (code) {
+    case DDB_OK: return "None";
+    case DDB_ECONDITION: return "ConditionalCheckFailed";
+    case DDB_ETHROTTLED: return "ThrottlingError";
+    default: return "ValidationError";
+    }
+}
+
+int op_transact_write(serve_req *r)
+{
+    const json_t *ti = required(r, "TransactItems", "transactItems", true);
+    ddb_return_capacity rc;
+    const char *token;
+    if (!ti || w_capacity(r, r->in, &rc) || w_str(r, r->in, "ClientRequestToken", &token))
+        return -1;
+    /* API_TransactWriteItems: ClientRequestToken is 1 to 36 characters */
+    if (token && (!*token || strlen(token) > 36))
+        return serve_validation(r, "1 validation error detected: Value '%s' at 'clientRequestToken' failed to "
+                                   "satisfy constraint: Member must have length less than or equal to 36",
+                                token);
+    size_t n = json_array_size(ti);
+    ddb_tx_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
+    if (!ops)
+        return serve_fail_code(r, DDB_ENOMEM);
+    for (size_t i = 0; i < n; i++)
+        if (tx_action(r, i, json_array_get(ti, i), &ops[i]))
+            return -1;
+    ddb_tx_result res;
+    memset(&res, 0, sizeof res);
+    int rc2 = ddb_transact_write(r->srv->db, ops, n, rc, r->a, &res, &r->err);
+    if (rc2 == DDB_ECANCELED && res.reasons) {
+        json_t *reasons = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *o = json_pack("{s:s}", "Code", reason_code(res.reasons[i]));
+            if (res.reasons[i] == DDB_ECONDITION)
+                json_object_set_new(o, "Message", json_string("The conditional request failed"));
+            json_array_append_new(reasons, o);
+        }
+        r->fail_extra = json_pack("{s:o}", "CancellationReasons", reasons);
+    }
+    if (rc2)
+        return serve_fail_code(r, rc2);
+    capacity_list(r, r->table, rc, &res.capacity);
+    return 0;
+}

@@ -1,0 +1,163 @@
+/* ddb serve: the single-item operations PutItem, GetItem, UpdateItem and
+ * DeleteItem (API_PutItem, API_GetItem, API_UpdateItem, API_DeleteItem):
+ * expressions with ExpressionAttributeNames / Values, ReturnValues,
+ * ReturnConsumedCapacity.  The legacy parameters (Expected,
+ * AttributeUpdates, ConditionalOperator) are refused with a
+ * ValidationException naming the expression to use instead.  Calls
+ * wire.c, reply.c and libddb. */
+#include "serve.h"
+
+#include <string.h>
+
+/* A legacy parameter that has an expression form: refused, not ignored. */
+int refuse_legacy(serve_req *r, const json_t *o, const char *const *members, const char *instead)
+{
+    for (size_t i = 0; members[i]; i++)
+        if (json_object_get(o, members[i]))
+            return serve_validation(r, "ddb serve does not support the legacy parameter %s: use %s", members[i],
+                                    instead);
+    return 0;
+}
+
+int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out)
+{
+    static const char *const names[] = {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"};
+    *out = DDB_RETURN_NONE;
+    const char *s;
+    if (w_str(r, o, "ReturnValues", &s))
+        return -1;
+    if (!s)
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (ddb_return_values)i;
+            return 0;
+        }
+    return serve_validation(r,
+                            "1 validation error detected: Value '%s' at 'returnValues' failed to satisfy constraint: "
+                            "Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]",
+                            s);
+}
+
+/* What a write answers: Attributes (when asked and present), ConsumedCapacity. */
+static int write_reply(serve_req *r, const char *table, ddb_return_capacity rc, const ddb_write_result *res)
+{
+    if (res->attributes && ddb_item_count(res->attributes)) {
+        json_t *j = w_item_json(r, res->attributes);
+        if (!j)
+            return serve_fail_code(r, r->err.code);
+        json_object_set_new(r->out, "Attributes", j);
+    }
+    json_t *c = w_capacity_json(r, table, rc, &res->capacity);
+    if (c)
+        json_object_set_new(r->out, "ConsumedCapacity", c);
+    return 0;
+}
+
+/* The options every write shares: condition, values, ReturnValues, capacity. */
+static int write_opts(serve_req *r, ddb_write_opts *o, const ddb_item **names_out, ddb_expr **cond)
+{
+    static const char *const legacy[] = {"Expected", "ConditionalOperator", NULL};
+    memset(o, 0, sizeof *o);
+    ddb_item *names, *values;
+    if (refuse_legacy(r, r->in, legacy, "ConditionExpression") || w_names(r, r->in, &names) ||
+        w_item(r, r->in, "ExpressionAttributeValues", &values) ||
+        w_expr(r, r->in, "ConditionExpression", DDB_EXPR_CONDITION, names, cond) ||
+        w_return_values(r, r->in, &o->return_values) || w_capacity(r, r->in, &o->return_capacity))
+        return -1;
+    o->condition = *cond;
+    o->values = values;
+    *names_out = names;
+    return 0;
+}
+
+typedef int (*single_write_fn)(ddb *db, const char *table, const ddb_item *item, const ddb_write_opts *opts,
+                               ddb_arena *a, ddb_write_result *res, ddb_error *err);
+
+/* PutItem (member Item) and DeleteItem (member Key): the same request shape. */
+static int single_write(serve_req *r, const char *member, const char *path, single_write_fn fn)
+{
+    const char *table;
+    ddb_item *item;
+    ddb_write_opts o;
+    const ddb_item *names;
+    ddb_expr *cond;
+    if (w_table(r, r->in, &table) || w_item_req(r, r->in, member, path, &item) || write_opts(r, &o, &names, &cond))
+        return -1;
+    const ddb_expr *e[] = {cond};
+    if (w_check_exprs(r, e, 1, names, o.values))
+        return -1;
+    ddb_write_result res;
+    memset(&res, 0, sizeof res);
+    int rc = fn(r->srv->db, table, item, &o, r->a, &res, &r->err);
+    return rc ? serve_fail_code(r, rc) : write_reply(r, table, o.return_capacity, &res);
+}
+
+int op_put_item(serve_req *r)
+{
+    return single_write(r, "Item", "item", ddb_put_item);
+}
+
+int op_delete_item(serve_req *r)
+{
+    return single_write(r, "Key", "key", ddb_delete_item);
+}
+
+int op_update_item(serve_req *r)
+{
+    static const char *const legacy[] = {"AttributeUpdates", NULL};
+    const char *table;
+    ddb_item *key;
+    ddb_write_opts o;
+    const ddb_item *names;
+    ddb_expr *cond, *update;
+    if (w_table(r, r->in, &table) || w_item_req(r, r->in, "Key", "key", &key) ||
+        refuse_legacy(r, r->in, legacy, "UpdateExpression") || write_opts(r, &o, &names, &cond) ||
+        w_expr(r, r->in, "UpdateExpression", DDB_EXPR_UPDATE, names, &update))
+        return -1;
+    const ddb_expr *e[] = {update, cond};
+    if (w_check_exprs(r, e, 2, names, o.values))
+        return -1;
+    ddb_write_result res;
+    memset(&res, 0, sizeof res);
+    int rc = ddb_update_item(r->srv->db, table, key, update, &o, r->a, &res, &r->err);
+    return rc ? serve_fail_code(r, rc) : write_reply(r, table, o.return_capacity, &res);
+}
+
+int op_get_item(serve_req *r)
+{
+    const char *table;
+    ddb_item *key, *names;
+    ddb_expr *proj;
+    ddb_get_opts o;
+    memset(&o, 0, sizeof o);
+    if (w_table(r, r->in, &table) || w_item_req(r, r->in, "Key", "key", &key) || w_names(r, r->in, &names) ||
+        w_expr(r, r->in, "ProjectionExpression", DDB_EXPR_PROJECTION, names, &proj) ||
+        w_bool(r, r->in, "ConsistentRead", &o.consistent) || w_capacity(r, r->in, &o.return_capacity) ||
+        w_attributes(r, r->in, (const char ***)&o.attributes, &o.n_attributes))
+        return -1;
+    if (proj && o.attributes)
+        return serve_validation(r, "Can not use both expression and non-expression parameters in the same request: "
+                                   "Non-expression parameters: {AttributesToGet} Expression parameters: "
+                                   "{ProjectionExpression}");
+    const ddb_expr *e[] = {proj};
+    if (w_check_exprs(r, e, 1, names, NULL))
+        return -1;
+    o.projection = proj;
+    ddb_item *it = NULL;
+    ddb_capacity cap;
+    memset(&cap, 0, sizeof cap);
+    int rc = ddb_get_item(r->srv->db, table, key, &o, r->a, &it, &cap, &r->err);
+    if (rc && rc != DDB_ENOTFOUND)
+        return serve_fail_code(r, rc);
+    if (it) {
+        json_t *j = w_item_json(r, it);
+        if (!j)
+            return serve_fail_code(r, r->err.code);
+        json_object_set_new(r->out, "Item", j);
+    }
+    json_t *c = w_capacity_json(r, table, o.return_capacity, &cap);
+    if (c)
+        json_object_set_new(r->out, "ConsumedCapacity", c);
+    return 0;
+}

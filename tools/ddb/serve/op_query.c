@@ -1,0 +1,164 @@
+/* ddb serve: Query and Scan (API_Query, API_Scan): key condition, filter
+ * and projection expressions, Limit, ExclusiveStartKey / LastEvaluatedKey
+ * paging, ScanIndexForward, Select, parallel scan segments.  The legacy
+ * KeyConditions / QueryFilter / ScanFilter are refused.  Calls wire.c,
+ * reply.c and libddb. */
+#include "serve.h"
+
+#include <string.h>
+
+/* What Query and Scan share. */
+typedef struct read_args {
+    const char *table, *index;
+    ddb_item *names, *values, *start;
+    ddb_expr *filter, *projection;
+    const char **attributes;
+    size_t n_attributes;
+    uint64_t limit;
+    bool consistent, count_only;
+    ddb_return_capacity rc;
+} read_args;
+
+static int read_common(serve_req *r, read_args *q, const char *const *legacy, const char *instead)
+{
+    memset(q, 0, sizeof *q);
+    bool given;
+    const char *select = NULL;
+    if (w_table(r, r->in, &q->table) || refuse_legacy(r, r->in, legacy, instead) ||
+        w_str(r, r->in, "IndexName", &q->index) || w_names(r, r->in, &q->names) ||
+        w_item(r, r->in, "ExpressionAttributeValues", &q->values) ||
+        w_item(r, r->in, "ExclusiveStartKey", &q->start) ||
+        w_expr(r, r->in, "FilterExpression", DDB_EXPR_FILTER, q->names, &q->filter) ||
+        w_expr(r, r->in, "ProjectionExpression", DDB_EXPR_PROJECTION, q->names, &q->projection) ||
+        w_attributes(r, r->in, &q->attributes, &q->n_attributes) ||
+        w_uint(r, r->in, "Limit", "limit", 1, UINT32_MAX, &q->limit, &given) ||
+        w_bool(r, r->in, "ConsistentRead", &q->consistent) || w_capacity(r, r->in, &q->rc) ||
+        w_str(r, r->in, "Select", &select))
+        return -1;
+    if (select) {
+        if (strcmp(select, "COUNT") == 0)
+            q->count_only = true;
+        else if (strcmp(select, "SPECIFIC_ATTRIBUTES") == 0) {
+            if (!q->projection && !q->attributes)
+                return serve_validation(r, "Select type SPECIFIC_ATTRIBUTES requires AttributesToGet or "
+                                           "ProjectionExpression");
+        } else if (strcmp(select, "ALL_ATTRIBUTES") && strcmp(select, "ALL_PROJECTED_ATTRIBUTES"))
+            return serve_validation(r,
+                                    "1 validation error detected: Value '%s' at 'select' failed to satisfy "
+                                    "constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, "
+                                    "ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]",
+                                    select);
+        if (strcmp(select, "SPECIFIC_ATTRIBUTES") && (q->projection || q->attributes))
+            return serve_validation(r, "Cannot specify the AttributesToGet or ProjectionExpression when choosing to "
+                                       "get %s",
+                                    select);
+        if (strcmp(select, "ALL_PROJECTED_ATTRIBUTES") == 0 && !q->index)
+            return serve_validation(r, "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName");
+    }
+    if (q->projection && q->attributes)
+        return serve_validation(r, "Can not use both expression and non-expression parameters in the same request: "
+                                   "Non-expression parameters: {AttributesToGet} Expression parameters: "
+                                   "{ProjectionExpression}");
+    return 0;
+}
+
+static int page_reply(serve_req *r, const read_args *q, const ddb_page *p)
+{
+    if (!q->count_only) {
+        json_t *items = json_array();
+        json_object_set_new(r->out, "Items", items);
+        for (size_t i = 0; i < p->count; i++) {
+            json_t *j = w_item_json(r, p->items[i]);
+            if (!j)
+                return serve_fail_code(r, r->err.code);
+            json_array_append_new(items, j);
+        }
+    }
+    json_object_set_new(r->out, "Count", json_integer((json_int_t)p->count));
+    json_object_set_new(r->out, "ScannedCount", json_integer((json_int_t)p->scanned_count));
+    if (p->last_key) {
+        json_t *j = w_item_json(r, p->last_key);
+        if (!j)
+            return serve_fail_code(r, r->err.code);
+        json_object_set_new(r->out, "LastEvaluatedKey", j);
+    }
+    json_t *c = w_capacity_json(r, q->table, q->rc, &p->capacity);
+    if (c)
+        json_object_set_new(r->out, "ConsumedCapacity", c);
+    return 0;
+}
+
+int op_query(serve_req *r)
+{
+    static const char *const legacy[] = {"KeyConditions", "QueryFilter", "ConditionalOperator", NULL};
+    read_args q;
+    ddb_expr *key;
+    bool forward = true;
+    if (read_common(r, &q, legacy, "KeyConditionExpression and FilterExpression") ||
+        w_expr(r, r->in, "KeyConditionExpression", DDB_EXPR_KEY_CONDITION, q.names, &key) ||
+        w_bool(r, r->in, "ScanIndexForward", &forward))
+        return -1;
+    if (!key)
+        return serve_validation(r, "Either the KeyConditions or KeyConditionExpression parameter must be specified in "
+                                   "the request.");
+    const ddb_expr *e[] = {key, q.filter, q.projection};
+    if (w_check_exprs(r, e, 3, q.names, q.values))
+        return -1;
+    ddb_query_params p = {
+        .table = q.table,
+        .index = q.index,
+        .backward = !forward,
+        .limit = (uint32_t)q.limit,
+        .start_key = q.start,
+        .consistent = q.consistent,
+        .attributes = q.attributes,
+        .n_attributes = q.n_attributes,
+        .return_capacity = q.rc,
+        .filter = q.filter,
+        .projection = q.projection,
+        .values = q.values,
+        .key_condition = key,
+    };
+    ddb_page page;
+    memset(&page, 0, sizeof page);
+    int rc = ddb_query(r->srv->db, &p, r->a, &page, &r->err);
+    return rc ? serve_fail_code(r, rc) : page_reply(r, &q, &page);
+}
+
+int op_scan(serve_req *r)
+{
+    static const char *const legacy[] = {"ScanFilter", "ConditionalOperator", NULL};
+    read_args q;
+    uint64_t segment = 0, total = 0;
+    bool has_segment, has_total;
+    if (read_common(r, &q, legacy, "FilterExpression") ||
+        w_uint(r, r->in, "Segment", "segment", 0, 999999, &segment, &has_segment) ||
+        w_uint(r, r->in, "TotalSegments", "totalSegments", 1, 1000000, &total, &has_total))
+        return -1;
+    /* API_Scan: Segment and TotalSegments go together */
+    if (has_segment != has_total)
+        return serve_validation(r, "The TotalSegments parameter is required but was not present in the request when "
+                                   "Segment parameter is present");
+    const ddb_expr *e[] = {q.filter, q.projection};
+    if (w_check_exprs(r, e, 2, q.names, q.values))
+        return -1;
+    ddb_scan_params p = {
+        .table = q.table,
+        .index = q.index,
+        .limit = (uint32_t)q.limit,
+        .start_key = q.start,
+        .consistent = q.consistent,
+        .segment = (uint32_t)segment,
+        .total_segments = (uint32_t)total,
+        .attributes = q.attributes,
+        .n_attributes = q.n_attributes,
+        .return_capacity = q.rc,
+        .filter = q.filter,
+        .projection = q.projection,
+        .values = q.values,
+    };
+    ddb_page page;
+    memset(&page, 0, sizeof page);
+    int rc = ddb_scan(r->srv->db, &p, r->a, &page, &r->err);
+    return rc ? serve_fail_code(r, rc) : page_reply(r, &q, &page);
+}

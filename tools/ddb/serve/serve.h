@@ -1,0 +1,183 @@
+/* ddb serve — the embedded engine behind DynamoDB's JSON protocol (internal
+ * header of tools/ddb/serve/).
+ *
+ * Layers, each in its own file:
+ *   http.c      libmicrohttpd: connections, bodies, limits, headers, logging
+ *   auth.c      --auth: the access keys file and SigV4 verification
+ *   dispatch.c  X-Amz-Target -> operation; serve_call() is the whole
+ *               request -> response step, without HTTP (the fuzz target's entry)
+ *   reply.c     DDB_E* codes -> DynamoDB's status, __type and message
+ *   wire.c      request members -> libddb arguments, results -> JSON
+ *   op_*.c      one file per family of operations
+ * Everything goes through libddb's public API (<ddb/ddb.h>, <ddb/json.h>). */
+#ifndef DDB_SERVE_H
+#define DDB_SERVE_H
+
+#include <ddb/ddb.h>
+#include <ddb/json.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* DynamoDB's limit on one request's body (API request size limit). */
+#define SERVE_MAX_BODY (16u << 20)
+
+enum { LOG_NONE = 0, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+typedef struct serve_keys serve_keys; /* --auth access keys (auth.c) */
+
+/* The server's shared, read-only-after-start state. */
+typedef struct server {
+    ddb *db;
+    const char *region;     /* in ARNs and what SigV4 scopes may name */
+    const char *account;    /* in ARNs */
+    serve_keys *keys;       /* NULL: no authentication */
+    int log_level;
+} server;
+
+/* One response: HTTP status and a JSON body (malloc'd). */
+typedef struct serve_reply {
+    unsigned status;
+    char *body;
+    size_t len;
+    const char *error_type; /* short exception name, for the log line; NULL on success */
+    char table[256];        /* the request's (first) table, for the log line; "" when none */
+} serve_reply;
+
+/* One request being handled: everything allocated for it lives in a. */
+typedef struct serve_req {
+    server *srv;
+    ddb_arena *a;
+    const json_t *in;       /* the request object */
+    const char *host;       /* Host header (DescribeEndpoints), may be NULL */
+    json_t *out;            /* the response object being built */
+    ddb_error err;
+    /* set by a handler that answers with an error not coming from libddb */
+    const char *fail_type;
+    unsigned fail_status;
+    json_t *fail_extra;     /* extra members of the error body (CancellationReasons) */
+    const char *table;      /* for the log line */
+    ddb_expr **exprs;       /* prepared for this request, freed after it */
+    size_t n_exprs, cap_exprs;
+} serve_req;
+
+typedef int (*serve_op_fn)(serve_req *r);
+
+/* ---- dispatch.c ---- */
+
+/* Handle one request: target is the X-Amz-Target header (may be NULL), body
+ * the request body.  Fills out (status, JSON body).  Never fails: every
+ * problem becomes an error response.  Thread-safe. */
+void serve_call(server *s, const char *target, const char *host, const char *body, size_t len, serve_reply *out);
+
+/* ---- reply.c ---- */
+
+/* A handler's failure: the libddb code and message in r->err become the
+ * response.  Returns the (negative) code. */
+int serve_fail_code(serve_req *r, int code);
+/* A failure of the request's shape: ValidationException (400) with message. */
+int serve_validation(serve_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Any exception by its short name ("ResourceNotFoundException"). */
+int serve_fail(serve_req *r, unsigned status, const char *type, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* An error response body { "__type": "<prefix>#type", "message": msg } into out. */
+void serve_error_reply(serve_reply *out, unsigned status, const char *type, const char *message, json_t *extra);
+
+/* ---- wire.c: reading the request ---- */
+
+/* A string member; NULL when absent.  Not a string: ValidationException
+ * (returns -1 with the error set; *out NULL). */
+int w_str(serve_req *r, const json_t *o, const char *name, const char **out);
+/* A required string member: "1 validation error detected: Value null at
+ * 'tableName' failed to satisfy constraint: Member must not be null". */
+int w_str_req(serve_req *r, const json_t *o, const char *name, const char *path, const char **out);
+/* The TableName member, required and recorded for the log line. */
+int w_table(serve_req *r, const json_t *o, const char **out);
+int w_bool(serve_req *r, const json_t *o, const char *name, bool *out);
+/* An integer member in [min, max]; *present false when absent. */
+int w_uint(serve_req *r, const json_t *o, const char *name, const char *path, uint64_t min, uint64_t max,
+           uint64_t *out, bool *present);
+/* An object of DynamoDB JSON attributes as an item (NULL when absent). */
+int w_item(serve_req *r, const json_t *o, const char *name, ddb_item **out);
+int w_item_req(serve_req *r, const json_t *o, const char *name, const char *path, ddb_item **out);
+/* ExpressionAttributeNames ({"#n": "name"}) as the item ddb_expr_prepare takes. */
+int w_names(serve_req *r, const json_t *o, ddb_item **out);
+/* Prepare the expression in member name (NULL when absent); freed with the request. */
+int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, const ddb_item *names,
+           ddb_expr **out);
+/* ReturnConsumedCapacity: NONE / TOTAL / INDEXES. */
+int w_capacity(serve_req *r, const json_t *o, ddb_return_capacity *out);
+/* AttributesToGet as a name array in the arena. */
+int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n);
+/* The request-level expression checks (unused names and values, ...). */
+int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_item *names, const ddb_item *values);
+
+/* ReturnValues (op_items.c). */
+int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out);
+/* Refuse the legacy members (NULL-terminated list) that have an expression
+ * form named by instead (op_items.c). */
+int refuse_legacy(serve_req *r, const json_t *o, const char *const *members, const char *instead);
+
+/* ---- wire.c: writing the response ---- */
+
+json_t *w_item_json(serve_req *r, const ddb_item *it);
+/* ConsumedCapacity of one table ({"TableName", "CapacityUnits", ...}); NULL when rc is NONE. */
+json_t *w_capacity_json(serve_req *r, const char *table, ddb_return_capacity rc, const ddb_capacity *c);
+/* arn:aws:dynamodb:REGION:ACCOUNT:table/NAME */
+char *w_table_arn(serve_req *r, const char *table);
+/* The table name of a table ARN (or a plain name); NULL when malformed. */
+const char *w_arn_table(serve_req *r, const char *arn);
+
+/* ---- op_*.c ---- */
+
+int op_create_table(serve_req *r);
+int op_delete_table(serve_req *r);
+int op_describe_table(serve_req *r);
+int op_list_tables(serve_req *r);
+int op_update_table(serve_req *r);
+int op_update_ttl(serve_req *r);
+int op_describe_ttl(serve_req *r);
+int op_describe_limits(serve_req *r);
+int op_describe_endpoints(serve_req *r);
+int op_tag_resource(serve_req *r);
+int op_untag_resource(serve_req *r);
+int op_list_tags(serve_req *r);
+int op_put_item(serve_req *r);
+int op_get_item(serve_req *r);
+int op_update_item(serve_req *r);
+int op_delete_item(serve_req *r);
+int op_query(serve_req *r);
+int op_scan(serve_req *r);
+int op_batch_get(serve_req *r);
+int op_batch_write(serve_req *r);
+int op_transact_get(serve_req *r);
+int op_transact_write(serve_req *r);
+int op_list_streams(serve_req *r);
+int op_describe_stream(serve_req *r);
+int op_get_shard_iterator(serve_req *r);
+int op_get_records(serve_req *r);
+
+/* The TableDescription of a table (op_tables.c); NULL after setting the error. */
+json_t *table_description(serve_req *r, const char *table, const char *status);
+/* The label of every stream (its ARN's last part; op_streams.c). */
+#define STREAM_LABEL "1970-01-01T00:00:00.000"
+/* The stream ARN of a table (op_streams.c). */
+char *stream_arn(serve_req *r, const char *table);
+
+/* ---- auth.c ---- */
+
+/* Read the keys file: one "ACCESS_KEY_ID SECRET_ACCESS_KEY" per line, '#'
+ * comments.  NULL after printing the problem (file:line). */
+serve_keys *auth_load(const char *path);
+void auth_free(serve_keys *k);
+/* Check a request's Authorization header.  0 when valid; otherwise fills
+ * out with DynamoDB's error (UnrecognizedClientException,
+ * InvalidSignatureException, MissingAuthenticationTokenException,
+ * IncompleteSignatureException) and returns -1.  header(name) looks a
+ * request header up (case-insensitive). */
+typedef const char *(*auth_header_fn)(void *ctx, const char *name);
+int auth_check(const server *s, const char *method, const char *path, auth_header_fn header, void *ctx,
+               const char *body, size_t len, serve_reply *out);
+
+#endif

@@ -1,0 +1,277 @@
+/* ddb serve: the request's members as libddb arguments, and results as
+ * response JSON.  Shape problems answer as DynamoDB does: a member of the
+ * wrong JSON type is a SerializationException, a missing required member a
+ * ValidationException "1 validation error detected: Value null at '...'
+ * failed to satisfy constraint: Member must not be null" (API_Operations:
+ * Common Errors).  Calls libddb's public API and jansson only. */
+#include "serve.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int wrong_type(serve_req *r, const char *name, const char *want)
+{
+    return serve_fail(r, 400, "SerializationException", "%s: expected %s", name, want);
+}
+
+static int missing(serve_req *r, const char *path)
+{
+    return serve_validation(r,
+                            "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member "
+                            "must not be null",
+                            path);
+}
+
+int w_str(serve_req *r, const json_t *o, const char *name, const char **out)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(o, name);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_string(v))
+        return wrong_type(r, name, "a string");
+    *out = json_string_value(v);
+    return 0;
+}
+
+int w_str_req(serve_req *r, const json_t *o, const char *name, const char *path, const char **out)
+{
+    if (w_str(r, o, name, out))
+        return -1;
+    return *out ? 0 : missing(r, path);
+}
+
+int w_table(serve_req *r, const json_t *o, const char **out)
+{
+    if (w_str_req(r, o, "TableName", "tableName", out))
+        return -1;
+    if (!r->table)
+        r->table = *out;
+    return 0;
+}
+
+int w_bool(serve_req *r, const json_t *o, const char *name, bool *out)
+{
+    const json_t *v = json_object_get(o, name);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_boolean(v))
+        return wrong_type(r, name, "a boolean");
+    *out = json_is_true(v);
+    return 0;
+}
+
+int w_uint(serve_req *r, const json_t *o, const char *name, const char *path, uint64_t min, uint64_t max,
+           uint64_t *out, bool *present)
+{
+    *present = false;
+    const json_t *v = json_object_get(o, name);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_integer(v))
+        return wrong_type(r, name, "an integer");
+    json_int_t i = json_integer_value(v);
+    if (i < (json_int_t)min)
+        return serve_validation(r,
+                                "1 validation error detected: Value '%lld' at '%s' failed to satisfy constraint: "
+                                "Member must have value greater than or equal to %llu",
+                                (long long)i, path, (unsigned long long)min);
+    if ((uint64_t)i > max)
+        return serve_validation(r,
+                                "1 validation error detected: Value '%lld' at '%s' failed to satisfy constraint: "
+                                "Member must have value less than or equal to %llu",
+                                (long long)i, path, (unsigned long long)max);
+    *out = (uint64_t)i;
+    *present = true;
+    return 0;
+}
+
+int w_item(serve_req *r, const json_t *o, const char *name, ddb_item **out)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(o, name);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return wrong_type(r, name, "an object");
+    int rc = ddb_json_to_item(v, r->a, out, &r->err);
+    return rc ? serve_fail_code(r, rc) : 0;
+}
+
+int w_item_req(serve_req *r, const json_t *o, const char *name, const char *path, ddb_item **out)
+{
+    if (w_item(r, o, name, out))
+        return -1;
+    return *out ? 0 : missing(r, path);
+}
+
+int w_names(serve_req *r, const json_t *o, ddb_item **out)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(o, "ExpressionAttributeNames");
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return wrong_type(r, "ExpressionAttributeNames", "an object");
+    ddb_item *it = ddb_item_new(r->a);
+    if (!it)
+        return serve_fail_code(r, DDB_ENOMEM);
+    const char *k;
+    json_t *s;
+    json_object_foreach((json_t *)v, k, s) {
+        if (!json_is_string(s))
+            return wrong_type(r, "ExpressionAttributeNames", "string values");
+        ddb_value *sv = ddb_v_s(r->a, json_string_value(s), json_string_length(s));
+        if (!sv || ddb_item_set(it, k, sv))
+            return serve_fail_code(r, DDB_ENOMEM);
+    }
+    *out = it;
+    return 0;
+}
+
+int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, const ddb_item *names,
+           ddb_expr **out)
+{
+    *out = NULL;
+    const char *text;
+    if (w_str(r, o, name, &text))
+        return -1;
+    if (!text)
+        return 0;
+    if (r->n_exprs == r->cap_exprs) {
+        size_t cap = r->cap_exprs ? r->cap_exprs * 2 : 8;
+        ddb_expr **p = realloc(r->exprs, cap * sizeof *p);
+        if (!p)
+            return serve_fail_code(r, DDB_ENOMEM);
+        r->exprs = p;
+        r->cap_exprs = cap;
+    }
+    int rc = ddb_expr_prepare(kind, text, names, out, &r->err);
+    if (rc)
+        return serve_fail_code(r, rc);
+    r->exprs[r->n_exprs++] = *out;
+    return 0;
+}
+
+int w_capacity(serve_req *r, const json_t *o, ddb_return_capacity *out)
+{
+    *out = DDB_CAPACITY_NONE;
+    const char *s;
+    if (w_str(r, o, "ReturnConsumedCapacity", &s))
+        return -1;
+    if (!s || strcmp(s, "NONE") == 0)
+        return 0;
+    if (strcmp(s, "TOTAL") == 0)
+        *out = DDB_CAPACITY_TOTAL;
+    else if (strcmp(s, "INDEXES") == 0)
+        *out = DDB_CAPACITY_INDEXES;
+    else
+        return serve_validation(r,
+                                "1 validation error detected: Value '%s' at 'returnConsumedCapacity' failed to "
+                                "satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]",
+                                s);
+    return 0;
+}
+
+int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n)
+{
+    *names = NULL;
+    *n = 0;
+    const json_t *v = json_object_get(o, "AttributesToGet");
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_array(v))
+        return wrong_type(r, "AttributesToGet", "an array");
+    size_t count = json_array_size(v);
+    const char **p = ddb_arena_alloc(r->a, (count ? count : 1) * sizeof *p);
+    if (!p)
+        return serve_fail_code(r, DDB_ENOMEM);
+    for (size_t i = 0; i < count; i++) {
+        if (!json_is_string(json_array_get(v, i)))
+            return wrong_type(r, "AttributesToGet", "strings");
+        p[i] = json_string_value(json_array_get(v, i));
+    }
+    *names = p;
+    *n = count;
+    return 0;
+}
+
+int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_item *names, const ddb_item *values)
+{
+    int rc = ddb_expr_check_request(e, n, names, values, &r->err);
+    return rc ? serve_fail_code(r, rc) : 0;
+}
+
+json_t *w_item_json(serve_req *r, const ddb_item *it)
+{
+    json_t *j = NULL;
+    if (ddb_json_from_item(it, &j, &r->err))
+        return NULL;
+    return j;
+}
+
+json_t *w_capacity_json(serve_req *r, const char *table, ddb_return_capacity rc, const ddb_capacity *c)
+{
+    (void)r;
+    if (rc == DDB_CAPACITY_NONE)
+        return NULL;
+    json_t *o = json_object();
+    json_object_set_new(o, "TableName", json_string(table));
+    json_object_set_new(o, "CapacityUnits", json_real(c->total));
+    if (c->read)
+        json_object_set_new(o, "ReadCapacityUnits", json_real(c->read));
+    if (c->write)
+        json_object_set_new(o, "WriteCapacityUnits", json_real(c->write));
+    if (rc == DDB_CAPACITY_INDEXES) {
+        json_object_set_new(o, "Table", json_pack("{s:f}", "CapacityUnits", c->table_read + c->table_write));
+        if (c->n_indexes) {
+            /* ddb_capacity does not say which indexes are local: ask the table. */
+            ddb_table_desc *d = NULL;
+            ddb_describe_table(r->srv->db, table, r->a, &d, NULL);
+            json_t *g = json_object(), *l = json_object();
+            for (size_t i = 0; i < c->n_indexes; i++) {
+                bool local = false;
+                for (size_t k = 0; d && k < d->def.n_indexes; k++)
+                    if (strcmp(d->def.indexes[k].name, c->indexes[i].name) == 0)
+                        local = d->def.indexes[k].local;
+                json_object_set_new(local ? l : g, c->indexes[i].name,
+                                    json_pack("{s:f}", "CapacityUnits", c->indexes[i].read + c->indexes[i].write));
+            }
+            if (json_object_size(g))
+                json_object_set(o, "GlobalSecondaryIndexes", g);
+            if (json_object_size(l))
+                json_object_set(o, "LocalSecondaryIndexes", l);
+            json_decref(g);
+            json_decref(l);
+        }
+    }
+    return o;
+}
+
+char *w_table_arn(serve_req *r, const char *table)
+{
+    size_t n = strlen(table) + strlen(r->srv->region) + strlen(r->srv->account) + 40;
+    char *s = ddb_arena_alloc(r->a, n);
+    if (s)
+        snprintf(s, n, "arn:aws:dynamodb:%s:%s:table/%s", r->srv->region, r->srv->account, table);
+    return s;
+}
+
+const char *w_arn_table(serve_req *r, const char *arn)
+{
+    if (strncmp(arn, "arn:", 4) != 0)
+        return arn;
+    const char *t = strstr(arn, ":table/");
+    if (!t)
+        return NULL;
+    t += 7;
+    const char *end = strchr(t, '/');
+    size_t n = end ? (size_t)(end - t) : strlen(t);
+    char *s = ddb_arena_alloc(r->a, n + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, t, n);
+    s[n] = '\0';
+    return s;
+}
