@@ -202,7 +202,7 @@ static int take_index_shard(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, 
  * from the table (fetch_base); skipped when deleted since. */
 static int take_fetched(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, ddb_error *err)
 {
-    ddb_item *key, *full;
+    ddb_item *key = NULL, *full = NULL;
     int rc = table_key(s->e, it, r->a, &key, err);
     if (rc)
         return rc;
@@ -250,7 +250,7 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
         if (!s)
             continue; /* another entity in the same partition */
         if (s->e->n_shards && !r->index) {
-            size_t j;
+            size_t j = i + 1;
             rc = take_group(r, s, pg, i, &j, err);
             i = j - 1;
         } else if (s->e->n_shards)
