@@ -119,7 +119,7 @@ static void test_over_limit_refused(void **state)
     assert_over_limit("query", ddb_ent_query_page(f->db, &e, &q, f->a, NULL, &page, &err), &err);
 
     struct recs result;
-    const ddb_collection_member members[] = {{&e, 0, offsetof(struct recs, recs), offsetof(struct recs, recs_count)}};
+    const ddb_collection_member members[] = {{&e, 0, offsetof(struct recs, recs), offsetof(struct recs, recs_count), 0}};
     const ddb_collection_desc coll = {"Recs", NULL, 1, members};
     memset(&err, 0, sizeof err);
     assert_over_limit("collection", ddb_ent_query_collection(f->db, &coll, 0, &r, &result, f->a, NULL, &cap, &err),

@@ -219,6 +219,9 @@ typedef struct ddb_collection_member {
     uint16_t key;            /* the member's key index on the collection's index */
     uint32_t items_offset;   /* offsetof(result, <entity> pointer) */
     uint32_t count_offset;   /* offsetof(result, <entity>_count) */
+    /* offsetof(result, <entity>_masks), a ddb_ent_mask * that
+     * ddb_ent_collection_page fills per item; 0 = the result has none */
+    uint32_t masks_offset;
 } ddb_collection_member;
 
 typedef struct ddb_collection_desc {
@@ -234,6 +237,184 @@ typedef struct ddb_collection_desc {
  * arena array and a count.  Reads every page. */
 int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
                              void *result, ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
+/* ---- Typed reads (issue 12) ---------------------------------------------------
+ *
+ * One options struct and one result struct for every typed read: entity
+ * queries by access pattern, collection pages, typed scans.  Results are
+ * decoded into the caller's entity structs (arena memory, like every read)
+ * with a field mask per item saying which fields the stored data set. */
+
+/* A set of an entity's top-level fields: bit i = e->st->fields[i].  An
+ * entity has at most DDB_ENT_MAX_FIELDS fields (ddbgen refuses more; the
+ * runtime answers DDB_ELIMIT). */
+#define DDB_ENT_MASK_WORDS 4
+#define DDB_ENT_MAX_FIELDS (DDB_ENT_MASK_WORDS * 64)
+typedef struct ddb_ent_mask {
+    uint64_t w[DDB_ENT_MASK_WORDS];
+} ddb_ent_mask;
+
+static inline void ddb_ent_mask_set(ddb_ent_mask *m, unsigned field)
+{
+    if (field < DDB_ENT_MAX_FIELDS)
+        m->w[field / 64] |= (uint64_t)1 << (field % 64);
+}
+static inline bool ddb_ent_mask_has(const ddb_ent_mask *m, unsigned field)
+{
+    return field < DDB_ENT_MAX_FIELDS && (m->w[field / 64] >> (field % 64) & 1u);
+}
+
+/* Options of every typed read.  Zero-initialised = one page of up to 1 MB
+ * from the start, forward, eventually consistent, every field. */
+typedef struct ddb_ent_read_opts {
+    uint32_t page_size;        /* most entities per page (Limit, in logical items); 0 = up to 1 MB */
+    const char *cursor;        /* resume where the page that returned it ended; NULL = from the start */
+    bool backward;             /* descending sort-key order (ScanIndexForward = false); queries only */
+    bool consistent;           /* strongly consistent read (not on a GSI: DDB_EVALIDATION) */
+    bool count_only;           /* count the matching entities of the page; no items are decoded */
+    /* Read the whole item from the table for each result of a KEYS_ONLY or
+     * INCLUDE index (costs one GetItem each, counted in capacity).  Without
+     * it such a query returns what the index holds, and the masks say which
+     * fields that is. */
+    bool fetch_base;
+    const ddb_ent_mask *fields; /* projection: the fields to read (keys are always read); NULL = all */
+    /* FilterExpression applied to the entity's items after the key
+     * condition, in DynamoDB syntax with its names and values already
+     * bound (#n -> stored attribute, :v -> value); NULL = none.  On a sharded
+     * entity it is evaluated per shard item: an entity matches when one of
+     * its shard items does (name fields of one shard only). */
+    const char *filter;
+    const ddb_item *filter_names;
+    const ddb_item *filter_values;
+    ddb_return_capacity return_capacity;
+    ddb_capacity *capacity;    /* out (may be NULL): zeroed, then the capacity of every request the call made */
+} ddb_ent_read_opts;
+
+/* One page of entities of one type. */
+typedef struct ddb_ent_result {
+    void *items;               /* count entity structs (e->st->size each), arena memory; NULL when count_only */
+    ddb_ent_mask *masks;       /* masks[i]: the fields items[i] has set; NULL when count_only */
+    size_t count;              /* entities on this page (after the filter) */
+    size_t scanned_count;      /* items DynamoDB evaluated (physical items, before the filter) */
+    const char *cursor;        /* NULL when this was the last page; else pass back as opts.cursor */
+} ddb_ent_result;
+
+/* Sort-key condition of an entity query, by LEVEL of the key's sort-key
+ * template.  A level is an index into the template's segments (literal
+ * text or hole, e.g. "SITE#{site}#DEV#{device}" has segments 0 "SITE#",
+ * 1 {site}, 2 "#DEV#", 3 {device}); the condition uses the rendered text of
+ * segments 0..level.
+ *   DDB_ENT_SK_ALL      no condition besides the entity's leading literal
+ *                       (every item of the entity in the partition); level unused
+ *   DDB_ENT_SK_EQ       level must be the last segment: the whole sort key equals
+ *   DDB_ENT_SK_BEGINS   begins_with the text through level; at a hole that a
+ *                       literal follows, through that literal too ("SITE#s1#",
+ *                       so s10 is not matched); at the last hole a string
+ *                       prefix of that field's text
+ *   DDB_ENT_SK_LT/LE/GT/GE/BETWEEN   compare the text through level, a hole
+ *                       (the last field of that level); keys that continue
+ *                       after it count as equal to it (<= and BETWEEN include
+ *                       them, > and < exclude them)
+ * A numeric sort key (one N field) has one level, 0.  A sharded entity's
+ * shard items are matched as the logical item (EQ finds its shards). */
+typedef enum ddb_ent_sk_op {
+    DDB_ENT_SK_ALL = 0,
+    DDB_ENT_SK_EQ,
+    DDB_ENT_SK_BEGINS,
+    DDB_ENT_SK_LT,
+    DDB_ENT_SK_LE,
+    DDB_ENT_SK_GT,
+    DDB_ENT_SK_GE,
+    DDB_ENT_SK_BETWEEN
+} ddb_ent_sk_op;
+
+/* An entity query: one access pattern (key), its partition and sort-key condition. */
+typedef struct ddb_ent_key_cond {
+    uint16_t key;              /* index into e->keys: the access pattern */
+    const void *obj;           /* an e struct with the partition fields and the sort-key fields through level set */
+    ddb_ent_sk_op op;
+    uint16_t level;            /* segment index into e->keys[key].sk (see above) */
+    const void *hi;            /* BETWEEN: an e struct with the upper bound's fields set */
+} ddb_ent_key_cond;
+
+/* One page of entities of e by access pattern kc->key.  Items of other
+ * types in the partition are skipped; a sharded entity's shard items are
+ * merged into one struct (a page never ends inside one: the rest of its
+ * shards are read and the cursor placed after them); an index that holds
+ * one shard item per entity is completed from the table.  DDB_EVALIDATION
+ * for an op the level cannot take (EQ short of the whole key, a range on
+ * a literal), an unset key field, a consistent read on a GSI. */
+int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_cond *kc,
+                          const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err);
+
+/* Typed scan of e's items only (its type attribute; o->filter ANDed), one
+ * page; segment/total_segments as Scan's (0/0 = the whole table); index
+ * NULL = the table. */
+int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t segment, uint32_t total_segments,
+                 const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err);
+
+/* A collection (ddb_collection_desc above) read a page at a time.  The
+ * result struct the generated code declares holds per member an items
+ * pointer and a count (and optionally masks); page fills it and info. */
+typedef struct ddb_ent_page_info {
+    size_t count;              /* entities on the page, all members */
+    size_t scanned_count;
+    const char *cursor;        /* NULL after the last page */
+} ddb_ent_page_info;
+
+/* Sort-key range over the collection's partition, on the stored sort key
+ * (the shared prefix rendered by the caller); op DDB_SK_ANY = the whole
+ * partition. */
+typedef struct ddb_ent_range {
+    ddb_key_op op;             /* DDB_SK_ANY, EQ, LT, LE, GT, GE, BETWEEN, BEGINS_WITH */
+    const ddb_value *lo, *hi;  /* hi: BETWEEN only */
+} ddb_ent_range;
+
+/* One page of collection c's partition (partition fields from obj, an
+ * instance of members[member_index]'s struct), grouped by type into result.
+ * Shard items of a sharded member are merged into one struct, also when a
+ * page boundary falls between them.  o->fields and o->filter do not apply
+ * (DDB_EINVAL); range may be NULL. */
+int ddb_ent_collection_page(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
+                            const ddb_ent_range *range, const ddb_ent_read_opts *o, ddb_arena *a, void *result,
+                            ddb_ent_page_info *info, ddb_error *err);
+
+/* Typed scan of a whole table, grouped by type like a collection (c->index
+ * NULL: the table; members are the entities to keep, the rest skipped). */
+int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, uint32_t total_segments,
+                       const ddb_ent_read_opts *o, ddb_arena *a, void *result, ddb_ent_page_info *info,
+                       ddb_error *err);
+
+/* Walks every page of a collection:
+ *     ddb_ent_collection_iter it;
+ *     ddb_ent_collection_iter_init(&it, db, &coll, 0, &key, NULL, &opts);
+ *     while ((rc = ddb_ent_collection_next(&it, a, &page, &err)) == DDB_OK && it.has_page) { ... }
+ * Each page is filled into result as ddb_ent_collection_page does (reset
+ * the arena between pages if you like: the iterator copies the cursor). */
+typedef struct ddb_ent_collection_iter {
+    ddb *db;
+    const ddb_collection_desc *c;
+    uint16_t member_index;
+    const void *obj;
+    const ddb_ent_range *range;
+    ddb_ent_read_opts opts;    /* opts.cursor advances */
+    char *cursor;              /* owned copy (malloc) of the next cursor */
+    bool started, done;
+    bool has_page;             /* after next: a page was filled */
+    ddb_ent_page_info info;    /* the last page's */
+} ddb_ent_collection_iter;
+
+void ddb_ent_collection_iter_init(ddb_ent_collection_iter *it, ddb *db, const ddb_collection_desc *c,
+                                  uint16_t member_index, const void *obj, const ddb_ent_range *range,
+                                  const ddb_ent_read_opts *o);
+int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *result, ddb_error *err);
+/* Free the iterator's cursor copy (safe to call twice). */
+void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it);
+
+/* Get by primary key with the read options (fields, consistent, capacity;
+ * paging options ignored); *mask (may be NULL) gets the fields set. */
+int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_read_opts *o, ddb_arena *a,
+                 void *out, ddb_ent_mask *mask, ddb_error *err);
 
 /* ---- Transactions and batches across entities ------------------------------ */
 

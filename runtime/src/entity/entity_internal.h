@@ -19,8 +19,12 @@
  *   entity_ids.c         ids filled by create (UUIDs, counters)
  *   entity_write.c       put, create, get, delete
  *   entity_update.c      partial update
- *   entity_query.c       query pages
- *   entity_collection.c  collection queries
+ *   entity_query.c       query pages (the ddb_ent_query interface, on top of entity_read.c)
+ *   entity_skcond.c      sort-key conditions by level of the key template
+ *   entity_project.c     field masks as projections; filters with their names and values
+ *   entity_reader.c      pages of items into entity structs (types, shard groups, index entries)
+ *   entity_read.c        typed reads: query by access pattern, scan, get with read options
+ *   entity_collection.c  collection pages, their iterator, table scans grouped by type
  *   entity_cursor.c      cursors (LastEvaluatedKey as text)
  *   entity_tx.c          transactions across entities
  *   entity_batch.c       batch put and get
@@ -68,6 +72,9 @@ const ddb_field_desc *ddbi_ent_flagged(const ddb_entity_desc *e, unsigned flag);
  * literal that follows them) into b.  *absent when an optional field is unset. */
 int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const void *obj, uint16_t max_holes,
                            bool through_literal, ddb_buf *b, bool *absent, ddb_error *err);
+/* Could v have been rendered from t (literals match themselves, holes
+ * any text; a numeric template any N)? */
+bool ddbi_ent_template_fits(const ddb_template *t, const ddb_value *v);
 /* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
 /* Compute every derived field of obj in place. */
@@ -84,9 +91,16 @@ int ddbi_ent_field_value(const ddb_field_desc *f, const char *p, ddb_arena *a, d
 
 int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, ddb_error *err);
 int ddbi_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_error *err);
-/* from_item without zeroing obj first; partial: missing required attributes are not errors. */
+/* from_item without zeroing obj first; partial: missing required attributes
+ * are not errors.  mask (may be NULL) gains the fields the item set. */
 int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
-                               ddb_error *err);
+                               ddb_ent_mask *mask, ddb_error *err);
+/* The attributes of item into e's fields of obj (not zeroed; no type
+ * check: the caller told the type; missing attributes are no error). */
+int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a,
+                              ddb_ent_mask *mask, ddb_error *err);
+/* DDB_EVALIDATION naming the first required field of e not in mask. */
+int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddb_error *err);
 
 /* ---- descriptor checks, primary keys, shard items (entity_keys.c) ---- */
 
@@ -177,6 +191,64 @@ typedef struct ddbi_ent_plan {
  * hold obj's version, which the write then increments. */
 int ddbi_ent_plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddbi_exprb *x,
                         ddbi_ent_plan *p, ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err);
+
+/* ---- typed reads (entity_skcond.c, entity_project.c, entity_reader.c) ---- */
+
+/* Query's sort-key condition (sk_op, sk1, sk2) of kc on e->keys[kc->key]. */
+int ddbi_ent_sk_condition(const ddb_entity_desc *e, const ddb_ent_key_cond *kc, ddb_arena *a, ddb_query_params *qp,
+                          ddb_error *err);
+/* The segment index of the nth (1-based) hole of t; DDB_EVALIDATION when t has fewer. */
+int ddbi_ent_level_of_hole(const ddb_template *t, uint16_t nth, uint16_t *level);
+
+/* What a read asks for besides its key condition: a projection (o->fields,
+ * or only the keys for count_only), the filter (o's, and with type_filter
+ * the type attribute equal to e's name). */
+typedef struct ddbi_ent_ask {
+    const ddb_expr *projection, *filter;
+    const ddb_item *values;
+    ddbi_exprb xp, xf;
+} ddbi_ent_ask;
+int ddbi_ent_ask_init(ddbi_ent_ask *q, ddb *db, const ddb_entity_desc *e, const char *index,
+                      const ddb_ent_read_opts *o, bool type_filter, ddb_arena *a, ddb_error *err);
+void ddbi_ent_ask_done(ddbi_ent_ask *q);
+
+/* The most entity types one read sorts into (collection members). */
+#define DDBI_ENT_MAX_SINKS 64
+
+/* Where the entities of one type go: an arena array grown page by page. */
+typedef struct ddbi_ent_sink {
+    const ddb_entity_desc *e;
+    char *items;
+    ddb_ent_mask *masks;
+    size_t count, cap;
+} ddbi_ent_sink;
+
+typedef struct ddbi_ent_reader {
+    ddb *db;
+    ddb_arena *a;
+    const ddb_ent_read_opts *o;
+    const char *index;        /* the index read; NULL = the table */
+    bool index_partial;       /* it projects less than ALL */
+    bool projected;           /* items may lack required fields (projection, count, partial index) */
+    ddbi_ent_sink *sinks;
+    uint16_t n;
+    ddb_capacity cap;
+    size_t scanned;
+    const ddb_item *last_key; /* where the next page starts; NULL = done */
+} ddbi_ent_reader;
+
+/* o, or the zero options for NULL; o->capacity zeroed. */
+const ddb_ent_read_opts *ddbi_ent_opts_begin(const ddb_ent_read_opts *o);
+int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_ent_read_opts *o, const char *index,
+                         ddbi_ent_sink *sinks, uint16_t n, ddb_error *err);
+/* Sort the items of pg into the sinks (see entity_reader.c). */
+int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err);
+/* Ask for r's read of e (projection, filter: see ddbi_ent_ask_init) with
+ * Query qp, or else Scan sp, and take the page (all_pages: every page). */
+int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_filter, ddb_query_params *qp,
+                        ddb_scan_params *sp, bool all_pages, ddb_error *err);
+/* Hand the summed capacity to o->capacity. */
+void ddbi_ent_reader_finish(ddbi_ent_reader *r);
 
 /* ---- cursors (entity_cursor.c) ---- */
 

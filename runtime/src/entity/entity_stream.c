@@ -9,46 +9,18 @@
 
 #include <string.h>
 
-/* Does text t[0..n) fit template segments segs[i..) (holes match any text,
- * literals themselves)?  A key template's literal prefix and separators
- * tell entity types apart, e.g. "ORG#{org}" / "USER#{username}". */
-static bool glob(const ddb_tseg *segs, uint16_t i, uint16_t nseg, const char *t, size_t n)
-{
-    if (i == nseg)
-        return n == 0;
-    if (segs[i].lit) {
-        size_t l = strlen(segs[i].lit);
-        return n >= l && memcmp(t, segs[i].lit, l) == 0 && glob(segs, (uint16_t)(i + 1), nseg, t + l, n - l);
-    }
-    if (i + 1 == nseg)
-        return true;
-    for (size_t k = 0; k <= n; k++)
-        if (glob(segs, (uint16_t)(i + 1), nseg, t + k, n - k))
-            return true;
-    return false;
-}
-
-static bool value_fits(const ddb_template *tp, const ddb_value *v)
-{
-    if (!v)
-        return false;
-    if (tp->type == DDB_TN)
-        return v->type == DDB_TN;
-    return v->type == DDB_TS && glob(tp->segs, 0, tp->n, v->u.s, v->len);
-}
-
 /* Could Keys be the primary key of e?  A sharded entity's items end in
  * <suffix><shard id>. */
 static bool keys_fit(const ddb_entity_desc *e, const ddb_item *keys)
 {
     const ddb_key_desc *k = &e->keys[0];
-    if (!value_fits(&k->pk, ddb_item_get(keys, k->pk_attr)))
+    if (!ddbi_ent_template_fits(&k->pk, ddb_item_get(keys, k->pk_attr)))
         return false;
     if (!k->sk_attr)
         return true;
     const ddb_value *sk = ddb_item_get(keys, k->sk_attr);
     if (!e->n_shards || !sk || sk->type != DDB_TS)
-        return value_fits(&k->sk, sk);
+        return ddbi_ent_template_fits(&k->sk, sk);
     const char *sfx = ddbi_ent_shard_suffix(e);
     for (uint16_t s = 0; s < e->n_shards; s++) {
         size_t tail = strlen(sfx) + strlen(e->shards[s]);
@@ -57,7 +29,7 @@ static bool keys_fit(const ddb_entity_desc *e, const ddb_item *keys)
             continue;
         ddb_value head = *sk;
         head.len -= (uint32_t)tail;
-        if (k->sk.type != DDB_TN && glob(k->sk.segs, 0, k->sk.n, head.u.s, head.len))
+        if (k->sk.type != DDB_TN && ddbi_ent_template_fits(&k->sk, &head))
             return true;
     }
     return false;
@@ -109,9 +81,9 @@ int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, cons
     out->type = (int)which + 1;
     out->partial = e->n_shards > 0;
     int rc = DDB_OK;
-    if (rec->new_image && !(rc = ddbi_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, err)))
+    if (rec->new_image && !(rc = ddbi_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, NULL, err)))
         out->has_new = true;
-    if (!rc && rec->old_image && !(rc = ddbi_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, err)))
+    if (!rc && rec->old_image && !(rc = ddbi_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, NULL, err)))
         out->has_old = true;
     return rc;
 }

@@ -171,6 +171,34 @@ int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, cons
     return DDB_OK;
 }
 
+/* Does text t[0..n) fit template segments segs[i..) (holes match any text,
+ * literals themselves)?  A key template's literal prefix and separators
+ * tell entity types apart, e.g. "ORG#{org}" / "USER#{username}". */
+static bool glob(const ddb_tseg *segs, uint16_t i, uint16_t nseg, const char *t, size_t n)
+{
+    if (i == nseg)
+        return n == 0;
+    if (segs[i].lit) {
+        size_t l = strlen(segs[i].lit);
+        return n >= l && memcmp(t, segs[i].lit, l) == 0 && glob(segs, (uint16_t)(i + 1), nseg, t + l, n - l);
+    }
+    if (i + 1 == nseg)
+        return true;
+    for (size_t k = 0; k <= n; k++)
+        if (glob(segs, (uint16_t)(i + 1), nseg, t + k, n - k))
+            return true;
+    return false;
+}
+
+bool ddbi_ent_template_fits(const ddb_template *tp, const ddb_value *v)
+{
+    if (!v)
+        return false;
+    if (tp->type == DDB_TN)
+        return v->type == DDB_TN;
+    return v->type == DDB_TS && glob(tp->segs, 0, tp->n, v->u.s, v->len);
+}
+
 uint16_t ddbi_ent_holes(const ddb_template *t)
 {
     uint16_t n = 0;

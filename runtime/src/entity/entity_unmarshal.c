@@ -17,7 +17,7 @@ static int type_error(const ddb_field_desc *f, const ddb_value *v, const char *w
 }
 
 static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, bool partial,
-                           ddb_error *err);
+                           ddb_ent_mask *mask, ddb_error *err);
 
 static void *acopy(ddb_arena *a, const void *p, size_t n)
 {
@@ -101,7 +101,7 @@ int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, dd
     case DDB_F_STRUCT:
         if (v->type != DDB_TM)
             return type_error(f, v, "M", err);
-        return struct_from_map(f->sub, v, p, a, false, err);
+        return struct_from_map(f->sub, v, p, a, false, NULL, err);
     case DDB_F_LIST: {
         if (v->type != DDB_TL)
             return type_error(f, v, "L", err);
@@ -175,8 +175,11 @@ int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, dd
 
 
 static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, bool partial,
-                           ddb_error *err)
+                           ddb_ent_mask *mask, ddb_error *err)
 {
+    if (mask && st->n_fields > DDB_ENT_MAX_FIELDS)
+        return ddbi_fail(err, DDB_ELIMIT, "%s has %u fields; a field mask holds at most %d (DDB_ENT_MAX_FIELDS)",
+                         st->name, (unsigned)st->n_fields, DDB_ENT_MAX_FIELDS);
     for (uint16_t i = 0; i < st->n_fields; i++) {
         const ddb_field_desc *f = &st->fields[i];
         const ddb_value *v = ddb_map_get(m, f->attr);
@@ -189,6 +192,8 @@ static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *
         int rc = ddbi_ent_field_from(f, v, obj + f->offset, a, err);
         if (rc)
             return rc;
+        if (mask)
+            ddb_ent_mask_set(mask, i);
     }
     return DDB_OK;
 }
@@ -204,12 +209,29 @@ int ddbi_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_erro
 }
 
 int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
-                              ddb_error *err)
+                              ddb_ent_mask *mask, ddb_error *err)
 {
     int rc = ddbi_ent_check_type(e, item, err);
     if (rc)
         return rc;
-    return struct_from_map(e->st, ddb_item_map(item), obj, a, partial, err);
+    return struct_from_map(e->st, ddb_item_map(item), obj, a, partial, mask, err);
+}
+
+int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a,
+                              ddb_ent_mask *mask, ddb_error *err)
+{
+    return struct_from_map(e->st, ddb_item_map(item), obj, a, true, mask, err);
+}
+
+int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddb_error *err)
+{
+    for (uint16_t i = 0; i < e->st->n_fields; i++) {
+        const ddb_field_desc *f = &e->st->fields[i];
+        if (!ddb_ent_mask_has(mask, i) && ddbi_ent_field_required(f))
+            return ddbi_fail(err, DDB_EVALIDATION, "required attribute %s (field %s of %s) is missing", f->attr,
+                             f->name, e->st->name);
+    }
+    return DDB_OK;
 }
 
 int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, ddb_error *err)
@@ -217,7 +239,7 @@ int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj,
     if (!e || !item || !obj || !a)
         return ddbi_fail(err, DDB_EINVAL, "ddb_ent_from_item: entity, item, object and arena are required");
     memset(obj, 0, e->st->size);
-    return ddbi_ent_from_item_partial(e, item, obj, a, false, err);
+    return ddbi_ent_from_item_partial(e, item, obj, a, false, NULL, err);
 }
 
 int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field, ddb_error *err)

@@ -1,0 +1,131 @@
+/* Entity room: typed reads with ddb_ent_read_opts: a query by access
+ * pattern (ddb_ent_query_pattern), a typed scan of one entity
+ * (ddb_ent_scan) and a get with read options (ddb_ent_read).  Each builds
+ * its request here (key condition, projection, filter) and hands the page
+ * to the reader (entity_reader.c).  Calls the public Query, Scan and
+ * GetItem and this room's templates, keys, cursors and reader. */
+#include "entity/entity_internal.h"
+
+#include "core/error.h"
+
+#include <string.h>
+
+/* The page's cursor into out (NULL when the read is complete). */
+static int finish(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_ent_result *out, ddb_error *err)
+{
+    ddbi_ent_reader_finish(r);
+    out->items = r->o->count_only ? NULL : s->items;
+    out->masks = r->o->count_only ? NULL : s->masks;
+    out->count = s->count;
+    out->scanned_count = r->scanned;
+    return r->last_key ? ddbi_ent_cursor_encode(r->a, r->last_key, &out->cursor, err) : DDB_OK;
+}
+
+/* Limit in physical items: a sharded entity's table items come n_shards to one. */
+static uint32_t physical_limit(const ddb_entity_desc *e, uint32_t page_size, bool table)
+{
+    uint64_t n = (uint64_t)page_size * (e->n_shards && table ? e->n_shards : 1);
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_cond *kc,
+                          const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err)
+{
+    o = ddbi_ent_opts_begin(o);
+    if (!db || !e || !kc || !kc->obj || !a || !out)
+        return ddbi_fail(err, DDB_EINVAL, "query: db, entity, key condition with its object, arena and out are required");
+    memset(out, 0, sizeof *out);
+    if (kc->key >= e->n_keys)
+        return ddbi_fail(err, DDB_EINVAL, "%s has no key %u", e->name, kc->key);
+    const ddb_key_desc *kd = &e->keys[kc->key];
+    ddbi_ent_sink sink = {.e = e};
+    ddbi_ent_reader r;
+    ddb_value *pk;
+    int rc = ddbi_ent_reader_init(&r, db, a, o, kd->index, &sink, 1, err);
+    if (!rc)
+        rc = ddb_ent_render(e, &kd->pk, kc->obj, a, &pk, err);
+    if (rc)
+        return rc;
+    if (!pk)
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: a partition field of the query is unset", e->name);
+    ddb_query_params qp = {.table = e->table->def.name, .index = kd->index, .pk = pk, .backward = o->backward,
+                           .limit = physical_limit(e, o->page_size, !kd->index), .consistent = o->consistent,
+                           .return_capacity = o->return_capacity};
+    if ((rc = ddbi_ent_sk_condition(e, kc, a, &qp, err)))
+        return rc;
+    if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&qp.start_key, err)))
+        return rc;
+    rc = ddbi_ent_reader_run(&r, e, false, &qp, NULL, false, err);
+    return rc ? rc : finish(&r, &sink, out, err);
+}
+
+int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t segment, uint32_t total_segments,
+                 const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err)
+{
+    o = ddbi_ent_opts_begin(o);
+    if (!db || !e || !a || !out)
+        return ddbi_fail(err, DDB_EINVAL, "scan: db, entity, arena and out are required");
+    memset(out, 0, sizeof *out);
+    if (o->backward)
+        return ddbi_fail(err, DDB_EINVAL, "%s: a scan has no direction (backward)", e->name);
+    ddbi_ent_sink sink = {.e = e};
+    ddbi_ent_reader r;
+    int rc = ddbi_ent_reader_init(&r, db, a, o, index, &sink, 1, err);
+    if (rc)
+        return rc;
+    ddb_scan_params sp = {.table = e->table->def.name, .index = index,
+                          .limit = physical_limit(e, o->page_size, !index), .consistent = o->consistent,
+                          .segment = segment, .total_segments = total_segments,
+                          .return_capacity = o->return_capacity};
+    if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&sp.start_key, err)))
+        return rc;
+    rc = ddbi_ent_reader_run(&r, e, true, NULL, &sp, false, err);
+    return rc ? rc : finish(&r, &sink, out, err);
+}
+
+int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_read_opts *o, ddb_arena *a,
+                 void *out, ddb_ent_mask *mask, ddb_error *err)
+{
+    o = ddbi_ent_opts_begin(o);
+    if (!db || !e || !key || !out || !a)
+        return ddbi_fail(err, DDB_EINVAL, "read: db, entity, key, out and arena are required");
+    if (o->filter || o->count_only)
+        return ddbi_fail(err, DDB_EINVAL, "%s: a get takes no filter and no count", e->name);
+    ddbi_ent_sink sink = {.e = e};
+    ddbi_ent_reader r;
+    ddb_item *k = NULL;
+    int rc = ddbi_ent_reader_init(&r, db, a, o, NULL, &sink, 1, err);
+    if (!rc)
+        rc = ddbi_ent_primary_key(e, key, -1, a, &k, err);
+    if (rc)
+        return rc;
+    ddb_page pg = {0};
+    ddb_item *it = NULL;
+    ddbi_ent_ask ask;
+    if (!(rc = ddbi_ent_ask_init(&ask, db, e, NULL, o, false, a, err))) {
+        if (e->n_shards) {
+            rc = ddbi_ent_read_shards(db, e, k, a, o->consistent, o->return_capacity, &pg, err);
+        } else {
+            ddb_get_opts go = {.consistent = o->consistent, .return_capacity = o->return_capacity,
+                               .projection = ask.projection};
+            rc = ddb_get_item(db, e->table->def.name, k, &go, a, &it, &pg.capacity, err);
+            if (!rc) {
+                pg.items = &it;
+                pg.count = pg.scanned_count = 1;
+            } else if (rc == DDB_ENOTFOUND)
+                rc = DDB_OK;
+        }
+    }
+    ddbi_ent_ask_done(&ask);
+    if (!rc)
+        rc = ddbi_ent_reader_take(&r, &pg, err);
+    ddbi_ent_reader_finish(&r);
+    if (rc)
+        return rc;
+    if (!sink.count)
+        return ddbi_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
+    memcpy(out, sink.items, e->st->size);
+    if (mask)
+        *mask = sink.masks[0];
+    return DDB_OK;
+}

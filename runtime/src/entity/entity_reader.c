@@ -1,0 +1,300 @@
+/* Entity room: the pages of typed reads turned into entity structs (the
+ * common back half of ddb_ent_query_pattern, the collection pages and the
+ * typed scans).  Items are sorted by their type attribute into one sink per
+ * entity type; a sharded entity's shard items are decoded into one struct
+ * (a group cut by the page's end, or thinned by a filter, is completed from
+ * the table and the cursor moved past it); an index entry of a sharded
+ * entity is completed from the table; a KEYS_ONLY / INCLUDE index entry is
+ * decoded as it is (fetch_base: read whole).  Calls the public Query,
+ * GetItem and item API and this room's keys, unmarshalling and capacity. */
+#include "entity/entity_internal.h"
+
+#include "core/error.h"
+
+#include <string.h>
+
+static const ddb_index_def *index_def(const ddb_entity_desc *e, const char *index)
+{
+    const ddb_table_def *t = &e->table->def;
+    for (size_t i = 0; index && i < t->n_indexes; i++)
+        if (!strcmp(t->indexes[i].name, index))
+            return &t->indexes[i];
+    return NULL;
+}
+
+const ddb_ent_read_opts *ddbi_ent_opts_begin(const ddb_ent_read_opts *o)
+{
+    static const ddb_ent_read_opts none = {0};
+    if (o && o->capacity)
+        memset(o->capacity, 0, sizeof *o->capacity);
+    return o ? o : &none;
+}
+
+int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_ent_read_opts *o, const char *index,
+                         ddbi_ent_sink *sinks, uint16_t n, ddb_error *err)
+{
+    static const ddb_ent_read_opts none = {0};
+    memset(r, 0, sizeof *r);
+    r->db = db;
+    r->a = a;
+    r->o = o ? o : &none;
+    r->index = index;
+    r->sinks = sinks;
+    r->n = n;
+    for (uint16_t i = 0; i < n; i++) {
+        int rc = ddbi_ent_check_shards(sinks[i].e, err);
+        if (rc)
+            return rc;
+        if (sinks[i].e->st->n_fields > DDB_ENT_MAX_FIELDS)
+            return ddbi_fail(err, DDB_ELIMIT, "%s has %u fields; a field mask holds at most %d (DDB_ENT_MAX_FIELDS)",
+                             sinks[i].e->name, (unsigned)sinks[i].e->st->n_fields, DDB_ENT_MAX_FIELDS);
+    }
+    if (index && n) {
+        const ddb_index_def *x = index_def(sinks[0].e, index);
+        if (!x)
+            return ddbi_fail(err, DDB_ENOTABLE, "table %s has no index %s", sinks[0].e->table->def.name, index);
+        r->index_partial = x->projection != DDB_PROJ_ALL;
+    }
+    r->projected = r->o->fields || r->o->count_only || (r->index_partial && !r->o->fetch_base);
+    return DDB_OK;
+}
+
+/* Does the index entry it fit e's key templates on index? */
+static bool index_keys_fit(const ddb_entity_desc *e, const char *index, const ddb_item *it)
+{
+    for (uint16_t k = 1; k < e->n_keys; k++) {
+        const ddb_key_desc *kd = &e->keys[k];
+        if (kd->index && !strcmp(kd->index, index) && ddbi_ent_template_fits(&kd->pk, ddb_item_get(it, kd->pk_attr)) &&
+            (!kd->sk_attr || ddbi_ent_template_fits(&kd->sk, ddb_item_get(it, kd->sk_attr))))
+            return true;
+    }
+    return false;
+}
+
+/* The sink of it's type: told by its type attribute, or (an index that does
+ * not project it) by the first member whose key templates its keys fit. */
+static ddbi_ent_sink *sink_of(const ddbi_ent_reader *r, const ddb_item *it)
+{
+    if (!r->n)
+        return NULL;
+    const ddb_value *tv = ddb_item_get(it, r->sinks[0].e->table->type_attr);
+    for (uint16_t i = 0; !tv && r->index_partial && i < r->n; i++)
+        if (index_keys_fit(r->sinks[i].e, r->index, it))
+            return &r->sinks[i];
+    if (!tv || tv->type != DDB_TS)
+        return NULL;
+    for (uint16_t i = 0; i < r->n; i++)
+        if (!strcmp(tv->u.s, r->sinks[i].e->name))
+            return &r->sinks[i];
+    return NULL;
+}
+
+/* The length of sk without its <suffix><shard id>; 0 when it has none. */
+static size_t shard_base(const ddb_entity_desc *e, const ddb_value *sk)
+{
+    if (!sk || sk->type != DDB_TS)
+        return 0;
+    const char *sfx = ddbi_ent_shard_suffix(e);
+    size_t sl = strlen(sfx);
+    for (uint16_t s = 0; s < e->n_shards; s++) {
+        size_t il = strlen(e->shards[s]);
+        if (sk->len >= sl + il && !memcmp(sk->u.s + sk->len - il, e->shards[s], il) &&
+            !memcmp(sk->u.s + sk->len - il - sl, sfx, sl))
+            return sk->len - il - sl;
+    }
+    return 0;
+}
+
+/* Is b a shard item of the same logical item as a (base: a's key length)? */
+static bool same_item(const ddb_entity_desc *e, const ddb_item *a, const ddb_item *b, size_t base)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *tb = ddb_item_get(b, e->table->type_attr);
+    const ddb_value *sa = ddb_item_get(a, k->sk_attr), *sb = ddb_item_get(b, k->sk_attr);
+    return tb && tb->type == DDB_TS && !strcmp(tb->u.s, e->name) &&
+           ddb_value_equal(ddb_item_get(a, k->pk_attr), ddb_item_get(b, k->pk_attr)) && sb && sb->type == DDB_TS &&
+           shard_base(e, sb) == base && !memcmp(sa->u.s, sb->u.s, base);
+}
+
+/* Decode n items (one logical item's shard items, or one item) into slot. */
+static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, size_t n, ddb_error *err)
+{
+    s->count++;
+    if (r->o->count_only)
+        return DDB_OK;
+    char *slot = s->items + (s->count - 1) * s->e->st->size;
+    ddb_ent_mask *mask = &s->masks[s->count - 1];
+    memset(slot, 0, s->e->st->size);
+    memset(mask, 0, sizeof *mask);
+    for (size_t i = 0; i < n; i++) {
+        int rc = ddbi_ent_fields_from_item(s->e, items[i], slot, r->a, mask, err);
+        if (rc)
+            return rc;
+    }
+    return r->projected ? DDB_OK : ddbi_ent_check_required(s->e, mask, err);
+}
+
+/* The table key of item it (for a cursor). */
+static int table_key(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a, ddb_item **out, ddb_error *err)
+{
+    const ddb_key_schema *ks = &e->table->def.key;
+    ddb_item *k = ddb_item_new(a);
+    const ddb_value *pk = ddb_item_get(it, ks->pk), *sk = ks->sk ? ddb_item_get(it, ks->sk) : NULL;
+    if (!k || !pk || ddb_item_set(k, ks->pk, (ddb_value *)pk) || (sk && ddb_item_set(k, ks->sk, (ddb_value *)sk)))
+        return ddbi_fail_oom(err, __func__);
+    *out = k;
+    return DDB_OK;
+}
+
+/* A sharded entity's table items items[i..*j): the group of one logical
+ * item, completed from the table when shards are missing; at the page's
+ * end the cursor moves past its last shard. */
+static int take_group(ddbi_ent_reader *r, ddbi_ent_sink *s, const ddb_page *pg, size_t i, size_t *j, ddb_error *err)
+{
+    const ddb_entity_desc *e = s->e;
+    const ddb_key_desc *k = &e->keys[0];
+    ddb_item *first = pg->items[i];
+    const ddb_value *sk = ddb_item_get(first, k->sk_attr);
+    size_t base = shard_base(e, sk);
+    if (!base)
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: item %s = %s%s is not a shard item", e->name, k->sk_attr,
+                         sk && sk->type == DDB_TS ? sk->u.s : "", sk && sk->type == DDB_TS ? "" : "(not a string)");
+    *j = i + 1;
+    while (*j < pg->count && same_item(e, first, pg->items[*j], base))
+        (*j)++;
+    if (*j - i == e->n_shards)
+        return decode(r, s, &pg->items[i], *j - i, err);
+    /* cut by the page's end, or some shard items filtered out: read them all */
+    ddb_item *key = ddb_item_new(r->a);
+    if (!key || ddb_item_set(key, k->pk_attr, (ddb_value *)ddb_item_get(first, k->pk_attr)) ||
+        ddb_item_set(key, k->sk_attr, ddb_v_s(r->a, sk->u.s, base)))
+        return ddbi_fail_oom(err, __func__);
+    ddb_page all;
+    int rc = ddbi_ent_read_shards(r->db, e, key, r->a, r->o->consistent, r->o->return_capacity, &all, err);
+    if (rc)
+        return rc;
+    ddbi_ent_cap_merge(&r->cap, &all.capacity);
+    if (*j == pg->count && pg->last_key && all.count) {
+        ddb_item *past = all.items[r->o->backward ? 0 : all.count - 1];
+        if ((rc = table_key(e, past, r->a, (ddb_item **)&r->last_key, err)))
+            return rc;
+    }
+    return all.count ? decode(r, s, all.items, all.count, err) : DDB_OK;
+}
+
+/* A sharded entity's index entry: one shard item; the rest from the table. */
+static int take_index_shard(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, ddb_error *err)
+{
+    if (r->index_partial && !r->o->fetch_base)
+        return decode(r, s, &it, 1, err);
+    if (r->o->count_only) {
+        s->count++;
+        return DDB_OK;
+    }
+    ddb_item *whole;
+    ddb_ent_read_opts sub = *r->o;
+    ddb_ent_opts eo = {.return_capacity = sub.return_capacity, .consistent = sub.consistent};
+    int rc = ddbi_ent_reassemble(r->db, s->e, it, r->a, &eo, &r->cap, &whole, err);
+    return rc ? rc : decode(r, s, &whole, 1, err);
+}
+
+/* An unsharded entity's entry of a KEYS_ONLY / INCLUDE index, read whole
+ * from the table (fetch_base); skipped when deleted since. */
+static int take_fetched(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, ddb_error *err)
+{
+    ddb_item *key = NULL, *full = NULL;
+    int rc = table_key(s->e, it, r->a, &key, err);
+    if (rc)
+        return rc;
+    ddb_capacity c;
+    ddb_get_opts go = {.consistent = r->o->consistent, .return_capacity = r->o->return_capacity};
+    rc = ddb_get_item(r->db, s->e->table->def.name, key, &go, r->a, &full, &c, err);
+    ddbi_ent_cap_merge(&r->cap, &c);
+    if (rc == DDB_ENOTFOUND)
+        return DDB_OK;
+    return rc ? rc : decode(r, s, &full, 1, err);
+}
+
+int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
+{
+    r->scanned += pg->scanned_count;
+    r->last_key = pg->last_key;
+    ddbi_ent_cap_merge(&r->cap, &pg->capacity);
+    /* room: at most one struct per item of the page, per type */
+    size_t want[DDBI_ENT_MAX_SINKS] = {0};
+    for (size_t i = 0; i < pg->count; i++) {
+        ddbi_ent_sink *s = sink_of(r, pg->items[i]);
+        if (s)
+            want[s - r->sinks]++;
+    }
+    for (uint16_t m = 0; m < r->n && !r->o->count_only; m++) {
+        ddbi_ent_sink *s = &r->sinks[m];
+        size_t need = s->count + want[m];
+        if (need <= s->cap)
+            continue;
+        char *items = ddb_arena_alloc(r->a, need * s->e->st->size + 1);
+        ddb_ent_mask *masks = ddb_arena_alloc(r->a, need * sizeof *masks + 1);
+        if (!items || !masks)
+            return ddbi_fail_oom(err, __func__);
+        if (s->count) {
+            memcpy(items, s->items, s->count * s->e->st->size);
+            memcpy(masks, s->masks, s->count * sizeof *masks);
+        }
+        s->items = items;
+        s->masks = masks;
+        s->cap = need;
+    }
+    int rc = DDB_OK;
+    for (size_t i = 0; i < pg->count && !rc; i++) {
+        ddbi_ent_sink *s = sink_of(r, pg->items[i]);
+        if (!s)
+            continue; /* another entity in the same partition */
+        if (s->e->n_shards && !r->index) {
+            size_t j = i + 1;
+            rc = take_group(r, s, pg, i, &j, err);
+            i = j - 1;
+        } else if (s->e->n_shards)
+            rc = take_index_shard(r, s, pg->items[i], err);
+        else if (r->index_partial && r->o->fetch_base && !r->o->count_only)
+            rc = take_fetched(r, s, pg->items[i], err);
+        else
+            rc = decode(r, s, &pg->items[i], 1, err);
+    }
+    return rc;
+}
+
+int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_filter, ddb_query_params *qp,
+                        ddb_scan_params *sp, bool all_pages, ddb_error *err)
+{
+    ddbi_ent_ask ask;
+    int rc = ddbi_ent_ask_init(&ask, r->db, e, r->index, r->o, type_filter, r->a, err);
+    if (!rc && qp) {
+        qp->projection = ask.projection;
+        qp->filter = ask.filter;
+        qp->values = ask.values;
+    } else if (!rc) {
+        sp->projection = ask.projection;
+        sp->filter = ask.filter;
+        sp->values = ask.values;
+    }
+    while (!rc) {
+        ddb_page pg;
+        rc = qp ? ddb_query(r->db, qp, r->a, &pg, err) : ddb_scan(r->db, sp, r->a, &pg, err);
+        if (!rc)
+            rc = ddbi_ent_reader_take(r, &pg, err);
+        if (!all_pages || !r->last_key)
+            break;
+        if (qp)
+            qp->start_key = r->last_key;
+        else
+            sp->start_key = r->last_key;
+    }
+    ddbi_ent_ask_done(&ask);
+    return rc;
+}
+
+void ddbi_ent_reader_finish(ddbi_ent_reader *r)
+{
+    if (r->o->capacity)
+        *r->o->capacity = r->cap;
+}
