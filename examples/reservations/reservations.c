@@ -291,7 +291,7 @@ int main(int argc, char **argv)
         struct product_date day;
         EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2025-12-31", &day, a, NULL, NULL, &err));
         day.reserved += party[i];
-        ddb_ent_tx *tx = ddb_ent_tx_new(db, a);
+        ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
         EX_CHECK(booking_tx_create(tx, &bookings[i], &err)); /* draws the next booking number */
         EX_CHECK(product_date_tx_put(tx, &day, &err));       /* only if nobody changed the day meanwhile */
         EX_CHECK(ddb_ent_tx_commit(tx, &ex_total, &cap, &err));

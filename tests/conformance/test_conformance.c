@@ -373,7 +373,7 @@ static void run_request(runner *r, step_ctx *c, const json_t *req, answer *ans)
     bool consistent = json_is_true(json_object_get(req, "ConsistentRead"));
     const char *index = json_string_value(json_object_get(req, "IndexName"));
     uint32_t limit = (uint32_t)json_integer_value(json_object_get(req, "Limit"));
-    ddb_write_opts wo = {return_values(req), rcap, cond, c->values};
+    ddb_write_opts wo = {return_values(req), rcap, cond, c->values, DDB_RETURN_NONE};
     ddb_write_result wr;
     memset(&wr, 0, sizeof wr);
     if (!op) {

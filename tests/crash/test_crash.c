@@ -309,14 +309,14 @@ static int run_op(writer *w, ddb_arena *a, const rec *x, ddb_error *err)
         int k = (int)x->key[i];
         switch (x->op[i]) {
         case OP_PUT:
-            ops[i] = (ddb_tx_op){DDB_TX_PUT, TABLE, make_item(a, w->thread, k, x->ver), NULL, NULL, NULL};
+            ops[i] = (ddb_tx_op){DDB_TX_PUT, TABLE, make_item(a, w->thread, k, x->ver), NULL, NULL, NULL, DDB_RETURN_NONE};
             break;
         case OP_DELETE:
-            ops[i] = (ddb_tx_op){DDB_TX_DELETE, TABLE, make_key(a, w->thread, k), NULL, NULL, NULL};
+            ops[i] = (ddb_tx_op){DDB_TX_DELETE, TABLE, make_key(a, w->thread, k), NULL, NULL, NULL, DDB_RETURN_NONE};
             break;
         default:
             ops[i] = (ddb_tx_op){DDB_TX_UPDATE, TABLE, make_key(a, w->thread, k), w->update, NULL,
-                                 update_values(a, x->ver)};
+                                 update_values(a, x->ver), DDB_RETURN_NONE};
         }
     }
     ddb_tx_result res;

@@ -438,7 +438,7 @@ static void test_transactions_and_batches(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
     /* one transaction across three entities */
-    ddb_ent_tx *tx = ddb_ent_tx_new(db, a);
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
     struct organization org = {.name = "acme", .seats = 3};
     struct user u = {.org = "acme", .username = "ann", .home = {"fr", "Lyon", NULL, {0, 0}}};
     struct order o = {.org = "acme", .order_date = "2024-02-29"};
@@ -457,7 +457,7 @@ static void test_transactions_and_batches(void **state)
     assert_string_equal(go.quarter, "Q1");
 
     /* a failed condition cancels everything */
-    tx = ddb_ent_tx_new(db, a);
+    tx = ddb_ent_tx_new(db, a, &err);
     struct organization org2 = {.name = "globex"};
     OK(organization_tx_put(tx, &org2, &err));
     OK(user_tx_require(tx, "acme", "ann", false, &err)); /* ann exists: fails */
@@ -466,7 +466,7 @@ static void test_transactions_and_batches(void **state)
     struct organization go2;
     assert_int_equal(organization_get(db, "globex", &go2, a, NULL, NULL, &err), DDB_ENOTFOUND);
     /* and with the right expectation it goes through, deleting in the same breath */
-    tx = ddb_ent_tx_new(db, a);
+    tx = ddb_ent_tx_new(db, a, &err);
     OK(organization_tx_put(tx, &org2, &err));
     OK(user_tx_require(tx, "acme", "ann", true, &err));
     OK(order_tx_delete(tx, "acme", 1, &err));
@@ -474,7 +474,7 @@ static void test_transactions_and_batches(void **state)
     OK(user_tx_put(tx, &u, &err)); /* the same item twice in one transaction: refused at commit */
     assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_EVALIDATION);
     assert_int_equal(u.version, 1);
-    tx = ddb_ent_tx_new(db, a);
+    tx = ddb_ent_tx_new(db, a, &err);
     OK(organization_tx_put(tx, &org2, &err));
     OK(order_tx_delete(tx, "acme", 1, &err));
     OK(user_tx_put(tx, &u, &err));

@@ -125,7 +125,7 @@ static void test_over_limit_refused(void **state)
     assert_over_limit("collection", ddb_ent_query_collection(f->db, &coll, 0, &r, &result, f->a, NULL, &cap, &err),
                       &err);
 
-    ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a);
+    ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &err);
     assert_non_null(tx);
     memset(&err, 0, sizeof err);
     assert_over_limit("tx put", ddb_ent_tx_put(tx, &e, &r, &err), &err);
@@ -198,7 +198,7 @@ static void test_at_limit_works(void **state)
     assert_int_equal(((struct rec *)page.items)[0].v, 8);
 
     struct rec r2 = {.id = "r2", .v = 9};
-    ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a);
+    ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &err);
     assert_non_null(tx);
     if (ddb_ent_tx_create(tx, &e, &r2, &err) || ddb_ent_tx_commit(tx, NULL, &cap, &err))
         fail_msg("transaction: %s", err.message);

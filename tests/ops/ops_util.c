@@ -116,7 +116,7 @@ const ddb_expr *X(ops_fx *fx, ddb_expr_kind kind, const char *text)
 
 static ddb_write_opts wopts(ops_fx *fx, const char *cond, const char *values, ddb_return_values rv)
 {
-    return (ddb_write_opts){rv, DDB_CAPACITY_INDEXES, cond ? CND(fx, cond) : NULL, values ? J(fx, values) : NULL};
+    return (ddb_write_opts){rv, DDB_CAPACITY_INDEXES, cond ? CND(fx, cond) : NULL, values ? J(fx, values) : NULL, DDB_RETURN_NONE};
 }
 
 int put(ops_fx *fx, const char *table, const ddb_item *item, const char *cond, const char *values, ddb_return_values rv,

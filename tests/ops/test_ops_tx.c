@@ -40,7 +40,7 @@ static void test_tx_capacity(void **state)
     ops_fx *fx = *state;
     ddb_tx_op ops[10];
     for (int i = 0; i < 10; i++)
-        ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", i, 1024), NULL, NULL, NULL};
+        ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", i, 1024), NULL, NULL, NULL, DDB_RETURN_NONE};
     ddb_tx_result res;
     EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_INDEXES, fx->a, &res, err));
     expect_units(res.capacity.total, 20);
@@ -51,7 +51,7 @@ static void test_tx_capacity(void **state)
     expect_clean(fx, T_OPS, 10, 0);
     /* index entries count double too: a 1 KB item entering Gsi1 (ALL) */
     ddb_item *gsi_item = sized(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'S':'g'},'gsk':{'N':'1'}}", 1024);
-    ddb_tx_op one = {DDB_TX_PUT, T_IDX, gsi_item, NULL, NULL, NULL};
+    ddb_tx_op one = {DDB_TX_PUT, T_IDX, gsi_item, NULL, NULL, NULL, DDB_RETURN_NONE};
     EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, &one, 1, DDB_CAPACITY_INDEXES, fx->a, &res, err));
     expect_units(res.capacity.total, 4);
     expect_units(res.capacity.table_write, 2);
@@ -61,7 +61,7 @@ static void test_tx_capacity(void **state)
     ddb_item *v = ddb_item_new(fx->a);
     ddb_item_set_s(v, ":small", "small");
     const ddb_expr *set_pad = XN(fx, DDB_EXPR_UPDATE, "SET #p = :small", "{'#p':{'S':'pad'}}");
-    ddb_tx_op shrink = {DDB_TX_UPDATE, T_OPS, key_n(fx, "big", 0), set_pad, NULL, v};
+    ddb_tx_op shrink = {DDB_TX_UPDATE, T_OPS, key_n(fx, "big", 0), set_pad, NULL, v, DDB_RETURN_NONE};
     EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, &shrink, 1, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     expect_units(res.capacity.total, 6);
 }
@@ -75,13 +75,13 @@ static void test_tx_all_kinds(void **state)
     EXPECT_RC(DDB_OK, put(fx, T_IDX, J(fx, "{'pk':{'S':'i'},'sk':{'S':'1'},'gpk':{'S':'g'},'gsk':{'N':'1'}}"), NULL,
                           NULL, DDB_RETURN_NONE, NULL, err));
     ddb_tx_op ops[] = {
-        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'c'},'sk':{'S':'1'}}"), NULL, CND(fx, "attribute_not_exists(pk)"), NULL},
+        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'c'},'sk':{'S':'1'}}"), NULL, CND(fx, "attribute_not_exists(pk)"), NULL, DDB_RETURN_NONE},
         {DDB_TX_UPDATE, T_OPS, K(fx, "a", "1"), UPD(fx, "ADD n :one"), CND(fx, "n = :one"),
-         J(fx, "{':one':{'N':'1'}}")},
-        {DDB_TX_DELETE, T_OPS, K(fx, "b", "1"), NULL, NULL, NULL},
-        {DDB_TX_CHECK, T_HASH, J(fx, "{'pk':{'S':'none'}}"), NULL, CND(fx, "attribute_not_exists(pk)"), NULL},
-        {DDB_TX_UPDATE, T_IDX, K(fx, "i", "1"), UPD(fx, "SET gsk = :two"), NULL, J(fx, "{':two':{'N':'2'}}")},
-        {DDB_TX_UPDATE, T_OPS, K(fx, "new", "1"), UPD(fx, "SET v = :v"), NULL, J(fx, "{':v':{'S':'created'}}")},
+         J(fx, "{':one':{'N':'1'}}"), DDB_RETURN_NONE},
+        {DDB_TX_DELETE, T_OPS, K(fx, "b", "1"), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_CHECK, T_HASH, J(fx, "{'pk':{'S':'none'}}"), NULL, CND(fx, "attribute_not_exists(pk)"), NULL, DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_IDX, K(fx, "i", "1"), UPD(fx, "SET gsk = :two"), NULL, J(fx, "{':two':{'N':'2'}}"), DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "new", "1"), UPD(fx, "SET v = :v"), NULL, J(fx, "{':v':{'S':'created'}}"), DDB_RETURN_NONE},
     };
     ddb_tx_result res;
     double hash_units = table_write_units(fx, T_HASH);
@@ -111,9 +111,9 @@ static void test_tx_remove_only_update_of_missing_item(void **state)
 {
     ops_fx *fx = *state;
     ddb_tx_op ops[] = {
-        {DDB_TX_UPDATE, T_OPS, K(fx, "gone", "1"), UPD(fx, "REMOVE a, m.x"), NULL, NULL},
-        {DDB_TX_UPDATE, T_OPS, K(fx, "gone", "2"), UPD(fx, "DELETE s :s"), NULL, J(fx, "{':s':{'SS':['x']}}")},
-        {DDB_TX_UPDATE, T_OPS, K(fx, "made", "1"), UPD(fx, "REMOVE a SET v = :v"), NULL, J(fx, "{':v':{'N':'1'}}")},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "gone", "1"), UPD(fx, "REMOVE a, m.x"), NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "gone", "2"), UPD(fx, "DELETE s :s"), NULL, J(fx, "{':s':{'SS':['x']}}"), DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "made", "1"), UPD(fx, "REMOVE a SET v = :v"), NULL, J(fx, "{':v':{'N':'1'}}"), DDB_RETURN_NONE},
     };
     ddb_tx_result res;
     EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, ops, 3, DDB_CAPACITY_TOTAL, fx->a, &res, err));
@@ -142,14 +142,14 @@ static void test_tx_cancel_leaves_everything(void **state)
     double units_before = table_write_units(fx, T_IDX) + table_write_units(fx, T_OPS);
     ddb_tx_op ops[] = {
         {DDB_TX_PUT, T_IDX, J(fx, "{'pk':{'S':'p'},'sk':{'S':'9'},'gpk':{'S':'g'},'gsk':{'N':'9'},'kpk':{'S':'k9'}}"),
-         NULL, NULL, NULL},
+         NULL, NULL, NULL, DDB_RETURN_NONE},
         {DDB_TX_UPDATE, T_IDX, K(fx, "p", "0"), UPD(fx, "SET gsk = :n REMOVE kpk, lsk"), NULL,
-         J(fx, "{':n':{'N':'100'}}")},
-        {DDB_TX_DELETE, T_IDX, K(fx, "p", "1"), NULL, NULL, NULL},
-        {DDB_TX_DELETE, T_OPS, key_n(fx, "o", 0), NULL, NULL, NULL},
-        {DDB_TX_CHECK, T_IDX, K(fx, "p", "2"), NULL, CND(fx, "inc = :zero"), J(fx, "{':zero':{'N':'0'}}")},
+         J(fx, "{':n':{'N':'100'}}"), DDB_RETURN_NONE},
+        {DDB_TX_DELETE, T_IDX, K(fx, "p", "1"), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_DELETE, T_OPS, key_n(fx, "o", 0), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_CHECK, T_IDX, K(fx, "p", "2"), NULL, CND(fx, "inc = :zero"), J(fx, "{':zero':{'N':'0'}}"), DDB_RETURN_NONE},
         {DDB_TX_UPDATE, T_OPS, key_n(fx, "o", 1), UPD(fx, "SET x = :x"), CND(fx, "attribute_exists(pk)"),
-         J(fx, "{':x':{'S':'x'}}")},
+         J(fx, "{':x':{'S':'x'}}"), DDB_RETURN_NONE},
     };
     ddb_tx_result res;
     EXPECT_ERR(DDB_ECANCELED,
@@ -182,11 +182,11 @@ static void test_tx_reasons(void **state)
                           DDB_RETURN_NONE, NULL, err));
     const char *before = table_state(fx, T_OPS);
     ddb_tx_op ops[] = {
-        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'a'},'sk':{'S':'1'}}"), NULL, CND(fx, "attribute_not_exists(pk)"), NULL},
-        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'b'},'sk':{'S':'1'}}"), NULL, NULL, NULL},
-        {DDB_TX_UPDATE, T_OPS, K(fx, "c", "1"), UPD(fx, "ADD s :one"), NULL, J(fx, "{':one':{'N':'1'}}")},
-        {DDB_TX_CHECK, T_OPS, K(fx, "d", "1"), NULL, CND(fx, "attribute_exists(pk)"), NULL},
-        {DDB_TX_UPDATE, T_OPS, K(fx, "e", "1"), UPD(fx, "SET s = s + :one"), NULL, J(fx, "{':one':{'N':'1'}}")},
+        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'a'},'sk':{'S':'1'}}"), NULL, CND(fx, "attribute_not_exists(pk)"), NULL, DDB_RETURN_NONE},
+        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'b'},'sk':{'S':'1'}}"), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "c", "1"), UPD(fx, "ADD s :one"), NULL, J(fx, "{':one':{'N':'1'}}"), DDB_RETURN_NONE},
+        {DDB_TX_CHECK, T_OPS, K(fx, "d", "1"), NULL, CND(fx, "attribute_exists(pk)"), NULL, DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_OPS, K(fx, "e", "1"), UPD(fx, "SET s = s + :one"), NULL, J(fx, "{':one':{'N':'1'}}"), DDB_RETURN_NONE},
     };
     /* the ADD on a new item succeeds (s starts at 0); SET s = s + 1 on an
      * absent s is a ValidationError of that action */
@@ -202,8 +202,8 @@ static void test_tx_reasons(void **state)
      * (larger than 400 KB) ... because of changes made by the transaction") */
     EXPECT_RC(DDB_OK, put(fx, T_OPS, item_n(fx, "big", 0, 409600), NULL, NULL, DDB_RETURN_NONE, NULL, err));
     ddb_tx_op grow[] = {
-        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'b'},'sk':{'S':'1'}}"), NULL, NULL, NULL},
-        {DDB_TX_UPDATE, T_OPS, key_n(fx, "big", 0), UPD(fx, "SET x = :x"), NULL, J(fx, "{':x':{'S':'x'}}")},
+        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'b'},'sk':{'S':'1'}}"), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_OPS, key_n(fx, "big", 0), UPD(fx, "SET x = :x"), NULL, J(fx, "{':x':{'S':'x'}}"), DDB_RETURN_NONE},
     };
     EXPECT_ERR(DDB_ECANCELED, "[None, ValidationError]",
                ddb_transact_write(fx->db, grow, 2, DDB_CAPACITY_TOTAL, fx->a, &res, err));
@@ -219,45 +219,45 @@ static void test_tx_refusals(void **state)
     const char *before = table_state(fx, T_OPS);
     ddb_tx_op ops[101];
     for (int i = 0; i < 101; i++)
-        ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", i, 20), NULL, NULL, NULL};
+        ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", i, 20), NULL, NULL, NULL, DDB_RETURN_NONE};
     ddb_tx_result res;
     EXPECT_ERR(DDB_ELIMIT, "at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100", ddb_transact_write(fx->db, ops, 101, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     EXPECT_ERR(DDB_EVALIDATION, "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1",
                ddb_transact_write(fx->db, ops, 0, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     /* a ConditionCheck and an Update of one item */
-    ops[5] = (ddb_tx_op){DDB_TX_CHECK, T_OPS, key_n(fx, "p", 2), NULL, CND(fx, "attribute_exists(pk)"), NULL};
+    ops[5] = (ddb_tx_op){DDB_TX_CHECK, T_OPS, key_n(fx, "p", 2), NULL, CND(fx, "attribute_exists(pk)"), NULL, DDB_RETURN_NONE};
     EXPECT_ERR(DDB_EVALIDATION, "Transaction request cannot include multiple operations on one item",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
-    ops[5] = (ddb_tx_op){DDB_TX_CHECK, T_OPS, key_n(fx, "p", 5), NULL, NULL, NULL};
+    ops[5] = (ddb_tx_op){DDB_TX_CHECK, T_OPS, key_n(fx, "p", 5), NULL, NULL, NULL, DDB_RETURN_NONE};
     EXPECT_ERR(DDB_EVALIDATION, "has no ConditionExpression",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
-    ops[5] = (ddb_tx_op){DDB_TX_UPDATE, T_OPS, key_n(fx, "p", 5), NULL, NULL, NULL};
+    ops[5] = (ddb_tx_op){DDB_TX_UPDATE, T_OPS, key_n(fx, "p", 5), NULL, NULL, NULL, DDB_RETURN_NONE};
     EXPECT_ERR(DDB_EVALIDATION, "has no UpdateExpression",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
-    ops[5] = (ddb_tx_op){DDB_TX_DELETE, T_OPS, J(fx, "{'pk':{'S':'p'}}"), NULL, NULL, NULL};
+    ops[5] = (ddb_tx_op){DDB_TX_DELETE, T_OPS, J(fx, "{'pk':{'S':'p'}}"), NULL, NULL, NULL, DDB_RETURN_NONE};
     EXPECT_ERR(DDB_EVALIDATION, "The provided key element does not match the schema",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     /* what the request alone shows to be wrong is a ValidationException of
      * the whole request, as for PutItem/UpdateItem, not a cancellation */
     ops[5] =
-        (ddb_tx_op){DDB_TX_UPDATE, T_OPS, key_n(fx, "p", 5), UPD(fx, "SET sk = :v"), NULL, J(fx, "{':v':{'S':'v'}}")};
+        (ddb_tx_op){DDB_TX_UPDATE, T_OPS, key_n(fx, "p", 5), UPD(fx, "SET sk = :v"), NULL, J(fx, "{':v':{'S':'v'}}"), DDB_RETURN_NONE};
     EXPECT_ERR(DDB_EVALIDATION, "Cannot update attribute sk. This attribute is part of the key",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     assert_int_equal(res.reasons[5], 0); /* reasons are only given with DDB_ECANCELED */
-    ops[5] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", 5, 409601), NULL, NULL, NULL};
+    ops[5] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", 5, 409601), NULL, NULL, NULL, DDB_RETURN_NONE};
     EXPECT_ERR(DDB_ELIMIT, "Item size has exceeded the maximum allowed size (item of 409601 bytes",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
-    ops[5] = (ddb_tx_op){DDB_TX_PUT, T_IDX, J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'N':'1'}}"), NULL, NULL, NULL};
+    ops[5] = (ddb_tx_op){DDB_TX_PUT, T_IDX, J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'gpk':{'N':'1'}}"), NULL, NULL, NULL, DDB_RETURN_NONE};
     EXPECT_ERR(DDB_EVALIDATION, "Type mismatch for Index Key gpk",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     ops[5] =
-        (ddb_tx_op){DDB_TX_UPDATE, T_IDX, K(fx, "p", "1"), UPD(fx, "SET gsk.x = :v"), NULL, J(fx, "{':v':{'S':'v'}}")};
+        (ddb_tx_op){DDB_TX_UPDATE, T_IDX, K(fx, "p", "1"), UPD(fx, "SET gsk.x = :v"), NULL, J(fx, "{':v':{'S':'v'}}"), DDB_RETURN_NONE};
     EXPECT_ERR(DDB_EVALIDATION, "Key attributes must be scalars",
                ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     assert_string_equal(table_state(fx, T_OPS), before);
     expect_clean(fx, T_IDX, 0, 0);
     /* 100 actions are allowed: 200 WCU for 100 small items */
-    ops[5] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", 5, 20), NULL, NULL, NULL};
+    ops[5] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "p", 5, 20), NULL, NULL, NULL, DDB_RETURN_NONE};
     EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, ops + 1, 100, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     expect_units(res.capacity.total, 200);
     expect_clean(fx, T_OPS, 100, 0);
@@ -269,7 +269,7 @@ static void test_tx_size_limit(void **state)
     ops_fx *fx = *state;
     ddb_tx_op ops[11];
     for (int i = 0; i < 11; i++)
-        ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "big", i, 390000), NULL, NULL, NULL};
+        ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "big", i, 390000), NULL, NULL, NULL, DDB_RETURN_NONE};
     ddb_tx_result res;
     EXPECT_ERR(DDB_ELIMIT, "Transaction size of 4290000 bytes exceeds the limit of 4194304 bytes",
                ddb_transact_write(fx->db, ops, 11, DDB_CAPACITY_TOTAL, fx->a, &res, err));

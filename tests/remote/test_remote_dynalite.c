@@ -344,7 +344,7 @@ static void test_items(void **state)
         char sk[16];
         snprintf(sk, sizeof sk, "s%d", v);
         ddb_item *it = sample(a, "p", sk, v);
-        ddb_write_opts wo = {DDB_RETURN_ALL_OLD, DDB_CAPACITY_INDEXES, NULL, NULL};
+        ddb_write_opts wo = {DDB_RETURN_ALL_OLD, DDB_CAPACITY_INDEXES, NULL, NULL, DDB_RETURN_NONE};
         ddb_write_result re, rr;
         for (int round = 0; round < 2; round++) {
             int x = ddb_put_item(fx.db, "dyn_items", it, &wo, a, &re, &e1);
@@ -401,7 +401,7 @@ static void test_items(void **state)
 
     /* conditional writes */
     ddb_expr *absent = prep(DDB_EXPR_CONDITION, "attribute_not_exists(pk)", NULL);
-    ddb_write_opts wc = {DDB_RETURN_NONE, DDB_CAPACITY_NONE, absent, NULL};
+    ddb_write_opts wc = {DDB_RETURN_NONE, DDB_CAPACITY_NONE, absent, NULL, DDB_RETURN_NONE};
     same_rc(ddb_put_item(fx.db, "dyn_items", sample(a, "p", "s1", 1), &wc, NULL, NULL, &e1), &e1,
             ddbi_remote_put_item(fx.r, "dyn_items", sample(a, "p", "s1", 1), &wc, NULL, NULL, &e2), &e2,
             "conditional put on an existing item");
@@ -413,7 +413,7 @@ static void test_items(void **state)
     ddb_item *vals = ddb_item_new(a);
     ddb_item_set_i64(vals, ":lim", 5);
     ddb_item_set_s(vals, ":x", "x");
-    ddb_write_opts wd = {DDB_RETURN_ALL_OLD, DDB_CAPACITY_NONE, bigger, vals};
+    ddb_write_opts wd = {DDB_RETURN_ALL_OLD, DDB_CAPACITY_NONE, bigger, vals, DDB_RETURN_NONE};
     for (int v = 0; v < 4; v++) {
         char sk[16];
         snprintf(sk, sizeof sk, "s%d", v);
@@ -844,7 +844,7 @@ static void test_updates(void **state)
             ddb_item_set(vals, steps[i].values[k], (ddb_value *)ddb_item_get(pool, steps[i].values[k]));
         ddb_expr *u = prep(DDB_EXPR_UPDATE, steps[i].update, NULL);
         ddb_expr *c = steps[i].condition ? prep(DDB_EXPR_CONDITION, steps[i].condition, NULL) : NULL;
-        ddb_write_opts wo = {steps[i].rv, DDB_CAPACITY_NONE, c, ddb_item_count(vals) ? vals : NULL};
+        ddb_write_opts wo = {steps[i].rv, DDB_CAPACITY_NONE, c, ddb_item_count(vals) ? vals : NULL, DDB_RETURN_NONE};
         ddb_write_result re, rr;
         int x = ddb_update_item(fx.db, "dyn_update", key(a, steps[i].key, NULL), u, &wo, a, &re, &e1);
         int y = ddbi_remote_update_item(fx.r, "dyn_update", key(a, steps[i].key, NULL), u, &wo, a, &rr, &e2);
@@ -974,10 +974,10 @@ static void test_transactions(void **state)
     ddb_error e1 = {0}, e2 = {0};
     ddb_item *it = ddb_item_new(a);
     ddb_item_set_s(it, "pk", "t");
-    ddb_tx_op ops[] = {{DDB_TX_PUT, "dyn_tx", it, NULL, NULL, NULL}};
+    ddb_tx_op ops[] = {{DDB_TX_PUT, "dyn_tx", it, NULL, NULL, NULL, DDB_RETURN_NONE}};
     ddb_tx_result re, rr;
     int x = ddb_transact_write(fx.db, ops, 1, DDB_CAPACITY_NONE, a, &re, &e1);
-    int y = ddbi_remote_transact_write(fx.r, ops, 1, DDB_CAPACITY_NONE, a, &rr, &e2);
+    int y = ddbi_remote_transact_write(fx.r, ops, 1, &(ddb_tx_opts){0}, a, &rr, &e2);
     if (y == DDB_ENOTSUP) {
         print_message("skipped: dynalite 3.2.2 does not implement TransactWriteItems / TransactGetItems "
                       "(UnknownOperationException -> DDB_ENOTSUP: %s)\n",

@@ -141,7 +141,7 @@ static void test_put_get_query(void **state)
     ddb_item_set_s(values, ":s", "How do I update multiple items?");
     ddb_expr *cond;
     assert_int_equal(ddb_expr_prepare(DDB_EXPR_CONDITION, "ForumName <> :f and Subject <> :s", NULL, &cond, &err), 0);
-    ddb_write_opts wo = {DDB_RETURN_NONE, DDB_CAPACITY_TOTAL, cond, values};
+    ddb_write_opts wo = {DDB_RETURN_NONE, DDB_CAPACITY_TOTAL, cond, values, DDB_RETURN_NONE};
     ddb_write_result res;
     assert_int_equal(ddbi_remote_put_item(r, "Thread", thread_item(a), &wo, a, &res, &err), 0);
     assert_true(res.capacity.total == 1.0 && res.capacity.write == 1.0 && res.capacity.table_write == 1.0);
@@ -596,6 +596,99 @@ static void test_error_mapping(void **state)
     }
 }
 
+/* The caller's ClientRequestToken is sent as is (TransactWriteItems,
+ * Request Parameters, ClientRequestToken), an op asking
+ * ReturnValuesOnConditionCheckFailure ALL_OLD says so, and the item of a
+ * CancellationReason (TransactWriteItems, Errors,
+ * TransactionCanceledException: "CancellationReasons ... Item") comes back
+ * in res.items; the reply replays DynamoDB's documented shapes (dynalite
+ * 3.2.2 has no transactions).  IdempotentParameterMismatchException is
+ * DDB_EIDEMPOTENT. */
+static void test_transaction_token_and_items(void **state)
+{
+    (void)state;
+    mock_step st[] = {
+        {MOCK_REPLY, 400,
+         "{\"__type\":\"com.amazonaws.dynamodb.v20120810#TransactionCanceledException\","
+         "\"Message\":\"Transaction cancelled, please refer cancellation reasons for specific reasons "
+         "[None, ConditionalCheckFailed]\",\"CancellationReasons\":[{\"Code\":\"None\"},"
+         "{\"Code\":\"ConditionalCheckFailed\",\"Message\":\"The conditional request failed\","
+         "\"Item\":{\"ForumName\":{\"S\":\"Amazon DynamoDB\"},\"Subject\":{\"S\":\"x\"},"
+         "\"Replies\":{\"N\":\"4\"}}}]}"},
+        {MOCK_REPLY, 400,
+         "{\"__type\":\"com.amazonaws.dynamodb.v20120810#IdempotentParameterMismatchException\","
+         "\"message\":\"DynamoDB rejected the request because you retried a request with a different payload but "
+         "with an idempotent token that was already used.\"}"},
+    };
+    mock *m = mock_start(st, 2);
+    ddb_remote *r = open_mock(m, "");
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    ddb_expr *cond;
+    assert_int_equal(ddb_expr_prepare(DDB_EXPR_CONDITION, "Replies < :max", NULL, &cond, &err), 0);
+    ddb_item *vals = ddb_item_new(a);
+    ddb_item_set_i64(vals, ":max", 3);
+    ddb_tx_op ops[] = {
+        {DDB_TX_PUT, "Thread", thread_item(a), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_CHECK, "Forum", key_item(a, "Amazon DynamoDB", "x"), NULL, cond, vals, DDB_RETURN_ALL_OLD},
+    };
+    ddb_tx_result res;
+    ddb_tx_opts o = {.client_request_token = "retry-7f3a"};
+    assert_int_equal(ddbi_remote_transact_write(r, ops, 2, &o, a, &res, &err), DDB_ECANCELED);
+    assert_non_null(res.items);
+    assert_null(res.items[0]);
+    assert_non_null(res.items[1]);
+    int64_t replies = 0;
+    assert_int_equal(ddb_value_to_i64(ddb_item_get(res.items[1], "Replies"), &replies), 0);
+    assert_int_equal(replies, 4);
+    json_t *j = request(m, 0);
+    assert_string_equal(jstr(j, "ClientRequestToken"), "retry-7f3a");
+    json_t *c = json_object_get(json_array_get(json_object_get(j, "TransactItems"), 1), "ConditionCheck");
+    assert_string_equal(jstr(c, "ReturnValuesOnConditionCheckFailure"), "ALL_OLD");
+    assert_null(json_object_get(json_object_get(json_array_get(json_object_get(j, "TransactItems"), 0), "Put"),
+                                "ReturnValuesOnConditionCheckFailure"));
+    json_decref(j);
+    assert_int_equal(ddbi_remote_transact_write(r, ops, 2, &o, a, &res, &err), DDB_EIDEMPOTENT);
+    assert_non_null(strstr(err.message, "idempotent token that was already used"));
+    ddb_expr_free(cond);
+    ddb_arena_free(a);
+    ddbi_remote_close(r);
+    mock_stop(m);
+}
+
+/* ConditionalCheckFailedException with Item (PutItem / UpdateItem /
+ * DeleteItem, ReturnValuesOnConditionCheckFailure ALL_OLD): the stored item
+ * in res.attributes, the code still DDB_ECONDITION. */
+static void test_condition_failure_item(void **state)
+{
+    (void)state;
+    mock_step st = {MOCK_REPLY, 400,
+                    "{\"__type\":\"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException\","
+                    "\"message\":\"The conditional request failed\","
+                    "\"Item\":{\"ForumName\":{\"S\":\"Amazon DynamoDB\"},\"Subject\":{\"S\":\"x\"},"
+                    "\"Replies\":{\"N\":\"9\"}}}"};
+    mock *m = mock_start(&st, 1);
+    ddb_remote *r = open_mock(m, "");
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    ddb_expr *cond;
+    assert_int_equal(ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_not_exists(Subject)", NULL, &cond, &err), 0);
+    ddb_write_opts wo = {.condition = cond, .return_on_condition_failure = DDB_RETURN_ALL_OLD};
+    ddb_write_result res;
+    assert_int_equal(ddbi_remote_delete_item(r, "Forum", key_item(a, "Amazon DynamoDB", "x"), &wo, a, &res, &err),
+                     DDB_ECONDITION);
+    assert_string_equal(err.message, "The conditional request failed");
+    assert_non_null(res.attributes);
+    assert_int_equal(ddb_item_count(res.attributes), 3);
+    json_t *j = request(m, 0);
+    assert_string_equal(jstr(j, "ReturnValuesOnConditionCheckFailure"), "ALL_OLD");
+    json_decref(j);
+    ddb_expr_free(cond);
+    ddb_arena_free(a);
+    ddbi_remote_close(r);
+    mock_stop(m);
+}
+
 static void test_transaction_canceled(void **state)
 {
     (void)state;
@@ -617,11 +710,11 @@ static void test_transaction_canceled(void **state)
     ddb_item *vals = ddb_item_new(a);
     ddb_item_set_i64(vals, ":one", 1);
     ddb_tx_op ops[] = {
-        {DDB_TX_PUT, "Thread", thread_item(a), NULL, NULL, NULL},
-        {DDB_TX_UPDATE, "Forum", key_item(a, "Amazon DynamoDB", "x"), upd, cond, vals},
+        {DDB_TX_PUT, "Thread", thread_item(a), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, "Forum", key_item(a, "Amazon DynamoDB", "x"), upd, cond, vals, DDB_RETURN_NONE},
     };
     ddb_tx_result res;
-    assert_int_equal(ddbi_remote_transact_write(r, ops, 2, DDB_CAPACITY_NONE, a, &res, &err), DDB_ECANCELED);
+    assert_int_equal(ddbi_remote_transact_write(r, ops, 2, &(ddb_tx_opts){0}, a, &res, &err), DDB_ECANCELED);
     assert_non_null(strstr(err.message, "[None, ConditionalCheckFailed]"));
     assert_non_null(res.reasons);
     assert_int_equal(res.reasons[0], 0);
@@ -1062,6 +1155,8 @@ int main(void)
         cmocka_unit_test(test_stream_ttl_settings),
         cmocka_unit_test(test_error_mapping),
         cmocka_unit_test(test_transaction_canceled),
+        cmocka_unit_test(test_transaction_token_and_items),
+        cmocka_unit_test(test_condition_failure_item),
         cmocka_unit_test(test_throttled_then_ok),
         cmocka_unit_test(test_throttled_bounded),
         cmocka_unit_test(test_http_500),

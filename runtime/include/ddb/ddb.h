@@ -54,7 +54,8 @@ extern "C" {
 #define DDB_EMODEL (-32016)      /* data written under an incompatible schema model */
 #define DDB_ETRIMMED (-32017)    /* stream records at that position were trimmed (TrimmedDataAccessException) */
 #define DDB_EFULL (-32018)       /* the disk (or the process's file size limit) is full: "No space left on device" */
-#define DDB_ELAST (-32018)
+#define DDB_EIDEMPOTENT (-32019) /* a ClientRequestToken reused for another request (IdempotentParameterMismatchException) */
+#define DDB_ELAST (-32019)
 
 #define DDB_ERROR_TEXT_SIZE 320
 
@@ -420,6 +421,12 @@ typedef struct ddb_write_opts {
     ddb_return_capacity return_capacity;
     const ddb_expr *condition;          /* ConditionExpression; NULL = unconditional */
     const ddb_item *values;             /* ExpressionAttributeValues (":v" -> value) */
+    /* ReturnValuesOnConditionCheckFailure: DDB_RETURN_NONE or
+     * DDB_RETURN_ALL_OLD.  With ALL_OLD, a write failing its condition
+     * (DDB_ECONDITION) fills res->attributes with the stored item (NULL when
+     * there is none), as DynamoDB's ConditionalCheckFailedException carries
+     * it in Item. */
+    ddb_return_values return_on_condition_failure;
 } ddb_write_opts;
 
 /* What a write returns.  attributes lives in the arena passed to the call
@@ -488,6 +495,9 @@ typedef struct ddb_tx_op {
     const ddb_expr *update;     /* UPDATE */
     const ddb_expr *condition;  /* optional; required for CHECK */
     const ddb_item *values;     /* ExpressionAttributeValues */
+    /* ReturnValuesOnConditionCheckFailure: NONE or ALL_OLD (the stored item
+     * comes back in ddb_tx_result.items[i] when this op's condition fails). */
+    ddb_return_values return_on_condition_failure;
 } ddb_tx_op;
 
 typedef struct ddb_tx_result {
@@ -495,14 +505,35 @@ typedef struct ddb_tx_result {
      * cancelled: 0 (None), DDB_ECONDITION (ConditionalCheckFailed),
      * DDB_EVALIDATION, DDB_ELIMIT ... */
     int *reasons;
+    /* Set with reasons: per op the stored item (CancellationReasons[i].Item)
+     * when the op asked for ALL_OLD on condition failure and its condition
+     * failed; NULL otherwise. */
+    ddb_item **items;
     ddb_capacity capacity;
 } ddb_tx_result;
+
+/* Options of TransactWriteItems; NULL = defaults. */
+typedef struct ddb_tx_opts {
+    ddb_return_capacity return_capacity;
+    /* ClientRequestToken (1 to 36 characters; NULL = none).  The same token
+     * with the same request within 10 minutes of the first success returns
+     * DDB_OK without writing again (capacity: the read units of the items,
+     * as DynamoDB reports them); with a different request it is
+     * DDB_EIDEMPOTENT.  The embedded engine stores the token with the
+     * transaction's writes (durably, in the same LMDB transaction); the
+     * remote backend sends it (and otherwise sends a random one of its own,
+     * so that its retries never apply a transaction twice). */
+    const char *client_request_token;
+} ddb_tx_opts;
 
 /* TransactWriteItems: up to 100 operations on distinct items, at most 4 MB,
  * all or nothing in one LMDB transaction.  DDB_ECANCELED with per-op reasons
  * when any condition fails; capacity counts double. */
 int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
                        ddb_tx_result *res, ddb_error *err);
+/* ddb_transact_write with options (a ClientRequestToken). */
+int ddb_transact_write_opts(ddb *db, const ddb_tx_op *ops, size_t n, const ddb_tx_opts *opts, ddb_arena *a,
+                            ddb_tx_result *res, ddb_error *err);
 
 typedef struct ddb_tx_get {
     const char *table;

@@ -52,6 +52,10 @@ typedef enum ddb_ftype {
 #define DDB_FIELD_TTL 0x10u      /* epoch seconds; 0 = no expiry (attribute absent) */
 #define DDB_FIELD_DERIVED 0x20u  /* stored, computed from `derived` on every write */
 #define DDB_FIELD_KEY 0x40u      /* used by the primary key: on every shard */
+#define DDB_FIELD_UNIQUE 0x80u   /* unique across the entity: a uniqueness item per value (docs/SCHEMA.md) */
+#define DDB_FIELD_CREATED_AT 0x100u /* set from the runtime clock by create; never overwritten */
+#define DDB_FIELD_UPDATED_AT 0x200u /* set from the runtime clock by every write */
+#define DDB_FIELD_CREATE_ONLY 0x400u /* written by create only: put/upsert/patch keep the stored value */
 
 typedef struct ddb_struct_desc ddb_struct_desc;
 typedef struct ddb_template ddb_template;
@@ -69,7 +73,37 @@ typedef struct ddb_field_desc {
     const ddb_struct_desc *sub; /* DDB_F_STRUCT, or DDB_F_LIST of structs */
     const ddb_template *derived; /* DDB_FIELD_DERIVED */
     int16_t shard;             /* index into the entity's shards; -1 = none */
+    /* DDB_DEFAULT: the value create stores when the field is unset (0, "",
+     * NULL), as text: a number for numeric fields, "true"/"false", else the
+     * string itself.  NULL = no default. */
+    const char *dflt;
 } ddb_field_desc;
+
+/* ---- Field masks (writes) ------------------------------------------------ */
+
+/* A set of an entity's fields: bit i is e->st->fields[i].  Generated code
+ * names each field's index (<ENTITY>_F_<FIELD>, e.g. DEVICE_F_BATTERY_PCT)
+ * and builds masks with DDB_FIELDS(DEVICE_F_BATTERY_PCT, DEVICE_F_LAST_SEEN):
+ * a misspelt field is a compile error.  1024 fields at most (the partial
+ * update limit). */
+#define DDB_MASK_WORDS 16
+typedef struct ddb_field_mask {
+    uint64_t w[DDB_MASK_WORDS];
+} ddb_field_mask;
+
+/* The mask of the field indexes idx[0..n): an index >= 1024 is ignored. */
+ddb_field_mask ddb_mask_of(const uint16_t *idx, size_t n);
+#define DDB_FIELDS(...)                                                                                              \
+    ddb_mask_of((const uint16_t[]){__VA_ARGS__}, sizeof((const uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t))
+static inline void ddb_mask_add(ddb_field_mask *m, unsigned i)
+{
+    if (i < 64u * DDB_MASK_WORDS)
+        m->w[i / 64] |= UINT64_C(1) << (i % 64);
+}
+static inline bool ddb_mask_has(const ddb_field_mask *m, unsigned i)
+{
+    return i < 64u * DDB_MASK_WORDS && (m->w[i / 64] >> (i % 64)) & 1u;
+}
 
 struct ddb_struct_desc {
     const char *name; /* C struct tag */
@@ -132,11 +166,17 @@ typedef struct ddb_entity_desc {
 
 /* ---- Marshalling ------------------------------------------------------- */
 
-/* The whole logical item (all shards merged) with the type attribute, every
- * index key whose fields are present (sparse indexes), derived attributes.
+/* The item of an unsharded entity with the type attribute, every index key
+ * whose fields are present (sparse indexes), derived attributes.
  * DDB_EVALIDATION naming the field when a value does not fit (a char[N] not
- * NUL-terminated, NaN, a duplicated set member...). */
+ * NUL-terminated, NaN, a duplicated set member...).  A sharded entity is
+ * DDB_EINVAL (a merged item written back would corrupt it): use
+ * ddb_ent_to_items. */
 int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
+/* The physical items of obj: one per shard (each with the entity's key, its
+ * shard sort key and the fields of that shard), or the one item of an
+ * unsharded entity.  out has room for cap items; *n receives the count
+ * (DDB_ELIMIT when cap is too small). */
 /* Fill obj (zeroed first) from an item of this entity.  DDB_EVALIDATION when
  * the item's type attribute names another entity, a required attribute is
  * missing, a string is longer than its field, a number does not fit its C
@@ -153,9 +193,35 @@ int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field,
 
 /* ---- Operations --------------------------------------------------------- */
 
+/* An expression handed to an entity operation: DynamoDB expression text
+ * over STORED attribute names (ddbgen maps C field names), with its own
+ * #names and :values.  The placeholders #n<digits> and :v<digits> are the
+ * runtime's own and may not be used. */
+typedef struct ddb_ent_expr {
+    const char *text;
+    const ddb_item *names;   /* "#x" -> S attribute name; NULL = none */
+    const ddb_item *values;  /* ":x" -> value; NULL = none */
+    int16_t shard;           /* sharded entity: the shard item it applies to (0 = first) */
+} ddb_ent_expr;
+
 typedef struct ddb_ent_opts {
     ddb_return_capacity return_capacity;
     bool consistent;       /* reads */
+    /* ---- writes (issue 13) ---- */
+    /* A condition ANDed with the operation's own (existence, version). */
+    const ddb_ent_expr *condition;
+    /* When a condition or version check fails (DDB_ECONDITION): the stored
+     * item decoded into *current (a struct of the entity, zeroed first;
+     * ReturnValuesOnConditionCheckFailure ALL_OLD on both backends), and
+     * *current_found says whether there was one.  Its variable-size data is
+     * allocated from current_arena (required with current).  A sharded
+     * entity returns the shard item the failed condition read (partial). */
+    void *current;
+    bool *current_found;
+    ddb_arena *current_arena;
+    /* ddb_ent_tx_commit: the transaction's ClientRequestToken (see
+     * ddb_tx_opts); NULL = none. */
+    const char *client_request_token;
 } ddb_ent_opts;
 
 /* Create or replace (all shards in one transaction).  With a version field:
@@ -182,6 +248,45 @@ int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
  * item does not exist. */
 int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const char *const *fields, size_t n_fields,
                           const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
+/* ---- Writes with declared semantics (issue 13; see docs/WRITES.md) -------- */
+
+/* update-fields with a mask (DDB_FIELDS(...)): as ddb_ent_update_fields. */
+/* patch: update every writable field of an EXISTING item (DDB_ENOTFOUND when
+ * absent): UpdateItem "SET <each field> = :v ..., <updated_at> = :now
+ * REMOVE <absent optional fields>" with ConditionExpression
+ * "attribute_exists(<pk>) [AND <version> = :expected]"; keys, created-at
+ * and create-only fields are not sent. */
+/* upsert: create or update without touching create-only fields: UpdateItem
+ * "SET <each field> = :v, <created_at> = if_not_exists(<created_at>, :now),
+ * <create-only/default field> = if_not_exists(<attr>, :v) ..." with no
+ * existence condition (a version field: "attribute_not_exists(<pk>) OR
+ * <version> = :expected"). */
+
+/* A declared update (DDB_UPDATE): UpdateExpression text over stored names.
+ * The runtime appends ", <updated_at> = :now" and the version bump, and
+ * ANDs "attribute_exists(<pk>)" (unless upsert) and opts->condition. */
+typedef struct ddb_ent_update_expr {
+    ddb_ent_expr expr;       /* expr.shard: the shard item it updates */
+    bool upsert;             /* true: create the item when absent */
+} ddb_ent_update_expr;
+/* Apply n updates (one per shard item touched; one transaction when n > 1)
+ * to the item with key's primary key.  out (may be NULL, else a struct of e)
+ * receives the item after the update (ALL_NEW; a sharded entity: the
+ * updated shards only) with its data in a.  DDB_ENOTFOUND when the item
+ * does not exist; DDB_ECONDITION when opts->condition or the version fails. */
+
+/* Delete n entities by key (structs with the key fields) with
+ * BatchWriteItem, 25 items a request, unprocessed items retried; every
+ * shard item of a sharded entity.  Entities with unique fields are refused
+ * (their uniqueness items need a transaction). */
+
+/* One batch mixing entities of one table: add puts and deletes of any
+ * entities, then ddb_ent_batch_run (25 items a request). */
+typedef struct ddb_ent_batch ddb_ent_batch;
+
+/* The runtime clock created-at / updated-at use: ddb_clock_ms(db) (tests
+ * set it with ddb_options.clock_ms). */
 
 /* ---- Queries ------------------------------------------------------------- */
 
@@ -422,16 +527,32 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
  * operations from any entities of one database, then commit: all or nothing.
  * Sharded entities add one operation per shard item. */
 typedef struct ddb_ent_tx ddb_ent_tx;
-ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a);
-/* put / create as ddb_ent_put / ddb_ent_create (ids and derived fields are
- * filled into obj at once; versions are bumped in obj on commit). */
+/* NULL with err filled (DDB_EINVAL: no db or arena; DDB_ENOMEM). */
+ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err);
+/* put / create as ddb_ent_put / ddb_ent_create (derived fields are filled
+ * into obj at once; auto ids are allocated inside the transaction, so a
+ * cancelled one consumes none, and written into obj on commit; versions are
+ * bumped in obj on commit). */
 int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
 int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
 int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err);
 /* ConditionCheck: the item with key's primary key must exist (or not). */
 int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err);
+/* Conditional forms: cond (may be NULL) is ANDed with the operation's own
+ * condition; current/current_found/current_arena as in ddb_ent_opts, filled
+ * at commit when this operation's condition failed. */
+typedef struct ddb_ent_tx_cond {
+    const ddb_ent_expr *condition;
+    void *current;
+    bool *current_found;
+    ddb_arena *current_arena;
+} ddb_ent_tx_cond;
+/* ConditionCheck of an expression on the item with key's primary key. */
+/* update-fields (mask; NULL = patch: every writable field) and declared
+ * updates (as ddb_ent_update) in the transaction. */
 /* Run it.  DDB_ECANCELED (message naming the failed operations) when a
- * condition fails; nothing is written then.  The builder is empty afterwards. */
+ * condition fails; nothing is written then.  The builder is empty afterwards.
+ * o->client_request_token makes it idempotent (ddb_tx_opts). */
 int ddb_ent_tx_commit(ddb_ent_tx *tx, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* Put n entities (an array of e's struct) with BatchWriteItem, 25 items at a

@@ -61,7 +61,8 @@ typedef struct ddbi_backend_ops {
                        ddb_error *err);
     int (*batch_get)(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
                      ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
-    int (*transact_write)(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+    /* o is never NULL; a client_request_token was checked (1..36 characters) */
+    int (*transact_write)(void *impl, const ddb_tx_op *ops, size_t n, const ddb_tx_opts *o, ddb_arena *a,
                           ddb_tx_result *res, ddb_error *err);
     int (*transact_get)(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                         ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);

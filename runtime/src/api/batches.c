@@ -22,12 +22,32 @@ int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return
 int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
                        ddb_tx_result *res, ddb_error *err)
 {
+    ddb_tx_opts o = {.return_capacity = rc};
+    return ddb_transact_write_opts(db, ops, n, &o, a, res, err);
+}
+
+/* The longest ClientRequestToken (TransactWriteItems, Request Parameters). */
+#define TOKEN_MAX 36
+
+int ddb_transact_write_opts(ddb *db, const ddb_tx_op *ops, size_t n, const ddb_tx_opts *opts, ddb_arena *a,
+                            ddb_tx_result *res, ddb_error *err)
+{
     if (db && !db->ops->transact_write)
         return ddbi_api_notsup(db, "ddb_transact_write", err);
     if (!db || (n && !ops) || !a || !res)
         return ddbi_fail(err, DDB_EINVAL, "TransactWriteItems: db, ops, arena and result are required");
     memset(res, 0, sizeof *res);
-    return db->ops->transact_write(db->impl, ops, n, rc, a, res, err);
+    ddb_tx_opts o = opts ? *opts : (ddb_tx_opts){0};
+    if (o.client_request_token) {
+        size_t len = strnlen(o.client_request_token, TOKEN_MAX + 1);
+        if (len < 1 || len > TOKEN_MAX)
+            return ddbi_fail(err, DDB_EVALIDATION,
+                             "1 validation error detected: Value '%.40s%s' at 'clientRequestToken' failed to satisfy "
+                             "constraint: Member must have length %s %d",
+                             o.client_request_token, len > TOKEN_MAX ? "..." : "",
+                             len ? "less than or equal to" : "greater than or equal to", len ? TOKEN_MAX : 1);
+    }
+    return db->ops->transact_write(db->impl, ops, n, &o, a, res, err);
 }
 
 /* BatchGetItem and TransactGetItems take the same arguments. */

@@ -17,6 +17,13 @@ static int check_return_values(const char *op, bool update, const ddb_write_opts
         return ddbi_fail(err, DDB_EVALIDATION, "ReturnValues can only be ALL_OLD or NONE (%s)", op);
     if (rv != DDB_RETURN_NONE && (!a || !res))
         return ddbi_fail(err, DDB_EINVAL, "ReturnValues needs an arena and a result");
+    /* ReturnValuesOnConditionCheckFailure: ALL_OLD or NONE (PutItem, UpdateItem, DeleteItem) */
+    ddb_return_values rf = opts ? opts->return_on_condition_failure : DDB_RETURN_NONE;
+    if (rf != DDB_RETURN_NONE && rf != DDB_RETURN_ALL_OLD)
+        return ddbi_fail(err, DDB_EVALIDATION, "ReturnValuesOnConditionCheckFailure can only be ALL_OLD or NONE (%s)",
+                         op);
+    if (rf != DDB_RETURN_NONE && (!a || !res))
+        return ddbi_fail(err, DDB_EINVAL, "ReturnValuesOnConditionCheckFailure needs an arena and a result");
     if (res)
         memset(res, 0, sizeof *res);
     return DDB_OK;

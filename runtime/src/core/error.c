@@ -23,6 +23,7 @@ static const char *const names[] = {
     "DDB_EMODEL: incompatible schema model",
     "DDB_ETRIMMED: stream records were trimmed",
     "DDB_EFULL: no space left on device",
+    "DDB_EIDEMPOTENT: client request token reused for a different request",
 };
 
 const char *ddb_strerror(int code)

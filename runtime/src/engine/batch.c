@@ -3,6 +3,7 @@
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"
+#include "engine/tokens.h"
 #include "engine/keys.h"
 #include "engine/stored.h"
 #include "core/value.h"
@@ -210,6 +211,10 @@ typedef struct tw_ctx {
     ddb_return_capacity mode;
     ddb_capacity *cap;
     int *reasons;
+    ddb_item **items;      /* ReturnValuesOnConditionCheckFailure, in out */
+    ddb_arena *out;
+    const char *token;     /* ClientRequestToken, or NULL */
+    uint8_t digest[16];    /* of the request, with a token */
     ddb_error *err;
 } tw_ctx;
 
@@ -253,6 +258,19 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         ddb_arena_reset(tmp);
         return rc;
     }
+    /* a token already used: the same request is not applied again, another
+     * one is refused (TransactWriteItems, ClientRequestToken) */
+    int64_t now = cx->token ? ddbi_engine_clock_ms(db) : 0;
+    if (cx->token) {
+        bool replay;
+        double ru;
+        if ((rc = ddbi_token_lookup(db, txn, cx->token, cx->digest, now, &replay, &ru, cx->err)) || replay) {
+            if (!rc)
+                ddbi_cap_add(cx->cap, NULL, ru, 0, cx->mode);
+            ddb_arena_reset(tmp);
+            return rc;
+        }
+    }
     /* every condition is checked against the state before the transaction */
     bool cancelled = false;
     size_t bytes = 0;
@@ -260,6 +278,11 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     for (size_t i = 0; i < cx->n; i++) {
         ddb_error e = {0};
         cx->reasons[i] = ddbi_write_prepare(db, txn, &reqs[i], &st[i], tmp, &e);
+        if (cx->reasons[i] == DDB_ECONDITION && cx->ops[i].return_on_condition_failure == DDB_RETURN_ALL_OLD &&
+            st[i].old && !(cx->items[i] = ddb_item_copy(cx->out, st[i].old))) {
+            ddb_arena_reset(tmp);
+            return ddbi_fail_oom(cx->err, __func__);
+        }
         if (cx->reasons[i]) {
             if (!cancelled)
                 first = e;
@@ -285,15 +308,20 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         ddb_arena_reset(tmp);
         return DDB_ECANCELED;
     }
-    for (size_t i = 0; i < cx->n && !rc; i++)
+    double replay_units = 0; /* what a replay with the same token reports */
+    for (size_t i = 0; i < cx->n && !rc; i++) {
         rc = ddbi_write_apply(db, txn, &reqs[i], &st[i], 2.0, false, cx->cap, cx->mode, cx->err);
+        replay_units += 2.0 * ddbi_read_units(st[i].new_size > st[i].old_size ? st[i].new_size : st[i].old_size, true);
+    }
+    if (!rc && cx->token)
+        rc = ddbi_token_store(db, txn, cx->token, cx->digest, now, replay_units, cx->err);
     if (!rc)
         rc = split_after(db, txn, reqs, st, cx->n, cx->err);
     ddb_arena_reset(tmp);
     return rc;
 }
 
-int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
+int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const ddb_tx_opts *o, ddb_arena *a,
                                ddb_tx_result *res, ddb_error *err)
 {
     ddbi_engine *db = impl;
@@ -315,13 +343,20 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_r
             return rc;
     }
     res->reasons = ddb_arena_alloc(a, n * sizeof *res->reasons);
-    if (!res->reasons)
+    res->items = ddb_arena_alloc(a, n * sizeof *res->items);
+    if (!res->reasons || !res->items)
         return ddbi_fail_oom(err, __func__);
     memset(res->reasons, 0, n * sizeof *res->reasons);
-    tw_ctx cx = {ops, n, rc_mode, &res->capacity, res->reasons, err};
+    memset(res->items, 0, n * sizeof *res->items);
+    tw_ctx cx = {ops, n, o->return_capacity, &res->capacity, res->reasons, res->items, a, o->client_request_token,
+                 {0}, err};
+    if (cx.token && ddbi_tx_digest(ops, n, cx.digest))
+        return ddbi_fail_oom(err, __func__);
     rc = ddbi_run_write(db, transact_fn, &cx, false, err);
-    if (rc != DDB_ECANCELED)
+    if (rc != DDB_ECANCELED) {
         memset(res->reasons, 0, n * sizeof *res->reasons);
+        memset(res->items, 0, n * sizeof *res->items);
+    }
     return rc;
 }
 

@@ -262,7 +262,7 @@ int ddbi_engine_batch_write(void *impl, const ddb_batch_write_op *ops, size_t n,
                             ddb_capacity *cap, ddb_error *err);
 int ddbi_engine_batch_get(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
                           ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
-int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
+int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const ddb_tx_opts *o, ddb_arena *a,
                                ddb_tx_result *res, ddb_error *err);
 int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                              ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);

@@ -320,6 +320,10 @@ static int single_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         double u = ddbi_write_units(st.old_size);
         ddbi_part_charge(db, st.t, ddbi_part_of(st.t, ddbi_key_hash(st.key.b)), 0, u, NULL);
         ddbi_cap_add(cap, NULL, 0, u, mode);
+        /* ReturnValuesOnConditionCheckFailure ALL_OLD: the stored item */
+        if (cx->res && cx->out_arena && cx->opts.return_on_condition_failure == DDB_RETURN_ALL_OLD && st.old &&
+            !(cx->res->attributes = ddb_item_copy(cx->out_arena, st.old)))
+            rc = ddbi_fail_oom(cx->err, __func__);
     }
     if (!rc)
         rc = ddbi_write_apply(db, txn, &cx->req, &st, 1.0, true, cap, mode, cx->err);

@@ -17,6 +17,7 @@
  *   entity_exprb.c       expression text built piece by piece, prepared once
  *   entity_capacity.c    consumed capacity summed over several requests
  *   entity_ids.c         ids filled by create (UUIDs, counters)
+ *   entity_mask.c        field masks
  *   entity_write.c       put, create, get, delete
  *   entity_update.c      partial update
  *   entity_query.c       query pages (the ddb_ent_query interface, on top of entity_read.c)

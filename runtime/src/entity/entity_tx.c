@@ -26,14 +26,20 @@ struct ddb_ent_tx {
     int failed;                         /* an earlier add failed */
 };
 
-ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a)
+ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err)
 {
-    ddb_ent_tx *tx = db && a ? ddb_arena_alloc(a, sizeof *tx) : NULL;
-    if (tx) {
-        memset(tx, 0, sizeof *tx);
-        tx->db = db;
-        tx->a = a;
+    if (!db || !a) {
+        ddbi_fail(err, DDB_EINVAL, "transaction: %s is required", db ? "an arena" : "a database handle");
+        return NULL;
     }
+    ddb_ent_tx *tx = ddb_arena_alloc(a, sizeof *tx);
+    if (!tx) {
+        ddbi_fail_oom(err, "ddb_ent_tx_new");
+        return NULL;
+    }
+    memset(tx, 0, sizeof *tx);
+    tx->db = db;
+    tx->a = a;
     return tx;
 }
 

@@ -111,6 +111,13 @@ int ddbi_expr_updated_attributes(const ddb_expr *e, const ddb_item *item, ddb_ar
  * when nothing matched.  DDB_EINVAL if e is not a projection. */
 int ddbi_expr_project(const ddb_expr *e, const ddb_item *item, ddb_arena *a, ddb_item **out, ddb_error *err);
 
+/* Append to b what identifies e as a request parameter: its kind, its
+ * text and, in order, the attribute names its #name placeholders resolved
+ * to (two expressions with the same text and different names maps differ).
+ * DDB_ENOMEM when b cannot grow. */
+struct ddb_buf;
+int ddbi_expr_identity(const ddb_expr *e, struct ddb_buf *b);
+
 /* The distinct top-level attribute names an expression references
  * (projection: the attributes to fetch; update: the attributes written),
  * sorted bytewise.  Owned by e. */

@@ -335,7 +335,9 @@ static int tx_op(remote_req *q, const ddb_tx_op *op, size_t i, json_t **out, ddb
         (rc = ddbi_rq_item(body, op->kind == DDB_TX_PUT ? "Item" : "Key", op->item, err)) ||
         (op->kind == DDB_TX_UPDATE && (rc = ddbi_rq_expr(body, "UpdateExpression", op->update, &m, err))) ||
         (rc = ddbi_rq_expr(body, "ConditionExpression", op->condition, &m, err)) ||
-        (rc = ddbi_rq_names_values(body, &m, op->values, err))) {
+        (rc = ddbi_rq_names_values(body, &m, op->values, err)) ||
+        (op->return_on_condition_failure == DDB_RETURN_ALL_OLD &&
+         (rc = ddbi_rq_str(body, "ReturnValuesOnConditionCheckFailure", "ALL_OLD", err)))) {
         json_decref(body);
         return rc;
     }
@@ -343,10 +345,11 @@ static int tx_op(remote_req *q, const ddb_tx_op *op, size_t i, json_t **out, ddb
     return *out ? DDB_OK : nomem(err);
 }
 
-int ddbi_remote_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc_mode, ddb_arena *a,
+int ddbi_remote_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const ddb_tx_opts *o, ddb_arena *a,
                                ddb_tx_result *res, ddb_error *err)
 {
     ddb_remote *r = impl;
+    ddb_return_capacity rc_mode = o->return_capacity;
     if (res)
         memset(res, 0, sizeof *res);
     remote_req q;
@@ -363,11 +366,13 @@ int ddbi_remote_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_r
         if (!(rc = tx_op(&q, &ops[i], i, &o, err)))
             rc = append(items, o, err);
     }
-    /* An idempotency token: a retry after a 5xx cannot apply the
-     * transaction twice. */
+    /* An idempotency token: the caller's, else one of our own so that a
+     * retry after a 5xx cannot apply the transaction twice. */
     unsigned char tok[16];
     char hex[33];
-    if (!rc && RAND_bytes(tok, sizeof tok) == 1) {
+    if (!rc && o->client_request_token)
+        rc = ddbi_rq_str(q.j, "ClientRequestToken", o->client_request_token, err);
+    else if (!rc && RAND_bytes(tok, sizeof tok) == 1) {
         for (int i = 0; i < 16; i++)
             snprintf(hex + 2 * i, 3, "%02x", tok[i]);
         rc = ddbi_rq_str(q.j, "ClientRequestToken", hex, err);
@@ -378,6 +383,8 @@ int ddbi_remote_transact_write(void *impl, const ddb_tx_op *ops, size_t n, ddb_r
     if (rc == DDB_ECANCELED && res && a && eb && json_object_get(eb, "CancellationReasons")) {
         ddb_error keep = err ? *err : (ddb_error){0};
         int prc = ddbi_remote_parse_reasons(eb, n, a, &res->reasons, err);
+        if (!prc)
+            prc = ddbi_remote_parse_reason_items(eb, n, a, &res->items, err);
         if (prc)
             rc = prc;
         else if (err)

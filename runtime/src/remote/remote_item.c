@@ -26,16 +26,29 @@ static int write_item(ddb_remote *r, write_kind k, const char *table, const ddb_
     int rc = ddbi_remote_req_init(&q, err);
     if (rc)
         return rc;
-    json_t *resp = NULL;
+    json_t *resp = NULL, *eb = NULL;
     if ((rc = ddbi_rq_str(q.j, "TableName", table, err)) || (rc = ddbi_rq_item(q.j, k == OP_PUT ? "Item" : "Key", item, err)) ||
         (rc = ddbi_rq_expr(q.j, "UpdateExpression", update, &q.names, err)) ||
         (rc = ddbi_rq_expr(q.j, "ConditionExpression", o.condition, &q.names, err)) ||
         (rc = ddbi_rq_names_values(q.j, &q.names, o.values, err)) ||
         (o.return_values && (rc = ddbi_rq_str(q.j, "ReturnValues", return_values[o.return_values], err))) ||
+        (o.return_on_condition_failure == DDB_RETURN_ALL_OLD &&
+         (rc = ddbi_rq_str(q.j, "ReturnValuesOnConditionCheckFailure", "ALL_OLD", err))) ||
         (res && (rc = ddbi_rq_capacity(q.j, o.return_capacity, err))))
         goto done;
-    if ((rc = ddbi_remote_call(r, op, q.j, &resp, NULL, err)))
+    if ((rc = ddbi_remote_call(r, op, q.j, &resp, &eb, err))) {
+        /* ConditionalCheckFailedException carries the stored item in Item
+         * when the request asked ReturnValuesOnConditionCheckFailure ALL_OLD */
+        if (rc == DDB_ECONDITION && res && a && o.return_on_condition_failure == DDB_RETURN_ALL_OLD && eb) {
+            ddb_error keep = err ? *err : (ddb_error){0};
+            int prc = ddbi_remote_parse_item(op, eb, "Item", a, &res->attributes, err);
+            if (prc)
+                rc = prc;
+            else if (err)
+                *err = keep;
+        }
         goto done;
+    }
     if (res) {
         if (o.return_values && (rc = ddbi_remote_parse_item(op, resp, "Attributes", a, &res->attributes, err)))
             goto done;
@@ -43,6 +56,7 @@ static int write_item(ddb_remote *r, write_kind k, const char *table, const ddb_
                                    &res->capacity, err);
     }
 done:
+    json_decref(eb);
     json_decref(resp);
     ddbi_remote_req_free(&q);
     return rc;

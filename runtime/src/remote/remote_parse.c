@@ -68,7 +68,7 @@ static const struct {
     {"ConditionalCheckFailedException", DDB_ECONDITION, false, true},
     {"ValidationException", DDB_EVALIDATION, false, true},
     {"SerializationException", DDB_EVALIDATION, false, false},
-    {"IdempotentParameterMismatchException", DDB_EVALIDATION, false, false},
+    {"IdempotentParameterMismatchException", DDB_EIDEMPOTENT, false, false},
     {"ResourceNotFoundException", DDB_ENOTABLE, false, true},
     {"ResourceInUseException", DDB_EEXISTS, false, true},
     {"TransactionCanceledException", DDB_ECANCELED, false, true},
@@ -398,6 +398,32 @@ int ddbi_remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int
             r[i] = json_is_string(code) ? reason_code(json_string_value(code)) : DDB_EIO;
     }
     *reasons = r;
+    return DDB_OK;
+}
+
+/* CancellationReasons[i].Item (ReturnValuesOnConditionCheckFailure ALL_OLD)
+ * -> items[i] in a, NULL where absent. */
+int ddbi_remote_parse_reason_items(const json_t *errbody, size_t n, ddb_arena *a, ddb_item ***items, ddb_error *err)
+{
+    *items = NULL;
+    if (!n)
+        return DDB_OK;
+    ddb_item **r = ddb_arena_alloc(a, n * sizeof *r);
+    if (!r)
+        return ddbi_fail_oom(err, __func__);
+    memset(r, 0, n * sizeof *r);
+    const json_t *arr = json_is_object(errbody) ? json_object_get(errbody, "CancellationReasons") : NULL;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_is_array(arr) ? json_array_get(arr, i) : NULL;
+        char what[48];
+        snprintf(what, sizeof what, "CancellationReasons[%zu]", i);
+        if (json_is_object(e) && json_object_get(e, "Item")) {
+            int rc = ddbi_remote_parse_item("TransactWriteItems", e, "Item", a, &r[i], err);
+            if (rc)
+                return rc;
+        }
+    }
+    *items = r;
     return DDB_OK;
 }
 

@@ -92,6 +92,8 @@ int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capaci
                            ddb_error *err);
 /* TransactionCanceledException's CancellationReasons -> n codes in a. */
 int ddbi_remote_parse_reasons(const json_t *errbody, size_t n, ddb_arena *a, int **reasons, ddb_error *err);
+/* ... and their Items (ReturnValuesOnConditionCheckFailure) -> n items in a (NULL where absent). */
+int ddbi_remote_parse_reason_items(const json_t *errbody, size_t n, ddb_arena *a, ddb_item ***items, ddb_error *err);
 /* A TableDescription -> ddb_table_desc in a; *status gets TableStatus and
  * *indexes_active whether every GSI is ACTIVE. */
 int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_table_desc **out, const char **status,
