@@ -79,31 +79,38 @@ typedef struct ddb_field_desc {
     const char *dflt;
 } ddb_field_desc;
 
-/* ---- Field masks (writes) ------------------------------------------------ */
+/* ---- Field masks ----------------------------------------------------------- */
 
-/* A set of an entity's fields: bit i is e->st->fields[i].  Generated code
- * names each field's index (<ENTITY>_F_<FIELD>, e.g. DEVICE_F_BATTERY_PCT)
- * and builds masks with DDB_FIELDS(DEVICE_F_BATTERY_PCT, DEVICE_F_LAST_SEEN):
- * a misspelt field is a compile error.  1024 fields at most (the partial
- * update limit). */
-#define DDB_MASK_WORDS 16
-typedef struct ddb_field_mask {
-    uint64_t w[DDB_MASK_WORDS];
-} ddb_field_mask;
+/* A set of an entity's top-level fields: bit i = e->st->fields[i].  Typed
+ * reads take one as a projection and return one per item (the fields the
+ * stored data set); partial updates name the fields they write with one.
+ * Generated code names each field's index (<ENTITY>_F_<FIELD>, e.g.
+ * DEVICE_F_BATTERY_PCT) and builds masks with
+ * DDB_FIELDS(DEVICE_F_BATTERY_PCT, DEVICE_F_LAST_SEEN): a misspelt field is
+ * a compile error.  An entity has at most DDB_ENT_MAX_FIELDS fields (ddbgen
+ * refuses more; the runtime answers DDB_ELIMIT). */
+#define DDB_ENT_MASK_WORDS 4
+#define DDB_ENT_MAX_FIELDS (DDB_ENT_MASK_WORDS * 64)
+typedef struct ddb_ent_mask {
+    uint64_t w[DDB_ENT_MASK_WORDS];
+} ddb_ent_mask;
 
-/* The mask of the field indexes idx[0..n): an index >= 1024 is ignored. */
-ddb_field_mask ddb_mask_of(const uint16_t *idx, size_t n);
-#define DDB_FIELDS(...)                                                                                              \
-    ddb_mask_of((const uint16_t[]){__VA_ARGS__}, sizeof((const uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t))
-static inline void ddb_mask_add(ddb_field_mask *m, unsigned i)
+static inline void ddb_ent_mask_set(ddb_ent_mask *m, unsigned field)
 {
-    if (i < 64u * DDB_MASK_WORDS)
-        m->w[i / 64] |= UINT64_C(1) << (i % 64);
+    if (field < DDB_ENT_MAX_FIELDS)
+        m->w[field / 64] |= (uint64_t)1 << (field % 64);
 }
-static inline bool ddb_mask_has(const ddb_field_mask *m, unsigned i)
+static inline bool ddb_ent_mask_has(const ddb_ent_mask *m, unsigned field)
 {
-    return i < 64u * DDB_MASK_WORDS && (m->w[i / 64] >> (i % 64)) & 1u;
+    return field < DDB_ENT_MAX_FIELDS && (m->w[field / 64] >> (field % 64) & 1u);
 }
+
+/* The mask of the field indexes idx[0..n) (indexes past the limit are
+ * ignored); DDB_FIELDS(...) calls it with a list of <ENTITY>_F_* constants. */
+ddb_ent_mask ddb_ent_mask_of(const uint16_t *idx, size_t n);
+#define DDB_FIELDS(...)                                                                            \
+    ddb_ent_mask_of((const uint16_t[]){__VA_ARGS__},                                               \
+                    sizeof((const uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t))
 
 struct ddb_struct_desc {
     const char *name; /* C struct tag */
@@ -349,25 +356,6 @@ int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t mem
  * queries by access pattern, collection pages, typed scans.  Results are
  * decoded into the caller's entity structs (arena memory, like every read)
  * with a field mask per item saying which fields the stored data set. */
-
-/* A set of an entity's top-level fields: bit i = e->st->fields[i].  An
- * entity has at most DDB_ENT_MAX_FIELDS fields (ddbgen refuses more; the
- * runtime answers DDB_ELIMIT). */
-#define DDB_ENT_MASK_WORDS 4
-#define DDB_ENT_MAX_FIELDS (DDB_ENT_MASK_WORDS * 64)
-typedef struct ddb_ent_mask {
-    uint64_t w[DDB_ENT_MASK_WORDS];
-} ddb_ent_mask;
-
-static inline void ddb_ent_mask_set(ddb_ent_mask *m, unsigned field)
-{
-    if (field < DDB_ENT_MAX_FIELDS)
-        m->w[field / 64] |= (uint64_t)1 << (field % 64);
-}
-static inline bool ddb_ent_mask_has(const ddb_ent_mask *m, unsigned field)
-{
-    return field < DDB_ENT_MAX_FIELDS && (m->w[field / 64] >> (field % 64) & 1u);
-}
 
 /* Options of every typed read.  Zero-initialised = one page of up to 1 MB
  * from the start, forward, eventually consistent, every field. */
