@@ -567,11 +567,40 @@ int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_
 /* Open the table of a generated module: create it when absent; otherwise
  * check it against the schema — same key schema and index definitions,
  * same key templates per entity (stored with the table as fingerprints) —
- * and evolve it where that is compatible: a new GSI is created and
- * backfilled, a new entity is recorded.  DDB_EMODEL, naming what changed,
- * when the stored data was written under an incompatible schema. */
+ * and evolve it where that needs no rewrite of stored items: a new GSI is
+ * created, a new entity (or one with no stored items) is recorded.  It
+ * never rewrites items: when stored items need new key attributes (an
+ * entity joined an index) it is DDB_EMODEL with a summary of the backfills
+ * needed, and nothing is changed.  DDB_EMODEL, naming what changed, when
+ * the stored data was written under an incompatible schema, or while a
+ * migration of the table is in progress.  = ddb_ent_open_table_with(...,
+ * NULL, err). */
 int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
                        ddb_error *err);
+
+/* Progress of a long rewrite (a backfill run by open, a migration). */
+typedef struct ddb_ent_progress {
+    const char *entity;     /* the entity being rewritten */
+    const char *step;       /* what is done to it: "backfill GSI1", "migrate" */
+    uint64_t done;          /* items rewritten so far (all steps) */
+    uint64_t skipped;       /* items looked at and left as they were */
+    uint64_t total;         /* items in the table when it started (an upper bound; 0 = unknown) */
+    double capacity;        /* write capacity units consumed so far */
+} ddb_ent_progress;
+typedef void (*ddb_ent_progress_fn)(void *ctx, const ddb_ent_progress *p);
+
+typedef struct ddb_ent_open_opts {
+    /* Run the backfills the stored items need in this call (a consistent
+     * Scan of the entity's items and one UpdateItem per item), reporting
+     * to progress (may be NULL) after each page. */
+    bool backfill;
+    ddb_ent_progress_fn progress;
+    void *progress_ctx;
+} ddb_ent_open_opts;
+
+/* ddb_ent_open_table with options (o may be NULL). */
+int ddb_ent_open_table_with(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                            const ddb_ent_open_opts *o, ddb_error *err);
 
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);

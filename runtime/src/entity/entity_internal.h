@@ -268,7 +268,20 @@ const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t 
  * lines that differ: *ol (*on bytes) in old, *nl (*nn bytes) in now. */
 bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl,
                                      int *nn);
-/* Write the attributes of e's key k into every stored item of e. */
-int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error *err);
+/* Write the attributes of e's key k into every stored item of e, counting
+ * into *pr and calling progress (may be NULL) after each page. */
+int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent_progress_fn progress, void *ctx,
+                          ddb_ent_progress *pr, ddb_error *err);
+/* The filter "<type attribute> = <e's name>", prepared in fx. */
+int ddbi_ent_type_filter(ddbi_exprb *fx, const ddb_entity_desc *e, ddb_arena *a, const ddb_expr **filter,
+                         ddb_error *err);
+/* *any: does the table hold at least one item of e? (a consistent scan, stopped at the first) */
+int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *err);
+
+/* Table metadata keys: each entity's fingerprint is "ddbgen.entity.<name>";
+ * a migration in progress is recorded under DDB_ENT_MIGRATION_META (its
+ * checkpoint), the model version the data is in under DDB_ENT_MODEL_META. */
+#define DDB_ENT_MIGRATION_META "ddbgen.migration"
+#define DDB_ENT_MODEL_META "ddbgen.model"
 
 #endif

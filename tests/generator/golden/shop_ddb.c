@@ -38,6 +38,11 @@ int shop_open(ddb *db, ddb_error *err)
     return ddb_ent_open_table(db, &shop_table, shop_entities, 4, err);
 }
 
+int shop_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err)
+{
+    return ddb_ent_open_table_with(db, &shop_table, shop_entities, 4, o, err);
+}
+
 int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena *a, ddb_error *err)
 {
     static const ddb_entity_desc *const entities[] = { &organization_entity, &user_entity, &order_entity, &product_entity, };
@@ -81,6 +86,11 @@ static const ddb_entity_desc *const audit_entities[] = { &audit_event_entity, };
 int audit_open(ddb *db, ddb_error *err)
 {
     return ddb_ent_open_table(db, &audit_table, audit_entities, 1, err);
+}
+
+int audit_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err)
+{
+    return ddb_ent_open_table_with(db, &audit_table, audit_entities, 1, o, err);
 }
 
 int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_arena *a, ddb_error *err)
