@@ -60,6 +60,7 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
     snprintf(step, sizeof step, "backfill %s", e->keys[k].index ? e->keys[k].index : "table");
     pr->entity = e->name;
     pr->step = step;
+    pr->scanned = 0;
     const ddb_key_desc *kd = &e->keys[k];
     ddb_arena *a = ddb_arena_new(), *pa = ddb_arena_new();
     ddbi_exprb fx = {0}, ux = {0};
@@ -137,6 +138,7 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
                 pr->capacity += res.capacity.total;
             }
         }
+        pr->scanned += pg.scanned_count;
         if (!rc && progress)
             progress(ctx, pr);
         if (pg.last_key && !rc) {

@@ -139,7 +139,7 @@ static int check_migration(ddb *db, const ddb_schema_table *t, ddb_arena *a, ddb
     void *v;
     size_t len;
     int rc = ddb_table_meta_get(db, t->def.name, DDB_ENT_MIGRATION_META, a, &v, &len, err);
-    if (rc == DDB_ENOTFOUND)
+    if (rc == DDB_ENOTFOUND || (!rc && len == 0)) /* never, or ended */
         return DDB_OK;
     if (rc)
         return rc;

@@ -38,6 +38,12 @@ int shop_open(ddb *db, ddb_error *err);
 /* shop_open with options: .backfill = true runs the backfills here,
  * reporting to .progress. */
 int shop_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err);
+/* Migrate the stored items of table "Shop" to this module's schema
+ * (ddb_ent_migrate with this module's table and entities; id names the
+ * migration in its checkpoint and is recorded as the data's model version
+ * when it ends).  Resumable: run it again after an interruption. */
+int shop_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, size_t n_steps,
+                      const ddb_ent_migrate_opts *o, ddb_arena *a, ddb_ent_migrate_report *report, ddb_error *err);
 
 /* Change-stream records of table "Shop" as entity structs: a consumer
  * writes `switch (rec.type)` and reads rec.new_image.<entity>.  The type
@@ -88,6 +94,12 @@ int audit_open(ddb *db, ddb_error *err);
 /* audit_open with options: .backfill = true runs the backfills here,
  * reporting to .progress. */
 int audit_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err);
+/* Migrate the stored items of table "Audit" to this module's schema
+ * (ddb_ent_migrate with this module's table and entities; id names the
+ * migration in its checkpoint and is recorded as the data's model version
+ * when it ends).  Resumable: run it again after an interruption. */
+int audit_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, size_t n_steps,
+                      const ddb_ent_migrate_opts *o, ddb_arena *a, ddb_ent_migrate_report *report, ddb_error *err);
 
 /* Change-stream records of table "Audit" as entity structs: a consumer
  * writes `switch (rec.type)` and reads rec.new_image.<entity>.  The type
