@@ -1,7 +1,7 @@
 /* One version's side of the migration test (tests/migrate/run.sh drives
  * it); compiled once per schema version (MIG_V 1..4) against that
  * version's generated module.  Usage: migrate_vN COMMAND DIR N [ARG]:
- *   populate  (v1)  write N customers
+ *   populate        write N customers (creating the table)
  *   grow      (v2)  the new optional field: open as is, write customer N with it
  *   refuse          open must be DDB_EMODEL naming what is needed (ARG: text it must hold)
  *   migrate         migrate to this version; ARG > 0: SIGKILL this process after ARG

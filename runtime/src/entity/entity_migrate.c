@@ -32,6 +32,7 @@ typedef struct mig {
     const ddb_item *olds[MAX_ITEMS_PER_TX]; /* the stored item of each queued item, for messages */
     size_t op_item[2 * MAX_ITEMS_PER_TX];   /* the queued item of each operation */
     size_t nops, nitems;
+    bool no_tx;                    /* the endpoint has no TransactWriteItems */
     struct timespec t0;
     double cap0;                   /* capacity when this run started */
     uint64_t total;
@@ -71,13 +72,67 @@ static int prepare_conditions(mig *g, ddb_error *err)
     return rc;
 }
 
+/* The table key of item it (its table key attributes), in a. */
+static ddb_item *table_key(const ddb_table_def *td, const ddb_item *it, ddb_arena *a)
+{
+    ddb_item *k = ddb_item_new(a);
+    const ddb_value *pk = ddb_item_get(it, td->key.pk), *sk = td->key.sk ? ddb_item_get(it, td->key.sk) : NULL;
+    if (!k || !pk || ddb_item_set(k, td->key.pk, ddb_value_copy(a, pk)) ||
+        (sk && ddb_item_set(k, td->key.sk, ddb_value_copy(a, sk))))
+        return NULL;
+    return k;
+}
+
+/* An endpoint without TransactWriteItems (dynalite): each operation alone,
+ * still conditional.  An interruption between an item's put and delete
+ * leaves both; run again, the put finds its new item already there (equal:
+ * fine) and the delete goes on. */
+static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
+{
+    int rc = DDB_OK;
+    for (size_t i = 0; i < g->nops && !rc; i++) {
+        const ddb_tx_op *op = &g->ops[i];
+        ddb_write_opts wo = {.condition = op->condition, .return_capacity = DDB_CAPACITY_TOTAL};
+        ddb_write_result res = {0};
+        if (op->kind == DDB_TX_PUT)
+            rc = ddb_put_item(g->db, op->table, op->item, &wo, pa, &res, err);
+        else
+            rc = ddb_delete_item(g->db, op->table, op->item, &wo, pa, &res, err);
+        g->cp.capacity += res.capacity.total;
+        if (rc == DDB_ECONDITION && op->kind == DDB_TX_DELETE)
+            rc = DDB_OK; /* already deleted */
+        else if (rc == DDB_ECONDITION && op->condition == g->absent) {
+            ddb_item *there = NULL;
+            ddb_item *key = table_key(&g->m->table->def, op->item, pa);
+            rc = key ? ddb_get_item(g->db, op->table, key, &(ddb_get_opts){.consistent = true}, pa, &there, NULL, err)
+                     : ddbi_fail_oom(err, __func__);
+            if (rc == DDB_ENOTFOUND)
+                rc = DDB_OK;
+            if (!rc && (!there || !ddb_value_equal(ddb_item_map(there), ddb_item_map(op->item))))
+                rc = ddbi_fail(err, DDB_ECONDITION,
+                               "moving %s item %s: its new key %s is taken by another item",
+                               g->m->steps[g->cp.step].entity->name,
+                               ddbi_ent_key_text(&g->m->table->def, g->olds[g->op_item[i]], pa),
+                               ddbi_ent_key_text(&g->m->table->def, op->item, pa));
+        }
+    }
+    g->nops = g->nitems = 0;
+    return rc;
+}
+
 /* Commit the queued items in one transaction. */
 static int flush(mig *g, ddb_arena *pa, ddb_error *err)
 {
     if (!g->nops)
         return DDB_OK;
+    if (g->no_tx)
+        return one_by_one(g, pa, err);
     ddb_tx_result res = {0};
     int rc = ddb_transact_write(g->db, g->ops, g->nops, DDB_CAPACITY_TOTAL, pa, &res, err);
+    if (rc == DDB_ENOTSUP) {
+        g->no_tx = true;
+        return one_by_one(g, pa, err);
+    }
     if (!rc)
         g->cp.capacity += res.capacity.total;
     else if (rc == DDB_ECANCELED && res.reasons) {
@@ -95,17 +150,6 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
     }
     g->nops = g->nitems = 0;
     return rc;
-}
-
-/* The table key of item it (its table key attributes), in a. */
-static ddb_item *table_key(const ddb_table_def *td, const ddb_item *it, ddb_arena *a)
-{
-    ddb_item *k = ddb_item_new(a);
-    const ddb_value *pk = ddb_item_get(it, td->key.pk), *sk = td->key.sk ? ddb_item_get(it, td->key.sk) : NULL;
-    if (!k || !pk || ddb_item_set(k, td->key.pk, ddb_value_copy(a, pk)) ||
-        (sk && ddb_item_set(k, td->key.sk, ddb_value_copy(a, sk))))
-        return NULL;
-    return k;
 }
 
 static bool same_key(const ddb_table_def *td, const ddb_item *x, const ddb_item *y)
