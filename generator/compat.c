@@ -224,8 +224,9 @@ static void compare_keys(C *c, const json_t *oe, const json_t *ne, const char *n
     json_array_foreach(json_object_get(ne, "keys"), i, nk) {
         if (!ddbgen_jfind(json_object_get(oe, "keys"), "index", S(nk, "index")))
             compatible(c, LOC(nk),
-                       "'%s' joins index '%s': compatible; items written before appear in it once "
-                       "they are rewritten",
+                       "'%s' joins index '%s': compatible after a backfill; items written before lack "
+                       "its key, and <table>_open refuses (DDB_EMODEL) until the backfill is run "
+                       "(<table>_open_with .backfill = true, or ddbgen --plan-migration then ddb migrate)",
                        name, S(nk, "index"));
     }
 }
@@ -327,8 +328,8 @@ static void compare_table(C *c, const json_t *ot, const json_t *nt)
     json_array_foreach(json_object_get(nt, "indexes"), i, nx) {
         if (!ddbgen_jfind(json_object_get(ot, "indexes"), "name", S(nx, "name")))
             compatible(c, LOC(nx),
-                       "new index '%s' on table \"%s\": compatible; DynamoDB backfills it from "
-                       "existing items",
+                       "new index '%s' on table \"%s\": compatible; <table>_open creates it and "
+                       "DynamoDB indexes the existing items that carry its key attributes",
                        S(nx, "name"), name);
     }
 }

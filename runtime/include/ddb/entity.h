@@ -555,11 +555,124 @@ int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_
 /* Open the table of a generated module: create it when absent; otherwise
  * check it against the schema — same key schema and index definitions,
  * same key templates per entity (stored with the table as fingerprints) —
- * and evolve it where that is compatible: a new GSI is created and
- * backfilled, a new entity is recorded.  DDB_EMODEL, naming what changed,
- * when the stored data was written under an incompatible schema. */
+ * and evolve it where that needs no rewrite of stored items: a new GSI is
+ * created, a new entity (or one with no stored items) is recorded.  It
+ * never rewrites items: when stored items need new key attributes (an
+ * entity joined an index) it is DDB_EMODEL with a summary of the backfills
+ * needed, and nothing is changed.  DDB_EMODEL, naming what changed, when
+ * the stored data was written under an incompatible schema, or while a
+ * migration of the table is in progress.  = ddb_ent_open_table_with(...,
+ * NULL, err). */
 int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
                        ddb_error *err);
+
+/* Progress of a long rewrite (a backfill run by open, a migration). */
+typedef struct ddb_ent_progress {
+    const char *entity;     /* the entity being rewritten */
+    const char *step;       /* what is done to it: "backfill GSI1", "migrate" */
+    uint64_t done;          /* items rewritten so far (all steps) */
+    uint64_t skipped;       /* items looked at and left as they were */
+    uint64_t scanned;       /* items of the table read by this step so far (all types) */
+    uint64_t total;         /* items in the table when the step started (0 = unknown): scanned/total is
+                             * the step's fraction done */
+    uint32_t step_no, n_steps; /* a migration: this step (1-based) of how many; 0 when not a migration */
+    double capacity;        /* write capacity units consumed so far */
+} ddb_ent_progress;
+typedef void (*ddb_ent_progress_fn)(void *ctx, const ddb_ent_progress *p);
+
+typedef struct ddb_ent_open_opts {
+    /* Run the backfills the stored items need in this call (a consistent
+     * Scan of the entity's items and one UpdateItem per item), reporting
+     * to progress (may be NULL) after each page. */
+    bool backfill;
+    ddb_ent_progress_fn progress;
+    void *progress_ctx;
+} ddb_ent_open_opts;
+
+/* ddb_ent_open_table with options (o may be NULL). */
+int ddb_ent_open_table_with(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                            const ddb_ent_open_opts *o, ddb_error *err);
+
+/* ---- Migrations -------------------------------------------------------------- */
+
+/* A stored attribute renamed by the new schema: its value moves. */
+typedef struct ddb_ent_rename {
+    const char *from, *to;
+} ddb_ent_rename;
+
+/* A data transform: new_obj (the new schema's struct) arrives filled with
+ * every field whose stored attribute the new schema can read (the others
+ * zero); old_obj (the old schema's struct, when the step names
+ * old_entity; else NULL) holds the item as the old schema read it, and
+ * stored is the item as stored.  Fill what changed; variable-size data
+ * from a.  Return DDB_OK, or a DDB_E* code (with err filled) to stop the
+ * migration at this item (it can be resumed after a fix).  Items already
+ * in their new form (read by the new schema and written back the same)
+ * are not passed to it again. */
+typedef int (*ddb_ent_transform_fn)(void *ctx, const ddb_item *stored, const void *old_obj, void *new_obj,
+                                    ddb_arena *a, ddb_error *err);
+
+/* How the stored items of one entity are rewritten.  Every stored item of
+ * the entity (by its type attribute) is read, renamed attributes are moved,
+ * the item is read into the new schema's struct (and transformed), and
+ * written in its new form: its key templates, index keys and derived
+ * fields rendered by the new schema; stored attributes the new schema does
+ * not know (removed fields) are kept, index key attributes it no longer
+ * renders are dropped.  An item whose key changes is moved in one
+ * transaction (put the new item if its key is free, delete the old one if
+ * it is still there); an item already in its new form is left alone. */
+typedef struct ddb_ent_migration_step {
+    const ddb_entity_desc *entity;     /* the new schema's entity (not sharded) */
+    const ddb_entity_desc *old_entity; /* the old schema's, for transform (may be NULL) */
+    const ddb_ent_rename *renames;
+    size_t n_renames;
+    ddb_ent_transform_fn transform;    /* NULL: the new struct is read from the (renamed) item */
+    void *transform_ctx;
+} ddb_ent_migration_step;
+
+typedef struct ddb_ent_migration {
+    const char *id;                    /* names this migration in its checkpoint (a plan's id) */
+    const char *model_version;         /* recorded with the table when it ends (may be NULL) */
+    const ddb_schema_table *table;     /* the new schema's table: its GSIs are created first */
+    const ddb_entity_desc *const *entities; /* every entity of the new schema: fingerprints recorded at the end */
+    size_t n_entities;
+    const ddb_ent_migration_step *steps;
+    size_t n_steps;
+} ddb_ent_migration;
+
+typedef struct ddb_ent_migrate_opts {
+    bool dry_run;              /* read and compute only: counts and samples, nothing written */
+    size_t samples;            /* dry run: how many "old key -> new key" samples to keep */
+    double max_capacity;       /* capacity units (read + write) per second; 0 = unthrottled */
+    uint32_t page_size;        /* items scanned per page (one checkpoint a page); 0 = 200 */
+    uint32_t items_per_tx;     /* items moved per TransactWriteItems (2 operations each, 1..50); 0 = 25 */
+    ddb_ent_progress_fn progress;
+    void *progress_ctx;
+} ddb_ent_migrate_opts;
+
+typedef struct ddb_ent_migrate_report {
+    bool resumed;              /* it went on from a checkpoint */
+    uint64_t scanned;          /* items of the table read (all types) */
+    uint64_t moved;            /* items whose key changed: moved to the new key */
+    uint64_t rewritten;        /* items rewritten under the same key */
+    uint64_t unchanged;        /* items of the entities already in their new form */
+    double capacity;           /* capacity units consumed (reads and writes) */
+    size_t n_samples;          /* dry run: samples (arena text) */
+    const char **samples;
+} ddb_ent_migrate_report;
+
+/* Apply a migration to the table of m->table: create the new schema's
+ * missing GSIs, record the migration as in progress (ddb_ent_open_table
+ * refuses the table with DDB_EMODEL meanwhile), rewrite every step's
+ * items page by page with a checkpoint stored with the table after each
+ * page, throttled to o->max_capacity, reporting to o->progress; then
+ * record the new schema's fingerprints and model version and end the
+ * migration.  Run again after an interruption it resumes from the
+ * checkpoint (each item is rewritten at most once: it is idempotent per
+ * item).  A different migration in progress is DDB_EMODEL.  report (in
+ * arena a) may be NULL.  Sharded entities are DDB_ENOTSUP. */
+int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_opts *o, ddb_arena *a,
+                    ddb_ent_migrate_report *report, ddb_error *err);
 
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);

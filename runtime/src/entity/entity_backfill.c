@@ -1,18 +1,66 @@
-/* Entity room: backfill of index keys.  When a module opens its table and
- * an entity has a key it did not have when its items were written (a new
- * index, or an index the entity joined), the key's attributes are written
- * into every stored item of the entity with UpdateItem, and the backend
- * adds the index entries as for any write.  Calls the public Scan and
- * UpdateItem and this room's templates, marshalling, keys and expression
- * builder. */
+/* Entity room: backfill of index keys, run only when asked (open with
+ * ddb_ent_open_opts.backfill, or a migration).  When an entity has a key
+ * it did not have when its items were written (a new index, or an index
+ * it joined), the key's attributes are written into every stored item of
+ * the entity with UpdateItem, and the backend adds the index entries as
+ * for any write; progress is reported after each page.  Also: does an
+ * entity have stored items at all (a scan stopped at the first one).
+ * Calls the public Scan and UpdateItem and this room's templates,
+ * marshalling, keys and expression builder. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
 
+#include <stdio.h>
 #include <string.h>
 
-int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error *err)
+int ddbi_ent_type_filter(ddbi_exprb *fx, const ddb_entity_desc *e, ddb_arena *a, const ddb_expr **filter,
+                         ddb_error *err)
 {
+    const char *n = ddbi_exprb_name(fx, e->table->type_attr), *v = ddbi_exprb_value(fx, ddb_v_str(a, e->name));
+    if (!n || !v || ddbi_exprb_put(fx, n) || ddbi_exprb_put(fx, " = ") || ddbi_exprb_put(fx, v))
+        return ddbi_fail_oom(err, __func__);
+    return ddbi_exprb_prepare(fx, DDB_EXPR_FILTER, filter, err);
+}
+
+int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *err)
+{
+    *any = false;
+    ddb_arena *a = ddb_arena_new(), *pa = ddb_arena_new();
+    ddbi_exprb fx = {0};
+    const ddb_expr *filter = NULL;
+    int rc = !a || !pa ? ddbi_fail_oom(err, __func__) : DDB_OK;
+    if (!rc)
+        rc = ddbi_exprb_init(&fx, db, a, err);
+    if (!rc)
+        rc = ddbi_ent_type_filter(&fx, e, a, &filter, err);
+    ddb_scan_params sp = {.table = e->table->def.name, .consistent = true, .filter = filter,
+                          .values = ddbi_exprb_values(&fx)};
+    ddb_page pg = {0};
+    while (!rc && !*any) {
+        ddb_arena_reset(pa);
+        if ((rc = ddb_scan(db, &sp, pa, &pg, err)))
+            break;
+        *any = pg.count > 0;
+        if (!pg.last_key)
+            break;
+        if (!(sp.start_key = ddb_item_copy(a, pg.last_key)))
+            rc = ddbi_fail_oom(err, __func__);
+    }
+    ddbi_exprb_done(&fx);
+    ddb_arena_free(pa);
+    ddb_arena_free(a);
+    return rc;
+}
+
+int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent_progress_fn progress, void *ctx,
+                          ddb_ent_progress *pr, ddb_error *err)
+{
+    char step[300];
+    snprintf(step, sizeof step, "backfill %s", e->keys[k].index ? e->keys[k].index : "table");
+    pr->entity = e->name;
+    pr->step = step;
+    pr->scanned = 0;
     const ddb_key_desc *kd = &e->keys[k];
     ddb_arena *a = ddb_arena_new(), *pa = ddb_arena_new();
     ddbi_exprb fx = {0}, ux = {0};
@@ -22,13 +70,8 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_err
         rc = ddbi_exprb_init(&fx, db, a, err);
     if (!rc)
         rc = ddbi_exprb_init(&ux, db, a, err);
-    if (!rc) { /* only the entity's own items */
-        const char *n = ddbi_exprb_name(&fx, e->table->type_attr), *v = ddbi_exprb_value(&fx, ddb_v_str(a, e->name));
-        if (!n || !v || ddbi_exprb_put(&fx, n) || ddbi_exprb_put(&fx, " = ") || ddbi_exprb_put(&fx, v))
-            rc = ddbi_fail_oom(err, __func__);
-    }
-    if (!rc)
-        rc = ddbi_exprb_prepare(&fx, DDB_EXPR_FILTER, &filter, err);
+    if (!rc) /* only the entity's own items */
+        rc = ddbi_ent_type_filter(&fx, e, a, &filter, err);
     const char *sid = e->n_shards ? e->shards[kd->shard >= 0 ? kd->shard : 0] : NULL;
     const char *sfx = ddbi_ent_shard_suffix(e);
     ddb_scan_params sp = {.table = e->table->def.name, .consistent = true, .filter = filter,
@@ -87,9 +130,17 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_err
                 rc = ddbi_fail_oom(err, __func__);
                 break;
             }
-            ddb_write_opts wo = {.values = ddbi_exprb_values(&ux)};
-            rc = ddb_update_item(db, e->table->def.name, key, upd, &wo, NULL, NULL, err);
+            ddb_write_opts wo = {.values = ddbi_exprb_values(&ux), .return_capacity = DDB_CAPACITY_TOTAL};
+            ddb_write_result res = {0};
+            rc = ddb_update_item(db, e->table->def.name, key, upd, &wo, pa, &res, err);
+            if (!rc) {
+                pr->done++;
+                pr->capacity += res.capacity.total;
+            }
         }
+        pr->scanned += pg.scanned_count;
+        if (!rc && progress)
+            progress(ctx, pr);
         if (pg.last_key && !rc) {
             /* the next page starts after this key: keep it in the long-lived arena */
             sp.start_key = ddb_item_copy(a, pg.last_key);

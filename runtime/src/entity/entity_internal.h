@@ -31,7 +31,10 @@
  *   entity_batch.c       batch put and get
  *   entity_fingerprint.c what stored items depend on, and its comparison
  *   entity_table.c       create and open a module's table
- *   entity_backfill.c    index keys written into stored items
+ *   entity_backfill.c    index keys written into stored items (when asked)
+ *   entity_migrate.c     migrations: every stored item of an entity rewritten in its new form
+ *   entity_migrate_item.c  one stored item in its new form
+ *   entity_migrate_checkpoint.c  where a migration is, stored with the table
  *   entity_stream.c      stream records decoded into entity structs
  */
 #ifndef DDB_ENTITY_INTERNAL_H
@@ -268,7 +271,48 @@ const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t 
  * lines that differ: *ol (*on bytes) in old, *nl (*nn bytes) in now. */
 bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl,
                                      int *nn);
-/* Write the attributes of e's key k into every stored item of e. */
-int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_error *err);
+/* Write the attributes of e's key k into every stored item of e, counting
+ * into *pr and calling progress (may be NULL) after each page. */
+int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent_progress_fn progress, void *ctx,
+                          ddb_ent_progress *pr, ddb_error *err);
+/* The filter "<type attribute> = <e's name>", prepared in fx. */
+int ddbi_ent_type_filter(ddbi_exprb *fx, const ddb_entity_desc *e, ddb_arena *a, const ddb_expr **filter,
+                         ddb_error *err);
+/* *any: does the table hold at least one item of e? (a consistent scan, stopped at the first) */
+int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *err);
+
+/* Table metadata keys: each entity's fingerprint is "ddbgen.entity.<name>";
+ * a migration in progress is recorded under DDB_ENT_MIGRATION_META (its
+ * checkpoint), the model version the data is in under DDB_ENT_MODEL_META. */
+#define DDB_ENT_MIGRATION_META "ddbgen.migration"
+#define DDB_ENT_MODEL_META "ddbgen.model"
+
+/* ---- migrations (entity_migrate.c, entity_migrate_item.c, entity_migrate_checkpoint.c) ---- */
+
+/* *out: the new form of stored item it under step s (in a); *same: it is
+ * already in that form (nothing to write). */
+int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *a, ddb_item **out,
+                          bool *same, ddb_error *err);
+/* The item's table key as "PK/SK" text (arena memory), for messages and samples. */
+const char *ddbi_ent_key_text(const ddb_table_def *td, const ddb_item *it, ddb_arena *a);
+
+#define DDBI_ENT_MIGRATION_ID_MAX 64
+/* Where a migration is: its id, step, counts, and the scan's position. */
+typedef struct ddbi_ent_checkpoint {
+    const char *id;
+    uint32_t step, n_steps;       /* step: 0-based, the one under way (n_steps: done) */
+    uint64_t scanned, moved, rewritten, unchanged;
+    double capacity;
+    const char *cursor;           /* where the step's scan goes on; NULL = its start */
+} ddbi_ent_checkpoint;
+
+/* 1..64 characters of letters, digits and "._:-". */
+bool ddbi_ent_migration_id_ok(const char *id);
+int ddbi_ent_checkpoint_put(ddb *db, const char *table, const ddbi_ent_checkpoint *c, ddb_error *err);
+/* *found: a migration is in progress (c filled, its strings in a). */
+int ddbi_ent_checkpoint_get(ddb *db, const char *table, ddb_arena *a, ddbi_ent_checkpoint *c, bool *found,
+                            ddb_error *err);
+/* The migration is over. */
+int ddbi_ent_checkpoint_end(ddb *db, const char *table, ddb_error *err);
 
 #endif

@@ -1,15 +1,18 @@
 /* Entity room: a generated module's table.  Create it, or open it under
- * the schema: same key schema and indexes (a new GSI is added and
- * backfilled), and per entity the same fingerprint as the stored items'
- * (compatible changes evolve it, with backfilled keys; incompatible ones
- * are DDB_EMODEL naming the change).  Calls the public table API
- * (describe, create, add index, table metadata) and this room's
- * fingerprints and backfill. */
+ * the schema: same key schema and indexes (a new GSI is added), and per
+ * entity the same fingerprint as the stored items' (compatible changes
+ * evolve it; incompatible ones are DDB_EMODEL naming the change).  Open
+ * never rewrites items by itself: backfills the stored items need are
+ * DDB_EMODEL with a summary unless the caller's options ask to run them
+ * (with progress).  A migration in progress (entity_migrate.c) is refused.
+ * Calls the public table API (describe, create, add index, table
+ * metadata) and this room's fingerprints and backfill. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err)
@@ -43,60 +46,130 @@ static bool same_index(const ddb_index_def *x, const ddb_index_def *y)
     return true;
 }
 
+/* What the stored data of one entity needs before this schema can use it. */
+typedef struct ent_state {
+    ddb_buf fp;       /* the schema's fingerprint */
+    bool record;      /* store fp (new entity, or evolved) */
+    uint64_t backfill; /* bit k: key k is missing from the stored items */
+} ent_state;
+
+/* Compare every entity's stored fingerprint with the schema's; writes nothing. */
 static int check_entities(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
-                          ddb_arena *a, ddb_error *err)
+                          ent_state *st, ddb_arena *a, ddb_error *err)
 {
     int rc = DDB_OK;
     for (size_t i = 0; i < n && !rc; i++) {
-        ddb_buf fp = {0};
         char key[300];
         snprintf(key, sizeof key, "ddbgen.entity.%s", ents[i]->name);
         if ((rc = ddbi_ent_check_shards(ents[i], err)))
             break;
-        if (ddbi_ent_fingerprint(ents[i], &fp)) {
-            ddbi_buf_free(&fp);
+        if (ents[i]->n_keys > 64)
+            return ddbi_fail(err, DDB_ELIMIT, "entity %s has %u keys, at most 64", ents[i]->name, ents[i]->n_keys);
+        if (ddbi_ent_fingerprint(ents[i], &st[i].fp))
             return ddbi_fail_oom(err, __func__);
-        }
         void *old;
         size_t len;
         rc = ddb_table_meta_get(db, t->def.name, key, a, &old, &len, err);
-        if (rc == DDB_ENOTFOUND)
-            rc = ddb_table_meta_put(db, t->def.name, key, fp.p, fp.len, err); /* a new entity */
-        else if (!rc && (len != fp.len || memcmp(old, fp.p, len) != 0)) {
-            const char *la, *lb;
-            int na, nb;
-            if (ddbi_ent_fingerprint_compatible(old, (const char *)fp.p, &la, &na, &lb, &nb)) {
-                /* keys the stored items lack (a new index, an index joined): write them, then remember */
-                for (uint16_t k = 1; k < ents[i]->n_keys && !rc; k++) {
-                    const char *ix = ents[i]->keys[k].index;
-                    int ml;
-                    if (!ddbi_ent_fingerprint_line(old, ix, strlen(ix), &ml))
-                        rc = ddbi_ent_backfill_key(db, ents[i], k, err);
-                }
-                if (!rc)
-                    rc = ddb_table_meta_put(db, t->def.name, key, fp.p, fp.len, err);
-                ddbi_buf_free(&fp);
-                continue;
-            }
-            rc = ddbi_fail(err, DDB_EMODEL,
-                          "table %s holds %s items written with \"%.*s\"; the schema now says \"%.*s\" (regenerate "
-                          "against the old schema, or migrate the items)",
-                          t->def.name, ents[i]->name, na > 90 ? 90 : na, la, nb > 90 ? 90 : nb, lb);
+        if (rc == DDB_ENOTFOUND) {
+            st[i].record = true; /* a new entity */
+            rc = DDB_OK;
+            continue;
         }
-        ddbi_buf_free(&fp);
+        if (rc || (len == st[i].fp.len && !memcmp(old, st[i].fp.p, len)))
+            continue;
+        const char *la, *lb;
+        int na, nb;
+        if (!ddbi_ent_fingerprint_compatible(old, (const char *)st[i].fp.p, &la, &na, &lb, &nb))
+            return ddbi_fail(err, DDB_EMODEL,
+                             "table %s holds %s items written with \"%.*s\"; the schema now says \"%.*s\" "
+                             "(regenerate against the old schema, or migrate the items: ddbgen --plan-migration, "
+                             "then ddb migrate)",
+                             t->def.name, ents[i]->name, na > 90 ? 90 : na, la, nb > 90 ? 90 : nb, lb);
+        st[i].record = true;
+        for (uint16_t k = 1; k < ents[i]->n_keys; k++) { /* keys the stored items lack: a new or joined index */
+            const char *ix = ents[i]->keys[k].index;
+            int ml;
+            if (!ddbi_ent_fingerprint_line(old, ix, strlen(ix), &ml))
+                st[i].backfill |= (uint64_t)1 << k;
+        }
     }
     return rc;
+}
+
+/* Backfills of entities that have no stored items are free: drop them.
+ * The rest are refused with a summary unless o asks to run them. */
+static int settle_backfills(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                            ent_state *st, const ddb_ent_open_opts *o, ddb_error *err)
+{
+    char list[600] = "";
+    size_t used = 0, count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!st[i].backfill || (o && o->backfill))
+            continue;
+        bool any;
+        int rc = ddbi_ent_has_items(db, ents[i], &any, err);
+        if (rc)
+            return rc;
+        if (!any) {
+            st[i].backfill = 0;
+            continue;
+        }
+        for (uint16_t k = 1; k < ents[i]->n_keys; k++) {
+            if (!(st[i].backfill >> k & 1))
+                continue;
+            int w = snprintf(list + used, sizeof list - used, "%s%s joins index %s (its stored items lack %s)",
+                             count ? "; " : "", ents[i]->name, ents[i]->keys[k].index, ents[i]->keys[k].pk_attr);
+            if (w > 0)
+                used = used + (size_t)w < sizeof list ? used + (size_t)w : sizeof list - 1;
+            count++;
+        }
+    }
+    if (!count)
+        return DDB_OK;
+    return ddbi_fail(err, DDB_EMODEL,
+                     "table %s needs %zu backfill%s before this schema can use it: %s; nothing was changed: run "
+                     "them with <table>_open_with(.backfill = true) (ddb_ent_open_opts), or apply a migration plan "
+                     "(ddbgen --plan-migration, then ddb migrate)",
+                     t->def.name, count, count == 1 ? "" : "s", list);
+}
+
+/* A migration recorded with the table and not finished: its data is in two forms. */
+static int check_migration(ddb *db, const ddb_schema_table *t, ddb_arena *a, ddb_error *err)
+{
+    void *v;
+    size_t len;
+    int rc = ddb_table_meta_get(db, t->def.name, DDB_ENT_MIGRATION_META, a, &v, &len, err);
+    if (rc == DDB_ENOTFOUND || (!rc && len == 0)) /* never, or ended */
+        return DDB_OK;
+    if (rc)
+        return rc;
+    return ddbi_fail(err, DDB_EMODEL,
+                     "table %s: a migration is in progress (%.200s); its items are in two forms until it ends: "
+                     "resume it (ddb migrate, or ddb_ent_migrate) before opening the table",
+                     t->def.name, (const char *)v);
 }
 
 int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
                        ddb_error *err)
 {
+    return ddb_ent_open_table_with(db, t, ents, n, NULL, err);
+}
+
+int ddb_ent_open_table_with(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                            const ddb_ent_open_opts *o, ddb_error *err)
+{
     if (!db || !t || (n && !ents))
         return ddbi_fail(err, DDB_EINVAL, "open_table: db, table and entities are required");
     ddb_arena *a = ddb_arena_new();
-    if (!a)
+    ent_state *st = calloc(n ? n : 1, sizeof *st);
+    if (!a || !st) {
+        ddb_arena_free(a);
+        free(st);
         return ddbi_fail_oom(err, __func__);
+    }
     ddb_table_desc *d;
+    const ddb_index_def *add[DDB_MAX_GSI];
+    size_t n_add = 0;
     int rc = ddb_describe_table(db, t->def.name, a, &d, err);
     if (rc == DDB_ENOTABLE) {
         rc = ddb_create_table(db, &t->def, err);
@@ -122,11 +195,34 @@ int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc
             rc = ddbi_fail(err, DDB_EMODEL,
                           "table %s has no local index %s, and a local index can only be created with the table",
                           t->def.name, want->name);
-        else if (!have)
-            rc = ddb_add_index(db, t->def.name, want, NULL, NULL, err); /* a new GSI, backfilled */
+        else if (!have && n_add < DDB_MAX_GSI)
+            add[n_add++] = want;
     }
+    if (!rc && d)
+        rc = check_migration(db, t, a, err);
     if (!rc)
-        rc = check_entities(db, t, ents, n, a, err);
+        rc = check_entities(db, t, ents, n, st, a, err);
+    if (!rc)
+        rc = settle_backfills(db, t, ents, n, st, o, err);
+    /* from here on the table is changed: new GSIs (the backend indexes the
+     * items that already carry their keys), backfills, fingerprints */
+    for (size_t i = 0; !rc && i < n_add; i++)
+        rc = ddb_add_index(db, t->def.name, add[i], NULL, NULL, err);
+    ddb_ent_progress pr = {.total = d ? d->item_count : 0};
+    for (size_t i = 0; !rc && i < n; i++)
+        for (uint16_t k = 1; !rc && k < ents[i]->n_keys; k++)
+            if (st[i].backfill >> k & 1)
+                rc = ddbi_ent_backfill_key(db, ents[i], k, o ? o->progress : NULL, o ? o->progress_ctx : NULL, &pr,
+                                           err);
+    for (size_t i = 0; !rc && i < n; i++) {
+        char key[300];
+        snprintf(key, sizeof key, "ddbgen.entity.%s", ents[i]->name);
+        if (st[i].record)
+            rc = ddb_table_meta_put(db, t->def.name, key, st[i].fp.p, st[i].fp.len, err);
+    }
+    for (size_t i = 0; i < n; i++)
+        ddbi_buf_free(&st[i].fp);
+    free(st);
     ddb_arena_free(a);
     return rc;
 }

@@ -38,6 +38,19 @@ int shop_open(ddb *db, ddb_error *err)
     return ddb_ent_open_table(db, &shop_table, shop_entities, 4, err);
 }
 
+int shop_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err)
+{
+    return ddb_ent_open_table_with(db, &shop_table, shop_entities, 4, o, err);
+}
+
+int shop_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, size_t n_steps,
+                      const ddb_ent_migrate_opts *o, ddb_arena *a, ddb_ent_migrate_report *report, ddb_error *err)
+{
+    ddb_ent_migration m = {.id = id, .model_version = id, .table = &shop_table, .entities = shop_entities,
+                           .n_entities = 4, .steps = steps, .n_steps = n_steps};
+    return ddb_ent_migrate(db, &m, o, a, report, err);
+}
+
 int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena *a, ddb_error *err)
 {
     static const ddb_entity_desc *const entities[] = { &organization_entity, &user_entity, &order_entity, &product_entity, };
@@ -81,6 +94,19 @@ static const ddb_entity_desc *const audit_entities[] = { &audit_event_entity, };
 int audit_open(ddb *db, ddb_error *err)
 {
     return ddb_ent_open_table(db, &audit_table, audit_entities, 1, err);
+}
+
+int audit_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err)
+{
+    return ddb_ent_open_table_with(db, &audit_table, audit_entities, 1, o, err);
+}
+
+int audit_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, size_t n_steps,
+                      const ddb_ent_migrate_opts *o, ddb_arena *a, ddb_ent_migrate_report *report, ddb_error *err)
+{
+    ddb_ent_migration m = {.id = id, .model_version = id, .table = &audit_table, .entities = audit_entities,
+                           .n_entities = 1, .steps = steps, .n_steps = n_steps};
+    return ddb_ent_migrate(db, &m, o, a, report, err);
 }
 
 int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_arena *a, ddb_error *err)

@@ -30,9 +30,20 @@ extern const ddb_schema_table shop_table;
 /* CreateTable with every index the schema declares; DDB_EEXISTS if it exists. */
 int shop_create_table(ddb *db, ddb_error *err);
 /* Create the table if needed, or check that its stored data was written
- * under a compatible schema and add new indexes (backfilled): DDB_EMODEL
- * naming the change otherwise.  Call it once after ddb_open. */
+ * under a compatible schema and add new indexes: DDB_EMODEL naming the
+ * change otherwise.  It never rewrites stored items: backfills they need
+ * are DDB_EMODEL with a summary (run them with shop_open_with, or a
+ * migration).  Call it once after ddb_open. */
 int shop_open(ddb *db, ddb_error *err);
+/* shop_open with options: .backfill = true runs the backfills here,
+ * reporting to .progress. */
+int shop_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err);
+/* Migrate the stored items of table "Shop" to this module's schema
+ * (ddb_ent_migrate with this module's table and entities; id names the
+ * migration in its checkpoint and is recorded as the data's model version
+ * when it ends).  Resumable: run it again after an interruption. */
+int shop_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, size_t n_steps,
+                      const ddb_ent_migrate_opts *o, ddb_arena *a, ddb_ent_migrate_report *report, ddb_error *err);
 
 /* Change-stream records of table "Shop" as entity structs: a consumer
  * writes `switch (rec.type)` and reads rec.new_image.<entity>.  The type
@@ -75,9 +86,20 @@ extern const ddb_schema_table audit_table;
 /* CreateTable with every index the schema declares; DDB_EEXISTS if it exists. */
 int audit_create_table(ddb *db, ddb_error *err);
 /* Create the table if needed, or check that its stored data was written
- * under a compatible schema and add new indexes (backfilled): DDB_EMODEL
- * naming the change otherwise.  Call it once after ddb_open. */
+ * under a compatible schema and add new indexes: DDB_EMODEL naming the
+ * change otherwise.  It never rewrites stored items: backfills they need
+ * are DDB_EMODEL with a summary (run them with audit_open_with, or a
+ * migration).  Call it once after ddb_open. */
 int audit_open(ddb *db, ddb_error *err);
+/* audit_open with options: .backfill = true runs the backfills here,
+ * reporting to .progress. */
+int audit_open_with(ddb *db, const ddb_ent_open_opts *o, ddb_error *err);
+/* Migrate the stored items of table "Audit" to this module's schema
+ * (ddb_ent_migrate with this module's table and entities; id names the
+ * migration in its checkpoint and is recorded as the data's model version
+ * when it ends).  Resumable: run it again after an interruption. */
+int audit_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, size_t n_steps,
+                      const ddb_ent_migrate_opts *o, ddb_arena *a, ddb_ent_migrate_report *report, ddb_error *err);
 
 /* Change-stream records of table "Audit" as entity structs: a consumer
  * writes `switch (rec.type)` and reads rec.new_image.<entity>.  The type

@@ -1,0 +1,414 @@
+/* Entity room: migrations (ddb_ent_migrate).  The new schema's GSIs are
+ * created, the migration is recorded as in progress with the table (open
+ * refuses the table meanwhile), then each step scans the table for its
+ * entity's items, page by page: every item gets its new form
+ * (entity_migrate_item.c); a moved item is one transaction (put the new
+ * item if its key is free, delete the old one if still there), a rewritten
+ * one a put on the same key, groups of items in one TransactWriteItems.
+ * After each page the checkpoint is stored, progress reported and the rate
+ * held under the capacity asked for.  At the end the new fingerprints and
+ * model version are recorded and the migration ended.  Calls the public
+ * Scan, TransactWriteItems, table and expression API, and this room's
+ * fingerprints, cursors, type filter and checkpoints. */
+#include "entity/entity_internal.h"
+
+#include "core/error.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_ITEMS_PER_TX 50 /* 2 operations an item, 100 a transaction */
+
+typedef struct mig {
+    ddb *db;
+    const ddb_ent_migration *m;
+    ddb_ent_migrate_opts o;
+    ddb_arena *a;                  /* the report's arena */
+    ddb_ent_migrate_report *r;
+    ddbi_ent_checkpoint cp;
+    ddb_expr *absent, *present;    /* attribute_not_exists / attribute_exists of the table's partition key */
+    ddb_tx_op ops[2 * MAX_ITEMS_PER_TX];
+    const ddb_item *olds[MAX_ITEMS_PER_TX]; /* the stored item of each queued item, for messages */
+    size_t op_item[2 * MAX_ITEMS_PER_TX];   /* the queued item of each operation */
+    size_t nops, nitems;
+    bool no_tx;                    /* the endpoint has no TransactWriteItems */
+    struct timespec t0;
+    double cap0;                   /* capacity when this run started */
+    uint64_t total;
+} mig;
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Hold the average rate of this run at or under max_capacity per second. */
+static void throttle(mig *g)
+{
+    if (g->o.max_capacity <= 0)
+        return;
+    double want = (g->cp.capacity - g->cap0) / g->o.max_capacity, have = since(&g->t0);
+    if (want > have) {
+        double d = want - have;
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0)
+            ;
+    }
+}
+
+static int prepare_conditions(mig *g, ddb_error *err)
+{
+    ddb_arena *na = ddb_arena_new();
+    ddb_item *names = na ? ddb_item_new(na) : NULL;
+    int rc = names && !ddb_item_set_s(names, "#k", g->m->table->def.key.pk) ? DDB_OK : ddbi_fail_oom(err, __func__);
+    if (!rc)
+        rc = ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_not_exists(#k)", names, &g->absent, err);
+    if (!rc)
+        rc = ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_exists(#k)", names, &g->present, err);
+    ddb_arena_free(na);
+    return rc;
+}
+
+/* The table key of item it (its table key attributes), in a. */
+static ddb_item *table_key(const ddb_table_def *td, const ddb_item *it, ddb_arena *a)
+{
+    ddb_item *k = ddb_item_new(a);
+    const ddb_value *pk = ddb_item_get(it, td->key.pk), *sk = td->key.sk ? ddb_item_get(it, td->key.sk) : NULL;
+    if (!k || !pk || ddb_item_set(k, td->key.pk, ddb_value_copy(a, pk)) ||
+        (sk && ddb_item_set(k, td->key.sk, ddb_value_copy(a, sk))))
+        return NULL;
+    return k;
+}
+
+/* An endpoint without TransactWriteItems (dynalite): each operation alone,
+ * still conditional.  An interruption between an item's put and delete
+ * leaves both; run again, the put finds its new item already there (equal:
+ * fine) and the delete goes on. */
+static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
+{
+    int rc = DDB_OK;
+    for (size_t i = 0; i < g->nops && !rc; i++) {
+        const ddb_tx_op *op = &g->ops[i];
+        ddb_write_opts wo = {.condition = op->condition, .return_capacity = DDB_CAPACITY_TOTAL};
+        ddb_write_result res = {0};
+        if (op->kind == DDB_TX_PUT)
+            rc = ddb_put_item(g->db, op->table, op->item, &wo, pa, &res, err);
+        else
+            rc = ddb_delete_item(g->db, op->table, op->item, &wo, pa, &res, err);
+        g->cp.capacity += res.capacity.total;
+        if (rc == DDB_ECONDITION && op->kind == DDB_TX_DELETE)
+            rc = DDB_OK; /* already deleted */
+        else if (rc == DDB_ECONDITION && op->condition == g->absent) {
+            ddb_item *there = NULL;
+            ddb_item *key = table_key(&g->m->table->def, op->item, pa);
+            rc = key ? ddb_get_item(g->db, op->table, key, &(ddb_get_opts){.consistent = true}, pa, &there, NULL, err)
+                     : ddbi_fail_oom(err, __func__);
+            if (rc == DDB_ENOTFOUND)
+                rc = DDB_OK;
+            if (!rc && (!there || !ddb_value_equal(ddb_item_map(there), ddb_item_map(op->item))))
+                rc = ddbi_fail(err, DDB_ECONDITION,
+                               "moving %s item %s: its new key %s is taken by another item",
+                               g->m->steps[g->cp.step].entity->name,
+                               ddbi_ent_key_text(&g->m->table->def, g->olds[g->op_item[i]], pa),
+                               ddbi_ent_key_text(&g->m->table->def, op->item, pa));
+        }
+    }
+    g->nops = g->nitems = 0;
+    return rc;
+}
+
+/* Commit the queued items in one transaction. */
+static int flush(mig *g, ddb_arena *pa, ddb_error *err)
+{
+    if (!g->nops)
+        return DDB_OK;
+    if (g->no_tx)
+        return one_by_one(g, pa, err);
+    ddb_tx_result res = {0};
+    int rc = ddb_transact_write(g->db, g->ops, g->nops, DDB_CAPACITY_TOTAL, pa, &res, err);
+    if (rc == DDB_ENOTSUP) {
+        g->no_tx = true;
+        return one_by_one(g, pa, err);
+    }
+    if (!rc)
+        g->cp.capacity += res.capacity.total;
+    else if (rc == DDB_ECANCELED && res.reasons) {
+        /* name the first item whose condition failed */
+        size_t item = 0;
+        for (size_t i = 0; i < g->nops; i++)
+            if (res.reasons[i]) {
+                item = g->op_item[i];
+                break;
+            }
+        rc = ddbi_ent_fail_within(err, rc,
+                                  "moving %s item %s: its new key is taken, or it was changed meanwhile",
+                                  g->m->steps[g->cp.step].entity->name,
+                                  ddbi_ent_key_text(&g->m->table->def, g->olds[item < g->nitems ? item : 0], pa));
+    }
+    g->nops = g->nitems = 0;
+    return rc;
+}
+
+static bool same_key(const ddb_table_def *td, const ddb_item *x, const ddb_item *y)
+{
+    const ddb_value *a = ddb_item_get(x, td->key.pk), *b = ddb_item_get(y, td->key.pk);
+    if (!a || !b || !ddb_value_equal(a, b))
+        return false;
+    if (!td->key.sk)
+        return true;
+    a = ddb_item_get(x, td->key.sk);
+    b = ddb_item_get(y, td->key.sk);
+    return a && b && ddb_value_equal(a, b);
+}
+
+/* One stored item of the current step: queue its rewrite (or count it). */
+static int one_item(mig *g, const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *pa, ddb_error *err)
+{
+    const ddb_table_def *td = &g->m->table->def;
+    ddb_item *ni;
+    bool same;
+    int rc = ddbi_ent_migrate_item(s, it, pa, &ni, &same, err);
+    if (rc)
+        return rc;
+    if (same) {
+        g->cp.unchanged++;
+        return DDB_OK;
+    }
+    bool moves = !same_key(td, it, ni);
+    if (moves)
+        g->cp.moved++;
+    else
+        g->cp.rewritten++;
+    if (g->o.dry_run) {
+        if (g->r && g->r->n_samples < g->o.samples) {
+            const char *from = ddbi_ent_key_text(td, it, pa), *to = ddbi_ent_key_text(td, ni, pa);
+            char line[520];
+            snprintf(line, sizeof line, "%s %s -> %s%s", s->entity->name, from, to, moves ? "" : " (rewritten)");
+            char *copy = ddb_arena_alloc(g->a, strlen(line) + 1);
+            if (!copy)
+                return ddbi_fail_oom(err, __func__);
+            memcpy(copy, line, strlen(line) + 1);
+            g->r->samples[g->r->n_samples++] = copy;
+        }
+        return DDB_OK;
+    }
+    g->olds[g->nitems++] = it;
+    g->op_item[g->nops] = g->nitems - 1;
+    g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = td->name, .item = ni,
+                                    .condition = moves ? g->absent : g->present};
+    if (moves) {
+        ddb_item *old = table_key(td, it, pa);
+        if (!old)
+            return ddbi_fail_oom(err, __func__);
+        g->op_item[g->nops] = g->nitems - 1;
+        g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = td->name, .item = old,
+                                        .condition = g->present};
+    }
+    return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
+}
+
+static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t scanned)
+{
+    if (!g->o.progress)
+        return;
+    ddb_ent_progress p = {.entity = s->entity->name, .step = g->o.dry_run ? "dry run" : "migrate",
+                          .done = g->cp.moved + g->cp.rewritten, .skipped = g->cp.unchanged, .scanned = scanned,
+                          .total = g->total, .capacity = g->cp.capacity, .step_no = g->cp.step + 1,
+                          .n_steps = g->cp.n_steps};
+    g->o.progress(g->o.progress_ctx, &p);
+}
+
+/* Scan the table for step s's entity from the checkpoint to the end. */
+static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
+{
+    ddb_arena *a = ddb_arena_new(), *pa = ddb_arena_new();
+    ddbi_exprb fx = {0};
+    const ddb_expr *filter = NULL;
+    int rc = !a || !pa ? ddbi_fail_oom(err, __func__) : DDB_OK;
+    if (!rc)
+        rc = ddbi_exprb_init(&fx, g->db, a, err);
+    if (!rc)
+        rc = ddbi_ent_type_filter(&fx, s->entity, a, &filter, err);
+    ddb_scan_params sp = {.table = g->m->table->def.name, .consistent = true, .filter = filter,
+                          .values = ddbi_exprb_values(&fx), .limit = g->o.page_size,
+                          .return_capacity = DDB_CAPACITY_TOTAL};
+    ddb_item *start = NULL;
+    if (!rc && g->cp.cursor && (rc = ddbi_ent_cursor_decode(a, g->cp.cursor, &start, err)))
+        rc = ddbi_ent_fail_within(err, DDB_ECORRUPT, "the migration checkpoint's position is unreadable");
+    sp.start_key = start;
+    uint64_t scanned = 0;
+    while (!rc) {
+        ddb_arena_reset(pa);
+        ddb_page pg = {0};
+        if ((rc = ddb_scan(g->db, &sp, pa, &pg, err)))
+            break;
+        g->cp.capacity += pg.capacity.total;
+        scanned += pg.scanned_count;
+        g->cp.scanned += pg.scanned_count;
+        for (size_t i = 0; i < pg.count && !rc; i++)
+            rc = one_item(g, s, pg.items[i], pa, err);
+        if (!rc)
+            rc = flush(g, pa, err);
+        if (rc)
+            break;
+        const char *cursor = NULL;
+        if (pg.last_key) {
+            ddb_item *next = ddb_item_copy(a, pg.last_key);
+            if (!next || (rc = ddbi_ent_cursor_encode(a, next, &cursor, err))) {
+                rc = rc ? rc : ddbi_fail_oom(err, __func__);
+                break;
+            }
+            sp.start_key = next;
+        }
+        g->cp.cursor = cursor;
+        if (!cursor)
+            g->cp.step++;
+        if (!g->o.dry_run && (rc = ddbi_ent_checkpoint_put(g->db, g->m->table->def.name, &g->cp, err)))
+            break;
+        report_progress(g, s, scanned);
+        throttle(g);
+        if (!cursor)
+            break;
+    }
+    ddbi_exprb_done(&fx);
+    ddb_arena_free(pa);
+    ddb_arena_free(a);
+    return rc;
+}
+
+static int check_migration(const ddb_ent_migration *m, ddb_error *err)
+{
+    if (!m || !m->table || (m->n_steps && !m->steps) || (m->n_entities && !m->entities))
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: a migration with a table is required");
+    if (!ddbi_ent_migration_id_ok(m->id))
+        return ddbi_fail(err, DDB_EINVAL,
+                         "ddb_ent_migrate: the migration id \"%.80s\" must be 1 to %d letters, digits or ._:-",
+                         m->id ? m->id : "", DDBI_ENT_MIGRATION_ID_MAX);
+    for (size_t i = 0; i < m->n_steps; i++) {
+        const ddb_entity_desc *e = m->steps[i].entity;
+        if (!e || e->table != m->table)
+            return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu's entity is not of table %s", i + 1,
+                             m->table->def.name);
+        if (e->n_shards)
+            return ddbi_fail(err, DDB_ENOTSUP, "ddb_ent_migrate: %s is sharded; sharded entities cannot be "
+                                               "migrated yet",
+                             e->name);
+        if (m->steps[i].n_renames && !m->steps[i].renames)
+            return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu has renames but no array", i + 1);
+    }
+    return DDB_OK;
+}
+
+/* The new schema's GSIs the table lacks (the backend indexes the items that carry their keys). */
+static int add_indexes(ddb *db, const ddb_schema_table *t, const ddb_table_desc *d, ddb_error *err)
+{
+    int rc = DDB_OK;
+    for (size_t i = 0; !rc && i < t->def.n_indexes; i++) {
+        const ddb_index_def *want = &t->def.indexes[i];
+        bool have = false;
+        for (size_t j = 0; j < d->def.n_indexes; j++)
+            have |= !strcmp(d->def.indexes[j].name, want->name);
+        if (have)
+            continue;
+        if (want->local)
+            return ddbi_fail(err, DDB_EMODEL, "table %s has no local index %s, and a local index can only be "
+                                              "created with the table",
+                             t->def.name, want->name);
+        rc = ddb_add_index(db, t->def.name, want, NULL, NULL, err);
+    }
+    return rc;
+}
+
+/* The end: the new schema's fingerprints and model version, then no migration. */
+static int finish(mig *g, ddb_error *err)
+{
+    int rc = DDB_OK;
+    const char *table = g->m->table->def.name;
+    for (size_t i = 0; !rc && i < g->m->n_entities; i++) {
+        ddb_buf fp = {0};
+        char key[300];
+        snprintf(key, sizeof key, "ddbgen.entity.%s", g->m->entities[i]->name);
+        if (ddbi_ent_fingerprint(g->m->entities[i], &fp))
+            rc = ddbi_fail_oom(err, __func__);
+        else
+            rc = ddb_table_meta_put(g->db, table, key, fp.p, fp.len, err);
+        ddbi_buf_free(&fp);
+    }
+    if (!rc && g->m->model_version)
+        rc = ddb_table_meta_put(g->db, table, DDB_ENT_MODEL_META, g->m->model_version, strlen(g->m->model_version),
+                                err);
+    if (!rc)
+        rc = ddbi_ent_checkpoint_end(g->db, table, err);
+    return rc;
+}
+
+int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_opts *o, ddb_arena *a,
+                    ddb_ent_migrate_report *report, ddb_error *err)
+{
+    int rc = !db ? ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: db is required") : check_migration(m, err);
+    if (rc)
+        return rc;
+    if (report && !a)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: a report needs an arena");
+    mig g = {.db = db, .m = m, .a = a, .r = report};
+    if (o)
+        g.o = *o;
+    if (!g.o.page_size)
+        g.o.page_size = 200;
+    if (!g.o.items_per_tx || g.o.items_per_tx > MAX_ITEMS_PER_TX)
+        g.o.items_per_tx = g.o.items_per_tx ? MAX_ITEMS_PER_TX : 25;
+    if (report) {
+        memset(report, 0, sizeof *report);
+        if (g.o.dry_run && g.o.samples && !(report->samples = ddb_arena_alloc(a, g.o.samples * sizeof(char *))))
+            return ddbi_fail_oom(err, __func__);
+    }
+    if (!report)
+        g.o.samples = 0;
+    ddb_arena *wa = ddb_arena_new();
+    if (!wa)
+        return ddbi_fail_oom(err, __func__);
+    ddb_table_desc *d;
+    bool found = false;
+    rc = ddb_describe_table(db, m->table->def.name, wa, &d, err);
+    if (!rc)
+        rc = ddbi_ent_checkpoint_get(db, m->table->def.name, wa, &g.cp, &found, err);
+    if (!rc && found && strcmp(g.cp.id, m->id) != 0)
+        rc = ddbi_fail(err, DDB_EMODEL, "table %s: migration %s is in progress; finish it before starting %s",
+                       m->table->def.name, g.cp.id, m->id);
+    if (!rc && found && g.cp.n_steps != m->n_steps)
+        rc = ddbi_fail(err, DDB_EMODEL, "table %s: migration %s was started with %u steps, this one has %zu",
+                       m->table->def.name, m->id, g.cp.n_steps, m->n_steps);
+    if (!rc && (!found || g.o.dry_run)) { /* a dry run always looks at everything */
+        memset(&g.cp, 0, sizeof g.cp);
+        g.cp.id = m->id;
+        g.cp.n_steps = (uint32_t)m->n_steps;
+    }
+    if (!rc && !g.o.dry_run && !found && !(rc = add_indexes(db, m->table, d, err)))
+        rc = ddbi_ent_checkpoint_put(db, m->table->def.name, &g.cp, err);
+    if (!rc && !g.o.dry_run && found)
+        rc = add_indexes(db, m->table, d, err);
+    if (!rc)
+        rc = prepare_conditions(&g, err);
+    g.total = rc ? 0 : d->item_count;
+    g.cap0 = g.cp.capacity;
+    clock_gettime(CLOCK_MONOTONIC, &g.t0);
+    while (!rc && g.cp.step < m->n_steps)
+        rc = run_step(&g, &m->steps[g.cp.step], err);
+    if (!rc && !g.o.dry_run)
+        rc = finish(&g, err);
+    if (report) {
+        report->resumed = found && !g.o.dry_run;
+        report->scanned = g.cp.scanned;
+        report->moved = g.cp.moved;
+        report->rewritten = g.cp.rewritten;
+        report->unchanged = g.cp.unchanged;
+        report->capacity = g.cp.capacity;
+    }
+    ddb_expr_free(g.absent);
+    ddb_expr_free(g.present);
+    ddb_arena_free(wa);
+    return rc;
+}

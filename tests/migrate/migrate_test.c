@@ -1,0 +1,292 @@
+/* One version's side of the migration test (tests/migrate/run.sh drives
+ * it); compiled once per schema version (MIG_V 1..4) against that
+ * version's generated module.  Usage: migrate_vN COMMAND DIR N [ARG]:
+ *   populate        write N customers (creating the table)
+ *   grow      (v2)  the new optional field: open as is, write customer N with it
+ *   refuse          open must be DDB_EMODEL naming what is needed (ARG: text it must hold)
+ *   migrate         migrate to this version; ARG > 0: SIGKILL this process after ARG
+ *                   progress reports (v3) or transformed items (v4)
+ *   dry-run         counts and samples, nothing written
+ *   verify          every item in this version's form, old keys gone, typed queries answer
+ * DIR is a "file:" directory or an http:// endpoint.  Exit 0 when the step
+ * behaved as expected. */
+#if MIG_V == 1
+#include "v1_ddb.h"
+#elif MIG_V == 2
+#include "v2_ddb.h"
+#elif MIG_V == 3
+#include "v3_ddb.h"
+#else
+#include "v4_ddb.h"
+#endif
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cities[] = {"Paris", "Lyon", "Oslo", "Rome", "Kyiv", "Lima", "Quito", "Hanoi", "Dakar", "Perth"};
+#define N_CITIES 10
+
+static int fail(const char *what, int rc, const ddb_error *err)
+{
+    fprintf(stderr, "migrate v%d: %s: %s (%s)\n", MIG_V, what, ddb_strerror(rc), err->message);
+    return 1;
+}
+
+static void fill(struct customer *c, int64_t i)
+{
+    memset(c, 0, sizeof *c);
+    c->id = i;
+    snprintf(c->name, sizeof c->name, "n%05lld", (long long)(i % 5000));
+    snprintf(c->home.city, sizeof c->home.city, "%s", cities[i % N_CITIES]);
+    snprintf(c->home.zip, sizeof c->home.zip, "Z%03lld", (long long)(i % 100));
+#if MIG_V < 4
+    c->score = (double)i * 0.5;
+#else
+    snprintf(c->score, sizeof c->score, "%.1f", (double)i * 0.5);
+#endif
+}
+
+static long kill_after;
+static long events;
+
+static __attribute__((unused)) void maybe_die(void)
+{
+    if (kill_after > 0 && ++events == kill_after) {
+        fprintf(stderr, "migrate v%d: SIGKILL after %ld\n", MIG_V, events);
+        fflush(stderr);
+        raise(SIGKILL);
+    }
+}
+
+static void on_progress(void *ctx, const ddb_ent_progress *p)
+{
+    (void)ctx;
+#if MIG_V == 3
+    maybe_die();
+#endif
+    (void)p;
+}
+
+#if MIG_V == 4
+/* The field type change: the stored number becomes text "123.5". */
+static int score_as_text(void *ctx, const ddb_item *stored, const void *old_obj, void *new_obj, ddb_arena *a,
+                         ddb_error *err)
+{
+    (void)ctx;
+    (void)old_obj;
+    (void)a;
+    struct customer *c = new_obj;
+    double v;
+    const ddb_value *s = ddb_item_get(stored, "score");
+    if (!s || ddb_value_to_double(s, &v)) {
+        if (err)
+            snprintf(err->message, sizeof err->message, "customer %lld: no numeric score", (long long)c->id);
+        return DDB_EVALIDATION;
+    }
+    snprintf(c->score, sizeof c->score, "%.1f", v);
+    maybe_die();
+    return DDB_OK;
+}
+#endif
+
+static int do_migrate(ddb *db, bool dry)
+{
+    ddb_error err = {0};
+    ddb_ent_migration_step step = {.entity = &customer_entity};
+#if MIG_V == 4
+    step.transform = score_as_text;
+#endif
+    ddb_arena *a = ddb_arena_new();
+    ddb_ent_migrate_report r;
+    ddb_ent_migrate_opts o = {.dry_run = dry, .samples = 3, .progress = on_progress, .page_size = 500,
+                              .max_capacity = 0};
+    int rc = app_migrate(db, MIG_V == 3 ? "v2-to-v3" : "v3-to-v4", &step, 1, &o, a, &r, &err);
+    if (rc)
+        return fail("migrate", rc, &err);
+    printf("migrate v%d%s: resumed %d scanned %llu moved %llu rewritten %llu unchanged %llu capacity %.0f\n", MIG_V,
+           dry ? " (dry run)" : "", r.resumed, (unsigned long long)r.scanned, (unsigned long long)r.moved,
+           (unsigned long long)r.rewritten, (unsigned long long)r.unchanged, r.capacity);
+    for (size_t i = 0; i < r.n_samples; i++)
+        printf("  %s\n", r.samples[i]);
+    ddb_arena_free(a);
+    return 0;
+}
+
+/* Every stored customer is in this version's form; n of them. */
+static int verify_scan(ddb *db, long n)
+{
+    ddb_arena *a = ddb_arena_new(), *pa = ddb_arena_new();
+    ddb_scan_params sp = {.table = "AppMigrate"};
+    ddb_error err = {0};
+    long seen = 0;
+    int bad = 0;
+    for (;;) {
+        ddb_page pg;
+        ddb_arena_reset(pa);
+        int rc = ddb_scan(db, &sp, pa, &pg, &err);
+        if (rc)
+            return fail("scan", rc, &err);
+        for (size_t i = 0; i < pg.count; i++) {
+            const ddb_value *t = ddb_item_get(pg.items[i], "Type"), *pk = ddb_item_get(pg.items[i], "PK");
+            if (!t || strcmp(t->u.s, "Customer"))
+                continue;
+            seen++;
+            (void)pk;
+#if MIG_V >= 3
+            if (!ddb_item_get(pg.items[i], "ZipPK") && bad++ < 5)
+                fprintf(stderr, "verify: %s lacks ZipPK\n", pk->u.s);
+#endif
+#if MIG_V == 4
+            const ddb_value *sc = ddb_item_get(pg.items[i], "score");
+            for (const char *p = pk->u.s; *p; p++)
+                if (*p >= 'A' && *p <= 'Z' && p > pk->u.s + 4 && bad++ < 5)
+                    fprintf(stderr, "verify: old key %s is still there\n", pk->u.s);
+            if ((!sc || sc->type != DDB_TS) && bad++ < 5)
+                fprintf(stderr, "verify: %s: score is not text\n", pk->u.s);
+#endif
+        }
+        if (!pg.last_key)
+            break;
+        sp.start_key = ddb_item_copy(a, pg.last_key);
+    }
+    ddb_arena_free(pa);
+    ddb_arena_free(a);
+    if (seen != n || bad) {
+        fprintf(stderr, "verify: %ld customers (want %ld), %d in the wrong form\n", seen, n, bad);
+        return 1;
+    }
+    return 0;
+}
+
+/* The typed queries of this version answer. */
+static int verify_queries(ddb *db, long n)
+{
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    int rc;
+    /* customer 7 by its primary key */
+    struct customer c, want;
+    fill(&c, 7);
+    fill(&want, 7);
+    if ((rc = ddb_ent_get(db, &customer_entity, &c, &c, a, NULL, NULL, &err)))
+        return fail("get customer 7", rc, &err);
+#if MIG_V == 4
+    if (strcmp(c.score, want.score) || strcmp(c.home.city, want.home.city)) {
+#else
+    if (c.score != want.score || strcmp(c.home.city, want.home.city)) {
+#endif
+        fprintf(stderr, "verify: customer 7 read back wrong\n");
+        return 1;
+    }
+    /* a whole partition of the table: customers of one city */
+    long in_city = 0, want_city = 0;
+    for (long i = 0; i < n; i++)
+        want_city += i % N_CITIES == 3;
+    ddb_ent_query q = {.obj = &want};
+    fill(&want, 3);
+    for (;;) {
+        customer_page pg;
+        if ((rc = customer_query_table(db, q, a, NULL, &pg, &err)))
+            return fail("query the city", rc, &err);
+        in_city += (long)pg.count;
+        if (!pg.cursor)
+            break;
+        q.cursor = pg.cursor;
+    }
+    if (in_city != want_city) {
+        fprintf(stderr, "verify: %ld customers in Rome, want %ld\n", in_city, want_city);
+        return 1;
+    }
+#if MIG_V >= 3
+    /* the new index */
+    long in_zip = 0, want_zip = 0;
+    for (long i = 0; i < n; i++)
+        want_zip += i % 100 == 42;
+    fill(&want, 42);
+    ddb_ent_query z = {.obj = &want};
+    for (;;) {
+        customer_page pg;
+        if ((rc = customer_query_ByZip(db, z, a, NULL, &pg, &err)))
+            return fail("query ByZip", rc, &err);
+        in_zip += (long)pg.count;
+        if (!pg.cursor)
+            break;
+        z.cursor = pg.cursor;
+    }
+    if (in_zip != want_zip) {
+        fprintf(stderr, "verify: %ld customers in ByZip Z042, want %ld\n", in_zip, want_zip);
+        return 1;
+    }
+#endif
+    ddb_arena_free(a);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4)
+        return 2;
+    const char *cmd = argv[1];
+    long n = atol(argv[3]);
+    const char *arg = argc > 4 ? argv[4] : "";
+    char uri[600];
+    snprintf(uri, sizeof uri, strncmp(argv[2], "http", 4) ? "file:%s" : "%s", argv[2]);
+    ddb *db;
+    ddb_error err = {0};
+    ddb_options opts = {.sync = DDB_SYNC_NONE};
+    int rc = ddb_open(uri, &opts, &db, &err);
+    if (rc)
+        return fail("ddb_open", rc, &err);
+    int st = 0;
+    if (!strcmp(cmd, "populate")) {
+        if ((rc = app_open(db, &err)))
+            return fail("app_open", rc, &err);
+        struct customer batch[100];
+        for (long i = 0; i < n && !rc; i += 100) {
+            size_t k = 0;
+            for (; k < 100 && i + (long)k < n; k++)
+                fill(&batch[k], i + (long)k);
+            rc = customer_batch_put(db, batch, k, NULL, NULL, &err);
+        }
+        if (rc)
+            return fail("batch put", rc, &err);
+    } else if (!strcmp(cmd, "grow")) {
+#if MIG_V == 2
+        if ((rc = app_open(db, &err))) /* a new optional field needs nothing */
+            return fail("app_open (new optional field)", rc, &err);
+        struct customer c;
+        fill(&c, n);
+        c.nickname = "newcomer";
+        if ((rc = customer_create(db, &c, NULL, NULL, &err)))
+            return fail("create with the new field", rc, &err);
+        ddb_arena *a = ddb_arena_new();
+        struct customer old;
+        fill(&old, 1);
+        if ((rc = ddb_ent_get(db, &customer_entity, &old, &old, a, NULL, NULL, &err)) || old.nickname)
+            return fail("get an old customer (no nickname)", rc, &err);
+        ddb_arena_free(a);
+#endif
+    } else if (!strcmp(cmd, "refuse")) {
+        rc = app_open(db, &err);
+        if (rc != DDB_EMODEL || !strstr(err.message, arg)) {
+            fprintf(stderr, "migrate v%d: expected DDB_EMODEL with \"%s\", got %s \"%s\"\n", MIG_V, arg,
+                    ddb_strerror(rc), err.message);
+            st = 1;
+        }
+    } else if (!strcmp(cmd, "migrate") || !strcmp(cmd, "dry-run")) {
+        kill_after = atol(arg);
+        st = do_migrate(db, !strcmp(cmd, "dry-run"));
+    } else if (!strcmp(cmd, "verify")) {
+        if ((rc = app_open(db, &err)))
+            return fail("app_open after the migration", rc, &err);
+        st = verify_scan(db, n) || verify_queries(db, n);
+    } else {
+        st = 2;
+    }
+    ddb_close(db);
+    if (!st)
+        printf("migrate v%d %s: ok\n", MIG_V, cmd);
+    return st;
+}

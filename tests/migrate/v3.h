@@ -1,0 +1,22 @@
+/* Version 3: a new GSI the customers join (their stored items need its key). */
+#ifndef MIGRATE_V3_H
+#define MIGRATE_V3_H
+#include <ddb/schema.h>
+
+#include "common.h"
+
+DDB_TABLE(app, "AppMigrate", DDB_PRIMARY("PK", "SK"), DDB_GSI("GSI1", "GSI1PK", "GSI1SK"),
+          DDB_GSI("ByZip", "ZipPK", "ZipSK"));
+
+struct DDB_ENTITY(app, "Customer")
+       DDB_KEY("table", "CITY#{home.city}", "CUST#{id:08}")
+       DDB_KEY("GSI1", "NAME#{name}", "CUST#{id:08}")
+       DDB_KEY("ByZip", "ZIP#{home.zip}", "CUST#{id:08}")
+customer {
+    int64_t id;
+    char name[32];
+    struct home home;
+    double score;
+    char *nickname;
+};
+#endif
