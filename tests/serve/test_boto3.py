@@ -286,6 +286,17 @@ def auth_session(work):
         check(st == 400 and "MissingAuthenticationTokenException" in json.loads(body)["__type"], body)
 
 
+def listen_rules(work):
+    """Safe by default: a non-loopback address needs --auth or --insecure."""
+    import subprocess
+    db = os.path.join(work, "listen-db")
+    p = subprocess.run([DDB, "--db", db, "serve", "--listen", "0.0.0.0:0"], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 2 and "is not a loopback address: give --auth FILE" in p.stderr, (p.returncode, p.stderr))
+    with Server(DDB, os.path.join(work, "insecure"), ["--insecure"], listen="0.0.0.0:0") as s:
+        check(client(s.endpoint).list_tables()["TableNames"] == [], "--insecure")
+
+
 def main():
     with Server(DDB, os.path.join(WORK, "session"), now=NOW) as s:
         session(client(s.endpoint), s)
@@ -293,6 +304,7 @@ def main():
         rc = s.stop()
     check(rc == 0, "SIGTERM: clean exit, got %s" % rc)
     auth_session(WORK)
+    listen_rules(WORK)
     print("ok")
 
 
