@@ -224,6 +224,11 @@ def session(c, s):
     check(c.describe_limits()["TableMaxReadCapacityUnits"] == 40000, "DescribeLimits")
     check(c.describe_endpoints()["Endpoints"][0]["CachePeriodInMinutes"] == 1440, "DescribeEndpoints")
 
+    # API_UpdateItem: without an UpdateExpression the item is created with its key alone
+    key = {"Artist": {"S": "Solo"}, "Song": {"S": "x"}}
+    c.update_item(TableName="Music", Key=key)
+    check(c.get_item(TableName="Music", Key=key)["Item"] == key, "UpdateItem without UpdateExpression")
+
     # DeleteTable, then ResourceNotFoundException (API_DeleteTable)
     check(c.delete_table(TableName="Music")["TableDescription"]["TableStatus"] == "DELETING", "DeleteTable")
     code, _, _ = error_of(c.describe_table, TableName="Music")

@@ -103,6 +103,33 @@ int op_delete_item(serve_req *r)
     return single_write(r, "Key", "key", ddb_delete_item);
 }
 
+/* API_UpdateItem without an UpdateExpression creates the item with its key
+ * alone when it is absent and changes nothing otherwise: a PutItem of the
+ * key on condition that no item has it, where a failed condition is the
+ * unchanged item.  (With a ConditionExpression or ReturnValues, ddb serve
+ * asks for an UpdateExpression: docs/SERVER.md.) */
+static int create_key_only(serve_req *r, const char *table, const ddb_item *key, const ddb_write_opts *o)
+{
+    if (o->condition || o->return_values != DDB_RETURN_NONE)
+        return serve_validation(r, "ddb serve needs an UpdateExpression in an UpdateItem with a ConditionExpression "
+                                   "or ReturnValues");
+    const ddb_value *m = ddb_item_map(key);
+    ddb_item *names = ddb_item_new(r->a);
+    ddb_expr *absent = NULL;
+    if (!names || !m->len || ddb_item_set_s(names, "#k", m->u.m[0].name))
+        return serve_fail_code(r, DDB_ENOMEM);
+    int rc = ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_not_exists(#k)", names, &absent, &r->err);
+    if (rc || w_keep_expr(r, absent))
+        return rc ? serve_fail_code(r, rc) : -1;
+    ddb_write_opts put = {.return_capacity = o->return_capacity, .condition = absent};
+    ddb_write_result res;
+    memset(&res, 0, sizeof res);
+    rc = ddb_put_item(r->srv->db, table, key, &put, r->a, &res, &r->err);
+    if (rc && rc != DDB_ECONDITION)
+        return serve_fail_code(r, rc);
+    return write_reply(r, table, o->return_capacity, &res);
+}
+
 int op_update_item(serve_req *r)
 {
     static const char *const legacy[] = {"AttributeUpdates", NULL};
@@ -118,6 +145,8 @@ int op_update_item(serve_req *r)
     const ddb_expr *e[] = {update, cond};
     if (w_check_exprs(r, e, 2, names, o.values))
         return -1;
+    if (!update)
+        return create_key_only(r, table, key, &o);
     ddb_write_result res;
     memset(&res, 0, sizeof res);
     int rc = ddb_update_item(r->srv->db, table, key, update, &o, r->a, &res, &r->err);

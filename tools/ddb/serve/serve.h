@@ -106,6 +106,9 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out);
 /* Prepare the expression in member name (NULL when absent); freed with the request. */
 int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, const ddb_item *names,
            ddb_expr **out);
+/* Keep a prepared expression until the request ends (freed then; on
+ * failure now). */
+int w_keep_expr(serve_req *r, ddb_expr *e);
 /* ReturnConsumedCapacity: NONE / TOTAL / INDEXES. */
 int w_capacity(serve_req *r, const json_t *o, ddb_return_capacity *out);
 /* AttributesToGet as a name array in the arena. */
