@@ -116,6 +116,8 @@ int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n);
 /* The request-level expression checks (unused names and values, ...). */
 int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_item *names, const ddb_item *values);
 
+/* ReturnValuesOnConditionCheckFailure (op_items.c). */
+int w_return_on_failure(serve_req *r, const json_t *o, ddb_return_values *out);
 /* ReturnValues (op_items.c). */
 int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out);
 /* Refuse the legacy members (NULL-terminated list) that have an expression
