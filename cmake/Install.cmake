@@ -31,7 +31,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/templates/ DESTINATION ${DDBGEN_INSTALL_TE
 # CMAKE_INSTALL_DOCDIR is share/doc/ddbgen (GNUInstallDirs, after the project name).
 install(FILES ${CMAKE_SOURCE_DIR}/docs/SCHEMA.md ${CMAKE_SOURCE_DIR}/docs/ARCHITECTURE.md
               ${CMAKE_SOURCE_DIR}/docs/MODEL.md ${CMAKE_SOURCE_DIR}/docs/STREAMS.md
-              ${CMAKE_SOURCE_DIR}/docs/REMOTE.md
+              ${CMAKE_SOURCE_DIR}/docs/REMOTE.md ${CMAKE_SOURCE_DIR}/docs/SERVER.md
   DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 install(EXPORT ddbgenTargets NAMESPACE ddbgen:: DESTINATION ${DDBGEN_INSTALL_CMAKEDIR})

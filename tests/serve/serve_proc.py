@@ -13,8 +13,8 @@ import time
 
 
 class Server:
-    def __init__(self, ddb, workdir, args=(), now=None, db=None, fresh=True):
-        self.ddb, self.workdir, self.args, self.now = ddb, workdir, list(args), now
+    def __init__(self, ddb, workdir, args=(), now=None, db=None, fresh=True, listen="127.0.0.1:0"):
+        self.ddb, self.workdir, self.args, self.now, self.listen = ddb, workdir, list(args), now, listen
         self.db = db or os.path.join(workdir, "db")
         self.fresh = fresh
         self.proc = None
@@ -29,7 +29,7 @@ class Server:
         cmd = [self.ddb, "--db", self.db]
         if self.now is not None:
             cmd += ["--now", str(self.now)]
-        cmd += ["serve", "--listen", "127.0.0.1:0", "--port-file", self.port_file, "--sweep-ms", "100"] + self.args
+        cmd += ["serve", "--listen", self.listen, "--port-file", self.port_file, "--sweep-ms", "100"] + self.args
         self.log = open(os.path.join(self.workdir, "server.log"), "w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.proc.stdout.readline()  # "ddb serve: listening on http://HOST:PORT ..."

@@ -90,6 +90,11 @@ def session(c, s):
                             Item={"Artist": {"S": "Acme"}, "Song": {"S": "s00"}},
                             ConditionExpression="attribute_not_exists(Artist)")
     check((code, msg) == ("ConditionalCheckFailedException", "The conditional request failed"), (code, msg))
+    # ReturnValuesOnConditionCheckFailure ALL_OLD: the stored item comes with the error (API_PutItem)
+    code, _, resp = error_of(c.put_item, TableName="Music", Item={"Artist": {"S": "Acme"}, "Song": {"S": "s00"}},
+                             ConditionExpression="attribute_not_exists(Artist)",
+                             ReturnValuesOnConditionCheckFailure="ALL_OLD")
+    check(code == "ConditionalCheckFailedException" and resp["Item"]["Genre"] == {"S": "jazz"}, resp)
     # UpdateItem with a condition and ReturnValues UPDATED_NEW (API_UpdateItem)
     r = c.update_item(TableName="Music", Key={"Artist": {"S": "Acme"}, "Song": {"S": "s01"}},
                       UpdateExpression="SET Plays = if_not_exists(Plays, :z) + :one",
@@ -149,14 +154,29 @@ def session(c, s):
                     "UpdateExpression": "SET Plays = :p", "ExpressionAttributeValues": {":p": {"N": "7"}}}},
         {"ConditionCheck": {"TableName": "Music", "Key": {"Artist": {"S": "Acme"}, "Song": {"S": "s04"}},
                             "ConditionExpression": "attribute_exists(Song)"}}], ClientRequestToken="tok-1")
+    # API_TransactWriteItems: the same ClientRequestToken again is answered without writing again;
+    # with another request it is IdempotentParameterMismatchException
+    c.transact_write_items(TransactItems=[
+        {"Put": {"TableName": "Music", "Item": {"Artist": {"S": "Beta"}, "Song": {"S": "t1"}}}},
+        {"Update": {"TableName": "Music", "Key": {"Artist": {"S": "Acme"}, "Song": {"S": "s03"}},
+                    "UpdateExpression": "SET Plays = :p", "ExpressionAttributeValues": {":p": {"N": "7"}}}},
+        {"ConditionCheck": {"TableName": "Music", "Key": {"Artist": {"S": "Acme"}, "Song": {"S": "s04"}},
+                            "ConditionExpression": "attribute_exists(Song)"}}], ClientRequestToken="tok-1")
+    code, _, _ = error_of(c.transact_write_items, TransactItems=[
+        {"Put": {"TableName": "Music", "Item": {"Artist": {"S": "Beta"}, "Song": {"S": "t2"}}}}],
+        ClientRequestToken="tok-1")
+    check(code == "IdempotentParameterMismatchException", code)
     code, msg, resp = error_of(c.transact_write_items, TransactItems=[
         {"Delete": {"TableName": "Music", "Key": {"Artist": {"S": "Beta"}, "Song": {"S": "t1"}}}},
         {"ConditionCheck": {"TableName": "Music", "Key": {"Artist": {"S": "Acme"}, "Song": {"S": "s04"}},
-                            "ConditionExpression": "attribute_exists(Plays)"}}])
+                            "ConditionExpression": "attribute_exists(Plays)",
+                            "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}}])
     check(code == "TransactionCanceledException", code)
     check(msg == "Transaction cancelled, please refer cancellation reasons for specific reasons "
                  "[None, ConditionalCheckFailed]", msg)
     check([x["Code"] for x in resp["CancellationReasons"]] == ["None", "ConditionalCheckFailed"], resp)
+    check(resp["CancellationReasons"][1]["Item"]["Song"] == {"S": "s04"} and
+          "Item" not in resp["CancellationReasons"][0], resp)
     r = c.transact_get_items(TransactItems=[
         {"Get": {"TableName": "Music", "Key": {"Artist": {"S": "Beta"}, "Song": {"S": "t1"}}}},
         {"Get": {"TableName": "Music", "Key": {"Artist": {"S": "Acme"}, "Song": {"S": "s03"}},
@@ -224,6 +244,11 @@ def session(c, s):
     check(c.describe_limits()["TableMaxReadCapacityUnits"] == 40000, "DescribeLimits")
     check(c.describe_endpoints()["Endpoints"][0]["CachePeriodInMinutes"] == 1440, "DescribeEndpoints")
 
+    # API_UpdateItem: without an UpdateExpression the item is created with its key alone
+    key = {"Artist": {"S": "Solo"}, "Song": {"S": "x"}}
+    c.update_item(TableName="Music", Key=key)
+    check(c.get_item(TableName="Music", Key=key)["Item"] == key, "UpdateItem without UpdateExpression")
+
     # DeleteTable, then ResourceNotFoundException (API_DeleteTable)
     check(c.delete_table(TableName="Music")["TableDescription"]["TableStatus"] == "DELETING", "DeleteTable")
     code, _, _ = error_of(c.describe_table, TableName="Music")
@@ -286,6 +311,17 @@ def auth_session(work):
         check(st == 400 and "MissingAuthenticationTokenException" in json.loads(body)["__type"], body)
 
 
+def listen_rules(work):
+    """Safe by default: a non-loopback address needs --auth or --insecure."""
+    import subprocess
+    db = os.path.join(work, "listen-db")
+    p = subprocess.run([DDB, "--db", db, "serve", "--listen", "0.0.0.0:0"], capture_output=True, text=True,
+                       timeout=60)
+    check(p.returncode == 2 and "is not a loopback address: give --auth FILE" in p.stderr, (p.returncode, p.stderr))
+    with Server(DDB, os.path.join(work, "insecure"), ["--insecure"], listen="0.0.0.0:0") as s:
+        check(client(s.endpoint).list_tables()["TableNames"] == [], "--insecure")
+
+
 def main():
     with Server(DDB, os.path.join(WORK, "session"), now=NOW) as s:
         session(client(s.endpoint), s)
@@ -293,6 +329,7 @@ def main():
         rc = s.stop()
     check(rc == 0, "SIGTERM: clean exit, got %s" % rc)
     auth_session(WORK)
+    listen_rules(WORK)
     print("ok")
 
 

@@ -88,7 +88,7 @@ static const opt_spec serve_opts[] = {
     {"auth", 0, 1, false, "FILE", "verify SigV4 signatures against the access keys in FILE"},
     {"insecure", 0, 0, false, NULL, "allow a non-loopback address without --auth"},
     {"sync", 0, 1, false, "MODE", "durability: full (default), lazy or none"},
-    {"log-level", 0, 1, false, "LEVEL", "none, error, warn, info (default: one line per request) or debug"},
+    {"log-level", 0, 1, false, "LEVEL", "none, error, warn, info (default: a line per request), debug (and bodies)"},
     {"port-file", 0, 1, false, "FILE", "write the bound port to FILE once listening"},
     {"threads", 0, 1, false, "N", "worker threads (default 4)"},
     {"max-connections", 0, 1, false, "N", "open connections at most (default 1024)"},

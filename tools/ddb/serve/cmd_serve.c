@@ -187,6 +187,14 @@ int cmd_serve(cli *c)
                               "--insecure (anyone who reaches it may read and change every table)",
                            listen_at);
     }
+    /* SIGTERM / SIGINT are taken by sigwait below: block them in every
+     * thread, before any starts (ddb_open starts the TTL sweeper) */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
     ddb_error e = {0};
     if (ddb_open(c->uri, &o, &c->db, &e)) {
         close(fd);
@@ -194,13 +202,6 @@ int cmd_serve(cli *c)
         return cli_fail(c, &e, "cannot open %s", c->uri);
     }
     s.db = c->db;
-    /* SIGTERM / SIGINT are taken by sigwait below: block them in every thread */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
     struct MHD_Daemon *d = http_start(&s, fd, &lim);
     if (!d) {
         close(fd);

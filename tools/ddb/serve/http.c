@@ -35,6 +35,8 @@ typedef struct conn_req {
 } conn_req;
 
 static atomic_uint_fast64_t request_counter;
+/* Requests begun and not yet answered (http_stop waits for them). */
+static atomic_int in_flight;
 static uint64_t request_salt;
 
 /* DynamoDB's request ids: 52 characters of [A-Z0-9]. */
@@ -105,6 +107,7 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
             return MHD_NO;
         clock_gettime(CLOCK_MONOTONIC, &q->start);
         *con_cls = q;
+        atomic_fetch_add(&in_flight, 1);
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl && strtoull(cl, NULL, 10) > SERVE_MAX_BODY)
             q->too_large = true; /* answered once the body is drained */
@@ -154,6 +157,10 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         serve_call(s, target, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), q->body, q->len, &rep);
     }
     log_request(s, target, &rep, q->len, elapsed_ms(&q->start), id);
+    if (s->log_level >= LOG_DEBUG)
+        fprintf(stderr, "ddb serve: id=%s request %.*s%s\nddb serve: id=%s response %.*s%s\n", id,
+                (int)(q->len > 2000 ? 2000 : q->len), q->body ? q->body : "", q->len > 2000 ? " ..." : "", id,
+                (int)(rep.len > 2000 ? 2000 : rep.len), rep.body ? rep.body : "", rep.len > 2000 ? " ..." : "");
     if (!rep.body)
         return MHD_NO;
     return send_reply(c, &rep, id);
@@ -167,6 +174,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         free(q->body);
         free(q);
         *con_cls = NULL;
+        atomic_fetch_sub(&in_flight, 1);
     }
 }
 
@@ -199,8 +207,11 @@ struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
 
 void http_stop(struct MHD_Daemon *d)
 {
-    /* stop accepting, then let the workers finish what they are answering */
+    /* stop accepting, let the requests in flight be answered (at most 30 s),
+     * then close every connection, idle keep-alive ones included */
     MHD_socket fd = MHD_quiesce_daemon(d);
+    for (int i = 0; i < 3000 && atomic_load(&in_flight) > 0; i++)
+        usleep(10000);
     MHD_stop_daemon(d);
     if (fd != MHD_INVALID_SOCKET)
         close(fd);

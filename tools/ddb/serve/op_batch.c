@@ -231,7 +231,8 @@ static int tx_action(serve_req *r, size_t i, const json_t *a, ddb_tx_op *op)
                     : w_item_req(r, body, "Key", "transactItems.member.key", &item)) ||
         w_names(r, body, &names) || w_item(r, body, "ExpressionAttributeValues", &values) ||
         w_expr(r, body, "ConditionExpression", DDB_EXPR_CONDITION, names, &cond) ||
-        (which == 1 && w_expr(r, body, "UpdateExpression", DDB_EXPR_UPDATE, names, &update)))
+        (which == 1 && w_expr(r, body, "UpdateExpression", DDB_EXPR_UPDATE, names, &update)) ||
+        w_return_on_failure(r, body, &op->return_on_condition_failure))
         return -1;
     if (which == 1 && !update)
         return serve_validation(r, "1 validation error detected: Value null at 'transactItems.%zu.member.update."
@@ -269,11 +270,6 @@ int op_transact_write(serve_req *r)
     const char *token;
     if (!ti || w_capacity(r, r->in, &rc) || w_str(r, r->in, "ClientRequestToken", &token))
         return -1;
-    /* API_TransactWriteItems: ClientRequestToken is 1 to 36 characters */
-    if (token && (!*token || strlen(token) > 36))
-        return serve_validation(r, "1 validation error detected: Value '%s' at 'clientRequestToken' failed to "
-                                   "satisfy constraint: Member must have length less than or equal to 36",
-                                token);
     size_t n = json_array_size(ti);
     ddb_tx_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
     if (!ops)
@@ -283,13 +279,17 @@ int op_transact_write(serve_req *r)
             return -1;
     ddb_tx_result res;
     memset(&res, 0, sizeof res);
-    int rc2 = ddb_transact_write(r->srv->db, ops, n, rc, r->a, &res, &r->err);
+    ddb_tx_opts to = {.return_capacity = rc, .client_request_token = token};
+    int rc2 = ddb_transact_write_opts(r->srv->db, ops, n, &to, r->a, &res, &r->err);
     if (rc2 == DDB_ECANCELED && res.reasons) {
         json_t *reasons = json_array();
         for (size_t i = 0; i < n; i++) {
             json_t *o = json_pack("{s:s}", "Code", reason_code(res.reasons[i]));
             if (res.reasons[i] == DDB_ECONDITION)
                 json_object_set_new(o, "Message", json_string("The conditional request failed"));
+            json_t *item = res.items && res.items[i] ? w_item_json(r, res.items[i]) : NULL;
+            if (item)
+                json_object_set_new(o, "Item", item);
             json_array_append_new(reasons, o);
         }
         r->fail_extra = json_pack("{s:o}", "CancellationReasons", reasons);

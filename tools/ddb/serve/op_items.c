@@ -19,6 +19,25 @@ int refuse_legacy(serve_req *r, const json_t *o, const char *const *members, con
     return 0;
 }
 
+/* ReturnValuesOnConditionCheckFailure: NONE or ALL_OLD. */
+int w_return_on_failure(serve_req *r, const json_t *o, ddb_return_values *out)
+{
+    const char *s;
+    *out = DDB_RETURN_NONE;
+    if (w_str(r, o, "ReturnValuesOnConditionCheckFailure", &s))
+        return -1;
+    if (!s || strcmp(s, "NONE") == 0)
+        return 0;
+    if (strcmp(s, "ALL_OLD") == 0) {
+        *out = DDB_RETURN_ALL_OLD;
+        return 0;
+    }
+    return serve_validation(r,
+                            "1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed "
+                            "to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]",
+                            s);
+}
+
 int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out)
 {
     static const char *const names[] = {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"};
@@ -54,6 +73,19 @@ static int write_reply(serve_req *r, const char *table, ddb_return_capacity rc, 
     return 0;
 }
 
+/* A failed write; a failed condition carries the stored item when
+ * ReturnValuesOnConditionCheckFailure asked for it (API_PutItem: Item in
+ * ConditionalCheckFailedException). */
+static int write_failed(serve_req *r, int rc, const ddb_write_result *res)
+{
+    if (rc == DDB_ECONDITION && res->attributes) {
+        json_t *j = w_item_json(r, res->attributes);
+        if (j)
+            r->fail_extra = json_pack("{s:o}", "Item", j);
+    }
+    return serve_fail_code(r, rc);
+}
+
 /* The options every write shares: condition, values, ReturnValues, capacity. */
 static int write_opts(serve_req *r, ddb_write_opts *o, const ddb_item **names_out, ddb_expr **cond)
 {
@@ -63,7 +95,8 @@ static int write_opts(serve_req *r, ddb_write_opts *o, const ddb_item **names_ou
     if (refuse_legacy(r, r->in, legacy, "ConditionExpression") || w_names(r, r->in, &names) ||
         w_item(r, r->in, "ExpressionAttributeValues", &values) ||
         w_expr(r, r->in, "ConditionExpression", DDB_EXPR_CONDITION, names, cond) ||
-        w_return_values(r, r->in, &o->return_values) || w_capacity(r, r->in, &o->return_capacity))
+        w_return_values(r, r->in, &o->return_values) || w_capacity(r, r->in, &o->return_capacity) ||
+        w_return_on_failure(r, r->in, &o->return_on_condition_failure))
         return -1;
     o->condition = *cond;
     o->values = values;
@@ -90,7 +123,7 @@ static int single_write(serve_req *r, const char *member, const char *path, sing
     ddb_write_result res;
     memset(&res, 0, sizeof res);
     int rc = fn(r->srv->db, table, item, &o, r->a, &res, &r->err);
-    return rc ? serve_fail_code(r, rc) : write_reply(r, table, o.return_capacity, &res);
+    return rc ? write_failed(r, rc, &res) : write_reply(r, table, o.return_capacity, &res);
 }
 
 int op_put_item(serve_req *r)
@@ -101,6 +134,33 @@ int op_put_item(serve_req *r)
 int op_delete_item(serve_req *r)
 {
     return single_write(r, "Key", "key", ddb_delete_item);
+}
+
+/* API_UpdateItem without an UpdateExpression creates the item with its key
+ * alone when it is absent and changes nothing otherwise: a PutItem of the
+ * key on condition that no item has it, where a failed condition is the
+ * unchanged item.  (With a ConditionExpression or ReturnValues, ddb serve
+ * asks for an UpdateExpression: docs/SERVER.md.) */
+static int create_key_only(serve_req *r, const char *table, const ddb_item *key, const ddb_write_opts *o)
+{
+    if (o->condition || o->return_values != DDB_RETURN_NONE)
+        return serve_validation(r, "ddb serve needs an UpdateExpression in an UpdateItem with a ConditionExpression "
+                                   "or ReturnValues");
+    const ddb_value *m = ddb_item_map(key);
+    ddb_item *names = ddb_item_new(r->a);
+    ddb_expr *absent = NULL;
+    if (!names || !m->len || ddb_item_set_s(names, "#k", m->u.m[0].name))
+        return serve_fail_code(r, DDB_ENOMEM);
+    int rc = ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_not_exists(#k)", names, &absent, &r->err);
+    if (rc || w_keep_expr(r, absent))
+        return rc ? serve_fail_code(r, rc) : -1;
+    ddb_write_opts put = {.return_capacity = o->return_capacity, .condition = absent};
+    ddb_write_result res;
+    memset(&res, 0, sizeof res);
+    rc = ddb_put_item(r->srv->db, table, key, &put, r->a, &res, &r->err);
+    if (rc && rc != DDB_ECONDITION)
+        return serve_fail_code(r, rc);
+    return write_reply(r, table, o->return_capacity, &res);
 }
 
 int op_update_item(serve_req *r)
@@ -118,10 +178,12 @@ int op_update_item(serve_req *r)
     const ddb_expr *e[] = {update, cond};
     if (w_check_exprs(r, e, 2, names, o.values))
         return -1;
+    if (!update)
+        return create_key_only(r, table, key, &o);
     ddb_write_result res;
     memset(&res, 0, sizeof res);
     int rc = ddb_update_item(r->srv->db, table, key, update, &o, r->a, &res, &r->err);
-    return rc ? serve_fail_code(r, rc) : write_reply(r, table, o.return_capacity, &res);
+    return rc ? write_failed(r, rc, &res) : write_reply(r, table, o.return_capacity, &res);
 }
 
 int op_get_item(serve_req *r)

@@ -71,6 +71,9 @@ int serve_fail_code(serve_req *r, int code)
     case DDB_ETHROTTLED:
         type = "ProvisionedThroughputExceededException", status = 400;
         break;
+    case DDB_EIDEMPOTENT:
+        type = "IdempotentParameterMismatchException", status = 400;
+        break;
     case DDB_ETRIMMED:
         type = "TrimmedDataAccessException", status = 400;
         break;

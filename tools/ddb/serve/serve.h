@@ -106,6 +106,9 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out);
 /* Prepare the expression in member name (NULL when absent); freed with the request. */
 int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, const ddb_item *names,
            ddb_expr **out);
+/* Keep a prepared expression until the request ends (freed then; on
+ * failure now). */
+int w_keep_expr(serve_req *r, ddb_expr *e);
 /* ReturnConsumedCapacity: NONE / TOTAL / INDEXES. */
 int w_capacity(serve_req *r, const json_t *o, ddb_return_capacity *out);
 /* AttributesToGet as a name array in the arena. */
@@ -113,6 +116,8 @@ int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n);
 /* The request-level expression checks (unused names and values, ...). */
 int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_item *names, const ddb_item *values);
 
+/* ReturnValuesOnConditionCheckFailure (op_items.c). */
+int w_return_on_failure(serve_req *r, const json_t *o, ddb_return_values *out);
 /* ReturnValues (op_items.c). */
 int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out);
 /* Refuse the legacy members (NULL-terminated list) that have an expression

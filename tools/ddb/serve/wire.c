@@ -130,6 +130,22 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out)
     return 0;
 }
 
+int w_keep_expr(serve_req *r, ddb_expr *e)
+{
+    if (r->n_exprs == r->cap_exprs) {
+        size_t cap = r->cap_exprs ? r->cap_exprs * 2 : 8;
+        ddb_expr **p = realloc(r->exprs, cap * sizeof *p);
+        if (!p) {
+            ddb_expr_free(e);
+            return serve_fail_code(r, DDB_ENOMEM);
+        }
+        r->exprs = p;
+        r->cap_exprs = cap;
+    }
+    r->exprs[r->n_exprs++] = e;
+    return 0;
+}
+
 int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, const ddb_item *names,
            ddb_expr **out)
 {
@@ -139,19 +155,10 @@ int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, 
         return -1;
     if (!text)
         return 0;
-    if (r->n_exprs == r->cap_exprs) {
-        size_t cap = r->cap_exprs ? r->cap_exprs * 2 : 8;
-        ddb_expr **p = realloc(r->exprs, cap * sizeof *p);
-        if (!p)
-            return serve_fail_code(r, DDB_ENOMEM);
-        r->exprs = p;
-        r->cap_exprs = cap;
-    }
     int rc = ddb_expr_prepare(kind, text, names, out, &r->err);
     if (rc)
         return serve_fail_code(r, rc);
-    r->exprs[r->n_exprs++] = *out;
-    return 0;
+    return w_keep_expr(r, *out);
 }
 
 int w_capacity(serve_req *r, const json_t *o, ddb_return_capacity *out)
