@@ -366,7 +366,7 @@ static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *re
 static uint64_t iter_position(const void *impl);
 static void iter_close(void *impl);
 
-static const ddbi_stream_iter_ops iter_ops = {iter_read, iter_position, iter_close};
+static const ddbi_stream_iter_ops iter_ops = {iter_read, iter_position, iter_close, NULL};
 
 int ddbi_streams_stream_iter_open(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
                                   const ddbi_stream_iter_ops **iops, void **out, ddb_error *err)
