@@ -61,8 +61,9 @@
     "\"StreamViewType\":\"NEW_AND_OLD_IMAGES\"}" extra "}"
 #define NEW_IMG(msg) ",\"NewImage\":{\"ForumName\":{\"S\":\"DynamoDB\"},\"Subject\":{\"S\":\"Thread 3\"},\"Message\":{\"S\":\"" msg "\"}}"
 #define OLD_IMG(msg) ",\"OldImage\":{\"ForumName\":{\"S\":\"DynamoDB\"},\"Subject\":{\"S\":\"Thread 3\"},\"Message\":{\"S\":\"" msg "\"}}"
-/* Identity of a TTL deletion (the Record data type, userIdentity). */
-#define TTL_IDENTITY ",\"userIdentity\":{\"type\":\"Service\",\"principalId\":\"dynamodb.amazonaws.com\"}"
+/* Identity of a TTL deletion (the Record data type, userIdentity, of shape
+ * Identity: PrincipalId and Type). */
+#define TTL_IDENTITY ",\"userIdentity\":{\"Type\":\"Service\",\"PrincipalId\":\"dynamodb.amazonaws.com\"}"
 /* A record of shard s with sequence number seq, keys only. */
 #define KEYS_RECORD(seq) RECORD("INSERT", seq, "", "")
 

@@ -713,6 +713,10 @@ typedef struct ddb_stream_record {
     const ddb_item *keys;      /* Keys: the table's key attributes */
     const ddb_item *old_image; /* OldImage (OLD_IMAGE, NEW_AND_OLD_IMAGES; MODIFY, REMOVE); else NULL */
     const ddb_item *new_image; /* NewImage (NEW_IMAGE, NEW_AND_OLD_IMAGES; INSERT, MODIFY); else NULL */
+    /* SequenceNumber as text: the decimal of seq on the embedded engine,
+     * the service's own on a remote handle (DynamoDB's exceed 64 bits, seq
+     * is 0 for those) */
+    const char *sequence_number;
 } ddb_stream_record;
 
 #define DDB_USER_IDENTITY_TYPE "Service"

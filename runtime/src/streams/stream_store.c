@@ -306,6 +306,10 @@ int ddbi_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t
     rec->keys = keys;
     rec->old_image = old;
     rec->new_image = nw;
+    char text[24];
+    snprintf(text, sizeof text, "%" PRIu64, seq);
+    if (!rc && !(rec->sequence_number = ddb_arena_strdup(a, text)))
+        rc = ddbi_fail_oom(err, __func__);
     return rc;
 }
 
