@@ -164,6 +164,9 @@ static void test_read(void **state)
     for (int i = 0; i < 3; i++) {
         assert_string_equal(recs[i].table, "Forum");
         assert_int_equal(recs[i].seq, 111 * (i + 1));
+        char text[8];
+        snprintf(text, sizeof text, "%d", 111 * (i + 1));
+        assert_string_equal(recs[i].sequence_number, text);
         assert_int_equal(recs[i].view, DDB_STREAM_NEW_AND_OLD_IMAGES);
         assert_int_equal(recs[i].size, 41);
         assert_int_equal(recs[i].created_ms, 1464806460000LL);
@@ -182,6 +185,7 @@ static void test_read(void **state)
     assert_int_equal(ddb_stream_read(it, 10, a, recs, &n, &err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(recs[0].seq, 0);
+    assert_string_equal(recs[0].sequence_number, "300000000000000499659");
     assert_int_equal(ddb_stream_iter_position(it), 333);
     expect(m, 4, "GetRecords", "ShardIterator", "arn:aws:dynamodb:us-west-2:111122223333:table/Forum/stream/"
                                                  "2015-05-20T20:51:10.252|1|AAAA2");
