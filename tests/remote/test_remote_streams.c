@@ -18,6 +18,7 @@
  *     children; iterators expire after 15 minutes; records are trimmed
  *     after 24 hours. */
 #include "mockserver.h"
+#include "remote/remote_wire.h"
 
 #include <ddb/ddb.h>
 #include <stdarg.h>
@@ -60,8 +61,9 @@
     "\"StreamViewType\":\"NEW_AND_OLD_IMAGES\"}" extra "}"
 #define NEW_IMG(msg) ",\"NewImage\":{\"ForumName\":{\"S\":\"DynamoDB\"},\"Subject\":{\"S\":\"Thread 3\"},\"Message\":{\"S\":\"" msg "\"}}"
 #define OLD_IMG(msg) ",\"OldImage\":{\"ForumName\":{\"S\":\"DynamoDB\"},\"Subject\":{\"S\":\"Thread 3\"},\"Message\":{\"S\":\"" msg "\"}}"
-/* Identity of a TTL deletion (the Record data type, userIdentity). */
-#define TTL_IDENTITY ",\"userIdentity\":{\"type\":\"Service\",\"principalId\":\"dynamodb.amazonaws.com\"}"
+/* Identity of a TTL deletion (the Record data type, userIdentity, of shape
+ * Identity: PrincipalId and Type). */
+#define TTL_IDENTITY ",\"userIdentity\":{\"Type\":\"Service\",\"PrincipalId\":\"dynamodb.amazonaws.com\"}"
 /* A record of shard s with sequence number seq, keys only. */
 #define KEYS_RECORD(seq) RECORD("INSERT", seq, "", "")
 
@@ -162,6 +164,9 @@ static void test_read(void **state)
     for (int i = 0; i < 3; i++) {
         assert_string_equal(recs[i].table, "Forum");
         assert_int_equal(recs[i].seq, 111 * (i + 1));
+        char text[8];
+        snprintf(text, sizeof text, "%d", 111 * (i + 1));
+        assert_string_equal(recs[i].sequence_number, text);
         assert_int_equal(recs[i].view, DDB_STREAM_NEW_AND_OLD_IMAGES);
         assert_int_equal(recs[i].size, 41);
         assert_int_equal(recs[i].created_ms, 1464806460000LL);
@@ -180,6 +185,7 @@ static void test_read(void **state)
     assert_int_equal(ddb_stream_read(it, 10, a, recs, &n, &err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(recs[0].seq, 0);
+    assert_string_equal(recs[0].sequence_number, "300000000000000499659");
     assert_int_equal(ddb_stream_iter_position(it), 333);
     expect(m, 4, "GetRecords", "ShardIterator", "arn:aws:dynamodb:us-west-2:111122223333:table/Forum/stream/"
                                                  "2015-05-20T20:51:10.252|1|AAAA2");
@@ -204,13 +210,16 @@ static void test_read(void **state)
     "{\"StreamDescription\":{\"StreamArn\":\"" ARN "\",\"StreamStatus\":\"ENABLED\","                               \
     "\"StreamViewType\":\"KEYS_ONLY\",\"TableName\":\"Forum\",\"Shards\":[" shards "]" last "}}"
 
+/* The whole split in one page: B (child of A), A (closed), C (child of A). */
+#define SPLIT_ALL                                                                                                   \
+    DESCRIBE_PAGE(SHARD(SHARD_B, PARENT(SHARD_A), "\"StartingSequenceNumber\":\"300\"") ","                       \
+                  SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"100\",\"EndingSequenceNumber\":\"200\"") ","  \
+                  SHARD(SHARD_C, PARENT(SHARD_A), "\"StartingSequenceNumber\":\"400\""), "")
+
 static void test_pages_and_split(void **state)
 {
     (void)state;
-    const char *split_all = DESCRIBE_PAGE(SHARD(SHARD_B, PARENT(SHARD_A), "\"StartingSequenceNumber\":\"300\"") ","
-                                          SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"100\","
-                                                             "\"EndingSequenceNumber\":\"200\"") ","
-                                          SHARD(SHARD_C, PARENT(SHARD_A), "\"StartingSequenceNumber\":\"400\""), "");
+    const char *split_all = SPLIT_ALL;
     mock_step steps[] = {
         /* ListStreams, two pages: an older stream of the table, then the current one */
         {MOCK_REPLY, 200,
@@ -261,10 +270,19 @@ static void test_pages_and_split(void **state)
     assert_int_equal(recs[1].seq, 200);
     assert_int_equal(recs[2].seq, 410);
     assert_int_equal(recs[0].view, DDB_STREAM_NEW_AND_OLD_IMAGES);
+    /* the text checkpoint: B not started, C after 410 (A, done, is their parent) */
+    char ck[512];
+    assert_int_equal(ddb_stream_iter_checkpoint(it, ck, sizeof ck, &err), 0);
+    assert_string_equal(ck, "ddb-streams-1;" SHARD_B "=;" SHARD_C ">410");
 
     assert_int_equal(ddb_stream_read(it, 10, a, recs, &n, &err), 0);
     assert_int_equal(n, 1);
     assert_int_equal(recs[0].seq, 310);
+    assert_int_equal(ddb_stream_iter_checkpoint(it, ck, sizeof ck, &err), 0);
+    assert_string_equal(ck, "ddb-streams-1;" SHARD_B ">310;" SHARD_C ">410");
+    assert_int_equal(ddb_stream_iter_checkpoint(it, ck, 20, &err), DDB_ELIMIT);
+    assert_string_equal(err.message, "ddb_stream_iter_checkpoint: the checkpoint of 3 shards needs 98 bytes, the "
+                                     "buffer has 20");
     expect(m, 8, "DescribeStream", "ExclusiveStartShardId", NULL);
     expect(m, 9, "GetShardIterator", "ShardId", SHARD_B);
     expect(m, 9, "GetShardIterator", "ShardIteratorType", "TRIM_HORIZON");
@@ -328,6 +346,71 @@ static void test_pages_and_split(void **state)
     ddb_arena_free(a);
     ddb_close(db);
     mock_stop(m);
+}
+
+/* ---- resuming from a text checkpoint ------------------------------------------------------------- */
+
+static void test_resume(void **state)
+{
+    (void)state;
+    mock_step steps[] = {
+        {MOCK_REPLY, 200, LIST_STREAMS},
+        {MOCK_REPLY, 200, SPLIT_ALL},
+        /* the positions given are taken at once: B after 310, C after 410 */
+        {MOCK_REPLY, 200, SHARD_ITER(22)},
+        {MOCK_REPLY, 200, SHARD_ITER(32)},
+        {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(23) ",\"Records\":[" KEYS_RECORD("320") "]}"},
+        {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(33) ",\"Records\":[]}"},
+    };
+    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
+    ddb *db = open_db(m);
+    ddb_error err = {0};
+    ddb_stream_iter *it = NULL;
+    assert_int_equal(ddb_stream_iter_resume(db, "Forum", "ddb-streams-1;" SHARD_B ">310;" SHARD_C ">410", &it, &err),
+                     0);
+    expect(m, 2, "GetShardIterator", "ShardId", SHARD_B);
+    expect(m, 2, "GetShardIterator", "ShardIteratorType", "AFTER_SEQUENCE_NUMBER");
+    expect(m, 2, "GetShardIterator", "SequenceNumber", "310");
+    expect(m, 3, "GetShardIterator", "ShardId", SHARD_C);
+    expect(m, 3, "GetShardIterator", "SequenceNumber", "410");
+    ddb_arena *a = ddb_arena_new();
+    ddb_stream_record recs[4];
+    size_t n;
+    assert_int_equal(ddb_stream_read(it, 4, a, recs, &n, &err), 0);
+    assert_int_equal(n, 1); /* A (their parent) is not read again */
+    assert_int_equal(recs[0].seq, 320);
+    assert_int_equal(mock_count(m), 6);
+    ddb_stream_iter_close(it);
+    ddb_arena_free(a);
+    ddb_close(db);
+    mock_stop(m);
+
+    /* checkpoints that cannot be resumed */
+    static const struct {
+        const char *ckpt;
+        int code;
+        const char *message;
+    } bad[] = {
+        {"ddb-streams-2;x>1", DDB_EINVAL, "is not a checkpoint (a sequence number, or text starting ddb-streams-1)"},
+        {"ddb-streams-1;" SHARD_B ">31a", DDB_EINVAL, "shard " SHARD_B ": \"31a\" is not a sequence number"},
+        {"ddb-streams-1;" SHARD_B "=5", DDB_EINVAL, "shard " SHARD_B ": bad position \"5\""},
+        {"ddb-streams-1;" SHARD_B, DDB_EINVAL, "is not a shard entry of a checkpoint"},
+        {"ddb-streams-1;shardId-00000000000000000000-gone0000>5", DDB_ETRIMMED,
+         "shard shardId-00000000000000000000-gone0000 of the checkpoint is no longer in the stream"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        mock_step two[] = {{MOCK_REPLY, 200, LIST_STREAMS}, {MOCK_REPLY, 200, SPLIT_ALL}};
+        m = mock_start(two, 2);
+        db = open_db(m);
+        it = (ddb_stream_iter *)&err;
+        int rc = ddb_stream_iter_resume(db, "Forum", bad[i].ckpt, &it, &err);
+        if (rc != bad[i].code || !strstr(err.message, bad[i].message))
+            fail_msg("%s: %d \"%s\", expected %d with \"%s\"", bad[i].ckpt, rc, err.message, bad[i].code,
+                     bad[i].message);
+        assert_null(it);
+        ddb_close(db);
+        mock_stop(m);
+    }
 }
 
 /* ---- an expired iterator; throttling ----------------------------------------------------------- */
@@ -578,15 +661,44 @@ static void test_malformed(void **state)
     }
 }
 
+/* ---- the endpoint ------------------------------------------------------------------------------------ */
+
+/* DynamoDB Streams' endpoints (AWS General Reference, "Amazon DynamoDB
+ * endpoints and quotas": streams.dynamodb.REGION.amazonaws.com); a URL the
+ * user gives serves both APIs. */
+static void test_endpoint(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *uri, *streams;
+    } cases[] = {
+        {"dynamodb://eu-west-1", "https://streams.dynamodb.eu-west-1.amazonaws.com/"},
+        {"dynamodb://cn-north-1", "https://streams.dynamodb.cn-north-1.amazonaws.com.cn/"},
+        {"http://127.0.0.1:8000", "http://127.0.0.1:8000/"},
+        {"https://proxy.example.com:8443/ddb", "https://proxy.example.com:8443/ddb"},
+    };
+    ddb_remote_options ro = {.access_key_id = "AKIDEXAMPLE", .secret_access_key = "secret"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ddb_remote *r = NULL;
+        ddb_error err = {0};
+        if (ddbi_remote_open_with(cases[i].uri, &ro, &r, &err))
+            fail_msg("%s: %s", cases[i].uri, err.message);
+        assert_string_equal(r->streams_url, cases[i].streams);
+        ddbi_remote_close(r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_pages_and_split),
+        cmocka_unit_test(test_resume),
         cmocka_unit_test(test_expired_iterator),
         cmocka_unit_test(test_trimmed),
         cmocka_unit_test(test_no_stream_and_describe),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_endpoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

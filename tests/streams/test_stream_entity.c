@@ -1,12 +1,21 @@
 /* Generated code decodes stream records into entity structs: a consumer
  * switches on rec.type instead of parsing attributes.  Uses the module
  * ddbgen generates from tests/generator/schemas/shop.h, whose DDB_TTL
- * fields also give each table its TTL attribute. */
+ * fields also give each table its TTL attribute.  The same consumer runs
+ * on the embedded engine and through the remote backend against `ddb
+ * serve` (DynamoDB Streams' API: ListStreams, DescribeStream,
+ * GetShardIterator, GetRecords), and must see the same records. */
 #include "shop_ddb.h"
 #include "stream_util.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 static char dir[512];
 
@@ -17,10 +26,9 @@ static char dir[512];
             fail_msg("%s -> %d %s (%s)", #expr, rc_, ddb_strerror(rc_), err.message);                                 \
     } while (0)
 
-static void test_decode(void **state)
+/* Write through the generated module, read the stream, decode each record. */
+static void write_and_decode(ddb *db)
 {
-    (void)state;
-    ddb *db = su_open("entity", NULL, NULL, dir, sizeof dir);
     ddb_error err = {0};
     OK(shop_create_table(db, &err));
     OK(audit_create_table(db, &err));
@@ -120,12 +128,107 @@ static void test_decode(void **state)
     OK(shop_decode_record(&r[9], &rec, a, &err));
     assert_int_equal(rec.type, SHOP_TYPE_PRODUCT);
     ddb_arena_free(a);
+}
+
+static void test_decode(void **state)
+{
+    (void)state;
+    ddb *db = su_open("entity", NULL, NULL, dir, sizeof dir);
+    write_and_decode(db);
     ddb_close(db);
+    su_rmdir(dir);
+}
+
+/* ---- through the remote backend, from `ddb serve` ---- */
+
+/* Start `ddb --db DIR serve --listen 127.0.0.1:0 --port-file F`; its port. */
+static pid_t serve_start(const char *db_dir, int *port)
+{
+    char port_file[600];
+    snprintf(port_file, sizeof port_file, "%s.port", db_dir);
+    unlink(port_file);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(DDB_TOOL, DDB_TOOL, "--db", db_dir, "serve", "--listen", "127.0.0.1:0", "--port-file", port_file,
+              (char *)NULL);
+        _exit(127);
+    }
+    assert_true(pid > 0);
+    /* the port file appears (atomically) before the server answers; 30 s at most */
+    for (int i = 0; i < 3000; i++) {
+        FILE *f = fopen(port_file, "r");
+        if (f) {
+            int ok = fscanf(f, "%d", port) == 1;
+            fclose(f);
+            unlink(port_file);
+            if (ok)
+                return pid;
+        }
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            fail_msg("ddb serve exited before listening (status %d)", status);
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    fail_msg("ddb serve wrote no port file in 30 s");
+    return -1;
+}
+
+static void test_decode_remote_serve(void **state)
+{
+    (void)state;
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/ddbstream-serve-%d", base, (int)getpid());
+    su_rmdir(dir);
+    int port = 0;
+    pid_t pid = serve_start(dir, &port);
+    char uri[64];
+    snprintf(uri, sizeof uri, "http://127.0.0.1:%d", port);
+    ddb *db = NULL;
+    ddb_error err = {0};
+    OK(ddb_open(uri, NULL, &db, &err));
+    write_and_decode(db);
+
+    /* a consumer's checkpoint after 3 records resumes at the 4th, by text
+     * (per-shard positions) and by number (ddb serve's fit in 64 bits) */
+    ddb_arena *a = ddb_arena_new();
+    ddb_stream_record r[4];
+    size_t n;
+    ddb_stream_iter *it;
+    OK(ddb_stream_iter_open(db, "Shop", DDB_STREAM_TRIM_HORIZON, 0, &it, &err));
+    OK(ddb_stream_read(it, 3, a, r, &n, &err));
+    assert_int_equal(n, 3);
+    char ck[512];
+    OK(ddb_stream_iter_checkpoint(it, ck, sizeof ck, &err));
+    assert_non_null(strstr(ck, "ddb-streams-1;shardId-"));
+    uint64_t pos = ddb_stream_iter_position(it);
+    assert_int_equal(pos, r[2].seq);
+    ddb_stream_iter_close(it);
+    OK(ddb_stream_iter_resume(db, "Shop", ck, &it, &err));
+    OK(ddb_stream_read(it, 1, a, r, &n, &err));
+    assert_int_equal(n, 1);
+    assert_int_equal(r[0].seq, pos + 1);
+    ddb_stream_iter_close(it);
+    OK(ddb_stream_iter_open(db, "Shop", DDB_STREAM_AFTER_SEQUENCE, pos, &it, &err));
+    OK(ddb_stream_read(it, 1, a, r, &n, &err));
+    assert_int_equal(n, 1);
+    assert_int_equal(r[0].seq, pos + 1);
+    ddb_stream_iter_close(it);
+    ddb_arena_free(a);
+
+    ddb_close(db);
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0); /* a clean shutdown */
     su_rmdir(dir);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_decode)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_decode), cmocka_unit_test(test_decode_remote_serve)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,8 +194,53 @@ static void test_resume_after_sigkill(void **state)
     su_rmdir(dir);
 }
 
+/* The text checkpoint (ddb_stream_iter_checkpoint / _resume, the form a
+ * remote iterator needs) is the decimal sequence number on the embedded
+ * engine and resumes right after it. */
+static void test_text_checkpoint(void **state)
+{
+    (void)state;
+    ddb *db = su_open("ckpt", NULL, NULL, dir, sizeof dir);
+    su_table(db, T, DDB_STREAM_KEYS_ONLY, NULL);
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    for (int i = 0; i < 3; i++) {
+        char pk[8];
+        snprintf(pk, sizeof pk, "p%d", i);
+        SU_OK(ddb_put_item(db, T, su_item(a, "PK", 's', pk, "SK", 's', "s", NULL), NULL, a, NULL, &err));
+    }
+    ddb_stream_iter *it;
+    SU_OK(ddb_stream_iter_open(db, T, DDB_STREAM_TRIM_HORIZON, 0, &it, &err));
+    ddb_stream_record r[2];
+    size_t n;
+    SU_OK(ddb_stream_read(it, 2, a, r, &n, &err));
+    assert_int_equal(n, 2);
+    char ck[32], tiny[2];
+    SU_OK(ddb_stream_iter_checkpoint(it, ck, sizeof ck, &err));
+    assert_string_equal(ck, "2");
+    assert_int_equal(ddb_stream_iter_checkpoint(it, tiny, 1, &err), DDB_ELIMIT);
+    assert_string_equal(tiny, "");
+    assert_string_equal(err.message, "ddb_stream_iter_checkpoint: the checkpoint needs 2 bytes, the buffer has 1");
+    ddb_stream_iter_close(it);
+    SU_OK(ddb_stream_iter_resume(db, T, ck, &it, &err));
+    SU_OK(ddb_stream_read(it, 2, a, r, &n, &err));
+    assert_int_equal(n, 1);
+    assert_int_equal(r[0].seq, 3);
+    ddb_stream_iter_close(it);
+    /* not a checkpoint of this backend */
+    it = (ddb_stream_iter *)&err;
+    assert_int_equal(ddb_stream_iter_resume(db, T, "ddb-streams-1;shardId-1>5", &it, &err), DDB_EINVAL);
+    assert_null(it);
+    assert_non_null(strstr(err.message, "is not a checkpoint of the embedded backend"));
+    assert_int_equal(ddb_stream_iter_resume(db, T, "123456789012345678901", &it, &err), DDB_EINVAL);
+    ddb_arena_free(a);
+    ddb_close(db);
+    su_rmdir(dir);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_resume_after_sigkill)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_resume_after_sigkill),
+                                       cmocka_unit_test(test_text_checkpoint)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,36 +25,42 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
-/* The checkpoint: the sequence number of the last record written out.
- * Replaced atomically (write, fsync, rename). */
-static int checkpoint_read(const char *path, uint64_t *seq, bool *found)
+/* The checkpoint: ddb_stream_iter_checkpoint() after the last record
+ * written out (a sequence number on a directory; per-shard positions on a
+ * remote table).  Replaced atomically (write, fsync, rename). */
+#define CKPT_MAX (1u << 20)
+
+static int checkpoint_read(const char *path, char **text)
 {
-    *found = false;
+    *text = NULL;
     FILE *f = fopen(path, "r");
     if (!f)
         return errno == ENOENT ? 0 : -1;
-    char buf[64] = "";
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    char *buf = malloc(CKPT_MAX + 1);
+    size_t n = buf ? fread(buf, 1, CKPT_MAX + 1, f) : 0;
     fclose(f);
+    if (!buf)
+        return -1;
+    if (n > CKPT_MAX) {
+        free(buf);
+        return -2;
+    }
     buf[n] = '\0';
     while (n && isspace((unsigned char)buf[n - 1]))
         buf[--n] = '\0';
-    if (parse_u64(buf, seq))
-        return -2;
-    *found = true;
+    *text = buf;
     return 0;
 }
 
-static int checkpoint_write(const char *path, uint64_t seq)
+static int checkpoint_write(const char *path, const char *text)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return -1;
-    char buf[32];
-    int n = snprintf(buf, sizeof buf, "%" PRIu64 "\n", seq);
-    int rc = write(fd, buf, (size_t)n) == n && fsync(fd) == 0 ? 0 : -1;
+    size_t n = strlen(text);
+    int rc = write(fd, text, n) == (ssize_t)n && write(fd, "\n", 1) == 1 && fsync(fd) == 0 ? 0 : -1;
     if (close(fd) != 0)
         rc = -1;
     if (!rc)
@@ -105,9 +111,9 @@ static int print_bulk(cli *c, const ddb_table_desc *d, const char *index, const 
     if (!del && !r->new_image) {
         sb_free(&id);
         return cli_failf(c,
-                         "record %" PRIu64 " has no NewImage (the stream's view type is %s): --opensearch-bulk "
+                         "record %s has no NewImage (the stream's view type is %s): --opensearch-bulk "
                          "needs NEW_IMAGE or NEW_AND_OLD_IMAGES",
-                         r->seq, ddb_stream_view_name(r->view));
+                         r->sequence_number, ddb_stream_view_name(r->view));
     }
     sb_printf(&out, "{\"%s\":{\"_index\":", del ? "delete" : "index");
     sb_json_string(&out, index, strlen(index));
@@ -148,6 +154,19 @@ static int parse_from(cli *c, const char *s, ddb_stream_position *pos, uint64_t 
     return 0;
 }
 
+static int write_checkpoint(cli *c, const ddb_stream_iter *it, const char *path)
+{
+    char *text = malloc(CKPT_MAX);
+    ddb_error e = {0};
+    if (!text)
+        return cli_failf(c, "out of memory");
+    int rc = ddb_stream_iter_checkpoint(it, text, CKPT_MAX, &e) ? cli_fail(c, &e, NULL) : 0;
+    if (!rc && checkpoint_write(path, text))
+        rc = cli_failf(c, "cannot write the checkpoint %s: %s", path, strerror(errno));
+    free(text);
+    return rc;
+}
+
 int cmd_stream(cli *c)
 {
     const char *table = c->o.pos[0], *ckpt = opt_get(c, "checkpoint");
@@ -162,13 +181,11 @@ int cmd_stream(cli *c)
         return usage_error(c, "--limit takes a positive whole number");
     if (opt_get(c, "index") && !bulk)
         return usage_error(c, "--index names the OpenSearch index: it goes with --opensearch-bulk");
+    char *resume = NULL;
     if (ckpt) {
-        bool found;
-        int r = checkpoint_read(ckpt, &seq, &found);
+        int r = checkpoint_read(ckpt, &resume);
         if (r)
-            return cli_failf(c, "checkpoint %s: %s", ckpt, r == -2 ? "not a sequence number" : strerror(errno));
-        if (found)
-            pos = DDB_STREAM_AFTER_SEQUENCE;
+            return cli_failf(c, "checkpoint %s: %s", ckpt, r == -2 ? "longer than 1 MiB" : strerror(errno));
     }
     if (cli_open(c))
         return 1;
@@ -184,8 +201,11 @@ int cmd_stream(cli *c)
     }
     ddb_stream_iter *it = NULL;
     ddb_error e = {0};
-    if (!rc && ddb_stream_iter_open(c->db, table, pos, seq, &it, &e))
-        rc = trimmed_hint(c, cli_fail(c, &e, NULL), &e);
+    if (!rc && (resume ? ddb_stream_iter_resume(c->db, table, resume, &it, &e)
+                       : ddb_stream_iter_open(c->db, table, pos, seq, &it, &e)))
+        rc = trimmed_hint(c, resume && e.code == DDB_EINVAL ? cli_failf(c, "checkpoint %s: %s", ckpt, e.message)
+                                                            : cli_fail(c, &e, NULL), &e);
+    free(resume);
     if (!rc && follow) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -214,10 +234,8 @@ int cmd_stream(cli *c)
             rc = cli_failf(c, "cannot write the output: %s", strerror(errno));
             break;
         }
-        if (n && ckpt && checkpoint_write(ckpt, ddb_stream_iter_position(it))) {
-            rc = cli_failf(c, "cannot write the checkpoint %s: %s", ckpt, strerror(errno));
+        if (n && ckpt && (rc = write_checkpoint(c, it, ckpt)))
             break;
-        }
         if (limit && printed >= limit)
             break;
         if (n == 0) {

@@ -99,8 +99,9 @@ static json_t *image(const ddb_item *it)
 
 json_t *stream_record_shape(const ddb_stream_record *r)
 {
-    char seq[32];
-    snprintf(seq, sizeof seq, "%" PRIu64, r->seq);
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, r->seq);
+    const char *seq = r->sequence_number ? r->sequence_number : num; /* DynamoDB's exceed 64 bits */
     json_t *d = json_object();
     json_object_set_new(d, "ApproximateCreationDateTime", json_integer((json_int_t)(r->created_ms / 1000)));
     json_object_set_new(d, "Keys", image(r->keys));

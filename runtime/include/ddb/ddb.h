@@ -713,6 +713,10 @@ typedef struct ddb_stream_record {
     const ddb_item *keys;      /* Keys: the table's key attributes */
     const ddb_item *old_image; /* OldImage (OLD_IMAGE, NEW_AND_OLD_IMAGES; MODIFY, REMOVE); else NULL */
     const ddb_item *new_image; /* NewImage (NEW_IMAGE, NEW_AND_OLD_IMAGES; INSERT, MODIFY); else NULL */
+    /* SequenceNumber as text: the decimal of seq on the embedded engine,
+     * the service's own on a remote handle (DynamoDB's exceed 64 bits, seq
+     * is 0 for those) */
+    const char *sequence_number;
 } ddb_stream_record;
 
 #define DDB_USER_IDENTITY_TYPE "Service"
@@ -762,6 +766,20 @@ int ddb_stream_read(ddb_stream_iter *it, size_t max, ddb_arena *a, ddb_stream_re
  * iterator started after): what a consumer checkpoints. */
 uint64_t ddb_stream_iter_position(const ddb_stream_iter *it);
 void ddb_stream_iter_close(ddb_stream_iter *it);
+/* The iterator's position as text, to keep and give to
+ * ddb_stream_iter_resume() (records after it).  The embedded engine's is
+ * the decimal sequence number (ddb_stream_iter_position); a remote
+ * iterator's names each DynamoDB Streams shard it is reading with its last
+ * sequence number (DynamoDB's do not fit in 64 bits, and a table's stream
+ * may have many shards): about 110 bytes per shard.  NUL-terminated into
+ * buf[0..cap); DDB_ELIMIT (buf "") when cap is too small, the message
+ * saying how many bytes it needs. */
+int ddb_stream_iter_checkpoint(const ddb_stream_iter *it, char *buf, size_t cap, ddb_error *err);
+/* Open an iterator after a checkpoint of ddb_stream_iter_checkpoint() (or a
+ * decimal sequence number: the same as DDB_STREAM_AFTER_SEQUENCE).  Errors
+ * as ddb_stream_iter_open(); DDB_EINVAL for text that is no checkpoint. */
+int ddb_stream_iter_resume(ddb *db, const char *table, const char *checkpoint, ddb_stream_iter **out,
+                           ddb_error *err);
 
 /* Trim records older than the retention period now (writes also trim a
  * few as they go, and the sweep thread calls this).  trimmed may be NULL. */

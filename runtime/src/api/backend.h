@@ -24,6 +24,8 @@ typedef struct ddbi_stream_iter_ops {
     int (*read)(void *it, size_t max, ddb_arena *a, ddb_stream_record *recs, size_t *n, ddb_error *err);
     uint64_t (*position)(const void *it);
     void (*close)(void *it);
+    /* ddb_stream_iter_checkpoint; NULL: the decimal of position() */
+    int (*checkpoint)(const void *it, char *buf, size_t cap, ddb_error *err);
 } ddbi_stream_iter_ops;
 
 typedef struct ddbi_backend_ops {
@@ -80,6 +82,10 @@ typedef struct ddbi_backend_ops {
     /* *it gets the backend's iterator, *iops its operations */
     int (*stream_iter_open)(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
                             const ddbi_stream_iter_ops **iops, void **it, ddb_error *err);
+    /* ddb_stream_iter_resume of a checkpoint that is not a decimal sequence
+     * number (those are opened AFTER_SEQUENCE); NULL: DDB_EINVAL */
+    int (*stream_iter_resume)(void *impl, const char *table, const char *checkpoint,
+                              const ddbi_stream_iter_ops **iops, void **it, ddb_error *err);
     int (*stream_check)(void *impl, const char *table, ddb_check_report *report, ddb_error *err);
 
     /* administration and reports */

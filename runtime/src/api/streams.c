@@ -5,6 +5,9 @@
 #include "api/api.h"
 #include "core/error.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +73,24 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
     return db->ops->stream_check(db->impl, table, report, err);
 }
 
+/* A public iterator around the backend's, opened by open (the backend's
+ * stream_iter_open or stream_iter_resume through the arguments). */
+static int wrap_iter(ddb *db, const char *table, ddb_stream_position from, uint64_t seq, const char *checkpoint,
+                     ddb_stream_iter **out, ddb_error *err)
+{
+    ddb_stream_iter *it = calloc(1, sizeof *it);
+    if (!it)
+        return ddbi_fail_oom(err, __func__);
+    int rc = checkpoint ? db->ops->stream_iter_resume(db->impl, table, checkpoint, &it->ops, &it->impl, err)
+                        : db->ops->stream_iter_open(db->impl, table, from, seq, &it->ops, &it->impl, err);
+    if (rc) {
+        free(it);
+        return rc;
+    }
+    *out = it;
+    return DDB_OK;
+}
+
 int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, uint64_t seq,
                          ddb_stream_iter **out, ddb_error *err)
 {
@@ -79,15 +100,51 @@ int ddb_stream_iter_open(ddb *db, const char *table, ddb_stream_position from, u
         return ddbi_api_notsup(db, "ddb_stream_iter_open", err);
     if (!db || !table || !out)
         return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: db, table and out are required");
-    ddb_stream_iter *it = calloc(1, sizeof *it);
-    if (!it)
-        return ddbi_fail_oom(err, __func__);
-    int rc = db->ops->stream_iter_open(db->impl, table, from, seq, &it->ops, &it->impl, err);
-    if (rc) {
-        free(it);
-        return rc;
+    return wrap_iter(db, table, from, seq, NULL, out, err);
+}
+
+/* checkpoint as a decimal sequence number (1 to 20 digits, fits in 64 bits). */
+static bool decimal_seq(const char *checkpoint, uint64_t *seq)
+{
+    size_t n = strspn(checkpoint, "0123456789");
+    if (!n || n > 20 || checkpoint[n])
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(checkpoint, NULL, 10);
+    *seq = v;
+    return errno == 0;
+}
+
+int ddb_stream_iter_resume(ddb *db, const char *table, const char *checkpoint, ddb_stream_iter **out,
+                           ddb_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (db && !db->ops->stream_iter_open)
+        return ddbi_api_notsup(db, "ddb_stream_iter_resume", err);
+    if (!db || !table || !checkpoint || !out)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_resume: db, table, checkpoint and out are required");
+    uint64_t seq;
+    if (decimal_seq(checkpoint, &seq))
+        return wrap_iter(db, table, DDB_STREAM_AFTER_SEQUENCE, seq, NULL, out, err);
+    if (!db->ops->stream_iter_resume)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_resume: \"%.60s\" is not a checkpoint of the %s backend "
+                         "(a sequence number)", checkpoint, db->ops->name);
+    return wrap_iter(db, table, 0, 0, checkpoint, out, err);
+}
+
+int ddb_stream_iter_checkpoint(const ddb_stream_iter *it, char *buf, size_t cap, ddb_error *err)
+{
+    if (!it || !buf || !cap)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_checkpoint: iterator and a buffer are required");
+    if (it->ops->checkpoint)
+        return it->ops->checkpoint(it->impl, buf, cap, err);
+    int n = snprintf(buf, cap, "%" PRIu64, it->ops->position(it->impl));
+    if ((size_t)n >= cap) {
+        buf[0] = '\0';
+        return ddbi_fail(err, DDB_ELIMIT, "ddb_stream_iter_checkpoint: the checkpoint needs %d bytes, the buffer "
+                         "has %zu", n + 1, cap);
     }
-    *out = it;
     return DDB_OK;
 }
 

@@ -31,4 +31,5 @@ const ddbi_backend_ops ddbi_remote_ops = {
     .stream_trim = ddbi_remote_stream_trim,
     .stream_describe = ddbi_remote_stream_describe,
     .stream_iter_open = ddbi_remote_stream_iter_open,
+    .stream_iter_resume = ddbi_remote_stream_iter_resume,
 };

@@ -361,7 +361,164 @@ static void rs_close(void *vit)
     free(it);
 }
 
-static const ddbi_stream_iter_ops rs_ops = {rs_read, rs_position, rs_close};
+/* ---- Checkpoints ---------------------------------------------------------------------------- */
+
+/* "ddb-streams-1" then ";ENTRY" per shard:
+ *   ID>SEQ  read up to SEQ (records after it next)
+ *   ID@SEQ  nothing read, opened AT_SEQUENCE SEQ
+ *   ID=     nothing read, from the shard's first record
+ *   ID!     read to its end, with no child known yet
+ * Shards not named are the named ones' ancestors (done) or descendants
+ * (after them), or new (from their start).  ShardIds hold [A-Za-z0-9_.-]. */
+#define CKPT_HEAD "ddb-streams-1"
+
+static bool has_child(const rs_iter *it, const char *id)
+{
+    for (size_t i = 0; i < it->n; i++)
+        if (strcmp(it->c[i].s.parent, id) == 0)
+            return true;
+    return false;
+}
+
+static int rs_checkpoint(const void *vit, char *buf, size_t cap, ddb_error *err)
+{
+    const rs_iter *it = vit;
+    size_t need = sizeof CKPT_HEAD;
+    /* two passes: measure, then write (when it fits) */
+    for (int write = 0; write < 2; write++) {
+        size_t off = write ? (size_t)snprintf(buf, cap, "%s", CKPT_HEAD) : need;
+        for (size_t i = 0; i < it->n; i++) {
+            const rs_cursor *c = &it->c[i];
+            char tag = 0;
+            const char *seq = "";
+            if (c->state == RS_DONE && !has_child(it, c->s.id))
+                tag = '!';
+            else if (c->state == RS_READY && c->last[0])
+                tag = '>', seq = c->last;
+            else if (c->state == RS_READY && c->from == DDB_STREAM_AT_SEQUENCE)
+                tag = '@', seq = c->from_seq;
+            else if (c->state == RS_READY && c->from == DDB_STREAM_AFTER_SEQUENCE)
+                tag = '>', seq = c->from_seq;
+            else if (c->state == RS_READY)
+                tag = '=';
+            if (!tag)
+                continue;
+            size_t len = 1 + strlen(c->s.id) + 1 + strlen(seq);
+            if (write)
+                snprintf(buf + off, cap - off, ";%s%c%s", c->s.id, tag, seq);
+            off += len;
+        }
+        if (!write) {
+            need = off;
+            if (need > cap) {
+                buf[0] = '\0';
+                return ddbi_fail(err, DDB_ELIMIT, "ddb_stream_iter_checkpoint: the checkpoint of %zu shards needs %zu "
+                                 "bytes, the buffer has %zu", it->n, need, cap);
+            }
+        }
+    }
+    return DDB_OK;
+}
+
+static const ddbi_stream_iter_ops rs_ops = {rs_read, rs_position, rs_close, rs_checkpoint};
+
+/* A new iterator over table's newest stream with its shards listed (state
+ * RS_WAIT, to be placed).  On failure *out is NULL. */
+static int iter_start(ddb_remote *r, const char *table, rs_iter **out, ddb_error *err)
+{
+    *out = NULL;
+    rs_iter *it = calloc(1, sizeof *it);
+    if (!it || !(it->table = strdup(table))) {
+        free(it);
+        return ddbi_fail_oom(err, __func__);
+    }
+    it->r = r;
+    int rc = find_stream(r, table, it->arn, err);
+    if (!rc)
+        rc = list_shards(it, err);
+    if (rc)
+        rs_close(it);
+    else
+        *out = it;
+    return rc;
+}
+
+/* Hand the placed iterator out, or free it when rc says so. */
+static int iter_finish(rs_iter *it, int rc, const ddbi_stream_iter_ops **iops, void **out)
+{
+    if (rc) {
+        rs_close(it);
+        return rc;
+    }
+    *iops = &rs_ops;
+    *out = it;
+    return DDB_OK;
+}
+
+/* Mark the shard of one checkpoint entry "ID<tag>SEQ" (len bytes). */
+static int resume_entry(rs_iter *it, const char *e, size_t len, ddb_error *err)
+{
+    size_t idl = strcspn(e, ">@=!");
+    if (!idl || idl > RS_SHARD_ID_MAX || idl >= len)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_resume: \"%.*s\" is not a shard entry of a checkpoint",
+                         (int)(len < 80 ? len : 80), e);
+    char id[RS_SHARD_ID_MAX + 1], seq[RS_SEQ_MAX + 1] = "";
+    memcpy(id, e, idl);
+    id[idl] = '\0';
+    char tag = e[idl];
+    size_t sl = len - idl - 1;
+    bool wants_seq = tag == '>' || tag == '@';
+    if (sl > RS_SEQ_MAX || (wants_seq != (sl > 0)))
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_resume: shard %s: bad position \"%.*s\"", id,
+                         (int)(sl < 48 ? sl : 48), e + idl + 1);
+    memcpy(seq, e + idl + 1, sl);
+    seq[sl] = '\0';
+    if (wants_seq && !ddbi_rs_seq_ok(seq))
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_resume: shard %s: \"%s\" is not a sequence number", id,
+                         seq);
+    ssize_t i = find_shard(it, id);
+    if (i < 0 && tag == '!')
+        return DDB_OK; /* read to its end and trimmed since */
+    if (i < 0)
+        return ddbi_fail(err, DDB_ETRIMMED, "stream of table %s: shard %s of the checkpoint is no longer in the stream "
+                         "(trimmed after 24 hours): records after the checkpoint are lost", it->table, id);
+    rs_cursor *c = &it->c[i];
+    c->state = tag == '!' ? RS_DONE : RS_READY;
+    c->from = tag == '@' ? DDB_STREAM_AT_SEQUENCE : DDB_STREAM_TRIM_HORIZON;
+    snprintf(tag == '>' ? c->last : c->from_seq, RS_SEQ_MAX + 1, "%s", seq);
+    if (tag == '>' && ddbi_rs_seq_u64(seq))
+        it->pos = ddbi_rs_seq_u64(seq);
+    /* what came before it is read */
+    for (ssize_t p = find_shard(it, c->s.parent); p >= 0 && it->c[p].state != RS_DONE;
+         p = find_shard(it, it->c[p].s.parent))
+        it->c[p].state = RS_DONE;
+    return DDB_OK;
+}
+
+int ddbi_remote_stream_iter_resume(void *impl, const char *table, const char *checkpoint,
+                                   const ddbi_stream_iter_ops **iops, void **out, ddb_error *err)
+{
+    size_t hl = strlen(CKPT_HEAD);
+    if (strncmp(checkpoint, CKPT_HEAD, hl) || (checkpoint[hl] && checkpoint[hl] != ';'))
+        return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_resume: \"%.60s\" is not a checkpoint (a sequence "
+                         "number, or text starting " CKPT_HEAD ")", checkpoint);
+    rs_iter *it;
+    int rc = iter_start(impl, table, &it, err);
+    /* every shard waits for its lineage unless an entry says otherwise */
+    for (const char *e = checkpoint + hl; !rc && *e == ';';) {
+        e++;
+        size_t len = strcspn(e, ";");
+        rc = resume_entry(it, e, len, err);
+        e += len;
+    }
+    if (!rc)
+        settle(it);
+    /* positions given are checked now (a trimmed one fails here, as at open) */
+    for (size_t i = 0; !rc && i < it->n; i++)
+        if (it->c[i].state == RS_READY && (it->c[i].last[0] || it->c[i].from_seq[0]))
+            rc = acquire(it, &it->c[i], err);
+    return iter_finish(it, rc, iops, out);
+}
 
 /* The shard holding sequence number seq; else the earliest root shard when
  * seq precedes it (the service then says whether records were trimmed). */
@@ -429,24 +586,11 @@ int ddbi_remote_stream_iter_open(void *impl, const char *table, ddb_stream_posit
         return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: unknown position %d", (int)from);
     if (from == DDB_STREAM_AT_SEQUENCE && seq == 0)
         return ddbi_fail(err, DDB_EINVAL, "ddb_stream_iter_open: AT_SEQUENCE needs a sequence number (1 or more)");
-    rs_iter *it = calloc(1, sizeof *it);
-    if (!it || !(it->table = strdup(table))) {
-        free(it);
-        return ddbi_fail_oom(err, __func__);
-    }
-    it->r = impl;
-    int rc = find_stream(it->r, table, it->arn, err);
-    if (!rc)
-        rc = list_shards(it, err);
+    rs_iter *it;
+    int rc = iter_start(impl, table, &it, err);
     if (!rc)
         rc = place(it, from, seq, err);
-    if (rc) {
-        rs_close(it);
-        return rc;
-    }
-    *iops = &rs_ops;
-    *out = it;
-    return DDB_OK;
+    return iter_finish(it, rc, iops, out);
 }
 
 /* ---- DescribeStream --------------------------------------------------------------------------- */

@@ -68,5 +68,7 @@ uint64_t ddbi_rs_seq_u64(const char *s);
 int ddbi_remote_stream_describe(void *impl, const char *table, ddb_stream_desc *out, ddb_error *err);
 int ddbi_remote_stream_iter_open(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
                                  const ddbi_stream_iter_ops **iops, void **it, ddb_error *err);
+int ddbi_remote_stream_iter_resume(void *impl, const char *table, const char *checkpoint,
+                                   const ddbi_stream_iter_ops **iops, void **it, ddb_error *err);
 
 #endif

@@ -241,6 +241,8 @@ static int record_of(const char *op, const json_t *r, size_t i, ddb_arena *a, dd
     if (hv < 0 || (hv > 0 && view_of(op, view, &out->view, err)))
         return DDB_ENET; /* absent: the stream's (DescribeStream), filled by the caller */
     out->seq = ddbi_rs_seq_u64(seq);
+    if (!(out->sequence_number = ddb_arena_strdup(a, seq)))
+        return ddbi_fail_oom(err, op);
     const json_t *size = json_object_get(d, "SizeBytes"), *t = json_object_get(d, "ApproximateCreationDateTime");
     if (size && (!json_is_integer(size) || json_integer_value(size) < 0))
         return ddbi_remote_bad(err, op, "Records[%zu].dynamodb.SizeBytes is not a non-negative integer", i);
@@ -260,10 +262,13 @@ static int record_of(const char *op, const json_t *r, size_t i, ddb_arena *a, dd
         rc = image(op, d, "OldImage", i, a, &out->old_image, err);
     if (rc)
         return rc;
-    /* TTL deletions: userIdentity {"type": "Service", "principalId": "dynamodb.amazonaws.com"} */
+    /* TTL deletions: userIdentity {"Type": "Service", "PrincipalId":
+     * "dynamodb.amazonaws.com"} (API_streams_Identity; Lambda's event
+     * format spells them type and principalId) */
     const json_t *u = json_object_get(r, "userIdentity");
-    const char *ut = json_string_value(json_object_get(u, "type"));
-    const char *up = json_string_value(json_object_get(u, "principalId"));
+    const json_t *jt = json_object_get(u, "Type"), *jp = json_object_get(u, "PrincipalId");
+    const char *ut = json_string_value(jt ? jt : json_object_get(u, "type"));
+    const char *up = json_string_value(jp ? jp : json_object_get(u, "principalId"));
     out->by_ttl = ut && up && strcmp(ut, DDB_USER_IDENTITY_TYPE) == 0 && strcmp(up, DDB_USER_IDENTITY_PRINCIPAL) == 0;
     return DDB_OK;
 }

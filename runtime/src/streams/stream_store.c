@@ -306,6 +306,10 @@ int ddbi_stream_decode(const char *table, uint64_t seq, const uint8_t *p, size_t
     rec->keys = keys;
     rec->old_image = old;
     rec->new_image = nw;
+    char text[24];
+    snprintf(text, sizeof text, "%" PRIu64, seq);
+    if (!rc && !(rec->sequence_number = ddb_arena_strdup(a, text)))
+        rc = ddbi_fail_oom(err, __func__);
     return rc;
 }
 
@@ -366,7 +370,7 @@ static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *re
 static uint64_t iter_position(const void *impl);
 static void iter_close(void *impl);
 
-static const ddbi_stream_iter_ops iter_ops = {iter_read, iter_position, iter_close};
+static const ddbi_stream_iter_ops iter_ops = {iter_read, iter_position, iter_close, NULL};
 
 int ddbi_streams_stream_iter_open(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
                                   const ddbi_stream_iter_ops **iops, void **out, ddb_error *err)
