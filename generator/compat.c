@@ -187,6 +187,25 @@ static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fie
     }
 }
 
+/* DDB_WRITE_SHARDS added, removed or changed: every stored item sits in
+ * the partition its old suffix (or none) names. */
+static void compare_write_shards(C *c, const json_t *ok, const json_t *nk, const char *name)
+{
+    const json_t *ow = json_object_get(ok, "write_shards"), *nw = json_object_get(nk, "write_shards");
+    long long on = ow ? ddbgen_jint(ow, "count", 0) : 1, nn = nw ? ddbgen_jint(nw, "count", 0) : 1;
+    const char *oby = ow ? S(ow, "by") : "", *nby = nw ? S(nw, "by") : "";
+    if (on == nn && same(oby, nby))
+        return;
+    char was[64], now[64];
+    snprintf(was, sizeof was, on > 1 ? "%lld write shards (%s)" : "no write shards", on, oby);
+    snprintf(now, sizeof now, nn > 1 ? "%lld write shards (%s)" : "no write shards", nn, nby);
+    breaking(c, nw ? LOC(nw) : LOC(nk),
+             "the partition key of '%s' on index '%s' had %s and now has %s; items written before are "
+             "in the partitions the old layout picked and would not be found: migrate them (read "
+             "each item under the old schema and put it again under the new one)",
+             name, S(nk, "index"), was, now);
+}
+
 static void compare_keys(C *c, const json_t *oe, const json_t *ne, const char *name)
 {
     size_t i;
@@ -220,6 +239,7 @@ static void compare_keys(C *c, const json_t *oe, const json_t *ne, const char *n
             ddbgen_buf_free(&a);
             ddbgen_buf_free(&b);
         }
+        compare_write_shards(c, ok, nk, name);
     }
     json_array_foreach(json_object_get(ne, "keys"), i, nk) {
         if (!ddbgen_jfind(json_object_get(oe, "keys"), "index", S(nk, "index")))

@@ -109,6 +109,7 @@ static const char *deco_macro(const char *kind)
         const char *kind, *macro;
     } names[] = {{"entity", "DDB_ENTITY"}, {"key", "DDB_KEY"},
                  {"collection", "DDB_COLLECTION"}, {"shard_suffix", "DDB_SHARD_SUFFIX"},
+                 {"write_shards", "DDB_WRITE_SHARDS"}, {"heat_ok", "DDB_HEAT_OK"},
                  {"attr", "DDB_ATTR"}, {"shard", "DDB_SHARD"},
                  {"derived", "DDB_DERIVED"}, {"uuid", "DDB_UUID"},
                  {"auto_id", "DDB_AUTO_ID"}, {"version", "DDB_VERSION"},
@@ -301,6 +302,44 @@ static int check_nargs(fe *f, const deco *d, size_t min, size_t max, const char 
     return 0;
 }
 
+/* DDB_WRITE_SHARDS and DDB_HEAT_OK: an option of the entity's DDB_KEY for
+ * the index they name ("write_shards" / "heat_ok" of that key object). */
+static void key_option(fe *f, const deco *d, json_t *keys, const char *entity)
+{
+    int shards = !strcmp(d->kind, "write_shards");
+    if (!shards && strcmp(d->kind, "heat_ok") != 0)
+        return;
+    if (shards ? !check_nargs(f, d, 3, 3, "the index name, the shard count and \"hash\" or \"random\": "
+                                          "DDB_WRITE_SHARDS(\"table\", 8, \"hash\")")
+               : !check_nargs(f, d, 2, 2, "the index name and why its few partition key values are "
+                                          "enough: DDB_HEAT_OK(\"table\", \"a few writes a day\")"))
+        return;
+    const char *what = shards ? "write_shards" : "heat_ok";
+    json_t *k = ddbgen_jfind(keys, "index", d->args[0]);
+    if (!k) {
+        err(f, d->arg_locs[0], "%s names index '%s', but '%s' has no DDB_KEY(\"%s\", ...)",
+            deco_macro(d->kind), d->args[0], entity, d->args[0]);
+        return;
+    }
+    if (json_object_get(k, what)) {
+        err(f, d->loc, "duplicate %s for index '%s' on '%s'", deco_macro(d->kind), d->args[0], entity);
+        return;
+    }
+    if (!shards) {
+        json_object_set_new(k, what, json_pack("{s:s, s:O}", "reason", d->args[1], "loc", d->loc));
+        return;
+    }
+    char *end = NULL;
+    long n = strtol(d->args[1], &end, 10);
+    if (!d->args[1][0] || *end || n < 0 || n > 1000000) {
+        err(f, d->arg_locs[1], "DDB_WRITE_SHARDS needs a shard count (a whole number), not '%s'",
+            d->args[1]);
+        return;
+    }
+    json_object_set_new(k, what, json_pack("{s:I, s:s, s:O, s:O}", "count", (json_int_t)n, "by",
+                                           d->args[2], "loc", d->loc, "count_loc", d->arg_locs[1]));
+}
+
 /* ---- C types ----------------------------------------------------------- */
 
 static int is_anonymous_spelling(const char *s)
@@ -359,6 +398,15 @@ static char *type_spelling(CXType t)
 static const char *describe_struct(fe *f, CXCursor decl, CXType t, const json_t *use_loc,
                                    const char *what);
 
+/* Counts the enumerators of an enum declaration (a few values make a hot key). */
+static enum CXChildVisitResult count_enumerators(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    if (clang_getCursorKind(c) == CXCursor_EnumConstantDecl)
+        (*(unsigned *)data)++;
+    return CXChildVisit_Continue;
+}
+
 /* The model's type members for C type t (type, ctype and the per-type
  * extras), or NULL after reporting why t cannot be stored.  `what` names
  * the field in messages.  Pointers other than char * are lists and are
@@ -390,10 +438,13 @@ static json_t *describe_value(fe *f, CXType t, const json_t *loc, const char *wh
             free(ctype);
             ctype = type_spelling(it);
         }
-        if (num)
+        if (num) {
             o = json_pack("{s:s, s:s, s:s, s:b}", "type", "N", "ctype", ctype, "num", num,
                           "optional", 0);
-        else
+            unsigned n_values = 0;
+            clang_visitChildren(decl, count_enumerators, &n_values);
+            json_object_set_new(o, "enum_values", json_integer(n_values));
+        } else
             err(f, loc, "%s has an enum type whose integer type is not supported", what);
     } else if ((num = num_kind(ct)) != NULL) {
         o = json_pack("{s:s, s:s, s:s, s:b}", "type", "N", "ctype", ctype, "num", num, "optional",
@@ -482,7 +533,7 @@ static void apply_field_decos(fe *f, json_t *field, const decos *ds, const char 
             continue;
         }
         if (!strcmp(k, "entity") || !strcmp(k, "key") || !strcmp(k, "collection") ||
-            !strcmp(k, "shard_suffix")) {
+            !strcmp(k, "shard_suffix") || !strcmp(k, "write_shards") || !strcmp(k, "heat_ok")) {
             err(f, d->loc, "%s belongs between 'struct' and the struct's name, not on field '%s'",
                 macro, fname);
             continue;
@@ -920,6 +971,8 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
                 json_object_set_new(e, "shard_suffix", json_string(d->args[0]));
                 json_object_set(e, "shard_suffix_loc", d->arg_locs[0]);
             }
+        } else if (!strcmp(d->kind, "write_shards") || !strcmp(d->kind, "heat_ok")) {
+            continue; /* attached to their keys below, once every DDB_KEY is read */
         } else if (deco_macro(d->kind)) {
             err(f, d->loc, "%s is a field decorator; write it after a field's name, before the ';'",
                 deco_macro(d->kind));
@@ -927,6 +980,8 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
             err(f, d->loc, "unknown decorator 'ddb:%s' on struct '%s'", d->kind, cname);
         }
     }
+    for (size_t i = 0; i < ds->count; i++)
+        key_option(f, &ds->items[i], json_object_get(e, "keys"), ent->args[1]);
     field_opts fo = {1, 0, cname};
     json_t *invalid = json_object();
     describe_fields(f, decl, json_object_get(e, "fields"), invalid, &fo);

@@ -59,6 +59,7 @@ static const spec field_spec[] = {{"name", K_STR, 1, NULL},
                                   {"optional", K_BOOL, 1, NULL},
                                   {"max_len", K_INT, 0, NULL},
                                   {"num", K_STR, 0, NULL},
+                                  {"enum_values", K_INT, 0, NULL},
                                   {"struct", K_STR, 0, NULL},
                                   {"count_field", K_STR, 0, NULL},
                                   {"item", K_OBJ, 0, item_spec},
@@ -73,8 +74,14 @@ static const spec field_spec[] = {{"name", K_STR, 1, NULL},
 static const spec struct_spec[] = {{"cname", K_STR, 1, NULL}, {"ctype", K_STR, 1, NULL},
                                    {"loc", K_OBJ, 1, loc_spec}, {"fields", K_ARR_OBJ, 1, field_spec},
                                    END};
+static const spec write_shards_spec[] = {{"count", K_INT, 1, NULL}, {"by", K_STR, 1, NULL},
+                                         {"loc", K_OBJ, 1, loc_spec}, {"count_loc", K_OBJ, 0, loc_spec},
+                                         END};
+static const spec heat_ok_spec[] = {{"reason", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec}, END};
 static const spec key_spec[] = {{"index", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec},
-                                {"pk", K_OBJ, 1, tmpl_spec}, {"sk", K_OBJ, 0, tmpl_spec}, END};
+                                {"pk", K_OBJ, 1, tmpl_spec}, {"sk", K_OBJ, 0, tmpl_spec},
+                                {"write_shards", K_OBJ, 0, write_shards_spec},
+                                {"heat_ok", K_OBJ, 0, heat_ok_spec}, END};
 static const spec coll_spec[] = {{"name", K_STR, 1, NULL}, {"index", K_STR, 1, NULL},
                                  {"loc", K_OBJ, 1, loc_spec}, END};
 static const spec entity_spec[] = {{"name", K_STR, 1, NULL},

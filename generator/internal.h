@@ -30,6 +30,10 @@ int ddbgen__load_json(ddbgen_context *cx, json_t *doc, const char *name, json_t 
  * problem in d. */
 int ddbgen__validate(const json_t *model, ddbgen_diags *d);
 
+/* heat.c: warnings about partition keys that can take only few values
+ * (model: the checked private copy of validate.c, templates resolved). */
+void ddbgen__heat(const json_t *model, ddbgen_diags *d);
+
 /* collision.c: 1 when primary keys ka and kb (resolved key objects) can
  * render the same PK and SK; sfx_a/sfx_b are appended to the sort keys
  * (a shard item's suffix, or ""). */

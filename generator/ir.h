@@ -161,6 +161,9 @@ typedef struct ddbgen_ir_key {
     bool has_sk;
     ddbgen_ir_template sk;
     const ddbgen_ir_shard *shard; /* sharded entity, secondary key: the shard item carrying it */
+    unsigned write_shards;        /* DDB_WRITE_SHARDS count (also on keys sharing its partition
+                                     key attribute, e.g. an LSI); 0 = not write-sharded */
+    bool shards_random;           /* "random" rather than "hash" of the primary key */
 } ddbgen_ir_key;
 
 /* A field a caller passes to address an item: a hole of a key template. */

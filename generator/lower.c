@@ -408,6 +408,27 @@ static void mark_key_fields(ddbgen_ir_entity *e, const ddbgen_ir_template *t)
             e->fields[t->segs[i].path[0]].key = true;
 }
 
+/* DDB_WRITE_SHARDS of each key; a key writing the same partition key
+ * attribute (an LSI writes the table's) gets the same shards, or the two
+ * would store different values in one attribute. */
+static void lower_write_shards(const json_t *keys, size_t primary, ddbgen_ir_entity *e)
+{
+    size_t n = json_array_size(keys);
+    for (size_t j = 0; j < n; j++) {
+        const json_t *ws = json_object_get(json_array_get(keys, j), "write_shards");
+        if (!ws)
+            continue;
+        ddbgen_ir_key *k = &e->keys[j == primary ? 0 : j < primary ? j + 1 : j];
+        for (size_t i = 0; i < n; i++) {
+            ddbgen_ir_key *o = &e->keys[i];
+            if (o == k || is(o->index->pk.attr, k->index->pk.attr)) {
+                o->write_shards = (unsigned)ddbgen_jint(ws, "count", 0);
+                o->shards_random = is(ddbgen_jstr(ws, "by"), "random");
+            }
+        }
+    }
+}
+
 /* The keys with the primary key first (decl_no keeps the declared order),
  * and the fields the primary key uses. */
 static void lower_keys(lw *w, const json_t *je, ddbgen_ir_entity *e)
@@ -438,6 +459,7 @@ static void lower_keys(lw *w, const json_t *je, ddbgen_ir_entity *e)
         }
     }
     e->n_keys = n;
+    lower_write_shards(keys, primary, e);
     mark_key_fields(e, &e->keys[0].pk);
     if (e->keys[0].has_sk)
         mark_key_fields(e, &e->keys[0].sk);

@@ -418,6 +418,41 @@ static json_t *key_ctx(const char *label, const ddbgen_ir_key *k, const char *pr
     return o;
 }
 
+/* The ddb_write_shards of each write-sharded key (DDB_WRITE_SHARDS): keys
+ * gain has_ws and ws_id; the primary key's templates, which the hash reads,
+ * get a ddb_template of their own. */
+static json_t *write_shards_ctx(const ddbgen_ir_entity *e, const char *prefix, json_t *keys, json_t *templates)
+{
+    json_t *out = json_array();
+    const ddbgen_ir_key *p = &e->keys[0];
+    for (size_t i = 0; i < e->n_keys; i++) {
+        const ddbgen_ir_key *k = &e->keys[i];
+        if (!k->write_shards)
+            continue;
+        json_t *w = json_object(), *kc = json_array_get(keys, i);
+        json_t *id = fmt("%s_k%zu_ws", prefix, k->decl_no);
+        set(kc, "has_ws", json_true());
+        set(kc, "ws_id", json_incref(id));
+        set(w, "id", id);
+        set(w, "count", count(k->write_shards));
+        set(w, "by", json_string(k->shards_random ? "DDB_WS_RANDOM" : "DDB_WS_HASH"));
+        set(w, "hash_pk", fmt("&%s_k%zu_pk", prefix, p->decl_no));
+        set(w, "hash_sk", p->has_sk ? fmt("&%s_k%zu_sk", prefix, p->decl_no) : json_string("NULL"));
+        json_array_append_new(out, w);
+        size_t n;
+        json_t *tc;
+        json_array_foreach(templates, n, tc) {
+            const char *tid = json_string_value(json_object_get(tc, "id"));
+            char want[2][256];
+            snprintf(want[0], sizeof want[0], "%s_k%zu_pk", prefix, p->decl_no);
+            snprintf(want[1], sizeof want[1], "%s_k%zu_sk", prefix, p->decl_no);
+            if (tid && (!strcmp(tid, want[0]) || !strcmp(tid, want[1])))
+                set(tc, "standalone", json_true());
+        }
+    }
+    return out;
+}
+
 static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
 {
     json_t *o = json_object(), *templates = json_array(), *paths = json_array();
@@ -460,6 +495,9 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
             if (e->keys[i].decl_no == d)
                 json_array_set_new(keys, i,
                                    key_ctx(json_string_value(label), &e->keys[i], prefix, templates, paths));
+    json_t *wsc = write_shards_ctx(e, prefix, keys, templates);
+    set(o, "has_write_shards", json_boolean(json_array_size(wsc) > 0));
+    set(o, "write_shards", wsc);
     set(o, "n_keys", count(e->n_keys));
     set(o, "keys", keys);
     set(o, "key_params", params_ctx(e->key_params, e->n_key_params));

@@ -761,6 +761,52 @@ static void note_key_type(V *v, json_t *types, const char *attr, const char *typ
     }
 }
 
+/* DDB_WRITE_SHARDS on key k (index ix): a count the runtime supports, an
+ * explicit way to pick the shard, and a partition key the suffix can go on. */
+static void check_write_shards(V *v, ent *x, const json_t *k, const json_t *ix)
+{
+    const json_t *ws = json_object_get(k, "write_shards");
+    if (!ws)
+        return;
+    const char *iname = ddbgen_jstr(k, "index"), *by = ddbgen_jstr(ws, "by");
+    long long n = ddbgen_jint(ws, "count", 0);
+    ddbgen_loc cl = json_object_get(ws, "count_loc") ? ddbgen_loc_of(ws, "count_loc") : LOC(ws);
+    if (n < 2 || n > DDB_ENT_MAX_WRITE_SHARDS)
+        ERR(v, cl,
+            "DDB_WRITE_SHARDS of '%s' on index '%s' asks for %lld shards; give 2 to %d "
+            "(DDB_ENT_MAX_WRITE_SHARDS): a query reads every shard",
+            x->name, iname, n, DDB_ENT_MAX_WRITE_SHARDS);
+    if (strcmp(by, "hash") != 0 && strcmp(by, "random") != 0)
+        ERR(v, LOC(ws),
+            "DDB_WRITE_SHARDS of '%s' on index '%s' picks the shard by \"%s\"; say \"hash\" (from "
+            "the item's primary key, so a read by key finds it) or \"random\" (write-only fan-in)",
+            x->name, iname, by);
+    else if (!strcmp(by, "random") && !strcmp(iname, "table"))
+        ERR(v, LOC(ws),
+            "the primary key of '%s' cannot be sharded at random: get, update and delete must find "
+            "the item's shard from its key; use \"hash\"",
+            x->name);
+    if (!strcmp(ddbgen_jstr(ix, "kind"), "lsi"))
+        ERR(v, LOC(ws),
+            "index '%s' is local: it shares the table's partition key, so shard the primary key "
+            "(DDB_WRITE_SHARDS(\"table\", ...)) instead",
+            iname);
+    const json_t *pk = json_object_get(k, "pk");
+    if (!strcmp(ddbgen_jstr(pk, "type"), "N"))
+        ERR(v, LOC(pk),
+            "the partition key \"%s\" of '%s' on index '%s' is a number, so it cannot carry a shard "
+            "suffix; start it with a literal (\"Y{...}\") to make it a string",
+            ddbgen_jstr(pk, "template"), x->name, iname);
+    size_t i;
+    json_t *f;
+    int field_shards = 0;
+    json_array_foreach(x->fields, i, f) field_shards |= json_object_get(f, "shard") != NULL;
+    if (field_shards)
+        ERR(v, LOC(ws), "'%s' stores its fields in DDB_SHARD items; write sharding a key of such an "
+                        "entity is not supported",
+            x->name);
+}
+
 static void check_keys(V *v, ent *x, json_t *key_types)
 {
     json_t *keys = json_object_get(x->e, "keys");
@@ -856,6 +902,7 @@ static void check_keys(V *v, ent *x, json_t *key_types)
                 }
                 tinfo_free(&ti);
             }
+            check_write_shards(v, x, k, ix);
         }
     }
     json_decref(attr_tmpl);
@@ -1112,7 +1159,7 @@ static void check_collections(V *v)
             json_t *first = json_object_get(first_member, id);
             if (!first) {
                 json_object_set_new(first_member, id,
-                                    json_pack("{s:O, s:O, s:O}", "entity", e, "coll", c, "pk", pk));
+                                    json_pack("{s:O, s:O, s:O, s:O}", "entity", e, "coll", c, "pk", pk, "key", key));
                 continue;
             }
             json_t *fe = json_object_get(first, "entity"), *fc = json_object_get(first, "coll");
@@ -1141,6 +1188,18 @@ static void check_collections(V *v)
             }
             ddbgen_buf_free(&a);
             ddbgen_buf_free(&b);
+            /* one partition, one layout: a collection query reads the lead member's shards */
+            const json_t *ws = json_object_get(key, "write_shards");
+            const json_t *fws = json_object_get(json_object_get(first, "key"), "write_shards");
+            long long n = ws ? ddbgen_jint(ws, "count", 0) : 1, fn = fws ? ddbgen_jint(fws, "count", 0) : 1;
+            if (n != fn) {
+                long h = ERR(v, LOC(c),
+                             "'%s' cannot join collection '%s': its key on index '%s' has %lld write shards "
+                             "but '%s' has %lld; members of a collection share one partition, so they must "
+                             "spread it over the same shards (the same DDB_WRITE_SHARDS count)",
+                             ddbgen_jstr(e, "name"), name, iname, n, ddbgen_jstr(fe, "name"), fn);
+                NOTE(v, h, LOC(fc), "'%s' joins collection '%s' here", ddbgen_jstr(fe, "name"), name);
+            }
         }
     }
     json_decref(first_member);
@@ -1406,6 +1465,8 @@ int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
     check_collisions(&v);
     check_table_ttl(&v);
     check_table_use(&v);
+    if (d->errors == 0)
+        ddbgen__heat(model, d); /* the keys are resolved: warn about hot partitions */
     json_decref(types_by_table);
     json_decref(entity_by_name);
     json_decref(entity_by_cname);

@@ -16,7 +16,11 @@
  *
  * The hot-partition demonstration: the same visits, keyed two ways.
  *   VisitsByDate     DATE#2024-03-04 / p-0001#0001   dates make few, hot partitions
- *   VisitsByPatient  PATIENT#p-0001 / 2024-03-04#0001   patients spread the load */
+ *   VisitsByPatient  PATIENT#p-0001 / 2024-03-04#0001   patients spread the load
+ *   CheckIns         DATE#2024-03-04.0 ... .7 / p-0001#0001
+ *                    still keyed by date, but write-sharded: each day's
+ *                    check-ins spread over 8 partitions (DDB_WRITE_SHARDS),
+ *                    read back in one typed query (scatter-gather) */
 #ifndef CLINIC_H
 #define CLINIC_H
 
@@ -86,9 +90,11 @@ equipment {
 
 DDB_TABLE(visits_by_date, "VisitsByDate", DDB_PRIMARY("PK", "SK"));
 DDB_TABLE(visits_by_patient, "VisitsByPatient", DDB_PRIMARY("PK", "SK"));
+DDB_TABLE(check_ins, "CheckIns", DDB_PRIMARY("PK", "SK"));
 
 struct DDB_ENTITY(visits_by_date, "VisitByDate")
        DDB_KEY("table", "DATE#{date}", "{patient_id}#{visit_no:04}")
+       DDB_HEAT_OK("table", "the hot-partition demonstration: it is meant to throttle")
 visit_by_date {
     char date[11];
     char patient_id[16];
@@ -102,6 +108,20 @@ struct DDB_ENTITY(visits_by_patient, "VisitByPatient")
 visit_by_patient {
     char patient_id[16];
     char date[11];
+    uint16_t visit_no;
+    char doctor_id[16];
+    char reason[64];
+};
+
+/* The date key again, write-sharded: a hash of the item's primary key picks
+ * one of 8 partitions per day, so a get by date, patient and visit finds it
+ * and a query of the day reads all 8, merged in sort-key order. */
+struct DDB_ENTITY(check_ins, "CheckIn")
+       DDB_KEY("table", "DATE#{date}", "{patient_id}#{visit_no:04}")
+       DDB_WRITE_SHARDS("table", 8, "hash")
+check_in {
+    char date[11];
+    char patient_id[16];
     uint16_t visit_no;
     char doctor_id[16];
     char reason[64];

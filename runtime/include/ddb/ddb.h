@@ -630,12 +630,28 @@ int ddb_scan(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb
  * 128-bit digest.  A partition owns a contiguous range of these. */
 uint64_t ddb_partition_hash(const ddb_value *pk);
 
+/* The recorded window of per-second statistics: the last this many seconds. */
+#define DDB_STATS_SECONDS 120
+
+/* Capacity a partition consumed in one second (every handle that recorded it). */
+typedef struct ddb_second_units {
+    int64_t second;            /* seconds since the epoch (the handle's clock) */
+    double read_units, write_units;
+    uint64_t throttled;        /* calls rejected by throttle mode in that second */
+} ddb_second_units;
+
 typedef struct ddb_partition_stats {
     uint64_t hash_lo, hash_hi; /* inclusive range of partition hashes */
     uint64_t item_count;
     uint64_t size_bytes;
     double read_units, write_units; /* consumed since this handle opened */
     uint64_t throttled;        /* calls rejected by throttle mode */
+    /* The timeline: consumption per second over the recorded window (the
+     * DDB_STATS_SECONDS seconds up to the latest one recorded for this
+     * table), by this handle and those that flushed theirs (on close and
+     * every sweep); only seconds with consumption, oldest first. */
+    const ddb_second_units *seconds;
+    size_t n_seconds;
 } ddb_partition_stats;
 
 /* Per-partition statistics of a table (its base partitions), into arena a. */

@@ -134,6 +134,24 @@ typedef struct ddb_tseg {
     uint8_t kase;          /* DDB_TC_* */
 } ddb_tseg;
 
+/* How a write-sharded partition key picks its shard. */
+enum { DDB_WS_HASH = 1, DDB_WS_RANDOM };
+
+/* The most write shards one key may have (DDB_WRITE_SHARDS). */
+#define DDB_ENT_MAX_WRITE_SHARDS 64
+
+/* Write sharding of a key's partition (DDB_WRITE_SHARDS; the entity's
+ * write_shards): the rendered partition key gets the suffix "." + a shard
+ * number 0..count-1, from a hash of the item's primary key (hash_pk,
+ * hash_sk: the primary key's templates, hash_sk NULL without a sort key)
+ * or at random.  A query of the key reads every shard and merges them
+ * (scatter-gather). */
+typedef struct ddb_write_shards {
+    uint16_t count;
+    uint8_t by;  /* DDB_WS_HASH, DDB_WS_RANDOM */
+    const ddb_template *hash_pk, *hash_sk;
+} ddb_write_shards;
+
 struct ddb_template {
     const ddb_tseg *segs;
     uint16_t n;
@@ -169,6 +187,9 @@ typedef struct ddb_entity_desc {
     const char *const *shards;       /* shard ids, e.g. "A", "B" */
     const char *shard_suffix;        /* between SK and shard id; "#" */
     const ddb_template *auto_id_scope; /* counter scope for DDB_FIELD_AUTO_ID */
+    /* DDB_WRITE_SHARDS: per key (n_keys entries, like keys), the write shards
+     * of its partition key or NULL; NULL = no key is write-sharded. */
+    const ddb_write_shards *const *write_shards;
 } ddb_entity_desc;
 
 /* ---- Marshalling ------------------------------------------------------- */

@@ -94,6 +94,15 @@ typedef struct ddb_bytes_set {
 #define DDB_KEY(...) DDB__ANNOTATE("ddb:key" DDB__JOIN(__VA_ARGS__))
 #define DDB_COLLECTION(...) DDB__ANNOTATE("ddb:collection" DDB__JOIN(__VA_ARGS__))
 #define DDB_SHARD_SUFFIX(suffix) DDB__ANNOTATE("ddb:shard_suffix" DDB__SEP suffix)
+/* Write sharding of one key's partition (docs/SCHEMA.md "Write sharding"):
+ * DDB_WRITE_SHARDS("table", 8, "hash") spreads the items of each logical
+ * partition over 8 physical ones; "hash" picks the shard from the item's
+ * primary key, "random" (secondary indexes only) at random. */
+#define DDB_WRITE_SHARDS(index, count, by) \
+    DDB__ANNOTATE("ddb:write_shards" DDB__SEP index DDB__SEP #count DDB__SEP by)
+/* Silences ddbgen's hot-partition warning on one key: DDB_HEAT_OK("table",
+ * "a few hundred writes a day"). */
+#define DDB_HEAT_OK(index, reason) DDB__ANNOTATE("ddb:heat_ok" DDB__SEP index DDB__SEP reason)
 
 /* Field decorators: after the declarator, before the `;`. */
 #define DDB_ATTR(name) DDB__ANNOTATE("ddb:attr" DDB__SEP name)
@@ -117,6 +126,8 @@ typedef struct ddb_bytes_set {
 #define DDB_KEY(...)
 #define DDB_COLLECTION(...)
 #define DDB_SHARD_SUFFIX(suffix)
+#define DDB_WRITE_SHARDS(index, count, by)
+#define DDB_HEAT_OK(index, reason)
 #define DDB_ATTR(name)
 #define DDB_SHARD(id)
 #define DDB_DERIVED(tmpl)

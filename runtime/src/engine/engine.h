@@ -21,6 +21,7 @@
 #include <lmdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "core/codec.h"
 #include "core/keycodec.h"
@@ -47,11 +48,28 @@ typedef struct ddb_index_rt {
  * rcu/wcu are added to without a lock (ddbi_part_charge, compare-and-swap)
  * and read with atomic loads; the rest is guarded by the table's lock and
  * only used in throttle mode. */
+/* One second of a partition's consumption in this handle (stats.c): what
+ * was consumed and throttled, and how much of that is already in the
+ * stored timeline ("w/<table>/<bound>"). */
+typedef struct ddbi_tl_bucket {
+    int64_t second; /* the handle's clock, seconds since the epoch; 0 = empty */
+    double r, w;
+    uint32_t th;
+    double fr, fw;  /* flushed */
+    uint32_t fth;
+} ddbi_tl_bucket;
+
 typedef struct ddb_part_rt {
     _Atomic double rcu, wcu;
     uint64_t throttled;
     double read_tokens, write_tokens;
     double last_refill; /* seconds */
+    /* per-second timeline: a ring of DDB_STATS_SECONDS buckets (second %
+     * DDB_STATS_SECONDS), guarded by the spin flag tl_busy (every charge
+     * takes it for a few instructions; the table's lock is not taken in
+     * the common case) */
+    atomic_bool tl_busy;
+    ddbi_tl_bucket tl[DDB_STATS_SECONDS];
 } ddb_part_rt;
 
 typedef struct ddb_table_rt {
@@ -214,6 +232,43 @@ int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, 
 int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err);
 int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes);
+/* Per-second timelines (timeline.c).  ddbi_timeline_add: count consumed units
+ * (or a throttled call) in the current second of partition p.
+ * ddbi_timeline_copy: a reloaded table keeps a surviving partition's. */
+void ddbi_timeline_add(ddbi_engine *db, ddb_part_rt *p, double rcu, double wcu, uint32_t throttled);
+static inline void ddbi_tl_lock(ddb_part_rt *p)
+{
+    while (atomic_exchange_explicit(&p->tl_busy, true, memory_order_acquire))
+        ;
+}
+static inline void ddbi_tl_unlock(ddb_part_rt *p)
+{
+    atomic_store_explicit(&p->tl_busy, false, memory_order_release);
+}
+static inline void ddbi_timeline_copy(ddb_part_rt *dst, ddb_part_rt *src)
+{
+    ddbi_tl_lock(src);
+    memcpy(dst->tl, src->tl, sizeof dst->tl);
+    ddbi_tl_unlock(src);
+}
+/* The stored timeline's key of a partition ("w/<table>/<be64 bound>"; the
+ * table's prefix is all but the last 8 bytes); buf holds 300 bytes. */
+size_t ddbi_timeline_key(char *buf, const char *table, uint64_t bound);
+/* Reading: the latest second recorded for t (stored or in this handle),
+ * and partition i's seconds of the window (end - DDB_STATS_SECONDS, end]
+ * into s->seconds (arena a). */
+int64_t ddbi_timeline_latest(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t);
+int ddbi_timeline_read(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, size_t i, int64_t end, ddb_arena *a,
+                       ddb_partition_stats *s, ddb_error *err);
+/* Storing them, with the capacity ledger (streams/ledger.c): capture what
+ * is not stored yet (*out NULL when nothing), add it to the stored
+ * timelines inside the ledger's write transaction, then, once committed,
+ * mark it stored (and free the capture; also after a failed commit, with
+ * committed false). */
+typedef struct ddbi_tl_capture ddbi_tl_capture;
+int ddbi_timeline_capture(ddbi_engine *db, ddbi_tl_capture **out, ddb_error *err);
+int ddbi_timeline_store(ddbi_engine *db, MDB_txn *txn, const ddbi_tl_capture *c, ddb_error *err);
+void ddbi_timeline_done(ddbi_tl_capture *c, bool committed);
 /* Split partitions of t that are over the size threshold. */
 int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, ddb_error *err);
 

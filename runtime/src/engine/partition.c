@@ -74,6 +74,7 @@ int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, 
         /* the common case takes no lock: every read and write comes here */
         add_units(&p->rcu, rcu);
         add_units(&p->wcu, wcu);
+        ddbi_timeline_add(db, p, rcu, wcu, 0);
         return DDB_OK;
     }
     int rc = DDB_OK;
@@ -108,6 +109,7 @@ int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, 
         add_units(&p->wcu, wcu);
     }
     pthread_mutex_unlock(&t->lock);
+    ddbi_timeline_add(db, p, rc ? 0 : rcu, rc ? 0 : wcu, rc ? 1 : 0);
     return rc;
 }
 

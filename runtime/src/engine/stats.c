@@ -1,8 +1,10 @@
 /* engine/: ddb_table_stats: the partitions of a table with their item
- * counts, sizes and consumed capacity.  May call the rest of engine/ and
- * core/. */
+ * counts, sizes, consumed capacity and per-second timelines (timeline.c).
+ * May call the rest of engine/ and core/. */
 #include "engine/engine.h"
 #include "core/error.h"
+
+#include <string.h>
 
 int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts, size_t *count,
                             ddb_error *err)
@@ -13,11 +15,12 @@ int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_par
     int rc = ddbi_read_table(db, table, &txn, &t, err);
     if (rc)
         return rc;
-    ddb_partition_stats *s = ddb_arena_alloc(a, t->n_parts * sizeof *s);
+    ddb_partition_stats *s = ddb_arena_alloc(a, (t->n_parts ? t->n_parts : 1) * sizeof *s);
     if (!s) {
         ddbi_read_end(txn);
         return ddbi_fail_oom(err, __func__);
     }
+    memset(s, 0, (t->n_parts ? t->n_parts : 1) * sizeof *s);
     pthread_mutex_lock(&t->lock);
     for (size_t i = 0; i < t->n_parts; i++) {
         s[i].hash_lo = t->bounds[i];
@@ -27,9 +30,14 @@ int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_par
         s[i].throttled = t->parts[i].throttled;
     }
     pthread_mutex_unlock(&t->lock);
-    for (size_t i = 0; i < t->n_parts; i++)
+    int64_t end = ddbi_timeline_latest(db, txn, t);
+    for (size_t i = 0; i < t->n_parts && !rc; i++) {
         ddbi_part_read(txn, db, t, i, &s[i].item_count, &s[i].size_bytes);
+        rc = ddbi_timeline_read(db, txn, t, i, end, a, &s[i], err);
+    }
     ddbi_read_end(txn);
+    if (rc)
+        return rc;
     *parts = s;
     *count = t->n_parts;
     return DDB_OK;

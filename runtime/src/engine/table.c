@@ -282,6 +282,7 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
                 np->write_tokens = op->write_tokens;
                 np->last_refill = op->last_refill;
                 pthread_mutex_unlock(&o->lock);
+                ddbi_timeline_copy(np, op);
             }
         }
         t->next = list;

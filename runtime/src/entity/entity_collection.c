@@ -3,8 +3,10 @@
  * page, the whole partition at once (ddb_ent_query_collection, the older
  * interface), and table scans grouped by type the same way
  * (ddb_ent_scan_table).  The reader (entity_reader.c) sorts the items into
- * one arena array per member type and merges shard items.  Calls the
- * public Query and Scan, this room's templates, cursors and reader. */
+ * one arena array per member type and merges shard items; a write-sharded
+ * partition is read from every shard (entity_scatter.c).  Calls the
+ * public Query and Scan, this room's templates, cursors, reader and
+ * scatter-gather. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
@@ -81,10 +83,11 @@ static int collection_read(ddb *db, const ddb_collection_desc *c, uint16_t membe
     if (lead->key >= lead->entity->n_keys)
         return ddbi_fail(err, DDB_EINVAL, "collection %s: %s has no key %u", c->name, lead->entity->name, lead->key);
     const ddb_key_desc *kd = &lead->entity->keys[lead->key];
-    ddb_value *pk;
-    if ((rc = ddb_ent_render(lead->entity, &kd->pk, obj, a, &pk, err)))
+    bool sharded = ddbi_ent_write_shards(lead->entity, &kd->pk) > 1; /* every write shard: entity_scatter.c */
+    ddb_value *pk = NULL;
+    if (!sharded && (rc = ddb_ent_render(lead->entity, &kd->pk, obj, a, &pk, err)))
         return rc;
-    if (!pk)
+    if (!sharded && !pk)
         return ddbi_fail(err, DDB_EVALIDATION, "%s: a partition field of the collection query is unset", c->name);
     ddb_query_params qp = {.table = lead->entity->table->def.name, .index = c->index, .pk = pk,
                            .backward = o->backward, .limit = limit_of(o->page_size, c->index ? 1 : max_shards),
@@ -96,6 +99,13 @@ static int collection_read(ddb *db, const ddb_collection_desc *c, uint16_t membe
         qp.sk_op = range->op;
         qp.sk1 = range->lo;
         qp.sk2 = range->hi;
+    }
+    if (sharded) {
+        const char *next;
+        rc = ddbi_ent_scatter_run(&r, lead->entity, &kd->pk, obj, kd->sk_attr, &qp, all_pages, &next, err);
+        if (!rc && !(rc = fill_result(c, &r, result, info, err)) && info)
+            info->cursor = next;
+        return rc;
     }
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&qp.start_key, err)))
         return rc;

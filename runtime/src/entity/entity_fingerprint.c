@@ -46,6 +46,15 @@ static int template_text(const ddb_entity_desc *e, const ddb_template *t, ddb_bu
         if (!rc)
             rc = ddbi_buf_put(b, "}", 1);
     }
+    for (uint16_t k = 0; !rc && e->write_shards && k < e->n_keys; k++) {
+        const ddb_write_shards *w = e->write_shards[k];
+        if (t != &e->keys[k].pk || !w || w->count < 2)
+            continue;
+        /* the write shards decide which partition holds an item */
+        char ws[48];
+        int n = snprintf(ws, sizeof ws, " shards=%u/%s", (unsigned)w->count, w->by == DDB_WS_RANDOM ? "random" : "hash");
+        rc = ddbi_buf_put(b, ws, (size_t)n);
+    }
     return rc;
 }
 

@@ -11,6 +11,8 @@
  *   entity_error.c       messages adding context to a callee's reason
  *   entity_field.c       C fields: integers by width, floats, char[N]
  *   entity_template.c    key templates rendered from a struct; derived fields
+ *   entity_wshard.c      write-sharded partition keys: the shard suffix
+ *   entity_scatter.c     scatter-gather reads over write shards
  *   entity_marshal.c     struct -> item
  *   entity_unmarshal.c   item -> struct
  *   entity_keys.c        descriptor checks, primary keys, shard items
@@ -79,6 +81,9 @@ int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, cons
 /* Could v have been rendered from t (literals match themselves, holes
  * any text; a numeric template any N)? */
 bool ddbi_ent_template_fits(const ddb_template *t, const ddb_value *v);
+/* ddb_ent_render without a write shard suffix. */
+int ddbi_ent_render_plain(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a,
+                          ddb_value **out, ddb_error *err);
 /* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
 /* Compute every derived field of obj in place. */
@@ -253,6 +258,35 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
                         ddb_scan_params *sp, bool all_pages, ddb_error *err);
 /* Hand the summed capacity to o->capacity. */
 void ddbi_ent_reader_finish(ddbi_ent_reader *r);
+
+/* ---- write-sharded partition keys (entity_wshard.c) ---- */
+
+/* ddb_ent_render, with the write shard of a write-sharded partition key
+ * template given (t is &e->keys[k].pk and e->write_shards[k] is set): the
+ * suffix "." + shard; shard < 0: the item's own (ddb_ent_render), from a
+ * hash of its primary key or at random.  DDB_EINVAL when the write shards
+ * are malformed (count 0 or above DDB_ENT_MAX_WRITE_SHARDS, a number key). */
+int ddbi_ent_render_shard(const ddb_entity_desc *e, const ddb_template *t, const void *obj, int shard, ddb_arena *a,
+                          ddb_value **out, ddb_error *err);
+/* The number of partitions a key's partition template spreads over (1 when
+ * not write-sharded). */
+int ddbi_ent_write_shards(const ddb_entity_desc *e, const ddb_template *t);
+
+/* ---- scatter-gather reads (entity_scatter.c) ---- */
+
+/* One page of a query of a write-sharded partition: qp (its pk, limit and
+ * start key are set here; the sort-key condition is the caller's) sent to
+ * every write shard of partition template pt rendered from obj (entity e),
+ * the pages merged in the order of sort key attribute sk_attr and taken
+ * into r, at most page_size entities of r's sinks (0: whatever the shards
+ * returned); *cursor: where the next page resumes every shard (NULL when
+ * done), o->cursor where this one does.  all_pages: read to the end. */
+int ddbi_ent_scatter_run(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb_template *pt, const void *obj,
+                         const char *sk_attr, ddb_query_params *qp, bool all_pages, const char **cursor,
+                         ddb_error *err);
+/* ddb_ent_query_pattern on a write-sharded key (o already begun). */
+int ddbi_ent_scatter_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_cond *kc,
+                             const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err);
 
 /* ---- cursors (entity_cursor.c) ---- */
 

@@ -38,6 +38,8 @@ int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_c
     if (kc->key >= e->n_keys)
         return ddbi_fail(err, DDB_EINVAL, "%s has no key %u", e->name, kc->key);
     const ddb_key_desc *kd = &e->keys[kc->key];
+    if (ddbi_ent_write_shards(e, &kd->pk) > 1)
+        return ddbi_ent_scatter_pattern(db, e, kc, o, a, out, err); /* every write shard: entity_scatter.c */
     ddbi_ent_sink sink = {.e = e};
     ddbi_ent_reader r;
     ddb_value *pk;

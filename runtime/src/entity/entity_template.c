@@ -207,8 +207,8 @@ uint16_t ddbi_ent_holes(const ddb_template *t)
     return n;
 }
 
-int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a, ddb_value **out,
-                   ddb_error *err)
+int ddbi_ent_render_plain(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a,
+                          ddb_value **out, ddb_error *err)
 {
     *out = NULL;
     if (t->type == DDB_TN && t->n == 1 && !t->segs[0].lit && !t->segs[0].pad && !t->segs[0].part) {
@@ -275,7 +275,7 @@ int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb
         if (!(f->flags & DDB_FIELD_DERIVED) || !f->derived)
             continue;
         ddb_value *v;
-        int rc = ddb_ent_render(e, f->derived, obj, a, &v, err);
+        int rc = ddbi_ent_render_plain(e, f->derived, obj, a, &v, err);
         if (rc)
             return rc;
         if (v && (rc = store_derived(f, v, (char *)obj + f->offset, a, err)))

@@ -3,7 +3,8 @@
  * engine counts consumption in memory per handle (ddb_part_rt); a handle
  * adds what it consumed since its last flush to "c/<table>/<be64 bound>"
  * when it closes and on every sweep.  A crash loses the unflushed part:
- * these are statistics, not billing.
+ * these are statistics, not billing.  The per-second timelines
+ * (engine/timeline.c) are stored in the same transaction.
  * May call engine/, expr/ and core/. */
 #include "core/error.h"
 #include "streams/streams.h"
@@ -54,6 +55,7 @@ typedef struct delta {
 typedef struct flush_ctx {
     delta *d;
     size_t n;
+    const ddbi_tl_capture *tl; /* the per-second timelines (engine/timeline.c) */
     ddb_error *err;
 } flush_ctx;
 
@@ -71,7 +73,7 @@ static int flush_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         if (rc)
             return ddbi_mdb_fail(cx->err, rc, "capacity ledger");
     }
-    return DDB_OK;
+    return ddbi_timeline_store(db, txn, cx->tl, cx->err);
 }
 
 int ddbi_ledger_flush(ddbi_engine *db, ddb_error *err)
@@ -107,10 +109,14 @@ int ddbi_ledger_flush(ddbi_engine *db, ddb_error *err)
             n++;
         }
     }
-    if (!rc && n) {
-        flush_ctx cx = {d, n, err};
+    ddbi_tl_capture *tl = NULL;
+    if (!rc)
+        rc = ddbi_timeline_capture(db, &tl, err);
+    if (!rc && (n || tl)) {
+        flush_ctx cx = {d, n, tl, err};
         rc = ddbi_run_write(db, flush_fn, &cx, false, err);
     }
+    ddbi_timeline_done(tl, rc == DDB_OK);
     /* only what was committed becomes the baseline */
     for (size_t i = 0; !rc && i < n; i++) {
         ddb_ledger_base *b = base_find(s, d[i].table, d[i].bound);
@@ -161,5 +167,8 @@ int ddbi_ledger_drop(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     char key[300];
     size_t n = ledger_key(key, table, 0) - 8;
-    return ddbi_del_prefix(txn, db->meta, key, n);
+    int rc = ddbi_del_prefix(txn, db->meta, key, n);
+    if (!rc)
+        rc = ddbi_del_prefix(txn, db->meta, key, ddbi_timeline_key(key, table, 0) - 8); /* engine/timeline.c */
+    return rc;
 }

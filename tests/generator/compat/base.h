@@ -21,6 +21,7 @@ user {
 struct DDB_ENTITY(shop, "Order")
        DDB_KEY("table", "ORG#{org}", "ORDER#{id:08}")
        DDB_KEY("ByYear", "{year}", "ORDER#{id:08}")
+       DDB_HEAT_OK("ByYear", "a report index: a few orders a day")
 order {
     char org[64];
     uint32_t id;

@@ -10,6 +10,7 @@ DDB_TABLE(shop, "Shop",
 struct DDB_ENTITY(shop, "User")
        DDB_KEY("table", "ORG#{org}", "MEMBER#{username}")
        DDB_KEY("GSI1", "USER#{username}", "PROFILE")
+       DDB_WRITE_SHARDS("GSI1", 4, "hash")   /* breaking: the index entries move to shards */
 user {
     char org[64];
     char username[32];

@@ -57,6 +57,7 @@ struct DDB_ENTITY(shop, "Order")
        DDB_KEY("table", ORG_PARTITION, "ORDER#{id:08}")
        DDB_KEY("GSI1", "ORDER#{id:08}", "{order_date}")
        DDB_KEY("ByYear", "{year}", "ORDER#{id:08}")
+       DDB_HEAT_OK("ByYear", "a report index: a few orders a day")
        DDB_COLLECTION("members", "table")
 order {
     char org[64];
@@ -72,6 +73,7 @@ order {
 struct DDB_ENTITY(shop, "Product")
        DDB_KEY("table", "PRODUCT#{sku}", "DETAILS")
        DDB_KEY("GSI1", "POPULAR", "{views:020}#{sku}")
+       DDB_HEAT_OK("GSI1", "a leaderboard read now and then, written with each view count")
        DDB_SHARD_SUFFIX("~")
 product {
     char sku[32];

@@ -1,0 +1,271 @@
+/* Entity room: scatter-gather reads of write-sharded keys
+ * (DDB_WRITE_SHARDS).  One logical partition lives in N physical ones
+ * ("DATE#2024-03-04.0" ... ".7"); a typed query or collection page reads a
+ * page from each (the same key condition, projection and filter), merges
+ * the raw items in sort-key order and hands them to the reader
+ * (entity_reader.c), which decodes them as if they came from one
+ * partition; one cursor resumes every shard.
+ *
+ * Merging pages correctly: shard s has returned its items up to its
+ * LastEvaluatedKey (its "frontier"; a Limit or a filter may stop it before
+ * its last item); it may hold more after that.  An item of any shard is
+ * taken only when it sorts at or before the nearest frontier, so nothing
+ * unread can belong before it; within one partition sort keys are unique,
+ * so a tie across shards is broken by the shard number.  The next page
+ * resumes each shard after the last item taken from it (or at its frontier
+ * when all its items were taken).  A page may hold fewer than page_size
+ * entities and still have a cursor, as DynamoDB's own pages may.  A count
+ * (count_only) merges the same way: the counted items are the keys.
+ *
+ * Cursor text: "ws<N>:" and N entries separated by '~', each "" (not read
+ * yet), "!" (exhausted) or that shard's own cursor (base64url).  Calls the
+ * public Query and item API and this room's templates, sort-key
+ * conditions, projections, cursors and reader. */
+#include "entity/entity_internal.h"
+
+#include "core/error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct shard_pos {
+    const char *cursor; /* resume after this; NULL = from the start */
+    bool done;
+} shard_pos;
+
+static int bad_cursor(ddb_error *err, const char *why)
+{
+    return ddbi_fail(err, DDB_EVALIDATION, "invalid cursor: %s", why);
+}
+
+static int parse_cursor(const char *c, int n, shard_pos *pos, ddb_arena *a, ddb_error *err)
+{
+    memset(pos, 0, (size_t)n * sizeof *pos);
+    if (!c)
+        return DDB_OK;
+    char head[16];
+    int hl = snprintf(head, sizeof head, "ws%d:", n);
+    if (strncmp(c, head, (size_t)hl) != 0)
+        return bad_cursor(err, "not a cursor of this query's write shards");
+    const char *p = c + hl;
+    for (int s = 0; s < n; s++) {
+        size_t len = strcspn(p, "~");
+        if ((p[len] == '~') != (s + 1 < n))
+            return bad_cursor(err, "wrong number of shards");
+        if (len == 1 && p[0] == '!')
+            pos[s].done = true;
+        else if (len) {
+            char *sub = ddb_arena_alloc(a, len + 1);
+            if (!sub)
+                return ddbi_fail_oom(err, __func__);
+            memcpy(sub, p, len);
+            sub[len] = '\0';
+            pos[s].cursor = sub;
+        }
+        p += len + (s + 1 < n);
+    }
+    return DDB_OK;
+}
+
+static int format_cursor(const shard_pos *pos, int n, ddb_arena *a, const char **out, ddb_error *err)
+{
+    bool all_done = true;
+    size_t len = 16;
+    for (int s = 0; s < n; s++) {
+        all_done &= pos[s].done;
+        len += 2 + (pos[s].cursor ? strlen(pos[s].cursor) : 0);
+    }
+    *out = NULL;
+    if (all_done)
+        return DDB_OK;
+    char *c = ddb_arena_alloc(a, len);
+    if (!c)
+        return ddbi_fail_oom(err, __func__);
+    size_t o = (size_t)snprintf(c, len, "ws%d:", n);
+    for (int s = 0; s < n; s++) {
+        const char *v = pos[s].done ? "!" : pos[s].cursor ? pos[s].cursor : "";
+        o += (size_t)snprintf(c + o, len - o, "%s%s", s ? "~" : "", v);
+    }
+    *out = c;
+    return DDB_OK;
+}
+
+/* Sort order of two sort key values in the query's direction. */
+static int order(const ddb_value *x, const ddb_value *y, bool backward)
+{
+    if (!x || !y)
+        return 0; /* no sort key: no order is promised */
+    int c = ddb_value_compare(x, y);
+    return backward ? -c : c;
+}
+
+/* Is it an entity the reader keeps (one of its sinks' types)? */
+static bool wanted(const ddbi_ent_reader *r, const ddb_item *it)
+{
+    const ddb_value *tv = r->n ? ddb_item_get(it, r->sinks[0].e->table->type_attr) : NULL;
+    if (!tv)
+        return r->index_partial; /* an index that does not project the type */
+    for (uint16_t i = 0; tv->type == DDB_TS && i < r->n; i++)
+        if (!strcmp(tv->u.s, r->sinks[i].e->name))
+            return true;
+    return false;
+}
+
+/* The LastEvaluatedKey a query of index `index` returns after item it: the
+ * table's key and the index's key attributes, as a cursor. */
+static int key_after(const ddb_entity_desc *e, const char *index, const ddb_item *it, ddb_arena *a,
+                     const char **cursor, ddb_error *err)
+{
+    const ddb_table_def *t = &e->table->def;
+    const char *attrs[4] = {t->key.pk, t->key.sk, NULL, NULL};
+    for (size_t i = 0; index && i < t->n_indexes; i++)
+        if (!strcmp(t->indexes[i].name, index)) {
+            attrs[2] = t->indexes[i].key.pk;
+            attrs[3] = t->indexes[i].key.sk;
+        }
+    ddb_item *key = ddb_item_new(a);
+    if (!key)
+        return ddbi_fail_oom(err, __func__);
+    for (int i = 0; i < 4; i++) {
+        const ddb_value *v = attrs[i] ? ddb_item_get(it, attrs[i]) : NULL;
+        if (v && ddb_item_set(key, attrs[i], (ddb_value *)v))
+            return ddbi_fail_oom(err, __func__);
+    }
+    return ddbi_ent_cursor_encode(a, key, cursor, err);
+}
+
+/* One round: a page from every shard not done, merged into r. */
+static int scatter_round(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb_template *pt, const void *obj,
+                         const char *sk_attr, const ddb_query_params *qp, int n, shard_pos *pos, ddb_error *err)
+{
+    ddb_arena *a = r->a;
+    ddb_page pg[DDB_ENT_MAX_WRITE_SHARDS];
+    size_t at[DDB_ENT_MAX_WRITE_SHARDS] = {0}, total = 0;
+    const ddb_value *frontier = NULL;
+    bool bounded = false;
+    ddb_page merged = {0};
+    int rc = DDB_OK;
+    for (int s = 0; s < n && !rc; s++) {
+        memset(&pg[s], 0, sizeof pg[s]);
+        if (pos[s].done)
+            continue;
+        ddb_query_params q = *qp;
+        ddb_value *pk;
+        if ((rc = ddbi_ent_render_shard(e, pt, obj, s, a, &pk, err)))
+            break;
+        if (!pk)
+            return ddbi_fail(err, DDB_EVALIDATION, "%s: a partition field of the query is unset", e->name);
+        q.pk = pk;
+        q.limit = r->o->page_size;
+        if (pos[s].cursor && (rc = ddbi_ent_cursor_decode(a, pos[s].cursor, (ddb_item **)&q.start_key, err)))
+            break;
+        if ((rc = ddb_query(r->db, &q, a, &pg[s], err)))
+            break;
+        total += pg[s].count;
+        merged.scanned_count += pg[s].scanned_count;
+        ddbi_ent_cap_merge(&merged.capacity, &pg[s].capacity);
+        if (pg[s].last_key) {
+            const ddb_value *f = sk_attr ? ddb_item_get(pg[s].last_key, sk_attr) : NULL;
+            if (!bounded || order(f, frontier, qp->backward) < 0)
+                frontier = f;
+            bounded = true;
+        }
+    }
+    if (rc)
+        return rc;
+    /* gather: the least head among the shards, while it is at or before the frontier */
+    if (!(merged.items = ddb_arena_alloc(a, (total ? total : 1) * sizeof *merged.items)))
+        return ddbi_fail_oom(err, __func__);
+    size_t entities = 0;
+    while (!r->o->page_size || entities < r->o->page_size) {
+        int best = -1;
+        for (int s = 0; s < n; s++) {
+            if (at[s] >= pg[s].count)
+                continue;
+            const ddb_value *k = sk_attr ? ddb_item_get(pg[s].items[at[s]], sk_attr) : NULL;
+            const ddb_value *b = best >= 0 && sk_attr ? ddb_item_get(pg[best].items[at[best]], sk_attr) : NULL;
+            if (best < 0 || order(k, b, qp->backward) < 0)
+                best = s;
+        }
+        if (best < 0)
+            break;
+        ddb_item *it = pg[best].items[at[best]];
+        if (bounded && sk_attr && order(ddb_item_get(it, sk_attr), frontier, qp->backward) > 0)
+            break;
+        merged.items[merged.count++] = it;
+        entities += wanted(r, it);
+        at[best]++;
+    }
+    if ((rc = ddbi_ent_reader_take(r, &merged, err)))
+        return rc;
+    /* where each shard resumes */
+    for (int s = 0; s < n && !rc; s++) {
+        if (pos[s].done)
+            continue;
+        if (at[s] == pg[s].count) {
+            pos[s].done = !pg[s].last_key;
+            pos[s].cursor = NULL;
+            if (pg[s].last_key)
+                rc = ddbi_ent_cursor_encode(a, pg[s].last_key, &pos[s].cursor, err);
+        } else if (at[s] > 0) {
+            rc = key_after(e, qp->index, pg[s].items[at[s] - 1], a, &pos[s].cursor, err);
+        }
+    }
+    return rc;
+}
+
+int ddbi_ent_scatter_run(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb_template *pt, const void *obj,
+                         const char *sk_attr, ddb_query_params *qp, bool all_pages, const char **cursor,
+                         ddb_error *err)
+{
+    int n = ddbi_ent_write_shards(e, pt);
+    shard_pos pos[DDB_ENT_MAX_WRITE_SHARDS];
+    *cursor = NULL;
+    int rc = parse_cursor(r->o->cursor, n, pos, r->a, err);
+    if (rc)
+        return rc;
+    ddbi_ent_ask ask;
+    if ((rc = ddbi_ent_ask_init(&ask, r->db, e, r->index, r->o, false, r->a, err)))
+        return rc;
+    qp->projection = ask.projection;
+    qp->filter = ask.filter;
+    qp->values = ask.values;
+    bool done;
+    do {
+        rc = scatter_round(r, e, pt, obj, sk_attr, qp, n, pos, err);
+        done = true;
+        for (int s = 0; s < n; s++)
+            done &= pos[s].done;
+    } while (!rc && all_pages && !done);
+    ddbi_ent_ask_done(&ask);
+    r->last_key = NULL;
+    return rc ? rc : format_cursor(pos, n, r->a, cursor, err);
+}
+
+int ddbi_ent_scatter_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_cond *kc,
+                             const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err)
+{
+    const ddb_key_desc *kd = &e->keys[kc->key];
+    if (e->n_shards)
+        return ddbi_fail(err, DDB_EINVAL, "entity %s: write shards of an entity with DDB_SHARD items are not supported",
+                         e->name);
+    ddbi_ent_sink sink = {.e = e};
+    ddbi_ent_reader r;
+    int rc = ddbi_ent_reader_init(&r, db, a, o, kd->index, &sink, 1, err);
+    if (rc)
+        return rc;
+    ddb_query_params qp = {.table = e->table->def.name, .index = kd->index, .backward = o->backward,
+                           .consistent = o->consistent, .return_capacity = o->return_capacity};
+    const char *next;
+    if (!(rc = ddbi_ent_sk_condition(e, kc, a, &qp, err)))
+        rc = ddbi_ent_scatter_run(&r, e, &kd->pk, kc->obj, kd->sk_attr, &qp, false, &next, err);
+    ddbi_ent_reader_finish(&r);
+    if (rc)
+        return rc;
+    out->items = o->count_only ? NULL : sink.items;
+    out->masks = o->count_only ? NULL : sink.masks;
+    out->count = sink.count;
+    out->scanned_count = r.scanned;
+    out->cursor = next;
+    return DDB_OK;
+}
