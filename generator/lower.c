@@ -13,6 +13,7 @@
  */
 #include "internal.h"
 #include "ir.h"
+#include "decl_write.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,12 @@ static void *alloc(lw *w, size_t n)
     p->next = w->ir->pool;
     w->ir->pool = p;
     return p->data;
+}
+
+void *ddbgen__ir_alloc(ddbgen_ir *ir, size_t n)
+{
+    lw w = {ir, NULL, 0};
+    return alloc(&w, n);
 }
 
 static void *alloc_array(lw *w, size_t count, size_t size)
@@ -471,6 +478,8 @@ static void lower_entities(lw *w)
         finish_fields(w, je, e);
         for (size_t k = 1; k < e->n_keys && e->n_shards; k++)
             e->keys[k].shard = key_shard(e, &e->keys[k]);
+        if (ddbgen__lower_writes(ir, je, e))
+            w->oom = 1;
     }
 }
 

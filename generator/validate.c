@@ -10,6 +10,7 @@
  * own; the IR (lower.c) derives the facts it keeps by itself.  Every rule
  * is listed, with an example, in docs/SCHEMA.md.
  */
+#include "decl_write.h"
 #include "internal.h"
 #include "template.h"
 
@@ -1399,6 +1400,7 @@ int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
         check_shards(&v, &x);
         check_entity_collections(&v, &x);
         check_size(&v, &x);
+        ddbgen__check_writes(v.d, e, x.table);
         json_decref(x.key_fields);
     }
     v.cur_entity = v.invalid_fields = NULL;

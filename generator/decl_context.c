@@ -1,0 +1,132 @@
+/* decl_context.c — the render context of an entity's declared writes
+ * (decl_write.h): what templates/decl_update.{h,c}.mustache print for each
+ * DDB_UPDATE.  Presentation only, from the IR; may call ir.h,
+ * decl_write.h and render_context.h's literals. */
+#include "decl_write.h"
+#include "render_context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, key, v); }
+
+static json_t *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static json_t *fmt(const char *f, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return json_string(buf);
+}
+
+/* The C parameter(s) a placeholder is passed as, and the statement that
+ * puts it into `dst` (a struct of the entity). */
+static void param_ctx(json_t *p, const ddbgen_ir_placeholder *ph, const char *dst)
+{
+    const ddbgen_ir_field *f = ph->field;
+    if (!f) {
+        set(p, "decl", fmt("int64_t %s", ph->name));
+        set(p, "assign", json_string(""));
+        set(p, "ref", fmt("&%s", ph->name));
+        set(p, "field_no", json_integer(-1));
+        return;
+    }
+    set(p, "field_no", json_integer((json_int_t)ph->field_no));
+    set(p, "ref", fmt("&%s", dst));
+    if (f->chars) {
+        json_t *lit = ddbgen__c_literal(f->name);
+        set(p, "decl", fmt("const char *%s", ph->name));
+        set(p, "assign",
+            fmt("    if ((rc_ = ddb_ent_set_chars(%s.%s, sizeof %s.%s, %s, %s, err)))\n        return rc_;\n", dst,
+                f->name, dst, f->name, ph->name, json_string_value(lit)));
+        json_decref(lit);
+    } else if (f->is_list) {
+        set(p, "decl", fmt("%s %s, size_t %s_count", f->ctype, ph->name, ph->name));
+        set(p, "assign", fmt("    %s.%s = %s;\n    %s.%s = %s_count;\n", dst, f->name, ph->name, dst, f->count_field,
+                             ph->name));
+    } else {
+        set(p, "decl", fmt("%s %s", f->ctype, ph->name));
+        set(p, "assign", fmt("    %s.%s = %s;\n", dst, f->name, ph->name));
+    }
+}
+
+static json_t *names_ctx(const ddbgen_ir_dexpr *d)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < d->n_names; i++) {
+        json_t *o = json_object();
+        char n[512];
+        snprintf(n, sizeof n, "#%s", d->names[i]);
+        set(o, "name", ddbgen__c_literal(n));
+        set(o, "attr", ddbgen__c_literal(d->attrs[i]));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
+{
+    json_t *o = json_object(), *params = json_array(), *known = json_array();
+    char id[512];
+    snprintf(id, sizeof id, "%s_%s", e->cname, u->name);
+    set(o, "fn", json_string(id));
+    set(o, "uname", ddbgen__c_literal(u->name));
+    set(o, "source", ddbgen__comment_literal(u->update.source));
+    set(o, "has_condition", json_boolean(u->has_condition));
+    set(o, "condition_source", ddbgen__comment_literal(u->has_condition ? u->condition.source : ""));
+    static const char *const kw[4] = {"set", "remove", "add", "del"};
+    for (int c = 0; c < 4; c++)
+        set(o, kw[c], ddbgen__c_literal(u->clauses[c]));
+    set(o, "condition", ddbgen__c_literal(u->has_condition ? u->condition.text : NULL));
+    /* one names map serves both expressions: the update's names, then the condition's others */
+    json_t *names = names_ctx(&u->update);
+    if (u->has_condition) {
+        json_t *cn = names_ctx(&u->condition);
+        size_t i, j;
+        json_t *c, *n;
+        json_array_foreach(cn, i, c) {
+            int dup = 0;
+            json_array_foreach(names, j, n) dup |= json_equal(json_object_get(n, "name"), json_object_get(c, "name"));
+            if (!dup)
+                json_array_append(names, c);
+        }
+        json_decref(cn);
+    }
+    set(o, "n_names", json_integer((json_int_t)json_array_size(names)));
+    set(o, "names", names);
+    for (size_t i = 0; i < u->n_params; i++) {
+        json_t *p = json_object();
+        char dst[64];
+        snprintf(dst, sizeof dst, "v_[%zu]", i);
+        param_ctx(p, &u->params[i], dst);
+        set(p, "pname", fmt(":%s", u->params[i].name));
+        json_array_append_new(params, p);
+    }
+    set(o, "params", params);
+    set(o, "n_params", json_integer((json_int_t)u->n_params));
+    set(o, "has_params", json_boolean(u->n_params > 0));
+    for (size_t i = 0; i < u->n_known; i++) {
+        json_t *k = json_object();
+        param_ctx(k, &u->params[u->known[i]], "k");
+        set(k, "no", json_integer((json_int_t)u->known_fields[i]));
+        json_array_append_new(known, k);
+    }
+    set(o, "known", known);
+    set(o, "n_known", json_integer((json_int_t)u->n_known));
+    set(o, "has_known", json_boolean(u->n_known > 0));
+    set(o, "shard", json_integer(u->shard));
+    set(o, "needs_rc", json_boolean(1));
+    return o;
+}
+
+void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e)
+{
+    json_t *ups = json_array();
+    for (size_t i = 0; e->writes && i < e->writes->n_updates; i++)
+        json_array_append_new(ups, update_ctx(e, &e->writes->updates[i]));
+    set(o, "decl_updates", ups);
+}
