@@ -142,9 +142,15 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
              clause_add(&cl[in ? 0 : 1], ref)))
             rc = ddbi_fail_oom(err, __func__);
     }
-    /* the version of the item written moves on, as for every write */
-    const ddb_field_desc *vf = ddbi_ent_flagged(e, DDB_FIELD_VERSION);
-    if (!rc && vf && (!e->n_shards || ddbi_ent_field_part(e, vf) == u->shard)) {
+    /* the version of the item written moves on, as for every write (a
+     * sharded entity has one per shard: the written shard's) */
+    const ddb_field_desc *vf = NULL;
+    for (uint16_t j = 0; !vf && j < e->st->n_fields; j++) {
+        const ddb_field_desc *f = &e->st->fields[j];
+        if ((f->flags & DDB_FIELD_VERSION) && (!e->n_shards || ddbi_ent_field_part(e, f) == u->shard))
+            vf = f;
+    }
+    if (!rc && vf) {
         if (extra(a, names, values, n++, vf->attr, ddb_v_i64(a, 1), ref, sizeof ref))
             rc = ddbi_fail_oom(err, __func__);
         for (char *p = ref; !rc && *p; p++)

@@ -1,9 +1,9 @@
-/* fleet.h — the typed-writes test schema (issue 13): declared updates over
+/* typed_writes.h — the typed-writes test schema (issue 13): declared updates over
  * every clause, recomputed index keys and derived fields, a sharded entity
  * whose declared updates write one shard item, declared conditions, and the
  * write decorators of fields. */
-#ifndef FLEET_H
-#define FLEET_H
+#ifndef TYPED_WRITES_H
+#define TYPED_WRITES_H
 
 #include <ddb/schema.h>
 
@@ -40,7 +40,8 @@ device {
     char serial[24] DDB_UNIQUE;
 };
 
-/* Sharded by velocity: a declared update writes only its shard's item. */
+/* Sharded by velocity, one version per shard: a declared update writes
+ * only its shard's item and bumps only that shard's version. */
 struct DDB_ENTITY(fleet, "Stock")
        DDB_KEY("table", "ITEM#{sku}", "STOCK")
        DDB_UPDATE("take", "SET qty = qty - :n", "qty >= :n")
@@ -48,8 +49,10 @@ struct DDB_ENTITY(fleet, "Stock")
 stock {
     char sku[16];
     int32_t qty DDB_SHARD("A");
+    int64_t ver_a DDB_VERSION DDB_SHARD("A");
     char title[64] DDB_SHARD("B");
     char *blurb DDB_SHARD("B");
+    int64_t ver_b DDB_VERSION DDB_SHARD("B");
 };
 
 #endif
