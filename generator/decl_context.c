@@ -41,16 +41,16 @@ static void param_ctx(json_t *p, const ddbgen_ir_placeholder *ph, const char *ds
         json_t *lit = ddbgen__c_literal(f->name);
         set(p, "decl", fmt("const char *%s", ph->name));
         set(p, "assign",
-            fmt("    if ((rc_ = ddb_ent_set_chars(%s.%s, sizeof %s.%s, %s, %s, err)))\n        return rc_;\n", dst,
+            fmt("    if ((rc_ = ddb_ent_set_chars(%s.%s, sizeof %s.%s, %s, %s, err)))\n        return rc_;", dst,
                 f->name, dst, f->name, ph->name, json_string_value(lit)));
         json_decref(lit);
     } else if (f->is_list) {
         set(p, "decl", fmt("%s %s, size_t %s_count", f->ctype, ph->name, ph->name));
-        set(p, "assign", fmt("    %s.%s = %s;\n    %s.%s = %s_count;\n", dst, f->name, ph->name, dst, f->count_field,
+        set(p, "assign", fmt("    %s.%s = %s;\n    %s.%s = %s_count;", dst, f->name, ph->name, dst, f->count_field,
                              ph->name));
     } else {
         set(p, "decl", fmt("%s %s", f->ctype, ph->name));
-        set(p, "assign", fmt("    %s.%s = %s;\n", dst, f->name, ph->name));
+        set(p, "assign", fmt("    %s.%s = %s;", dst, f->name, ph->name));
     }
 }
 
@@ -78,9 +78,23 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     set(o, "source", ddbgen__comment_literal(u->update.source));
     set(o, "has_condition", json_boolean(u->has_condition));
     set(o, "condition_source", ddbgen__comment_literal(u->has_condition ? u->condition.source : ""));
+    /* DDB_UPDATED_AT on the item written is stamped by every update */
+    const ddbgen_ir_field *stamp = NULL;
+    size_t stamp_no = 0;
+    for (size_t i = 0; i < e->n_fields; i++)
+        if (e->fields[i].updated_at && (!e->n_shards || (e->fields[i].shard && (int)e->fields[i].shard->no == u->shard))) {
+            stamp = &e->fields[i];
+            stamp_no = i;
+        }
     static const char *const kw[4] = {"set", "remove", "add", "del"};
-    for (int c = 0; c < 4; c++)
-        set(o, kw[c], ddbgen__c_literal(u->clauses[c]));
+    for (int c = 0; c < 4; c++) {
+        char buf[4200];
+        snprintf(buf, sizeof buf, "%s%s%s", u->clauses[c], c == 0 && stamp && *u->clauses[c] ? ", " : "",
+                 c == 0 && stamp ? "#ddb_updated = :ddb_updated" : "");
+        set(o, kw[c], ddbgen__c_literal(buf));
+    }
+    set(o, "has_stamp", json_boolean(stamp != NULL));
+    set(o, "stamp_no", json_integer((json_int_t)stamp_no));
     set(o, "condition", ddbgen__c_literal(u->has_condition ? u->condition.text : NULL));
     /* one names map serves both expressions: the update's names, then the condition's others */
     json_t *names = names_ctx(&u->update);
@@ -96,6 +110,12 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
         }
         json_decref(cn);
     }
+    if (stamp) {
+        json_t *sn = json_object();
+        set(sn, "name", json_string("\"#ddb_updated\""));
+        set(sn, "attr", ddbgen__c_literal(stamp->attr));
+        json_array_append_new(names, sn);
+    }
     set(o, "n_names", json_integer((json_int_t)json_array_size(names)));
     set(o, "names", names);
     for (size_t i = 0; i < u->n_params; i++) {
@@ -108,7 +128,9 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     }
     set(o, "params", params);
     set(o, "n_params", json_integer((json_int_t)u->n_params));
+    set(o, "n_args", json_integer((json_int_t)(u->n_params + (stamp != NULL))));
     set(o, "has_params", json_boolean(u->n_params > 0));
+    set(o, "has_args", json_boolean(u->n_params > 0 || stamp));
     for (size_t i = 0; i < u->n_known; i++) {
         json_t *k = json_object();
         param_ctx(k, &u->params[u->known[i]], "k");
@@ -123,8 +145,87 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     return o;
 }
 
+/* Field masks: one bit per field of the entity (bit i = field i of its
+ * descriptor), a uint64_t when they fit, else a struct of words. */
+static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
+{
+    char upper[512], ident[1024];
+    size_t n = 0;
+    for (const char *c = e->cname; *c && n + 1 < sizeof upper; c++)
+        upper[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    upper[n] = '\0';
+    int wide = e->n_fields > 64;
+    size_t words = (e->n_fields + 63) / 64;
+    set(o, "mask_type", fmt("%s_fields", e->cname));
+    set(o, "mask_wide", json_boolean(wide));
+    set(o, "mask_words", json_integer((json_int_t)(words ? words : 1)));
+    set(o, "mask_check", json_boolean(!wide && e->n_fields < 64));
+    json_t *bits = json_array();
+    for (size_t i = 0; i < e->n_fields; i++) {
+        json_t *b = json_object();
+        size_t k = 0;
+        for (const char *c = e->fields[i].name; *c && k + 1 < sizeof ident; c++)
+            ident[k++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+        ident[k] = '\0';
+        set(b, "const", fmt("%s_F_%s", upper, ident));
+        set(b, "no", json_integer((json_int_t)i));
+        set(b, "word", json_integer((json_int_t)(i / 64)));
+        set(b, "bit", json_integer((json_int_t)(i % 64)));
+        set(b, "name", ddbgen__c_literal(e->fields[i].name));
+        json_array_append_new(bits, b);
+    }
+    set(o, "example", e->n_fields > 1 ? fmt("%s_F_%s", upper, "...") : json_string(""));
+    set(o, "field_bits", bits);
+}
+
+/* What create applies (DDB_DEFAULT to unset fields) and which fields
+ * every write stamps (DDB_CREATED_AT when unset, DDB_UPDATED_AT). */
+static void stamps_ctx(json_t *o, const ddbgen_ir_entity *e)
+{
+    json_t *defaults = json_array();
+    int created = -1, updated = -1;
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddbgen_ir_field *f = &e->fields[i];
+        if (f->created_at)
+            created = (int)i;
+        if (f->updated_at)
+            updated = (int)i;
+        if (!f->dflt)
+            continue;
+        json_t *lit = ddbgen__c_literal(f->dflt), *d = json_object();
+        const char *l = json_string_value(lit);
+        if (f->type == DDBGEN_IR_S && f->chars)
+            set(d, "assign", fmt("    if (!obj->%s[0])\n        memcpy(obj->%s, %s, sizeof %s);", f->name, f->name, l, l));
+        else if (f->type == DDBGEN_IR_S)
+            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = (char *)%s;", f->name, f->name, l));
+        else if (f->type == DDBGEN_IR_BOOL)
+            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = %s;", f->name, f->name, f->dflt));
+        else
+            set(d, "assign", fmt("    if (obj->%s == 0)\n        obj->%s = (%s)%s%s;", f->name, f->name, f->ctype,
+                                 f->dflt, f->num == DDBGEN_IR_NUM_FLOAT ? "" : f->num == DDBGEN_IR_NUM_UINT ? "ULL" : "LL"));
+        json_decref(lit);
+        json_array_append_new(defaults, d);
+    }
+    set(o, "defaults", defaults);
+    set(o, "has_defaults", json_boolean(json_array_size(defaults) > 0));
+    set(o, "has_created", json_boolean(created >= 0));
+    set(o, "has_updated", json_boolean(updated >= 0));
+    set(o, "has_stamps", json_boolean(created >= 0 || updated >= 0));
+    if (created >= 0) {
+        const ddbgen_ir_field *f = &e->fields[created];
+        set(o, "created_no", json_integer(created));
+        set(o, "created_unset", f->chars ? fmt("!obj->%s[0]", f->name) : fmt("obj->%s == 0", f->name));
+    }
+    if (updated >= 0) {
+        set(o, "updated_no", json_integer(updated));
+        set(o, "updated_lit", ddbgen__c_literal(e->fields[updated].name));
+    }
+}
+
 void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e)
 {
+    mask_ctx(o, e);
+    stamps_ctx(o, e);
     json_t *ups = json_array();
     for (size_t i = 0; e->writes && i < e->writes->n_updates; i++)
         json_array_append_new(ups, update_ctx(e, &e->writes->updates[i]));

@@ -93,6 +93,8 @@ struct ddbgen_ir_field {
     const ddbgen_ir_template *derived; /* DDB_DERIVED, or NULL */
     const ddbgen_ir_template *auto_id; /* DDB_AUTO_ID scope, or NULL */
     const ddbgen_ir_shard *shard;      /* DDB_SHARD, or NULL */
+    const char *dflt;                  /* DDB_DEFAULT text, or NULL */
+    bool created_at, updated_at, unique; /* DDB_CREATED_AT, DDB_UPDATED_AT, DDB_UNIQUE */
 };
 
 struct ddbgen_ir_struct {

@@ -232,6 +232,10 @@ static void lower_field(lw *w, const json_t *f, ddbgen_ir_field *out)
     out->uuid = json_object_get(f, "uuid") != NULL;
     out->version = json_object_get(f, "version") != NULL;
     out->ttl = json_object_get(f, "ttl") != NULL;
+    out->dflt = copy(w, ddbgen_jstr(json_object_get(f, "default"), "value"));
+    out->created_at = json_object_get(f, "created_at") != NULL;
+    out->updated_at = json_object_get(f, "updated_at") != NULL;
+    out->unique = json_object_get(f, "unique") != NULL;
 }
 
 static ddbgen_ir_field *lower_fields(lw *w, const json_t *fields, size_t *count)
@@ -403,7 +407,7 @@ static void finish_fields(lw *w, const json_t *je, ddbgen_ir_entity *e)
             out->auto_id = new_template(w, auto_id, false, e->fields, e->n_fields);
             e->auto_scope = out->auto_id;
         }
-        out->updatable = !out->key && !derived && !out->version && !out->uuid && !auto_id;
+        out->updatable = !out->key && !derived && !out->version && !out->uuid && !auto_id && !out->created_at;
     }
 }
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e);
 
@@ -32,6 +33,9 @@ static const char *default_fits(const json_t *f, const char *text)
     char *end = NULL;
     errno = 0;
     if (num && num[0] == 'f') {
+        /* a decimal C literal: digits, sign, point, exponent (no inf, nan, hex) */
+        if (strspn(text, "0123456789+-.eE") != strlen(text))
+            return "it is not a decimal number";
         strtod(text, &end);
         return !*text || *end || errno ? "it is not a number" : NULL;
     }
@@ -89,9 +93,31 @@ static void check_shard_versions(ddbgen_diags *d, json_t *e)
     }
 }
 
+/* The field-mask constants <ENTITY>_F_<FIELD> are the names upper-cased:
+ * two fields must not give the same one. */
+static void check_mask_names(ddbgen_diags *d, json_t *e)
+{
+    size_t i, j;
+    json_t *f, *g;
+    json_t *fields = json_object_get(e, "fields");
+    json_array_foreach(fields, i, f) {
+        json_array_foreach(fields, j, g) {
+            if (j >= i)
+                break;
+            if (strcasecmp(ddbgen_jstr(f, "name"), ddbgen_jstr(g, "name")))
+                continue;
+            long h = ERR(LOC(f), "fields '%s' and '%s' of '%s' differ only in case, so they would share one field-mask "
+                                 "constant: rename one",
+                         ddbgen_jstr(f, "name"), ddbgen_jstr(g, "name"), ddbgen_jstr(e, "name"));
+            ddbgen_diag_note(d, h, LOC(g), "'%s' is here", ddbgen_jstr(g, "name"));
+        }
+    }
+}
+
 void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e)
 {
     check_shard_versions(d, e);
+    check_mask_names(d, e);
     size_t i;
     json_t *f;
     json_t *created = NULL, *updated = NULL;
@@ -119,11 +145,11 @@ void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e)
             const char *macro = s ? "DDB_UPDATED_AT" : "DDB_CREATED_AT";
             int ms = !strcmp(type, "N") && num && (!strcmp(num, "i64") || !strcmp(num, "u64"));
             long long max = ddbgen_jint(f, "max_len", -1);
-            int iso = !strcmp(type, "S") && (max < 0 || max >= 24);
+            int iso = !strcmp(type, "S") && max >= 24;
             if (!ms && !iso)
                 ERR(LOC(st),
-                    "%s field '%s' must be int64_t (epoch milliseconds) or a string of at least 24 characters "
-                    "(ISO-8601, char[25] or char *), not %s",
+                    "%s field '%s' must be int64_t (epoch milliseconds) or char[N] with N >= 25 (ISO-8601 UTC "
+                    "with milliseconds), not %s",
                     macro, name, ctype);
             if (is_key || by_ddbgen || dflt)
                 ERR(LOC(st), "%s field '%s' cannot also be a key field, have a default or another generated value",

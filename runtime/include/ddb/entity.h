@@ -333,6 +333,12 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
                             const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, void *out, ddb_arena *a,
                             ddb_capacity *cap, ddb_error *err);
 
+/* Set field `field` (an index into e's fields) of obj, a DDB_CREATED_AT or
+ * DDB_UPDATED_AT field, to the handle's clock (ddb_clock_ms): epoch
+ * milliseconds in an integer field, ISO-8601 UTC with milliseconds
+ * ("2026-11-26T15:04:05.123Z") in a char[N] field (N >= 25). */
+void ddb_ent_stamp(ddb *db, const ddb_entity_desc *e, void *obj, uint16_t field);
+
 /* ---- Queries ------------------------------------------------------------- */
 
 typedef struct ddb_ent_query {
@@ -555,6 +561,8 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
 typedef struct ddb_ent_tx ddb_ent_tx;
 /* NULL with err filled (DDB_EINVAL: no db or arena; DDB_ENOMEM). */
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err);
+/* The database a transaction writes to (its clock stamps DDB_UPDATED_AT). */
+ddb *ddb_ent_tx_db(const ddb_ent_tx *tx);
 /* put / create as ddb_ent_put / ddb_ent_create (derived fields are filled
  * into obj at once; auto ids are allocated inside the transaction, so a
  * cancelled one consumes none, and written into obj on commit; versions are

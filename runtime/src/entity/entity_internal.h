@@ -27,6 +27,7 @@
  *   entity_read.c        typed reads: query by access pattern, scan, get with read options
  *   entity_collection.c  collection pages, their iterator, table scans grouped by type
  *   entity_declared.c    declared updates (ddbgen's DDB_UPDATE)
+ *   entity_stamp.c       DDB_CREATED_AT / DDB_UPDATED_AT time stamps
  *   entity_cursor.c      cursors (LastEvaluatedKey as text)
  *   entity_tx.c          transactions across entities
  *   entity_batch.c       batch put and get

@@ -23,6 +23,15 @@
 
 static char dir[512];
 
+/* The handle's clock (ddb_options.clock_ms): what DDB_CREATED_AT and
+ * DDB_UPDATED_AT read. */
+static int64_t now_ms = 1764169445123; /* 2025-11-26T15:04:05.123Z */
+static int64_t test_clock(void *ctx)
+{
+    (void)ctx;
+    return now_ms;
+}
+
 static bool remote(void) { return getenv("DDB_TEST_URI") && *getenv("DDB_TEST_URI"); }
 
 static ddb *open_db(void)
@@ -40,7 +49,8 @@ static ddb *open_db(void)
         assert_int_equal(system(cmd), 0);
         snprintf(uri, sizeof uri, "file:%s", dir);
     }
-    if (ddb_open(uri, NULL, &db, &err))
+    ddb_options opts = {.clock_ms = test_clock};
+    if (ddb_open(uri, &opts, &db, &err))
         fail_msg("open: %s", err.message);
     int rc = ddb_delete_table(db, "Fleet", &err);
     assert_true(rc == DDB_OK || rc == DDB_ENOTABLE);
@@ -231,9 +241,61 @@ static void test_sharded(void **state)
     close_db(db);
 }
 
+static void test_defaults_and_stamps(void **state)
+{
+    (void)state;
+    if (remote()) {
+        /* ddb_clock_ms of a remote handle is the system clock: the injected one applies to the embedded engine */
+        print_message("skipped: the remote backend does not take ddb_options.clock_ms\n");
+        skip();
+    }
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct device d = {.id = "d4", .site = "oslo", .status = "idle", .serial = "S-4"};
+    now_ms = 1764169445123;
+    OK(device_create(db, &d, NULL, NULL, &err));
+    assert_int_equal(d.battery, 100);                           /* DDB_DEFAULT("100"): left unset */
+    assert_int_equal(d.created_ms, 1764169445123);              /* DDB_CREATED_AT: epoch ms */
+    assert_string_equal(d.updated, "2025-11-26T15:04:05.123Z"); /* DDB_UPDATED_AT: ISO-8601 in char[25] */
+    struct device got;
+    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.battery, 100);
+    assert_int_equal(got.created_ms, 1764169445123);
+    /* a value that is set is kept: the default applies to unset fields only */
+    struct device e = {.id = "d5", .site = "oslo", .status = "idle", .battery = 7, .serial = "S-5"};
+    OK(device_create(db, &e, NULL, NULL, &err));
+    assert_int_equal(e.battery, 7);
+    /* a declared update stamps updated, never created */
+    now_ms = 1764169505999;
+    OK(device_charge(db, "d4", 80, 5, NULL, &got, a, NULL, &err));
+    assert_string_equal(got.updated, "2025-11-26T15:05:05.999Z");
+    assert_int_equal(got.created_ms, 1764169445123);
+    /* update_fields writes the stamp with the fields named */
+    now_ms += 1000;
+    got.note = "checked";
+    OK(device_update_fields(db, &got, DEVICE_F_NOTE, NULL, NULL, &err));
+    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    assert_string_equal(got.note, "checked");
+    assert_string_equal(got.updated, "2025-11-26T15:05:06.999Z");
+    assert_int_equal(got.created_ms, 1764169445123);
+    /* a full update writes every field but created */
+    now_ms += 1000;
+    got.created_ms = 42;
+    got.battery = 55;
+    OK(device_update(db, &got, NULL, NULL, &err));
+    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.battery, 55);
+    assert_int_equal(got.created_ms, 1764169445123);
+    assert_string_equal(got.updated, "2025-11-26T15:05:07.999Z");
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_stamps),
         cmocka_unit_test(test_set_and_arithmetic),
         cmocka_unit_test(test_sets_lists_remove),
         cmocka_unit_test(test_recomputed_keys),

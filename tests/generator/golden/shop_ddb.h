@@ -142,15 +142,24 @@ typedef struct organization_page {
     ddb_capacity capacity;
 } organization_page;
 
+/* Fields of struct organization as a mask: one bit each (bit i = field i of organization_entity),
+ * combined with |.  Used by organization_update_fields; a misspelt field is a compile error. */
+typedef uint64_t organization_fields;
+#define ORGANIZATION_F_NAME ((organization_fields)1 << 0)
+#define ORGANIZATION_F_PLAN ((organization_fields)1 << 1)
+#define ORGANIZATION_F_SEATS ((organization_fields)1 << 2)
+
 /* Create or replace (derived fields are computed into obj). */
 int organization_put(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int organization_create(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int organization_update(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int organization_update_fields(ddb *db, struct organization *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (a organization_fields of the constants above), with the
+ * derived fields and index keys that depend on them; a sharded entity writes only the shards
+ * holding them.  DDB_ENOTFOUND when the item does not exist. */
+int organization_update_fields(ddb *db, struct organization *obj, organization_fields fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("ORG#{name}" / "METADATA#{name}"); DDB_ENOTFOUND when absent. */
 int organization_get(ddb *db, const char *name, struct organization *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -185,15 +194,38 @@ typedef struct user_page {
     ddb_capacity capacity;
 } user_page;
 
+/* Fields of struct user as a mask: one bit each (bit i = field i of user_entity),
+ * combined with |.  Used by user_update_fields; a misspelt field is a compile error. */
+typedef uint64_t user_fields;
+#define USER_F_ORG ((user_fields)1 << 0)
+#define USER_F_USERNAME ((user_fields)1 << 1)
+#define USER_F_GLOBAL_ID ((user_fields)1 << 2)
+#define USER_F_EMAIL ((user_fields)1 << 3)
+#define USER_F_LOGINS ((user_fields)1 << 4)
+#define USER_F_CREATED_AT ((user_fields)1 << 5)
+#define USER_F_ACTIVE ((user_fields)1 << 6)
+#define USER_F_AVATAR ((user_fields)1 << 7)
+#define USER_F_HOME ((user_fields)1 << 8)
+#define USER_F_PAST ((user_fields)1 << 9)
+#define USER_F_NICKNAMES ((user_fields)1 << 10)
+#define USER_F_TAGS ((user_fields)1 << 11)
+#define USER_F_LUCKY ((user_fields)1 << 12)
+#define USER_F_SCORES ((user_fields)1 << 13)
+#define USER_F_KEYS ((user_fields)1 << 14)
+#define USER_F_VERSION ((user_fields)1 << 15)
+#define USER_F_EXPIRES_AT ((user_fields)1 << 16)
+
 /* Create or replace (derived fields are computed into obj). */
 int user_put(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int user_create(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int user_update(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int user_update_fields(ddb *db, struct user *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (a user_fields of the constants above), with the
+ * derived fields and index keys that depend on them; a sharded entity writes only the shards
+ * holding them.  DDB_ENOTFOUND when the item does not exist. */
+int user_update_fields(ddb *db, struct user *obj, user_fields fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("ORG#{org}" / "USER#{username}"); DDB_ENOTFOUND when absent. */
 int user_get(ddb *db, const char *org, const char *username, struct user *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -240,15 +272,28 @@ typedef struct order_page {
     ddb_capacity capacity;
 } order_page;
 
+/* Fields of struct order as a mask: one bit each (bit i = field i of order_entity),
+ * combined with |.  Used by order_update_fields; a misspelt field is a compile error. */
+typedef uint64_t order_fields;
+#define ORDER_F_ORG ((order_fields)1 << 0)
+#define ORDER_F_ID ((order_fields)1 << 1)
+#define ORDER_F_ORDER_DATE ((order_fields)1 << 2)
+#define ORDER_F_YEAR ((order_fields)1 << 3)
+#define ORDER_F_QUARTER ((order_fields)1 << 4)
+#define ORDER_F_MONTH ((order_fields)1 << 5)
+#define ORDER_F_TOTAL ((order_fields)1 << 6)
+
 /* Create or replace (derived fields are computed into obj). */
 int order_put(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int order_create(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int order_update(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int order_update_fields(ddb *db, struct order *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (a order_fields of the constants above), with the
+ * derived fields and index keys that depend on them; a sharded entity writes only the shards
+ * holding them.  DDB_ENOTFOUND when the item does not exist. */
+int order_update_fields(ddb *db, struct order *obj, order_fields fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("ORG#{org}" / "ORDER#{id:08}"); DDB_ENOTFOUND when absent. */
 int order_get(ddb *db, const char *org, uint64_t id, struct order *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -291,15 +336,26 @@ typedef struct product_page {
     ddb_capacity capacity;
 } product_page;
 
+/* Fields of struct product as a mask: one bit each (bit i = field i of product_entity),
+ * combined with |.  Used by product_update_fields; a misspelt field is a compile error. */
+typedef uint64_t product_fields;
+#define PRODUCT_F_SKU ((product_fields)1 << 0)
+#define PRODUCT_F_TITLE ((product_fields)1 << 1)
+#define PRODUCT_F_DESCRIPTION ((product_fields)1 << 2)
+#define PRODUCT_F_STOCK ((product_fields)1 << 3)
+#define PRODUCT_F_VIEWS ((product_fields)1 << 4)
+
 /* Create or replace (derived fields are computed into obj). */
 int product_put(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int product_create(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int product_update(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int product_update_fields(ddb *db, struct product *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (a product_fields of the constants above), with the
+ * derived fields and index keys that depend on them; a sharded entity writes only the shards
+ * holding them.  DDB_ENOTFOUND when the item does not exist. */
+int product_update_fields(ddb *db, struct product *obj, product_fields fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("PRODUCT#{sku}" / "DETAILS"); DDB_ENOTFOUND when absent. */
 int product_get(ddb *db, const char *sku, struct product *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -338,15 +394,24 @@ typedef struct audit_event_page {
     ddb_capacity capacity;
 } audit_event_page;
 
+/* Fields of struct audit_event as a mask: one bit each (bit i = field i of audit_event_entity),
+ * combined with |.  Used by audit_event_update_fields; a misspelt field is a compile error. */
+typedef uint64_t audit_event_fields;
+#define AUDIT_EVENT_F_EVENT_ID ((audit_event_fields)1 << 0)
+#define AUDIT_EVENT_F_ACTOR ((audit_event_fields)1 << 1)
+#define AUDIT_EVENT_F_AT ((audit_event_fields)1 << 2)
+
 /* Create or replace (derived fields are computed into obj). */
 int audit_event_put(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int audit_event_create(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int audit_event_update(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int audit_event_update_fields(ddb *db, struct audit_event *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (a audit_event_fields of the constants above), with the
+ * derived fields and index keys that depend on them; a sharded entity writes only the shards
+ * holding them.  DDB_ENOTFOUND when the item does not exist. */
+int audit_event_update_fields(ddb *db, struct audit_event *obj, audit_event_fields fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("{event_id}"); DDB_ENOTFOUND when absent. */
 int audit_event_get(ddb *db, const char *event_id, struct audit_event *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
