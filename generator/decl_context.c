@@ -145,37 +145,36 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     return o;
 }
 
-/* Field masks: one bit per field of the entity (bit i = field i of its
- * descriptor), a uint64_t when they fit, else a struct of words. */
+/* Field masks (templates/field_mask.mustache, the partial reads-gen's
+ * render_reads.c renders with the same keys): <ENTITY>_FN_<FIELD> numbers,
+ * and with at most 64 fields <ENTITY>_F_<FIELD> bits of <entity>_fields;
+ * <entity>_update_fields takes a ddb_ent_mask of them. */
+static json_t *upper_ident(const char *s)
+{
+    char buf[512];
+    size_t k = 0;
+    for (; *s && k + 1 < sizeof buf; s++)
+        buf[k++] = (char)(*s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
+    buf[k] = '\0';
+    return json_string(buf);
+}
+
 static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
 {
-    char upper[512], ident[1024];
-    size_t n = 0;
-    for (const char *c = e->cname; *c && n + 1 < sizeof upper; c++)
-        upper[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-    upper[n] = '\0';
-    int wide = e->n_fields > 64;
-    size_t words = (e->n_fields + 63) / 64;
-    set(o, "mask_type", fmt("%s_fields", e->cname));
-    set(o, "mask_wide", json_boolean(wide));
-    set(o, "mask_words", json_integer((json_int_t)(words ? words : 1)));
-    set(o, "mask_check", json_boolean(!wide && e->n_fields < 64));
-    json_t *bits = json_array();
+    json_t *fields = json_array(), *names = json_array();
     for (size_t i = 0; i < e->n_fields; i++) {
-        json_t *b = json_object();
-        size_t k = 0;
-        for (const char *c = e->fields[i].name; *c && k + 1 < sizeof ident; c++)
-            ident[k++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-        ident[k] = '\0';
-        set(b, "const", fmt("%s_F_%s", upper, ident));
-        set(b, "no", json_integer((json_int_t)i));
-        set(b, "word", json_integer((json_int_t)(i / 64)));
-        set(b, "bit", json_integer((json_int_t)(i % 64)));
-        set(b, "name", ddbgen__c_literal(e->fields[i].name));
-        json_array_append_new(bits, b);
+        json_t *f = json_object(), *n = json_object();
+        set(f, "fupper", upper_ident(e->fields[i].name));
+        set(f, "i", json_integer((json_int_t)i));
+        json_array_append_new(fields, f);
+        set(n, "name", ddbgen__c_literal(e->fields[i].name));
+        json_array_append_new(names, n);
     }
-    set(o, "example", e->n_fields > 1 ? fmt("%s_F_%s", upper, "...") : json_string(""));
-    set(o, "field_bits", bits);
+    set(o, "upper", upper_ident(e->cname));
+    set(o, "mask_fields", fields);
+    set(o, "mask_small", json_boolean(e->n_fields <= 64));
+    set(o, "field_names", names);
+    set(o, "n_fields_c", json_integer((json_int_t)e->n_fields));
 }
 
 /* What create applies (DDB_DEFAULT to unset fields) and which fields

@@ -222,7 +222,7 @@ int main(int argc, char **argv)
            all.count, idx.count);
     rooms[3].doctor_id = "d-02";
     ddb_capacity cap;
-    EX_CHECK(room_update_fields(db, &rooms[3], ROOM_F_DOCTOR_ID, &ex_indexes, &cap, &err));
+    EX_CHECK(room_update_fields(db, &rooms[3], room_mask(ROOM_F_DOCTOR_ID), &ex_indexes, &cap, &err));
     printf("Assign r-301 to d-02 (the room gains GSI1 keys): %s\n", ex_cost(&cap, cost));
     EX_CHECK(clinic_query_schedule(db, "d-02", &sched, a, &ex_total, &err));
     printf("Everything of d-02 now\n");

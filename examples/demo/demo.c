@@ -170,13 +170,13 @@ static void indexes(ddb *db, ddb_arena *a)
         printf(" %s", pg.items[i].service_id);
     printf("\n");
     s[1].voucher = "V-7F3K";
-    EX_CHECK(service_update_fields(db, &s[1], SERVICE_F_VOUCHER, &ex_indexes, &cap, &err));
+    EX_CHECK(service_update_fields(db, &s[1], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("issue voucher V-7F3K on S-000102: %s\n", ex_cost(&cap, cost));
     struct service code = {.voucher = "V-7F3K"};
     EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
     printf("    Vouchers index, V-7F3K: %zu service (%s)\n", pg.count, pg.count ? pg.items[0].service_id : "-");
     s[1].voucher = NULL;
-    EX_CHECK(service_update_fields(db, &s[1], SERVICE_F_VOUCHER, &ex_indexes, &cap, &err));
+    EX_CHECK(service_update_fields(db, &s[1], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("fulfil it (voucher removed): %s\n", ex_cost(&cap, cost));
     EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
     printf("    Vouchers index, V-7F3K: %zu services: the index holds only what awaits fulfilment\n", pg.count);
@@ -218,9 +218,9 @@ static void derived_and_shards(ddb *db, ddb_arena *a)
     EX_CHECK(product_item_create(db, &one, NULL, NULL, &err));
     EX_CHECK(product_create(db, &two, NULL, NULL, &err));
     one.stock = two.stock = 38;
-    EX_CHECK(product_item_update_fields(db, &one, PRODUCT_ITEM_F_STOCK, &ex_total, &cap, &err));
+    EX_CHECK(product_item_update_fields(db, &one, product_item_mask(PRODUCT_ITEM_F_STOCK), &ex_total, &cap, &err));
     printf("a 38 KB product, stock update as one item:         %s\n", ex_cost(&cap, cost));
-    EX_CHECK(product_update_fields(db, &two, PRODUCT_F_STOCK, &ex_total, &cap, &err));
+    EX_CHECK(product_update_fields(db, &two, product_mask(PRODUCT_F_STOCK), &ex_total, &cap, &err));
     printf("the same product split in shards A and B, update:  %s (pr-000001 / PRODUCT#A only)\n",
            ex_cost(&cap, cost));
     free(text);

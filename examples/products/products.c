@@ -103,10 +103,10 @@ int main(int argc, char **argv)
     printf("  taking 100 more:           %s (stock >= 100 is false: nothing is written)\n", ddb_strerror(rc));
 
     sharded.price_cents = 119900;
-    EX_CHECK(product_update_fields(db, &sharded, PRODUCT_F_PRICE_CENTS, &ex_total, &cap, &err));
+    EX_CHECK(product_update_fields(db, &sharded, product_mask(PRODUCT_F_PRICE_CENTS), &ex_total, &cap, &err));
     printf("  price change, shard A:     %s\n", ex_cost(&cap, cost));
     strcpy(sharded.name, "Sea kayak Tern 17 HV");
-    EX_CHECK(product_update_fields(db, &sharded, PRODUCT_F_NAME, &ex_total, &cap, &err));
+    EX_CHECK(product_update_fields(db, &sharded, product_mask(PRODUCT_F_NAME), &ex_total, &cap, &err));
     printf("  rename, shard B:           %s (the large shard, rarely written)\n", ex_cost(&cap, cost));
 
     /* ---- reads put the shards back together ---- */

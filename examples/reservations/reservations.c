@@ -305,14 +305,14 @@ int main(int argc, char **argv)
     EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", &agent_a, a, NULL, NULL, &err));
     agent_b = agent_a;
     agent_a.reserved += 5;
-    EX_CHECK(product_date_update_fields(db, &agent_a, PRODUCT_DATE_F_RESERVED, NULL, NULL, &err));
+    EX_CHECK(product_date_update_fields(db, &agent_a, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err));
     agent_b.reserved += 7;
-    int rc = product_date_update_fields(db, &agent_b, PRODUCT_DATE_F_RESERVED, NULL, NULL, &err);
+    int rc = product_date_update_fields(db, &agent_b, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err);
     printf("\nTwo agents update 2026-01-01 from the same read (version %u):\n", agent_b.version);
     printf("  agent A: ok, version %u\n  agent B: %s\n    %s\n", agent_a.version, ddb_strerror(rc), err.message);
     EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", &agent_b, a, NULL, NULL, &err));
     agent_b.reserved += 7;
-    EX_CHECK(product_date_update_fields(db, &agent_b, PRODUCT_DATE_F_RESERVED, NULL, NULL, &err));
+    EX_CHECK(product_date_update_fields(db, &agent_b, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err));
     printf("  agent B reads again and retries: ok, reserved %d, version %u\n", agent_b.reserved, agent_b.version);
     /* the same counter as one declared update: no read, no version to race on */
     struct product_date after;
@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 
     /* payment confirms booking 2: the hold (a TTL) is removed */
     bookings[1].hold_until = 0;
-    EX_CHECK(booking_update_fields(db, &bookings[1], BOOKING_F_HOLD_UNTIL, &ex_total, &cap, &err));
+    EX_CHECK(booking_update_fields(db, &bookings[1], booking_mask(BOOKING_F_HOLD_UNTIL), &ex_total, &cap, &err));
     printf("  booking 0000000002 paid: holdUntil removed (%s); unpaid holds expire by TTL\n", ex_cost(&cap, cost));
 
     /* ---- globalId: find an item by its UUID alone ---- */

@@ -193,7 +193,7 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
         if (!rc && out)
             memset(out, 0, e->st->size);
         if (!rc && out)
-            rc = ddbi_ent_from_item_partial(e, res.attributes, out, ra, e->n_shards > 0, err);
+            rc = ddbi_ent_from_item_partial(e, res.attributes, out, ra, e->n_shards > 0, NULL, err);
         if (rc == DDB_ECONDITION && u->condition)
             ddbi_fail(err, rc, "%s %s: the item does not exist or its condition (%s) is false", e->name, u->name,
                       u->condition);

@@ -274,7 +274,7 @@ static void test_defaults_and_stamps(void **state)
     /* update_fields writes the stamp with the fields named */
     now_ms += 1000;
     got.note = "checked";
-    OK(device_update_fields(db, &got, DEVICE_F_NOTE, NULL, NULL, &err));
+    OK(device_update_fields(db, &got, device_mask(DEVICE_F_NOTE), NULL, NULL, &err));
     OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
     assert_string_equal(got.note, "checked");
     assert_string_equal(got.updated, "2025-11-26T15:05:06.999Z");
