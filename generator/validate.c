@@ -650,8 +650,7 @@ static void check_field_flags(V *v, ent *x)
         if (ver) {
             if (!is_int)
                 ERR(v, LOC(ver), "DDB_VERSION field '%s' must be an integer, not %s", name, ctype);
-            /* a sharded entity has one per shard: write_fields.c checks those */
-            if (version && !(json_object_get(f, "shard") && json_object_get(version, "shard"))) {
+            if (version) {
                 long h = ERR(v, LOC(ver), "'%s' has two DDB_VERSION fields", x->name);
                 NOTE(v, h, LOC(json_object_get(version, "version")), "the first is '%s'",
                      ddbgen_jstr(version, "name"));

@@ -56,43 +56,6 @@ static const char *default_fits(const json_t *f, const char *text)
     return NULL;
 }
 
-/* A sharded entity with versions has one DDB_VERSION field per shard, on
- * that shard: a write to one shard checks and bumps that shard's version
- * only, so it never rewrites another shard item (docs/SCHEMA.md "Versions
- * on sharded entities"). */
-static void check_shard_versions(ddbgen_diags *d, json_t *e)
-{
-    json_t *shards = json_object_get(e, "shards"), *fields = json_object_get(e, "fields");
-    size_t i, s;
-    json_t *f, *sh;
-    json_t *first = NULL;
-    json_array_foreach(fields, i, f) if (!first && json_object_get(f, "version")) first = f;
-    if (!first || json_array_size(shards) == 0)
-        return;
-    json_array_foreach(shards, s, sh) {
-        const char *id = ddbgen_jstr(sh, "id");
-        json_t *mine = NULL;
-        json_array_foreach(fields, i, f) {
-            const char *fs = ddbgen_jstr(json_object_get(f, "shard"), "id");
-            if (!json_object_get(f, "version") || !fs || strcmp(fs, id))
-                continue;
-            if (mine) {
-                long h = ERR(LOC(json_object_get(f, "version")), "shard '%s' of '%s' has two DDB_VERSION fields", id,
-                             ddbgen_jstr(e, "name"));
-                ddbgen_diag_note(d, h, LOC(json_object_get(mine, "version")), "the first is '%s'",
-                                 ddbgen_jstr(mine, "name"));
-            } else
-                mine = f;
-        }
-        if (!mine)
-            ERR(LOC(json_object_get(first, "version")),
-                "'%s' is sharded and has a DDB_VERSION field, but shard '%s' has none: give every shard its own "
-                "version field (int64_t ver_%s DDB_VERSION DDB_SHARD(\"%s\")), so that a write to one shard checks "
-                "and bumps that shard's version and never rewrites another shard item",
-                ddbgen_jstr(e, "name"), id, id, id);
-    }
-}
-
 /* The field-mask constants <ENTITY>_F_<FIELD> are the names upper-cased:
  * two fields must not give the same one. */
 static void check_mask_names(ddbgen_diags *d, json_t *e)
@@ -116,7 +79,6 @@ static void check_mask_names(ddbgen_diags *d, json_t *e)
 
 void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e)
 {
-    check_shard_versions(d, e);
     check_mask_names(d, e);
     size_t i;
     json_t *f;
