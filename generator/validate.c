@@ -1169,8 +1169,8 @@ static char *suffix_at(const json_t *e, size_t i)
 
 /* Every pair of shard items of a and b (all of them, whatever the count):
  * 1 with the suffixes of the first pair whose primary keys may collide. */
-static int find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb,
-                          char **sfx_a, char **sfx_b)
+int ddbgen__find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb, char **sfx_a,
+                           char **sfx_b)
 {
     for (size_t x = 0; x < suffix_count(a); x++) {
         char *sa = suffix_at(a, x);
@@ -1203,7 +1203,7 @@ static void check_collisions(V *v)
                 continue;
             json_t *ka = ddbgen_jfind(json_object_get(a, "keys"), "index", "table");
             char *sa = NULL, *sb = NULL;
-            if (!resolved(ka) || !find_collision(a, ka, b, kb, &sa, &sb))
+            if (!resolved(ka) || !ddbgen__find_collision(a, ka, b, kb, &sa, &sb))
                 continue;
             char shard_a[400] = "", shard_b[400] = "";
             if (sa[0])
@@ -1406,6 +1406,7 @@ int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
     v.cur_entity = v.invalid_fields = NULL;
     check_collections(&v);
     check_collisions(&v);
+    ddbgen__check_unique_space(v.d, v.entities);
     check_table_ttl(&v);
     check_table_use(&v);
     json_decref(types_by_table);

@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -133,4 +134,49 @@ void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e)
                 ERR(LOC(uq), "DDB_UNIQUE field '%s' must be a string, a number or bytes, not %s", name, ctype);
         }
     }
+}
+
+/* The uniqueness items of field f of entity e, as a resolved key object. */
+static json_t *unique_key(const json_t *e, const json_t *f)
+{
+    char lit[600];
+    snprintf(lit, sizeof lit, "UNIQUE#%s#%s#", ddbgen_jstr(e, "name"), ddbgen_jstr(f, "attr"));
+    char tmpl[700];
+    snprintf(tmpl, sizeof tmpl, "%s{%s}", lit, ddbgen_jstr(f, "name"));
+    const char *type = !strcmp(ddbgen_jstr(f, "type"), "N") ? "N" : "S";
+    return json_pack("{s:{s:s, s:s, s:[{s:s}, {s:s}]}, s:{s:s, s:s, s:[{s:s}]}}", "pk", "type", "S", "template", tmpl,
+                     "segments", "lit", lit, "type", type, "sk", "type", "S", "template", "UNIQUE", "segments", "lit",
+                     "UNIQUE");
+}
+
+void ddbgen__check_unique_space(ddbgen_diags *d, const json_t *entities)
+{
+    size_t i, j, k;
+    json_t *e, *f, *other;
+    json_t *none = json_pack("{s:[], s:s}", "shards", "shard_suffix", "");
+    json_array_foreach(entities, i, e) {
+        json_array_foreach(json_object_get(e, "fields"), k, f) {
+            if (!json_object_get(f, "unique"))
+                continue;
+            json_t *uk = unique_key(e, f);
+            json_array_foreach(entities, j, other) {
+                json_t *ko = ddbgen_jfind(json_object_get(other, "keys"), "index", "table");
+                json_t *pk = json_object_get(ko, "pk");
+                char *so = NULL, *su = NULL;
+                if (strcmp(ddbgen_jstr(other, "table"), ddbgen_jstr(e, "table")) || !json_object_get(pk, "segments") ||
+                    !ddbgen__find_collision(other, ko, none, uk, &so, &su))
+                    continue;
+                free(so);
+                free(su);
+                long h = ERR(LOC(ko),
+                             "the primary key of '%s' (\"%s\") can collide with the uniqueness items of '%s'.'%s' "
+                             "(\"%s\" / \"UNIQUE\"): start its partition key with a literal other than \"UNIQUE#\"",
+                             ddbgen_jstr(other, "name"), ddbgen_jstr(pk, "template"), ddbgen_jstr(e, "name"),
+                             ddbgen_jstr(f, "name"), ddbgen_jstr(json_object_get(uk, "pk"), "template"));
+                ddbgen_diag_note(d, h, LOC(json_object_get(f, "unique")), "DDB_UNIQUE is here");
+            }
+            json_decref(uk);
+        }
+    }
+    json_decref(none);
 }
