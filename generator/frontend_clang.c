@@ -113,7 +113,10 @@ static const char *deco_macro(const char *kind)
                  {"attr", "DDB_ATTR"}, {"shard", "DDB_SHARD"},
                  {"derived", "DDB_DERIVED"}, {"uuid", "DDB_UUID"},
                  {"auto_id", "DDB_AUTO_ID"}, {"version", "DDB_VERSION"},
-                 {"ttl", "DDB_TTL"}, {"table", "DDB_TABLE"}};
+                 {"ttl", "DDB_TTL"}, {"table", "DDB_TABLE"},
+                 {"update", "DDB_UPDATE"}, {"condition", "DDB_CONDITION"},
+                 {"default", "DDB_DEFAULT"}, {"created_at", "DDB_CREATED_AT"},
+                 {"updated_at", "DDB_UPDATED_AT"}, {"unique", "DDB_UNIQUE"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(names[i].kind, kind))
             return names[i].macro;
@@ -533,7 +536,8 @@ static void apply_field_decos(fe *f, json_t *field, const decos *ds, const char 
             continue;
         }
         if (!strcmp(k, "entity") || !strcmp(k, "key") || !strcmp(k, "collection") ||
-            !strcmp(k, "shard_suffix") || !strcmp(k, "write_shards") || !strcmp(k, "heat_ok")) {
+            !strcmp(k, "shard_suffix") || !strcmp(k, "write_shards") || !strcmp(k, "heat_ok") ||
+            !strcmp(k, "update") || !strcmp(k, "condition")) {
             err(f, d->loc, "%s belongs between 'struct' and the struct's name, not on field '%s'",
                 macro, fname);
             continue;
@@ -563,6 +567,10 @@ static void apply_field_decos(fe *f, json_t *field, const decos *ds, const char 
         } else if (!strcmp(k, "derived") || !strcmp(k, "auto_id")) {
             if (check_nargs(f, d, 1, 1, "one argument: a template"))
                 json_object_set_new(field, k, template_obj(d, 0));
+        } else if (!strcmp(k, "default")) {
+            if (check_nargs(f, d, 1, 1, "one argument: the value as a string literal"))
+                json_object_set_new(field, k,
+                                    json_pack("{s:s, s:O}", "value", d->args[0], "loc", d->arg_locs[0]));
         } else if (check_nargs(f, d, 0, 0, "no arguments")) {
             json_object_set_new(field, k, json_pack("{s:O}", "loc", d->loc));
         }
@@ -907,6 +915,38 @@ static void process_table(fe *f, CXCursor var, const deco *td)
 
 /* ---- entities ---------------------------------------------------------- */
 
+/* {"text": t, "loc": L[, "verbatim": false]} for argument a of d. */
+static json_t *expr_obj(const deco *d, size_t a)
+{
+    json_t *o = json_pack("{s:s, s:O}", "text", d->args[a], "loc", d->arg_locs[a]);
+    if (o && !d->verbatim[a])
+        json_object_set_new(o, "verbatim", json_false());
+    return o;
+}
+
+/* Appends v to the array obj[key], created when absent (so schemas without
+ * declared writes keep the model they had). */
+static void append_to(json_t *obj, const char *key, json_t *v)
+{
+    json_t *arr = json_object_get(obj, key);
+    if (!arr) {
+        arr = json_array();
+        json_object_set_new(obj, key, arr);
+    }
+    json_array_append_new(arr, v);
+}
+
+/* DDB_UPDATE(name, update[, condition]) / DDB_CONDITION(name, condition). */
+static json_t *declared_write(const deco *d)
+{
+    int upd = !strcmp(d->kind, "update");
+    json_t *o = json_pack("{s:s, s:O, s:o}", "name", d->args[0], "loc", d->loc,
+                          upd ? "update" : "condition", expr_obj(d, 1));
+    if (o && upd && d->nargs == 3)
+        json_object_set_new(o, "condition", expr_obj(d, 2));
+    return o;
+}
+
 static void process_entity(fe *f, CXCursor decl, const decos *ds)
 {
     char *cname = cx_str(clang_getCursorSpelling(decl));
@@ -973,6 +1013,14 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
             }
         } else if (!strcmp(d->kind, "write_shards") || !strcmp(d->kind, "heat_ok")) {
             continue; /* attached to their keys below, once every DDB_KEY is read */
+        } else if (!strcmp(d->kind, "update")) {
+            if (check_nargs(f, d, 2, 3, "the update's name, its UpdateExpression over the C field "
+                                        "names and, optionally, a ConditionExpression"))
+                append_to(e, "updates", declared_write(d));
+        } else if (!strcmp(d->kind, "condition")) {
+            if (check_nargs(f, d, 2, 2, "the condition's name and its ConditionExpression over the C "
+                                        "field names"))
+                append_to(e, "conditions", declared_write(d));
         } else if (deco_macro(d->kind)) {
             err(f, d->loc, "%s is a field decorator; write it after a field's name, before the ';'",
                 deco_macro(d->kind));

@@ -50,6 +50,14 @@ static const spec item_spec[] = {{"type", K_STR, 1, NULL},     {"ctype", K_STR, 
                                  END};
 static const spec flag_spec[] = {{"loc", K_OBJ, 1, loc_spec}, END};
 static const spec shard_spec[] = {{"id", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec}, END};
+static const spec default_spec[] = {{"value", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec}, END};
+static const spec expr_spec[] = {{"text", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec},
+                                 {"verbatim", K_BOOL, 0, NULL}, END};
+static const spec update_spec[] = {{"name", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec},
+                                   {"update", K_OBJ, 1, expr_spec}, {"condition", K_OBJ, 0, expr_spec},
+                                   END};
+static const spec condition_spec[] = {{"name", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec},
+                                      {"condition", K_OBJ, 1, expr_spec}, END};
 static const spec field_spec[] = {{"name", K_STR, 1, NULL},
                                   {"loc", K_OBJ, 1, loc_spec},
                                   {"attr", K_STR, 1, NULL},
@@ -70,6 +78,10 @@ static const spec field_spec[] = {{"name", K_STR, 1, NULL},
                                   {"uuid", K_OBJ, 0, flag_spec},
                                   {"version", K_OBJ, 0, flag_spec},
                                   {"ttl", K_OBJ, 0, flag_spec},
+                                  {"default", K_OBJ, 0, default_spec},
+                                  {"created_at", K_OBJ, 0, flag_spec},
+                                  {"updated_at", K_OBJ, 0, flag_spec},
+                                  {"unique", K_OBJ, 0, flag_spec},
                                   END};
 static const spec struct_spec[] = {{"cname", K_STR, 1, NULL}, {"ctype", K_STR, 1, NULL},
                                    {"loc", K_OBJ, 1, loc_spec}, {"fields", K_ARR_OBJ, 1, field_spec},
@@ -94,6 +106,8 @@ static const spec entity_spec[] = {{"name", K_STR, 1, NULL},
                                    {"keys", K_ARR_OBJ, 1, key_spec},
                                    {"collections", K_ARR_OBJ, 1, coll_spec},
                                    {"fields", K_ARR_OBJ, 1, field_spec},
+                                   {"updates", K_ARR_OBJ, 0, update_spec},
+                                   {"conditions", K_ARR_OBJ, 0, condition_spec},
                                    END};
 static const spec model_spec[] = {{"model_version", K_INT, 1, NULL},
                                   {"schema", K_STR, 1, NULL},

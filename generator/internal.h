@@ -39,6 +39,12 @@ void ddbgen__heat(const json_t *model, ddbgen_diags *d);
  * (a shard item's suffix, or ""). */
 int ddbgen__keys_may_collide(const json_t *ka, const char *sfx_a, const json_t *kb, const char *sfx_b);
 
+/* validate.c: 1 when primary key ka of entity a and kb of entity b (resolved
+ * key objects) may collide on some pair of their items (shard items
+ * included); *sfx_a / *sfx_b (malloc'ed) then say which. */
+int ddbgen__find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb, char **sfx_a,
+                           char **sfx_b);
+
 /* compat.c: old and new are model documents (ddbgen__model_json). */
 int ddbgen__compat(json_t *old_model, json_t *new_model, const char *old_name, ddbgen_diags *d);
 

@@ -65,6 +65,7 @@ typedef struct ddbgen_ir_template ddbgen_ir_template;
 typedef struct ddbgen_ir_shard ddbgen_ir_shard;
 typedef struct ddbgen_ir_table ddbgen_ir_table;
 typedef struct ddbgen_ir_entity ddbgen_ir_entity;
+typedef struct ddbgen_ir_writes ddbgen_ir_writes; /* decl_write.h */
 
 /* What a list holds. */
 typedef struct ddbgen_ir_value {
@@ -92,6 +93,8 @@ struct ddbgen_ir_field {
     const ddbgen_ir_template *derived; /* DDB_DERIVED, or NULL */
     const ddbgen_ir_template *auto_id; /* DDB_AUTO_ID scope, or NULL */
     const ddbgen_ir_shard *shard;      /* DDB_SHARD, or NULL */
+    const char *dflt;                  /* DDB_DEFAULT text, or NULL */
+    bool created_at, updated_at, unique; /* DDB_CREATED_AT, DDB_UPDATED_AT, DDB_UNIQUE */
 };
 
 struct ddbgen_ir_struct {
@@ -185,6 +188,7 @@ struct ddbgen_ir_entity {
     const ddbgen_ir_template *auto_scope; /* the DDB_AUTO_ID field's scope, or NULL */
     ddbgen_ir_param *key_params;  /* the fields of the primary key, in template order */
     size_t n_key_params;
+    const ddbgen_ir_writes *writes; /* DDB_UPDATE / DDB_CONDITION (decl_write.h), or NULL */
 };
 
 /* An entity in a collection, with its key on the collection's index. */
@@ -232,6 +236,10 @@ ddbgen_ir *ddbgen__lower(const json_t *model);
  * lowering of that same declared model.  NULL when out of memory. */
 json_t *ddbgen__model_json(const ddbgen_ir *ir, const json_t *declared);
 void ddbgen_ir_free(ddbgen_ir *ir);
+
+/* n zeroed bytes owned by ir, for lowering done outside lower.c (NULL when
+ * out of memory). */
+void *ddbgen__ir_alloc(ddbgen_ir *ir, size_t n);
 
 /* The model's name of a type ("S", "BOOL", ...). */
 const char *ddbgen_ir_type_name(ddbgen_ir_type t);

@@ -13,6 +13,7 @@
  */
 #include "internal.h"
 #include "ir.h"
+#include "decl_write.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,12 @@ static void *alloc(lw *w, size_t n)
     p->next = w->ir->pool;
     w->ir->pool = p;
     return p->data;
+}
+
+void *ddbgen__ir_alloc(ddbgen_ir *ir, size_t n)
+{
+    lw w = {ir, NULL, 0};
+    return alloc(&w, n);
 }
 
 static void *alloc_array(lw *w, size_t count, size_t size)
@@ -225,6 +232,10 @@ static void lower_field(lw *w, const json_t *f, ddbgen_ir_field *out)
     out->uuid = json_object_get(f, "uuid") != NULL;
     out->version = json_object_get(f, "version") != NULL;
     out->ttl = json_object_get(f, "ttl") != NULL;
+    out->dflt = copy(w, ddbgen_jstr(json_object_get(f, "default"), "value"));
+    out->created_at = json_object_get(f, "created_at") != NULL;
+    out->updated_at = json_object_get(f, "updated_at") != NULL;
+    out->unique = json_object_get(f, "unique") != NULL;
 }
 
 static ddbgen_ir_field *lower_fields(lw *w, const json_t *fields, size_t *count)
@@ -396,7 +407,7 @@ static void finish_fields(lw *w, const json_t *je, ddbgen_ir_entity *e)
             out->auto_id = new_template(w, auto_id, false, e->fields, e->n_fields);
             e->auto_scope = out->auto_id;
         }
-        out->updatable = !out->key && !derived && !out->version && !out->uuid && !auto_id;
+        out->updatable = !out->key && !derived && !out->version && !out->uuid && !auto_id && !out->created_at;
     }
 }
 
@@ -493,6 +504,8 @@ static void lower_entities(lw *w)
         finish_fields(w, je, e);
         for (size_t k = 1; k < e->n_keys && e->n_shards; k++)
             e->keys[k].shard = key_shard(e, &e->keys[k]);
+        if (ddbgen__lower_writes(ir, je, e))
+            w->oom = 1;
     }
 }
 

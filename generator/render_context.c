@@ -7,6 +7,8 @@
  */
 #include "render_context.h"
 
+#include "decl_write.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -513,9 +515,13 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
     set(o, "templates", templates);
     set(o, "paths", paths);
     set(o, "label", label);
+    ddbgen__writes_context(o, e);
     json_decref(prefixj);
     return o;
 }
+
+json_t *ddbgen__c_literal(const char *s) { return c_literal(s); }
+json_t *ddbgen__comment_literal(const char *s) { return comment_literal(s); }
 
 static json_t *collection_ctx(const ddbgen_ir_collection *c)
 {

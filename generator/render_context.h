@@ -12,4 +12,9 @@
 /* The context for ir's module <base>_ddb.{h,c}; NULL when out of memory. */
 json_t *ddbgen__render_context(const ddbgen_ir *ir, const char *base);
 
+/* s as a C string literal ("NULL" for NULL), and as one that can stand in
+ * a comment: for the render contexts of other files (decl_context.c). */
+json_t *ddbgen__c_literal(const char *s);
+json_t *ddbgen__comment_literal(const char *s);
+
 #endif

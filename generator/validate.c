@@ -10,6 +10,7 @@
  * own; the IR (lower.c) derives the facts it keeps by itself.  Every rule
  * is listed, with an example, in docs/SCHEMA.md.
  */
+#include "decl_write.h"
 #include "internal.h"
 #include "template.h"
 
@@ -1227,8 +1228,8 @@ static char *suffix_at(const json_t *e, size_t i)
 
 /* Every pair of shard items of a and b (all of them, whatever the count):
  * 1 with the suffixes of the first pair whose primary keys may collide. */
-static int find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb,
-                          char **sfx_a, char **sfx_b)
+int ddbgen__find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb, char **sfx_a,
+                           char **sfx_b)
 {
     for (size_t x = 0; x < suffix_count(a); x++) {
         char *sa = suffix_at(a, x);
@@ -1261,7 +1262,7 @@ static void check_collisions(V *v)
                 continue;
             json_t *ka = ddbgen_jfind(json_object_get(a, "keys"), "index", "table");
             char *sa = NULL, *sb = NULL;
-            if (!resolved(ka) || !find_collision(a, ka, b, kb, &sa, &sb))
+            if (!resolved(ka) || !ddbgen__find_collision(a, ka, b, kb, &sa, &sb))
                 continue;
             char shard_a[400] = "", shard_b[400] = "";
             if (sa[0])
@@ -1458,11 +1459,13 @@ int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
         check_shards(&v, &x);
         check_entity_collections(&v, &x);
         check_size(&v, &x);
+        ddbgen__check_writes(v.d, e, x.table);
         json_decref(x.key_fields);
     }
     v.cur_entity = v.invalid_fields = NULL;
     check_collections(&v);
     check_collisions(&v);
+    ddbgen__check_unique_space(v.d, v.entities);
     check_table_ttl(&v);
     check_table_use(&v);
     if (d->errors == 0)

@@ -12,7 +12,9 @@
  *                    and the shard suffix, pr-000001 / PRODUCT#A (stock,
  *                    price: small, high velocity) and pr-000001 / PRODUCT#B
  *                    (name, description, specifications: large, low
- *                    velocity).  A stock update writes shard A only.
+ *                    velocity).  A stock update writes shard A only:
+ *                    the declared update product_take_stock() decrements
+ *                    it atomically and is refused when fewer are left.
  *
  * Orders (or-324910) sit in the same table: an order line per product. */
 #ifndef PRODUCTS_H
@@ -26,6 +28,7 @@ DDB_TABLE(products, "Products", DDB_PRIMARY("PK", "SK"));
 /* Before: everything in one item. */
 struct DDB_ENTITY(products_v1, "ProductItem")
        DDB_KEY("table", "pr-{id:06}", "PRODUCT")
+       DDB_UPDATE("take_stock", "SET stock = stock - :n", "stock >= :n")
 product_item {
     uint32_t id;
     int32_t stock;
@@ -38,6 +41,7 @@ product_item {
 /* After: the same attributes, sharded by velocity. */
 struct DDB_ENTITY(products, "Product")
        DDB_KEY("table", "pr-{id:06}", "PRODUCT")
+       DDB_UPDATE("take_stock", "SET stock = stock - :n", "stock >= :n")
        DDB_SHARD_SUFFIX("#")
 product {
     uint32_t id;

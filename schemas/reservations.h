@@ -13,6 +13,12 @@
  * GSI globalId: a UUID per booking and productDate, for direct lookups by
  * that id alone.
  *
+ * A day's counter moves with the declared update product_date_reserve()
+ * ("SET reserved = reserved + :party" when "reserved <= :most"): one
+ * request, no read first, refused when the day is full.  A booking starts
+ * "held" (DDB_DEFAULT) and carries its creation and last-change times
+ * (DDB_CREATED_AT in epoch ms, DDB_UPDATED_AT in ISO-8601).
+ *
  * A geozone's polygon can exceed the 400 KB item limit: the geometry lives
  * outside the item (S3 in production, a blob directory next to an embedded
  * database) and the item keeps its reference, size and content hash. */
@@ -46,6 +52,7 @@ geozone {
 struct DDB_ENTITY(reservations, "productDate")
        DDB_KEY("table", "productDate::{collection_id}::{activity}::{product}", "{product}::{date}")
        DDB_KEY("globalId", "{global_id}")
+       DDB_UPDATE("reserve", "SET reserved = reserved + :party", "reserved <= :most")
 product_date {
     char collection_id[32] DDB_ATTR("collectionId");
     char activity[32];
@@ -60,14 +67,18 @@ product_date {
 struct DDB_ENTITY(reservations, "booking")
        DDB_KEY("table", "booking::{collection_id}", "{booking_no:010}")
        DDB_KEY("globalId", "{global_id}")
+       DDB_CONDITION("unpaid", "attribute_exists(hold_until)")
 booking {
     char collection_id[32] DDB_ATTR("collectionId");
     uint64_t booking_no DDB_AUTO_ID("booking::{collection_id}") DDB_ATTR("bookingNo");
-    char global_id[37] DDB_UUID DDB_ATTR("globalId");
+    char global_id[37] DDB_UUID DDB_UNIQUE DDB_ATTR("globalId");
     char activity[32];
     char product[16];
     char date[11];
     char guest[64];
+    char status[8] DDB_DEFAULT("held");                  /* until paid */
+    int64_t created_at DDB_CREATED_AT DDB_ATTR("createdAt");
+    char updated_at[25] DDB_UPDATED_AT DDB_ATTR("updatedAt");
     int32_t party_size DDB_ATTR("partySize");
     int64_t hold_until DDB_TTL DDB_ATTR("holdUntil");  /* unpaid hold: expires unless confirmed */
 };

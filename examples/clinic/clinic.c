@@ -221,9 +221,8 @@ int main(int argc, char **argv)
     printf("\nThe table holds %zu items, GSI1 %zu: patients and the unassigned room r-301 are not in it\n",
            all.count, idx.count);
     rooms[3].doctor_id = "d-02";
-    const char *assign[] = {"doctor_id"};
     ddb_capacity cap;
-    EX_CHECK(room_update_fields(db, &rooms[3], assign, 1, &ex_indexes, &cap, &err));
+    EX_CHECK(room_update_fields(db, &rooms[3], room_mask(ROOM_F_DOCTOR_ID), &ex_indexes, &cap, &err));
     printf("Assign r-301 to d-02 (the room gains GSI1 keys): %s\n", ex_cost(&cap, cost));
     EX_CHECK(clinic_query_schedule(db, "d-02", &sched, a, &ex_total, &err));
     printf("Everything of d-02 now\n");

@@ -169,15 +169,14 @@ static void indexes(ddb *db, ddb_arena *a)
     for (size_t i = 0; i < pg.count; i++)
         printf(" %s", pg.items[i].service_id);
     printf("\n");
-    const char *voucher[] = {"voucher"};
     s[1].voucher = "V-7F3K";
-    EX_CHECK(service_update_fields(db, &s[1], voucher, 1, &ex_indexes, &cap, &err));
+    EX_CHECK(service_update_fields(db, &s[1], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("issue voucher V-7F3K on S-000102: %s\n", ex_cost(&cap, cost));
     struct service code = {.voucher = "V-7F3K"};
     EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
     printf("    Vouchers index, V-7F3K: %zu service (%s)\n", pg.count, pg.count ? pg.items[0].service_id : "-");
     s[1].voucher = NULL;
-    EX_CHECK(service_update_fields(db, &s[1], voucher, 1, &ex_indexes, &cap, &err));
+    EX_CHECK(service_update_fields(db, &s[1], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("fulfil it (voucher removed): %s\n", ex_cost(&cap, cost));
     EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
     printf("    Vouchers index, V-7F3K: %zu services: the index holds only what awaits fulfilment\n", pg.count);
@@ -218,11 +217,10 @@ static void derived_and_shards(ddb *db, ddb_arena *a)
     struct product two = {.id = 1, .stock = 40, .price_cents = 129900, .name = "Sea kayak", .description = text};
     EX_CHECK(product_item_create(db, &one, NULL, NULL, &err));
     EX_CHECK(product_create(db, &two, NULL, NULL, &err));
-    const char *stock[] = {"stock"};
     one.stock = two.stock = 38;
-    EX_CHECK(product_item_update_fields(db, &one, stock, 1, &ex_total, &cap, &err));
+    EX_CHECK(product_item_update_fields(db, &one, product_item_mask(PRODUCT_ITEM_F_STOCK), &ex_total, &cap, &err));
     printf("a 38 KB product, stock update as one item:         %s\n", ex_cost(&cap, cost));
-    EX_CHECK(product_update_fields(db, &two, stock, 1, &ex_total, &cap, &err));
+    EX_CHECK(product_update_fields(db, &two, product_mask(PRODUCT_F_STOCK), &ex_total, &cap, &err));
     printf("the same product split in shards A and B, update:  %s (pr-000001 / PRODUCT#A only)\n",
            ex_cost(&cap, cost));
     free(text);

@@ -118,8 +118,7 @@ int main(int argc, char **argv)
     struct office more[] = {{"Berlin", "DE", 120}, {"Austin", "US", 80}, {"Lisbon", "PT", 40}, {"Osaka", "JP", 30}};
     org.offices = more;
     org.offices_count = 4;
-    const char *offices[] = {"offices"};
-    EX_CHECK(organization_update_fields(db, &org, offices, 1, &ex_total, &cap, &err));
+    EX_CHECK(organization_update_fields(db, &org, organization_mask(ORGANIZATION_F_OFFICES), &ex_total, &cap, &err));
     printf("  a new office rewrites the list in the organization's item: %s\n", ex_cost(&cap, cost));
     printf("  (fine for a few offices read with the organization; users are unbounded and have\n"
            "  their own access patterns, so they are items)\n");

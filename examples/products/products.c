@@ -91,24 +91,22 @@ int main(int argc, char **argv)
         EX_CHECK(order_line_create(db, &lines[i], &ex_total, &cap, &err));
         printf("  line or-%06u / pr-%06u: %s\n", lines[i].order_id, lines[i].product_id, ex_cost(&cap, cost));
     }
-    const char *stock[] = {"stock"};
-    one.stock -= 2;
-    EX_CHECK(product_item_update_fields(db, &one, stock, 1, &ex_total, &cap, &err));
+    /* the declared update "SET stock = stock - :n" when "stock >= :n": atomic, no read first */
+    EX_CHECK(product_item_take_stock(db, 1, 2, &ex_total, NULL, NULL, &cap, &err));
     printf("  stock update, one item:    %s (the whole item is rewritten)\n", ex_cost(&cap, cost));
     double before = cap.write;
-    sharded.stock -= 2;
-    EX_CHECK(product_update_fields(db, &sharded, stock, 1, &ex_total, &cap, &err));
+    EX_CHECK(product_take_stock(db, 1, 2, &ex_total, NULL, NULL, &cap, &err));
     printf("  stock update, shard A:     %s (only pr-000001 / PRODUCT#A is written)\n", ex_cost(&cap, cost));
     double after = cap.write;
     printf("  for 1,000 orders a day:    %g WCU versus %g WCU\n", 1000 * before, 1000 * after);
+    int rc = product_take_stock(db, 1, 100, &ex_total, NULL, NULL, &cap, &err);
+    printf("  taking 100 more:           %s (stock >= 100 is false: nothing is written)\n", ddb_strerror(rc));
 
-    const char *price[] = {"price_cents"};
     sharded.price_cents = 119900;
-    EX_CHECK(product_update_fields(db, &sharded, price, 1, &ex_total, &cap, &err));
+    EX_CHECK(product_update_fields(db, &sharded, product_mask(PRODUCT_F_PRICE_CENTS), &ex_total, &cap, &err));
     printf("  price change, shard A:     %s\n", ex_cost(&cap, cost));
-    const char *rename[] = {"name"};
     strcpy(sharded.name, "Sea kayak Tern 17 HV");
-    EX_CHECK(product_update_fields(db, &sharded, rename, 1, &ex_total, &cap, &err));
+    EX_CHECK(product_update_fields(db, &sharded, product_mask(PRODUCT_F_NAME), &ex_total, &cap, &err));
     printf("  rename, shard B:           %s (the large shard, rarely written)\n", ex_cost(&cap, cost));
 
     /* ---- reads put the shards back together ---- */

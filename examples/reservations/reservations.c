@@ -304,17 +304,24 @@ int main(int argc, char **argv)
     struct product_date agent_a, agent_b;
     EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", &agent_a, a, NULL, NULL, &err));
     agent_b = agent_a;
-    const char *reserved[] = {"reserved"};
     agent_a.reserved += 5;
-    EX_CHECK(product_date_update_fields(db, &agent_a, reserved, 1, NULL, NULL, &err));
+    EX_CHECK(product_date_update_fields(db, &agent_a, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err));
     agent_b.reserved += 7;
-    int rc = product_date_update_fields(db, &agent_b, reserved, 1, NULL, NULL, &err);
+    int rc = product_date_update_fields(db, &agent_b, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err);
     printf("\nTwo agents update 2026-01-01 from the same read (version %u):\n", agent_b.version);
     printf("  agent A: ok, version %u\n  agent B: %s\n    %s\n", agent_a.version, ddb_strerror(rc), err.message);
     EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", &agent_b, a, NULL, NULL, &err));
     agent_b.reserved += 7;
-    EX_CHECK(product_date_update_fields(db, &agent_b, reserved, 1, NULL, NULL, &err));
+    EX_CHECK(product_date_update_fields(db, &agent_b, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err));
     printf("  agent B reads again and retries: ok, reserved %d, version %u\n", agent_b.reserved, agent_b.version);
+    /* the same counter as one declared update: no read, no version to race on */
+    struct product_date after;
+    EX_CHECK(product_date_reserve(db, "bcparks_1", "dayuse", "1", "2026-01-01", 3, 37, &ex_total, &after, a, &cap,
+                                  &err));
+    printf("  agent C: product_date_reserve(party 3, while reserved <= 37): ok, reserved %d, version %u, %s\n",
+           after.reserved, after.version, ex_cost(&cap, cost));
+    rc = product_date_reserve(db, "bcparks_1", "dayuse", "1", "2026-01-01", 30, 40 - 30, NULL, NULL, NULL, NULL, &err);
+    printf("  agent D: product_date_reserve(party 30, while reserved <= 10): %s\n", ddb_strerror(rc));
 
     /* the booking partition: numbered in creation order; the counter lives there too */
     booking_page bp;
@@ -323,8 +330,9 @@ int main(int argc, char **argv)
     printf("\nBookings of bcparks_1 (Query pk = \"booking::bcparks_1\"): %zu, %s\n", bp.count,
            ex_cost(&bp.capacity, cost));
     for (size_t i = 0; i < bp.count; i++)
-        printf("    %010llu  %-12s %s  party of %d  hold until %lld\n", (unsigned long long)bp.items[i].booking_no,
-               bp.items[i].guest, bp.items[i].date, bp.items[i].party_size, (long long)bp.items[i].hold_until);
+        printf("    %010llu  %-12s %s  party of %d  hold until %lld  %s since %s\n",
+               (unsigned long long)bp.items[i].booking_no, bp.items[i].guest, bp.items[i].date, bp.items[i].party_size,
+               (long long)bp.items[i].hold_until, bp.items[i].status, bp.items[i].updated_at);
     ddb_item *key = ddb_item_new(a), *counter;
     ddb_item_set_s(key, "pk", "booking::bcparks_1");
     ddb_item_set_s(key, "sk", "#COUNTER");
@@ -333,9 +341,8 @@ int main(int argc, char **argv)
            ddb_item_get(counter, "schema")->u.s, ddb_item_get(counter, "Counter")->u.s);
 
     /* payment confirms booking 2: the hold (a TTL) is removed */
-    const char *hold[] = {"hold_until"};
     bookings[1].hold_until = 0;
-    EX_CHECK(booking_update_fields(db, &bookings[1], hold, 1, &ex_total, &cap, &err));
+    EX_CHECK(booking_update_fields(db, &bookings[1], booking_mask(BOOKING_F_HOLD_UNTIL), &ex_total, &cap, &err));
     printf("  booking 0000000002 paid: holdUntil removed (%s); unpaid holds expire by TTL\n", ex_cost(&cap, cost));
 
     /* ---- globalId: find an item by its UUID alone ---- */

@@ -105,12 +105,11 @@ int main(int argc, char **argv)
     printf("  Scan Vouchers: %zu entries (the table holds %zu services), %s\n", raw.count, n,
            ex_cost(&raw.capacity, cost));
 
-    const char *fields[] = {"voucher", "fulfilled_by"};
     data[5].voucher = "V-7F3K";
-    EX_CHECK(service_update_fields(db, &data[5], fields, 1, &ex_indexes, &cap, &err));
+    EX_CHECK(service_update_fields(db, &data[5], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("  issue voucher V-7F3K for C-1001 / S-000106: %s\n", ex_cost(&cap, cost));
     data[9].voucher = "V-2M9Q";
-    EX_CHECK(service_update_fields(db, &data[9], fields, 1, &ex_indexes, &cap, &err));
+    EX_CHECK(service_update_fields(db, &data[9], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("  issue voucher V-2M9Q for C-1003 / S-000110: %s\n", ex_cost(&cap, cost));
 
     EX_CHECK(ddb_scan(db, &scan, a, &raw, &err));
@@ -127,7 +126,8 @@ int main(int argc, char **argv)
     s = pg.items[0];
     s.voucher = NULL;
     s.fulfilled_by = "Northside Repairs";
-    EX_CHECK(service_update_fields(db, &s, fields, 2, &ex_indexes, &cap, &err));
+    EX_CHECK(service_update_fields(db, &s, service_mask(SERVICE_F_VOUCHER | SERVICE_F_FULFILLED_BY), &ex_indexes,
+                                   &cap, &err));
     printf("  fulfil it (remove the voucher, record the provider): %s\n", ex_cost(&cap, cost));
 
     EX_CHECK(ddb_scan(db, &scan, a, &raw, &err));

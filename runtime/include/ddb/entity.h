@@ -316,6 +316,50 @@ typedef struct ddb_ent_batch ddb_ent_batch;
 /* The runtime clock created-at / updated-at use: ddb_clock_ms(db) (tests
  * set it with ddb_options.clock_ms). */
 
+/* ---- Declared updates (ddbgen's DDB_UPDATE; docs/SCHEMA.md) ---------------- */
+
+/* A :placeholder's value: the value of field `field` of the entity struct at
+ * obj (marshalled like that field), or, when field is -1, the int64_t at obj. */
+typedef struct ddb_ent_arg {
+    const char *name;  /* ":pct" */
+    int16_t field;
+    const void *obj;
+} ddb_ent_arg;
+
+/* A declared update as ddbgen checked it: the clause bodies of its
+ * UpdateExpression and its ConditionExpression over #names. */
+typedef struct ddb_ent_update_desc {
+    const char *name;                     /* "charge" */
+    const char *set, *remove, *add, *del; /* clause bodies, "" when absent */
+    const char *condition;                /* declared condition, or NULL */
+    const char *const *names;             /* "#battery_pct", ... */
+    const char *const *attrs;             /* the stored attribute of each */
+    uint16_t n_names;
+    const uint16_t *known;                /* fields SET to a placeholder: their new values are in obj */
+    uint16_t n_known;
+    int16_t shard;                        /* the shard item written; -1 when unsharded */
+} ddb_ent_update_desc;
+
+/* One UpdateItem: u's expression, plus SET (or REMOVE) of the derived
+ * attributes and index keys that read the fields in u->known (rendered
+ * from obj, which holds the key fields and those fields' new values), plus
+ * ADD 1 to the version when the item written holds it; conditional on the
+ * item existing and u->condition.  DDB_ENOTFOUND when the item does not
+ * exist (no declared condition), DDB_ECONDITION when it does not exist or
+ * the declared condition is false.  out (may be NULL) receives the item
+ * after the update (a sharded entity: the shard item's fields), its
+ * variable-size data allocated from a.  Placeholder names starting with
+ * ":ddb_" and names starting with "#ddb_" are the runtime's. */
+int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,
+                            const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, void *out, ddb_arena *a,
+                            ddb_capacity *cap, ddb_error *err);
+
+/* Set field `field` (an index into e's fields) of obj, a DDB_CREATED_AT or
+ * DDB_UPDATED_AT field, to the handle's clock (ddb_clock_ms): epoch
+ * milliseconds in an integer field, ISO-8601 UTC with milliseconds
+ * ("2026-11-26T15:04:05.123Z") in a char[N] field (N >= 25). */
+void ddb_ent_stamp(ddb *db, const ddb_entity_desc *e, void *obj, uint16_t field);
+
 /* ---- Queries ------------------------------------------------------------- */
 
 typedef struct ddb_ent_query {
@@ -538,6 +582,8 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
 typedef struct ddb_ent_tx ddb_ent_tx;
 /* NULL with err filled (DDB_EINVAL: no db or arena; DDB_ENOMEM). */
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err);
+/* The database a transaction writes to (its clock stamps DDB_UPDATED_AT). */
+ddb *ddb_ent_tx_db(const ddb_ent_tx *tx);
 /* put / create as ddb_ent_put / ddb_ent_create (derived fields are filled
  * into obj at once; auto ids are allocated inside the transaction, so a
  * cancelled one consumes none, and written into obj on commit; versions are

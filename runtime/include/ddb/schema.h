@@ -113,6 +113,14 @@ typedef struct ddb_bytes_set {
 #define DDB_VERSION DDB__ANNOTATE("ddb:version")
 #define DDB_TTL DDB__ANNOTATE("ddb:ttl")
 
+/* Typed writes (docs/SCHEMA.md "Declared updates and conditions"). */
+#define DDB_UPDATE(...) DDB__ANNOTATE("ddb:update" DDB__JOIN(__VA_ARGS__))
+#define DDB_CONDITION(name, expr) DDB__ANNOTATE("ddb:condition" DDB__SEP name DDB__SEP expr)
+#define DDB_DEFAULT(value) DDB__ANNOTATE("ddb:default" DDB__SEP value)
+#define DDB_CREATED_AT DDB__ANNOTATE("ddb:created_at")
+#define DDB_UPDATED_AT DDB__ANNOTATE("ddb:updated_at")
+#define DDB_UNIQUE DDB__ANNOTATE("ddb:unique")
+
 #else /* application mode: decorators vanish */
 
 #define DDB_TABLE(cname, ...) struct ddb_table_##cname
@@ -135,6 +143,12 @@ typedef struct ddb_bytes_set {
 #define DDB_AUTO_ID(scope)
 #define DDB_VERSION
 #define DDB_TTL
+#define DDB_UPDATE(...)
+#define DDB_CONDITION(name, expr)
+#define DDB_DEFAULT(value)
+#define DDB_CREATED_AT
+#define DDB_UPDATED_AT
+#define DDB_UNIQUE
 
 #endif /* DDB_SCHEMA_PARSE */
 

@@ -28,6 +28,8 @@
  *   entity_reader.c      pages of items into entity structs (types, shard groups, index entries)
  *   entity_read.c        typed reads: query by access pattern, scan, get with read options
  *   entity_collection.c  collection pages, their iterator, table scans grouped by type
+ *   entity_declared.c    declared updates (ddbgen's DDB_UPDATE)
+ *   entity_stamp.c       DDB_CREATED_AT / DDB_UPDATED_AT time stamps
  *   entity_cursor.c      cursors (LastEvaluatedKey as text)
  *   entity_tx.c          transactions across entities
  *   entity_batch.c       batch put and get
@@ -86,6 +88,8 @@ int ddbi_ent_render_plain(const ddb_entity_desc *e, const ddb_template *t, const
                           ddb_value **out, ddb_error *err);
 /* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
+/* Does t read a top-level field i with changed[i] set? */
+bool ddbi_ent_template_uses(const ddb_template *t, const bool *changed);
 /* Compute every derived field of obj in place. */
 int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err);
 

@@ -26,6 +26,8 @@ struct ddb_ent_tx {
     int failed;                         /* an earlier add failed */
 };
 
+ddb *ddb_ent_tx_db(const ddb_ent_tx *tx) { return tx ? tx->db : NULL; }
+
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err)
 {
     if (!db || !a) {

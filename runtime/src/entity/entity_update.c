@@ -12,14 +12,6 @@
 /* The most fields an entity struct may have for a partial update. */
 #define UPDATE_MAX_FIELDS 1024
 
-static bool template_uses(const ddb_template *t, const bool *changed)
-{
-    for (uint16_t i = 0; i < t->n; i++)
-        if (!t->segs[i].lit && t->segs[i].path_len && changed[t->segs[i].path[0]])
-            return true;
-    return false;
-}
-
 /* The update of one shard item: "SET" assignments in x, "REMOVE" ones in rem. */
 typedef struct upd {
     ddbi_exprb x;
@@ -91,7 +83,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
         rc = ddbi_ent_fill_derived(e, obj, a, err);
     for (uint16_t j = 0; !rc && j < e->st->n_fields; j++) {
         const ddb_field_desc *f = &e->st->fields[j];
-        bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && template_uses(f->derived, changed);
+        bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && ddbi_ent_template_uses(f->derived, changed);
         if (!changed[j] && !derived)
             continue;
         int s = ddbi_ent_field_part(e, f);
@@ -104,7 +96,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
     /* index keys that depend on them (each on the shard item carrying it) */
     for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
-        if (!template_uses(&kd->pk, changed) && !(kd->sk_attr && template_uses(&kd->sk, changed)))
+        if (!ddbi_ent_template_uses(&kd->pk, changed) && !(kd->sk_attr && ddbi_ent_template_uses(&kd->sk, changed)))
             continue;
         ddb_value *pk, *sk = NULL;
         if ((rc = ddb_ent_render(e, &kd->pk, obj, a, &pk, err)) ||

@@ -216,10 +216,22 @@ int organization_update(ddb *db, struct organization *obj, const ddb_ent_opts *o
     return ddb_ent_update_fields(db, &organization_entity, obj, shop_organization_updatable, 2, o, cap, err);
 }
 
-int organization_update_fields(ddb *db, struct organization *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int organization_update_fields(ddb *db, struct organization *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err)
 {
-    return ddb_ent_update_fields(db, &organization_entity, obj, fields, n_fields, o, cap, err);
+    static const char *const all[] = { "name", "plan", "seats", };
+    const char *names[sizeof all / sizeof *all + 2];
+    size_t n = 0;
+    for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
+        if (!ddb_ent_mask_has(&fields, i))
+            continue;
+        if (i >= sizeof all / sizeof *all) { /* a bit of no field: refused */
+            names[n++] = "(a bit beyond the last field)";
+            break;
+        }
+        names[n++] = all[i];
+    }
+    return ddb_ent_update_fields(db, &organization_entity, obj, names, n, o, cap, err);
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
@@ -457,10 +469,22 @@ int user_update(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *
     return ddb_ent_update_fields(db, &user_entity, obj, shop_user_updatable, 13, o, cap, err);
 }
 
-int user_update_fields(ddb *db, struct user *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int user_update_fields(ddb *db, struct user *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err)
 {
-    return ddb_ent_update_fields(db, &user_entity, obj, fields, n_fields, o, cap, err);
+    static const char *const all[] = { "org", "username", "global_id", "email", "logins", "created_at", "active", "avatar", "home", "past", "nicknames", "tags", "lucky", "scores", "keys", "version", "expires_at", };
+    const char *names[sizeof all / sizeof *all + 2];
+    size_t n = 0;
+    for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
+        if (!ddb_ent_mask_has(&fields, i))
+            continue;
+        if (i >= sizeof all / sizeof *all) { /* a bit of no field: refused */
+            names[n++] = "(a bit beyond the last field)";
+            break;
+        }
+        names[n++] = all[i];
+    }
+    return ddb_ent_update_fields(db, &user_entity, obj, names, n, o, cap, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
@@ -753,10 +777,22 @@ int order_update(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity
     return ddb_ent_update_fields(db, &order_entity, obj, shop_order_updatable, 2, o, cap, err);
 }
 
-int order_update_fields(ddb *db, struct order *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int order_update_fields(ddb *db, struct order *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err)
 {
-    return ddb_ent_update_fields(db, &order_entity, obj, fields, n_fields, o, cap, err);
+    static const char *const all[] = { "org", "id", "order_date", "year", "quarter", "month", "total", };
+    const char *names[sizeof all / sizeof *all + 2];
+    size_t n = 0;
+    for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
+        if (!ddb_ent_mask_has(&fields, i))
+            continue;
+        if (i >= sizeof all / sizeof *all) { /* a bit of no field: refused */
+            names[n++] = "(a bit beyond the last field)";
+            break;
+        }
+        names[n++] = all[i];
+    }
+    return ddb_ent_update_fields(db, &order_entity, obj, names, n, o, cap, err);
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
@@ -971,10 +1007,22 @@ int product_update(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capa
     return ddb_ent_update_fields(db, &product_entity, obj, shop_product_updatable, 4, o, cap, err);
 }
 
-int product_update_fields(ddb *db, struct product *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int product_update_fields(ddb *db, struct product *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err)
 {
-    return ddb_ent_update_fields(db, &product_entity, obj, fields, n_fields, o, cap, err);
+    static const char *const all[] = { "sku", "title", "description", "stock", "views", };
+    const char *names[sizeof all / sizeof *all + 2];
+    size_t n = 0;
+    for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
+        if (!ddb_ent_mask_has(&fields, i))
+            continue;
+        if (i >= sizeof all / sizeof *all) { /* a bit of no field: refused */
+            names[n++] = "(a bit beyond the last field)";
+            break;
+        }
+        names[n++] = all[i];
+    }
+    return ddb_ent_update_fields(db, &product_entity, obj, names, n, o, cap, err);
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
@@ -1143,10 +1191,22 @@ int audit_event_update(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, 
     return ddb_ent_update_fields(db, &audit_event_entity, obj, shop_audit_event_updatable, 2, o, cap, err);
 }
 
-int audit_event_update_fields(ddb *db, struct audit_event *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int audit_event_update_fields(ddb *db, struct audit_event *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err)
 {
-    return ddb_ent_update_fields(db, &audit_event_entity, obj, fields, n_fields, o, cap, err);
+    static const char *const all[] = { "event_id", "actor", "at", };
+    const char *names[sizeof all / sizeof *all + 2];
+    size_t n = 0;
+    for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
+        if (!ddb_ent_mask_has(&fields, i))
+            continue;
+        if (i >= sizeof all / sizeof *all) { /* a bit of no field: refused */
+            names[n++] = "(a bit beyond the last field)";
+            break;
+        }
+        names[n++] = all[i];
+    }
+    return ddb_ent_update_fields(db, &audit_event_entity, obj, names, n, o, cap, err);
 }
 
 /* primary key: "{event_id}" */

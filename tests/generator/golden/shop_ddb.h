@@ -142,15 +142,40 @@ typedef struct organization_page {
     ddb_capacity capacity;
 } organization_page;
 
+/* Fields of "Organization": ORGANIZATION_FN_<FIELD> numbers the field (bit n of a
+ * ddb_ent_mask); with at most 64 fields ORGANIZATION_F_<FIELD> is its one-bit
+ * organization_fields value, and organization_mask() makes a ddb_ent_mask of an OR
+ * of them: a projection (ddb_ent_read_opts.fields) or the fields of a
+ * partial update. */
+enum {
+    ORGANIZATION_FN_NAME = 0,
+    ORGANIZATION_FN_PLAN = 1,
+    ORGANIZATION_FN_SEATS = 2,
+};
+typedef uint64_t organization_fields;
+#define ORGANIZATION_F_NAME ((organization_fields)1 << 0)
+#define ORGANIZATION_F_PLAN ((organization_fields)1 << 1)
+#define ORGANIZATION_F_SEATS ((organization_fields)1 << 2)
+static inline ddb_ent_mask organization_mask(organization_fields f)
+{
+    ddb_ent_mask m;
+    m.w[0] = f;
+    for (unsigned i = 1; i < DDB_ENT_MASK_WORDS; i++)
+        m.w[i] = 0;
+    return m;
+}
+
 /* Create or replace (derived fields are computed into obj). */
 int organization_put(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int organization_create(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int organization_update(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int organization_update_fields(ddb *db, struct organization *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (DDB_FIELDS(ORGANIZATION_FN_...) or organization_mask(ORGANIZATION_F_... | ...)),
+ * with the derived fields and index keys that depend on them; a sharded entity writes only the
+ * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
+int organization_update_fields(ddb *db, struct organization *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("ORG#{name}" / "METADATA#{name}"); DDB_ENOTFOUND when absent. */
 int organization_get(ddb *db, const char *name, struct organization *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -185,15 +210,68 @@ typedef struct user_page {
     ddb_capacity capacity;
 } user_page;
 
+/* Fields of "User": USER_FN_<FIELD> numbers the field (bit n of a
+ * ddb_ent_mask); with at most 64 fields USER_F_<FIELD> is its one-bit
+ * user_fields value, and user_mask() makes a ddb_ent_mask of an OR
+ * of them: a projection (ddb_ent_read_opts.fields) or the fields of a
+ * partial update. */
+enum {
+    USER_FN_ORG = 0,
+    USER_FN_USERNAME = 1,
+    USER_FN_GLOBAL_ID = 2,
+    USER_FN_EMAIL = 3,
+    USER_FN_LOGINS = 4,
+    USER_FN_CREATED_AT = 5,
+    USER_FN_ACTIVE = 6,
+    USER_FN_AVATAR = 7,
+    USER_FN_HOME = 8,
+    USER_FN_PAST = 9,
+    USER_FN_NICKNAMES = 10,
+    USER_FN_TAGS = 11,
+    USER_FN_LUCKY = 12,
+    USER_FN_SCORES = 13,
+    USER_FN_KEYS = 14,
+    USER_FN_VERSION = 15,
+    USER_FN_EXPIRES_AT = 16,
+};
+typedef uint64_t user_fields;
+#define USER_F_ORG ((user_fields)1 << 0)
+#define USER_F_USERNAME ((user_fields)1 << 1)
+#define USER_F_GLOBAL_ID ((user_fields)1 << 2)
+#define USER_F_EMAIL ((user_fields)1 << 3)
+#define USER_F_LOGINS ((user_fields)1 << 4)
+#define USER_F_CREATED_AT ((user_fields)1 << 5)
+#define USER_F_ACTIVE ((user_fields)1 << 6)
+#define USER_F_AVATAR ((user_fields)1 << 7)
+#define USER_F_HOME ((user_fields)1 << 8)
+#define USER_F_PAST ((user_fields)1 << 9)
+#define USER_F_NICKNAMES ((user_fields)1 << 10)
+#define USER_F_TAGS ((user_fields)1 << 11)
+#define USER_F_LUCKY ((user_fields)1 << 12)
+#define USER_F_SCORES ((user_fields)1 << 13)
+#define USER_F_KEYS ((user_fields)1 << 14)
+#define USER_F_VERSION ((user_fields)1 << 15)
+#define USER_F_EXPIRES_AT ((user_fields)1 << 16)
+static inline ddb_ent_mask user_mask(user_fields f)
+{
+    ddb_ent_mask m;
+    m.w[0] = f;
+    for (unsigned i = 1; i < DDB_ENT_MASK_WORDS; i++)
+        m.w[i] = 0;
+    return m;
+}
+
 /* Create or replace (derived fields are computed into obj). */
 int user_put(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int user_create(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int user_update(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int user_update_fields(ddb *db, struct user *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (DDB_FIELDS(USER_FN_...) or user_mask(USER_F_... | ...)),
+ * with the derived fields and index keys that depend on them; a sharded entity writes only the
+ * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
+int user_update_fields(ddb *db, struct user *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("ORG#{org}" / "USER#{username}"); DDB_ENOTFOUND when absent. */
 int user_get(ddb *db, const char *org, const char *username, struct user *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -240,15 +318,48 @@ typedef struct order_page {
     ddb_capacity capacity;
 } order_page;
 
+/* Fields of "Order": ORDER_FN_<FIELD> numbers the field (bit n of a
+ * ddb_ent_mask); with at most 64 fields ORDER_F_<FIELD> is its one-bit
+ * order_fields value, and order_mask() makes a ddb_ent_mask of an OR
+ * of them: a projection (ddb_ent_read_opts.fields) or the fields of a
+ * partial update. */
+enum {
+    ORDER_FN_ORG = 0,
+    ORDER_FN_ID = 1,
+    ORDER_FN_ORDER_DATE = 2,
+    ORDER_FN_YEAR = 3,
+    ORDER_FN_QUARTER = 4,
+    ORDER_FN_MONTH = 5,
+    ORDER_FN_TOTAL = 6,
+};
+typedef uint64_t order_fields;
+#define ORDER_F_ORG ((order_fields)1 << 0)
+#define ORDER_F_ID ((order_fields)1 << 1)
+#define ORDER_F_ORDER_DATE ((order_fields)1 << 2)
+#define ORDER_F_YEAR ((order_fields)1 << 3)
+#define ORDER_F_QUARTER ((order_fields)1 << 4)
+#define ORDER_F_MONTH ((order_fields)1 << 5)
+#define ORDER_F_TOTAL ((order_fields)1 << 6)
+static inline ddb_ent_mask order_mask(order_fields f)
+{
+    ddb_ent_mask m;
+    m.w[0] = f;
+    for (unsigned i = 1; i < DDB_ENT_MASK_WORDS; i++)
+        m.w[i] = 0;
+    return m;
+}
+
 /* Create or replace (derived fields are computed into obj). */
 int order_put(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int order_create(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int order_update(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int order_update_fields(ddb *db, struct order *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (DDB_FIELDS(ORDER_FN_...) or order_mask(ORDER_F_... | ...)),
+ * with the derived fields and index keys that depend on them; a sharded entity writes only the
+ * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
+int order_update_fields(ddb *db, struct order *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("ORG#{org}" / "ORDER#{id:08}"); DDB_ENOTFOUND when absent. */
 int order_get(ddb *db, const char *org, uint64_t id, struct order *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -291,15 +402,44 @@ typedef struct product_page {
     ddb_capacity capacity;
 } product_page;
 
+/* Fields of "Product": PRODUCT_FN_<FIELD> numbers the field (bit n of a
+ * ddb_ent_mask); with at most 64 fields PRODUCT_F_<FIELD> is its one-bit
+ * product_fields value, and product_mask() makes a ddb_ent_mask of an OR
+ * of them: a projection (ddb_ent_read_opts.fields) or the fields of a
+ * partial update. */
+enum {
+    PRODUCT_FN_SKU = 0,
+    PRODUCT_FN_TITLE = 1,
+    PRODUCT_FN_DESCRIPTION = 2,
+    PRODUCT_FN_STOCK = 3,
+    PRODUCT_FN_VIEWS = 4,
+};
+typedef uint64_t product_fields;
+#define PRODUCT_F_SKU ((product_fields)1 << 0)
+#define PRODUCT_F_TITLE ((product_fields)1 << 1)
+#define PRODUCT_F_DESCRIPTION ((product_fields)1 << 2)
+#define PRODUCT_F_STOCK ((product_fields)1 << 3)
+#define PRODUCT_F_VIEWS ((product_fields)1 << 4)
+static inline ddb_ent_mask product_mask(product_fields f)
+{
+    ddb_ent_mask m;
+    m.w[0] = f;
+    for (unsigned i = 1; i < DDB_ENT_MASK_WORDS; i++)
+        m.w[i] = 0;
+    return m;
+}
+
 /* Create or replace (derived fields are computed into obj). */
 int product_put(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int product_create(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int product_update(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int product_update_fields(ddb *db, struct product *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (DDB_FIELDS(PRODUCT_FN_...) or product_mask(PRODUCT_F_... | ...)),
+ * with the derived fields and index keys that depend on them; a sharded entity writes only the
+ * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
+int product_update_fields(ddb *db, struct product *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("PRODUCT#{sku}" / "DETAILS"); DDB_ENOTFOUND when absent. */
 int product_get(ddb *db, const char *sku, struct product *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -338,15 +478,40 @@ typedef struct audit_event_page {
     ddb_capacity capacity;
 } audit_event_page;
 
+/* Fields of "AuditEvent": AUDIT_EVENT_FN_<FIELD> numbers the field (bit n of a
+ * ddb_ent_mask); with at most 64 fields AUDIT_EVENT_F_<FIELD> is its one-bit
+ * audit_event_fields value, and audit_event_mask() makes a ddb_ent_mask of an OR
+ * of them: a projection (ddb_ent_read_opts.fields) or the fields of a
+ * partial update. */
+enum {
+    AUDIT_EVENT_FN_EVENT_ID = 0,
+    AUDIT_EVENT_FN_ACTOR = 1,
+    AUDIT_EVENT_FN_AT = 2,
+};
+typedef uint64_t audit_event_fields;
+#define AUDIT_EVENT_F_EVENT_ID ((audit_event_fields)1 << 0)
+#define AUDIT_EVENT_F_ACTOR ((audit_event_fields)1 << 1)
+#define AUDIT_EVENT_F_AT ((audit_event_fields)1 << 2)
+static inline ddb_ent_mask audit_event_mask(audit_event_fields f)
+{
+    ddb_ent_mask m;
+    m.w[0] = f;
+    for (unsigned i = 1; i < DDB_ENT_MASK_WORDS; i++)
+        m.w[i] = 0;
+    return m;
+}
+
 /* Create or replace (derived fields are computed into obj). */
 int audit_event_put(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
 int audit_event_create(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int audit_event_update(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Write only the named fields (C names), with what depends on them. */
-int audit_event_update_fields(ddb *db, struct audit_event *obj, const char *const *fields, size_t n_fields,
-                            const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Write only the fields in `fields` (DDB_FIELDS(AUDIT_EVENT_FN_...) or audit_event_mask(AUDIT_EVENT_F_... | ...)),
+ * with the derived fields and index keys that depend on them; a sharded entity writes only the
+ * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
+int audit_event_update_fields(ddb *db, struct audit_event *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
+                            ddb_capacity *cap, ddb_error *err);
 /* Read by primary key ("{event_id}"); DDB_ENOTFOUND when absent. */
 int audit_event_get(ddb *db, const char *event_id, struct audit_event *out, ddb_arena *a,
                   const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);

@@ -1,0 +1,232 @@
+/* decl_context.c — the render context of an entity's declared writes
+ * (decl_write.h): what templates/decl_update.{h,c}.mustache print for each
+ * DDB_UPDATE.  Presentation only, from the IR; may call ir.h,
+ * decl_write.h and render_context.h's literals. */
+#include "decl_write.h"
+#include "render_context.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, key, v); }
+
+static json_t *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static json_t *fmt(const char *f, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return json_string(buf);
+}
+
+/* The C parameter(s) a placeholder is passed as, and the statement that
+ * puts it into `dst` (a struct of the entity). */
+static void param_ctx(json_t *p, const ddbgen_ir_placeholder *ph, const char *dst)
+{
+    const ddbgen_ir_field *f = ph->field;
+    if (!f) {
+        set(p, "decl", fmt("int64_t %s", ph->name));
+        set(p, "assign", json_string(""));
+        set(p, "ref", fmt("&%s", ph->name));
+        set(p, "field_no", json_integer(-1));
+        return;
+    }
+    set(p, "field_no", json_integer((json_int_t)ph->field_no));
+    set(p, "ref", fmt("&%s", dst));
+    if (f->chars) {
+        json_t *lit = ddbgen__c_literal(f->name);
+        set(p, "decl", fmt("const char *%s", ph->name));
+        set(p, "assign",
+            fmt("    if ((rc_ = ddb_ent_set_chars(%s.%s, sizeof %s.%s, %s, %s, err)))\n        return rc_;", dst,
+                f->name, dst, f->name, ph->name, json_string_value(lit)));
+        json_decref(lit);
+    } else if (f->is_list) {
+        set(p, "decl", fmt("%s %s, size_t %s_count", f->ctype, ph->name, ph->name));
+        set(p, "assign", fmt("    %s.%s = %s;\n    %s.%s = %s_count;", dst, f->name, ph->name, dst, f->count_field,
+                             ph->name));
+    } else {
+        set(p, "decl", fmt("%s %s", f->ctype, ph->name));
+        set(p, "assign", fmt("    %s.%s = %s;", dst, f->name, ph->name));
+    }
+}
+
+static json_t *names_ctx(const ddbgen_ir_dexpr *d)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < d->n_names; i++) {
+        json_t *o = json_object();
+        char n[512];
+        snprintf(n, sizeof n, "#%s", d->names[i]);
+        set(o, "name", ddbgen__c_literal(n));
+        set(o, "attr", ddbgen__c_literal(d->attrs[i]));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
+{
+    json_t *o = json_object(), *params = json_array(), *known = json_array();
+    char id[512];
+    snprintf(id, sizeof id, "%s_%s", e->cname, u->name);
+    set(o, "fn", json_string(id));
+    set(o, "uname", ddbgen__c_literal(u->name));
+    set(o, "source", ddbgen__comment_literal(u->update.source));
+    set(o, "has_condition", json_boolean(u->has_condition));
+    set(o, "condition_source", ddbgen__comment_literal(u->has_condition ? u->condition.source : ""));
+    /* DDB_UPDATED_AT on the item written is stamped by every update */
+    const ddbgen_ir_field *stamp = NULL;
+    size_t stamp_no = 0;
+    for (size_t i = 0; i < e->n_fields; i++)
+        if (e->fields[i].updated_at && (!e->n_shards || (e->fields[i].shard && (int)e->fields[i].shard->no == u->shard))) {
+            stamp = &e->fields[i];
+            stamp_no = i;
+        }
+    static const char *const kw[4] = {"set", "remove", "add", "del"};
+    for (int c = 0; c < 4; c++) {
+        char buf[4200];
+        snprintf(buf, sizeof buf, "%s%s%s", u->clauses[c], c == 0 && stamp && *u->clauses[c] ? ", " : "",
+                 c == 0 && stamp ? "#ddb_updated = :ddb_updated" : "");
+        set(o, kw[c], ddbgen__c_literal(buf));
+    }
+    set(o, "has_stamp", json_boolean(stamp != NULL));
+    set(o, "stamp_no", json_integer((json_int_t)stamp_no));
+    set(o, "condition", ddbgen__c_literal(u->has_condition ? u->condition.text : NULL));
+    /* one names map serves both expressions: the update's names, then the condition's others */
+    json_t *names = names_ctx(&u->update);
+    if (u->has_condition) {
+        json_t *cn = names_ctx(&u->condition);
+        size_t i, j;
+        json_t *c, *n;
+        json_array_foreach(cn, i, c) {
+            int dup = 0;
+            json_array_foreach(names, j, n) dup |= json_equal(json_object_get(n, "name"), json_object_get(c, "name"));
+            if (!dup)
+                json_array_append(names, c);
+        }
+        json_decref(cn);
+    }
+    if (stamp) {
+        json_t *sn = json_object();
+        set(sn, "name", json_string("\"#ddb_updated\""));
+        set(sn, "attr", ddbgen__c_literal(stamp->attr));
+        json_array_append_new(names, sn);
+    }
+    set(o, "n_names", json_integer((json_int_t)json_array_size(names)));
+    set(o, "names", names);
+    for (size_t i = 0; i < u->n_params; i++) {
+        json_t *p = json_object();
+        char dst[64];
+        snprintf(dst, sizeof dst, "v_[%zu]", i);
+        param_ctx(p, &u->params[i], dst);
+        set(p, "pname", fmt(":%s", u->params[i].name));
+        json_array_append_new(params, p);
+    }
+    set(o, "params", params);
+    set(o, "n_params", json_integer((json_int_t)u->n_params));
+    set(o, "n_args", json_integer((json_int_t)(u->n_params + (stamp != NULL))));
+    set(o, "has_params", json_boolean(u->n_params > 0));
+    set(o, "has_args", json_boolean(u->n_params > 0 || stamp));
+    for (size_t i = 0; i < u->n_known; i++) {
+        json_t *k = json_object();
+        param_ctx(k, &u->params[u->known[i]], "k");
+        set(k, "no", json_integer((json_int_t)u->known_fields[i]));
+        json_array_append_new(known, k);
+    }
+    set(o, "known", known);
+    set(o, "n_known", json_integer((json_int_t)u->n_known));
+    set(o, "has_known", json_boolean(u->n_known > 0));
+    set(o, "shard", json_integer(u->shard));
+    set(o, "needs_rc", json_boolean(1));
+    return o;
+}
+
+/* Field masks (templates/field_mask.mustache, the partial reads-gen's
+ * render_reads.c renders with the same keys): <ENTITY>_FN_<FIELD> numbers,
+ * and with at most 64 fields <ENTITY>_F_<FIELD> bits of <entity>_fields;
+ * <entity>_update_fields takes a ddb_ent_mask of them. */
+static json_t *upper_ident(const char *s)
+{
+    char buf[512];
+    size_t k = 0;
+    for (; *s && k + 1 < sizeof buf; s++)
+        buf[k++] = (char)(*s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
+    buf[k] = '\0';
+    return json_string(buf);
+}
+
+static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
+{
+    json_t *fields = json_array(), *names = json_array();
+    for (size_t i = 0; i < e->n_fields; i++) {
+        json_t *f = json_object(), *n = json_object();
+        set(f, "fupper", upper_ident(e->fields[i].name));
+        set(f, "i", json_integer((json_int_t)i));
+        json_array_append_new(fields, f);
+        set(n, "name", ddbgen__c_literal(e->fields[i].name));
+        json_array_append_new(names, n);
+    }
+    set(o, "upper", upper_ident(e->cname));
+    set(o, "mask_fields", fields);
+    set(o, "mask_small", json_boolean(e->n_fields <= 64));
+    set(o, "field_names", names);
+    set(o, "n_fields_c", json_integer((json_int_t)e->n_fields));
+}
+
+/* What create applies (DDB_DEFAULT to unset fields) and which fields
+ * every write stamps (DDB_CREATED_AT when unset, DDB_UPDATED_AT). */
+static void stamps_ctx(json_t *o, const ddbgen_ir_entity *e)
+{
+    json_t *defaults = json_array();
+    int created = -1, updated = -1;
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddbgen_ir_field *f = &e->fields[i];
+        if (f->created_at)
+            created = (int)i;
+        if (f->updated_at)
+            updated = (int)i;
+        if (!f->dflt)
+            continue;
+        json_t *lit = ddbgen__c_literal(f->dflt), *d = json_object();
+        const char *l = json_string_value(lit);
+        if (f->type == DDBGEN_IR_S && f->chars)
+            set(d, "assign", fmt("    if (!obj->%s[0])\n        memcpy(obj->%s, %s, sizeof %s);", f->name, f->name, l, l));
+        else if (f->type == DDBGEN_IR_S)
+            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = (char *)%s;", f->name, f->name, l));
+        else if (f->type == DDBGEN_IR_BOOL)
+            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = %s;", f->name, f->name, f->dflt));
+        else
+            set(d, "assign", fmt("    if (obj->%s == 0)\n        obj->%s = (%s)%s%s;", f->name, f->name, f->ctype,
+                                 f->dflt, f->num == DDBGEN_IR_NUM_FLOAT ? "" : f->num == DDBGEN_IR_NUM_UINT ? "ULL" : "LL"));
+        json_decref(lit);
+        json_array_append_new(defaults, d);
+    }
+    set(o, "defaults", defaults);
+    set(o, "has_defaults", json_boolean(json_array_size(defaults) > 0));
+    set(o, "has_created", json_boolean(created >= 0));
+    set(o, "has_updated", json_boolean(updated >= 0));
+    set(o, "has_stamps", json_boolean(created >= 0 || updated >= 0));
+    if (created >= 0) {
+        const ddbgen_ir_field *f = &e->fields[created];
+        set(o, "created_no", json_integer(created));
+        set(o, "created_unset", f->chars ? fmt("!obj->%s[0]", f->name) : fmt("obj->%s == 0", f->name));
+    }
+    if (updated >= 0) {
+        set(o, "updated_no", json_integer(updated));
+        set(o, "updated_lit", ddbgen__c_literal(e->fields[updated].name));
+    }
+}
+
+void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e)
+{
+    mask_ctx(o, e);
+    stamps_ctx(o, e);
+    json_t *ups = json_array();
+    for (size_t i = 0; e->writes && i < e->writes->n_updates; i++)
+        json_array_append_new(ups, update_ctx(e, &e->writes->updates[i]));
+    set(o, "decl_updates", ups);
+}

@@ -1,0 +1,160 @@
+/* decl_expr.c — see decl_expr.h.  The one place the generator calls the
+ * runtime's expression room (its lexer and parser, runtime/src/expr); it
+ * may call <ddb/ddb.h>, <ddb/expr.h>, expr/expr.h and diag.h, nothing else. */
+#include "decl_expr.h"
+
+#include "expr/expr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bare words that are the grammar's own, never field names. */
+static int is_keyword(const char *src, const expr_token *t)
+{
+    static const char *const kw[] = {"SET", "REMOVE", "ADD", "DELETE", "AND", "OR", "NOT", "BETWEEN", "IN"};
+    for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
+        if (ddbi_expr_tok_is(src, t, kw[i]))
+            return 1;
+    return 0;
+}
+
+static int add_name(ddbgen_dexpr *dx, const char *s, size_t n)
+{
+    for (size_t i = 0; i < dx->n_names; i++)
+        if (strlen(dx->names[i]) == n && !memcmp(dx->names[i], s, n))
+            return 0;
+    char **names = realloc(dx->names, (dx->n_names + 1) * sizeof *names);
+    if (!names)
+        return -1;
+    dx->names = names;
+    if (!(names[dx->n_names] = strndup(s, n)))
+        return -1;
+    dx->n_names++;
+    return 0;
+}
+
+ddbgen_loc ddbgen__dexpr_loc(const ddbgen_dexpr *dx, unsigned line, unsigned col)
+{
+    ddbgen_loc l = dx->loc;
+    if (!dx->verbatim || line != 1 || col == 0 || l.line <= 0)
+        return l;
+    /* the i-th '#' stands at inserted[i] + i of the rewritten text, and
+     * moved everything after it one byte right */
+    size_t off = col - 1, before = 0;
+    for (size_t i = 0; i < dx->n_inserted; i++)
+        if (dx->inserted[i] + i < off)
+            before++;
+    l.col += 1 + (int)(off - before);
+    return l;
+}
+
+/* Split DynamoDB's " at L:C" from a parse error and record it there. */
+static void report_parse_error(ddbgen_dexpr *dx, ddbgen_diags *d, const char *msg)
+{
+    char buf[DDB_ERROR_TEXT_SIZE];
+    snprintf(buf, sizeof buf, "%s", msg);
+    unsigned line = 0, col = 0;
+    char *at = strstr(buf, " at ");
+    for (char *p = at; p; p = strstr(p + 1, " at "))
+        at = p;
+    if (at && sscanf(at, " at %u:%u", &line, &col) == 2)
+        *at = '\0';
+    else
+        line = col = 0;
+    ddbgen_diag_add(d, DDBGEN_ERROR, ddbgen__dexpr_loc(dx, line, col), "%s", buf);
+}
+
+int ddbgen__dexpr_parse(ddbgen_dexpr *dx, ddb_expr_kind kind, const char *text, ddbgen_loc loc, int verbatim,
+                        ddbgen_diags *d)
+{
+    memset(dx, 0, sizeof *dx);
+    dx->loc = loc;
+    dx->verbatim = verbatim;
+    ddb_arena *a = ddb_arena_new();
+    expr_token *toks = NULL;
+    size_t ntoks = 0, len = strlen(text);
+    int oom = !a || ddbi_expr_lex(text, len, a, &toks, &ntoks) != DDB_OK;
+    dx->text = oom ? NULL : malloc(2 * len + 1);
+    dx->inserted = oom ? NULL : calloc(ntoks + 1, sizeof *dx->inserted);
+    oom = oom || !dx->text || !dx->inserted;
+    size_t o = 0, from = 0;
+    for (size_t i = 0; !oom && i < ntoks && toks[i].kind != TK_EOF; i++) {
+        const expr_token *t = &toks[i];
+        if (t->kind != TK_NAME || is_keyword(text, t) || toks[i + 1].kind == TK_LPAREN)
+            continue;
+        memcpy(dx->text + o, text + from, t->off - from);
+        o += t->off - from;
+        dx->text[o++] = '#';
+        from = t->off;
+        dx->inserted[dx->n_inserted++] = t->off;
+        oom = add_name(dx, text + t->off, t->len) != 0;
+    }
+    if (oom) {
+        ddb_arena_free(a);
+        ddbgen_diag_add(d, DDBGEN_ERROR, loc, "out of memory");
+        return -1;
+    }
+    memcpy(dx->text + o, text + from, len - from);
+    dx->text[o + len - from] = '\0';
+    ddb_item *names = dx->n_names ? ddb_item_new(a) : NULL;
+    char key[DDB_EXPR_MAX_REF_BYTES + 2];
+    for (size_t i = 0; names && i < dx->n_names; i++) {
+        snprintf(key, sizeof key, "#%s", dx->names[i]);
+        ddb_item_set_s(names, key, dx->names[i]);
+    }
+    ddb_error err;
+    memset(&err, 0, sizeof err);
+    int rc = ddb_expr_prepare(kind, dx->text, names, &dx->x, &err);
+    if (rc != DDB_OK) {
+        dx->x = NULL;
+        report_parse_error(dx, d, err.message);
+    }
+    ddb_arena_free(a);
+    return rc == DDB_OK ? 0 : -1;
+}
+
+char *ddbgen__dexpr_clause(const ddbgen_dexpr *dx, const char *keyword)
+{
+    ddb_arena *a = ddb_arena_new();
+    expr_token *toks = NULL;
+    size_t ntoks = 0, len = strlen(dx->text);
+    if (!a || ddbi_expr_lex(dx->text, len, a, &toks, &ntoks) != DDB_OK) {
+        ddb_arena_free(a);
+        return NULL;
+    }
+    static const char *const clauses[] = {"SET", "REMOVE", "ADD", "DELETE"};
+    size_t start = 0, end = 0;
+    int in = 0;
+    for (size_t i = 0; i < ntoks; i++) {
+        const expr_token *t = &toks[i];
+        int is_clause = 0;
+        for (size_t c = 0; t->kind == TK_NAME && c < 4; c++)
+            is_clause |= ddbi_expr_tok_is(dx->text, t, clauses[c]);
+        if (in && (is_clause || t->kind == TK_EOF)) {
+            end = t->off;
+            break;
+        }
+        if (is_clause && ddbi_expr_tok_is(dx->text, t, keyword)) {
+            in = 1;
+            start = t->off + t->len;
+        }
+    }
+    ddb_arena_free(a);
+    while (in && start < end && dx->text[start] == ' ')
+        start++;
+    while (in && end > start && dx->text[end - 1] == ' ')
+        end--;
+    return in ? strndup(dx->text + start, end - start) : strdup("");
+}
+
+void ddbgen__dexpr_free(ddbgen_dexpr *dx)
+{
+    ddb_expr_free(dx->x);
+    for (size_t i = 0; i < dx->n_names; i++)
+        free(dx->names[i]);
+    free(dx->names);
+    free(dx->inserted);
+    free(dx->text);
+    memset(dx, 0, sizeof *dx);
+}

@@ -1,0 +1,302 @@
+/* End to end: the declared updates (DDB_UPDATE) ddbgen generated from
+ * tests/e2e/writes/typed_writes.h, on the embedded engine, or through the remote
+ * backend when DDB_TEST_URI is set (test_e2e_writes_dynalite).
+ *
+ * Behaviour matched (DynamoDB Developer Guide, "Update expressions"):
+ * SET with + and -, if_not_exists and list_append, REMOVE, ADD on numbers
+ * and sets, DELETE from sets; a ConditionExpression that fails leaves the
+ * item as it was ("Condition expressions"); one UpdateItem of an item under
+ * 1 KB costs 1 WCU, and each GSI whose key it writes 1 more ("Managing
+ * settings on DynamoDB provisioned capacity tables": write capacity of
+ * global secondary indexes). */
+#include "typed_writes_ddb.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[512];
+
+/* The handle's clock (ddb_options.clock_ms): what DDB_CREATED_AT and
+ * DDB_UPDATED_AT read. */
+static int64_t now_ms = 1764169445123; /* 2025-11-26T15:04:05.123Z */
+static int64_t test_clock(void *ctx)
+{
+    (void)ctx;
+    return now_ms;
+}
+
+static bool remote(void) { return getenv("DDB_TEST_URI") && *getenv("DDB_TEST_URI"); }
+
+static ddb *open_db(void)
+{
+    char uri[600];
+    ddb *db;
+    ddb_error err;
+    if (remote()) {
+        snprintf(uri, sizeof uri, "%s", getenv("DDB_TEST_URI"));
+    } else {
+        const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(dir, sizeof dir, "%s/ddb-e2e-writes-%d", base, (int)getpid());
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        snprintf(uri, sizeof uri, "file:%s", dir);
+    }
+    ddb_options opts = {.clock_ms = test_clock};
+    if (ddb_open(uri, &opts, &db, &err))
+        fail_msg("open: %s", err.message);
+    int rc = ddb_delete_table(db, "Fleet", &err);
+    assert_true(rc == DDB_OK || rc == DDB_ENOTABLE);
+    if (fleet_create_table(db, &err))
+        fail_msg("create: %s", err.message);
+    return db;
+}
+
+static void close_db(ddb *db)
+{
+    ddb_error err;
+    ddb_delete_table(db, "Fleet", &err);
+    ddb_close(db);
+    if (!remote()) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
+#define OK(expr)                                                                                                      \
+    do {                                                                                                              \
+        int rc_ = (expr);                                                                                             \
+        if (rc_)                                                                                                      \
+            fail_msg("%s: %d %s", #expr, rc_, err.message);                                                           \
+    } while (0)
+
+static const ddb_ent_opts caps = {.return_capacity = DDB_CAPACITY_INDEXES};
+
+static void new_device(ddb *db, const char *id)
+{
+    ddb_error err;
+    struct device d = {.battery = 50, .boots = 0};
+    snprintf(d.id, sizeof d.id, "%s", id);
+    snprintf(d.site, sizeof d.site, "berlin");
+    snprintf(d.status, sizeof d.status, "idle");
+    snprintf(d.updated, sizeof d.updated, "2026-11-26T00:00:00.000Z");
+    snprintf(d.serial, sizeof d.serial, "S-%s", id);
+    OK(device_create(db, &d, NULL, NULL, &err));
+}
+
+static void test_set_and_arithmetic(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    struct device got;
+    new_device(db, "d1");
+    /* SET two fields to placeholders: no key reads them, but GSI1 projects
+     * every attribute, so its copy of the item is rewritten too (1 unit) */
+    OK(device_charge(db, "d1", 90, 1700000000000, &caps, &got, a, &cap, &err));
+    assert_int_equal(got.battery, 90);
+    assert_int_equal(got.last_seen, 1700000000000);
+    assert_int_equal(got.rev, 2); /* created at 1, the update moved it on */
+    assert_true(cap.table_write == 1.0);
+    if (!remote()) { /* dynalite reports no per-index capacity */
+        assert_int_equal(cap.n_indexes, 1);
+        assert_true(cap.indexes[0].write == 1.0);
+    }
+    /* SET battery = battery - :d when battery >= :d */
+    OK(device_drain(db, "d1", 30, NULL, &got, a, NULL, &err));
+    assert_int_equal(got.battery, 60);
+    int rc = device_drain(db, "d1", 61, NULL, NULL, NULL, NULL, &err);
+    assert_int_equal(rc, DDB_ECONDITION);
+    OK(device_get(db, "d1", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.battery, 60); /* a failed condition writes nothing */
+    /* ADD on a number, twice */
+    OK(device_count_boot(db, "d1", 1, NULL, NULL, NULL, NULL, &err));
+    OK(device_count_boot(db, "d1", 1, NULL, &got, a, NULL, &err));
+    assert_int_equal(got.boots, 2);
+    /* if_not_exists keeps the first value */
+    OK(device_first_note(db, "d1", "first", NULL, NULL, NULL, NULL, &err));
+    OK(device_first_note(db, "d1", "second", NULL, &got, a, NULL, &err));
+    assert_string_equal(got.note, "first");
+    /* an absent item is not created */
+    rc = device_charge(db, "nope", 1, 1, NULL, NULL, NULL, NULL, &err);
+    assert_int_equal(rc, DDB_ENOTFOUND);
+    assert_int_equal(device_get(db, "nope", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_sets_lists_remove(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct device got;
+    new_device(db, "d2");
+    char *t1[] = {"red", "blue"}, *t2[] = {"red"};
+    OK(device_tag(db, "d2", (ddb_string_set){t1, 2}, NULL, NULL, NULL, NULL, &err));
+    OK(device_untag(db, "d2", (ddb_string_set){t2, 1}, NULL, &got, a, NULL, &err));
+    assert_int_equal(got.tags.count, 1);
+    assert_string_equal(got.tags.items[0], "blue");
+    int32_t r1[] = {1, 2}, r2[] = {3};
+    /* list_append onto an absent list fails, as in DynamoDB: the device's
+     * readings start as an empty list written by the first append's
+     * if_not_exists-free form, so seed it with a put */
+    OK(device_get(db, "d2", &got, a, NULL, NULL, &err));
+    got.readings = r1;
+    got.readings_count = 2;
+    got.note = "hello";
+    OK(device_put(db, &got, NULL, NULL, &err));
+    OK(device_log(db, "d2", r2, 1, NULL, &got, a, NULL, &err));
+    assert_int_equal(got.readings_count, 3);
+    assert_int_equal(got.readings[2], 3);
+    assert_string_equal(got.note, "hello");
+    OK(device_forget(db, "d2", NULL, &got, a, NULL, &err));
+    assert_null(got.note);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_recomputed_keys(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    struct device got;
+    new_device(db, "d3");
+    /* site and status feed GSI1 and the derived label: recomputed in the same request */
+    OK(device_move(db, "d3", "paris", "busy", &caps, &got, a, &cap, &err));
+    assert_string_equal(got.site, "paris");
+    assert_string_equal(got.label, "paris/busy");
+    /* the table item, and GSI1 (old entry deleted, new one put: 2 units) */
+    assert_true(cap.table_write == 1.0);
+    if (!remote()) { /* dynalite reports no per-index capacity */
+        assert_int_equal(cap.n_indexes, 1);
+        assert_true(cap.indexes[0].write == 2.0);
+    }
+    struct device q = {.site = "paris"};
+    device_page pg;
+    OK(device_query_GSI1(db, (ddb_ent_query){.obj = &q}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].status, "busy");
+    snprintf(q.site, sizeof q.site, "berlin");
+    OK(device_query_GSI1(db, (ddb_ent_query){.obj = &q}, a, NULL, &pg, &err));
+    assert_int_equal(pg.count, 0);
+    /* a placeholder that does not fit its char[N] field is refused, naming it */
+    int rc = device_move(db, "d3", "a-site-name-far-too-long", "x", NULL, NULL, NULL, NULL, &err);
+    assert_int_equal(rc, DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "site"));
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_sharded(void **state)
+{
+    (void)state;
+    if (remote()) {
+        /* the sharded item is first written with TransactWriteItems */
+        print_message("skipped: dynalite has no TransactWriteItems\n");
+        skip();
+    }
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    char *blurb = malloc(20 * 1024);
+    memset(blurb, 'b', 20 * 1024 - 1);
+    blurb[20 * 1024 - 1] = 0;
+    struct stock s = {.sku = "k1", .qty = 10, .title = "Kayak", .blurb = blurb};
+    OK(stock_put(db, &s, NULL, NULL, &err));
+    struct stock got;
+    /* the stock shard only: 1 WCU, not the 20 KB shard */
+    OK(stock_take(db, "k1", 3, &caps, &got, a, &cap, &err));
+    assert_true(cap.table_write == 1.0);
+    assert_int_equal(got.qty, 7);
+    assert_int_equal(got.ver_a, 2); /* put wrote 1; only shard A's version moves */
+    assert_int_equal(stock_take(db, "k1", 8, NULL, NULL, NULL, NULL, &err), DDB_ECONDITION);
+    OK(stock_rename(db, "k1", "Canoe", &caps, NULL, NULL, &cap, &err));
+    assert_true(cap.table_write == 21.0); /* the 20 KB shard item: 21 units */
+    OK(stock_get(db, "k1", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.qty, 7);
+    assert_string_equal(got.title, "Canoe");
+    assert_int_equal(got.ver_a, 2); /* the stock shard and its version were not rewritten */
+    assert_int_equal(strlen(got.blurb), 20 * 1024 - 1);
+    free(blurb);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_defaults_and_stamps(void **state)
+{
+    (void)state;
+    if (remote()) {
+        /* ddb_clock_ms of a remote handle is the system clock: the injected one applies to the embedded engine */
+        print_message("skipped: the remote backend does not take ddb_options.clock_ms\n");
+        skip();
+    }
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct device d = {.id = "d4", .site = "oslo", .status = "idle", .serial = "S-4"};
+    now_ms = 1764169445123;
+    OK(device_create(db, &d, NULL, NULL, &err));
+    assert_int_equal(d.battery, 100);                           /* DDB_DEFAULT("100"): left unset */
+    assert_int_equal(d.created_ms, 1764169445123);              /* DDB_CREATED_AT: epoch ms */
+    assert_string_equal(d.updated, "2025-11-26T15:04:05.123Z"); /* DDB_UPDATED_AT: ISO-8601 in char[25] */
+    struct device got;
+    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.battery, 100);
+    assert_int_equal(got.created_ms, 1764169445123);
+    /* a value that is set is kept: the default applies to unset fields only */
+    struct device e = {.id = "d5", .site = "oslo", .status = "idle", .battery = 7, .serial = "S-5"};
+    OK(device_create(db, &e, NULL, NULL, &err));
+    assert_int_equal(e.battery, 7);
+    /* a declared update stamps updated, never created */
+    now_ms = 1764169505999;
+    OK(device_charge(db, "d4", 80, 5, NULL, &got, a, NULL, &err));
+    assert_string_equal(got.updated, "2025-11-26T15:05:05.999Z");
+    assert_int_equal(got.created_ms, 1764169445123);
+    /* update_fields writes the stamp with the fields named */
+    now_ms += 1000;
+    got.note = "checked";
+    OK(device_update_fields(db, &got, device_mask(DEVICE_F_NOTE), NULL, NULL, &err));
+    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    assert_string_equal(got.note, "checked");
+    assert_string_equal(got.updated, "2025-11-26T15:05:06.999Z");
+    assert_int_equal(got.created_ms, 1764169445123);
+    /* a full update writes every field but created */
+    now_ms += 1000;
+    got.created_ms = 42;
+    got.battery = 55;
+    OK(device_update(db, &got, NULL, NULL, &err));
+    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    assert_int_equal(got.battery, 55);
+    assert_int_equal(got.created_ms, 1764169445123);
+    assert_string_equal(got.updated, "2025-11-26T15:05:07.999Z");
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_and_stamps),
+        cmocka_unit_test(test_set_and_arithmetic),
+        cmocka_unit_test(test_sets_lists_remove),
+        cmocka_unit_test(test_recomputed_keys),
+        cmocka_unit_test(test_sharded),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

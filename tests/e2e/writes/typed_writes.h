@@ -1,0 +1,57 @@
+/* typed_writes.h — the typed-writes test schema (issue 13): declared updates over
+ * every clause, recomputed index keys and derived fields, a sharded entity
+ * whose declared updates write one shard item, declared conditions, and the
+ * write decorators of fields. */
+#ifndef TYPED_WRITES_H
+#define TYPED_WRITES_H
+
+#include <ddb/schema.h>
+
+DDB_TABLE(fleet, "Fleet", DDB_PRIMARY("PK", "SK"), DDB_GSI("GSI1", "GSI1PK", "GSI1SK"));
+
+struct DDB_ENTITY(fleet, "Device")
+       DDB_KEY("table", "DEV#{id}", "DEVICE")
+       DDB_KEY("GSI1", "SITE#{site}", "{status}#{id}")
+       DDB_UPDATE("charge", "SET battery = :pct, last_seen = :now")
+       DDB_UPDATE("drain", "SET battery = battery - :d", "battery >= :d")
+       DDB_UPDATE("count_boot", "ADD boots :one")
+       DDB_UPDATE("move", "SET site = :site, status = :status")
+       DDB_UPDATE("tag", "ADD tags :t")
+       DDB_UPDATE("untag", "DELETE tags :t")
+       DDB_UPDATE("log", "SET readings = list_append(readings, :r)")
+       DDB_UPDATE("first_note", "SET note = if_not_exists(note, :n)")
+       DDB_UPDATE("forget", "REMOVE note")
+       DDB_CONDITION("idle", "battery < :max AND attribute_not_exists(note)")
+device {
+    char id[16];
+    char site[16];
+    char status[8];
+    char label[40] DDB_DERIVED("{site}/{status}");
+    int32_t battery DDB_DEFAULT("100");
+    int64_t last_seen;
+    int64_t boots;
+    ddb_string_set tags;
+    int32_t *readings;
+    size_t readings_count;
+    char *note;
+    int64_t rev DDB_VERSION;
+    int64_t created_ms DDB_CREATED_AT;
+    char updated[25] DDB_UPDATED_AT;
+    char serial[24] DDB_UNIQUE;
+};
+
+/* Sharded by velocity, the version on the stock shard: a declared update
+ * writes only its shard's item and bumps the version only there. */
+struct DDB_ENTITY(fleet, "Stock")
+       DDB_KEY("table", "ITEM#{sku}", "STOCK")
+       DDB_UPDATE("take", "SET qty = qty - :n", "qty >= :n")
+       DDB_UPDATE("rename", "SET title = :t")
+stock {
+    char sku[16];
+    int32_t qty DDB_SHARD("A");
+    int64_t ver_a DDB_VERSION DDB_SHARD("A");
+    char title[64] DDB_SHARD("B");
+    char *blurb DDB_SHARD("B");
+};
+
+#endif
