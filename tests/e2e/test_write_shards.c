@@ -153,8 +153,7 @@ static void point_reads_find_their_shard(void **state)
     }
     struct check_in c = check_in_no(7, DAY), got;
     snprintf(c.note, sizeof c.note, "changed");
-    const char *fields[] = {"note"};
-    assert_int_equal(check_in_update_fields(db, &c, fields, 1, NULL, NULL, &err), DDB_OK);
+    assert_int_equal(check_in_update_fields(db, &c, check_in_mask(CHECK_IN_F_NOTE), NULL, NULL, &err), DDB_OK);
     assert_int_equal(check_in_get(db, c.date, c.patient, c.visit_no, &got, a, NULL, NULL, &err), DDB_OK);
     assert_string_equal(got.note, "changed");
     assert_int_equal(check_in_delete(db, c.date, c.patient, c.visit_no, NULL, NULL, &err), DDB_OK);
