@@ -176,8 +176,8 @@ static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
         impossible(p, ne, "'%s' is%s sharded and its items change: migrations of sharded entities are not "
                           "supported yet",
                    S(ne, "name"), os && ns ? "" : ns ? " now" : " no longer");
-    return json_pack("{s:s,s:s,s:s,s:o,s:o}", "entity", S(ne, "name"), "struct", S(ne, "ctype"), "migration", how,
-                     "changes", changes, "renames", renames);
+    return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "entity", S(ne, "name"), "cname", S(ne, "cname"), "struct",
+                     S(ne, "ctype"), "migration", how, "changes", changes, "renames", renames);
 }
 
 static json_t *plan_table(P *p, const json_t *ot, const json_t *nt)
