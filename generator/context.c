@@ -290,11 +290,53 @@ static int load_old(ddbgen_context *cx, const char *old_model_path, json_t **old
 
 int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
 {
+    return ddbgen_check_compat_plan(cx, old_model_path, NULL);
+}
+
+/* Does the plan at plan_path take old_doc to the new model? */
+static int plan_covers(ddbgen_context *cx, const json_t *old_doc, const char *plan_path, const char **id)
+{
+    int rc = DDBGEN_OK;
+    json_t *given = read_json(&cx->diags, plan_path, &rc), *want = NULL;
+    ddbgen_diags scratch;
+    ddbgen_diags_init(&scratch);
+    int covers = given && ddbgen__migration_plan(old_doc, cx->checked, &want, &scratch) == DDBGEN_OK &&
+                 json_equal(json_object_get(given, "id"), json_object_get(want, "id"));
+    static char idbuf[64];
+    snprintf(idbuf, sizeof idbuf, "%s", covers ? ddbgen_jstr(want, "id") : "");
+    *id = idbuf;
+    ddbgen_diags_free(&scratch);
+    json_decref(given);
+    json_decref(want);
+    return covers;
+}
+
+int ddbgen_check_compat_plan(ddbgen_context *cx, const char *old_model_path, const char *plan_path)
+{
     json_t *old_doc;
     char *shown;
     int rc = load_old(cx, old_model_path, &old_doc, &shown);
-    if (rc == DDBGEN_OK)
-        rc = ddbgen__compat(old_doc, cx->checked, shown, &cx->diags);
+    if (rc == DDBGEN_OK) {
+        ddbgen_diags found;
+        ddbgen_diags_init(&found);
+        rc = ddbgen__compat(old_doc, cx->checked, shown, &found);
+        const char *id;
+        if (rc == DDBGEN_ESCHEMA && plan_path && plan_covers(cx, old_doc, plan_path, &id)) {
+            ddbgen_diags_demote(&found);
+            ddbgen_diag_add(&found, DDBGEN_NOTE, no_loc,
+                            "the breaking changes of this schema are covered by migration plan %s (%s): apply it "
+                            "with ddb migrate before the new module opens the table",
+                            id, plan_path);
+            rc = DDBGEN_OK;
+        } else if (rc == DDBGEN_ESCHEMA && plan_path) {
+            ddbgen_diag_add(&found, DDBGEN_ERROR, no_loc,
+                            "no migration plan for this change in %s: write one with ddbgen "
+                            "--plan-migration %s --plan-out %s, review it, and apply it with ddb migrate",
+                            plan_path, shown, plan_path);
+        }
+        ddbgen_diags_append(&cx->diags, &found, DDBGEN_NOTE);
+        ddbgen_diags_free(&found);
+    }
     json_decref(old_doc);
     free(shown);
     return rc;

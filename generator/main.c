@@ -88,6 +88,8 @@ static const char help_text[] =
     "                         transform), as JSON for ddb migrate; changes no\n"
     "                         migration handles are errors (exit 1)\n"
     "  --plan-out FILE        where --plan-migration writes (default '-' = stdout)\n"
+    "  --migration-plan FILE  with --check-compat: breaking changes that this plan\n"
+    "                         (from --plan-migration) covers are accepted (exit 0)\n"
     "Options:\n"
     "  -I DIR                 add DIR to the header search path (libclang)\n"
     "  -D NAME[=VALUE]        define a macro while parsing the header\n"
@@ -113,7 +115,7 @@ static int usage_error(const char *fmt, const char *arg)
 typedef struct cli {
     const char **includes, **defines;
     size_t n_includes, n_defines;
-    const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *input;
+    const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *input;
 } cli;
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
@@ -178,6 +180,10 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs the old model (a .json file)", "--plan-migration");
             c->plan_migration = v;
+        } else if ((v = option_value(argc, argv, &i, "--migration-plan"))) {
+            if (!v[0])
+                return usage_error("%s needs a plan file (from --plan-migration)", "--migration-plan");
+            c->accept_plan = v;
         } else if ((v = option_value(argc, argv, &i, "--plan-out"))) {
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--plan-out");
@@ -193,6 +199,8 @@ static int parse_args(int argc, char **argv, cli *c)
                                  "--check-compat OLD_MODEL.json or --plan-migration OLD_MODEL.json");
     if (c->plan_out && !c->plan_migration)
         return usage_error("%s", "--plan-out goes with --plan-migration OLD_MODEL.json");
+    if (c->accept_plan && !c->check_compat)
+        return usage_error("%s", "--migration-plan goes with --check-compat OLD_MODEL.json");
     return 0;
 }
 
@@ -221,7 +229,7 @@ static int run(const cli *c)
             rc = vrc;
     }
     if (rc == DDBGEN_OK && c->check_compat)
-        rc = ddbgen_check_compat(cx, c->check_compat);
+        rc = ddbgen_check_compat_plan(cx, c->check_compat, c->accept_plan);
     if (rc == DDBGEN_OK && c->plan_migration)
         rc = ddbgen_plan_migration(cx, c->plan_migration, c->plan_out ? c->plan_out : "-");
     if (rc == DDBGEN_OK && c->emit_model)

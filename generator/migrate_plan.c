@@ -57,14 +57,43 @@ static void __attribute__((format(printf, 3, 4))) change(json_t *changes, const 
     json_array_append_new(changes, json_pack("{s:s,s:s}", "change", text, "migration", how));
 }
 
-/* FNV-1a 64 of a model's canonical text, as 16 hex digits. */
-static void model_hash(const json_t *model, char out[17])
+/* Removes every "loc" member (and *_loc) below doc. */
+static void strip_locations(json_t *doc)
 {
-    char *text = ddbgen_model_to_string(model);
+    if (json_is_array(doc)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(doc, i, v) strip_locations(v);
+        return;
+    }
+    if (!json_is_object(doc))
+        return;
+    const char *k;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(doc, tmp, k, v) {
+        size_t n = strlen(k);
+        if (!strcmp(k, "loc") || (n > 4 && !strcmp(k + n - 4, "_loc")))
+            json_object_del(doc, k);
+        else
+            strip_locations(v);
+    }
+}
+
+/* FNV-1a 64 of a document's canonical text without source locations and
+ * the schema's path, as 16 hex digits. */
+static void doc_hash(const json_t *doc, char out[17])
+{
+    json_t *copy = json_deep_copy(doc);
+    strip_locations(copy);
+    if (json_is_object(copy))
+        json_object_del(copy, "schema");
+    char *text = copy ? ddbgen_model_to_string(copy) : NULL;
     uint64_t h = 1469598103934665603ull;
     for (const char *c = text ? text : ""; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
     free(text);
+    json_decref(copy);
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -236,9 +265,8 @@ int ddbgen__migration_plan(const json_t *old_model, const json_t *new_model, jso
 {
     P p = {d, old_model, new_model, 0};
     char from[17], to[17], id[40];
-    model_hash(old_model, from);
-    model_hash(new_model, to);
-    snprintf(id, sizeof id, "%.8s-%.8s", from, to);
+    doc_hash(old_model, from);
+    doc_hash(new_model, to);
     json_t *tables = json_array();
     size_t i;
     json_t *ot, *nt;
@@ -255,6 +283,9 @@ int ddbgen__migration_plan(const json_t *old_model, const json_t *new_model, jso
         else
             json_decref(pt);
     }
+    char what[17]; /* the id names the change itself: what the plan does */
+    doc_hash(tables, what);
+    snprintf(id, sizeof id, "plan-%s", what);
     *out = json_pack("{s:s,s:i,s:s,s:s,s:s,s:s,s:o}", "format", "ddbgen-migration-plan", "version", 1, "id", id,
                      "from_model", from, "to_model", to, "schema", S(new_model, "schema"), "tables", tables);
     if (!*out) {
