@@ -201,8 +201,8 @@ static void compare_write_shards(C *c, const json_t *ok, const json_t *nk, const
     snprintf(now, sizeof now, nn > 1 ? "%lld write shards (%s)" : "no write shards", nn, nby);
     breaking(c, nw ? LOC(nw) : LOC(nk),
              "the partition key of '%s' on index '%s' had %s and now has %s; items written before are "
-             "in the partitions the old layout picked and would not be found: migrate them (read "
-             "each item under the old schema and put it again under the new one)",
+             "in the partitions the old layout picked and would not be found: needs a migration (a "
+             "rewrite, no code: ddbgen --plan-migration)",
              name, S(nk, "index"), was, now);
 }
 

@@ -113,6 +113,16 @@ static void compare_keys(P *p, const json_t *oe, const json_t *ne, json_t *chang
             change(changes, "rewrite", "joins index '%s': its stored items get the key attributes", ix);
             continue;
         }
+        json_t *ow = json_deep_copy(json_object_get(ok, "write_shards")),
+               *nw = json_deep_copy(json_object_get(nk, "write_shards"));
+        strip_locations(ow);
+        strip_locations(nw);
+        if (!json_equal(ow, nw) && (ow || nw))
+            change(changes, "rewrite", "the write shards of index '%s' changed: items are rendered with the new "
+                                       "partition key suffixes",
+                   ix);
+        json_decref(ow);
+        json_decref(nw);
         const char *which[2] = {"pk", "sk"};
         for (int w = 0; w < 2; w++) {
             json_t *ot = json_object_get(ok, which[w]), *nt = json_object_get(nk, which[w]);
