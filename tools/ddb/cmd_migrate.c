@@ -19,6 +19,7 @@
 #include <ddb/entity.h>
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,7 +91,7 @@ static json_t *read_plan(cli *c, const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        cli_failf(c, "cannot read the plan %s", path);
+        cli_failf(c, "cannot read the plan %s: %s", path, strerror(errno));
         return NULL;
     }
     if (st.st_size > PLAN_MAX_BYTES) {
