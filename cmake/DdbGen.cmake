@@ -1,6 +1,7 @@
 # ddbgen_add_module(<target> SCHEMA <schemas/x.h>
 #                   [INCLUDE_DIRS <dir>...] [DEFINES <NAME[=VALUE]>...]
-#                   [TEMPLATES <dir>] [OUTPUT_DIR <dir>])
+#                   [TEMPLATES <dir>] [OUTPUT_DIR <dir>]
+#                   [DEPLOYED_MODEL <schemas/x.model.json> [MIGRATION_PLAN <file>]])
 #
 # Generates <x>_ddb.h / <x>_ddb.c from a decorated schema header at build
 # time and builds them into a static library <target> that links libddb
@@ -17,7 +18,17 @@
 #   aliases of the in-tree targets inside this project, imported targets
 #   after find_package(ddbgen) (whose config includes this file).
 #
-# Relative SCHEMA, INCLUDE_DIRS and TEMPLATES are relative to the calling
+# - DEPLOYED_MODEL: the model of the schema the deployed data was written
+#   with (ddbgen --emit-model), kept next to the schema in version control.
+#   When it exists, every generation first runs ddbgen --check-compat
+#   against it and the build fails on a breaking change, unless
+#   MIGRATION_PLAN (default: the model's name with .migration.json for
+#   .model.json) holds the migration plan of exactly that change (ddbgen
+#   --plan-migration ... --plan-out it).  The target <target>_deploy_model
+#   writes the current model over DEPLOYED_MODEL: build it when the new
+#   schema's data is deployed (after the migration ran).
+#
+# Relative SCHEMA, INCLUDE_DIRS, TEMPLATES, DEPLOYED_MODEL and MIGRATION_PLAN are relative to the calling
 # CMakeLists.txt's directory, a relative OUTPUT_DIR to its build directory.
 # INCLUDE_DIRS are searched by ddbgen (like -I) and added to <target>'s
 # public include directories.  ddbgen runs in ${PROJECT_SOURCE_DIR}, so its
@@ -33,7 +44,8 @@ if(NOT DEFINED DDBGEN_TEMPLATES_DIR)
 endif()
 
 function(ddbgen_add_module target)
-  cmake_parse_arguments(M "" "SCHEMA;TEMPLATES;OUTPUT_DIR" "INCLUDE_DIRS;DEFINES" ${ARGN})
+  cmake_parse_arguments(M "" "SCHEMA;TEMPLATES;OUTPUT_DIR;DEPLOYED_MODEL;MIGRATION_PLAN" "INCLUDE_DIRS;DEFINES"
+                        ${ARGN})
   if(M_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ddbgen_add_module(${target}): unknown arguments: ${M_UNPARSED_ARGUMENTS}")
   endif()
@@ -105,14 +117,46 @@ function(ddbgen_add_module target)
     set(_scan_cmd)
   endif()
 
+  # The deployed model: breaking changes fail the build unless a plan covers them.
+  set(_compat_cmd)
+  set(_compat_deps)
+  if(M_MIGRATION_PLAN AND NOT M_DEPLOYED_MODEL)
+    message(FATAL_ERROR "ddbgen_add_module(${target}): MIGRATION_PLAN goes with DEPLOYED_MODEL")
+  endif()
+  if(M_DEPLOYED_MODEL)
+    get_filename_component(_model "${M_DEPLOYED_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(M_MIGRATION_PLAN)
+      get_filename_component(_plan "${M_MIGRATION_PLAN}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    else()
+      string(REGEX REPLACE "(\\.model)?\\.json$" "" _plan "${_model}")
+      set(_plan "${_plan}.migration.json")
+    endif()
+    if(EXISTS "${_model}")
+      set(_compat_cmd COMMAND "${_exe}" ${_opts} --check-compat "${_model}" --migration-plan "${_plan}"
+                              "${_schema_arg}")
+      set(_compat_deps "${_model}")
+      if(EXISTS "${_plan}")
+        list(APPEND _compat_deps "${_plan}")
+      endif()
+    endif()
+    add_custom_target(${target}_deploy_model
+      COMMAND "${_exe}" ${_opts} --emit-model "${_model}" "${_schema_arg}"
+      WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
+      DEPENDS ${_exe_deps}
+      COMMENT "ddbgen: ${_schema_arg} is the deployed model now (${M_DEPLOYED_MODEL})"
+      COMMAND_EXPAND_LISTS
+      VERBATIM)
+  endif()
+
   add_custom_command(
     OUTPUT "${_stamp}"
     BYPRODUCTS "${_gen_h}" "${_gen_c}"
+    ${_compat_cmd}
     COMMAND "${_exe}" ${_opts} --templates "${_tdir}" -o "${_out}" "${_schema_arg}"
     ${_scan_cmd}
     COMMAND "${CMAKE_COMMAND}" -E touch "${_stamp}"
     WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
-    DEPENDS "${_schema}" ${_tdeps} ${_exe_deps}
+    DEPENDS "${_schema}" ${_tdeps} ${_exe_deps} ${_compat_deps}
     ${_scan}
     COMMENT "ddbgen ${_schema_arg} -> ${_base}_ddb.h, ${_base}_ddb.c"
     COMMAND_EXPAND_LISTS

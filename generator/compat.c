@@ -53,8 +53,7 @@ static json_t *struct_of(const json_t *model, const char *cname)
     return ddbgen_jfind(json_object_get(model, "structs"), "cname", cname);
 }
 
-/* A template rendered with attribute names: "ORG#{org}/USER#{username:06}". */
-static void norm_template(ddbgen_buf *b, const json_t *model, const json_t *entity, const json_t *t)
+void ddbgen__template_text(ddbgen_buf *b, const json_t *model, const json_t *entity, const json_t *t)
 {
     size_t i;
     json_t *seg;
@@ -111,7 +110,7 @@ static void compare_type(C *c, const json_t *of, const json_t *nf, const char *w
     const char *ot = S(of, "type"), *nt = S(nf, "type");
     if (!same(ot, nt)) {
         breaking(c, l, "%s changed type from %s (%s) to %s (%s); stored values cannot be read as the "
-                       "new type",
+                       "new type: needs a migration with a transform (ddbgen --plan-migration)",
                  what, ot, S(of, "ctype"), nt, S(nf, "ctype"));
         return;
     }
@@ -170,7 +169,7 @@ static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fie
         if (od && nd && !same(S(od, "template"), S(nd, "template")))
             compatible(c, LOC(nd),
                        "the DDB_DERIVED template of %s changed from \"%s\" to \"%s\": compatible; "
-                       "existing items keep the old value until rewritten",
+                       "existing items keep the old value until rewritten (a migration rewrites them)",
                        what, S(od, "template"), S(nd, "template"));
     }
     json_array_foreach(new_fields, i, nf) {
@@ -182,7 +181,8 @@ static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fie
         else
             breaking(c, LOC(nf),
                      "new required %s (%s): items written before lack attribute '%s'; make it "
-                     "optional (char *, ddb_bytes, a list or a set) or backfill it first",
+                     "optional (char *, ddb_bytes, a list or a set), or migrate with a transform that "
+                     "fills it",
                      what, S(nf, "ctype"), S(nf, "attr"));
     }
 }
@@ -201,8 +201,8 @@ static void compare_write_shards(C *c, const json_t *ok, const json_t *nk, const
     snprintf(now, sizeof now, nn > 1 ? "%lld write shards (%s)" : "no write shards", nn, nby);
     breaking(c, nw ? LOC(nw) : LOC(nk),
              "the partition key of '%s' on index '%s' had %s and now has %s; items written before are "
-             "in the partitions the old layout picked and would not be found: migrate them (read "
-             "each item under the old schema and put it again under the new one)",
+             "in the partitions the old layout picked and would not be found: needs a migration (a "
+             "rewrite, no code: ddbgen --plan-migration)",
              name, S(nk, "index"), was, now);
 }
 
@@ -219,7 +219,7 @@ static void compare_keys(C *c, const json_t *oe, const json_t *ne, const char *n
         if (!nk) {
             breaking(c, LOC(ne),
                      "'%s' no longer has a DDB_KEY for index '%s'; existing items stay in that index "
-                     "with their old key",
+                     "with their old key: needs a migration (a rewrite removes it)",
                      name, index);
             continue;
         }
@@ -229,12 +229,13 @@ static void compare_keys(C *c, const json_t *oe, const json_t *ne, const char *n
             if (!ot || !nt)
                 continue; /* an index's sort key change is reported on the index */
             ddbgen_buf a = {0}, b = {0};
-            norm_template(&a, c->old_m, oe, ot);
-            norm_template(&b, c->new_m, ne, nt);
+            ddbgen__template_text(&a, c->old_m, oe, ot);
+            ddbgen__template_text(&b, c->new_m, ne, nt);
             if (strcmp(ddbgen_buf_str(&a), ddbgen_buf_str(&b)) != 0)
                 breaking(c, LOC(nt),
                          "the %s key template of '%s' on index '%s' changed from \"%s\" to \"%s\"; "
-                         "items written before are keyed the old way and would not be found",
+                         "items written before are keyed the old way and would not be found: needs a "
+                         "migration (a rewrite, no code: ddbgen --plan-migration)",
                          w ? "sort" : "partition", name, index, S(ot, "template"), S(nt, "template"));
             ddbgen_buf_free(&a);
             ddbgen_buf_free(&b);

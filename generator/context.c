@@ -207,17 +207,9 @@ static int same_content(const char *path, const char *text)
     return same && i == n;
 }
 
-int ddbgen_write_model(ddbgen_context *cx, const char *path)
+/* Writes text to path ("-" = stdout), only if the file holds something else. */
+static int write_text(ddbgen_context *cx, const char *path, const char *text)
 {
-    if (!cx->model || !cx->validated) {
-        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to write");
-        return DDBGEN_EUSAGE;
-    }
-    char *text = ddbgen_model_to_string(cx->checked);
-    if (!text) {
-        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
-        return DDBGEN_EUSAGE;
-    }
     int rc = DDBGEN_OK;
     if (!strcmp(path, "-")) {
         if (fputs(text, stdout) == EOF || fflush(stdout) != 0)
@@ -235,12 +227,31 @@ int ddbgen_write_model(ddbgen_context *cx, const char *path)
             rc = DDBGEN_EUSAGE;
         }
     }
+    return rc;
+}
+
+int ddbgen_write_model(ddbgen_context *cx, const char *path)
+{
+    if (!cx->model || !cx->validated) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to write");
+        return DDBGEN_EUSAGE;
+    }
+    char *text = ddbgen_model_to_string(cx->checked);
+    if (!text) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        return DDBGEN_EUSAGE;
+    }
+    int rc = write_text(cx, path, text);
     free(text);
     return rc;
 }
 
-int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
+/* The old model of old_model_path, validated and lowered: *old_doc is its
+ * model document (owned by the caller), *shown its name for messages. */
+static int load_old(ddbgen_context *cx, const char *old_model_path, json_t **old_doc, char **shown)
 {
+    *old_doc = NULL;
+    *shown = NULL;
     if (!cx->model || !cx->validated) {
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to compare");
         return DDBGEN_EUSAGE;
@@ -249,18 +260,17 @@ int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
     json_t *doc = read_json(&cx->diags, old_model_path, &rc);
     if (!doc)
         return rc;
-    char *shown = ddbgen_display_path(old_model_path);
+    *shown = ddbgen_display_path(old_model_path);
     json_t *old = NULL;
-    rc = ddbgen__load_json(cx, doc, shown, &old);
+    rc = ddbgen__load_json(cx, doc, *shown, &old);
     json_decref(doc);
-    json_t *old_doc = NULL;
     if (rc == DDBGEN_OK) {
         /* The old model's own warnings are history; only its errors matter. */
         ddbgen_diags od;
         ddbgen_diags_init(&od);
         rc = ddbgen__validate(old, &od);
         if (rc != DDBGEN_OK) {
-            ddbgen_loc l = {shown, 0, 0};
+            ddbgen_loc l = {*shown, 0, 0};
             ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, l,
                             "the old model does not validate; write it again with --emit-model "
                             "from the old schema");
@@ -269,15 +279,83 @@ int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
         ddbgen_diags_free(&od);
     }
     ddbgen_ir *old_ir = NULL;
-    if (rc == DDBGEN_OK && lower(old, &old_ir, &old_doc) != 0) {
+    if (rc == DDBGEN_OK && lower(old, &old_ir, old_doc) != 0) {
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
         rc = DDBGEN_EUSAGE;
     }
-    if (rc == DDBGEN_OK)
-        rc = ddbgen__compat(old_doc, cx->checked, shown, &cx->diags);
     ddbgen_ir_free(old_ir);
-    json_decref(old_doc);
     json_decref(old);
+    return rc;
+}
+
+int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path)
+{
+    return ddbgen_check_compat_plan(cx, old_model_path, NULL);
+}
+
+/* Does the plan at plan_path take old_doc to the new model? */
+static int plan_covers(ddbgen_context *cx, const json_t *old_doc, const char *plan_path, const char **id)
+{
+    int rc = DDBGEN_OK;
+    json_t *given = read_json(&cx->diags, plan_path, &rc), *want = NULL;
+    ddbgen_diags scratch;
+    ddbgen_diags_init(&scratch);
+    int covers = given && ddbgen__migration_plan(old_doc, cx->checked, &want, &scratch) == DDBGEN_OK &&
+                 json_equal(json_object_get(given, "id"), json_object_get(want, "id"));
+    static char idbuf[64];
+    snprintf(idbuf, sizeof idbuf, "%s", covers ? ddbgen_jstr(want, "id") : "");
+    *id = idbuf;
+    ddbgen_diags_free(&scratch);
+    json_decref(given);
+    json_decref(want);
+    return covers;
+}
+
+int ddbgen_check_compat_plan(ddbgen_context *cx, const char *old_model_path, const char *plan_path)
+{
+    json_t *old_doc;
+    char *shown;
+    int rc = load_old(cx, old_model_path, &old_doc, &shown);
+    if (rc == DDBGEN_OK) {
+        ddbgen_diags found;
+        ddbgen_diags_init(&found);
+        rc = ddbgen__compat(old_doc, cx->checked, shown, &found);
+        const char *id;
+        if (rc == DDBGEN_ESCHEMA && plan_path && plan_covers(cx, old_doc, plan_path, &id)) {
+            ddbgen_diags_demote(&found);
+            ddbgen_diag_add(&found, DDBGEN_NOTE, no_loc,
+                            "the breaking changes of this schema are covered by migration plan %s (%s): apply it "
+                            "with ddb migrate before the new module opens the table",
+                            id, plan_path);
+            rc = DDBGEN_OK;
+        } else if (rc == DDBGEN_ESCHEMA && plan_path) {
+            ddbgen_diag_add(&found, DDBGEN_ERROR, no_loc,
+                            "no migration plan for this change in %s: write one with ddbgen "
+                            "--plan-migration %s --plan-out %s, review it, and apply it with ddb migrate",
+                            plan_path, shown, plan_path);
+        }
+        ddbgen_diags_append(&cx->diags, &found, DDBGEN_NOTE);
+        ddbgen_diags_free(&found);
+    }
+    json_decref(old_doc);
+    free(shown);
+    return rc;
+}
+
+int ddbgen_plan_migration(ddbgen_context *cx, const char *old_model_path, const char *plan_path)
+{
+    json_t *old_doc, *plan = NULL;
+    char *shown;
+    int rc = load_old(cx, old_model_path, &old_doc, &shown);
+    if (rc == DDBGEN_OK)
+        rc = ddbgen__migration_plan(old_doc, cx->checked, &plan, &cx->diags);
+    if (rc == DDBGEN_OK) {
+        char *text = ddbgen_model_to_string(plan);
+        rc = text ? write_text(cx, plan_path, text) : DDBGEN_EUSAGE;
+        free(text);
+    }
+    json_decref(plan);
+    json_decref(old_doc);
     free(shown);
     return rc;
 }

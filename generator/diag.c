@@ -23,6 +23,15 @@ struct ddbgen_diag {
 
 void ddbgen_diags_init(ddbgen_diags *d) { memset(d, 0, sizeof *d); }
 
+void ddbgen_diags_demote(ddbgen_diags *d)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (d->items[i].sev == DDBGEN_ERROR)
+            d->items[i].sev = DDBGEN_NOTE;
+    d->notes += d->errors;
+    d->errors = 0;
+}
+
 void ddbgen_diags_free(ddbgen_diags *d)
 {
     for (size_t i = 0; i < d->count; i++) {

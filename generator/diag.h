@@ -54,6 +54,9 @@ long ddbgen_diag_vadd(ddbgen_diags *d, ddbgen_severity sev, ddbgen_loc loc, cons
 void ddbgen_diag_note(ddbgen_diags *d, long parent, ddbgen_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Turns every error of d into a note (changes a migration plan covers). */
+void ddbgen_diags_demote(ddbgen_diags *d);
+
 /* Copies src's diagnostics of at least severity min (with their notes) to dst. */
 void ddbgen_diags_append(ddbgen_diags *dst, const ddbgen_diags *src, ddbgen_severity min);
 

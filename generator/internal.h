@@ -84,4 +84,13 @@ void ddbgen_buf_printf(ddbgen_buf *b, const char *fmt, ...) __attribute__((forma
 const char *ddbgen_buf_str(ddbgen_buf *b);
 void ddbgen_buf_free(ddbgen_buf *b);
 
+/* compat.c: key template t of entity as text with attribute names
+ * ("ORG#{org}/USER#{username:06}"), appended to b. */
+void ddbgen__template_text(ddbgen_buf *b, const json_t *model, const json_t *entity, const json_t *t);
+
+/* migrate_plan.c: the migration plan from old_model to new_model (model
+ * documents) into *out; DDBGEN_ESCHEMA (errors in d) for changes no
+ * migration handles. */
+int ddbgen__migration_plan(const json_t *old_model, const json_t *new_model, json_t **out, ddbgen_diags *d);
+
 #endif

@@ -3,6 +3,7 @@
  *   ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --emit-model FILE SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json
+ *   ddbgen [-I DIR]... [-D ...] --plan-migration OLD_MODEL.json [--plan-out PLAN.json] SCHEMA.h|MODEL.json
  *
  * The modes combine: parse -> validate (every rule, then lowering to the
  * IR) -> check compatibility -> write the model -> generate from the IR.  Exit status 0 ok, 1 schema errors (or breaking
@@ -70,6 +71,8 @@ static const char usage_text[] =
     "usage: ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-model FILE SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json\n"
+    "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --plan-migration OLD_MODEL.json [--plan-out FILE]\n"
+    "              SCHEMA.h|MODEL.json\n"
     "       ddbgen --help | --version\n";
 
 static const char help_text[] =
@@ -80,6 +83,13 @@ static const char help_text[] =
     "  --emit-model FILE      writes the validated model as JSON (FILE '-' = stdout)\n"
     "  --check-compat OLD     compares with an older model: breaking changes are\n"
     "                         errors (exit 1), compatible ones notes (exit 0)\n"
+    "  --plan-migration OLD   writes the migration plan from an older model: per\n"
+    "                         entity every change and what it takes (none, rewrite,\n"
+    "                         transform), as JSON for ddb migrate; changes no\n"
+    "                         migration handles are errors (exit 1)\n"
+    "  --plan-out FILE        where --plan-migration writes (default '-' = stdout)\n"
+    "  --migration-plan FILE  with --check-compat: breaking changes that this plan\n"
+    "                         (from --plan-migration) covers are accepted (exit 0)\n"
     "Options:\n"
     "  -I DIR                 add DIR to the header search path (libclang)\n"
     "  -D NAME[=VALUE]        define a macro while parsing the header\n"
@@ -87,7 +97,8 @@ static const char help_text[] =
     "                         of an installed ddbgen, the source tree's templates/\n"
     "                         for the build tree's)\n"
     "  --help, --version\n"
-    "Modes combine; the order is: validate, check-compat, emit-model, generate.\n"
+    "Modes combine; the order is: validate, check-compat, plan-migration, emit-model,\n"
+    "generate.\n"
     "Diagnostics go to stderr as 'file:line:col: error: message', all of them.\n"
     "Exit status: 0 ok, 1 schema errors or breaking changes, 2 usage errors.\n";
 
@@ -104,7 +115,7 @@ static int usage_error(const char *fmt, const char *arg)
 typedef struct cli {
     const char **includes, **defines;
     size_t n_includes, n_defines;
-    const char *templates, *outdir, *emit_model, *check_compat, *input;
+    const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *input;
 } cli;
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
@@ -165,15 +176,31 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs the old model (a .json file)", "--check-compat");
             c->check_compat = v;
+        } else if ((v = option_value(argc, argv, &i, "--plan-migration"))) {
+            if (!v[0])
+                return usage_error("%s needs the old model (a .json file)", "--plan-migration");
+            c->plan_migration = v;
+        } else if ((v = option_value(argc, argv, &i, "--migration-plan"))) {
+            if (!v[0])
+                return usage_error("%s needs a plan file (from --plan-migration)", "--migration-plan");
+            c->accept_plan = v;
+        } else if ((v = option_value(argc, argv, &i, "--plan-out"))) {
+            if (!v[0])
+                return usage_error("%s needs a file name ('-' for stdout)", "--plan-out");
+            c->plan_out = v;
         } else {
             return usage_error("unknown option '%s'", a);
         }
     }
     if (!c->input)
         return usage_error("%s", "no input: give a schema header or a model .json");
-    if (!c->outdir && !c->emit_model && !c->check_compat)
-        return usage_error("%s", "nothing to do: give -o OUTDIR, --emit-model FILE or "
-                                 "--check-compat OLD_MODEL.json");
+    if (!c->outdir && !c->emit_model && !c->check_compat && !c->plan_migration)
+        return usage_error("%s", "nothing to do: give -o OUTDIR, --emit-model FILE, "
+                                 "--check-compat OLD_MODEL.json or --plan-migration OLD_MODEL.json");
+    if (c->plan_out && !c->plan_migration)
+        return usage_error("%s", "--plan-out goes with --plan-migration OLD_MODEL.json");
+    if (c->accept_plan && !c->check_compat)
+        return usage_error("%s", "--migration-plan goes with --check-compat OLD_MODEL.json");
     return 0;
 }
 
@@ -202,7 +229,9 @@ static int run(const cli *c)
             rc = vrc;
     }
     if (rc == DDBGEN_OK && c->check_compat)
-        rc = ddbgen_check_compat(cx, c->check_compat);
+        rc = ddbgen_check_compat_plan(cx, c->check_compat, c->accept_plan);
+    if (rc == DDBGEN_OK && c->plan_migration)
+        rc = ddbgen_plan_migration(cx, c->plan_migration, c->plan_out ? c->plan_out : "-");
     if (rc == DDBGEN_OK && c->emit_model)
         rc = ddbgen_write_model(cx, c->emit_model);
     ddbgen_print_diagnostics(cx, stderr);

@@ -98,6 +98,19 @@ int ddbgen_write_model(ddbgen_context *cx, const char *path);
  * compatible, DDBGEN_ESCHEMA when breaking (or the old model is invalid),
  * DDBGEN_EUSAGE when it cannot be read. */
 int ddbgen_check_compat(ddbgen_context *cx, const char *old_model_path);
+/* The same; when it is breaking and plan_path (may be NULL) holds the
+ * migration plan of exactly this change (--plan-migration's id), the
+ * breaking changes are notes and the result DDBGEN_OK; with plan_path and
+ * no such plan, one more error says how to write it. */
+int ddbgen_check_compat_plan(ddbgen_context *cx, const char *old_model_path, const char *plan_path);
+
+/* Writes to plan_path ("-" = stdout) the migration plan that takes the
+ * stored items of old_model_path (an earlier --emit-model) to the
+ * validated model of cx: per table the indexes to create and drop, per
+ * entity every change and what it takes (none, rewrite, transform), as
+ * JSON (docs/SCHEMA.md, "Changing a schema").  DDBGEN_ESCHEMA (with
+ * located errors) for changes no migration handles. */
+int ddbgen_plan_migration(ddbgen_context *cx, const char *old_model_path, const char *plan_path);
 
 /* Diagnostics recorded so far, sorted by location. */
 size_t ddbgen_error_count(const ddbgen_context *cx);

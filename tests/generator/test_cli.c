@@ -6,6 +6,8 @@
  *  - compat/<case>.h: `ddbgen --check-compat compat/base.model.json
  *    compat/<case>.h`, the same way.  compat/base.model.json is
  *    compat/base.h's model and is checked as such.
+ *  - compat/<case>.plan.expected: `ddbgen --plan-migration
+ *    compat/base.model.json compat/<case>.h`, its plan and diagnostics.
  *  - options, usage errors, -I/-D pass-through, JSON input, --version.
  *
  * Runs in this folder (GEN_TEST_DIR) with the binary DDBGEN_EXE, so paths
@@ -171,6 +173,52 @@ static void compat_cases(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* --plan-migration from compat/base.model.json to each compat/<case>.h:
+ * the plan (stdout) and the diagnostics (stderr) against
+ * compat/<case>.plan.expected; exit 1 exactly when some change has no
+ * migration (an error). */
+static void plan_cases(void **state)
+{
+    (void)state;
+    size_t n;
+    char **names = list_headers("compat", &n);
+    assert_true(n >= 3);
+    int failures = 0;
+    for (size_t i = 0; i < n; i++) {
+        char input[512], expected_path[512];
+        snprintf(input, sizeof input, "compat/%s", names[i]);
+        snprintf(expected_path, sizeof expected_path, "compat/%.*s.plan.expected", (int)(strlen(names[i]) - 2),
+                 names[i]);
+        const char *args[] = {"--plan-migration", "compat/base.model.json", input, NULL};
+        result r = run(args);
+        size_t len = strlen(r.out) + strlen(r.err) + 32;
+        char *got = malloc(len);
+        assert_non_null(got);
+        snprintf(got, len, "%s--- stderr\n%s", r.out, r.err);
+        if (gen_update_golden()) {
+            assert_int_equal(gen_write_file(expected_path, got), 0);
+        } else {
+            char *expected = gen_read_file(expected_path);
+            if (!expected || strcmp(expected, got) != 0) {
+                if (expected)
+                    gen_show_diff(expected_path, expected, got);
+                else
+                    fprintf(stderr, "%s: missing; ddbgen printed:\n%s", expected_path, got);
+                failures++;
+            } else if (r.status != (strstr(r.err, ": error: ") ? 1 : 0)) {
+                fprintf(stderr, "%s: exit status %d\n", expected_path, r.status);
+                failures++;
+            }
+            free(expected);
+        }
+        free(got);
+        result_free(&r);
+        free(names[i]);
+    }
+    free(names);
+    assert_int_equal(failures, 0);
+}
+
 /* compat/base.model.json is what --emit-model makes of compat/base.h. */
 static void compat_base_model_is_current(void **state)
 {
@@ -260,8 +308,8 @@ static void usage_errors(void **state)
     } cases[] = {
         {{NULL}, "ddbgen: no input: give a schema header or a model .json\n"},
         {{"schemas/shop.h", NULL},
-         "ddbgen: nothing to do: give -o OUTDIR, --emit-model FILE or --check-compat "
-         "OLD_MODEL.json\n"},
+         "ddbgen: nothing to do: give -o OUTDIR, --emit-model FILE, --check-compat "
+         "OLD_MODEL.json or --plan-migration OLD_MODEL.json\n"},
         {{"--frobnicate", "schemas/shop.h", NULL}, "ddbgen: unknown option '--frobnicate'\n"},
         {{"--emit-model", "-", "a.h", "b.h", NULL},
          "ddbgen: more than one input ('b.h'); give one schema or model\n"},
@@ -349,6 +397,7 @@ int main(void)
         cmocka_unit_test(bad_schemas),
         cmocka_unit_test(compat_base_model_is_current),
         cmocka_unit_test(compat_cases),
+        cmocka_unit_test(plan_cases),
         cmocka_unit_test(emit_model_from_json_input),
         cmocka_unit_test(check_compat_then_emit),
         cmocka_unit_test(include_dirs_and_defines),

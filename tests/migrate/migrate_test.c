@@ -4,8 +4,8 @@
  *   populate        write N customers (creating the table)
  *   grow      (v2)  the new optional field: open as is, write customer N with it
  *   refuse          open must be DDB_EMODEL naming what is needed (ARG: text it must hold)
- *   migrate         migrate to this version; ARG > 0: SIGKILL this process after ARG
- *                   progress reports (v3) or transformed items (v4)
+ *   migrate         migrate to this version; ARG > 0 (v3): SIGKILL this process after ARG
+ *                   progress reports (v4: MIGRATE_KILL_AFTER, transform_v4.c)
  *   dry-run         counts and samples, nothing written
  *   verify          every item in this version's form, old keys gone, typed queries answer
  * DIR is a "file:" directory or an http:// endpoint.  Exit 0 when the step
@@ -51,7 +51,7 @@ static void fill(struct customer *c, int64_t i)
 static long kill_after;
 static long events;
 
-static __attribute__((unused)) void maybe_die(void)
+static void maybe_die(void)
 {
     if (kill_after > 0 && ++events == kill_after) {
         fprintf(stderr, "migrate v%d: SIGKILL after %ld\n", MIG_V, events);
@@ -63,32 +63,14 @@ static __attribute__((unused)) void maybe_die(void)
 static void on_progress(void *ctx, const ddb_ent_progress *p)
 {
     (void)ctx;
-#if MIG_V == 3
-    maybe_die();
-#endif
     (void)p;
+    maybe_die();
 }
 
 #if MIG_V == 4
-/* The field type change: the stored number becomes text "123.5". */
-static int score_as_text(void *ctx, const ddb_item *stored, const void *old_obj, void *new_obj, ddb_arena *a,
-                         ddb_error *err)
-{
-    (void)ctx;
-    (void)old_obj;
-    (void)a;
-    struct customer *c = new_obj;
-    double v;
-    const ddb_value *s = ddb_item_get(stored, "score");
-    if (!s || ddb_value_to_double(s, &v)) {
-        if (err)
-            snprintf(err->message, sizeof err->message, "customer %lld: no numeric score", (long long)c->id);
-        return DDB_EVALIDATION;
-    }
-    snprintf(c->score, sizeof c->score, "%.1f", v);
-    maybe_die();
-    return DDB_OK;
-}
+/* transform_v4.c */
+int customer_transform(void *ctx, const ddb_item *stored, const void *old_obj, void *new_obj, ddb_arena *a,
+                       ddb_error *err);
 #endif
 
 static int do_migrate(ddb *db, bool dry)
@@ -96,7 +78,7 @@ static int do_migrate(ddb *db, bool dry)
     ddb_error err = {0};
     ddb_ent_migration_step step = {.entity = &customer_entity};
 #if MIG_V == 4
-    step.transform = score_as_text;
+    step.transform = customer_transform;
 #endif
     ddb_arena *a = ddb_arena_new();
     ddb_ent_migrate_report r;

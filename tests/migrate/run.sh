@@ -1,16 +1,19 @@
 #!/bin/sh
-# The migration test: run.sh BINDIR DB N DDB_TOOL  (DB: a directory, or an
-# http:// endpoint when DDB_TOOL is "-", e.g. dynalite).
+# The migration test: run.sh BINDIR DB N DDB_TOOL DDBGEN MODULE.  The
+# second change runs through the library call (migrate_v3 migrate:
+# <table>_migrate), the third through `ddb migrate` with the plan ddbgen
+# writes and the module MODULE (version 4's generated code and transform).
 set -eu
-bin=$1 db=$2 n=$3 tool=$4
+bin=$1 db=$2 n=$3 tool=$4 ddbgen=$5 module=$6
+src=$(cd "$(dirname "$0")" && pwd)
 step() { echo "== $*"; "$@"; }
 killed() { # the command must die by SIGKILL (exit status 137 from the shell)
     echo "== $* (to be killed)"
     set +e; "$@"; st=$?; set -e
     [ "$st" -eq 137 ] || { echo "expected SIGKILL (137), got $st" >&2; exit 1; }
 }
-check() { [ "$tool" = "-" ] || step "$tool" check "$db"; }
-case "$db" in http*) ;; *) rm -rf "$db" ;; esac
+check() { step "$tool" check "$db"; }
+rm -rf "$db" "$db.work" && mkdir -p "$db.work"
 n1=$((n + 1))
 
 step "$bin/migrate_v1" populate "$db" "$n"
@@ -24,11 +27,17 @@ step "$bin/migrate_v3" refuse "$db" "$n1" "a migration is in progress"
 step "$bin/migrate_v3" migrate "$db" "$n1"
 step "$bin/migrate_v3" verify "$db" "$n1"
 check
-# 3. a changed key template and a field type change with a transform
+# 3. a changed key template and a field type change with a transform, planned
+# from the deployed model and applied by `ddb migrate`
+step "$ddbgen" --emit-model "$db.work/v3.model.json" -I "$src" "$src/v3.h"
+step "$ddbgen" --plan-migration "$db.work/v3.model.json" --plan-out "$db.work/plan.json" -I "$src" "$src/v4.h"
+grep -q '"migration": "transform"' "$db.work/plan.json"
 step "$bin/migrate_v4" refuse "$db" "$n1" "CITY#{home.city|lower}"
-killed "$bin/migrate_v4" migrate "$db" "$n1" $((n / 3))
+step "$tool" --db "$db" migrate --module "$module" --dry-run --samples 2 "$db.work/plan.json"
+MIGRATE_KILL_AFTER=$((n / 3)) killed "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json"
 step "$bin/migrate_v4" refuse "$db" "$n1" "a migration is in progress"
-step "$bin/migrate_v4" migrate "$db" "$n1"
+step "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json" | tee "$db.work/report.txt"
+grep -q "resumed from its checkpoint" "$db.work/report.txt"
 step "$bin/migrate_v4" verify "$db" "$n1"
 check
 echo "test_migrate: ok"

@@ -12,7 +12,7 @@ step() { echo "== $*"; "$@"; }
 step "$bin/migrate_v3" populate "$db" "$n"
 step "$bin/migrate_v4" refuse "$db" "$n" "CITY#{home.city|lower}"
 echo "== migrate_v4 migrate (to be killed)"
-set +e; "$bin/migrate_v4" migrate "$db" "$n" $((n / 3)); st=$?; set -e
+set +e; MIGRATE_KILL_AFTER=$((n / 3)) "$bin/migrate_v4" migrate "$db" "$n"; st=$?; set -e
 [ "$st" -eq 137 ] || { echo "expected SIGKILL (137), got $st" >&2; exit 1; }
 step "$bin/migrate_v4" refuse "$db" "$n" "a migration is in progress"
 step "$bin/migrate_v4" migrate "$db" "$n"

@@ -205,6 +205,7 @@ int cmd_stats(cli *c);
 int cmd_stream(cli *c);
 int cmd_sweep(cli *c);
 int cmd_check(cli *c);
+int cmd_migrate(cli *c);
 int cmd_serve(cli *c); /* serve/cmd_serve.c */
 
 extern const command ddb_commands[];

@@ -120,6 +120,14 @@ static const opt_spec stream_opts[] = {
     {"index", 0, 1, false, "NAME", "the OpenSearch index (default: the table name in lower case)"},
     {NULL, 0, 0, false, NULL, NULL}};
 
+static const opt_spec migrate_opts[] = {
+    {"module", 0, 1, false, "LIB.so", "the new schema's generated module (and the plan's transforms), linked with libddb.so"},
+    {"dry-run", 'n', 0, false, NULL, "read and count only: what would change, with samples; nothing is written"},
+    {"capacity", 0, 1, false, "CU", "hold the rate under CU capacity units (reads and writes) per second"},
+    {"samples", 0, 1, false, "N", "with --dry-run: how many changed keys to show (default 5)"},
+    {"page-size", 0, 1, false, "N", "items scanned per page, one checkpoint a page (default 200)"},
+    {NULL, 0, 0, false, NULL, NULL}};
+
 const command ddb_commands[] = {
     {"tables", cmd_tables, "", "List the tables", "", no_opts, 0, 0, true},
     {"describe", cmd_describe, "TABLE", "Show a table's key schema, indexes, stream, TTL and size",
@@ -196,6 +204,20 @@ const command ddb_commands[] = {
      "  ddb --db ./data serve --listen 127.0.0.1:8000 &\n"
      "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n",
      serve_opts, 0, 0, false},
+    {"migrate", cmd_migrate, "PLAN.json", "Apply a migration plan (ddbgen --plan-migration) to the stored items",
+     "Rewrites every stored item the plan names in the new schema's form, each\n"
+     "moved in one transaction, with a checkpoint stored with the table after each\n"
+     "page: run the same command again after an interruption and it resumes.\n"
+     "While it runs, the new module's <table>_open refuses the table (DDB_EMODEL,\n"
+     "a migration is in progress).  The new schema's generated module is loaded\n"
+     "from --module (a shared library built from <schema>_ddb.c and, for entities\n"
+     "the plan marks \"transform\", your <entity>_transform functions, linked with\n"
+     "libddb.so).  Progress: a bar on a terminal, lines every 5 seconds otherwise.\n"
+     "Example:\n"
+     "  ddbgen --plan-migration deployed.model.json --plan-out plan.json schemas/app.h\n"
+     "  ddb --db ./data migrate --module ./libapp_module.so --dry-run plan.json\n"
+     "  ddb --db ./data migrate --module ./libapp_module.so --capacity 500 plan.json\n",
+     migrate_opts, 1, 1, false},
     {"check", cmd_check, "[DIR]", "Verify every table's indexes and stream",
      "Exit status 0 when every table is clean, 1 when problems were found, 2 when\n"
      "the check could not run.\n",
