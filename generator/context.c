@@ -154,6 +154,19 @@ static int lower(const json_t *declared, ddbgen_ir **ir, json_t **doc)
     return -1;
 }
 
+/* The checks of reads.c need the lowered keys; on failure nothing stays lowered. */
+static int lower_reads(ddbgen_context *cx)
+{
+    int rc = ddbgen__lower_reads(cx->ir, cx->model, &cx->diags);
+    if (rc) {
+        ddbgen_ir_free(cx->ir);
+        json_decref(cx->checked);
+        cx->ir = NULL;
+        cx->checked = NULL;
+    }
+    return rc;
+}
+
 int ddbgen_validate(ddbgen_context *cx)
 {
     if (!cx->model) {
@@ -163,9 +176,13 @@ int ddbgen_validate(ddbgen_context *cx)
     int rc = ddbgen__validate(cx->model, &cx->diags);
     if (cx->diags.errors)
         rc = DDBGEN_ESCHEMA; /* including what the front-end reported */
-    if (rc == DDBGEN_OK && !cx->ir && lower(cx->model, &cx->ir, &cx->checked) != 0) {
-        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
-        rc = DDBGEN_EUSAGE;
+    if (rc == DDBGEN_OK && !cx->ir) {
+        if (lower(cx->model, &cx->ir, &cx->checked) != 0) {
+            ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+            rc = DDBGEN_EUSAGE;
+        } else {
+            rc = lower_reads(cx);
+        }
     }
     cx->validated = rc == DDBGEN_OK;
     return rc;

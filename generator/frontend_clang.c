@@ -114,6 +114,7 @@ static const char *deco_macro(const char *kind)
                  {"derived", "DDB_DERIVED"}, {"uuid", "DDB_UUID"},
                  {"auto_id", "DDB_AUTO_ID"}, {"version", "DDB_VERSION"},
                  {"ttl", "DDB_TTL"}, {"table", "DDB_TABLE"},
+                 {"pattern", "DDB_PATTERN"}, {"query", "DDB_QUERY"}, {"scan", "DDB_SCAN"},
                  {"update", "DDB_UPDATE"}, {"condition", "DDB_CONDITION"},
                  {"default", "DDB_DEFAULT"}, {"created_at", "DDB_CREATED_AT"},
                  {"updated_at", "DDB_UPDATED_AT"}, {"unique", "DDB_UNIQUE"}};
@@ -985,6 +986,7 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
     json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:O, s:s, s:[], s:[], s:[]}", "name", ent->args[1],
                           "cname", cname, "ctype", ctype, "table", ent->args[0], "loc", ent->loc,
                           "shard_suffix", "#", "keys", "collections", "fields");
+    json_t *patterns = json_array(), *queries = json_array(), *scans = json_array();
     for (size_t i = 0; i < ds->count; i++) {
         const deco *d = &ds->items[i];
         if (!strcmp(d->kind, "entity"))
@@ -1004,6 +1006,29 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
                 json_array_append_new(json_object_get(e, "collections"),
                                       json_pack("{s:s, s:s, s:O}", "name", d->args[0], "index",
                                                 d->args[1], "loc", d->loc));
+        } else if (!strcmp(d->kind, "pattern")) {
+            if (check_nargs(f, d, 2, 2, "the access pattern's name and the index it reads: "
+                                        "DDB_PATTERN(\"by_site\", \"GSI1\")"))
+                json_array_append_new(patterns, json_pack("{s:s, s:O, s:s, s:O}", "name", d->args[0], "loc",
+                                                          d->arg_locs[0], "index", d->args[1], "index_loc",
+                                                          d->arg_locs[1]));
+        } else if (!strcmp(d->kind, "query")) {
+            if (check_nargs(f, d, 3, 4, "the query's name, its access pattern (or index), a key "
+                                        "condition (\"\" for the whole partition) and an optional "
+                                        "filter: DDB_QUERY(\"hot\", \"table\", \"taken_at > :t\", "
+                                        "\"celsius > :min\")")) {
+                json_t *q = json_pack("{s:s, s:O, s:s, s:O, s:o}", "name", d->args[0], "loc", d->arg_locs[0],
+                                      "pattern", d->args[1], "pattern_loc", d->arg_locs[1], "key",
+                                      expr_obj(d, 2));
+                if (d->nargs == 4)
+                    json_object_set_new(q, "filter", expr_obj(d, 3));
+                json_array_append_new(queries, q);
+            }
+        } else if (!strcmp(d->kind, "scan")) {
+            if (check_nargs(f, d, 2, 2, "the scan's name and its filter: "
+                                        "DDB_SCAN(\"low_battery\", \"battery_pct < :pct\")"))
+                json_array_append_new(scans, json_pack("{s:s, s:O, s:o}", "name", d->args[0], "loc",
+                                                       d->arg_locs[0], "filter", expr_obj(d, 1)));
         } else if (!strcmp(d->kind, "shard_suffix")) {
             if (json_object_get(e, "shard_suffix_loc"))
                 err(f, d->loc, "duplicate DDB_SHARD_SUFFIX on '%s'", cname);
@@ -1028,6 +1053,16 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
             err(f, d->loc, "unknown decorator 'ddb:%s' on struct '%s'", d->kind, cname);
         }
     }
+    /* reads: only written when declared, so older models read back unchanged */
+    if (json_array_size(patterns))
+        json_object_set(e, "patterns", patterns);
+    if (json_array_size(queries))
+        json_object_set(e, "queries", queries);
+    if (json_array_size(scans))
+        json_object_set(e, "scans", scans);
+    json_decref(patterns);
+    json_decref(queries);
+    json_decref(scans);
     for (size_t i = 0; i < ds->count; i++)
         key_option(f, &ds->items[i], json_object_get(e, "keys"), ent->args[1]);
     field_opts fo = {1, 0, cname};

@@ -96,6 +96,14 @@ static const spec key_spec[] = {{"index", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc
                                 {"heat_ok", K_OBJ, 0, heat_ok_spec}, END};
 static const spec coll_spec[] = {{"name", K_STR, 1, NULL}, {"index", K_STR, 1, NULL},
                                  {"loc", K_OBJ, 1, loc_spec}, END};
+static const spec pattern_spec[] = {{"name", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec},
+                                    {"index", K_STR, 1, NULL}, {"index_loc", K_OBJ, 1, loc_spec}, END};
+static const spec query_spec[] = {{"name", K_STR, 1, NULL},    {"loc", K_OBJ, 1, loc_spec},
+                                  {"pattern", K_STR, 1, NULL}, {"pattern_loc", K_OBJ, 1, loc_spec},
+                                  {"key", K_OBJ, 1, expr_spec}, {"filter", K_OBJ, 0, expr_spec},
+                                  END};
+static const spec scan_spec[] = {{"name", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec},
+                                 {"filter", K_OBJ, 1, expr_spec}, END};
 static const spec entity_spec[] = {{"name", K_STR, 1, NULL},
                                    {"cname", K_STR, 1, NULL},
                                    {"ctype", K_STR, 1, NULL},
@@ -106,6 +114,9 @@ static const spec entity_spec[] = {{"name", K_STR, 1, NULL},
                                    {"keys", K_ARR_OBJ, 1, key_spec},
                                    {"collections", K_ARR_OBJ, 1, coll_spec},
                                    {"fields", K_ARR_OBJ, 1, field_spec},
+                                   {"patterns", K_ARR_OBJ, 0, pattern_spec},
+                                   {"queries", K_ARR_OBJ, 0, query_spec},
+                                   {"scans", K_ARR_OBJ, 0, scan_spec},
                                    {"updates", K_ARR_OBJ, 0, update_spec},
                                    {"conditions", K_ARR_OBJ, 0, condition_spec},
                                    END};

@@ -19,6 +19,7 @@
 #ifndef DDBGEN_IR_H
 #define DDBGEN_IR_H
 
+#include "diag.h"
 #include "model.h"
 #include "template.h"
 
@@ -155,6 +156,22 @@ struct ddbgen_ir_table {
     size_t n_entities;
 };
 
+/* A field a caller passes to address an item: a hole of a key template. */
+typedef struct ddbgen_ir_param {
+    const char *path;             /* "home.country" */
+    const ddbgen_ir_field *field; /* the field the path ends at */
+} ddbgen_ir_param;
+
+/* A level of a hierarchical sort key: one hole of the sort-key template,
+ * named by its field.  A condition on level k gives levels 1..k-1 equal. */
+typedef struct ddbgen_ir_level {
+    const char *path;             /* "taken_at", "home.country" */
+    const ddbgen_ir_field *field;
+    size_t seg;                   /* the hole's segment index in the sort-key template */
+    size_t eq_seg;                /* "equals at this level": through the literal after the hole (or the hole) */
+    bool ordered;                 /* text order is the value's order: a range on it means what it says */
+} ddbgen_ir_level;
+
 /* An entity's key on one index. */
 typedef struct ddbgen_ir_key {
     const ddbgen_ir_index *index;
@@ -164,16 +181,51 @@ typedef struct ddbgen_ir_key {
     bool has_sk;
     ddbgen_ir_template sk;
     const ddbgen_ir_shard *shard; /* sharded entity, secondary key: the shard item carrying it */
+    const char *pattern;          /* the access pattern's name (DDB_PATTERN, default the index name) */
+    ddbgen_ir_param *pk_params;   /* the partition key's fields */
+    size_t n_pk_params;
+    ddbgen_ir_level *levels;      /* the sort key's holes, in order */
+    size_t n_levels;
     unsigned write_shards;        /* DDB_WRITE_SHARDS count (also on keys sharing its partition
                                      key attribute, e.g. an LSI); 0 = not write-sharded */
     bool shards_random;           /* "random" rather than "hash" of the primary key */
 } ddbgen_ir_key;
 
-/* A field a caller passes to address an item: a hole of a key template. */
-typedef struct ddbgen_ir_param {
-    const char *path;             /* "home.country" */
-    const ddbgen_ir_field *field; /* the field the path ends at */
-} ddbgen_ir_param;
+/* A typed parameter of a declared query or scan: a :placeholder. */
+typedef struct ddbgen_ir_qparam {
+    const char *name;             /* "from" for :from */
+    ddbgen_ir_type type;          /* S, N, BOOL or B */
+    ddbgen_ir_num num;
+    const char *ctype;            /* its C parameter type */
+    bool in_filter;               /* a :value of the filter */
+} ddbgen_ir_qparam;
+
+/* A key-condition field of a declared query: level = param (and hi). */
+typedef struct ddbgen_ir_qkey {
+    const ddbgen_ir_level *level;
+    size_t param, param_hi;       /* indexes into params; param_hi for BETWEEN */
+} ddbgen_ir_qkey;
+
+typedef enum ddbgen_ir_skop {
+    DDBGEN_SK_ALL, DDBGEN_SK_EQ, DDBGEN_SK_BEGINS, DDBGEN_SK_LT, DDBGEN_SK_LE, DDBGEN_SK_GT, DDBGEN_SK_GE,
+    DDBGEN_SK_BETWEEN
+} ddbgen_ir_skop;
+
+/* DDB_QUERY (key != NULL) or DDB_SCAN (key == NULL). */
+typedef struct ddbgen_ir_query {
+    const char *name;
+    const ddbgen_ir_key *key;
+    const char *key_text, *filter_text; /* as written; NULL when absent */
+    const char *filter_bound;     /* the filter with every field as #fN */
+    const char **names;           /* the stored attribute of #f0, #f1 ... */
+    size_t n_names;
+    ddbgen_ir_qparam *params;     /* in order of first use */
+    size_t n_params;
+    ddbgen_ir_skop op;            /* on the last of keyconds; EQ with all levels = the whole key */
+    size_t seg;                   /* the runtime's level: a segment of the sort-key template */
+    ddbgen_ir_qkey *keyconds;     /* levels 1..k, in order */
+    size_t n_keyconds;
+} ddbgen_ir_query;
 
 struct ddbgen_ir_entity {
     const char *name, *cname, *ctype;
@@ -188,6 +240,8 @@ struct ddbgen_ir_entity {
     const ddbgen_ir_template *auto_scope; /* the DDB_AUTO_ID field's scope, or NULL */
     ddbgen_ir_param *key_params;  /* the fields of the primary key, in template order */
     size_t n_key_params;
+    ddbgen_ir_query *queries;     /* DDB_QUERY then DDB_SCAN, as declared (reads.c) */
+    size_t n_queries;
     const ddbgen_ir_writes *writes; /* DDB_UPDATE / DDB_CONDITION (decl_write.h), or NULL */
 };
 
@@ -236,6 +290,14 @@ ddbgen_ir *ddbgen__lower(const json_t *model);
  * lowering of that same declared model.  NULL when out of memory. */
 json_t *ddbgen__model_json(const ddbgen_ir *ir, const json_t *declared);
 void ddbgen_ir_free(ddbgen_ir *ir);
+/* A copy of s owned by ir (NULL when out of memory). */
+const char *ddbgen__ir_strdup(ddbgen_ir *ir, const char *s);
+
+/* reads.c: checks the access patterns (DDB_PATTERN), declared queries
+ * (DDB_QUERY) and scans (DDB_SCAN) of the declared model against its
+ * lowering and records them in ir (key patterns, entity queries).
+ * Problems are located diagnostics in d; DDBGEN_ESCHEMA then. */
+int ddbgen__lower_reads(ddbgen_ir *ir, const json_t *declared, ddbgen_diags *d);
 
 /* n zeroed bytes owned by ir, for lowering done outside lower.c (NULL when
  * out of memory). */

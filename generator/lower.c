@@ -53,6 +53,14 @@ static void *alloc_array(lw *w, size_t count, size_t size)
     return count ? alloc(w, count * size) : NULL;
 }
 
+static const char *copy(lw *w, const char *s);
+
+const char *ddbgen__ir_strdup(ddbgen_ir *ir, const char *s)
+{
+    lw w = {ir, NULL, 0};
+    return copy(&w, s);
+}
+
 static const char *copy(lw *w, const char *s)
 {
     if (!s)
@@ -411,6 +419,38 @@ static void finish_fields(lw *w, const json_t *je, ddbgen_ir_entity *e)
     }
 }
 
+/* Does the text of a hole sort like its value?  Strings do (as written or
+ * case-folded), zero-padded integers do (non-negative ones: "-" sorts
+ * before digits), and a numeric sort key (N) does; unpadded numbers in
+ * text and floats do not compare as their values. */
+static bool hole_ordered(const ddbgen_ir_template *t, const ddbgen_ir_segment *s)
+{
+    if (t->numeric)
+        return true;
+    if (s->field->type == DDBGEN_IR_S)
+        return true;
+    return s->field->type == DDBGEN_IR_N && s->pad && s->field->num != DDBGEN_IR_NUM_FLOAT;
+}
+
+/* The sort key's holes as levels. */
+static void lower_levels(lw *w, ddbgen_ir_key *k)
+{
+    if (!k->has_sk)
+        return;
+    k->levels = alloc_array(w, k->sk.n_segs, sizeof *k->levels);
+    for (size_t i = 0; k->levels && i < k->sk.n_segs; i++) {
+        const ddbgen_ir_segment *s = &k->sk.segs[i];
+        if (s->lit || !s->field)
+            continue;
+        ddbgen_ir_level *l = &k->levels[k->n_levels++];
+        l->path = s->field_path;
+        l->field = s->field;
+        l->seg = i;
+        l->eq_seg = i + 1 < k->sk.n_segs && k->sk.segs[i + 1].lit ? i + 1 : i;
+        l->ordered = hole_ordered(&k->sk, s);
+    }
+}
+
 /* The fields of a template (first field of each hole's path) are key fields. */
 static void mark_key_fields(ddbgen_ir_entity *e, const ddbgen_ir_template *t)
 {
@@ -468,6 +508,10 @@ static void lower_keys(lw *w, const json_t *je, ddbgen_ir_entity *e)
             lower_template(w, sk, e->fields, e->n_fields, &out->sk);
             out->sk.numeric = out->sk.segs && renders_number(&out->sk);
         }
+        const ddbgen_ir_template *pkt = &out->pk;
+        out->pk_params = collect_params(w, &pkt, 1, &out->n_pk_params);
+        out->pattern = out->index->name; /* reads.c applies DDB_PATTERN */
+        lower_levels(w, out);
     }
     e->n_keys = n;
     lower_write_shards(keys, primary, e);

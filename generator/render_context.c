@@ -21,8 +21,12 @@
 
 static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, key, v); }
 
-static json_t *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static json_t *fmt(const char *f, ...)
+#define fmt ddbgen__rc_fmt
+#define c_ident ddbgen__rc_ident
+#define params_ctx ddbgen__rc_params
+#define key_comment ddbgen__rc_key_comment
+
+json_t *ddbgen__rc_fmt(const char *f, ...)
 {
     va_list ap;
     va_start(ap, f);
@@ -94,7 +98,7 @@ static json_t *comment_literal(const char *s)
 
 /* s with every character that cannot be in a C identifier replaced by '_'
  * ("GSI-1.x" -> "GSI_1_x"); upper-cased when upper. */
-static json_t *c_ident(const char *s, int upper)
+json_t *ddbgen__rc_ident(const char *s, int upper)
 {
     char *buf = strdup(s ? s : "");
     if (!buf)
@@ -276,7 +280,7 @@ static json_t *fields_ctx(const ddbgen_ir_field *fields, size_t n, const char *c
 }
 
 /* The C parameters that address an item, and what copies them into `k`. */
-static json_t *params_ctx(const ddbgen_ir_param *params, size_t n)
+json_t *ddbgen__rc_params(const ddbgen_ir_param *params, size_t n)
 {
     json_t *out = json_array();
     for (size_t i = 0; i < n; i++) {
@@ -341,6 +345,7 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
         const ddbgen_ir_entity *e = t->entities[i];
         json_t *mo = json_object(), *ro = json_object(), *eu = c_ident(e->cname, 1);
         set(mo, "ename", json_string(e->cname));
+        set(mo, "ectype", json_string(e->ctype));
         json_array_append_new(members, mo);
         set(ro, "rcname", json_string(e->cname));
         set(ro, "rctype", json_string(e->ctype));
@@ -377,7 +382,7 @@ static json_t *struct_ctx(const ddbgen_ir_struct *s, const char *base)
 /* ---- entities ---------------------------------------------------------------- */
 
 /* "\"ORG#{org}\" / \"USER#{username}\"": a key's templates as comments show them. */
-static json_t *key_comment(const ddbgen_ir_key *k)
+json_t *ddbgen__rc_key_comment(const ddbgen_ir_key *k)
 {
     json_t *pk = comment_literal(k->pk.text), *sk = k->has_sk ? comment_literal(k->sk.text) : NULL;
     json_t *j = fmt("%s%s%s", json_string_value(pk), sk ? " / " : "", sk ? json_string_value(sk) : "");
@@ -515,6 +520,7 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
     set(o, "templates", templates);
     set(o, "paths", paths);
     set(o, "label", label);
+    ddbgen__reads_ctx(o, e, base);
     ddbgen__writes_context(o, e);
     json_decref(prefixj);
     return o;
@@ -529,6 +535,7 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
     set(o, "table", json_string(c->table->cname));
     set(o, "cname", c_ident(c->name, 0));
     set(o, "result_type", fmt("%s_%s_result", c->table->cname, c->name));
+    set(o, "iter_type", fmt("%s_%s_iter", c->table->cname, c->name));
     set(o, "id", fmt("%s_%s_collection", c->table->cname, c->name));
     set(o, "name", c_literal(c->name));
     set(o, "label", comment_literal(c->name));
@@ -577,5 +584,6 @@ json_t *ddbgen__render_context(const ddbgen_ir *ir, const char *base)
     set(ctx, "structs", structs);
     set(ctx, "entities", ents);
     set(ctx, "collections", colls);
+    ddbgen__reads_module_ctx(ctx, ir);
     return ctx;
 }

@@ -42,6 +42,7 @@ patient {
 struct DDB_ENTITY(clinic, "Doctor")
        DDB_KEY("table", "DOCTOR#{doctor_id}", "DOCTOR#{doctor_id}")
        DDB_KEY("GSI1", "DOCTOR#{doctor_id}", "PROFILE")
+       DDB_PATTERN("profile", "GSI1")
        DDB_COLLECTION("schedule", "GSI1")
 doctor {
     char doctor_id[16];
@@ -54,8 +55,10 @@ doctor {
 struct DDB_ENTITY(clinic, "Treatment")
        DDB_KEY("table", "PATIENT#{patient_id}", "DOCTOR#{doctor_id}")
        DDB_KEY("GSI1", "DOCTOR#{doctor_id}", "PATIENT#{patient_id}")
+       DDB_PATTERN("of_doctor", "GSI1")
        DDB_COLLECTION("chart", "table")
        DDB_COLLECTION("schedule", "GSI1")
+       DDB_QUERY("treated_since", "of_doctor", "", "since >= :date")
 treatment {
     char patient_id[16];
     char doctor_id[16];
@@ -68,6 +71,7 @@ treatment {
 struct DDB_ENTITY(clinic, "Room")
        DDB_KEY("table", "ROOM#{room_id}", "ROOM#{room_id}")
        DDB_KEY("GSI1", "DOCTOR#{doctor_id}", "ROOM#{room_id}")
+       DDB_PATTERN("of_doctor", "GSI1")
        DDB_COLLECTION("schedule", "GSI1")
 room {
     char room_id[16];
@@ -79,6 +83,7 @@ room {
 struct DDB_ENTITY(clinic, "Equipment")
        DDB_KEY("table", "EQUIPMENT#{serial}", "EQUIPMENT#{serial}")
        DDB_KEY("GSI1", "DOCTOR#{doctor_id}", "EQUIPMENT#{serial}")
+       DDB_PATTERN("of_doctor", "GSI1")
        DDB_COLLECTION("schedule", "GSI1")
 equipment {
     char serial[16];
@@ -105,6 +110,8 @@ visit_by_date {
 
 struct DDB_ENTITY(visits_by_patient, "VisitByPatient")
        DDB_KEY("table", "PATIENT#{patient_id}", "{date}#{visit_no:04}")
+       DDB_PATTERN("visits", "table")
+       DDB_QUERY("visits_between", "visits", "date BETWEEN :from AND :to")
 visit_by_patient {
     char patient_id[16];
     char date[11];

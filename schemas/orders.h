@@ -11,8 +11,9 @@
  *   "orders in 2022"           ByYear     {Year}            / {OrderDate}#{id}
  *   "orders in Q4 2022"        ByQuarter  {Year}-{Quarter}  / {OrderDate}#{id}   (keys only)
  *   "orders in November 2022"  ByMonth    {Year}-{Month}    / {OrderDate}#{id}   (a few attributes)
- * The three projections show what a smaller index costs when the typed
- * query needs the whole order back. */
+ * Each index is an access pattern with a name (DDB_PATTERN: order_in_year,
+ * order_in_quarter, order_in_month); a query on a smaller index returns what
+ * the index holds, and reading the whole order back is an explicit option. */
 #ifndef ORDERS_H
 #define ORDERS_H
 
@@ -29,6 +30,11 @@ struct DDB_ENTITY(orders, "Order")
        DDB_KEY("ByYear", "{year}", "{order_date}#{id:06}")
        DDB_KEY("ByQuarter", "{year}-{quarter}", "{order_date}#{id:06}")
        DDB_KEY("ByMonth", "{year}-{month}", "{order_date}#{id:06}")
+       DDB_PATTERN("by_id", "table")
+       DDB_PATTERN("in_year", "ByYear")
+       DDB_PATTERN("in_quarter", "ByQuarter")
+       DDB_PATTERN("in_month", "ByMonth")
+       DDB_QUERY("big_between", "in_year", "order_date BETWEEN :from AND :to", "total_cents >= :min_cents")
 order {
     uint32_t id;
     char ordered_at[27];   /* 2022-11-01 12:31:00.000000 */

@@ -43,7 +43,9 @@ organization {
 
 struct DDB_ENTITY(orgs, "User")
        DDB_KEY("table", "ORG#{org}", "USER#{username}")
+       DDB_PATTERN("in_org", "table")
        DDB_COLLECTION("members", "table")
+       DDB_QUERY("with_role", "in_org", "", "role = :role")   /* ROLE is a reserved word: no '#' needed */
 user {
     char org[32];
     char username[32];
@@ -56,6 +58,8 @@ DDB_TABLE(stores, "StoreLocations", DDB_PRIMARY("PK", "SK"));
 
 struct DDB_ENTITY(stores, "Store")
        DDB_KEY("table", "{country|upper}", "{state|upper}#{city}#{zip}#{store_no}")
+       DDB_PATTERN("locate", "table")
+       DDB_QUERY("in_city", "locate", "state = :state AND city = :city")
 store {
     char country[3];
     char state[3];

@@ -43,6 +43,7 @@ struct DDB_ENTITY(products, "Product")
        DDB_KEY("table", "pr-{id:06}", "PRODUCT")
        DDB_UPDATE("take_stock", "SET stock = stock - :n", "stock >= :n")
        DDB_SHARD_SUFFIX("#")
+       DDB_PATTERN("by_id", "table")
 product {
     uint32_t id;
     int32_t stock DDB_SHARD("A");
@@ -55,6 +56,8 @@ product {
 /* One line of an order: or-324910 / pr-000001. */
 struct DDB_ENTITY(products, "OrderLine")
        DDB_KEY("table", "or-{order_id:06}", "pr-{product_id:06}")
+       DDB_PATTERN("lines", "table")
+       DDB_QUERY("bulk_lines", "lines", "", "quantity >= :min_quantity")
 order_line {
     uint32_t order_id;
     uint32_t product_id;

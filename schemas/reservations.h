@@ -39,6 +39,7 @@ struct lat_lon {
 
 struct DDB_ENTITY(reservations, "geozone")
        DDB_KEY("table", "geozone::{collection_id}", "{geozone_id}")
+       DDB_PATTERN("in_collection", "table")
 geozone {
     char collection_id[32] DDB_ATTR("collectionId");
     char geozone_id[32] DDB_ATTR("geozoneId");
@@ -52,6 +53,8 @@ geozone {
 struct DDB_ENTITY(reservations, "productDate")
        DDB_KEY("table", "productDate::{collection_id}::{activity}::{product}", "{product}::{date}")
        DDB_KEY("globalId", "{global_id}")
+       DDB_PATTERN("days", "table")
+       DDB_PATTERN("by_global_id", "globalId")
        DDB_UPDATE("reserve", "SET reserved = reserved + :party", "reserved <= :most")
 product_date {
     char collection_id[32] DDB_ATTR("collectionId");
@@ -67,6 +70,9 @@ product_date {
 struct DDB_ENTITY(reservations, "booking")
        DDB_KEY("table", "booking::{collection_id}", "{booking_no:010}")
        DDB_KEY("globalId", "{global_id}")
+       DDB_PATTERN("by_collection", "table")
+       DDB_PATTERN("by_global_id", "globalId")
+       DDB_QUERY("parties", "by_collection", "", "party_size >= :min_party")
        DDB_CONDITION("unpaid", "attribute_exists(hold_until)")
 booking {
     char collection_id[32] DDB_ATTR("collectionId");

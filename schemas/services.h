@@ -31,6 +31,12 @@ struct DDB_ENTITY(services, "Service")
        DDB_KEY("Report", "{service_date|year}",
                "{service_date|year}-{service_date|month}-{service_date|day}#{service_id}")
        DDB_KEY("Vouchers", "{voucher}")
+       DDB_PATTERN("of_client", "table")
+       DDB_PATTERN("history", "History")
+       DDB_PATTERN("report", "Report")
+       DDB_PATTERN("by_voucher", "Vouchers")
+       DDB_QUERY("history_since", "history", "service_date >= :since", "kind = :kind")
+       DDB_SCAN("long_jobs", "minutes >= :min_minutes")
 service {
     char client_id[16];                     /* C-1001 */
     char service_id[16];                    /* S-000123 */

@@ -326,7 +326,7 @@ static int op_gen_get(void *vt, uint64_t *rng)
     gctx *g = vt;
     ddb_arena_reset(g->a);
     const struct widget *w = &widgets[bx_rand(rng) % N_WIDGETS];
-    int rc = widget_get(g->db, w->id, &g->out, g->a, NULL, NULL, &g->err);
+    int rc = widget_get(g->db, w->id, NULL, g->a, &g->out, &g->err);
     if (rc)
         return fail("widget_get", rc, &g->err);
     return g->out.qty == w->qty ? 0 : fail("widget_get: wrong item", DDB_ECORRUPT, NULL);
@@ -362,7 +362,7 @@ static int check_equivalent(gctx *g)
         }
         struct widget a, b;
         ddb_item *k, *it;
-        if ((rc = widget_get(g->db, widgets[i].id, &a, g->a, NULL, NULL, &g->err)) ||
+        if ((rc = widget_get(g->db, widgets[i].id, NULL, g->a, &a, &g->err)) ||
             (rc = hand_key(g->a, widgets[i].id, &k)) ||
             (rc = ddb_get_item(g->db, "Widgets", k, NULL, g->a, &it, NULL, &g->err)) || (rc = hand_decode(it, &b)))
             return fail("get", rc, &g->err);

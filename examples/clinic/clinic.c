@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static void print_schedule(const clinic_schedule_result *r)
+static void print_schedule(const clinic_schedule_result *r, const ddb_capacity *cap)
 {
     char cost[EX_COST_SIZE];
-    printf("  one Query, %s:\n", ex_cost(&r->capacity, cost));
+    printf("  one Query, %s:\n", ex_cost(cap, cost));
     for (size_t i = 0; i < r->doctor_count; i++)
         printf("    doctor     %s  %s (%s)\n", r->doctor[i].doctor_id, r->doctor[i].name, r->doctor[i].specialty);
     for (size_t i = 0; i < r->equipment_count; i++)
@@ -106,14 +106,23 @@ static void hot_partition_demo(ddb *db, ddb_arena *a)
         snprintf(pid, sizeof pid, "p-%04d", i + 1);
         struct visit_by_date got_d;
         struct visit_by_patient got_p;
-        EX_CHECK(visit_by_date_get(db, TODAY, pid, 1, &got_d, a, &ex_total, &cap, &err));
+        EX_CHECK(visit_by_date_get(db, TODAY, pid, 1, EX_READS(&cap), a, &got_d, &err));
         sum_d.read += cap.read;
-        EX_CHECK(visit_by_patient_get(db, pid, TODAY, 1, &got_p, a, &ex_total, &cap, &err));
+        EX_CHECK(visit_by_patient_get(db, pid, TODAY, 1, EX_READS(&cap), a, &got_p, &err));
         sum_p.read += cap.read;
         ddb_arena_reset(a);
     }
     printf("  the same cost on both: VisitsByDate %s, VisitsByPatient %s\n", ex_cost(&sum_d, cost),
            ex_cost(&sum_p, cost2));
+    /* by patient, a patient's visits are one partition, in date order */
+    visit_by_patient_page vp;
+    EX_CHECK(visit_by_patient_visits_between(db, "p-0042", "2024-03-01", "2024-03-31", EX_READS(&cap), a, &vp, &err));
+    printf("  visits of p-0042 in March (visit_by_patient_visits_between: SK BETWEEN dates): %zu, %s\n", vp.count,
+           ex_cost(&cap, cost));
+    EX_CHECK(visit_by_patient_visits(db, "p-0042", visit_by_patient_visits_visit_no(DDB_ENT_SK_EQ, TODAY, 1, 0),
+                                     EX_READS(&cap), a, &vp, &err));
+    printf("  visit 1 of p-0042 on %s (level visit_no, EQ: the whole sort key): %zu, reason %s\n", TODAY, vp.count,
+           vp.count ? vp.items[0].reason : "-");
     printf("  but not the same load per partition:\n\n");
     print_partitions(db, "VisitsByDate", a, 2000 / 4);
     printf("\n");
@@ -169,8 +178,8 @@ int main(int argc, char **argv)
         struct treatment *t = &treatments[i];
         struct patient p;
         struct doctor d;
-        EX_CHECK(patient_get(db, t->patient_id, &p, a, NULL, NULL, &err));
-        EX_CHECK(doctor_get(db, t->doctor_id, &d, a, NULL, NULL, &err));
+        EX_CHECK(patient_get(db, t->patient_id, NULL, a, &p, &err));
+        EX_CHECK(doctor_get(db, t->doctor_id, NULL, a, &d, &err));
         strcpy(t->patient_name, p.name);
         strcpy(t->doctor_name, d.name);
         EX_CHECK(treatment_create(db, t, NULL, NULL, &err));
@@ -183,9 +192,9 @@ int main(int argc, char **argv)
 
     /* the adjacency list: a patient and their doctors, one partition */
     clinic_chart_result chart;
-    EX_CHECK(clinic_query_chart(db, "p-0001", &chart, a, &ex_total, &err));
-    printf("\nPatient p-0001 with their doctors (Query PK = \"PATIENT#p-0001\"), %s:\n",
-           ex_cost(&chart.capacity, cost));
+    ddb_capacity cap;
+    EX_CHECK(clinic_query_chart(db, "p-0001", NULL, EX_READS(&cap), a, &chart, &err));
+    printf("\nPatient p-0001 with their doctors (Query PK = \"PATIENT#p-0001\"), %s:\n", ex_cost(&cap, cost));
     for (size_t i = 0; i < chart.patient_count; i++)
         printf("    patient    %s  %s, born %s\n", chart.patient[i].patient_id, chart.patient[i].name,
                chart.patient[i].birth_date);
@@ -195,24 +204,32 @@ int main(int argc, char **argv)
 
     /* the same edges inverted by GSI1: a doctor's patients */
     treatment_page tp;
-    struct treatment of_doctor = {.doctor_id = "d-01"};
-    EX_CHECK(treatment_query_GSI1(db, (ddb_ent_query){.obj = &of_doctor}, a, &ex_total, &tp, &err));
+    EX_CHECK(treatment_of_doctor(db, "d-01", treatment_of_doctor_all(), EX_READS(&cap), a, &tp, &err));
     printf("\nPatients of d-01 (GSI1: GSI1PK = \"DOCTOR#d-01\" AND begins_with(GSI1SK, \"PATIENT#\")), %s:\n",
-           ex_cost(&tp.capacity, cost));
+           ex_cost(&cap, cost));
     for (size_t i = 0; i < tp.count; i++)
         printf("    %s  %s, %s\n", tp.items[i].patient_id, tp.items[i].patient_name, tp.items[i].reason);
 
+    /* a declared query: the same partition, filtered (the schema's DDB_QUERY) */
+    EX_CHECK(treatment_treated_since(db, "d-01", "2022-01-01", EX_READS(&cap), a, &tp, &err));
+    printf("\nOf those, treated since 2022 (treatment_treated_since: filter since >= :date): %zu of %zu read, %s:\n",
+           tp.count, tp.scanned_count, ex_cost(&cap, cost));
+    for (size_t i = 0; i < tp.count; i++)
+        printf("    %s  %s, since %s\n", tp.items[i].patient_id, tp.items[i].patient_name, tp.items[i].since);
+
     /* GSI overloading: profile, patients, rooms, equipment under one doctor */
     clinic_schedule_result sched;
-    EX_CHECK(clinic_query_schedule(db, "d-01", &sched, a, &ex_total, &err));
+    EX_CHECK(clinic_query_schedule(db, "d-01", NULL, EX_READS(&cap), a, &sched, &err));
     printf("\nEverything of d-01 (GSI1PK = \"DOCTOR#d-01\": four item types in one index partition)\n");
-    print_schedule(&sched);
+    print_schedule(&sched, &cap);
 
     room_page rp;
-    struct room rooms_of = {.doctor_id = "d-01"};
-    EX_CHECK(room_query_GSI1(db, (ddb_ent_query){.obj = &rooms_of}, a, &ex_total, &rp, &err));
-    printf("\nOnly the rooms of d-01 (begins_with(GSI1SK, \"ROOM#\")): %zu, %s\n", rp.count,
-           ex_cost(&rp.capacity, cost));
+    EX_CHECK(room_of_doctor(db, "d-01", room_of_doctor_all(), EX_READS(&cap), a, &rp, &err));
+    printf("\nOnly the rooms of d-01 (begins_with(GSI1SK, \"ROOM#\")): %zu, %s\n", rp.count, ex_cost(&cap, cost));
+    EX_CHECK(room_of_doctor(db, "d-01", room_of_doctor_room_id(DDB_ENT_SK_EQ, "r-102", NULL), EX_READS(&cap), a, &rp,
+                            &err));
+    printf("Room r-102 of d-01 (room_of_doctor_room_id, EQ: GSI1SK = \"ROOM#r-102\"): %zu, %s wing\n", rp.count,
+           rp.count ? rp.items[0].wing : "-");
 
     /* not every item is in GSI1: only those with its partition key */
     ddb_page all, idx;
@@ -221,12 +238,11 @@ int main(int argc, char **argv)
     printf("\nThe table holds %zu items, GSI1 %zu: patients and the unassigned room r-301 are not in it\n",
            all.count, idx.count);
     rooms[3].doctor_id = "d-02";
-    ddb_capacity cap;
     EX_CHECK(room_update_fields(db, &rooms[3], room_mask(ROOM_F_DOCTOR_ID), &ex_indexes, &cap, &err));
     printf("Assign r-301 to d-02 (the room gains GSI1 keys): %s\n", ex_cost(&cap, cost));
-    EX_CHECK(clinic_query_schedule(db, "d-02", &sched, a, &ex_total, &err));
+    EX_CHECK(clinic_query_schedule(db, "d-02", NULL, EX_READS(&cap), a, &sched, &err));
     printf("Everything of d-02 now\n");
-    print_schedule(&sched);
+    print_schedule(&sched, &cap);
 
     ddb_arena_reset(a);
     hot_partition_demo(db, a);

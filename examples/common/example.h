@@ -36,4 +36,8 @@ void ex_print_item(const ddb_item *it);
 extern const ddb_ent_opts ex_total;   /* DDB_CAPACITY_TOTAL */
 extern const ddb_ent_opts ex_indexes; /* DDB_CAPACITY_INDEXES */
 
+/* Read options (a pointer to them) of a typed read that reports what it
+ * consumed in *cap (DDB_CAPACITY_TOTAL). */
+#define EX_READS(cap) (&(ddb_ent_read_opts){.return_capacity = DDB_CAPACITY_TOTAL, .capacity = (cap)})
+
 #endif

@@ -78,8 +78,9 @@ static void schema_and_module(ddb *db, ddb_arena *a)
     section("1. A schema is a C header with decorators (schemas/orgs.h, design note 004)");
     print_schema("orgs.h", "DDB_TABLE(orgs", "DDB_ENTITY(orgs, \"User\")");
     printf("\nddbgen_add_module(orgs_ddb SCHEMA schemas/orgs.h) in CMake generates orgs_ddb.h/.c:\n"
-           "  orgs_open, organization_create/get/update_fields/delete, user_*, user_query_table,\n"
-           "  orgs_query_members (the collection), batch and transaction helpers.\n"
+           "  orgs_open, organization_create/get/update_fields/delete, user_*, one function per access\n"
+           "  pattern (user_in_org), declared queries (user_with_role), orgs_query_members (the\n"
+           "  collection), scans, batch and transaction helpers.\n"
            "The application works with its structs; keys, Type and index keys are written for it.\n\n");
     EX_CHECK(orgs_open(db, &err));
     struct organization acme = {"acme", "enterprise", (struct office[]){{"Berlin", "DE", 120}}, 1};
@@ -110,19 +111,21 @@ static void access_patterns(ddb *db, ddb_arena *a)
     ddb_capacity cap;
     section("2. Access patterns are queries on keys (design note 004)");
     orgs_members_result m;
-    EX_CHECK(orgs_query_members(db, "acme", &m, a, &ex_total, &err));
-    printf("orgs_query_members(\"acme\"): the organization and its users, one Query, %s:\n",
-           ex_cost(&m.capacity, cost));
+    EX_CHECK(orgs_query_members(db, "acme", NULL, EX_READS(&cap), a, &m, &err));
+    printf("orgs_query_members(\"acme\"): the organization and its users, one Query, %s:\n", ex_cost(&cap, cost));
     printf("    organization %s (plan %s, %zu office)\n", m.organization[0].name, m.organization[0].plan,
            m.organization[0].offices_count);
     for (size_t i = 0; i < m.user_count; i++)
         printf("    user %s: %s, %s\n", m.user[i].username, m.user[i].full_name, m.user[i].role);
     user_page up;
-    EX_CHECK(user_query_table(db, (ddb_ent_query){.obj = &(struct user){.org = "acme"}}, a, &ex_total, &up, &err));
-    printf("user_query_table(org acme): begins_with(SK, \"USER#\"): %zu users, %s\n", up.count,
-           ex_cost(&up.capacity, cost));
+    EX_CHECK(user_in_org(db, "acme", user_in_org_all(), EX_READS(&cap), a, &up, &err));
+    printf("user_in_org(\"acme\", user_in_org_all()): begins_with(SK, \"USER#\"): %zu users, %s\n", up.count,
+           ex_cost(&cap, cost));
+    EX_CHECK(user_with_role(db, "acme", "member", EX_READS(&cap), a, &up, &err));
+    printf("user_with_role(\"acme\", \"member\"): declared in the schema, filter role = :role: %zu users\n",
+           up.count);
     struct user u;
-    EX_CHECK(user_get(db, "acme", "chen", &u, a, &ex_total, &cap, &err));
+    EX_CHECK(user_get(db, "acme", "chen", EX_READS(&cap), a, &u, &err));
     printf("user_get(\"acme\", \"chen\"): %s, %s\n", u.full_name, ex_cost(&cap, cost));
 
     EX_CHECK(stores_open(db, &err));
@@ -135,11 +138,13 @@ static void access_patterns(ddb *db, ddb_arena *a)
     for (size_t i = 0; i < 4; i++)
         EX_CHECK(store_create(db, &stores[i], NULL, NULL, &err));
     printf("stores keyed {country} / {state}#{city}#{zip}#{store}: one query per level\n");
-    struct store probe = {"US", "WA", "Seattle", "98101", "", ""};
     const char *level[] = {"country US", "state WA", "city Seattle", "zip 98101"};
+    store_locate_sk sk[] = {store_locate_all(), store_locate_state(DDB_ENT_SK_EQ, "WA", NULL),
+                            store_locate_city(DDB_ENT_SK_EQ, "WA", "Seattle", NULL),
+                            store_locate_zip(DDB_ENT_SK_EQ, "WA", "Seattle", "98101", NULL)};
     for (uint16_t k = 0; k <= 3; k++) {
         store_page sp;
-        EX_CHECK(store_query_table(db, (ddb_ent_query){.obj = &probe, .sk_fields = k}, a, &ex_total, &sp, &err));
+        EX_CHECK(store_locate(db, "US", sk[k], NULL, a, &sp, &err));
         printf("    %-13s %zu store%s:", level[k], sp.count, sp.count == 1 ? "" : "s");
         for (size_t i = 0; i < sp.count; i++)
             printf(" %s", sp.items[i].store_no);
@@ -163,8 +168,8 @@ static void indexes(ddb *db, ddb_arena *a)
         EX_CHECK(service_create(db, &s[i], &ex_indexes, &cap, &err));
     printf("service_create x4, each %s\n", ex_cost(&cap, cost));
     service_page pg;
-    EX_CHECK(service_query_Report(db, (ddb_ent_query){.obj = &(struct service){.service_date = "2023-05"}, .sk_fields = 2},
-                                  a, &ex_total, &pg, &err));
+    EX_CHECK(service_report(db, "2023", service_report_service_date_month(DDB_ENT_SK_EQ, "2023-05", NULL), NULL, a,
+                            &pg, &err));
     printf("services in May 2023 (Report: PK \"2023\", begins_with(SK, \"2023-05-\")): %zu:", pg.count);
     for (size_t i = 0; i < pg.count; i++)
         printf(" %s", pg.items[i].service_id);
@@ -172,13 +177,12 @@ static void indexes(ddb *db, ddb_arena *a)
     s[1].voucher = "V-7F3K";
     EX_CHECK(service_update_fields(db, &s[1], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("issue voucher V-7F3K on S-000102: %s\n", ex_cost(&cap, cost));
-    struct service code = {.voucher = "V-7F3K"};
-    EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
+    EX_CHECK(service_by_voucher(db, "V-7F3K", service_by_voucher_all(), NULL, a, &pg, &err));
     printf("    Vouchers index, V-7F3K: %zu service (%s)\n", pg.count, pg.count ? pg.items[0].service_id : "-");
     s[1].voucher = NULL;
     EX_CHECK(service_update_fields(db, &s[1], service_mask(SERVICE_F_VOUCHER), &ex_indexes, &cap, &err));
     printf("fulfil it (voucher removed): %s\n", ex_cost(&cap, cost));
-    EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
+    EX_CHECK(service_by_voucher(db, "V-7F3K", service_by_voucher_all(), NULL, a, &pg, &err));
     printf("    Vouchers index, V-7F3K: %zu services: the index holds only what awaits fulfilment\n", pg.count);
 }
 
@@ -200,12 +204,15 @@ static void derived_and_shards(ddb *db, ddb_arena *a)
                    o.id, o.ordered_at, o.order_date, o.quarter, o.month, o.year);
     }
     order_page op;
-    EX_CHECK(order_query_ByQuarter(db, (ddb_ent_query){.obj = &(struct order){.year = 2022, .quarter = "Q4"}}, a,
-                                   &ex_total, &op, &err));
-    printf("orders in Q4 2022 (GSI ByQuarter, PK \"2022-Q4\"): %zu:", op.count);
+    EX_CHECK(order_in_quarter(db, 2022, "Q4", order_in_quarter_all(),
+                              &(ddb_ent_read_opts){.fetch_base = true, .return_capacity = DDB_CAPACITY_TOTAL,
+                                                   .capacity = &cap},
+                              a, &op, &err));
+    printf("orders in Q4 2022 (order_in_quarter: GSI ByQuarter, PK \"2022-Q4\", keys only + fetch_base): %zu:",
+           op.count);
     for (size_t i = 0; i < op.count; i++)
         printf(" or-%06u", op.items[i].id);
-    printf(", %s\n", ex_cost(&op.capacity, cost));
+    printf(", %s\n", ex_cost(&cap, cost));
 
     section("5. Shards by attribute velocity (schemas/products.h, design note 001)");
     EX_CHECK(products_v1_open(db, &err));
@@ -242,8 +249,9 @@ static void graphs_and_partitions(ddb *db, ddb_arena *a)
     EX_CHECK(room_create(db, &(struct room){"r-101", "d-01", "east", 2}, NULL, NULL, &err));
     EX_CHECK(equipment_create(db, &(struct equipment){"e-9001", "d-01", "ECG monitor"}, NULL, NULL, &err));
     clinic_schedule_result r;
-    EX_CHECK(clinic_query_schedule(db, "d-01", &r, a, &ex_total, &err));
-    printf("clinic_query_schedule(\"d-01\"): one Query on GSI1 (PK \"DOCTOR#d-01\"), %s:\n", ex_cost(&r.capacity, cost));
+    ddb_capacity cap;
+    EX_CHECK(clinic_query_schedule(db, "d-01", NULL, EX_READS(&cap), a, &r, &err));
+    printf("clinic_query_schedule(\"d-01\"): one Query on GSI1 (PK \"DOCTOR#d-01\"), %s:\n", ex_cost(&cap, cost));
     printf("    doctor %s, %zu patients (", r.doctor[0].name, r.treatment_count);
     for (size_t i = 0; i < r.treatment_count; i++)
         printf("%s%s", i ? ", " : "", r.treatment[i].patient_name);
@@ -294,10 +302,8 @@ static void conventions(ddb *db, ddb_arena *a)
                b[i].collection_id, (unsigned long long)b[i].booking_no, strlen(b[i].global_id));
     }
     booking_page bp;
-    struct booking probe = {0};
-    strcpy(probe.global_id, b[1].global_id);
-    EX_CHECK(booking_query_globalId(db, (ddb_ent_query){.obj = &probe}, a, &ex_total, &bp, &err));
-    printf("booking_query_globalId(the second UUID): %zu booking, %s (no other key needed)\n", bp.count,
+    EX_CHECK(booking_by_global_id(db, b[1].global_id, booking_by_global_id_all(), NULL, a, &bp, &err));
+    printf("booking_by_global_id(the second UUID): %zu booking, %s (no other key needed)\n", bp.count,
            bp.count ? bp.items[0].guest : "-");
 }
 

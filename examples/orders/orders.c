@@ -18,12 +18,33 @@ static void print_order(const struct order *o)
            o->year, o->customer, (double)o->total_cents / 100);
 }
 
-static void print_page(const order_page *pg, const char *what)
+static void print_page(const order_page *pg, const ddb_capacity *cap, const char *what)
 {
     char cost[EX_COST_SIZE];
-    printf("%s: %zu order%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(&pg->capacity, cost));
+    printf("%s: %zu order%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(cap, cost));
     for (size_t i = 0; i < pg->count; i++)
         print_order(&pg->items[i]);
+}
+
+/* What an index that projects less holds: the fields its mask says are set. */
+static void print_projected(const order_page *pg, const ddb_capacity *cap, const char *what)
+{
+    char cost[EX_COST_SIZE];
+    printf("%s: %zu order%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(cap, cost));
+    for (size_t i = 0; i < pg->count; i++) {
+        const struct order *o = &pg->items[i];
+        const ddb_ent_mask *m = &pg->masks[i];
+        char id[16] = "or-?";
+        if (ddb_ent_mask_has(m, ORDER_FN_ID))
+            snprintf(id, sizeof id, "or-%06u", o->id);
+        printf("    %-9s  date %-10s  customer %-6s  total %s", id,
+               ddb_ent_mask_has(m, ORDER_FN_ORDER_DATE) ? o->order_date : "-",
+               ddb_ent_mask_has(m, ORDER_FN_CUSTOMER) ? o->customer : "-",
+               ddb_ent_mask_has(m, ORDER_FN_TOTAL_CENTS) ? "" : "-");
+        if (ddb_ent_mask_has(m, ORDER_FN_TOTAL_CENTS))
+            printf("%.2f", (double)o->total_cents / 100);
+        printf("\n");
+    }
 }
 
 int main(int argc, char **argv)
@@ -60,41 +81,45 @@ int main(int argc, char **argv)
 
     order_page pg;
     /* an order by its id: the sort key (its timestamp) need not be known */
-    struct order by_id = {.id = 324907};
-    EX_CHECK(order_query_table(db, (ddb_ent_query){.obj = &by_id}, a, &ex_total, &pg, &err));
-    print_page(&pg, "\nOrder or-324907 (Query PK = \"or-324907\")");
+    EX_CHECK(order_by_id(db, 324907, order_by_id_all(), EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "\nOrder or-324907 (order_by_id: Query PK = \"or-324907\")");
 
-    struct order y2022 = {.year = 2022};
-    EX_CHECK(order_query_ByYear(db, (ddb_ent_query){.obj = &y2022}, a, &ex_total, &pg, &err));
-    print_page(&pg, "\nOrders in 2022 (ByYear: YearPK = 2022, projects ALL)");
+    EX_CHECK(order_in_year(db, 2022, order_in_year_all(), EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "\nOrders in 2022 (order_in_year: ByYear, YearPK = 2022, projects ALL)");
 
-    struct order q4 = {.year = 2022, .quarter = "Q4"};
-    EX_CHECK(order_query_ByQuarter(db, (ddb_ent_query){.obj = &q4}, a, &ex_total, &pg, &err));
-    print_page(&pg, "\nOrders in Q4 2022 (ByQuarter: QuarterPK = \"2022-Q4\", projects keys only,\n"
-                    "so each order is read whole from the table)");
+    EX_CHECK(order_in_quarter(db, 2022, "Q4", order_in_quarter_all(), EX_READS(&cap), a, &pg, &err));
+    print_projected(&pg, &cap, "\nOrders in Q4 2022 (order_in_quarter: ByQuarter, QuarterPK = \"2022-Q4\", projects keys\n"
+                               "only: what the index holds)");
+    ddb_ent_read_opts whole = {.fetch_base = true, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap};
+    EX_CHECK(order_in_quarter(db, 2022, "Q4", order_in_quarter_all(), &whole, a, &pg, &err));
+    print_page(&pg, &cap, "\nThe same with fetch_base (each order read whole from the table, one GetItem each)");
 
-    struct order nov = {.year = 2022, .month = "11"};
-    EX_CHECK(order_query_ByMonth(db, (ddb_ent_query){.obj = &nov}, a, &ex_total, &pg, &err));
-    print_page(&pg, "\nOrders in November 2022 (ByMonth: MonthPK = \"2022-11\", projects three attributes,\n"
-                    "so each order is read whole from the table)");
+    EX_CHECK(order_in_month(db, 2022, "11", order_in_month_all(), EX_READS(&cap), a, &pg, &err));
+    print_projected(&pg, &cap, "\nOrders in November 2022 (order_in_month: ByMonth, MonthPK = \"2022-11\", projects\n"
+                               "OrderDate, customer and total_cents)");
 
-    /* the year index also answers any period within the year, by range */
-    struct order from = {.year = 2022, .order_date = "2022-11-01"}, to = {.year = 2022, .order_date = "2022-11-18"};
-    EX_CHECK(order_query_ByYear(db, (ddb_ent_query){.obj = &from, .sk_fields = 1, .op = DDB_SK_BETWEEN, .obj_hi = &to},
-                                a, &ex_total, &pg, &err));
-    print_page(&pg, "\nOrders from 1 to 18 November 2022 (ByYear, sort key BETWEEN the two dates)");
+    /* the year index also answers any period within the year, by range on
+     * the first level of its sort key "{order_date}#{id:06}" */
+    EX_CHECK(order_in_year(db, 2022, order_in_year_order_date(DDB_ENT_SK_BETWEEN, "2022-11-01", "2022-11-18"),
+                           EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "\nOrders from 1 to 18 November 2022 (order_in_year_order_date, BETWEEN the two dates)");
+
+    /* a declared query: the same range with a filter, checked at build time */
+    EX_CHECK(order_big_between(db, 2022, "2022-11-01", "2022-11-18", 5000, EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "\nOf those, 50.00 or more (order_big_between: filter total_cents >= :min_cents)");
 
     /* pages: two orders at a time, newest first, with the cursor */
     printf("\nOrders in 2022, newest first, two per page:\n");
-    ddb_ent_query q = {.obj = &y2022, .page_size = 2, .backward = true};
+    ddb_ent_read_opts paged = {.page_size = 2, .backward = true, .return_capacity = DDB_CAPACITY_TOTAL,
+                               .capacity = &cap};
     int page = 0;
     do {
-        EX_CHECK(order_query_ByYear(db, q, a, &ex_total, &pg, &err));
-        printf("  page %d: %zu, %s%s\n", ++page, pg.count, ex_cost(&pg.capacity, cost), pg.cursor ? ", more" : "");
+        EX_CHECK(order_in_year(db, 2022, order_in_year_all(), &paged, a, &pg, &err));
+        printf("  page %d: %zu, %s%s\n", ++page, pg.count, ex_cost(&cap, cost), pg.cursor ? ", more" : "");
         for (size_t i = 0; i < pg.count; i++)
             print_order(&pg.items[i]);
-        q.cursor = pg.cursor;
-    } while (q.cursor);
+        paged.cursor = pg.cursor;
+    } while (paged.cursor);
     printf("  (a full page always comes with a cursor, so the last page can be empty)\n");
 
     ddb_arena_free(a);

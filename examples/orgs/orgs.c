@@ -27,10 +27,10 @@ static void print_user(const struct user *u)
     printf("    %s/%-6s %-16s %-8s %s\n", u->org, u->username, u->full_name, u->role, u->email ? u->email : "-");
 }
 
-static void print_stores(const store_page *pg, const char *what)
+static void print_stores(const store_page *pg, const ddb_capacity *cap, const char *what)
 {
     char cost[EX_COST_SIZE];
-    printf("  %s: %zu, %s\n", what, pg->count, ex_cost(&pg->capacity, cost));
+    printf("  %s: %zu, %s\n", what, pg->count, ex_cost(cap, cost));
     for (size_t i = 0; i < pg->count; i++)
         printf("    %s / %s#%s#%s#%s  %s\n", pg->items[i].country, pg->items[i].state, pg->items[i].city,
                pg->items[i].zip, pg->items[i].store_no, pg->items[i].street);
@@ -78,34 +78,38 @@ int main(int argc, char **argv)
 
     printf("\n1. An organization (GetItem ORG#acme / METADATA#acme):\n");
     struct organization org;
-    EX_CHECK(organization_get(db, "acme", &org, a, &ex_total, &cap, &err));
+    EX_CHECK(organization_get(db, "acme", EX_READS(&cap), a, &org, &err));
     print_org(&org);
     printf("  %s; its offices came with it: a list inside the item\n", ex_cost(&cap, cost));
 
     printf("\n2. An organization and all its users (Query PK = \"ORG#acme\"):\n");
     orgs_members_result m;
-    EX_CHECK(orgs_query_members(db, "acme", &m, a, &ex_total, &err));
+    EX_CHECK(orgs_query_members(db, "acme", NULL, EX_READS(&cap), a, &m, &err));
     for (size_t i = 0; i < m.organization_count; i++)
         print_org(&m.organization[i]);
     for (size_t i = 0; i < m.user_count; i++)
         print_user(&m.user[i]);
-    printf("  one request, %s: the join was done at write time\n", ex_cost(&m.capacity, cost));
+    printf("  one request, %s: the join was done at write time\n", ex_cost(&cap, cost));
 
     printf("\n3. Only the users (Query PK = \"ORG#acme\" AND begins_with(SK, \"USER#\")), two per page:\n");
-    struct user of_acme = {.org = "acme"};
-    ddb_ent_query uq = {.obj = &of_acme, .page_size = 2};
+    ddb_ent_read_opts uq = {.page_size = 2, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap};
     user_page up;
     do {
-        EX_CHECK(user_query_table(db, uq, a, &ex_total, &up, &err));
-        printf("  page of %zu, %s\n", up.count, ex_cost(&up.capacity, cost));
+        EX_CHECK(user_in_org(db, "acme", user_in_org_all(), &uq, a, &up, &err));
+        printf("  page of %zu, %s\n", up.count, ex_cost(&cap, cost));
         for (size_t i = 0; i < up.count; i++)
             print_user(&up.items[i]);
         uq.cursor = up.cursor;
     } while (uq.cursor);
+    EX_CHECK(user_with_role(db, "acme", "member", EX_READS(&cap), a, &up, &err));
+    printf("  the members only (user_with_role, a declared query: filter role = :role): %zu of %zu read, %s\n",
+           up.count, up.scanned_count, ex_cost(&cap, cost));
+    for (size_t i = 0; i < up.count; i++)
+        print_user(&up.items[i]);
 
     printf("\n4. One user (GetItem ORG#acme / USER#chen):\n");
     struct user u;
-    EX_CHECK(user_get(db, "acme", "chen", &u, a, &ex_total, &cap, &err));
+    EX_CHECK(user_get(db, "acme", "chen", EX_READS(&cap), a, &u, &err));
     print_user(&u);
     printf("  %s\n", ex_cost(&cap, cost));
 
@@ -139,21 +143,25 @@ int main(int argc, char **argv)
         EX_CHECK(store_create(db, &stores[i], NULL, NULL, &err));
     printf("\nTable StoreLocations: PK = country, SK = {state}#{city}#{zip}#{store}\n");
     store_page sp;
-    struct store probe = {.country = "US"};
-    EX_CHECK(store_query_table(db, (ddb_ent_query){.obj = &probe}, a, &ex_total, &sp, &err));
-    print_stores(&sp, "country US (PK = \"US\")");
-    strcpy(probe.state, "wa"); /* {state|upper}: the key is normalised, so is the query */
-    EX_CHECK(store_query_table(db, (ddb_ent_query){.obj = &probe, .sk_fields = 1}, a, &ex_total, &sp, &err));
-    print_stores(&sp, "state WA (begins_with(SK, \"WA#\"))");
-    strcpy(probe.city, "Seattle");
-    EX_CHECK(store_query_table(db, (ddb_ent_query){.obj = &probe, .sk_fields = 2}, a, &ex_total, &sp, &err));
-    print_stores(&sp, "city Seattle (begins_with(SK, \"WA#Seattle#\"))");
-    strcpy(probe.zip, "98101");
-    EX_CHECK(store_query_table(db, (ddb_ent_query){.obj = &probe, .sk_fields = 3}, a, &ex_total, &sp, &err));
-    print_stores(&sp, "zip 98101 (begins_with(SK, \"WA#Seattle#98101#\"))");
-    struct store canada = {.country = "ca"};
-    EX_CHECK(store_query_table(db, (ddb_ent_query){.obj = &canada}, a, &ex_total, &sp, &err));
-    print_stores(&sp, "country CA (PK = \"CA\")");
+    /* the access pattern "locate": one level of the sort key per identifier */
+    EX_CHECK(store_locate(db, "US", store_locate_all(), EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "country US (PK = \"US\")");
+    /* {state|upper}: the key is normalised, so is the query */
+    EX_CHECK(store_locate(db, "US", store_locate_state(DDB_ENT_SK_EQ, "wa", NULL), EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "state WA (store_locate_state: begins_with(SK, \"WA#\"))");
+    EX_CHECK(store_locate(db, "US", store_locate_city(DDB_ENT_SK_EQ, "wa", "Seattle", NULL), EX_READS(&cap), a, &sp,
+                          &err));
+    print_stores(&sp, &cap, "city Seattle (store_locate_city: begins_with(SK, \"WA#Seattle#\"))");
+    EX_CHECK(store_locate(db, "US", store_locate_zip(DDB_ENT_SK_EQ, "wa", "Seattle", "98101", NULL), EX_READS(&cap), a,
+                          &sp, &err));
+    print_stores(&sp, &cap, "zip 98101 (store_locate_zip: begins_with(SK, \"WA#Seattle#98101#\"))");
+    EX_CHECK(store_locate(db, "US", store_locate_city(DDB_ENT_SK_BEGINS, "ca", "San", NULL), EX_READS(&cap), a, &sp,
+                          &err));
+    print_stores(&sp, &cap, "cities of CA starting with San (store_locate_city, BEGINS: begins_with(SK, \"CA#San\"))");
+    EX_CHECK(store_in_city(db, "us", "or", "Portland", EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "Portland, OR (store_in_city, a declared query: state = :state AND city = :city)");
+    EX_CHECK(store_locate(db, "ca", store_locate_all(), EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "country CA (PK = \"CA\")");
 
     ddb_arena_free(a);
     ddb_close(db);

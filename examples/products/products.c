@@ -111,22 +111,38 @@ int main(int argc, char **argv)
 
     /* ---- reads put the shards back together ---- */
     struct product got;
-    EX_CHECK(product_get(db, 1, &got, a, &ex_total, &cap, &err));
+    EX_CHECK(product_get(db, 1, EX_READS(&cap), a, &got, &err));
     printf("\nGet pr-000001 (one Query over its shard items): %s\n", ex_cost(&cap, cost));
     printf("    %s, %.2f, stock %d, description %zu bytes\n", got.name, (double)got.price_cents / 100, got.stock,
            strlen(got.description));
     struct product_item got1;
-    EX_CHECK(product_item_get(db, 1, &got1, a, &ex_total, &cap, &err));
+    EX_CHECK(product_item_get(db, 1, EX_READS(&cap), a, &got1, &err));
     printf("Get pr-000001 from ProductsOneItem: %s\n", ex_cost(&cap, cost));
     printf("    %s, %.2f, stock %d\n", got1.name, (double)got1.price_cents / 100, got1.stock);
 
+    /* a projection: only the fields of shard A, as a field mask */
+    ddb_ent_mask fast = product_mask(PRODUCT_F_STOCK | PRODUCT_F_PRICE_CENTS);
+    ddb_ent_read_opts proj = {.fields = &fast, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap};
+    product_page pp;
+    EX_CHECK(product_by_id(db, 1, product_by_id_all(), &proj, a, &pp, &err));
+    printf("Stock and price of pr-000001 (product_by_id with fields STOCK | PRICE_CENTS): %s\n", ex_cost(&cap, cost));
+    for (size_t i = 0; i < pp.count; i++)
+        printf("    stock %d, %.2f, name %s\n", pp.items[i].stock, (double)pp.items[i].price_cents / 100,
+               ddb_ent_mask_has(&pp.masks[i], PRODUCT_FN_NAME) ? pp.items[i].name : "(not read)");
+
     order_line_page pg;
-    struct order_line order = {.order_id = 324910};
-    EX_CHECK(order_line_query_table(db, (ddb_ent_query){.obj = &order}, a, &ex_total, &pg, &err));
-    printf("\nLines of or-324910 (PK = \"or-324910\"): %zu, %s\n", pg.count, ex_cost(&pg.capacity, cost));
+    EX_CHECK(order_line_lines(db, 324910, order_line_lines_all(), EX_READS(&cap), a, &pg, &err));
+    printf("\nLines of or-324910 (order_line_lines: PK = \"or-324910\"): %zu, %s\n", pg.count, ex_cost(&cap, cost));
     for (size_t i = 0; i < pg.count; i++)
         printf("    or-%06u / pr-%06u  %d x %.2f\n", pg.items[i].order_id, pg.items[i].product_id,
                pg.items[i].quantity, (double)pg.items[i].unit_price_cents / 100);
+    EX_CHECK(order_line_bulk_lines(db, 324910, 2, EX_READS(&cap), a, &pg, &err));
+    printf("Lines of 2 or more (order_line_bulk_lines: filter quantity >= :min_quantity): %zu, %s\n", pg.count,
+           ex_cost(&cap, cost));
+    product_page all;
+    EX_CHECK(product_scan(db, 0, 0, EX_READS(&cap), a, &all, &err));
+    printf("Every product (product_scan: a Scan keeping type Product, shards merged): %zu, %s\n", all.count,
+           ex_cost(&cap, cost));
 
     free(description);
     free(specs);

@@ -248,7 +248,7 @@ int main(int argc, char **argv)
         free(geo);
     }
     struct geozone gz;
-    EX_CHECK(geozone_get(db, "bcparks_1", "golden-ears", &gz, a, &ex_total, &cap, &err));
+    EX_CHECK(geozone_get(db, "bcparks_1", "golden-ears", EX_READS(&cap), a, &gz, &err));
     size_t glen;
     char *geometry = blob_get(gz.geometry_ref, gz.geometry_hash, &glen);
     printf("  get geozone::bcparks_1 / golden-ears: %s; its blob: %zu bytes, hash %s\n", ex_cost(&cap, cost),
@@ -268,11 +268,11 @@ int main(int argc, char **argv)
     printf("  created 5 items, %s each; pk productDate::bcparks_1::dayuse::1, sk 1::<date>\n",
            ex_cost(&cap, cost));
     product_date_page pp;
-    struct product_date from = {.collection_id = "bcparks_1", .activity = "dayuse", .product = "1",
-                                .date = "2025-12-31"};
-    EX_CHECK(product_date_query_table(db, (ddb_ent_query){.obj = &from, .sk_fields = 2, .op = DDB_SK_GE}, a,
-                                      &ex_total, &pp, &err));
-    printf("  from 2025-12-31 on (sk >= \"1::2025-12-31\"): %zu days, %s\n", pp.count, ex_cost(&pp.capacity, cost));
+    EX_CHECK(product_date_days(db, "bcparks_1", "dayuse", "1",
+                               product_date_days_date(DDB_ENT_SK_GE, "1", "2025-12-31", NULL), EX_READS(&cap), a, &pp,
+                               &err));
+    printf("  from 2025-12-31 on (product_date_days_date, GE: sk >= \"1::2025-12-31\"): %zu days, %s\n", pp.count,
+           ex_cost(&cap, cost));
     for (size_t i = 0; i < pp.count; i++)
         printf("    productDate::%s::%s::%s / %s::%s  capacity %d, reserved %d, version %u\n",
                pp.items[i].collection_id, pp.items[i].activity, pp.items[i].product, pp.items[i].product,
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
                                        .hold_until = 1767117600}; /* 2025-12-30 18:00 UTC */
         strcpy(bookings[i].guest, guests[i]);
         struct product_date day;
-        EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2025-12-31", &day, a, NULL, NULL, &err));
+        EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2025-12-31", NULL, a, &day, &err));
         day.reserved += party[i];
         ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
         EX_CHECK(booking_tx_create(tx, &bookings[i], &err)); /* draws the next booking number */
@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 
     /* two agents reserve on the same day from the same read: versions decide */
     struct product_date agent_a, agent_b;
-    EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", &agent_a, a, NULL, NULL, &err));
+    EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", NULL, a, &agent_a, &err));
     agent_b = agent_a;
     agent_a.reserved += 5;
     EX_CHECK(product_date_update_fields(db, &agent_a, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err));
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
     int rc = product_date_update_fields(db, &agent_b, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err);
     printf("\nTwo agents update 2026-01-01 from the same read (version %u):\n", agent_b.version);
     printf("  agent A: ok, version %u\n  agent B: %s\n    %s\n", agent_a.version, ddb_strerror(rc), err.message);
-    EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", &agent_b, a, NULL, NULL, &err));
+    EX_CHECK(product_date_get(db, "bcparks_1", "dayuse", "1", "2026-01-01", NULL, a, &agent_b, &err));
     agent_b.reserved += 7;
     EX_CHECK(product_date_update_fields(db, &agent_b, product_date_mask(PRODUCT_DATE_F_RESERVED), NULL, NULL, &err));
     printf("  agent B reads again and retries: ok, reserved %d, version %u\n", agent_b.reserved, agent_b.version);
@@ -325,14 +325,19 @@ int main(int argc, char **argv)
 
     /* the booking partition: numbered in creation order; the counter lives there too */
     booking_page bp;
-    struct booking all = {.collection_id = "bcparks_1"};
-    EX_CHECK(booking_query_table(db, (ddb_ent_query){.obj = &all}, a, &ex_total, &bp, &err));
-    printf("\nBookings of bcparks_1 (Query pk = \"booking::bcparks_1\"): %zu, %s\n", bp.count,
-           ex_cost(&bp.capacity, cost));
+    EX_CHECK(booking_by_collection(db, "bcparks_1", booking_by_collection_all(), EX_READS(&cap), a, &bp, &err));
+    printf("\nBookings of bcparks_1 (booking_by_collection: Query pk = \"booking::bcparks_1\"): %zu, %s\n", bp.count,
+           ex_cost(&cap, cost));
     for (size_t i = 0; i < bp.count; i++)
         printf("    %010llu  %-12s %s  party of %d  hold until %lld  %s since %s\n",
                (unsigned long long)bp.items[i].booking_no, bp.items[i].guest, bp.items[i].date, bp.items[i].party_size,
                (long long)bp.items[i].hold_until, bp.items[i].status, bp.items[i].updated_at);
+    EX_CHECK(booking_parties(db, "bcparks_1", 3, EX_READS(&cap), a, &bp, &err));
+    printf("  parties of 3 or more (booking_parties: filter party_size >= :min_party): %zu of %zu read:", bp.count,
+           bp.scanned_count);
+    for (size_t i = 0; i < bp.count; i++)
+        printf(" %s", bp.items[i].guest);
+    printf("\n");
     ddb_item *key = ddb_item_new(a), *counter;
     ddb_item_set_s(key, "pk", "booking::bcparks_1");
     ddb_item_set_s(key, "sk", "#COUNTER");
@@ -347,18 +352,15 @@ int main(int argc, char **argv)
 
     /* ---- globalId: find an item by its UUID alone ---- */
     printf("\nLookups by globalId (a random UUID per item, so not printed here):\n");
-    struct booking by_gid = {0};
-    strcpy(by_gid.global_id, bookings[2].global_id);
-    EX_CHECK(booking_query_globalId(db, (ddb_ent_query){.obj = &by_gid}, a, &ex_total, &bp, &err));
+    EX_CHECK(booking_by_global_id(db, bookings[2].global_id, booking_by_global_id_all(), EX_READS(&cap), a, &bp, &err));
     printf("  booking's globalId (%zu characters) -> %zu item: booking::%s / %010llu, %s; %s\n",
            strlen(bookings[2].global_id), bp.count, bp.items[0].collection_id,
-           (unsigned long long)bp.items[0].booking_no, bp.items[0].guest, ex_cost(&bp.capacity, cost));
-    struct product_date pd_gid = {0};
-    strcpy(pd_gid.global_id, pd[4].global_id);
-    EX_CHECK(product_date_query_globalId(db, (ddb_ent_query){.obj = &pd_gid}, a, &ex_total, &pp, &err));
+           (unsigned long long)bp.items[0].booking_no, bp.items[0].guest, ex_cost(&cap, cost));
+    EX_CHECK(product_date_by_global_id(db, pd[4].global_id, product_date_by_global_id_all(), EX_READS(&cap), a, &pp,
+                                       &err));
     printf("  productDate's globalId -> %zu item: productDate::%s::%s::%s / %s::%s; %s\n", pp.count,
            pp.items[0].collection_id, pp.items[0].activity, pp.items[0].product, pp.items[0].product,
-           pp.items[0].date, ex_cost(&pp.capacity, cost));
+           pp.items[0].date, ex_cost(&cap, cost));
 
     /* ---- search documents: _id = <pk>#<sk>, one per item ---- */
     char path[4096];
@@ -423,7 +425,7 @@ int main(int argc, char **argv)
     /* ---- later that day: unpaid holds expire, the stream carries it on ---- */
     clock_now_ms = 1767121200000; /* 2025-12-30 19:00 UTC */
     printf("\nAt 19:00 the unpaid holds (holdUntil 18:00) have expired:\n");
-    EX_CHECK(booking_query_table(db, (ddb_ent_query){.obj = &all}, a, &ex_total, &bp, &err));
+    EX_CHECK(booking_by_collection(db, "bcparks_1", booking_by_collection_all(), NULL, a, &bp, &err));
     printf("  bookings of bcparks_1: %zu (expired items read as absent at once):", bp.count);
     for (size_t i = 0; i < bp.count; i++)
         printf(" %010llu %s", (unsigned long long)bp.items[i].booking_no, bp.items[i].guest);

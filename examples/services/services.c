@@ -10,6 +10,7 @@
 #include "example.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void print_service(const struct service *s)
@@ -23,10 +24,15 @@ static void print_service(const struct service *s)
     printf("\n");
 }
 
-static void print_page(const service_page *pg, const char *what)
+static int by_service_id(const void *x, const void *y)
+{
+    return strcmp(((const struct service *)x)->service_id, ((const struct service *)y)->service_id);
+}
+
+static void print_page(const service_page *pg, const ddb_capacity *cap, const char *what)
 {
     char cost[EX_COST_SIZE];
-    printf("  %s: %zu service%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(&pg->capacity, cost));
+    printf("  %s: %zu service%s, %s\n", what, pg->count, pg->count == 1 ? "" : "s", ex_cost(cap, cost));
     for (size_t i = 0; i < pg->count; i++)
         print_service(&pg->items[i]);
 }
@@ -71,31 +77,50 @@ int main(int argc, char **argv)
     /* ---- one service: client ID + service ID ---- */
     struct service s;
     printf("\nGet C-1001 / S-000103:\n");
-    EX_CHECK(service_get(db, "C-1001", "S-000103", &s, a, &ex_total, &cap, &err));
+    EX_CHECK(service_get(db, "C-1001", "S-000103", EX_READS(&cap), a, &s, &err));
     print_service(&s);
     printf("  %s\n", ex_cost(&cap, cost));
 
     /* ---- the History screen: a client's services, newest first ---- */
     service_page pg;
-    struct service client = {.client_id = "C-1001"};
     printf("\nHistory of C-1001 (LSI History, newest first):\n");
-    EX_CHECK(service_query_History(db, (ddb_ent_query){.obj = &client, .backward = true}, a, &ex_total, &pg, &err));
-    print_page(&pg, "PK = \"C-1001\"");
+    ddb_ent_read_opts newest = {.backward = true, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap};
+    EX_CHECK(service_history(db, "C-1001", service_history_all(), &newest, a, &pg, &err));
+    print_page(&pg, &cap, "service_history: PK = \"C-1001\"");
+    EX_CHECK(service_history_since(db, "C-1001", "2023-05-01", "repair", EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "service_history_since (declared: service_date >= :since, filter kind = :kind)");
 
     /* ---- reports: the year is the partition, the date a sort-key prefix ---- */
     printf("\nReports (GSI Report: PK = year, SK = year-month-day#service ID):\n");
-    struct service year = {.service_date = "2023"};
-    EX_CHECK(service_query_Report(db, (ddb_ent_query){.obj = &year}, a, &ex_total, &pg, &err));
-    print_page(&pg, "year 2023: ReportPK = \"2023\"");
-    struct service month = {.service_date = "2023-05"};
-    EX_CHECK(service_query_Report(db, (ddb_ent_query){.obj = &month, .sk_fields = 2}, a, &ex_total, &pg, &err));
-    print_page(&pg, "May 2023: ReportPK = \"2023\" AND begins_with(ReportSK, \"2023-05-\")");
-    struct service day = {.service_date = "2023-05-14"};
-    EX_CHECK(service_query_Report(db, (ddb_ent_query){.obj = &day, .sk_fields = 3}, a, &ex_total, &pg, &err));
-    print_page(&pg, "14 May 2023: ReportPK = \"2023\" AND begins_with(ReportSK, \"2023-05-14#\")");
-    struct service may2024 = {.service_date = "2024-05-14"};
-    EX_CHECK(service_query_Report(db, (ddb_ent_query){.obj = &may2024, .sk_fields = 3}, a, &ex_total, &pg, &err));
-    print_page(&pg, "14 May 2024: another year, another partition");
+    EX_CHECK(service_report(db, "2023", service_report_all(), EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "year 2023: ReportPK = \"2023\"");
+    EX_CHECK(service_report(db, "2023", service_report_service_date_month(DDB_ENT_SK_EQ, "2023-05", NULL),
+                            EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "May 2023 (level service_date|month): begins_with(ReportSK, \"2023-05-\")");
+    EX_CHECK(service_report(db, "2023", service_report_service_date_day(DDB_ENT_SK_EQ, "2023-05-14", NULL),
+                            EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "14 May 2023 (level service_date|day): begins_with(ReportSK, \"2023-05-14#\")");
+    EX_CHECK(service_report(db, "2024", service_report_service_date_day(DDB_ENT_SK_EQ, "2024-05-14", NULL),
+                            EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "14 May 2024: another year, another partition");
+
+    /* a declared scan: every service of the table, filtered, in two parallel
+     * segments (which segment holds an item depends on the backend's hash,
+     * so the two are shown together, in service order) */
+    struct service found[16];
+    size_t nfound = 0;
+    ddb_capacity total = {0};
+    for (uint32_t seg = 0; seg < 2; seg++) {
+        EX_CHECK(service_long_jobs(db, 120, seg, 2, EX_READS(&cap), a, &pg, &err));
+        total.read += cap.read;
+        for (size_t i = 0; i < pg.count && nfound < 16; i++)
+            found[nfound++] = pg.items[i];
+    }
+    qsort(found, nfound, sizeof *found, by_service_id);
+    printf("\nLong jobs (service_long_jobs, a declared Scan: filter minutes >= :min_minutes, 2 segments): %zu, %s\n",
+           nfound, ex_cost(&total, cost));
+    for (size_t i = 0; i < nfound; i++)
+        print_service(&found[i]);
 
     /* ---- vouchers: a sparse index holds only services awaiting fulfilment ---- */
     printf("\nVouchers (GSI Vouchers, keyed by the voucher attribute, present only until fulfilment):\n");
@@ -120,9 +145,8 @@ int main(int argc, char **argv)
     }
 
     /* the provider redeems a voucher: find its service, then fulfil it */
-    struct service code = {.voucher = "V-7F3K"};
-    EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
-    print_page(&pg, "voucher V-7F3K: VoucherPK = \"V-7F3K\"");
+    EX_CHECK(service_by_voucher(db, "V-7F3K", service_by_voucher_all(), EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "voucher V-7F3K (service_by_voucher): VoucherPK = \"V-7F3K\"");
     s = pg.items[0];
     s.voucher = NULL;
     s.fulfilled_by = "Northside Repairs";
@@ -136,9 +160,9 @@ int main(int argc, char **argv)
         EX_CHECK(service_from_item(raw.items[i], &s, a, &err));
         print_service(&s);
     }
-    EX_CHECK(service_query_Vouchers(db, (ddb_ent_query){.obj = &code}, a, &ex_total, &pg, &err));
-    print_page(&pg, "voucher V-7F3K again");
-    EX_CHECK(service_get(db, "C-1001", "S-000106", &s, a, NULL, NULL, &err));
+    EX_CHECK(service_by_voucher(db, "V-7F3K", service_by_voucher_all(), EX_READS(&cap), a, &pg, &err));
+    print_page(&pg, &cap, "voucher V-7F3K again");
+    EX_CHECK(service_get(db, "C-1001", "S-000106", NULL, a, &s, &err));
     printf("  C-1001 / S-000106 now:\n");
     print_service(&s);
 

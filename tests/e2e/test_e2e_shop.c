@@ -114,7 +114,7 @@ static void test_crud(void **state)
     assert_string_equal(ddb_item_get(it, "plan")->u.s, "1");
 
     struct organization got;
-    OK(organization_get(db, "acme", &got, a, NULL, NULL, &err));
+    OK(organization_get(db, "acme", NULL, a, &got, &err));
     assert_string_equal(got.name, "acme");
     assert_int_equal(got.plan, PLAN_TEAM);
     assert_int_equal(got.seats, 5);
@@ -123,17 +123,17 @@ static void test_crud(void **state)
     ddb_capacity cap;
     OK(organization_update(db, &org, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &err));
     assert_true(cap.write == 1.0);
-    OK(organization_get(db, "acme", &got, a, NULL, NULL, &err));
+    OK(organization_get(db, "acme", NULL, a, &got, &err));
     assert_int_equal(got.seats, 9);
     OK(organization_update_fields(db, &(struct organization){.name = "acme", .seats = 11},
                                   organization_mask(ORGANIZATION_F_SEATS), NULL, NULL, &err));
-    OK(organization_get(db, "acme", &got, a, NULL, NULL, &err));
+    OK(organization_get(db, "acme", NULL, a, &got, &err));
     assert_int_equal(got.seats, 11);
     assert_int_equal(got.plan, PLAN_TEAM); /* untouched */
 
     struct organization missing = {.name = "nobody"};
     assert_int_equal(organization_update(db, &missing, NULL, NULL, &err), DDB_ENOTFOUND);
-    assert_int_equal(organization_get(db, "nobody", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(organization_get(db, "nobody", NULL, a, &got, &err), DDB_ENOTFOUND);
     assert_int_equal(organization_update_fields(db, &org, organization_mask(ORGANIZATION_F_NAME), NULL, NULL, &err),
                      DDB_EVALIDATION);
     assert_string_equal(err.message, "field name is part of the primary key of Organization: write a new item instead");
@@ -145,7 +145,7 @@ static void test_crud(void **state)
     char longname[80];
     memset(longname, 'n', sizeof longname - 1);
     longname[79] = 0;
-    assert_int_equal(organization_get(db, longname, &got, a, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_int_equal(organization_get(db, longname, NULL, a, &got, &err), DDB_EVALIDATION);
     assert_string_equal(err.message,
                         "field name: \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...\" is 79 bytes, the field holds at most 63");
 
@@ -155,15 +155,15 @@ static void test_crud(void **state)
     ddb_item_set_s(bad, "SK", "METADATA#evil");
     ddb_item_set_s(bad, "Type", "User");
     OK(ddb_put_item(db, "Shop", bad, NULL, NULL, NULL, &err));
-    assert_int_equal(organization_get(db, "evil", &got, a, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_int_equal(organization_get(db, "evil", NULL, a, &got, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "item has Type = \"User\", expected \"Organization\"");
     ddb_item_set_s(bad, "Type", "Organization");
     OK(ddb_put_item(db, "Shop", bad, NULL, NULL, NULL, &err));
-    assert_int_equal(organization_get(db, "evil", &got, a, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_int_equal(organization_get(db, "evil", NULL, a, &got, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "required attribute name (field name of organization) is missing");
 
     OK(organization_delete(db, "acme", NULL, NULL, &err));
-    assert_int_equal(organization_get(db, "acme", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(organization_get(db, "acme", NULL, a, &got, &err), DDB_ENOTFOUND);
     ddb_arena_free(a);
     close_db(db);
 }
@@ -187,7 +187,7 @@ static void test_user_version_uuid_sparse(void **state)
     strcpy(first_id, u.global_id);
 
     struct user got;
-    OK(user_get(db, "acme", "ann", &got, a, NULL, NULL, &err));
+    OK(user_get(db, "acme", "ann", NULL, a, &got, &err));
     assert_string_equal(got.global_id, first_id);
     assert_int_equal(got.version, 1);
     assert_int_equal(got.past_count, 2);
@@ -218,38 +218,45 @@ static void test_user_version_uuid_sparse(void **state)
     assert_string_equal(err.message, "User: stored version is not 1 (changed by another writer)");
     assert_int_equal(user_update_fields(db, &stale, user_mask(USER_F_LOGINS), NULL, NULL, &err),
                      DDB_ECONDITION);
-    OK(user_get(db, "acme", "ann", &got, a, NULL, NULL, &err));
+    OK(user_get(db, "acme", "ann", NULL, a, &got, &err));
     assert_int_equal(got.logins, 2);
     assert_int_equal(got.version, 2);
 
     /* sparse index: an email puts the user in ByEmail ({email|lower}) */
     user_page pg;
-    struct user probe = {.email = "ann@x.org"};
-    OK(user_query_ByEmail(db, (ddb_ent_query){.obj = &probe}, a, NULL, &pg, &err));
+    /* ByEmail projects (username, Type) only: fetch_base reads the whole user */
+    ddb_ent_read_opts whole = {.fetch_base = true};
+    OK(user_ByEmail(db, "ann@x.org", user_ByEmail_all(), &whole, a, &pg, &err));
     assert_int_equal(pg.count, 0);
     u.email = "Ann@X.org";
     u.expires_at = 4102444800;
     OK(user_update_fields(db, &u, user_mask(USER_F_EMAIL | USER_F_EXPIRES_AT), NULL, NULL, &err));
     assert_int_equal(u.version, 3);
-    OK(user_query_ByEmail(db, (ddb_ent_query){.obj = &probe}, a, NULL, &pg, &err));
+    OK(user_ByEmail(db, "ann@x.org", user_ByEmail_all(), &whole, a, &pg, &err));
     assert_int_equal(pg.count, 1);
-    /* ByEmail projects (username, Type) only: the typed query reads the whole user */
     assert_string_equal(pg.items[0].username, "ann");
     assert_string_equal(pg.items[0].global_id, first_id);
+    assert_true(ddb_ent_mask_has(&pg.masks[0], USER_FN_GLOBAL_ID));
+    /* without it, what the index holds: username is there, global_id is not */
+    OK(user_ByEmail(db, "ann@x.org", user_ByEmail_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].username, "ann");
+    assert_true(ddb_ent_mask_has(&pg.masks[0], USER_FN_USERNAME));
+    assert_false(ddb_ent_mask_has(&pg.masks[0], USER_FN_GLOBAL_ID));
     it = raw(db, a, "Shop", "ORG#acme", "USER#ann");
     assert_string_equal(ddb_item_get(it, "EmailPK")->u.s, "ann@x.org");
     assert_string_equal(ddb_item_get(it, "expires_at")->u.s, "4102444800");
     /* and removing it takes the user out again */
     u.email = NULL;
     OK(user_update_fields(db, &u, user_mask(USER_F_EMAIL), NULL, NULL, &err));
-    OK(user_query_ByEmail(db, (ddb_ent_query){.obj = &probe}, a, NULL, &pg, &err));
+    OK(user_ByEmail(db, "ann@x.org", user_ByEmail_all(), &whole, a, &pg, &err));
     assert_int_equal(pg.count, 0);
     it = raw(db, a, "Shop", "ORG#acme", "USER#ann");
     assert_null(ddb_item_get(it, "EmailPK"));
     assert_null(ddb_item_get(it, "email"));
 
     /* GSI1: USER#{username} / PROFILE */
-    OK(user_query_GSI1(db, (ddb_ent_query){.obj = &(struct user){.username = "ann"}}, a, NULL, &pg, &err));
+    OK(user_GSI1(db, "ann", user_GSI1_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
     assert_string_equal(pg.items[0].global_id, first_id);
 
@@ -299,11 +306,10 @@ static void test_orders_ids_derived_queries(void **state)
     /* orders in 2022 from the ByYear index: it projects keys only, so the
      * typed query reads each order whole from the table */
     order_page pg;
-    struct order probe = {.year = 2022};
-    ddb_ent_query q = {.obj = &probe, .page_size = 2};
+    ddb_ent_read_opts q = {.page_size = 2, .fetch_base = true};
     size_t n = 0;
     do {
-        OK(order_query_ByYear(db, q, a, NULL, &pg, &err));
+        OK(order_ByYear(db, 2022, order_ByYear_all(), &q, a, &pg, &err));
         for (size_t i = 0; i < pg.count; i++) {
             assert_int_equal(pg.items[i].year, 2022);
             assert_int_equal(strncmp(pg.items[i].order_date, "2022-", 5), 0);
@@ -314,50 +320,49 @@ static void test_orders_ids_derived_queries(void **state)
     assert_int_equal(n, 5); /* four of acme's, one of globex's */
 
     /* every order of acme, from the table: other types in the partition are skipped */
-    struct order p2 = {.org = "acme"};
-    OK(order_query_table(db, (ddb_ent_query){.obj = &p2}, a, NULL, &pg, &err));
+    OK(order_table(db, "acme", order_table_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 5);
     for (size_t i = 0; i < pg.count; i++)
         assert_int_equal(pg.items[i].id, i + 1);
     /* one per page, backwards, with the cursor */
-    q = (ddb_ent_query){.obj = &p2, .page_size = 1, .backward = true};
+    q = (ddb_ent_read_opts){.page_size = 1, .backward = true};
     uint64_t expect = 5;
     do {
-        OK(order_query_table(db, q, a, NULL, &pg, &err));
+        OK(order_table(db, "acme", order_table_all(), &q, a, &pg, &err));
         for (size_t i = 0; i < pg.count; i++)
             assert_int_equal(pg.items[i].id, expect--);
         q.cursor = pg.cursor;
     } while (q.cursor);
     assert_int_equal(expect, 0);
     /* a range on the sort-key field: id > 2 */
-    p2.id = 2;
-    OK(order_query_table(db, (ddb_ent_query){.obj = &p2, .sk_fields = 1, .op = DDB_SK_GT}, a, NULL, &pg, &err));
+    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_GT, 2, 0), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 3);
     assert_int_equal(pg.items[0].id, 3);
     /* between 2 and 4 */
-    struct order hi = {.org = "acme", .id = 4};
-    OK(order_query_table(db, (ddb_ent_query){.obj = &p2, .sk_fields = 1, .op = DDB_SK_BETWEEN, .obj_hi = &hi}, a,
-                         NULL, &pg, &err));
+    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_BETWEEN, 2, 4), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 3);
     /* exact key */
-    OK(order_query_table(db, (ddb_ent_query){.obj = &p2, .sk_fields = 1}, a, NULL, &pg, &err));
+    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_EQ, 2, 0), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
     assert_string_equal(pg.items[0].order_date, "2022-11-20");
     /* GSI1: ORDER#{id} / {order_date} */
-    OK(order_query_GSI1(db, (ddb_ent_query){.obj = &(struct order){.id = 4}}, a, NULL, &pg, &err));
+    OK(order_GSI1(db, 4, order_GSI1_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1); /* acme's #4; globex has only #1 */
-    OK(order_get(db, "acme", 4, &o, a, NULL, NULL, &err));
+    OK(order_get(db, "acme", 4, NULL, a, &o, &err));
     assert_string_equal(o.quarter, "Q1");
     assert_int_equal(o.year, 2023);
 
     /* the collection: organization, users and orders of one partition, one query */
     shop_members_result res;
-    OK(shop_query_members(db, "acme", &res, a, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &err));
+    ddb_capacity mcap;
+    OK(shop_query_members(db, "acme", NULL, &(ddb_ent_read_opts){.return_capacity = DDB_CAPACITY_TOTAL, .capacity = &mcap},
+                          a, &res, &err));
     assert_int_equal(res.organization_count, 1);
     assert_int_equal(res.user_count, 1);
     assert_int_equal(res.order_count, 5);
     assert_string_equal(res.user[0].username, "bob");
-    assert_true(res.capacity.read > 0);
+    assert_true(mcap.read > 0);
+    assert_null(res.page.cursor);
     ddb_arena_free(a);
     close_db(db);
 }
@@ -395,7 +400,7 @@ static void test_shards(void **state)
     assert_string_equal(ddb_item_get(ib, "GSI1SK")->u.s, "00000000000000000003#pr-000001");
 
     struct product got;
-    OK(product_get(db, "pr-000001", &got, a, NULL, NULL, &err));
+    OK(product_get(db, "pr-000001", NULL, a, &got, &err));
     assert_string_equal(got.title, "Kayak");
     assert_int_equal(strlen(got.description), 40 * 1024 - 1);
     assert_int_equal(got.stock, 10);
@@ -404,7 +409,7 @@ static void test_shards(void **state)
     p.stock = 9;
     OK(product_update_fields(db, &p, product_mask(PRODUCT_F_STOCK), &caps, &cap, &err));
     assert_true(cap.table_write == 1.0);
-    OK(product_get(db, "pr-000001", &got, a, NULL, NULL, &err));
+    OK(product_get(db, "pr-000001", NULL, a, &got, &err));
     assert_int_equal(got.stock, 9);
     assert_string_equal(got.title, "Kayak");
 
@@ -413,7 +418,7 @@ static void test_shards(void **state)
     OK(product_update_fields(db, &p, product_mask(PRODUCT_F_VIEWS), &caps, &cap, &err));
     assert_true(cap.table_write == 1.0);
     product_page pg;
-    OK(product_query_GSI1(db, (ddb_ent_query){.obj = &p}, a, NULL, &pg, &err));
+    OK(product_popular(db, product_popular_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
     ib = raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~B");
     assert_string_equal(ddb_item_get(ib, "GSI1SK")->u.s, "00000000000000000007#pr-000001");
@@ -421,7 +426,7 @@ static void test_shards(void **state)
     OK(product_delete(db, "pr-000001", NULL, NULL, &err));
     assert_null(raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~A"));
     assert_null(raw(db, a, "Shop", "PRODUCT#pr-000001", "DETAILS~B"));
-    assert_int_equal(product_get(db, "pr-000001", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(product_get(db, "pr-000001", NULL, a, &got, &err), DDB_ENOTFOUND);
     free(desc);
     ddb_arena_free(a);
     close_db(db);
@@ -451,9 +456,9 @@ static void test_transactions_and_batches(void **state)
     assert_int_equal(u.version, 1);
     assert_true(cap.table_write == 6.0); /* three 1 KB items, transactional: doubled */
     struct user gu;
-    OK(user_get(db, "acme", "ann", &gu, a, NULL, NULL, &err));
+    OK(user_get(db, "acme", "ann", NULL, a, &gu, &err));
     struct order go;
-    OK(order_get(db, "acme", 1, &go, a, NULL, NULL, &err));
+    OK(order_get(db, "acme", 1, NULL, a, &go, &err));
     assert_string_equal(go.quarter, "Q1");
 
     /* a failed condition cancels everything */
@@ -464,7 +469,7 @@ static void test_transactions_and_batches(void **state)
     assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
     assert_string_equal(err.message, "transaction cancelled: operation 2 (User) condition failed;");
     struct organization go2;
-    assert_int_equal(organization_get(db, "globex", &go2, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(organization_get(db, "globex", NULL, a, &go2, &err), DDB_ENOTFOUND);
     /* and with the right expectation it goes through, deleting in the same breath */
     tx = ddb_ent_tx_new(db, a, &err);
     OK(organization_tx_put(tx, &org2, &err));
@@ -480,8 +485,8 @@ static void test_transactions_and_batches(void **state)
     OK(user_tx_put(tx, &u, &err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
     assert_int_equal(u.version, 2);
-    OK(organization_get(db, "globex", &go2, a, NULL, NULL, &err));
-    assert_int_equal(order_get(db, "acme", 1, &go, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    OK(organization_get(db, "globex", NULL, a, &go2, &err));
+    assert_int_equal(order_get(db, "acme", 1, NULL, a, &go, &err), DDB_ENOTFOUND);
 
     /* batches: 30 organizations (two BatchWriteItem calls), read back with 2 misses */
     struct organization many[30], keys[32], out[32];
@@ -496,8 +501,8 @@ static void test_transactions_and_batches(void **state)
     strcpy(keys[31].name, "nope2");
     OK(organization_batch_put(db, many, 30, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &err));
     assert_true(cap.write == 30.0);
-    OK(organization_batch_get(db, keys, 32, out, found, a, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL},
-                              &cap, &err));
+    OK(organization_batch_get(db, keys, 32, &(ddb_ent_read_opts){.return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap},
+                              a, out, found, &err));
     for (int i = 0; i < 30; i++) {
         assert_true(found[i]);
         assert_int_equal(out[i].seats, i);
@@ -532,7 +537,7 @@ static void *work(void *p)
         u.logins = i;
         if (user_create(w->db, &u, NULL, NULL, &err) ||
             user_update_fields(w->db, &u, user_mask(USER_F_LOGINS), NULL, NULL, &err) ||
-            user_get(w->db, u.org, u.username, &got, a, NULL, NULL, &err) || got.version != 2 || got.logins != i)
+            user_get(w->db, u.org, u.username, NULL, a, &got, &err) || got.version != 2 || got.logins != i)
             w->failures++;
         ddb_arena_reset(a);
     }

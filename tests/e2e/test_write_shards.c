@@ -147,23 +147,25 @@ static void point_reads_find_their_shard(void **state)
     fill(db);
     for (int i = 0; i < N_CHECKINS; i++) {
         struct check_in want = check_in_no(i, DAY), got;
-        if (check_in_get(db, want.date, want.patient, want.visit_no, &got, a, NULL, NULL, &err))
+        if (check_in_get(db, want.date, want.patient, want.visit_no, NULL, a, &got, &err))
             fail_msg("get %d: %s", i, err.message);
         assert_string_equal(got.note, want.note);
     }
     struct check_in c = check_in_no(7, DAY), got;
     snprintf(c.note, sizeof c.note, "changed");
     assert_int_equal(check_in_update_fields(db, &c, check_in_mask(CHECK_IN_F_NOTE), NULL, NULL, &err), DDB_OK);
-    assert_int_equal(check_in_get(db, c.date, c.patient, c.visit_no, &got, a, NULL, NULL, &err), DDB_OK);
+    assert_int_equal(check_in_get(db, c.date, c.patient, c.visit_no, NULL, a, &got, &err), DDB_OK);
     assert_string_equal(got.note, "changed");
     assert_int_equal(check_in_delete(db, c.date, c.patient, c.visit_no, NULL, NULL, &err), DDB_OK);
-    assert_int_equal(check_in_get(db, c.date, c.patient, c.visit_no, &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(check_in_get(db, c.date, c.patient, c.visit_no, NULL, a, &got, &err), DDB_ENOTFOUND);
     ddb_arena_free(a);
     close_db(db);
 }
 
-/* Reads every page of a query; checks the order and returns the count. */
-static size_t read_all(ddb *db, ddb_ent_query q, ddb_arena *a, bool by_kind, size_t *pages)
+/* Reads every page of a query (pattern table of day `part`, or ByKind of
+ * kind `part`); checks the order and returns the count. */
+static size_t read_all(ddb *db, const char *part, check_in_table_sk tsk, ddb_ent_read_opts o, ddb_arena *a,
+                       bool by_kind, size_t *pages)
 {
     ddb_error err;
     char prev[80] = "";
@@ -171,10 +173,11 @@ static size_t read_all(ddb *db, ddb_ent_query q, ddb_arena *a, bool by_kind, siz
     *pages = 0;
     do {
         check_in_page pg;
-        int rc = by_kind ? check_in_query_ByKind(db, q, a, NULL, &pg, &err) : check_in_query_table(db, q, a, NULL, &pg, &err);
+        int rc = by_kind ? check_in_ByKind(db, part, check_in_ByKind_all(), &o, a, &pg, &err)
+                         : check_in_table(db, part, tsk, &o, a, &pg, &err);
         if (rc)
             fail_msg("query: %s", err.message);
-        assert_true(!q.page_size || pg.count <= q.page_size);
+        assert_true(!o.page_size || pg.count <= o.page_size);
         for (size_t i = 0; i < pg.count; i++) {
             char k[80];
             if (by_kind)
@@ -182,13 +185,13 @@ static size_t read_all(ddb *db, ddb_ent_query q, ddb_arena *a, bool by_kind, siz
             else
                 snprintf(k, sizeof k, "%s#%04u", pg.items[i].patient, pg.items[i].visit_no);
             if (n)
-                assert_true(q.backward ? strcmp(k, prev) < 0 : strcmp(k, prev) > 0);
+                assert_true(o.backward ? strcmp(k, prev) < 0 : strcmp(k, prev) > 0);
             snprintf(prev, sizeof prev, "%s", k);
             n++;
         }
-        q.cursor = pg.cursor;
+        o.cursor = pg.cursor;
         (*pages)++;
-    } while (q.cursor);
+    } while (o.cursor);
     return n;
 }
 
@@ -201,31 +204,30 @@ static void query_gathers_every_shard(void **state)
     ddb *db = open_db();
     ddb_arena *a = ddb_arena_new();
     fill(db);
-    struct check_in day = {.date = DAY};
     size_t pages;
-    ddb_ent_query q = {.obj = &day};
-    assert_int_equal(read_all(db, q, a, false, &pages), N_CHECKINS);
+    ddb_ent_read_opts q = {0};
+    assert_int_equal(read_all(db, DAY, check_in_table_all(), q, a, false, &pages), N_CHECKINS);
     q.page_size = 7;
-    assert_int_equal(read_all(db, q, a, false, &pages), N_CHECKINS);
+    assert_int_equal(read_all(db, DAY, check_in_table_all(), q, a, false, &pages), N_CHECKINS);
     assert_true(pages >= N_CHECKINS / 7);
     q.backward = true;
-    assert_int_equal(read_all(db, q, a, false, &pages), N_CHECKINS);
-    /* one patient's visits: begins_with on the first sort-key field */
-    struct check_in one = {.date = DAY, .patient = "p-0005"};
-    ddb_ent_query qp = {.obj = &one, .sk_fields = 1, .page_size = 2};
-    assert_int_equal(read_all(db, qp, a, false, &pages), 3);
+    assert_int_equal(read_all(db, DAY, check_in_table_all(), q, a, false, &pages), N_CHECKINS);
+    /* one patient's visits: the first level of the sort key equal */
+    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_EQ, "p-0005", NULL),
+                              (ddb_ent_read_opts){.page_size = 2}, a, false, &pages),
+                     3);
     /* a range: patients from p-0010 on */
-    struct check_in from = {.date = DAY, .patient = "p-0010"};
-    ddb_ent_query qr = {.obj = &from, .sk_fields = 1, .op = DDB_SK_GE, .page_size = 5};
-    assert_int_equal(read_all(db, qr, a, false, &pages), N_CHECKINS - 30);
+    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_GE, "p-0010", NULL),
+                              (ddb_ent_read_opts){.page_size = 5}, a, false, &pages),
+                     N_CHECKINS - 30);
     /* the other day has its own partitions */
-    struct check_in other = {.date = OTHER_DAY};
-    ddb_ent_query qo = {.obj = &other, .page_size = 4};
-    assert_int_equal(read_all(db, qo, a, false, &pages), N_CHECKINS / 4);
+    assert_int_equal(read_all(db, OTHER_DAY, check_in_table_all(), (ddb_ent_read_opts){.page_size = 4}, a, false,
+                              &pages),
+                     N_CHECKINS / 4);
     /* the GSI sharded at random */
-    struct check_in walk = {.kind = "walk-in"};
-    ddb_ent_query qk = {.obj = &walk, .page_size = 6};
-    assert_int_equal(read_all(db, qk, a, true, &pages), N_CHECKINS / 2);
+    assert_int_equal(read_all(db, "walk-in", check_in_table_all(), (ddb_ent_read_opts){.page_size = 6}, a, true,
+                              &pages),
+                     N_CHECKINS / 2);
     ddb_arena_free(a);
     close_db(db);
 }
@@ -240,7 +242,7 @@ static void collection_gathers_every_shard(void **state)
     ddb_error err;
     fill(db);
     desk_day_result r;
-    if (desk_query_day(db, DAY, &r, a, NULL, &err))
+    if (desk_query_day(db, DAY, NULL, NULL, a, &r, &err))
         fail_msg("collection: %s", err.message);
     assert_int_equal(r.check_in_count, N_CHECKINS);
     assert_int_equal(r.shift_count, N_SHIFTS);
@@ -381,16 +383,15 @@ static void foreign_cursor_is_refused(void **state)
     ddb_arena *a = ddb_arena_new();
     ddb_error err;
     fill(db);
-    struct check_in day = {.date = DAY};
     check_in_page pg;
     const char *bad[] = {"ws3:~~", "ws4:~~", "ws4:~~~~", "AAAA", "ws4:!~!~*~"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ddb_ent_query q = {.obj = &day, .cursor = bad[i]};
-        assert_int_equal(check_in_query_table(db, q, a, NULL, &pg, &err), DDB_EVALIDATION);
+        ddb_ent_read_opts q = {.cursor = bad[i]};
+        assert_int_equal(check_in_table(db, DAY, check_in_table_all(), &q, a, &pg, &err), DDB_EVALIDATION);
     }
     /* every shard done: an empty, final page */
-    ddb_ent_query q = {.obj = &day, .cursor = "ws4:!~!~!~!"};
-    assert_int_equal(check_in_query_table(db, q, a, NULL, &pg, &err), DDB_OK);
+    ddb_ent_read_opts q = {.cursor = "ws4:!~!~!~!"};
+    assert_int_equal(check_in_table(db, DAY, check_in_table_all(), &q, a, &pg, &err), DDB_OK);
     assert_int_equal(pg.count, 0);
     assert_null(pg.cursor);
     ddb_arena_free(a);

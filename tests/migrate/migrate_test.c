@@ -166,11 +166,11 @@ static int verify_queries(ddb *db, long n)
     long in_city = 0, want_city = 0;
     for (long i = 0; i < n; i++)
         want_city += i % N_CITIES == 3;
-    ddb_ent_query q = {.obj = &want};
+    ddb_ent_read_opts q = {0};
     fill(&want, 3);
     for (;;) {
         customer_page pg;
-        if ((rc = customer_query_table(db, q, a, NULL, &pg, &err)))
+        if ((rc = customer_table(db, want.home.city, customer_table_all(), &q, a, &pg, &err)))
             return fail("query the city", rc, &err);
         in_city += (long)pg.count;
         if (!pg.cursor)
@@ -187,10 +187,10 @@ static int verify_queries(ddb *db, long n)
     for (long i = 0; i < n; i++)
         want_zip += i % 100 == 42;
     fill(&want, 42);
-    ddb_ent_query z = {.obj = &want};
+    ddb_ent_read_opts z = {0};
     for (;;) {
         customer_page pg;
-        if ((rc = customer_query_ByZip(db, z, a, NULL, &pg, &err)))
+        if ((rc = customer_ByZip(db, want.home.zip, customer_ByZip_all(), &z, a, &pg, &err)))
             return fail("query ByZip", rc, &err);
         in_zip += (long)pg.count;
         if (!pg.cursor)

@@ -94,6 +94,10 @@ typedef struct ddb_bytes_set {
 #define DDB_KEY(...) DDB__ANNOTATE("ddb:key" DDB__JOIN(__VA_ARGS__))
 #define DDB_COLLECTION(...) DDB__ANNOTATE("ddb:collection" DDB__JOIN(__VA_ARGS__))
 #define DDB_SHARD_SUFFIX(suffix) DDB__ANNOTATE("ddb:shard_suffix" DDB__SEP suffix)
+/* Reads (docs/SCHEMA.md "Access patterns and declared queries"). */
+#define DDB_PATTERN(...) DDB__ANNOTATE("ddb:pattern" DDB__JOIN(__VA_ARGS__))
+#define DDB_QUERY(...) DDB__ANNOTATE("ddb:query" DDB__JOIN(__VA_ARGS__))
+#define DDB_SCAN(...) DDB__ANNOTATE("ddb:scan" DDB__JOIN(__VA_ARGS__))
 /* Write sharding of one key's partition (docs/SCHEMA.md "Write sharding"):
  * DDB_WRITE_SHARDS("table", 8, "hash") spreads the items of each logical
  * partition over 8 physical ones; "hash" picks the shard from the item's
@@ -134,6 +138,9 @@ typedef struct ddb_bytes_set {
 #define DDB_KEY(...)
 #define DDB_COLLECTION(...)
 #define DDB_SHARD_SUFFIX(suffix)
+#define DDB_PATTERN(...)
+#define DDB_QUERY(...)
+#define DDB_SCAN(...)
 #define DDB_WRITE_SHARDS(index, count, by)
 #define DDB_HEAT_OK(index, reason)
 #define DDB_ATTR(name)

@@ -111,7 +111,13 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
             ddb_get_opts go = {.consistent = o->consistent, .return_capacity = o->return_capacity,
                                .projection = ask.projection};
             rc = ddb_get_item(db, e->table->def.name, k, &go, a, &it, &pg.capacity, err);
-            if (!rc) {
+            const ddb_value *tv = rc ? NULL : ddb_item_get(it, e->table->type_attr);
+            if (tv && (tv->type != DDB_TS || strcmp(tv->u.s, e->name))) {
+                /* the key holds another entity's item: a data error, not "absent" */
+                rc = ddb_ent_from_item(e, it, out, a, err);
+                if (!rc)
+                    rc = ddbi_fail(err, DDB_EVALIDATION, "%s: the item at this key is another entity's", e->name);
+            } else if (!rc) {
                 pg.items = &it;
                 pg.count = pg.scanned_count = 1;
             } else if (rc == DDB_ENOTFOUND)

@@ -73,6 +73,56 @@ static int numeric_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, c
     return DDB_OK;
 }
 
+/* LT, LE, GT, GE on a hole: the levels before it are equal, so the range
+ * stays inside the text through the segment before the level (P): keys of
+ * other values of an earlier level are not matched (BETWEEN P AND v for
+ * LT/LE, v AND P+top for GT/GE; DynamoDB has one condition per sort key,
+ * so the open end of the range becomes that bound).  A level at segment 0
+ * has no P: a plain comparison. */
+static int range_in_prefix(const ddb_entity_desc *e, const ddb_template *t, const ddb_ent_key_cond *kc,
+                           bool continues, ddb_arena *a, ddb_query_params *qp, ddb_error *err)
+{
+    bool upper = kc->op == DDB_ENT_SK_LT || kc->op == DDB_ENT_SK_LE;
+    /* keys that continue after the level compare as equal to it: <= and >
+     * take them (v+top), < and >= stop before them (v) */
+    bool with_top = continues && (kc->op == DDB_ENT_SK_LE || kc->op == DDB_ENT_SK_GT);
+    ddb_value *v, *p = NULL;
+    int rc = level_text(e, t, kc->obj, kc->level, false, with_top, NULL, a, &v, err);
+    if (!rc && kc->level > 0)
+        rc = level_text(e, t, kc->obj, (uint16_t)(kc->level - 1), false, !upper, NULL, a, &p, err);
+    if (rc)
+        return rc;
+    static const ddb_key_op plain[] = {[DDB_ENT_SK_LT] = DDB_SK_LT, [DDB_ENT_SK_LE] = DDB_SK_LE,
+                                       [DDB_ENT_SK_GT] = DDB_SK_GT, [DDB_ENT_SK_GE] = DDB_SK_GE};
+    /* the strict ends of a key that ends at the level: v itself is not in
+     * the range (the next string after v for >, v minus one for <) */
+    bool strict_end = !continues && (kc->op == DDB_ENT_SK_LT || kc->op == DDB_ENT_SK_GT);
+    if (!p || (strict_end && kc->op == DDB_ENT_SK_LT && (!v->len || (unsigned char)v->u.s[v->len - 1] < 0x21 ||
+                                                         (unsigned char)v->u.s[v->len - 1] > 0x7e))) {
+        qp->sk_op = plain[kc->op];
+        qp->sk1 = v;
+        return DDB_OK;
+    }
+    if (strict_end) {
+        ddb_buf b = {0};
+        if (ddbi_buf_put(&b, v->u.s, v->len) ||
+            (kc->op == DDB_ENT_SK_GT ? ddbi_buf_put(&b, "\x01", 1) : ddbi_buf_put(&b, top, 4))) {
+            ddbi_buf_free(&b);
+            return ddbi_fail_oom(err, __func__);
+        }
+        if (kc->op == DDB_ENT_SK_LT)
+            b.p[v->len - 1]--; /* "abc" -> "abb"+top: below "abc", above every "abb..." */
+        v = ddb_v_s(a, (const char *)b.p, b.len);
+        ddbi_buf_free(&b);
+        if (!v)
+            return ddbi_fail_oom(err, __func__);
+    }
+    qp->sk_op = DDB_SK_BETWEEN;
+    qp->sk1 = upper ? p : v;
+    qp->sk2 = upper ? v : p;
+    return DDB_OK;
+}
+
 int ddbi_ent_sk_condition(const ddb_entity_desc *e, const ddb_ent_key_cond *kc, ddb_arena *a, ddb_query_params *qp,
                           ddb_error *err)
 {
@@ -119,16 +169,14 @@ int ddbi_ent_sk_condition(const ddb_entity_desc *e, const ddb_ent_key_cond *kc, 
         return level_text(e, t, kc->obj, kc->level, false, false, sharded ? ddbi_ent_shard_suffix(e) : NULL, a,
                           (ddb_value **)&qp->sk1, err);
     case DDB_ENT_SK_BEGINS:
+        /* at a hole: a prefix of that field's text, whatever follows it */
         qp->sk_op = DDB_SK_BEGINS_WITH;
-        return level_text(e, t, kc->obj, kc->level, true, false, NULL, a, (ddb_value **)&qp->sk1, err);
+        return level_text(e, t, kc->obj, kc->level, false, false, NULL, a, (ddb_value **)&qp->sk1, err);
     case DDB_ENT_SK_LT:
     case DDB_ENT_SK_GE:
-        qp->sk_op = kc->op == DDB_ENT_SK_LT ? DDB_SK_LT : DDB_SK_GE;
-        return level_text(e, t, kc->obj, kc->level, false, false, NULL, a, (ddb_value **)&qp->sk1, err);
     case DDB_ENT_SK_LE:
     case DDB_ENT_SK_GT:
-        qp->sk_op = kc->op == DDB_ENT_SK_LE ? DDB_SK_LE : DDB_SK_GT;
-        return level_text(e, t, kc->obj, kc->level, false, continues, NULL, a, (ddb_value **)&qp->sk1, err);
+        return range_in_prefix(e, t, kc, continues, a, qp, err);
     default: /* BETWEEN */
         qp->sk_op = DDB_SK_BETWEEN;
         rc = level_text(e, t, kc->obj, kc->level, false, false, NULL, a, (ddb_value **)&qp->sk1, err);

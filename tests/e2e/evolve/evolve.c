@@ -76,8 +76,7 @@ int main(int argc, char **argv)
     }
     ddb_arena *a = ddb_arena_new();
     member_page pg;
-    struct member probe = {.email = "cy@x.org"};
-    if ((rc = member_query_ByEmail(db, (ddb_ent_query){.obj = &probe}, a, NULL, &pg, &err)))
+    if ((rc = member_ByEmail(db, "cy@x.org", member_ByEmail_all(), NULL, a, &pg, &err)))
         return fail("query ByEmail", rc, &err);
     if (pg.count != 1 || strcmp(pg.items[0].name, "cy") != 0) {
         fprintf(stderr, "evolve step 2: the new index was not backfilled (%zu items)\n", pg.count);

@@ -117,7 +117,7 @@ static void test_set_and_arithmetic(void **state)
     assert_int_equal(got.battery, 60);
     int rc = device_drain(db, "d1", 61, NULL, NULL, NULL, NULL, &err);
     assert_int_equal(rc, DDB_ECONDITION);
-    OK(device_get(db, "d1", &got, a, NULL, NULL, &err));
+    OK(device_get(db, "d1", NULL, a, &got, &err));
     assert_int_equal(got.battery, 60); /* a failed condition writes nothing */
     /* ADD on a number, twice */
     OK(device_count_boot(db, "d1", 1, NULL, NULL, NULL, NULL, &err));
@@ -130,7 +130,7 @@ static void test_set_and_arithmetic(void **state)
     /* an absent item is not created */
     rc = device_charge(db, "nope", 1, 1, NULL, NULL, NULL, NULL, &err);
     assert_int_equal(rc, DDB_ENOTFOUND);
-    assert_int_equal(device_get(db, "nope", &got, a, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(device_get(db, "nope", NULL, a, &got, &err), DDB_ENOTFOUND);
     ddb_arena_free(a);
     close_db(db);
 }
@@ -152,7 +152,7 @@ static void test_sets_lists_remove(void **state)
     /* list_append onto an absent list fails, as in DynamoDB: the device's
      * readings start as an empty list written by the first append's
      * if_not_exists-free form, so seed it with a put */
-    OK(device_get(db, "d2", &got, a, NULL, NULL, &err));
+    OK(device_get(db, "d2", NULL, a, &got, &err));
     got.readings = r1;
     got.readings_count = 2;
     got.note = "hello";
@@ -186,13 +186,11 @@ static void test_recomputed_keys(void **state)
         assert_int_equal(cap.n_indexes, 1);
         assert_true(cap.indexes[0].write == 2.0);
     }
-    struct device q = {.site = "paris"};
     device_page pg;
-    OK(device_query_GSI1(db, (ddb_ent_query){.obj = &q}, a, NULL, &pg, &err));
+    OK(device_GSI1(db, "paris", device_GSI1_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
     assert_string_equal(pg.items[0].status, "busy");
-    snprintf(q.site, sizeof q.site, "berlin");
-    OK(device_query_GSI1(db, (ddb_ent_query){.obj = &q}, a, NULL, &pg, &err));
+    OK(device_GSI1(db, "berlin", device_GSI1_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 0);
     /* a placeholder that does not fit its char[N] field is refused, naming it */
     int rc = device_move(db, "d3", "a-site-name-far-too-long", "x", NULL, NULL, NULL, NULL, &err);
@@ -228,7 +226,7 @@ static void test_sharded(void **state)
     assert_int_equal(stock_take(db, "k1", 8, NULL, NULL, NULL, NULL, &err), DDB_ECONDITION);
     OK(stock_rename(db, "k1", "Canoe", &caps, NULL, NULL, &cap, &err));
     assert_true(cap.table_write == 21.0); /* the 20 KB shard item: 21 units */
-    OK(stock_get(db, "k1", &got, a, NULL, NULL, &err));
+    OK(stock_get(db, "k1", NULL, a, &got, &err));
     assert_int_equal(got.qty, 7);
     assert_string_equal(got.title, "Canoe");
     assert_int_equal(got.ver_a, 2); /* the stock shard and its version were not rewritten */
@@ -256,7 +254,7 @@ static void test_defaults_and_stamps(void **state)
     assert_int_equal(d.created_ms, 1764169445123);              /* DDB_CREATED_AT: epoch ms */
     assert_string_equal(d.updated, "2025-11-26T15:04:05.123Z"); /* DDB_UPDATED_AT: ISO-8601 in char[25] */
     struct device got;
-    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    OK(device_get(db, "d4", NULL, a, &got, &err));
     assert_int_equal(got.battery, 100);
     assert_int_equal(got.created_ms, 1764169445123);
     /* a value that is set is kept: the default applies to unset fields only */
@@ -272,7 +270,7 @@ static void test_defaults_and_stamps(void **state)
     now_ms += 1000;
     got.note = "checked";
     OK(device_update_fields(db, &got, device_mask(DEVICE_F_NOTE), NULL, NULL, &err));
-    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    OK(device_get(db, "d4", NULL, a, &got, &err));
     assert_string_equal(got.note, "checked");
     assert_string_equal(got.updated, "2025-11-26T15:05:06.999Z");
     assert_int_equal(got.created_ms, 1764169445123);
@@ -281,7 +279,7 @@ static void test_defaults_and_stamps(void **state)
     got.created_ms = 42;
     got.battery = 55;
     OK(device_update(db, &got, NULL, NULL, &err));
-    OK(device_get(db, "d4", &got, a, NULL, NULL, &err));
+    OK(device_get(db, "d4", NULL, a, &got, &err));
     assert_int_equal(got.battery, 55);
     assert_int_equal(got.created_ms, 1764169445123);
     assert_string_equal(got.updated, "2025-11-26T15:05:07.999Z");

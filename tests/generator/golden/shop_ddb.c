@@ -2,7 +2,50 @@
 #include "shop_ddb.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
+
+/* The runtime's level and op for a sort-key condition on level (1-based)
+ * of a pattern whose levels' holes are segments seg[], "equal at level i"
+ * renders through eq_seg[i], and the whole key ends at segment last. */
+static inline int shop_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned level, unsigned n_levels,
+                                    const uint16_t *seg, const uint16_t *eq_seg, uint16_t last, ddb_error *err)
+{
+    if (level > n_levels) {
+        if (err) {
+            err->code = DDB_EINVAL;
+            snprintf(err->message, sizeof err->message, "sort-key level %u of a key with %u levels", level,
+                     n_levels);
+        }
+        return DDB_EINVAL;
+    }
+    kc->op = level == 0 ? DDB_ENT_SK_ALL : op;
+    kc->level = level == 0 ? 0 : seg[level - 1];
+    if (level > 0 && op == DDB_ENT_SK_EQ) {
+        kc->op = level < n_levels ? DDB_ENT_SK_BEGINS : DDB_ENT_SK_EQ;
+        kc->level = level < n_levels ? eq_seg[level - 1] : last;
+    }
+    return DDB_OK;
+}
+
+/* rc, with err naming what failed when the callee left it empty. */
+static inline int shop_failed(int rc, const char *what, ddb_error *err)
+{
+    if (rc && err && err->code != rc) {
+        err->code = rc;
+        snprintf(err->message, sizeof err->message, "%s: %s", what, ddb_strerror(rc));
+    }
+    return rc;
+}
+
+/* ddb_ent_opts of read options (for the calls that take them). */
+static inline ddb_ent_opts shop_ent_opts(const ddb_ent_read_opts *o)
+{
+    ddb_ent_opts eo;
+    eo.return_capacity = o ? o->return_capacity : DDB_CAPACITY_NONE;
+    eo.consistent = o && o->consistent;
+    return eo;
+}
 
 /* ---- table "Shop" ---- */
 static const char *const shop_index2_include[] = { "username", "Type", NULL };
@@ -73,6 +116,26 @@ int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena
     return rc;
 }
 
+static const ddb_collection_member shop_scan_members[] = {
+    {.entity = &organization_entity, .key = 0, .items_offset = offsetof(shop_scan_result, organization),
+     .count_offset = offsetof(shop_scan_result, organization_count)},
+    {.entity = &user_entity, .key = 0, .items_offset = offsetof(shop_scan_result, user),
+     .count_offset = offsetof(shop_scan_result, user_count)},
+    {.entity = &order_entity, .key = 0, .items_offset = offsetof(shop_scan_result, order),
+     .count_offset = offsetof(shop_scan_result, order_count)},
+    {.entity = &product_entity, .key = 0, .items_offset = offsetof(shop_scan_result, product),
+     .count_offset = offsetof(shop_scan_result, product_count)},
+};
+static const ddb_collection_desc shop_scan_desc = {
+    .name = "scan", .index = NULL, .n_members = 4, .members = shop_scan_members,
+};
+
+int shop_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   shop_scan_result *out, ddb_error *err)
+{
+    return ddb_ent_scan_table(db, &shop_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+}
+
 /* ---- table "Audit" ---- */
 const ddb_schema_table audit_table = {
     .cname = "audit",
@@ -129,6 +192,20 @@ int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_are
     out->has_old = r.has_old;
     out->partial = r.partial;
     return rc;
+}
+
+static const ddb_collection_member audit_scan_members[] = {
+    {.entity = &audit_event_entity, .key = 0, .items_offset = offsetof(audit_scan_result, audit_event),
+     .count_offset = offsetof(audit_scan_result, audit_event_count)},
+};
+static const ddb_collection_desc audit_scan_desc = {
+    .name = "scan", .index = NULL, .n_members = 1, .members = audit_scan_members,
+};
+
+int audit_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   audit_scan_result *out, ddb_error *err)
+{
+    return ddb_ent_scan_table(db, &audit_scan_desc, segment, total_segments, o, a, out, &out->page, err);
 }
 
 static const ddb_field_desc shop_geo_struct_fields[] = {
@@ -235,8 +312,8 @@ int organization_update_fields(ddb *db, struct organization *obj, ddb_ent_mask f
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
-int organization_get(ddb *db, const char *name, struct organization *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int organization_get(ddb *db, const char *name, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct organization *out, ddb_error *err)
 {
     struct organization k;
     memset(&k, 0, sizeof k);
@@ -245,7 +322,7 @@ int organization_get(ddb *db, const char *name, struct organization *out, ddb_ar
         if (rc_)
             return rc_;
     }
-    return ddb_ent_get(db, &organization_entity, &k, out, a, o, cap, err);
+    return ddb_ent_read(db, &organization_entity, &k, o, a, out, NULL, err);
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
@@ -304,10 +381,11 @@ int organization_batch_put(ddb *db, struct organization *objs, size_t n, const d
     return ddb_ent_batch_put(db, &organization_entity, objs, n, o, cap, err);
 }
 
-int organization_batch_get(ddb *db, const struct organization *keys, size_t n, struct organization *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int organization_batch_get(ddb *db, const struct organization *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct organization *out, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_get(db, &organization_entity, keys, n, out, found, a, o, cap, err);
+    ddb_ent_opts eo = shop_ent_opts(o);
+    return ddb_ent_batch_get(db, &organization_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
 }
 
 int organization_to_item(const struct organization *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -320,18 +398,56 @@ int organization_from_item(const ddb_item *item, struct organization *obj, ddb_a
     return ddb_ent_from_item(&organization_entity, item, obj, a, err);
 }
 
-/* the primary key: "ORG#{name}" / "METADATA#{name}" */
-int organization_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    organization_page *out, ddb_error *err)
+static inline int organization_page_of(int rc, const ddb_ent_result *r, organization_page *out)
 {
-    ddb_ent_page pg;
-    q.key = 0;
-    int rc = ddb_ent_query_page(db, &organization_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
+    out->items = r->items;
+    out->masks = r->masks;
+    out->count = r->count;
+    out->scanned_count = r->scanned_count;
+    out->cursor = r->cursor;
     return rc;
+}
+
+/* access pattern "table" on "the table": "ORG#{name}" / "METADATA#{name}" */
+int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, organization_page *out, ddb_error *err)
+{
+    static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    struct organization k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    {
+        int rc_ = ddb_ent_set_chars(k.name, sizeof k.name, name, "name", err);
+        if (rc_)
+            return rc_;
+    }
+    if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 1, seg, eq_seg, 1, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        if ((rc = ddb_ent_set_chars(k.name, sizeof k.name, sk.v_name, "name", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.name, sizeof hi.name, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_name : sk.v_name), "name", err)))
+            return rc;
+    }
+    kc.key = 0;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &organization_entity, &kc, o, a, &r, err);
+    return organization_page_of(rc, &r, out);
+}
+
+int organization_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   organization_page *out, ddb_error *err)
+{
+    ddb_ent_result r;
+    memset(&r, 0, sizeof r);
+    int rc = ddb_ent_scan(db, &organization_entity, NULL, segment, total_segments, o, a, &r, err);
+    return organization_page_of(rc, &r, out);
 }
 
 /* ---- entity "User" ---- */
@@ -488,8 +604,8 @@ int user_update_fields(ddb *db, struct user *obj, ddb_ent_mask fields, const ddb
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
-int user_get(ddb *db, const char *org, const char *username, struct user *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int user_get(ddb *db, const char *org, const char *username, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct user *out, ddb_error *err)
 {
     struct user k;
     memset(&k, 0, sizeof k);
@@ -503,7 +619,7 @@ int user_get(ddb *db, const char *org, const char *username, struct user *out, d
         if (rc_)
             return rc_;
     }
-    return ddb_ent_get(db, &user_entity, &k, out, a, o, cap, err);
+    return ddb_ent_read(db, &user_entity, &k, o, a, out, NULL, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
@@ -577,10 +693,11 @@ int user_batch_put(ddb *db, struct user *objs, size_t n, const ddb_ent_opts *o, 
     return ddb_ent_batch_put(db, &user_entity, objs, n, o, cap, err);
 }
 
-int user_batch_get(ddb *db, const struct user *keys, size_t n, struct user *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct user *out, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_get(db, &user_entity, keys, n, out, found, a, o, cap, err);
+    ddb_ent_opts eo = shop_ent_opts(o);
+    return ddb_ent_batch_get(db, &user_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
 }
 
 int user_to_item(const struct user *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -593,60 +710,233 @@ int user_from_item(const ddb_item *item, struct user *obj, ddb_arena *a, ddb_err
     return ddb_ent_from_item(&user_entity, item, obj, a, err);
 }
 
-/* the primary key: "ORG#{org}" / "USER#{username}" */
-int user_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err)
+static inline int user_page_of(int rc, const ddb_ent_result *r, user_page *out)
 {
-    ddb_ent_page pg;
-    q.key = 0;
-    int rc = ddb_ent_query_page(db, &user_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
+    out->items = r->items;
+    out->masks = r->masks;
+    out->count = r->count;
+    out->scanned_count = r->scanned_count;
+    out->cursor = r->cursor;
     return rc;
 }
 
-/* GSI1: "USER#{username}" / "PROFILE" */
-int user_query_GSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "ORG#{org}" / "USER#{username}" */
+int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
 {
-    ddb_ent_page pg;
-    q.key = 1;
-    int rc = ddb_ent_query_page(db, &user_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
-    return rc;
+    static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    {
+        int rc_ = ddb_ent_set_chars(k.org, sizeof k.org, org, "org", err);
+        if (rc_)
+            return rc_;
+    }
+    if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 1, seg, eq_seg, 1, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        if ((rc = ddb_ent_set_chars(k.username, sizeof k.username, sk.v_username, "username", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.username, sizeof hi.username, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_username : sk.v_username), "username", err)))
+            return rc;
+    }
+    kc.key = 0;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
+    return user_page_of(rc, &r, out);
 }
 
-/* ByEmail: "{email|lower}" */
-int user_query_ByEmail(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err)
+/* access pattern "GSI1" on "GSI1": "USER#{username}" / "PROFILE" */
+int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
 {
-    ddb_ent_page pg;
-    q.key = 2;
-    int rc = ddb_ent_query_page(db, &user_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
-    return rc;
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    {
+        int rc_ = ddb_ent_set_chars(k.username, sizeof k.username, username, "username", err);
+        if (rc_)
+            return rc_;
+    }
+    if (sk.sk_level != 0)
+        return shop_failed(DDB_EINVAL, "user_GSI1: the index has no sort key", err);
+    kc.op = DDB_ENT_SK_ALL;
+    kc.key = 1;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
+    return user_page_of(rc, &r, out);
 }
 
-/* LSI1: "ORG#{org}" / "{home.country|upper}#{created_at:020}" */
-int user_query_LSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err)
+/* access pattern "ByEmail" on "ByEmail": "{email|lower}" */
+int user_ByEmail(ddb *db, char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
 {
-    ddb_ent_page pg;
-    q.key = 3;
-    int rc = ddb_ent_query_page(db, &user_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
-    return rc;
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    k.email = email;
+    if (sk.sk_level != 0)
+        return shop_failed(DDB_EINVAL, "user_ByEmail: the index has no sort key", err);
+    kc.op = DDB_ENT_SK_ALL;
+    kc.key = 2;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
+    return user_page_of(rc, &r, out);
+}
+
+/* access pattern "by_country" on "LSI1": "ORG#{org}" / "{home.country|upper}#{created_at:020}" */
+int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
+{
+    static const uint16_t seg[] = { 0, 2 }, eq_seg[] = { 1, 2 };
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    {
+        int rc_ = ddb_ent_set_chars(k.org, sizeof k.org, org, "org", err);
+        if (rc_)
+            return rc_;
+    }
+    if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 2, seg, eq_seg, 2, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        if ((rc = ddb_ent_set_chars(k.home.country, sizeof k.home.country, sk.v_home_country, "home.country", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.home.country, sizeof hi.home.country, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_home_country : sk.v_home_country), "home.country", err)))
+            return rc;
+    }
+    if (sk.sk_level >= 2) {
+        k.created_at = sk.v_created_at;
+        hi.created_at = (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 2) ? sk.hi_created_at : sk.v_created_at);
+    }
+    kc.key = 3;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
+    return user_page_of(rc, &r, out);
+}
+
+/* query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
+ *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
+ *   filter:        "#f0 = :active AND #f1 >= :min_logins"
+ */
+int user_joined(ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
+{
+    ddb_ent_read_opts ro;
+    ddb_ent_result r;
+    int rc = 0;
+    memset(&r, 0, sizeof r);
+    if (o)
+        ro = *o;
+    else
+        memset(&ro, 0, sizeof ro);
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    {
+        int rc_ = ddb_ent_set_chars(k.org, sizeof k.org, org, "org", err);
+        if (rc_)
+            return rc_;
+    }
+    if ((rc = ddb_ent_set_chars(k.home.country, sizeof k.home.country, country, "home.country", err)))
+        return rc;
+    if ((rc = ddb_ent_set_chars(hi.home.country, sizeof hi.home.country, country, "home.country", err)))
+        return rc;
+    k.created_at = from;
+    hi.created_at = to;
+    ddb_item *names = ddb_item_new(a), *values = ddb_item_new(a);
+    if (!names || !values)
+        return shop_failed(DDB_ENOMEM, "user_joined", err);
+    if (!rc)
+        rc = ddb_item_set_s(names, "#f0", "active");
+    if (!rc)
+        rc = ddb_item_set_s(names, "#f1", "logins");
+    if (!rc)
+        rc = ddb_item_set_bool(values, ":active", active);
+    if (!rc)
+        rc = ddb_item_set_i64(values, ":min_logins", (int64_t)min_logins);
+    if (rc)
+        return shop_failed(rc, "user_joined: binding the filter's values", err);
+    ro.filter = "#f0 = :active AND #f1 >= :min_logins";
+    ro.filter_names = names;
+    ro.filter_values = values;
+    kc.key = 3;
+    kc.obj = &k;
+    kc.hi = &hi;
+    kc.op = DDB_ENT_SK_BETWEEN;
+    kc.level = 2;
+    rc = ddb_ent_query_pattern(db, &user_entity, &kc, &ro, a, &r, err);
+    return user_page_of(rc, &r, out);
+}
+
+/* scan tagged
+ *   filter: "contains(#f0, :tag) OR size(#f1) > :n"
+ */
+int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
+           const ddb_ent_read_opts *o, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    ddb_ent_read_opts ro;
+    ddb_ent_result r;
+    int rc = 0;
+    memset(&r, 0, sizeof r);
+    if (o)
+        ro = *o;
+    else
+        memset(&ro, 0, sizeof ro);
+    ddb_item *names = ddb_item_new(a), *values = ddb_item_new(a);
+    if (!names || !values)
+        return shop_failed(DDB_ENOMEM, "user_tagged", err);
+    if (!rc)
+        rc = ddb_item_set_s(names, "#f0", "tags");
+    if (!rc)
+        rc = ddb_item_set_s(names, "#f1", "nicknames");
+    if (!rc)
+        rc = ddb_item_set_s(values, ":tag", tag);
+    if (!rc)
+        rc = ddb_item_set_i64(values, ":n", (int64_t)n);
+    if (rc)
+        return shop_failed(rc, "user_tagged: binding the filter's values", err);
+    ro.filter = "contains(#f0, :tag) OR size(#f1) > :n";
+    ro.filter_names = names;
+    ro.filter_values = values;
+    rc = ddb_ent_scan(db, &user_entity, NULL, segment, total_segments, &ro, a, &r, err);
+    return user_page_of(rc, &r, out);
+}
+
+int user_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   user_page *out, ddb_error *err)
+{
+    ddb_ent_result r;
+    memset(&r, 0, sizeof r);
+    int rc = ddb_ent_scan(db, &user_entity, NULL, segment, total_segments, o, a, &r, err);
+    return user_page_of(rc, &r, out);
 }
 
 /* ---- entity "Order" ---- */
@@ -796,8 +1086,8 @@ int order_update_fields(ddb *db, struct order *obj, ddb_ent_mask fields, const d
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
-int order_get(ddb *db, const char *org, uint64_t id, struct order *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int order_get(ddb *db, const char *org, uint64_t id, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct order *out, ddb_error *err)
 {
     struct order k;
     memset(&k, 0, sizeof k);
@@ -807,7 +1097,7 @@ int order_get(ddb *db, const char *org, uint64_t id, struct order *out, ddb_aren
             return rc_;
     }
     k.id = id;
-    return ddb_ent_get(db, &order_entity, &k, out, a, o, cap, err);
+    return ddb_ent_read(db, &order_entity, &k, o, a, out, NULL, err);
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
@@ -869,10 +1159,11 @@ int order_batch_put(ddb *db, struct order *objs, size_t n, const ddb_ent_opts *o
     return ddb_ent_batch_put(db, &order_entity, objs, n, o, cap, err);
 }
 
-int order_batch_get(ddb *db, const struct order *keys, size_t n, struct order *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct order *out, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_get(db, &order_entity, keys, n, out, found, a, o, cap, err);
+    ddb_ent_opts eo = shop_ent_opts(o);
+    return ddb_ent_batch_get(db, &order_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
 }
 
 int order_to_item(const struct order *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -885,46 +1176,110 @@ int order_from_item(const ddb_item *item, struct order *obj, ddb_arena *a, ddb_e
     return ddb_ent_from_item(&order_entity, item, obj, a, err);
 }
 
-/* the primary key: "ORG#{org}" / "ORDER#{id:08}" */
-int order_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    order_page *out, ddb_error *err)
+static inline int order_page_of(int rc, const ddb_ent_result *r, order_page *out)
 {
-    ddb_ent_page pg;
-    q.key = 0;
-    int rc = ddb_ent_query_page(db, &order_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
+    out->items = r->items;
+    out->masks = r->masks;
+    out->count = r->count;
+    out->scanned_count = r->scanned_count;
+    out->cursor = r->cursor;
     return rc;
 }
 
-/* GSI1: "ORDER#{id:08}" / "{order_date}" */
-int order_query_GSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    order_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "ORG#{org}" / "ORDER#{id:08}" */
+int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err)
 {
-    ddb_ent_page pg;
-    q.key = 1;
-    int rc = ddb_ent_query_page(db, &order_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
-    return rc;
+    static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    struct order k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    {
+        int rc_ = ddb_ent_set_chars(k.org, sizeof k.org, org, "org", err);
+        if (rc_)
+            return rc_;
+    }
+    if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 1, seg, eq_seg, 1, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        k.id = sk.v_id;
+        hi.id = (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_id : sk.v_id);
+    }
+    kc.key = 0;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &order_entity, &kc, o, a, &r, err);
+    return order_page_of(rc, &r, out);
 }
 
-/* ByYear: "{year}" / "ORDER#{id:08}" */
-int order_query_ByYear(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    order_page *out, ddb_error *err)
+/* access pattern "GSI1" on "GSI1": "ORDER#{id:08}" / "{order_date}" */
+int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err)
 {
-    ddb_ent_page pg;
-    q.key = 2;
-    int rc = ddb_ent_query_page(db, &order_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
-    return rc;
+    static const uint16_t seg[] = { 0 }, eq_seg[] = { 0 };
+    struct order k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    k.id = id;
+    if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 1, seg, eq_seg, 0, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        if ((rc = ddb_ent_set_chars(k.order_date, sizeof k.order_date, sk.v_order_date, "order_date", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.order_date, sizeof hi.order_date, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_order_date : sk.v_order_date), "order_date", err)))
+            return rc;
+    }
+    kc.key = 1;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &order_entity, &kc, o, a, &r, err);
+    return order_page_of(rc, &r, out);
+}
+
+/* access pattern "ByYear" on "ByYear": "{year}" / "ORDER#{id:08}" */
+int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err)
+{
+    static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    struct order k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    k.year = year;
+    if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 1, seg, eq_seg, 1, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        k.id = sk.v_id;
+        hi.id = (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_id : sk.v_id);
+    }
+    kc.key = 2;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &order_entity, &kc, o, a, &r, err);
+    return order_page_of(rc, &r, out);
+}
+
+int order_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   order_page *out, ddb_error *err)
+{
+    ddb_ent_result r;
+    memset(&r, 0, sizeof r);
+    int rc = ddb_ent_scan(db, &order_entity, NULL, segment, total_segments, o, a, &r, err);
+    return order_page_of(rc, &r, out);
 }
 
 /* ---- entity "Product" ---- */
@@ -1026,8 +1381,8 @@ int product_update_fields(ddb *db, struct product *obj, ddb_ent_mask fields, con
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
-int product_get(ddb *db, const char *sku, struct product *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int product_get(ddb *db, const char *sku, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct product *out, ddb_error *err)
 {
     struct product k;
     memset(&k, 0, sizeof k);
@@ -1036,7 +1391,7 @@ int product_get(ddb *db, const char *sku, struct product *out, ddb_arena *a,
         if (rc_)
             return rc_;
     }
-    return ddb_ent_get(db, &product_entity, &k, out, a, o, cap, err);
+    return ddb_ent_read(db, &product_entity, &k, o, a, out, NULL, err);
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
@@ -1095,10 +1450,11 @@ int product_batch_put(ddb *db, struct product *objs, size_t n, const ddb_ent_opt
     return ddb_ent_batch_put(db, &product_entity, objs, n, o, cap, err);
 }
 
-int product_batch_get(ddb *db, const struct product *keys, size_t n, struct product *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct product *out, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_get(db, &product_entity, keys, n, out, found, a, o, cap, err);
+    ddb_ent_opts eo = shop_ent_opts(o);
+    return ddb_ent_batch_get(db, &product_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
 }
 
 int product_to_item(const struct product *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1111,32 +1467,125 @@ int product_from_item(const ddb_item *item, struct product *obj, ddb_arena *a, d
     return ddb_ent_from_item(&product_entity, item, obj, a, err);
 }
 
-/* the primary key: "PRODUCT#{sku}" / "DETAILS" */
-int product_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    product_page *out, ddb_error *err)
+static inline int product_page_of(int rc, const ddb_ent_result *r, product_page *out)
 {
-    ddb_ent_page pg;
-    q.key = 0;
-    int rc = ddb_ent_query_page(db, &product_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
+    out->items = r->items;
+    out->masks = r->masks;
+    out->count = r->count;
+    out->scanned_count = r->scanned_count;
+    out->cursor = r->cursor;
     return rc;
 }
 
-/* GSI1: "POPULAR" / "{views:020}#{sku}" */
-int product_query_GSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    product_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "PRODUCT#{sku}" / "DETAILS" */
+int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err)
 {
-    ddb_ent_page pg;
-    q.key = 1;
-    int rc = ddb_ent_query_page(db, &product_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
-    return rc;
+    struct product k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    {
+        int rc_ = ddb_ent_set_chars(k.sku, sizeof k.sku, sku, "sku", err);
+        if (rc_)
+            return rc_;
+    }
+    if (sk.sk_level != 0)
+        return shop_failed(DDB_EINVAL, "product_table: the index has no sort key", err);
+    kc.op = DDB_ENT_SK_ALL;
+    kc.key = 0;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &product_entity, &kc, o, a, &r, err);
+    return product_page_of(rc, &r, out);
+}
+
+/* access pattern "popular" on "GSI1": "POPULAR" / "{views:020}#{sku}" */
+int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err)
+{
+    static const uint16_t seg[] = { 0, 2 }, eq_seg[] = { 1, 2 };
+    struct product k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 2, seg, eq_seg, 2, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        k.views = sk.v_views;
+        hi.views = (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_views : sk.v_views);
+    }
+    if (sk.sk_level >= 2) {
+        if ((rc = ddb_ent_set_chars(k.sku, sizeof k.sku, sk.v_sku, "sku", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.sku, sizeof hi.sku, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 2) ? sk.hi_sku : sk.v_sku), "sku", err)))
+            return rc;
+    }
+    kc.key = 1;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &product_entity, &kc, o, a, &r, err);
+    return product_page_of(rc, &r, out);
+}
+
+/* query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
+ *   key condition: "views >= :min"
+ *   filter:        "#f0 > :in_stock"
+ */
+int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err)
+{
+    ddb_ent_read_opts ro;
+    ddb_ent_result r;
+    int rc = 0;
+    memset(&r, 0, sizeof r);
+    if (o)
+        ro = *o;
+    else
+        memset(&ro, 0, sizeof ro);
+    struct product k, hi;
+    ddb_ent_key_cond kc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    k.views = min;
+    hi.views = min;
+    ddb_item *names = ddb_item_new(a), *values = ddb_item_new(a);
+    if (!names || !values)
+        return shop_failed(DDB_ENOMEM, "product_viewed", err);
+    if (!rc)
+        rc = ddb_item_set_s(names, "#f0", "stock");
+    if (!rc)
+        rc = ddb_item_set_i64(values, ":in_stock", (int64_t)in_stock);
+    if (rc)
+        return shop_failed(rc, "product_viewed: binding the filter's values", err);
+    ro.filter = "#f0 > :in_stock";
+    ro.filter_names = names;
+    ro.filter_values = values;
+    kc.key = 1;
+    kc.obj = &k;
+    kc.hi = &hi;
+    kc.op = DDB_ENT_SK_GE;
+    kc.level = 0;
+    rc = ddb_ent_query_pattern(db, &product_entity, &kc, &ro, a, &r, err);
+    return product_page_of(rc, &r, out);
+}
+
+int product_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   product_page *out, ddb_error *err)
+{
+    ddb_ent_result r;
+    memset(&r, 0, sizeof r);
+    int rc = ddb_ent_scan(db, &product_entity, NULL, segment, total_segments, o, a, &r, err);
+    return product_page_of(rc, &r, out);
 }
 
 /* ---- entity "AuditEvent" ---- */
@@ -1210,8 +1659,8 @@ int audit_event_update_fields(ddb *db, struct audit_event *obj, ddb_ent_mask fie
 }
 
 /* primary key: "{event_id}" */
-int audit_event_get(ddb *db, const char *event_id, struct audit_event *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int audit_event_get(ddb *db, const char *event_id, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct audit_event *out, ddb_error *err)
 {
     struct audit_event k;
     memset(&k, 0, sizeof k);
@@ -1220,7 +1669,7 @@ int audit_event_get(ddb *db, const char *event_id, struct audit_event *out, ddb_
         if (rc_)
             return rc_;
     }
-    return ddb_ent_get(db, &audit_event_entity, &k, out, a, o, cap, err);
+    return ddb_ent_read(db, &audit_event_entity, &k, o, a, out, NULL, err);
 }
 
 /* primary key: "{event_id}" */
@@ -1279,10 +1728,11 @@ int audit_event_batch_put(ddb *db, struct audit_event *objs, size_t n, const ddb
     return ddb_ent_batch_put(db, &audit_event_entity, objs, n, o, cap, err);
 }
 
-int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, struct audit_event *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct audit_event *out, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_get(db, &audit_event_entity, keys, n, out, found, a, o, cap, err);
+    ddb_ent_opts eo = shop_ent_opts(o);
+    return ddb_ent_batch_get(db, &audit_event_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
 }
 
 int audit_event_to_item(const struct audit_event *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1295,18 +1745,50 @@ int audit_event_from_item(const ddb_item *item, struct audit_event *obj, ddb_are
     return ddb_ent_from_item(&audit_event_entity, item, obj, a, err);
 }
 
-/* the primary key: "{event_id}" */
-int audit_event_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    audit_event_page *out, ddb_error *err)
+static inline int audit_event_page_of(int rc, const ddb_ent_result *r, audit_event_page *out)
 {
-    ddb_ent_page pg;
-    q.key = 0;
-    int rc = ddb_ent_query_page(db, &audit_event_entity, &q, a, o, &pg, err);
-    out->items = pg.items;
-    out->count = pg.count;
-    out->cursor = pg.cursor;
-    out->capacity = pg.capacity;
+    out->items = r->items;
+    out->masks = r->masks;
+    out->count = r->count;
+    out->scanned_count = r->scanned_count;
+    out->cursor = r->cursor;
     return rc;
+}
+
+/* access pattern "table" on "the table": "{event_id}" */
+int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, audit_event_page *out, ddb_error *err)
+{
+    struct audit_event k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    memset(&r, 0, sizeof r);
+    {
+        int rc_ = ddb_ent_set_chars(k.event_id, sizeof k.event_id, event_id, "event_id", err);
+        if (rc_)
+            return rc_;
+    }
+    if (sk.sk_level != 0)
+        return shop_failed(DDB_EINVAL, "audit_event_table: the index has no sort key", err);
+    kc.op = DDB_ENT_SK_ALL;
+    kc.key = 0;
+    kc.obj = &k;
+    kc.hi = &hi;
+    rc = ddb_ent_query_pattern(db, &audit_event_entity, &kc, o, a, &r, err);
+    return audit_event_page_of(rc, &r, out);
+}
+
+int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   audit_event_page *out, ddb_error *err)
+{
+    ddb_ent_result r;
+    memset(&r, 0, sizeof r);
+    int rc = ddb_ent_scan(db, &audit_event_entity, NULL, segment, total_segments, o, a, &r, err);
+    return audit_event_page_of(rc, &r, out);
 }
 
 /* ---- collection "members" ---- */
@@ -1322,8 +1804,8 @@ static const ddb_collection_desc shop_members_collection = {
     .name = "members", .index = NULL, .n_members = 3, .members = shop_members_collection_members,
 };
 
-int shop_query_members(ddb *db, const char *name, shop_members_result *out,
-                              ddb_arena *a, const ddb_ent_opts *o, ddb_error *err)
+int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err)
 {
     struct organization k;
     memset(&k, 0, sizeof k);
@@ -1332,5 +1814,33 @@ int shop_query_members(ddb *db, const char *name, shop_members_result *out,
         if (rc_)
             return rc_;
     }
-    return ddb_ent_query_collection(db, &shop_members_collection, 0, &k, out, a, o, &out->capacity, err);
+    return ddb_ent_collection_page(db, &shop_members_collection, 0, &k, range, o, a, out, &out->page, err);
+}
+
+int shop_members_begin(shop_members_iter *it, ddb *db, const char *name, const ddb_ent_range *range,
+                              const ddb_ent_read_opts *o, ddb_error *err)
+{
+    struct organization k;
+    memset(it, 0, sizeof *it);
+    memset(&k, 0, sizeof k);
+    {
+        int rc_ = ddb_ent_set_chars(k.name, sizeof k.name, name, "name", err);
+        if (rc_)
+            return rc_;
+    }
+    it->key = k;
+    ddb_ent_collection_iter_init(&it->it, db, &shop_members_collection, 0, &it->key, range, o);
+    return DDB_OK;
+}
+
+int shop_members_next(shop_members_iter *it, ddb_arena *a, shop_members_result *out, ddb_error *err)
+{
+    int rc = ddb_ent_collection_next(&it->it, a, out, err);
+    out->page = it->it.info;
+    return rc;
+}
+
+void shop_members_end(shop_members_iter *it)
+{
+    ddb_ent_collection_iter_done(&it->it);
 }

@@ -81,6 +81,22 @@ typedef struct shop_record {
  * field when an image does not fit its entity. */
 int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena *a, ddb_error *err);
 
+/* Scan of table "Shop" grouped by type, one page (segment /
+ * total_segments: a parallel scan's part; 0, 0 = all of it). */
+typedef struct shop_scan_result {
+    struct organization *organization;
+    size_t organization_count;
+    struct user *user;
+    size_t user_count;
+    struct order *order;
+    size_t order_count;
+    struct product *product;
+    size_t product_count;
+    ddb_ent_page_info page;
+} shop_scan_result;
+int shop_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   shop_scan_result *out, ddb_error *err);
+
 /* ---- table "Audit" ---- */
 extern const ddb_schema_table audit_table;
 /* CreateTable with every index the schema declares; DDB_EEXISTS if it exists. */
@@ -131,16 +147,18 @@ typedef struct audit_record {
  * field when an image does not fit its entity. */
 int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_arena *a, ddb_error *err);
 
+/* Scan of table "Audit" grouped by type, one page (segment /
+ * total_segments: a parallel scan's part; 0, 0 = all of it). */
+typedef struct audit_scan_result {
+    struct audit_event *audit_event;
+    size_t audit_event_count;
+    ddb_ent_page_info page;
+} audit_scan_result;
+int audit_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   audit_scan_result *out, ddb_error *err);
+
 /* ---- entity "Organization" (struct organization) ---- */
 extern const ddb_entity_desc organization_entity;
-
-/* A page of query results: items in the arena; cursor NULL when complete. */
-typedef struct organization_page {
-    struct organization *items;
-    size_t count;
-    const char *cursor;
-    ddb_capacity capacity;
-} organization_page;
 
 /* Fields of "Organization": ORGANIZATION_FN_<FIELD> numbers the field (bit n of a
  * ddb_ent_mask); with at most 64 fields ORGANIZATION_F_<FIELD> is its one-bit
@@ -165,6 +183,18 @@ static inline ddb_ent_mask organization_mask(organization_fields f)
     return m;
 }
 
+/* A page of "Organization" entities: items and masks in the arena (masks[i]: the
+ * fields items[i] has set); cursor NULL after the last page, else pass it
+ * back as ddb_ent_read_opts.cursor.  Consumed capacity goes to the options'
+ * capacity pointer. */
+typedef struct organization_page {
+    struct organization *items;
+    ddb_ent_mask *masks;
+    size_t count;
+    size_t scanned_count;
+    const char *cursor;
+} organization_page;
+
 /* Create or replace (derived fields are computed into obj). */
 int organization_put(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
@@ -176,9 +206,12 @@ int organization_update(ddb *db, struct organization *obj, const ddb_ent_opts *o
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int organization_update_fields(ddb *db, struct organization *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
-/* Read by primary key ("ORG#{name}" / "METADATA#{name}"); DDB_ENOTFOUND when absent. */
-int organization_get(ddb *db, const char *name, struct organization *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Reads take (db, keys or object, [parameters], opts, arena, out, err);
+ * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
+ * consistency, count only, projection, capacity).
+ * GetItem by primary key ("ORG#{name}" / "METADATA#{name}"); DDB_ENOTFOUND when absent. */
+int organization_get(ddb *db, const char *name, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct organization *out, ddb_error *err);
 int organization_delete(ddb *db, const char *name, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
 /* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
@@ -190,25 +223,55 @@ int organization_tx_require(ddb_ent_tx *tx, const char *name, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int organization_batch_put(ddb *db, struct organization *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-int organization_batch_get(ddb *db, const struct organization *keys, size_t n, struct organization *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+int organization_batch_get(ddb *db, const struct organization *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct organization *out, bool *found, ddb_error *err);
 int organization_to_item(const struct organization *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int organization_from_item(const ddb_item *item, struct organization *obj, ddb_arena *a, ddb_error *err);
-/* Query organization on table ("ORG#{name}" / "METADATA#{name}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int organization_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    organization_page *out, ddb_error *err);
+
+/* Access pattern "table" of "Organization" on "the table": "ORG#{name}" / "METADATA#{name}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: organization_table_all() reads every "Organization" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+typedef struct organization_table_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    const char *v_name;
+    const char *hi_name;
+} organization_table_sk;
+static inline organization_table_sk organization_table_all(void)
+{
+    organization_table_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_name = 0;
+    c.hi_name = 0;
+    return c;
+}
+/* level 1: "name" */
+static inline organization_table_sk organization_table_name(ddb_ent_sk_op sk_op, const char *name, const char *name_hi)
+{
+    organization_table_sk c = organization_table_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_name = name;
+    c.hi_name = name_hi;
+    return c;
+}
+int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, organization_page *out, ddb_error *err);
+
+/* Scan: every "Organization" item of the table (others skipped), one page;
+ * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
+int organization_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   organization_page *out, ddb_error *err);
 
 /* ---- entity "User" (struct user) ---- */
 extern const ddb_entity_desc user_entity;
-
-/* A page of query results: items in the arena; cursor NULL when complete. */
-typedef struct user_page {
-    struct user *items;
-    size_t count;
-    const char *cursor;
-    ddb_capacity capacity;
-} user_page;
 
 /* Fields of "User": USER_FN_<FIELD> numbers the field (bit n of a
  * ddb_ent_mask); with at most 64 fields USER_F_<FIELD> is its one-bit
@@ -261,6 +324,18 @@ static inline ddb_ent_mask user_mask(user_fields f)
     return m;
 }
 
+/* A page of "User" entities: items and masks in the arena (masks[i]: the
+ * fields items[i] has set); cursor NULL after the last page, else pass it
+ * back as ddb_ent_read_opts.cursor.  Consumed capacity goes to the options'
+ * capacity pointer. */
+typedef struct user_page {
+    struct user *items;
+    ddb_ent_mask *masks;
+    size_t count;
+    size_t scanned_count;
+    const char *cursor;
+} user_page;
+
 /* Create or replace (derived fields are computed into obj). */
 int user_put(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
@@ -272,9 +347,12 @@ int user_update(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int user_update_fields(ddb *db, struct user *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
-/* Read by primary key ("ORG#{org}" / "USER#{username}"); DDB_ENOTFOUND when absent. */
-int user_get(ddb *db, const char *org, const char *username, struct user *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Reads take (db, keys or object, [parameters], opts, arena, out, err);
+ * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
+ * consistency, count only, projection, capacity).
+ * GetItem by primary key ("ORG#{org}" / "USER#{username}"); DDB_ENOTFOUND when absent. */
+int user_get(ddb *db, const char *org, const char *username, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct user *out, ddb_error *err);
 int user_delete(ddb *db, const char *org, const char *username, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
 /* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
@@ -286,37 +364,155 @@ int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool 
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int user_batch_put(ddb *db, struct user *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-int user_batch_get(ddb *db, const struct user *keys, size_t n, struct user *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct user *out, bool *found, ddb_error *err);
 int user_to_item(const struct user *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int user_from_item(const ddb_item *item, struct user *obj, ddb_arena *a, ddb_error *err);
-/* Query user on table ("ORG#{org}" / "USER#{username}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int user_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err);
-/* Query user on GSI1 ("USER#{username}" / "PROFILE"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int user_query_GSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err);
-/* Query user on ByEmail ("{email|lower}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int user_query_ByEmail(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err);
-/* Query user on LSI1 ("ORG#{org}" / "{home.country|upper}#{created_at:020}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int user_query_LSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    user_page *out, ddb_error *err);
+
+/* Access pattern "table" of "User" on "the table": "ORG#{org}" / "USER#{username}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: user_table_all() reads every "User" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+typedef struct user_table_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    const char *v_username;
+    const char *hi_username;
+} user_table_sk;
+static inline user_table_sk user_table_all(void)
+{
+    user_table_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_username = 0;
+    c.hi_username = 0;
+    return c;
+}
+/* level 1: "username" */
+static inline user_table_sk user_table_username(ddb_ent_sk_op sk_op, const char *username, const char *username_hi)
+{
+    user_table_sk c = user_table_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_username = username;
+    c.hi_username = username_hi;
+    return c;
+}
+int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err);
+
+/* Access pattern "GSI1" of "User" on "GSI1": "USER#{username}" / "PROFILE".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: user_GSI1_all() reads every "User" of the
+ * partition */
+typedef struct user_GSI1_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+} user_GSI1_sk;
+static inline user_GSI1_sk user_GSI1_all(void)
+{
+    user_GSI1_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    return c;
+}
+int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err);
+
+/* Access pattern "ByEmail" of "User" on "ByEmail": "{email|lower}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: user_ByEmail_all() reads every "User" of the
+ * partition */
+typedef struct user_ByEmail_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+} user_ByEmail_sk;
+static inline user_ByEmail_sk user_ByEmail_all(void)
+{
+    user_ByEmail_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    return c;
+}
+int user_ByEmail(ddb *db, char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err);
+
+/* Access pattern "by_country" of "User" on "LSI1": "ORG#{org}" / "{home.country|upper}#{created_at:020}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: user_by_country_all() reads every "User" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+typedef struct user_by_country_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    const char *v_home_country;
+    const char *hi_home_country;
+    int64_t v_created_at;
+    int64_t hi_created_at;
+} user_by_country_sk;
+static inline user_by_country_sk user_by_country_all(void)
+{
+    user_by_country_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_home_country = 0;
+    c.hi_home_country = 0;
+    c.v_created_at = 0;
+    c.hi_created_at = 0;
+    return c;
+}
+/* level 1: "home.country" */
+static inline user_by_country_sk user_by_country_home_country(ddb_ent_sk_op sk_op, const char *home_country, const char *home_country_hi)
+{
+    user_by_country_sk c = user_by_country_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_home_country = home_country;
+    c.hi_home_country = home_country_hi;
+    return c;
+}
+/* level 2: "created_at" */
+static inline user_by_country_sk user_by_country_created_at(ddb_ent_sk_op sk_op, const char *home_country, int64_t created_at, int64_t created_at_hi)
+{
+    user_by_country_sk c = user_by_country_all();
+    c.sk_op = sk_op;
+    c.sk_level = 2;
+    c.v_home_country = home_country;
+    c.v_created_at = created_at;
+    c.hi_created_at = created_at_hi;
+    return c;
+}
+int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err);
+
+/* Query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
+ *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
+ *   filter:        "active = :active AND logins >= :min_logins"
+ * Runs with the options given; the filter replaces opts->filter. */
+int user_joined(ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err);
+
+/* Scan tagged: the "User" items of the table
+ *   filter: "contains(tags, :tag) OR size(nicknames) > :n"
+ * segment / total_segments: a parallel scan's part (0, 0 = the whole table). */
+int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
+           const ddb_ent_read_opts *o, ddb_arena *a, user_page *out, ddb_error *err);
+
+/* Scan: every "User" item of the table (others skipped), one page;
+ * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
+int user_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   user_page *out, ddb_error *err);
 
 /* ---- entity "Order" (struct order) ---- */
 extern const ddb_entity_desc order_entity;
-
-/* A page of query results: items in the arena; cursor NULL when complete. */
-typedef struct order_page {
-    struct order *items;
-    size_t count;
-    const char *cursor;
-    ddb_capacity capacity;
-} order_page;
 
 /* Fields of "Order": ORDER_FN_<FIELD> numbers the field (bit n of a
  * ddb_ent_mask); with at most 64 fields ORDER_F_<FIELD> is its one-bit
@@ -349,6 +545,18 @@ static inline ddb_ent_mask order_mask(order_fields f)
     return m;
 }
 
+/* A page of "Order" entities: items and masks in the arena (masks[i]: the
+ * fields items[i] has set); cursor NULL after the last page, else pass it
+ * back as ddb_ent_read_opts.cursor.  Consumed capacity goes to the options'
+ * capacity pointer. */
+typedef struct order_page {
+    struct order *items;
+    ddb_ent_mask *masks;
+    size_t count;
+    size_t scanned_count;
+    const char *cursor;
+} order_page;
+
 /* Create or replace (derived fields are computed into obj). */
 int order_put(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
@@ -360,9 +568,12 @@ int order_update(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int order_update_fields(ddb *db, struct order *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
-/* Read by primary key ("ORG#{org}" / "ORDER#{id:08}"); DDB_ENOTFOUND when absent. */
-int order_get(ddb *db, const char *org, uint64_t id, struct order *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Reads take (db, keys or object, [parameters], opts, arena, out, err);
+ * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
+ * consistency, count only, projection, capacity).
+ * GetItem by primary key ("ORG#{org}" / "ORDER#{id:08}"); DDB_ENOTFOUND when absent. */
+int order_get(ddb *db, const char *org, uint64_t id, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct order *out, ddb_error *err);
 int order_delete(ddb *db, const char *org, uint64_t id, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
 /* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
@@ -374,33 +585,127 @@ int order_tx_require(ddb_ent_tx *tx, const char *org, uint64_t id, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int order_batch_put(ddb *db, struct order *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-int order_batch_get(ddb *db, const struct order *keys, size_t n, struct order *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct order *out, bool *found, ddb_error *err);
 int order_to_item(const struct order *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int order_from_item(const ddb_item *item, struct order *obj, ddb_arena *a, ddb_error *err);
-/* Query order on table ("ORG#{org}" / "ORDER#{id:08}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int order_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    order_page *out, ddb_error *err);
-/* Query order on GSI1 ("ORDER#{id:08}" / "{order_date}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int order_query_GSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    order_page *out, ddb_error *err);
-/* Query order on ByYear ("{year}" / "ORDER#{id:08}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int order_query_ByYear(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    order_page *out, ddb_error *err);
+
+/* Access pattern "table" of "Order" on "the table": "ORG#{org}" / "ORDER#{id:08}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: order_table_all() reads every "Order" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+typedef struct order_table_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    uint64_t v_id;
+    uint64_t hi_id;
+} order_table_sk;
+static inline order_table_sk order_table_all(void)
+{
+    order_table_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_id = 0;
+    c.hi_id = 0;
+    return c;
+}
+/* level 1: "id" */
+static inline order_table_sk order_table_id(ddb_ent_sk_op sk_op, uint64_t id, uint64_t id_hi)
+{
+    order_table_sk c = order_table_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_id = id;
+    c.hi_id = id_hi;
+    return c;
+}
+int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err);
+
+/* Access pattern "GSI1" of "Order" on "GSI1": "ORDER#{id:08}" / "{order_date}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: order_GSI1_all() reads every "Order" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+typedef struct order_GSI1_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    const char *v_order_date;
+    const char *hi_order_date;
+} order_GSI1_sk;
+static inline order_GSI1_sk order_GSI1_all(void)
+{
+    order_GSI1_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_order_date = 0;
+    c.hi_order_date = 0;
+    return c;
+}
+/* level 1: "order_date" */
+static inline order_GSI1_sk order_GSI1_order_date(ddb_ent_sk_op sk_op, const char *order_date, const char *order_date_hi)
+{
+    order_GSI1_sk c = order_GSI1_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_order_date = order_date;
+    c.hi_order_date = order_date_hi;
+    return c;
+}
+int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err);
+
+/* Access pattern "ByYear" of "Order" on "ByYear": "{year}" / "ORDER#{id:08}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: order_ByYear_all() reads every "Order" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+typedef struct order_ByYear_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    uint64_t v_id;
+    uint64_t hi_id;
+} order_ByYear_sk;
+static inline order_ByYear_sk order_ByYear_all(void)
+{
+    order_ByYear_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_id = 0;
+    c.hi_id = 0;
+    return c;
+}
+/* level 1: "id" */
+static inline order_ByYear_sk order_ByYear_id(ddb_ent_sk_op sk_op, uint64_t id, uint64_t id_hi)
+{
+    order_ByYear_sk c = order_ByYear_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_id = id;
+    c.hi_id = id_hi;
+    return c;
+}
+int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err);
+
+/* Scan: every "Order" item of the table (others skipped), one page;
+ * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
+int order_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   order_page *out, ddb_error *err);
 
 /* ---- entity "Product" (struct product) ---- */
 extern const ddb_entity_desc product_entity;
-
-/* A page of query results: items in the arena; cursor NULL when complete. */
-typedef struct product_page {
-    struct product *items;
-    size_t count;
-    const char *cursor;
-    ddb_capacity capacity;
-} product_page;
 
 /* Fields of "Product": PRODUCT_FN_<FIELD> numbers the field (bit n of a
  * ddb_ent_mask); with at most 64 fields PRODUCT_F_<FIELD> is its one-bit
@@ -429,6 +734,18 @@ static inline ddb_ent_mask product_mask(product_fields f)
     return m;
 }
 
+/* A page of "Product" entities: items and masks in the arena (masks[i]: the
+ * fields items[i] has set); cursor NULL after the last page, else pass it
+ * back as ddb_ent_read_opts.cursor.  Consumed capacity goes to the options'
+ * capacity pointer. */
+typedef struct product_page {
+    struct product *items;
+    ddb_ent_mask *masks;
+    size_t count;
+    size_t scanned_count;
+    const char *cursor;
+} product_page;
+
 /* Create or replace (derived fields are computed into obj). */
 int product_put(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
@@ -440,9 +757,12 @@ int product_update(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capa
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int product_update_fields(ddb *db, struct product *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
-/* Read by primary key ("PRODUCT#{sku}" / "DETAILS"); DDB_ENOTFOUND when absent. */
-int product_get(ddb *db, const char *sku, struct product *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Reads take (db, keys or object, [parameters], opts, arena, out, err);
+ * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
+ * consistency, count only, projection, capacity).
+ * GetItem by primary key ("PRODUCT#{sku}" / "DETAILS"); DDB_ENOTFOUND when absent. */
+int product_get(ddb *db, const char *sku, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct product *out, ddb_error *err);
 int product_delete(ddb *db, const char *sku, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
 /* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
@@ -454,29 +774,95 @@ int product_tx_require(ddb_ent_tx *tx, const char *sku, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int product_batch_put(ddb *db, struct product *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-int product_batch_get(ddb *db, const struct product *keys, size_t n, struct product *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct product *out, bool *found, ddb_error *err);
 int product_to_item(const struct product *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int product_from_item(const ddb_item *item, struct product *obj, ddb_arena *a, ddb_error *err);
-/* Query product on table ("PRODUCT#{sku}" / "DETAILS"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int product_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    product_page *out, ddb_error *err);
-/* Query product on GSI1 ("POPULAR" / "{views:020}#{sku}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int product_query_GSI1(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    product_page *out, ddb_error *err);
+
+/* Access pattern "table" of "Product" on "the table": "PRODUCT#{sku}" / "DETAILS".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: product_table_all() reads every "Product" of the
+ * partition */
+typedef struct product_table_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+} product_table_sk;
+static inline product_table_sk product_table_all(void)
+{
+    product_table_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    return c;
+}
+int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err);
+
+/* Access pattern "popular" of "Product" on "GSI1": "POPULAR" / "{views:020}#{sku}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: product_popular_all() reads every "Product" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+typedef struct product_popular_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    int64_t v_views;
+    int64_t hi_views;
+    const char *v_sku;
+    const char *hi_sku;
+} product_popular_sk;
+static inline product_popular_sk product_popular_all(void)
+{
+    product_popular_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_views = 0;
+    c.hi_views = 0;
+    c.v_sku = 0;
+    c.hi_sku = 0;
+    return c;
+}
+/* level 1: "views" */
+static inline product_popular_sk product_popular_views(ddb_ent_sk_op sk_op, int64_t views, int64_t views_hi)
+{
+    product_popular_sk c = product_popular_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_views = views;
+    c.hi_views = views_hi;
+    return c;
+}
+/* level 2: "sku" */
+static inline product_popular_sk product_popular_sku(ddb_ent_sk_op sk_op, int64_t views, const char *sku, const char *sku_hi)
+{
+    product_popular_sk c = product_popular_all();
+    c.sk_op = sk_op;
+    c.sk_level = 2;
+    c.v_views = views;
+    c.v_sku = sku;
+    c.hi_sku = sku_hi;
+    return c;
+}
+int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err);
+
+/* Query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
+ *   key condition: "views >= :min"
+ *   filter:        "stock > :in_stock"
+ * Runs with the options given; the filter replaces opts->filter. */
+int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err);
+
+/* Scan: every "Product" item of the table (others skipped), one page;
+ * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
+int product_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   product_page *out, ddb_error *err);
 
 /* ---- entity "AuditEvent" (struct audit_event) ---- */
 extern const ddb_entity_desc audit_event_entity;
-
-/* A page of query results: items in the arena; cursor NULL when complete. */
-typedef struct audit_event_page {
-    struct audit_event *items;
-    size_t count;
-    const char *cursor;
-    ddb_capacity capacity;
-} audit_event_page;
 
 /* Fields of "AuditEvent": AUDIT_EVENT_FN_<FIELD> numbers the field (bit n of a
  * ddb_ent_mask); with at most 64 fields AUDIT_EVENT_F_<FIELD> is its one-bit
@@ -501,6 +887,18 @@ static inline ddb_ent_mask audit_event_mask(audit_event_fields f)
     return m;
 }
 
+/* A page of "AuditEvent" entities: items and masks in the arena (masks[i]: the
+ * fields items[i] has set); cursor NULL after the last page, else pass it
+ * back as ddb_ent_read_opts.cursor.  Consumed capacity goes to the options'
+ * capacity pointer. */
+typedef struct audit_event_page {
+    struct audit_event *items;
+    ddb_ent_mask *masks;
+    size_t count;
+    size_t scanned_count;
+    const char *cursor;
+} audit_event_page;
+
 /* Create or replace (derived fields are computed into obj). */
 int audit_event_put(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
@@ -512,9 +910,12 @@ int audit_event_update(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, 
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int audit_event_update_fields(ddb *db, struct audit_event *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
-/* Read by primary key ("{event_id}"); DDB_ENOTFOUND when absent. */
-int audit_event_get(ddb *db, const char *event_id, struct audit_event *out, ddb_arena *a,
-                  const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Reads take (db, keys or object, [parameters], opts, arena, out, err);
+ * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
+ * consistency, count only, projection, capacity).
+ * GetItem by primary key ("{event_id}"); DDB_ENOTFOUND when absent. */
+int audit_event_get(ddb *db, const char *event_id, const ddb_ent_read_opts *o,
+                  ddb_arena *a, struct audit_event *out, ddb_error *err);
 int audit_event_delete(ddb *db, const char *event_id, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
 /* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
@@ -526,16 +927,36 @@ int audit_event_tx_require(ddb_ent_tx *tx, const char *event_id, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int audit_event_batch_put(ddb *db, struct audit_event *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, struct audit_event *out, bool *found, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
+                        struct audit_event *out, bool *found, ddb_error *err);
 int audit_event_to_item(const struct audit_event *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int audit_event_from_item(const ddb_item *item, struct audit_event *obj, ddb_arena *a, ddb_error *err);
-/* Query audit_event on table ("{event_id}"): q.obj holds the partition fields and the
- * first q.sk_fields sort-key fields; q.key is set here. */
-int audit_event_query_table(ddb *db, ddb_ent_query q, ddb_arena *a, const ddb_ent_opts *o,
-                                    audit_event_page *out, ddb_error *err);
 
-/* ---- collection "members": every member of one partition, in one query ---- */
+/* Access pattern "table" of "AuditEvent" on "the table": "{event_id}".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: audit_event_table_all() reads every "AuditEvent" of the
+ * partition */
+typedef struct audit_event_table_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+} audit_event_table_sk;
+static inline audit_event_table_sk audit_event_table_all(void)
+{
+    audit_event_table_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    return c;
+}
+int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, audit_event_page *out, ddb_error *err);
+
+/* Scan: every "AuditEvent" item of the table (others skipped), one page;
+ * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
+int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
+                   audit_event_page *out, ddb_error *err);
+
+/* ---- collection "members": the members of one partition, a page at a time ---- */
 typedef struct shop_members_result {
     struct organization *organization;
     size_t organization_count;
@@ -543,11 +964,25 @@ typedef struct shop_members_result {
     size_t user_count;
     struct order *order;
     size_t order_count;
-    ddb_capacity capacity;
+    ddb_ent_page_info page; /* count, scanned_count, cursor (NULL after the last page) */
 } shop_members_result;
 
-int shop_query_members(ddb *db, const char *name, shop_members_result *out,
-                              ddb_arena *a, const ddb_ent_opts *o, ddb_error *err);
+/* One page of the partition (opts: page size, cursor, direction, capacity);
+ * range (NULL = all) narrows the shared sort key. */
+int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
+
+/* Every page:  shop_members_iter it;  shop_members_begin(&it, db, ..., NULL, &opts);
+ *   while ((rc = shop_members_next(&it, a, &page, &err)) == DDB_OK && it.it.has_page) ...
+ *   shop_members_end(&it); */
+typedef struct shop_members_iter {
+    ddb_ent_collection_iter it;
+    struct organization key;
+} shop_members_iter;
+int shop_members_begin(shop_members_iter *it, ddb *db, const char *name, const ddb_ent_range *range,
+                              const ddb_ent_read_opts *o, ddb_error *err);
+int shop_members_next(shop_members_iter *it, ddb_arena *a, shop_members_result *out, ddb_error *err);
+void shop_members_end(shop_members_iter *it);
 
 #ifdef __cplusplus
 }

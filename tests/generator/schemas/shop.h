@@ -30,6 +30,10 @@ struct DDB_ENTITY(shop, "User")
        DDB_KEY("ByEmail", "{email|lower}")
        DDB_KEY("LSI1", "ORG#{org}", "{home.country|upper}#{created_at:020}")
        DDB_COLLECTION("members", "table")
+       DDB_PATTERN("by_country", "LSI1")
+       DDB_QUERY("joined", "by_country", "home.country = :country AND created_at BETWEEN :from AND :to",
+                 "active = :active AND logins >= :min_logins")
+       DDB_SCAN("tagged", "contains(tags, :tag) OR size(nicknames) > :n")
 user {
     char org[64];
     char username[64];
@@ -75,6 +79,8 @@ struct DDB_ENTITY(shop, "Product")
        DDB_KEY("GSI1", "POPULAR", "{views:020}#{sku}")
        DDB_HEAT_OK("GSI1", "a leaderboard read now and then, written with each view count")
        DDB_SHARD_SUFFIX("~")
+       DDB_PATTERN("popular", "GSI1")
+       DDB_QUERY("viewed", "popular", "views >= :min", "stock > :in_stock")
 product {
     char sku[32];
     char title[128] DDB_SHARD("A");

@@ -28,14 +28,15 @@ int main(void)
         rc = task_put(db, &tasks[i], NULL, NULL, &err);
 
     struct task t;
-    if (rc == 0 && (rc = task_get(db, "home", 2, &t, a, NULL, NULL, &err)) == 0)
+    if (rc == 0 && (rc = task_get(db, "home", 2, NULL, a, &t, &err)) == 0)
         printf("get: %s #%d %s%s\n", t.list, (int)t.id, t.title, t.done ? " (done)" : "");
 
-    /* Every task of list "home", in id order, a page at a time. */
-    ddb_ent_query q = {.obj = &(struct task){.list = "home"}};
+    /* Every task of list "home", in id order, two at a time: the access
+     * pattern of the primary key (task_table), the whole partition. */
+    ddb_ent_read_opts q = {.page_size = 2};
     task_page page = {0};
     do {
-        if (rc == 0 && (rc = task_query_table(db, q, a, NULL, &page, &err)) == 0)
+        if (rc == 0 && (rc = task_table(db, "home", task_table_all(), &q, a, &page, &err)) == 0)
             for (size_t i = 0; i < page.count; i++)
                 printf("query: %s #%d %s\n", page.items[i].list, (int)page.items[i].id, page.items[i].title);
         q.cursor = page.cursor;

@@ -1,0 +1,354 @@
+/* End to end: every typed read ddbgen generates from tests/e2e/fleet.h (a
+ * user's schema of issue 12: shards + version + collection + sparse
+ * KEYS_ONLY GSI + TTL), on the embedded engine, and through the remote
+ * backend against dynalite when DDB_TEST_URI is set (with_dynalite.sh).
+ *
+ * What each sort-key condition must match follows DynamoDB's Query
+ * (Developer Guide, "Key condition expressions for the Query operation":
+ * =, <, <=, >, >=, BETWEEN, begins_with on the sort key; "Paginating table
+ * query results": LastEvaluatedKey; "Filter expressions for Query": the
+ * filter runs after the read, ScannedCount counts what was read) and Scan
+ * ("Parallel scan": Segment / TotalSegments cover the table once).
+ * dynalite has no TransactWriteItems, so there a device's shard items are
+ * written one PutItem each (ddbi_ent_item_part); the reads are the same. */
+#include "fleet_ddb.h"
+
+#include "entity/entity_internal.h" /* ddbi_ent_item_part: seeding shard items without a transaction */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[512];
+
+static bool remote(void)
+{
+    return getenv("DDB_TEST_URI") && *getenv("DDB_TEST_URI");
+}
+
+#define OK(expr)                                                                                                      \
+    do {                                                                                                              \
+        int rc_ = (expr);                                                                                             \
+        if (rc_)                                                                                                      \
+            fail_msg("%s: %s (%s)", #expr, ddb_strerror(rc_), err.message);                                           \
+    } while (0)
+
+static ddb *open_db(void)
+{
+    char uri[600];
+    ddb *db;
+    ddb_error err;
+    if (remote()) {
+        snprintf(uri, sizeof uri, "%s", getenv("DDB_TEST_URI"));
+    } else {
+        const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(dir, sizeof dir, "%s/ddb-e2e-fleet-%d", base, (int)getpid());
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        snprintf(uri, sizeof uri, "file:%s", dir);
+    }
+    if (ddb_open(uri, NULL, &db, &err))
+        fail_msg("open: %s", err.message);
+    if (remote()) {
+        /* dynalite has no UpdateTimeToLive: the table without TTL */
+        int rc = ddb_delete_table(db, "Fleet", &err);
+        assert_true(rc == DDB_OK || rc == DDB_ENOTABLE);
+        ddb_table_def t = fleet_table.def;
+        t.ttl_attribute = NULL;
+        OK(ddb_create_table(db, &t, &err));
+    } else {
+        OK(fleet_create_table(db, &err));
+    }
+    return db;
+}
+
+static void close_db(ddb *db)
+{
+    if (remote()) {
+        ddb_error err;
+        ddb_delete_table(db, "Fleet", &err);
+    }
+    ddb_close(db);
+    if (!remote()) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
+static void fill(ddb *db)
+{
+    ddb_error err;
+    struct site sites[] = {{"s1", "North", "eu"}, {"s2", "South", "eu"}};
+    for (int i = 0; i < 2; i++)
+        OK(site_create(db, &sites[i], NULL, NULL, &err));
+    struct device devs[] = {
+        {"d1", "s1", "sensor", "T-100", 80, "ok", 0},
+        {"d2", "s1", "sensor", "T-100", 15, "low", 0},
+        {"d3", "s1", "gateway", "G-7", 50, "ok", 0},
+        {"d4", "s2", "sensor", "T-200", 5, "low", 0},
+    };
+    for (int i = 0; i < 4; i++) {
+        if (!remote()) {
+            OK(device_put(db, &devs[i], NULL, NULL, &err));
+            assert_int_equal(devs[i].version, 1);
+            continue;
+        }
+        ddb_arena *a = ddb_arena_new();
+        devs[i].version = 1; /* what put stores */
+        for (int s = 0; s < device_entity.n_shards; s++) {
+            ddb_item *it;
+            OK(ddbi_ent_item_part(&device_entity, &devs[i], s, a, &it, &err));
+            OK(ddb_put_item(db, "Fleet", it, NULL, a, NULL, &err));
+        }
+        ddb_arena_free(a);
+    }
+    const char *at[] = {"2024-03-04T10:00:00Z", "2024-03-04T11:00:00Z", "2024-03-04T12:00:00Z",
+                        "2024-03-04T13:00:00Z", "2024-03-04T14:00:00Z"};
+    double c[] = {20, 22.5, 25, 19, 30};
+    for (int i = 0; i < 5; i++) {
+        struct reading r = {.device_id = "d1", .celsius = c[i], .expires_at = 4102444800};
+        strcpy(r.taken_at, at[i]);
+        OK(reading_create(db, &r, NULL, NULL, &err));
+    }
+    struct reading other = {"d2", "2024-03-04T10:00:00Z", 18, 4102444800};
+    OK(reading_create(db, &other, NULL, NULL, &err));
+    struct alert alerts[] = {
+        {"d1", "a1", "s1", "2024-03-04T10:05:00Z", "too warm", 2},
+        {"d1", "a2", NULL, "2024-03-04T09:00:00Z", "closed one", 1},
+        {"d2", "a3", "s1", "2024-03-04T11:00:00Z", "battery low", 3},
+    };
+    for (int i = 0; i < 3; i++)
+        OK(alert_create(db, &alerts[i], NULL, NULL, &err));
+}
+
+static void test_get_and_patterns(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    fill(db);
+
+    /* a sharded, versioned entity by primary key: the shards merged */
+    struct device d;
+    OK(device_get(db, "d2", NULL, a, &d, &err));
+    assert_string_equal(d.model, "T-100");
+    assert_int_equal(d.battery_pct, 15);
+    assert_int_equal(d.version, 1);
+
+    /* its primary-key pattern: the whole key is "DEVICE" */
+    device_page dp;
+    OK(device_table(db, "d2", device_table_all(), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 1);
+    assert_string_equal(dp.items[0].status, "low");
+
+    /* by_site: GSI1 "SITE#{site_id}" / "DEV#{kind}#{device_id}", carried by a shard item */
+    OK(device_by_site(db, "s1", device_by_site_all(), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 3);
+    assert_string_equal(dp.items[0].device_id, "d3"); /* gateway < sensor */
+    assert_string_equal(dp.items[1].device_id, "d1");
+    assert_int_equal(dp.items[1].battery_pct, 80); /* the other shard, completed from the table */
+    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_EQ, "sensor", NULL), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 2);
+    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_EQ, "sens", NULL), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 0); /* a level equals: "DEV#sens#" is no prefix of "DEV#sensor#" */
+    /* the exact key of a sharded entity on an index (issue 12: it returned nothing) */
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_EQ, "sensor", "d2", NULL), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 1);
+    assert_string_equal(dp.items[0].model, "T-100");
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_BEGINS, "sensor", "d", NULL), NULL, a, &dp,
+                      &err));
+    assert_int_equal(dp.count, 2);
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_GT, "sensor", "d1", NULL), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 1);
+    assert_string_equal(dp.items[0].device_id, "d2");
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_LE, "sensor", "d2", NULL), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 2);
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_BETWEEN, "sensor", "d0", "d1"), NULL, a, &dp,
+                      &err));
+    assert_int_equal(dp.count, 1);
+    assert_string_equal(dp.items[0].device_id, "d1");
+    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_LT, "sensor", NULL), NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 1); /* the gateway */
+
+    /* pages of one, both ways, with the cursor */
+    const char *fwd[] = {"d3", "d1", "d2"};
+    for (int back = 0; back < 2; back++) {
+        ddb_ent_read_opts o = {.page_size = 1, .backward = back};
+        size_t n = 0;
+        do {
+            OK(device_by_site(db, "s1", device_by_site_all(), &o, a, &dp, &err));
+            for (size_t i = 0; i < dp.count; i++, n++)
+                assert_string_equal(dp.items[i].device_id, fwd[back ? 2 - n : n]);
+            o.cursor = dp.cursor;
+        } while (o.cursor);
+        assert_int_equal(n, 3);
+    }
+    /* count only, and a projection by field mask */
+    OK(device_by_site(db, "s1", device_by_site_all(), &(ddb_ent_read_opts){.count_only = true}, a, &dp, &err));
+    assert_int_equal(dp.count, 3);
+    ddb_ent_mask m = device_mask(DEVICE_F_BATTERY_PCT);
+    OK(device_table(db, "d1", device_table_all(), &(ddb_ent_read_opts){.fields = &m}, a, &dp, &err));
+    assert_int_equal(dp.count, 1);
+    assert_int_equal(dp.items[0].battery_pct, 80);
+    assert_true(ddb_ent_mask_has(&dp.masks[0], DEVICE_FN_BATTERY_PCT));
+    assert_false(ddb_ent_mask_has(&dp.masks[0], DEVICE_FN_MODEL));
+
+    /* batch get with the read options */
+    struct device keys[3] = {{.device_id = "d1"}, {.device_id = "nope"}, {.device_id = "d4"}}, out[3];
+    bool found[3];
+    ddb_capacity cap;
+    OK(device_batch_get(db, keys, 3, &(ddb_ent_read_opts){.return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap},
+                        a, out, found, &err));
+    assert_true(found[0] && !found[1] && found[2]);
+    assert_int_equal(out[2].battery_pct, 5);
+    assert_true(cap.read > 0);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_declared_queries_and_scans(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    fill(db);
+
+    /* device_of_model: "kind = :kind", filter "model = :model" (on the shard GSI1 holds) */
+    device_page dp;
+    OK(device_of_model(db, "s1", "sensor", "T-100", NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 2);
+    assert_int_equal(dp.items[1].battery_pct, 15); /* completed from the table */
+    OK(device_of_model(db, "s1", "sensor", "T-200", NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 0);
+
+    /* reading_hot: "taken_at BETWEEN :from AND :to", filter "celsius > :min" */
+    reading_page rp;
+    OK(reading_hot(db, "d1", "2024-03-04T11:00:00Z", "2024-03-04T13:00:00Z", 21, NULL, a, &rp, &err));
+    assert_int_equal(rp.count, 2); /* 22.5 and 25; 19 filtered out */
+    assert_int_equal(rp.scanned_count, 3);
+    assert_true(rp.items[0].celsius == 22.5);
+    assert_int_equal(rp.items[0].expires_at, 4102444800);
+    OK(reading_since(db, "d1", "2024-03-04T12:00:00Z", NULL, a, &rp, &err));
+    assert_int_equal(rp.count, 3);
+    OK(reading_table(db, "d1", reading_table_taken_at(DDB_ENT_SK_LT, "2024-03-04T12:00:00Z", NULL), NULL, a, &rp,
+                     &err));
+    assert_int_equal(rp.count, 2);
+
+    /* the sparse KEYS_ONLY index: what it holds, or the whole alert on request */
+    alert_page ap;
+    OK(alert_open_at_site(db, "s1", alert_open_at_site_all(), &(ddb_ent_read_opts){.fetch_base = true}, a, &ap,
+                          &err));
+    assert_int_equal(ap.count, 2); /* a2 is closed: not in the index */
+    assert_string_equal(ap.items[0].alert_id, "a1");
+    assert_string_equal(ap.items[0].message, "too warm");
+    OK(alert_open_at_site(db, "s1", alert_open_at_site_all(), NULL, a, &ap, &err));
+    assert_int_equal(ap.count, 2);
+    assert_false(ddb_ent_mask_has(&ap.masks[0], ALERT_FN_MESSAGE));
+    OK(alert_open_since(db, "s1", "2024-03-04T10:30:00Z", &(ddb_ent_read_opts){.fetch_base = true}, a, &ap, &err));
+    assert_int_equal(ap.count, 1);
+    assert_string_equal(ap.items[0].alert_id, "a3");
+
+    /* typed scans: one entity's items, filtered, in parallel segments */
+    size_t n = 0;
+    for (uint32_t seg = 0; seg < 3; seg++) {
+        ddb_ent_read_opts o = {0};
+        do {
+            OK(device_low_battery(db, 20, seg, 3, &o, a, &dp, &err));
+            for (size_t i = 0; i < dp.count; i++)
+                assert_true(dp.items[i].battery_pct < 20);
+            n += dp.count;
+            o.cursor = dp.cursor;
+        } while (o.cursor);
+    }
+    assert_int_equal(n, 2); /* d2 and d4, once each */
+    OK(device_scan(db, 0, 0, NULL, a, &dp, &err));
+    assert_int_equal(dp.count, 4);
+    for (size_t i = 0; i < dp.count; i++)
+        assert_true(dp.items[i].model[0] != 0 && dp.items[i].status[0] != 0); /* both shards merged */
+
+    /* the table scan, grouped by type */
+    fleet_scan_result sr;
+    size_t sites = 0, devices = 0, readings = 0, alerts = 0;
+    ddb_ent_read_opts so = {.page_size = 3};
+    do {
+        OK(fleet_scan(db, 0, 0, &so, a, &sr, &err));
+        sites += sr.site_count;
+        devices += sr.device_count;
+        readings += sr.reading_count;
+        alerts += sr.alert_count;
+        so.cursor = sr.page.cursor;
+    } while (so.cursor);
+    assert_int_equal(sites, 2);
+    assert_int_equal(devices, 4);
+    assert_int_equal(readings, 6);
+    assert_int_equal(alerts, 3);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+static void test_collection_pages(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    fill(db);
+
+    /* the collection with a sharded member (issue 12: it failed) */
+    fleet_telemetry_result res;
+    OK(fleet_query_telemetry(db, "d1", NULL, NULL, a, &res, &err));
+    assert_int_equal(res.device_count, 1);
+    assert_string_equal(res.device[0].model, "T-100");
+    assert_int_equal(res.device[0].battery_pct, 80);
+    assert_int_equal(res.reading_count, 5);
+    assert_null(res.page.cursor);
+
+    /* pages of two items: shard items are merged across page ends */
+    fleet_telemetry_iter it;
+    ddb_ent_read_opts o = {.page_size = 2};
+    OK(fleet_telemetry_begin(&it, db, "d1", NULL, &o, &err));
+    size_t devices = 0, readings = 0, pages = 0;
+    int rc;
+    while ((rc = fleet_telemetry_next(&it, a, &res, &err)) == DDB_OK && it.it.has_page) {
+        pages++;
+        for (size_t i = 0; i < res.device_count; i++) {
+            assert_string_equal(res.device[i].model, "T-100");
+            assert_int_equal(res.device[i].battery_pct, 80);
+        }
+        devices += res.device_count;
+        readings += res.reading_count;
+    }
+    fleet_telemetry_end(&it);
+    OK(rc);
+    assert_int_equal(devices, 1);
+    assert_int_equal(readings, 5);
+    assert_true(pages >= 3);
+
+    /* a range on the collection's sort key: the readings only */
+    ddb_ent_range only = {.op = DDB_SK_BEGINS_WITH, .lo = ddb_v_str(a, "READING#")};
+    OK(fleet_query_telemetry(db, "d1", &only, NULL, a, &res, &err));
+    assert_int_equal(res.device_count, 0);
+    assert_int_equal(res.reading_count, 5);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_get_and_patterns),
+        cmocka_unit_test(test_declared_queries_and_scans),
+        cmocka_unit_test(test_collection_pages),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
