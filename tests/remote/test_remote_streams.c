@@ -348,6 +348,68 @@ static void test_pages_and_split(void **state)
     mock_stop(m);
 }
 
+/* ---- a failure in the middle of a read ----------------------------------------------------------- */
+
+/* Records already taken are returned; the failing call is made again at
+ * the next read, so nothing is lost. */
+static void test_failure_mid_read(void **state)
+{
+    (void)state;
+    mock_step steps[] = {
+        {MOCK_REPLY, 200, LIST_STREAMS},
+        {MOCK_REPLY, 200, SPLIT_ALL},
+        {MOCK_REPLY, 200, SHARD_ITER(10)},
+        {MOCK_REPLY, 200, "{\"Records\":[" KEYS_RECORD("150") "," KEYS_RECORD("200") "]}"},
+        /* C's iterator: refused (GetShardIterator, Errors: ValidationException is not retried) */
+        {MOCK_REPLY, 400, ERR("ValidationException", "Invalid ShardId")},
+        /* next read: DescribeStream (A ended), B, then C again */
+        {MOCK_REPLY, 200, SPLIT_ALL},
+        {MOCK_REPLY, 200, SHARD_ITER(20)},
+        {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(21) ",\"Records\":[" KEYS_RECORD("310") "]}"},
+        {MOCK_REPLY, 200, SHARD_ITER(30)},
+        {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(31) ",\"Records\":[" KEYS_RECORD("410") "]}"},
+    };
+    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
+    ddb *db = open_db(m);
+    ddb_error err = {0};
+    ddb_stream_iter *it = NULL;
+    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    ddb_arena *a = ddb_arena_new();
+    ddb_stream_record recs[8];
+    size_t n;
+    assert_int_equal(ddb_stream_read(it, 8, a, recs, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(recs[1].seq, 200);
+    expect(m, 4, "GetShardIterator", "ShardId", SHARD_C);
+    assert_int_equal(ddb_stream_read(it, 8, a, recs, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(recs[0].seq, 310);
+    assert_int_equal(recs[1].seq, 410);
+    expect(m, 8, "GetShardIterator", "ShardId", SHARD_C);
+    expect(m, 8, "GetShardIterator", "ShardIteratorType", "TRIM_HORIZON");
+    assert_int_equal(mock_count(m), 10);
+    ddb_stream_iter_close(it);
+
+    /* the same failure with nothing taken yet is the read's error */
+    mock_stop(m);
+    mock_step fail[] = {
+        {MOCK_REPLY, 200, LIST_STREAMS},
+        {MOCK_REPLY, 200, DESCRIBE_OPEN("KEYS_ONLY", "100")},
+        {MOCK_REPLY, 400, ERR("ValidationException", "Invalid ShardId")},
+    };
+    m = mock_start(fail, 3);
+    ddb_close(db);
+    db = open_db(m);
+    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    assert_int_equal(ddb_stream_read(it, 8, a, recs, &n, &err), DDB_EVALIDATION);
+    assert_int_equal(n, 0);
+    assert_string_equal(err.message, "Invalid ShardId");
+    ddb_stream_iter_close(it);
+    ddb_arena_free(a);
+    ddb_close(db);
+    mock_stop(m);
+}
+
 /* ---- resuming from a text checkpoint ------------------------------------------------------------- */
 
 static void test_resume(void **state)
@@ -693,6 +755,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_pages_and_split),
+        cmocka_unit_test(test_failure_mid_read),
         cmocka_unit_test(test_resume),
         cmocka_unit_test(test_expired_iterator),
         cmocka_unit_test(test_trimmed),
