@@ -112,6 +112,17 @@ static const char *attr_s(const ddb_item *it, const char *name)
     return v && v->type == DDB_TS ? v->u.s : NULL;
 }
 
+/* Replay steps, open a handle on the responder and an iterator on Forum's
+ * stream from TRIM_HORIZON. */
+static void start(const mock_step *steps, size_t n, mock **m, ddb **db, ddb_stream_iter **it)
+{
+    *m = mock_start(steps, n);
+    *db = open_db(*m);
+    ddb_error err = {0};
+    if (ddb_stream_iter_open(*db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, it, &err))
+        fail_msg("ddb_stream_iter_open: %s", err.message);
+}
+
 /* ---- a normal read --------------------------------------------------------------------------- */
 
 static void test_read(void **state)
@@ -132,11 +143,11 @@ static void test_read(void **state)
         /* caught up: no records, a next iterator */
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(4) ",\"Records\":[]}"},
     };
-    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
-    ddb *db = open_db(m);
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
     ddb_error err = {0};
-    ddb_stream_iter *it = NULL;
-    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
     expect(m, 0, "ListStreams", "TableName", "Forum");
     expect(m, 1, "DescribeStream", "StreamArn", ARN);
     expect(m, 1, "DescribeStream", "ExclusiveStartShardId", NULL);
@@ -245,11 +256,11 @@ static void test_pages_and_split(void **state)
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(21) ",\"Records\":[" KEYS_RECORD("310") "]}"},
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(32) ",\"Records\":[]}"},
     };
-    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
-    ddb *db = open_db(m);
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
     ddb_error err = {0};
-    ddb_stream_iter *it = NULL;
-    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
     expect(m, 0, "ListStreams", "ExclusiveStartStreamArn", NULL);
     expect(m, 1, "ListStreams", "ExclusiveStartStreamArn",
            "arn:aws:dynamodb:us-west-2:111122223333:table/Forum/stream/2014-01-01T00:00:00.000");
@@ -369,11 +380,11 @@ static void test_failure_mid_read(void **state)
         {MOCK_REPLY, 200, SHARD_ITER(30)},
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(31) ",\"Records\":[" KEYS_RECORD("410") "]}"},
     };
-    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
-    ddb *db = open_db(m);
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
     ddb_error err = {0};
-    ddb_stream_iter *it = NULL;
-    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
     ddb_arena *a = ddb_arena_new();
     ddb_stream_record recs[8];
     size_t n;
@@ -495,11 +506,11 @@ static void test_expired_iterator(void **state)
         {MOCK_REPLY, 400, ERR("LimitExceededException", "Rate exceeded for shard " SHARD_A)},
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(4) ",\"Records\":[" KEYS_RECORD("501") "]}"},
     };
-    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
-    ddb *db = open_db(m);
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
     ddb_error err = {0};
-    ddb_stream_iter *it = NULL;
-    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
     ddb_arena *a = ddb_arena_new();
     ddb_stream_record recs[4];
     size_t n;
