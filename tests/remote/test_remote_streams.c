@@ -682,6 +682,9 @@ static void test_malformed(void **state)
                              SHARD_A "\""), SAME_PAGE, NULL, "LastEvaluatedShardId " SHARD_A " does not advance"},
         {NULL, DESCRIBE_PAGE(SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"9\",\"EndingSequenceNumber\":\"8\""),
                              ""), NULL, NULL, "ends (8) before it starts (9)"},
+        {NULL, DESCRIBE_PAGE(SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"1\"") ","
+                             SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"1\""), ""), NULL, NULL,
+         "bad response to DescribeStream: shard " SHARD_A " is listed twice"},
         {NULL, NULL, "{}", NULL, "bad response to GetShardIterator: ShardIterator is missing"},
         {NULL, NULL, long_iter, NULL, "ShardIterator has 2049 characters, not 1 to 2048"},
         {NULL, NULL, NULL, "{\"Records\":[" RECORD("UPSERT", "5", "", "") "]}",
