@@ -112,6 +112,17 @@ static const char *attr_s(const ddb_item *it, const char *name)
     return v && v->type == DDB_TS ? v->u.s : NULL;
 }
 
+/* Replay steps, open a handle on the responder and an iterator on Forum's
+ * stream from TRIM_HORIZON. */
+static void start(const mock_step *steps, size_t n, mock **m, ddb **db, ddb_stream_iter **it)
+{
+    *m = mock_start(steps, n);
+    *db = open_db(*m);
+    ddb_error err = {0};
+    if (ddb_stream_iter_open(*db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, it, &err))
+        fail_msg("ddb_stream_iter_open: %s", err.message);
+}
+
 /* ---- a normal read --------------------------------------------------------------------------- */
 
 static void test_read(void **state)
@@ -132,11 +143,11 @@ static void test_read(void **state)
         /* caught up: no records, a next iterator */
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(4) ",\"Records\":[]}"},
     };
-    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
-    ddb *db = open_db(m);
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
     ddb_error err = {0};
-    ddb_stream_iter *it = NULL;
-    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
     expect(m, 0, "ListStreams", "TableName", "Forum");
     expect(m, 1, "DescribeStream", "StreamArn", ARN);
     expect(m, 1, "DescribeStream", "ExclusiveStartShardId", NULL);
@@ -245,11 +256,11 @@ static void test_pages_and_split(void **state)
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(21) ",\"Records\":[" KEYS_RECORD("310") "]}"},
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(32) ",\"Records\":[]}"},
     };
-    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
-    ddb *db = open_db(m);
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
     ddb_error err = {0};
-    ddb_stream_iter *it = NULL;
-    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
     expect(m, 0, "ListStreams", "ExclusiveStartStreamArn", NULL);
     expect(m, 1, "ListStreams", "ExclusiveStartStreamArn",
            "arn:aws:dynamodb:us-west-2:111122223333:table/Forum/stream/2014-01-01T00:00:00.000");
@@ -348,6 +359,68 @@ static void test_pages_and_split(void **state)
     mock_stop(m);
 }
 
+/* ---- a failure in the middle of a read ----------------------------------------------------------- */
+
+/* Records already taken are returned; the failing call is made again at
+ * the next read, so nothing is lost. */
+static void test_failure_mid_read(void **state)
+{
+    (void)state;
+    mock_step steps[] = {
+        {MOCK_REPLY, 200, LIST_STREAMS},
+        {MOCK_REPLY, 200, SPLIT_ALL},
+        {MOCK_REPLY, 200, SHARD_ITER(10)},
+        {MOCK_REPLY, 200, "{\"Records\":[" KEYS_RECORD("150") "," KEYS_RECORD("200") "]}"},
+        /* C's iterator: refused (GetShardIterator, Errors: ValidationException is not retried) */
+        {MOCK_REPLY, 400, ERR("ValidationException", "Invalid ShardId")},
+        /* next read: DescribeStream (A ended), B, then C again */
+        {MOCK_REPLY, 200, SPLIT_ALL},
+        {MOCK_REPLY, 200, SHARD_ITER(20)},
+        {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(21) ",\"Records\":[" KEYS_RECORD("310") "]}"},
+        {MOCK_REPLY, 200, SHARD_ITER(30)},
+        {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(31) ",\"Records\":[" KEYS_RECORD("410") "]}"},
+    };
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
+    ddb_error err = {0};
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
+    ddb_arena *a = ddb_arena_new();
+    ddb_stream_record recs[8];
+    size_t n;
+    assert_int_equal(ddb_stream_read(it, 8, a, recs, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(recs[1].seq, 200);
+    expect(m, 4, "GetShardIterator", "ShardId", SHARD_C);
+    assert_int_equal(ddb_stream_read(it, 8, a, recs, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(recs[0].seq, 310);
+    assert_int_equal(recs[1].seq, 410);
+    expect(m, 8, "GetShardIterator", "ShardId", SHARD_C);
+    expect(m, 8, "GetShardIterator", "ShardIteratorType", "TRIM_HORIZON");
+    assert_int_equal(mock_count(m), 10);
+    ddb_stream_iter_close(it);
+
+    /* the same failure with nothing taken yet is the read's error */
+    mock_stop(m);
+    mock_step fail[] = {
+        {MOCK_REPLY, 200, LIST_STREAMS},
+        {MOCK_REPLY, 200, DESCRIBE_OPEN("KEYS_ONLY", "100")},
+        {MOCK_REPLY, 400, ERR("ValidationException", "Invalid ShardId")},
+    };
+    m = mock_start(fail, 3);
+    ddb_close(db);
+    db = open_db(m);
+    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    assert_int_equal(ddb_stream_read(it, 8, a, recs, &n, &err), DDB_EVALIDATION);
+    assert_int_equal(n, 0);
+    assert_string_equal(err.message, "Invalid ShardId");
+    ddb_stream_iter_close(it);
+    ddb_arena_free(a);
+    ddb_close(db);
+    mock_stop(m);
+}
+
 /* ---- resuming from a text checkpoint ------------------------------------------------------------- */
 
 static void test_resume(void **state)
@@ -433,11 +506,11 @@ static void test_expired_iterator(void **state)
         {MOCK_REPLY, 400, ERR("LimitExceededException", "Rate exceeded for shard " SHARD_A)},
         {MOCK_REPLY, 200, "{\"NextShardIterator\":" ITER(4) ",\"Records\":[" KEYS_RECORD("501") "]}"},
     };
-    mock *m = mock_start(steps, sizeof steps / sizeof *steps);
-    ddb *db = open_db(m);
+    mock *m;
+    ddb *db;
+    ddb_stream_iter *it;
     ddb_error err = {0};
-    ddb_stream_iter *it = NULL;
-    assert_int_equal(ddb_stream_iter_open(db, "Forum", DDB_STREAM_TRIM_HORIZON, 0, &it, &err), 0);
+    start(steps, sizeof steps / sizeof *steps, &m, &db, &it);
     ddb_arena *a = ddb_arena_new();
     ddb_stream_record recs[4];
     size_t n;
@@ -609,6 +682,9 @@ static void test_malformed(void **state)
                              SHARD_A "\""), SAME_PAGE, NULL, "LastEvaluatedShardId " SHARD_A " does not advance"},
         {NULL, DESCRIBE_PAGE(SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"9\",\"EndingSequenceNumber\":\"8\""),
                              ""), NULL, NULL, "ends (8) before it starts (9)"},
+        {NULL, DESCRIBE_PAGE(SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"1\"") ","
+                             SHARD(SHARD_A, "", "\"StartingSequenceNumber\":\"1\""), ""), NULL, NULL,
+         "bad response to DescribeStream: shard " SHARD_A " is listed twice"},
         {NULL, NULL, "{}", NULL, "bad response to GetShardIterator: ShardIterator is missing"},
         {NULL, NULL, long_iter, NULL, "ShardIterator has 2049 characters, not 1 to 2048"},
         {NULL, NULL, NULL, "{\"Records\":[" RECORD("UPSERT", "5", "", "") "]}",
@@ -693,6 +769,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_pages_and_split),
+        cmocka_unit_test(test_failure_mid_read),
         cmocka_unit_test(test_resume),
         cmocka_unit_test(test_expired_iterator),
         cmocka_unit_test(test_trimmed),

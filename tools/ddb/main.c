@@ -112,7 +112,8 @@ static const opt_spec stats_opts[] = {
 
 static const opt_spec stream_opts[] = {
     {"from", 0, 1, false, "POSITION", "trim_horizon (default), latest, at:SEQ or after:SEQ"},
-    {"checkpoint", 0, 1, false, "FILE", "resume after the sequence number in FILE; write it after each batch"},
+    {"checkpoint", 0, 1, false, "FILE",
+     "resume after the position in FILE (a sequence number; per shard on a remote table); write it after each batch"},
     {"follow", 'f', 0, false, NULL, "keep waiting for new records (until interrupted)"},
     {"interval", 0, 1, false, "MS", "poll interval with --follow (default 500)"},
     {"limit", 0, 1, false, "N", "stop after N records"},

@@ -49,6 +49,12 @@ typedef struct rs_cursor {
     char *iter;                       /* ShardIterator; NULL: acquire one */
 } rs_cursor;
 
+/* The shards by ShardId (for lookups in O(log n)); id points into c. */
+typedef struct rs_key {
+    const char *id;
+    size_t i;
+} rs_key;
+
 typedef struct rs_iter {
     ddb_remote *r;
     char *table;
@@ -56,6 +62,8 @@ typedef struct rs_iter {
     ddb_stream_view view; /* StreamViewType of DescribeStream */
     rs_cursor *c;
     size_t n, cap;
+    rs_key *keys; /* nkeys of them, sorted by id: rebuilt whenever c changes */
+    size_t nkeys;
     bool refresh; /* ask DescribeStream for new shards before the next read */
     uint64_t pos; /* ddb_stream_iter_position */
 } rs_iter;
@@ -107,12 +115,33 @@ static int find_stream(ddb_remote *r, const char *table, char arn[RS_ARN_MAX + 1
     return DDB_OK;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+    return strcmp(((const rs_key *)a)->id, ((const rs_key *)b)->id);
+}
+
 static ssize_t find_shard(const rs_iter *it, const char *id)
 {
-    for (size_t i = 0; id[0] && i < it->n; i++)
-        if (strcmp(it->c[i].s.id, id) == 0)
-            return (ssize_t)i;
-    return -1;
+    rs_key k = {id, 0};
+    const rs_key *hit = id[0] && it->nkeys ? bsearch(&k, it->keys, it->nkeys, sizeof k, key_cmp) : NULL;
+    return hit ? (ssize_t)hit->i : -1;
+}
+
+/* Sort the shards by id again; a ShardId listed twice is a bad answer. */
+static int index_shards(rs_iter *it, ddb_error *err)
+{
+    rs_key *k = realloc(it->keys, (it->n ? it->n : 1) * sizeof *k);
+    if (!k)
+        return ddbi_fail_oom(err, __func__);
+    it->keys = k;
+    for (size_t i = 0; i < it->n; i++)
+        k[i] = (rs_key){it->c[i].s.id, i};
+    qsort(k, it->n, sizeof *k, key_cmp);
+    it->nkeys = it->n;
+    for (size_t i = 1; i < it->n; i++)
+        if (strcmp(k[i - 1].id, k[i].id) == 0)
+            return ddbi_remote_bad(err, "DescribeStream", "shard %s is listed twice", k[i].id);
+    return DDB_OK;
 }
 
 /* Add the shards DescribeStream lists that the iterator does not know yet
@@ -136,6 +165,17 @@ static int list_shards(rs_iter *it, ddb_error *err)
         json_decref(resp);
         if (!rc && pg.last[0] && (!pg.n || strcmp(pg.last, last) == 0))
             rc = ddbi_remote_bad(err, "DescribeStream", "LastEvaluatedShardId %s does not advance", pg.last);
+        if (!rc && it->n + pg.n > it->cap) { /* room for the page first: keys point into c */
+            size_t cap = it->cap ? it->cap : 16;
+            while (cap < it->n + pg.n)
+                cap *= 2;
+            rs_cursor *c = realloc(it->c, cap * sizeof *c);
+            if (c) {
+                it->c = c;
+                it->cap = cap;
+            }
+            rc = c ? index_shards(it, err) : ddbi_fail_oom(err, __func__);
+        }
         for (size_t i = 0; !rc && i < pg.n; i++) {
             if (find_shard(it, pg.shards[i].id) >= 0)
                 continue;
@@ -143,16 +183,6 @@ static int list_shards(rs_iter *it, ddb_error *err)
                 rc = ddbi_fail(err, DDB_ELIMIT, "the stream of table %s has more than %d shards", it->table,
                                RS_MAX_SHARDS);
                 break;
-            }
-            if (it->n == it->cap) {
-                size_t cap = it->cap ? it->cap * 2 : 16;
-                rs_cursor *c = realloc(it->c, cap * sizeof *c);
-                if (!c) {
-                    rc = ddbi_fail_oom(err, __func__);
-                    break;
-                }
-                it->c = c;
-                it->cap = cap;
             }
             rs_cursor *c = &it->c[it->n++];
             memset(c, 0, sizeof *c);
@@ -162,6 +192,8 @@ static int list_shards(rs_iter *it, ddb_error *err)
         memcpy(last, pg.last, sizeof last);
         it->view = pg.view;
         free(pg.shards);
+        if (!rc)
+            rc = index_shards(it, err);
         if (rc)
             return rc;
         if (!last[0])
@@ -169,20 +201,17 @@ static int list_shards(rs_iter *it, ddb_error *err)
     }
 }
 
-/* Shards waiting for a parent that is done (or not listed) become ready. */
+/* Shards waiting for a parent that is done (or not listed) become ready.
+ * One pass: a shard becoming ready makes no other one ready (only a parent
+ * that is done does), and callers settle after each shard that ends. */
 static void settle(rs_iter *it)
 {
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (size_t i = 0; i < it->n; i++) {
-            if (it->c[i].state != RS_WAIT)
-                continue;
-            ssize_t p = find_shard(it, it->c[i].s.parent);
-            if (p < 0 || it->c[p].state == RS_DONE) {
-                it->c[i].state = RS_READY;
-                changed = true;
-            }
-        }
+    for (size_t i = 0; i < it->n; i++) {
+        if (it->c[i].state != RS_WAIT)
+            continue;
+        ssize_t p = find_shard(it, it->c[i].s.parent);
+        if (p < 0 || it->c[p].state == RS_DONE)
+            it->c[i].state = RS_READY;
     }
 }
 
@@ -357,6 +386,7 @@ static void rs_close(void *vit)
     for (size_t i = 0; i < it->n; i++)
         free(it->c[i].iter);
     free(it->c);
+    free(it->keys);
     free(it->table);
     free(it);
 }
@@ -617,6 +647,7 @@ int ddbi_remote_stream_describe(void *impl, const char *table, ddb_stream_desc *
                 first = it.c[i].s.start;
         out->first_seq = first ? ddbi_rs_seq_u64(first) : 0;
         free(it.c);
+        free(it.keys);
     }
     return rc;
 }
