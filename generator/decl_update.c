@@ -54,9 +54,16 @@ static int path_field(an *x, const expr_path *p)
     json_array_foreach(x->fields, i, f) {
         if (!strcmp(fname(f), p->el[0].name)) {
             if (p->n > 1) {
-                ERR(x, at(x, p->line, p->col),
-                    "'%s' is a path into field '%s'; declared expressions name whole fields", p->el[0].name,
-                    fname(f));
+                ddbgen_buf b = {0};
+                for (uint32_t k = 0; k < p->n; k++) {
+                    if (p->el[k].name)
+                        ddbgen_buf_printf(&b, "%s%.*s", k ? "." : "", (int)p->el[k].len, p->el[k].name);
+                    else
+                        ddbgen_buf_printf(&b, "[%u]", (unsigned)p->el[k].index);
+                }
+                ERR(x, at(x, p->line, p->col), "'%s' is a path into field '%s'; declared expressions name whole fields",
+                    ddbgen_buf_str(&b), fname(f));
+                ddbgen_buf_free(&b);
                 return -1;
             }
             return (int)i;
