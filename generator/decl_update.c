@@ -250,6 +250,12 @@ static void check_set_value(an *x, const expr_node *n, int t, int *plain)
                 ddbgen_jstr(tf, "ctype"));
         if (n->op == EF_IF_NOT_EXISTS && n->nargs == 2) {
             int f = n->args[0]->kind == EN_PATH ? path_field(x, &n->args[0]->path) : t;
+            const json_t *ff = field_at(x, f);
+            if (ff && !ddbgen_jtrue(ff, "optional"))
+                ddbgen_diag_add(x->d, DDBGEN_WARNING, at(x, n->line, n->col),
+                                "if_not_exists(%s, ...) always keeps the stored value: every item stores '%s' (%s); "
+                                "make it optional (a pointer, set or list) for the default to apply",
+                                fname(ff), fname(ff), ddbgen_jstr(ff, "ctype"));
             check_set_value(x, n->args[1], f, plain);
             return;
         }

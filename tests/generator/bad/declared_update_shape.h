@@ -1,7 +1,8 @@
 /* More DDB_UPDATE / DDB_CONDITION rules: whole fields only, one shard item
  * per update, placeholders that would clash with the generated function's
  * parameters, list_append into a non-list, functions whose placeholder
- * cannot be typed, names that are not C identifiers or already taken. */
+ * cannot be typed, names that are not C identifiers or already taken; a
+ * warning for if_not_exists() on a field every item stores. */
 #include <ddb/schema.h>
 
 DDB_TABLE(shop, "Shop", DDB_PRIMARY("PK", "SK"));
@@ -19,6 +20,7 @@ struct DDB_ENTITY(shop, "Kayak")
        DDB_UPDATE("append", "SET title = list_append(title, :t)")
        DDB_UPDATE("9lives", "SET stock = :s")
        DDB_UPDATE("create", "SET stock = :s")
+       DDB_UPDATE("first_stock", "SET stock = if_not_exists(stock, :s)")
        DDB_CONDITION("typed", "size(title) > :n AND begins_with(title, :p) AND stock BETWEEN :lo AND :hi")
        DDB_CONDITION("untyped", "contains(tags, :t) AND attribute_type(stock, :ty)")
 kayak {
