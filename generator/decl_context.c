@@ -68,6 +68,52 @@ static json_t *names_ctx(const ddbgen_ir_dexpr *d)
     return a;
 }
 
+static bool reads_known(const ddbgen_ir_template *t, const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
+{
+    for (size_t i = 0; t && i < t->n_segs; i++)
+        for (size_t k = 0; !t->segs[i].lit && t->segs[i].path_len && k < u->n_known; k++)
+            if (&e->fields[u->known_fields[k]] == &e->fields[t->segs[i].path[0]])
+                return true;
+    return false;
+}
+
+/* What the generated function sends, for its comment: the UpdateExpression
+ * with the runtime's additions, over stored attribute names. */
+static const char *sent_text(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, const ddbgen_ir_field *stamp,
+                             char *buf, size_t cap)
+{
+    size_t n = 0;
+    static const char *const kw[4] = {"SET", "REMOVE", "ADD", "DELETE"};
+    for (int c = 0; c < 4; c++) {
+        char extra[2048] = "";
+        size_t x = 0;
+        if (c == 0 && stamp)
+            x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = :now", stamp->attr);
+        for (size_t k = 1; c == 0 && k < e->n_keys && x < sizeof extra; k++) {
+            const ddbgen_ir_key *kd = &e->keys[k];
+            if ((e->n_shards && (!kd->shard || (int)kd->shard->no != u->shard)) ||
+                !(reads_known(&kd->pk, e, u) || (kd->has_sk && reads_known(&kd->sk, e, u))))
+                continue;
+            x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = <%s>", kd->index->pk.attr, kd->pk.text);
+            if (kd->has_sk && x < sizeof extra)
+                x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = <%s>", kd->index->sk.attr, kd->sk.text);
+        }
+        for (size_t i = 0; c == 0 && i < e->n_fields && x < sizeof extra; i++)
+            if (e->fields[i].derived && reads_known(e->fields[i].derived, e, u))
+                x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = <%s>", e->fields[i].attr,
+                                      e->fields[i].derived->text);
+        for (size_t i = 0; c == 2 && i < e->n_fields && x < sizeof extra; i++)
+            if (e->fields[i].version &&
+                (!e->n_shards || (e->fields[i].shard && (int)e->fields[i].shard->no == u->shard)))
+                x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s 1", e->fields[i].attr);
+        const char *body = u->clauses[c];
+        const char *more = extra[0] ? extra + (*body ? 0 : 2) : "";
+        if ((*body || *more) && n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s %s%s", n ? " " : "", kw[c], body, more);
+    }
+    return n < cap ? buf : "";
+}
+
 static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
 {
     json_t *o = json_object(), *params = json_array(), *known = json_array();
@@ -94,6 +140,8 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
         set(o, kw[c], ddbgen__c_literal(buf));
     }
     set(o, "has_stamp", json_boolean(stamp != NULL));
+    char sent[8192];
+    set(o, "sent", ddbgen__comment_literal(sent_text(e, u, stamp, sent, sizeof sent)));
     set(o, "stamp_no", json_integer((json_int_t)stamp_no));
     set(o, "condition", ddbgen__c_literal(u->has_condition ? u->condition.text : NULL));
     /* one names map serves both expressions: the update's names, then the condition's others */

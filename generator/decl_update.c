@@ -54,9 +54,16 @@ static int path_field(an *x, const expr_path *p)
     json_array_foreach(x->fields, i, f) {
         if (!strcmp(fname(f), p->el[0].name)) {
             if (p->n > 1) {
-                ERR(x, at(x, p->line, p->col),
-                    "'%s' is a path into field '%s'; declared expressions name whole fields", p->el[0].name,
-                    fname(f));
+                ddbgen_buf b = {0};
+                for (uint32_t k = 0; k < p->n; k++) {
+                    if (p->el[k].name)
+                        ddbgen_buf_printf(&b, "%s%.*s", k ? "." : "", (int)p->el[k].len, p->el[k].name);
+                    else
+                        ddbgen_buf_printf(&b, "[%u]", (unsigned)p->el[k].index);
+                }
+                ERR(x, at(x, p->line, p->col), "'%s' is a path into field '%s'; declared expressions name whole fields",
+                    ddbgen_buf_str(&b), fname(f));
+                ddbgen_buf_free(&b);
                 return -1;
             }
             return (int)i;
@@ -243,6 +250,12 @@ static void check_set_value(an *x, const expr_node *n, int t, int *plain)
                 ddbgen_jstr(tf, "ctype"));
         if (n->op == EF_IF_NOT_EXISTS && n->nargs == 2) {
             int f = n->args[0]->kind == EN_PATH ? path_field(x, &n->args[0]->path) : t;
+            const json_t *ff = field_at(x, f);
+            if (ff && !ddbgen_jtrue(ff, "optional"))
+                ddbgen_diag_add(x->d, DDBGEN_WARNING, at(x, n->line, n->col),
+                                "if_not_exists(%s, ...) always keeps the stored value: every item stores '%s' (%s); "
+                                "make it optional (a pointer, set or list) for the default to apply",
+                                fname(ff), fname(ff), ddbgen_jstr(ff, "ctype"));
             check_set_value(x, n->args[1], f, plain);
             return;
         }
