@@ -264,9 +264,6 @@ static int single_failure(const ddbi_ent_opinfo *in, bool known, const ddb_item 
     case DDBI_OP_UPDATE:
         if ((known && !cur) || (!known && !in->vf && !in->user_cond))
             return ddbi_fail(err, DDB_ENOTFOUND, "%s not found", name);
-        if (!known && in->vf && !in->user_cond)
-            return ddbi_fail(err, DDB_ECONDITION, "%s does not exist or its version is not %lld", name,
-                             (long long)in->expected);
         /* fall through */
     default:
         if (in->vf && version_differs && !(known && in->user_cond && sv && stored == in->expected))
@@ -274,6 +271,32 @@ static int single_failure(const ddbi_ent_opinfo *in, bool known, const ddb_item 
                              (long long)in->expected);
         return ddbi_fail(err, DDB_ECONDITION, "%s: the condition failed", name);
     }
+}
+
+/* The stored item operation i failed on, read back (consistent) to say
+ * why when the failure did not carry it; NULL when absent or unreadable. */
+static const ddb_item *read_back(ddb_ent_tx *tx, size_t i)
+{
+    const ddb_tx_op *op = &tx->ops[i];
+    const ddb_key_schema *ks = &tx->info[i].e->table->def.key;
+    ddb_item *k = ddb_item_new(tx->a), *it = NULL;
+    const ddb_value *pk = ddb_item_get(op->item, ks->pk), *sk = ks->sk ? ddb_item_get(op->item, ks->sk) : NULL;
+    if (!k || !pk || ddb_item_set(k, ks->pk, ddb_value_copy(tx->a, pk)) ||
+        (sk && ddb_item_set(k, ks->sk, ddb_value_copy(tx->a, sk))))
+        return NULL;
+    ddb_get_opts go = {.consistent = true};
+    return ddb_get_item(tx->db, op->table, k, &go, tx->a, &it, NULL, NULL) ? NULL : it;
+}
+
+/* single_failure for operation i, reading the item back when it is not known. */
+static int failure_of(ddb_ent_tx *tx, size_t i, bool known, const ddb_item *cur, ddb_error *err)
+{
+    const ddbi_ent_opinfo *in = &tx->info[i];
+    if (!known && (in->vf || in->user_cond || in->role == DDBI_OP_CREATE)) {
+        cur = read_back(tx, i);
+        known = true;
+    }
+    return single_failure(in, known, cur, err);
 }
 
 static void reset(ddb_ent_tx *tx)
@@ -308,7 +331,7 @@ static int run_one(ddb_ent_tx *tx, ddb_return_capacity mode, ddb_capacity *cap, 
     }
     if (rc == DDB_ECONDITION) {
         give_current(tx, 0, res.attributes);
-        return single_failure(in, in->current != NULL, res.attributes, err);
+        return failure_of(tx, 0, in->current != NULL, res.attributes, err);
     }
     if (!rc)
         ddbi_ent_cap_merge(cap, &res.capacity);
@@ -339,8 +362,7 @@ static int run_many(ddb_ent_tx *tx, bool single, const char *token, ddb_return_c
                 return DDBI_ECOUNTER;
         for (size_t i = 0; i < tx->n; i++)
             if (res.reasons[i] == DDB_ECONDITION)
-                return single_failure(&tx->info[i], tx->info[i].current != NULL, res.items ? res.items[i] : NULL,
-                                      err);
+                return failure_of(tx, i, tx->info[i].current != NULL, res.items ? res.items[i] : NULL, err);
         return rc;
     }
     /* name the operations that failed */

@@ -71,7 +71,13 @@ static int fields_of(const ddb_entity_desc *e, const ddb_field_mask *mask, ddbi_
         if (mask && !ddb_mask_has(mask, j))
             continue;
         if (!mask) {
-            if (f->flags & (DDB_FIELD_KEY | DDB_FIELD_DERIVED | DDB_FIELD_VERSION | DDB_FIELD_UPDATED_AT))
+            /* a whole write creates the item: key fields are attributes too,
+             * unless one is stored as a table key attribute (not updatable) */
+            const ddb_key_schema *ks = &e->table->def.key;
+            bool table_key = strcmp(f->attr, ks->pk) == 0 || (ks->sk && strcmp(f->attr, ks->sk) == 0);
+            if ((f->flags & DDB_FIELD_KEY) && (!whole || table_key))
+                continue;
+            if (f->flags & (DDB_FIELD_DERIVED | DDB_FIELD_VERSION | DDB_FIELD_UPDATED_AT))
                 continue;
             if (!whole && (f->flags & (DDB_FIELD_CREATED_AT | DDB_FIELD_CREATE_ONLY | DDB_FIELD_UUID |
                                        DDB_FIELD_AUTO_ID)))
@@ -145,9 +151,13 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
             continue; /* upsert leaves what obj does not set */
         if (!v && keep)
             continue;
-        if (upd_set(&u[s], f->attr, v, keep))
-            return ddbi_fail_oom(err, __func__);
-        touched[s] = true;
+        /* key fields live on every shard item */
+        bool every = (f->flags & DDB_FIELD_KEY) && e->n_shards;
+        for (int t = every ? 0 : s; t < (every ? nparts : s + 1); t++) {
+            if (upd_set(&u[t], f->attr, v, keep))
+                return ddbi_fail_oom(err, __func__);
+            touched[t] = true;
+        }
     }
     /* index keys that depend on them (each on the shard item carrying it) */
     for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
@@ -204,13 +214,14 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
             return ddbi_fail_oom(err, __func__);
         if (!whole && (ddbi_exprb_put(x, "attribute_exists(") || ddbi_exprb_put(x, pkn) || ddbi_exprb_put(x, ")")))
             return ddbi_fail_oom(err, __func__);
-        if (check_version) {
-            const char *vn = ddbi_exprb_name(x, vf->attr), *vv = ddbi_exprb_value(x, ddb_v_i64(a, expected));
-            if (!vn || !vv || (x->text.len && ddbi_exprb_put(x, " AND ")))
+        if (check_version && (x->text.len && ddbi_exprb_put(x, " AND ")))
+            return ddbi_fail_oom(err, __func__);
+        if (check_version && whole && expected == 0) { /* version 0: a new item */
+            if (ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, pkn) || ddbi_exprb_put(x, ")"))
                 return ddbi_fail_oom(err, __func__);
-            if (whole && expected == 0 ? (ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, pkn) ||
-                                          ddbi_exprb_put(x, ")"))
-                                       : (ddbi_exprb_put(x, vn) || ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, vv)))
+        } else if (check_version) {
+            const char *vn = ddbi_exprb_name(x, vf->attr), *vv = ddbi_exprb_value(x, ddb_v_i64(a, expected));
+            if (!vn || !vv || ddbi_exprb_put(x, vn) || ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, vv))
                 return ddbi_fail_oom(err, __func__);
         }
         bool user = c && c->condition && s == upart;
