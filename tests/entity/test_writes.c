@@ -252,7 +252,7 @@ static void test_patch_mask_upsert(void **state)
     /* update-fields with a mask: status only (logins in the struct is ignored) */
     u.logins = 99;
     strcpy(u.status, "gone");
-    ddb_field_mask m = DDB_FIELDS(U_STATUS);
+    ddb_ent_mask m = DDB_FIELDS(U_STATUS);
     OK(ddb_ent_update_mask(f->db, &user_entity, &u, &m, NULL, NULL, &f->err));
     it = raw(f, "USER#bob", "PROFILE");
     assert_string_equal(str(it, "status"), "gone");
@@ -348,7 +348,7 @@ static void test_unique(void **state)
     assert_null(raw(f, "USER#b1", "PROFILE"));
     /* a moves to another address: the old one is free again */
     strcpy(a.email, "new@example.com");
-    ddb_field_mask m = DDB_FIELDS(U_EMAIL);
+    ddb_ent_mask m = DDB_FIELDS(U_EMAIL);
     OK(ddb_ent_update_mask(f->db, &user_entity, &a, &m, NULL, NULL, &f->err));
     assert_null(raw(f, "UNIQUE#User#email#same@example.com", "UNIQUE"));
     assert_non_null(raw(f, "UNIQUE#User#email#new@example.com", "UNIQUE"));
@@ -425,7 +425,7 @@ static void test_transaction_forms(void **state)
     ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &f->err);
     a.logins = 50;
     a.version = 0; /* the declared update bumped it: unknown here */
-    ddb_field_mask m = DDB_FIELDS(U_LOGINS);
+    ddb_ent_mask m = DDB_FIELDS(U_LOGINS);
     struct user got;
     bool found = false;
     ddb_ent_expr many = {.text = "logins > :n", .values = tu_item(f->a, ":n", 'i', (int64_t)10, NULL)};

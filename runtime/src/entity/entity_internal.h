@@ -207,7 +207,7 @@ typedef enum ddbi_upd_mode {
     DDBI_UPD_PUT         /* replace, keeping created-at and create-only fields */
 } ddbi_upd_mode;
 /* Add to tx the UpdateItem(s) of obj (one per shard touched). */
-int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_field_mask *mask,
+int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *mask,
                         ddbi_upd_mode mode, const ddb_ent_tx_cond *c, const void *old, ddb_error *err);
 /* The stored entity with obj's key (consistent), NULL when absent; in a. */
 int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_arena *a, void **old, ddb_error *err);
@@ -297,9 +297,9 @@ int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err);
  * old (the stored entity, NULL = none) to obj (NULL = deleted): a claim of
  * each new value, the release of each old one.  Text lives in a. */
 int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e, const void *obj, const void *old,
-                         const ddb_field_mask *only, ddb_error *err);
+                         const ddb_ent_mask *only, ddb_error *err);
 /* Has e a unique field (among only; NULL = all)? */
-bool ddbi_ent_has_unique(const ddb_entity_desc *e, const ddb_field_mask *only);
+bool ddbi_ent_has_unique(const ddb_entity_desc *e, const ddb_ent_mask *only);
 
 /* ---- typed reads (entity_skcond.c, entity_project.c, entity_reader.c) ---- */
 

@@ -238,7 +238,7 @@ static void give_current(ddb_ent_tx *tx, size_t i, const ddb_item *item)
         return;
     memset(in->current, 0, in->e->st->size);
     bool found = item && ddbi_ent_from_item_partial(in->e, item, in->current, in->current_arena,
-                                                    in->e->n_shards != 0, NULL) == DDB_OK;
+                                                    in->e->n_shards != 0, NULL, NULL) == DDB_OK;
     if (in->current_found)
         *in->current_found = found;
 }

@@ -88,12 +88,12 @@ static int owner_of(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *obj, d
 }
 
 int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e, const void *obj, const void *old,
-                         const ddb_field_mask *only, ddb_error *err)
+                         const ddb_ent_mask *only, ddb_error *err)
 {
     int rc = DDB_OK;
     for (uint16_t i = 0; !rc && i < e->st->n_fields; i++) {
         const ddb_field_desc *f = &e->st->fields[i];
-        if (!(f->flags & DDB_FIELD_UNIQUE) || (only && !ddb_mask_has(only, i)))
+        if (!(f->flags & DDB_FIELD_UNIQUE) || (only && !ddb_ent_mask_has(only, i)))
             continue;
         const char *nv = NULL, *ov = NULL;
         if ((obj && (rc = field_text(f, obj, a, &nv, err))) || (old && (rc = field_text(f, old, a, &ov, err))))
@@ -126,10 +126,10 @@ int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e,
     return rc;
 }
 
-bool ddbi_ent_has_unique(const ddb_entity_desc *e, const ddb_field_mask *only)
+bool ddbi_ent_has_unique(const ddb_entity_desc *e, const ddb_ent_mask *only)
 {
     for (uint16_t i = 0; i < e->st->n_fields; i++)
-        if ((e->st->fields[i].flags & DDB_FIELD_UNIQUE) && (!only || ddb_mask_has(only, i)))
+        if ((e->st->fields[i].flags & DDB_FIELD_UNIQUE) && (!only || ddb_ent_mask_has(only, i)))
             return true;
     return false;
 }

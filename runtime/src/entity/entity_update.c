@@ -18,12 +18,12 @@
 #include <string.h>
 
 /* The most fields an entity struct may have for a partial update. */
-#define UPDATE_MAX_FIELDS (64 * DDB_MASK_WORDS)
+#define UPDATE_MAX_FIELDS DDB_ENT_MAX_FIELDS
 
-static bool template_uses(const ddb_template *t, const ddb_field_mask *changed)
+static bool template_uses(const ddb_template *t, const ddb_ent_mask *changed)
 {
     for (uint16_t i = 0; i < t->n; i++)
-        if (!t->segs[i].lit && t->segs[i].path_len && ddb_mask_has(changed, t->segs[i].path[0]))
+        if (!t->segs[i].lit && t->segs[i].path_len && ddb_ent_mask_has(changed, t->segs[i].path[0]))
             return true;
     return false;
 }
@@ -58,7 +58,7 @@ static int upd_set(upd *u, const char *attr, ddb_value *v, bool keep)
 }
 
 /* The fields a mode writes, checked: mask (NULL = every writable field). */
-static int fields_of(const ddb_entity_desc *e, const ddb_field_mask *mask, ddbi_upd_mode mode, ddb_field_mask *out,
+static int fields_of(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddbi_upd_mode mode, ddb_ent_mask *out,
                      ddb_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -68,7 +68,7 @@ static int fields_of(const ddb_entity_desc *e, const ddb_field_mask *mask, ddbi_
     for (uint16_t j = 0; j < e->st->n_fields; j++) {
         const ddb_field_desc *f = &e->st->fields[j];
         bool whole = mode == DDBI_UPD_PUT || mode == DDBI_UPD_UPSERT;
-        if (mask && !ddb_mask_has(mask, j))
+        if (mask && !ddb_ent_mask_has(mask, j))
             continue;
         if (!mask) {
             /* a whole write creates the item: key fields are attributes too,
@@ -92,21 +92,21 @@ static int fields_of(const ddb_entity_desc *e, const ddb_field_mask *mask, ddbi_
         } else if (f->flags & DDB_FIELD_CREATE_ONLY) {
             return ddbi_fail(err, DDB_EVALIDATION, "field %s of %s is set on creation only", f->name, e->name);
         }
-        ddb_mask_add(out, j);
+        ddb_ent_mask_set(out, j);
     }
     for (uint16_t j = mask ? e->st->n_fields : UPDATE_MAX_FIELDS; mask && j < UPDATE_MAX_FIELDS; j++)
-        if (ddb_mask_has(mask, j))
+        if (ddb_ent_mask_has(mask, j))
             return ddbi_fail(err, DDB_EVALIDATION, "%s has no field %u (it has %u)", e->name, (unsigned)j,
                              (unsigned)e->st->n_fields);
     return DDB_OK;
 }
 
-int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_field_mask *mask,
+int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *mask,
                         ddbi_upd_mode mode, const ddb_ent_tx_cond *c, const void *old, ddb_error *err)
 {
     ddb_arena *a = ddbi_ent_tx_arena(tx);
     ddb *db = ddbi_ent_tx_db(tx);
-    ddb_field_mask changed;
+    ddb_ent_mask changed;
     int rc = ddbi_ent_check_shards(e, err);
     if (!rc)
         rc = fields_of(e, mask, mode, &changed, err);
@@ -132,7 +132,7 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
         const ddb_field_desc *f = &e->st->fields[j];
         bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && template_uses(f->derived, &changed);
         bool stamp = (f->flags & DDB_FIELD_UPDATED_AT) != 0;
-        if (!ddb_mask_has(&changed, j) && !derived && !stamp)
+        if (!ddb_ent_mask_has(&changed, j) && !derived && !stamp)
             continue;
         int s = ddbi_ent_field_part(e, f);
         ddb_value *v = NULL;
@@ -259,7 +259,7 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
 typedef struct upd_ctx {
     const ddb_entity_desc *e;
     void *obj;
-    const ddb_field_mask *mask;
+    const ddb_ent_mask *mask;
     ddbi_upd_mode mode;
     const ddb_ent_opts *o;
 } upd_ctx;
@@ -275,7 +275,7 @@ static int build_update(ddb_ent_tx *tx, ddb_arena *a, void *vctx, ddb_error *err
     return rc ? rc : ddbi_ent_add_update(tx, u->e, u->obj, u->mask, u->mode, &c, old, err);
 }
 
-static int update_alone(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_field_mask *mask, ddbi_upd_mode mode,
+static int update_alone(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *mask, ddbi_upd_mode mode,
                         const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
 {
     if (cap)
@@ -293,7 +293,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !obj || (n_fields && !fields))
         return ddbi_fail(err, DDB_EINVAL, "update: db, entity, object and fields are required");
-    ddb_field_mask m;
+    ddb_ent_mask m;
     memset(&m, 0, sizeof m);
     for (size_t i = 0; i < n_fields; i++) {
         uint16_t j = 0;
@@ -301,12 +301,12 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
             j++;
         if (j == e->st->n_fields)
             return ddbi_fail(err, DDB_EVALIDATION, "%s has no field %s", e->name, fields[i]);
-        ddb_mask_add(&m, j);
+        ddb_ent_mask_set(&m, j);
     }
     return update_alone(db, e, obj, &m, DDBI_UPD_FIELDS, o, cap, err);
 }
 
-int ddb_ent_update_mask(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_field_mask *fields,
+int ddb_ent_update_mask(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
                         const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
 {
     return update_alone(db, e, obj, fields, fields ? DDBI_UPD_FIELDS : DDBI_UPD_PATCH, o, cap, err);
@@ -324,7 +324,7 @@ int ddb_ent_upsert(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_o
     return update_alone(db, e, obj, NULL, DDBI_UPD_UPSERT, o, cap, err);
 }
 
-int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_field_mask *fields,
+int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
                            const ddb_ent_tx_cond *c, ddb_error *err)
 {
     if (!tx || !e || !obj)
