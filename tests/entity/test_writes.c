@@ -480,6 +480,50 @@ static void test_sharded_version(void **state)
     assert_int_equal(ddb_ent_to_item(&device_entity, &d, f->a, &one, &f->err), DDB_EINVAL);
 }
 
+/* batch delete, and one batch mixing entities: puts and deletes of
+ * tickets and devices (every shard item) */
+static void test_batches(void **state)
+{
+    fx *f = *state;
+    struct ticket t[30];
+    for (int i = 0; i < 30; i++) {
+        t[i] = (struct ticket){.project = "b", .no = (uint64_t)i + 1};
+        snprintf(t[i].title, sizeof t[i].title, "t%d", i);
+    }
+    ddb_capacity cap;
+    OK(ddb_ent_batch_put(f->db, &ticket_entity, t, 30, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL},
+                         &cap, &f->err));
+    assert_true(cap.write == 30.0);
+    OK(ddb_ent_batch_delete(f->db, &ticket_entity, t, 28, NULL, NULL, &f->err));
+    assert_null(raw(f, "PROJECT#b", "TICKET#000001"));
+    assert_non_null(raw(f, "PROJECT#b", "TICKET#000029"));
+    /* mixed: a device (2 shard items) and a ticket put, a ticket deleted */
+    ddb_ent_batch *b = ddb_ent_batch_new(f->db, f->a, &f->err);
+    struct device d = {.id = "bd", .battery = 5, .description = "x"};
+    ddb_entity_desc unversioned = device_entity; /* a batch cannot check versions */
+    ddb_field_desc df[4];
+    memcpy(df, device_fields, sizeof df);
+    df[3].flags = 0;
+    ddb_struct_desc ds = {"device", sizeof(struct device), 4, df};
+    unversioned.st = &ds;
+    struct ticket nt = {.project = "b", .no = 100, .title = "new"};
+    OK(ddb_ent_batch_add_put(b, &unversioned, &d, &f->err));
+    OK(ddb_ent_batch_add_put(b, &ticket_entity, &nt, &f->err));
+    OK(ddb_ent_batch_add_delete(b, &ticket_entity, &t[28], &f->err));
+    OK(ddb_ent_batch_run(b, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &f->err));
+    assert_true(cap.write == 4.0);
+    assert_non_null(raw(f, "DEVICE#bd", "DEVICE#A"));
+    assert_non_null(raw(f, "DEVICE#bd", "DEVICE#B"));
+    assert_non_null(raw(f, "PROJECT#b", "TICKET#000100"));
+    assert_null(raw(f, "PROJECT#b", "TICKET#000029"));
+    /* refused: a version (put), a unique field (put and delete) */
+    assert_int_equal(ddb_ent_batch_add_put(b, &device_entity, &d, &f->err), DDB_EVALIDATION);
+    struct user u = {.id = "x"};
+    assert_int_equal(ddb_ent_batch_add_delete(b, &user_entity, &u, &f->err), DDB_EVALIDATION);
+    assert_non_null(strstr(f->err.message, "unique field (email)"));
+    assert_int_equal(ddb_ent_batch_run(b, NULL, NULL, &f->err), DDB_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +534,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_auto_ids_in_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_transaction_forms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sharded_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -317,11 +317,19 @@ int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
 /* Delete n entities by key (structs with the key fields) with
  * BatchWriteItem, 25 items a request, unprocessed items retried; every
  * shard item of a sharded entity.  Entities with unique fields are refused
- * (their uniqueness items need a transaction). */
+ * (their uniqueness items need a transaction), as are those whose writes
+ * need a condition (put: a version) or keep stored fields (put: created-at,
+ * create-only). */
+int ddb_ent_batch_delete(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, const ddb_ent_opts *o,
+                         ddb_capacity *cap, ddb_error *err);
 
 /* One batch mixing entities of one table: add puts and deletes of any
  * entities, then ddb_ent_batch_run (25 items a request). */
 typedef struct ddb_ent_batch ddb_ent_batch;
+ddb_ent_batch *ddb_ent_batch_new(ddb *db, ddb_arena *a, ddb_error *err);
+int ddb_ent_batch_add_put(ddb_ent_batch *b, const ddb_entity_desc *e, void *obj, ddb_error *err);
+int ddb_ent_batch_add_delete(ddb_ent_batch *b, const ddb_entity_desc *e, const void *key, ddb_error *err);
+int ddb_ent_batch_run(ddb_ent_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* The runtime clock created-at / updated-at use: ddb_clock_ms(db) (tests
  * set it with ddb_options.clock_ms). */

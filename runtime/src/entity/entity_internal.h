@@ -34,7 +34,8 @@
  *   entity_stamp.c       DDB_CREATED_AT / DDB_UPDATED_AT time stamps
  *   entity_cursor.c      cursors (LastEvaluatedKey as text)
  *   entity_tx.c          transactions across entities; every write's operations run through it
- *   entity_batch.c       batch put and get
+ *   entity_batch.c       batch get
+ *   entity_batch_write.c batch puts and deletes, mixing entities
  *   entity_fingerprint.c what stored items depend on, and its comparison
  *   entity_table.c       create and open a module's table
  *   entity_backfill.c    index keys written into stored items (when asked)
