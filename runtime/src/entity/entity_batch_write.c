@@ -45,6 +45,9 @@ static int batchable(const ddb_entity_desc *e, bool put, ddb_error *err)
     int rc = ddbi_ent_check_shards(e, err);
     if (rc)
         return rc;
+    if (ddbi_ent_parts(e) > BATCH_WRITE_MAX) /* one entity per request at least */
+        return ddbi_fail(err, DDB_ELIMIT, "%s has %d shards: one entity needs more than the %d items of a batch write",
+                         e->name, ddbi_ent_parts(e), BATCH_WRITE_MAX);
     const ddb_field_desc *f;
     if (put && (f = ddbi_ent_flagged(e, DDB_FIELD_VERSION)))
         return ddbi_fail(err, DDB_EVALIDATION,
