@@ -238,7 +238,7 @@ int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb
                          "ddb_ent_to_item: %s is sharded into %u items; a merged item written back would corrupt it "
                          "(use ddb_ent_to_items)",
                          e->name, (unsigned)e->n_shards);
-    void *copy;
+    void *copy = NULL;
     int rc = derived_copy(e, obj, a, &copy, err);
     return rc ? rc : ddbi_ent_item_part(e, copy, -1, a, out, err);
 }
@@ -256,7 +256,7 @@ int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, dd
     if (cap < parts)
         return ddbi_fail(err, DDB_ELIMIT, "ddb_ent_to_items: %s is %zu items; out has room for %zu", e->name, parts,
                          cap);
-    void *copy;
+    void *copy = NULL;
     if ((rc = derived_copy(e, obj, a, &copy, err)))
         return rc;
     for (size_t s = 0; s < parts && !rc; s++)

@@ -36,18 +36,20 @@ typedef struct commit_set {
     int64_t v;
 } commit_set;
 
+/* The arrays of a transaction grow in its arena, from a few entries (a
+ * single call writes one or two items) up to TX_OPS. */
 struct ddb_ent_tx {
     ddb *db;
     ddb_arena *a;
-    size_t n;
-    ddb_tx_op ops[TX_OPS];
-    ddbi_ent_opinfo info[TX_OPS];
+    size_t n, cap;
+    ddb_tx_op *ops;
+    ddbi_ent_opinfo *info;
     size_t nx;
-    ddbi_exprb xs[TX_OPS];
-    size_t nsets;
-    commit_set sets[TX_OPS];   /* on success */
-    size_t nids;
-    commit_set ids[TX_OPS];    /* auto ids: zeroed again on failure */
+    ddbi_exprb *xs[TX_OPS];    /* each allocated alone: callers keep pointers */
+    size_t nsets, setcap;
+    commit_set *sets;          /* on success */
+    size_t nids, idcap;
+    commit_set *ids;           /* auto ids: zeroed again on failure */
     size_t nctr;
     pending_counter ctr[TX_COUNTERS];
     ddb_capacity read_cap;     /* counters read (or drawn) while adding */
@@ -57,6 +59,26 @@ struct ddb_ent_tx {
 };
 
 ddb *ddb_ent_tx_db(const ddb_ent_tx *tx) { return tx ? tx->db : NULL; }
+
+/* Grow *arr (elem bytes each, *cap entries, n used) to hold one more. */
+static int grow(ddb_arena *a, void **arr, size_t *cap, size_t n, size_t elem, ddb_error *err)
+{
+    if (n < *cap)
+        return DDB_OK;
+    if (n >= TX_OPS)
+        return ddbi_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations (items)", TX_OPS);
+    size_t nc = *cap ? 4 * *cap : 4;
+    if (nc > TX_OPS)
+        nc = TX_OPS;
+    void *p = ddb_arena_alloc(a, nc * elem);
+    if (!p)
+        return ddbi_fail_oom(err, "transaction");
+    if (n)
+        memcpy(p, *arr, n * elem);
+    *arr = p;
+    *cap = nc;
+    return DDB_OK;
+}
 
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err)
 {
@@ -101,16 +123,23 @@ int ddbi_ent_tx_exprb(ddb_ent_tx *tx, ddbi_exprb **out, ddb_error *err)
 {
     if (tx->nx == TX_OPS)
         return ddbi_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations", TX_OPS);
-    int rc = ddbi_exprb_init(&tx->xs[tx->nx], tx->db, tx->a, err);
+    ddbi_exprb *x = ddb_arena_alloc(tx->a, sizeof *x);
+    if (!x)
+        return ddbi_fail_oom(err, __func__);
+    int rc = ddbi_exprb_init(x, tx->db, tx->a, err);
     if (!rc)
-        *out = &tx->xs[tx->nx++];
+        *out = tx->xs[tx->nx++] = x;
     return rc;
 }
 
 int ddbi_ent_tx_add(ddb_ent_tx *tx, const ddb_tx_op *op, const ddbi_ent_opinfo *info, ddb_error *err)
 {
-    if (tx->n == TX_OPS)
-        return ddbi_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations (items)", TX_OPS);
+    size_t cap = tx->cap;
+    int rc = grow(tx->a, (void **)&tx->ops, &cap, tx->n, sizeof *tx->ops, err);
+    if (!rc && cap != tx->cap)
+        rc = grow(tx->a, (void **)&tx->info, &tx->cap, tx->n, sizeof *tx->info, err);
+    if (rc)
+        return rc;
     tx->ops[tx->n] = *op;
     tx->info[tx->n++] = *info;
     return DDB_OK;
@@ -118,10 +147,10 @@ int ddbi_ent_tx_add(ddb_ent_tx *tx, const ddb_tx_op *op, const ddbi_ent_opinfo *
 
 int ddbi_ent_tx_on_commit(ddb_ent_tx *tx, const ddb_field_desc *f, void *obj, int64_t v, ddb_error *err)
 {
-    if (tx->nsets == TX_OPS)
-        return ddbi_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations", TX_OPS);
-    tx->sets[tx->nsets++] = (commit_set){f, obj, v};
-    return DDB_OK;
+    int rc = grow(tx->a, (void **)&tx->sets, &tx->setcap, tx->nsets, sizeof *tx->sets, err);
+    if (!rc)
+        tx->sets[tx->nsets++] = (commit_set){f, obj, v};
+    return rc;
 }
 
 /* ---- auto ids ---- */
@@ -185,8 +214,8 @@ int ddbi_ent_tx_auto_ids(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, dd
         int rc = counter_for(tx, e, obj, &c, err);
         if (rc)
             return rc;
-        if (tx->nids == TX_OPS)
-            return ddbi_fail(err, DDB_ELIMIT, "a transaction holds at most %d operations", TX_OPS);
+        if ((rc = grow(tx->a, (void **)&tx->ids, &tx->idcap, tx->nids, sizeof *tx->ids, err)))
+            return rc;
         ddbi_ent_int_set(f, fp, ++c->next);
         tx->ids[tx->nids++] = (commit_set){f, obj, c->next};
     }
@@ -302,7 +331,7 @@ static int failure_of(ddb_ent_tx *tx, size_t i, bool known, const ddb_item *cur,
 static void reset(ddb_ent_tx *tx)
 {
     for (size_t i = 0; i < tx->nx; i++)
-        ddbi_exprb_done(&tx->xs[i]);
+        ddbi_exprb_done(tx->xs[i]);
     tx->nx = tx->n = tx->nsets = tx->nids = tx->nctr = 0;
     memset(&tx->read_cap, 0, sizeof tx->read_cap);
     tx->failed = tx->ids_now = false;
