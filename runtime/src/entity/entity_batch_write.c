@@ -88,7 +88,7 @@ int ddb_ent_batch_add_put(ddb_ent_batch *b, const ddb_entity_desc *e, void *obj,
     if (!rc)
         rc = ddbi_ent_fill_derived(e, obj, b->a, err);
     for (int s = 0; !rc && s < ddbi_ent_parts(e); s++) {
-        ddb_item *it;
+        ddb_item *it = NULL;
         if (!(rc = ddbi_ent_item_part(e, obj, e->n_shards ? s : -1, b->a, &it, err)))
             rc = append(b, (ddb_batch_write_op){.table = e->table->def.name, .put = it}, err);
     }
@@ -102,7 +102,7 @@ int ddb_ent_batch_add_delete(ddb_ent_batch *b, const ddb_entity_desc *e, const v
         return ddbi_fail(err, DDB_EINVAL, "batch: batch, entity and key are required");
     int rc = batchable(e, false, err);
     for (int s = 0; !rc && s < ddbi_ent_parts(e); s++) {
-        ddb_item *k;
+        ddb_item *k = NULL;
         if (!(rc = ddbi_ent_primary_key(e, key, e->n_shards ? s : -1, b->a, &k, err)))
             rc = append(b, (ddb_batch_write_op){.table = e->table->def.name, .delete_key = k}, err);
     }

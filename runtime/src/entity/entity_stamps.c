@@ -60,7 +60,7 @@ int ddbi_ent_stamp_value(const ddb_field_desc *f, int64_t now_ms, ddb_arena *a, 
 /* Store the timestamp now_ms into field f of obj. */
 static int stamp(const ddb_field_desc *f, void *obj, int64_t now_ms, ddb_arena *a, ddb_error *err)
 {
-    ddb_value *v;
+    ddb_value *v = NULL;
     int rc = ddbi_ent_stamp_value(f, now_ms, a, &v, err);
     return rc ? rc : ddbi_ent_field_from(f, v, (char *)obj + f->offset, a, err);
 }
@@ -101,7 +101,7 @@ int ddbi_ent_fill_stamps(ddb *db, const ddb_entity_desc *e, void *obj, bool crea
         else if (create && f->dflt && ddbi_ent_field_unset(f, p) && f->type == DDB_F_STRING)
             *(const char **)p = f->dflt; /* the descriptor's text lives as long as the program */
         else if (create && f->dflt && ddbi_ent_field_unset(f, p)) {
-            ddb_value *v;
+            ddb_value *v = NULL;
             if (!(rc = ddbi_ent_default_value(f, a, &v, err)))
                 rc = ddbi_ent_field_from(f, v, p, a, err);
         }

@@ -210,7 +210,7 @@ int ddbi_ent_tx_auto_ids(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, dd
             ddbi_ent_int_set(f, fp, id);
             continue;
         }
-        pending_counter *c;
+        pending_counter *c = NULL;
         int rc = counter_for(tx, e, obj, &c, err);
         if (rc)
             return rc;
@@ -229,13 +229,13 @@ static int add_counters(ddb_ent_tx *tx, ddb_error *err)
     int rc = DDB_OK;
     for (size_t i = 0; i < tx->nctr && !rc; i++) {
         pending_counter *c = &tx->ctr[i];
-        ddbi_exprb *x;
+        ddbi_exprb *x = NULL;
         if ((rc = ddbi_ent_tx_exprb(tx, &x, err)))
             break;
         const char *nt = ddbi_exprb_name(x, c->e->table->type_attr), *vt = ddbi_exprb_value(x, ddb_v_str(tx->a, "ddb:counter"));
         const char *nc = ddbi_exprb_name(x, COUNTER_ATTR), *vn = ddbi_exprb_value(x, ddb_v_i64(tx->a, c->next));
         const char *vb = ddbi_exprb_value(x, ddb_v_i64(tx->a, c->base));
-        const ddb_expr *upd, *cond;
+        const ddb_expr *upd = NULL, *cond = NULL;
         if (!nt || !vt || !nc || !vn || !vb || ddbi_exprb_put(x, "SET ") || ddbi_exprb_put(x, nt) ||
             ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, vt) || ddbi_exprb_put(x, ", ") || ddbi_exprb_put(x, nc) ||
             ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, vn))

@@ -55,7 +55,7 @@ static int unique_key(const ddb_entity_desc *e, const ddb_field_desc *f, const c
 static int field_text(const ddb_field_desc *f, const void *obj, ddb_arena *a, const char **out, ddb_error *err)
 {
     *out = NULL;
-    ddb_value *v;
+    ddb_value *v = NULL;
     int rc = ddbi_ent_field_value(f, (const char *)obj + f->offset, a, &v, err);
     if (rc || !v)
         return rc;
@@ -71,7 +71,7 @@ static int owner_of(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *obj, d
                     ddb_error *err)
 {
     (void)tx;
-    ddb_item *k;
+    ddb_item *k = NULL;
     int rc = ddbi_ent_primary_key(e, obj, -1, a, &k, err);
     if (rc)
         return rc;
@@ -101,7 +101,7 @@ int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e,
         if (nv && ov && strcmp(nv, ov) == 0)
             continue; /* unchanged: its item stays */
         const char *owner = NULL;
-        ddb_item *k;
+        ddb_item *k = NULL;
         if (ov && !(rc = unique_key(e, f, ov, a, &k, err))) {
             ddb_tx_op op = {.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k};
             rc = ddbi_ent_tx_add(tx, &op, &(ddbi_ent_opinfo){.e = e, .role = DDBI_OP_RELEASE, .uf = f, .uval = ov},
@@ -109,8 +109,8 @@ int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e,
         }
         if (rc || !nv)
             continue;
-        ddbi_exprb *x;
-        const ddb_expr *cond;
+        ddbi_exprb *x = NULL;
+        const ddb_expr *cond = NULL;
         if ((rc = unique_key(e, f, nv, a, &k, err)) || (rc = owner_of(tx, e, obj, a, &owner, err)) ||
             (rc = ddbi_ent_tx_exprb(tx, &x, err)))
             break;

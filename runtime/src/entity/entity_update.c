@@ -201,7 +201,7 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
         if (!touched[s])
             continue;
         ddbi_exprb *x = u[s].x;
-        const ddb_expr *upx, *cx;
+        const ddb_expr *upx = NULL, *cx = NULL;
         if (u[s].rem.len && ddbi_buf_put(&x->text, u[s].rem.p, u[s].rem.len))
             return ddbi_fail_oom(err, __func__);
         ddbi_buf_free(&u[s].rem);
@@ -231,7 +231,7 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
             break;
         /* unused names and values are refused by DynamoDB: the condition may
          * not use :vK of a whole write's version */
-        ddb_item *k;
+        ddb_item *k = NULL;
         if ((rc = ddbi_ent_primary_key(e, obj, e->n_shards ? s : -1, a, &k, err)))
             break;
         ddb_tx_op op = {.kind = DDB_TX_UPDATE, .table = e->table->def.name, .item = k, .update = upx,
@@ -368,7 +368,7 @@ static int add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *ke
     int s = e->n_shards ? u->expr.shard : 0;
     if (s < 0 || s >= nparts)
         return ddbi_fail(err, DDB_EINVAL, "%s: the update names shard %d of %d", e->name, s, nparts);
-    ddbi_exprb *x;
+    ddbi_exprb *x = NULL;
     int rc = ddbi_ent_tx_exprb(tx, &x, err);
     if (rc)
         return rc;
@@ -383,7 +383,7 @@ static int add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *ke
         const ddb_field_desc *f = &e->st->fields[j];
         if (!(f->flags & DDB_FIELD_UPDATED_AT) || ddbi_ent_field_part(e, f) != s)
             continue;
-        ddb_value *v;
+        ddb_value *v = NULL;
         if ((rc = ddbi_ent_stamp_value(f, ddb_clock_ms(db), a, &v, err)))
             break;
         const char *n = ddbi_exprb_name(x, f->attr), *r = ddbi_exprb_value(x, v);
@@ -444,7 +444,7 @@ static int add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *ke
         return rc ? rc : ddbi_fail_oom(err, __func__);
     if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &cx, err)))
         return rc;
-    ddb_item *k;
+    ddb_item *k = NULL;
     if ((rc = ddbi_ent_primary_key(e, key, e->n_shards ? s : -1, a, &k, err)))
         return rc;
     ddb_tx_op op = {.kind = DDB_TX_UPDATE, .table = e->table->def.name, .item = k, .update = upx, .condition = cx,

@@ -84,7 +84,7 @@ int ddbi_ent_add_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool c
         return ddbi_fail(err, DDB_EINVAL, "%s: the condition names shard %d of %d", e->name, upart, ddbi_ent_parts(e));
     int nparts = ddbi_ent_parts(e);
     for (int s = 0; s < nparts && !rc; s++) {
-        ddb_item *it;
+        ddb_item *it = NULL;
         if ((rc = ddbi_ent_item_part(e, obj, e->n_shards ? s : -1, a, &it, err)))
             break;
         if (vf && s == vpart && ddb_item_set(it, vf->attr, ddb_v_i64(a, expected + 1)))
@@ -266,7 +266,7 @@ int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, d
         rc = ddbi_ent_primary_key(e, key, -1, a, &k, err);
     if (rc)
         return rc;
-    ddb_item *it;
+    ddb_item *it = NULL;
     if (!e->n_shards) {
         ddb_get_opts go = {.consistent = o && o->consistent, .return_capacity = ddbi_ent_cap_mode(o)};
         ddb_capacity c;
@@ -305,7 +305,7 @@ static int add_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key,
         ddb_tx_op op = {.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k};
         ddbi_ent_opinfo in = {.e = e, .role = DDBI_OP_PART};
         if (c && c->condition && s == upart) {
-            ddbi_exprb *x;
+            ddbi_exprb *x = NULL;
             if ((rc = ddbi_ent_tx_exprb(tx, &x, err)) || (rc = ddbi_exprb_merge(x, c->condition, err)) ||
                 (rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &op.condition, err)))
                 break;
