@@ -282,7 +282,7 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
 /* ---- Writes with declared semantics (issue 13; see docs/WRITES.md) -------- */
 
 /* update-fields with a mask (DDB_FIELDS(...)): as ddb_ent_update_fields. */
-int ddb_ent_update_mask(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_field_mask *fields,
+int ddb_ent_update_mask(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
                         const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* patch: update every writable field of an EXISTING item (DDB_ENOTFOUND when
  * absent): UpdateItem "SET <each field> = :v ..., <updated_at> = :now
@@ -628,7 +628,7 @@ int ddb_ent_tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, 
                      ddb_error *err);
 /* update-fields (mask; NULL = patch: every writable field) and declared
  * updates (as ddb_ent_update) in the transaction. */
-int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_field_mask *fields,
+int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
                            const ddb_ent_tx_cond *c, ddb_error *err);
 int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
                       const ddb_ent_tx_cond *c, ddb_error *err);

@@ -20,7 +20,7 @@
  *   entity_capacity.c    consumed capacity summed over several requests
  *   entity_ids.c         ids filled by create (UUIDs, counters)
  *   entity_mask.c        field masks
- *   entity_stamps.c      defaults, created-at and updated-at
+ *   entity_stamps.c      defaults, created-at and updated-at filled by writes
  *   entity_unique.c      uniqueness items of DDB_UNIQUE fields
  *   entity_write.c       put, create, get, delete
  *   entity_update.c      partial update
@@ -229,7 +229,7 @@ int ddbi_ent_stamp_value(const ddb_field_desc *f, int64_t now_ms, ddb_arena *a, 
 int ddbi_ent_default_value(const ddb_field_desc *f, ddb_arena *a, ddb_value **out, ddb_error *err);
 /* Fill updated-at and, with create, created-at and the defaults of unset fields. */
 int ddbi_ent_fill_stamps(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddb_error *err);
-/* ms as "YYYY-MM-DDTHH:MM:SS.mmmZ". */
+/* ms as "YYYY-MM-DDTHH:MM:SS.mmmZ" (entity_stamp.c); DDB_EINVAL outside years 0..9999. */
 int ddbi_ent_iso8601(int64_t ms, char out[25]);
 
 /* ---- operations of one request (entity_tx.c) ---- */

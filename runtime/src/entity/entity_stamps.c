@@ -2,29 +2,17 @@
  * values of unset fields (create), created-at (create) and updated-at
  * (every write) from the handle's clock (ddb_clock_ms: tests set it), as
  * epoch milliseconds in integer fields or ISO-8601 UTC text
- * ("2026-11-26T15:04:05.123Z") in char[N] fields (N >= 25).  Calls the public value
- * API and this room's field accessors. */
+ * ("2026-11-26T15:04:05.123Z", entity_stamp.c) in char[N] fields (N >= 25).
+ * Calls the public value API and this room's field accessors. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* An ISO-8601 timestamp: 24 characters and the NUL. */
 #define ISO_LEN 25
-
-int ddbi_ent_iso8601(int64_t ms, char out[ISO_LEN])
-{
-    time_t s = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-    struct tm tm;
-    if (!gmtime_r(&s, &tm))
-        return DDB_EINVAL;
-    int n = snprintf(out, ISO_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms - (int64_t)s * 1000));
-    return n == ISO_LEN - 1 ? DDB_OK : DDB_EINVAL;
-}
 
 bool ddbi_ent_field_unset(const ddb_field_desc *f, const char *p)
 {
