@@ -911,6 +911,76 @@ static void test_double(void **state)
     assert_true(ddbi_dec_to_double(&x) == 0.0);
 }
 
+/* The fewest digits by trial: the first precision whose correctly rounded
+ * text (printf) reads back (strtod) as v; the reference for shortest.c. */
+static int trial_digits(double v, char *digits, int *k)
+{
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
+        if (prec == 17 || strtod(buf, NULL) == v)
+            break;
+    }
+    int n = 0;
+    for (const char *p = buf; *p && *p != 'e'; p++)
+        if (*p >= '0' && *p <= '9')
+            digits[n++] = *p;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    *k = atoi(strchr(buf, 'e') + 1) + 1;
+    return n;
+}
+
+/* ddbi_shortest_digits (Burger & Dybvig's free-format algorithm) on the
+ * whole range of doubles, subnormals, powers of two and their neighbours:
+ * its digits read back as v, they are never longer than the trial
+ * reference (sometimes shorter: 7.1202363472230444e-307 is
+ * 7.120236347223045e-307), and of equal length they are the same digits
+ * (the nearest, an exact tie to even). */
+static void test_shortest_digits(void **state)
+{
+    (void)state;
+    uint64_t s = 0x2545f4914f6cdd1du;
+    int n_cases = 0;
+    for (int i = 0; i < 300000; i++) {
+        double v;
+        uint64_t bits;
+        if (i < 2100) { /* 2^-1074 .. 2^1023 and a neighbour of each */
+            v = ldexp(1.0, i / 2 - 1074);
+            if (i % 2)
+                v = nextafter(v, INFINITY);
+        } else {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            bits = s & ~(UINT64_C(1) << 63);
+            memcpy(&v, &bits, sizeof v);
+            if (i % 3 == 0) /* short decimals, as programs store them */
+                v = (double)(s % 100000) / 100.0;
+        }
+        if (!(v > 0) || isinf(v))
+            continue;
+        n_cases++;
+        uint8_t d[17];
+        int k, n = ddbi_shortest_digits(v, d, &k);
+        char text[64], want[20];
+        int o = snprintf(text, sizeof text, "0.");
+        for (int j = 0; j < n; j++)
+            text[o++] = (char)('0' + d[j]);
+        snprintf(text + o, sizeof text - (size_t)o, "e%d", k);
+        if (n < 1 || n > 17 || d[0] == 0 || d[n - 1] == 0 || strtod(text, NULL) != v)
+            fail_msg("%.17g -> %s does not read back", v, text);
+        int wk, wn = trial_digits(v, want, &wk);
+        if (n > wn)
+            fail_msg("%.17g -> %s: longer than the trial's %.*se%d", v, text, wn, want, wk);
+        /* shorter than the trial: the correctly rounded text of that length
+         * does not read back, another one does (printf cannot find it) */
+        if (n == wn && (wk != k || memcmp(want, text + 2, (size_t)n) != 0))
+            fail_msg("%.17g -> %s, the trial %.*se%d: same length, other digits", v, text, wn, want, wk);
+    }
+    assert_true(n_cases > 250000);
+}
+
 /* Round trip of many doubles through the shortest text. */
 static void test_double_round_trip(void **state)
 {
@@ -960,6 +1030,7 @@ int main(void)
         cmocka_unit_test(test_i64),
         cmocka_unit_test(test_u64),
         cmocka_unit_test(test_double),
+        cmocka_unit_test(test_shortest_digits),
         cmocka_unit_test(test_double_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -205,6 +205,8 @@ int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb
  * shard sort key and the fields of that shard), or the one item of an
  * unsharded entity.  out has room for cap items; *n receives the count
  * (DDB_ELIMIT when cap is too small). */
+int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, size_t cap, size_t *n,
+                     ddb_error *err);
 /* Fill obj (zeroed first) from an item of this entity.  DDB_EVALIDATION when
  * the item's type attribute names another entity, a required attribute is
  * missing, a string is longer than its field, a number does not fit its C
@@ -280,16 +282,22 @@ int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const ch
 /* ---- Writes with declared semantics (issue 13; see docs/WRITES.md) -------- */
 
 /* update-fields with a mask (DDB_FIELDS(...)): as ddb_ent_update_fields. */
+int ddb_ent_update_mask(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
+                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* patch: update every writable field of an EXISTING item (DDB_ENOTFOUND when
  * absent): UpdateItem "SET <each field> = :v ..., <updated_at> = :now
  * REMOVE <absent optional fields>" with ConditionExpression
  * "attribute_exists(<pk>) [AND <version> = :expected]"; keys, created-at
  * and create-only fields are not sent. */
+int ddb_ent_patch(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
+                  ddb_error *err);
 /* upsert: create or update without touching create-only fields: UpdateItem
  * "SET <each field> = :v, <created_at> = if_not_exists(<created_at>, :now),
  * <create-only/default field> = if_not_exists(<attr>, :v) ..." with no
  * existence condition (a version field: "attribute_not_exists(<pk>) OR
  * <version> = :expected"). */
+int ddb_ent_upsert(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
+                   ddb_error *err);
 
 /* A declared update (DDB_UPDATE): UpdateExpression text over stored names.
  * The runtime appends ", <updated_at> = :now" and the version bump, and
@@ -303,15 +311,25 @@ typedef struct ddb_ent_update_expr {
  * receives the item after the update (ALL_NEW; a sharded entity: the
  * updated shards only) with its data in a.  DDB_ENOTFOUND when the item
  * does not exist; DDB_ECONDITION when opts->condition or the version fails. */
+int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
+                   const ddb_ent_opts *o, void *out, ddb_arena *a, ddb_capacity *cap, ddb_error *err);
 
 /* Delete n entities by key (structs with the key fields) with
  * BatchWriteItem, 25 items a request, unprocessed items retried; every
  * shard item of a sharded entity.  Entities with unique fields are refused
- * (their uniqueness items need a transaction). */
+ * (their uniqueness items need a transaction), as are those whose writes
+ * need a condition (put: a version) or keep stored fields (put: created-at,
+ * create-only). */
+int ddb_ent_batch_delete(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, const ddb_ent_opts *o,
+                         ddb_capacity *cap, ddb_error *err);
 
 /* One batch mixing entities of one table: add puts and deletes of any
  * entities, then ddb_ent_batch_run (25 items a request). */
 typedef struct ddb_ent_batch ddb_ent_batch;
+ddb_ent_batch *ddb_ent_batch_new(ddb *db, ddb_arena *a, ddb_error *err);
+int ddb_ent_batch_add_put(ddb_ent_batch *b, const ddb_entity_desc *e, void *obj, ddb_error *err);
+int ddb_ent_batch_add_delete(ddb_ent_batch *b, const ddb_entity_desc *e, const void *key, ddb_error *err);
+int ddb_ent_batch_run(ddb_ent_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* The runtime clock created-at / updated-at use: ddb_clock_ms(db) (tests
  * set it with ddb_options.clock_ms). */
@@ -602,9 +620,18 @@ typedef struct ddb_ent_tx_cond {
     bool *current_found;
     ddb_arena *current_arena;
 } ddb_ent_tx_cond;
+int ddb_ent_tx_put_if(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int ddb_ent_tx_delete_if(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                         ddb_error *err);
 /* ConditionCheck of an expression on the item with key's primary key. */
+int ddb_ent_tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                     ddb_error *err);
 /* update-fields (mask; NULL = patch: every writable field) and declared
  * updates (as ddb_ent_update) in the transaction. */
+int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
+                           const ddb_ent_tx_cond *c, ddb_error *err);
+int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
+                      const ddb_ent_tx_cond *c, ddb_error *err);
 /* Run it.  DDB_ECANCELED (message naming the failed operations) when a
  * condition fails; nothing is written then.  The builder is empty afterwards.
  * o->client_request_token makes it idempotent (ddb_tx_opts). */

@@ -526,7 +526,6 @@ int ddbi_dec_to_u64(const ddb_dec *x, uint64_t *out)
 
 int ddbi_dec_from_double(double v, ddb_dec *out, ddb_error *err)
 {
-    char buf[40];
     if (isnan(v))
         return ddbi_fail(err, DDB_EVALIDATION, "%s: NaN (a double that is not a number)", MSG_NOT_NUMBER);
     if (isinf(v))
@@ -536,27 +535,13 @@ int ddbi_dec_from_double(double v, ddb_dec *out, ddb_error *err)
         set_zero(out);
         return DDB_OK;
     }
-    /* The fewest digits that read back as v.  printf/strtod agree on the
-     * locale's radix character, which is skipped below, so the result
-     * does not depend on LC_NUMERIC. */
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-        if (prec == 17 || strtod(buf, NULL) == v)
-            break;
-    }
+    /* The fewest digits that read back as v (shortest.c). */
     ddb_dec x;
     set_zero(&x);
     x.sign = v < 0 ? -1 : 1;
-    const char *p = buf;
-    while (*p && *p != 'e') {
-        if (is_digit(*p) && x.ndig < DDB_DEC_DIGITS)
-            x.d[x.ndig++] = (uint8_t)(*p - '0');
-        p++;
-    }
-    long e = *p == 'e' ? strtol(p + 1, NULL, 10) : 0;
-    while (x.ndig > 1 && x.d[x.ndig - 1] == 0)
-        x.ndig--;
-    long exp = e + 1;
+    int k;
+    x.ndig = (uint8_t)ddbi_shortest_digits(fabs(v), x.d, &k);
+    long exp = k;
     if (exp > DDB_DEC_EXP_MAX)
         return ddbi_fail(err, DDB_EVALIDATION, "%s: %.17g (max " MAX_MAGNITUDE ")", MSG_OVERFLOW, v);
     if (exp < DDB_DEC_EXP_MIN)

@@ -84,6 +84,10 @@ int ddbi_dec_to_u64(const ddb_dec *x, uint64_t *out);
  * digits).  DDB_EVALIDATION for NaN, infinities and finite doubles outside
  * DynamoDB's range (e.g. 1e300, 5e-324). */
 int ddbi_dec_from_double(double v, ddb_dec *out, ddb_error *err);
+/* The shortest digits d[0..n) (d[0] != 0; at most 17) with
+ * v = 0.d[0]d[1]...d[n-1] * 10^k reading back as v (a positive finite
+ * double); returns n (shortest.c). */
+int ddbi_shortest_digits(double v, uint8_t digits[17], int *k);
 /* Nearest double (correctly rounded). */
 double ddbi_dec_to_double(const ddb_dec *x);
 

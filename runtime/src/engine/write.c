@@ -58,9 +58,16 @@ static bool projection_changed(const ddb_index_rt *x, const ddb_item *old, const
 }
 
 /* Bring index x in line: old -> new (either may be NULL). */
+/* The size of item (whose whole size is whole) in index x: an ALL
+ * projection holds all of it, known already (numbers are not parsed again). */
+static size_t in_index_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item, size_t whole)
+{
+    return x->proj == DDB_PROJ_ALL ? whole : ddbi_keys_projected_size(t, x, item);
+}
+
 static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const ddb_index_rt *x, const ddb_key *tk,
-                        const ddb_item *old, const ddb_item *nw, ddb_capacity *cap, ddb_return_capacity mode,
-                        ddb_error *err)
+                        const ddb_item *old, const ddb_item *nw, size_t old_size, size_t new_size, ddb_capacity *cap,
+                        ddb_return_capacity mode, ddb_error *err)
 {
     (void)db;
     ddb_key ok, nk;
@@ -79,19 +86,19 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
         rc = mdb_del(txn, x->dbi, &kv, &data);
         if (rc == MDB_NOTFOUND)
             rc = 0;
-        units += ddbi_write_units(ddbi_keys_projected_size(t, x, old));
+        units += ddbi_write_units(in_index_size(t, x, old, old_size));
     }
     if (!rc && in_new && !same) {
         MDB_val kv = {nk.len, nk.b};
         rc = mdb_put(txn, x->dbi, &kv, &data, MDB_NODUPDATA);
         if (rc == MDB_KEYEXIST)
             rc = 0;
-        units += ddbi_write_units(ddbi_keys_projected_size(t, x, nw));
+        units += ddbi_write_units(in_index_size(t, x, nw, new_size));
     }
     if (same) {
         /* the entry stays; a write is charged when projected attributes
          * change (their values, not only their sizes) */
-        size_t os = ddbi_keys_projected_size(t, x, old), ns = ddbi_keys_projected_size(t, x, nw);
+        size_t os = in_index_size(t, x, old, old_size), ns = in_index_size(t, x, nw, new_size);
         if (projection_changed(x, old, nw))
             units += ddbi_write_units(ns > os ? ns : os);
     }
@@ -180,7 +187,9 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     MDB_val raw;
     if ((rc = load_old(txn, t, &st->key, pk, sk, tmp, &st->old, &raw, err)))
         return rc;
-    st->old_size = st->old ? ddb_item_size(st->old) : 0;
+    /* the stored record carries its size: no need to measure the item again */
+    if (st->old && ddbi_record_size(raw.mv_data, raw.mv_size, &st->old_size))
+        st->old_size = ddb_item_size(st->old);
     /* The new item of an update is computed and validated (index key
      * types, size) before the condition, as DynamoDB validates it first;
      * an error of the update itself (an operand's type, a missing path)
@@ -258,7 +267,8 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
     ddb_capacity ic; /* per index, then scaled into cap */
     memset(&ic, 0, sizeof ic);
     for (size_t i = 0; i < t->n_idx && !rc; i++)
-        rc = update_index(db, txn, t, &t->idx[i], &st->key, st->old, del ? NULL : st->new_item, &ic,
+        rc = update_index(db, txn, t, &t->idx[i], &st->key, st->old, del ? NULL : st->new_item, st->old_size,
+                          st->new_size, &ic,
                           DDB_CAPACITY_INDEXES, err);
     if (rc)
         return rc;

@@ -1,6 +1,6 @@
-/* Entity room: batches of one entity type: BatchWriteItem puts (25 items
- * a request) and BatchGetItem reads (100 keys a request; a sharded entity
- * is read entity by entity).  Calls the public batch API and this room's
+/* Entity room: batch reads of one entity type: BatchGetItem (100 keys a
+ * request; a sharded entity is read entity by entity).  Batch writes are
+ * entity_batch_write.c.  Calls the public batch API and this room's
  * marshalling, templates and keys. */
 #include "entity/entity_internal.h"
 
@@ -8,54 +8,8 @@
 
 #include <string.h>
 
-/* DynamoDB's limits per request: items of BatchWriteItem, keys of BatchGetItem. */
-#define BATCH_WRITE_MAX 25
+/* DynamoDB's limit per request: keys of BatchGetItem. */
 #define BATCH_GET_MAX 100
-
-int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, const ddb_ent_opts *o,
-                      ddb_capacity *cap, ddb_error *err)
-{
-    if (cap)
-        memset(cap, 0, sizeof *cap);
-    if (!db || !e || (n && !objs))
-        return ddbi_fail(err, DDB_EINVAL, "batch put: db, entity and objects are required");
-    int rc = ddbi_ent_check_shards(e, err);
-    if (rc)
-        return rc;
-    if (ddbi_ent_flagged(e, DDB_FIELD_VERSION))
-        return ddbi_fail(err, DDB_EVALIDATION,
-                        "%s has a version field: a batch cannot check versions (use put or a transaction)", e->name);
-    ddb_arena *a = ddb_arena_new();
-    if (!a)
-        return ddbi_fail_oom(err, __func__);
-    ddb_batch_write_op ops[BATCH_WRITE_MAX];
-    size_t nops = 0;
-    int nparts = ddbi_ent_parts(e);
-    if (nparts > BATCH_WRITE_MAX)
-        rc = ddbi_fail(err, DDB_ELIMIT, "%s has %d shards: one entity needs more than the %d items of a batch write",
-                       e->name, nparts, BATCH_WRITE_MAX);
-    for (size_t i = 0; i <= n && !rc; i++) {
-        if (nops && (i == n || nops + (size_t)nparts > BATCH_WRITE_MAX)) {
-            ddb_capacity c;
-            if (!(rc = ddb_batch_write(db, ops, nops, ddbi_ent_cap_mode(o), &c, err)))
-                ddbi_ent_cap_merge(cap, &c);
-            nops = 0;
-            ddb_arena_reset(a);
-        }
-        if (i == n || rc)
-            break;
-        void *obj = (char *)objs + i * e->st->size;
-        if ((rc = ddbi_ent_fill_derived(e, obj, a, err)))
-            break;
-        for (int s = 0; s < nparts && !rc; s++) {
-            ddb_item *it;
-            if (!(rc = ddbi_ent_item_part(e, obj, e->n_shards ? s : -1, a, &it, err)))
-                ops[nops++] = (ddb_batch_write_op){.table = e->table->def.name, .put = it};
-        }
-    }
-    ddb_arena_free(a);
-    return rc;
-}
 
 int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, void *out, bool *found,
                       ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)

@@ -1,7 +1,9 @@
 /* Entity room: the ids create fills in: a random UUID into an empty
- * DDB_FIELD_UUID field, the next value of an atomic counter into a zero
- * DDB_FIELD_AUTO_ID field.  Calls libuuid, the public UpdateItem and the
- * expression builder and templates of this room. */
+ * DDB_FIELD_UUID field; for a create alone, the next value of an atomic
+ * counter (UpdateItem ADD) into a zero DDB_FIELD_AUTO_ID field (in a
+ * transaction the counter joins the transaction instead: entity_tx.c).
+ * Calls libuuid, the public UpdateItem and the expression builder and
+ * templates of this room. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
@@ -40,7 +42,7 @@ static int fill_uuid(const ddb_field_desc *f, char *p, ddb_arena *a, ddb_error *
 /* Next value of the counter for the rendered scope: an item (scope,
  * "#COUNTER") in the entity's table whose attribute "Counter" is bumped
  * with an atomic ADD. */
-static int next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena *a, int64_t *id, ddb_capacity *cap,
+int ddbi_ent_next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena *a, int64_t *id, ddb_capacity *cap,
                    ddb_return_capacity mode, ddb_error *err)
 {
     if (!e->auto_id_scope)
@@ -82,20 +84,13 @@ static int next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena
     return DDB_OK;
 }
 
-int ddbi_ent_fill_ids(ddb *db, const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_capacity *cap,
-                      ddb_return_capacity mode, ddb_error *err)
+int ddbi_ent_fill_uuids(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err)
 {
     int rc = DDB_OK;
     for (uint16_t i = 0; !rc && i < e->st->n_fields; i++) {
         const ddb_field_desc *f = &e->st->fields[i];
-        char *fp = (char *)obj + f->offset;
         if (f->flags & DDB_FIELD_UUID)
-            rc = fill_uuid(f, fp, a, err);
-        else if ((f->flags & DDB_FIELD_AUTO_ID) && ddbi_ent_int_get(f, fp) == 0) {
-            int64_t id;
-            if (!(rc = next_id(db, e, obj, a, &id, cap, mode, err)))
-                ddbi_ent_int_set(f, fp, id);
-        }
+            rc = fill_uuid(f, (char *)obj + f->offset, a, err);
     }
     return rc;
 }

@@ -20,6 +20,8 @@
  *   entity_capacity.c    consumed capacity summed over several requests
  *   entity_ids.c         ids filled by create (UUIDs, counters)
  *   entity_mask.c        field masks
+ *   entity_stamps.c      defaults, created-at and updated-at filled by writes
+ *   entity_unique.c      uniqueness items of DDB_UNIQUE fields
  *   entity_write.c       put, create, get, delete
  *   entity_update.c      partial update
  *   entity_query.c       query pages (the ddb_ent_query interface, on top of entity_read.c)
@@ -31,8 +33,9 @@
  *   entity_declared.c    declared updates (ddbgen's DDB_UPDATE)
  *   entity_stamp.c       DDB_CREATED_AT / DDB_UPDATED_AT time stamps
  *   entity_cursor.c      cursors (LastEvaluatedKey as text)
- *   entity_tx.c          transactions across entities
- *   entity_batch.c       batch put and get
+ *   entity_tx.c          transactions across entities; every write's operations run through it
+ *   entity_batch.c       batch get
+ *   entity_batch_write.c batch puts and deletes, mixing entities
  *   entity_fingerprint.c what stored items depend on, and its comparison
  *   entity_table.c       create and open a module's table
  *   entity_backfill.c    index keys written into stored items (when asked)
@@ -181,29 +184,123 @@ void ddbi_ent_cap_merge(ddb_capacity *dst, const ddb_capacity *src);
 /* The capacity mode of o (NULL: none). */
 ddb_return_capacity ddbi_ent_cap_mode(const ddb_ent_opts *o);
 
-/* ---- writes (entity_ids.c, entity_write.c) ---- */
+/* ---- writes (entity_ids.c, entity_write.c, entity_update.c) ---- */
 
-/* create: fill obj's empty DDB_FIELD_UUID fields and zero DDB_FIELD_AUTO_ID
- * fields (counters cost a write, added to cap). */
-int ddbi_ent_fill_ids(ddb *db, const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_capacity *cap,
-                      ddb_return_capacity mode, ddb_error *err);
+/* create: fill obj's empty DDB_FIELD_UUID fields. */
+int ddbi_ent_fill_uuids(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err);
+/* The next id of e's counter for obj's scope, drawn now (UpdateItem ADD:
+ * a create alone, whose id is consumed even when the put fails). */
+int ddbi_ent_next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_arena *a, int64_t *id, ddb_capacity *cap,
+                     ddb_return_capacity mode, ddb_error *err);
 
-/* The physical items and the condition of one entity write. */
-typedef struct ddbi_ent_plan {
-    int nparts;
-    ddb_item *items[DDB_ENT_MAX_SHARDS];
-    int cond_part;                 /* the item the condition applies to */
-    const ddb_expr *cond;
-    const ddb_field_desc *vf;      /* version field */
-    int64_t expected;              /* its value before the write */
-    void *obj;
-} ddbi_ent_plan;
+/* The options of one operation as a transaction's conditional form. */
+ddb_ent_tx_cond ddbi_ent_cond_of(const ddb_ent_opts *o);
+/* Add to tx the put (create: fails when it exists) of obj: every shard
+ * item, the uniqueness items (old: the stored entity when known, for a put
+ * that changes a unique value), the ids drawn inside tx. */
+int ddbi_ent_add_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool create, const ddb_ent_tx_cond *c,
+                     const void *old, ddb_error *err);
+/* How a struct-wide update treats the stored item (entity_update.c). */
+typedef enum ddbi_upd_mode {
+    DDBI_UPD_FIELDS = 1, /* the masked fields of an existing item */
+    DDBI_UPD_PATCH,      /* every writable field of an existing item */
+    DDBI_UPD_UPSERT,     /* create or update; create-only fields only when absent; absent fields untouched */
+    DDBI_UPD_PUT         /* replace, keeping created-at and create-only fields */
+} ddbi_upd_mode;
+/* Add to tx the UpdateItem(s) of obj (one per shard touched). */
+int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *mask,
+                        ddbi_upd_mode mode, const ddb_ent_tx_cond *c, const void *old, ddb_error *err);
+/* The stored entity with obj's key (consistent), NULL when absent; in a. */
+int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_arena *a, void **old, ddb_error *err);
+/* Run the operations build adds to a fresh transaction as one call: a lone
+ * operation as PutItem/UpdateItem/DeleteItem, else TransactWriteItems;
+ * retried when an id counter raced. */
+typedef int (*ddbi_ent_build_fn)(ddb_ent_tx *tx, ddb_arena *a, void *ctx, ddb_error *err);
+int ddbi_ent_single(ddb *db, const ddb_ent_opts *o, ddb_capacity *cap, ddbi_ent_build_fn build, void *ctx,
+                    ddb_error *err);
 
-/* Fill ids (create), derived fields, and build the items and condition
- * (its text in x): the item must not exist (create, or version 0), or must
- * hold obj's version, which the write then increments. */
-int ddbi_ent_plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddbi_exprb *x,
-                        ddbi_ent_plan *p, ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err);
+/* ---- defaults and timestamps (entity_stamps.c) ---- */
+
+/* Is the field at p unset (0, "", NULL, false)? */
+bool ddbi_ent_field_unset(const ddb_field_desc *f, const char *p);
+/* The stored value of timestamp field f at now_ms (epoch ms or ISO-8601). */
+int ddbi_ent_stamp_value(const ddb_field_desc *f, int64_t now_ms, ddb_arena *a, ddb_value **out, ddb_error *err);
+/* f->dflt as a value of f's type. */
+int ddbi_ent_default_value(const ddb_field_desc *f, ddb_arena *a, ddb_value **out, ddb_error *err);
+/* Fill updated-at and, with create, created-at and the defaults of unset fields. */
+int ddbi_ent_fill_stamps(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddb_error *err);
+/* ms as "YYYY-MM-DDTHH:MM:SS.mmmZ" (entity_stamp.c); DDB_EINVAL outside years 0..9999. */
+int ddbi_ent_iso8601(int64_t ms, char out[25]);
+
+/* ---- operations of one request (entity_tx.c) ---- */
+
+/* What an operation of a transaction is for: its failure's message. */
+typedef enum ddbi_op_role {
+    DDBI_OP_PUT = 1,  /* replace (version checked) */
+    DDBI_OP_CREATE,   /* must not exist */
+    DDBI_OP_UPDATE,   /* must exist */
+    DDBI_OP_UPSERT,   /* may exist */
+    DDBI_OP_DELETE,
+    DDBI_OP_CHECK,
+    DDBI_OP_PART,     /* another shard item of an entity write: no condition of its own */
+    DDBI_OP_UNIQUE,   /* claims a unique value */
+    DDBI_OP_RELEASE,  /* frees a unique value */
+    DDBI_OP_COUNTER   /* an auto id counter */
+} ddbi_op_role;
+
+typedef struct ddbi_ent_opinfo {
+    const ddb_entity_desc *e;
+    ddbi_op_role role;
+    const ddb_field_desc *vf; /* version field this op checks */
+    int64_t expected;
+    const ddb_field_desc *uf; /* DDBI_OP_UNIQUE: the field, its value as text */
+    const char *uval;
+    bool user_cond;           /* a caller's condition is part of it */
+    void *current;            /* on a failed condition: the stored item decoded here */
+    bool *current_found;
+    ddb_arena *current_arena;
+} ddbi_ent_opinfo;
+
+/* tx's handle and arena. */
+ddb *ddbi_ent_tx_db(const ddb_ent_tx *tx);
+ddb_arena *ddbi_ent_tx_arena(const ddb_ent_tx *tx);
+/* A new expression builder of tx, for one operation. */
+int ddbi_ent_tx_exprb(ddb_ent_tx *tx, ddbi_exprb **out, ddb_error *err);
+/* Append op with what it is for. */
+int ddbi_ent_tx_add(ddb_ent_tx *tx, const ddb_tx_op *op, const ddbi_ent_opinfo *info, ddb_error *err);
+/* On success set field f of obj to v (version bumps, written back only then). */
+int ddbi_ent_tx_on_commit(ddb_ent_tx *tx, const ddb_field_desc *f, void *obj, int64_t v, ddb_error *err);
+/* Fill obj's zero DDB_FIELD_AUTO_ID fields from their counters inside tx:
+ * the counter is read now and its update joins the transaction (a
+ * cancelled one consumes no id; the fields are zeroed again). */
+int ddbi_ent_tx_auto_ids(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
+/* A single call's transaction: ids are drawn at once (ddbi_ent_next_id),
+ * not inside it, so that a create needs no transaction (backends without
+ * TransactWriteItems, one request less). */
+void ddbi_ent_tx_ids_now(ddb_ent_tx *tx, ddb_return_capacity mode);
+/* Mark tx as failed (an add went wrong): commit refuses it. */
+void ddbi_ent_tx_poison(ddb_ent_tx *tx);
+/* Run tx.  single: it is one entity call (put, update...): a lone
+ * operation goes out as PutItem/UpdateItem/DeleteItem, a cancellation
+ * becomes the failed operation's DDB_ECONDITION (or DDB_ENOTFOUND), and
+ * counter races are retried by the caller (DDB_EAGAIN_INTERNAL). */
+int ddbi_ent_tx_run(ddb_ent_tx *tx, bool single, const char *token, ddb_return_capacity mode, ddb_capacity *cap,
+                    ddb_error *err);
+/* Another transaction allocated the same counter value: rebuild and retry. */
+#define DDBI_ECOUNTER 1
+/* Merge a caller's condition into x (text "(<text>)", its names and
+ * values); DDB_EINVAL when it uses a runtime placeholder. */
+int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err);
+
+/* ---- uniqueness items (entity_unique.c) ---- */
+
+/* Add to tx what moves e's unique values (those in only; NULL = all) from
+ * old (the stored entity, NULL = none) to obj (NULL = deleted): a claim of
+ * each new value, the release of each old one.  Text lives in a. */
+int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e, const void *obj, const void *old,
+                         const ddb_ent_mask *only, ddb_error *err);
+/* Has e a unique field (among only; NULL = all)? */
+bool ddbi_ent_has_unique(const ddb_entity_desc *e, const ddb_ent_mask *only);
 
 /* ---- typed reads (entity_skcond.c, entity_project.c, entity_reader.c) ---- */
 

@@ -218,14 +218,50 @@ int ddbi_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb
     return DDB_OK;
 }
 
+/* A copy of obj with its derived fields computed (obj is not changed). */
+static int derived_copy(const ddb_entity_desc *e, const void *obj, ddb_arena *a, void **out, ddb_error *err)
+{
+    void *copy = ddb_arena_alloc(a, e->st->size);
+    if (!copy)
+        return ddbi_fail_oom(err, __func__);
+    memcpy(copy, obj, e->st->size);
+    *out = copy;
+    return ddbi_ent_fill_derived(e, copy, a, err);
+}
+
 int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
 {
     if (!e || !obj || !a || !out)
         return ddbi_fail(err, DDB_EINVAL, "ddb_ent_to_item: entity, object, arena and out are required");
-    void *copy = ddb_arena_alloc(a, e->st->size); /* obj is not changed: derived fields go into a copy */
-    if (!copy)
-        return ddbi_fail_oom(err, __func__);
-    memcpy(copy, obj, e->st->size);
-    int rc = ddbi_ent_fill_derived(e, copy, a, err);
+    if (e->n_shards)
+        return ddbi_fail(err, DDB_EINVAL,
+                         "ddb_ent_to_item: %s is sharded into %u items; a merged item written back would corrupt it "
+                         "(use ddb_ent_to_items)",
+                         e->name, (unsigned)e->n_shards);
+    void *copy = NULL;
+    int rc = derived_copy(e, obj, a, &copy, err);
     return rc ? rc : ddbi_ent_item_part(e, copy, -1, a, out, err);
+}
+
+int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, size_t cap, size_t *n,
+                     ddb_error *err)
+{
+    if (!e || !obj || !a || !out || !n)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_to_items: entity, object, arena, out and n are required");
+    *n = 0;
+    int rc = ddbi_ent_check_shards(e, err);
+    if (rc)
+        return rc;
+    size_t parts = (size_t)ddbi_ent_parts(e);
+    if (cap < parts)
+        return ddbi_fail(err, DDB_ELIMIT, "ddb_ent_to_items: %s is %zu items; out has room for %zu", e->name, parts,
+                         cap);
+    void *copy = NULL;
+    if ((rc = derived_copy(e, obj, a, &copy, err)))
+        return rc;
+    for (size_t s = 0; s < parts && !rc; s++)
+        rc = ddbi_ent_item_part(e, copy, e->n_shards ? (int)s : -1, a, &out[s], err);
+    if (!rc)
+        *n = parts;
+    return rc;
 }

@@ -23,6 +23,23 @@ static void civil(int64_t days, int64_t *y, unsigned *m, unsigned *d)
     *y = (int64_t)yoe + era * 400 + (*m <= 2);
 }
 
+int ddbi_ent_iso8601(int64_t ms, char out[25])
+{
+    int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000, days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
+    int64_t y;
+    unsigned mo, d, sod = (unsigned)(secs - days * 86400), milli = (unsigned)(ms - secs * 1000);
+    civil(days, &y, &mo, &d);
+    if (y < 0 || y > 9999)
+        return DDB_EINVAL;
+    char buf[64];
+    int n = snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02u:%02u:%02u.%03uZ", (long long)y, mo, d, sod / 3600,
+                     sod / 60 % 60, sod % 60, milli);
+    if (n != 24)
+        return DDB_EINVAL;
+    memcpy(out, buf, 25);
+    return DDB_OK;
+}
+
 void ddb_ent_stamp(ddb *db, const ddb_entity_desc *e, void *obj, uint16_t field)
 {
     if (!db || !e || !obj || field >= e->st->n_fields)
@@ -30,16 +47,9 @@ void ddb_ent_stamp(ddb *db, const ddb_entity_desc *e, void *obj, uint16_t field)
     const ddb_field_desc *f = &e->st->fields[field];
     int64_t ms = ddb_clock_ms(db);
     char *p = (char *)obj + f->offset;
-    if (f->type == DDB_F_INT || f->type == DDB_F_UINT) {
+    char iso[25];
+    if (f->type == DDB_F_INT || f->type == DDB_F_UINT)
         ddbi_ent_int_set(f, p, ms);
-        return;
-    }
-    if (f->type != DDB_F_CHARS || f->size < 25)
-        return; /* ddbgen allows only the two forms above */
-    int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000, days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
-    int64_t y;
-    unsigned mo, d, sod = (unsigned)(secs - days * 86400), milli = (unsigned)(ms - secs * 1000);
-    civil(days, &y, &mo, &d);
-    snprintf(p, f->size, "%04lld-%02u-%02uT%02u:%02u:%02u.%03uZ", (long long)y, mo, d, sod / 3600, sod / 60 % 60,
-             sod % 60, milli);
+    else if (f->type == DDB_F_CHARS && f->size >= 25 && ddbi_ent_iso8601(ms, iso) == DDB_OK)
+        memcpy(p, iso, sizeof iso); /* ddbgen allows only these two forms */
 }

@@ -1,58 +1,233 @@
 /* Entity room: whole-entity operations by primary key: put, create, get
- * and delete.  A sharded entity is written and deleted as one transaction
- * over its shard items and read back with one Query over them.  Calls the
- * public item and transaction API and this room's marshalling, keys, ids
- * and expression builder. */
+ * and delete, alone (ddb_ent_put...) and in a transaction
+ * (ddb_ent_tx_put...).  A write adds its operations to a transaction
+ * (entity_tx.c) — every shard item, uniqueness items, id counters — which
+ * a single call runs as one PutItem / DeleteItem when it holds one
+ * operation.  Calls the public item API and this room's marshalling, keys,
+ * ids, stamps, uniqueness items and expression builder. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
 
+#include <pthread.h>
 #include <string.h>
 
-int ddbi_ent_plan_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddbi_exprb *x,
-                        ddbi_ent_plan *p, ddb_capacity *cap, ddb_return_capacity mode, ddb_error *err)
+ddb_ent_tx_cond ddbi_ent_cond_of(const ddb_ent_opts *o)
 {
-    int rc;
-    memset(p, 0, sizeof *p);
-    p->obj = obj;
-    if ((rc = ddbi_ent_check_shards(e, err)))
-        return rc;
-    if (create && (rc = ddbi_ent_fill_ids(db, e, obj, a, cap, mode, err)))
-        return rc;
-    if ((rc = ddbi_ent_fill_derived(e, obj, a, err)))
-        return rc;
-    p->vf = ddbi_ent_flagged(e, DDB_FIELD_VERSION);
-    p->expected = p->vf ? ddbi_ent_int_get(p->vf, (char *)obj + p->vf->offset) : 0;
-    p->cond_part = p->vf ? ddbi_ent_field_part(e, p->vf) : 0;
-    if (create || (p->vf && p->expected == 0)) {
-        const char *n = ddbi_exprb_name(x, e->keys[0].pk_attr);
-        if (!n || ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, n) || ddbi_exprb_put(x, ")"))
-            return ddbi_fail_oom(err, __func__);
-    } else if (p->vf) {
-        const char *n = ddbi_exprb_name(x, p->vf->attr), *v = ddbi_exprb_value(x, ddb_v_i64(a, p->expected));
-        if (!n || !v || ddbi_exprb_put(x, n) || ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, v))
-            return ddbi_fail_oom(err, __func__);
+    ddb_ent_tx_cond c = {0};
+    if (o) {
+        c.condition = o->condition;
+        c.current = o->current;
+        c.current_found = o->current_found;
+        c.current_arena = o->current_arena;
     }
-    if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &p->cond, err)))
-        return rc;
-    p->nparts = ddbi_ent_parts(e);
-    for (int s = 0; s < p->nparts && !rc; s++) {
-        rc = ddbi_ent_item_part(e, obj, e->n_shards ? s : -1, a, &p->items[s], err);
-        if (!rc && p->vf && s == p->cond_part && ddb_item_set(p->items[s], p->vf->attr, ddb_v_i64(a, p->expected + 1)))
-            rc = ddbi_fail_oom(err, __func__);
+    return c;
+}
+
+/* Does the entity have fields put must keep (created-at, create-only)? */
+static bool keeps_fields(const ddb_entity_desc *e)
+{
+    for (uint16_t i = 0; i < e->st->n_fields; i++)
+        if (e->st->fields[i].flags & (DDB_FIELD_CREATED_AT | DDB_FIELD_CREATE_ONLY))
+            return true;
+    return false;
+}
+
+int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err)
+{
+    if (!c->text || !*c->text)
+        return ddbi_fail(err, DDB_EINVAL, "a condition needs its expression text");
+    const ddb_item *maps[2] = {c->names, c->values};
+    ddb_item *into[2] = {x->names, x->values};
+    for (int m = 0; m < 2; m++) {
+        const ddb_value *mv = maps[m] ? ddb_item_map(maps[m]) : NULL;
+        for (uint32_t i = 0; mv && i < mv->len; i++) {
+            const char *k = mv->u.m[i].name;
+            if ((k[0] == '#' && k[1] == 'n' && k[2] >= '0' && k[2] <= '9') ||
+                (k[0] == ':' && k[1] == 'v' && k[2] >= '0' && k[2] <= '9'))
+                return ddbi_fail(err, DDB_EINVAL, "placeholder %s is reserved for the runtime (#n<digits>, :v<digits>)",
+                                 k);
+            if (ddb_item_set(into[m], k, ddb_value_copy(x->a, mv->u.m[i].value)))
+                return ddbi_fail_oom(err, __func__);
+        }
     }
+    if (ddbi_exprb_put(x, "(") || ddbi_exprb_put(x, c->text) || ddbi_exprb_put(x, ")"))
+        return ddbi_fail_oom(err, __func__);
+    return DDB_OK;
+}
+
+/* Append " AND " when x already holds text. */
+static int and(ddbi_exprb *x)
+{
+    return x->text.len ? ddbi_exprb_put(x, " AND ") : DDB_OK;
+}
+
+int ddbi_ent_add_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool create, const ddb_ent_tx_cond *c,
+                     const void *old, ddb_error *err)
+{
+    ddb_arena *a = ddbi_ent_tx_arena(tx);
+    ddb *db = ddbi_ent_tx_db(tx);
+    int rc = ddbi_ent_check_shards(e, err);
+    if (!rc && create && !(rc = ddbi_ent_fill_uuids(e, obj, a, err)))
+        rc = ddbi_ent_tx_auto_ids(tx, e, obj, err);
+    if (!rc)
+        rc = ddbi_ent_fill_stamps(db, e, obj, create, a, err);
+    if (!rc)
+        rc = ddbi_ent_fill_derived(e, obj, a, err);
+    if (rc)
+        return rc;
+    const ddb_field_desc *vf = ddbi_ent_flagged(e, DDB_FIELD_VERSION);
+    int64_t expected = vf ? ddbi_ent_int_get(vf, (char *)obj + vf->offset) : 0;
+    int vpart = vf ? ddbi_ent_field_part(e, vf) : 0;
+    int upart = c && c->condition && e->n_shards ? c->condition->shard : 0;
+    if (upart < 0 || upart >= ddbi_ent_parts(e))
+        return ddbi_fail(err, DDB_EINVAL, "%s: the condition names shard %d of %d", e->name, upart, ddbi_ent_parts(e));
+    int nparts = ddbi_ent_parts(e);
+    for (int s = 0; s < nparts && !rc; s++) {
+        ddb_item *it = NULL;
+        if ((rc = ddbi_ent_item_part(e, obj, e->n_shards ? s : -1, a, &it, err)))
+            break;
+        if (vf && s == vpart && ddb_item_set(it, vf->attr, ddb_v_i64(a, expected + 1)))
+            return ddbi_fail_oom(err, __func__);
+        ddbi_ent_opinfo in = {.e = e, .role = DDBI_OP_PART};
+        const ddb_expr *cond = NULL;
+        ddbi_exprb *x = NULL;
+        bool builtin = s == vpart && (create || vf), user = c && c->condition && s == upart;
+        if (builtin || user) {
+            if ((rc = ddbi_ent_tx_exprb(tx, &x, err)))
+                break;
+            if (builtin && (create || expected == 0)) {
+                const char *n = ddbi_exprb_name(x, e->keys[0].pk_attr);
+                if (!n || ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, n) || ddbi_exprb_put(x, ")"))
+                    return ddbi_fail_oom(err, __func__);
+            } else if (builtin) {
+                const char *n = ddbi_exprb_name(x, vf->attr), *v = ddbi_exprb_value(x, ddb_v_i64(a, expected));
+                if (!n || !v || ddbi_exprb_put(x, n) || ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, v))
+                    return ddbi_fail_oom(err, __func__);
+            }
+            if (user && (and(x) || (rc = ddbi_exprb_merge(x, c->condition, err))))
+                return rc ? rc : ddbi_fail_oom(err, __func__);
+            if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &cond, err)))
+                break;
+            in = (ddbi_ent_opinfo){.e = e, .role = create ? DDBI_OP_CREATE : DDBI_OP_PUT, .vf = builtin ? vf : NULL,
+                                   .expected = expected, .user_cond = user, .current = c ? c->current : NULL,
+                                   .current_found = c ? c->current_found : NULL,
+                                   .current_arena = c ? c->current_arena : NULL};
+        }
+        ddb_tx_op op = {.kind = DDB_TX_PUT, .table = e->table->def.name, .item = it, .condition = cond,
+                        .values = x ? ddbi_exprb_values(x) : NULL};
+        rc = ddbi_ent_tx_add(tx, &op, &in, err);
+    }
+    if (!rc && vf)
+        rc = ddbi_ent_tx_on_commit(tx, vf, obj, expected + 1, err);
+    if (!rc && ddbi_ent_has_unique(e, NULL))
+        rc = ddbi_ent_unique_sync(tx, a, e, obj, create ? NULL : old, NULL, err);
     return rc;
 }
 
-/* The message of a failed entity write condition. */
-static int condition_failed(const ddb_entity_desc *e, const ddbi_ent_plan *p, bool create, ddb_error *err)
+int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_arena *a, void **old, ddb_error *err)
 {
-    if (create)
-        return ddbi_fail(err, DDB_ECONDITION, "%s already exists", e->name);
-    if (p->vf)
-        return ddbi_fail(err, DDB_ECONDITION, "%s: stored version is not %lld (changed by another writer)", e->name,
-                         (long long)p->expected);
-    return ddbi_fail(err, DDB_ECONDITION, "%s: the conditional request failed", e->name);
+    *old = ddb_arena_alloc(a, e->st->size);
+    if (!*old)
+        return ddbi_fail_oom(err, __func__);
+    int rc = ddb_ent_get(db, e, key, *old, a, &(ddb_ent_opts){.consistent = true}, NULL, err);
+    if (rc == DDB_ENOTFOUND) {
+        *old = NULL;
+        return DDB_OK;
+    }
+    return rc ? ddbi_ent_fail_within(err, rc, "%s: reading the stored item", e->name) : DDB_OK;
+}
+
+/* The most times a single call is rebuilt when an id counter raced. */
+#define COUNTER_ATTEMPTS 8
+
+/* The memory of single calls: one arena per thread, reset between calls,
+ * so that a write allocates nothing once its thread has made one (freed
+ * when the thread exits).  A call made while the thread's arena is in use
+ * takes one of its own. */
+static pthread_key_t call_arena_key;
+static pthread_once_t call_arena_once = PTHREAD_ONCE_INIT;
+static _Thread_local bool call_arena_busy;
+
+static void call_arena_free(void *a)
+{
+    ddb_arena_free(a);
+}
+
+static void call_arena_init(void)
+{
+    if (pthread_key_create(&call_arena_key, call_arena_free))
+        call_arena_key = (pthread_key_t)-1;
+}
+
+static ddb_arena *call_arena(bool *shared)
+{
+    *shared = false;
+    if (call_arena_busy || pthread_once(&call_arena_once, call_arena_init) ||
+        call_arena_key == (pthread_key_t)-1)
+        return ddb_arena_new();
+    ddb_arena *a = pthread_getspecific(call_arena_key);
+    if (!a && (!(a = ddb_arena_new()) || pthread_setspecific(call_arena_key, a))) {
+        ddb_arena_free(a);
+        return ddb_arena_new();
+    }
+    *shared = call_arena_busy = true;
+    return a;
+}
+
+static void call_arena_done(ddb_arena *a, bool shared)
+{
+    if (shared) {
+        ddb_arena_reset(a);
+        call_arena_busy = false;
+    } else
+        ddb_arena_free(a);
+}
+
+int ddbi_ent_single(ddb *db, const ddb_ent_opts *o, ddb_capacity *cap, ddbi_ent_build_fn build, void *ctx,
+                    ddb_error *err)
+{
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    bool shared;
+    ddb_arena *a = call_arena(&shared);
+    if (!a)
+        return ddbi_fail_oom(err, __func__);
+    int rc = DDBI_ECOUNTER;
+    for (int attempt = 0; attempt < COUNTER_ATTEMPTS && rc == DDBI_ECOUNTER; attempt++) {
+        ddb_arena_reset(a);
+        ddb_ent_tx *tx = ddb_ent_tx_new(db, a, err);
+        if (!tx)
+            rc = DDB_ENOMEM;
+        else if ((ddbi_ent_tx_ids_now(tx, ddbi_ent_cap_mode(o)), rc = build(tx, a, ctx, err)))
+            ddbi_ent_tx_poison(tx), ddbi_ent_tx_run(tx, true, NULL, DDB_CAPACITY_NONE, NULL, NULL);
+        else
+            rc = ddbi_ent_tx_run(tx, true, NULL, ddbi_ent_cap_mode(o), cap, err);
+    }
+    if (rc == DDBI_ECOUNTER)
+        rc = ddbi_fail(err, DDB_ECONDITION, "the id counter kept changing under %d attempts", COUNTER_ATTEMPTS);
+    call_arena_done(a, shared);
+    return rc;
+}
+
+typedef struct put_ctx {
+    const ddb_entity_desc *e;
+    void *obj;
+    bool create;
+    const ddb_ent_opts *o;
+} put_ctx;
+
+static int build_put(ddb_ent_tx *tx, ddb_arena *a, void *vctx, ddb_error *err)
+{
+    put_ctx *p = vctx;
+    ddb_ent_tx_cond c = ddbi_ent_cond_of(p->o);
+    void *old = NULL;
+    int rc = DDB_OK;
+    if (!p->create && ddbi_ent_has_unique(p->e, NULL))
+        rc = ddbi_ent_read_old(ddbi_ent_tx_db(tx), p->e, p->obj, a, &old, err);
+    if (!rc && !p->create && keeps_fields(p->e)) /* replace, keeping created-at and create-only fields */
+        return ddbi_ent_add_update(tx, p->e, p->obj, NULL, DDBI_UPD_PUT, &c, old, err);
+    return rc ? rc : ddbi_ent_add_put(tx, p->e, p->obj, p->create, &c, old, err);
 }
 
 static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, const ddb_ent_opts *o,
@@ -62,44 +237,8 @@ static int ent_write(ddb *db, const ddb_entity_desc *e, void *obj, bool create, 
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !obj)
         return ddbi_fail(err, DDB_EINVAL, "%s: db, entity and object are required", create ? "create" : "put");
-    ddb_arena *a = ddb_arena_new();
-    if (!a)
-        return ddbi_fail_oom(err, __func__);
-    ddbi_exprb x;
-    int rc = ddbi_exprb_init(&x, db, a, err);
-    if (rc) {
-        ddb_arena_free(a);
-        return rc;
-    }
-    ddb_return_capacity mode = ddbi_ent_cap_mode(o);
-    ddbi_ent_plan p;
-    rc = ddbi_ent_plan_write(db, e, obj, create, a, &x, &p, cap, mode, err);
-    if (!rc && !e->n_shards) {
-        ddb_write_result res;
-        ddb_write_opts wo = {.return_capacity = mode, .condition = p.cond, .values = ddbi_exprb_values(&x)};
-        rc = ddb_put_item(db, e->table->def.name, p.items[0], &wo, a, &res, err);
-        if (!rc)
-            ddbi_ent_cap_merge(cap, &res.capacity);
-    } else if (!rc) {
-        ddb_tx_op ops[DDB_ENT_MAX_SHARDS];
-        for (int s = 0; s < p.nparts; s++)
-            ops[s] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = e->table->def.name, .item = p.items[s],
-                                 .condition = s == p.cond_part ? p.cond : NULL,
-                                 .values = s == p.cond_part && p.cond ? ddbi_exprb_values(&x) : NULL};
-        ddb_tx_result res;
-        rc = ddb_transact_write(db, ops, (size_t)p.nparts, mode, a, &res, err);
-        if (rc == DDB_ECANCELED && res.reasons && res.reasons[p.cond_part] == DDB_ECONDITION)
-            rc = DDB_ECONDITION;
-        if (!rc)
-            ddbi_ent_cap_merge(cap, &res.capacity);
-    }
-    if (rc == DDB_ECONDITION)
-        condition_failed(e, &p, create, err);
-    if (!rc && p.vf)
-        ddbi_ent_int_set(p.vf, (char *)obj + p.vf->offset, p.expected + 1);
-    ddbi_exprb_done(&x);
-    ddb_arena_free(a);
-    return rc;
+    put_ctx p = {e, obj, create, o};
+    return ddbi_ent_single(db, o, cap, build_put, &p, err);
 }
 
 int ddb_ent_put(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
@@ -127,7 +266,7 @@ int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, d
         rc = ddbi_ent_primary_key(e, key, -1, a, &k, err);
     if (rc)
         return rc;
-    ddb_item *it;
+    ddb_item *it = NULL;
     if (!e->n_shards) {
         ddb_get_opts go = {.consistent = o && o->consistent, .return_capacity = ddbi_ent_cap_mode(o)};
         ddb_capacity c;
@@ -148,6 +287,56 @@ int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, d
     return ddb_ent_from_item(e, it, out, a, err);
 }
 
+/* Add the delete of every shard item of key's entity (the condition, on
+ * its shard, and the release of its unique values: old is the stored
+ * entity when it has unique fields). */
+static int add_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                      const void *old, ddb_error *err)
+{
+    ddb_arena *a = ddbi_ent_tx_arena(tx);
+    int rc = ddbi_ent_check_shards(e, err);
+    int upart = c && c->condition && e->n_shards ? c->condition->shard : 0;
+    if (!rc && (upart < 0 || upart >= ddbi_ent_parts(e)))
+        return ddbi_fail(err, DDB_EINVAL, "%s: the condition names shard %d of %d", e->name, upart, ddbi_ent_parts(e));
+    for (int s = 0; !rc && s < ddbi_ent_parts(e); s++) {
+        ddb_item *k = NULL;
+        if ((rc = ddbi_ent_primary_key(e, key, e->n_shards ? s : -1, a, &k, err)))
+            break;
+        ddb_tx_op op = {.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k};
+        ddbi_ent_opinfo in = {.e = e, .role = DDBI_OP_PART};
+        if (c && c->condition && s == upart) {
+            ddbi_exprb *x = NULL;
+            if ((rc = ddbi_ent_tx_exprb(tx, &x, err)) || (rc = ddbi_exprb_merge(x, c->condition, err)) ||
+                (rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &op.condition, err)))
+                break;
+            op.values = ddbi_exprb_values(x);
+            in = (ddbi_ent_opinfo){.e = e, .role = DDBI_OP_DELETE, .user_cond = true, .current = c->current,
+                                   .current_found = c->current_found, .current_arena = c->current_arena};
+        }
+        rc = ddbi_ent_tx_add(tx, &op, &in, err);
+    }
+    if (!rc && old)
+        rc = ddbi_ent_unique_sync(tx, a, e, NULL, old, NULL, err);
+    return rc;
+}
+
+typedef struct del_ctx {
+    const ddb_entity_desc *e;
+    const void *key;
+    const ddb_ent_opts *o;
+} del_ctx;
+
+static int build_delete(ddb_ent_tx *tx, ddb_arena *a, void *vctx, ddb_error *err)
+{
+    del_ctx *d = vctx;
+    ddb_ent_tx_cond c = ddbi_ent_cond_of(d->o);
+    void *old = NULL;
+    int rc = DDB_OK;
+    if (ddbi_ent_has_unique(d->e, NULL))
+        rc = ddbi_ent_read_old(ddbi_ent_tx_db(tx), d->e, d->key, a, &old, err);
+    return rc ? rc : add_delete(tx, d->e, d->key, &c, old, err);
+}
+
 int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, ddb_capacity *cap,
                    ddb_error *err)
 {
@@ -155,30 +344,122 @@ int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !key)
         return ddbi_fail(err, DDB_EINVAL, "delete: db, entity and key are required");
-    int rc = ddbi_ent_check_shards(e, err);
+    del_ctx d = {e, key, o};
+    return ddbi_ent_single(db, o, cap, build_delete, &d, err);
+}
+
+/* ---- in a caller's transaction ---- */
+
+static int tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool create, const ddb_ent_tx_cond *c,
+                  ddb_error *err)
+{
+    if (!tx || !e || !obj)
+        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and object are required");
+    void *old = NULL;
+    int rc = DDB_OK;
+    if (!create && ddbi_ent_has_unique(e, NULL))
+        rc = ddbi_ent_read_old(ddbi_ent_tx_db(tx), e, obj, ddbi_ent_tx_arena(tx), &old, err);
+    if (!rc && !create && keeps_fields(e))
+        rc = ddbi_ent_add_update(tx, e, obj, NULL, DDBI_UPD_PUT, c, old, err);
+    else if (!rc)
+        rc = ddbi_ent_add_put(tx, e, obj, create, c, old, err);
     if (rc)
-        return rc;
-    ddb_arena *a = ddb_arena_new();
-    if (!a)
-        return ddbi_fail_oom(err, __func__);
-    if (!e->n_shards) {
-        ddb_item *k = NULL;
-        ddb_write_result res;
-        ddb_write_opts wo = {.return_capacity = ddbi_ent_cap_mode(o)};
-        if (!(rc = ddbi_ent_primary_key(e, key, -1, a, &k, err)) &&
-            !(rc = ddb_delete_item(db, e->table->def.name, k, &wo, a, &res, err)))
-            ddbi_ent_cap_merge(cap, &res.capacity);
-    } else {
-        ddb_tx_op ops[DDB_ENT_MAX_SHARDS];
-        for (int s = 0; s < e->n_shards && !rc; s++) {
-            ddb_item *k = NULL;
-            rc = ddbi_ent_primary_key(e, key, s, a, &k, err);
-            ops[s] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = e->table->def.name, .item = k};
-        }
-        ddb_tx_result res;
-        if (!rc && !(rc = ddb_transact_write(db, ops, e->n_shards, ddbi_ent_cap_mode(o), a, &res, err)))
-            ddbi_ent_cap_merge(cap, &res.capacity);
-    }
-    ddb_arena_free(a);
+        ddbi_ent_tx_poison(tx);
     return rc;
+}
+
+int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err)
+{
+    return tx_put(tx, e, obj, false, NULL, err);
+}
+
+int ddb_ent_tx_put_if(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return tx_put(tx, e, obj, false, c, err);
+}
+
+int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err)
+{
+    return tx_put(tx, e, obj, true, NULL, err);
+}
+
+static int tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                     ddb_error *err)
+{
+    if (!tx || !e || !key)
+        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
+    void *old = NULL;
+    int rc = DDB_OK;
+    if (ddbi_ent_has_unique(e, NULL))
+        rc = ddbi_ent_read_old(ddbi_ent_tx_db(tx), e, key, ddbi_ent_tx_arena(tx), &old, err);
+    if (!rc)
+        rc = add_delete(tx, e, key, c, old, err);
+    if (rc)
+        ddbi_ent_tx_poison(tx);
+    return rc;
+}
+
+int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err)
+{
+    return tx_delete(tx, e, key, NULL, err);
+}
+
+int ddb_ent_tx_delete_if(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                         ddb_error *err)
+{
+    return tx_delete(tx, e, key, c, err);
+}
+
+/* ConditionCheck on key's item (shard of c's condition, else the first):
+ * exists (1), not exists (0) or none (-1), ANDed with c's condition. */
+static int tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, int exists, const ddb_ent_tx_cond *c,
+                    ddb_error *err)
+{
+    if (!tx || !e || !key)
+        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
+    ddbi_exprb *x = NULL;
+    ddb_item *k = NULL;
+    ddb_tx_op op = {.kind = DDB_TX_CHECK, .table = e->table->def.name};
+    int shard = c && c->condition && e->n_shards ? c->condition->shard : 0;
+    int rc = ddbi_ent_check_shards(e, err);
+    if (!rc && (shard < 0 || shard >= ddbi_ent_parts(e)))
+        rc = ddbi_fail(err, DDB_EINVAL, "%s: the condition names shard %d of %d", e->name, shard, ddbi_ent_parts(e));
+    if (!rc)
+        rc = ddbi_ent_tx_exprb(tx, &x, err);
+    if (!rc)
+        rc = ddbi_ent_primary_key(e, key, e->n_shards ? shard : -1, ddbi_ent_tx_arena(tx), &k, err);
+    if (!rc && exists >= 0) {
+        const char *n = ddbi_exprb_name(x, e->keys[0].pk_attr);
+        if (!n || ddbi_exprb_put(x, exists ? "attribute_exists(" : "attribute_not_exists(") ||
+            ddbi_exprb_put(x, n) || ddbi_exprb_put(x, ")"))
+            rc = ddbi_fail_oom(err, __func__);
+    }
+    if (!rc && c && c->condition && !(rc = and(x) ? ddbi_fail_oom(err, __func__) : DDB_OK))
+        rc = ddbi_exprb_merge(x, c->condition, err);
+    if (!rc)
+        rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &op.condition, err);
+    if (!rc && !op.condition)
+        rc = ddbi_fail(err, DDB_EINVAL, "transaction: a condition check needs a condition");
+    if (!rc) {
+        op.item = k;
+        op.values = ddbi_exprb_values(x);
+        ddbi_ent_opinfo in = {.e = e, .role = DDBI_OP_CHECK, .user_cond = c && c->condition,
+                              .current = c ? c->current : NULL, .current_found = c ? c->current_found : NULL,
+                              .current_arena = c ? c->current_arena : NULL};
+        rc = ddbi_ent_tx_add(tx, &op, &in, err);
+    }
+    if (rc)
+        ddbi_ent_tx_poison(tx);
+    return rc;
+}
+
+int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err)
+{
+    return tx_check(tx, e, key, exists ? 1 : 0, NULL, err);
+}
+
+int ddb_ent_tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                     ddb_error *err)
+{
+    return tx_check(tx, e, key, -1, c, err);
 }
