@@ -162,6 +162,48 @@ static void point_reads_find_their_shard(void **state)
     close_db(db);
 }
 
+/* Batch writes and gets, and a transaction, address each item's shard.
+ * (dynalite has no TransactWriteItems: the transaction runs embedded only.) */
+static void batches_and_transactions(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct check_in in[30], keys[31], out[31];
+    bool found[31];
+    for (int i = 0; i < 30; i++)
+        in[i] = keys[i] = check_in_no(i, DAY);
+    keys[30] = check_in_no(99, DAY); /* never written */
+    if (check_in_batch_put(db, in, 30, NULL, NULL, &err))
+        fail_msg("batch put: %s", err.message);
+    if (check_in_batch_get(db, keys, 31, NULL, a, out, found, &err))
+        fail_msg("batch get: %s", err.message);
+    for (int i = 0; i < 30; i++) {
+        assert_true(found[i]);
+        assert_string_equal(out[i].note, in[i].note);
+    }
+    assert_false(found[30]);
+    const char *uri = getenv("DDB_TEST_URI");
+    if (!uri || !*uri) {
+        ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+        assert_non_null(tx);
+        struct check_in t1 = check_in_no(200, DAY), t2 = check_in_no(201, DAY);
+        assert_int_equal(check_in_tx_put(tx, &t1, &err), DDB_OK);
+        assert_int_equal(check_in_tx_put(tx, &t2, &err), DDB_OK);
+        assert_int_equal(check_in_tx_delete(tx, in[0].date, in[0].patient, in[0].visit_no, &err), DDB_OK);
+        if (ddb_ent_tx_commit(tx, NULL, NULL, &err))
+            fail_msg("commit: %s", err.message);
+        struct check_in got;
+        assert_int_equal(check_in_get(db, t1.date, t1.patient, t1.visit_no, NULL, a, &got, &err), DDB_OK);
+        assert_int_equal(check_in_get(db, t2.date, t2.patient, t2.visit_no, NULL, a, &got, &err), DDB_OK);
+        assert_int_equal(check_in_get(db, in[0].date, in[0].patient, in[0].visit_no, NULL, a, &got, &err),
+                         DDB_ENOTFOUND);
+    }
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 /* Reads every page of a query (pattern table of day `part`, or ByKind of
  * kind `part`); checks the order and returns the count. */
 static size_t read_all(ddb *db, const char *part, check_in_table_sk tsk, ddb_ent_read_opts o, ddb_arena *a,
@@ -403,6 +445,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(items_are_spread),
         cmocka_unit_test(point_reads_find_their_shard),
+        cmocka_unit_test(batches_and_transactions),
         cmocka_unit_test(query_gathers_every_shard),
         cmocka_unit_test(collection_gathers_every_shard),
         cmocka_unit_test(pattern_count_filter_fields),

@@ -130,8 +130,11 @@ static void timeline_load(ddb *db, const ddb_table_report *r, ddb_arena *a, time
             int64_t sec = ps[i].seconds[j].second;
             tl->last = sec > tl->last ? sec : tl->last;
         }
-    if (tl->last)
-        tl->first = tl->last - DDB_STATS_SECONDS + 1;
+    /* the axis spans the recorded seconds, at most the window */
+    tl->first = tl->last;
+    for (size_t i = 0; i < n; i++)
+        if (ps[i].n_seconds && ps[i].seconds[0].second < tl->first)
+            tl->first = ps[i].seconds[0].second;
 }
 
 /* A partition key "<base>.<n>": the write shard n of logical key base
@@ -509,7 +512,7 @@ static void svg_panel(FILE *f, const timeline *tl, const ddb_partition_stats *p,
     double top = (max > limit ? max : limit) * 1.15;
     fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n", x0,
             y0, w, h);
-    double bw = w / DDB_STATS_SECONDS;
+    double bw = w / (double)(tl->last - tl->first + 1);
     for (size_t j = 0; j < p->n_seconds; j++) {
         const ddb_second_units *u = &p->seconds[j];
         double v = write ? u->write_units : u->read_units, bh = v / top * h;
@@ -540,9 +543,10 @@ static int svg_timeline(FILE *f, const ddb_table_report *r, const timeline *tl, 
         return y;
     fprintf(f,
             "<text x=\"20\" y=\"%d\" class=\"title\" style=\"font-size:15px\">Capacity per second</text>\n"
-            "<text x=\"20\" y=\"%d\" class=\"sub\">the recorded window: %d seconds up to second %" PRId64
-            " (left: write, right: read units per second of each partition; red bars: throttled seconds)</text>\n",
-            y, y + 18, DDB_STATS_SECONDS, tl->last);
+            "<text x=\"20\" y=\"%d\" class=\"sub\">seconds %" PRId64 " to %" PRId64 " (the window keeps %d)"
+            "; left: write, right: read units per second of each partition; red bars: seconds with throttled "
+            "calls</text>\n",
+            y, y + 18, tl->first, tl->last, DDB_STATS_SECONDS);
     y += 30;
     double pw = (BAR_W - 20) / 2.0;
     for (size_t i = 0; i < r->n_parts; i++) {

@@ -258,7 +258,8 @@ typedef struct ddb_options {
      * or the provisioned share): over-limit calls fail with DDB_ETHROTTLED. */
     bool throttle;
     /* Change streams and TTL (see "Change streams and TTL" below).
-     * clock_ms: the time TTL expiry and stream records use, in milliseconds
+     * clock_ms: the time TTL expiry, stream records, throttle mode's
+     * token buckets and the per-second statistics use, in milliseconds
      * since the epoch; NULL = the system clock.  Tests inject their own.
      * Called from any thread, with clock_ctx.
      * ttl_sweep_ms: every so many milliseconds a background thread of the

@@ -49,8 +49,13 @@ size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash)
     return ddbi_bounds_find(t->bounds, t->n_parts, hash);
 }
 
-static double now_seconds(void)
+/* The throttle's time: the handle's clock when the application injected one
+ * (ddb_options.clock_ms: tests and examples simulate seconds exactly), else
+ * the monotonic clock. */
+static double now_seconds(const ddbi_engine *db)
 {
+    if (db->opts.clock_ms)
+        return (double)ddbi_engine_clock_ms(db) / 1000.0;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
@@ -83,7 +88,7 @@ int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, 
         /* a token bucket per partition holding at most one second of throughput */
         double rrate = t->rcu ? (double)t->rcu / (double)t->n_parts : 3000.0;
         double wrate = t->wcu ? (double)t->wcu / (double)t->n_parts : 1000.0;
-        double now = now_seconds();
+        double now = now_seconds(db);
         if (p->last_refill == 0) {
             p->read_tokens = rrate;
             p->write_tokens = wrate;

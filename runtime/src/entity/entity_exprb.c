@@ -80,3 +80,29 @@ void ddbi_exprb_done(ddbi_exprb *x)
     x->nowned = 0;
     ddbi_buf_free(&x->text);
 }
+
+/* Appends a caller's condition to x: its text in parentheses, its names
+ * and values into x's maps (the runtime's own placeholders, #n<digits> and
+ * :v<digits>, are refused). */
+int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err)
+{
+    if (!c->text || !*c->text)
+        return ddbi_fail(err, DDB_EINVAL, "a condition needs its expression text");
+    const ddb_item *maps[2] = {c->names, c->values};
+    ddb_item *into[2] = {x->names, x->values};
+    for (int m = 0; m < 2; m++) {
+        const ddb_value *mv = maps[m] ? ddb_item_map(maps[m]) : NULL;
+        for (uint32_t i = 0; mv && i < mv->len; i++) {
+            const char *k = mv->u.m[i].name;
+            if ((k[0] == '#' && k[1] == 'n' && k[2] >= '0' && k[2] <= '9') ||
+                (k[0] == ':' && k[1] == 'v' && k[2] >= '0' && k[2] <= '9'))
+                return ddbi_fail(err, DDB_EINVAL, "placeholder %s is reserved for the runtime (#n<digits>, :v<digits>)",
+                                 k);
+            if (ddb_item_set(into[m], k, ddb_value_copy(x->a, mv->u.m[i].value)))
+                return ddbi_fail_oom(err, __func__);
+        }
+    }
+    if (ddbi_exprb_put(x, "(") || ddbi_exprb_put(x, c->text) || ddbi_exprb_put(x, ")"))
+        return ddbi_fail_oom(err, __func__);
+    return DDB_OK;
+}

@@ -194,7 +194,17 @@ int ddbi_ent_next_id(ddb *db, const ddb_entity_desc *e, const void *obj, ddb_are
                      ddb_return_capacity mode, ddb_error *err);
 
 /* The options of one operation as a transaction's conditional form. */
-ddb_ent_tx_cond ddbi_ent_cond_of(const ddb_ent_opts *o);
+static inline ddb_ent_tx_cond ddbi_ent_cond_of(const ddb_ent_opts *o)
+{
+    ddb_ent_tx_cond c = {0};
+    if (o) {
+        c.condition = o->condition;
+        c.current = o->current;
+        c.current_found = o->current_found;
+        c.current_arena = o->current_arena;
+    }
+    return c;
+}
 /* Add to tx the put (create: fails when it exists) of obj: every shard
  * item, the uniqueness items (old: the stored entity when known, for a put
  * that changes a unique value), the ids drawn inside tx. */

@@ -99,6 +99,20 @@ static int order(const ddb_value *x, const ddb_value *y, bool backward)
     return backward ? -c : c;
 }
 
+/* Items asked of each shard for a page of page_size: the items of one
+ * partition are spread evenly over the shards (a hash picks the shard), so
+ * twice a shard's share fills the page in most rounds without reading
+ * (and paying for) n times the page; a shard that runs short only moves
+ * the frontier, never the order.  0: no limit (1 MB pages). */
+static uint32_t shard_limit(uint32_t page_size, int n)
+{
+    if (!page_size)
+        return 0;
+    uint32_t share = (page_size + (uint32_t)n - 1) / (uint32_t)n;
+    uint32_t limit = 2 * share < 8 ? 8 : 2 * share;
+    return limit < page_size ? limit : page_size;
+}
+
 /* Is it an entity the reader keeps (one of its sinks' types)? */
 static bool wanted(const ddbi_ent_reader *r, const ddb_item *it)
 {
@@ -156,7 +170,7 @@ static int scatter_round(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb
         if (!pk)
             return ddbi_fail(err, DDB_EVALIDATION, "%s: a partition field of the query is unset", e->name);
         q.pk = pk;
-        q.limit = r->o->page_size;
+        q.limit = shard_limit(r->o->page_size, n);
         if (pos[s].cursor && (rc = ddbi_ent_cursor_decode(a, pos[s].cursor, (ddb_item **)&q.start_key, err)))
             break;
         if ((rc = ddb_query(r->db, &q, a, &pg[s], err)))

@@ -1,5 +1,5 @@
-/* Entity room: whole-entity operations by primary key: put, create, get
- * and delete, alone (ddb_ent_put...) and in a transaction
+/* Entity room: whole-entity writes by primary key: put, create and
+ * delete, alone (ddb_ent_put...) and in a transaction
  * (ddb_ent_tx_put...).  A write adds its operations to a transaction
  * (entity_tx.c) — every shard item, uniqueness items, id counters — which
  * a single call runs as one PutItem / DeleteItem when it holds one
@@ -9,20 +9,7 @@
 
 #include "core/error.h"
 
-#include <pthread.h>
 #include <string.h>
-
-ddb_ent_tx_cond ddbi_ent_cond_of(const ddb_ent_opts *o)
-{
-    ddb_ent_tx_cond c = {0};
-    if (o) {
-        c.condition = o->condition;
-        c.current = o->current;
-        c.current_found = o->current_found;
-        c.current_arena = o->current_arena;
-    }
-    return c;
-}
 
 /* Does the entity have fields put must keep (created-at, create-only)? */
 static bool keeps_fields(const ddb_entity_desc *e)
@@ -31,29 +18,6 @@ static bool keeps_fields(const ddb_entity_desc *e)
         if (e->st->fields[i].flags & (DDB_FIELD_CREATED_AT | DDB_FIELD_CREATE_ONLY))
             return true;
     return false;
-}
-
-int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err)
-{
-    if (!c->text || !*c->text)
-        return ddbi_fail(err, DDB_EINVAL, "a condition needs its expression text");
-    const ddb_item *maps[2] = {c->names, c->values};
-    ddb_item *into[2] = {x->names, x->values};
-    for (int m = 0; m < 2; m++) {
-        const ddb_value *mv = maps[m] ? ddb_item_map(maps[m]) : NULL;
-        for (uint32_t i = 0; mv && i < mv->len; i++) {
-            const char *k = mv->u.m[i].name;
-            if ((k[0] == '#' && k[1] == 'n' && k[2] >= '0' && k[2] <= '9') ||
-                (k[0] == ':' && k[1] == 'v' && k[2] >= '0' && k[2] <= '9'))
-                return ddbi_fail(err, DDB_EINVAL, "placeholder %s is reserved for the runtime (#n<digits>, :v<digits>)",
-                                 k);
-            if (ddb_item_set(into[m], k, ddb_value_copy(x->a, mv->u.m[i].value)))
-                return ddbi_fail_oom(err, __func__);
-        }
-    }
-    if (ddbi_exprb_put(x, "(") || ddbi_exprb_put(x, c->text) || ddbi_exprb_put(x, ")"))
-        return ddbi_fail_oom(err, __func__);
-    return DDB_OK;
 }
 
 /* Append " AND " when x already holds text. */
@@ -125,91 +89,6 @@ int ddbi_ent_add_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool c
     return rc;
 }
 
-int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_arena *a, void **old, ddb_error *err)
-{
-    *old = ddb_arena_alloc(a, e->st->size);
-    if (!*old)
-        return ddbi_fail_oom(err, __func__);
-    int rc = ddb_ent_get(db, e, key, *old, a, &(ddb_ent_opts){.consistent = true}, NULL, err);
-    if (rc == DDB_ENOTFOUND) {
-        *old = NULL;
-        return DDB_OK;
-    }
-    return rc ? ddbi_ent_fail_within(err, rc, "%s: reading the stored item", e->name) : DDB_OK;
-}
-
-/* The most times a single call is rebuilt when an id counter raced. */
-#define COUNTER_ATTEMPTS 8
-
-/* The memory of single calls: one arena per thread, reset between calls,
- * so that a write allocates nothing once its thread has made one (freed
- * when the thread exits).  A call made while the thread's arena is in use
- * takes one of its own. */
-static pthread_key_t call_arena_key;
-static pthread_once_t call_arena_once = PTHREAD_ONCE_INIT;
-static _Thread_local bool call_arena_busy;
-
-static void call_arena_free(void *a)
-{
-    ddb_arena_free(a);
-}
-
-static void call_arena_init(void)
-{
-    if (pthread_key_create(&call_arena_key, call_arena_free))
-        call_arena_key = (pthread_key_t)-1;
-}
-
-static ddb_arena *call_arena(bool *shared)
-{
-    *shared = false;
-    if (call_arena_busy || pthread_once(&call_arena_once, call_arena_init) ||
-        call_arena_key == (pthread_key_t)-1)
-        return ddb_arena_new();
-    ddb_arena *a = pthread_getspecific(call_arena_key);
-    if (!a && (!(a = ddb_arena_new()) || pthread_setspecific(call_arena_key, a))) {
-        ddb_arena_free(a);
-        return ddb_arena_new();
-    }
-    *shared = call_arena_busy = true;
-    return a;
-}
-
-static void call_arena_done(ddb_arena *a, bool shared)
-{
-    if (shared) {
-        ddb_arena_reset(a);
-        call_arena_busy = false;
-    } else
-        ddb_arena_free(a);
-}
-
-int ddbi_ent_single(ddb *db, const ddb_ent_opts *o, ddb_capacity *cap, ddbi_ent_build_fn build, void *ctx,
-                    ddb_error *err)
-{
-    if (cap)
-        memset(cap, 0, sizeof *cap);
-    bool shared;
-    ddb_arena *a = call_arena(&shared);
-    if (!a)
-        return ddbi_fail_oom(err, __func__);
-    int rc = DDBI_ECOUNTER;
-    for (int attempt = 0; attempt < COUNTER_ATTEMPTS && rc == DDBI_ECOUNTER; attempt++) {
-        ddb_arena_reset(a);
-        ddb_ent_tx *tx = ddb_ent_tx_new(db, a, err);
-        if (!tx)
-            rc = DDB_ENOMEM;
-        else if ((ddbi_ent_tx_ids_now(tx, ddbi_ent_cap_mode(o)), rc = build(tx, a, ctx, err)))
-            ddbi_ent_tx_poison(tx), ddbi_ent_tx_run(tx, true, NULL, DDB_CAPACITY_NONE, NULL, NULL);
-        else
-            rc = ddbi_ent_tx_run(tx, true, NULL, ddbi_ent_cap_mode(o), cap, err);
-    }
-    if (rc == DDBI_ECOUNTER)
-        rc = ddbi_fail(err, DDB_ECONDITION, "the id counter kept changing under %d attempts", COUNTER_ATTEMPTS);
-    call_arena_done(a, shared);
-    return rc;
-}
-
 typedef struct put_ctx {
     const ddb_entity_desc *e;
     void *obj;
@@ -251,40 +130,6 @@ int ddb_ent_create(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_o
                    ddb_error *err)
 {
     return ent_write(db, e, obj, true, o, cap, err);
-}
-
-int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a, const ddb_ent_opts *o,
-                ddb_capacity *cap, ddb_error *err)
-{
-    if (cap)
-        memset(cap, 0, sizeof *cap);
-    if (!db || !e || !key || !out || !a)
-        return ddbi_fail(err, DDB_EINVAL, "get: db, entity, key, out and arena are required");
-    ddb_item *k = NULL;
-    int rc = ddbi_ent_check_shards(e, err);
-    if (!rc)
-        rc = ddbi_ent_primary_key(e, key, -1, a, &k, err);
-    if (rc)
-        return rc;
-    ddb_item *it = NULL;
-    if (!e->n_shards) {
-        ddb_get_opts go = {.consistent = o && o->consistent, .return_capacity = ddbi_ent_cap_mode(o)};
-        ddb_capacity c;
-        rc = ddb_get_item(db, e->table->def.name, k, &go, a, &it, &c, err);
-        ddbi_ent_cap_merge(cap, &c);
-        if (rc)
-            return rc == DDB_ENOTFOUND ? ddbi_fail(err, rc, "%s not found", e->name) : rc;
-    } else {
-        ddb_page pg;
-        if ((rc = ddbi_ent_read_shards(db, e, k, a, o && o->consistent, ddbi_ent_cap_mode(o), &pg, err)))
-            return rc;
-        ddbi_ent_cap_merge(cap, &pg.capacity);
-        if (!pg.count)
-            return ddbi_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
-        if ((rc = ddbi_ent_merge_shards(a, pg.items, pg.count, &it, err)))
-            return rc;
-    }
-    return ddb_ent_from_item(e, it, out, a, err);
 }
 
 /* Add the delete of every shard item of key's entity (the condition, on
