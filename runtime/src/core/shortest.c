@@ -4,7 +4,7 @@
  * itself Steele & White's, in exact integer arithmetic on small fixed-size
  * bignums.  Debian packages no C library for it (double-conversion is C++;
  * Ryu only as Rust source), hence this file; tests/number checks it
- * against printf/strtod on a million doubles.  Calls the C library only. */
+ * against printf/strtod on 120,000 doubles.  Calls the C library only. */
 #include "core/number.h"
 
 #include <math.h>
