@@ -112,8 +112,9 @@ int ddbi_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_erro
 int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
                                ddb_ent_mask *mask, ddb_error *err);
 /* The attributes of item into e's fields of obj (not zeroed; no type
- * check: the caller told the type; missing attributes are no error). */
-int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a,
+ * check: the caller told the type; missing attributes are no error).
+ * borrow: item lives in arena a; top-level strings and bytes point into it. */
+int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool borrow,
                               ddb_ent_mask *mask, ddb_error *err);
 /* DDB_EVALIDATION naming the first required field of e not in mask. */
 int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddb_error *err);

@@ -127,7 +127,7 @@ static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, 
     memset(slot, 0, s->e->st->size);
     memset(mask, 0, sizeof *mask);
     for (size_t i = 0; i < n; i++) {
-        int rc = ddbi_ent_fields_from_item(s->e, items[i], slot, r->a, mask, err);
+        int rc = ddbi_ent_fields_from_item(s->e, items[i], slot, r->a, true, mask, err);
         if (rc)
             return rc;
     }

@@ -16,7 +16,13 @@ static int type_error(const ddb_field_desc *f, const ddb_value *v, const char *w
                     f->name, ddb_type_name(v->type), want);
 }
 
-static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, bool partial,
+/* How struct_from_map reads: missing required attributes are no error;
+ * top-level strings and bytes point into the item (which lives in the
+ * arena the caller reads into) instead of being copied. */
+#define FROM_PARTIAL 1u
+#define FROM_BORROW 2u
+
+static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, unsigned how,
                            ddb_ent_mask *mask, ddb_error *err);
 
 static void *acopy(ddb_arena *a, const void *p, size_t n)
@@ -101,7 +107,7 @@ int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, dd
     case DDB_F_STRUCT:
         if (v->type != DDB_TM)
             return type_error(f, v, "M", err);
-        return struct_from_map(f->sub, v, p, a, false, NULL, err);
+        return struct_from_map(f->sub, v, p, a, 0, NULL, err);
     case DDB_F_LIST: {
         if (v->type != DDB_TL)
             return type_error(f, v, "L", err);
@@ -174,7 +180,7 @@ int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, dd
 }
 
 
-static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, bool partial,
+static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, unsigned how,
                            ddb_ent_mask *mask, ddb_error *err)
 {
     if (mask && st->n_fields > DDB_ENT_MAX_FIELDS)
@@ -184,12 +190,18 @@ static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *
         const ddb_field_desc *f = &st->fields[i];
         const ddb_value *v = ddb_map_get(m, f->attr);
         if (!v) {
-            if (!partial && ddbi_ent_field_required(f))
+            if (!(how & FROM_PARTIAL) && ddbi_ent_field_required(f))
                 return ddbi_fail(err, DDB_EVALIDATION, "required attribute %s (field %s of %s) is missing", f->attr,
                                 f->name, st->name);
             continue;
         }
-        int rc = ddbi_ent_field_from(f, v, obj + f->offset, a, err);
+        int rc = DDB_OK;
+        if ((how & FROM_BORROW) && f->type == DDB_F_STRING && v->type == DDB_TS)
+            *(const char **)(void *)(obj + f->offset) = v->u.s; /* NUL-terminated, in the item's arena */
+        else if ((how & FROM_BORROW) && f->type == DDB_F_BYTES && v->type == DDB_TB)
+            *(ddb_bytes *)(void *)(obj + f->offset) = (ddb_bytes){(uint8_t *)v->u.b, v->len};
+        else
+            rc = ddbi_ent_field_from(f, v, obj + f->offset, a, err);
         if (rc)
             return rc;
         if (mask)
@@ -214,13 +226,13 @@ int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, v
     int rc = ddbi_ent_check_type(e, item, err);
     if (rc)
         return rc;
-    return struct_from_map(e->st, ddb_item_map(item), obj, a, partial, mask, err);
+    return struct_from_map(e->st, ddb_item_map(item), obj, a, partial ? FROM_PARTIAL : 0, mask, err);
 }
 
-int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a,
+int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool borrow,
                               ddb_ent_mask *mask, ddb_error *err)
 {
-    return struct_from_map(e->st, ddb_item_map(item), obj, a, true, mask, err);
+    return struct_from_map(e->st, ddb_item_map(item), obj, a, FROM_PARTIAL | (borrow ? FROM_BORROW : 0), mask, err);
 }
 
 int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddb_error *err)
