@@ -222,8 +222,12 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
     ddbi_ent_cap_merge(&r->cap, &pg->capacity);
     /* room: at most one struct per item of the page, per type */
     size_t want[DDBI_ENT_MAX_SINKS] = {0};
+    uint8_t *which = ddb_arena_alloc(r->a, pg->count + 1); /* 1 + the sink of each item; 0 = none */
+    if (!which)
+        return ddbi_fail_oom(err, __func__);
     for (size_t i = 0; i < pg->count; i++) {
         ddbi_ent_sink *s = sink_of(r, pg->items[i]);
+        which[i] = s ? (uint8_t)(1 + (s - r->sinks)) : 0;
         if (s)
             want[s - r->sinks]++;
     }
@@ -246,9 +250,9 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
     }
     int rc = DDB_OK;
     for (size_t i = 0; i < pg->count && !rc; i++) {
-        ddbi_ent_sink *s = sink_of(r, pg->items[i]);
-        if (!s)
+        if (!which[i])
             continue; /* another entity in the same partition */
+        ddbi_ent_sink *s = &r->sinks[which[i] - 1];
         if (s->e->n_shards && !r->index) {
             size_t j = i + 1;
             rc = take_group(r, s, pg, i, &j, err);
