@@ -48,6 +48,8 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
         if (sinks[i].e->st->n_fields > DDB_ENT_MAX_FIELDS)
             return ddbi_fail(err, DDB_ELIMIT, "%s has %u fields; a field mask holds at most %d (DDB_ENT_MAX_FIELDS)",
                              sinks[i].e->name, (unsigned)sinks[i].e->st->n_fields, DDB_ENT_MAX_FIELDS);
+        if ((rc = ddbi_ent_attr_order(sinks[i].e, a, &sinks[i].order, err)))
+            return rc;
     }
     if (index && n) {
         const ddb_index_def *x = index_def(sinks[0].e, index);
@@ -127,7 +129,7 @@ static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, 
     memset(slot, 0, s->e->st->size);
     memset(mask, 0, sizeof *mask);
     for (size_t i = 0; i < n; i++) {
-        int rc = ddbi_ent_fields_from_item(s->e, items[i], slot, r->a, true, mask, err);
+        int rc = ddbi_ent_fields_by_order(s->e, s->order, items[i], slot, r->a, mask, err);
         if (rc)
             return rc;
     }
