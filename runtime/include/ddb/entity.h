@@ -483,14 +483,15 @@ typedef struct ddb_ent_result {
  *   DDB_ENT_SK_ALL      no condition besides the entity's leading literal
  *                       (every item of the entity in the partition); level unused
  *   DDB_ENT_SK_EQ       level must be the last segment: the whole sort key equals
- *   DDB_ENT_SK_BEGINS   begins_with the text through level; at a hole that a
- *                       literal follows, through that literal too ("SITE#s1#",
- *                       so s10 is not matched); at the last hole a string
- *                       prefix of that field's text
+ *   DDB_ENT_SK_BEGINS   begins_with the text through level: at a hole a string
+ *                       prefix of that field's text ("SITE#s" matches s1 and
+ *                       s10), at a literal through it (level 2: "SITE#s1#DEV#",
+ *                       site s1 only)
  *   DDB_ENT_SK_LT/LE/GT/GE/BETWEEN   compare the text through level, a hole
- *                       (the last field of that level); keys that continue
- *                       after it count as equal to it (<= and BETWEEN include
- *                       them, > and < exclude them)
+ *                       (the last field of that level), inside the text of
+ *                       the levels before it (those are equal); keys that
+ *                       continue after the field count as equal to it (<= and
+ *                       BETWEEN include them, > and < exclude them)
  * A numeric sort key (one N field) has one level, 0.  A sharded entity's
  * shard items are matched as the logical item (EQ finds its shards). */
 typedef enum ddb_ent_sk_op {
