@@ -8,8 +8,10 @@
  * gather 100 items from 100 base partitions.  The typed peer stores the
  * same items through a hand-written entity descriptor (pk, sk, gpk, gsk,
  * data) and reads them into its struct: ddb_ent_read for a get,
- * ddb_ent_query_pattern for the table and the GSI.  One thread; each
- * operation's answer is checked (1 item / 100 items).
+ * ddb_ent_query_pattern for the table and the GSI.  One thread; the peers
+ * take turns in short slices and rates are per CPU second of the process,
+ * so that a busy machine weighs on all of them alike; each operation's
+ * answer is checked (1 item / 100 items).
  *
  *   ./build-bx/bench/extra/ddb-bench-reads [--items N] [--secs S] [--dir DIR]
  */
@@ -202,14 +204,16 @@ enum { PH_GET, PH_QUERY, PH_GSI, N_PH };
 static const char *const ph_names[] = {"get", "query (100 items)", "GSI query (100 items)"};
 static const double goals[] = {0.85, 0.85, 0.8};
 
-/* ops/s of one peer on one phase, for secs seconds; -1 on a wrong answer. */
-static double run(const peer_vt *p, void *tc, const wl *w, int ph, double secs, uint64_t seed)
+/* One slice: ops of one peer on one phase for about secs seconds; adds the
+ * ops and the process CPU seconds they took.  -1 on a wrong answer. */
+static int slice(const peer_vt *p, void *tc, const wl *w, int ph, double secs, uint64_t *rng, double *ops,
+                 double *cpu)
 {
-    uint64_t rng = seed, ops = 0;
-    double t0 = bx_now(), t = t0;
-    while (t - t0 < secs) {
-        for (int k = 0; k < 64; k++, ops++) {
-            uint64_t r = bx_rand(&rng);
+    double t0 = bx_now(), c0 = bx_cpu();
+    uint64_t n = 0;
+    while (bx_now() - t0 < secs) {
+        for (int k = 0; k < 16; k++, n++) {
+            uint64_t r = bx_rand(rng);
             int got = ph == PH_GET ? p->get(tc, r % w->items) : ph == PH_QUERY ? p->query(tc, r % w->parts)
                                                                               : p->gsi(tc, r % w->parts);
             if (got != (ph == PH_GET ? 1 : WL_COLLECTION)) {
@@ -217,9 +221,10 @@ static double run(const peer_vt *p, void *tc, const wl *w, int ph, double secs, 
                 return -1;
             }
         }
-        t = bx_now();
     }
-    return (double)ops / (t - t0);
+    *ops += (double)n;
+    *cpu += bx_cpu() - c0;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -262,15 +267,31 @@ int main(int argc, char **argv)
             return 1;
         }
         fprintf(stderr, "loaded %s: %" PRIu64 " items in %.1f s\n", peers[p]->name, items, bx_now() - t0);
-        run(peers[p], tc[p], &w, PH_GET, secs / 3, 7); /* warm up */
+        uint64_t rng = 7;
+        double o = 0, c = 0;
+        if (slice(peers[p], tc[p], &w, PH_GET, secs / 3, &rng, &o, &c)) /* warm up */
+            return 1;
     }
+    /* The peers take turns in short slices (20 per phase), so that other
+     * work on the machine weighs on all of them alike; a rate is operations
+     * per second of this process's CPU time (one thread). */
+    enum { SLICES = 20 };
     double rate[N_PH][N];
-    for (int ph = 0; ph < N_PH; ph++)
-        for (int p = 0; p < N; p++) /* the same keys for every peer */
-            if ((rate[ph][p] = run(peers[p], tc[p], &w, ph, secs, 12345 + (uint64_t)ph)) < 0)
-                return 1;
-    printf("\n%" PRIu64 " items of %d bytes in partitions of %d, one GSI; %.1f s per phase\n\n", items,
-           WL_ITEM_BYTES, WL_COLLECTION, secs);
+    for (int ph = 0; ph < N_PH; ph++) {
+        double ops[N] = {0}, cpu[N] = {0};
+        uint64_t rng[N];
+        for (int p = 0; p < N; p++)
+            rng[p] = 12345 + (uint64_t)ph; /* the same keys for every peer */
+        for (int k = 0; k < SLICES; k++)
+            for (int p = 0; p < N; p++)
+                if (slice(peers[p], tc[p], &w, ph, secs / SLICES, &rng[p], &ops[p], &cpu[p]))
+                    return 1;
+        for (int p = 0; p < N; p++)
+            rate[ph][p] = cpu[p] > 0 ? ops[p] / cpu[p] : 0;
+    }
+    printf("\n%" PRIu64 " items of %d bytes in partitions of %d, one GSI; %.1f s per phase and peer, in %d "
+           "alternating slices; ops per CPU second\n\n",
+           items, WL_ITEM_BYTES, WL_COLLECTION, secs, SLICES);
     printf("| read | typed ops/s | untyped ddb ops/s | raw LMDB ops/s | typed / LMDB | typed / untyped | goal |\n");
     printf("|---|---:|---:|---:|---:|---:|---|\n");
     for (int ph = 0; ph < N_PH; ph++) {

@@ -4,7 +4,8 @@
  * cursors both ways, filters, counts, field-mask projections, collection
  * pages whose boundaries fall between shard items, index queries of a
  * sharded entity, honest KEYS_ONLY results, typed scans (one entity, in
- * parallel segments; a whole table by type), gets and batch gets.
+ * parallel segments; a whole table by type), gets and batch gets, stream
+ * records of one shard completed from the table.
  *
  * Runs on a fresh embedded database, or with DDB_TEST_URI set through the
  * remote backend (tests/entity/CMakeLists.txt runs it against dynalite).
@@ -563,6 +564,47 @@ static void test_batch_get_sharded(void **state)
     assert_string_equal(out[2].model, "T100");
 }
 
+/* ---- stream records --------------------------------------------------- */
+
+/* An update of the device's firmware writes shard B only: its record's
+ * image holds shard B's fields; ddb_ent_complete_record reads the others. */
+static void test_stream_record_merged(void **state)
+{
+    fx *f = *state;
+    if (remote()) {
+        skip(); /* the embedded engine's stream; the remote one is read the same way */
+        return;
+    }
+    ddb_stream_spec spec = {.view = DDB_STREAM_NEW_AND_OLD_IMAGES};
+    OK(ddb_update_table_stream(f->db, "Fleet", &spec, err));
+    ddb_stream_iter *it;
+    OK(ddb_stream_iter_open(f->db, "Fleet", DDB_STREAM_LATEST, 0, &it, err));
+    struct device d = {.device_id = "d1"};
+    OK(ddb_ent_read(f->db, &device_entity, &d, NULL, f->a, &d, NULL, err));
+    strcpy(d.firmware, "1.5");
+    const char *fields[] = {"firmware"};
+    OK(ddb_ent_update_fields(f->db, &device_entity, &d, fields, 1, NULL, NULL, err));
+    ddb_stream_record recs[8];
+    size_t n = 0;
+    OK(ddb_stream_read(it, 8, f->a, recs, &n, err));
+    ddb_stream_iter_close(it);
+    assert_true(n >= 1);
+    struct device nw, old;
+    ddb_ent_record info;
+    OK(ddb_ent_decode_record(fleet_entities, 4, &recs[n - 1], &nw, &old, sizeof nw, &info, f->a, err));
+    assert_int_equal(info.type, 2);
+    assert_true(info.partial);
+    assert_string_equal(nw.firmware, "1.5");
+    assert_string_equal(nw.model, ""); /* on shard A */
+    assert_false(ddb_ent_mask_has(&info.new_fields, DEVICE_MODEL));
+    OK(ddb_ent_complete_record(f->db, fleet_entities, 4, &info, &nw, NULL, f->a, err));
+    assert_false(info.partial);
+    assert_string_equal(nw.model, "T100");
+    assert_string_equal(nw.site_id, "s1");
+    assert_string_equal(nw.firmware, "1.5");
+    all_fields(&info.new_fields, 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -575,6 +617,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_keys_only_sparse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_get_sharded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_record_merged, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

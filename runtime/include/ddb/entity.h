@@ -483,14 +483,15 @@ typedef struct ddb_ent_result {
  *   DDB_ENT_SK_ALL      no condition besides the entity's leading literal
  *                       (every item of the entity in the partition); level unused
  *   DDB_ENT_SK_EQ       level must be the last segment: the whole sort key equals
- *   DDB_ENT_SK_BEGINS   begins_with the text through level; at a hole that a
- *                       literal follows, through that literal too ("SITE#s1#",
- *                       so s10 is not matched); at the last hole a string
- *                       prefix of that field's text
+ *   DDB_ENT_SK_BEGINS   begins_with the text through level: at a hole a string
+ *                       prefix of that field's text ("SITE#s" matches s1 and
+ *                       s10), at a literal through it (level 2: "SITE#s1#DEV#",
+ *                       site s1 only)
  *   DDB_ENT_SK_LT/LE/GT/GE/BETWEEN   compare the text through level, a hole
- *                       (the last field of that level); keys that continue
- *                       after it count as equal to it (<= and BETWEEN include
- *                       them, > and < exclude them)
+ *                       (the last field of that level), inside the text of
+ *                       the levels before it (those are equal); keys that
+ *                       continue after the field count as equal to it (<= and
+ *                       BETWEEN include them, > and < exclude them)
  * A numeric sort key (one N field) has one level, 0.  A sharded entity's
  * shard items are matched as the logical item (EQ finds its shards). */
 typedef enum ddb_ent_sk_op {
@@ -779,6 +780,7 @@ typedef struct ddb_ent_record {
     bool has_old;      /* old_obj holds the OldImage */
     bool has_new;      /* new_obj holds the NewImage */
     bool partial;      /* a sharded entity: the image is one shard item, only its fields are set */
+    ddb_ent_mask new_fields, old_fields; /* the fields each image set */
 } ddb_ent_record;
 
 /* Decode a stream record of a generated module's table.  The entity is the
@@ -793,6 +795,17 @@ typedef struct ddb_ent_record {
 int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, const ddb_stream_record *rec,
                           void *new_obj, void *old_obj, size_t obj_size, ddb_ent_record *out, ddb_arena *a,
                           ddb_error *err);
+
+/* A sharded entity's record (info->partial) completed: the fields of
+ * new_obj that its NewImage did not set are read from the item's other
+ * shards in the table as they are now (a get; o as for ddb_ent_read, may
+ * be NULL); info->partial becomes false and new_fields grows.  Nothing to
+ * do (DDB_OK) for a whole image or a record without NewImage; DDB_OK with
+ * info->partial still true when the item is gone from the table.  The
+ * OldImage cannot be completed (the other shards' old values are not
+ * kept). */
+int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, size_t n, ddb_ent_record *info,
+                            void *new_obj, const ddb_ent_read_opts *o, ddb_arena *a, ddb_error *err);
 
 #pragma GCC visibility pop
 

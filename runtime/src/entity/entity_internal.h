@@ -112,9 +112,16 @@ int ddbi_ent_check_type(const ddb_entity_desc *e, const ddb_item *item, ddb_erro
 int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool partial,
                                ddb_ent_mask *mask, ddb_error *err);
 /* The attributes of item into e's fields of obj (not zeroed; no type
- * check: the caller told the type; missing attributes are no error). */
-int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a,
+ * check: the caller told the type; missing attributes are no error).
+ * borrow: item lives in arena a; top-level strings and bytes point into it. */
+int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool borrow,
                               ddb_ent_mask *mask, ddb_error *err);
+/* e's field indexes sorted by stored attribute name (arena a), for
+ * fields_by_order: the fields of item into obj in one walk of both sorted
+ * lists (borrowing like fields_from_item; mask gains the fields set). */
+int ddbi_ent_attr_order(const ddb_entity_desc *e, ddb_arena *a, uint16_t **out, ddb_error *err);
+int ddbi_ent_fields_by_order(const ddb_entity_desc *e, const uint16_t *order, const ddb_item *item, void *obj,
+                             ddb_arena *a, ddb_ent_mask *mask, ddb_error *err);
 /* DDB_EVALIDATION naming the first required field of e not in mask. */
 int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddb_error *err);
 
@@ -338,6 +345,7 @@ void ddbi_ent_ask_done(ddbi_ent_ask *q);
 /* Where the entities of one type go: an arena array grown page by page. */
 typedef struct ddbi_ent_sink {
     const ddb_entity_desc *e;
+    uint16_t *order;          /* e's fields by attribute name (reader_init) */
     char *items;
     ddb_ent_mask *masks;
     size_t count, cap;

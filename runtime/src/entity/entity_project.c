@@ -80,14 +80,16 @@ static int build_filter(ddbi_ent_ask *q, const ddb_entity_desc *e, const ddb_ent
 int ddbi_ent_ask_init(ddbi_ent_ask *q, ddb *db, const ddb_entity_desc *e, const char *index,
                       const ddb_ent_read_opts *o, bool type_filter, ddb_arena *a, ddb_error *err)
 {
-    memset(q, 0, sizeof *q);
-    int rc = ddbi_exprb_init(&q->xp, db, a, err);
-    if (!rc)
-        rc = ddbi_exprb_init(&q->xf, db, a, err);
-    if (!rc && (o->fields || o->count_only))
-        rc = build_projection(q, e, index, o, err);
-    if (!rc)
-        rc = build_filter(q, e, o, type_filter, err);
+    memset(q, 0, sizeof *q); /* builders made only when needed: a plain read allocates nothing here */
+    int rc = DDB_OK;
+    if (o->fields || o->count_only) {
+        if (!(rc = ddbi_exprb_init(&q->xp, db, a, err)))
+            rc = build_projection(q, e, index, o, err);
+    }
+    if (!rc && ((o->filter && o->filter[0]) || type_filter)) {
+        if (!(rc = ddbi_exprb_init(&q->xf, db, a, err)))
+            rc = build_filter(q, e, o, type_filter, err);
+    }
     if (!rc && !o->filter && (o->filter_names || o->filter_values))
         rc = ddbi_fail(err, DDB_EINVAL, "%s: filter names or values without a filter", e->name);
     return rc;

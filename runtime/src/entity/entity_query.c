@@ -33,7 +33,7 @@ static int to_key_cond(const ddb_entity_desc *e, const ddb_ent_query *q, ddb_ent
     kc->op = q->op == DDB_SK_ANY ? (whole ? DDB_ENT_SK_EQ : DDB_ENT_SK_BEGINS) : ops[q->op];
     if (kd->sk.type == DDB_TN)
         return DDB_OK; /* level 0 */
-    if (kc->op == DDB_ENT_SK_EQ) {
+    if (kc->op == DDB_ENT_SK_EQ && whole) { /* through a trailing literal, if any */
         kc->level = (uint16_t)(kd->sk.n - 1);
         return DDB_OK;
     }

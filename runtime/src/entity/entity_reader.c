@@ -48,6 +48,8 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
         if (sinks[i].e->st->n_fields > DDB_ENT_MAX_FIELDS)
             return ddbi_fail(err, DDB_ELIMIT, "%s has %u fields; a field mask holds at most %d (DDB_ENT_MAX_FIELDS)",
                              sinks[i].e->name, (unsigned)sinks[i].e->st->n_fields, DDB_ENT_MAX_FIELDS);
+        if ((rc = ddbi_ent_attr_order(sinks[i].e, a, &sinks[i].order, err)))
+            return rc;
     }
     if (index && n) {
         const ddb_index_def *x = index_def(sinks[0].e, index);
@@ -127,7 +129,7 @@ static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, 
     memset(slot, 0, s->e->st->size);
     memset(mask, 0, sizeof *mask);
     for (size_t i = 0; i < n; i++) {
-        int rc = ddbi_ent_fields_from_item(s->e, items[i], slot, r->a, mask, err);
+        int rc = ddbi_ent_fields_by_order(s->e, s->order, items[i], slot, r->a, mask, err);
         if (rc)
             return rc;
     }
@@ -222,8 +224,12 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
     ddbi_ent_cap_merge(&r->cap, &pg->capacity);
     /* room: at most one struct per item of the page, per type */
     size_t want[DDBI_ENT_MAX_SINKS] = {0};
+    uint8_t *which = ddb_arena_alloc(r->a, pg->count + 1); /* 1 + the sink of each item; 0 = none */
+    if (!which)
+        return ddbi_fail_oom(err, __func__);
     for (size_t i = 0; i < pg->count; i++) {
         ddbi_ent_sink *s = sink_of(r, pg->items[i]);
+        which[i] = s ? (uint8_t)(1 + (s - r->sinks)) : 0;
         if (s)
             want[s - r->sinks]++;
     }
@@ -246,9 +252,9 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
     }
     int rc = DDB_OK;
     for (size_t i = 0; i < pg->count && !rc; i++) {
-        ddbi_ent_sink *s = sink_of(r, pg->items[i]);
-        if (!s)
+        if (!which[i])
             continue; /* another entity in the same partition */
+        ddbi_ent_sink *s = &r->sinks[which[i] - 1];
         if (s->e->n_shards && !r->index) {
             size_t j = i + 1;
             rc = take_group(r, s, pg, i, &j, err);

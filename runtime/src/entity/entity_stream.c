@@ -1,8 +1,9 @@
 /* Entity room: stream records decoded into entity structs
  * (ddb_ent_decode_record, behind the generated <table>_decode_record): the
  * entity is told by the image's type attribute, or without an image by
- * which entity's key templates the record's Keys fit.  Calls the public
- * item API and this room's marshalling and keys. */
+ * which entity's key templates the record's Keys fit; a sharded entity's
+ * record completed from the table (ddb_ent_complete_record).  Calls the
+ * public item API, ddb_ent_read and this room's marshalling and keys. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
@@ -81,9 +82,42 @@ int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, cons
     out->type = (int)which + 1;
     out->partial = e->n_shards > 0;
     int rc = DDB_OK;
-    if (rec->new_image && !(rc = ddbi_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, NULL, err)))
+    if (rec->new_image && !(rc = ddbi_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, &out->new_fields, err)))
         out->has_new = true;
-    if (!rc && rec->old_image && !(rc = ddbi_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, NULL, err)))
+    if (!rc && rec->old_image && !(rc = ddbi_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, &out->old_fields, err)))
         out->has_old = true;
     return rc;
+}
+
+int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, size_t n, ddb_ent_record *info,
+                            void *new_obj, const ddb_ent_read_opts *o, ddb_arena *a, ddb_error *err)
+{
+    if (!db || !entities || !info || !new_obj || !a)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_complete_record: db, entities, info, object and arena are required");
+    if (info->type <= 0 || !info->partial || !info->has_new)
+        return DDB_OK;
+    if ((size_t)info->type > n || !entities[info->type - 1])
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_complete_record: record type %d is not one of the %zu entities",
+                         info->type, n);
+    const ddb_entity_desc *e = entities[info->type - 1];
+    char *whole = ddb_arena_alloc(a, e->st->size);
+    if (!whole)
+        return ddbi_fail_oom(err, __func__);
+    ddb_ent_mask have;
+    int rc = ddb_ent_read(db, e, new_obj, o, a, whole, &have, err);
+    if (rc == DDB_ENOTFOUND)
+        return DDB_OK; /* deleted since: the record's shard is all there is */
+    if (rc)
+        return rc;
+    for (uint16_t i = 0; i < e->st->n_fields; i++) {
+        const ddb_field_desc *f = &e->st->fields[i];
+        if (!ddb_ent_mask_has(&have, i) || ddb_ent_mask_has(&info->new_fields, i))
+            continue;
+        memcpy((char *)new_obj + f->offset, whole + f->offset, f->size);
+        if (f->type == DDB_F_LIST)
+            memcpy((char *)new_obj + f->count_offset, whole + f->count_offset, sizeof(size_t));
+        ddb_ent_mask_set(&info->new_fields, i);
+    }
+    info->partial = false;
+    return DDB_OK;
 }

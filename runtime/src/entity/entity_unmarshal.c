@@ -16,7 +16,13 @@ static int type_error(const ddb_field_desc *f, const ddb_value *v, const char *w
                     f->name, ddb_type_name(v->type), want);
 }
 
-static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, bool partial,
+/* How struct_from_map reads: missing required attributes are no error;
+ * top-level strings and bytes point into the item (which lives in the
+ * arena the caller reads into) instead of being copied. */
+#define FROM_PARTIAL 1u
+#define FROM_BORROW 2u
+
+static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, unsigned how,
                            ddb_ent_mask *mask, ddb_error *err);
 
 static void *acopy(ddb_arena *a, const void *p, size_t n)
@@ -101,7 +107,7 @@ int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, dd
     case DDB_F_STRUCT:
         if (v->type != DDB_TM)
             return type_error(f, v, "M", err);
-        return struct_from_map(f->sub, v, p, a, false, NULL, err);
+        return struct_from_map(f->sub, v, p, a, 0, NULL, err);
     case DDB_F_LIST: {
         if (v->type != DDB_TL)
             return type_error(f, v, "L", err);
@@ -173,8 +179,20 @@ int ddbi_ent_field_from(const ddb_field_desc *f, const ddb_value *v, char *p, dd
     }
 }
 
+/* v into field f at p: borrowed (FROM_BORROW: top-level strings and bytes
+ * point into v, which lives in the arena read into) or copied. */
+static int field_in(const ddb_field_desc *f, const ddb_value *v, char *p, ddb_arena *a, unsigned how, ddb_error *err)
+{
+    if ((how & FROM_BORROW) && f->type == DDB_F_STRING && v->type == DDB_TS)
+        *(const char **)(void *)p = v->u.s; /* NUL-terminated */
+    else if ((how & FROM_BORROW) && f->type == DDB_F_BYTES && v->type == DDB_TB)
+        *(ddb_bytes *)(void *)p = (ddb_bytes){(uint8_t *)v->u.b, v->len};
+    else
+        return ddbi_ent_field_from(f, v, p, a, err);
+    return DDB_OK;
+}
 
-static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, bool partial,
+static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *obj, ddb_arena *a, unsigned how,
                            ddb_ent_mask *mask, ddb_error *err)
 {
     if (mask && st->n_fields > DDB_ENT_MAX_FIELDS)
@@ -184,12 +202,12 @@ static int struct_from_map(const ddb_struct_desc *st, const ddb_value *m, char *
         const ddb_field_desc *f = &st->fields[i];
         const ddb_value *v = ddb_map_get(m, f->attr);
         if (!v) {
-            if (!partial && ddbi_ent_field_required(f))
+            if (!(how & FROM_PARTIAL) && ddbi_ent_field_required(f))
                 return ddbi_fail(err, DDB_EVALIDATION, "required attribute %s (field %s of %s) is missing", f->attr,
                                 f->name, st->name);
             continue;
         }
-        int rc = ddbi_ent_field_from(f, v, obj + f->offset, a, err);
+        int rc = field_in(f, v, obj + f->offset, a, how, err);
         if (rc)
             return rc;
         if (mask)
@@ -214,13 +232,13 @@ int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, v
     int rc = ddbi_ent_check_type(e, item, err);
     if (rc)
         return rc;
-    return struct_from_map(e->st, ddb_item_map(item), obj, a, partial, mask, err);
+    return struct_from_map(e->st, ddb_item_map(item), obj, a, partial ? FROM_PARTIAL : 0, mask, err);
 }
 
-int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a,
+int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool borrow,
                               ddb_ent_mask *mask, ddb_error *err)
 {
-    return struct_from_map(e->st, ddb_item_map(item), obj, a, true, mask, err);
+    return struct_from_map(e->st, ddb_item_map(item), obj, a, FROM_PARTIAL | (borrow ? FROM_BORROW : 0), mask, err);
 }
 
 int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddb_error *err)
@@ -251,5 +269,49 @@ int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field,
         return ddbi_fail(err, DDB_EVALIDATION, "field %s: \"%.40s%s\" is %zu bytes, the field holds at most %zu", field,
                         src, n > 40 ? "..." : "", n, cap - 1);
     memcpy(dst, src, n + 1);
+    return DDB_OK;
+}
+
+int ddbi_ent_attr_order(const ddb_entity_desc *e, ddb_arena *a, uint16_t **out, ddb_error *err)
+{
+    uint16_t n = e->st->n_fields;
+    uint16_t *order = ddb_arena_alloc(a, (size_t)n * sizeof *order + 1);
+    if (!order)
+        return ddbi_fail_oom(err, __func__);
+    for (uint16_t i = 0; i < n; i++) { /* insertion sort: a few fields */
+        uint16_t j = i;
+        while (j > 0 && strcmp(e->st->fields[order[j - 1]].attr, e->st->fields[i].attr) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    *out = order;
+    return DDB_OK;
+}
+
+int ddbi_ent_fields_by_order(const ddb_entity_desc *e, const uint16_t *order, const ddb_item *item, void *obj,
+                             ddb_arena *a, ddb_ent_mask *mask, ddb_error *err)
+{
+    /* both sorted bytewise (the item's map by name): one walk */
+    const ddb_value *m = ddb_item_map(item);
+    uint32_t ai = 0;
+    uint16_t fi = 0;
+    while (ai < m->len && fi < e->st->n_fields) {
+        const ddb_field_desc *f = &e->st->fields[order[fi]];
+        int c = strcmp(m->u.m[ai].name, f->attr);
+        if (c < 0) {
+            ai++;
+            continue;
+        }
+        if (c == 0) {
+            int rc = field_in(f, m->u.m[ai].value, (char *)obj + f->offset, a, FROM_BORROW, err);
+            if (rc)
+                return rc;
+            ddb_ent_mask_set(mask, order[fi]);
+            ai++;
+        }
+        fi++;
+    }
     return DDB_OK;
 }
