@@ -15,12 +15,19 @@ static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, 
 static json_t *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static json_t *fmt(const char *f, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, f);
-    vsnprintf(buf, sizeof buf, f, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
     va_end(ap);
-    return json_string(buf);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!buf)
+        return NULL;
+    va_start(ap, f);
+    vsnprintf(buf, (size_t)n + 1, f, ap);
+    va_end(ap);
+    json_t *j = json_string(buf);
+    free(buf);
+    return j;
 }
 
 /* The C parameter(s) a placeholder is passed as, and the statement that
@@ -59,9 +66,9 @@ static json_t *names_ctx(const ddbgen_ir_dexpr *d)
     json_t *a = json_array();
     for (size_t i = 0; i < d->n_names; i++) {
         json_t *o = json_object();
-        char n[512];
-        snprintf(n, sizeof n, "#%s", d->names[i]);
-        set(o, "name", ddbgen__c_literal(n));
+        json_t *n = fmt("#%s", d->names[i]);
+        set(o, "name", ddbgen__c_literal(json_string_value(n)));
+        json_decref(n);
         set(o, "attr", ddbgen__c_literal(d->attrs[i]));
         json_array_append_new(a, o);
     }
@@ -117,9 +124,7 @@ static const char *sent_text(const ddbgen_ir_entity *e, const ddbgen_ir_update *
 static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
 {
     json_t *o = json_object(), *params = json_array(), *known = json_array();
-    char id[512];
-    snprintf(id, sizeof id, "%s_%s", e->cname, u->name);
-    set(o, "fn", json_string(id));
+    set(o, "fn", fmt("%s_%s", e->cname, u->name));
     set(o, "uname", ddbgen__c_literal(u->name));
     set(o, "source", ddbgen__comment_literal(u->update.source));
     set(o, "has_condition", json_boolean(u->has_condition));
@@ -134,10 +139,10 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
         }
     static const char *const kw[4] = {"set", "remove", "add", "del"};
     for (int c = 0; c < 4; c++) {
-        char buf[4200];
-        snprintf(buf, sizeof buf, "%s%s%s", u->clauses[c], c == 0 && stamp && *u->clauses[c] ? ", " : "",
-                 c == 0 && stamp ? "#ddb_updated = :ddb_updated" : "");
-        set(o, kw[c], ddbgen__c_literal(buf));
+        json_t *body = fmt("%s%s%s", u->clauses[c], c == 0 && stamp && *u->clauses[c] ? ", " : "",
+                           c == 0 && stamp ? "#ddb_updated = :ddb_updated" : "");
+        set(o, kw[c], ddbgen__c_literal(json_string_value(body)));
+        json_decref(body);
     }
     set(o, "has_stamp", json_boolean(stamp != NULL));
     char sent[8192];
@@ -199,12 +204,14 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
  * <entity>_update_fields takes a ddb_ent_mask of them. */
 static json_t *upper_ident(const char *s)
 {
-    char buf[512];
-    size_t k = 0;
-    for (; *s && k + 1 < sizeof buf; s++)
-        buf[k++] = (char)(*s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
-    buf[k] = '\0';
-    return json_string(buf);
+    char *buf = strdup(s);
+    if (!buf)
+        return NULL;
+    for (char *c = buf; *c; c++)
+        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    json_t *j = json_string(buf);
+    free(buf);
+    return j;
 }
 
 static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
