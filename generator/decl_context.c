@@ -232,54 +232,9 @@ static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
     set(o, "n_fields_c", json_integer((json_int_t)e->n_fields));
 }
 
-/* What create applies (DDB_DEFAULT to unset fields) and which fields
- * every write stamps (DDB_CREATED_AT when unset, DDB_UPDATED_AT). */
-static void stamps_ctx(json_t *o, const ddbgen_ir_entity *e)
-{
-    json_t *defaults = json_array();
-    int created = -1, updated = -1;
-    for (size_t i = 0; i < e->n_fields; i++) {
-        const ddbgen_ir_field *f = &e->fields[i];
-        if (f->created_at)
-            created = (int)i;
-        if (f->updated_at)
-            updated = (int)i;
-        if (!f->dflt)
-            continue;
-        json_t *lit = ddbgen__c_literal(f->dflt), *d = json_object();
-        const char *l = json_string_value(lit);
-        if (f->type == DDBGEN_IR_S && f->chars)
-            set(d, "assign", fmt("    if (!obj->%s[0])\n        memcpy(obj->%s, %s, sizeof %s);", f->name, f->name, l, l));
-        else if (f->type == DDBGEN_IR_S)
-            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = (char *)%s;", f->name, f->name, l));
-        else if (f->type == DDBGEN_IR_BOOL)
-            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = %s;", f->name, f->name, f->dflt));
-        else
-            set(d, "assign", fmt("    if (obj->%s == 0)\n        obj->%s = (%s)%s%s;", f->name, f->name, f->ctype,
-                                 f->dflt, f->num == DDBGEN_IR_NUM_FLOAT ? "" : f->num == DDBGEN_IR_NUM_UINT ? "ULL" : "LL"));
-        json_decref(lit);
-        json_array_append_new(defaults, d);
-    }
-    set(o, "defaults", defaults);
-    set(o, "has_defaults", json_boolean(json_array_size(defaults) > 0));
-    set(o, "has_created", json_boolean(created >= 0));
-    set(o, "has_updated", json_boolean(updated >= 0));
-    set(o, "has_stamps", json_boolean(created >= 0 || updated >= 0));
-    if (created >= 0) {
-        const ddbgen_ir_field *f = &e->fields[created];
-        set(o, "created_no", json_integer(created));
-        set(o, "created_unset", f->chars ? fmt("!obj->%s[0]", f->name) : fmt("obj->%s == 0", f->name));
-    }
-    if (updated >= 0) {
-        set(o, "updated_no", json_integer(updated));
-        set(o, "updated_lit", ddbgen__c_literal(e->fields[updated].name));
-    }
-}
-
 void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e)
 {
     mask_ctx(o, e);
-    stamps_ctx(o, e);
     json_t *ups = json_array();
     for (size_t i = 0; e->writes && i < e->writes->n_updates; i++)
         json_array_append_new(ups, update_ctx(e, &e->writes->updates[i]));
