@@ -15,12 +15,19 @@ static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, 
 static json_t *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 static json_t *fmt(const char *f, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, f);
-    vsnprintf(buf, sizeof buf, f, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
     va_end(ap);
-    return json_string(buf);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!buf)
+        return NULL;
+    va_start(ap, f);
+    vsnprintf(buf, (size_t)n + 1, f, ap);
+    va_end(ap);
+    json_t *j = json_string(buf);
+    free(buf);
+    return j;
 }
 
 /* The C parameter(s) a placeholder is passed as, and the statement that
@@ -59,9 +66,9 @@ static json_t *names_ctx(const ddbgen_ir_dexpr *d)
     json_t *a = json_array();
     for (size_t i = 0; i < d->n_names; i++) {
         json_t *o = json_object();
-        char n[512];
-        snprintf(n, sizeof n, "#%s", d->names[i]);
-        set(o, "name", ddbgen__c_literal(n));
+        json_t *n = fmt("#%s", d->names[i]);
+        set(o, "name", ddbgen__c_literal(json_string_value(n)));
+        json_decref(n);
         set(o, "attr", ddbgen__c_literal(d->attrs[i]));
         json_array_append_new(a, o);
     }
@@ -117,9 +124,7 @@ static const char *sent_text(const ddbgen_ir_entity *e, const ddbgen_ir_update *
 static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
 {
     json_t *o = json_object(), *params = json_array(), *known = json_array();
-    char id[512];
-    snprintf(id, sizeof id, "%s_%s", e->cname, u->name);
-    set(o, "fn", json_string(id));
+    set(o, "fn", fmt("%s_%s", e->cname, u->name));
     set(o, "uname", ddbgen__c_literal(u->name));
     set(o, "source", ddbgen__comment_literal(u->update.source));
     set(o, "has_condition", json_boolean(u->has_condition));
@@ -134,10 +139,10 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
         }
     static const char *const kw[4] = {"set", "remove", "add", "del"};
     for (int c = 0; c < 4; c++) {
-        char buf[4200];
-        snprintf(buf, sizeof buf, "%s%s%s", u->clauses[c], c == 0 && stamp && *u->clauses[c] ? ", " : "",
-                 c == 0 && stamp ? "#ddb_updated = :ddb_updated" : "");
-        set(o, kw[c], ddbgen__c_literal(buf));
+        json_t *body = fmt("%s%s%s", u->clauses[c], c == 0 && stamp && *u->clauses[c] ? ", " : "",
+                           c == 0 && stamp ? "#ddb_updated = :ddb_updated" : "");
+        set(o, kw[c], ddbgen__c_literal(json_string_value(body)));
+        json_decref(body);
     }
     set(o, "has_stamp", json_boolean(stamp != NULL));
     char sent[8192];
@@ -199,12 +204,14 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
  * <entity>_update_fields takes a ddb_ent_mask of them. */
 static json_t *upper_ident(const char *s)
 {
-    char buf[512];
-    size_t k = 0;
-    for (; *s && k + 1 < sizeof buf; s++)
-        buf[k++] = (char)(*s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s);
-    buf[k] = '\0';
-    return json_string(buf);
+    char *buf = strdup(s);
+    if (!buf)
+        return NULL;
+    for (char *c = buf; *c; c++)
+        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    json_t *j = json_string(buf);
+    free(buf);
+    return j;
 }
 
 static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
@@ -225,54 +232,9 @@ static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
     set(o, "n_fields_c", json_integer((json_int_t)e->n_fields));
 }
 
-/* What create applies (DDB_DEFAULT to unset fields) and which fields
- * every write stamps (DDB_CREATED_AT when unset, DDB_UPDATED_AT). */
-static void stamps_ctx(json_t *o, const ddbgen_ir_entity *e)
-{
-    json_t *defaults = json_array();
-    int created = -1, updated = -1;
-    for (size_t i = 0; i < e->n_fields; i++) {
-        const ddbgen_ir_field *f = &e->fields[i];
-        if (f->created_at)
-            created = (int)i;
-        if (f->updated_at)
-            updated = (int)i;
-        if (!f->dflt)
-            continue;
-        json_t *lit = ddbgen__c_literal(f->dflt), *d = json_object();
-        const char *l = json_string_value(lit);
-        if (f->type == DDBGEN_IR_S && f->chars)
-            set(d, "assign", fmt("    if (!obj->%s[0])\n        memcpy(obj->%s, %s, sizeof %s);", f->name, f->name, l, l));
-        else if (f->type == DDBGEN_IR_S)
-            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = (char *)%s;", f->name, f->name, l));
-        else if (f->type == DDBGEN_IR_BOOL)
-            set(d, "assign", fmt("    if (!obj->%s)\n        obj->%s = %s;", f->name, f->name, f->dflt));
-        else
-            set(d, "assign", fmt("    if (obj->%s == 0)\n        obj->%s = (%s)%s%s;", f->name, f->name, f->ctype,
-                                 f->dflt, f->num == DDBGEN_IR_NUM_FLOAT ? "" : f->num == DDBGEN_IR_NUM_UINT ? "ULL" : "LL"));
-        json_decref(lit);
-        json_array_append_new(defaults, d);
-    }
-    set(o, "defaults", defaults);
-    set(o, "has_defaults", json_boolean(json_array_size(defaults) > 0));
-    set(o, "has_created", json_boolean(created >= 0));
-    set(o, "has_updated", json_boolean(updated >= 0));
-    set(o, "has_stamps", json_boolean(created >= 0 || updated >= 0));
-    if (created >= 0) {
-        const ddbgen_ir_field *f = &e->fields[created];
-        set(o, "created_no", json_integer(created));
-        set(o, "created_unset", f->chars ? fmt("!obj->%s[0]", f->name) : fmt("obj->%s == 0", f->name));
-    }
-    if (updated >= 0) {
-        set(o, "updated_no", json_integer(updated));
-        set(o, "updated_lit", ddbgen__c_literal(e->fields[updated].name));
-    }
-}
-
 void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e)
 {
     mask_ctx(o, e);
-    stamps_ctx(o, e);
     json_t *ups = json_array();
     for (size_t i = 0; e->writes && i < e->writes->n_updates; i++)
         json_array_append_new(ups, update_ctx(e, &e->writes->updates[i]));

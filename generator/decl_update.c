@@ -32,8 +32,9 @@ typedef struct an {
     const char *ename;
     ph ph[64];
     size_t n_ph;
-    int known[64];     /* field set to placeholder: its ph index; by field index (-1 none) */
-    int changed[1024]; /* by field index: 0, or the clause that changes it (1 SET value, 2 other) */
+#define AN_MAX_FIELDS 1024 /* more than the runtime's DDB_ENT_MAX_FIELDS: every field fits */
+    int known[AN_MAX_FIELDS];   /* field set to placeholder: its ph index; by field index (-1 none) */
+    int changed[AN_MAX_FIELDS]; /* by field index: 0, or the clause that changes it (1 SET value, 2 other) */
     size_t n_fields;
     int ok;
 } an;
@@ -540,6 +541,14 @@ void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e);
 void ddbgen__check_writes(ddbgen_diags *d, json_t *e, const json_t *table)
 {
     (void)table;
+    size_t nf = json_array_size(json_object_get(e, "fields"));
+    if (nf > AN_MAX_FIELDS && (json_array_size(json_object_get(e, "updates")) ||
+                               json_array_size(json_object_get(e, "conditions")))) {
+        ddbgen_diag_add(d, DDBGEN_ERROR, ddbgen_loc_of(e, "loc"),
+                        "'%s' has %zu fields; declared updates and conditions handle entities of at most %d",
+                        ddbgen_jstr(e, "name"), nf, AN_MAX_FIELDS);
+        return;
+    }
     json_t *seen = json_object();
     size_t i;
     json_t *w;

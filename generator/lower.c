@@ -415,7 +415,8 @@ static void finish_fields(lw *w, const json_t *je, ddbgen_ir_entity *e)
             out->auto_id = new_template(w, auto_id, false, e->fields, e->n_fields);
             e->auto_scope = out->auto_id;
         }
-        out->updatable = !out->key && !derived && !out->version && !out->uuid && !auto_id && !out->created_at;
+        out->updatable = !out->key && !derived && !out->version && !out->uuid && !auto_id && !out->created_at &&
+                         !out->updated_at;
     }
 }
 

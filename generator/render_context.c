@@ -257,6 +257,11 @@ static json_t *field_ctx(const ddbgen_ir_field *f, const char *ctype, const char
     add_flag(flags, sizeof flags, f->ttl, "DDB_FIELD_TTL");
     add_flag(flags, sizeof flags, f->derived != NULL, "DDB_FIELD_DERIVED");
     add_flag(flags, sizeof flags, f->key, "DDB_FIELD_KEY");
+    add_flag(flags, sizeof flags, f->unique, "DDB_FIELD_UNIQUE");
+    add_flag(flags, sizeof flags, f->created_at, "DDB_FIELD_CREATED_AT");
+    add_flag(flags, sizeof flags, f->updated_at, "DDB_FIELD_UPDATED_AT");
+    set(o, "has_dflt", json_boolean(f->dflt != NULL));
+    set(o, "dflt", c_literal(f->dflt));
     set(o, "flags", json_string(*flags ? flags : "0"));
     if (f->derived && templates) {
         json_t *id = fmt("%s_derived_%s", tprefix, f->name);

@@ -601,8 +601,6 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
 typedef struct ddb_ent_tx ddb_ent_tx;
 /* NULL with err filled (DDB_EINVAL: no db or arena; DDB_ENOMEM). */
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err);
-/* The database a transaction writes to (its clock stamps DDB_UPDATED_AT). */
-ddb *ddb_ent_tx_db(const ddb_ent_tx *tx);
 /* put / create as ddb_ent_put / ddb_ent_create (derived fields are filled
  * into obj at once; auto ids are allocated inside the transaction, so a
  * cancelled one consumes none, and written into obj on commit; versions are

@@ -58,8 +58,6 @@ struct ddb_ent_tx {
     bool failed;
 };
 
-ddb *ddb_ent_tx_db(const ddb_ent_tx *tx) { return tx ? tx->db : NULL; }
-
 /* Grow *arr (elem bytes each, *cap entries, n used) to hold one more. */
 static int grow(ddb_arena *a, void **arr, size_t *cap, size_t n, size_t elem, ddb_error *err)
 {

@@ -88,7 +88,6 @@ static void new_device(ddb *db, const char *id)
     snprintf(d.site, sizeof d.site, "berlin");
     snprintf(d.status, sizeof d.status, "idle");
     snprintf(d.updated, sizeof d.updated, "2026-11-26T00:00:00.000Z");
-    snprintf(d.serial, sizeof d.serial, "S-%s", id);
     OK(device_create(db, &d, NULL, NULL, &err));
 }
 
@@ -247,7 +246,7 @@ static void test_defaults_and_stamps(void **state)
     ddb *db = open_db();
     ddb_arena *a = ddb_arena_new();
     ddb_error err;
-    struct device d = {.id = "d4", .site = "oslo", .status = "idle", .serial = "S-4"};
+    struct device d = {.id = "d4", .site = "oslo", .status = "idle"};
     now_ms = 1764169445123;
     OK(device_create(db, &d, NULL, NULL, &err));
     assert_int_equal(d.battery, 100);                           /* DDB_DEFAULT("100"): left unset */
@@ -258,7 +257,7 @@ static void test_defaults_and_stamps(void **state)
     assert_int_equal(got.battery, 100);
     assert_int_equal(got.created_ms, 1764169445123);
     /* a value that is set is kept: the default applies to unset fields only */
-    struct device e = {.id = "d5", .site = "oslo", .status = "idle", .battery = 7, .serial = "S-5"};
+    struct device e = {.id = "d5", .site = "oslo", .status = "idle", .battery = 7};
     OK(device_create(db, &e, NULL, NULL, &err));
     assert_int_equal(e.battery, 7);
     /* a declared update stamps updated, never created */
@@ -287,9 +286,35 @@ static void test_defaults_and_stamps(void **state)
     close_db(db);
 }
 
+static void test_unique(void **state)
+{
+    (void)state;
+    if (remote()) {
+        print_message("skipped: dynalite has no TransactWriteItems\n");
+        skip();
+    }
+    ddb *db = open_db();
+    ddb_error err;
+    struct owner a = {.id = "o1", .email = "ann@example.com"}, b = {.id = "o2", .email = "ann@example.com"};
+    OK(owner_create(db, &a, NULL, NULL, &err));
+    /* DDB_UNIQUE: a second item with the same email is refused, naming the field and the value */
+    assert_int_equal(owner_create(db, &b, NULL, NULL, &err), DDB_ECONDITION);
+    assert_non_null(strstr(err.message, "email"));
+    assert_non_null(strstr(err.message, "ann@example.com"));
+    snprintf(b.email, sizeof b.email, "bob@example.com");
+    OK(owner_create(db, &b, NULL, NULL, &err));
+    /* once o1 is gone, its email is free again */
+    OK(owner_delete(db, "o1", NULL, NULL, &err));
+    snprintf(a.id, sizeof a.id, "o3");
+    snprintf(a.email, sizeof a.email, "ann@example.com");
+    OK(owner_create(db, &a, NULL, NULL, &err));
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unique),
         cmocka_unit_test(test_defaults_and_stamps),
         cmocka_unit_test(test_set_and_arithmetic),
         cmocka_unit_test(test_sets_lists_remove),

@@ -37,7 +37,15 @@ device {
     int64_t rev DDB_VERSION;
     int64_t created_ms DDB_CREATED_AT;
     char updated[25] DDB_UPDATED_AT;
-    char serial[24] DDB_UNIQUE;
+};
+
+/* A unique field: every write of it keeps a uniqueness item in the same
+ * transaction (embedded engine only: dynalite has no TransactWriteItems). */
+struct DDB_ENTITY(fleet, "Owner")
+       DDB_KEY("table", "OWNER#{id}", "OWNER")
+owner {
+    char id[16];
+    char email[64] DDB_UNIQUE;
 };
 
 /* Sharded by velocity, the version on the stock shard: a declared update

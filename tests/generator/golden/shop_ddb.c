@@ -297,7 +297,7 @@ int organization_update_fields(ddb *db, struct organization *obj, ddb_ent_mask f
                             ddb_capacity *cap, ddb_error *err)
 {
     static const char *const all[] = { "name", "plan", "seats", };
-    const char *names[sizeof all / sizeof *all + 2];
+    const char *names[sizeof all / sizeof *all + 1];
     size_t n = 0;
     for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
         if (!ddb_ent_mask_has(&fields, i))
@@ -589,7 +589,7 @@ int user_update_fields(ddb *db, struct user *obj, ddb_ent_mask fields, const ddb
                             ddb_capacity *cap, ddb_error *err)
 {
     static const char *const all[] = { "org", "username", "global_id", "email", "logins", "created_at", "active", "avatar", "home", "past", "nicknames", "tags", "lucky", "scores", "keys", "version", "expires_at", };
-    const char *names[sizeof all / sizeof *all + 2];
+    const char *names[sizeof all / sizeof *all + 1];
     size_t n = 0;
     for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
         if (!ddb_ent_mask_has(&fields, i))
@@ -1071,7 +1071,7 @@ int order_update_fields(ddb *db, struct order *obj, ddb_ent_mask fields, const d
                             ddb_capacity *cap, ddb_error *err)
 {
     static const char *const all[] = { "org", "id", "order_date", "year", "quarter", "month", "total", };
-    const char *names[sizeof all / sizeof *all + 2];
+    const char *names[sizeof all / sizeof *all + 1];
     size_t n = 0;
     for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
         if (!ddb_ent_mask_has(&fields, i))
@@ -1366,7 +1366,7 @@ int product_update_fields(ddb *db, struct product *obj, ddb_ent_mask fields, con
                             ddb_capacity *cap, ddb_error *err)
 {
     static const char *const all[] = { "sku", "title", "description", "stock", "views", };
-    const char *names[sizeof all / sizeof *all + 2];
+    const char *names[sizeof all / sizeof *all + 1];
     size_t n = 0;
     for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
         if (!ddb_ent_mask_has(&fields, i))
@@ -1644,7 +1644,7 @@ int audit_event_update_fields(ddb *db, struct audit_event *obj, ddb_ent_mask fie
                             ddb_capacity *cap, ddb_error *err)
 {
     static const char *const all[] = { "event_id", "actor", "at", };
-    const char *names[sizeof all / sizeof *all + 2];
+    const char *names[sizeof all / sizeof *all + 1];
     size_t n = 0;
     for (unsigned i = 0; i < DDB_ENT_MAX_FIELDS; i++) {
         if (!ddb_ent_mask_has(&fields, i))
