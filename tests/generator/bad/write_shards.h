@@ -2,7 +2,8 @@
  * "random" (not random on the primary key: a read by key must find the
  * item), not on an LSI (shard the table's key), a string partition key,
  * an index the entity has a key on, no field shards (DDB_SHARD), and the
- * same shard count for every member of a collection. */
+ * same shard count for every member of a collection; the suffix (".63" at
+ * most) counts toward the 2048-byte partition key. */
 #include <ddb/schema.h>
 
 DDB_TABLE(ev, "Events", DDB_PRIMARY("PK", "SK"),
@@ -47,6 +48,14 @@ memo {
     char day[11];
     char id[16];
     char kind[16];
+};
+
+struct DDB_ENTITY(ev, "Blob")
+       DDB_KEY("table", "B#{a}", "{id}")
+       DDB_WRITE_SHARDS("table", 4, "hash")
+blob {
+    char a[2045]; /* 2,046 bytes with "B#": fits, but not with ".3" */
+    char id[16];
 };
 
 struct DDB_ENTITY(ev, "Counter")
