@@ -1103,6 +1103,72 @@ int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x,
     return rc;
 }
 
+/* ---- UpdateTable: delete a GSI ---- */
+
+typedef struct delix_ctx {
+    const char *table, *index;
+    ddb_error *err;
+} delix_ctx;
+
+static int delix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
+{
+    delix_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddbi_table_get(db, txn, cx->table, &t, cx->err);
+    if (rc)
+        return rc;
+    const ddb_index_rt *x = ddbi_table_index(t, cx->index);
+    if (!x)
+        return ddbi_fail(cx->err, DDB_ENOTABLE, "Requested resource not found: table %s has no index %s", t->name,
+                         cx->index);
+    if (x->local)
+        return ddbi_fail(cx->err, DDB_EVALIDATION,
+                         "table %s: local secondary index %s can only be deleted with the table", t->name, cx->index);
+    /* take the index out of the stored definition, keeping everything else in it */
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', t->name);
+    MDB_val dk = {(size_t)klen, key}, dv;
+    ddb_arena *da = ddb_arena_new();
+    ddb_item *def;
+    ddb_buf out = {0};
+    if (!da)
+        return ddbi_fail_oom(cx->err, __func__);
+    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddbi_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
+        ddb_arena_free(da);
+        return ddbi_fail(cx->err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
+    }
+    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes");
+    uint32_t kept = 0;
+    for (uint32_t i = 0; list && list->type == DDB_TL && i < list->len; i++) {
+        const ddb_value *n = ddb_map_get(list->u.l[i], "name");
+        if (!(n && n->type == DDB_TS && !strcmp(n->u.s, cx->index)))
+            list->u.l[kept++] = list->u.l[i];
+    }
+    if (list)
+        list->len = kept;
+    if (!list || list->type != DDB_TL || ddbi_encode_item(&out, ddb_item_map(def), 0)) {
+        ddb_arena_free(da);
+        ddbi_buf_free(&out);
+        return ddbi_fail_oom(cx->err, __func__);
+    }
+    dv = (MDB_val){out.len, out.p};
+    rc = mdb_put(txn, db->meta, &dk, &dv, 0);
+    ddbi_buf_free(&out);
+    ddb_arena_free(da);
+    /* empty its entries but keep the handle: other threads may hold it */
+    if (!rc)
+        rc = mdb_drop(txn, x->dbi, 0);
+    if (!rc)
+        rc = ddbi_schema_bump_gen(db, txn);
+    return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
+}
+
+int ddbi_engine_delete_index(void *impl, const char *table, const char *index, ddb_error *err)
+{
+    delix_ctx cx = {table, index, err};
+    return ddbi_run_write(impl, delix_fn, &cx, true, err);
+}
+
 /* ---- per-table metadata ("u/<table>/<key>") ---- */
 
 typedef struct meta_ctx {
