@@ -159,10 +159,10 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
         return cli_failf(c, "the module has no %s_migrate: was it generated from the plan's new schema?", cname);
     size_t i;
     json_t *x;
+    bool keep = opt_count(c, "keep-indexes") > 0 || base->dry_run;
     json_array_foreach(json_object_get(t, "drop_indexes"), i, x)
-        fprintf(stderr, "ddb migrate: %s: index %s is no longer declared; it is left in place (delete it with "
-                        "UpdateTable once nothing reads it)\n",
-                name, json_string_value(x));
+        fprintf(stderr, "ddb migrate: %s: index %s is no longer declared; %s\n", name, json_string_value(x),
+                keep ? "it is left in place" : "it is deleted when the migration ends");
     const json_t *ents = json_object_get(t, "entities");
     size_t n = json_array_size(ents);
     if (n > PLAN_MAX_ENTITIES)
@@ -209,6 +209,7 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
     if (!rc) {
         bar b = {.tty = cli_progress_tty(), .t0 = now_s(), .table = name};
         ddb_ent_migrate_opts o = *base;
+        o.drop_indexes = json_array_size(json_object_get(t, "drop_indexes")) > 0 && !keep;
         o.progress = on_progress;
         o.progress_ctx = &b;
         ddb_arena *a = l->arena_new();

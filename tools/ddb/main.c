@@ -127,6 +127,7 @@ static const opt_spec migrate_opts[] = {
     {"capacity", 0, 1, false, "CU", "hold the rate under CU capacity units (reads and writes) per second"},
     {"samples", 0, 1, false, "N", "with --dry-run: how many changed keys to show (default 5)"},
     {"page-size", 0, 1, false, "N", "items scanned per page, one checkpoint a page (default 200)"},
+    {"keep-indexes", 0, 0, false, NULL, "leave the indexes the plan drops in place"},
     {NULL, 0, 0, false, NULL, NULL}};
 
 const command ddb_commands[] = {

@@ -372,6 +372,11 @@ int ddb_list_tables(ddb *db, ddb_arena *a, const char ***names, size_t *count, d
  * DynamoDB reports index key violations).  backfilled/skipped may be NULL. */
 int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
                   ddb_error *err);
+/* UpdateTable: delete a global secondary index and its entries (the items
+ * keep their attributes).  DDB_ENOTABLE when the table or the index does
+ * not exist; DDB_EVALIDATION for a local secondary index (deleted only
+ * with its table). */
+int ddb_delete_index(ddb *db, const char *table, const char *index, ddb_error *err);
 
 /* Small named values kept with a table (deleted with it): generated
  * modules keep their model fingerprints here.  get: DDB_ENOTFOUND when

@@ -680,6 +680,10 @@ typedef struct ddb_ent_open_opts {
     bool backfill;
     ddb_ent_progress_fn progress;
     void *progress_ctx;
+    /* The caller's consent to delete the table's global secondary indexes
+     * the schema no longer declares (ddb_delete_index); without it they
+     * are left alone. */
+    bool drop_indexes;
 } ddb_ent_open_opts;
 
 /* ddb_ent_open_table with options (o may be NULL). */
@@ -739,6 +743,7 @@ typedef struct ddb_ent_migrate_opts {
     double max_capacity;       /* capacity units (read + write) per second; 0 = unthrottled */
     uint32_t page_size;        /* items scanned per page (one checkpoint a page); 0 = 200 */
     uint32_t items_per_tx;     /* items moved per TransactWriteItems (2 operations each, 1..50); 0 = 25 */
+    bool drop_indexes;         /* when it ends, delete the GSIs the new schema no longer declares */
     ddb_ent_progress_fn progress;
     void *progress_ctx;
 } ddb_ent_migrate_opts;

@@ -43,6 +43,7 @@ typedef struct ddbi_backend_ops {
     int (*list_tables)(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
     int (*add_index)(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
                      ddb_error *err);
+    int (*delete_index)(void *impl, const char *table, const char *index, ddb_error *err);
     int (*table_meta_put)(void *impl, const char *table, const char *key, const void *val, size_t len,
                           ddb_error *err);
     int (*table_meta_get)(void *impl, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,

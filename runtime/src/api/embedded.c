@@ -24,6 +24,7 @@ const ddbi_backend_ops ddbi_embedded_ops = {
     .describe_table = ddbi_engine_describe_table,
     .list_tables = ddbi_engine_list_tables,
     .add_index = ddbi_engine_add_index,
+    .delete_index = ddbi_engine_delete_index,
     .table_meta_put = ddbi_engine_table_meta_put,
     .table_meta_get = ddbi_engine_table_meta_get,
     .put_item = ddbi_engine_put_item,

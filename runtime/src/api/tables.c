@@ -55,6 +55,15 @@ int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *
     return db->ops->add_index(db->impl, table, x, backfilled, skipped, err);
 }
 
+int ddb_delete_index(ddb *db, const char *table, const char *index, ddb_error *err)
+{
+    if (db && !db->ops->delete_index)
+        return ddbi_api_notsup(db, "ddb_delete_index", err);
+    if (!db || !table || !index)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_delete_index: db, table and index are required");
+    return db->ops->delete_index(db->impl, table, index, err);
+}
+
 int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)
 {
     if (db && !db->ops->table_meta_put)

@@ -301,6 +301,7 @@ int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_t
 int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err);
 int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled,
                           uint64_t *skipped, ddb_error *err);
+int ddbi_engine_delete_index(void *impl, const char *table, const char *index, ddb_error *err);
 int ddbi_engine_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len,
                                ddb_error *err);
 int ddbi_engine_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val,

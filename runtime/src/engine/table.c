@@ -993,6 +993,48 @@ static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
     d->wcu = t->wcu;
 }
 
+/* Change the list of index definitions in table t's stored definition,
+ * keeping everything else in it: x appended, or (x NULL) the index named
+ * drop removed. */
+static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const ddb_index_def *x,
+                               const char *drop, ddb_error *err)
+{
+    char key[600];
+    int klen = meta_key(key, sizeof key, 't', t->name);
+    MDB_val dk = {(size_t)klen, key}, dv;
+    ddb_arena *da = ddb_arena_new();
+    ddb_item *def;
+    ddb_buf out = {0};
+    int rc;
+    if (!da)
+        return ddbi_fail_oom(err, __func__);
+    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddbi_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
+        ddb_arena_free(da);
+        return ddbi_fail(err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
+    }
+    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = x ? index_map(da, x) : NULL;
+    bool ok = list && list->type == DDB_TL && (!x || (xm && !ddb_list_append(da, list, xm)));
+    if (ok && !x) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < list->len; i++) {
+            const ddb_value *n = ddb_map_get(list->u.l[i], "name");
+            if (!(n && n->type == DDB_TS && !strcmp(n->u.s, drop)))
+                list->u.l[kept++] = list->u.l[i];
+        }
+        list->len = kept;
+    }
+    if (!ok || ddbi_encode_item(&out, ddb_item_map(def), 0)) {
+        ddb_arena_free(da);
+        ddbi_buf_free(&out);
+        return ddbi_fail_oom(err, __func__);
+    }
+    dv = (MDB_val){out.len, out.p};
+    rc = mdb_put(txn, db->meta, &dk, &dv, 0);
+    ddbi_buf_free(&out);
+    ddb_arena_free(da);
+    return rc ? ddbi_mdb_fail(err, rc, "UpdateTable") : DDB_OK;
+}
+
 static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     addix_ctx *cx = vctx;
@@ -1015,32 +1057,8 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         return rc;
     pthread_mutex_lock(&db->schema_mu); /* mdb_dbi_open, as in create_fn */
     cx->locked = true;
-    /* append the index to the stored definition, keeping everything else in it */
-    char key[600];
-    int klen = meta_key(key, sizeof key, 't', t->name);
-    MDB_val dk = {(size_t)klen, key}, dv;
-    ddb_arena *da = ddb_arena_new();
-    ddb_item *def;
-    ddb_buf out = {0};
-    if (!da)
-        return ddbi_fail_oom(cx->err, __func__);
-    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddbi_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
-        ddb_arena_free(da);
-        return ddbi_fail(cx->err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
-    }
-    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = index_map(da, cx->x);
-    if (!list || list->type != DDB_TL || !xm || ddb_list_append(da, list, xm) ||
-        ddbi_encode_item(&out, ddb_item_map(def), 0)) {
-        ddb_arena_free(da);
-        ddbi_buf_free(&out);
-        return ddbi_fail_oom(cx->err, __func__);
-    }
-    dv = (MDB_val){out.len, out.p};
-    rc = mdb_put(txn, db->meta, &dk, &dv, 0);
-    ddbi_buf_free(&out);
-    ddb_arena_free(da);
-    if (rc)
-        return ddbi_mdb_fail(cx->err, rc, "UpdateTable");
+    if ((rc = edit_stored_indexes(db, txn, t, cx->x, NULL, cx->err)))
+        return rc;
     char name[600];
     MDB_dbi dbi;
     MDB_cursor *c = NULL;
@@ -1101,6 +1119,42 @@ int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x,
     if (skipped)
         *skipped = rc ? 0 : sk;
     return rc;
+}
+
+/* ---- UpdateTable: delete a GSI ---- */
+
+typedef struct delix_ctx {
+    const char *table, *index;
+    ddb_error *err;
+} delix_ctx;
+
+static int delix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
+{
+    delix_ctx *cx = vctx;
+    ddb_table_rt *t;
+    int rc = ddbi_table_get(db, txn, cx->table, &t, cx->err);
+    if (rc)
+        return rc;
+    const ddb_index_rt *x = ddbi_table_index(t, cx->index);
+    if (!x)
+        return ddbi_fail(cx->err, DDB_ENOTABLE, "Requested resource not found: table %s has no index %s", t->name,
+                         cx->index);
+    if (x->local)
+        return ddbi_fail(cx->err, DDB_EVALIDATION,
+                         "table %s: local secondary index %s can only be deleted with the table", t->name, cx->index);
+    if ((rc = edit_stored_indexes(db, txn, t, NULL, cx->index, cx->err)))
+        return rc;
+    /* empty its entries but keep the handle: other threads may hold it */
+    rc = mdb_drop(txn, x->dbi, 0);
+    if (!rc)
+        rc = ddbi_schema_bump_gen(db, txn);
+    return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
+}
+
+int ddbi_engine_delete_index(void *impl, const char *table, const char *index, ddb_error *err)
+{
+    delix_ctx cx = {table, index, err};
+    return ddbi_run_write(impl, delix_fn, &cx, true, err);
 }
 
 /* ---- per-table metadata ("u/<table>/<key>") ---- */

@@ -440,12 +440,16 @@ int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *
 #define DDB_ENT_MIGRATION_META "ddbgen.migration"
 #define DDB_ENT_MODEL_META "ddbgen.model"
 
+/* Delete the table's GSIs that t no longer declares (entity_table.c). */
+int ddbi_ent_drop_undeclared(ddb *db, const ddb_schema_table *t, ddb_error *err);
+
 /* ---- migrations (entity_migrate.c, entity_migrate_item.c, entity_migrate_checkpoint.c) ---- */
 
 /* *out: the new form of stored item it under step s (in a); *same: it is
- * already in that form (nothing to write). */
-int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *a, ddb_item **out,
-                          bool *same, ddb_error *err);
+ * already in that form (nothing to write).  live: the table as it is (its
+ * index key attributes are never carried over; may be NULL). */
+int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *live, const ddb_item *it,
+                          ddb_arena *a, ddb_item **out, bool *same, ddb_error *err);
 /* The item's table key as "PK/SK" text (arena memory), for messages and samples. */
 const char *ddbi_ent_key_text(const ddb_table_def *td, const ddb_item *it, ddb_arena *a);
 

@@ -36,6 +36,7 @@ typedef struct mig {
     struct timespec t0;
     double cap0;                   /* capacity when this run started */
     uint64_t total;
+    const ddb_table_def *live;     /* the table as it was described at the start */
 } mig;
 
 static double since(const struct timespec *t0)
@@ -170,7 +171,7 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, const ddb_item *it,
     const ddb_table_def *td = &g->m->table->def;
     ddb_item *ni;
     bool same;
-    int rc = ddbi_ent_migrate_item(s, it, pa, &ni, &same, err);
+    int rc = ddbi_ent_migrate_item(s, g->live, it, pa, &ni, &same, err);
     if (rc)
         return rc;
     if (same) {
@@ -340,6 +341,8 @@ static int finish(mig *g, ddb_error *err)
     if (!rc && g->m->model_version)
         rc = ddb_table_meta_put(g->db, table, DDB_ENT_MODEL_META, g->m->model_version, strlen(g->m->model_version),
                                 err);
+    if (!rc && g->o.drop_indexes)
+        rc = ddbi_ent_drop_undeclared(g->db, g->m->table, err);
     if (!rc)
         rc = ddbi_ent_checkpoint_end(g->db, table, err);
     return rc;
@@ -393,6 +396,7 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
     if (!rc)
         rc = prepare_conditions(&g, err);
     g.total = rc ? 0 : d->item_count;
+    g.live = rc ? NULL : &d->def;
     g.cap0 = g.cp.capacity;
     clock_gettime(CLOCK_MONOTONIC, &g.t0);
     while (!rc && g.cp.step < m->n_steps)

@@ -11,9 +11,11 @@
 
 #include <string.h>
 
-/* Is name a key attribute of the table or of one of its indexes? */
+/* Is name a key attribute of the table or of one of its indexes (td may be NULL)? */
 static bool key_attr(const ddb_table_def *td, const char *name)
 {
+    if (!td)
+        return false;
     if (!strcmp(td->key.pk, name) || (td->key.sk && !strcmp(td->key.sk, name)))
         return true;
     for (size_t i = 0; i < td->n_indexes; i++) {
@@ -75,8 +77,32 @@ const char *ddbi_ent_key_text(const ddb_table_def *td, const ddb_item *it, ddb_a
     return s ? s : "";
 }
 
-int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *a, ddb_item **out,
-                          bool *same, ddb_error *err)
+/* *out: obj as an item of e, with the stored attributes of src the new
+ * schema does not know (a removed field's) kept; key attributes of the
+ * table as it is (live) or as e's schema declares it are not kept. */
+static int new_form(const ddb_entity_desc *e, const void *obj, const ddb_item *src, const ddb_table_def *live,
+                    ddb_arena *a, ddb_item **out, ddb_error *err)
+{
+    ddb_item *ni;
+    int rc = ddb_ent_to_item(e, obj, a, &ni, err);
+    if (rc)
+        return rc;
+    const ddb_value *m = ddb_item_map(src);
+    for (uint32_t i = 0; i < m->len; i++) {
+        const char *name = m->u.m[i].name;
+        if (ddb_item_get(ni, name) || key_attr(&e->table->def, name) || key_attr(live, name) ||
+            field_attr(e, name) || !strcmp(name, e->table->type_attr))
+            continue;
+        ddb_value *c = ddb_value_copy(a, m->u.m[i].value);
+        if (!c || ddb_item_set(ni, name, c))
+            return ddbi_fail_oom(err, __func__);
+    }
+    *out = ni;
+    return DDB_OK;
+}
+
+int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *live, const ddb_item *it,
+                          ddb_arena *a, ddb_item **out, bool *same, ddb_error *err)
 {
     const ddb_entity_desc *e = s->entity;
     *out = NULL;
@@ -95,17 +121,17 @@ int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_item *it, d
         ddb_item_remove(src, s->renames[i].from);
     }
     int rc;
+    ddb_item *ni;
     if (!s->transform) {
         if ((rc = ddb_ent_from_item(e, src, obj, a, err)))
             return ddbi_ent_fail_within(err, rc, "stored %s item %s cannot be read by the new schema", e->name,
                                         ddbi_ent_key_text(&e->table->def, it, a));
     } else {
         ddb_error quiet;
-        ddb_item *as_new;
         /* an item already in its new form is read by the new schema and written back the same */
-        if (!ddb_ent_from_item(e, src, obj, a, &quiet) && !ddb_ent_to_item(e, obj, a, &as_new, &quiet) &&
-            ddb_value_equal(ddb_item_map(as_new), ddb_item_map(it))) {
-            *out = as_new;
+        if (!ddb_ent_from_item(e, src, obj, a, &quiet) && !new_form(e, obj, src, live, a, &ni, &quiet) &&
+            ddb_value_equal(ddb_item_map(ni), ddb_item_map(it))) {
+            *out = ni;
             *same = true;
             return DDB_OK;
         }
@@ -124,21 +150,9 @@ int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_item *it, d
             return ddbi_ent_fail_within(err, rc, "the transform of %s item %s failed", e->name,
                                         ddbi_ent_key_text(&e->table->def, it, a));
     }
-    ddb_item *ni;
-    if ((rc = ddb_ent_to_item(e, obj, a, &ni, err)))
+    if ((rc = new_form(e, obj, src, live, a, &ni, err)))
         return ddbi_ent_fail_within(err, rc, "%s item %s in its new form", e->name,
                                     ddbi_ent_key_text(&e->table->def, it, a));
-    /* keep what the new schema does not know (a removed field's attribute) */
-    const ddb_value *m = ddb_item_map(src);
-    for (uint32_t i = 0; i < m->len; i++) {
-        const char *name = m->u.m[i].name;
-        if (ddb_item_get(ni, name) || key_attr(&e->table->def, name) || field_attr(e, name) ||
-            !strcmp(name, e->table->type_attr))
-            continue;
-        ddb_value *c = ddb_value_copy(a, m->u.m[i].value);
-        if (!c || ddb_item_set(ni, name, c))
-            return ddbi_fail_oom(err, __func__);
-    }
     *out = ni;
     *same = ddb_value_equal(ddb_item_map(ni), ddb_item_map(it));
     return DDB_OK;

@@ -46,6 +46,22 @@ static bool same_index(const ddb_index_def *x, const ddb_index_def *y)
     return true;
 }
 
+int ddbi_ent_drop_undeclared(ddb *db, const ddb_schema_table *t, ddb_error *err)
+{
+    ddb_arena *a = ddb_arena_new();
+    ddb_table_desc *d;
+    int rc = a ? ddb_describe_table(db, t->def.name, a, &d, err) : ddbi_fail_oom(err, __func__);
+    for (size_t j = 0; !rc && j < d->def.n_indexes; j++) {
+        bool declared = d->def.indexes[j].local;
+        for (size_t i = 0; i < t->def.n_indexes; i++)
+            declared |= !strcmp(t->def.indexes[i].name, d->def.indexes[j].name);
+        if (!declared)
+            rc = ddb_delete_index(db, t->def.name, d->def.indexes[j].name, err);
+    }
+    ddb_arena_free(a);
+    return rc;
+}
+
 /* What the stored data of one entity needs before this schema can use it. */
 typedef struct ent_state {
     ddb_buf fp;       /* the schema's fingerprint */
@@ -208,6 +224,8 @@ int ddb_ent_open_table_with(ddb *db, const ddb_schema_table *t, const ddb_entity
      * items that already carry their keys), backfills, fingerprints */
     for (size_t i = 0; !rc && i < n_add; i++)
         rc = ddb_add_index(db, t->def.name, add[i], NULL, NULL, err);
+    if (!rc && d && o && o->drop_indexes)
+        rc = ddbi_ent_drop_undeclared(db, t, err);
     ddb_ent_progress pr = {.total = d ? d->item_count : 0};
     for (size_t i = 0; !rc && i < n; i++)
         for (uint16_t k = 1; !rc && k < ents[i]->n_keys; k++)

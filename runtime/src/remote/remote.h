@@ -117,6 +117,7 @@ int ddbi_remote_list_tables(void *impl, ddb_arena *a, const char ***names, size_
  * the request but lists no such index afterwards (dynalite). */
 int ddbi_remote_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled,
                           uint64_t *skipped, ddb_error *err);
+int ddbi_remote_delete_index(void *impl, const char *table, const char *index, ddb_error *err);
 /* Table metadata, kept in the table's tags (see remote_meta.c): values
  * base64 in 256-character chunks under "KEY:0", "KEY:1", ...; keys of at
  * most 120 characters from letters, digits, spaces and _.:/=+-@

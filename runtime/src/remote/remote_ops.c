@@ -13,6 +13,7 @@ const ddbi_backend_ops ddbi_remote_ops = {
     .describe_table = ddbi_remote_describe_table,
     .list_tables = ddbi_remote_list_tables,
     .add_index = ddbi_remote_add_index,
+    .delete_index = ddbi_remote_delete_index,
     .table_meta_put = ddbi_remote_table_meta_put,
     .table_meta_get = ddbi_remote_table_meta_get,
     .put_item = ddbi_remote_put_item,

@@ -424,6 +424,40 @@ done:
     return rc;
 }
 
+/* ---- UpdateTable: delete a GSI ---------------------------------------------------------------
+ * GlobalSecondaryIndexUpdates [{"Delete": {"IndexName": ...}}] (Amazon DynamoDB API Reference,
+ * UpdateTable; DeleteGlobalSecondaryIndexAction); the index is DELETING until it is gone, and the
+ * table ACTIVE with every listed index ACTIVE again after it. */
+
+int ddbi_remote_delete_index(void *impl, const char *table, const char *index, ddb_error *err)
+{
+    ddb_remote *r = impl;
+    json_t *req = json_pack("{s:s,s:[{s:{s:s}}]}", "TableName", table, "GlobalSecondaryIndexUpdates", "Delete",
+                            "IndexName", index),
+           *resp = NULL;
+    if (!req)
+        return ddbi_fail(err, DDB_EVALIDATION, "table %s: index name is not UTF-8", table);
+    int rc = ddbi_remote_call(r, "UpdateTable", req, &resp, NULL, err);
+    json_decref(req);
+    json_decref(resp);
+    ddbi_remote_forget_table(r, table);
+    if (!rc)
+        rc = wait_table(r, table, WAIT_ACTIVE, err);
+    /* an endpoint that took the request and kept the index must not pass for one that deleted it */
+    ddb_arena *a = rc ? NULL : ddb_arena_new();
+    ddb_table_desc *d;
+    if (!rc && !a)
+        rc = ddbi_fail_oom(err, __func__);
+    if (!rc && !(rc = ddbi_remote_describe(r, table, a, &d, false, err)))
+        for (size_t i = 0; i < d->def.n_indexes && !rc; i++)
+            if (!strcmp(d->def.indexes[i].name, index))
+                rc = ddbi_fail(err, DDB_ENOTSUP,
+                               "UpdateTable: the endpoint accepted the request but did not delete index %s of %s",
+                               index, table);
+    ddb_arena_free(a);
+    return rc;
+}
+
 /* ---- Streams and TTL settings ---------------------------------------------------------------- */
 
 int ddbi_remote_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err)
