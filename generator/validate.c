@@ -639,7 +639,12 @@ static void check_field_flags(V *v, ent *x)
         if (uuid) {
             long long ml = ddbgen_jint(f, "max_len", -1);
             if (strcmp(type, "S") != 0)
-                ERR(v, LOC(uuid), "DDB_UUID field '%s' must be a string (char[37] or char *), not %s",
+                ERR(v, LOC(uuid), "DDB_UUID field '%s' must be a string (char[37]), not %s", name,
+                    ctype);
+            else if (strchr(ctype, '*'))
+                ERR(v, LOC(uuid),
+                    "DDB_UUID field '%s' is %s; the write fills it, and a pointer would point into "
+                    "the call's memory after it returns: declare it char[37]",
                     name, ctype);
             else if (!ddbgen_jtrue(f, "optional") && ml < 36)
                 ERR(v, LOC(uuid), "DDB_UUID field '%s' is %s; a UUID needs 36 bytes: use char[37]",
@@ -685,6 +690,12 @@ static void check_field_flags(V *v, ent *x)
             int ok_type = !strcmp(type, "S") || is_int;
             if (!ok_type)
                 ERR(v, LOC(derived), "DDB_DERIVED field '%s' must be a string or an integer, not %s",
+                    name, ctype);
+            else if (strchr(ctype, '*'))
+                ERR(v, LOC(derived),
+                    "DDB_DERIVED field '%s' is %s; the write fills it, and a pointer would point "
+                    "into the call's memory after it returns: declare it char[N], N larger than "
+                    "its template can render",
                     name, ctype);
         }
     }

@@ -16,4 +16,6 @@ thing {
     char self[8] DDB_DERIVED("{self}");
     char again[8] DDB_DERIVED("{label}");
     int64_t count DDB_ATTR("n") DDB_ATTR("m");
+    char *token DDB_UUID;
+    char *tag DDB_DERIVED("T-{id}");
 };
