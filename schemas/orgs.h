@@ -58,6 +58,7 @@ DDB_TABLE(stores, "StoreLocations", DDB_PRIMARY("PK", "SK"));
 
 struct DDB_ENTITY(stores, "Store")
        DDB_KEY("table", "{country|upper}", "{state|upper}#{city}#{zip}#{store_no}")
+       DDB_HEAT_OK("table", "store locations change a few times a year; reads are spread by the sort key")
        DDB_PATTERN("locate", "table")
        DDB_QUERY("in_city", "locate", "state = :state AND city = :city")
 store {

@@ -31,6 +31,7 @@ struct DDB_ENTITY(services, "Service")
        DDB_KEY("Report", "{service_date|year}",
                "{service_date|year}-{service_date|month}-{service_date|day}#{service_id}")
        DDB_KEY("Vouchers", "{voucher}")
+       DDB_HEAT_OK("Report", "a yearly report index: a clinic's few hundred services a day fit one partition")
        DDB_PATTERN("of_client", "table")
        DDB_PATTERN("history", "History")
        DDB_PATTERN("report", "Report")
