@@ -192,6 +192,11 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         fprintf(stderr, "ddb serve: id=%s request %.*s%s\nddb serve: id=%s response %.*s%s\n", id,
                 (int)(q->len > 2000 ? 2000 : q->len), q->body ? q->body : "", q->len > 2000 ? " ..." : "", id,
                 (int)(rep.len > 2000 ? 2000 : rep.len), rep.body ? rep.body : "", rep.len > 2000 ? " ..." : "");
+    /* the body is no longer needed: its memory goes back before the reply is sent */
+    atomic_fetch_sub(&body_bytes, q->cap);
+    free(q->body);
+    q->body = NULL;
+    q->len = q->cap = 0;
     if (!rep.body)
         return MHD_NO;
     return send_reply(c, &rep, id);
