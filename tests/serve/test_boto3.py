@@ -229,6 +229,12 @@ def session(c, s):
     r = st.get_records(ShardIterator=it2, Limit=1)
     check(len(seq) == 21 and int(r["Records"][0]["dynamodb"]["SequenceNumber"]) == int(seq) + 1, r)
 
+    # a disabled stream keeps its view type; its shard is closed (API_streams_DescribeStream)
+    c.update_table(TableName="Music", StreamSpecification={"StreamEnabled": False})
+    sd = st.describe_stream(StreamArn=sd["StreamArn"])["StreamDescription"]
+    check(sd["StreamStatus"] == "DISABLED" and sd["StreamViewType"] == "NEW_AND_OLD_IMAGES" and
+          "EndingSequenceNumber" in sd["Shards"][0]["SequenceNumberRange"], sd)
+
     # UpdateTable: a new GSI is backfilled (GSI.OnlineOps)
     d = c.update_table(TableName="Music",
                        AttributeDefinitions=[{"AttributeName": "Plays", "AttributeType": "N"}],
