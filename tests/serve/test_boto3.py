@@ -229,6 +229,12 @@ def session(c, s):
     r = st.get_records(ShardIterator=it2, Limit=1)
     check(len(seq) == 21 and int(r["Records"][0]["dynamodb"]["SequenceNumber"]) == int(seq) + 1, r)
 
+    # a disabled stream keeps its view type; its shard is closed (API_streams_DescribeStream)
+    c.update_table(TableName="Music", StreamSpecification={"StreamEnabled": False})
+    sd = st.describe_stream(StreamArn=sd["StreamArn"])["StreamDescription"]
+    check(sd["StreamStatus"] == "DISABLED" and sd["StreamViewType"] == "NEW_AND_OLD_IMAGES" and
+          "EndingSequenceNumber" in sd["Shards"][0]["SequenceNumberRange"], sd)
+
     # UpdateTable: a new GSI is backfilled (GSI.OnlineOps)
     d = c.update_table(TableName="Music",
                        AttributeDefinitions=[{"AttributeName": "Plays", "AttributeType": "N"}],
@@ -322,6 +328,40 @@ def listen_rules(work):
         check(client(s.endpoint).list_tables()["TableNames"] == [], "--insecure")
 
 
+def body_budget(work):
+    """--body-memory bounds the request bodies held at once: beyond it a
+    request is answered with a ThrottlingException (which the SDKs retry,
+    Programming.Errors "Error retries and exponential backoff"), and the
+    memory comes back when a request ends."""
+    import socket
+    with Server(DDB, os.path.join(work, "budget"), ["--body-memory", "16"]) as s:
+        total = 12 * 1024 * 1024
+        head = b'{"x":"'
+        first = head + b"a" * (10 * 1024 * 1024)
+        rest = b"a" * (total - len(first) - 2) + b'"}'
+        a = socket.create_connection(("127.0.0.1", s.port), timeout=120)
+        a.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                  b"Content-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n" % total + first)
+        big = b'{"Padding":"' + b"b" * (10 * 1024 * 1024) + b'"}'
+        seen = {}
+
+        def throttled():
+            st, _, body = raw(s.endpoint, "DynamoDB_20120810.ListTables", big)
+            seen["last"] = (st, body[:200])
+            return st == 400 and json.loads(body)["__type"].endswith("#ThrottlingException")
+        wait_for(throttled, "a ThrottlingException while another body holds the budget", tries=200)
+        a.sendall(rest)
+        reply = b""
+        while b'"TableNames"' not in reply:
+            chunk = a.recv(65536)
+            check(chunk, "connection A closed: %r" % reply[:300])
+            reply += chunk
+        check(reply.startswith(b"HTTP/1.1 200"), reply[:200])
+        a.close()
+        st, _, body = raw(s.endpoint, "DynamoDB_20120810.ListTables", big)
+        check(st == 200, (st, body[:200]))
+
+
 def main():
     with Server(DDB, os.path.join(WORK, "session"), now=NOW) as s:
         session(client(s.endpoint), s)
@@ -330,6 +370,7 @@ def main():
     check(rc == 0, "SIGTERM: clean exit, got %s" % rc)
     auth_session(WORK)
     listen_rules(WORK)
+    body_budget(WORK)
     print("ok")
 
 

@@ -144,14 +144,16 @@ int cmd_serve(cli *c)
                 .account = "000000000000",
                 .log_level = LOG_INFO};
     http_limits lim = {.threads = 4, .max_connections = 1024, .timeout_s = 60};
-    unsigned sweep_ms = 1000;
+    unsigned sweep_ms = 1000, body_mb = 512;
     if (parse_uint_opt(c, "threads", 1, 256, &lim.threads) ||
         parse_uint_opt(c, "max-connections", 1, 100000, &lim.max_connections) ||
         parse_uint_opt(c, "timeout", 1, 3600, &lim.timeout_s) ||
-        parse_uint_opt(c, "sweep-ms", 0, 86400000, &sweep_ms))
+        parse_uint_opt(c, "sweep-ms", 0, 86400000, &sweep_ms) ||
+        parse_uint_opt(c, "body-memory", 16, 1u << 20, &body_mb))
         return EXIT_USAGE;
     if (opt_get(c, "log-level") && (s.log_level = parse_level(opt_get(c, "log-level"))) < 0)
         return usage_error(c, "--log-level is none, error, warn, info or debug, not '%s'", opt_get(c, "log-level"));
+    lim.body_memory = (size_t)body_mb << 20;
     ddb_options o = {.ttl_sweep_ms = sweep_ms};
     const char *sync = opt_get(c, "sync");
     if (sync) {

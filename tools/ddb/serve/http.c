@@ -1,7 +1,8 @@
 /* ddb serve: HTTP/1.1 on libmicrohttpd — a pool of worker threads (epoll),
  * keep-alive, at most --max-connections connections, idle and slow
  * connections closed after --timeout seconds, request bodies bounded by
- * DynamoDB's 16 MB (413 beyond).  Every response carries DynamoDB's
+ * DynamoDB's 16 MB (413 beyond) and, together, by --body-memory (a
+ * ThrottlingException beyond, which the SDKs retry).  Every response carries DynamoDB's
  * headers: Content-Type application/x-amz-json-1.0, x-amzn-RequestId and
  * x-amz-crc32 (zlib CRC-32 of the body, which the AWS SDKs verify).  One
  * log line per request on stderr.  Calls dispatch.c, auth.c, reply.c,
@@ -31,12 +32,27 @@ typedef struct conn_req {
     char *body;
     size_t len, cap;
     bool too_large;
+    bool over_budget;          /* the bodies in memory would exceed --body-memory */
     struct timespec start;
 } conn_req;
 
 static atomic_uint_fast64_t request_counter;
 /* Requests begun and not yet answered (http_stop waits for them). */
 static atomic_int in_flight;
+/* Bytes held by the bodies being received, and the bound on them. */
+static atomic_size_t body_bytes;
+static size_t body_budget;
+
+/* Take n more bytes of the budget; false (nothing taken) when it is spent. */
+static bool budget_take(size_t n)
+{
+    size_t cur = atomic_load(&body_bytes);
+    do {
+        if (cur + n > body_budget)
+            return false;
+    } while (!atomic_compare_exchange_weak(&body_bytes, &cur, cur + n));
+    return true;
+}
 static uint64_t request_salt;
 
 /* DynamoDB's request ids: 52 characters of [A-Z0-9]. */
@@ -120,13 +136,21 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
             q->too_large = true;
             return MHD_YES;
         }
+        if (q->over_budget)
+            return MHD_YES;
         if (q->len + n > q->cap) {
             size_t cap = q->cap ? q->cap : 4096;
             while (cap < q->len + n)
                 cap *= 2;
+            if (!budget_take(cap - q->cap)) {
+                q->over_budget = true; /* drained, answered with a throttling error */
+                return MHD_YES;
+            }
             char *p = realloc(q->body, cap);
-            if (!p)
+            if (!p) {
+                atomic_fetch_sub(&body_bytes, cap - q->cap);
                 return MHD_NO;
+            }
             q->body = p;
             q->cap = cap;
         }
@@ -149,6 +173,13 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         char msg[120];
         snprintf(msg, sizeof msg, "Request size exceeds the limit of %u bytes", SERVE_MAX_BODY);
         serve_error_reply(&rep, 413, "RequestEntityTooLargeException", msg, NULL);
+    } else if (q->over_budget) {
+        /* the server holds as many request bodies as --body-memory allows:
+         * the SDKs retry a throttling error with backoff */
+        serve_error_reply(&rep, 400, "ThrottlingException",
+                          "Rate of requests exceeds the allowed throughput (ddb serve: request bodies in memory "
+                          "exceed --body-memory)",
+                          NULL);
     } else if (strcmp(method, "POST") != 0) {
         serve_error_reply(&rep, 400, "UnknownOperationException", "", NULL);
     } else if (s->keys && auth_check(s, method, url, header_of, c, q->body, q->len, &rep)) {
@@ -161,6 +192,11 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         fprintf(stderr, "ddb serve: id=%s request %.*s%s\nddb serve: id=%s response %.*s%s\n", id,
                 (int)(q->len > 2000 ? 2000 : q->len), q->body ? q->body : "", q->len > 2000 ? " ..." : "", id,
                 (int)(rep.len > 2000 ? 2000 : rep.len), rep.body ? rep.body : "", rep.len > 2000 ? " ..." : "");
+    /* the body is no longer needed: its memory goes back before the reply is sent */
+    atomic_fetch_sub(&body_bytes, q->cap);
+    free(q->body);
+    q->body = NULL;
+    q->len = q->cap = 0;
     if (!rep.body)
         return MHD_NO;
     return send_reply(c, &rep, id);
@@ -171,6 +207,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     (void)cls, (void)c, (void)toe;
     conn_req *q = *con_cls;
     if (q) {
+        atomic_fetch_sub(&body_bytes, q->cap);
         free(q->body);
         free(q);
         *con_cls = NULL;
@@ -189,6 +226,7 @@ static void on_mhd_error(void *cls, const char *fmt, va_list ap)
 
 struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
 {
+    body_budget = lim->body_memory;
     request_salt = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)s;
     if (!request_salt)
         request_salt = 1;

@@ -10,6 +10,7 @@ typedef struct http_limits {
     unsigned threads;          /* worker threads */
     unsigned max_connections;  /* open connections at once */
     unsigned timeout_s;        /* idle or slow connection closed after */
+    size_t body_memory;        /* bytes all request bodies being received may hold together */
 } http_limits;
 
 /* Serve on listen_fd (bound and listening) until http_stop(); NULL when

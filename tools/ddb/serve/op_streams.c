@@ -96,6 +96,23 @@ static int describe(serve_req *r, const char *arn, const char **table, ddb_table
     return 0;
 }
 
+/* A disabled stream keeps its view type in DynamoDB (DescribeStream still
+ * names it); libddb forgets the spec, but each record keeps the view it was
+ * written with: the newest record's.  KEYS_ONLY when none is left. */
+static ddb_stream_view last_view(serve_req *r, const char *table, const ddb_stream_desc *sd)
+{
+    ddb_stream_view view = DDB_STREAM_KEYS_ONLY;
+    ddb_stream_iter *it;
+    if (!sd->last_seq || ddb_stream_iter_open(r->srv->db, table, DDB_STREAM_AT_SEQUENCE, sd->last_seq, &it, NULL))
+        return view;
+    ddb_stream_record rec;
+    size_t n = 0;
+    if (ddb_stream_read(it, 1, r->a, &rec, &n, NULL) == DDB_OK && n == 1)
+        view = rec.view;
+    ddb_stream_iter_close(it);
+    return view;
+}
+
 int op_describe_stream(serve_req *r)
 {
     const char *arn, *table;
@@ -110,10 +127,11 @@ int op_describe_stream(serve_req *r)
     bool enabled = sd.spec.view != DDB_STREAM_NONE;
     if (!enabled) /* a disabled stream's shard is closed (DescribeStream: EndingSequenceNumber) */
         json_object_set_new(range, "EndingSequenceNumber", json_string(last));
+    ddb_stream_view view = enabled ? sd.spec.view : last_view(r, table, &sd);
     json_t *shape = table_shape(d, NULL);
     json_t *desc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:[{s:s,s:o}]}", "StreamArn", arn, "StreamLabel",
                              STREAM_LABEL, "StreamStatus", enabled ? "ENABLED" : "DISABLED", "StreamViewType",
-                             ddb_stream_view_name(enabled ? sd.spec.view : d->def.stream.view), "TableName", table,
+                             ddb_stream_view_name(view), "TableName", table,
                              "KeySchema", json_object_get(shape, "KeySchema"), "CreationRequestDateTime", 0, "Shards",
                              "ShardId", SHARD_ID, "SequenceNumberRange", range);
     json_decref(shape);
