@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Run a test program with DDB_TEST_URI pointing at a private `ddb serve`
+(a fresh database directory): the remote backend's suite and the generated
+modules' end-to-end tests, which also run against dynalite, run against our
+own server too.
+
+    with_serve.py DDB WORKDIR PROGRAM [ARGS...]
+
+Exits with the program's status."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_proc import Server  # noqa: E402
+
+
+def main():
+    if len(sys.argv) < 4:
+        print("usage: with_serve.py DDB WORKDIR PROGRAM [ARGS...]", file=sys.stderr)
+        return 2
+    ddb, workdir, prog = sys.argv[1], sys.argv[2], sys.argv[3:]
+    with Server(ddb, workdir) as s:
+        env = dict(os.environ, DDB_TEST_URI=s.endpoint, DDB_TEST_TRANSACTIONS="1")
+        return subprocess.call(prog, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
