@@ -246,6 +246,16 @@ def session(c, s):
                 ExpressionAttributeValues={":p": {"N": "7"}})
     check([i["Song"]["S"] for i in r["Items"]] == ["s03"], r)
 
+    # UpdateTable deletes a GSI (API_UpdateTable, GlobalSecondaryIndexUpdates
+    # Delete); a Query of the deleted index is then a ValidationException
+    # ("The table does not have the specified index", API_Query)
+    d = c.update_table(TableName="Music",
+                       GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "ByPlays"}}])["TableDescription"]
+    check([x["IndexName"] for x in d["GlobalSecondaryIndexes"]] == ["ByGenre"], d)
+    code, msg, _ = error_of(c.query, TableName="Music", IndexName="ByPlays", KeyConditionExpression="Plays = :p",
+                            ExpressionAttributeValues={":p": {"N": "7"}})
+    check(code == "ValidationException" and "specified index" in msg, (code, msg))
+
     # DescribeLimits, DescribeEndpoints
     check(c.describe_limits()["TableMaxReadCapacityUnits"] == 40000, "DescribeLimits")
     check(c.describe_endpoints()["Endpoints"][0]["CachePeriodInMinutes"] == 1440, "DescribeEndpoints")

@@ -344,8 +344,9 @@ int op_list_tables(serve_req *r)
     return 0;
 }
 
-/* UpdateTable: GlobalSecondaryIndexUpdates Create, StreamSpecification.  The
- * engine cannot delete an index or change throughput: those are refused. */
+/* UpdateTable: GlobalSecondaryIndexUpdates Create and Delete,
+ * StreamSpecification.  Updating an index's throughput and changing the
+ * table's are refused. */
 int op_update_table(serve_req *r)
 {
     const char *table;
@@ -364,9 +365,18 @@ int op_update_table(serve_req *r)
     size_t i;
     const json_t *u;
     json_array_foreach(ups, i, u) {
-        const json_t *create = json_object_get(u, "Create");
-        if (json_object_get(u, "Delete") || json_object_get(u, "Update"))
-            return serve_validation(r, "ddb serve cannot delete or update a global secondary index (only Create)");
+        const json_t *create = json_object_get(u, "Create"), *del = json_object_get(u, "Delete");
+        if (json_object_get(u, "Update"))
+            return serve_validation(r, "ddb serve cannot update a global secondary index's throughput");
+        if (del) {
+            const char *name;
+            if (w_str_req(r, del, "IndexName", "globalSecondaryIndexUpdates.member.delete.indexName", &name))
+                return -1;
+            int rc = ddb_delete_index(r->srv->db, table, name, &r->err);
+            if (rc)
+                return serve_fail_code(r, rc);
+            continue;
+        }
         if (!create)
             continue;
         if (!defs.arr)
