@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential cmake pkg-config clang libclang-dev libclang-rt-14-dev liblmdb-dev lmdb-utils
 libjansson-dev libmicrohttpd-dev libxxhash-dev libcurl4-openssl-dev libssl-dev zlib1g-dev uuid-dev libcmocka-dev libsqlite3-dev python3
-python3-botocore"
+python3-botocore python3-boto3 awscli"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
