@@ -450,8 +450,17 @@ static void test_keys_only_sparse(void **state)
     assert_int_equal(res.count, 2); /* the closed alert is not in the index */
     double index_only = cap.total;
     for (size_t i = 0; i < res.count; i++) {
+        const struct alert *al = &((struct alert *)res.items)[i];
         assert_false(ddb_ent_mask_has(&res.masks[i], ALERT_TEXT));
-        assert_null(((struct alert *)res.items)[i].text);
+        assert_null(al->text);
+        /* the fields only the key attributes hold, parsed back through the
+         * templates: PK DEVICE#{device_id}, SK ALERT#{raised}, OAPK {open_site} */
+        assert_true(ddb_ent_mask_has(&res.masks[i], ALERT_DEVICE));
+        assert_true(ddb_ent_mask_has(&res.masks[i], ALERT_RAISED));
+        assert_true(ddb_ent_mask_has(&res.masks[i], ALERT_OPEN_SITE));
+        assert_string_equal(al->device_id, "d1");
+        assert_string_equal(al->raised, i == 0 ? "2024-05-01T10" : "2024-05-03T12");
+        assert_string_equal(al->open_site, "s1");
     }
     o.fetch_base = true;
     res = query(f, &alert_entity, (ddb_ent_key_cond){.key = 1, .obj = &k}, &o);
@@ -460,6 +469,64 @@ static void test_keys_only_sparse(void **state)
     assert_string_equal(((struct alert *)res.items)[1].text, "hotter");
     assert_true(ddb_ent_mask_has(&res.masks[0], ALERT_TEXT));
     assert_true(cap.total > index_only); /* the base reads are paid, and shown */
+}
+
+/* Key text parsed back through a template: a padded number only when it
+ * reads back as rendered, a hole left unset when a separator it may hold
+ * itself makes the split ambiguous, a text the template does not fit. */
+static void test_parse_key(void **state)
+{
+    fx *f = *state;
+    const ddb_template *rsk = &reading_keys[0].sk;
+    struct reading r = {0};
+    ddb_ent_mask m = {0};
+    ddbi_ent_parse_key(&reading_entity, rsk, ddb_v_str(f->a, "READ#2024-05-01#0042"), SIZE_MAX, &r, f->a, &m);
+    assert_string_equal(r.day, "2024-05-01");
+    assert_int_equal(r.seq, 42);
+    assert_true(ddb_ent_mask_has(&m, READING_DAY) && ddb_ent_mask_has(&m, READING_SEQ));
+    assert_false(ddb_ent_mask_has(&m, READING_DEVICE));
+
+    /* {seq:04} renders 42 as "0042": "42" is not such a key; "x" no number */
+    memset(&r, 0, sizeof r), memset(&m, 0, sizeof m);
+    ddbi_ent_parse_key(&reading_entity, rsk, ddb_v_str(f->a, "READ#2024-05-01#42"), SIZE_MAX, &r, f->a, &m);
+    assert_true(ddb_ent_mask_has(&m, READING_DAY));
+    assert_false(ddb_ent_mask_has(&m, READING_SEQ));
+    assert_int_equal(r.seq, 0);
+    ddbi_ent_parse_key(&reading_entity, rsk, ddb_v_str(f->a, "READ#2024-05-01#000x"), SIZE_MAX, &r, f->a, &m);
+    assert_false(ddb_ent_mask_has(&m, READING_SEQ));
+
+    /* a field already set (projected) is kept */
+    memset(&m, 0, sizeof m);
+    strcpy(r.day, "kept");
+    ddb_ent_mask_set(&m, READING_DAY);
+    ddbi_ent_parse_key(&reading_entity, rsk, ddb_v_str(f->a, "READ#2024-05-01#0001"), SIZE_MAX, &r, f->a, &m);
+    assert_string_equal(r.day, "kept");
+    assert_int_equal(r.seq, 1);
+
+    /* {device_id}#{raised} with "a#b#c": two splits fit, so neither field
+     * is set; "d1#2024" has one */
+    const ddb_template *osk = &alert_keys[1].sk;
+    struct alert al = {0};
+    memset(&m, 0, sizeof m);
+    ddbi_ent_parse_key(&alert_entity, osk, ddb_v_str(f->a, "a#b#c"), SIZE_MAX, &al, f->a, &m);
+    assert_false(ddb_ent_mask_has(&m, ALERT_DEVICE) || ddb_ent_mask_has(&m, ALERT_RAISED));
+    assert_string_equal(al.device_id, "");
+    ddbi_ent_parse_key(&alert_entity, osk, ddb_v_str(f->a, "d1#2024"), SIZE_MAX, &al, f->a, &m);
+    assert_string_equal(al.device_id, "d1");
+    assert_string_equal(al.raised, "2024");
+
+    /* longer than char[16] holds: not stored, not truncated */
+    memset(&al, 0, sizeof al), memset(&m, 0, sizeof m);
+    ddbi_ent_parse_key(&alert_entity, &alert_keys[0].pk, ddb_v_str(f->a, "DEVICE#0123456789abcdefXYZ"), SIZE_MAX, &al,
+                       f->a, &m);
+    assert_false(ddb_ent_mask_has(&m, ALERT_DEVICE));
+    assert_string_equal(al.device_id, "");
+
+    /* a text the template does not fit, and the length limit (a shard suffix cut off) */
+    ddbi_ent_parse_key(&alert_entity, &alert_keys[0].pk, ddb_v_str(f->a, "SITE#s1"), SIZE_MAX, &al, f->a, &m);
+    assert_false(ddb_ent_mask_has(&m, ALERT_DEVICE));
+    ddbi_ent_parse_key(&alert_entity, &alert_keys[0].pk, ddb_v_str(f->a, "DEVICE#d7.3"), 9, &al, f->a, &m);
+    assert_string_equal(al.device_id, "d7");
 }
 
 /* ---- scans ------------------------------------------------------------ */
@@ -615,6 +682,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_collection_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_sharded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys_only_sparse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_get_sharded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_record_merged, setup, teardown),

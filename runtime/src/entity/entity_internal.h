@@ -89,6 +89,13 @@ bool ddbi_ent_template_fits(const ddb_template *t, const ddb_value *v);
 /* ddb_ent_render without a write shard suffix. */
 int ddbi_ent_render_plain(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a,
                           ddb_value **out, ddb_error *err);
+/* Parse key value v (its first len bytes: without a shard suffix), rendered
+ * from t, back into the fields of obj whose bit mask does not have, and set
+ * their bits: plain string, number and bool holes whose text is placed
+ * unambiguously by the template's literals and reads back unchanged;
+ * filtered holes ({d|quarter}, {s|upper}) and nested paths are skipped. */
+void ddbi_ent_parse_key(const ddb_entity_desc *e, const ddb_template *t, const ddb_value *v, size_t len, void *obj,
+                        ddb_arena *a, ddb_ent_mask *mask);
 /* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
 /* Does t read a top-level field i with changed[i] set? */
