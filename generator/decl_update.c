@@ -103,12 +103,14 @@ static void type_value(an *x, const expr_node *n, int i, const char *why)
         return;
     char name[DDB_EXPR_MAX_REF_BYTES + 1];
     snprintf(name, sizeof name, "%.*s", (int)(n->slen > 0 ? n->slen - 1 : 0), n->str + 1);
-    static const char *const reserved[] = {"db", "o", "out", "a", "cap", "err", "k", "v_", "rc_", "u_", "args_"};
+    /* the generated functions' own names (declared updates; the conditional variants of declared
+     * conditions, templates/decl_condition.c.mustache); their locals all end in _ */
+    static const char *const reserved[] = {"db", "o", "out", "a", "cap", "err", "k", "c", "tx", "obj", "fields"};
     for (size_t r = 0; r < sizeof reserved / sizeof *reserved; r++)
-        if (!strcmp(name, reserved[r]) || !strncmp(name, "ddb_", 4)) {
+        if (!strcmp(name, reserved[r]) || !strncmp(name, "ddb_", 4) || (*name && name[strlen(name) - 1] == '_')) {
             ERR(x, at(x, n->line, n->col),
-                "':%s' is a name the generated function uses itself (db, o, out, a, cap, err, k, and names "
-                "starting with ddb_): rename the placeholder",
+                "':%s' is a name the generated function uses itself (db, o, out, a, cap, err, k, c, tx, obj, "
+                "fields, names ending in _, and names starting with ddb_): rename the placeholder",
                 name);
             return;
         }
