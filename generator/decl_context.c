@@ -1,6 +1,7 @@
 /* decl_context.c — the render context of an entity's declared writes
  * (decl_write.h): what templates/decl_update.{h,c}.mustache print for each
- * DDB_UPDATE.  Presentation only, from the IR; may call ir.h,
+ * DDB_UPDATE and templates/decl_condition.{h,c}.mustache for each
+ * DDB_CONDITION.  Presentation only, from the IR; may call ir.h,
  * decl_write.h and render_context.h's literals. */
 #include "decl_write.h"
 #include "render_context.h"
@@ -38,12 +39,14 @@ static void param_ctx(json_t *p, const ddbgen_ir_placeholder *ph, const char *ds
     if (!f) {
         set(p, "decl", fmt("int64_t %s", ph->name));
         set(p, "assign", json_string(""));
+        set(p, "call", json_string(ph->name));
         set(p, "ref", fmt("&%s", ph->name));
         set(p, "field_no", json_integer(-1));
         return;
     }
     set(p, "field_no", json_integer((json_int_t)ph->field_no));
     set(p, "ref", fmt("&%s", dst));
+    set(p, "call", f->is_list ? fmt("%s, %s_count", ph->name, ph->name) : json_string(ph->name));
     if (f->chars) {
         json_t *lit = ddbgen__c_literal(f->name);
         set(p, "decl", fmt("const char *%s", ph->name));
@@ -59,6 +62,21 @@ static void param_ctx(json_t *p, const ddbgen_ir_placeholder *ph, const char *ds
         set(p, "decl", fmt("%s %s", f->ctype, ph->name));
         set(p, "assign", fmt("    %s.%s = %s;", dst, f->name, ph->name));
     }
+}
+
+/* The placeholders as parameters, each put into v_[i] (a struct of the entity). */
+static json_t *params_ctx(const ddbgen_ir_placeholder *ps, size_t n)
+{
+    json_t *params = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_object();
+        char dst[64];
+        snprintf(dst, sizeof dst, "v_[%zu]", i);
+        param_ctx(p, &ps[i], dst);
+        set(p, "pname", fmt(":%s", ps[i].name));
+        json_array_append_new(params, p);
+    }
+    return params;
 }
 
 static json_t *names_ctx(const ddbgen_ir_dexpr *d)
@@ -123,7 +141,7 @@ static const char *sent_text(const ddbgen_ir_entity *e, const ddbgen_ir_update *
 
 static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
 {
-    json_t *o = json_object(), *params = json_array(), *known = json_array();
+    json_t *o = json_object(), *known = json_array();
     set(o, "fn", fmt("%s_%s", e->cname, u->name));
     set(o, "uname", ddbgen__c_literal(u->name));
     set(o, "source", ddbgen__comment_literal(u->update.source));
@@ -171,15 +189,7 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     }
     set(o, "n_names", json_integer((json_int_t)json_array_size(names)));
     set(o, "names", names);
-    for (size_t i = 0; i < u->n_params; i++) {
-        json_t *p = json_object();
-        char dst[64];
-        snprintf(dst, sizeof dst, "v_[%zu]", i);
-        param_ctx(p, &u->params[i], dst);
-        set(p, "pname", fmt(":%s", u->params[i].name));
-        json_array_append_new(params, p);
-    }
-    set(o, "params", params);
+    set(o, "params", params_ctx(u->params, u->n_params));
     set(o, "n_params", json_integer((json_int_t)u->n_params));
     set(o, "n_args", json_integer((json_int_t)(u->n_params + (stamp != NULL))));
     set(o, "has_params", json_boolean(u->n_params > 0));
@@ -195,6 +205,68 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     set(o, "has_known", json_boolean(u->n_known > 0));
     set(o, "shard", json_integer(u->shard));
     set(o, "needs_rc", json_boolean(1));
+    return o;
+}
+
+/* The ConditionExpression a declared condition sends, over stored
+ * attribute names (for the generated comment): each #name replaced by its
+ * attribute. */
+static json_t *cond_sent(const ddbgen_ir_dexpr *d)
+{
+    size_t n = 0, hashes = 0, longest = 0;
+    for (const char *p = d->text; *p; p++)
+        hashes += *p == '#';
+    for (size_t i = 0; i < d->n_names; i++)
+        longest = strlen(d->attrs[i]) > longest ? strlen(d->attrs[i]) : longest;
+    size_t cap = strlen(d->text) + hashes * longest + 1; /* every #name replaced by the longest attribute */
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    for (const char *p = d->text; *p;) {
+        size_t len = 0, j = d->n_names;
+        if (*p == '#') {
+            while (p[1 + len] == '_' || (p[1 + len] >= 'a' && p[1 + len] <= 'z') ||
+                   (p[1 + len] >= 'A' && p[1 + len] <= 'Z') || (p[1 + len] >= '0' && p[1 + len] <= '9'))
+                len++;
+            for (j = 0; j < d->n_names; j++)
+                if (strlen(d->names[j]) == len && strncmp(d->names[j], p + 1, len) == 0)
+                    break;
+        }
+        if (j < d->n_names) {
+            memcpy(buf + n, d->attrs[j], strlen(d->attrs[j]));
+            n += strlen(d->attrs[j]);
+            p += 1 + len;
+        } else {
+            buf[n++] = *p++;
+        }
+    }
+    buf[n] = 0;
+    json_t *j = ddbgen__comment_literal(buf);
+    free(buf);
+    return j;
+}
+
+/* A DDB_CONDITION: what templates/decl_condition.{h,c}.mustache print. */
+static json_t *condition_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_condition *c)
+{
+    json_t *o = json_object();
+    set(o, "cond", json_string(c->name));
+    set(o, "cond_lit", ddbgen__c_literal(c->name));
+    set(o, "source", ddbgen__comment_literal(c->condition.source));
+    set(o, "sent", cond_sent(&c->condition));
+    set(o, "text", ddbgen__c_literal(c->condition.text));
+    set(o, "names", names_ctx(&c->condition));
+    set(o, "n_names", json_integer((json_int_t)c->condition.n_names));
+    /* a sharded entity: the shard item holding the fields it reads */
+    int shard = -1;
+    for (size_t j = 0; j < c->condition.n_names; j++)
+        for (size_t i = 0; shard < 0 && e->n_shards && i < e->n_fields; i++)
+            if (e->fields[i].shard && strcmp(e->fields[i].name, c->condition.names[j]) == 0)
+                shard = (int)e->fields[i].shard->no;
+    set(o, "shard", json_integer(shard < 0 ? 0 : shard));
+    set(o, "params", params_ctx(c->params, c->n_params));
+    set(o, "n_params", json_integer((json_int_t)c->n_params));
+    set(o, "has_params", json_boolean(c->n_params > 0));
     return o;
 }
 
@@ -239,4 +311,8 @@ void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e)
     for (size_t i = 0; e->writes && i < e->writes->n_updates; i++)
         json_array_append_new(ups, update_ctx(e, &e->writes->updates[i]));
     set(o, "decl_updates", ups);
+    json_t *conds = json_array();
+    for (size_t i = 0; e->writes && i < e->writes->n_conditions; i++)
+        json_array_append_new(conds, condition_ctx(e, &e->writes->conditions[i]));
+    set(o, "decl_conditions", conds);
 }

@@ -103,15 +103,23 @@ static void type_value(an *x, const expr_node *n, int i, const char *why)
         return;
     char name[DDB_EXPR_MAX_REF_BYTES + 1];
     snprintf(name, sizeof name, "%.*s", (int)(n->slen > 0 ? n->slen - 1 : 0), n->str + 1);
-    static const char *const reserved[] = {"db", "o", "out", "a", "cap", "err", "k", "v_", "rc_", "u_", "args_"};
+    /* the generated functions' own names (declared updates; the conditional variants of declared
+     * conditions, templates/decl_condition.c.mustache); their locals all end in _ */
+    static const char *const reserved[] = {"db", "o", "out", "a", "cap", "err", "k", "c", "tx", "obj", "fields"};
     for (size_t r = 0; r < sizeof reserved / sizeof *reserved; r++)
-        if (!strcmp(name, reserved[r]) || !strncmp(name, "ddb_", 4)) {
+        if (!strcmp(name, reserved[r]) || !strncmp(name, "ddb_", 4) || (*name && name[strlen(name) - 1] == '_')) {
             ERR(x, at(x, n->line, n->col),
-                "':%s' is a name the generated function uses itself (db, o, out, a, cap, err, k, and names "
-                "starting with ddb_): rename the placeholder",
+                "':%s' is a name the generated function uses itself (db, o, out, a, cap, err, k, c, tx, obj, "
+                "fields, names ending in _, and names starting with ddb_): rename the placeholder",
                 name);
             return;
         }
+    if (name[0] == 'v' && name[1] >= '0' && name[1] <= '9') { /* ddb_ent_expr: :v<digits> are the runtime's */
+        ERR(x, at(x, n->line, n->col),
+            "':%s': placeholders ':v<digits>...' are reserved for the runtime's own values: rename the placeholder",
+            name);
+        return;
+    }
     size_t k;
     json_t *kp;
     json_array_foreach(json_object_get(x->e, "keys"), k, kp) {
@@ -531,6 +539,13 @@ static void check_condition(ddbgen_diags *d, json_t *e, const json_t *c)
         x->d = d;
         x->e = e;
         analyse(x, NULL, &cx);
+        /* its conditional variants send it through ddb_ent_expr, where #n<digits> are the runtime's */
+        for (size_t i = 0; i < cx.n_names; i++)
+            if (cx.names[i][0] == 'n' && cx.names[i][1] >= '0' && cx.names[i][1] <= '9')
+                ddbgen_diag_add(d, DDBGEN_ERROR, cx.loc,
+                                "field '%s' cannot be named in a DDB_CONDITION: names #n<digits>... are the "
+                                "runtime's own (rename the field)",
+                                cx.names[i]);
     }
     free(x);
     ddbgen__dexpr_free(&cx);

@@ -372,6 +372,29 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
                             const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, void *out, ddb_arena *a,
                             ddb_capacity *cap, ddb_error *err);
 
+/* ---- Declared conditions (ddbgen's DDB_CONDITION; docs/SCHEMA.md) ------------ */
+
+/* A declared condition as ddbgen checked it: ConditionExpression text over
+ * #names, each bound to its stored attribute. */
+typedef struct ddb_ent_cond_desc {
+    const char *name;                     /* "idle" */
+    const char *text;                     /* "#battery < :max AND attribute_not_exists(#note)" */
+    const char *const *names;             /* "#battery", ... */
+    const char *const *attrs;             /* the stored attribute of each */
+    uint16_t n_names;
+    int16_t shard;                        /* the shard item it reads (0 when unsharded) */
+} ddb_ent_cond_desc;
+
+/* Bind c for one call: its names, and its placeholders' values from args (as
+ * in ddb_ent_update_declared); also (may be NULL, e.g. the caller's
+ * opts->condition) is ANDed: "(<declared>) AND (<also>)".  *out, its maps
+ * and text live in a; hand it to ddb_ent_opts.condition or
+ * ddb_ent_tx_cond.condition.  DDB_EINVAL when a placeholder's value is
+ * absent or also binds a name of c to another value; DDB_ENOMEM (also when
+ * a is NULL). */
+int ddb_ent_declared_cond(const ddb_entity_desc *e, const ddb_ent_cond_desc *c, const ddb_ent_arg *args,
+                          size_t n_args, const ddb_ent_expr *also, ddb_arena *a, ddb_ent_expr *out, ddb_error *err);
+
 /* Set field `field` (an index into e's fields) of obj, a DDB_CREATED_AT or
  * DDB_UPDATED_AT field, to the handle's clock (ddb_clock_ms): epoch
  * milliseconds in an integer field, ISO-8601 UTC with milliseconds

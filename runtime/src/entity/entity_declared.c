@@ -81,33 +81,8 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
     int n = 0;
     if (!names || !values)
         rc = ddbi_fail_oom(err, __func__);
-    for (uint16_t i = 0; !rc && i < u->n_names; i++) {
-        ddb_value *s = ddb_v_str(a, u->attrs[i]);
-        if (!s || ddb_item_set(names, u->names[i], s))
-            rc = ddbi_fail_oom(err, __func__);
-    }
-    /* the placeholders, marshalled like the fields whose type they have */
-    for (size_t i = 0; !rc && i < n_args; i++) {
-        ddb_value *v = NULL;
-        if (args[i].field < 0) {
-            v = ddb_v_i64(a, *(const int64_t *)args[i].obj);
-        } else if ((uint16_t)args[i].field < e->st->n_fields) {
-            const ddb_field_desc *f = &e->st->fields[args[i].field];
-            if ((rc = ddbi_ent_field_value(f, (const char *)args[i].obj + f->offset, a, &v, err)))
-                break;
-            if (!v) {
-                rc = ddbi_fail(err, DDB_EINVAL, "%s %s: %s is empty (absent), and an expression value must be set",
-                               e->name, u->name, args[i].name);
-                break;
-            }
-        } else {
-            rc = ddbi_fail(err, DDB_EINVAL, "%s %s: %s names field %d of %u", e->name, u->name, args[i].name,
-                           args[i].field, (unsigned)e->st->n_fields);
-            break;
-        }
-        if (!v || ddb_item_set(values, args[i].name, v))
-            rc = ddbi_fail_oom(err, __func__);
-    }
+    if (!rc)
+        rc = ddbi_ent_bind(e, u->name, u->names, u->attrs, u->n_names, args, n_args, a, names, values, err);
     for (int c = 0; !rc && c < 4; c++)
         if (clause_add(&cl[c], declared[c]))
             rc = ddbi_fail_oom(err, __func__);

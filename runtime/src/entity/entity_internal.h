@@ -219,6 +219,13 @@ static inline ddb_ent_tx_cond ddbi_ent_cond_of(const ddb_ent_opts *o)
     }
     return c;
 }
+/* The names map (names[i] -> S attrs[i]) and values map (each arg
+ * marshalled like its field; field -1: the int64_t at obj) of a declared
+ * expression, set into nm and vals (entity_cond.c); what names it in
+ * messages. */
+int ddbi_ent_bind(const ddb_entity_desc *e, const char *what, const char *const *names, const char *const *attrs,
+                  uint16_t n_names, const ddb_ent_arg *args, size_t n_args, ddb_arena *a, ddb_item *nm,
+                  ddb_item *vals, ddb_error *err);
 /* Add to tx the put (create: fails when it exists) of obj: every shard
  * item, the uniqueness items (old: the stored entity when known, for a put
  * that changes a unique value), the ids drawn inside tx. */

@@ -1,4 +1,4 @@
-/* End to end: the declared updates (DDB_UPDATE) ddbgen generated from
+/* End to end: the declared updates (DDB_UPDATE) and conditions (DDB_CONDITION) ddbgen generated from
  * tests/e2e/writes/typed_writes.h, on the embedded engine, or through the remote
  * backend when DDB_TEST_URI is set (test_e2e_writes_dynalite).
  *
@@ -318,6 +318,115 @@ static void test_unique(void **state)
     close_db(db);
 }
 
+/* DDB_CONDITION idle ("battery < :max AND attribute_not_exists(note)"):
+ * the conditional variants of put, update-fields and delete, and in a
+ * transaction.  A failed ConditionExpression writes nothing and is
+ * ConditionalCheckFailedException; with ReturnValuesOnConditionCheckFailure
+ * ALL_OLD the item as stored comes back (DynamoDB API Reference, PutItem /
+ * UpdateItem / DeleteItem: ReturnValuesOnConditionCheckFailure); in
+ * TransactWriteItems a failed condition cancels every operation
+ * (TransactionCanceledException, "TransactWriteItems"). */
+static void test_conditions(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new(), *ca = ddb_arena_new();
+    ddb_error err;
+    struct device d, cur;
+    bool found = false;
+    ddb_ent_opts o = {.current = &cur, .current_found = &found, .current_arena = ca};
+    new_device(db, "d1"); /* battery 50, rev 1, no note */
+    OK(device_get(db, "d1", NULL, a, &d, &err));
+    d.battery = 40;
+    /* put: 50 < 45 is false */
+    assert_int_equal(device_put_if_idle(db, &d, 45, &o, NULL, &err), DDB_ECONDITION);
+    if (!remote() || remote_has_transactions()) { /* ReturnValuesOnConditionCheckFailure: dynalite has
+                      * none (without the stored item the runtime cannot tell which part failed) */
+        assert_string_equal(err.message, "Device: the condition failed");
+        assert_true(found);
+        assert_int_equal(cur.battery, 50);
+        assert_int_equal(cur.rev, 1);
+        assert_string_equal(cur.site, "berlin");
+        assert_null(cur.note);
+    }
+    struct device got;
+    OK(device_get(db, "d1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 50);
+    /* 50 < 60: written, the version moved on */
+    OK(device_put_if_idle(db, &d, 60, NULL, NULL, &err));
+    OK(device_get(db, "d1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 40);
+    assert_int_equal(got.rev, 2);
+    /* update-fields: 40 < 30 is false; 40 < 50 is true */
+    got.battery = 10;
+    assert_int_equal(device_update_fields_if_idle(db, &got, DDB_FIELDS(DEVICE_FN_BATTERY), 30, NULL, NULL, &err),
+                     DDB_ECONDITION);
+    OK(device_update_fields_if_idle(db, &got, DDB_FIELDS(DEVICE_FN_BATTERY), 50, NULL, NULL, &err));
+    OK(device_get(db, "d1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 10);
+    /* a note makes attribute_not_exists(note) false: delete refused, item returned */
+    OK(device_first_note(db, "d1", "busy", NULL, NULL, NULL, NULL, &err));
+    found = false;
+    assert_int_equal(device_delete_if_idle(db, "d1", 100, &o, NULL, &err), DDB_ECONDITION);
+    if (!remote() || remote_has_transactions()) {
+        assert_true(found);
+        assert_string_equal(cur.note, "busy");
+        assert_int_equal(cur.battery, 10);
+    }
+    OK(device_get(db, "d1", NULL, a, &got, &err));
+    OK(device_forget(db, "d1", NULL, NULL, NULL, NULL, &err));
+    OK(device_delete_if_idle(db, "d1", 100, NULL, NULL, &err));
+    assert_int_equal(device_get(db, "d1", NULL, a, &got, &err), DDB_ENOTFOUND);
+    /* the caller's own condition is ANDed with the declared one */
+    new_device(db, "d5");
+    ddb_item *vals = ddb_item_new(a);
+    assert_int_equal(ddb_item_set_s(vals, ":site", "paris"), 0);
+    ddb_item *nms = ddb_item_new(a);
+    assert_int_equal(ddb_item_set_s(nms, "#s", "site"), 0);
+    ddb_ent_expr mine = {.text = "#s = :site", .names = nms, .values = vals};
+    ddb_ent_opts om = {.condition = &mine};
+    assert_int_equal(device_delete_if_idle(db, "d5", 100, &om, NULL, &err), DDB_ECONDITION);
+    OK(device_get(db, "d5", NULL, a, &got, &err));
+    assert_int_equal(ddb_item_set_s(vals, ":site", "berlin"), 0);
+    OK(device_delete_if_idle(db, "d5", 100, &om, NULL, &err));
+    assert_int_equal(device_get(db, "d5", NULL, a, &got, &err), DDB_ENOTFOUND);
+    if (remote() && !remote_has_transactions()) { /* dynalite has no TransactWriteItems */
+        ddb_arena_free(ca);
+        ddb_arena_free(a);
+        close_db(db);
+        return;
+    }
+    /* transactions: the check of d2 fails (50 < 10 is false), so d3 stays */
+    new_device(db, "d2");
+    new_device(db, "d3");
+    new_device(db, "d4");
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+    assert_non_null(tx);
+    found = false;
+    ddb_ent_tx_cond tc = {.current = &cur, .current_found = &found, .current_arena = ca};
+    OK(device_tx_check_idle(tx, "d2", 10, &tc, &err));
+    OK(device_tx_delete_if_idle(tx, "d3", 100, NULL, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    assert_true(found);
+    assert_string_equal(cur.id, "d2");
+    assert_int_equal(cur.battery, 50);
+    OK(device_get(db, "d3", NULL, a, &got, &err));
+    /* all three hold: d3 deleted, d4 replaced */
+    OK(device_get(db, "d4", NULL, a, &d, &err));
+    d.battery = 77;
+    OK(device_tx_check_idle(tx, "d2", 100, NULL, &err));
+    OK(device_tx_delete_if_idle(tx, "d3", 100, NULL, &err));
+    OK(device_tx_put_if_idle(tx, &d, 100, NULL, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    assert_int_equal(device_get(db, "d3", NULL, a, &got, &err), DDB_ENOTFOUND);
+    OK(device_get(db, "d4", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 77);
+    assert_int_equal(got.rev, 2);
+    ddb_arena_free(ca);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_sets_lists_remove),
         cmocka_unit_test(test_recomputed_keys),
         cmocka_unit_test(test_sharded),
+        cmocka_unit_test(test_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* DDB_UPDATE: unknown fields, wrong types, key fields, required fields,
  * fields ddbgen maintains, index keys whose new value is unknown, two
- * shards, placeholders that cannot be typed or are typed twice. */
+ * shards, placeholders that cannot be typed or are typed twice, or that
+ * are named like the generated functions' or the runtime's own names. */
 #include <ddb/schema.h>
 
 DDB_TABLE(fleet, "Fleet", DDB_PRIMARY("PK", "SK"), DDB_GSI("GSI1", "GSI1PK", "GSI1SK"));
@@ -21,6 +22,9 @@ struct DDB_ENTITY(fleet, "Device")
        DDB_UPDATE("plus_string", "SET site = site + :x")
        DDB_CONDITION("untyped", ":a = :b")
        DDB_UPDATE("put", "SET notes = :n")
+       DDB_CONDITION("clash", "battery < :obj")
+       DDB_CONDITION("runtime_name", "battery < :v1")
+       DDB_CONDITION("numbered", "n1 > :lim")
 device {
     char id[16];
     char site[16];
@@ -30,4 +34,5 @@ device {
     size_t readings_count;
     char *notes;
     int64_t rev DDB_VERSION;
+    int32_t n1;
 };
