@@ -132,14 +132,17 @@ int ddb_ent_batch_run(ddb_ent_batch *b, const ddb_ent_opts *o, ddb_capacity *cap
     return rc;
 }
 
-int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, const ddb_ent_opts *o,
-                      ddb_capacity *cap, ddb_error *err)
+/* n structs of e (objects to put, or keys to delete), each e->st->size
+ * bytes, written as one batch (split as BatchWriteItem requires). */
+static int batch_all(ddb *db, const ddb_entity_desc *e, const void *structs, size_t n, bool put,
+                     const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
 {
     if (cap)
         memset(cap, 0, sizeof *cap);
-    if (!db || !e || (n && !objs))
-        return ddbi_fail(err, DDB_EINVAL, "batch put: db, entity and objects are required");
-    int rc = batchable(e, true, err);
+    if (!db || !e || (n && !structs))
+        return ddbi_fail(err, DDB_EINVAL, put ? "batch put: db, entity and objects are required"
+                                              : "batch delete: db, entity and keys are required");
+    int rc = batchable(e, put, err);
     if (rc)
         return rc;
     ddb_arena *a = ddb_arena_new();
@@ -148,34 +151,24 @@ int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, c
         ddb_arena_free(a);
         return a ? DDB_ENOMEM : ddbi_fail_oom(err, __func__);
     }
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = ddb_ent_batch_add_put(b, e, (char *)objs + i * e->st->size, err);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const char *s = (const char *)structs + i * e->st->size;
+        rc = put ? ddb_ent_batch_add_put(b, e, (void *)s, err) : ddb_ent_batch_add_delete(b, e, s, err);
+    }
     if (!rc)
         rc = ddb_ent_batch_run(b, o, cap, err);
     ddb_arena_free(a);
     return rc;
 }
 
+int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, const ddb_ent_opts *o,
+                      ddb_capacity *cap, ddb_error *err)
+{
+    return batch_all(db, e, objs, n, true, o, cap, err);
+}
+
 int ddb_ent_batch_delete(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, const ddb_ent_opts *o,
                          ddb_capacity *cap, ddb_error *err)
 {
-    if (cap)
-        memset(cap, 0, sizeof *cap);
-    if (!db || !e || (n && !keys))
-        return ddbi_fail(err, DDB_EINVAL, "batch delete: db, entity and keys are required");
-    int rc = batchable(e, false, err);
-    if (rc)
-        return rc;
-    ddb_arena *a = ddb_arena_new();
-    ddb_ent_batch *b = a ? ddb_ent_batch_new(db, a, err) : NULL;
-    if (!b) {
-        ddb_arena_free(a);
-        return a ? DDB_ENOMEM : ddbi_fail_oom(err, __func__);
-    }
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = ddb_ent_batch_add_delete(b, e, (const char *)keys + i * e->st->size, err);
-    if (!rc)
-        rc = ddb_ent_batch_run(b, o, cap, err);
-    ddb_arena_free(a);
-    return rc;
+    return batch_all(db, e, keys, n, false, o, cap, err);
 }
