@@ -6,30 +6,14 @@
 #include "decl_write.h"
 #include "render_context.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, key, v); }
 
-static json_t *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-static json_t *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (!buf)
-        return NULL;
-    va_start(ap, f);
-    vsnprintf(buf, (size_t)n + 1, f, ap);
-    va_end(ap);
-    json_t *j = json_string(buf);
-    free(buf);
-    return j;
-}
+/* printf into a new JSON string: render_context.c's */
+#define fmt ddbgen__rc_fmt
 
 /* The C parameter(s) a placeholder is passed as, and the statement that
  * puts it into `dst` (a struct of the entity). */
