@@ -1071,6 +1071,57 @@ static void test_open(void **state)
     assert_true(ddbi_remote_uri("http://x") && ddbi_remote_uri("dynamodb://x") && !ddbi_remote_uri("file:x"));
 }
 
+/* ddb_options.clock_ms (and ddb_remote_options.clock_ms) is a remote
+ * handle's clock too (ddb_clock_ms: the entity layer's created-at /
+ * updated-at); the request is still signed with the system clock, as
+ * DynamoDB refuses a signature whose date is more than 5 minutes off
+ * (DynamoDB Developer Guide, "Signing and authenticating requests": the
+ * request's time stamp must be within five minutes of the AWS system time). */
+static int64_t clock_2001(void *ctx)
+{
+    *(int *)ctx += 1;
+    return 978307200123; /* 2001-01-01T00:00:00.123Z */
+}
+
+static void test_clock(void **state)
+{
+    (void)state;
+    mock_step st[] = {{MOCK_REPLY, 200, "{\"TableNames\":[]}"}};
+    mock *m = mock_start(st, 1);
+    char uri[512];
+    mock_uri(m, "access_key_id=AKIDEXAMPLE&secret_access_key=secret", uri, sizeof uri);
+    int calls = 0;
+    ddb_options opts = {.clock_ms = clock_2001, .clock_ctx = &calls};
+    ddb *db;
+    ddb_error err = {0};
+    assert_int_equal(ddb_open(uri, &opts, &db, &err), 0);
+    assert_int_equal(ddb_clock_ms(db), 978307200123);
+    assert_int_equal(calls, 1);
+    ddb_arena *a = ddb_arena_new();
+    const char **names;
+    size_t n;
+    assert_int_equal(ddb_list_tables(db, a, &names, &n, &err), 0);
+    assert_int_equal(calls, 1); /* the signature did not ask the handle's clock */
+    char today[9];
+    time_t now = time(NULL);
+    strftime(today, sizeof today, "%Y%m%d", gmtime(&now));
+    const char *auth = mock_auth(m, 0);
+    assert_non_null(strstr(auth, today)); /* Credential=AKIDEXAMPLE/<today>/... */
+    assert_null(strstr(auth, "/20010101/"));
+    ddb_close(db);
+    /* ddb_open_remote: the same through ddb_remote_options; without one, the system clock */
+    ddb_remote_options ro = {.clock_ms = clock_2001, .clock_ctx = &calls};
+    assert_int_equal(ddb_open_remote(uri, &ro, &db, &err), 0);
+    assert_int_equal(ddb_clock_ms(db), 978307200123);
+    ddb_close(db);
+    assert_int_equal(ddb_open(uri, NULL, &db, &err), 0);
+    int64_t sys = ddb_clock_ms(db);
+    assert_true(sys >= (int64_t)now * 1000 - 1000 && sys <= ((int64_t)time(NULL) + 1) * 1000);
+    ddb_close(db);
+    ddb_arena_free(a);
+    mock_stop(m);
+}
+
 static void test_signed_with_env_credentials(void **state)
 {
     (void)state;
@@ -1168,6 +1219,7 @@ int main(void)
         cmocka_unit_test(test_batch_get),
         cmocka_unit_test(test_open),
         cmocka_unit_test(test_signed_with_env_credentials),
+        cmocka_unit_test(test_clock),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

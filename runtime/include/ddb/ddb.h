@@ -827,7 +827,9 @@ int ddb_update_time_to_live(ddb *db, const char *table, const char *attr, ddb_er
  * now_s (epoch seconds; 0 = the handle's clock), in transactions of up to
  * 100 items.  TTL deletions consume no capacity.  deleted may be NULL. */
 int ddb_ttl_sweep(ddb *db, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
-/* The handle's clock (ddb_options.clock_ms or the system clock), ms since the epoch. */
+/* The handle's clock (ddb_options.clock_ms or the system clock), ms since the epoch.
+ * Remote handles too take ddb_options.clock_ms (or ddb_remote_options.clock_ms);
+ * their request signatures always use the system clock. */
 int64_t ddb_clock_ms(const ddb *db);
 
 /* ---- Table report (what `ddb stats` prints) --------------------------------- */

@@ -81,6 +81,12 @@ typedef struct ddb_remote_options {
     uint32_t pool;                 /* 8: idle connections kept (more are opened when needed) */
     ddb_request_fn on_request;     /* called once per request (NULL: none) */
     void *on_request_ctx;
+    /* The handle's clock (ddb_clock_ms: created-at / updated-at stamps of
+     * the entity layer), as ddb_options.clock_ms; NULL: the system clock.
+     * Request signing always uses the system clock (DynamoDB refuses a
+     * signature more than 5 minutes off). */
+    int64_t (*clock_ms)(void *clock_ctx);
+    void *clock_ctx;
 } ddb_remote_options;
 
 /* Open the remote backend.  uri: http://HOST[:PORT][/PATH][?OPTIONS],

@@ -5,6 +5,7 @@
  * remote_keys.c. */
 #include "remote/remote_wire.h"
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "remote/cred.h"
 #include "remote/remote_config.h"
@@ -274,8 +275,9 @@ static int streams_endpoint(ddb_remote *r, const endpoint *e, bool aws, ddb_erro
 
 int ddbi_remote_open(const char *uri, const ddb_options *opts, ddb_remote **out, ddb_error *err)
 {
-    (void)opts; /* the embedded engine's settings (sync, map size, throttle) mean nothing here */
-    return ddbi_remote_open_with(uri, NULL, out, err);
+    /* of the embedded engine's settings only the clock means something here */
+    ddb_remote_options ro = {.clock_ms = opts ? opts->clock_ms : NULL, .clock_ctx = opts ? opts->clock_ctx : NULL};
+    return ddbi_remote_open_with(uri, &ro, out, err);
 }
 
 /* The region when neither the options nor the URI give one. */
@@ -419,6 +421,8 @@ int ddbi_remote_open_with(const char *uri, const ddb_remote_options *ro, ddb_rem
     r->o.retry_mode = r->retry_mode;
     r->o.on_request = given.on_request;
     r->o.on_request_ctx = given.on_request_ctx;
+    r->o.clock_ms = given.clock_ms;
+    r->o.clock_ctx = given.clock_ctx;
     if ((rc = resolve_creds(r, &given, &uo, &cfg, strcmp(e.scheme, "http") == 0, err)))
         goto done;
     /* a proxy from the environment (http_proxy) must not catch a local endpoint */
@@ -489,6 +493,12 @@ int ddbi_remote_sync(void *impl, ddb_error *err)
 {
     (void)impl, (void)err;
     return DDB_OK;
+}
+
+int64_t ddbi_remote_clock_ms(const void *impl)
+{
+    const ddb_remote *r = impl;
+    return r->o.clock_ms ? r->o.clock_ms(r->o.clock_ctx) : ddbi_clock_system_ms();
 }
 
 int ddbi_remote_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err)

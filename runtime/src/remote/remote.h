@@ -70,8 +70,9 @@ typedef struct ddb_remote ddb_remote;
  *   http://HOST[:PORT][/PATH][?OPTIONS]   e.g. http://127.0.0.1:8000 (dynalite, Alternator)
  *   https://HOST[:PORT][/PATH][?OPTIONS]
  *   dynamodb://REGION[?OPTIONS]           = https://dynamodb.REGION.amazonaws.com (.com.cn for cn-*)
- * OPTIONS are the ddb_remote_options names above, '&'-separated.  opts (the
- * embedded engine's options) is accepted for symmetry and ignored.
+ * OPTIONS are the ddb_remote_options names above, '&'-separated.  Of opts
+ * (the embedded engine's options) only clock_ms / clock_ctx apply: the
+ * handle's clock (ddb_clock_ms); the rest means nothing remotely.
  * DDB_EINVAL for a malformed URI, an unknown or malformed option, missing
  * credentials for an https:// or dynamodb:// endpoint, or only one of the
  * key id and secret; DDB_ENOMEM; DDB_ENET if libcurl cannot initialise. */
@@ -92,6 +93,9 @@ bool ddbi_remote_uri(const char *uri);
 
 /* ddb_sync: nothing to flush; DDB_OK. */
 int ddbi_remote_sync(void *impl, ddb_error *err);
+/* ddb_clock_ms: the clock_ms the handle was opened with (ddb_options or
+ * ddb_remote_options), else the system clock. */
+int64_t ddbi_remote_clock_ms(const void *impl);
 
 /* Tables.  create_table sends CreateTable (PAY_PER_REQUEST when rcu and wcu
  * are 0, else PROVISIONED; GSIs of a provisioned table without their own

@@ -8,6 +8,7 @@ const ddbi_backend_ops ddbi_remote_ops = {
     .name = "remote",
     .close = ddbi_remote_close,
     .sync = ddbi_remote_sync,
+    .clock_ms = ddbi_remote_clock_ms,
     .create_table = ddbi_remote_create_table,
     .delete_table = ddbi_remote_delete_table,
     .describe_table = ddbi_remote_describe_table,
