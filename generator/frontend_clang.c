@@ -29,6 +29,8 @@ typedef struct fe {
     CXTranslationUnit tu;
     json_t *model, *tables, *entities, *structs;
     json_t *struct_state; /* canonical C type -> "busy" | struct cname */
+    CXCursor *dup_tables; /* DDB_TABLEs repeating an earlier one's C name (tables_twice) */
+    size_t n_dup_tables;
 } fe;
 
 /* One decorator found on a declaration. */
@@ -1106,6 +1108,69 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent, CXClientDa
     return CXChildVisit_Continue;
 }
 
+/* ---- a table's C name declared twice ---------------------------------- */
+
+typedef struct twice_ctx {
+    fe *f;
+    json_t *first; /* C name -> the location of its first DDB_TABLE */
+} twice_ctx;
+
+static enum CXChildVisitResult twice_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+    (void)parent;
+    twice_ctx *t = data;
+    if (clang_getCursorKind(c) != CXCursor_VarDecl)
+        return CXChildVisit_Continue;
+    decos ds;
+    get_decos(t->f, c, &ds);
+    const deco *td = find_deco(&ds, "table");
+    json_t *first = td && td->nargs ? json_object_get(t->first, td->args[0]) : NULL;
+    if (first) {
+        fe *f = t->f;
+        long h = ddbgen_diag_add(&f->cx->diags, DDBGEN_ERROR, ddbgen_loc_from(td->loc),
+                                 "table '%s' is declared twice (DDB_TABLE); each table's C name must be unique",
+                                 td->args[0]);
+        ddbgen_diag_note(&f->cx->diags, h, ddbgen_loc_from(first), "'%s' is first declared here", td->args[0]);
+        CXCursor *grown = realloc(f->dup_tables, (f->n_dup_tables + 1) * sizeof *grown);
+        if (grown) {
+            f->dup_tables = grown;
+            f->dup_tables[f->n_dup_tables++] = c;
+        }
+    } else if (td && td->nargs) {
+        json_object_set(t->first, td->args[0], td->loc);
+    }
+    decos_free(&ds);
+    return CXChildVisit_Continue;
+}
+
+/* Every DDB_TABLE whose C name an earlier one declared: an error there and
+ * a note at the first, read from the AST (each DDB_TABLE is a variable
+ * carrying the "ddb:table" decorator), so it holds whatever clang says
+ * about the repeated variable. */
+static void tables_twice(fe *f)
+{
+    twice_ctx t = {f, json_object()};
+    clang_visitChildren(clang_getTranslationUnitCursor(f->tu), twice_visit, &t);
+    json_decref(t.first);
+}
+
+/* Does the error at l stand on a repeated DDB_TABLE (reported by
+ * tables_twice in the schema's words)? */
+static int on_repeated_table(const fe *f, CXSourceLocation l)
+{
+    CXFile file;
+    unsigned off;
+    clang_getExpansionLocation(l, &file, NULL, NULL, &off);
+    for (size_t i = 0; i < f->n_dup_tables; i++) {
+        CXFile df;
+        unsigned doff;
+        clang_getExpansionLocation(clang_getCursorLocation(f->dup_tables[i]), &df, NULL, NULL, &doff);
+        if (file && df && clang_File_isEqual(file, df) && off == doff)
+            return 1;
+    }
+    return 0;
+}
+
 static void report_clang_diags(fe *f)
 {
     unsigned n = clang_getNumDiagnostics(f->tu);
@@ -1128,15 +1193,8 @@ static void report_clang_diags(fe *f)
                 loc = json_pack("{s:n}", "file");
             }
             CXString msg = clang_getDiagnosticSpelling(d);
-            const char *text = clang_getCString(msg);
-            char table[256];
-            /* DDB_TABLE(name, ...) declares ddb__table_<name>: say it in the
-             * schema's words rather than the macro's. */
-            if (sscanf(text, "redefinition of 'ddb__table_%255[A-Za-z0-9_]'", table) == 1)
-                err(f, loc, "table '%s' is declared twice (DDB_TABLE); each table's C name must be "
-                            "unique", table);
-            else
-                err(f, loc, "%s", text);
+            if (!on_repeated_table(f, l))
+                err(f, loc, "%s", clang_getCString(msg));
             clang_disposeString(msg);
             json_decref(loc);
         }
@@ -1195,7 +1253,9 @@ int ddbgen__parse_clang(ddbgen_context *cx, const char *path)
         return DDBGEN_ESCHEMA;
     }
     size_t errors_before = cx->diags.errors;
+    tables_twice(&f);
     report_clang_diags(&f);
+    free(f.dup_tables);
     if (cx->diags.errors == errors_before) {
         char *shown = ddbgen_display_path(path);
         f.model = json_pack("{s:i, s:s, s:[], s:[], s:[]}", "model_version", DDBGEN_MODEL_VERSION,
