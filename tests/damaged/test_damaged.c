@@ -193,6 +193,63 @@ static void test_short_item_key(void **state)
     dmg_rmdir(dir);
 }
 
+/* Issue 11 follow-up: a handle that has seen DDB_ECORRUPT writes nothing
+ * more.  Every later write (items, tables, the capacity ledger at close)
+ * is DDB_ECORRUPT naming the damage found, and the file is left exactly
+ * as it was: LMDB trusts the pages it writes through, and the corruption
+ * fuzzer once saw LMDB write out of bounds while ddb_close flushed the
+ * ledger into a damaged file. */
+static void test_no_writes_after_damage(void **state)
+{
+    (void)state;
+    ddb *db = open_fresh("nowrite");
+    create_t(db);
+    put(db, "Tab", "p1", "s1", NULL, NULL);
+    ddb_table_def two = {.name = "Two", .key = {"PK", DDB_TS, NULL, 0}};
+    ddb_error err = {0};
+    OK(ddb_create_table(db, &two, &err));
+    ddb_close(db);
+    dmg_raw w;
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    static const unsigned char rec[] = {1, 0, 0};
+    assert_int_equal(dmg_raw_put(&w, "i/Tab", 0, "\x01short", 6, rec, sizeof rec), 0);
+    assert_int_equal(dmg_raw_close(&w), 0);
+
+    OK(ddb_open(dir, NULL, &db, &err));
+    /* reads of intact data work, and writes too until the damage is seen */
+    put(db, "Two", "before", NULL, NULL, NULL);
+    size_t n0, n1;
+    unsigned char *before = dmg_read(dir, &n0);
+    assert_non_null(before);
+    EXPECT_CORRUPT(scan(db, "Tab", NULL, &err), "an item key has 6 bytes");
+    ddb_arena *a = ddb_arena_new();
+    ddb_item *it = ddb_item_new(a);
+    ddb_item_set_s(it, "PK", "after");
+    EXPECT_CORRUPT(ddb_put_item(db, "Two", it, NULL, a, NULL, &err), "this handle writes nothing more",
+                   "The damage found: table Tab: an item key has 6 bytes");
+    EXPECT_CORRUPT(ddb_delete_item(db, "Two", it, NULL, a, NULL, &err), "this handle writes nothing more");
+    ddb_tx_op op = {.kind = DDB_TX_PUT, .table = "Two", .item = it};
+    ddb_tx_result res;
+    EXPECT_CORRUPT(ddb_transact_write(db, &op, 1, DDB_CAPACITY_NONE, a, &res, &err), "this handle writes nothing more");
+    ddb_table_def three = {.name = "Three", .key = {"PK", DDB_TS, NULL, 0}};
+    EXPECT_CORRUPT(ddb_create_table(db, &three, &err), "this handle writes nothing more");
+    /* reads go on */
+    ddb_item *got = NULL;
+    ddb_item *key = ddb_item_new(a);
+    ddb_item_set_s(key, "PK", "before");
+    OK(ddb_get_item(db, "Two", key, NULL, a, &got, NULL, &err));
+    assert_non_null(got);
+    ddb_arena_free(a);
+    ddb_close(db); /* no capacity ledger flush */
+    unsigned char *after = dmg_read(dir, &n1);
+    assert_non_null(after);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(before, after, n0);
+    free(before);
+    free(after);
+    dmg_rmdir(dir);
+}
+
 /* An item record claiming a size far beyond its bytes: refused before the
  * size reaches page and capacity sums. */
 static void test_record_size_bounded(void **state)
@@ -453,6 +510,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_query_long_key_length),
         cmocka_unit_test(test_short_item_key),
+        cmocka_unit_test(test_no_writes_after_damage),
         cmocka_unit_test(test_record_size_bounded),
         cmocka_unit_test(test_bad_definitions),
         cmocka_unit_test(test_bad_stream_records),

@@ -11,7 +11,10 @@
  * code is liblmdb's (faulting_object: the first frame past the signal
  * trampoline, libc and the sanitizer's interceptors, found with backtrace()
  * and dladdr(); ddb is linked statically into this program, so its frames
- * are never in liblmdb); any crash that cannot be attributed so fails.
+ * are never in liblmdb); any crash that cannot be attributed so fails.  An
+ * AddressSanitizer report inside liblmdb (a write through a damaged page)
+ * is tolerated only while the handle has answered no DDB_ECORRUPT: after
+ * one it writes nothing, the capacity ledger at close included.
  *
  * DDB_FUZZ_SEED (default: from the clock; always printed), DDB_FUZZ_ROUNDS
  * (default 120) and DDB_FUZZ_SECONDS (the time budget for starting rounds,
@@ -163,14 +166,33 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 
+/* Set once any call of the child answered DDB_ECORRUPT: from then on the
+ * handle writes nothing (not even the capacity ledger at close). */
+static volatile sig_atomic_t seen_corrupt;
+
+static int noted(int rc)
+{
+    if (rc == DDB_ECORRUPT)
+        seen_corrupt = 1;
+    return rc;
+}
+
 #ifdef FUZZ_ASAN
 /* An AddressSanitizer report whose first frame past the sanitizer's
- * interceptors is liblmdb's (LMDB writing through a damaged page it trusted,
- * e.g. when the capacity ledger is flushed at close) is LMDB's fault, like a
- * signal there: the child exits with EXIT_LMDB_CRASH.  Any other report
- * goes on to fail the round. */
+ * interceptors is liblmdb's is LMDB writing through a damaged page it
+ * trusted (the capacity ledger flushed at close: the child writes nothing
+ * else), LMDB's fault like a signal there: the child exits with
+ * EXIT_LMDB_CRASH, but only while the handle has not seen the damage.  A
+ * handle that answered DDB_ECORRUPT must not write at all, so a report then
+ * fails the round, as does any report elsewhere. */
 static void on_asan_report(const char *report)
 {
+    if (seen_corrupt) {
+        static const char msg[] = "fuzz child: AddressSanitizer report after DDB_ECORRUPT: the handle wrote\n";
+        if (write(2, msg, sizeof msg - 1) < 0)
+            _exit(3);
+        return;
+    }
     const char *f = strstr(report, "    #0 ");
     for (int i = 0; f && i < 4; i++) {
         const char *end = strchr(f, '\n');
@@ -225,9 +247,9 @@ static void child(const char *dir, int out)
     ddb_arena *a = ddb_arena_new();
     const char **names = NULL;
     size_t n = 0;
-    if (ddb_open(dir, NULL, &db, &err) == DDB_OK && ddb_list_tables(db, a, &names, &n, &err) == DDB_OK) {
+    if (noted(ddb_open(dir, NULL, &db, &err)) == DDB_OK && noted(ddb_list_tables(db, a, &names, &n, &err)) == DDB_OK) {
         ddb_check_report r;
-        bool clean = ddb_check_catalog(db, &r, &err) == DDB_OK;
+        bool clean = noted(ddb_check_catalog(db, &r, &err)) == DDB_OK;
         char counts[400] = "";
         size_t cl = 0;
         for (size_t t = 0; t < n; t++) {
@@ -237,7 +259,7 @@ static void child(const char *dir, int out)
             ddb_page page;
             uint64_t items = 0;
             int pages = 0, rc;
-            while ((rc = ddb_scan(db, &sp, pa, &page, &err)) == DDB_OK && page.last_key && ++pages < MAX_PAGES) {
+            while ((rc = noted(ddb_scan(db, &sp, pa, &page, &err))) == DDB_OK && page.last_key && ++pages < MAX_PAGES) {
                 items += page.count;
                 sp.start_key = ddb_item_copy(a, page.last_key);
                 ddb_arena_free(pa);
@@ -255,12 +277,12 @@ static void child(const char *dir, int out)
                 snprintf(pk, sizeof pk, i < 5 ? "item%d" : "g%d", i < 5 ? i * 37 : i - 5);
                 ddb_query_params q = {.table = names[t], .index = i < 5 ? NULL : "Gsi", .pk = ddb_v_str(pa, pk),
                                       .backward = i % 2};
-                ddb_query(db, &q, pa, &page, &err);
+                noted(ddb_query(db, &q, pa, &page, &err));
                 ddb_arena_free(pa);
             }
             ddb_check_report sr;
-            bool tc = ddb_check_table(db, names[t], &r, &err) == DDB_OK;
-            bool sc = ddb_stream_check(db, names[t], &sr, &err) == DDB_OK;
+            bool tc = noted(ddb_check_table(db, names[t], &r, &err)) == DDB_OK;
+            bool sc = noted(ddb_stream_check(db, names[t], &sr, &err)) == DDB_OK;
             clean = clean && tc && sc && rc == DDB_OK;
             int w = snprintf(counts + cl, sizeof counts - cl, " %s:%llu", names[t], (unsigned long long)(tc ? r.items : 0));
             (void)items;

@@ -247,6 +247,8 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
     if (db->opts.read_only)
         return ddbi_fail(err, DDB_EINVAL, "the database is open read-only");
     int prc = ddbi_refuse_poisoned(db, err);
+    if (!prc)
+        prc = ddbi_refuse_damaged(db, err);
     if (prc)
         return prc;
     if (exclusive || db->opts.sync == DDB_SYNC_NONE)

@@ -7,7 +7,9 @@
  * nothing about them: the handle is poisoned and refuses every later write
  * until the database is reopened (ddbi_run_write).  A full disk is told
  * apart from other I/O errors, also where LMDB reports a short write as
- * EIO. */
+ * EIO.  A handle that has seen a damaged file (DDB_ECORRUPT) refuses every
+ * later write the same way: LMDB trusts the pages it writes through, so a
+ * write into a damaged file can spread the damage (or fault inside LMDB). */
 #include "engine/engine.h"
 #include "core/error.h"
 
@@ -82,6 +84,27 @@ int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err)
     if (!cause)
         return DDB_OK;
     return ddbi_fail(err, DDB_EIO, "a sync failed; reopen the database (the failure: %s)", mdb_strerror(cause));
+}
+
+int ddbi_engine_damaged(ddbi_engine *db, const ddb_error *err)
+{
+    int healthy = 0;
+    if (atomic_compare_exchange_strong(&db->damaged, &healthy, 1)) {
+        snprintf(db->damage, sizeof db->damage, "%s", err && err->message[0] ? err->message : "DDB_ECORRUPT");
+        atomic_store(&db->damaged, 2);
+    }
+    return DDB_ECORRUPT;
+}
+
+int ddbi_refuse_damaged(ddbi_engine *db, ddb_error *err)
+{
+    int state = atomic_load(&db->damaged);
+    if (!state)
+        return DDB_OK;
+    return ddbi_fail(err, DDB_ECORRUPT,
+                     "the database file is damaged; this handle writes nothing more (check it with `ddb check`, "
+                     "restore or repair it, then reopen). The damage found: %s",
+                     state == 2 ? db->damage : "(being recorded)");
 }
 
 static int sync_dir(const char *dir, ddb_error *err)

@@ -159,6 +159,11 @@ struct ddbi_engine {
     /* 0, or the errno of a failed sync or commit write: every later write
      * is refused (durable.c) */
     _Atomic int poisoned;
+    /* 0 healthy; 1 an operation found the file damaged (DDB_ECORRUPT); 2
+     * the same with its message in damage: every later write is refused,
+     * the capacity ledger's flush at close included (durable.c) */
+    _Atomic int damaged;
+    char damage[DDB_ERROR_TEXT_SIZE];
     /* the room that hooked into this handle at open (streams/: change
      * streams, TTL, the capacity ledger) and its per-handle state */
     const ddbi_engine_hooks *hooks;
@@ -188,6 +193,11 @@ bool ddbi_storage_failure(int rc);
 int ddbi_poison(ddbi_engine *db, int rc);
 /* DDB_OK, or DDB_EIO "a sync failed; reopen the database" once poisoned. */
 int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err);
+/* An operation of this handle answered DDB_ECORRUPT (err: its message, may
+ * be NULL): the handle writes nothing more.  Returns DDB_ECORRUPT. */
+int ddbi_engine_damaged(ddbi_engine *db, const ddb_error *err);
+/* DDB_OK, or DDB_ECORRUPT naming the damage once the handle has seen it. */
+int ddbi_refuse_damaged(ddbi_engine *db, ddb_error *err);
 /* A database whose files open just created: sync the data file, its
  * directory and (created_dir) the directory's parent. */
 int ddbi_sync_created(ddbi_engine *db, const char *path, bool created_dir, ddb_error *err);
