@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "core/codec.h"
+#include "core/value.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,80 @@ static void test_round_trip(void **state)
     ddb_arena_free(b);
 }
 
+/* The write path's record (ddbi_encode_record: size, record and value
+ * checks in one walk) is byte for byte the record ddbi_encode_item writes
+ * after ddb_item_size measured the item, and flags the first attribute
+ * ddbi_value_check refuses; with no buffer it only measures. */
+static void test_record_one_pass(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    ddb_buf two = {0}, one = {0};
+    for (int round = 0; round < 2000; round++) {
+        ddb_arena_reset(a);
+        ddb_value *m = ddb_v_map(a);
+        for (uint32_t i = 0, n = rnd(8); i < n; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "attr%u", rnd(30));
+            assert_int_equal(ddb_map_set(a, m, name, random_value(a, 1)), DDB_OK);
+        }
+        if (round % 3 == 0) { /* big items: 2- and 3-byte size varints */
+            size_t len = 100 + rnd(300000);
+            char *big = ddb_arena_alloc(a, len);
+            memset(big, 'b', len);
+            assert_int_equal(ddb_map_set(a, m, "big", ddb_v_s(a, big, len)), DDB_OK);
+        }
+        ddb_item *in = ddb_item_from_map(a, m);
+        two.len = 0;
+        assert_int_equal(ddbi_encode_item(&two, m, ddb_item_size(in)), DDB_OK);
+        /* after what the buffer held before: the record is found by offset */
+        one.len = 0;
+        assert_int_equal(ddbi_buf_put(&one, "prefix", 6), DDB_OK);
+        ddbi_record rec, measured;
+        assert_int_equal(ddbi_encode_record(&one, m, &rec), DDB_OK);
+        assert_int_equal(rec.size, ddb_item_size(in));
+        assert_int_equal(rec.bad_attr, UINT32_MAX);
+        assert_true(rec.off >= 6 && rec.off + rec.len == one.len);
+        assert_int_equal(rec.len, two.len);
+        assert_memory_equal(one.p + rec.off, two.p, two.len);
+        assert_int_equal(ddbi_encode_record(NULL, m, &measured), DDB_OK);
+        assert_int_equal(measured.size, rec.size);
+        assert_int_equal(measured.len, 0);
+    }
+    /* values a write refuses: the first such attribute is named */
+    ddb_arena_reset(a);
+    ddb_value *m = ddb_v_map(a);
+    assert_int_equal(ddb_map_set(a, m, "a", ddb_v_str(a, "fine")), DDB_OK);
+    ddb_value *l = ddb_v_list(a);
+    assert_int_equal(ddb_list_append(a, l, ddb_v_set(a, DDB_TNS)), DDB_OK); /* an empty set, nested */
+    assert_int_equal(ddb_map_set(a, m, "b", l), DDB_OK);
+    assert_int_equal(ddb_map_set(a, m, "c", ddb_v_set(a, DDB_TSS)), DDB_OK);
+    ddbi_record rec;
+    one.len = 0;
+    assert_int_equal(ddbi_encode_record(&one, m, &rec), DDB_OK);
+    assert_int_equal(rec.bad_attr, 1);
+    ddb_error err = {0};
+    assert_int_equal(ddbi_value_check(m->u.m[1].value, "b", 1, &err), DDB_EVALIDATION);
+    assert_int_equal(ddbi_value_check(m->u.m[0].value, "a", 1, &err), DDB_OK);
+    /* nesting: 32 levels are fine, 33 are not (DynamoDB's limit) */
+    for (int depth = 32; depth <= 33; depth++) {
+        ddb_arena_reset(a);
+        ddb_value *v = ddb_v_str(a, "x");
+        for (int i = 1; i < depth; i++) {
+            ddb_value *outer = ddb_v_list(a);
+            assert_int_equal(ddb_list_append(a, outer, v), DDB_OK);
+            v = outer;
+        }
+        m = ddb_v_map(a);
+        assert_int_equal(ddb_map_set(a, m, "deep", v), DDB_OK);
+        assert_int_equal(ddbi_encode_record(NULL, m, &rec), DDB_OK);
+        assert_int_equal(rec.bad_attr, depth == 32 ? UINT32_MAX : 0);
+    }
+    ddbi_buf_free(&one);
+    ddbi_buf_free(&two);
+    ddb_arena_free(a);
+}
+
 /* An attribute holding lists nested to the given depth (the attribute's
  * value is depth 1). */
 static int decode_nested(int depth)
@@ -243,6 +318,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_record_one_pass),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_empty_and_scalars),
         cmocka_unit_test(test_arena_reuse),

@@ -44,41 +44,72 @@ void ddbi_buf_free(ddb_buf *b)
     b->len = b->cap = 0;
 }
 
-static int encode_value(ddb_buf *b, const ddb_value *v)
+/* What the record encoder learns of the values it writes, in the same walk:
+ * their DynamoDB size, and whether one of them is what a write must refuse. */
+typedef struct sizing {
+    size_t size;
+    bool bad;
+} sizing;
+
+static int put(ddb_buf *b, const void *p, size_t n) { return b ? ddbi_buf_put(b, p, n) : DDB_OK; }
+static int put_varint(ddb_buf *b, uint64_t v) { return b ? ddbi_buf_varint(b, v) : DDB_OK; }
+
+/* Append v (b NULL: nothing); with z, add its DynamoDB size (ddb_value_size's
+ * rules) and note a value to refuse (ddbi_value_node_problem at depth). */
+static int encode_value(ddb_buf *b, const ddb_value *v, sizing *z, int depth)
 {
     uint8_t t = (uint8_t)v->type;
-    int rc = ddbi_buf_put(b, &t, 1);
+    char why[220];
+    if (z && !z->bad && ddbi_value_node_problem(v, depth, why, sizeof why))
+        z->bad = true;
+    int rc = put(b, &t, 1);
     if (rc)
         return rc;
     switch (v->type) {
     case DDB_TS:
     case DDB_TN:
     case DDB_TB:
-        if ((rc = ddbi_buf_varint(b, v->len)))
+        if (z)
+            z->size += v->type == DDB_TN ? ddbi_number_size(v->u.s, v->len) : v->len;
+        if ((rc = put_varint(b, v->len)))
             return rc;
-        return ddbi_buf_put(b, v->u.s, v->len);
+        return put(b, v->u.s, v->len);
     case DDB_TBOOL: {
         uint8_t x = v->u.boolean;
-        return ddbi_buf_put(b, &x, 1);
+        if (z)
+            z->size += 1;
+        return put(b, &x, 1);
     }
     case DDB_TNULL:
+        if (z)
+            z->size += 1;
         return DDB_OK;
     case DDB_TM:
-        if ((rc = ddbi_buf_varint(b, v->len)))
+        if (z)
+            z->size += 3;
+        if ((rc = put_varint(b, v->len)))
             return rc;
         for (uint32_t i = 0; i < v->len; i++) {
-            if ((rc = ddbi_buf_varint(b, v->u.m[i].name_len)) ||
-                (rc = ddbi_buf_put(b, v->u.m[i].name, v->u.m[i].name_len)) ||
-                (rc = encode_value(b, v->u.m[i].value)))
+            if (z)
+                z->size += 1 + v->u.m[i].name_len;
+            if ((rc = put_varint(b, v->u.m[i].name_len)) || (rc = put(b, v->u.m[i].name, v->u.m[i].name_len)) ||
+                (rc = encode_value(b, v->u.m[i].value, z, depth + 1)))
                 return rc;
         }
         return DDB_OK;
-    default: /* L and sets */
-        if ((rc = ddbi_buf_varint(b, v->len)))
+    case DDB_TL:
+    case DDB_TSS:
+    case DDB_TNS:
+    case DDB_TBS:
+        if (z && v->type == DDB_TL)
+            z->size += 3 + (size_t)v->len; /* 3, and 1 per element */
+        if ((rc = put_varint(b, v->len)))
             return rc;
         for (uint32_t i = 0; i < v->len; i++)
-            if ((rc = encode_value(b, v->u.l[i])))
+            if ((rc = encode_value(b, v->u.l[i], z, v->type == DDB_TL ? depth + 1 : depth)))
                 return rc;
+        return DDB_OK;
+    default: /* no type: refused (z->bad), nothing more to write */
         return DDB_OK;
     }
 }
@@ -94,9 +125,50 @@ int ddbi_encode_item(ddb_buf *b, const ddb_value *map, size_t size)
     for (uint32_t i = 0; !rc && i < map->len; i++) {
         if (!(rc = ddbi_buf_varint(b, map->u.m[i].name_len)) &&
             !(rc = ddbi_buf_put(b, map->u.m[i].name, map->u.m[i].name_len)))
-            rc = encode_value(b, map->u.m[i].value);
+            rc = encode_value(b, map->u.m[i].value, NULL, 1);
     }
     return rc;
+}
+
+/* The record's header is written after its body, when the size is known:
+ * the body goes after room for the longest header (a version byte and a
+ * 10-byte varint), and the header ends where the body starts. */
+#define HEADER_ROOM 11
+
+int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out)
+{
+    static const uint8_t room[HEADER_ROOM];
+    size_t start = b ? b->len : 0;
+    sizing z = {0, false};
+    out->bad_attr = UINT32_MAX;
+    int rc = put(b, room, HEADER_ROOM);
+    if (!rc)
+        rc = put_varint(b, map->len);
+    for (uint32_t i = 0; !rc && i < map->len; i++) {
+        z.size += map->u.m[i].name_len;
+        if (!(rc = put_varint(b, map->u.m[i].name_len)) && !(rc = put(b, map->u.m[i].name, map->u.m[i].name_len)))
+            rc = encode_value(b, map->u.m[i].value, &z, 1);
+        if (z.bad && out->bad_attr == UINT32_MAX)
+            out->bad_attr = i;
+    }
+    if (rc)
+        return rc;
+    out->size = z.size;
+    out->off = out->len = 0;
+    if (!b)
+        return DDB_OK;
+    uint8_t hdr[HEADER_ROOM];
+    size_t n = 0;
+    hdr[n++] = RECORD_VERSION;
+    uint64_t v = z.size;
+    do {
+        hdr[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    out->off = start + HEADER_ROOM - n;
+    memcpy(b->p + out->off, hdr, n);
+    out->len = b->len - out->off;
+    return DDB_OK;
 }
 
 typedef struct rd {

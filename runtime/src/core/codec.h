@@ -19,6 +19,16 @@ void ddbi_buf_free(ddb_buf *b);
 
 /* Append the record for an M value whose DynamoDB size is size. */
 int ddbi_encode_item(ddb_buf *b, const ddb_value *map, size_t size);
+/* The record of a new item, its DynamoDB size (ddb_item_size) and whether
+ * a value in it is one a write must refuse, in one walk of the item.  The
+ * record is b->p[off .. off+len) (b may have moved: keep offsets); b NULL:
+ * measure and check only.  bad_attr: the index of the first attribute
+ * whose value ddbi_value_check refuses, UINT32_MAX when none. */
+typedef struct ddbi_record {
+    size_t off, len, size;
+    uint32_t bad_attr;
+} ddbi_record;
+int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out);
 /* Decode a record into arena memory; DDB_ECORRUPT on malformed input. */
 int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out);
 /* The stored DynamoDB size of a record without decoding it. */

@@ -430,8 +430,7 @@ static void set_text(const ddb_value *v, char *buf, size_t cap)
         snprintf(buf + n, cap - n, "]");
 }
 
-/* What a write must refuse about v, in DynamoDB's words (NULL = nothing). */
-static const char *value_problem(const ddb_value *v, int depth, char *buf, size_t cap)
+const char *ddbi_value_node_problem(const ddb_value *v, int depth, char *buf, size_t cap)
 {
     if (depth > 32)
         return "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond "
@@ -442,6 +441,8 @@ static const char *value_problem(const ddb_value *v, int depth, char *buf, size_
     case DDB_TB:
     case DDB_TBOOL:
     case DDB_TNULL:
+    case DDB_TL:
+    case DDB_TM:
         return NULL;
     case DDB_TSS:
     case DDB_TNS:
@@ -466,17 +467,21 @@ static const char *value_problem(const ddb_value *v, int depth, char *buf, size_
             }
         }
         return NULL;
-    case DDB_TL:
-    case DDB_TM:
-        for (uint32_t i = 0; i < v->len; i++) {
-            const char *p = value_problem(v->type == DDB_TL ? v->u.l[i] : v->u.m[i].value, depth + 1, buf, cap);
-            if (p)
-                return p;
-        }
-        return NULL;
     default:
         return "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes";
     }
+}
+
+/* What a write must refuse about v or a value inside it (NULL = nothing). */
+static const char *value_problem(const ddb_value *v, int depth, char *buf, size_t cap)
+{
+    const char *p = ddbi_value_node_problem(v, depth, buf, cap);
+    if (p || (v->type != DDB_TL && v->type != DDB_TM))
+        return p;
+    for (uint32_t i = 0; i < v->len; i++)
+        if ((p = value_problem(v->type == DDB_TL ? v->u.l[i] : v->u.m[i].value, depth + 1, buf, cap)))
+            return p;
+    return NULL;
 }
 
 int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err)

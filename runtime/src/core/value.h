@@ -18,6 +18,10 @@ const ddb_value *ddbi_map_getn(const ddb_value *map, const char *name, size_t na
  * parameter values were invalid: An string set  may not be empty"),
  * followed by " (attribute PATH)". */
 int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error *err);
+/* The same about v itself, not the values inside an L or M (the record
+ * encoder walks those): DynamoDB's words, in buf when formatted; NULL =
+ * nothing to refuse. */
+const char *ddbi_value_node_problem(const ddb_value *v, int depth, char *buf, size_t cap);
 /* The same check for a value of ExpressionAttributeValues, in DynamoDB's
  * form: "ExpressionAttributeValues contains invalid value: One or more
  * parameter values were invalid: An string set  may not be empty for key

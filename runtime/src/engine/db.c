@@ -99,6 +99,17 @@ void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket)
     mdb_txn_abort(txn); /* pool full */
 }
 
+/* Run one write fn: the handle's record buffer (db->wbuf, where
+ * ddbi_write_prepare encodes new items) is its own while it runs. */
+static int call_write(ddbi_engine *db, ddb_write_fn fn, MDB_txn *txn, void *ctx)
+{
+    db->wbuf.len = 0;
+    int rc = fn(db, txn, ctx);
+    if (db->wbuf.cap > 65536)
+        ddbi_buf_free(&db->wbuf); /* do not keep a big item's buffer */
+    return rc;
+}
+
 /* One write in its own transaction. */
 static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 {
@@ -106,7 +117,7 @@ static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
     int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
     if (rc)
         return ddbi_mdb_fail(err, rc, "write transaction");
-    rc = fn(db, txn, ctx);
+    rc = call_write(db, fn, txn, ctx);
     if (rc) {
         mdb_txn_abort(txn);
         return rc;
@@ -188,7 +199,7 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
             if (!kept && !op->next) {
                 /* alone in an empty transaction: no nested transaction is
                  * needed, aborting the parent rolls back exactly this write */
-                op->rc = op->fn(db, txn, op->ctx);
+                op->rc = call_write(db, op->fn, txn, op->ctx);
                 if (op->rc) {
                     mdb_txn_abort(txn);
                     txn = NULL;
@@ -203,7 +214,7 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
                 op->rc = crc;
                 continue;
             }
-            op->rc = op->fn(db, child, op->ctx);
+            op->rc = call_write(db, op->fn, child, op->ctx);
             if (op->rc == DDB_OK) {
                 crc = mdb_txn_commit(child);
                 if (crc)

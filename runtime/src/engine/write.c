@@ -117,15 +117,17 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
  * name is too large, must be less than 65536 bytes"; ScyllaDB's
  * test/alternator/test_limits.py test_limit_attribute_length_nonkey_bad
  * shows DynamoDB naming 65536). */
-static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update, size_t *size, ddb_error *err)
+static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update, ddb_buf *b, ddbi_record *rec,
+                          ddb_error *err)
 {
-    *size = ddb_item_size(it);
-    if (*size > DDB_ITEM_MAX)
+    const ddb_value *m = ddb_item_map(it);
+    int rc = ddbi_encode_record(b, m, rec); /* size, record and value checks in one walk */
+    if (rc)
+        return ddbi_fail_oom(err, __func__);
+    if (rec->size > DDB_ITEM_MAX)
         return ddbi_fail(err, DDB_ELIMIT,
                         "Item size %shas exceeded the maximum allowed size (item of %zu bytes, limit %u bytes)",
-                        update ? "to update " : "", *size, DDB_ITEM_MAX);
-    const ddb_value *m = ddb_item_map(it);
-    int rc;
+                        update ? "to update " : "", rec->size, DDB_ITEM_MAX);
     for (uint32_t i = 0; i < m->len; i++) {
         uint32_t n = m->u.m[i].name_len;
         if (n == 0)
@@ -135,7 +137,8 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update
                             "Attribute name is too large, must be less than 65536 bytes (attribute \"%.40s...\" has "
                             "%u bytes)",
                             m->u.m[i].name, n);
-        if ((rc = ddbi_value_check(m->u.m[i].value, m->u.m[i].name, 1, err)))
+        /* the first value to refuse: its message, as ddbi_value_check words it */
+        if (i == rec->bad_attr && (rc = ddbi_value_check(m->u.m[i].value, m->u.m[i].name, 1, err)))
             return rc;
     }
     for (size_t i = 0; i < t->n_idx; i++) {
@@ -157,12 +160,12 @@ static int check_update_keys(const ddb_table_rt *t, const ddb_expr *update, ddb_
 
 int ddbi_write_check(const ddb_table_rt *t, const ddb_wreq *r, ddb_error *err)
 {
-    size_t size;
+    ddbi_record rec;
     int rc;
     if (r->condition && (rc = ddbi_keys_check_paths(t, &r->condition, 1, err)))
         return rc;
     if (r->kind == DDB_TX_PUT)
-        return check_new_item(t, r->item, false, &size, err);
+        return check_new_item(t, r->item, false, NULL, &rec, err);
     if (r->kind == DDB_TX_UPDATE)
         return check_update_keys(t, r->update, err);
     return DDB_OK;
@@ -181,7 +184,8 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     rc = r->kind == DDB_TX_PUT ? ddbi_keys_table(t, r->item, &pk, &sk, err) : ddbi_keys_exact(t, r->item, &pk, &sk, err);
     if (rc)
         return rc;
-    if (r->kind == DDB_TX_PUT && (rc = check_new_item(t, r->item, false, &st->new_size, err)))
+    ddbi_record rec;
+    if (r->kind == DDB_TX_PUT && (rc = check_new_item(t, r->item, false, &db->wbuf, &rec, err)))
         return rc;
     ddbi_key_make(&st->key, pk, sk);
     MDB_val raw;
@@ -197,6 +201,7 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
     int upd_rc = DDB_OK;
     if (r->kind == DDB_TX_PUT) {
         st->new_item = r->item;
+        st->new_size = rec.size, st->rec_off = rec.off, st->rec_len = rec.len;
     } else if (r->kind == DDB_TX_UPDATE) {
         if ((rc = check_update_keys(t, r->update, err)))
             return rc;
@@ -205,8 +210,10 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
         ddb_item *nw = NULL;
         if (st->old || ddbi_expr_update_creates(r->update))
             upd_rc = ddbi_expr_apply_update(r->update, st->old ? st->old : r->item, r->values, tmp, &nw, err);
-        if (nw && ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, true, &st->new_size, err))))
+        if (nw && ((rc = ddbi_keys_table(t, nw, &pk, &sk, err)) || (rc = check_new_item(t, nw, true, &db->wbuf, &rec, err))))
             return rc;
+        if (nw)
+            st->new_size = rec.size, st->rec_off = rec.off, st->rec_len = rec.len;
         st->new_item = nw;
     }
     if (r->condition) {
@@ -253,14 +260,8 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
         if ((rc = mdb_del(txn, t->items, &kv, NULL)))
             return ddbi_mdb_fail(err, rc, "DeleteItem");
     } else {
-        ddb_buf *b = &db->wbuf; /* kept between writes */
-        b->len = 0;
-        if ((rc = ddbi_encode_item(b, ddb_item_map(st->new_item), st->new_size)))
-            return ddbi_fail_oom(err, __func__);
-        MDB_val dv = {b->len, b->p};
+        MDB_val dv = {st->rec_len, db->wbuf.p + st->rec_off}; /* encoded by prepare */
         rc = mdb_put(txn, t->items, &kv, &dv, 0);
-        if (b->cap > 65536)
-            ddbi_buf_free(b); /* do not keep a big item's buffer */
         if (rc)
             return ddbi_mdb_fail(err, rc, "PutItem");
     }

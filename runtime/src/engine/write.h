@@ -24,6 +24,9 @@ typedef struct ddb_wstate {
     ddb_item *old;            /* NULL when absent (in the scratch arena) */
     const ddb_item *new_item; /* PUT / UPDATE */
     size_t old_size, new_size;
+    /* PUT / UPDATE: the new item's record, encoded by prepare in the same
+     * walk that measured and checked it: db->wbuf.p[rec_off .. +rec_len) */
+    size_t rec_off, rec_len;
 } ddb_wstate;
 
 /* The checks of a request that need its table but not the stored item:
