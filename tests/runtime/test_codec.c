@@ -66,6 +66,18 @@ static ddb_value *random_value(ddb_arena *a, int depth)
     }
 }
 
+/* The attributes of a random item (up to 8). */
+static ddb_value *random_item_map(ddb_arena *a)
+{
+    ddb_value *m = ddb_v_map(a);
+    for (uint32_t i = 0, n = rnd(8); i < n; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "attr%u", rnd(30));
+        assert_int_equal(ddb_map_set(a, m, name, random_value(a, 1)), DDB_OK);
+    }
+    return m;
+}
+
 /* Every S/N string and every name of a decoded tree is NUL-terminated. */
 static void check_terminated(const ddb_value *v)
 {
@@ -100,12 +112,7 @@ static void test_round_trip(void **state)
     for (int round = 0; round < 2000; round++) {
         ddb_arena_reset(a);
         ddb_arena_reset(b);
-        ddb_value *m = ddb_v_map(a);
-        for (uint32_t i = 0, n = rnd(8); i < n; i++) {
-            char name[16];
-            snprintf(name, sizeof name, "attr%u", rnd(30));
-            assert_int_equal(ddb_map_set(a, m, name, random_value(a, 1)), DDB_OK);
-        }
+        ddb_value *m = random_item_map(a);
         ddb_item *in = ddb_item_from_map(a, m);
         ddb_buf buf = {0};
         assert_int_equal(ddbi_encode_item(&buf, m, ddb_item_size(in)), DDB_OK);
@@ -160,12 +167,7 @@ static void test_record_one_pass(void **state)
     ddb_buf two = {0}, one = {0};
     for (int round = 0; round < 2000; round++) {
         ddb_arena_reset(a);
-        ddb_value *m = ddb_v_map(a);
-        for (uint32_t i = 0, n = rnd(8); i < n; i++) {
-            char name[16];
-            snprintf(name, sizeof name, "attr%u", rnd(30));
-            assert_int_equal(ddb_map_set(a, m, name, random_value(a, 1)), DDB_OK);
-        }
+        ddb_value *m = random_item_map(a);
         if (round % 3 == 0) { /* big items: 2- and 3-byte size varints */
             size_t len = 100 + rnd(300000);
             char *big = ddb_arena_alloc(a, len);
