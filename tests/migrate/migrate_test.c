@@ -50,21 +50,52 @@ static void fill(struct customer *c, int64_t i)
 
 static long kill_after;
 static long events;
+static int progress_bad;
 
-static void maybe_die(void)
+/* The killed run prints where its last progress report was (the
+ * checkpoint is stored before each report): "at scanned S done D capacity C". */
+static void maybe_die(const ddb_ent_progress *p)
 {
     if (kill_after > 0 && ++events == kill_after) {
-        fprintf(stderr, "migrate v%d: SIGKILL after %ld\n", MIG_V, events);
+        fprintf(stderr, "migrate v%d: SIGKILL after %ld at scanned %llu done %llu capacity %.0f\n", MIG_V, events,
+                (unsigned long long)p->scanned, (unsigned long long)p->done, p->capacity);
         fflush(stderr);
         raise(SIGKILL);
+    }
+}
+
+/* MIGRATE_RESUME_FROM="S D C" (run.sh, from the killed run's last line):
+ * the resumed run's first report goes on from there (scanned and done past
+ * them, capacity not below), and says which part earlier runs did. */
+static void check_resumed(const ddb_ent_progress *p)
+{
+    const char *from = getenv("MIGRATE_RESUME_FROM");
+    unsigned long long s, d;
+    double c;
+    if (events != 1 || !from)
+        return;
+    if (sscanf(from, "%llu %llu %lf", &s, &d, &c) != 3) {
+        fprintf(stderr, "migrate v%d: MIGRATE_RESUME_FROM \"%s\" is not \"S D C\"\n", MIG_V, from);
+        progress_bad = 1;
+        return;
+    }
+    if (p->scanned <= s || p->done <= d || p->capacity < c - 0.5 || p->scanned_before != s) {
+        fprintf(stderr,
+                "migrate v%d: the resumed run's first progress (scanned %llu, before %llu, done %llu, capacity "
+                "%.0f) does not go on from the checkpoint (scanned %llu done %llu capacity %.0f)\n",
+                MIG_V, (unsigned long long)p->scanned, (unsigned long long)p->scanned_before,
+                (unsigned long long)p->done, p->capacity, s, d, c);
+        progress_bad = 1;
     }
 }
 
 static void on_progress(void *ctx, const ddb_ent_progress *p)
 {
     (void)ctx;
-    (void)p;
-    maybe_die();
+    if (!kill_after)
+        events++;
+    check_resumed(p);
+    maybe_die(p);
 }
 
 #if MIG_V == 4
@@ -93,7 +124,7 @@ static int do_migrate(ddb *db, bool dry)
     for (size_t i = 0; i < r.n_samples; i++)
         printf("  %s\n", r.samples[i]);
     ddb_arena_free(a);
-    return 0;
+    return progress_bad;
 }
 
 /* Every stored customer is in this version's form; n of them. */

@@ -64,7 +64,8 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
     double frac = p->total ? (double)p->scanned / (double)p->total : 0;
     if (frac > 1)
         frac = 1;
-    double rate = el > 0 ? (double)p->scanned / el : 0;
+    /* a resumed migration's counts go on from its checkpoint; the rate is this run's */
+    double rate = el > 0 && p->scanned > p->scanned_before ? (double)(p->scanned - p->scanned_before) / el : 0;
     double eta = rate > 0 && p->total > p->scanned ? (double)(p->total - p->scanned) / rate : 0;
     char eta_s[32];
     snprintf(eta_s, sizeof eta_s, "%d:%02d", (int)(eta / 60), (int)eta % 60);
