@@ -17,7 +17,7 @@
 #elif MIG_V == 3
 #include "v3_ddb.h"
 #else
-#include "v4_ddb.h"
+#include "v4_old.h" /* v4_ddb.h and the old forms of the deployed model (version 3's) */
 #endif
 
 #include <signal.h>
@@ -98,24 +98,22 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
     maybe_die(p);
 }
 
-#if MIG_V == 4
-/* transform_v4.c */
-int customer_transform(void *ctx, const ddb_item *stored, const void *old_obj, void *new_obj, ddb_arena *a,
-                       ddb_error *err);
-#endif
-
+/* Version 3 names its step and id; version 4 runs the plan ddbgen generated
+ * from the deployed model (app_migrate_from_old, with customer_from_old of
+ * transform_v4.c). */
 static int do_migrate(ddb *db, bool dry)
 {
     ddb_error err = {0};
-    ddb_ent_migration_step step = {.entity = &customer_entity};
-#if MIG_V == 4
-    step.transform = customer_transform;
-#endif
     ddb_arena *a = ddb_arena_new();
     ddb_ent_migrate_report r;
     ddb_ent_migrate_opts o = {.dry_run = dry, .samples = 3, .progress = on_progress, .page_size = 500,
                               .drop_indexes = !getenv("MIGRATE_KEEP_INDEXES")};
-    int rc = app_migrate(db, MIG_V == 3 ? "v2-to-v3" : "v3-to-v4", &step, 1, &o, a, &r, &err);
+#if MIG_V == 4
+    int rc = app_migrate_from_old(db, NULL, &o, a, &r, &err);
+#else
+    ddb_ent_migration_step step = {.entity = &customer_entity};
+    int rc = app_migrate(db, "v2-to-v3", &step, 1, &o, a, &r, &err);
+#endif
     if (rc)
         return fail("migrate", rc, &err);
     printf("migrate v%d%s: resumed %d scanned %llu moved %llu rewritten %llu unchanged %llu capacity %.0f\n", MIG_V,

@@ -43,6 +43,8 @@ step "$ddbgen" --plan-migration "$db.work/v3.model.json" --plan-out "$db.work/pl
 grep -q '"migration": "transform"' "$db.work/plan.json"
 step "$bin/migrate_v4" refuse "$db" "$n1" "CITY#{home.city|lower}"
 step "$tool" --db "$db" migrate --module "$module" --dry-run --samples 2 "$db.work/plan.json"
+# the same plan from the program: app_migrate_from_old (generated from the deployed model)
+step "$bin/migrate_v4" dry-run "$db" "$n1"
 MIGRATE_KILL_AFTER=$((n / 3)) killed "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json"
 step "$bin/migrate_v4" refuse "$db" "$n1" "a migration is in progress"
 step "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json" | tee "$db.work/report.txt"

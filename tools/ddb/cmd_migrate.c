@@ -7,9 +7,11 @@
  * libddb: the database is opened with its ddb_open, and the plan applied
  * with the generated <table>_migrate (ddb_ent_migrate) — one copy of
  * libddb for the whole migration, whatever this tool is linked with.
- * Per entity of the plan the descriptor <entity>_entity is looked up, and
- * for a "transform" entity the user's <entity>_transform
- * (ddb_ent_transform_fn).
+ * Per entity of the plan the descriptor <entity>_entity is looked up, the
+ * old form <entity>_old_entity when the module has it (ddbgen --old-model),
+ * and for a "transform" entity <entity>_transform (ddb_ent_transform_fn:
+ * ddbgen's adapter around the user's typed <entity>_from_old, or the
+ * user's own).
  *
  * Progress: a bar on a terminal (items scanned/total, rewritten, capacity,
  * rate, ETA), plain lines every 5 seconds otherwise; a final report.
@@ -184,10 +186,14 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
             rc = cli_failf(c, "the module has no %s_entity", ec);
             break;
         }
+        /* the old form, when the module holds ddbgen's old forms (<schema>_old.c, --old-model) */
+        steps[i].old_entity = sym(l->h, ec, "_old_entity");
         if (!strcmp(how, "transform") && !(*(void **)&steps[i].transform = sym(l->h, ec, "_transform"))) {
-            rc = cli_failf(c, "the plan needs a transform for %s: define int %s_transform(void *ctx, const ddb_item "
-                              "*stored, const void *old_obj, void *new_obj, ddb_arena *a, ddb_error *err) in the module",
-                           ec, ec);
+            rc = cli_failf(c, "the plan needs a transform for %s: build the module with the old forms (ddbgen "
+                              "--old-model, or ddbgen_add_module DEPLOYED_MODEL) and define %s_from_old, or define "
+                              "int %s_transform(void *ctx, const ddb_item *stored, const void *old_obj, void "
+                              "*new_obj, ddb_arena *a, ddb_error *err)",
+                           ec, ec, ec);
             break;
         }
         const json_t *rn = json_object_get(e, "renames");
