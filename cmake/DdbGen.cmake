@@ -26,7 +26,12 @@
 #   .model.json) holds the migration plan of exactly that change (ddbgen
 #   --plan-migration ... --plan-out it).  The target <target>_deploy_model
 #   writes the current model over DEPLOYED_MODEL: build it when the new
-#   schema's data is deployed (after the migration ran).
+#   schema's data is deployed (after the migration ran).  While it exists,
+#   the module also holds <x>_old.h / <x>_old.c (ddbgen --old-model): the
+#   deployed model's structs as struct <name>_old with their descriptors,
+#   and, when the plan needs a transform, the typed callback
+#   <entity>_from_old you define, the migration steps and
+#   <table>_migrate_from_old (docs/SCHEMA.md, "Changing a schema").
 #
 # Relative SCHEMA, INCLUDE_DIRS, TEMPLATES, DEPLOYED_MODEL and MIGRATION_PLAN are relative to the calling
 # CMakeLists.txt's directory, a relative OUTPUT_DIR to its build directory.
@@ -120,6 +125,8 @@ function(ddbgen_add_module target)
   # The deployed model: breaking changes fail the build unless a plan covers them.
   set(_compat_cmd)
   set(_compat_deps)
+  set(_old_opts)
+  set(_old_files)
   if(M_MIGRATION_PLAN AND NOT M_DEPLOYED_MODEL)
     message(FATAL_ERROR "ddbgen_add_module(${target}): MIGRATION_PLAN goes with DEPLOYED_MODEL")
   endif()
@@ -135,6 +142,8 @@ function(ddbgen_add_module target)
       set(_compat_cmd COMMAND "${_exe}" ${_opts} --check-compat "${_model}" --migration-plan "${_plan}"
                               "${_schema_arg}")
       set(_compat_deps "${_model}")
+      set(_old_opts --old-model "${_model}")
+      set(_old_files "${_out}/${_base}_old.h" "${_out}/${_base}_old.c")
       if(EXISTS "${_plan}")
         list(APPEND _compat_deps "${_plan}")
       endif()
@@ -150,9 +159,9 @@ function(ddbgen_add_module target)
 
   add_custom_command(
     OUTPUT "${_stamp}"
-    BYPRODUCTS "${_gen_h}" "${_gen_c}"
+    BYPRODUCTS "${_gen_h}" "${_gen_c}" ${_old_files}
     ${_compat_cmd}
-    COMMAND "${_exe}" ${_opts} --templates "${_tdir}" -o "${_out}" "${_schema_arg}"
+    COMMAND "${_exe}" ${_opts} --templates "${_tdir}" -o "${_out}" ${_old_opts} "${_schema_arg}"
     ${_scan_cmd}
     COMMAND "${CMAKE_COMMAND}" -E touch "${_stamp}"
     WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}"
@@ -162,7 +171,8 @@ function(ddbgen_add_module target)
     COMMAND_EXPAND_LISTS
     VERBATIM)
   add_custom_target(${target}_ddbgen DEPENDS "${_stamp}")
-  add_library(${target} STATIC "${_gen_c}")
+  list(FILTER _old_files INCLUDE REGEX "\\.c$")
+  add_library(${target} STATIC "${_gen_c}" ${_old_files})
   add_dependencies(${target} ${target}_ddbgen)
   target_include_directories(${target} PUBLIC "${_out}" "${_schema_dir}" ${_incs})
   target_link_libraries(${target} PUBLIC ddbgen::ddb)

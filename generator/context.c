@@ -377,6 +377,82 @@ int ddbgen_plan_migration(ddbgen_context *cx, const char *old_model_path, const 
     return rc;
 }
 
+/* The old forms' C names must not be the new schema's: a struct, entity
+ * or table named "<x>_old" in the schema is an error at its location. */
+static int old_names_free(ddbgen_context *cx, const json_t *forms, const char *shown)
+{
+    static const char *const kinds[] = {"structs", "entities", "tables"};
+    int rc = DDBGEN_OK;
+    for (size_t k = 0; k < 3; k++) {
+        size_t i, j;
+        json_t *o, *n;
+        json_array_foreach(json_object_get(forms, kinds[k]), i, o) {
+            const char *name = ddbgen_jstr(o, "cname");
+            for (size_t m = 0; m < 3 && name; m++) {
+                json_array_foreach(json_object_get(cx->checked, kinds[m]), j, n) {
+                    const char *taken = ddbgen_jstr(n, "cname");
+                    if (taken && !strcmp(taken, name)) {
+                        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, ddbgen_loc_of(n, "loc"),
+                                        "'%s' is the C name ddbgen gives the old form of '%.*s' of the deployed "
+                                        "model %s (--old-model): rename it",
+                                        name, (int)(strlen(name) - strlen(DDBGEN_OLD_SUFFIX)), name, shown);
+                        rc = DDBGEN_ESCHEMA;
+                    }
+                }
+            }
+        }
+    }
+    return rc;
+}
+
+int ddbgen_old_forms(ddbgen_context *cx, const char *old_model_path, ddbgen_ir **old_ir, json_t **plan)
+{
+    json_t *old_doc, *forms = NULL, *declared = NULL, *doc = NULL;
+    char *shown;
+    *old_ir = NULL;
+    *plan = NULL;
+    int rc = load_old(cx, old_model_path, &old_doc, &shown);
+    if (rc == DDBGEN_OK) {
+        /* no plan, no steps: what no migration handles is --check-compat's and --plan-migration's to report */
+        ddbgen_diags scratch;
+        ddbgen_diags_init(&scratch);
+        if (ddbgen__migration_plan(old_doc, cx->checked, plan, &scratch) != DDBGEN_OK) {
+            json_decref(*plan);
+            *plan = NULL;
+        }
+        ddbgen_diags_free(&scratch);
+    }
+    if (rc == DDBGEN_OK && !(forms = ddbgen__old_forms(old_doc))) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        rc = DDBGEN_EUSAGE;
+    }
+    if (rc == DDBGEN_OK)
+        rc = old_names_free(cx, forms, shown);
+    if (rc == DDBGEN_OK)
+        rc = ddbgen__load_json(cx, forms, shown, &declared);
+    if (rc == DDBGEN_OK) {
+        ddbgen_diags od;
+        ddbgen_diags_init(&od);
+        if ((rc = ddbgen__validate(declared, &od)) != DDBGEN_OK) {
+            ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, (ddbgen_loc){shown, 0, 0},
+                            "the old forms of this model do not validate (a C name ending in \"%s\" taken twice?)",
+                            DDBGEN_OLD_SUFFIX);
+            ddbgen_diags_append(&cx->diags, &od, DDBGEN_ERROR);
+        }
+        ddbgen_diags_free(&od);
+    }
+    if (rc == DDBGEN_OK && lower(declared, old_ir, &doc) != 0) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        rc = DDBGEN_EUSAGE;
+    }
+    json_decref(doc);
+    json_decref(declared);
+    json_decref(forms);
+    json_decref(old_doc);
+    free(shown);
+    return rc;
+}
+
 size_t ddbgen_error_count(const ddbgen_context *cx) { return cx->diags.errors; }
 size_t ddbgen_warning_count(const ddbgen_context *cx) { return cx->diags.warnings; }
 

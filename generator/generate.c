@@ -1,6 +1,7 @@
 /* generate.c — the back-end's last stage: the render context of the IR
  * (render_context.c) through the templates in templates_dir into
- * <base>_ddb.h and <base>_ddb.c.
+ * <base>_ddb.h and <base>_ddb.c (and, with --old-model, the old forms'
+ * context of render_old.c into <base>_old.h and <base>_old.c).
  *
  * This file only does I/O: reading templates and partials, rendering
  * (mustache.c), creating the output directory and writing a file only when
@@ -136,8 +137,9 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int ddbgen_generate(const ddbgen_ir *ir, const char *outdir, const char *templates_dir,
-                    const char *schema_base, FILE *diag)
+/* Render ctx through tmpl.h/.c into outdir/<base><suffix>.h/.c. */
+static int render_pair(const char *templates_dir, FILE *diag, json_t *ctx, const char *tmpl, const char *outdir,
+                       const char *base, const char *suffix)
 {
     gen g = {templates_dir, diag ? diag : stderr, {0}, {0}, 0};
     struct stat st;
@@ -149,27 +151,45 @@ int ddbgen_generate(const ddbgen_ir *ir, const char *outdir, const char *templat
         fprintf(g.diag, "ddbgen: %s is not a directory\n", outdir);
         return 2;
     }
-    json_t *ctx = ddbgen__render_context(ir, schema_base);
     if (!ctx) {
         fprintf(g.diag, "ddbgen: out of memory\n");
         return 1;
     }
-    char name[600];
-    snprintf(name, sizeof name, "%s_ddb.h", schema_base);
-    int rc = render_one(&g, ctx, "module.h.mustache", outdir, name);
+    char name[600], tname[600];
+    snprintf(name, sizeof name, "%s%s.h", base, suffix);
+    snprintf(tname, sizeof tname, "%s.h.mustache", tmpl);
+    int rc = render_one(&g, ctx, tname, outdir, name);
     if (!rc) {
-        snprintf(name, sizeof name, "%s_ddb.c", schema_base);
-        rc = render_one(&g, ctx, "module.c.mustache", outdir, name);
+        snprintf(name, sizeof name, "%s%s.c", base, suffix);
+        snprintf(tname, sizeof tname, "%s.c.mustache", tmpl);
+        rc = render_one(&g, ctx, tname, outdir, name);
     }
     if (getenv("DDBGEN_DUMP_CONTEXT")) {
         char *s = json_dumps(ctx, JSON_INDENT(1) | JSON_SORT_KEYS);
         fprintf(g.diag, "%s\n", s ? s : "");
         free(s);
     }
-    json_decref(ctx);
     for (int i = 0; i < g.n_partials; i++) {
         free(g.partial_name[i]);
         free(g.partial_buf[i]);
     }
+    return rc;
+}
+
+int ddbgen_generate(const ddbgen_ir *ir, const char *outdir, const char *templates_dir,
+                    const char *schema_base, FILE *diag)
+{
+    json_t *ctx = ddbgen__render_context(ir, schema_base);
+    int rc = render_pair(templates_dir, diag, ctx, "module", outdir, schema_base, "_ddb");
+    json_decref(ctx);
+    return rc;
+}
+
+int ddbgen_generate_old(const ddbgen_ir *ir, const ddbgen_ir *old_ir, const json_t *plan, const char *deployed,
+                        const char *outdir, const char *templates_dir, const char *schema_base, FILE *diag)
+{
+    json_t *ctx = ddbgen__render_old_context(old_ir, ir, plan, schema_base, deployed);
+    int rc = render_pair(templates_dir, diag, ctx, "module_old", outdir, schema_base, "_old");
+    json_decref(ctx);
     return rc;
 }

@@ -18,6 +18,8 @@
 
 #include "ir.h"
 
+#include <jansson.h>
+
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -26,6 +28,14 @@ extern "C" {
 
 int ddbgen_generate(const ddbgen_ir *ir, const char *outdir, const char *templates_dir,
                     const char *schema_base, FILE *diag);
+
+/* --old-model: <schema_base>_old.h and <schema_base>_old.c in outdir,
+ * the old forms of the deployed model (old_ir, from ddbgen_old_forms) —
+ * their structs and descriptors — and the migration steps of plan (may be
+ * NULL) towards ir.  deployed names the model file in comments.  Returns
+ * as ddbgen_generate. */
+int ddbgen_generate_old(const ddbgen_ir *ir, const ddbgen_ir *old_ir, const json_t *plan, const char *deployed,
+                        const char *outdir, const char *templates_dir, const char *schema_base, FILE *diag);
 
 #ifdef __cplusplus
 }

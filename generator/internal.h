@@ -93,4 +93,11 @@ void ddbgen__template_text(ddbgen_buf *b, const json_t *model, const json_t *ent
  * migration handles. */
 int ddbgen__migration_plan(const json_t *old_model, const json_t *new_model, json_t **out, ddbgen_diags *d);
 
+/* old_forms.c: the deployed model (a model document) as a declared model
+ * of its old forms: tables, structs and entities with C names
+ * "<cname>" DDBGEN_OLD_SUFFIX, the same stored names, field types that need
+ * no header; no declared reads or writes.  NULL when out of memory. */
+#define DDBGEN_OLD_SUFFIX "_old"
+json_t *ddbgen__old_forms(const json_t *deployed);
+
 #endif

@@ -280,6 +280,14 @@ typedef struct ddbgen_ir {
  * Borrowed: valid until ddbgen_destroy(). */
 const ddbgen_ir *ddbgen_ir_of(const ddbgen_context *cx);
 
+/* --old-model: the deployed model of old_model_path (validated as
+ * --check-compat does) as its old forms (old_forms.c), lowered into
+ * *old_ir (the caller frees it), and the migration plan from it to cx's
+ * model into *plan (the caller's; NULL when no migration can take the
+ * data there, which --check-compat and --plan-migration report).  Needs a
+ * validated cx. */
+int ddbgen_old_forms(ddbgen_context *cx, const char *old_model_path, ddbgen_ir **old_ir, json_t **plan);
+
 /* Lowers a declared model that passed the checks (ddbgen__validate) into a
  * new IR.  NULL when out of memory.  The model is not modified and may be
  * freed afterwards: the IR copies what it keeps. */

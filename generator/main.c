@@ -1,6 +1,6 @@
 /* main.c — the ddbgen command line, a thin layer over the library (model.h).
  *
- *   ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR SCHEMA.h|MODEL.json
+ *   ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR [--old-model OLD.json] SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --emit-model FILE SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --plan-migration OLD_MODEL.json [--plan-out PLAN.json] SCHEMA.h|MODEL.json
@@ -9,6 +9,7 @@
  * IR) -> check compatibility -> write the model -> generate from the IR.  Exit status 0 ok, 1 schema errors (or breaking
  * changes), 2 usage errors (including unreadable or unwritable files).
  */
+#include "ir.h"
 #include "model.h"
 
 #include <limits.h>
@@ -68,7 +69,8 @@ static void locate_data_dirs(data_dirs *d)
 }
 
 static const char usage_text[] =
-    "usage: ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR SCHEMA.h|MODEL.json\n"
+    "usage: ddbgen [-I DIR]... [-D NAME[=VALUE]]... [--templates DIR] -o OUTDIR [--old-model OLD_MODEL.json]\n"
+    "              SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-model FILE SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --plan-migration OLD_MODEL.json [--plan-out FILE]\n"
@@ -80,6 +82,10 @@ static const char help_text[] =
     "Reads a schema header (C structs with <ddb/schema.h> decorators, parsed with\n"
     "libclang) or a model written by --emit-model, validates it, and\n"
     "  -o OUTDIR              writes OUTDIR/<schema>_ddb.h and OUTDIR/<schema>_ddb.c\n"
+    "  --old-model OLD        with -o: also writes OUTDIR/<schema>_old.h and .c, the\n"
+    "                         deployed model's structs (struct <name>_old) and\n"
+    "                         descriptors, the typed transforms and migration steps\n"
+    "                         of the migration from it (docs/SCHEMA.md)\n"
     "  --emit-model FILE      writes the validated model as JSON (FILE '-' = stdout)\n"
     "  --check-compat OLD     compares with an older model: breaking changes are\n"
     "                         errors (exit 1), compatible ones notes (exit 0)\n"
@@ -115,7 +121,7 @@ static int usage_error(const char *fmt, const char *arg)
 typedef struct cli {
     const char **includes, **defines;
     size_t n_includes, n_defines;
-    const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *input;
+    const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *old_model, *input;
 } cli;
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
@@ -184,6 +190,10 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs a plan file (from --plan-migration)", "--migration-plan");
             c->accept_plan = v;
+        } else if ((v = option_value(argc, argv, &i, "--old-model"))) {
+            if (!v[0])
+                return usage_error("%s needs the deployed model (a .json file)", "--old-model");
+            c->old_model = v;
         } else if ((v = option_value(argc, argv, &i, "--plan-out"))) {
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--plan-out");
@@ -199,6 +209,8 @@ static int parse_args(int argc, char **argv, cli *c)
                                  "--check-compat OLD_MODEL.json or --plan-migration OLD_MODEL.json");
     if (c->plan_out && !c->plan_migration)
         return usage_error("%s", "--plan-out goes with --plan-migration OLD_MODEL.json");
+    if (c->old_model && !c->outdir)
+        return usage_error("%s", "--old-model goes with -o OUTDIR");
     if (c->accept_plan && !c->check_compat)
         return usage_error("%s", "--migration-plan goes with --check-compat OLD_MODEL.json");
     return 0;
@@ -234,17 +246,26 @@ static int run(const cli *c)
         rc = ddbgen_plan_migration(cx, c->plan_migration, c->plan_out ? c->plan_out : "-");
     if (rc == DDBGEN_OK && c->emit_model)
         rc = ddbgen_write_model(cx, c->emit_model);
+    ddbgen_ir *old_ir = NULL;
+    json_t *plan = NULL;
+    if (rc == DDBGEN_OK && c->old_model)
+        rc = ddbgen_old_forms(cx, c->old_model, &old_ir, &plan);
     ddbgen_print_diagnostics(cx, stderr);
     if (rc == DDBGEN_OK && c->outdir) {
 #ifdef DDBGEN_HAVE_GENERATE
         rc = ddbgen_generate(ddbgen_ir_of(cx), c->outdir,
                              c->templates ? c->templates : dirs.templates,
                              ddbgen_schema_base(cx), stderr);
+        if (rc == DDBGEN_OK && old_ir)
+            rc = ddbgen_generate_old(ddbgen_ir_of(cx), old_ir, plan, c->old_model, c->outdir,
+                                     c->templates ? c->templates : dirs.templates, ddbgen_schema_base(cx), stderr);
 #else
         fputs("ddbgen: code generation is not built yet\n", stderr);
         rc = DDBGEN_EUSAGE;
 #endif
     }
+    ddbgen_ir_free(old_ir);
+    json_decref(plan);
     ddbgen_destroy(cx);
     return rc;
 }

@@ -12,6 +12,13 @@
 /* The context for ir's module <base>_ddb.{h,c}; NULL when out of memory. */
 json_t *ddbgen__render_context(const ddbgen_ir *ir, const char *base);
 
+/* render_old.c: the context of <base>_old.{h,c}: old_ir (the deployed
+ * model's old forms, old_forms.c) as any module's descriptors, with the
+ * old structs' member declarations, and the migration steps of plan (may
+ * be NULL) towards new_ir.  deployed: the model file, for comments. */
+json_t *ddbgen__render_old_context(const ddbgen_ir *old_ir, const ddbgen_ir *new_ir, const json_t *plan,
+                                   const char *base, const char *deployed);
+
 /* Shared with render_reads.c (C text from IR facts). */
 json_t *ddbgen__rc_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
 /* s as a C identifier ('_' for other characters), upper-cased when upper. */

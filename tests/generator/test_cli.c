@@ -316,6 +316,8 @@ static void usage_errors(void **state)
         {{"schemas/shop.h", "-o", NULL}, "ddbgen: -o needs an output directory\n"},
         {{"-D", "=1", "--emit-model", "-", "schemas/shop.h", NULL},
          "ddbgen: -D needs NAME or NAME=VALUE\n"},
+        {{"--old-model", "compat/base.model.json", "--emit-model", "-", "schemas/shop.h", NULL},
+         "ddbgen: --old-model goes with -o OUTDIR\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         result r = run(cases[i].args);
@@ -352,6 +354,20 @@ static void unreadable_files(void **state)
     assert_int_equal(r.status, 2);
     assert_string_equal(
         r.err, "ddbgen: error: cannot write '/nonexistent-dir/m.json': No such file or directory\n");
+    result_free(&r);
+}
+
+/* --old-model: the old forms' C names ("<name>_old") must be free in the
+ * new schema; nothing is written otherwise. */
+static void old_forms_name_clash(void **state)
+{
+    (void)state;
+    const char *args[] = {"-o", "/nonexistent-dir/out", "--old-model", "compat/base.model.json", "old/clash.h",
+                          NULL};
+    result r = run(args);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "old/clash.h:8:8: error: 'user_old' is the C name ddbgen gives the old form of "
+                               "'user' of the deployed model compat/base.model.json (--old-model): rename it\n");
     result_free(&r);
 }
 
@@ -403,6 +419,7 @@ int main(void)
         cmocka_unit_test(include_dirs_and_defines),
         cmocka_unit_test(usage_errors),
         cmocka_unit_test(unreadable_files),
+        cmocka_unit_test(old_forms_name_clash),
         cmocka_unit_test(help_and_version),
         cmocka_unit_test(generate_needs_a_valid_schema),
     };

@@ -17,7 +17,7 @@
 #elif MIG_V == 3
 #include "v3_ddb.h"
 #else
-#include "v4_ddb.h"
+#include "v4_old.h" /* v4_ddb.h and the old forms of the deployed model (version 3's) */
 #endif
 
 #include <signal.h>
@@ -50,41 +50,70 @@ static void fill(struct customer *c, int64_t i)
 
 static long kill_after;
 static long events;
+static int progress_bad;
 
-static void maybe_die(void)
+/* The killed run prints where its last progress report was (the
+ * checkpoint is stored before each report): "at scanned S done D capacity C". */
+static void maybe_die(const ddb_ent_progress *p)
 {
     if (kill_after > 0 && ++events == kill_after) {
-        fprintf(stderr, "migrate v%d: SIGKILL after %ld\n", MIG_V, events);
+        fprintf(stderr, "migrate v%d: SIGKILL after %ld at scanned %llu done %llu capacity %.0f\n", MIG_V, events,
+                (unsigned long long)p->scanned, (unsigned long long)p->done, p->capacity);
         fflush(stderr);
         raise(SIGKILL);
+    }
+}
+
+/* MIGRATE_RESUME_FROM="S D C" (run.sh, from the killed run's last line):
+ * the resumed run's first report goes on from there (scanned and done past
+ * them, capacity not below), and says which part earlier runs did. */
+static void check_resumed(const ddb_ent_progress *p)
+{
+    const char *from = getenv("MIGRATE_RESUME_FROM");
+    unsigned long long s, d;
+    double c;
+    if (events != 1 || !from)
+        return;
+    if (sscanf(from, "%llu %llu %lf", &s, &d, &c) != 3) {
+        fprintf(stderr, "migrate v%d: MIGRATE_RESUME_FROM \"%s\" is not \"S D C\"\n", MIG_V, from);
+        progress_bad = 1;
+        return;
+    }
+    if (p->scanned <= s || p->done <= d || p->capacity < c - 0.5 || p->scanned_before != s) {
+        fprintf(stderr,
+                "migrate v%d: the resumed run's first progress (scanned %llu, before %llu, done %llu, capacity "
+                "%.0f) does not go on from the checkpoint (scanned %llu done %llu capacity %.0f)\n",
+                MIG_V, (unsigned long long)p->scanned, (unsigned long long)p->scanned_before,
+                (unsigned long long)p->done, p->capacity, s, d, c);
+        progress_bad = 1;
     }
 }
 
 static void on_progress(void *ctx, const ddb_ent_progress *p)
 {
     (void)ctx;
-    (void)p;
-    maybe_die();
+    if (!kill_after)
+        events++;
+    check_resumed(p);
+    maybe_die(p);
 }
 
-#if MIG_V == 4
-/* transform_v4.c */
-int customer_transform(void *ctx, const ddb_item *stored, const void *old_obj, void *new_obj, ddb_arena *a,
-                       ddb_error *err);
-#endif
-
+/* Version 3 names its step and id; version 4 runs the plan ddbgen generated
+ * from the deployed model (app_migrate_from_old, with customer_from_old of
+ * transform_v4.c). */
 static int do_migrate(ddb *db, bool dry)
 {
     ddb_error err = {0};
-    ddb_ent_migration_step step = {.entity = &customer_entity};
-#if MIG_V == 4
-    step.transform = customer_transform;
-#endif
     ddb_arena *a = ddb_arena_new();
     ddb_ent_migrate_report r;
     ddb_ent_migrate_opts o = {.dry_run = dry, .samples = 3, .progress = on_progress, .page_size = 500,
                               .drop_indexes = !getenv("MIGRATE_KEEP_INDEXES")};
-    int rc = app_migrate(db, MIG_V == 3 ? "v2-to-v3" : "v3-to-v4", &step, 1, &o, a, &r, &err);
+#if MIG_V == 4
+    int rc = app_migrate_from_old(db, NULL, &o, a, &r, &err);
+#else
+    ddb_ent_migration_step step = {.entity = &customer_entity};
+    int rc = app_migrate(db, "v2-to-v3", &step, 1, &o, a, &r, &err);
+#endif
     if (rc)
         return fail("migrate", rc, &err);
     printf("migrate v%d%s: resumed %d scanned %llu moved %llu rewritten %llu unchanged %llu capacity %.0f\n", MIG_V,
@@ -93,7 +122,7 @@ static int do_migrate(ddb *db, bool dry)
     for (size_t i = 0; i < r.n_samples; i++)
         printf("  %s\n", r.samples[i]);
     ddb_arena_free(a);
-    return 0;
+    return progress_bad;
 }
 
 /* Every stored customer is in this version's form; n of them. */

@@ -7,9 +7,11 @@
  * libddb: the database is opened with its ddb_open, and the plan applied
  * with the generated <table>_migrate (ddb_ent_migrate) — one copy of
  * libddb for the whole migration, whatever this tool is linked with.
- * Per entity of the plan the descriptor <entity>_entity is looked up, and
- * for a "transform" entity the user's <entity>_transform
- * (ddb_ent_transform_fn).
+ * Per entity of the plan the descriptor <entity>_entity is looked up, the
+ * old form <entity>_old_entity when the module has it (ddbgen --old-model),
+ * and for a "transform" entity <entity>_transform (ddb_ent_transform_fn:
+ * ddbgen's adapter around the user's typed <entity>_from_old, or the
+ * user's own).
  *
  * Progress: a bar on a terminal (items scanned/total, rewritten, capacity,
  * rate, ETA), plain lines every 5 seconds otherwise; a final report.
@@ -64,7 +66,8 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
     double frac = p->total ? (double)p->scanned / (double)p->total : 0;
     if (frac > 1)
         frac = 1;
-    double rate = el > 0 ? (double)p->scanned / el : 0;
+    /* a resumed migration's counts go on from its checkpoint; the rate is this run's */
+    double rate = el > 0 && p->scanned > p->scanned_before ? (double)(p->scanned - p->scanned_before) / el : 0;
     double eta = rate > 0 && p->total > p->scanned ? (double)(p->total - p->scanned) / rate : 0;
     char eta_s[32];
     snprintf(eta_s, sizeof eta_s, "%d:%02d", (int)(eta / 60), (int)eta % 60);
@@ -183,10 +186,14 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
             rc = cli_failf(c, "the module has no %s_entity", ec);
             break;
         }
+        /* the old form, when the module holds ddbgen's old forms (<schema>_old.c, --old-model) */
+        steps[i].old_entity = sym(l->h, ec, "_old_entity");
         if (!strcmp(how, "transform") && !(*(void **)&steps[i].transform = sym(l->h, ec, "_transform"))) {
-            rc = cli_failf(c, "the plan needs a transform for %s: define int %s_transform(void *ctx, const ddb_item "
-                              "*stored, const void *old_obj, void *new_obj, ddb_arena *a, ddb_error *err) in the module",
-                           ec, ec);
+            rc = cli_failf(c, "the plan needs a transform for %s: build the module with the old forms (ddbgen "
+                              "--old-model, or ddbgen_add_module DEPLOYED_MODEL) and define %s_from_old, or define "
+                              "int %s_transform(void *ctx, const ddb_item *stored, const void *old_obj, void "
+                              "*new_obj, ddb_arena *a, ddb_error *err)",
+                           ec, ec, ec);
             break;
         }
         const json_t *rn = json_object_get(e, "renames");

@@ -686,9 +686,13 @@ int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc
 typedef struct ddb_ent_progress {
     const char *entity;     /* the entity being rewritten */
     const char *step;       /* what is done to it: "backfill GSI1", "migrate" */
-    uint64_t done;          /* items rewritten so far (all steps) */
+    uint64_t done;          /* items rewritten so far (all steps; a resumed migration's count goes on
+                             * from its checkpoint, and so does capacity) */
     uint64_t skipped;       /* items looked at and left as they were */
-    uint64_t scanned;       /* items of the table read by this step so far (all types) */
+    uint64_t scanned;       /* items of the table read by this step so far (all types); a resumed
+                             * migration goes on from its checkpoint's count */
+    uint64_t scanned_before; /* of scanned, what earlier runs of a resumed migration read (0 otherwise):
+                              * scanned - scanned_before were read by this call */
     uint64_t total;         /* items in the table when the step started (0 = unknown): scanned/total is
                              * the step's fraction done */
     uint32_t step_no, n_steps; /* a migration: this step (1-based) of how many; 0 when not a migration */
@@ -778,6 +782,7 @@ typedef struct ddb_ent_migrate_report {
     uint64_t rewritten;        /* items rewritten under the same key */
     uint64_t unchanged;        /* items of the entities already in their new form */
     double capacity;           /* capacity units consumed (reads and writes) */
+                               /* (each count covers the whole migration, earlier runs included) */
     size_t n_samples;          /* dry run: samples (arena text) */
     const char **samples;
 } ddb_ent_migrate_report;

@@ -473,6 +473,7 @@ typedef struct ddbi_ent_checkpoint {
     const char *id;
     uint32_t step, n_steps;       /* step: 0-based, the one under way (n_steps: done) */
     uint64_t scanned, moved, rewritten, unchanged;
+    uint64_t in_step;             /* items the step under way has scanned (scanned counts all steps) */
     double capacity;
     const char *cursor;           /* where the step's scan goes on; NULL = its start */
 } ddbi_ent_checkpoint;

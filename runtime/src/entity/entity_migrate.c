@@ -35,6 +35,8 @@ typedef struct mig {
     bool no_tx;                    /* the endpoint has no TransactWriteItems */
     struct timespec t0;
     double cap0;                   /* capacity when this run started */
+    uint32_t step0;                /* the step under way when this run started */
+    uint64_t in_step0;             /* and what it had scanned */
     uint64_t total;
     const ddb_table_def *live;     /* the table as it was described at the start */
 } mig;
@@ -211,14 +213,17 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, const ddb_item *it,
     return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
 }
 
-static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t scanned)
+/* The counts go on from the checkpoint: a resumed run reports the whole
+ * migration's, and scanned_before says how much of scanned its earlier
+ * runs did (for a rate). */
+static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t scanned, uint32_t step)
 {
     if (!g->o.progress)
         return;
     ddb_ent_progress p = {.entity = s->entity->name, .step = g->o.dry_run ? "dry run" : "migrate",
                           .done = g->cp.moved + g->cp.rewritten, .skipped = g->cp.unchanged, .scanned = scanned,
-                          .total = g->total, .capacity = g->cp.capacity, .step_no = g->cp.step + 1,
-                          .n_steps = g->cp.n_steps};
+                          .scanned_before = step == g->step0 ? g->in_step0 : 0, .total = g->total,
+                          .capacity = g->cp.capacity, .step_no = step + 1, .n_steps = g->cp.n_steps};
     g->o.progress(g->o.progress_ctx, &p);
 }
 
@@ -240,14 +245,13 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
     if (!rc && g->cp.cursor && (rc = ddbi_ent_cursor_decode(a, g->cp.cursor, &start, err)))
         rc = ddbi_ent_fail_within(err, DDB_ECORRUPT, "the migration checkpoint's position is unreadable");
     sp.start_key = start;
-    uint64_t scanned = 0;
     while (!rc) {
         ddb_arena_reset(pa);
         ddb_page pg = {0};
         if ((rc = ddb_scan(g->db, &sp, pa, &pg, err)))
             break;
         g->cp.capacity += pg.capacity.total;
-        scanned += pg.scanned_count;
+        g->cp.in_step += pg.scanned_count;
         g->cp.scanned += pg.scanned_count;
         for (size_t i = 0; i < pg.count && !rc; i++)
             rc = one_item(g, s, pg.items[i], pa, err);
@@ -265,11 +269,15 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
             sp.start_key = next;
         }
         g->cp.cursor = cursor;
-        if (!cursor)
+        uint32_t step = g->cp.step;
+        uint64_t scanned = g->cp.in_step;
+        if (!cursor) {
             g->cp.step++;
+            g->cp.in_step = 0;
+        }
         if (!g->o.dry_run && (rc = ddbi_ent_checkpoint_put(g->db, g->m->table->def.name, &g->cp, err)))
             break;
-        report_progress(g, s, scanned);
+        report_progress(g, s, scanned, step);
         throttle(g);
         if (!cursor)
             break;
@@ -398,6 +406,8 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
     g.total = rc ? 0 : d->item_count;
     g.live = rc ? NULL : &d->def;
     g.cap0 = g.cp.capacity;
+    g.step0 = g.cp.step;
+    g.in_step0 = g.cp.in_step;
     clock_gettime(CLOCK_MONOTONIC, &g.t0);
     while (!rc && g.cp.step < m->n_steps)
         rc = run_step(&g, &m->steps[g.cp.step], err);

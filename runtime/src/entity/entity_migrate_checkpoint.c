@@ -1,10 +1,12 @@
 /* Entity room: a migration's checkpoint, stored with the table under the
  * metadata key DDB_ENT_MIGRATION_META as one line of text:
  *
- *   <id> step <i>/<n> scanned <s> moved <m> rewritten <r> unchanged <u> capacity <c> key <cursor|->
+ *   <id> step <i>/<n> scanned <s> moved <m> rewritten <r> unchanged <u> capacity <c> in_step <k> key <cursor|->
  *
  * (the cursor is the scan's LastEvaluatedKey as base64url text, "-" at the
- * start of a step).  An empty value means no migration is in progress
+ * start of a step; in_step the items the step under way has scanned, so a
+ * resumed run's progress goes on from there).  A line without in_step (a
+ * checkpoint written before it existed) reads as in_step 0.  An empty value means no migration is in progress
  * (table metadata cannot be deleted).  ddb_ent_open_table shows the line
  * when it refuses a table in migration.  Calls the public table metadata
  * API and this room's cursors. */
@@ -35,8 +37,9 @@ int ddbi_ent_checkpoint_put(ddb *db, const char *table, const ddbi_ent_checkpoin
     char head[300];
     int n = snprintf(head, sizeof head,
                      "%s step %" PRIu32 "/%" PRIu32 " scanned %" PRIu64 " moved %" PRIu64 " rewritten %" PRIu64
-                     " unchanged %" PRIu64 " capacity %.1f key ",
-                     c->id, c->step, c->n_steps, c->scanned, c->moved, c->rewritten, c->unchanged, c->capacity);
+                     " unchanged %" PRIu64 " capacity %.1f in_step %" PRIu64 " key ",
+                     c->id, c->step, c->n_steps, c->scanned, c->moved, c->rewritten, c->unchanged, c->capacity,
+                     c->in_step);
     const char *key = c->cursor ? c->cursor : "-";
     size_t kl = strlen(key);
     char *line = malloc((size_t)n + kl + 1);
@@ -72,16 +75,22 @@ int ddbi_ent_checkpoint_get(ddb *db, const char *table, ddb_arena *a, ddbi_ent_c
     char *id = ddb_arena_alloc(a, DDBI_ENT_MIGRATION_ID_MAX + 1);
     if (!id)
         return ddbi_fail_oom(err, __func__);
-    int used = 0;
+    int used = 0, more = 0;
     /* the id's width is DDBI_ENT_MIGRATION_ID_MAX (64) */
-    if (sscanf(line,
-               "%64s step %" SCNu32 "/%" SCNu32 " scanned %" SCNu64 " moved %" SCNu64 " rewritten %" SCNu64
-               " unchanged %" SCNu64 " capacity %lf key %n",
-               id, &c->step, &c->n_steps, &c->scanned, &c->moved, &c->rewritten, &c->unchanged, &c->capacity,
-               &used) != 8 ||
-        used <= 0 || (size_t)used > len)
+    bool ok = sscanf(line,
+                     "%64s step %" SCNu32 "/%" SCNu32 " scanned %" SCNu64 " moved %" SCNu64 " rewritten %" SCNu64
+                     " unchanged %" SCNu64 " capacity %lf %n",
+                     id, &c->step, &c->n_steps, &c->scanned, &c->moved, &c->rewritten, &c->unchanged, &c->capacity,
+                     &used) == 8 &&
+              used > 0 && (size_t)used <= len;
+    if (ok && !strncmp(line + used, "in_step ", 8)) {
+        ok = sscanf(line + used, "in_step %" SCNu64 " %n", &c->in_step, &more) == 1 && more > 0;
+        used += more;
+    }
+    if (!ok || (size_t)used + 4 > len || strncmp(line + used, "key ", 4))
         return ddbi_fail(err, DDB_ECORRUPT, "table %s: the migration checkpoint \"%.120s\" is unreadable", table,
                          line);
+    used += 4;
     c->id = id;
     c->cursor = strcmp(line + used, "-") ? line + used : NULL;
     *found = true;
