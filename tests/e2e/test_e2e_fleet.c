@@ -238,6 +238,24 @@ static void test_declared_queries_and_scans(void **state)
     assert_int_equal(rp.scanned_count, 3);
     assert_true(rp.items[0].celsius == 22.5);
     assert_int_equal(rp.items[0].expires_at, 4102444800);
+    /* the caller's filter is ANDed with the declared one, also when it uses
+     * the same placeholder names (#f0, :min) as the schema's text */
+    ddb_item *fn = ddb_item_new(a), *fv = ddb_item_new(a);
+    OK(ddb_item_set_s(fn, "#f0", "celsius"));
+    ddb_value *max;
+    OK(ddb_v_double(a, 24, &max, &err));
+    OK(ddb_item_set(fv, ":min", max));
+    ddb_ent_read_opts fo = {.filter = "#f0 < :min", .filter_names = fn, .filter_values = fv};
+    OK(reading_hot(db, "d1", "2024-03-04T11:00:00Z", "2024-03-04T13:00:00Z", 21, &fo, a, &rp, &err));
+    assert_int_equal(rp.count, 1); /* 22.5: > 21 (declared) and < 24 (the caller's) */
+    assert_true(rp.items[0].celsius == 22.5);
+    /* the declared filter's own namespace (#ddb_..., :ddb_...) is refused */
+    ddb_item *bad = ddb_item_new(a);
+    OK(ddb_item_set_s(bad, "#ddb_f0", "celsius"));
+    ddb_ent_read_opts bo = {.filter = "#ddb_f0 < :min", .filter_names = bad, .filter_values = fv};
+    assert_int_equal(reading_hot(db, "d1", "2024-03-04T11:00:00Z", "2024-03-04T13:00:00Z", 21, &bo, a, &rp, &err),
+                     DDB_EINVAL);
+    assert_non_null(strstr(err.message, "#ddb_f0"));
     OK(reading_since(db, "d1", "2024-03-04T12:00:00Z", NULL, a, &rp, &err));
     assert_int_equal(rp.count, 3);
     OK(reading_table(db, "d1", reading_table_taken_at(DDB_ENT_SK_LT, "2024-03-04T12:00:00Z", NULL), NULL, a, &rp,
@@ -271,6 +289,14 @@ static void test_declared_queries_and_scans(void **state)
         } while (o.cursor);
     }
     assert_int_equal(n, 2); /* d2 and d4, once each */
+    /* a declared scan's filter ANDed with the caller's (on the same shard: the B item) */
+    ddb_item *sn = ddb_item_new(a), *sv = ddb_item_new(a);
+    OK(ddb_item_set_s(sn, "#f0", "battery_pct"));
+    OK(ddb_item_set_i64(sv, ":pct", 10));
+    ddb_ent_read_opts lo = {.filter = "#f0 >= :pct", .filter_names = sn, .filter_values = sv};
+    OK(device_low_battery(db, 20, 0, 0, &lo, a, &dp, &err));
+    assert_int_equal(dp.count, 1); /* d2 (15); d4 (5) is below the caller's 10 */
+    assert_string_equal(dp.items[0].device_id, "d2");
     OK(device_scan(db, 0, 0, NULL, a, &dp, &err));
     assert_int_equal(dp.count, 4);
     for (size_t i = 0; i < dp.count; i++)

@@ -611,6 +611,17 @@ int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *res
 /* Free the iterator's cursor copy (safe to call twice). */
 void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it);
 
+/* A declared filter (ddbgen's DDB_QUERY / DDB_SCAN: text over #names and
+ * :values bound in names / values) ANDed with the caller's o->filter into
+ * *out, a copy of *o (o may be NULL): filter "(<declared>) AND (<caller's>)"
+ * (just the declared one when the caller has none), the two name and value
+ * maps merged (new maps in a).  The declared filter's placeholders start
+ * with #ddb_ / :ddb_ (ddbgen emits them so), so they never meet the
+ * caller's: a caller's filter binding such a name is DDB_EINVAL, as are
+ * names or values without a filter.  what names the query in messages. */
+int ddb_ent_declared_filter(const char *what, const char *text, const ddb_item *names, const ddb_item *values,
+                            const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_read_opts *out, ddb_error *err);
+
 /* Get by primary key with the read options (fields, consistent, capacity;
  * paging options ignored); *mask (may be NULL) gets the fields set. */
 int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_read_opts *o, ddb_arena *a,

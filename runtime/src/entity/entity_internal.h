@@ -89,13 +89,26 @@ bool ddbi_ent_template_fits(const ddb_template *t, const ddb_value *v);
 /* ddb_ent_render without a write shard suffix. */
 int ddbi_ent_render_plain(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a,
                           ddb_value **out, ddb_error *err);
+/* The text hole s renders field f (at p) to, before filters (*absent: an
+ * unset optional field); numbers are printed into buf. */
+int ddbi_ent_hole_text(const ddb_field_desc *f, const char *p, const ddb_tseg *s, char *buf, size_t cap,
+                       const char **text, size_t *len, bool *absent, ddb_error *err);
+/* fit[i * (n + 1) + p]: does t[p..n) fit segs[i..nseg)?  (malloc'd; NULL when out of memory) */
+bool *ddbi_ent_fit_table(const ddb_tseg *segs, uint16_t nseg, const char *t, size_t n);
 /* Parse key value v (its first len bytes: without a shard suffix), rendered
  * from t, back into the fields of obj whose bit mask does not have, and set
- * their bits: plain string, number and bool holes whose text is placed
- * unambiguously by the template's literals and reads back unchanged;
- * filtered holes ({d|quarter}, {s|upper}) and nested paths are skipped. */
+ * their bits (entity_keyparse.c): plain string, number and bool holes whose
+ * text is placed by the template's literals or the fixed width of date
+ * parts and reads back unchanged; a field seen only as date parts when
+ * they determine it (char[N] of "YYYY", "YYYY-MM", "YYYY-MM-DD"); case
+ * filters ({s|upper}) and nested paths are skipped. */
 void ddbi_ent_parse_key(const ddb_entity_desc *e, const ddb_template *t, const ddb_value *v, size_t len, void *obj,
                         ddb_arena *a, ddb_ent_mask *mask);
+/* The same over every key attribute item it holds of e's keys (an index
+ * entry: the table's keys and the index's), date parts collected across
+ * them. */
+void ddbi_ent_fields_from_keys(const ddb_entity_desc *e, const ddb_item *it, void *obj, ddb_arena *a,
+                               ddb_ent_mask *mask);
 /* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
 /* Does t read a top-level field i with changed[i] set? */

@@ -2,12 +2,15 @@
  * projection of a field mask (the fields' attributes plus the keys and the
  * type attribute, which grouping and cursors need; only those for a
  * count), and the filter (the caller's text with its bound names and
- * values, ANDed with "type attribute = the entity's name" for scans).
- * Calls this room's expression builder and the public item API. */
+ * values, ANDed with "type attribute = the entity's name" for scans), and
+ * ddb_ent_declared_filter, which ANDs a declared query's filter (ddbgen's
+ * DDB_QUERY / DDB_SCAN) with the caller's.  Calls this room's expression
+ * builder and the public item API. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Append ", #nK" (or "#nK" first) naming attr to the projection, once
@@ -75,6 +78,67 @@ static int build_filter(ddbi_ent_ask *q, const ddb_entity_desc *e, const ddb_ent
         return ddbi_fail_oom(err, __func__);
     q->values = ddbi_exprb_values(x);
     return ddbi_exprb_prepare(x, DDB_EXPR_FILTER, &q->filter, err);
+}
+
+/* Is placeholder k in the namespace of declared filters and the runtime ("#ddb_...", ":ddb_...")? */
+static bool reserved(const char *k)
+{
+    return (k[0] == '#' || k[0] == ':') && !strncmp(k + 1, "ddb_", 4);
+}
+
+/* Copy map from (may be NULL) into into; with check, a reserved key is refused. */
+static int and_map(const char *what, const ddb_item *from, bool check, ddb_item *into, ddb_error *err)
+{
+    const ddb_value *mv = from ? ddb_item_map(from) : NULL;
+    for (uint32_t i = 0; mv && i < mv->len; i++) {
+        const char *k = mv->u.m[i].name;
+        if (check && reserved(k))
+            return ddbi_fail(err, DDB_EINVAL,
+                             "%s: the caller's filter binds %s; names and values starting with #ddb_ and :ddb_ are "
+                             "the declared filter's and the runtime's",
+                             what, k);
+        if (ddb_item_set(into, k, (ddb_value *)mv->u.m[i].value))
+            return ddbi_fail_oom(err, __func__);
+    }
+    return DDB_OK;
+}
+
+int ddb_ent_declared_filter(const char *what, const char *text, const ddb_item *names, const ddb_item *values,
+                            const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_read_opts *out, ddb_error *err)
+{
+    if (!what || !text || !*text || !out)
+        return ddbi_fail(err, DDB_EINVAL, "declared filter: its name, text and output are required");
+    if (!a)
+        return ddbi_fail_oom(err, __func__);
+    static const ddb_ent_read_opts none = {0};
+    const ddb_ent_read_opts *in = o ? o : &none;
+    bool user = in->filter && in->filter[0];
+    if (!user && (in->filter_names || in->filter_values))
+        return ddbi_fail(err, DDB_EINVAL, "%s: filter names or values without a filter", what);
+    ddb_item *nm = ddb_item_new(a), *vals = ddb_item_new(a);
+    if (!nm || !vals)
+        return ddbi_fail_oom(err, __func__);
+    int rc = and_map(what, names, false, nm, err);
+    if (!rc)
+        rc = and_map(what, values, false, vals, err);
+    if (!rc && user && !(rc = and_map(what, in->filter_names, true, nm, err)))
+        rc = and_map(what, in->filter_values, true, vals, err);
+    if (rc)
+        return rc;
+    const char *t = text;
+    if (user) {
+        size_t n = strlen(text) + strlen(in->filter) + 12;
+        char *both = ddb_arena_alloc(a, n);
+        if (!both)
+            return ddbi_fail_oom(err, __func__);
+        snprintf(both, n, "(%s) AND (%s)", text, in->filter);
+        t = both;
+    }
+    *out = *in;
+    out->filter = t;
+    out->filter_names = ddb_item_count(nm) ? nm : NULL;
+    out->filter_values = ddb_item_count(vals) ? vals : NULL;
+    return DDB_OK;
 }
 
 int ddbi_ent_ask_init(ddbi_ent_ask *q, ddb *db, const ddb_entity_desc *e, const char *index,

@@ -118,34 +118,6 @@ static bool same_item(const ddb_entity_desc *e, const ddb_item *a, const ddb_ite
            shard_base(e, sb) == base && !memcmp(sa->u.s, sb->u.s, base);
 }
 
-/* The length of key text v without a write shard's ".N" suffix. */
-static size_t unsharded_len(const ddb_entity_desc *e, const ddb_template *t, const ddb_value *v)
-{
-    size_t n = v && v->type == DDB_TS ? v->len : SIZE_MAX;
-    if (n == SIZE_MAX || ddbi_ent_write_shards(e, t) <= 1)
-        return n;
-    while (n > 0 && v->u.s[n - 1] >= '0' && v->u.s[n - 1] <= '9')
-        n--;
-    return n > 0 && v->u.s[n - 1] == '.' ? n - 1 : v->len;
-}
-
-/* A KEYS_ONLY / INCLUDE entry: the fields only its key attributes hold
- * ("ORDER#{order_id}"), parsed back through e's key templates (the
- * table's keys and the index's, which every entry carries). */
-static void fields_from_keys(const ddb_entity_desc *e, const ddb_item *it, void *obj, ddb_arena *a,
-                             ddb_ent_mask *mask)
-{
-    for (uint16_t k = 0; k < e->n_keys; k++) {
-        const ddb_key_desc *kd = &e->keys[k];
-        const ddb_value *pk = ddb_item_get(it, kd->pk_attr);
-        ddbi_ent_parse_key(e, &kd->pk, pk, unsharded_len(e, &kd->pk, pk), obj, a, mask);
-        if (!kd->sk_attr || (k == 0 && e->n_shards)) /* a shard item's SK ends in its shard id */
-            continue;
-        const ddb_value *sk = ddb_item_get(it, kd->sk_attr);
-        ddbi_ent_parse_key(e, &kd->sk, sk, unsharded_len(e, &kd->sk, sk), obj, a, mask);
-    }
-}
-
 /* Decode n items (one logical item's shard items, or one item) into slot. */
 static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, size_t n, ddb_error *err)
 {
@@ -161,7 +133,7 @@ static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, 
         if (rc)
             return rc;
         if (r->index_partial && !r->o->fetch_base)
-            fields_from_keys(s->e, items[i], slot, r->a, mask);
+            ddbi_ent_fields_from_keys(s->e, items[i], slot, r->a, mask);
     }
     return r->projected ? DDB_OK : ddbi_ent_check_required(s->e, mask, err);
 }

@@ -842,7 +842,7 @@ int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_e
 
 /* query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
  *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
- *   filter:        "#f0 = :active AND #f1 >= :min_logins"
+ *   filter:        "#ddb_f0 = :ddb_active AND #ddb_f1 >= :ddb_min_logins"
  */
 int user_joined(ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err)
@@ -875,18 +875,17 @@ int user_joined(ddb *db, const char *org, const char *country, int64_t from, int
     if (!names || !values)
         return shop_failed(DDB_ENOMEM, "user_joined", err);
     if (!rc)
-        rc = ddb_item_set_s(names, "#f0", "active");
+        rc = ddb_item_set_s(names, "#ddb_f0", "active");
     if (!rc)
-        rc = ddb_item_set_s(names, "#f1", "logins");
+        rc = ddb_item_set_s(names, "#ddb_f1", "logins");
     if (!rc)
-        rc = ddb_item_set_bool(values, ":active", active);
+        rc = ddb_item_set_bool(values, ":ddb_active", active);
     if (!rc)
-        rc = ddb_item_set_i64(values, ":min_logins", (int64_t)min_logins);
+        rc = ddb_item_set_i64(values, ":ddb_min_logins", (int64_t)min_logins);
     if (rc)
         return shop_failed(rc, "user_joined: binding the filter's values", err);
-    ro.filter = "#f0 = :active AND #f1 >= :min_logins";
-    ro.filter_names = names;
-    ro.filter_values = values;
+    if ((rc = ddb_ent_declared_filter("user_joined", "#ddb_f0 = :ddb_active AND #ddb_f1 >= :ddb_min_logins", names, values, o, a, &ro, err)))
+        return rc;
     kc.key = 3;
     kc.obj = &k;
     kc.hi = &hi;
@@ -897,7 +896,7 @@ int user_joined(ddb *db, const char *org, const char *country, int64_t from, int
 }
 
 /* scan tagged
- *   filter: "contains(#f0, :tag) OR size(#f1) > :n"
+ *   filter: "contains(#ddb_f0, :ddb_tag) OR size(#ddb_f1) > :ddb_n"
  */
 int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
            const ddb_ent_read_opts *o, ddb_arena *a, user_page *out, ddb_error *err)
@@ -914,18 +913,17 @@ int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t 
     if (!names || !values)
         return shop_failed(DDB_ENOMEM, "user_tagged", err);
     if (!rc)
-        rc = ddb_item_set_s(names, "#f0", "tags");
+        rc = ddb_item_set_s(names, "#ddb_f0", "tags");
     if (!rc)
-        rc = ddb_item_set_s(names, "#f1", "nicknames");
+        rc = ddb_item_set_s(names, "#ddb_f1", "nicknames");
     if (!rc)
-        rc = ddb_item_set_s(values, ":tag", tag);
+        rc = ddb_item_set_s(values, ":ddb_tag", tag);
     if (!rc)
-        rc = ddb_item_set_i64(values, ":n", (int64_t)n);
+        rc = ddb_item_set_i64(values, ":ddb_n", (int64_t)n);
     if (rc)
         return shop_failed(rc, "user_tagged: binding the filter's values", err);
-    ro.filter = "contains(#f0, :tag) OR size(#f1) > :n";
-    ro.filter_names = names;
-    ro.filter_values = values;
+    if ((rc = ddb_ent_declared_filter("user_tagged", "contains(#ddb_f0, :ddb_tag) OR size(#ddb_f1) > :ddb_n", names, values, o, a, &ro, err)))
+        return rc;
     rc = ddb_ent_scan(db, &user_entity, NULL, segment, total_segments, &ro, a, &r, err);
     return user_page_of(rc, &r, out);
 }
@@ -1538,7 +1536,7 @@ int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
 
 /* query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
  *   key condition: "views >= :min"
- *   filter:        "#f0 > :in_stock"
+ *   filter:        "#ddb_f0 > :ddb_in_stock"
  */
 int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err)
@@ -1562,14 +1560,13 @@ int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_op
     if (!names || !values)
         return shop_failed(DDB_ENOMEM, "product_viewed", err);
     if (!rc)
-        rc = ddb_item_set_s(names, "#f0", "stock");
+        rc = ddb_item_set_s(names, "#ddb_f0", "stock");
     if (!rc)
-        rc = ddb_item_set_i64(values, ":in_stock", (int64_t)in_stock);
+        rc = ddb_item_set_i64(values, ":ddb_in_stock", (int64_t)in_stock);
     if (rc)
         return shop_failed(rc, "product_viewed: binding the filter's values", err);
-    ro.filter = "#f0 > :in_stock";
-    ro.filter_names = names;
-    ro.filter_values = values;
+    if ((rc = ddb_ent_declared_filter("product_viewed", "#ddb_f0 > :ddb_in_stock", names, values, o, a, &ro, err)))
+        return rc;
     kc.key = 1;
     kc.obj = &k;
     kc.hi = &hi;

@@ -496,13 +496,17 @@ int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_e
 /* Query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
  *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
  *   filter:        "active = :active AND logins >= :min_logins"
- * Runs with the options given; the filter replaces opts->filter. */
+ * Runs with the options given; a filter in them is ANDed:
+ * "(<this filter>) AND (<opts->filter>)" (its #ddb_ / :ddb_ names are this
+ * function's). */
 int user_joined(ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
 
 /* Scan tagged: the "User" items of the table
  *   filter: "contains(tags, :tag) OR size(nicknames) > :n"
- * segment / total_segments: a parallel scan's part (0, 0 = the whole table). */
+ * segment / total_segments: a parallel scan's part (0, 0 = the whole table).
+ * A filter in the options is ANDed: "(<this filter>) AND (<opts->filter>)".
+ */
 int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
            const ddb_ent_read_opts *o, ddb_arena *a, user_page *out, ddb_error *err);
 
@@ -852,7 +856,9 @@ int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
 /* Query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
  *   key condition: "views >= :min"
  *   filter:        "stock > :in_stock"
- * Runs with the options given; the filter replaces opts->filter. */
+ * Runs with the options given; a filter in them is ANDed:
+ * "(<this filter>) AND (<opts->filter>)" (its #ddb_ / :ddb_ names are this
+ * function's). */
 int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
 
