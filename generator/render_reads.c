@@ -292,7 +292,6 @@ void ddbgen__reads_module_ctx(json_t *ctx, const ddbgen_ir *ir)
     }
     set(ctx, "uses_sk_level", json_boolean(levels));
     set(ctx, "uses_failed", json_boolean(failed));
-    set(ctx, "uses_ent_opts", json_boolean(ir->n_entities > 0));
 }
 
 void ddbgen__reads_ctx(json_t *o, const ddbgen_ir_entity *e, const char *base)

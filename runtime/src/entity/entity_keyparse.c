@@ -32,17 +32,6 @@ typedef struct parts {
     uint8_t n;
 } parts;
 
-/* Zero field f at p (the state of a field a read has not set). */
-static void clear_field(const ddb_field_desc *f, char *p)
-{
-    if (f->type == DDB_F_STRING)
-        *(char **)p = NULL;
-    else if (f->type == DDB_F_BOOL)
-        *(bool *)p = false;
-    else
-        memset(p, 0, f->size);
-}
-
 /* The width of a date-part hole's text (|year 4, |month |day |quarter 2), 0 for other segments. */
 static size_t part_width(const ddb_tseg *s)
 {
@@ -124,7 +113,7 @@ static void parse_hole(const ddb_entity_desc *e, const ddb_tseg *s, const char *
     if (!rc)
         rc = ddbi_ent_hole_text(f, p, s, buf, sizeof buf, &back, &blen, &absent, &ignored);
     if (rc || absent || blen != n || memcmp(back, t, n)) {
-        clear_field(f, p);
+        ddbi_ent_clear_field(f, p);
         return;
     }
     ddb_ent_mask_set(mask, s->path[0]);

@@ -2,7 +2,8 @@
  * projection of a field mask (the fields' attributes plus the keys and the
  * type attribute, which grouping and cursors need; only those for a
  * count), and the filter (the caller's text with its bound names and
- * values, ANDed with "type attribute = the entity's name" for scans), and
+ * values, ANDed with "type attribute = the entity's name" for scans), the
+ * shards a projection needs of a sharded entity, and
  * ddb_ent_declared_filter, which ANDs a declared query's filter (ddbgen's
  * DDB_QUERY / DDB_SCAN) with the caller's.  Calls this room's expression
  * builder and the public item API. */
@@ -29,20 +30,36 @@ static int project(ddbi_exprb *x, const char *attr)
     return DDB_OK;
 }
 
-static int build_projection(ddbi_ent_ask *q, const ddb_entity_desc *e, const char *index,
-                            const ddb_ent_read_opts *o, ddb_error *err)
+static int build_projection(ddbi_ent_ask *q, const ddb_entity_desc *e, const ddbi_ent_sink *sinks, uint16_t n,
+                            const char *index, const ddb_ent_read_opts *o, ddb_error *err)
 {
     const ddb_table_def *t = &e->table->def;
     int rc = project(&q->xp, e->table->type_attr) || project(&q->xp, t->key.pk) || project(&q->xp, t->key.sk);
     for (size_t i = 0; index && !rc && i < t->n_indexes; i++)
         if (!strcmp(t->indexes[i].name, index))
             rc = project(&q->xp, t->indexes[i].key.pk) || project(&q->xp, t->indexes[i].key.sk);
-    for (uint16_t i = 0; !rc && !o->count_only && i < e->st->n_fields && i < DDB_ENT_MAX_FIELDS; i++)
-        if (ddb_ent_mask_has(o->fields, i))
-            rc = project(&q->xp, e->st->fields[i].attr);
+    for (uint16_t s = 0; !rc && !o->count_only && s < n; s++) {
+        const ddb_entity_desc *se = sinks[s].e;
+        for (uint16_t i = 0; !rc && i < se->st->n_fields && i < DDB_ENT_MAX_FIELDS; i++)
+            if (ddb_ent_mask_has(sinks[s].fields, i))
+                rc = project(&q->xp, se->st->fields[i].attr);
+    }
     if (rc)
         return ddbi_fail_oom(err, __func__);
     return ddbi_exprb_prepare(&q->xp, DDB_EXPR_PROJECTION, &q->projection, err);
+}
+
+uint64_t ddbi_ent_shards_needed(const ddb_entity_desc *e, const ddb_ent_mask *fields)
+{
+    if (!fields || !e->n_shards)
+        return ddbi_ent_all_shards(e);
+    uint64_t need = 0;
+    for (uint16_t i = 0; i < e->st->n_fields && i < DDB_ENT_MAX_FIELDS; i++) {
+        const ddb_field_desc *f = &e->st->fields[i];
+        if (ddb_ent_mask_has(fields, i) && !(f->flags & DDB_FIELD_KEY))
+            need |= (uint64_t)1 << ddbi_ent_field_part(e, f);
+    }
+    return need ? need : 1; /* keys only: one shard item says the entity is there */
 }
 
 /* Copy every attribute of src into dst. */
@@ -141,14 +158,17 @@ int ddb_ent_declared_filter(const char *what, const char *text, const ddb_item *
     return DDB_OK;
 }
 
-int ddbi_ent_ask_init(ddbi_ent_ask *q, ddb *db, const ddb_entity_desc *e, const char *index,
-                      const ddb_ent_read_opts *o, bool type_filter, ddb_arena *a, ddb_error *err)
+int ddbi_ent_ask_init(ddbi_ent_ask *q, ddb *db, const ddb_entity_desc *e, const ddbi_ent_sink *sinks, uint16_t n,
+                      const char *index, const ddb_ent_read_opts *o, bool type_filter, ddb_arena *a, ddb_error *err)
 {
     memset(q, 0, sizeof *q); /* builders made only when needed: a plain read allocates nothing here */
     int rc = DDB_OK;
-    if (o->fields || o->count_only) {
+    bool every = n > 0; /* every type kept has a projection */
+    for (uint16_t s = 0; s < n; s++)
+        every = every && sinks[s].fields;
+    if (every || o->count_only) {
         if (!(rc = ddbi_exprb_init(&q->xp, db, a, err)))
-            rc = build_projection(q, e, index, o, err);
+            rc = build_projection(q, e, sinks, n, index, o, err);
     }
     if (!rc && ((o->filter && o->filter[0]) || type_filter)) {
         if (!(rc = ddbi_exprb_init(&q->xf, db, a, err)))
