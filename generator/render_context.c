@@ -351,6 +351,7 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
         json_t *mo = json_object(), *ro = json_object(), *eu = c_ident(e->cname, 1);
         set(mo, "ename", json_string(e->cname));
         set(mo, "ectype", json_string(e->ctype));
+        set(mo, "mconst", fmt("%s_SCAN_%s", json_string_value(upper), json_string_value(eu)));
         json_array_append_new(members, mo);
         set(ro, "rcname", json_string(e->cname));
         set(ro, "rctype", json_string(e->ctype));
@@ -545,8 +546,12 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
     set(o, "name", c_literal(c->name));
     set(o, "label", comment_literal(c->name));
     set(o, "index", c->index->kind == DDBGEN_IR_PRIMARY ? json_string("NULL") : c_literal(c->index->name));
+    json_t *tu = c_ident(c->table->cname, 1), *cu = c_ident(c->name, 1);
+    set(o, "n_const", fmt("%s_%s_MEMBERS", json_string_value(tu), json_string_value(cu)));
     for (size_t i = 0; i < c->n_members; i++) {
-        json_t *mo = json_object();
+        json_t *mo = json_object(), *eu = c_ident(c->members[i].entity->cname, 1);
+        set(mo, "mconst", fmt("%s_%s_%s", json_string_value(tu), json_string_value(cu), json_string_value(eu)));
+        json_decref(eu);
         set(mo, "cname", json_string(c->members[i].entity->cname));
         set(mo, "ctype", json_string(c->members[i].entity->ctype));
         set(mo, "key_no", count(c->members[i].key->no));
@@ -558,6 +563,8 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
     }
     set(o, "n_members", count(c->n_members));
     set(o, "members", members);
+    json_decref(tu);
+    json_decref(cu);
     return o;
 }
 

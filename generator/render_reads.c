@@ -11,9 +11,15 @@
 #include "internal.h"
 #include "render_context.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The prefix of a declared filter's placeholders in generated code: the
+ * runtime ANDs the caller's filter with it (ddb_ent_declared_filter) and
+ * refuses caller names in this namespace, so the two never collide. */
+#define FILTER_NS "ddb_"
 
 static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, key, v); }
 
@@ -176,28 +182,45 @@ static void bind_value(ddbgen_buf *b, const ddbgen_ir_qparam *p)
 {
     switch (p->type) {
     case DDBGEN_IR_S:
-        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_s(values, \":%s\", %s);\n", p->name, p->name);
+        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_s(values, \":" FILTER_NS "%s\", %s);\n", p->name, p->name);
         break;
     case DDBGEN_IR_BOOL:
-        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_bool(values, \":%s\", %s);\n", p->name, p->name);
+        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_bool(values, \":" FILTER_NS "%s\", %s);\n", p->name, p->name);
         break;
     case DDBGEN_IR_B:
-        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_b(values, \":%s\", %s.data, %s.len);\n", p->name,
+        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_b(values, \":" FILTER_NS "%s\", %s.data, %s.len);\n", p->name,
                           p->name, p->name);
         break;
     default:
         if (p->num == DDBGEN_IR_NUM_FLOAT)
             ddbgen_buf_printf(b,
                               "    if (!rc && !(rc = ddb_v_double(a, (double)%s, &v, err)))\n"
-                              "        rc = ddb_item_set(values, \":%s\", v);\n",
+                              "        rc = ddb_item_set(values, \":" FILTER_NS "%s\", v);\n",
                               p->name, p->name);
         else if (p->num == DDBGEN_IR_NUM_UINT)
-            ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set(values, \":%s\", ddb_v_u64(a, (uint64_t)%s));\n",
+            ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set(values, \":" FILTER_NS "%s\", ddb_v_u64(a, (uint64_t)%s));\n",
                               p->name, p->name);
         else
-            ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_i64(values, \":%s\", (int64_t)%s);\n",
+            ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_i64(values, \":" FILTER_NS "%s\", (int64_t)%s);\n",
                               p->name, p->name);
     }
+}
+
+/* The filter as the generated code runs it: every #name and :value of the
+ * bound text moved into FILTER_NS ("#f0 > :min" -> "#ddb_f0 > :ddb_min").
+ * DynamoDB expressions have no string literals, so a '#' or ':' always
+ * starts a placeholder. */
+static char *runtime_filter(const char *bound)
+{
+    ddbgen_buf b = {0};
+    for (const char *p = bound; *p; p++) {
+        ddbgen_buf_printf(&b, "%c", *p);
+        if ((*p == '#' || *p == ':') && p[1] && (isalnum((unsigned char)p[1]) || p[1] == '_'))
+            ddbgen_buf_puts(&b, FILTER_NS);
+    }
+    char *r = strdup(ddbgen_buf_str(&b));
+    ddbgen_buf_free(&b);
+    return r;
 }
 
 static json_t *query_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_query *q)
@@ -217,9 +240,11 @@ static json_t *query_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_query *q)
     set(o, "key_text", q->key_text ? ddbgen__comment_literal(q->key_text) : json_string("(the whole partition)"));
     set(o, "has_filter", json_boolean(q->filter_bound != NULL));
     if (q->filter_bound) {
+        char *rt = runtime_filter(q->filter_bound);
         set(o, "filter_text", ddbgen__comment_literal(q->filter_text));
-        set(o, "filter_lit", ddbgen__c_literal(q->filter_bound));
-        set(o, "filter_comment", ddbgen__comment_literal(q->filter_bound));
+        set(o, "filter_lit", ddbgen__c_literal(rt ? rt : ""));
+        set(o, "filter_comment", ddbgen__comment_literal(rt ? rt : ""));
+        free(rt);
     }
     bool any_float = false;
     for (size_t i = 0; i < q->n_params; i++) {
@@ -242,7 +267,7 @@ static json_t *query_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_query *q)
     }
     for (size_t i = 0; i < q->n_names; i++) {
         json_t *lit = ddbgen__c_literal(q->names[i]);
-        ddbgen_buf_printf(&binds, "    if (!rc)\n        rc = ddb_item_set_s(names, \"#f%zu\", %s);\n", i, str(lit));
+        ddbgen_buf_printf(&binds, "    if (!rc)\n        rc = ddb_item_set_s(names, \"#" FILTER_NS "f%zu\", %s);\n", i, str(lit));
         json_decref(lit);
     }
     for (size_t i = 0; i < q->n_params; i++)
@@ -267,7 +292,6 @@ void ddbgen__reads_module_ctx(json_t *ctx, const ddbgen_ir *ir)
     }
     set(ctx, "uses_sk_level", json_boolean(levels));
     set(ctx, "uses_failed", json_boolean(failed));
-    set(ctx, "uses_ent_opts", json_boolean(ir->n_entities > 0));
 }
 
 void ddbgen__reads_ctx(json_t *o, const ddbgen_ir_entity *e, const char *base)

@@ -120,12 +120,13 @@ int main(int argc, char **argv)
     printf("Get pr-000001 from ProductsOneItem: %s\n", ex_cost(&cap, cost));
     printf("    %s, %.2f, stock %d\n", got1.name, (double)got1.price_cents / 100, got1.stock);
 
-    /* a projection: only the fields of shard A, as a field mask */
+    /* a projection: only the fields of shard A, as a field mask: only the
+     * shard A item is read (one GetItem), not the 38 KB of shard B */
     ddb_ent_mask fast = product_mask(PRODUCT_F_STOCK | PRODUCT_F_PRICE_CENTS);
     ddb_ent_read_opts proj = {.fields = &fast, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap};
     product_page pp;
     EX_CHECK(product_by_id(db, 1, product_by_id_all(), &proj, a, &pp, &err));
-    printf("Stock and price of pr-000001 (product_by_id with fields STOCK | PRICE_CENTS): %s\n", ex_cost(&cap, cost));
+    printf("Stock and price of pr-000001 (product_by_id with fields STOCK | PRICE_CENTS: shard A only): %s\n", ex_cost(&cap, cost));
     for (size_t i = 0; i < pp.count; i++)
         printf("    stock %d, %.2f, name %s\n", pp.items[i].stock, (double)pp.items[i].price_cents / 100,
                ddb_ent_mask_has(&pp.masks[i], PRODUCT_FN_NAME) ? pp.items[i].name : "(not read)");

@@ -37,6 +37,7 @@ device {
     int32_t battery_pct DDB_SHARD("B");
     char status[16] DDB_SHARD("B");
     int64_t version DDB_VERSION DDB_SHARD("A");
+    char *notes DDB_SHARD("B");  /* large when set: a projection of shard A fields skips it */
 };
 
 /* A reading in its device's partition, expiring after a while. */

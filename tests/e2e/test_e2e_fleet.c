@@ -90,11 +90,14 @@ static void fill(ddb *db)
     for (int i = 0; i < 2; i++)
         OK(site_create(db, &sites[i], NULL, NULL, &err));
     struct device devs[] = {
-        {"d1", "s1", "sensor", "T-100", 80, "ok", 0},
-        {"d2", "s1", "sensor", "T-100", 15, "low", 0},
-        {"d3", "s1", "gateway", "G-7", 50, "ok", 0},
-        {"d4", "s2", "sensor", "T-200", 5, "low", 0},
+        {"d1", "s1", "sensor", "T-100", 80, "ok", 0, NULL},
+        {"d2", "s1", "sensor", "T-100", 15, "low", 0, NULL},
+        {"d3", "s1", "gateway", "G-7", 50, "ok", 0, NULL},
+        {"d4", "s2", "sensor", "T-200", 5, "low", 0, NULL},
     };
+    static char notes[6001]; /* d1's shard B item is over 4 KB: reading it costs more */
+    memset(notes, 'n', sizeof notes - 1);
+    devs[0].notes = notes;
     for (int i = 0; i < 4; i++) {
         if (!remote()) {
             OK(device_put(db, &devs[i], NULL, NULL, &err));
@@ -238,6 +241,24 @@ static void test_declared_queries_and_scans(void **state)
     assert_int_equal(rp.scanned_count, 3);
     assert_true(rp.items[0].celsius == 22.5);
     assert_int_equal(rp.items[0].expires_at, 4102444800);
+    /* the caller's filter is ANDed with the declared one, also when it uses
+     * the same placeholder names (#f0, :min) as the schema's text */
+    ddb_item *fn = ddb_item_new(a), *fv = ddb_item_new(a);
+    OK(ddb_item_set_s(fn, "#f0", "celsius"));
+    ddb_value *max;
+    OK(ddb_v_double(a, 24, &max, &err));
+    OK(ddb_item_set(fv, ":min", max));
+    ddb_ent_read_opts fo = {.filter = "#f0 < :min", .filter_names = fn, .filter_values = fv};
+    OK(reading_hot(db, "d1", "2024-03-04T11:00:00Z", "2024-03-04T13:00:00Z", 21, &fo, a, &rp, &err));
+    assert_int_equal(rp.count, 1); /* 22.5: > 21 (declared) and < 24 (the caller's) */
+    assert_true(rp.items[0].celsius == 22.5);
+    /* the declared filter's own namespace (#ddb_..., :ddb_...) is refused */
+    ddb_item *bad = ddb_item_new(a);
+    OK(ddb_item_set_s(bad, "#ddb_f0", "celsius"));
+    ddb_ent_read_opts bo = {.filter = "#ddb_f0 < :min", .filter_names = bad, .filter_values = fv};
+    assert_int_equal(reading_hot(db, "d1", "2024-03-04T11:00:00Z", "2024-03-04T13:00:00Z", 21, &bo, a, &rp, &err),
+                     DDB_EINVAL);
+    assert_non_null(strstr(err.message, "#ddb_f0"));
     OK(reading_since(db, "d1", "2024-03-04T12:00:00Z", NULL, a, &rp, &err));
     assert_int_equal(rp.count, 3);
     OK(reading_table(db, "d1", reading_table_taken_at(DDB_ENT_SK_LT, "2024-03-04T12:00:00Z", NULL), NULL, a, &rp,
@@ -271,6 +292,14 @@ static void test_declared_queries_and_scans(void **state)
         } while (o.cursor);
     }
     assert_int_equal(n, 2); /* d2 and d4, once each */
+    /* a declared scan's filter ANDed with the caller's (on the same shard: the B item) */
+    ddb_item *sn = ddb_item_new(a), *sv = ddb_item_new(a);
+    OK(ddb_item_set_s(sn, "#f0", "battery_pct"));
+    OK(ddb_item_set_i64(sv, ":pct", 10));
+    ddb_ent_read_opts lo = {.filter = "#f0 >= :pct", .filter_names = sn, .filter_values = sv};
+    OK(device_low_battery(db, 20, 0, 0, &lo, a, &dp, &err));
+    assert_int_equal(dp.count, 1); /* d2 (15); d4 (5) is below the caller's 10 */
+    assert_string_equal(dp.items[0].device_id, "d2");
     OK(device_scan(db, 0, 0, NULL, a, &dp, &err));
     assert_int_equal(dp.count, 4);
     for (size_t i = 0; i < dp.count; i++)
@@ -343,12 +372,160 @@ static void test_collection_pages(void **state)
     close_db(db);
 }
 
+/* A projection naming one shard's fields reads only that shard's items
+ * (GetItem of "DEVICE#A"), on get, exact-key query, index query, batch get
+ * and collection pages; the capacity is the smaller read's (Developer
+ * Guide, "Read consumption": GetItem rounds the item up to 4 KB, a Query
+ * the sum of the items it reads; eventually consistent = half). */
+static void test_shard_projection(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    fill(db);
+    ddb_capacity full, part;
+    ddb_ent_mask a_only = device_mask(DEVICE_F_MODEL), b_only = device_mask(DEVICE_F_BATTERY_PCT);
+    ddb_ent_read_opts all_o = {.return_capacity = DDB_CAPACITY_TOTAL, .capacity = &full};
+    ddb_ent_read_opts a_o = {.fields = &a_only, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &part};
+
+    /* get */
+    struct device d;
+    OK(device_get(db, "d1", &all_o, a, &d, &err));
+    assert_non_null(d.notes);
+    OK(device_get(db, "d1", &a_o, a, &d, &err));
+    assert_string_equal(d.model, "T-100");
+    assert_null(d.notes);
+    assert_int_equal(d.battery_pct, 0);
+    assert_true(part.read > 0 && part.read < full.read);
+
+    /* the exact key by its pattern, with a mask of either shard */
+    device_page dp;
+    OK(device_table(db, "d1", device_table_all(), &all_o, a, &dp, &err));
+    OK(device_table(db, "d1", device_table_all(), &a_o, a, &dp, &err));
+    assert_int_equal(dp.count, 1);
+    assert_string_equal(dp.items[0].model, "T-100");
+    assert_true(ddb_ent_mask_has(&dp.masks[0], DEVICE_FN_MODEL));
+    assert_false(ddb_ent_mask_has(&dp.masks[0], DEVICE_FN_BATTERY_PCT) || ddb_ent_mask_has(&dp.masks[0], DEVICE_FN_NOTES));
+    assert_true(part.read < full.read);
+    ddb_ent_read_opts b_o = {.fields = &b_only, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &part};
+    OK(device_table(db, "d2", device_table_all(), &b_o, a, &dp, &err));
+    assert_int_equal(dp.count, 1);
+    assert_int_equal(dp.items[0].battery_pct, 15);
+    assert_false(ddb_ent_mask_has(&dp.masks[0], DEVICE_FN_MODEL));
+    assert_int_equal(device_table(db, "nope", device_table_all(), &b_o, a, &dp, &err), DDB_OK);
+    assert_int_equal(dp.count, 0);
+
+    /* GSI1 holds shard A items: fields of A need no completion from the table */
+    OK(device_by_site(db, "s1", device_by_site_all(), &all_o, a, &dp, &err));
+    OK(device_by_site(db, "s1", device_by_site_all(), &a_o, a, &dp, &err));
+    assert_int_equal(dp.count, 3);
+    assert_string_equal(dp.items[1].model, "T-100");
+    assert_false(ddb_ent_mask_has(&dp.masks[1], DEVICE_FN_BATTERY_PCT));
+    assert_true(part.read < full.read);
+    /* a field of B: its item read by key for each entry */
+    OK(device_by_site(db, "s1", device_by_site_all(), &b_o, a, &dp, &err));
+    assert_int_equal(dp.count, 3);
+    assert_int_equal(dp.items[1].battery_pct, 80);
+    assert_true(part.read <= full.read); /* B items read by key: d1's big one costs what it costs */
+
+    /* batch get */
+    struct device keys[2] = {{.device_id = "d1"}, {.device_id = "d4"}}, out[2];
+    bool found[2];
+    OK(device_batch_get(db, keys, 2, &all_o, a, out, found, &err));
+    OK(device_batch_get(db, keys, 2, &a_o, a, out, found, &err));
+    assert_true(found[0] && found[1]);
+    assert_string_equal(out[1].model, "T-200");
+    assert_null(out[0].notes);
+    assert_true(part.read < full.read);
+
+    /* a collection page: the device's projection, the readings whole */
+    const ddb_ent_mask *mf[FLEET_TELEMETRY_MEMBERS] = {[FLEET_TELEMETRY_DEVICE] = &a_only};
+    ddb_ent_read_opts co = {.member_fields = mf, .return_capacity = DDB_CAPACITY_TOTAL, .capacity = &part};
+    fleet_telemetry_result res;
+    OK(fleet_query_telemetry(db, "d1", NULL, &co, a, &res, &err));
+    assert_int_equal(res.device_count, 1);
+    assert_string_equal(res.device[0].model, "T-100");
+    assert_false(ddb_ent_mask_has(&res.device_masks[0], DEVICE_FN_NOTES));
+    assert_null(res.device[0].notes); /* read with the partition, cut to the projection */
+    assert_int_equal(res.reading_count, 5);
+    assert_true(ddb_ent_mask_has(&res.reading_masks[0], READING_FN_CELSIUS));
+    /* a range that holds only the B item of d1 (as a page cut between its
+     * shard items would): the A item the projection needs is read by key */
+    ddb_ent_range b_item = {.op = DDB_SK_BEGINS_WITH, .lo = ddb_v_str(a, "DEVICE#B")};
+    OK(fleet_query_telemetry(db, "d1", &b_item, &co, a, &res, &err));
+    assert_int_equal(res.device_count, 1);
+    assert_string_equal(res.device[0].model, "T-100");
+    assert_false(ddb_ent_mask_has(&res.device_masks[0], DEVICE_FN_BATTERY_PCT));
+    mf[FLEET_TELEMETRY_DEVICE] = &b_only;
+    OK(fleet_query_telemetry(db, "d1", &b_item, &co, a, &res, &err));
+    assert_int_equal(res.device_count, 1);
+    assert_int_equal(res.device[0].battery_pct, 80);
+    assert_false(ddb_ent_mask_has(&res.device_masks[0], DEVICE_FN_MODEL));
+    assert_int_equal(fleet_query_telemetry(db, "d1", NULL, &(ddb_ent_read_opts){.fields = &a_only}, a, &res, &err),
+                     DDB_EINVAL); /* a collection projects per member */
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+/* Collection pages and table scans take a filter over stored attributes
+ * (applied to every item read, whatever its type: DynamoDB's
+ * FilterExpression) and a projection per member type. */
+static void test_collection_and_scan_options(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    fill(db);
+    ddb_item *names = ddb_item_new(a), *values = ddb_item_new(a);
+    OK(ddb_item_set_s(names, "#c", "celsius"));
+    ddb_value *v;
+    OK(ddb_v_double(a, 22.5, &v, &err));
+    OK(ddb_item_set(values, ":v", v));
+    ddb_ent_read_opts fo = {.filter = "attribute_not_exists(#c) OR #c >= :v", .filter_names = names,
+                            .filter_values = values};
+    fleet_telemetry_result res;
+    OK(fleet_query_telemetry(db, "d1", NULL, &fo, a, &res, &err));
+    assert_int_equal(res.device_count, 1); /* no celsius: kept */
+    assert_string_equal(res.device[0].model, "T-100");
+    assert_int_equal(res.reading_count, 3); /* 22.5, 25, 30 */
+    for (size_t i = 0; i < res.reading_count; i++)
+        assert_true(res.reading[i].celsius >= 22.5);
+
+    /* the table scan: only items with a region (the sites), projected to their name */
+    ddb_item *rn = ddb_item_new(a);
+    OK(ddb_item_set_s(rn, "#r", "region"));
+    ddb_ent_mask name_only = site_mask(SITE_F_NAME);
+    const ddb_ent_mask *mf[FLEET_SCAN_MEMBERS] = {[FLEET_SCAN_SITE] = &name_only};
+    ddb_ent_read_opts so = {.filter = "attribute_exists(#r)", .filter_names = rn, .member_fields = mf};
+    fleet_scan_result sr;
+    size_t sites = 0, others = 0;
+    do {
+        OK(fleet_scan(db, 0, 0, &so, a, &sr, &err));
+        for (size_t i = 0; i < sr.site_count; i++) {
+            assert_true(sr.site[i].name[0] != 0);
+            assert_string_equal(sr.site[i].region, "");
+            assert_false(ddb_ent_mask_has(&sr.site_masks[i], SITE_FN_REGION));
+        }
+        sites += sr.site_count;
+        others += sr.device_count + sr.reading_count + sr.alert_count;
+        so.cursor = sr.page.cursor;
+    } while (so.cursor);
+    assert_int_equal(sites, 2);
+    assert_int_equal(others, 0);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_get_and_patterns),
         cmocka_unit_test(test_declared_queries_and_scans),
         cmocka_unit_test(test_collection_pages),
+        cmocka_unit_test(test_shard_projection),
+        cmocka_unit_test(test_collection_and_scan_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -529,6 +529,66 @@ static void test_parse_key(void **state)
     assert_string_equal(al.device_id, "d7");
 }
 
+/* Date parts ({d|year}, |month, |day, |quarter; docs/SCHEMA.md, Template
+ * grammar) are placed by their fixed widths, so the holes after them still
+ * parse; a field seen only as date parts is rebuilt when they determine it
+ * (reading.day is char[11]: "YYYY-MM-DD" exactly), else it stays absent. */
+static void test_parse_date_parts(void **state)
+{
+    fx *f = *state;
+    const ddb_tseg ymd[] = {{.path = P1(1), .path_len = 1, .part = DDB_TP_YEAR},
+                                   {.path = P1(1), .path_len = 1, .part = DDB_TP_MONTH},
+                                   {.path = P1(1), .path_len = 1, .part = DDB_TP_DAY},
+                                   {.lit = "#"},
+                                   {.path = P1(2), .path_len = 1, .pad = 4}};
+    const ddb_template t_ymd = {ymd, 5, DDB_TS};
+    struct reading r = {0};
+    ddb_ent_mask m = {0};
+    ddbi_ent_parse_key(&reading_entity, &t_ymd, ddb_v_str(f->a, "20240501#0042"), SIZE_MAX, &r, f->a, &m);
+    assert_string_equal(r.day, "2024-05-01");
+    assert_int_equal(r.seq, 42);
+    assert_true(ddb_ent_mask_has(&m, READING_DAY) && ddb_ent_mask_has(&m, READING_SEQ));
+
+    /* a year and a quarter do not make a day: absent, the mask says so */
+    const ddb_tseg yq[] = {{.path = P1(1), .path_len = 1, .part = DDB_TP_YEAR},
+                                  {.lit = "-"},
+                                  {.path = P1(1), .path_len = 1, .part = DDB_TP_QUARTER},
+                                  {.path = P1(2), .path_len = 1, .pad = 4}};
+    const ddb_template t_yq = {yq, 4, DDB_TS};
+    memset(&r, 0, sizeof r), memset(&m, 0, sizeof m);
+    ddbi_ent_parse_key(&reading_entity, &t_yq, ddb_v_str(f->a, "2024-Q20042"), SIZE_MAX, &r, f->a, &m);
+    assert_false(ddb_ent_mask_has(&m, READING_DAY));
+    assert_string_equal(r.day, "");
+    assert_true(ddb_ent_mask_has(&m, READING_SEQ)); /* placed after the quarter's two characters */
+    assert_int_equal(r.seq, 42);
+
+    /* the field whole in another hole of the key wins */
+    const ddb_tseg yw[] = {{.lit = "Y"}, {.path = P1(1), .path_len = 1, .part = DDB_TP_YEAR}, {.lit = "#"},
+                                  HOLE(1)};
+    const ddb_template t_yw = {yw, 4, DDB_TS};
+    memset(&r, 0, sizeof r), memset(&m, 0, sizeof m);
+    ddbi_ent_parse_key(&reading_entity, &t_yw, ddb_v_str(f->a, "Y2024#2024-05-01"), SIZE_MAX, &r, f->a, &m);
+    assert_string_equal(r.day, "2024-05-01");
+
+    /* a year and a month of a longer field (alert.raised is char[24]: a time may follow) */
+    const ddb_tseg ym[] = {{.path = P1(1), .path_len = 1, .part = DDB_TP_YEAR},
+                                  {.path = P1(1), .path_len = 1, .part = DDB_TP_MONTH},
+                                  {.lit = "#"},
+                                  HOLE(0)};
+    const ddb_template t_ym = {ym, 4, DDB_TS};
+    struct alert al = {0};
+    memset(&m, 0, sizeof m);
+    ddbi_ent_parse_key(&alert_entity, &t_ym, ddb_v_str(f->a, "202403#d1"), SIZE_MAX, &al, f->a, &m);
+    assert_false(ddb_ent_mask_has(&m, ALERT_RAISED));
+    assert_string_equal(al.raised, "");
+    assert_string_equal(al.device_id, "d1");
+
+    /* text that is no date part: the key was not rendered from this template */
+    memset(&r, 0, sizeof r), memset(&m, 0, sizeof m);
+    ddbi_ent_parse_key(&reading_entity, &t_ymd, ddb_v_str(f->a, "20x40501#0042"), SIZE_MAX, &r, f->a, &m);
+    assert_false(ddb_ent_mask_has(&m, READING_DAY) || ddb_ent_mask_has(&m, READING_SEQ));
+}
+
 /* ---- scans ------------------------------------------------------------ */
 
 /* A typed scan returns only its entity's items; parallel segments split
@@ -683,6 +743,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_index_sharded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys_only_sparse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_date_parts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batch_get_sharded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_record_merged, setup, teardown),

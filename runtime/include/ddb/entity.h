@@ -476,7 +476,17 @@ typedef struct ddb_ent_read_opts {
      * it such a query returns what the index holds, and the masks say which
      * fields that is. */
     bool fetch_base;
-    const ddb_ent_mask *fields; /* projection: the fields to read (keys are always read); NULL = all */
+    /* Projection: the fields to read (keys are always read); NULL = all.
+     * A sharded entity reads only the shard items holding them (a get, an
+     * exact-key query, a batch get, the completion of index entries and
+     * of groups a page cut), so the capacity is that of the smaller read. */
+    const ddb_ent_mask *fields;
+    /* Collection pages and table scans: a projection per member type, in
+     * the collection's member order (generated code names the positions:
+     * <TABLE>_<COLLECTION>_<ENTITY>, <TABLE>_SCAN_<ENTITY>); a NULL entry,
+     * or NULL here, = every field of that type.  Each result's mask holds
+     * at most its type's projection.  Use this, not fields, there. */
+    const ddb_ent_mask *const *member_fields;
     /* FilterExpression applied to the entity's items after the key
      * condition, in DynamoDB syntax with its names and values already
      * bound (#n -> stored attribute, :v -> value); NULL = none.  On a sharded
@@ -573,14 +583,18 @@ typedef struct ddb_ent_range {
 /* One page of collection c's partition (partition fields from obj, an
  * instance of members[member_index]'s struct), grouped by type into result.
  * Shard items of a sharded member are merged into one struct, also when a
- * page boundary falls between them.  o->fields and o->filter do not apply
- * (DDB_EINVAL); range may be NULL. */
+ * page boundary falls between them.  o->member_fields projects per member
+ * (o->fields is DDB_EINVAL: a mask belongs to one entity); o->filter (over
+ * stored attributes, names and values bound) applies to every item read,
+ * whatever its type: an item it drops is not in the page (a sharded
+ * member matches when one of its shard items does).  range may be NULL. */
 int ddb_ent_collection_page(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
                             const ddb_ent_range *range, const ddb_ent_read_opts *o, ddb_arena *a, void *result,
                             ddb_ent_page_info *info, ddb_error *err);
 
 /* Typed scan of a whole table, grouped by type like a collection (c->index
- * NULL: the table; members are the entities to keep, the rest skipped). */
+ * NULL: the table; members are the entities to keep, the rest skipped);
+ * o->member_fields and o->filter as for a collection page. */
 int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, uint32_t total_segments,
                        const ddb_ent_read_opts *o, ddb_arena *a, void *result, ddb_ent_page_info *info,
                        ddb_error *err);
@@ -610,6 +624,17 @@ void ddb_ent_collection_iter_init(ddb_ent_collection_iter *it, ddb *db, const dd
 int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *result, ddb_error *err);
 /* Free the iterator's cursor copy (safe to call twice). */
 void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it);
+
+/* A declared filter (ddbgen's DDB_QUERY / DDB_SCAN: text over #names and
+ * :values bound in names / values) ANDed with the caller's o->filter into
+ * *out, a copy of *o (o may be NULL): filter "(<declared>) AND (<caller's>)"
+ * (just the declared one when the caller has none), the two name and value
+ * maps merged (new maps in a).  The declared filter's placeholders start
+ * with #ddb_ / :ddb_ (ddbgen emits them so), so they never meet the
+ * caller's: a caller's filter binding such a name is DDB_EINVAL, as are
+ * names or values without a filter.  what names the query in messages. */
+int ddb_ent_declared_filter(const char *what, const char *text, const ddb_item *names, const ddb_item *values,
+                            const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_read_opts *out, ddb_error *err);
 
 /* Get by primary key with the read options (fields, consistent, capacity;
  * paging options ignored); *mask (may be NULL) gets the fields set. */
@@ -667,6 +692,12 @@ int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, c
  * set) with BatchGetItem; out[i] and found[i] per key. */
 int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, void *out, bool *found,
                       ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* The same with read options: o->fields projects (a sharded entity asks
+ * only for the shard items holding those fields), o->consistent,
+ * o->return_capacity and o->capacity; masks (may be NULL) receives per key
+ * the fields set.  Paging, filter and count options do not apply. */
+int ddb_ent_batch_read(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, const ddb_ent_read_opts *o,
+                       ddb_arena *a, void *out, ddb_ent_mask *masks, bool *found, ddb_error *err);
 
 /* Open the table of a generated module: create it when absent; otherwise
  * check it against the schema — same key schema and index definitions,

@@ -6,7 +6,8 @@
  * one arena array per member type and merges shard items; a write-sharded
  * partition is read from every shard (entity_scatter.c).  Calls the
  * public Query and Scan, this room's templates, cursors, reader and
- * scatter-gather. */
+ * scatter-gather.  Options as for entity reads: a projection per member
+ * type (member_fields) and a filter over stored attributes. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
@@ -41,6 +42,8 @@ static int fill_result(const ddb_collection_desc *c, ddbi_ent_reader *r, void *r
     for (uint16_t m = 0; m < c->n_members; m++) {
         const ddb_collection_member *mb = &c->members[m];
         ddbi_ent_sink *s = &r->sinks[m];
+        for (size_t i = 0; s->fields && !r->o->count_only && i < s->count; i++) /* another type's projection */
+            ddbi_ent_mask_trim(s->e, s->items + i * s->e->st->size, &s->masks[i], s->fields);
         *(void **)((char *)result + mb->items_offset) = r->o->count_only ? NULL : s->items;
         *(size_t *)((char *)result + mb->count_offset) = s->count;
         if (mb->masks_offset)
@@ -71,8 +74,9 @@ static int collection_read(ddb *db, const ddb_collection_desc *c, uint16_t membe
         memset(info, 0, sizeof *info);
     if (!db || !c || !obj || !result || !a || member_index >= c->n_members)
         return ddbi_fail(err, DDB_EINVAL, "collection query: db, collection, object, result and arena are required");
-    if (o->fields || o->filter)
-        return ddbi_fail(err, DDB_EINVAL, "collection %s: a collection page takes no field mask and no filter", c->name);
+    if (o->fields)
+        return ddbi_fail(err, DDB_EINVAL, "collection %s: project with member_fields (a mask per member type)",
+                         c->name);
     ddbi_ent_sink sinks[DDBI_ENT_MAX_SINKS];
     uint32_t max_shards;
     ddbi_ent_reader r;
@@ -137,8 +141,10 @@ int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, 
         memset(info, 0, sizeof *info);
     if (!db || !c || !c->n_members || !result || !a)
         return ddbi_fail(err, DDB_EINVAL, "table scan: db, member types, result and arena are required");
-    if (o->fields || o->filter || o->backward)
-        return ddbi_fail(err, DDB_EINVAL, "table scan %s: takes no field mask, filter or direction", c->name);
+    if (o->fields || o->backward)
+        return ddbi_fail(err, DDB_EINVAL,
+                         "table scan %s: takes no direction, and projects with member_fields (a mask per member type)",
+                         c->name);
     ddbi_ent_sink sinks[DDBI_ENT_MAX_SINKS];
     uint32_t max_shards;
     ddbi_ent_reader r;

@@ -70,3 +70,15 @@ const ddb_field_desc *ddbi_ent_flagged(const ddb_entity_desc *e, unsigned flag)
             return &e->st->fields[i];
     return NULL;
 }
+
+void ddbi_ent_clear_field(const ddb_field_desc *f, void *p)
+{
+    if (f->type == DDB_F_STRING)
+        *(char **)p = NULL;
+    else if (f->type == DDB_F_BOOL)
+        *(bool *)p = false;
+    else if (f->type == DDB_F_LIST)
+        *(void **)p = NULL;
+    else
+        memset(p, 0, f->size);
+}

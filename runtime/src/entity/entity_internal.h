@@ -89,13 +89,32 @@ bool ddbi_ent_template_fits(const ddb_template *t, const ddb_value *v);
 /* ddb_ent_render without a write shard suffix. */
 int ddbi_ent_render_plain(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a,
                           ddb_value **out, ddb_error *err);
+/* The text hole s renders field f (at p) to, before filters (*absent: an
+ * unset optional field); numbers are printed into buf. */
+int ddbi_ent_hole_text(const ddb_field_desc *f, const char *p, const ddb_tseg *s, char *buf, size_t cap,
+                       const char **text, size_t *len, bool *absent, ddb_error *err);
+/* fit[i * (n + 1) + p]: does t[p..n) fit segs[i..nseg)?  (malloc'd; NULL when out of memory) */
+bool *ddbi_ent_fit_table(const ddb_tseg *segs, uint16_t nseg, const char *t, size_t n);
+/* Zero field f at p: the state of a field a read has not set (a list's
+ * count, at its own offset, is the caller's). */
+void ddbi_ent_clear_field(const ddb_field_desc *f, void *p);
+/* Clear the fields of obj that mask has and keep (NULL = keep all) has
+ * not, and their bits: a result cut to its projection. */
+void ddbi_ent_mask_trim(const ddb_entity_desc *e, void *obj, ddb_ent_mask *mask, const ddb_ent_mask *keep);
 /* Parse key value v (its first len bytes: without a shard suffix), rendered
  * from t, back into the fields of obj whose bit mask does not have, and set
- * their bits: plain string, number and bool holes whose text is placed
- * unambiguously by the template's literals and reads back unchanged;
- * filtered holes ({d|quarter}, {s|upper}) and nested paths are skipped. */
+ * their bits (entity_keyparse.c): plain string, number and bool holes whose
+ * text is placed by the template's literals or the fixed width of date
+ * parts and reads back unchanged; a field seen only as date parts when
+ * they determine it (char[N] of "YYYY", "YYYY-MM", "YYYY-MM-DD"); case
+ * filters ({s|upper}) and nested paths are skipped. */
 void ddbi_ent_parse_key(const ddb_entity_desc *e, const ddb_template *t, const ddb_value *v, size_t len, void *obj,
                         ddb_arena *a, ddb_ent_mask *mask);
+/* The same over every key attribute item it holds of e's keys (an index
+ * entry: the table's keys and the index's), date parts collected across
+ * them. */
+void ddbi_ent_fields_from_keys(const ddb_entity_desc *e, const ddb_item *it, void *obj, ddb_arena *a,
+                               ddb_ent_mask *mask);
 /* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
 /* Does t read a top-level field i with changed[i] set? */
@@ -156,6 +175,21 @@ int ddbi_ent_read_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key,
                          ddb_return_capacity mode, ddb_page *pg, ddb_error *err);
 /* *out: the n shard items of one logical item merged into one item. */
 int ddbi_ent_merge_shards(ddb_arena *a, ddb_item *const *items, size_t n, ddb_item **out, ddb_error *err);
+/* The shard items of the logical item with table key `key` (sort key
+ * without a shard suffix) whose shards bits `want` names (bit s = shard s),
+ * with projection (may be NULL): one Query when want is every shard, else
+ * one GetItem each (absent ones are left out).  pg: the items in shard
+ * order, their capacity summed; no last_key. */
+int ddbi_ent_read_some_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, uint64_t want,
+                              const ddb_expr *projection, ddb_arena *a, bool consistent, ddb_return_capacity mode,
+                              ddb_page *pg, ddb_error *err);
+/* Every shard of e as bits (bit s = shard s). */
+uint64_t ddbi_ent_all_shards(const ddb_entity_desc *e);
+/* The shard a shard item it is (*shard: its index in e->shards; -1 when its
+ * table sort key ends in no shard id of e), and the table key of its
+ * logical item (the sort key without suffix and id) into *key (may be NULL). */
+int ddbi_ent_shard_of(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a, int *shard, ddb_item **key,
+                      ddb_error *err);
 /* A sharded entity found through a secondary index: the index holds the
  * shard item carrying that key; *out is the whole item, read from all its
  * shards in the table (o and cap may be NULL). */
@@ -349,9 +383,17 @@ typedef struct ddbi_ent_ask {
     const ddb_item *values;
     ddbi_exprb xp, xf;
 } ddbi_ent_ask;
-int ddbi_ent_ask_init(ddbi_ent_ask *q, ddb *db, const ddb_entity_desc *e, const char *index,
-                      const ddb_ent_read_opts *o, bool type_filter, ddb_arena *a, ddb_error *err);
+typedef struct ddbi_ent_sink ddbi_ent_sink;
+/* e: the entity read (its name in messages, its type for type_filter);
+ * sinks[0..n): the types kept, each with its projection (sinks[i].fields):
+ * a projection is asked for when every one has one (or count_only). */
+int ddbi_ent_ask_init(ddbi_ent_ask *q, ddb *db, const ddb_entity_desc *e, const ddbi_ent_sink *sinks, uint16_t n,
+                      const char *index, const ddb_ent_read_opts *o, bool type_filter, ddb_arena *a, ddb_error *err);
 void ddbi_ent_ask_done(ddbi_ent_ask *q);
+/* The shards (bit s = shard s) holding the fields of mask fields (NULL =
+ * every shard): a key field is on every shard, so a mask of keys only
+ * needs one (shard 0). */
+uint64_t ddbi_ent_shards_needed(const ddb_entity_desc *e, const ddb_ent_mask *fields);
 
 /* The most entity types one read sorts into (collection members). */
 #define DDBI_ENT_MAX_SINKS 64
@@ -359,6 +401,7 @@ void ddbi_ent_ask_done(ddbi_ent_ask *q);
 /* Where the entities of one type go: an arena array grown page by page. */
 typedef struct ddbi_ent_sink {
     const ddb_entity_desc *e;
+    const ddb_ent_mask *fields; /* its projection (reader_init, from the options); NULL = all */
     uint16_t *order;          /* e's fields by attribute name (reader_init) */
     char *items;
     ddb_ent_mask *masks;

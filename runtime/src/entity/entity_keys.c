@@ -122,24 +122,93 @@ int ddbi_ent_merge_shards(ddb_arena *a, ddb_item *const *items, size_t n, ddb_it
     return DDB_OK;
 }
 
+uint64_t ddbi_ent_all_shards(const ddb_entity_desc *e)
+{
+    return e->n_shards >= 64 ? UINT64_MAX : ((uint64_t)1 << e->n_shards) - 1;
+}
+
+int ddbi_ent_shard_of(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a, int *shard, ddb_item **key,
+                      ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *pk = ddb_item_get(it, k->pk_attr);
+    const ddb_value *sk = k->sk_attr ? ddb_item_get(it, k->sk_attr) : NULL;
+    const char *sfx = ddbi_ent_shard_suffix(e);
+    size_t sl = strlen(sfx), base = 0;
+    *shard = -1;
+    for (uint16_t s = 0; pk && sk && sk->type == DDB_TS && s < e->n_shards; s++) {
+        size_t il = strlen(e->shards[s]);
+        if (sk->len > sl + il && !memcmp(sk->u.s + sk->len - il, e->shards[s], il) &&
+            !memcmp(sk->u.s + sk->len - il - sl, sfx, sl) && sk->len - il - sl >= base) {
+            *shard = s; /* the longest base wins: an id may end in another ("B", "AB") */
+            base = sk->len - il - sl;
+        }
+    }
+    if (*shard < 0 || !key)
+        return DDB_OK;
+    ddb_item *kk = ddb_item_new(a);
+    if (!kk || ddb_item_set(kk, k->pk_attr, (ddb_value *)pk) || ddb_item_set(kk, k->sk_attr, ddb_v_s(a, sk->u.s, base)))
+        return ddbi_fail_oom(err, __func__);
+    *key = kk;
+    return DDB_OK;
+}
+
+int ddbi_ent_read_some_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, uint64_t want,
+                              const ddb_expr *projection, ddb_arena *a, bool consistent, ddb_return_capacity mode,
+                              ddb_page *pg, ddb_error *err)
+{
+    memset(pg, 0, sizeof *pg);
+    want &= ddbi_ent_all_shards(e);
+    if (want == ddbi_ent_all_shards(e)) {
+        int rc = ddbi_ent_read_shards(db, e, key, a, consistent, mode, pg, err);
+        pg->last_key = NULL;
+        return rc;
+    }
+    const ddb_key_desc *k = &e->keys[0];
+    size_t n = 0;
+    for (uint64_t w = want; w; w &= w - 1)
+        n++;
+    ddb_item **items = ddb_arena_alloc(a, (n ? n : 1) * sizeof *items);
+    if (!items)
+        return ddbi_fail_oom(err, __func__);
+    pg->items = items;
+    ddb_get_opts go = {.consistent = consistent, .return_capacity = mode, .projection = projection};
+    for (uint16_t s = 0; s < e->n_shards; s++) {
+        if (!(want >> s & 1))
+            continue;
+        ddb_value *sk;
+        ddb_item *sk_key = ddb_item_new(a), *it = NULL;
+        int rc = ddbi_ent_shard_sk(e, ddb_item_get(key, k->sk_attr), s, a, &sk, err);
+        if (rc)
+            return rc;
+        if (!sk_key || ddb_item_set(sk_key, k->pk_attr, (ddb_value *)ddb_item_get(key, k->pk_attr)) ||
+            ddb_item_set(sk_key, k->sk_attr, sk))
+            return ddbi_fail_oom(err, __func__);
+        ddb_capacity c;
+        rc = ddb_get_item(db, e->table->def.name, sk_key, &go, a, &it, &c, err);
+        ddbi_ent_cap_merge(&pg->capacity, &c);
+        if (rc == DDB_ENOTFOUND)
+            continue;
+        if (rc)
+            return rc;
+        items[pg->count++] = it;
+        pg->scanned_count++;
+    }
+    return DDB_OK;
+}
+
 int ddbi_ent_reassemble(ddb *db, const ddb_entity_desc *e, const ddb_item *shard_item, ddb_arena *a,
                         const ddb_ent_opts *o, ddb_capacity *cap, ddb_item **out, ddb_error *err)
 {
-    const ddb_key_desc *k = &e->keys[0];
-    const ddb_value *pk = ddb_item_get(shard_item, k->pk_attr);
-    const ddb_value *sk = k->sk_attr ? ddb_item_get(shard_item, k->sk_attr) : NULL;
-    const char *sfx = ddbi_ent_shard_suffix(e);
-    const char *cut = NULL;
-    for (const char *p = sk && sk->type == DDB_TS ? strstr(sk->u.s, sfx) : NULL; p; p = strstr(p + 1, sfx))
-        cut = p; /* the last suffix: what follows is the shard id */
-    if (!pk || !cut)
+    ddb_item *key = NULL;
+    int shard;
+    int rc = ddbi_ent_shard_of(e, shard_item, a, &shard, &key, err);
+    if (rc)
+        return rc;
+    if (shard < 0)
         return ddbi_fail(err, DDB_ECORRUPT, "%s: an index entry is not a shard item", e->name);
-    ddb_item *key = ddb_item_new(a);
-    if (!key || ddb_item_set(key, k->pk_attr, (ddb_value *)pk) ||
-        ddb_item_set(key, k->sk_attr, ddb_v_s(a, sk->u.s, (size_t)(cut - sk->u.s))))
-        return ddbi_fail_oom(err, __func__);
     ddb_page pg;
-    int rc = ddbi_ent_read_shards(db, e, key, a, o && o->consistent, ddbi_ent_cap_mode(o), &pg, err);
+    rc = ddbi_ent_read_shards(db, e, key, a, o && o->consistent, ddbi_ent_cap_mode(o), &pg, err);
     if (rc)
         return rc;
     ddbi_ent_cap_merge(cap, &pg.capacity);

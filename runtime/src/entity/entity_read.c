@@ -1,6 +1,8 @@
 /* Entity room: typed reads with ddb_ent_read_opts: a query by access
  * pattern (ddb_ent_query_pattern), a typed scan of one entity
- * (ddb_ent_scan) and a get with read options (ddb_ent_read).  Each builds
+ * (ddb_ent_scan) and a get with read options (ddb_ent_read).  A sharded
+ * entity's get or exact-key query with a projection reads only the shard
+ * items that hold its fields.  Each builds
  * its request here (key condition, projection, filter) and hands the page
  * to the reader (entity_reader.c).  Calls the public Query, Scan and
  * GetItem and this room's templates, keys, cursors and reader. */
@@ -28,6 +30,32 @@ static uint32_t physical_limit(const ddb_entity_desc *e, uint32_t page_size, boo
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* The exact primary key of a sharded entity (EQ, or a sort key without
+ * fields: one item per partition) with a projection that some shards
+ * hold: those shard items read by key (GetItem each), not the whole
+ * logical item by a Query. */
+static int exact_shards(ddb *db, const ddb_entity_desc *e, const void *obj, const ddb_ent_read_opts *o, ddb_arena *a,
+                        ddb_ent_result *out, ddb_error *err)
+{
+    ddbi_ent_sink sink = {.e = e};
+    ddbi_ent_reader r;
+    ddb_item *k = NULL;
+    ddb_page pg;
+    ddbi_ent_ask ask;
+    int rc = ddbi_ent_reader_init(&r, db, a, o, NULL, &sink, 1, err);
+    if (!rc)
+        rc = ddbi_ent_primary_key(e, obj, -1, a, &k, err);
+    if (rc)
+        return rc;
+    if (!(rc = ddbi_ent_ask_init(&ask, db, e, &sink, 1, NULL, o, false, a, err)))
+        rc = ddbi_ent_read_some_shards(db, e, k, ddbi_ent_shards_needed(e, o->fields), ask.projection, a,
+                                       o->consistent, o->return_capacity, &pg, err);
+    ddbi_ent_ask_done(&ask);
+    if (!rc)
+        rc = ddbi_ent_reader_take(&r, &pg, err);
+    return rc ? rc : finish(&r, &sink, out, err);
+}
+
 int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_cond *kc,
                           const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err)
 {
@@ -40,6 +68,10 @@ int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_c
     const ddb_key_desc *kd = &e->keys[kc->key];
     if (ddbi_ent_write_shards(e, &kd->pk) > 1)
         return ddbi_ent_scatter_pattern(db, e, kc, o, a, out, err); /* every write shard: entity_scatter.c */
+    bool one = kc->op == DDB_ENT_SK_EQ || (kc->op == DDB_ENT_SK_ALL && kd->sk_attr && !ddbi_ent_holes(&kd->sk));
+    if (!kd->index && one && e->n_shards && !o->filter && !o->count_only && !o->cursor &&
+        ddbi_ent_shards_needed(e, o->fields) != ddbi_ent_all_shards(e))
+        return exact_shards(db, e, kc->obj, o, a, out, err);
     ddbi_ent_sink sink = {.e = e};
     ddbi_ent_reader r;
     ddb_value *pk;
@@ -104,9 +136,11 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
     ddb_page pg = {0};
     ddb_item *it = NULL;
     ddbi_ent_ask ask;
-    if (!(rc = ddbi_ent_ask_init(&ask, db, e, NULL, o, false, a, err))) {
+    if (!(rc = ddbi_ent_ask_init(&ask, db, e, &sink, 1, NULL, o, false, a, err))) {
         if (e->n_shards) {
-            rc = ddbi_ent_read_shards(db, e, k, a, o->consistent, o->return_capacity, &pg, err);
+            /* only the shard items holding the projection's fields */
+            rc = ddbi_ent_read_some_shards(db, e, k, ddbi_ent_shards_needed(e, o->fields), ask.projection, a,
+                                           o->consistent, o->return_capacity, &pg, err);
         } else {
             ddb_get_opts go = {.consistent = o->consistent, .return_capacity = o->return_capacity,
                                .projection = ask.projection};

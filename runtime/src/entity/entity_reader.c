@@ -50,6 +50,8 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
                              sinks[i].e->name, (unsigned)sinks[i].e->st->n_fields, DDB_ENT_MAX_FIELDS);
         if ((rc = ddbi_ent_attr_order(sinks[i].e, a, &sinks[i].order, err)))
             return rc;
+        sinks[i].fields = r->o->member_fields ? r->o->member_fields[i] : n == 1 ? r->o->fields : NULL;
+        r->projected |= sinks[i].fields != NULL;
     }
     if (index && n) {
         const ddb_index_def *x = index_def(sinks[0].e, index);
@@ -57,7 +59,7 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
             return ddbi_fail(err, DDB_ENOTABLE, "table %s has no index %s", sinks[0].e->table->def.name, index);
         r->index_partial = x->projection != DDB_PROJ_ALL;
     }
-    r->projected = r->o->fields || r->o->count_only || (r->index_partial && !r->o->fetch_base);
+    r->projected |= r->o->count_only || (r->index_partial && !r->o->fetch_base);
     return DDB_OK;
 }
 
@@ -118,34 +120,6 @@ static bool same_item(const ddb_entity_desc *e, const ddb_item *a, const ddb_ite
            shard_base(e, sb) == base && !memcmp(sa->u.s, sb->u.s, base);
 }
 
-/* The length of key text v without a write shard's ".N" suffix. */
-static size_t unsharded_len(const ddb_entity_desc *e, const ddb_template *t, const ddb_value *v)
-{
-    size_t n = v && v->type == DDB_TS ? v->len : SIZE_MAX;
-    if (n == SIZE_MAX || ddbi_ent_write_shards(e, t) <= 1)
-        return n;
-    while (n > 0 && v->u.s[n - 1] >= '0' && v->u.s[n - 1] <= '9')
-        n--;
-    return n > 0 && v->u.s[n - 1] == '.' ? n - 1 : v->len;
-}
-
-/* A KEYS_ONLY / INCLUDE entry: the fields only its key attributes hold
- * ("ORDER#{order_id}"), parsed back through e's key templates (the
- * table's keys and the index's, which every entry carries). */
-static void fields_from_keys(const ddb_entity_desc *e, const ddb_item *it, void *obj, ddb_arena *a,
-                             ddb_ent_mask *mask)
-{
-    for (uint16_t k = 0; k < e->n_keys; k++) {
-        const ddb_key_desc *kd = &e->keys[k];
-        const ddb_value *pk = ddb_item_get(it, kd->pk_attr);
-        ddbi_ent_parse_key(e, &kd->pk, pk, unsharded_len(e, &kd->pk, pk), obj, a, mask);
-        if (!kd->sk_attr || (k == 0 && e->n_shards)) /* a shard item's SK ends in its shard id */
-            continue;
-        const ddb_value *sk = ddb_item_get(it, kd->sk_attr);
-        ddbi_ent_parse_key(e, &kd->sk, sk, unsharded_len(e, &kd->sk, sk), obj, a, mask);
-    }
-}
-
 /* Decode n items (one logical item's shard items, or one item) into slot. */
 static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, size_t n, ddb_error *err)
 {
@@ -161,7 +135,7 @@ static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, 
         if (rc)
             return rc;
         if (r->index_partial && !r->o->fetch_base)
-            fields_from_keys(s->e, items[i], slot, r->a, mask);
+            ddbi_ent_fields_from_keys(s->e, items[i], slot, r->a, mask);
     }
     return r->projected ? DDB_OK : ddbi_ent_check_required(s->e, mask, err);
 }
@@ -178,9 +152,83 @@ static int table_key(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a,
     return DDB_OK;
 }
 
+/* The table key of the shard item of e's logical item (pk, sk base) that
+ * a page in that direction reads last: the cursor past the item. */
+static int past_item(const ddb_entity_desc *e, const ddb_item *it, bool backward, ddb_arena *a, ddb_item **out,
+                     ddb_error *err)
+{
+    ddb_item *key = NULL;
+    int shard, last = 0;
+    int rc = ddbi_ent_shard_of(e, it, a, &shard, &key, err);
+    if (rc || shard < 0)
+        return rc;
+    for (int s = 1; s < e->n_shards; s++)
+        if ((strcmp(e->shards[s], e->shards[last]) > 0) != backward)
+            last = s;
+    const ddb_key_desc *k = &e->keys[0];
+    ddb_value *sk;
+    if ((rc = ddbi_ent_shard_sk(e, ddb_item_get(key, k->sk_attr), last, a, &sk, err)))
+        return rc;
+    if (ddb_item_set(key, k->sk_attr, sk))
+        return ddbi_fail_oom(err, __func__);
+    *out = key;
+    return DDB_OK;
+}
+
+/* The options of a read of shard items: the sink's projection, no filter. */
+static const ddb_ent_read_opts projection_only = {0};
+
+/* The shards (bits) r needs of sink s's entities: those of its projection,
+ * none to count. */
+static uint64_t needed(const ddbi_ent_reader *r, const ddbi_ent_sink *s)
+{
+    return r->o->count_only ? 0 : ddbi_ent_shards_needed(s->e, s->fields);
+}
+
+/* Decode the shard items group[0..n) of one logical item, with the shards
+ * of need it lacks read from the table (key: the item's, or NULL to derive
+ * it from group[0]); a page cut or a filter may have left some out. */
+static int complete(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *group, size_t n, uint64_t need,
+                    ddb_error *err)
+{
+    const ddb_entity_desc *e = s->e;
+    uint64_t have = 0;
+    ddb_item *key = NULL;
+    for (size_t g = 0; g < n; g++) {
+        int shard;
+        int rc = ddbi_ent_shard_of(e, group[g], r->a, &shard, key ? NULL : &key, err);
+        if (rc)
+            return rc;
+        if (shard >= 0)
+            have |= (uint64_t)1 << shard;
+    }
+    if (!(need & ~have))
+        return decode(r, s, group, n, err);
+    if (!key)
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: an item read is not a shard item", e->name);
+    ddb_page more;
+    ddbi_ent_ask ask;
+    int rc = ddbi_ent_ask_init(&ask, r->db, e, s, 1, NULL, &projection_only, false, r->a, err);
+    if (!rc)
+        rc = ddbi_ent_read_some_shards(r->db, e, key, need & ~have, ask.projection, r->a, r->o->consistent,
+                                       r->o->return_capacity, &more, err);
+    ddbi_ent_ask_done(&ask);
+    if (rc)
+        return rc;
+    ddbi_ent_cap_merge(&r->cap, &more.capacity);
+    if (!n && !more.count)
+        return DDB_OK; /* deleted since */
+    ddb_item **all = ddb_arena_alloc(r->a, (n + more.count) * sizeof *all);
+    if (!all)
+        return ddbi_fail_oom(err, __func__);
+    memcpy(all, group, n * sizeof *all);
+    memcpy(all + n, more.items, more.count * sizeof *all);
+    return decode(r, s, all, n + more.count, err);
+}
+
 /* A sharded entity's table items items[i..*j): the group of one logical
- * item, completed from the table when shards are missing; at the page's
- * end the cursor moves past its last shard. */
+ * item, completed from the table when shards it needs are missing; at the
+ * page's end the cursor moves past its last shard. */
 static int take_group(ddbi_ent_reader *r, ddbi_ent_sink *s, const ddb_page *pg, size_t i, size_t *j, ddb_error *err)
 {
     const ddb_entity_desc *e = s->e;
@@ -196,25 +244,14 @@ static int take_group(ddbi_ent_reader *r, ddbi_ent_sink *s, const ddb_page *pg, 
         (*j)++;
     if (*j - i == e->n_shards)
         return decode(r, s, &pg->items[i], *j - i, err);
-    /* cut by the page's end, or some shard items filtered out: read them all */
-    ddb_item *key = ddb_item_new(r->a);
-    if (!key || ddb_item_set(key, k->pk_attr, (ddb_value *)ddb_item_get(first, k->pk_attr)) ||
-        ddb_item_set(key, k->sk_attr, ddb_v_s(r->a, sk->u.s, base)))
-        return ddbi_fail_oom(err, __func__);
-    ddb_page all;
-    int rc = ddbi_ent_read_shards(r->db, e, key, r->a, r->o->consistent, r->o->return_capacity, &all, err);
-    if (rc)
+    int rc;
+    if (*j == pg->count && pg->last_key && (rc = past_item(e, first, r->o->backward, r->a, (ddb_item **)&r->last_key, err)))
         return rc;
-    ddbi_ent_cap_merge(&r->cap, &all.capacity);
-    if (*j == pg->count && pg->last_key && all.count) {
-        ddb_item *past = all.items[r->o->backward ? 0 : all.count - 1];
-        if ((rc = table_key(e, past, r->a, (ddb_item **)&r->last_key, err)))
-            return rc;
-    }
-    return all.count ? decode(r, s, all.items, all.count, err) : DDB_OK;
+    return complete(r, s, &pg->items[i], *j - i, needed(r, s), err);
 }
 
-/* A sharded entity's index entry: one shard item; the rest from the table. */
+/* A sharded entity's index entry: one shard item; the other shards its
+ * projection needs from the table. */
 static int take_index_shard(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, ddb_error *err)
 {
     if (r->index_partial && !r->o->fetch_base)
@@ -223,11 +260,26 @@ static int take_index_shard(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, 
         s->count++;
         return DDB_OK;
     }
-    ddb_item *whole;
-    ddb_ent_read_opts sub = *r->o;
-    ddb_ent_opts eo = {.return_capacity = sub.return_capacity, .consistent = sub.consistent};
-    int rc = ddbi_ent_reassemble(r->db, s->e, it, r->a, &eo, &r->cap, &whole, err);
-    return rc ? rc : decode(r, s, &whole, 1, err);
+    if (!r->index_partial)
+        return complete(r, s, &it, 1, needed(r, s), err);
+    /* fetch_base: the entry holds part of its shard item: read the shards whole */
+    ddb_item *key = NULL;
+    int shard;
+    int rc = ddbi_ent_shard_of(s->e, it, r->a, &shard, &key, err);
+    if (rc)
+        return rc;
+    if (shard < 0)
+        return ddbi_fail(err, DDB_ECORRUPT, "%s: an index entry is not a shard item", s->e->name);
+    ddb_page pg;
+    ddbi_ent_ask ask;
+    if (!(rc = ddbi_ent_ask_init(&ask, r->db, s->e, s, 1, NULL, &projection_only, false, r->a, err)))
+        rc = ddbi_ent_read_some_shards(r->db, s->e, key, needed(r, s), ask.projection, r->a, r->o->consistent,
+                                       r->o->return_capacity, &pg, err);
+    ddbi_ent_ask_done(&ask);
+    if (rc)
+        return rc;
+    ddbi_ent_cap_merge(&r->cap, &pg.capacity);
+    return pg.count ? decode(r, s, pg.items, pg.count, err) : DDB_OK;
 }
 
 /* An unsharded entity's entry of a KEYS_ONLY / INCLUDE index, read whole
@@ -303,7 +355,7 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
                         ddb_scan_params *sp, bool all_pages, ddb_error *err)
 {
     ddbi_ent_ask ask;
-    int rc = ddbi_ent_ask_init(&ask, r->db, e, r->index, r->o, type_filter, r->a, err);
+    int rc = ddbi_ent_ask_init(&ask, r->db, e, r->sinks, r->n, r->index, r->o, type_filter, r->a, err);
     if (!rc && qp) {
         qp->projection = ask.projection;
         qp->filter = ask.filter;

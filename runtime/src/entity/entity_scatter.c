@@ -239,7 +239,7 @@ int ddbi_ent_scatter_run(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb
     if (rc)
         return rc;
     ddbi_ent_ask ask;
-    if ((rc = ddbi_ent_ask_init(&ask, r->db, e, r->index, r->o, false, r->a, err)))
+    if ((rc = ddbi_ent_ask_init(&ask, r->db, e, r->sinks, r->n, r->index, r->o, false, r->a, err)))
         return rc;
     qp->projection = ask.projection;
     qp->filter = ask.filter;

@@ -29,8 +29,8 @@ static const ddb_field_desc *resolve(const ddb_entity_desc *e, const ddb_tseg *s
 }
 
 /* The text a hole renders to, before filters.  *absent when optional and unset. */
-static int hole_text(const ddb_field_desc *f, const char *p, const ddb_tseg *s, char *buf, size_t cap, const char **text,
-                     size_t *len, bool *absent, ddb_error *err)
+int ddbi_ent_hole_text(const ddb_field_desc *f, const char *p, const ddb_tseg *s, char *buf, size_t cap,
+                       const char **text, size_t *len, bool *absent, ddb_error *err)
 {
     *absent = false;
     int n = 0;
@@ -153,7 +153,7 @@ int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, cons
         char buf[DDB_NUMBER_TEXT_MAX + 8], qbuf[4];
         const char *text = "";
         size_t len = 0;
-        int rc = hole_text(f, base, s, buf, sizeof buf, &text, &len, absent, err);
+        int rc = ddbi_ent_hole_text(f, base, s, buf, sizeof buf, &text, &len, absent, err);
         if (rc || *absent)
             return rc;
         if (s->part && (rc = date_part(f, s->part, text, len, qbuf, &text, &len, err)))
@@ -179,7 +179,7 @@ int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, cons
  * match would be exponential in the holes).  NULL when out of memory.
  * A key template's literal prefix and separators tell entity types apart,
  * e.g. "ORG#{org}" / "USER#{username}". */
-static bool *fit_table(const ddb_tseg *segs, uint16_t nseg, const char *t, size_t n)
+bool *ddbi_ent_fit_table(const ddb_tseg *segs, uint16_t nseg, const char *t, size_t n)
 {
     size_t w = n + 1;
     bool *fit = calloc((size_t)(nseg + 1) * w, sizeof *fit);
@@ -209,7 +209,7 @@ bool ddbi_ent_template_fits(const ddb_template *tp, const ddb_value *v)
         return v->type == DDB_TN;
     if (v->type != DDB_TS)
         return false;
-    bool *fit = fit_table(tp->segs, tp->n, v->u.s, v->len);
+    bool *fit = ddbi_ent_fit_table(tp->segs, tp->n, v->u.s, v->len);
     bool ok = fit && fit[0];
     free(fit);
     return ok;
@@ -306,113 +306,4 @@ bool ddbi_ent_template_uses(const ddb_template *t, const bool *changed)
         if (!t->segs[i].lit && t->segs[i].path_len && changed[t->segs[i].path[0]])
             return true;
     return false;
-}
-
-/* ---- parsing key text back into fields ---- */
-
-/* Zero field f at p (the state of a field a read has not set). */
-static void clear_field(const ddb_field_desc *f, char *p)
-{
-    if (f->type == DDB_F_STRING)
-        *(char **)p = NULL;
-    else if (f->type == DDB_F_BOOL)
-        *(bool *)p = false;
-    else
-        memset(p, 0, f->size);
-}
-
-/* Store hole text t[0..n) into the top-level field the hole names, when it
- * is not set yet and the text reads back unchanged (so "007" is no plain
- * {n}, "abc" no int, a too long text no char[N]).  Filtered holes
- * ({d|year}, {s|upper}) and nested paths lose information: left alone. */
-static void parse_hole(const ddb_entity_desc *e, const ddb_tseg *s, const char *t, size_t n, void *obj,
-                       ddb_arena *a, ddb_ent_mask *mask)
-{
-    if (s->path_len != 1 || s->part || s->kase || s->path[0] >= e->st->n_fields || ddb_ent_mask_has(mask, s->path[0]))
-        return;
-    const ddb_field_desc *f = &e->st->fields[s->path[0]];
-    char *p = (char *)obj + f->offset;
-    ddb_error ignored;
-    ddb_value *v = ddb_v_s(a, t, n);
-    if (!v)
-        return;
-    int rc;
-    if (f->type == DDB_F_BOOL)
-        rc = (n == 4 && !memcmp(t, "true", 4)) || (n == 5 && !memcmp(t, "false", 5))
-                 ? (*(bool *)p = n == 4, DDB_OK)
-                 : DDB_EVALIDATION;
-    else if (f->type == DDB_F_INT || f->type == DDB_F_UINT || f->type == DDB_F_FLOAT) {
-        ddb_value *num;
-        rc = ddb_v_n(a, v->u.s, &num, &ignored);
-        if (!rc)
-            rc = ddbi_ent_field_from(f, num, p, a, &ignored);
-    } else if (f->type == DDB_F_CHARS || f->type == DDB_F_STRING)
-        rc = ddbi_ent_field_from(f, v, p, a, &ignored);
-    else
-        return;
-    char buf[DDB_NUMBER_TEXT_MAX + 8];
-    const char *back = NULL;
-    size_t blen = 0;
-    bool absent = false;
-    if (!rc)
-        rc = hole_text(f, p, s, buf, sizeof buf, &back, &blen, &absent, &ignored);
-    if (rc || absent || blen != n || memcmp(back, t, n)) {
-        clear_field(f, p);
-        return;
-    }
-    ddb_ent_mask_set(mask, s->path[0]);
-}
-
-/* Parse t[0..n) through segs: a hole followed by a literal ends where
- * that literal starts, when exactly one such place lets the rest fit; the
- * last hole takes the rest.  Stops at the first hole it cannot place (two
- * holes in a row, or a separator the field's text may hold too, e.g.
- * "A#B#C" for "{x}#{y}"). */
-static void parse_segs(const ddb_entity_desc *e, const ddb_tseg *segs, uint16_t nseg, const char *t, size_t n,
-                       void *obj, ddb_arena *a, ddb_ent_mask *mask)
-{
-    bool *fit = fit_table(segs, nseg, t, n);
-    if (!fit || !fit[0]) {
-        free(fit);
-        return;
-    }
-    size_t p = 0, w = n + 1;
-    for (uint16_t i = 0; i < nseg; i++) {
-        const ddb_tseg *s = &segs[i];
-        if (s->lit) {
-            p += strlen(s->lit);
-            continue;
-        }
-        if (i + 1 == nseg) {
-            parse_hole(e, s, t + p, n - p, obj, a, mask);
-            break;
-        }
-        if (!segs[i + 1].lit)
-            break;
-        const bool *next = fit + (size_t)(i + 1) * w;
-        size_t end = SIZE_MAX, places = 0;
-        for (size_t q = p; q <= n && places < 2; q++)
-            if (next[q])
-                end = q, places++;
-        if (places != 1)
-            break;
-        parse_hole(e, s, t + p, end - p, obj, a, mask);
-        p = end;
-    }
-    free(fit);
-}
-
-void ddbi_ent_parse_key(const ddb_entity_desc *e, const ddb_template *t, const ddb_value *v, size_t len, void *obj,
-                        ddb_arena *a, ddb_ent_mask *mask)
-{
-    if (!v)
-        return;
-    if (t->type == DDB_TN) {
-        /* a numeric key: only a plain {n} reads back */
-        if (v->type == DDB_TN && t->n == 1 && !t->segs[0].lit)
-            parse_hole(e, &t->segs[0], v->u.s, v->len, obj, a, mask);
-        return;
-    }
-    if (v->type == DDB_TS)
-        parse_segs(e, t->segs, t->n, v->u.s, len < v->len ? len : v->len, obj, a, mask);
 }

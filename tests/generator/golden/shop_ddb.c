@@ -38,15 +38,6 @@ static inline int shop_failed(int rc, const char *what, ddb_error *err)
     return rc;
 }
 
-/* ddb_ent_opts of read options (for the calls that take them). */
-static inline ddb_ent_opts shop_ent_opts(const ddb_ent_read_opts *o)
-{
-    ddb_ent_opts eo;
-    eo.return_capacity = o ? o->return_capacity : DDB_CAPACITY_NONE;
-    eo.consistent = o && o->consistent;
-    return eo;
-}
-
 /* ---- table "Shop" ---- */
 static const char *const shop_index2_include[] = { "username", "Type", NULL };
 static const ddb_index_def shop_indexes[] = {
@@ -118,13 +109,17 @@ int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena
 
 static const ddb_collection_member shop_scan_members[] = {
     {.entity = &organization_entity, .key = 0, .items_offset = offsetof(shop_scan_result, organization),
-     .count_offset = offsetof(shop_scan_result, organization_count)},
+     .count_offset = offsetof(shop_scan_result, organization_count),
+     .masks_offset = offsetof(shop_scan_result, organization_masks)},
     {.entity = &user_entity, .key = 0, .items_offset = offsetof(shop_scan_result, user),
-     .count_offset = offsetof(shop_scan_result, user_count)},
+     .count_offset = offsetof(shop_scan_result, user_count),
+     .masks_offset = offsetof(shop_scan_result, user_masks)},
     {.entity = &order_entity, .key = 0, .items_offset = offsetof(shop_scan_result, order),
-     .count_offset = offsetof(shop_scan_result, order_count)},
+     .count_offset = offsetof(shop_scan_result, order_count),
+     .masks_offset = offsetof(shop_scan_result, order_masks)},
     {.entity = &product_entity, .key = 0, .items_offset = offsetof(shop_scan_result, product),
-     .count_offset = offsetof(shop_scan_result, product_count)},
+     .count_offset = offsetof(shop_scan_result, product_count),
+     .masks_offset = offsetof(shop_scan_result, product_masks)},
 };
 static const ddb_collection_desc shop_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 4, .members = shop_scan_members,
@@ -196,7 +191,8 @@ int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_are
 
 static const ddb_collection_member audit_scan_members[] = {
     {.entity = &audit_event_entity, .key = 0, .items_offset = offsetof(audit_scan_result, audit_event),
-     .count_offset = offsetof(audit_scan_result, audit_event_count)},
+     .count_offset = offsetof(audit_scan_result, audit_event_count),
+     .masks_offset = offsetof(audit_scan_result, audit_event_masks)},
 };
 static const ddb_collection_desc audit_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 1, .members = audit_scan_members,
@@ -384,8 +380,7 @@ int organization_batch_put(ddb *db, struct organization *objs, size_t n, const d
 int organization_batch_get(ddb *db, const struct organization *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct organization *out, bool *found, ddb_error *err)
 {
-    ddb_ent_opts eo = shop_ent_opts(o);
-    return ddb_ent_batch_get(db, &organization_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
+    return ddb_ent_batch_read(db, &organization_entity, keys, n, o, a, out, NULL, found, err);
 }
 
 int organization_to_item(const struct organization *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -696,8 +691,7 @@ int user_batch_put(ddb *db, struct user *objs, size_t n, const ddb_ent_opts *o, 
 int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct user *out, bool *found, ddb_error *err)
 {
-    ddb_ent_opts eo = shop_ent_opts(o);
-    return ddb_ent_batch_get(db, &user_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
+    return ddb_ent_batch_read(db, &user_entity, keys, n, o, a, out, NULL, found, err);
 }
 
 int user_to_item(const struct user *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -842,7 +836,7 @@ int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_e
 
 /* query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
  *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
- *   filter:        "#f0 = :active AND #f1 >= :min_logins"
+ *   filter:        "#ddb_f0 = :ddb_active AND #ddb_f1 >= :ddb_min_logins"
  */
 int user_joined(ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err)
@@ -875,18 +869,17 @@ int user_joined(ddb *db, const char *org, const char *country, int64_t from, int
     if (!names || !values)
         return shop_failed(DDB_ENOMEM, "user_joined", err);
     if (!rc)
-        rc = ddb_item_set_s(names, "#f0", "active");
+        rc = ddb_item_set_s(names, "#ddb_f0", "active");
     if (!rc)
-        rc = ddb_item_set_s(names, "#f1", "logins");
+        rc = ddb_item_set_s(names, "#ddb_f1", "logins");
     if (!rc)
-        rc = ddb_item_set_bool(values, ":active", active);
+        rc = ddb_item_set_bool(values, ":ddb_active", active);
     if (!rc)
-        rc = ddb_item_set_i64(values, ":min_logins", (int64_t)min_logins);
+        rc = ddb_item_set_i64(values, ":ddb_min_logins", (int64_t)min_logins);
     if (rc)
         return shop_failed(rc, "user_joined: binding the filter's values", err);
-    ro.filter = "#f0 = :active AND #f1 >= :min_logins";
-    ro.filter_names = names;
-    ro.filter_values = values;
+    if ((rc = ddb_ent_declared_filter("user_joined", "#ddb_f0 = :ddb_active AND #ddb_f1 >= :ddb_min_logins", names, values, o, a, &ro, err)))
+        return rc;
     kc.key = 3;
     kc.obj = &k;
     kc.hi = &hi;
@@ -897,7 +890,7 @@ int user_joined(ddb *db, const char *org, const char *country, int64_t from, int
 }
 
 /* scan tagged
- *   filter: "contains(#f0, :tag) OR size(#f1) > :n"
+ *   filter: "contains(#ddb_f0, :ddb_tag) OR size(#ddb_f1) > :ddb_n"
  */
 int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
            const ddb_ent_read_opts *o, ddb_arena *a, user_page *out, ddb_error *err)
@@ -914,18 +907,17 @@ int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t 
     if (!names || !values)
         return shop_failed(DDB_ENOMEM, "user_tagged", err);
     if (!rc)
-        rc = ddb_item_set_s(names, "#f0", "tags");
+        rc = ddb_item_set_s(names, "#ddb_f0", "tags");
     if (!rc)
-        rc = ddb_item_set_s(names, "#f1", "nicknames");
+        rc = ddb_item_set_s(names, "#ddb_f1", "nicknames");
     if (!rc)
-        rc = ddb_item_set_s(values, ":tag", tag);
+        rc = ddb_item_set_s(values, ":ddb_tag", tag);
     if (!rc)
-        rc = ddb_item_set_i64(values, ":n", (int64_t)n);
+        rc = ddb_item_set_i64(values, ":ddb_n", (int64_t)n);
     if (rc)
         return shop_failed(rc, "user_tagged: binding the filter's values", err);
-    ro.filter = "contains(#f0, :tag) OR size(#f1) > :n";
-    ro.filter_names = names;
-    ro.filter_values = values;
+    if ((rc = ddb_ent_declared_filter("user_tagged", "contains(#ddb_f0, :ddb_tag) OR size(#ddb_f1) > :ddb_n", names, values, o, a, &ro, err)))
+        return rc;
     rc = ddb_ent_scan(db, &user_entity, NULL, segment, total_segments, &ro, a, &r, err);
     return user_page_of(rc, &r, out);
 }
@@ -1162,8 +1154,7 @@ int order_batch_put(ddb *db, struct order *objs, size_t n, const ddb_ent_opts *o
 int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct order *out, bool *found, ddb_error *err)
 {
-    ddb_ent_opts eo = shop_ent_opts(o);
-    return ddb_ent_batch_get(db, &order_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
+    return ddb_ent_batch_read(db, &order_entity, keys, n, o, a, out, NULL, found, err);
 }
 
 int order_to_item(const struct order *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1453,8 +1444,7 @@ int product_batch_put(ddb *db, struct product *objs, size_t n, const ddb_ent_opt
 int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct product *out, bool *found, ddb_error *err)
 {
-    ddb_ent_opts eo = shop_ent_opts(o);
-    return ddb_ent_batch_get(db, &product_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
+    return ddb_ent_batch_read(db, &product_entity, keys, n, o, a, out, NULL, found, err);
 }
 
 int product_to_item(const struct product *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1538,7 +1528,7 @@ int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
 
 /* query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
  *   key condition: "views >= :min"
- *   filter:        "#f0 > :in_stock"
+ *   filter:        "#ddb_f0 > :ddb_in_stock"
  */
 int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err)
@@ -1562,14 +1552,13 @@ int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_op
     if (!names || !values)
         return shop_failed(DDB_ENOMEM, "product_viewed", err);
     if (!rc)
-        rc = ddb_item_set_s(names, "#f0", "stock");
+        rc = ddb_item_set_s(names, "#ddb_f0", "stock");
     if (!rc)
-        rc = ddb_item_set_i64(values, ":in_stock", (int64_t)in_stock);
+        rc = ddb_item_set_i64(values, ":ddb_in_stock", (int64_t)in_stock);
     if (rc)
         return shop_failed(rc, "product_viewed: binding the filter's values", err);
-    ro.filter = "#f0 > :in_stock";
-    ro.filter_names = names;
-    ro.filter_values = values;
+    if ((rc = ddb_ent_declared_filter("product_viewed", "#ddb_f0 > :ddb_in_stock", names, values, o, a, &ro, err)))
+        return rc;
     kc.key = 1;
     kc.obj = &k;
     kc.hi = &hi;
@@ -1731,8 +1720,7 @@ int audit_event_batch_put(ddb *db, struct audit_event *objs, size_t n, const ddb
 int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct audit_event *out, bool *found, ddb_error *err)
 {
-    ddb_ent_opts eo = shop_ent_opts(o);
-    return ddb_ent_batch_get(db, &audit_event_entity, keys, n, out, found, a, &eo, o ? o->capacity : NULL, err);
+    return ddb_ent_batch_read(db, &audit_event_entity, keys, n, o, a, out, NULL, found, err);
 }
 
 int audit_event_to_item(const struct audit_event *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1794,11 +1782,14 @@ int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const d
 /* ---- collection "members" ---- */
 static const ddb_collection_member shop_members_collection_members[] = {
     {.entity = &organization_entity, .key = 0, .items_offset = offsetof(shop_members_result, organization),
-     .count_offset = offsetof(shop_members_result, organization_count)},
+     .count_offset = offsetof(shop_members_result, organization_count),
+     .masks_offset = offsetof(shop_members_result, organization_masks)},
     {.entity = &user_entity, .key = 0, .items_offset = offsetof(shop_members_result, user),
-     .count_offset = offsetof(shop_members_result, user_count)},
+     .count_offset = offsetof(shop_members_result, user_count),
+     .masks_offset = offsetof(shop_members_result, user_masks)},
     {.entity = &order_entity, .key = 0, .items_offset = offsetof(shop_members_result, order),
-     .count_offset = offsetof(shop_members_result, order_count)},
+     .count_offset = offsetof(shop_members_result, order_count),
+     .masks_offset = offsetof(shop_members_result, order_masks)},
 };
 static const ddb_collection_desc shop_members_collection = {
     .name = "members", .index = NULL, .n_members = 3, .members = shop_members_collection_members,

@@ -86,14 +86,27 @@ int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena
 typedef struct shop_scan_result {
     struct organization *organization;
     size_t organization_count;
+    ddb_ent_mask *organization_masks; /* per item: the fields set */
     struct user *user;
     size_t user_count;
+    ddb_ent_mask *user_masks; /* per item: the fields set */
     struct order *order;
     size_t order_count;
+    ddb_ent_mask *order_masks; /* per item: the fields set */
     struct product *product;
     size_t product_count;
+    ddb_ent_mask *product_masks; /* per item: the fields set */
     ddb_ent_page_info page;
 } shop_scan_result;
+/* Positions of the member types in ddb_ent_read_opts.member_fields (a
+ * projection per type):  const ddb_ent_mask *mf[SHOP_SCAN_MEMBERS] = {[SHOP_SCAN_<ENTITY>] = &mask}; */
+enum {
+    SHOP_SCAN_ORGANIZATION,
+    SHOP_SCAN_USER,
+    SHOP_SCAN_ORDER,
+    SHOP_SCAN_PRODUCT,
+    SHOP_SCAN_MEMBERS
+};
 int shop_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    shop_scan_result *out, ddb_error *err);
 
@@ -152,8 +165,15 @@ int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_are
 typedef struct audit_scan_result {
     struct audit_event *audit_event;
     size_t audit_event_count;
+    ddb_ent_mask *audit_event_masks; /* per item: the fields set */
     ddb_ent_page_info page;
 } audit_scan_result;
+/* Positions of the member types in ddb_ent_read_opts.member_fields (a
+ * projection per type):  const ddb_ent_mask *mf[AUDIT_SCAN_MEMBERS] = {[AUDIT_SCAN_<ENTITY>] = &mask}; */
+enum {
+    AUDIT_SCAN_AUDIT_EVENT,
+    AUDIT_SCAN_MEMBERS
+};
 int audit_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_scan_result *out, ddb_error *err);
 
@@ -496,13 +516,17 @@ int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_e
 /* Query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
  *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
  *   filter:        "active = :active AND logins >= :min_logins"
- * Runs with the options given; the filter replaces opts->filter. */
+ * Runs with the options given; a filter in them is ANDed:
+ * "(<this filter>) AND (<opts->filter>)" (its #ddb_ / :ddb_ names are this
+ * function's). */
 int user_joined(ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
 
 /* Scan tagged: the "User" items of the table
  *   filter: "contains(tags, :tag) OR size(nicknames) > :n"
- * segment / total_segments: a parallel scan's part (0, 0 = the whole table). */
+ * segment / total_segments: a parallel scan's part (0, 0 = the whole table).
+ * A filter in the options is ANDed: "(<this filter>) AND (<opts->filter>)".
+ */
 int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
            const ddb_ent_read_opts *o, ddb_arena *a, user_page *out, ddb_error *err);
 
@@ -852,7 +876,9 @@ int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
 /* Query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
  *   key condition: "views >= :min"
  *   filter:        "stock > :in_stock"
- * Runs with the options given; the filter replaces opts->filter. */
+ * Runs with the options given; a filter in them is ANDed:
+ * "(<this filter>) AND (<opts->filter>)" (its #ddb_ / :ddb_ names are this
+ * function's). */
 int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
 
@@ -960,14 +986,27 @@ int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const d
 typedef struct shop_members_result {
     struct organization *organization;
     size_t organization_count;
+    ddb_ent_mask *organization_masks; /* per item: the fields set */
     struct user *user;
     size_t user_count;
+    ddb_ent_mask *user_masks; /* per item: the fields set */
     struct order *order;
     size_t order_count;
+    ddb_ent_mask *order_masks; /* per item: the fields set */
     ddb_ent_page_info page; /* count, scanned_count, cursor (NULL after the last page) */
 } shop_members_result;
+/* Positions of the member types in ddb_ent_read_opts.member_fields (a
+ * projection per type, NULL = every field):
+ *   const ddb_ent_mask *mf[SHOP_MEMBERS_MEMBERS] = {[<position>] = &mask}; */
+enum {
+    SHOP_MEMBERS_ORGANIZATION,
+    SHOP_MEMBERS_USER,
+    SHOP_MEMBERS_ORDER,
+    SHOP_MEMBERS_MEMBERS
+};
 
-/* One page of the partition (opts: page size, cursor, direction, capacity);
+/* One page of the partition (opts: page size, cursor, direction, capacity,
+ * member_fields, a filter over stored attributes applied to every item);
  * range (NULL = all) narrows the shared sort key. */
 int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
                               const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
