@@ -229,7 +229,7 @@ static int tx_action(serve_req *r, size_t i, const json_t *a, ddb_tx_op *op)
     if (w_table(r, body, &op->table) ||
         (which == 0 ? w_item_req(r, body, "Item", "transactItems.member.put.item", &item)
                     : w_item_req(r, body, "Key", "transactItems.member.key", &item)) ||
-        w_names(r, body, &names) || w_item(r, body, "ExpressionAttributeValues", &values) ||
+        w_names(r, body, &names) || w_values(r, body, &values) ||
         w_expr(r, body, "ConditionExpression", DDB_EXPR_CONDITION, names, &cond) ||
         (which == 1 && w_expr(r, body, "UpdateExpression", DDB_EXPR_UPDATE, names, &update)) ||
         w_return_on_failure(r, body, &op->return_on_condition_failure))

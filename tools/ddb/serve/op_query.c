@@ -26,7 +26,7 @@ static int read_common(serve_req *r, read_args *q, const char *const *legacy, co
     const char *select = NULL;
     if (w_table(r, r->in, &q->table) || refuse_legacy(r, r->in, legacy, instead) ||
         w_str(r, r->in, "IndexName", &q->index) || w_names(r, r->in, &q->names) ||
-        w_item(r, r->in, "ExpressionAttributeValues", &q->values) ||
+        w_values(r, r->in, &q->values) ||
         w_item(r, r->in, "ExclusiveStartKey", &q->start) ||
         w_expr(r, r->in, "FilterExpression", DDB_EXPR_FILTER, q->names, &q->filter) ||
         w_expr(r, r->in, "ProjectionExpression", DDB_EXPR_PROJECTION, q->names, &q->projection) ||
