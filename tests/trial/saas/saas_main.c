@@ -15,36 +15,16 @@
  * the server's clock decides TTL. */
 #include "saas_ddb.h"
 
+#include "../trial_check.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
-#define OK(call)                                                                                   \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        CHECK(rc_ == 0, "%s -> %s: %s", #call, ddb_strerror(rc_), err.message);                  \
-    } while (0)
-#define RC(want, call)                                                                             \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        CHECK(rc_ == (want), "%s -> %s (want %s): %s", #call, ddb_strerror(rc_), ddb_strerror(want), \
-              err.message);                                                                        \
-    } while (0)
-
 static int64_t now_ms = 1764165845123; /* 2025-11-26T14:04:05.123Z */
 /* Timestamps follow ddb_options.clock_ms on the embedded engine; the remote
- * backend stamps with the system clock (/work/wt/TRIAL-FINDINGS.md T5), so
+ * backend stamps with the system clock (trial finding T5), so
  * through it only their consistency is checked. */
 static bool exact_clock;
 static int64_t test_clock(void *ctx)
@@ -229,7 +209,7 @@ static void users(ddb *db, ddb_arena *a)
     RC(DDB_ENOTFOUND, user_get(db, "acme", "u3", NULL, a, &u, &err));
 
     /* user_update / user_put of the full struct: not checked here while
-     * /work/wt/TRIAL-FINDINGS.md T1 is open (an entity with an LSI key
+     * trial finding T1 is open (an entity with an LSI key
      * cannot be rewritten: "Cannot update attribute PK"). */
 }
 
