@@ -59,10 +59,13 @@ def run(c):
     c.create_table(TableName="Trial", BillingMode="PAY_PER_REQUEST",
                    AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
                                          {"AttributeName": "sk", "AttributeType": "N"},
-                                         {"AttributeName": "g", "AttributeType": "S"}],
+                                         {"AttributeName": "g", "AttributeType": "S"},
+                                         {"AttributeName": "k", "AttributeType": "S"}],
                    KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
                    GlobalSecondaryIndexes=[{"IndexName": "ByG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                                            "Projection": {"ProjectionType": "ALL"}}])
+                                            "Projection": {"ProjectionType": "ALL"}},
+                                           {"IndexName": "ByK", "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+                                            "Projection": {"ProjectionType": "KEYS_ONLY"}}])
     put, get, upd = c.put_item, c.get_item, c.update_item
 
     # --- empty values and sets (HowItWorks.NamingRulesDataTypes, "Sets": "DynamoDB does
@@ -220,6 +223,18 @@ def run(c):
           "Consistent reads are not supported on global secondary indexes", c.query, TableName="Trial",
           IndexName="ByG", ConsistentRead=True, KeyConditionExpression="g = :g",
           ExpressionAttributeValues={":g": {"S": "x"}})
+
+    # API_Query, Select: a GSI cannot fetch from its table, so ALL_ATTRIBUTES needs an ALL projection
+    # (DynamoDB's words as quoted in localstack issue #805, observed with boto3 on DynamoDB)
+    for op, kw in ((c.query, {"KeyConditionExpression": "k = :k", "ExpressionAttributeValues": {":k": {"S": "x"}}}),
+                   (c.scan, {})):
+        fails("Select ALL_ATTRIBUTES on a KEYS_ONLY GSI (%s)" % op.__name__, "ValidationException",
+              "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global "
+              "secondary index ByK because its projection type is not ALL", op, TableName="Trial", IndexName="ByK",
+              Select="ALL_ATTRIBUTES", **kw)
+    r = c.query(TableName="Trial", IndexName="ByG", Select="ALL_ATTRIBUTES", KeyConditionExpression="g = :g",
+                ExpressionAttributeValues={":g": {"S": "none"}})
+    check(r["Count"] == 0, "ALL_ATTRIBUTES on an ALL GSI is fine: %r" % r)
 
     # --- transactions (API_TransactWriteItems: CancellationReasons, one per action, in order)
     fails("one item twice in a transaction", "ValidationException",
