@@ -189,6 +189,27 @@ def run(c):
           c.batch_write_item, RequestItems={"Trial": [{"PutRequest": {"Item": K("b", 1)}},
                                                       {"DeleteRequest": {"Key": K("b", 1)}}]})
 
+    # API_BatchGetItem: "A single operation can retrieve up to 16 MB of data"; the rest of the keys
+    # come back in UnprocessedKeys, with the request's other members, to be sent again
+    blob = "x" * (390 * 1024)
+    for i in range(50):
+        put(TableName="Trial", Item={"pk": {"S": "bg"}, "sk": {"N": str(i)}, "d": {"S": blob}})
+    request = {"Trial": {"Keys": [{"pk": {"S": "bg"}, "sk": {"N": str(i)}} for i in range(50)],
+                         "ProjectionExpression": "sk, #d", "ExpressionAttributeNames": {"#d": "d"}}}
+    got, rounds = [], 0
+    while request and rounds < 10:
+        r = c.batch_get_item(RequestItems=request)
+        part = r["Responses"].get("Trial", [])
+        check(sum(len(x["d"]["S"]) for x in part) <= 16 * 1024 * 1024, "a response holds at most 16 MB")
+        got += [int(x["sk"]["N"]) for x in part]
+        request = r["UnprocessedKeys"]
+        check(rounds > 0 or request, "the first response is partial")
+        check(not request or request["Trial"].get("ProjectionExpression") == "sk, #d",
+              "UnprocessedKeys keep the request's members: %r" % {k: v for k, v in request.get("Trial", {}).items()
+                                                                  if k != "Keys"})
+        rounds += 1
+    check(sorted(got) == list(range(50)), "every key answered once: %r" % sorted(got))
+
     # --- queries and pagination (Query.Pagination; Query.FilterExpression: Limit counts
     # items evaluated before the filter, and a page may be empty yet have a LastEvaluatedKey)
     for i in range(10):
