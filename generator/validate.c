@@ -819,8 +819,34 @@ static void check_write_shards(V *v, ent *x, const json_t *k, const json_t *ix)
             x->name);
 }
 
+/* The names the generated functions give their own arguments and locals
+ * (templates/module.*.mustache): a key field becomes a parameter of
+ * get/delete, of its access patterns and of their sort-key constructors, so a
+ * key field with one of these names would make the generated module fail to
+ * compile. */
+static const char *const generated_names[] = {"db", "o",  "a",  "out", "err",   "cap",    "tx", "k",     "hi",
+                                              "kc", "r",  "rc", "sk",  "sk_op", "exists", "it", "range"};
+
+static void check_key_field_name(V *v, ent *x, const char *field, json_t *reported)
+{
+    if (json_object_get(reported, field))
+        return;
+    for (size_t i = 0; i < sizeof generated_names / sizeof *generated_names; i++) {
+        if (strcmp(generated_names[i], field) != 0)
+            continue;
+        json_t *f = ddbgen_jfind(x->fields, "name", field);
+        ERR(v, f ? LOC(f) : LOC(x->e),
+            "key field '%s' of '%s' would be a parameter of the generated functions, which use the name "
+            "'%s' for one of their own: rename the field (its stored name can stay '%s' with DDB_ATTR)",
+            field, x->name, field, field);
+        json_object_set_new(reported, field, json_true());
+        return;
+    }
+}
+
 static void check_keys(V *v, ent *x, json_t *key_types)
 {
+    json_t *reported = json_object(); /* key fields already refused by name */
     json_t *keys = json_object_get(x->e, "keys");
     json_t *indexes = json_object_get(x->table, "indexes");
     json_t *attr_tmpl = json_object(); /* key attr -> template object, within this entity */
@@ -913,6 +939,10 @@ static void check_keys(V *v, ent *x, json_t *key_types)
                         json_object_set(attr_tmpl, attr, t);
                     }
                     json_object_set(t, "uses", ti.top_fields);
+                    size_t n;
+                    json_t *name;
+                    json_array_foreach(ti.top_fields, n, name)
+                        check_key_field_name(v, x, json_string_value(name), reported);
                 }
                 tinfo_free(&ti);
             }
@@ -920,6 +950,7 @@ static void check_keys(V *v, ent *x, json_t *key_types)
         }
     }
     json_decref(attr_tmpl);
+    json_decref(reported);
     if (!ddbgen_jfind(keys, "index", "table"))
         ERR(v, LOC(x->e),
             "entity '%s' has no primary key: add DDB_KEY(\"table\", \"<partition template>\"%s)",

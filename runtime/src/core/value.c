@@ -430,6 +430,14 @@ static void set_text(const ddb_value *v, char *buf, size_t cap)
         snprintf(buf + n, cap - n, "]");
 }
 
+const char *ddbi_empty_set_problem(ddb_type set_type)
+{
+    /* DynamoDB's words, the double space and the article included */
+    return set_type == DDB_TSS   ? "One or more parameter values were invalid: An string set  may not be empty"
+           : set_type == DDB_TNS ? "One or more parameter values were invalid: An number set  may not be empty"
+                                 : "One or more parameter values were invalid: Binary sets should not be empty";
+}
+
 const char *ddbi_value_node_problem(const ddb_value *v, int depth, char *buf, size_t cap)
 {
     if (depth > 32)
@@ -448,9 +456,7 @@ const char *ddbi_value_node_problem(const ddb_value *v, int depth, char *buf, si
     case DDB_TNS:
     case DDB_TBS:
         if (v->len == 0)
-            return v->type == DDB_TSS   ? "One or more parameter values were invalid: An string set  may not be empty"
-                   : v->type == DDB_TNS ? "One or more parameter values were invalid: An number set  may not be empty"
-                                        : "One or more parameter values were invalid: Binary sets should not be empty";
+            return ddbi_empty_set_problem(v->type);
         for (uint32_t i = 0; i < v->len; i++) {
             if (v->u.set[i]->type != set_elem_type(v->type)) {
                 snprintf(buf, cap, "One or more parameter values were invalid: a %s set holds a %s value",

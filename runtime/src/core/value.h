@@ -13,6 +13,9 @@ struct ddb_item {
 long ddbi_map_find(const ddb_value *map, const char *name, size_t name_len);
 /* Map lookup by counted name. */
 const ddb_value *ddbi_map_getn(const ddb_value *map, const char *name, size_t name_len);
+/* DynamoDB's message for an empty set of type set_type (SS, NS or BS):
+ * one text for the engine's check and the DynamoDB JSON decoder. */
+const char *ddbi_empty_set_problem(ddb_type set_type);
 /* Check what a write must refuse: empty sets, duplicate set members,
  * nesting over 32 levels.  The message is DynamoDB's ("One or more
  * parameter values were invalid: An string set  may not be empty"),

@@ -4,6 +4,7 @@
 #include <ddb/json.h>
 
 #include "core/error.h"
+#include "core/value.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -369,13 +370,11 @@ static int binary_value(const char *s, size_t n, ddb_arena *a, ddb_value **out, 
 static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value **out, jpath *p, ddb_error *err)
 {
     ddb_type st = d[0] == 'S' ? DDB_TSS : d[0] == 'N' ? DDB_TNS : DDB_TBS;
-    static const char *const elem_kind[] = {[DDB_TSS] = "string", [DDB_TNS] = "number", [DDB_TBS] = "binary"};
     if (!json_is_array(arr))
         return jfail(err, DDB_EVALIDATION, p, "%s must hold an array, not %s", d, json_kind(arr));
     size_t n = json_array_size(arr);
     if (n == 0)
-        return jfail(err, DDB_EVALIDATION, p,
-                     "One or more parameter values were invalid: An %s set may not be empty", elem_kind[st]);
+        return jfail(err, DDB_EVALIDATION, p, "%s", ddbi_empty_set_problem(st));
     ddb_value *set = ddb_v_set(a, st);
     if (!set)
         return nomem(err);

@@ -51,10 +51,10 @@ memo {
 };
 
 struct DDB_ENTITY(ev, "Blob")
-       DDB_KEY("table", "B#{a}", "{id}")
+       DDB_KEY("table", "B#{body}", "{id}")
        DDB_WRITE_SHARDS("table", 4, "hash")
 blob {
-    char a[2045]; /* 2,046 bytes with "B#": fits, but not with ".3" */
+    char body[2045]; /* 2,046 bytes with "B#": fits, but not with ".3" */
     char id[16];
 };
 

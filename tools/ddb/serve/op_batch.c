@@ -32,6 +32,9 @@ static const json_t *required(serve_req *r, const char *name, const char *path, 
     return v;
 }
 
+/* The data one BatchGetItem answers at most (API_BatchGetItem: 16 MB). */
+#define BATCH_GET_RESPONSE_MAX ((size_t)16 * 1024 * 1024)
+
 int op_batch_get(serve_req *r)
 {
     const json_t *ri = required(r, "RequestItems", "requestItems", false);
@@ -89,7 +92,31 @@ int op_batch_get(serve_req *r)
     json_object_foreach((json_t *)ri, table, spec) {
         json_object_set_new(resp, table, json_array());
     }
+    /* API_BatchGetItem: "A single operation can retrieve up to 16 MB of
+     * data"; past that the response is partial and the keys not answered
+     * come back in UnprocessedKeys, each table's with its request's other
+     * members (ProjectionExpression, ExpressionAttributeNames,
+     * ConsistentRead), so the client sends them again as they are.  The
+     * items read but not returned are counted in the capacity. */
+    json_t *unprocessed = json_object();
+    json_object_set_new(r->out, "UnprocessedKeys", unprocessed);
+    size_t bytes = 0;
     for (size_t i = 0; i < k; i++) {
+        size_t size = items[i] ? ddb_item_size(items[i]) : 0;
+        if (json_object_size(unprocessed) || bytes + size > BATCH_GET_RESPONSE_MAX) {
+            json_t *u = json_object_get(unprocessed, ops[i].table);
+            if (!u) {
+                u = json_deep_copy(json_object_get(ri, ops[i].table));
+                json_object_set_new(u, "Keys", json_array());
+                json_object_set_new(unprocessed, ops[i].table, u);
+            }
+            json_t *key = w_item_json(r, ops[i].key);
+            if (!key)
+                return serve_fail_code(r, r->err.code);
+            json_array_append_new(json_object_get(u, "Keys"), key);
+            continue;
+        }
+        bytes += size;
         if (!items[i])
             continue;
         json_t *j = w_item_json(r, items[i]);
@@ -97,7 +124,6 @@ int op_batch_get(serve_req *r)
             return serve_fail_code(r, r->err.code);
         json_array_append_new(json_object_get(resp, ops[i].table), j);
     }
-    json_object_set_new(r->out, "UnprocessedKeys", json_object());
     capacity_list(r, r->table, rc, &cap);
     return 0;
 }
@@ -229,7 +255,7 @@ static int tx_action(serve_req *r, size_t i, const json_t *a, ddb_tx_op *op)
     if (w_table(r, body, &op->table) ||
         (which == 0 ? w_item_req(r, body, "Item", "transactItems.member.put.item", &item)
                     : w_item_req(r, body, "Key", "transactItems.member.key", &item)) ||
-        w_names(r, body, &names) || w_item(r, body, "ExpressionAttributeValues", &values) ||
+        w_names(r, body, &names) || w_values(r, body, &values) ||
         w_expr(r, body, "ConditionExpression", DDB_EXPR_CONDITION, names, &cond) ||
         (which == 1 && w_expr(r, body, "UpdateExpression", DDB_EXPR_UPDATE, names, &update)) ||
         w_return_on_failure(r, body, &op->return_on_condition_failure))

@@ -93,7 +93,7 @@ static int write_opts(serve_req *r, ddb_write_opts *o, const ddb_item **names_ou
     memset(o, 0, sizeof *o);
     ddb_item *names, *values;
     if (refuse_legacy(r, r->in, legacy, "ConditionExpression") || w_names(r, r->in, &names) ||
-        w_item(r, r->in, "ExpressionAttributeValues", &values) ||
+        w_values(r, r->in, &values) ||
         w_expr(r, r->in, "ConditionExpression", DDB_EXPR_CONDITION, names, cond) ||
         w_return_values(r, r->in, &o->return_values) || w_capacity(r, r->in, &o->return_capacity) ||
         w_return_on_failure(r, r->in, &o->return_on_condition_failure))

@@ -19,6 +19,27 @@ typedef struct read_args {
     ddb_return_capacity rc;
 } read_args;
 
+/* API_Query / API_Scan, Select: ALL_ATTRIBUTES on a global secondary index
+ * that does not project every attribute is refused, in DynamoDB's words (a
+ * GSI cannot fetch from its table).  An unknown table or index is left to
+ * the read, which answers it. */
+static int check_select_all(serve_req *r, const read_args *q)
+{
+    ddb_table_desc *d;
+    ddb_error e = {0};
+    if (ddb_describe_table(r->srv->db, q->table, r->a, &d, &e))
+        return 0;
+    for (size_t i = 0; i < d->def.n_indexes; i++) {
+        const ddb_index_def *x = &d->def.indexes[i];
+        if (strcmp(x->name, q->index) == 0 && !x->local && x->projection != DDB_PROJ_ALL)
+            return serve_validation(r,
+                                    "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not "
+                                    "supported for global secondary index %s because its projection type is not ALL",
+                                    x->name);
+    }
+    return 0;
+}
+
 static int read_common(serve_req *r, read_args *q, const char *const *legacy, const char *instead)
 {
     memset(q, 0, sizeof *q);
@@ -26,7 +47,7 @@ static int read_common(serve_req *r, read_args *q, const char *const *legacy, co
     const char *select = NULL;
     if (w_table(r, r->in, &q->table) || refuse_legacy(r, r->in, legacy, instead) ||
         w_str(r, r->in, "IndexName", &q->index) || w_names(r, r->in, &q->names) ||
-        w_item(r, r->in, "ExpressionAttributeValues", &q->values) ||
+        w_values(r, r->in, &q->values) ||
         w_item(r, r->in, "ExclusiveStartKey", &q->start) ||
         w_expr(r, r->in, "FilterExpression", DDB_EXPR_FILTER, q->names, &q->filter) ||
         w_expr(r, r->in, "ProjectionExpression", DDB_EXPR_PROJECTION, q->names, &q->projection) ||
@@ -54,6 +75,8 @@ static int read_common(serve_req *r, read_args *q, const char *const *legacy, co
                                     select);
         if (strcmp(select, "ALL_PROJECTED_ATTRIBUTES") == 0 && !q->index)
             return serve_validation(r, "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName");
+        if (strcmp(select, "ALL_ATTRIBUTES") == 0 && q->index && check_select_all(r, q))
+            return -1;
     }
     if (q->projection && q->attributes)
         return serve_validation(r, "Can not use both expression and non-expression parameters in the same request: "

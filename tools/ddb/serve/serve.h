@@ -101,6 +101,10 @@ int w_uint(serve_req *r, const json_t *o, const char *name, const char *path, ui
 /* An object of DynamoDB JSON attributes as an item (NULL when absent). */
 int w_item(serve_req *r, const json_t *o, const char *name, ddb_item **out);
 int w_item_req(serve_req *r, const json_t *o, const char *name, const char *path, ddb_item **out);
+/* ExpressionAttributeValues as an item; a value that is not valid DynamoDB
+ * JSON is answered in DynamoDB's form "ExpressionAttributeValues contains
+ * invalid value: ... for key :v". */
+int w_values(serve_req *r, const json_t *o, ddb_item **out);
 /* ExpressionAttributeNames ({"#n": "name"}) as the item ddb_expr_prepare takes. */
 int w_names(serve_req *r, const json_t *o, ddb_item **out);
 /* Prepare the expression in member name (NULL when absent); freed with the request. */

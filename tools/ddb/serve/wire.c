@@ -106,6 +106,45 @@ int w_item_req(serve_req *r, const json_t *o, const char *name, const char *path
     return *out ? 0 : missing(r, path);
 }
 
+int w_values(serve_req *r, const json_t *o, ddb_item **out)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(o, "ExpressionAttributeValues");
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_object(v))
+        return wrong_type(r, "ExpressionAttributeValues", "an object");
+    ddb_item *it = ddb_item_new(r->a);
+    if (!it)
+        return serve_fail_code(r, DDB_ENOMEM);
+    const char *k;
+    json_t *jv;
+    json_object_foreach((json_t *)v, k, jv) {
+        ddb_value *val;
+        int rc = ddb_json_to_value(jv, r->a, &val, &r->err);
+        if (rc == DDB_EVALIDATION) {
+            /* DynamoDB names the placeholder after its words
+             * (Expressions.ExpressionAttributeValues; the engine's
+             * ddbi_value_check_placeholder form): "ExpressionAttributeValues
+             * contains invalid value: <why> for key :v".  The decoder's own
+             * "(attribute value)" locator is replaced by the key. */
+            char why[sizeof r->err.message];
+            snprintf(why, sizeof why, "%s", r->err.message);
+            size_t n = strlen(why);
+            static const char loc[] = " (attribute value)";
+            if (n >= sizeof loc - 1 && strcmp(why + n - (sizeof loc - 1), loc) == 0)
+                why[n - (sizeof loc - 1)] = 0;
+            return serve_validation(r, "ExpressionAttributeValues contains invalid value: %s for key %.255s", why, k);
+        }
+        if (rc)
+            return serve_fail_code(r, rc);
+        if (ddb_item_set(it, k, val))
+            return serve_fail_code(r, DDB_ENOMEM);
+    }
+    *out = it;
+    return 0;
+}
+
 int w_names(serve_req *r, const json_t *o, ddb_item **out)
 {
     *out = NULL;
