@@ -255,13 +255,9 @@ int ddb_ent_tx_delete_if(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *k
     return tx_delete(tx, e, key, c, err);
 }
 
-/* ConditionCheck on key's item (shard of c's condition, else the first):
- * exists (1), not exists (0) or none (-1), ANDed with c's condition. */
-static int tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, int exists, const ddb_ent_tx_cond *c,
-                    ddb_error *err)
+int ddbi_ent_add_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, int exists,
+                       const ddb_ent_tx_cond *c, ddbi_op_role role, ddb_error *err)
 {
-    if (!tx || !e || !key)
-        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
     ddbi_exprb *x = NULL;
     ddb_item *k = NULL;
     ddb_tx_op op = {.kind = DDB_TX_CHECK, .table = e->table->def.name};
@@ -288,11 +284,22 @@ static int tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, i
     if (!rc) {
         op.item = k;
         op.values = ddbi_exprb_values(x);
-        ddbi_ent_opinfo in = {.e = e, .role = DDBI_OP_CHECK, .user_cond = c && c->condition,
+        ddbi_ent_opinfo in = {.e = e, .role = role, .user_cond = c && c->condition,
                               .current = c ? c->current : NULL, .current_found = c ? c->current_found : NULL,
                               .current_arena = c ? c->current_arena : NULL};
         rc = ddbi_ent_tx_add(tx, &op, &in, err);
     }
+    return rc;
+}
+
+/* ConditionCheck on key's item (shard of c's condition, else the first):
+ * exists (1), not exists (0) or none (-1), ANDed with c's condition. */
+static int tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, int exists, const ddb_ent_tx_cond *c,
+                    ddb_error *err)
+{
+    if (!tx || !e || !key)
+        return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
+    int rc = ddbi_ent_add_check(tx, e, key, exists, c, DDBI_OP_CHECK, err);
     if (rc)
         ddbi_ent_tx_poison(tx);
     return rc;
