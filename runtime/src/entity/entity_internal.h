@@ -328,7 +328,7 @@ int ddbi_ent_tx_run(ddb_ent_tx *tx, bool single, const char *token, ddb_return_c
 int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err);
 /* Add to tx a ConditionCheck on key's item (the shard of c's condition):
  * the item exists (exists 1), does not (0) or either (-1), ANDed with c's
- * condition; role names it in a failure's message (entity_write.c). */
+ * condition; role names it in a failure's message (entity_check.c). */
 int ddbi_ent_add_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, int exists,
                        const ddb_ent_tx_cond *c, ddbi_op_role role, ddb_error *err);
 /* Add to tx the UpdateItems of n declared updates (ddb_ent_update_expr: one
