@@ -172,10 +172,15 @@ static int lower(const ddb_entity_desc *e, const ddb_ent_update_desc *u, const v
     int nparts = ddbi_ent_parts(e);
     if (!u->n_parts || !u->parts)
         return ddbi_fail(err, DDB_EINVAL, "declared update %s of %s has no parts", u->name, e->name);
-    for (uint16_t i = 0; i < u->n_parts; i++)
+    for (uint16_t i = 0; i < u->n_parts; i++) {
         if (u->parts[i].shard < 0 || u->parts[i].shard >= nparts)
             return ddbi_fail(err, DDB_EINVAL, "declared update %s of %s names shard %d of %d", u->name, e->name,
                              u->parts[i].shard, nparts);
+        for (uint16_t j = 0; j < i; j++)
+            if (u->parts[j].shard == u->parts[i].shard)
+                return ddbi_fail(err, DDB_EINVAL, "declared update %s of %s has two parts for shard %d", u->name,
+                                 e->name, u->parts[i].shard);
+    }
     if (u->condition && (u->cond_shard < 0 || u->cond_shard >= nparts))
         return ddbi_fail(err, DDB_EINVAL, "declared update %s of %s: its condition names shard %d of %d", u->name,
                          e->name, u->cond_shard, nparts);
