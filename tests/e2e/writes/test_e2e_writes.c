@@ -314,6 +314,16 @@ static void test_sharded_multi(void **state)
     assert_int_equal(got.ver_a, 3); /* shard A was checked, not written */
     /* the condition on an absent item: not found */
     assert_int_equal(stock_retitle_if_stocked(db, "nope", "Punt", 0, NULL, NULL, NULL, NULL, &err), DDB_ENOTFOUND);
+    /* DDB_CONDITION stocked ("qty >= :min", shard A) on an update-fields of title (shard B): the same
+     * ConditionCheck of shard A in the transaction */
+    snprintf(got.title, sizeof got.title, "Skiff");
+    assert_int_equal(stock_update_fields_if_stocked(db, &got, DDB_FIELDS(STOCK_FN_TITLE), 17, NULL, NULL, &err),
+                     DDB_ECONDITION);
+    OK(stock_update_fields_if_stocked(db, &got, DDB_FIELDS(STOCK_FN_TITLE), 16, &caps, &cap, &err));
+    assert_true(cap.table_write == 4.0);
+    OK(stock_get(db, "k2", NULL, a, &got, &err));
+    assert_string_equal(got.title, "Skiff");
+    assert_int_equal(got.ver_a, 3);
     free(blurb);
     ddb_arena_free(a);
     close_db(db);

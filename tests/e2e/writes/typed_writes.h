@@ -58,6 +58,7 @@ struct DDB_ENTITY(fleet, "Stock")
        DDB_UPDATE("rename", "SET title = :t")
        DDB_UPDATE("restock", "SET qty = qty + :n, title = :t REMOVE blurb")
        DDB_UPDATE("retitle_if_stocked", "SET title = :t", "qty >= :min")
+       DDB_CONDITION("stocked", "qty >= :min")
 stock {
     char sku[16];
     int32_t qty DDB_SHARD("A");
