@@ -4,9 +4,11 @@
  * (decl_expr.c); this file reads the parse (expr/expr.h's AST) to check
  * every path against the entity's fields, infer the C type of every
  * :placeholder, and work out what the runtime must recompute (index keys
- * and derived fields fed by fields set to a placeholder) and which shard
- * item the update writes.  May call decl_expr.h, ir.h, internal.h's JSON
- * helpers and the expression AST; nothing else. */
+ * and derived fields fed by fields set to a placeholder), which shard item
+ * each action writes (one part per item) and which one a condition reads
+ * (refusing new values and conditions that read another shard item).  May
+ * call decl_expr.h, ir.h, internal.h's JSON and text helpers and the
+ * expression AST; nothing else. */
 #include "decl_expr.h"
 #include "decl_write.h"
 #include "internal.h"
