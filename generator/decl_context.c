@@ -2,8 +2,9 @@
  * (decl_write.h): what templates/decl_update.{h,c}.mustache print for each
  * DDB_UPDATE and templates/decl_condition.{h,c}.mustache for each
  * DDB_CONDITION.  Presentation only, from the IR; may call ir.h,
- * decl_write.h and render_context.h's literals. */
+ * decl_write.h, render_context.h's literals and internal.h's buffers. */
 #include "decl_write.h"
+#include "internal.h"
 #include "render_context.h"
 
 #include <stdio.h>
@@ -86,71 +87,98 @@ static bool reads_known(const ddbgen_ir_template *t, const ddbgen_ir_entity *e, 
     return false;
 }
 
-/* What the generated function sends, for its comment: the UpdateExpression
- * with the runtime's additions, over stored attribute names. */
-static const char *sent_text(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, const ddbgen_ir_field *stamp,
-                             char *buf, size_t cap)
+static json_t *cond_sent(const ddbgen_ir_dexpr *d);
+
+static int field_part(const ddbgen_ir_field *f) { return f->shard ? (int)f->shard->no : 0; }
+
+/* What the generated function sends to shard item s (0 when unsharded), for
+ * its comment: the UpdateExpression with what the runtime adds (updated-at
+ * and the version first, the recomputed derived attributes and index keys
+ * after the declared actions); "" when it does not write s. */
+static void sent_part(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, int s, ddbgen_buf *out)
 {
-    size_t n = 0;
-    static const char *const kw[4] = {"SET", "REMOVE", "ADD", "DELETE"};
-    for (int c = 0; c < 4; c++) {
-        char extra[2048] = "";
-        size_t x = 0;
-        if (c == 0 && stamp)
-            x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = :now", stamp->attr);
-        for (size_t k = 1; c == 0 && k < e->n_keys && x < sizeof extra; k++) {
-            const ddbgen_ir_key *kd = &e->keys[k];
-            if ((e->n_shards && (!kd->shard || (int)kd->shard->no != u->shard)) ||
-                !(reads_known(&kd->pk, e, u) || (kd->has_sk && reads_known(&kd->sk, e, u))))
-                continue;
-            x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = <%s>", kd->index->pk.attr, kd->pk.text);
-            if (kd->has_sk && x < sizeof extra)
-                x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = <%s>", kd->index->sk.attr, kd->sk.text);
-        }
-        for (size_t i = 0; c == 0 && i < e->n_fields && x < sizeof extra; i++)
-            if (e->fields[i].derived && reads_known(e->fields[i].derived, e, u))
-                x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s = <%s>", e->fields[i].attr,
-                                      e->fields[i].derived->text);
-        for (size_t i = 0; c == 2 && i < e->n_fields && x < sizeof extra; i++)
-            if (e->fields[i].version &&
-                (!e->n_shards || (e->fields[i].shard && (int)e->fields[i].shard->no == u->shard)))
-                x += (size_t)snprintf(extra + x, sizeof extra - x, ", %s 1", e->fields[i].attr);
-        const char *body = u->clauses[c];
-        const char *more = extra[0] ? extra + (*body ? 0 : 2) : "";
-        if ((*body || *more) && n < cap)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%s %s%s", n ? " " : "", kw[c], body, more);
+    const ddbgen_ir_update_part *p = NULL;
+    for (size_t i = 0; i < u->n_parts; i++)
+        if (u->parts[i].shard == s)
+            p = &u->parts[i];
+    ddbgen_buf rec = {0}; /* recomputed on s */
+    for (size_t k = 1; k < e->n_keys; k++) {
+        const ddbgen_ir_key *kd = &e->keys[k];
+        if ((kd->shard ? (int)kd->shard->no : 0) != s ||
+            !(reads_known(&kd->pk, e, u) || (kd->has_sk && reads_known(&kd->sk, e, u))))
+            continue;
+        ddbgen_buf_printf(&rec, ", %s = <%s>", kd->index->pk.attr, kd->pk.text);
+        if (kd->has_sk)
+            ddbgen_buf_printf(&rec, ", %s = <%s>", kd->index->sk.attr, kd->sk.text);
     }
-    return n < cap ? buf : "";
+    for (size_t i = 0; i < e->n_fields; i++)
+        if (e->fields[i].derived && field_part(&e->fields[i]) == s && reads_known(e->fields[i].derived, e, u))
+            ddbgen_buf_printf(&rec, ", %s = <%s>", e->fields[i].attr, e->fields[i].derived->text);
+    if (!p && !rec.len) {
+        ddbgen_buf_free(&rec);
+        return;
+    }
+    ddbgen_buf set = {0};
+    for (size_t i = 0; i < e->n_fields; i++)
+        if ((e->fields[i].updated_at || e->fields[i].version) && field_part(&e->fields[i]) == s) {
+            if (e->fields[i].updated_at)
+                ddbgen_buf_printf(&set, ", %s = :now", e->fields[i].attr);
+            else
+                ddbgen_buf_printf(&set, ", %s = if_not_exists(%s, 0) + 1", e->fields[i].attr, e->fields[i].attr);
+        }
+    if (p && *p->clauses[0])
+        ddbgen_buf_printf(&set, ", %s", p->clauses[0]);
+    if (rec.len)
+        ddbgen_buf_puts(&set, ddbgen_buf_str(&rec));
+    static const char *const kw[4] = {"SET", "REMOVE", "ADD", "DELETE"};
+    if (out->len)
+        ddbgen_buf_puts(out, "; ");
+    if (e->n_shards)
+        ddbgen_buf_printf(out, "shard %s: ", e->shards[s].id);
+    if (set.len)
+        ddbgen_buf_printf(out, "SET %s", ddbgen_buf_str(&set) + 2);
+    for (int c = 1; p && c < 4; c++)
+        if (*p->clauses[c])
+            ddbgen_buf_printf(out, " %s %s", kw[c], p->clauses[c]);
+    ddbgen_buf_free(&set);
+    ddbgen_buf_free(&rec);
 }
 
 static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
 {
-    json_t *o = json_object(), *known = json_array();
+    json_t *o = json_object(), *known = json_array(), *parts = json_array();
     set(o, "fn", fmt("%s_%s", e->cname, u->name));
+    set(o, "tx_fn", fmt("%s_tx_%s", e->cname, u->name));
     set(o, "uname", ddbgen__c_literal(u->name));
     set(o, "source", ddbgen__comment_literal(u->update.source));
     set(o, "has_condition", json_boolean(u->has_condition));
     set(o, "condition_source", ddbgen__comment_literal(u->has_condition ? u->condition.source : ""));
-    /* DDB_UPDATED_AT on the item written is stamped by every update */
-    const ddbgen_ir_field *stamp = NULL;
-    size_t stamp_no = 0;
-    for (size_t i = 0; i < e->n_fields; i++)
-        if (e->fields[i].updated_at && (!e->n_shards || (e->fields[i].shard && (int)e->fields[i].shard->no == u->shard))) {
-            stamp = &e->fields[i];
-            stamp_no = i;
-        }
     static const char *const kw[4] = {"set", "remove", "add", "del"};
-    for (int c = 0; c < 4; c++) {
-        json_t *body = fmt("%s%s%s", u->clauses[c], c == 0 && stamp && *u->clauses[c] ? ", " : "",
-                           c == 0 && stamp ? "#ddb_updated = :ddb_updated" : "");
-        set(o, kw[c], ddbgen__c_literal(json_string_value(body)));
-        json_decref(body);
+    for (size_t i = 0; i < u->n_parts; i++) {
+        json_t *p = json_object();
+        set(p, "shard", json_integer(u->parts[i].shard));
+        for (int c = 0; c < 4; c++)
+            set(p, kw[c], ddbgen__c_literal(u->parts[i].clauses[c]));
+        json_array_append_new(parts, p);
     }
-    set(o, "has_stamp", json_boolean(stamp != NULL));
-    char sent[8192];
-    set(o, "sent", ddbgen__comment_literal(sent_text(e, u, stamp, sent, sizeof sent)));
-    set(o, "stamp_no", json_integer((json_int_t)stamp_no));
+    set(o, "parts", parts);
+    set(o, "n_parts", json_integer((json_int_t)u->n_parts));
+    ddbgen_buf sent = {0};
+    size_t written = 0, cond_written = 0;
+    for (int s = 0; s < (int)(e->n_shards ? e->n_shards : 1); s++) {
+        size_t before = sent.len;
+        sent_part(e, u, s, &sent);
+        written += sent.len > before;
+        cond_written |= sent.len > before && s == u->cond_shard;
+    }
+    set(o, "sent", ddbgen__comment_literal(ddbgen_buf_str(&sent)));
+    ddbgen_buf_free(&sent);
+    set(o, "multi", json_boolean(written > 1 || (u->has_condition && !cond_written)));
+    set(o, "cond_check", json_boolean(u->has_condition && !cond_written));
+    set(o, "cond_shard_id", json_string(e->n_shards ? e->shards[u->cond_shard].id : ""));
+    set(o, "cond_shard", json_integer(u->cond_shard));
     set(o, "condition", ddbgen__c_literal(u->has_condition ? u->condition.text : NULL));
+    set(o, "condition_sent", u->has_condition ? cond_sent(&u->condition) : json_string(""));
     /* one names map serves both expressions: the update's names, then the condition's others */
     json_t *names = names_ctx(&u->update);
     if (u->has_condition) {
@@ -165,19 +193,11 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
         }
         json_decref(cn);
     }
-    if (stamp) {
-        json_t *sn = json_object();
-        set(sn, "name", json_string("\"#ddb_updated\""));
-        set(sn, "attr", ddbgen__c_literal(stamp->attr));
-        json_array_append_new(names, sn);
-    }
     set(o, "n_names", json_integer((json_int_t)json_array_size(names)));
     set(o, "names", names);
     set(o, "params", params_ctx(u->params, u->n_params));
     set(o, "n_params", json_integer((json_int_t)u->n_params));
-    set(o, "n_args", json_integer((json_int_t)(u->n_params + (stamp != NULL))));
     set(o, "has_params", json_boolean(u->n_params > 0));
-    set(o, "has_args", json_boolean(u->n_params > 0 || stamp));
     for (size_t i = 0; i < u->n_known; i++) {
         json_t *k = json_object();
         param_ctx(k, &u->params[u->known[i]], "k");
@@ -187,8 +207,6 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     set(o, "known", known);
     set(o, "n_known", json_integer((json_int_t)u->n_known));
     set(o, "has_known", json_boolean(u->n_known > 0));
-    set(o, "shard", json_integer(u->shard));
-    set(o, "needs_rc", json_boolean(1));
     return o;
 }
 
@@ -231,7 +249,7 @@ static json_t *cond_sent(const ddbgen_ir_dexpr *d)
 }
 
 /* A DDB_CONDITION: what templates/decl_condition.{h,c}.mustache print. */
-static json_t *condition_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_condition *c)
+static json_t *condition_ctx(const ddbgen_ir_condition *c)
 {
     json_t *o = json_object();
     set(o, "cond", json_string(c->name));
@@ -241,13 +259,7 @@ static json_t *condition_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_conditio
     set(o, "text", ddbgen__c_literal(c->condition.text));
     set(o, "names", names_ctx(&c->condition));
     set(o, "n_names", json_integer((json_int_t)c->condition.n_names));
-    /* a sharded entity: the shard item holding the fields it reads */
-    int shard = -1;
-    for (size_t j = 0; j < c->condition.n_names; j++)
-        for (size_t i = 0; shard < 0 && e->n_shards && i < e->n_fields; i++)
-            if (e->fields[i].shard && strcmp(e->fields[i].name, c->condition.names[j]) == 0)
-                shard = (int)e->fields[i].shard->no;
-    set(o, "shard", json_integer(shard < 0 ? 0 : shard));
+    set(o, "shard", json_integer(c->shard));
     set(o, "params", params_ctx(c->params, c->n_params));
     set(o, "n_params", json_integer((json_int_t)c->n_params));
     set(o, "has_params", json_boolean(c->n_params > 0));
@@ -288,15 +300,86 @@ static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
     set(o, "n_fields_c", json_integer((json_int_t)e->n_fields));
 }
 
+/* What <entity>_patch and <entity>_upsert send (entity_update.c), for
+ * their comments: the UpdateExpression over stored attribute names. */
+static void whole_ctx(json_t *o, const ddbgen_ir_entity *e)
+{
+    ddbgen_buf ps = {0}, pr = {0}, us = {0}, not_sent = {0}, ver = {0};
+    const char *pk = e->keys[0].index->pk.attr;
+    ddbgen_buf_printf(&us, ", %s = \"%s\"", e->table->type_attr, e->name);
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddbgen_ir_field *f = &e->fields[i];
+        bool table_key = !strcmp(f->attr, pk) || (e->keys[0].has_sk && !strcmp(f->attr, e->keys[0].index->sk.attr));
+        if (f->version) {
+            ddbgen_buf_printf(&ver, "%s", f->attr);
+            continue;
+        }
+        if (f->derived) {
+            ddbgen_buf_printf(&ps, ", %s = <%s>", f->attr, f->derived->text);
+            ddbgen_buf_printf(&us, ", %s = <%s>", f->attr, f->derived->text);
+            continue;
+        }
+        if (f->updated_at) {
+            ddbgen_buf_printf(&ps, ", %s = :now", f->attr);
+            ddbgen_buf_printf(&us, ", %s = :now", f->attr);
+            continue;
+        }
+        if (f->created_at) {
+            ddbgen_buf_printf(&us, ", %s = if_not_exists(%s, :now)", f->attr, f->attr);
+            ddbgen_buf_printf(&not_sent, ", %s", f->name);
+            continue;
+        }
+        if (f->key && table_key)
+            continue;
+        if (f->key || f->uuid || f->auto_id) { /* written on creation only */
+            ddbgen_buf_printf(&us, ", %s = :%s", f->attr, f->name);
+            if (!f->key)
+                ddbgen_buf_printf(&not_sent, ", %s", f->name);
+            continue;
+        }
+        ddbgen_buf_printf(&ps, ", %s = :%s", f->attr, f->name);
+        if (f->dflt)
+            ddbgen_buf_printf(&us, ", %s = :%s (unset: if_not_exists(%s, %s))", f->attr, f->name, f->attr, f->dflt);
+        else
+            ddbgen_buf_printf(&us, ", %s = :%s", f->attr, f->name);
+        if (f->optional || f->is_list || f->type == DDBGEN_IR_SS || f->type == DDBGEN_IR_NS || f->type == DDBGEN_IR_BS)
+            ddbgen_buf_printf(&pr, ", %s", f->attr);
+    }
+    for (size_t k = 1; k < e->n_keys; k++) {
+        ddbgen_buf_printf(&us, ", %s = <%s>", e->keys[k].index->pk.attr, e->keys[k].pk.text);
+        if (e->keys[k].has_sk)
+            ddbgen_buf_printf(&us, ", %s = <%s>", e->keys[k].index->sk.attr, e->keys[k].sk.text);
+    }
+    if (ver.len) {
+        ddbgen_buf_printf(&ps, ", %s = :%s + 1", ddbgen_buf_str(&ver), ddbgen_buf_str(&ver));
+        ddbgen_buf_printf(&us, ", %s = :%s + 1", ddbgen_buf_str(&ver), ddbgen_buf_str(&ver));
+    }
+    set(o, "patch_set", ddbgen__comment_literal(ps.len ? ddbgen_buf_str(&ps) + 2 : ""));
+    set(o, "patch_remove", ddbgen__comment_literal(pr.len ? ddbgen_buf_str(&pr) + 2 : ""));
+    set(o, "has_patch_remove", json_boolean(pr.len > 0));
+    set(o, "upsert_set", ddbgen__comment_literal(ddbgen_buf_str(&us) + 2));
+    set(o, "not_patched", ddbgen__comment_literal(not_sent.len ? ddbgen_buf_str(&not_sent) + 2 : ""));
+    set(o, "has_not_patched", json_boolean(not_sent.len > 0));
+    set(o, "has_version", json_boolean(ver.len > 0));
+    set(o, "version_attr", json_string(ver.len ? ddbgen_buf_str(&ver) : ""));
+    set(o, "pk_attr", json_string(pk));
+    ddbgen_buf_free(&ps);
+    ddbgen_buf_free(&pr);
+    ddbgen_buf_free(&us);
+    ddbgen_buf_free(&not_sent);
+    ddbgen_buf_free(&ver);
+}
+
 void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e)
 {
     mask_ctx(o, e);
+    whole_ctx(o, e);
     json_t *ups = json_array();
     for (size_t i = 0; e->writes && i < e->writes->n_updates; i++)
         json_array_append_new(ups, update_ctx(e, &e->writes->updates[i]));
     set(o, "decl_updates", ups);
     json_t *conds = json_array();
     for (size_t i = 0; e->writes && i < e->writes->n_conditions; i++)
-        json_array_append_new(conds, condition_ctx(e, &e->writes->conditions[i]));
+        json_array_append_new(conds, condition_ctx(&e->writes->conditions[i]));
     set(o, "decl_conditions", conds);
 }

@@ -114,38 +114,103 @@ int ddbgen__dexpr_parse(ddbgen_dexpr *dx, ddb_expr_kind kind, const char *text, 
     return rc == DDB_OK ? 0 : -1;
 }
 
-char *ddbgen__dexpr_clause(const ddbgen_dexpr *dx, const char *keyword)
+/* The [start, end) span of clause keyword's body in dx->text, and with
+ * acts (may be NULL) the span of each action (split at commas outside
+ * parentheses); 0 when the clause is absent, -1 when out of memory. */
+static int clause_spans(const ddbgen_dexpr *dx, const char *keyword, size_t *start, size_t *end, size_t (**acts)[2],
+                        size_t *n_acts)
 {
     ddb_arena *a = ddb_arena_new();
     expr_token *toks = NULL;
     size_t ntoks = 0, len = strlen(dx->text);
     if (!a || ddbi_expr_lex(dx->text, len, a, &toks, &ntoks) != DDB_OK) {
         ddb_arena_free(a);
-        return NULL;
+        return -1;
     }
     static const char *const clauses[] = {"SET", "REMOVE", "ADD", "DELETE"};
-    size_t start = 0, end = 0;
-    int in = 0;
+    int in = 0, depth = 0, oom = 0;
+    size_t from = 0, cap = 0;
+    if (acts) {
+        *acts = NULL;
+        *n_acts = 0;
+    }
     for (size_t i = 0; i < ntoks; i++) {
         const expr_token *t = &toks[i];
         int is_clause = 0;
         for (size_t c = 0; t->kind == TK_NAME && c < 4; c++)
             is_clause |= ddbi_expr_tok_is(dx->text, t, clauses[c]);
-        if (in && (is_clause || t->kind == TK_EOF)) {
-            end = t->off;
+        int ends = in && (is_clause || t->kind == TK_EOF);
+        if (in && acts && (ends || (t->kind == TK_COMMA && depth == 0))) {
+            if (*n_acts == cap) {
+                size_t (*g)[2] = realloc(*acts, (cap = cap ? 2 * cap : 4) * sizeof **acts);
+                if (!g) {
+                    oom = 1;
+                    break;
+                }
+                *acts = g;
+            }
+            (*acts)[*n_acts][0] = from;
+            (*acts)[(*n_acts)++][1] = t->off;
+            from = t->off + t->len;
+        }
+        if (ends) {
+            *end = t->off;
             break;
         }
+        depth += t->kind == TK_LPAREN ? 1 : t->kind == TK_RPAREN ? -1 : 0;
         if (is_clause && ddbi_expr_tok_is(dx->text, t, keyword)) {
             in = 1;
-            start = t->off + t->len;
+            *start = from = t->off + t->len;
         }
     }
     ddb_arena_free(a);
-    while (in && start < end && dx->text[start] == ' ')
+    if (oom && acts) {
+        free(*acts);
+        *acts = NULL;
+        *n_acts = 0;
+    }
+    return oom ? -1 : in;
+}
+
+/* A copy of text[start, end) without surrounding spaces. */
+static char *trimmed(const char *text, size_t start, size_t end)
+{
+    while (start < end && text[start] == ' ')
         start++;
-    while (in && end > start && dx->text[end - 1] == ' ')
+    while (end > start && text[end - 1] == ' ')
         end--;
-    return in ? strndup(dx->text + start, end - start) : strdup("");
+    return strndup(text + start, end - start);
+}
+
+char *ddbgen__dexpr_clause(const ddbgen_dexpr *dx, const char *keyword)
+{
+    size_t start = 0, end = 0;
+    int in = clause_spans(dx, keyword, &start, &end, NULL, NULL);
+    return in < 0 ? NULL : in ? trimmed(dx->text, start, end) : strdup("");
+}
+
+int ddbgen__dexpr_actions(const ddbgen_dexpr *dx, const char *keyword, char ***out, size_t *n)
+{
+    size_t start = 0, end = 0, (*acts)[2] = NULL, na = 0;
+    *out = NULL;
+    *n = 0;
+    int in = clause_spans(dx, keyword, &start, &end, &acts, &na);
+    if (in < 0)
+        return -1;
+    char **r = na ? calloc(na, sizeof *r) : NULL;
+    int oom = na && !r;
+    for (size_t i = 0; !oom && i < na; i++)
+        oom = !(r[i] = trimmed(dx->text, acts[i][0], acts[i][1]));
+    free(acts);
+    if (oom) {
+        for (size_t i = 0; r && i < na; i++)
+            free(r[i]);
+        free(r);
+        return -1;
+    }
+    *out = r;
+    *n = na;
+    return 0;
 }
 
 void ddbgen__dexpr_free(ddbgen_dexpr *dx)

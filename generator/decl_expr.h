@@ -44,4 +44,10 @@ ddbgen_loc ddbgen__dexpr_loc(const ddbgen_dexpr *dx, unsigned line, unsigned col
  * NULL when out of memory. */
 char *ddbgen__dexpr_clause(const ddbgen_dexpr *dx, const char *keyword);
 
+/* The actions of one clause (its body split at the commas outside
+ * parentheses: "#qty = #qty - :n", ...), each malloc'ed, in *out
+ * (malloc'ed; NULL and 0 when the clause is absent).  -1 when out of
+ * memory, else 0. */
+int ddbgen__dexpr_actions(const ddbgen_dexpr *dx, const char *keyword, char ***out, size_t *n);
+
 #endif

@@ -4,9 +4,11 @@
  * (decl_expr.c); this file reads the parse (expr/expr.h's AST) to check
  * every path against the entity's fields, infer the C type of every
  * :placeholder, and work out what the runtime must recompute (index keys
- * and derived fields fed by fields set to a placeholder) and which shard
- * item the update writes.  May call decl_expr.h, ir.h, internal.h's JSON
- * helpers and the expression AST; nothing else. */
+ * and derived fields fed by fields set to a placeholder), which shard item
+ * each action writes (one part per item) and which one a condition reads
+ * (refusing new values and conditions that read another shard item).  May
+ * call decl_expr.h, ir.h, internal.h's JSON and text helpers and the
+ * expression AST; nothing else. */
 #include "decl_expr.h"
 #include "decl_write.h"
 #include "internal.h"
@@ -37,6 +39,9 @@ typedef struct an {
     int changed[AN_MAX_FIELDS]; /* by field index: 0, or the clause that changes it (1 SET value, 2 other) */
     size_t n_fields;
     int ok;
+    int in_cond;          /* reading a condition: the shard items it reads are noted */
+    int cond_shard;       /* the shard a condition reads (-1: none or only key fields) */
+    const char *cond_by;  /* ... because of this field */
 } an;
 
 #define ERR(x, l, ...) ((x)->ok = 0, ddbgen_diag_add((x)->d, DDBGEN_ERROR, (l), __VA_ARGS__))
@@ -44,6 +49,52 @@ typedef struct an {
 static ddbgen_loc at(const an *x, uint32_t line, uint32_t col) { return ddbgen__dexpr_loc(x->dx, line, col); }
 
 static const char *fname(const json_t *f) { return ddbgen_jstr(f, "name"); }
+
+static const char *fname(const json_t *f);
+
+/* The shard item holding field i of a sharded entity (its index in the
+ * entity's shards), or -1: unsharded entity, a key field (every shard item
+ * carries it) or no field. */
+static int field_shard(const an *x, int i)
+{
+    json_t *shards = json_object_get(x->e, "shards"), *f = i >= 0 ? json_array_get(x->fields, (size_t)i) : NULL;
+    if (!f || !json_array_size(shards) || ddbgen_jtrue(f, "key"))
+        return -1;
+    const char *id = ddbgen_jstr(json_object_get(f, "shard"), "id");
+    size_t s;
+    json_t *sh;
+    json_array_foreach(shards, s, sh) {
+        if (id && !strcmp(ddbgen_jstr(sh, "id"), id))
+            return (int)s;
+    }
+    return 0; /* no DDB_SHARD: the first shard item */
+}
+
+static const char *shard_id(const an *x, int s)
+{
+    return ddbgen_jstr(json_array_get(json_object_get(x->e, "shards"), (size_t)s), "id");
+}
+
+/* A condition is evaluated on one item: every field it reads must live on
+ * the same shard item (key fields are on all of them). */
+static void note_cond_shard(an *x, int i, uint32_t line, uint32_t col)
+{
+    int s = field_shard(x, i);
+    const char *name = fname(json_array_get(x->fields, (size_t)i));
+    if (s < 0)
+        return;
+    if (x->cond_shard < 0) {
+        x->cond_shard = s;
+        x->cond_by = name;
+    } else if (x->cond_shard != s) {
+        ERR(x, at(x, line, col),
+            "this condition reads '%s' (shard %s) and '%s' (shard %s): a condition is checked on one item, and "
+            "they are stored in two shard items; split it, or move the fields to one shard",
+            x->cond_by, shard_id(x, x->cond_shard), name, shard_id(x, s));
+        x->cond_shard = s;
+        x->cond_by = name;
+    }
+}
 
 /* The field a path names (top-level only), or -1 after an error. */
 static int path_field(an *x, const expr_path *p)
@@ -67,6 +118,8 @@ static int path_field(an *x, const expr_path *p)
                 ddbgen_buf_free(&b);
                 return -1;
             }
+            if (x->in_cond)
+                note_cond_shard(x, (int)i, p->line, p->col);
             return (int)i;
         }
     }
@@ -231,6 +284,18 @@ static void check_cond(an *x, const expr_node *n)
 
 /* ---- updates --------------------------------------------------------------- */
 
+/* Field r is read to compute the new value of field t: one UpdateItem
+ * reads the shard item it writes only. */
+static void check_read(an *x, int r, int t, uint32_t line, uint32_t col)
+{
+    int rs = field_shard(x, r), ts = field_shard(x, t);
+    if (rs >= 0 && ts >= 0 && rs != ts)
+        ERR(x, at(x, line, col),
+            "'%s' (shard %s) is read to write '%s' (shard %s): each shard item is updated by its own UpdateItem, "
+            "which reads only that item; pass the value as a placeholder instead",
+            fname(field_at(x, r)), shard_id(x, rs), fname(field_at(x, t)), shard_id(x, ts));
+}
+
 /* The SET value n written into target field t. */
 static void check_set_value(an *x, const expr_node *n, int t, int *plain)
 {
@@ -241,7 +306,7 @@ static void check_set_value(an *x, const expr_node *n, int t, int *plain)
         return;
     case EN_PATH:
         *plain = 0;
-        path_field(x, &n->path);
+        check_read(x, path_field(x, &n->path), t, n->line, n->col);
         return;
     case EN_PLUS:
     case EN_MINUS:
@@ -259,6 +324,7 @@ static void check_set_value(an *x, const expr_node *n, int t, int *plain)
                 ddbgen_jstr(tf, "ctype"));
         if (n->op == EF_IF_NOT_EXISTS && n->nargs == 2) {
             int f = n->args[0]->kind == EN_PATH ? path_field(x, &n->args[0]->path) : t;
+            check_read(x, f, t, n->line, n->col);
             const json_t *ff = field_at(x, f);
             if (ff && !ddbgen_jtrue(ff, "optional"))
                 ddbgen_diag_add(x->d, DDBGEN_WARNING, at(x, n->line, n->col),
@@ -402,45 +468,14 @@ static void analyse(an *x, const ddbgen_dexpr *upd, const ddbgen_dexpr *cond)
         for (size_t i = 0; i < upd->x->nactions; i++)
             check_action(x, &upd->x->actions[i]);
     }
+    x->cond_shard = -1;
     if (cond && cond->x) {
         x->dx = cond;
+        x->in_cond = 1;
         check_cond(x, cond->x->root);
+        x->in_cond = 0;
     }
     x->dx = upd ? upd : cond;
-}
-
-/* The shard item an analysed update writes (-1 unsharded), or -2 after an
- * error: a declared update writes one item. */
-static int update_shard(an *x, ddbgen_loc l, int report)
-{
-    json_t *shards = json_object_get(x->e, "shards");
-    if (json_array_size(shards) == 0)
-        return -1;
-    int shard = -1;
-    const char *first = NULL;
-    for (size_t i = 0; i < x->n_fields; i++) {
-        if (!x->changed[i])
-            continue;
-        json_t *f = field_at(x, (int)i);
-        const char *id = ddbgen_jstr(json_object_get(f, "shard"), "id");
-        size_t s;
-        json_t *sh;
-        json_array_foreach(shards, s, sh) {
-            if (!id || strcmp(ddbgen_jstr(sh, "id"), id))
-                continue;
-            if (shard >= 0 && shard != (int)s) {
-                if (report)
-                    ERR(x, l,
-                        "this update changes '%s' (shard %s) and '%s' (shard %s); a declared update writes one "
-                        "shard item: declare one update per shard",
-                        first, ddbgen_jstr(json_array_get(shards, (size_t)shard), "id"), fname(f), id);
-                return -2;
-            }
-            shard = (int)s;
-            first = fname(f);
-        }
-    }
-    return shard < 0 ? 0 : shard;
 }
 
 /* ---- the checks ----------------------------------------------------------- */
@@ -458,9 +493,9 @@ static int is_c_ident(const char *s)
 /* The name of a declared write becomes part of a C function name. */
 static void check_name(ddbgen_diags *d, const json_t *w, const char *macro, json_t *seen)
 {
-    static const char *const taken[] = {"put",    "create", "update", "update_fields", "get",      "delete",
-                                        "tx_put", "tx_create", "tx_delete", "tx_require", "batch_put",
-                                        "batch_get", "to_item", "from_item", "entity"};
+    static const char *const taken[] = {"put",       "create",    "update",  "update_fields", "get",
+                                        "delete",    "patch",     "upsert",  "batch_put",     "batch_get",
+                                        "to_item",   "from_item", "entity",  "scan",          "mask"};
     const char *name = ddbgen_jstr(w, "name");
     ddbgen_loc l = ddbgen_loc_of(w, "loc");
     if (!is_c_ident(name)) {
@@ -473,6 +508,15 @@ static void check_name(ddbgen_diags *d, const json_t *w, const char *macro, json
                             macro, name);
             return;
         }
+    /* a declared update's transaction form is <entity>_tx_<name>, and the
+     * generated transaction operations are <entity>_tx_put, ... */
+    if (!strncmp(name, "tx_", 3)) {
+        ddbgen_diag_add(d, DDBGEN_ERROR, l,
+                        "%s \"%s\": names starting with tx_ are the transaction forms' (<entity>_tx_<name>); "
+                        "drop the prefix",
+                        macro, name);
+        return;
+    }
     json_t *prev = json_object_get(seen, name);
     if (prev) {
         long h = ddbgen_diag_add(d, DDBGEN_ERROR, l, "two declared writes are named \"%s\"", name);
@@ -524,7 +568,6 @@ static void check_update(ddbgen_diags *d, json_t *e, const json_t *u)
             if (t)
                 check_template(x, t, what, l);
         }
-        update_shard(x, l, 1);
     }
     free(x);
     ddbgen__dexpr_free(&ux);
@@ -642,6 +685,70 @@ static ddbgen_ir_placeholder *lower_params(ddbgen_ir *ir, const ddbgen_ir_entity
     return ps;
 }
 
+/* The shard item holding the fields condition cx reads (the checks made
+ * sure there is one), or -1: unsharded, or it reads key fields only. */
+static int cond_shard(const ddbgen_ir_entity *e, const ddbgen_dexpr *cx)
+{
+    for (size_t i = 0; e->n_shards && i < cx->n_names; i++) {
+        const ddbgen_ir_field *f = ir_field(e, cx->names[i], NULL);
+        if (f && !f->key)
+            return f->shard ? (int)f->shard->no : 0;
+    }
+    return -1;
+}
+
+/* The actions of ux grouped by the shard item of the field each writes
+ * (the checks made sure no action reads another shard item). */
+static void lower_parts(ddbgen_ir *ir, const ddbgen_ir_entity *e, const ddbgen_dexpr *ux, ddbgen_ir_update *out,
+                        int *oom)
+{
+    static const char *const kw[4] = {"SET", "REMOVE", "ADD", "DELETE"};
+    size_t ns = e->n_shards ? e->n_shards : 1;
+    ddbgen_buf *b = calloc(ns * 4, sizeof *b);
+    if (!b) {
+        *oom = 1;
+        return;
+    }
+    for (int c = 0; c < 4; c++) {
+        char **acts = NULL;
+        size_t na = 0;
+        if (ux->text && ddbgen__dexpr_actions(ux, kw[c], &acts, &na))
+            *oom = 1;
+        for (size_t i = 0; i < na; i++) {
+            size_t len = 0;
+            while (acts[i][1 + len] == '_' || (acts[i][1 + len] >= 'a' && acts[i][1 + len] <= 'z') ||
+                   (acts[i][1 + len] >= 'A' && acts[i][1 + len] <= 'Z') ||
+                   (acts[i][1 + len] >= '0' && acts[i][1 + len] <= '9'))
+                len++;
+            size_t s = 0;
+            for (size_t f = 0; acts[i][0] == '#' && e->n_shards && f < e->n_fields; f++)
+                if (strlen(e->fields[f].name) == len && !strncmp(e->fields[f].name, acts[i] + 1, len) &&
+                    e->fields[f].shard)
+                    s = e->fields[f].shard->no;
+            ddbgen_buf *to = &b[s * 4 + (size_t)c];
+            ddbgen_buf_puts(to, to->len ? ", " : "");
+            ddbgen_buf_puts(to, acts[i]);
+            free(acts[i]);
+        }
+        free(acts);
+    }
+    size_t n = 0;
+    for (size_t s = 0; s < ns; s++)
+        n += b[s * 4].len || b[s * 4 + 1].len || b[s * 4 + 2].len || b[s * 4 + 3].len;
+    out->parts = pool_array(ir, n, sizeof *out->parts, oom);
+    for (size_t s = 0; out->parts && s < ns; s++) {
+        if (!(b[s * 4].len || b[s * 4 + 1].len || b[s * 4 + 2].len || b[s * 4 + 3].len))
+            continue;
+        ddbgen_ir_update_part *p = &out->parts[out->n_parts++];
+        p->shard = (int)s;
+        for (int c = 0; c < 4; c++)
+            p->clauses[c] = pool_copy(ir, b[s * 4 + (size_t)c].len ? ddbgen_buf_str(&b[s * 4 + (size_t)c]) : "", oom);
+    }
+    for (size_t i = 0; i < ns * 4; i++)
+        ddbgen_buf_free(&b[i]);
+    free(b);
+}
+
 static void lower_update(ddbgen_ir *ir, const json_t *je, const ddbgen_ir_entity *e, const json_t *u,
                          ddbgen_ir_update *out, an *x, int *oom)
 {
@@ -682,12 +789,10 @@ static void lower_update(ddbgen_ir *ir, const json_t *je, const ddbgen_ir_entity
             out->known[out->n_known] = (size_t)x->known[i];
             out->known_fields[out->n_known++] = i;
         }
-    out->shard = -1;
-    for (size_t i = 0; e->n_shards && i < x->n_fields && i < e->n_fields; i++)
-        if (x->changed[i] && e->fields[i].shard && out->shard < 0)
-            out->shard = (int)e->fields[i].shard->no;
-    if (e->n_shards && out->shard < 0)
-        out->shard = 0;
+    lower_parts(ir, e, &ux, out, oom);
+    out->cond_shard = cj ? cond_shard(e, &cx) : -1;
+    if (out->cond_shard < 0)
+        out->cond_shard = out->n_parts ? out->parts[0].shard : 0;
     ddbgen__dexpr_free(&ux);
     ddbgen__dexpr_free(&cx);
     ddbgen_diags_free(&quiet);
@@ -709,6 +814,9 @@ static void lower_condition(ddbgen_ir *ir, const json_t *je, const ddbgen_ir_ent
     lower_dexpr(ir, e, &cx, ddbgen_jstr(cj, "text"), &out->condition, oom);
     out->params = lower_params(ir, e, x, oom);
     out->n_params = x->n_ph;
+    out->shard = cond_shard(e, &cx);
+    if (out->shard < 0)
+        out->shard = 0;
     ddbgen__dexpr_free(&cx);
     ddbgen_diags_free(&quiet);
 }

@@ -38,6 +38,12 @@ typedef struct ddbgen_ir_dexpr {
     size_t n_names;
 } ddbgen_ir_dexpr;
 
+/* The actions of a declared update on one shard item. */
+typedef struct ddbgen_ir_update_part {
+    int shard;                     /* the shard item (0 when unsharded) */
+    const char *clauses[4];        /* SET, REMOVE, ADD, DELETE bodies of its actions ("" when none) */
+} ddbgen_ir_update_part;
+
 typedef struct ddbgen_ir_update {
     const char *name;              /* "charge": the function <entity>_charge */
     ddbgen_ir_dexpr update;
@@ -49,7 +55,10 @@ typedef struct ddbgen_ir_update {
     size_t *known;                 /* fields set to a placeholder (SET f = :p): params indexes */
     size_t *known_fields;          /* ... and those fields' indexes */
     size_t n_known;
-    int shard;                     /* the shard item written; -1 when unsharded */
+    ddbgen_ir_update_part *parts;  /* one per shard item whose fields it changes, by shard */
+    size_t n_parts;
+    int cond_shard;                /* the shard item the condition reads (the first part's when it reads
+                                    * only key fields; 0 when unsharded) */
 } ddbgen_ir_update;
 
 typedef struct ddbgen_ir_condition {
@@ -57,6 +66,7 @@ typedef struct ddbgen_ir_condition {
     ddbgen_ir_dexpr condition;
     ddbgen_ir_placeholder *params;
     size_t n_params;
+    int shard;                     /* the shard item it reads (0 when unsharded or only key fields) */
 } ddbgen_ir_condition;
 
 struct ddbgen_ir_writes {

@@ -14,7 +14,9 @@
  *                    (name, description, specifications: large, low
  *                    velocity).  A stock update writes shard A only:
  *                    the declared update product_take_stock() decrements
- *                    it atomically and is refused when fewer are left.
+ *                    it atomically and is refused when fewer are left;
+ *                    product_tx_take_stock() does the same inside an
+ *                    order's transaction (its line and the stock together).
  *
  * Orders (or-324910) sit in the same table: an order line per product. */
 #ifndef PRODUCTS_H

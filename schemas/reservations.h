@@ -15,7 +15,10 @@
  *
  * A day's counter moves with the declared update product_date_reserve()
  * ("SET reserved = reserved + :party" when "reserved <= :most"): one
- * request, no read first, refused when the day is full.  A booking starts
+ * request, no read first, refused when the day is full.  A booking is one
+ * transaction: booking_tx_create() and product_date_tx_reserve() (the
+ * declared update's transaction form), so a full day cancels the booking
+ * and consumes no booking number.  A booking starts
  * "held" (DDB_DEFAULT) and carries its creation and last-change times
  * (DDB_CREATED_AT in epoch ms, DDB_UPDATED_AT in ISO-8601).
  *

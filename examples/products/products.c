@@ -5,7 +5,8 @@
  * (table ProductsOneItem) and split by velocity into shard items A (stock,
  * price) and B (name, description, specifications) (table Products).  An
  * order then updates the stock in both designs, and the program prints
- * what each write costs.
+ * what each write costs; a later order writes its line and takes the stock
+ * in one transaction (the declared update's transaction form).
  *
  *   products [DIR]      DIR: database directory (default: in the build tree) */
 #include "products_ddb.h"
@@ -101,6 +102,19 @@ int main(int argc, char **argv)
     printf("  for 1,000 orders a day:    %g WCU versus %g WCU\n", 1000 * before, 1000 * after);
     int rc = product_take_stock(db, 1, 100, &ex_total, NULL, NULL, &cap, &err);
     printf("  taking 100 more:           %s (stock >= 100 is false: nothing is written)\n", ddb_strerror(rc));
+    /* an order in one transaction: its line, and the stock taken by the same declared update
+     * (product_tx_take_stock): both or neither */
+    struct order_line next = {324911, 1, 3, 129900}, huge = {324912, 1, 500, 129900};
+    ddb_ent_tx *otx = ddb_ent_tx_new(db, a, &err);
+    EX_CHECK(order_line_tx_create(otx, &next, &err));
+    EX_CHECK(product_tx_take_stock(otx, 1, 3, NULL, &err));
+    EX_CHECK(ddb_ent_tx_commit(otx, &ex_total, &cap, &err));
+    printf("  order or-324911, 3 x pr-000001 in one transaction (line + shard A): %s\n", ex_cost(&cap, cost));
+    EX_CHECK(order_line_tx_create(otx, &huge, &err));
+    EX_CHECK(product_tx_take_stock(otx, 1, 500, NULL, &err));
+    rc = ddb_ent_tx_commit(otx, &ex_total, &cap, &err);
+    printf("  order or-324912, 500 x pr-000001: %s\n    %s (its line is not written either)\n", ddb_strerror(rc),
+           err.message);
 
     sharded.price_cents = 119900;
     EX_CHECK(product_update_fields(db, &sharded, product_mask(PRODUCT_F_PRICE_CENTS), &ex_total, &cap, &err));

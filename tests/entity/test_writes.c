@@ -480,6 +480,60 @@ static void test_sharded_version(void **state)
     assert_int_equal(ddb_ent_to_item(&device_entity, &d, f->a, &one, &f->err), DDB_EINVAL);
 }
 
+/* ddb_ent_update_declared with descriptors ddbgen would not write: refused
+ * before anything is sent; and a caller's condition on the shard item an
+ * update-fields does not write, checked there (a ConditionCheck in the same
+ * transaction). */
+static void test_declared_misuse_and_cross_shard(void **state)
+{
+    fx *f = *state;
+    struct device d = {.id = "d2", .battery = 50, .description = "pump"};
+    OK(ddb_ent_create(f->db, &device_entity, &d, NULL, NULL, &f->err));
+    static const char *const names[] = {"#b"}, *const attrs[] = {"battery"};
+    struct device vals = {.battery = 5};
+    ddb_ent_arg args[] = {{.name = ":n", .field = 1, .obj = &vals}};
+    ddb_ent_update_part bad_shard[] = {{.shard = 2, .set = "#b = #b + :n", .remove = "", .add = "", .del = ""}};
+    ddb_ent_update_desc u = {.name = "bump", .parts = bad_shard, .n_parts = 1, .names = names, .attrs = attrs,
+                             .n_names = 1};
+    struct device key = {.id = "d2"};
+    assert_int_equal(ddb_ent_update_declared(f->db, &device_entity, &u, &key, args, 1, NULL, NULL, NULL, NULL, &f->err),
+                     DDB_EINVAL);
+    assert_string_equal(f->err.message, "declared update bump of Device names shard 2 of 2");
+    u.n_parts = 0;
+    assert_int_equal(ddb_ent_update_declared(f->db, &device_entity, &u, &key, args, 1, NULL, NULL, NULL, NULL, &f->err),
+                     DDB_EINVAL);
+    ddb_ent_update_part two_a[] = {{.shard = 0, .set = "#b = :n", .remove = "", .add = "", .del = ""},
+                                   {.shard = 0, .set = "#b = :n", .remove = "", .add = "", .del = ""}};
+    u.parts = two_a;
+    u.n_parts = 2;
+    assert_int_equal(ddb_ent_update_declared(f->db, &device_entity, &u, &key, args, 1, NULL, NULL, NULL, NULL, &f->err),
+                     DDB_EINVAL);
+    assert_string_equal(f->err.message, "declared update bump of Device has two parts for shard 0");
+    /* a placeholder without a value: named */
+    u.n_parts = 1;
+    assert_int_equal(ddb_ent_update_declared(f->db, &device_entity, &u, &key, NULL, 0, NULL, NULL, NULL, NULL, &f->err),
+                     DDB_EVALIDATION);
+    assert_non_null(strstr(f->err.message, ":n"));
+    OK(ddb_ent_get(f->db, &device_entity, &key, &d, f->a, NULL, NULL, &f->err));
+    assert_int_equal(d.battery, 50); /* nothing was written */
+    /* update-fields of the description (shard B) when battery (shard A) > :min */
+    ddb_item *vals2 = ddb_item_new(f->a);
+    assert_int_equal(ddb_item_set_n(vals2, ":min", "60", &f->err), 0);
+    ddb_ent_expr c = {.text = "battery > :min", .values = vals2, .shard = 0};
+    strcpy(d.description, "pump v2");
+    ddb_ent_opts o = {.condition = &c, .return_capacity = DDB_CAPACITY_TOTAL};
+    ddb_capacity cap;
+    assert_int_equal(ddb_ent_update_fields(f->db, &device_entity, &d, (const char *const[]){"description"}, 1, &o,
+                                           &cap, &f->err),
+                     DDB_ECONDITION);
+    assert_string_equal(str(raw(f, "DEVICE#d2", "DEVICE#B"), "description"), "pump");
+    assert_int_equal(ddb_item_set_n(vals2, ":min", "40", &f->err), 0);
+    OK(ddb_ent_update_fields(f->db, &device_entity, &d, (const char *const[]){"description"}, 1, &o, &cap, &f->err));
+    assert_true(cap.write == 4.0); /* TransactWriteItems: ConditionCheck of A (2) + Update of B (2) */
+    assert_string_equal(str(raw(f, "DEVICE#d2", "DEVICE#B"), "description"), "pump v2");
+    assert_int_equal(num(raw(f, "DEVICE#d2", "DEVICE#A"), "version"), 1); /* A was checked, not written */
+}
+
 /* batch delete, and one batch mixing entities: puts and deletes of
  * tickets and devices (every shard item) */
 static void test_batches(void **state)
@@ -535,6 +589,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_transaction_forms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sharded_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_batches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_declared_misuse_and_cross_shard, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

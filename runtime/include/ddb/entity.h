@@ -293,9 +293,11 @@ int ddb_ent_patch(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_op
                   ddb_error *err);
 /* upsert: create or update without touching create-only fields: UpdateItem
  * "SET <each field> = :v, <created_at> = if_not_exists(<created_at>, :now),
- * <create-only/default field> = if_not_exists(<attr>, :v) ..." with no
- * existence condition (a version field: "attribute_not_exists(<pk>) OR
- * <version> = :expected"). */
+ * <create-only/default field> = if_not_exists(<attr>, :v) ..." (fields
+ * obj leaves unset are not touched; nothing is removed) with no existence
+ * condition.  With a version field the version's shard item is guarded as
+ * by put: obj's version 0 = "attribute_not_exists(<pk>)" (create only),
+ * N = "<version> = :N". */
 int ddb_ent_upsert(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_opts *o, ddb_capacity *cap,
                    ddb_error *err);
 
@@ -344,30 +346,44 @@ typedef struct ddb_ent_arg {
     const void *obj;
 } ddb_ent_arg;
 
-/* A declared update as ddbgen checked it: the clause bodies of its
- * UpdateExpression and its ConditionExpression over #names. */
+/* One shard item's part of a declared update: the clause bodies (over the
+ * update's #names, "" when absent) of the actions on the fields it holds. */
+typedef struct ddb_ent_update_part {
+    int16_t shard;                        /* the shard item (0 when unsharded) */
+    const char *set, *remove, *add, *del;
+} ddb_ent_update_part;
+
+/* A declared update as ddbgen checked it: one part per shard item whose
+ * fields it changes, its ConditionExpression over the same #names. */
 typedef struct ddb_ent_update_desc {
     const char *name;                     /* "charge" */
-    const char *set, *remove, *add, *del; /* clause bodies, "" when absent */
+    const ddb_ent_update_part *parts;
+    uint16_t n_parts;
     const char *condition;                /* declared condition, or NULL */
+    int16_t cond_shard;                   /* the shard item it reads (0 when unsharded) */
     const char *const *names;             /* "#battery_pct", ... */
     const char *const *attrs;             /* the stored attribute of each */
     uint16_t n_names;
     const uint16_t *known;                /* fields SET to a placeholder: their new values are in obj */
     uint16_t n_known;
-    int16_t shard;                        /* the shard item written; -1 when unsharded */
 } ddb_ent_update_desc;
 
-/* One UpdateItem: u's expression, plus SET (or REMOVE) of the derived
- * attributes and index keys that read the fields in u->known (rendered
- * from obj, which holds the key fields and those fields' new values), plus
- * ADD 1 to the version when the item written holds it; conditional on the
- * item existing and u->condition.  DDB_ENOTFOUND when the item does not
- * exist (no declared condition), DDB_ECONDITION when it does not exist or
- * the declared condition is false.  out (may be NULL) receives the item
- * after the update (a sharded entity: the shard item's fields), its
- * variable-size data allocated from a.  Placeholder names starting with
- * ":ddb_" and names starting with "#ddb_" are the runtime's. */
+/* Run declared update u on the item with obj's primary key: its parts
+ * lowered to ddb_ent_update_expr (one UpdateItem per shard item; one
+ * transaction when more than one) and run as ddb_ent_update, i.e. with
+ * updated-at, the version bump and "attribute_exists(<pk>)" added.  Each
+ * part also SETs (or REMOVEs) the derived attributes and index keys on its
+ * shard item that read the fields in u->known (rendered from obj, which
+ * holds the key fields and those fields' new values; a shard item holding
+ * only such an attribute is updated too).  u->condition (its values bound
+ * from args) is ANDed with opts->condition and checked on its shard item:
+ * inside that shard's UpdateItem, or as a ConditionCheck in the same
+ * transaction when the update does not write it.  DDB_ENOTFOUND when the
+ * item does not exist, DDB_ECONDITION when a condition is false.  out (may
+ * be NULL) receives the item after the update (the shard items written),
+ * its variable-size data allocated from a: ALL_NEW of a lone UpdateItem,
+ * else read back (consistent GetItem, its capacity counted).  Placeholder
+ * names ":v<digits>" and "#n<digits>" are the runtime's. */
 int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,
                             const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, void *out, ddb_arena *a,
                             ddb_capacity *cap, ddb_error *err);
@@ -677,8 +693,15 @@ int ddb_ent_tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, 
  * updates (as ddb_ent_update) in the transaction. */
 int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
                            const ddb_ent_tx_cond *c, ddb_error *err);
+/* upsert (as ddb_ent_upsert) in the transaction. */
+int ddb_ent_tx_upsert(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
                       const ddb_ent_tx_cond *c, ddb_error *err);
+/* A declared update (ddb_ent_update_declared) in the transaction (c may be
+ * NULL: c->condition ANDed with the declared one, c->current filled at
+ * commit when it fails). */
+int ddb_ent_tx_update_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,
+                               const ddb_ent_arg *args, size_t n_args, const ddb_ent_tx_cond *c, ddb_error *err);
 /* Run it.  DDB_ECANCELED (message naming the failed operations) when a
  * condition fails; nothing is written then.  The builder is empty afterwards.
  * o->client_request_token makes it idempotent (ddb_tx_opts). */

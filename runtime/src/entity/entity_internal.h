@@ -118,7 +118,7 @@ void ddbi_ent_fields_from_keys(const ddb_entity_desc *e, const ddb_item *it, voi
 /* The number of holes (fields) of t. */
 uint16_t ddbi_ent_holes(const ddb_template *t);
 /* Does t read a top-level field i with changed[i] set? */
-bool ddbi_ent_template_uses(const ddb_template *t, const bool *changed);
+bool ddbi_ent_template_uses(const ddb_template *t, const ddb_ent_mask *changed);
 /* Compute every derived field of obj in place. */
 int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb_error *err);
 
@@ -324,6 +324,10 @@ typedef struct ddbi_ent_opinfo {
     void *current;            /* on a failed condition: the stored item decoded here */
     bool *current_found;
     ddb_arena *current_arena;
+    void *out;                /* on success: the item after the write decoded here (partial; not zeroed:
+                               * the caller zeroes it), its data in out_arena (entity_tx.c: ALL_NEW of a
+                               * lone UpdateItem, else read back after the transaction) */
+    ddb_arena *out_arena;
 } ddbi_ent_opinfo;
 
 /* tx's handle and arena. */
@@ -356,6 +360,19 @@ int ddbi_ent_tx_run(ddb_ent_tx *tx, bool single, const char *token, ddb_return_c
 /* Merge a caller's condition into x (text "(<text>)", its names and
  * values); DDB_EINVAL when it uses a runtime placeholder. */
 int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err);
+/* Add to tx a ConditionCheck on key's item (the shard of c's condition):
+ * the item exists (exists 1), does not (0) or either (-1), ANDed with c's
+ * condition; role names it in a failure's message (entity_check.c). */
+int ddbi_ent_add_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, int exists,
+                       const ddb_ent_tx_cond *c, ddbi_op_role role, ddb_error *err);
+/* Add to tx the UpdateItems of n declared updates (ddb_ent_update_expr: one
+ * per shard item) of the item with key's primary key, with the nc
+ * conditions c[] each on its shard item (ANDed into that item's update, or
+ * a ConditionCheck when none of them writes it); out (may be NULL, zeroed
+ * by the caller) gets the items after them at commit (entity_update.c). */
+int ddbi_ent_add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,
+                          size_t n, const ddb_ent_tx_cond *c, size_t nc, void *out, ddb_arena *out_arena,
+                          ddb_error *err);
 
 /* ---- uniqueness items (entity_unique.c) ---- */
 

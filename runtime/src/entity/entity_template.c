@@ -300,10 +300,10 @@ int ddbi_ent_fill_derived(const ddb_entity_desc *e, void *obj, ddb_arena *a, ddb
     return DDB_OK;
 }
 
-bool ddbi_ent_template_uses(const ddb_template *t, const bool *changed)
+bool ddbi_ent_template_uses(const ddb_template *t, const ddb_ent_mask *changed)
 {
     for (uint16_t i = 0; i < t->n; i++)
-        if (!t->segs[i].lit && t->segs[i].path_len && changed[t->segs[i].path[0]])
+        if (!t->segs[i].lit && t->segs[i].path_len && ddb_ent_mask_has(changed, t->segs[i].path[0]))
             return true;
     return false;
 }

@@ -20,14 +20,6 @@
 /* The most fields an entity struct may have for a partial update. */
 #define UPDATE_MAX_FIELDS DDB_ENT_MAX_FIELDS
 
-static bool template_uses(const ddb_template *t, const ddb_ent_mask *changed)
-{
-    for (uint16_t i = 0; i < t->n; i++)
-        if (!t->segs[i].lit && t->segs[i].path_len && ddb_ent_mask_has(changed, t->segs[i].path[0]))
-            return true;
-    return false;
-}
-
 /* The update of one shard item: "SET" assignments in x, "REMOVE" ones in rem. */
 typedef struct upd {
     ddbi_exprb *x;
@@ -130,7 +122,7 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
     /* the fields themselves, and derived attributes that depend on them */
     for (uint16_t j = 0; !rc && j < e->st->n_fields; j++) {
         const ddb_field_desc *f = &e->st->fields[j];
-        bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && template_uses(f->derived, &changed);
+        bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && ddbi_ent_template_uses(f->derived, &changed);
         bool stamp = (f->flags & DDB_FIELD_UPDATED_AT) != 0;
         if (!ddb_ent_mask_has(&changed, j) && !derived && !stamp)
             continue;
@@ -162,7 +154,7 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
     /* index keys that depend on them (each on the shard item carrying it) */
     for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
-        if (!whole && !template_uses(&kd->pk, &changed) && !(kd->sk_attr && template_uses(&kd->sk, &changed)))
+        if (!whole && !ddbi_ent_template_uses(&kd->pk, &changed) && !(kd->sk_attr && ddbi_ent_template_uses(&kd->sk, &changed)))
             continue;
         ddb_value *pk, *sk = NULL;
         if ((rc = ddb_ent_render(e, &kd->pk, obj, a, &pk, err)) ||
@@ -194,9 +186,12 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
             return ddbi_fail_oom(err, __func__);
         rc = ddbi_ent_tx_on_commit(tx, vf, obj, expected + 1, err);
     }
-    if (!rc && c && c->condition && !touched[upart])
-        return ddbi_fail(err, DDB_EINVAL, "%s: the condition is on shard %d, which this update does not write",
-                         e->name, upart);
+    /* the condition reads a shard item this update does not write: checked
+     * there in the same transaction (an existing item, unless upsert) */
+    if (!rc && c && c->condition && !touched[upart] &&
+        (rc = ddbi_ent_add_check(tx, e, obj, mode == DDBI_UPD_UPSERT || mode == DDBI_UPD_PUT ? -1 : 1, c,
+                                 whole ? DDBI_OP_CHECK : DDBI_OP_UPDATE, err)))
+        return rc;
     for (int s = 0; !rc && s < nparts; s++) {
         if (!touched[s])
             continue;
@@ -324,8 +319,8 @@ int ddb_ent_upsert(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_o
     return update_alone(db, e, obj, NULL, DDBI_UPD_UPSERT, o, cap, err);
 }
 
-int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
-                           const ddb_ent_tx_cond *c, ddb_error *err)
+static int tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
+                     ddbi_upd_mode mode, const ddb_ent_tx_cond *c, ddb_error *err)
 {
     if (!tx || !e || !obj)
         return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and object are required");
@@ -334,10 +329,21 @@ int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, 
     if (ddbi_ent_has_unique(e, fields))
         rc = ddbi_ent_read_old(ddbi_ent_tx_db(tx), e, obj, ddbi_ent_tx_arena(tx), &old, err);
     if (!rc)
-        rc = ddbi_ent_add_update(tx, e, obj, fields, fields ? DDBI_UPD_FIELDS : DDBI_UPD_PATCH, c, old, err);
+        rc = ddbi_ent_add_update(tx, e, obj, fields, mode, c, old, err);
     if (rc)
         ddbi_ent_tx_poison(tx);
     return rc;
+}
+
+int ddb_ent_tx_update_mask(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
+                           const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return tx_update(tx, e, obj, fields, fields ? DDBI_UPD_FIELDS : DDBI_UPD_PATCH, c, err);
+}
+
+int ddb_ent_tx_upsert(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return tx_update(tx, e, obj, NULL, DDBI_UPD_UPSERT, c, err);
 }
 
 /* ---- declared updates ---- */
@@ -358,7 +364,7 @@ static long set_clause(const char *t)
 
 /* Add declared update u to tx for the entity with key's primary key. */
 static int add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,
-                        const ddb_ent_tx_cond *c, ddb_error *err)
+                        const ddb_ent_tx_cond *cs, size_t nc, void *out, ddb_arena *out_arena, ddb_error *err)
 {
     ddb_arena *a = ddbi_ent_tx_arena(tx);
     ddb *db = ddbi_ent_tx_db(tx);
@@ -438,10 +444,17 @@ static int add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *ke
     if (vv && ((x->text.len && ddbi_exprb_put(x, " AND ")) || ddbi_exprb_put(x, vn) || ddbi_exprb_put(x, " = ") ||
                ddbi_exprb_put(x, vv)))
         return ddbi_fail_oom(err, __func__);
-    int upart = c && c->condition && e->n_shards ? c->condition->shard : 0;
-    bool user = c && c->condition && upart == s;
-    if (user && ((x->text.len && ddbi_exprb_put(x, " AND ")) || (rc = ddbi_exprb_merge(x, c->condition, err))))
-        return rc ? rc : ddbi_fail_oom(err, __func__);
+    /* the conditions on this shard item */
+    const ddb_ent_tx_cond *c = NULL;
+    for (size_t i = 0; i < nc; i++) {
+        if (!cs[i].condition || (e->n_shards ? cs[i].condition->shard : 0) != s)
+            continue;
+        if (!c || !c->current)
+            c = &cs[i];
+        if ((x->text.len && ddbi_exprb_put(x, " AND ")) || (rc = ddbi_exprb_merge(x, cs[i].condition, err)))
+            return rc ? rc : ddbi_fail_oom(err, __func__);
+    }
+    bool user = c != NULL;
     if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &cx, err)))
         return rc;
     ddb_item *k = NULL;
@@ -451,25 +464,36 @@ static int add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *ke
                     .values = ddbi_exprb_values(x)};
     ddbi_ent_opinfo in = {.e = e, .role = u->upsert ? DDBI_OP_UPSERT : DDBI_OP_UPDATE, .vf = vv ? vf : NULL,
                           .expected = expected, .user_cond = user, .current = c ? c->current : NULL,
-                          .current_found = c ? c->current_found : NULL, .current_arena = c ? c->current_arena : NULL};
+                          .current_found = c ? c->current_found : NULL, .current_arena = c ? c->current_arena : NULL,
+                          .out = out, .out_arena = out_arena};
     return ddbi_ent_tx_add(tx, &op, &in, err);
 }
 
-static int add_declared_all(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,
-                            size_t n, const ddb_ent_tx_cond *c, ddb_error *err)
+int ddbi_ent_add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,
+                          size_t n, const ddb_ent_tx_cond *c, size_t nc, void *out, ddb_arena *out_arena,
+                          ddb_error *err)
 {
     int rc = ddbi_ent_check_shards(e, err);
     if (!rc && !n)
         rc = ddbi_fail(err, DDB_EINVAL, "%s: an update needs at least one expression", e->name);
-    int upart = c && c->condition && e->n_shards ? c->condition->shard : 0;
-    bool cond_used = !(c && c->condition);
-    for (size_t i = 0; !rc && i < n; i++) {
-        rc = add_declared(tx, e, key, &u[i], c, err);
-        cond_used |= (e->n_shards ? u[i].expr.shard : 0) == upart;
+    for (size_t i = 0; !rc && i < n; i++)
+        for (size_t j = 0; !rc && j < i; j++)
+            if (e->n_shards && u[i].expr.shard == u[j].expr.shard)
+                rc = ddbi_fail(err, DDB_EINVAL, "%s: two updates of shard %d (one UpdateItem per shard item)",
+                               e->name, u[i].expr.shard);
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = add_declared(tx, e, key, &u[i], c, nc, out, out_arena, err);
+    /* a condition on a shard item the update does not write: checked there,
+     * in the same transaction, the item required to exist too */
+    for (size_t j = 0; !rc && j < nc; j++) {
+        int cpart = c[j].condition && e->n_shards ? c[j].condition->shard : 0;
+        bool written = !c[j].condition;
+        for (size_t i = 0; i < n; i++)
+            written |= (e->n_shards ? u[i].expr.shard : 0) == cpart;
+        if (!written)
+            rc = ddbi_ent_add_check(tx, e, key, u[0].upsert ? -1 : 1, &c[j],
+                                    u[0].upsert ? DDBI_OP_CHECK : DDBI_OP_UPDATE, err);
     }
-    if (!rc && !cond_used)
-        rc = ddbi_fail(err, DDB_EINVAL, "%s: the condition is on shard %d, which this update does not write", e->name,
-                       upart);
     return rc;
 }
 
@@ -479,6 +503,8 @@ typedef struct decl_ctx {
     const ddb_ent_update_expr *u;
     size_t n;
     const ddb_ent_opts *o;
+    void *out;
+    ddb_arena *a;
 } decl_ctx;
 
 static int build_declared(ddb_ent_tx *tx, ddb_arena *a, void *vctx, ddb_error *err)
@@ -486,7 +512,7 @@ static int build_declared(ddb_ent_tx *tx, ddb_arena *a, void *vctx, ddb_error *e
     (void)a;
     decl_ctx *d = vctx;
     ddb_ent_tx_cond c = ddbi_ent_cond_of(d->o);
-    return add_declared_all(tx, d->e, d->key, d->u, d->n, &c, err);
+    return ddbi_ent_add_declared(tx, d->e, d->key, d->u, d->n, &c, 1, d->out, d->a, err);
 }
 
 int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
@@ -496,16 +522,10 @@ int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !key || (n && !u) || (out && !a))
         return ddbi_fail(err, DDB_EINVAL, "update: db, entity, key and updates are required (and an arena with out)");
-    decl_ctx d = {e, key, u, n, o};
-    int rc = ddbi_ent_single(db, o, cap, build_declared, &d, err);
-    if (!rc && out) { /* the item after the update, read back */
-        ddb_capacity rc_cap;
-        rc = ddb_ent_get(db, e, key, out, a, &(ddb_ent_opts){.consistent = true,
-                                                              .return_capacity = ddbi_ent_cap_mode(o)},
-                         &rc_cap, err);
-        ddbi_ent_cap_merge(cap, &rc_cap);
-    }
-    return rc;
+    decl_ctx d = {e, key, u, n, o, out, a};
+    if (out)
+        memset(out, 0, e->st->size);
+    return ddbi_ent_single(db, o, cap, build_declared, &d, err);
 }
 
 int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,
@@ -513,7 +533,7 @@ int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key,
 {
     if (!tx || !e || !key || (n && !u))
         return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity, key and updates are required");
-    int rc = add_declared_all(tx, e, key, u, n, c, err);
+    int rc = ddbi_ent_add_declared(tx, e, key, u, n, c, c ? 1 : 0, NULL, NULL, err);
     if (rc)
         ddbi_ent_tx_poison(tx);
     return rc;

@@ -41,6 +41,16 @@ static bool remote_has_transactions(void)
     return getenv("DDB_TEST_TRANSACTIONS") && !strcmp(getenv("DDB_TEST_TRANSACTIONS"), "1");
 }
 
+/* Skip the calling test where the endpoint has no TransactWriteItems
+ * (sharded items, uniqueness items and transactions need it). */
+static void need_transactions(void)
+{
+    if (remote() && !remote_has_transactions()) {
+        print_message("skipped: dynalite has no TransactWriteItems\n");
+        skip();
+    }
+}
+
 static ddb *open_db(void)
 {
     char uri[600];
@@ -206,23 +216,29 @@ static void test_recomputed_keys(void **state)
     close_db(db);
 }
 
+/* Stock sku: qty 10, title "Kayak", a 20 KB blurb (returned: free it). */
+static char *new_stock(ddb *db, const char *sku)
+{
+    ddb_error err;
+    char *blurb = malloc(20 * 1024);
+    assert_non_null(blurb);
+    memset(blurb, 'b', 20 * 1024 - 1);
+    blurb[20 * 1024 - 1] = 0;
+    struct stock s = {.qty = 10, .title = "Kayak", .blurb = blurb};
+    snprintf(s.sku, sizeof s.sku, "%s", sku);
+    OK(stock_put(db, &s, NULL, NULL, &err));
+    return blurb;
+}
+
 static void test_sharded(void **state)
 {
     (void)state;
-    if (remote() && !remote_has_transactions()) {
-        /* the sharded item is first written with TransactWriteItems */
-        print_message("skipped: dynalite has no TransactWriteItems\n");
-        skip();
-    }
+    need_transactions();
     ddb *db = open_db();
     ddb_arena *a = ddb_arena_new();
     ddb_error err;
     ddb_capacity cap;
-    char *blurb = malloc(20 * 1024);
-    memset(blurb, 'b', 20 * 1024 - 1);
-    blurb[20 * 1024 - 1] = 0;
-    struct stock s = {.sku = "k1", .qty = 10, .title = "Kayak", .blurb = blurb};
-    OK(stock_put(db, &s, NULL, NULL, &err));
+    char *blurb = new_stock(db, "k1");
     struct stock got;
     /* the stock shard only: 1 WCU, not the 20 KB shard */
     OK(stock_take(db, "k1", 3, &caps, &got, a, &cap, &err));
@@ -238,6 +254,252 @@ static void test_sharded(void **state)
     assert_int_equal(got.ver_a, 2); /* the stock shard and its version were not rewritten */
     assert_int_equal(strlen(got.blurb), 20 * 1024 - 1);
     free(blurb);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+/* A declared update whose fields span two shard items: one UpdateItem per
+ * item in one TransactWriteItems, each shard item's own version only; a
+ * declared condition on a shard the update does not write: a
+ * ConditionCheck of that item in the same transaction (DynamoDB API
+ * Reference, TransactWriteItems: "no two actions can target the same item",
+ * so the check and the update are on two shard items).  Capacity: a
+ * transactional write costs 2 WCU per KB of each item and a ConditionCheck
+ * 2 WCU per KB of the item checked (Developer Guide, "Capacity management
+ * for transactions"); the item read back for out is a consistent read, 1
+ * RCU per 4 KB ("Read consistency" / "Capacity unit consumption"). */
+static void test_sharded_multi(void **state)
+{
+    (void)state;
+    need_transactions();
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    char *blurb = new_stock(db, "k2");
+    struct stock got;
+    /* both shards: the 20 KB blurb is removed in the same request, so shard
+     * B's write is sized by the larger of the item before and after (21 KB:
+     * 42 WCU transactional) and shard A's by 1 KB (2 WCU) */
+    OK(stock_restock(db, "k2", 5, "Canoe", &caps, NULL, NULL, &cap, &err));
+    assert_true(cap.table_write == 44.0);
+    assert_true(cap.table_read == 0.0);
+    OK(stock_get(db, "k2", NULL, a, &got, &err));
+    assert_int_equal(got.qty, 15);
+    assert_string_equal(got.title, "Canoe");
+    assert_null(got.blurb);
+    assert_int_equal(got.ver_a, 2); /* shard A's version moved on once */
+    /* with out: both items read back after the transaction (consistent, 1 RCU each: both under 4 KB now) */
+    OK(stock_restock(db, "k2", 1, "Raft", &caps, &got, a, &cap, &err));
+    assert_true(cap.table_write == 4.0);
+    assert_true(cap.table_read == 2.0);
+    assert_int_equal(got.qty, 16);
+    assert_string_equal(got.title, "Raft");
+    assert_int_equal(got.ver_a, 3);
+    /* an absent item is not created: the transaction is cancelled */
+    assert_int_equal(stock_restock(db, "nope", 1, "x", NULL, NULL, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_int_equal(stock_get(db, "nope", NULL, a, &got, &err), DDB_ENOTFOUND);
+    /* the condition reads shard A (qty), the update writes shard B (title):
+     * false -> nothing written, DDB_ECONDITION */
+    assert_int_equal(stock_retitle_if_stocked(db, "k2", "Punt", 100, &caps, NULL, NULL, &cap, &err), DDB_ECONDITION);
+    assert_string_equal(err.message, "Stock: the condition failed");
+    OK(stock_get(db, "k2", NULL, a, &got, &err));
+    assert_string_equal(got.title, "Raft");
+    /* true: ConditionCheck of shard A (2 WCU) + UpdateItem of shard B (2 WCU) */
+    OK(stock_retitle_if_stocked(db, "k2", "Punt", 16, &caps, NULL, NULL, &cap, &err));
+    assert_true(cap.table_write == 4.0);
+    OK(stock_get(db, "k2", NULL, a, &got, &err));
+    assert_string_equal(got.title, "Punt");
+    assert_int_equal(got.qty, 16);
+    assert_int_equal(got.ver_a, 3); /* shard A was checked, not written */
+    /* the condition on an absent item: not found */
+    assert_int_equal(stock_retitle_if_stocked(db, "nope", "Punt", 0, NULL, NULL, NULL, NULL, &err), DDB_ENOTFOUND);
+    /* DDB_CONDITION stocked ("qty >= :min", shard A) on an update-fields of title (shard B): the same
+     * ConditionCheck of shard A in the transaction */
+    snprintf(got.title, sizeof got.title, "Skiff");
+    assert_int_equal(stock_update_fields_if_stocked(db, &got, DDB_FIELDS(STOCK_FN_TITLE), 17, NULL, NULL, &err),
+                     DDB_ECONDITION);
+    OK(stock_update_fields_if_stocked(db, &got, DDB_FIELDS(STOCK_FN_TITLE), 16, &caps, &cap, &err));
+    assert_true(cap.table_write == 4.0);
+    OK(stock_get(db, "k2", NULL, a, &got, &err));
+    assert_string_equal(got.title, "Skiff");
+    assert_int_equal(got.ver_a, 3);
+    free(blurb);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+/* The transaction form of every declared update (<entity>_tx_<name>): all
+ * or nothing with the caller's other operations ("TransactWriteItems": a
+ * failed condition cancels every action, TransactionCanceledException). */
+static void test_declared_in_transactions(void **state)
+{
+    (void)state;
+    need_transactions();
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new(), *ca = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    new_device(db, "t1");
+    struct stock s = {.sku = "k3", .qty = 4, .title = "Oar"};
+    OK(stock_put(db, &s, NULL, NULL, &err));
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+    assert_non_null(tx);
+    /* three declared updates of two entities (one of them two shard items) and a move of GSI1 */
+    OK(stock_tx_take(tx, "k3", 3, NULL, &err));
+    OK(device_tx_move(tx, "t1", "rome", "busy", NULL, &err));
+    OK(device_tx_count_boot(tx, "t1", 1, NULL, &err));
+    /* device t1 twice: "Transaction request cannot include multiple operations on one item" (ValidationException) */
+    int rc = ddb_ent_tx_commit(tx, &caps, &cap, &err);
+    assert_int_equal(rc, DDB_EVALIDATION);
+    struct stock sg;
+    OK(stock_get(db, "k3", NULL, a, &sg, &err));
+    assert_int_equal(sg.qty, 4); /* nothing was written */
+    OK(stock_tx_take(tx, "k3", 3, NULL, &err));
+    OK(device_tx_move(tx, "t1", "rome", "busy", NULL, &err));
+    OK(ddb_ent_tx_commit(tx, &caps, &cap, &err));
+    /* 2 WCU per item (two small items); GSI1's entry moves (delete + put, 2 WCU each transactional) */
+    assert_true(cap.table_write == 4.0);
+    OK(stock_get(db, "k3", NULL, a, &sg, &err));
+    assert_int_equal(sg.qty, 1);
+    assert_int_equal(sg.ver_a, 2);
+    struct device got;
+    OK(device_get(db, "t1", NULL, a, &got, &err));
+    assert_string_equal(got.site, "rome");
+    assert_string_equal(got.label, "rome/busy");
+    device_page pg;
+    OK(device_GSI1(db, "rome", device_GSI1_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    /* the declared condition fails (qty 1 >= 3 is false): all cancelled, the item it failed on returned */
+    struct stock cur;
+    bool found = false;
+    ddb_ent_tx_cond tc = {.current = &cur, .current_found = &found, .current_arena = ca};
+    OK(stock_tx_take(tx, "k3", 3, &tc, &err));
+    OK(device_tx_charge(tx, "t1", 5, 6, NULL, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    assert_non_null(strstr(err.message, "operation 1 (Stock) condition failed"));
+    assert_true(found);
+    assert_int_equal(cur.qty, 1);
+    OK(device_get(db, "t1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 50); /* the charge was cancelled with it */
+    /* a caller's condition is ANDed with the declared one (and binds its own placeholders) */
+    ddb_item *vals = ddb_item_new(a), *nms = ddb_item_new(a);
+    assert_int_equal(ddb_item_set_s(nms, "#t", "title"), 0);
+    assert_int_equal(ddb_item_set_s(vals, ":title", "Paddle"), 0);
+    ddb_ent_expr mine = {.text = "#t = :title", .names = nms, .values = vals, .shard = 1};
+    ddb_ent_tx_cond mc = {.condition = &mine};
+    OK(stock_tx_retitle_if_stocked(tx, "k3", "Blade", 1, &mc, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED); /* the title is "Oar" */
+    assert_int_equal(ddb_item_set_s(vals, ":title", "Oar"), 0);
+    OK(stock_tx_retitle_if_stocked(tx, "k3", "Blade", 1, &mc, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    OK(stock_get(db, "k3", NULL, a, &sg, &err));
+    assert_string_equal(sg.title, "Blade");
+    ddb_arena_free(ca);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+/* create / put / patch / upsert (docs/SCHEMA.md, "Whole-item writes"):
+ * patch is an UpdateItem conditional on attribute_exists (DynamoDB API
+ * Reference, UpdateItem: "Edits an existing item's attributes, or adds a
+ * new item to the table if it does not already exist" -- hence the
+ * condition), upsert the same UpdateItem without it, keeping created-at
+ * with if_not_exists ("Update expressions", "Preventing overwrites of an
+ * existing attribute"); REMOVE drops an attribute. */
+static void test_patch_upsert(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    struct device got;
+    now_ms = 1764169445123;
+    /* patch of an absent item: not found, nothing created */
+    struct device p = {.id = "p1", .site = "oslo", .status = "idle", .battery = 9};
+    assert_int_equal(device_patch(db, &p, NULL, NULL, &err), DDB_ENOTFOUND);
+    assert_string_equal(err.message, "Device not found");
+    assert_int_equal(device_get(db, "p1", NULL, a, &got, &err), DDB_ENOTFOUND);
+    /* upsert of an absent item (version 0): created, with its default and created-at */
+    struct device u = {.id = "u1", .site = "oslo", .status = "idle", .note = "n"};
+    OK(device_upsert(db, &u, &caps, &cap, &err));
+    assert_true(cap.table_write == 1.0);
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 100); /* DDB_DEFAULT("100") */
+    assert_int_equal(got.rev, 1);
+    assert_string_equal(got.label, "oslo/idle");
+    assert_string_equal(got.note, "n");
+    if (!remote())
+        assert_int_equal(got.created_ms, 1764169445123);
+    int64_t created = got.created_ms;
+    /* upsert again (version 1): updates what obj sets, keeps created-at and the unset note */
+    now_ms += 5000;
+    struct device u2 = {.id = "u1", .site = "rome", .status = "busy", .battery = 7, .rev = 1, .created_ms = 42};
+    OK(device_upsert(db, &u2, NULL, NULL, &err));
+    assert_int_equal(u2.rev, 2);
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 7);
+    assert_string_equal(got.label, "rome/busy");
+    assert_string_equal(got.note, "n"); /* upsert removes nothing */
+    assert_int_equal(got.created_ms, created);
+    device_page pg;
+    OK(device_GSI1(db, "rome", device_GSI1_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    /* a stale version: refused (put's optimistic lock) */
+    u2.rev = 1;
+    assert_int_equal(device_upsert(db, &u2, NULL, NULL, &err), DDB_ECONDITION);
+    /* patch: every writable field, unset optional ones removed, created-at kept */
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    got.note = NULL;
+    got.battery = 3;
+    got.created_ms = 1;
+    OK(device_patch(db, &got, &caps, &cap, &err));
+    assert_true(cap.table_write == 1.0);
+    assert_int_equal(got.rev, 3);
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 3);
+    assert_null(got.note);
+    assert_int_equal(got.created_ms, created);
+    if (!remote())
+        assert_string_equal(got.updated, "2025-11-26T15:04:10.123Z");
+    got.rev = 1;
+    assert_int_equal(device_patch(db, &got, NULL, NULL, &err), DDB_ECONDITION);
+    assert_string_equal(err.message, "Device: stored version is not 1 (changed by another writer)");
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+/* The transaction forms of patch and upsert: all or nothing. */
+static void test_patch_upsert_in_transactions(void **state)
+{
+    (void)state;
+    need_transactions();
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct device got;
+    new_device(db, "x1");
+    OK(device_get(db, "x1", NULL, a, &got, &err));
+    got.battery = 11;
+    struct device n = {.id = "x2", .site = "kyiv", .status = "idle"};
+    struct device absent = {.id = "x3", .site = "kyiv", .status = "idle"};
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+    assert_non_null(tx);
+    OK(device_tx_patch(tx, &got, NULL, &err));
+    OK(device_tx_upsert(tx, &n, NULL, &err));
+    OK(device_tx_patch(tx, &absent, NULL, &err)); /* x3 does not exist: all cancelled */
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    assert_int_equal(device_get(db, "x2", NULL, a, &n, &err), DDB_ENOTFOUND);
+    OK(device_tx_patch(tx, &got, NULL, &err));
+    OK(device_tx_upsert(tx, &n, NULL, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    OK(device_get(db, "x1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 11);
+    assert_int_equal(got.rev, 2);
+    OK(device_get(db, "x2", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 100);
+    assert_int_equal(got.rev, 1);
     ddb_arena_free(a);
     close_db(db);
 }
@@ -294,10 +556,7 @@ static void test_defaults_and_stamps(void **state)
 static void test_unique(void **state)
 {
     (void)state;
-    if (remote() && !remote_has_transactions()) {
-        print_message("skipped: dynalite has no TransactWriteItems\n");
-        skip();
-    }
+    need_transactions();
     ddb *db = open_db();
     ddb_error err;
     struct owner a = {.id = "o1", .email = "ann@example.com"}, b = {.id = "o2", .email = "ann@example.com"};
@@ -434,6 +693,10 @@ int main(void)
         cmocka_unit_test(test_sets_lists_remove),
         cmocka_unit_test(test_recomputed_keys),
         cmocka_unit_test(test_sharded),
+        cmocka_unit_test(test_sharded_multi),
+        cmocka_unit_test(test_declared_in_transactions),
+        cmocka_unit_test(test_patch_upsert),
+        cmocka_unit_test(test_patch_upsert_in_transactions),
         cmocka_unit_test(test_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

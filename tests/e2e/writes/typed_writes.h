@@ -49,11 +49,16 @@ owner {
 };
 
 /* Sharded by velocity, the version on the stock shard: a declared update
- * writes only its shard's item and bumps the version only there. */
+ * writes only the shard items of the fields it changes (one transaction
+ * when two) and bumps the version only on its own shard; a condition on
+ * another shard than the one written is a ConditionCheck of that item. */
 struct DDB_ENTITY(fleet, "Stock")
        DDB_KEY("table", "ITEM#{sku}", "STOCK")
        DDB_UPDATE("take", "SET qty = qty - :n", "qty >= :n")
        DDB_UPDATE("rename", "SET title = :t")
+       DDB_UPDATE("restock", "SET qty = qty + :n, title = :t REMOVE blurb")
+       DDB_UPDATE("retitle_if_stocked", "SET title = :t", "qty >= :min")
+       DDB_CONDITION("stocked", "qty >= :min")
 stock {
     char sku[16];
     int32_t qty DDB_SHARD("A");

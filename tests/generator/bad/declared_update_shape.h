@@ -1,5 +1,5 @@
-/* More DDB_UPDATE / DDB_CONDITION rules: whole fields only, one shard item
- * per update, placeholders that would clash with the generated function's
+/* More DDB_UPDATE / DDB_CONDITION rules: whole fields only, no tx_ prefix
+ * (the transaction forms' names), placeholders that would clash with the generated function's
  * parameters, list_append into a non-list, functions whose placeholder
  * cannot be typed, names that are not C identifiers or already taken; a
  * warning for if_not_exists() on a field every item stores. */
@@ -14,7 +14,7 @@ struct address {
 struct DDB_ENTITY(shop, "Kayak")
        DDB_KEY("table", "K#{sku}", "KAYAK")
        DDB_UPDATE("nested", "SET home.city = :c")
-       DDB_UPDATE("both_shards", "SET stock = :s, title = :t")
+       DDB_UPDATE("tx_both", "SET stock = :s, title = :t")
        DDB_UPDATE("key_param", "SET stock = :sku")
        DDB_UPDATE("runtime_name", "SET stock = :ddb_x")
        DDB_UPDATE("append", "SET title = list_append(title, :t)")

@@ -307,6 +307,26 @@ int organization_update_fields(ddb *db, struct organization *obj, ddb_ent_mask f
     return ddb_ent_update_fields(db, &organization_entity, obj, names, n, o, cap, err);
 }
 
+int organization_patch(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_patch(db, &organization_entity, obj, o, cap, err);
+}
+
+int organization_upsert(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_upsert(db, &organization_entity, obj, o, cap, err);
+}
+
+int organization_tx_patch(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &organization_entity, obj, NULL, c, err);
+}
+
+int organization_tx_upsert(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_upsert(tx, &organization_entity, obj, c, err);
+}
+
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
 int organization_get(ddb *db, const char *name, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct organization *out, ddb_error *err)
@@ -596,6 +616,26 @@ int user_update_fields(ddb *db, struct user *obj, ddb_ent_mask fields, const ddb
         names[n++] = all[i];
     }
     return ddb_ent_update_fields(db, &user_entity, obj, names, n, o, cap, err);
+}
+
+int user_patch(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_patch(db, &user_entity, obj, o, cap, err);
+}
+
+int user_upsert(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_upsert(db, &user_entity, obj, o, cap, err);
+}
+
+int user_tx_patch(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &user_entity, obj, NULL, c, err);
+}
+
+int user_tx_upsert(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_upsert(tx, &user_entity, obj, c, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
@@ -1077,6 +1117,26 @@ int order_update_fields(ddb *db, struct order *obj, ddb_ent_mask fields, const d
     return ddb_ent_update_fields(db, &order_entity, obj, names, n, o, cap, err);
 }
 
+int order_patch(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_patch(db, &order_entity, obj, o, cap, err);
+}
+
+int order_upsert(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_upsert(db, &order_entity, obj, o, cap, err);
+}
+
+int order_tx_patch(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &order_entity, obj, NULL, c, err);
+}
+
+int order_tx_upsert(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_upsert(tx, &order_entity, obj, c, err);
+}
+
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
 int order_get(ddb *db, const char *org, uint64_t id, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct order *out, ddb_error *err)
@@ -1371,6 +1431,26 @@ int product_update_fields(ddb *db, struct product *obj, ddb_ent_mask fields, con
     return ddb_ent_update_fields(db, &product_entity, obj, names, n, o, cap, err);
 }
 
+int product_patch(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_patch(db, &product_entity, obj, o, cap, err);
+}
+
+int product_upsert(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_upsert(db, &product_entity, obj, o, cap, err);
+}
+
+int product_tx_patch(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &product_entity, obj, NULL, c, err);
+}
+
+int product_tx_upsert(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_upsert(tx, &product_entity, obj, c, err);
+}
+
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
 int product_get(ddb *db, const char *sku, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct product *out, ddb_error *err)
@@ -1645,6 +1725,26 @@ int audit_event_update_fields(ddb *db, struct audit_event *obj, ddb_ent_mask fie
         names[n++] = all[i];
     }
     return ddb_ent_update_fields(db, &audit_event_entity, obj, names, n, o, cap, err);
+}
+
+int audit_event_patch(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_patch(db, &audit_event_entity, obj, o, cap, err);
+}
+
+int audit_event_upsert(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_upsert(db, &audit_event_entity, obj, o, cap, err);
+}
+
+int audit_event_tx_patch(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &audit_event_entity, obj, NULL, c, err);
+}
+
+int audit_event_tx_upsert(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+{
+    return ddb_ent_tx_upsert(tx, &audit_event_entity, obj, c, err);
 }
 
 /* primary key: "{event_id}" */

@@ -226,6 +226,20 @@ int organization_update(ddb *db, struct organization *obj, const ddb_ent_opts *o
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int organization_update_fields(ddb *db, struct organization *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
+/* Patch: update an EXISTING item from obj (DDB_ENOTFOUND when absent; nothing is created).
+ * Sends UpdateItem (one per shard item it writes; one TransactWriteItems when more than one):
+ *   SET "plan = :plan, seats = :seats"
+ *   ConditionExpression attribute_exists(PK)
+ * (:x = obj's value; <template> = recomputed; index keys that read a field sent are rewritten).
+ * Key fields are not sent. */
+int organization_patch(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Upsert: create the item, or update it without touching what is set only on creation.
+ * Sends UpdateItem (one per shard item; one TransactWriteItems when more than one):
+ *   SET "Type = \"Organization\", name = :name, plan = :plan, seats = :seats"
+ * where if_not_exists keeps a stored value (created-at, defaults); fields obj leaves unset are not
+ * sent (nothing is removed); no existence condition.
+ * Compare: create fails when the item exists; put replaces it whole; patch needs it to exist. */
+int organization_upsert(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
@@ -238,6 +252,10 @@ int organization_delete(ddb *db, const char *name, const ddb_ent_opts *o,
 int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, ddb_error *err);
 int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, ddb_error *err);
 int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err);
+/* patch / upsert (as organization_patch / organization_upsert) in a transaction; c (may be NULL):
+ * c->condition ANDed, c->current filled at commit when it fails. */
+int organization_tx_patch(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int organization_tx_upsert(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int organization_tx_require(ddb_ent_tx *tx, const char *name, bool exists,
                          ddb_error *err);
@@ -367,6 +385,23 @@ int user_update(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int user_update_fields(ddb *db, struct user *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
+/* Patch: update an EXISTING item from obj (DDB_ENOTFOUND when absent; nothing is created).
+ * Sends UpdateItem (one per shard item it writes; one TransactWriteItems when more than one):
+ *   SET "email = :email, logins = :logins, ca = :created_at, active = :active, avatar = :avatar, home = :home, past = :past, nicknames = :nicknames, tags = :tags, lucky = :lucky, scores = :scores, keys = :keys, expires_at = :expires_at, version = :version + 1"
+ *   REMOVE <each of "email, avatar, past, nicknames, tags, lucky, scores, keys" that obj leaves unset>
+ *   ConditionExpression attribute_exists(PK) AND version = :version
+ * (:x = obj's value; <template> = recomputed; index keys that read a field sent are rewritten).
+ * Key fields are not sent, nor fields set only on creation ("global_id").
+ * DDB_ECONDITION when the stored version is not obj's; obj's version is moved on. */
+int user_patch(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Upsert: create the item, or update it without touching what is set only on creation.
+ * Sends UpdateItem (one per shard item; one TransactWriteItems when more than one):
+ *   SET "Type = \"User\", org = :org, username = :username, global_id = :global_id, email = :email, logins = :logins, ca = :created_at, active = :active, avatar = :avatar, home = :home, past = :past, nicknames = :nicknames, tags = :tags, lucky = :lucky, scores = :scores, keys = :keys, expires_at = :expires_at, GSI1PK = <USER#{username}>, GSI1SK = <PROFILE>, EmailPK = <{email|lower}>, PK = <ORG#{org}>, LSI1SK = <{home.country|upper}#{created_at:020}>, version = :version + 1"
+ * where if_not_exists keeps a stored value (created-at, defaults); fields obj leaves unset are not
+ * sent (nothing is removed); no existence condition: the version guards it as put does
+ * (version 0 in obj: attribute_not_exists(PK); else version = :version).
+ * Compare: create fails when the item exists; put replaces it whole; patch needs it to exist. */
+int user_upsert(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
@@ -379,6 +414,10 @@ int user_delete(ddb *db, const char *org, const char *username, const ddb_ent_op
 int user_tx_put(ddb_ent_tx *tx, struct user *obj, ddb_error *err);
 int user_tx_create(ddb_ent_tx *tx, struct user *obj, ddb_error *err);
 int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_error *err);
+/* patch / upsert (as user_patch / user_upsert) in a transaction; c (may be NULL):
+ * c->condition ANDed, c->current filled at commit when it fails. */
+int user_tx_patch(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int user_tx_upsert(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool exists,
                          ddb_error *err);
@@ -592,6 +631,20 @@ int order_update(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int order_update_fields(ddb *db, struct order *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
+/* Patch: update an EXISTING item from obj (DDB_ENOTFOUND when absent; nothing is created).
+ * Sends UpdateItem (one per shard item it writes; one TransactWriteItems when more than one):
+ *   SET "order_date = :order_date, year = <{order_date|year}>, quarter = <{order_date|quarter}>, Month = <{order_date|month}>, total = :total"
+ *   ConditionExpression attribute_exists(PK)
+ * (:x = obj's value; <template> = recomputed; index keys that read a field sent are rewritten).
+ * Key fields are not sent. */
+int order_patch(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Upsert: create the item, or update it without touching what is set only on creation.
+ * Sends UpdateItem (one per shard item; one TransactWriteItems when more than one):
+ *   SET "Type = \"Order\", org = :org, id = :id, order_date = :order_date, year = <{order_date|year}>, quarter = <{order_date|quarter}>, Month = <{order_date|month}>, total = :total, GSI1PK = <ORDER#{id:08}>, GSI1SK = <{order_date}>, Year = <{year}>, SK = <ORDER#{id:08}>"
+ * where if_not_exists keeps a stored value (created-at, defaults); fields obj leaves unset are not
+ * sent (nothing is removed); no existence condition.
+ * Compare: create fails when the item exists; put replaces it whole; patch needs it to exist. */
+int order_upsert(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
@@ -604,6 +657,10 @@ int order_delete(ddb *db, const char *org, uint64_t id, const ddb_ent_opts *o,
 int order_tx_put(ddb_ent_tx *tx, struct order *obj, ddb_error *err);
 int order_tx_create(ddb_ent_tx *tx, struct order *obj, ddb_error *err);
 int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err);
+/* patch / upsert (as order_patch / order_upsert) in a transaction; c (may be NULL):
+ * c->condition ANDed, c->current filled at commit when it fails. */
+int order_tx_patch(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int order_tx_upsert(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int order_tx_require(ddb_ent_tx *tx, const char *org, uint64_t id, bool exists,
                          ddb_error *err);
@@ -781,6 +838,21 @@ int product_update(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capa
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int product_update_fields(ddb *db, struct product *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
+/* Patch: update an EXISTING item from obj (DDB_ENOTFOUND when absent; nothing is created).
+ * Sends UpdateItem (one per shard item it writes; one TransactWriteItems when more than one):
+ *   SET "title = :title, description = :description, stock = :stock, views = :views"
+ *   REMOVE <each of "description" that obj leaves unset>
+ *   ConditionExpression attribute_exists(PK)
+ * (:x = obj's value; <template> = recomputed; index keys that read a field sent are rewritten).
+ * Key fields are not sent. */
+int product_patch(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Upsert: create the item, or update it without touching what is set only on creation.
+ * Sends UpdateItem (one per shard item; one TransactWriteItems when more than one):
+ *   SET "Type = \"Product\", sku = :sku, title = :title, description = :description, stock = :stock, views = :views, GSI1PK = <POPULAR>, GSI1SK = <{views:020}#{sku}>"
+ * where if_not_exists keeps a stored value (created-at, defaults); fields obj leaves unset are not
+ * sent (nothing is removed); no existence condition.
+ * Compare: create fails when the item exists; put replaces it whole; patch needs it to exist. */
+int product_upsert(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
@@ -793,6 +865,10 @@ int product_delete(ddb *db, const char *sku, const ddb_ent_opts *o,
 int product_tx_put(ddb_ent_tx *tx, struct product *obj, ddb_error *err);
 int product_tx_create(ddb_ent_tx *tx, struct product *obj, ddb_error *err);
 int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err);
+/* patch / upsert (as product_patch / product_upsert) in a transaction; c (may be NULL):
+ * c->condition ANDed, c->current filled at commit when it fails. */
+int product_tx_patch(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int product_tx_upsert(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int product_tx_require(ddb_ent_tx *tx, const char *sku, bool exists,
                          ddb_error *err);
@@ -936,6 +1012,20 @@ int audit_event_update(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, 
  * shards holding them.  DDB_ENOTFOUND when the item does not exist. */
 int audit_event_update_fields(ddb *db, struct audit_event *obj, ddb_ent_mask fields, const ddb_ent_opts *o,
                             ddb_capacity *cap, ddb_error *err);
+/* Patch: update an EXISTING item from obj (DDB_ENOTFOUND when absent; nothing is created).
+ * Sends UpdateItem (one per shard item it writes; one TransactWriteItems when more than one):
+ *   SET "actor = :actor, at = :at"
+ *   ConditionExpression attribute_exists(id)
+ * (:x = obj's value; <template> = recomputed; index keys that read a field sent are rewritten).
+ * Key fields are not sent. */
+int audit_event_patch(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* Upsert: create the item, or update it without touching what is set only on creation.
+ * Sends UpdateItem (one per shard item; one TransactWriteItems when more than one):
+ *   SET "Type = \"AuditEvent\", event_id = :event_id, actor = :actor, at = :at"
+ * where if_not_exists keeps a stored value (created-at, defaults); fields obj leaves unset are not
+ * sent (nothing is removed); no existence condition.
+ * Compare: create fails when the item exists; put replaces it whole; patch needs it to exist. */
+int audit_event_upsert(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
@@ -948,6 +1038,10 @@ int audit_event_delete(ddb *db, const char *event_id, const ddb_ent_opts *o,
 int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err);
 int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err);
 int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err);
+/* patch / upsert (as audit_event_patch / audit_event_upsert) in a transaction; c (may be NULL):
+ * c->condition ANDed, c->current filled at commit when it fails. */
+int audit_event_tx_patch(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int audit_event_tx_upsert(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int audit_event_tx_require(ddb_ent_tx *tx, const char *event_id, bool exists,
                          ddb_error *err);
