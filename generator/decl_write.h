@@ -82,9 +82,10 @@ struct ddbgen_ir_writes {
 void ddbgen__check_writes(ddbgen_diags *d, json_t *e, const json_t *table);
 
 /* The uniqueness items of DDB_UNIQUE fields (key space "UNIQUE#<Entity>#<attr>#<value>" /
- * "UNIQUE") must not collide with any entity's primary key in the same
- * table (write_fields.c; entities: the validator's copy, keys resolved). */
-void ddbgen__check_unique_space(ddbgen_diags *d, const json_t *entities);
+ * "UNIQUE") must not collide with any entity's key in the table or an
+ * index that holds them, nor with each other (unique_space.c; tables and
+ * entities: the validator's copies, keys resolved). */
+void ddbgen__check_unique_space(ddbgen_diags *d, const json_t *tables, const json_t *entities);
 
 /* Sets e->writes, the declared writes of IR entity e, from its checked
  * declaration je (NULL when it declares none); allocated with

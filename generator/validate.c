@@ -1509,7 +1509,7 @@ int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
     v.cur_entity = v.invalid_fields = NULL;
     check_collections(&v);
     check_collisions(&v);
-    ddbgen__check_unique_space(v.d, v.entities);
+    ddbgen__check_unique_space(v.d, v.tables, v.entities);
     check_table_ttl(&v);
     check_table_use(&v);
     if (d->errors == 0)
