@@ -139,6 +139,29 @@ static void compare_type(C *c, const json_t *of, const json_t *nf, const char *w
     }
 }
 
+/* DDB_UNIQUE added or removed (docs/SCHEMA.md, "Unique fields at run time"):
+ * the uniqueness items are written with the entity's writes, never for the
+ * items already stored. */
+static void compare_unique(C *c, const json_t *of, const json_t *nf, const char *what, const char *owner)
+{
+    const json_t *ou = json_object_get(of, "unique"), *nu = json_object_get(nf, "unique");
+    char space[400]; /* owner is "'Entity'" */
+    snprintf(space, sizeof space, "UNIQUE#%.*s#%s#", owner[0] == '\'' ? (int)strlen(owner) - 2 : (int)strlen(owner),
+             owner[0] == '\'' ? owner + 1 : owner, S(nf, "attr"));
+    if (nu && !ou)
+        breaking(c, LOC(nu),
+                 "%s is now DDB_UNIQUE; the items written before have no uniqueness items (\"%s<value>\"), so "
+                 "their values are not claimed (a new item could take one of them) and two of them may already "
+                 "hold the same value: needs a backfill that claims every stored value, finding the duplicates "
+                 "first; ddbgen --plan-migration cannot plan it yet (docs/SCHEMA.md, \"Changing a schema\")",
+                 what, space);
+    else if (ou && !nu)
+        compatible(c, LOC(nf),
+                   "%s is no longer DDB_UNIQUE: compatible; its uniqueness items (partition keys \"%s...\") "
+                   "stay in the table and nothing reads them: delete them when convenient",
+                   what, space);
+}
+
 static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fields, const char *owner,
                            ddbgen_loc owner_loc, int entity_level, int sharding_compared, int depth)
 {
@@ -165,6 +188,7 @@ static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fie
             breaking(c, l, "%s moved from shard '%s' to shard '%s'; existing items keep it in the old "
                            "shard's item",
                      what, osh ? osh : "", nsh ? nsh : "");
+        compare_unique(c, of, nf, what, owner);
         json_t *od = json_object_get(of, "derived"), *nd = json_object_get(nf, "derived");
         if (od && nd && !same(S(od, "template"), S(nd, "template")))
             compatible(c, LOC(nd),

@@ -208,6 +208,12 @@ static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
     json_t *nf;
     json_array_foreach(json_object_get(ne, "fields"), i, nf) {
         const json_t *of = ddbgen_jfind(json_object_get(oe, "fields"), "attr", S(nf, "attr"));
+        if (of && json_object_get(nf, "unique") && !json_object_get(of, "unique"))
+            impossible(p, json_object_get(nf, "unique"),
+                       "field '%s' of '%s' is now DDB_UNIQUE: a migration cannot claim the stored values yet (it "
+                       "rewrites items without uniqueness items, and a duplicate would stop it half-way); claim "
+                       "them with your own program first (docs/SCHEMA.md, \"Unique fields at run time\")",
+                       S(nf, "name"), S(ne, "name"));
         if (of && !same(ddbgen_jstr(json_object_get(of, "shard"), "id"), ddbgen_jstr(json_object_get(nf, "shard"), "id")))
             how = "shards"; /* a field moved between shard items */
     }

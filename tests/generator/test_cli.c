@@ -5,7 +5,8 @@
  *    error, else 0 (warning-only cases).
  *  - compat/<case>.h: `ddbgen --check-compat compat/base.model.json
  *    compat/<case>.h`, the same way.  compat/base.model.json is
- *    compat/base.h's model and is checked as such.
+ *    compat/base.h's model and is checked as such.  compat-unique/ is a
+ *    second such suite (DDB_UNIQUE added and removed).
  *  - compat/<case>.plan.expected: `ddbgen --plan-migration
  *    compat/base.model.json compat/<case>.h`, its plan and diagnostics.
  *  - options, usage errors, -I/-D pass-through, JSON input, --version.
@@ -154,22 +155,39 @@ static void bad_schemas(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* The --check-compat suites: each folder holds base.h, its model
+ * base.model.json (the deployed schema) and cases against it. */
+static const char *const COMPAT_DIRS[] = {"compat", "compat-unique"};
+#define N_COMPAT_DIRS (sizeof COMPAT_DIRS / sizeof *COMPAT_DIRS)
+
+/* The case headers of suite dir (base.h among them), and its base model's path. */
+static char **compat_suite(const char *dir, size_t *n, char *base, size_t cap)
+{
+    char **names = list_headers(dir, n);
+    assert_true(*n >= 2);
+    snprintf(base, cap, "%s/base.model.json", dir);
+    return names;
+}
+
 static void compat_cases(void **state)
 {
     (void)state;
-    size_t n;
-    char **names = list_headers("compat", &n);
-    assert_true(n >= 3);
     int failures = 0;
-    for (size_t i = 0; i < n; i++) {
-        char input[512], expected[512];
-        snprintf(input, sizeof input, "compat/%s", names[i]);
-        expected_path_of(expected, sizeof expected, "compat", names[i]);
-        const char *args[] = {"--check-compat", "compat/base.model.json", input, NULL};
-        failures += check_case(args, expected);
-        free(names[i]);
+    for (size_t d = 0; d < N_COMPAT_DIRS; d++) {
+        const char *dir = COMPAT_DIRS[d];
+        size_t n;
+        char base[512];
+        char **names = compat_suite(dir, &n, base, sizeof base);
+        for (size_t i = 0; i < n; i++) {
+            char input[512], expected[512];
+            snprintf(input, sizeof input, "%s/%s", dir, names[i]);
+            expected_path_of(expected, sizeof expected, dir, names[i]);
+            const char *args[] = {"--check-compat", base, input, NULL};
+            failures += check_case(args, expected);
+            free(names[i]);
+        }
+        free(names);
     }
-    free(names);
     assert_int_equal(failures, 0);
 }
 
@@ -180,60 +198,68 @@ static void compat_cases(void **state)
 static void plan_cases(void **state)
 {
     (void)state;
-    size_t n;
-    char **names = list_headers("compat", &n);
-    assert_true(n >= 3);
     int failures = 0;
-    for (size_t i = 0; i < n; i++) {
-        char input[512], expected_path[512];
-        snprintf(input, sizeof input, "compat/%s", names[i]);
-        snprintf(expected_path, sizeof expected_path, "compat/%.*s.plan.expected", (int)(strlen(names[i]) - 2),
-                 names[i]);
-        const char *args[] = {"--plan-migration", "compat/base.model.json", input, NULL};
-        result r = run(args);
-        size_t len = strlen(r.out) + strlen(r.err) + 32;
-        char *got = malloc(len);
-        assert_non_null(got);
-        snprintf(got, len, "%s--- stderr\n%s", r.out, r.err);
-        if (gen_update_golden()) {
-            assert_int_equal(gen_write_file(expected_path, got), 0);
-        } else {
-            char *expected = gen_read_file(expected_path);
-            if (!expected || strcmp(expected, got) != 0) {
-                if (expected)
-                    gen_show_diff(expected_path, expected, got);
-                else
-                    fprintf(stderr, "%s: missing; ddbgen printed:\n%s", expected_path, got);
-                failures++;
-            } else if (r.status != (strstr(r.err, ": error: ") ? 1 : 0)) {
-                fprintf(stderr, "%s: exit status %d\n", expected_path, r.status);
-                failures++;
+    for (size_t d = 0; d < N_COMPAT_DIRS; d++) {
+        const char *dir = COMPAT_DIRS[d];
+        size_t n;
+        char base[512];
+        char **names = compat_suite(dir, &n, base, sizeof base);
+        for (size_t i = 0; i < n; i++) {
+            char input[512], expected_path[512];
+            snprintf(input, sizeof input, "%s/%s", dir, names[i]);
+            snprintf(expected_path, sizeof expected_path, "%s/%.*s.plan.expected", dir,
+                     (int)(strlen(names[i]) - 2), names[i]);
+            const char *args[] = {"--plan-migration", base, input, NULL};
+            result r = run(args);
+            size_t len = strlen(r.out) + strlen(r.err) + 32;
+            char *got = malloc(len);
+            assert_non_null(got);
+            snprintf(got, len, "%s--- stderr\n%s", r.out, r.err);
+            if (gen_update_golden()) {
+                assert_int_equal(gen_write_file(expected_path, got), 0);
+            } else {
+                char *expected = gen_read_file(expected_path);
+                if (!expected || strcmp(expected, got) != 0) {
+                    if (expected)
+                        gen_show_diff(expected_path, expected, got);
+                    else
+                        fprintf(stderr, "%s: missing; ddbgen printed:\n%s", expected_path, got);
+                    failures++;
+                } else if (r.status != (strstr(r.err, ": error: ") ? 1 : 0)) {
+                    fprintf(stderr, "%s: exit status %d\n", expected_path, r.status);
+                    failures++;
+                }
+                free(expected);
             }
-            free(expected);
+            free(got);
+            result_free(&r);
+            free(names[i]);
         }
-        free(got);
-        result_free(&r);
-        free(names[i]);
+        free(names);
     }
-    free(names);
     assert_int_equal(failures, 0);
 }
 
-/* compat/base.model.json is what --emit-model makes of compat/base.h. */
+/* <dir>/base.model.json is what --emit-model makes of <dir>/base.h. */
 static void compat_base_model_is_current(void **state)
 {
     (void)state;
-    const char *args[] = {"--emit-model", "-", "compat/base.h", NULL};
-    result r = run(args);
-    assert_int_equal(r.status, 0);
-    assert_string_equal(r.err, "");
-    if (gen_update_golden())
-        assert_int_equal(gen_write_file("compat/base.model.json", r.out), 0);
-    char *golden = gen_read_file("compat/base.model.json");
-    assert_non_null(golden);
-    assert_string_equal(r.out, golden);
-    free(golden);
-    result_free(&r);
+    for (size_t d = 0; d < N_COMPAT_DIRS; d++) {
+        char header[512], model[512];
+        snprintf(header, sizeof header, "%s/base.h", COMPAT_DIRS[d]);
+        snprintf(model, sizeof model, "%s/base.model.json", COMPAT_DIRS[d]);
+        const char *args[] = {"--emit-model", "-", header, NULL};
+        result r = run(args);
+        assert_int_equal(r.status, 0);
+        assert_string_equal(r.err, "");
+        if (gen_update_golden())
+            assert_int_equal(gen_write_file(model, r.out), 0);
+        char *golden = gen_read_file(model);
+        assert_non_null(golden);
+        assert_string_equal(r.out, golden);
+        free(golden);
+        result_free(&r);
+    }
 }
 
 static void emit_model_from_json_input(void **state)
