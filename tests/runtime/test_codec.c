@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "core/codec.h"
+#include "core/number.h"
 #include "core/value.h"
 
 #include <stdio.h>
@@ -225,6 +226,34 @@ static void test_record_one_pass(void **state)
     ddb_arena_free(a);
 }
 
+/* ddbi_number_size sizes plain integers without a full parse: the same
+ * size as the parsed number's (DynamoDB's rule, ddbi_dec_size), for every
+ * digit count up to 38, trailing zeros and signs; other text is parsed. */
+static void test_number_size(void **state)
+{
+    (void)state;
+    static const char *const texts[] = {"0", "1", "-1", "10", "100", "-1000", "12", "120", "1200", "99", "-99",
+                                        "12345678901234567890123456789012345678", "-10000000000000000000000000000000000000",
+                                        "1.5", "-0.001", "1E+100", "1.2e-5", "007", "1e2"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        ddb_dec d;
+        assert_int_equal(ddbi_dec_parse(texts[i], strlen(texts[i]), &d, NULL), DDB_OK);
+        assert_int_equal(ddbi_number_size(texts[i], strlen(texts[i])), ddbi_dec_size(&d));
+    }
+    char buf[48];
+    for (int round = 0; round < 20000; round++) {
+        size_t n = 0, digits = 1 + rnd(38);
+        if (rnd(2))
+            buf[n++] = '-';
+        buf[n++] = (char)('1' + rnd(9));
+        for (size_t k = 1; k < digits; k++)
+            buf[n++] = rnd(3) ? (char)('0' + rnd(10)) : '0';
+        ddb_dec d;
+        assert_int_equal(ddbi_dec_parse(buf, n, &d, NULL), DDB_OK);
+        assert_int_equal(ddbi_number_size(buf, n), ddbi_dec_size(&d));
+    }
+}
+
 /* An attribute holding lists nested to the given depth (the attribute's
  * value is depth 1). */
 static int decode_nested(int depth)
@@ -321,6 +350,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_record_one_pass),
+        cmocka_unit_test(test_number_size),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_empty_and_scalars),
         cmocka_unit_test(test_arena_reuse),

@@ -8,18 +8,27 @@
 
 #define RECORD_VERSION 1
 
+/* Room for n more bytes in b. */
+static int grow(ddb_buf *b, size_t n)
+{
+    if (b->len + n <= b->cap)
+        return DDB_OK;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n)
+        cap *= 2;
+    uint8_t *np = realloc(b->p, cap);
+    if (!np)
+        return DDB_ENOMEM;
+    b->p = np;
+    b->cap = cap;
+    return DDB_OK;
+}
+
 int ddbi_buf_put(ddb_buf *b, const void *p, size_t n)
 {
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *np = realloc(b->p, cap);
-        if (!np)
-            return DDB_ENOMEM;
-        b->p = np;
-        b->cap = cap;
-    }
+    int rc = grow(b, n);
+    if (rc)
+        return rc;
     if (n)
         memcpy(b->p + b->len, p, n);
     b->len += n;
@@ -51,49 +60,83 @@ typedef struct sizing {
     bool bad;
 } sizing;
 
-static int put(ddb_buf *b, const void *p, size_t n) { return b ? ddbi_buf_put(b, p, n) : DDB_OK; }
-static int put_varint(ddb_buf *b, uint64_t v) { return b ? ddbi_buf_varint(b, v) : DDB_OK; }
+/* Room for n more bytes in b (b NULL: none needed). */
+static int reserve(ddb_buf *b, size_t n)
+{
+    return b ? grow(b, n) : DDB_OK;
+}
+
+static void w_byte(ddb_buf *b, uint8_t x)
+{
+    if (b)
+        b->p[b->len++] = x;
+}
+
+static void w_varint(ddb_buf *b, uint64_t v)
+{
+    if (!b)
+        return;
+    do {
+        b->p[b->len++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+}
+
+static void w_bytes(ddb_buf *b, const void *p, size_t n)
+{
+    if (b && n) {
+        memcpy(b->p + b->len, p, n);
+        b->len += n;
+    }
+}
 
 /* Append v (b NULL: nothing); with z, add its DynamoDB size (ddb_value_size's
- * rules) and note a value to refuse (ddbi_value_node_problem at depth). */
+ * rules) and note a value to refuse (ddbi_value_node_problem at depth).
+ * Each value reserves its own bytes once (type, a varint, its text). */
 static int encode_value(ddb_buf *b, const ddb_value *v, sizing *z, int depth)
 {
-    uint8_t t = (uint8_t)v->type;
-    char why[220];
-    if (z && !z->bad && ddbi_value_node_problem(v, depth, why, sizeof why))
-        z->bad = true;
-    int rc = put(b, &t, 1);
-    if (rc)
-        return rc;
+    if (z && !z->bad && ddbi_value_node_checked(v, depth)) {
+        char why[220];
+        z->bad = ddbi_value_node_problem(v, depth, why, sizeof why) != NULL;
+    }
+    int rc;
     switch (v->type) {
     case DDB_TS:
     case DDB_TN:
     case DDB_TB:
         if (z)
             z->size += v->type == DDB_TN ? ddbi_number_size(v->u.s, v->len) : v->len;
-        if ((rc = put_varint(b, v->len)))
+        if ((rc = reserve(b, 11 + (size_t)v->len)))
             return rc;
-        return put(b, v->u.s, v->len);
-    case DDB_TBOOL: {
-        uint8_t x = v->u.boolean;
-        if (z)
-            z->size += 1;
-        return put(b, &x, 1);
-    }
+        w_byte(b, (uint8_t)v->type);
+        w_varint(b, v->len);
+        w_bytes(b, v->u.s, v->len);
+        return DDB_OK;
+    case DDB_TBOOL:
     case DDB_TNULL:
         if (z)
             z->size += 1;
+        if ((rc = reserve(b, 2)))
+            return rc;
+        w_byte(b, (uint8_t)v->type);
+        if (v->type == DDB_TBOOL)
+            w_byte(b, v->u.boolean);
         return DDB_OK;
     case DDB_TM:
         if (z)
             z->size += 3;
-        if ((rc = put_varint(b, v->len)))
+        if ((rc = reserve(b, 11)))
             return rc;
+        w_byte(b, (uint8_t)v->type);
+        w_varint(b, v->len);
         for (uint32_t i = 0; i < v->len; i++) {
             if (z)
                 z->size += 1 + v->u.m[i].name_len;
-            if ((rc = put_varint(b, v->u.m[i].name_len)) || (rc = put(b, v->u.m[i].name, v->u.m[i].name_len)) ||
-                (rc = encode_value(b, v->u.m[i].value, z, depth + 1)))
+            if ((rc = reserve(b, 10 + (size_t)v->u.m[i].name_len)))
+                return rc;
+            w_varint(b, v->u.m[i].name_len);
+            w_bytes(b, v->u.m[i].name, v->u.m[i].name_len);
+            if ((rc = encode_value(b, v->u.m[i].value, z, depth + 1)))
                 return rc;
         }
         return DDB_OK;
@@ -103,13 +146,18 @@ static int encode_value(ddb_buf *b, const ddb_value *v, sizing *z, int depth)
     case DDB_TBS:
         if (z && v->type == DDB_TL)
             z->size += 3 + (size_t)v->len; /* 3, and 1 per element */
-        if ((rc = put_varint(b, v->len)))
+        if ((rc = reserve(b, 11)))
             return rc;
+        w_byte(b, (uint8_t)v->type);
+        w_varint(b, v->len);
         for (uint32_t i = 0; i < v->len; i++)
             if ((rc = encode_value(b, v->u.l[i], z, v->type == DDB_TL ? depth + 1 : depth)))
                 return rc;
         return DDB_OK;
-    default: /* no type: refused (z->bad), nothing more to write */
+    default: /* no type: refused (z->bad); its type byte only */
+        if ((rc = reserve(b, 1)))
+            return rc;
+        w_byte(b, (uint8_t)v->type);
         return DDB_OK;
     }
 }
@@ -137,22 +185,26 @@ int ddbi_encode_item(ddb_buf *b, const ddb_value *map, size_t size)
 
 int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out)
 {
-    static const uint8_t room[HEADER_ROOM];
     size_t start = b ? b->len : 0;
     sizing z = {0, false};
     out->bad_attr = UINT32_MAX;
-    int rc = put(b, room, HEADER_ROOM);
-    if (!rc)
-        rc = put_varint(b, map->len);
-    for (uint32_t i = 0; !rc && i < map->len; i++) {
+    int rc = reserve(b, HEADER_ROOM + 10);
+    if (rc)
+        return rc;
+    if (b)
+        b->len += HEADER_ROOM;
+    w_varint(b, map->len);
+    for (uint32_t i = 0; i < map->len; i++) {
         z.size += map->u.m[i].name_len;
-        if (!(rc = put_varint(b, map->u.m[i].name_len)) && !(rc = put(b, map->u.m[i].name, map->u.m[i].name_len)))
-            rc = encode_value(b, map->u.m[i].value, &z, 1);
+        if ((rc = reserve(b, 10 + (size_t)map->u.m[i].name_len)))
+            return rc;
+        w_varint(b, map->u.m[i].name_len);
+        w_bytes(b, map->u.m[i].name, map->u.m[i].name_len);
+        if ((rc = encode_value(b, map->u.m[i].value, &z, 1)))
+            return rc;
         if (z.bad && out->bad_attr == UINT32_MAX)
             out->bad_attr = i;
     }
-    if (rc)
-        return rc;
     out->size = z.size;
     out->off = out->len = 0;
     if (!b)

@@ -376,9 +376,34 @@ int ddb_value_to_double(const ddb_value *v, double *out)
     return DDB_OK;
 }
 
+/* An integer without leading zeros ("-1200"): its sign, digits and
+ * significant digits (no trailing zeros), which is all ddbi_dec_size
+ * reads; false for any other text. */
+static bool plain_integer(const char *s, size_t len, ddb_dec *d)
+{
+    size_t i = len && s[0] == '-';
+    if (i == len || len - i > DDB_DEC_DIGITS || s[i] == '0')
+        return false;
+    size_t last = 0; /* one past the last non-zero digit */
+    for (size_t k = i; k < len; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return false;
+        if (s[k] != '0')
+            last = k + 1;
+    }
+    d->sign = i ? -1 : 1;
+    d->exp = (int16_t)(len - i);
+    d->ndig = (uint8_t)(last - i);
+    return true;
+}
+
 size_t ddbi_number_size(const char *canon, size_t len)
 {
     ddb_dec d;
+    if (len == 1 && canon[0] == '0')
+        return 1;
+    if (plain_integer(canon, len, &d)) /* the common case, without a full parse */
+        return ddbi_dec_size(&d);
     if (ddbi_dec_parse(canon, len, &d, NULL))
         return len; /* unreachable for stored values */
     return ddbi_dec_size(&d);

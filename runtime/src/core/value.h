@@ -25,6 +25,13 @@ int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error 
  * encoder walks those): DynamoDB's words, in buf when formatted; NULL =
  * nothing to refuse. */
 const char *ddbi_value_node_problem(const ddb_value *v, int depth, char *buf, size_t cap);
+/* Can ddbi_value_node_problem find anything about v (sets, a missing type,
+ * nesting past 32 levels)?  Scalars, lists and maps within the nesting
+ * limit need no call. */
+static inline bool ddbi_value_node_checked(const ddb_value *v, int depth)
+{
+    return depth > 32 || v->type < DDB_TS || v->type > DDB_TM;
+}
 /* The same check for a value of ExpressionAttributeValues, in DynamoDB's
  * form: "ExpressionAttributeValues contains invalid value: One or more
  * parameter values were invalid: An string set  may not be empty for key
