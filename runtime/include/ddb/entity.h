@@ -802,8 +802,9 @@ typedef int (*ddb_ent_transform_fn)(void *ctx, const ddb_item *stored, const voi
  * sharded entity (DDB_SHARD) is migrated a logical item at a time: its
  * shard items are read together (one consistent Query, when the scan
  * meets the first of them) and written in the new layout in one
- * transaction, which must hold every put and delete (at most 100: an
- * item needing more is DDB_ELIMIT, and the migration stops there). */
+ * transaction, which must hold every put and delete (DynamoDB's limit is
+ * 100: an entity whose new and stored shard counts add up to more is
+ * DDB_ELIMIT before anything is written). */
 typedef struct ddb_ent_migration_step {
     const ddb_entity_desc *entity;     /* the new schema's entity */
     const ddb_entity_desc *old_entity; /* the old schema's (ddbgen --old-model's <entity>_old_entity), for

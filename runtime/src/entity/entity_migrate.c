@@ -406,6 +406,15 @@ static int check_migration(const ddb_ent_migration *m, ddb_error *err)
             return ddbi_fail(err, DDB_ENOTSUP, "ddb_ent_migrate: %s is %s sharded; no migration shards or "
                                                "unshards an entity",
                              e->name, e->n_shards ? "now" : "no longer");
+        size_t worst = (size_t)ddbi_ent_parts(e) + (size_t)ddbi_ent_parts(stored_layout(&m->steps[i]));
+        if (e->n_shards && worst > MAX_TX_OPS)
+            /* DynamoDB: TransactWriteItems "groups up to 100 action requests" (API Reference) */
+            return ddbi_fail(err, DDB_ELIMIT,
+                             "ddb_ent_migrate: moving a %s item takes up to %zu operations (a put of each of its %d "
+                             "new shard items, a delete of each of its %d stored ones), more than the %d of one "
+                             "TransactWriteItems: its shard items could not move together; nothing was changed",
+                             e->name, worst, ddbi_ent_parts(e), ddbi_ent_parts(stored_layout(&m->steps[i])),
+                             MAX_TX_OPS);
         if (m->steps[i].n_renames && !m->steps[i].renames)
             return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu has renames but no array", i + 1);
     }
