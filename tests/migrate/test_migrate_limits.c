@@ -1,4 +1,5 @@
-/* ddb_ent_migrate's limits, checked before anything is written: a sharded
+/* ddb_ent_migrate's limits and checkpoints.  Limits are checked before
+ * anything is written: a sharded
  * entity whose logical item could need more operations than one
  * TransactWriteItems takes (DynamoDB: "TransactWriteItems is a synchronous
  * write operation that groups up to 100 action requests" — Amazon DynamoDB
@@ -6,7 +7,9 @@
  * the count, and the table is left as it was (no migration recorded:
  * ddb_ent_open_table still opens it).  The descriptors are written by hand:
  * a 51-shard entity (51 puts + 51 deletes = 102) and a 50-shard one (100:
- * accepted). */
+ * accepted).  Checkpoints (table metadata "ddbgen.migration", one line)
+ * written by an earlier libddb, without "in_step", resume with their
+ * counts; an unreadable one is DDB_ECORRUPT. */
 #include <ddb/ddb.h>
 #include <ddb/entity.h>
 
@@ -90,10 +93,71 @@ static void too_many_shards_for_one_transaction(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Resume a migration from checkpoint line `line`: the report's counts go on from it. */
+static int resume_from(ddb *db, const char *id, const char *line, ddb_ent_migrate_report *r, ddb_arena *a,
+                       ddb_error *err)
+{
+    static ddb_entity_desc two;
+    two = wide_entity(2);
+    static const ddb_entity_desc *ents[] = {&two};
+    static ddb_ent_migration_step step = {.entity = &two};
+    ddb_ent_migration m = {.id = id, .table = &wide_table, .entities = ents, .n_entities = 1, .steps = &step,
+                           .n_steps = 1};
+    int rc = ddb_table_meta_put(db, "Wide", "ddbgen.migration", line, strlen(line), err);
+    return rc ? rc : ddb_ent_migrate(db, &m, NULL, a, r, err);
+}
+
+static void checkpoints_of_either_form_resume(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ddb-migcp-XXXXXX", uri[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(uri, sizeof uri, "file:%s", dir);
+    ddb *db;
+    ddb_error err = {0};
+    ddb_options o = {.sync = DDB_SYNC_NONE};
+    assert_int_equal(ddb_open(uri, &o, &db, &err), 0);
+    assert_int_equal(ddb_ent_create_table(db, &wide_table, &err), 0);
+    ddb_arena *a = ddb_arena_new();
+    ddb_ent_migrate_report r;
+    /* the earlier form: no in_step */
+    int rc = resume_from(db, "old-form", "old-form step 0/1 scanned 5 moved 7 rewritten 2 unchanged 1 capacity 3.0 key -",
+                         &r, a, &err);
+    if (rc)
+        fail_msg("old form: %s (%s)", ddb_strerror(rc), err.message);
+    assert_true(r.resumed);
+    assert_int_equal(r.scanned, 5);
+    assert_int_equal(r.moved, 7);
+    assert_int_equal(r.rewritten, 2);
+    assert_int_equal(r.unchanged, 1);
+    assert_true(r.capacity >= 3.0);
+    /* today's form */
+    rc = resume_from(db, "new-form",
+                     "new-form step 0/1 scanned 9 moved 4 rewritten 0 unchanged 0 capacity 8.5 in_step 9 key -", &r,
+                     a, &err);
+    if (rc)
+        fail_msg("new form: %s (%s)", ddb_strerror(rc), err.message);
+    assert_true(r.resumed);
+    assert_int_equal(r.scanned, 9);
+    assert_int_equal(r.moved, 4);
+    assert_true(r.capacity >= 8.5);
+    /* unreadable */
+    rc = resume_from(db, "bad-form", "bad-form step 0/1 scanned 9 moved 4 rewritten 0 unchanged 0 capacity 8.5 in_step x",
+                     &r, a, &err);
+    assert_int_equal(rc, DDB_ECORRUPT);
+    assert_non_null(strstr(err.message, "the migration checkpoint"));
+    ddb_arena_free(a);
+    ddb_close(db);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(too_many_shards_for_one_transaction),
+        cmocka_unit_test(checkpoints_of_either_form_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
