@@ -12,9 +12,11 @@
  *                derived fields): no user code
  *   "transform"  as rewrite, with a user callback from the old struct to
  *                the new one (a type change, a new required field)
- * Changes nothing can migrate (a table renamed, a primary key or an index
- * altered, an entity moved or re-sharded) are errors at the new schema's
- * location.  Calls jansson, jsonutil.c and compat.c's template text. */
+ * A sharded entity's items are rewritten a logical item at a time (its
+ * shard items read together, written in the new layout in one
+ * transaction).  Changes nothing can migrate (a table renamed, a primary
+ * key or an index altered, an entity moved, sharded or unsharded, a shard
+ * suffix changed) are errors at the new schema's location.  Calls jansson, jsonutil.c and compat.c's template text. */
 #include "internal.h"
 
 #include <stdarg.h>
@@ -183,6 +185,38 @@ static void compare_fields(const json_t *oe, const json_t *ne, json_t *changes, 
     }
 }
 
+/* A sharded entity's layout: shard ids, and the shard of each field.
+ * Each logical item's shard items are read together and written in the
+ * new layout in one transaction.  Returns whether it changed. */
+static int compare_shards(const json_t *oe, const json_t *ne, json_t *changes)
+{
+    int changed = 0;
+    ddbgen_buf a = {0}, b = {0};
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(oe, "shards"), i, x) ddbgen_buf_printf(&a, "%s%s", i ? "," : "", S(x, "id"));
+    json_array_foreach(json_object_get(ne, "shards"), i, x) ddbgen_buf_printf(&b, "%s%s", i ? "," : "", S(x, "id"));
+    if (strcmp(ddbgen_buf_str(&a), ddbgen_buf_str(&b))) {
+        change(changes, "rewrite", "the shards changed from [%s] to [%s]: each item's shard items are written in the "
+                                   "new layout, in one transaction",
+               ddbgen_buf_str(&a), ddbgen_buf_str(&b));
+        changed = 1;
+    }
+    ddbgen_buf_free(&a);
+    ddbgen_buf_free(&b);
+    json_array_foreach(json_object_get(ne, "fields"), i, x) {
+        const json_t *of = ddbgen_jfind(json_object_get(oe, "fields"), "attr", S(x, "attr"));
+        const char *os = ddbgen_jstr(json_object_get(of, "shard"), "id"), *ns = ddbgen_jstr(json_object_get(x, "shard"), "id");
+        if (of && !same(os, ns) && !ddbgen_jtrue(x, "key")) {
+            change(changes, "rewrite", "field '%s' moved from shard %s to shard %s: each item's shard items are "
+                                       "written in the new layout, in one transaction",
+                   S(x, "name"), os ? os : "(none)", ns ? ns : "(none)");
+            changed = 1;
+        }
+    }
+    return changed;
+}
+
 /* The plan of one entity present in both models. */
 static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
 {
@@ -214,13 +248,17 @@ static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
                        "rewrites items without uniqueness items, and a duplicate would stop it half-way); claim "
                        "them with your own program first (docs/SCHEMA.md, \"Unique fields at run time\")",
                        S(nf, "name"), S(ne, "name"));
-        if (of && !same(ddbgen_jstr(json_object_get(of, "shard"), "id"), ddbgen_jstr(json_object_get(nf, "shard"), "id")))
-            how = "shards"; /* a field moved between shard items */
     }
-    if (os != ns || (os && strcmp(how, "none")))
-        impossible(p, ne, "'%s' is%s sharded and its items change: migrations of sharded entities are not "
-                          "supported yet",
-                   S(ne, "name"), os && ns ? "" : ns ? " now" : " no longer");
+    if (os != ns)
+        impossible(p, ne, "'%s' is %s sharded: no migration shards or unshards an entity's items (copy them into "
+                          "a new entity)",
+                   S(ne, "name"), ns ? "now" : "no longer");
+    else if (os && !same(S(oe, "shard_suffix"), S(ne, "shard_suffix")))
+        impossible(p, ne, "the shard suffix of '%s' changed from \"%s\" to \"%s\": the migration finds an item's "
+                          "shard items by their suffix",
+                   S(ne, "name"), S(oe, "shard_suffix"), S(ne, "shard_suffix"));
+    if (os && ns && compare_shards(oe, ne, changes) && !strcmp(how, "none"))
+        how = "rewrite";
     return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "entity", S(ne, "name"), "cname", S(ne, "cname"), "struct",
                      S(ne, "ctype"), "migration", how, "changes", changes, "renames", renames);
 }
@@ -243,12 +281,8 @@ static json_t *plan_table(P *p, const json_t *ot, const json_t *nt)
             continue;
         }
         json_t *oc = json_deep_copy(ox), *nc = json_deep_copy(nx);
-        json_object_del(oc, "loc");
-        json_object_del(nc, "loc");
-        json_object_del(json_object_get(oc, "pk"), "loc");
-        json_object_del(json_object_get(nc, "pk"), "loc");
-        json_object_del(json_object_get(oc, "sk"), "loc");
-        json_object_del(json_object_get(nc, "sk"), "loc");
+        strip_locations(oc); /* where it is written is no change (the projection's too) */
+        strip_locations(nc);
         if (!json_equal(oc, nc))
             impossible(p, nx, "index '%s' of table \"%s\" changed: an index cannot be altered in place; add a new "
                               "index under another name",

@@ -29,7 +29,11 @@ step "$bin/migrate_v3" refuse "$db" "$n1" "a migration is in progress"
 # progress past the killed run's last, and the report counts every item once
 # (each rewritten under its key, none re-read)
 MIGRATE_RESUME_FROM=$(sed -n 's/.* at scanned \([0-9]*\) done \([0-9]*\) capacity \([0-9.]*\)$/\1 \2 \3/p' "$db.work/killed.txt")
-[ -n "$MIGRATE_RESUME_FROM" ] || { echo "the killed run printed no position" >&2; exit 1; }
+[ -n "$MIGRATE_RESUME_FROM" ] || {
+    echo "the killed run printed no position (\"... at scanned S done D capacity C\"; a stale migrate_v3?):" >&2
+    cat "$db.work/killed.txt" >&2
+    exit 1
+}
 export MIGRATE_RESUME_FROM
 step "$bin/migrate_v3" migrate "$db" "$n1" | tee "$db.work/report3.txt"
 unset MIGRATE_RESUME_FROM

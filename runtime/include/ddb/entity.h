@@ -798,10 +798,18 @@ typedef int (*ddb_ent_transform_fn)(void *ctx, const ddb_item *stored, const voi
  * not know (removed fields) are kept, index key attributes it no longer
  * renders are dropped.  An item whose key changes is moved in one
  * transaction (put the new item if its key is free, delete the old one if
- * it is still there); an item already in its new form is left alone. */
+ * it is still there); an item already in its new form is left alone.  A
+ * sharded entity (DDB_SHARD) is migrated a logical item at a time: its
+ * shard items are read together (one consistent Query, when the scan
+ * meets the first of them) and written in the new layout in one
+ * transaction, which must hold every put and delete (DynamoDB's limit is
+ * 100: an entity whose new and stored shard counts add up to more is
+ * DDB_ELIMIT before anything is written). */
 typedef struct ddb_ent_migration_step {
-    const ddb_entity_desc *entity;     /* the new schema's entity (not sharded) */
-    const ddb_entity_desc *old_entity; /* the old schema's, for transform (may be NULL) */
+    const ddb_entity_desc *entity;     /* the new schema's entity */
+    const ddb_entity_desc *old_entity; /* the old schema's (ddbgen --old-model's <entity>_old_entity), for
+                                        * transform and a sharded entity's stored layout (may be NULL: the
+                                        * stored items have the new schema's shard layout) */
     const ddb_ent_rename *renames;
     size_t n_renames;
     ddb_ent_transform_fn transform;    /* NULL: the new struct is read from the (renamed) item */
@@ -850,7 +858,10 @@ typedef struct ddb_ent_migrate_report {
  * migration.  Run again after an interruption it resumes from the
  * checkpoint (each item is rewritten at most once: it is idempotent per
  * item).  A different migration in progress is DDB_EMODEL.  report (in
- * arena a) may be NULL.  Sharded entities are DDB_ENOTSUP. */
+ * arena a) may be NULL.  Sharded entities need TransactWriteItems: on an
+ * endpoint without it (dynalite) the migration is DDB_ENOTSUP before
+ * anything is written.  A step whose old_entity is sharded and entity not
+ * (or the reverse) is DDB_ENOTSUP. */
 int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_opts *o, ddb_arena *a,
                     ddb_ent_migrate_report *report, ddb_error *err);
 

@@ -519,11 +519,21 @@ int ddbi_ent_drop_undeclared(ddb *db, const ddb_schema_table *t, ddb_error *err)
 
 /* ---- migrations (entity_migrate.c, entity_migrate_item.c, entity_migrate_checkpoint.c) ---- */
 
-/* *out: the new form of stored item it under step s (in a); *same: it is
- * already in that form (nothing to write).  live: the table as it is (its
- * index key attributes are never carried over; may be NULL). */
-int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *live, const ddb_item *it,
-                          ddb_arena *a, ddb_item **out, bool *same, ddb_error *err);
+/* The most items one logical item is: a sharded entity's shard items. */
+#define DDBI_ENT_MIGRATE_MAX_PARTS DDB_ENT_MAX_SHARDS
+/* news[0..*n_new) (room for DDBI_ENT_MIGRATE_MAX_PARTS): the new form
+ * under step s (in a) of one logical item stored as olds[0..n_old) (one
+ * item, or a sharded entity's shard items); *same: it is already in that
+ * form (nothing to write).  live: the table as it is (its index key
+ * attributes are never carried over; may be NULL). */
+int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *live, ddb_item *const *olds,
+                          size_t n_old, ddb_arena *a, ddb_item **news, size_t *n_new, bool *same, ddb_error *err);
+/* Where the shard suffix of shard item it's sort key begins (in the
+ * value's text: what follows is the shard id), or NULL: not a shard item
+ * of e. */
+const char *ddbi_ent_shard_cut(const ddb_entity_desc *e, const ddb_item *it);
+/* Do x and y have the same table key? */
+bool ddbi_ent_same_key(const ddb_table_def *td, const ddb_item *x, const ddb_item *y);
 /* The item's table key as "PK/SK" text (arena memory), for messages and samples. */
 const char *ddbi_ent_key_text(const ddb_table_def *td, const ddb_item *it, ddb_arena *a);
 

@@ -1,10 +1,12 @@
 /* Entity room: migrations (ddb_ent_migrate).  The new schema's GSIs are
  * created, the migration is recorded as in progress with the table (open
  * refuses the table meanwhile), then each step scans the table for its
- * entity's items, page by page: every item gets its new form
- * (entity_migrate_item.c); a moved item is one transaction (put the new
- * item if its key is free, delete the old one if still there), a rewritten
- * one a put on the same key, groups of items in one TransactWriteItems.
+ * entity's items, page by page: every logical item (one stored item, or a
+ * sharded entity's shard items, read together when the scan meets the
+ * first of them) gets its new form (entity_migrate_item.c); a moved item
+ * is one transaction (put the new items if their keys are free, delete the
+ * old ones if still there), a rewritten one puts on the same keys, groups
+ * of items in one TransactWriteItems (at most 100 operations).
  * After each page the checkpoint is stored, progress reported and the rate
  * held under the capacity asked for.  At the end the new fingerprints and
  * model version are recorded and the migration ended.  Calls the public
@@ -18,7 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_ITEMS_PER_TX 50 /* 2 operations an item, 100 a transaction */
+#define MAX_ITEMS_PER_TX 50 /* 2 operations an unsharded item, */
+#define MAX_TX_OPS 100      /* 100 a TransactWriteItems */
+#define GROUP_KEY_MAX 2048  /* a sharded logical item's key text that is remembered */
 
 typedef struct mig {
     ddb *db;
@@ -28,9 +32,10 @@ typedef struct mig {
     ddb_ent_migrate_report *r;
     ddbi_ent_checkpoint cp;
     ddb_expr *absent, *present;    /* attribute_not_exists / attribute_exists of the table's partition key */
-    ddb_tx_op ops[2 * MAX_ITEMS_PER_TX];
-    const ddb_item *olds[MAX_ITEMS_PER_TX]; /* the stored item of each queued item, for messages */
-    size_t op_item[2 * MAX_ITEMS_PER_TX];   /* the queued item of each operation */
+    ddb_tx_op ops[MAX_TX_OPS];
+    const ddb_item *olds[MAX_TX_OPS];  /* a stored item of each queued logical item, for messages */
+    size_t op_item[MAX_TX_OPS];        /* the queued logical item of each operation */
+    char group[GROUP_KEY_MAX];         /* sharded: the logical item of the last shard item met ("" none) */
     size_t nops, nitems;
     bool no_tx;                    /* the endpoint has no TransactWriteItems */
     struct timespec t0;
@@ -155,67 +160,158 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
     return rc;
 }
 
-static bool same_key(const ddb_table_def *td, const ddb_item *x, const ddb_item *y)
+/* The entity whose layout the stored items of step s have: the old
+ * schema's when the step names it (a sharded one), else the new one's. */
+static const ddb_entity_desc *stored_layout(const ddb_ent_migration_step *s)
 {
-    const ddb_value *a = ddb_item_get(x, td->key.pk), *b = ddb_item_get(y, td->key.pk);
-    if (!a || !b || !ddb_value_equal(a, b))
-        return false;
-    if (!td->key.sk)
-        return true;
-    a = ddb_item_get(x, td->key.sk);
-    b = ddb_item_get(y, td->key.sk);
-    return a && b && ddb_value_equal(a, b);
+    return s->old_entity && s->old_entity->n_shards ? s->old_entity : s->entity;
 }
 
-/* One stored item of the current step: queue its rewrite (or count it). */
-static int one_item(mig *g, const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *pa, ddb_error *err)
+/* Shard item it's logical item as text (partition key, NUL, sort key
+ * without the shard suffix) into buf; false when it is no shard item of
+ * e or the text does not fit. */
+static bool group_of(const ddb_entity_desc *e, const ddb_item *it, char *buf, size_t cap)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *pk = ddb_item_get(it, k->pk_attr), *sk = k->sk_attr ? ddb_item_get(it, k->sk_attr) : NULL;
+    const char *cut = ddbi_ent_shard_cut(e, it);
+    if (!pk || pk->type == DDB_TB || !cut || pk->len + (size_t)(cut - sk->u.s) + 2 > cap)
+        return false;
+    memcpy(buf, pk->u.s, pk->len);
+    buf[pk->len] = '\0';
+    memcpy(buf + pk->len + 1, sk->u.s, (size_t)(cut - sk->u.s));
+    buf[pk->len + 1 + (size_t)(cut - sk->u.s)] = '\0';
+    return true;
+}
+
+static bool same_group(const char *x, const char *y)
+{
+    size_t n = strlen(x);
+    return !strcmp(x, y) && !strcmp(x + n + 1, y + n + 1);
+}
+
+/* The shard items of the logical item shard item `it` belongs to, read
+ * with one consistent Query; *skip: another shard item of it came first
+ * (the scan met it already). */
+static int shard_group(mig *g, const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *pa, ddb_item ***olds,
+                       size_t *n, bool *skip, ddb_error *err)
+{
+    const ddb_entity_desc *e = stored_layout(s);
+    char here[GROUP_KEY_MAX];
+    *skip = false;
+    if (!group_of(e, it, here, sizeof here))
+        return ddbi_fail(err, DDB_ECORRUPT, "%s item %s is not a shard item of the entity (its sort key lacks "
+                                            "the shard suffix \"%s\")",
+                         e->name, ddbi_ent_key_text(&g->m->table->def, it, pa), ddbi_ent_shard_suffix(e));
+    if (g->group[0] && same_group(here, g->group)) {
+        *skip = true;
+        return DDB_OK;
+    }
+    memcpy(g->group, here, sizeof here);
+    const ddb_key_desc *k = &e->keys[0];
+    const ddb_value *sk = ddb_item_get(it, k->sk_attr);
+    ddb_item *key = ddb_item_new(pa);
+    size_t base = strlen(here + strlen(here) + 1);
+    if (!key || ddb_item_set(key, k->pk_attr, ddb_value_copy(pa, ddb_item_get(it, k->pk_attr))) ||
+        ddb_item_set(key, k->sk_attr, ddb_v_s(pa, sk->u.s, base)))
+        return ddbi_fail_oom(err, __func__);
+    ddb_page pg = {0};
+    int rc = ddbi_ent_read_shards(g->db, e, key, pa, true, DDB_CAPACITY_TOTAL, &pg, err);
+    if (rc)
+        return rc;
+    g->cp.capacity += pg.capacity.total;
+    if (pg.last_key)
+        return ddbi_fail(err, DDB_ELIMIT, "%s item %s: its shard items are more than one Query page (1 MB)",
+                         e->name, ddbi_ent_key_text(&g->m->table->def, it, pa));
+    *olds = pg.items;
+    *n = pg.count;
+    return DDB_OK;
+}
+
+static bool has_key(const ddb_table_def *td, ddb_item *const *items, size_t n, const ddb_item *x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ddbi_ent_same_key(td, items[i], x))
+            return true;
+    return false;
+}
+
+static int dry_sample(mig *g, const ddb_ent_migration_step *s, const ddb_item *from, const ddb_item *to,
+                      bool moves, ddb_arena *pa, ddb_error *err)
+{
+    if (!g->r || g->r->n_samples >= g->o.samples)
+        return DDB_OK;
+    const ddb_table_def *td = &g->m->table->def;
+    const char *f = ddbi_ent_key_text(td, from, pa), *t = ddbi_ent_key_text(td, to, pa);
+    char line[520];
+    snprintf(line, sizeof line, "%s %s -> %s%s", s->entity->name, f, t, moves ? "" : " (rewritten)");
+    char *copy = ddb_arena_alloc(g->a, strlen(line) + 1);
+    if (!copy)
+        return ddbi_fail_oom(err, __func__);
+    memcpy(copy, line, strlen(line) + 1);
+    g->r->samples[g->r->n_samples++] = copy;
+    return DDB_OK;
+}
+
+/* One stored item of the current step met by the scan: queue its logical
+ * item's rewrite (or count it).  The operations of one logical item go in
+ * one transaction: put each new item (its key free when it moves, else
+ * there), delete each stored item the new ones do not overwrite. */
+static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_arena *pa, ddb_error *err)
 {
     const ddb_table_def *td = &g->m->table->def;
-    ddb_item *ni;
-    bool same;
-    int rc = ddbi_ent_migrate_item(s, g->live, it, pa, &ni, &same, err);
-    if (rc)
+    ddb_item **olds = &it, *news[DDBI_ENT_MIGRATE_MAX_PARTS];
+    size_t n_old = 1, n_new;
+    bool same, skip = false;
+    int rc = stored_layout(s)->n_shards ? shard_group(g, s, it, pa, &olds, &n_old, &skip, err) : DDB_OK;
+    if (rc || skip || !n_old)
+        return rc;
+    if ((rc = ddbi_ent_migrate_item(s, g->live, olds, n_old, pa, news, &n_new, &same, err)))
         return rc;
     if (same) {
         g->cp.unchanged++;
         return DDB_OK;
     }
-    bool moves = !same_key(td, it, ni);
+    size_t n_ops = n_new, n_del = 0;
+    for (size_t i = 0; i < n_old; i++)
+        n_del += !has_key(td, news, n_new, olds[i]);
+    n_ops += n_del;
+    bool moves = n_del > 0;
     if (moves)
         g->cp.moved++;
     else
         g->cp.rewritten++;
-    if (g->o.dry_run) {
-        if (g->r && g->r->n_samples < g->o.samples) {
-            const char *from = ddbi_ent_key_text(td, it, pa), *to = ddbi_ent_key_text(td, ni, pa);
-            char line[520];
-            snprintf(line, sizeof line, "%s %s -> %s%s", s->entity->name, from, to, moves ? "" : " (rewritten)");
-            char *copy = ddb_arena_alloc(g->a, strlen(line) + 1);
-            if (!copy)
-                return ddbi_fail_oom(err, __func__);
-            memcpy(copy, line, strlen(line) + 1);
-            g->r->samples[g->r->n_samples++] = copy;
-        }
-        return DDB_OK;
+    if (g->o.dry_run)
+        return dry_sample(g, s, olds[0], news[0], moves, pa, err);
+    if (n_ops > MAX_TX_OPS)
+        /* DynamoDB: "TransactWriteItems is a synchronous write operation that groups up to 100 action
+         * requests" (API Reference, TransactWriteItems) */
+        return ddbi_fail(err, DDB_ELIMIT,
+                         "%s item %s: moving it takes %zu operations (%zu new items, %zu deletes), more than the %d "
+                         "of one TransactWriteItems; its shard items cannot move together",
+                         s->entity->name, ddbi_ent_key_text(td, olds[0], pa), n_ops, n_new, n_del, MAX_TX_OPS);
+    if ((g->nops + n_ops > MAX_TX_OPS || g->nitems >= g->o.items_per_tx) && (rc = flush(g, pa, err)))
+        return rc;
+    size_t item = g->nitems++;
+    g->olds[item] = olds[0];
+    for (size_t i = 0; i < n_new; i++) {
+        g->op_item[g->nops] = item;
+        g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = td->name, .item = news[i],
+                                        .condition = has_key(td, olds, n_old, news[i]) ? g->present : g->absent};
     }
-    g->olds[g->nitems++] = it;
-    g->op_item[g->nops] = g->nitems - 1;
-    g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = td->name, .item = ni,
-                                    .condition = moves ? g->absent : g->present};
-    if (moves) {
-        ddb_item *old = table_key(td, it, pa);
+    for (size_t i = 0; i < n_old; i++) {
+        if (has_key(td, news, n_new, olds[i]))
+            continue;
+        ddb_item *old = table_key(td, olds[i], pa);
         if (!old)
             return ddbi_fail_oom(err, __func__);
-        g->op_item[g->nops] = g->nitems - 1;
+        g->op_item[g->nops] = item;
         g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = td->name, .item = old,
                                         .condition = g->present};
     }
     return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
 }
 
-/* The counts go on from the checkpoint: a resumed run reports the whole
- * migration's, and scanned_before says how much of scanned its earlier
- * runs did (for a rate). */
 static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t scanned, uint32_t step)
 {
     if (!g->o.progress)
@@ -245,6 +341,10 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
     if (!rc && g->cp.cursor && (rc = ddbi_ent_cursor_decode(a, g->cp.cursor, &start, err)))
         rc = ddbi_ent_fail_within(err, DDB_ECORRUPT, "the migration checkpoint's position is unreadable");
     sp.start_key = start;
+    /* sharded: the logical item of the item the last page ended at was done with that page */
+    g->group[0] = '\0';
+    if (start && stored_layout(s)->n_shards && !group_of(stored_layout(s), start, g->group, sizeof g->group))
+        g->group[0] = '\0';
     while (!rc) {
         ddb_arena_reset(pa);
         ddb_page pg = {0};
@@ -301,14 +401,68 @@ static int check_migration(const ddb_ent_migration *m, ddb_error *err)
         if (!e || e->table != m->table)
             return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu's entity is not of table %s", i + 1,
                              m->table->def.name);
-        if (e->n_shards)
-            return ddbi_fail(err, DDB_ENOTSUP, "ddb_ent_migrate: %s is sharded; sharded entities cannot be "
-                                               "migrated yet",
-                             e->name);
+        const ddb_entity_desc *o = m->steps[i].old_entity;
+        if (o && !o->n_shards != !e->n_shards)
+            return ddbi_fail(err, DDB_ENOTSUP, "ddb_ent_migrate: %s is %s sharded; no migration shards or "
+                                               "unshards an entity",
+                             e->name, e->n_shards ? "now" : "no longer");
+        size_t worst = (size_t)ddbi_ent_parts(e) + (size_t)ddbi_ent_parts(stored_layout(&m->steps[i]));
+        if (e->n_shards && worst > MAX_TX_OPS)
+            /* DynamoDB: TransactWriteItems "groups up to 100 action requests" (API Reference) */
+            return ddbi_fail(err, DDB_ELIMIT,
+                             "ddb_ent_migrate: moving a %s item takes up to %zu operations (a put of each of its %d "
+                             "new shard items, a delete of each of its %d stored ones), more than the %d of one "
+                             "TransactWriteItems: its shard items could not move together; nothing was changed",
+                             e->name, worst, ddbi_ent_parts(e), ddbi_ent_parts(stored_layout(&m->steps[i])),
+                             MAX_TX_OPS);
         if (m->steps[i].n_renames && !m->steps[i].renames)
             return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu has renames but no array", i + 1);
     }
     return DDB_OK;
+}
+
+/* The shard items of one logical item move in one transaction: an
+ * endpoint without TransactWriteItems (DDB_ENOTSUP: dynalite) cannot
+ * migrate a sharded entity, and is told so before anything is written
+ * (one ConditionCheck on an absent key: nothing changes). */
+/* A key value of type t no migrated item has. */
+static ddb_value *probe_value(ddb_arena *a, ddb_type t)
+{
+    static const char probe[] = "ddbgen.migrate.probe";
+    return t == DDB_TB ? ddb_v_b(a, probe, sizeof probe - 1)
+           : t == DDB_TN ? ddb_v_i64(a, -7340032007)
+                         : ddb_v_s(a, probe, sizeof probe - 1);
+}
+
+static int transactions_for_shards(mig *g, ddb_error *err)
+{
+    bool sharded = false;
+    for (size_t i = 0; i < g->m->n_steps; i++)
+        sharded |= stored_layout(&g->m->steps[i])->n_shards > 0;
+    if (!sharded || g->o.dry_run)
+        return DDB_OK;
+    const ddb_table_def *td = &g->m->table->def;
+    ddb_arena *a = ddb_arena_new();
+    ddb_item *key = a ? ddb_item_new(a) : NULL;
+    ddb_value *pk = key ? probe_value(a, td->key.pk_type) : NULL;
+    ddb_value *sk = key && td->key.sk ? probe_value(a, td->key.sk_type) : NULL;
+    int rc = !pk || ddb_item_set(key, td->key.pk, pk) || (td->key.sk && (!sk || ddb_item_set(key, td->key.sk, sk)))
+                 ? ddbi_fail_oom(err, __func__)
+                 : DDB_OK;
+    ddb_tx_op op = {.kind = DDB_TX_CHECK, .table = td->name, .item = key, .condition = g->absent};
+    ddb_tx_result res = {0};
+    if (!rc)
+        rc = ddb_transact_write(g->db, &op, 1, DDB_CAPACITY_TOTAL, a, &res, err);
+    if (rc == DDB_ENOTSUP)
+        rc = ddbi_fail(err, DDB_ENOTSUP, "table %s: a sharded entity's shard items move in one transaction, and "
+                                         "this endpoint has no TransactWriteItems; nothing was changed",
+                       td->name);
+    else if (rc == DDB_ECANCELED)
+        rc = ddbi_fail(err, DDB_EEXISTS, "table %s holds an item at the key %s the migration uses to test for "
+                                         "transactions",
+                       td->name, ddbi_ent_key_text(td, key, a));
+    ddb_arena_free(a);
+    return rc;
 }
 
 /* The new schema's GSIs the table lacks (the backend indexes the items that carry their keys). */
@@ -397,12 +551,14 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         g.cp.id = m->id;
         g.cp.n_steps = (uint32_t)m->n_steps;
     }
+    if (!rc)
+        rc = prepare_conditions(&g, err);
+    if (!rc && !found)
+        rc = transactions_for_shards(&g, err);
     if (!rc && !g.o.dry_run && !found && !(rc = add_indexes(db, m->table, d, err)))
         rc = ddbi_ent_checkpoint_put(db, m->table->def.name, &g.cp, err);
     if (!rc && !g.o.dry_run && found)
         rc = add_indexes(db, m->table, d, err);
-    if (!rc)
-        rc = prepare_conditions(&g, err);
     g.total = rc ? 0 : d->item_count;
     g.live = rc ? NULL : &d->def;
     g.cap0 = g.cp.capacity;

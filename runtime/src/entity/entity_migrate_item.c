@@ -1,10 +1,11 @@
-/* Entity room: one stored item in its new form, for a migration step
- * (ddb_ent_migrate): renamed attributes moved, the item read into the new
- * schema's struct (or transformed by the caller's callback from the old
- * schema's struct), written back as an item by the new schema's
- * descriptor, with the stored attributes the new schema does not know
- * kept.  Pure: reads and writes nothing in the database.  Calls the public
- * item API and this room's marshalling. */
+/* Entity room: one logical item in its new form, for a migration step
+ * (ddb_ent_migrate): its stored items (one, or a sharded entity's shard
+ * items) merged, renamed attributes moved, read into the new schema's
+ * struct (or transformed by the caller's callback from the old schema's
+ * struct), written back as items by the new schema's descriptor (one a
+ * shard), with the stored attributes the new schema does not know kept.
+ * Pure: reads and writes nothing in the database.  Calls the public item
+ * API and this room's marshalling and shard keys. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
@@ -77,61 +78,169 @@ const char *ddbi_ent_key_text(const ddb_table_def *td, const ddb_item *it, ddb_a
     return s ? s : "";
 }
 
-/* *out: obj as an item of e, with the stored attributes of src the new
- * schema does not know (a removed field's) kept; key attributes of the
- * table as it is (live) or as e's schema declares it are not kept. */
-static int new_form(const ddb_entity_desc *e, const void *obj, const ddb_item *src, const ddb_table_def *live,
-                    ddb_arena *a, ddb_item **out, ddb_error *err)
+const char *ddbi_ent_shard_cut(const ddb_entity_desc *e, const ddb_item *it)
 {
-    ddb_item *ni;
-    int rc = ddb_ent_to_item(e, obj, a, &ni, err);
-    if (rc)
-        return rc;
-    const ddb_value *m = ddb_item_map(src);
-    for (uint32_t i = 0; i < m->len; i++) {
-        const char *name = m->u.m[i].name;
-        if (ddb_item_get(ni, name) || key_attr(&e->table->def, name) || key_attr(live, name) ||
-            field_attr(e, name) || !strcmp(name, e->table->type_attr))
-            continue;
-        ddb_value *c = ddb_value_copy(a, m->u.m[i].value);
-        if (!c || ddb_item_set(ni, name, c))
-            return ddbi_fail_oom(err, __func__);
+    const ddb_value *sk = e->keys[0].sk_attr ? ddb_item_get(it, e->keys[0].sk_attr) : NULL;
+    const char *sfx = ddbi_ent_shard_suffix(e), *cut = NULL;
+    for (const char *p = sk && sk->type == DDB_TS ? strstr(sk->u.s, sfx) : NULL; p; p = strstr(p + 1, sfx))
+        cut = p;
+    return cut;
+}
+
+/* The shard id of a stored shard item of e, or NULL. */
+static const char *shard_id_of(const ddb_entity_desc *e, const ddb_item *it)
+{
+    const char *cut = ddbi_ent_shard_cut(e, it);
+    return cut ? cut + strlen(ddbi_ent_shard_suffix(e)) : NULL;
+}
+
+/* The stored item the new item of part `part` comes from: the only one,
+ * or the shard item with that part's shard id (NULL: a new shard). */
+static const ddb_item *source_of(const ddb_entity_desc *e, ddb_item *const *olds, size_t n_old, size_t part)
+{
+    if (!e->n_shards)
+        return n_old ? olds[0] : NULL;
+    for (size_t i = 0; i < n_old; i++) {
+        const char *id = shard_id_of(e, olds[i]);
+        if (id && !strcmp(id, e->shards[part]))
+            return olds[i];
     }
-    *out = ni;
+    return NULL;
+}
+
+/* Value v without a write shard suffix (".<digits>"): its length. */
+static size_t unsharded_len(const ddb_value *v)
+{
+    size_t n = v->len;
+    while (n && v->u.s[n - 1] >= '0' && v->u.s[n - 1] <= '9')
+        n--;
+    return n && n < v->len && v->u.s[n - 1] == '.' ? n - 1 : v->len;
+}
+
+/* A key on randomly picked write shards gets a new shard at every
+ * rendering: keep the stored one when the rest of the value is the same,
+ * so an item already in its new form stays as it is. */
+static int keep_random_shards(const ddb_entity_desc *e, ddb_item *ni, const ddb_item *from, ddb_arena *a,
+                              ddb_error *err)
+{
+    for (uint16_t k = 0; from && e->write_shards && k < e->n_keys; k++) {
+        const ddb_write_shards *ws = e->write_shards[k];
+        if (!ws || ws->by != DDB_WS_RANDOM)
+            continue;
+        const char *attr = e->keys[k].pk_attr;
+        const ddb_value *nv = ddb_item_get(ni, attr), *ov = ddb_item_get(from, attr);
+        if (!nv || !ov || nv->type != DDB_TS || ov->type != DDB_TS)
+            continue;
+        size_t nl = unsharded_len(nv), ol = unsharded_len(ov);
+        if (nl == ol && !memcmp(nv->u.s, ov->u.s, nl)) {
+            ddb_value *c = ddb_value_copy(a, ov);
+            if (!c || ddb_item_set(ni, attr, c))
+                return ddbi_fail_oom(err, __func__);
+        }
+    }
     return DDB_OK;
 }
 
-int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *live, const ddb_item *it,
-                          ddb_arena *a, ddb_item **out, bool *same, ddb_error *err)
+/* A copy of it with the step's renamed attributes moved (NULL: out of memory). */
+static ddb_item *renamed(const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *a)
 {
-    const ddb_entity_desc *e = s->entity;
-    *out = NULL;
-    *same = false;
     ddb_item *src = ddb_item_copy(a, it);
-    void *obj = ddb_arena_alloc(a, e->st->size);
-    if (!src || !obj)
-        return ddbi_fail_oom(err, __func__);
-    for (size_t i = 0; i < s->n_renames; i++) {
+    for (size_t i = 0; src && i < s->n_renames; i++) {
         const ddb_value *v = ddb_item_get(src, s->renames[i].from);
         if (!v)
             continue;
         ddb_value *c = ddb_value_copy(a, v);
         if (!c || ddb_item_set(src, s->renames[i].to, c))
-            return ddbi_fail_oom(err, __func__);
+            return NULL;
         ddb_item_remove(src, s->renames[i].from);
     }
-    int rc;
-    ddb_item *ni;
+    return src;
+}
+
+/* news[0..*n_new): obj as items of e (one a shard), each with the stored
+ * attributes of its source item the new schema does not know (a removed
+ * field's) kept; key attributes of the table as it is (live) or as e's
+ * schema declares it are not kept. */
+static int new_forms(const ddb_ent_migration_step *s, const void *obj, ddb_item *const *olds, size_t n_old,
+                     const ddb_table_def *live, ddb_arena *a, ddb_item **news, size_t *n_new, ddb_error *err)
+{
+    const ddb_entity_desc *e = s->entity;
+    int rc = ddb_ent_to_items(e, obj, a, news, DDBI_ENT_MIGRATE_MAX_PARTS, n_new, err);
+    for (size_t p = 0; !rc && p < *n_new; p++) {
+        const ddb_item *from = source_of(e, olds, n_old, p);
+        ddb_item *src = from ? renamed(s, from, a) : NULL;
+        if (from && !src)
+            return ddbi_fail_oom(err, __func__);
+        const ddb_value *m = src ? ddb_item_map(src) : NULL;
+        for (uint32_t i = 0; m && i < m->len; i++) {
+            const char *name = m->u.m[i].name;
+            if (ddb_item_get(news[p], name) || key_attr(&e->table->def, name) || key_attr(live, name) ||
+                field_attr(e, name) || !strcmp(name, e->table->type_attr))
+                continue;
+            ddb_value *c = ddb_value_copy(a, m->u.m[i].value);
+            if (!c || ddb_item_set(news[p], name, c))
+                return ddbi_fail_oom(err, __func__);
+        }
+        rc = keep_random_shards(e, news[p], from, a, err);
+    }
+    return rc;
+}
+
+/* Are the new items the stored ones (each equal to the stored item of its key)? */
+static bool all_same(const ddb_table_def *td, ddb_item *const *olds, size_t n_old, ddb_item *const *news,
+                     size_t n_new)
+{
+    if (n_old != n_new)
+        return false;
+    for (size_t i = 0; i < n_new; i++) {
+        bool found = false;
+        for (size_t j = 0; j < n_old && !found; j++)
+            found = ddbi_ent_same_key(td, news[i], olds[j]) &&
+                    ddb_value_equal(ddb_item_map(news[i]), ddb_item_map(olds[j]));
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+bool ddbi_ent_same_key(const ddb_table_def *td, const ddb_item *x, const ddb_item *y)
+{
+    const ddb_value *a = ddb_item_get(x, td->key.pk), *b = ddb_item_get(y, td->key.pk);
+    if (!a || !b || !ddb_value_equal(a, b))
+        return false;
+    if (!td->key.sk)
+        return true;
+    a = ddb_item_get(x, td->key.sk);
+    b = ddb_item_get(y, td->key.sk);
+    return a && b && ddb_value_equal(a, b);
+}
+
+int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *live, ddb_item *const *olds,
+                          size_t n_old, ddb_arena *a, ddb_item **news, size_t *n_new, bool *same, ddb_error *err)
+{
+    const ddb_entity_desc *e = s->entity;
+    const ddb_table_def *td = &e->table->def;
+    *n_new = 0;
+    *same = false;
+    ddb_item *merged = NULL;
+    int rc = n_old == 1 ? DDB_OK : ddbi_ent_merge_shards(a, olds, n_old, &merged, err);
+    if (rc)
+        return rc;
+    const ddb_item *it = n_old == 1 ? olds[0] : merged; /* the logical item as stored */
+    ddb_item *src = renamed(s, it, a);
+    void *obj = ddb_arena_alloc(a, e->st->size);
+    if (!src || !obj)
+        return ddbi_fail_oom(err, __func__);
     if (!s->transform) {
         if ((rc = ddb_ent_from_item(e, src, obj, a, err)))
             return ddbi_ent_fail_within(err, rc, "stored %s item %s cannot be read by the new schema", e->name,
-                                        ddbi_ent_key_text(&e->table->def, it, a));
+                                        ddbi_ent_key_text(td, it, a));
     } else {
         ddb_error quiet;
         /* an item already in its new form is read by the new schema and written back the same */
-        if (!ddb_ent_from_item(e, src, obj, a, &quiet) && !new_form(e, obj, src, live, a, &ni, &quiet) &&
-            ddb_value_equal(ddb_item_map(ni), ddb_item_map(it))) {
-            *out = ni;
+        if (!ddb_ent_from_item(e, src, obj, a, &quiet) &&
+            !new_forms(s, obj, olds, n_old, live, a, news, n_new, &quiet) &&
+            all_same(td, olds, n_old, news, *n_new)) {
             *same = true;
             return DDB_OK;
         }
@@ -144,16 +253,14 @@ int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *
                 return ddbi_fail_oom(err, __func__);
             if ((rc = ddb_ent_from_item(s->old_entity, it, old, a, err)))
                 return ddbi_ent_fail_within(err, rc, "stored %s item %s cannot be read by the old schema", e->name,
-                                            ddbi_ent_key_text(&e->table->def, it, a));
+                                            ddbi_ent_key_text(td, it, a));
         }
         if ((rc = s->transform(s->transform_ctx, it, old, obj, a, err)))
             return ddbi_ent_fail_within(err, rc, "the transform of %s item %s failed", e->name,
-                                        ddbi_ent_key_text(&e->table->def, it, a));
+                                        ddbi_ent_key_text(td, it, a));
     }
-    if ((rc = new_form(e, obj, src, live, a, &ni, err)))
-        return ddbi_ent_fail_within(err, rc, "%s item %s in its new form", e->name,
-                                    ddbi_ent_key_text(&e->table->def, it, a));
-    *out = ni;
-    *same = ddb_value_equal(ddb_item_map(ni), ddb_item_map(it));
+    if ((rc = new_forms(s, obj, olds, n_old, live, a, news, n_new, err)))
+        return ddbi_ent_fail_within(err, rc, "%s item %s in its new form", e->name, ddbi_ent_key_text(td, it, a));
+    *same = all_same(td, olds, n_old, news, *n_new);
     return DDB_OK;
 }

@@ -1,0 +1,19 @@
+/* proj_moved.h — proj.h two lines lower: every location of the model
+ * moves, the schema does not.  --plan-migration from proj.h's model
+ * changes nothing (test_cli.c).
+ */
+
+#include <ddb/schema.h>
+
+DDB_TABLE(app, "Proj", DDB_PRIMARY("PK", "SK"), DDB_GSI("ByEmail", "EPK", "ESK", DDB_PROJECT_KEYS_ONLY),
+          DDB_GSI("ByName", "NPK", "NSK", DDB_PROJECT_INCLUDE("name")));
+
+struct DDB_ENTITY(app, "User")
+       DDB_KEY("table", "U#{id}", "U")
+       DDB_KEY("ByEmail", "E#{email}", "U")
+       DDB_KEY("ByName", "N#{name}", "U")
+user {
+    char id[16];
+    char email[64];
+    char name[32];
+};
