@@ -41,6 +41,8 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
     r->index = index;
     r->sinks = sinks;
     r->n = n;
+    if (r->o->fields && r->o->member_fields)
+        return ddbi_fail(err, DDB_EINVAL, "%s: fields or member_fields, not both", n ? sinks[0].e->name : "read");
     for (uint16_t i = 0; i < n; i++) {
         int rc = ddbi_ent_check_shards(sinks[i].e, err);
         if (rc)
