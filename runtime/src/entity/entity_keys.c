@@ -1,8 +1,9 @@
 /* Entity room: an entity's primary key and its shard items.  A sharded
  * entity is several physical items whose sort keys are the entity's sort
  * key + suffix + shard id ("ORDER#7#A", "ORDER#7#B"); this file renders
- * those keys, reads all shard items of one entity back with one Query and
- * merges them.  Also the one check of a descriptor's shard count against
+ * those keys, reads the shard items of one entity back (all with one
+ * Query, or those a projection needs with a GetItem each), tells which
+ * shard an item is, and merges them.  Also the one check of a descriptor's shard count against
  * DDB_ENT_MAX_SHARDS.  Calls the public item and query API and the
  * templates of this room. */
 #include "entity/entity_internal.h"
