@@ -1,6 +1,7 @@
 /* fleet.h — a user's schema from issue 12: sites, devices split into
  * velocity shards with a version field, readings with a TTL, alerts on a
  * sparse index, and a `telemetry` collection of devices and readings.
+ * A work shift whose KEYS_ONLY index spells its day as date parts.
  * Every read the generator makes of it runs in test_e2e_fleet.c, on the
  * embedded engine and through the remote backend against dynalite. */
 #ifndef FLEET_H
@@ -11,7 +12,8 @@
 DDB_TABLE(fleet, "Fleet",
           DDB_PRIMARY("PK", "SK"),
           DDB_GSI("GSI1", "GSI1PK", "GSI1SK"),
-          DDB_GSI("OpenAlerts", "OpenPK", "OpenSK", DDB_PROJECT_KEYS_ONLY));
+          DDB_GSI("OpenAlerts", "OpenPK", "OpenSK", DDB_PROJECT_KEYS_ONLY),
+          DDB_GSI("ByDay", "DayPK", "DaySK", DDB_PROJECT_KEYS_ONLY));
 
 struct DDB_ENTITY(fleet, "Site")
        DDB_KEY("table", "SITE#{site_id}", "SITE#{site_id}")
@@ -66,6 +68,19 @@ alert {
     char raised_at[25];
     char message[64];
     int32_t level;
+};
+
+/* A work shift at a site.  ByDay holds only the keys; its sort key spells
+ * the day as date parts, which give the whole char[11] day back. */
+struct DDB_ENTITY(fleet, "Shift")
+       DDB_KEY("table", "SITE#{site_id}", "SHIFT#{shift_id}")
+       DDB_KEY("ByDay", "SHIFTS#{site_id}", "{day|year}{day|month}{day|day}#{shift_id}")
+       DDB_PATTERN("by_day", "ByDay")
+shift {
+    char site_id[16];
+    char shift_id[16];
+    char day[11];        /* 2024-03-04 */
+    char crew[32];
 };
 
 #endif

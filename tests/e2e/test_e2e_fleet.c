@@ -130,6 +130,9 @@ static void fill(ddb *db)
     };
     for (int i = 0; i < 3; i++)
         OK(alert_create(db, &alerts[i], NULL, NULL, &err));
+    struct shift shifts[] = {{"s1", "night", "2024-03-04", "Ana, Ben"}, {"s1", "early", "2024-03-05", "Cy"}};
+    for (int i = 0; i < 2; i++)
+        OK(shift_create(db, &shifts[i], NULL, NULL, &err));
 }
 
 static void test_get_and_patterns(void **state)
@@ -518,6 +521,33 @@ static void test_collection_and_scan_options(void **state)
     close_db(db);
 }
 
+/* KEYS_ONLY entries give back what their keys hold (docs/SCHEMA.md,
+ * Reads): the day of ByDay's "{day|year}{day|month}{day|day}#{shift_id}"
+ * from its three date parts (placed by their widths), the crew not at all. */
+static void test_keys_only_date_parts(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    fill(db);
+    shift_page sp;
+    OK(shift_by_day(db, "s1", shift_by_day_all(), NULL, a, &sp, &err));
+    assert_int_equal(sp.count, 2);
+    assert_string_equal(sp.items[0].day, "2024-03-04");
+    assert_string_equal(sp.items[0].shift_id, "night");
+    assert_string_equal(sp.items[1].day, "2024-03-05");
+    assert_true(ddb_ent_mask_has(&sp.masks[0], SHIFT_FN_DAY) && ddb_ent_mask_has(&sp.masks[0], SHIFT_FN_SITE_ID));
+    assert_false(ddb_ent_mask_has(&sp.masks[0], SHIFT_FN_CREW));
+    assert_string_equal(sp.items[0].crew, "");
+    OK(shift_by_day(db, "s1", shift_by_day_day_day(DDB_ENT_SK_EQ, "2024-03-05", NULL), NULL, a, &sp, &err));
+    assert_int_equal(sp.count, 1);
+    assert_string_equal(sp.items[0].shift_id, "early");
+    assert_string_equal(sp.items[0].day, "2024-03-05");
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_collection_pages),
         cmocka_unit_test(test_shard_projection),
         cmocka_unit_test(test_collection_and_scan_options),
+        cmocka_unit_test(test_keys_only_date_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

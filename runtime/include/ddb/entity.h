@@ -501,7 +501,9 @@ typedef struct ddb_ent_read_opts {
      * the collection's member order (generated code names the positions:
      * <TABLE>_<COLLECTION>_<ENTITY>, <TABLE>_SCAN_<ENTITY>); a NULL entry,
      * or NULL here, = every field of that type.  Each result's mask holds
-     * at most its type's projection.  Use this, not fields, there. */
+     * at most its type's projection.  Use this, not fields, there (a read of
+ * one entity type takes member_fields[0] like fields; both set is
+ * DDB_EINVAL). */
     const ddb_ent_mask *const *member_fields;
     /* FilterExpression applied to the entity's items after the key
      * condition, in DynamoDB syntax with its names and values already

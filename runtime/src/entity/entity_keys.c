@@ -1,8 +1,9 @@
 /* Entity room: an entity's primary key and its shard items.  A sharded
  * entity is several physical items whose sort keys are the entity's sort
  * key + suffix + shard id ("ORDER#7#A", "ORDER#7#B"); this file renders
- * those keys, reads all shard items of one entity back with one Query and
- * merges them.  Also the one check of a descriptor's shard count against
+ * those keys, reads the shard items of one entity back (all with one
+ * Query, or those a projection needs with a GetItem each), tells which
+ * shard an item is, and merges them.  Also the one check of a descriptor's shard count against
  * DDB_ENT_MAX_SHARDS.  Calls the public item and query API and the
  * templates of this room. */
 #include "entity/entity_internal.h"
@@ -86,8 +87,9 @@ int ddbi_ent_primary_key(const ddb_entity_desc *e, const void *obj, int shard, d
     return DDB_OK;
 }
 
-int ddbi_ent_read_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, ddb_arena *a, bool consistent,
-                         ddb_return_capacity mode, ddb_page *pg, ddb_error *err)
+/* Every shard item of the logical item key, with projection (may be NULL): one Query. */
+static int query_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, const ddb_expr *projection,
+                        ddb_arena *a, bool consistent, ddb_return_capacity mode, ddb_page *pg, ddb_error *err)
 {
     const ddb_key_desc *k = &e->keys[0];
     const ddb_value *sk = k->sk_attr ? ddb_item_get(key, k->sk_attr) : NULL;
@@ -101,10 +103,16 @@ int ddbi_ent_read_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key,
     snprintf(prefix, n + 1, "%s%s", sk->u.s, sfx);
     ddb_query_params q = {.table = e->table->def.name, .pk = ddb_item_get(key, k->pk_attr),
                           .sk_op = DDB_SK_BEGINS_WITH, .sk1 = ddb_v_s(a, prefix, n), .consistent = consistent,
-                          .return_capacity = mode};
+                          .return_capacity = mode, .projection = projection};
     if (!q.sk1)
         return ddbi_fail_oom(err, __func__);
     return ddb_query(db, &q, a, pg, err);
+}
+
+int ddbi_ent_read_shards(ddb *db, const ddb_entity_desc *e, const ddb_item *key, ddb_arena *a, bool consistent,
+                         ddb_return_capacity mode, ddb_page *pg, ddb_error *err)
+{
+    return query_shards(db, e, key, NULL, a, consistent, mode, pg, err);
 }
 
 int ddbi_ent_merge_shards(ddb_arena *a, ddb_item *const *items, size_t n, ddb_item **out, ddb_error *err)
@@ -160,7 +168,7 @@ int ddbi_ent_read_some_shards(ddb *db, const ddb_entity_desc *e, const ddb_item 
     memset(pg, 0, sizeof *pg);
     want &= ddbi_ent_all_shards(e);
     if (want == ddbi_ent_all_shards(e)) {
-        int rc = ddbi_ent_read_shards(db, e, key, a, consistent, mode, pg, err);
+        int rc = query_shards(db, e, key, projection, a, consistent, mode, pg, err);
         pg->last_key = NULL;
         return rc;
     }

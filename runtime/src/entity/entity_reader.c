@@ -4,7 +4,8 @@
  * entity type; a sharded entity's shard items are decoded into one struct
  * (a group cut by the page's end, or thinned by a filter, is completed from
  * the table and the cursor moved past it); an index entry of a sharded
- * entity is completed from the table; a KEYS_ONLY / INCLUDE index entry is
+ * entity is completed from the table (both: only the shard items the
+ * sink's projection needs, by key); a KEYS_ONLY / INCLUDE index entry is
  * decoded as it is (fetch_base: read whole).  Calls the public Query,
  * GetItem and item API and this room's keys, unmarshalling and capacity. */
 #include "entity/entity_internal.h"
@@ -41,6 +42,8 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
     r->index = index;
     r->sinks = sinks;
     r->n = n;
+    if (r->o->fields && r->o->member_fields)
+        return ddbi_fail(err, DDB_EINVAL, "%s: fields or member_fields, not both", n ? sinks[0].e->name : "read");
     for (uint16_t i = 0; i < n; i++) {
         int rc = ddbi_ent_check_shards(sinks[i].e, err);
         if (rc)
