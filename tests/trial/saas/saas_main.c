@@ -125,6 +125,19 @@ static void users(ddb *db, ddb_arena *a)
     OK(user_create(db, &dup, NULL, NULL, &err));
     OK(user_delete(db, "globex", "u8", NULL, NULL, &err));
 
+    /* DynamoDB's limits are DDB_ELIMIT on both backends (the remote one maps
+     * DynamoDB's ValidationException words back to it) */
+    static char big[420 * 1024];
+    memset(big, 'x', sizeof big - 1);
+    struct user huge = {.org_id = "acme", .user_id = "huge", .joined = "2025-01-01", .name = big};
+    RC(DDB_ELIMIT, user_create(db, &huge, NULL, NULL, &err));
+    CHECK(strstr(err.message, "Item size has exceeded the maximum allowed size") != NULL, "%s", err.message);
+    big[2100] = 0;
+    huge.name = NULL;
+    huge.email = big; /* the ByEmail partition key over 2048 bytes */
+    RC(DDB_ELIMIT, user_create(db, &huge, NULL, NULL, &err));
+    CHECK(strstr(err.message, "Size of hashkey has exceeded the maximum size limit") != NULL, "%s", err.message);
+
     /* access patterns */
     user_page p;
     OK(user_orgs_of(db, "u1", user_orgs_of_all(), NULL, a, &p, &err));
