@@ -346,6 +346,39 @@ static void collection(ddb *db, ddb_arena *a)
     } while (r.page.cursor && pages < 20);
     CHECK(orgs == 1 && users == 2 && invites == 2, "tenant: %zu orgs %zu users %zu invites", orgs, users, invites);
 
+    /* a filter over stored attributes and a projection per member type */
+    ddb_item *fn = ddb_item_new(a), *fv = ddb_item_new(a);
+    ddb_item_set_s(fn, "#r", "role");
+    ddb_item_set_s(fv, ":r", "admin");
+    ddb_ent_read_opts fo = {.filter = "#r = :r", .filter_names = fn, .filter_values = fv};
+    OK(saas_query_tenant(db, "acme", NULL, &fo, a, &r, &err));
+    CHECK(r.org_count == 0 && r.user_count == 1 && r.invite_count == 0 && strcmp(r.user[0].user_id, "u2") == 0,
+          "filtered tenant: %zu orgs %zu users %zu invites", r.org_count, r.user_count, r.invite_count);
+    ddb_ent_mask only_name = org_mask(ORG_F_NAME), only_role = user_mask(USER_F_ROLE);
+    const ddb_ent_mask *mf[SAAS_TENANT_MEMBERS] = {[SAAS_TENANT_ORG] = &only_name, [SAAS_TENANT_USER] = &only_role};
+    ddb_ent_read_opts po = {.member_fields = mf};
+    OK(saas_query_tenant(db, "acme", NULL, &po, a, &r, &err));
+    CHECK(r.org_count == 1 && ddb_ent_mask_has(&r.org_masks[0], ORG_FN_NAME) &&
+              !ddb_ent_mask_has(&r.org_masks[0], ORG_FN_SEATS) && r.org[0].seats == 0,
+          "org projected to its name");
+    CHECK(r.user_count == 2 && ddb_ent_mask_has(&r.user_masks[0], USER_FN_ROLE) &&
+              !ddb_ent_mask_has(&r.user_masks[0], USER_FN_JOINED),
+          "users projected to their role");
+    CHECK(r.invite_count == 2 && ddb_ent_mask_has(&r.invite_masks[0], INVITE_FN_TOKEN), "invites whole");
+
+    /* a declared query's filter ANDed with the caller's */
+    ddb_item *qv = ddb_item_new(a);
+    ddb_item_set_i64(qv, ":m", 1);
+    ddb_item *qn = ddb_item_new(a);
+    ddb_item_set_s(qn, "#l", "logins");
+    ddb_ent_read_opts qo = {.filter = "#l > :m", .filter_names = qn, .filter_values = qv};
+    user_page up;
+    OK(user_with_role(db, "acme", "member", &qo, a, &up, &err));
+    CHECK(up.count == 1 && strcmp(up.items[0].user_id, "u1") == 0, "member with logins > 1: %zu", up.count);
+    ddb_item_set_i64(qv, ":m", 5);
+    OK(user_with_role(db, "acme", "member", &qo, a, &up, &err));
+    CHECK(up.count == 0, "member with logins > 5: %zu", up.count);
+
     saas_tenant_iter it;
     size_t total = 0;
     int rc;
