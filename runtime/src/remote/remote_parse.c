@@ -102,8 +102,7 @@ static const char *const limit_texts[] = {
     "Item size to update has exceeded the maximum allowed size",
     "Size of hashkey has exceeded the maximum size limit",
     "Aggregated size of all range keys has exceeded the size limit",
-    "at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length "
-    "less than or equal to",
+    "at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint",
     "failed to satisfy constraint: Member must have length less than or equal to 100",
     "Too many items requested for the",
     "Transaction size of",
