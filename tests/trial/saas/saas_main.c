@@ -410,7 +410,7 @@ static void stream(ddb *db, ddb_arena *a)
     OK(ddb_stream_iter_open(db, "Saas", DDB_STREAM_TRIM_HORIZON, 0, &it, &err));
     if (!it)
         return;
-    size_t by_type[SAAS_TYPE_AUDIT + 1] = {0}, total = 0, org_modify = 0, ttl = 0;
+    size_t by_type[SAAS_TYPE_AUDIT + 1] = {0}, total = 0, org_modify = 0;
     uint32_t last_version = 0;
     bool versions_rise = true;
     for (int round = 0; round < 100; round++) {
@@ -425,7 +425,6 @@ static void stream(ddb *db, ddb_arena *a)
             OK(saas_decode_record(&recs[i], &r, a, &err));
             total++;
             by_type[r.type]++;
-            ttl += r.by_ttl;
             if (r.type == SAAS_TYPE_ORG && r.event == DDB_STREAM_MODIFY && strcmp(r.new_image.org.org_id, "acme") == 0) {
                 org_modify++;
                 CHECK(r.has_old && r.has_new && r.new_image.org.version == r.old_image.org.version + 1,
