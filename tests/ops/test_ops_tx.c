@@ -277,6 +277,19 @@ static void test_tx_size_limit(void **state)
     EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     expect_units(res.capacity.total, 10 * 381 * 2); /* 390,000 bytes = 381 KB */
     expect_clean(fx, T_OPS, 10, 0);
+    /* the same limit on what a TransactGetItems reads (API_TransactGetItems:
+     * "DynamoDB rejects the entire TransactGetItems request if ... The
+     * aggregate size of the items in the transaction exceeded 4 MB") */
+    EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, ops + 10, 1, DDB_CAPACITY_TOTAL, fx->a, &res, err));
+    ddb_tx_get gets[11];
+    ddb_item *items[11];
+    ddb_capacity cap;
+    for (int i = 0; i < 11; i++)
+        gets[i] = (ddb_tx_get){T_OPS, key_n(fx, "big", i), NULL};
+    EXPECT_ERR(DDB_ELIMIT, "Transaction size of 4290000 bytes exceeds the limit of 4194304 bytes",
+               ddb_transact_get(fx->db, gets, 11, fx->a, items, DDB_CAPACITY_TOTAL, &cap, err));
+    EXPECT_RC(DDB_OK, ddb_transact_get(fx->db, gets, 10, fx->a, items, DDB_CAPACITY_TOTAL, &cap, err));
+    assert_int_equal(ddb_item_size(items[9]), 390000);
 }
 
 static void test_tx_get(void **state)

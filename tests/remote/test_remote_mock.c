@@ -563,6 +563,17 @@ static void test_error_mapping(void **state)
          "The conditional request failed"},
         {400, ERR("ValidationException", "One or more parameter values were invalid: Missing the key pk in the item"),
          DDB_EVALIDATION, "One or more parameter values were invalid: Missing the key pk in the item"},
+        /* a size or count limit is DDB_ELIMIT, as the embedded engine says it (docs/CONFORMANCE.md) */
+        {400, ERR("ValidationException", "Item size has exceeded the maximum allowed size"), DDB_ELIMIT,
+         "Item size has exceeded the maximum allowed size"},
+        {400,
+         ERR("ValidationException", "One or more parameter values were invalid: Size of hashkey has exceeded the "
+                                    "maximum size limit of2048 bytes"),
+         DDB_ELIMIT, "Size of hashkey"},
+        {400,
+         ERR("ValidationException", "Invalid ConditionExpression: Expression size has exceeded the maximum allowed "
+                                    "size; expression size: 5000"),
+         DDB_ELIMIT, "Expression size has exceeded"},
         {400, ERR("ResourceNotFoundException", "Requested resource not found"), DDB_ENOTABLE,
          "Requested resource not found"},
         {400, ERR("ResourceInUseException", "Table already exists: Thread"), DDB_EEXISTS, "Table already exists"},

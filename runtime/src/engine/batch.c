@@ -17,6 +17,16 @@
 #define TX_MAX 100
 #define TX_BYTES_MAX (4u * 1024u * 1024u)
 
+/* A transaction's items over 4 MB (API_TransactWriteItems,
+ * API_TransactGetItems: "The aggregate size of the items in the
+ * transaction cannot exceed 4 MB"; DynamoDB's words for it are not
+ * published, these are libddb's, docs/CONFORMANCE.md). */
+static int tx_too_large(size_t bytes, ddb_error *err)
+{
+    return ddbi_fail(err, DDB_ELIMIT, "Transaction size of %zu bytes exceeds the limit of %u bytes", bytes,
+                     TX_BYTES_MAX);
+}
+
 /* Two requests on one item of one table: DynamoDB refuses the request. */
 static int same_item(const char *ta, const ddb_key *ka, const char *tb, const ddb_key *kb)
 {
@@ -292,8 +302,7 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     }
     if (!cancelled && bytes > TX_BYTES_MAX) {
         ddb_arena_reset(tmp);
-        return ddbi_fail(cx->err, DDB_ELIMIT, "Transaction size of %zu bytes exceeds the limit of %u bytes", bytes,
-                        TX_BYTES_MAX);
+        return tx_too_large(bytes, cx->err);
     }
     if (cancelled) {
         char text[DDB_ERROR_TEXT_SIZE];
@@ -421,11 +430,17 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
                               "Provided list of item keys contains duplicates (%s requests %zu and %zu)", what, j + 1,
                               i + 1);
     }
+    size_t bytes = 0; /* a transaction's items (TransactGetItems: at most 4 MB) */
     for (size_t i = 0; i < n && !rc; i++) {
         ddb_table_rt *t;
         size_t size;
         if ((rc = read_one(db, txn, table_of(ops, i), key_of(ops, i), a, &items[i], &size, &t, err)))
             break;
+        bytes += size;
+        if (what[0] == 'T' && bytes > TX_BYTES_MAX) {
+            rc = tx_too_large(bytes, err);
+            break;
+        }
         bool strong = consistent_of ? consistent_of(ops, i) : true;
         double units = factor * ddbi_read_units(size, strong);
         if ((rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(keys[i].b)), units, 0, err)))

@@ -91,6 +91,39 @@ static const struct {
     {"InvalidClientTokenId", DDB_EINVAL, false, false},
 };
 
+/* The ValidationExceptions that are a size or count limit: DDB_ELIMIT, as
+ * the embedded engine answers them (engine/write.c, keys.c, batch.c,
+ * table.c; expr/expr_parse.c), so a program checking the code behaves the
+ * same on both backends.  DynamoDB's words (docs/CONFORMANCE.md), matched
+ * anywhere in the message (expression errors start "Invalid
+ * <Kind>Expression: "). */
+static const char *const limit_texts[] = {
+    "Item size has exceeded the maximum allowed size",
+    "Item size to update has exceeded the maximum allowed size",
+    "Size of hashkey has exceeded the maximum size limit",
+    "Aggregated size of all range keys has exceeded the size limit",
+    "at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint",
+    "failed to satisfy constraint: Member must have length less than or equal to 100",
+    "Too many items requested for the",
+    "Transaction size of",
+    "Number of projected attributes in all indexes exceeds limit",
+    "GlobalSecondaryIndex count exceeds the per-table limit",
+    "Number of LocalSecondaryIndexes exceeds per-table limit",
+    "The document path has too many nesting levels",
+    "The expression has too many operands for an operator",
+    "The expression has too many nesting levels",
+    "The expression contains too many operators",
+    "Expression size has exceeded the maximum allowed size",
+};
+
+static bool is_limit(const char *msg)
+{
+    for (size_t i = 0; i < sizeof limit_texts / sizeof *limit_texts; i++)
+        if (strstr(msg, limit_texts[i]))
+            return true;
+    return false;
+}
+
 /* Printable prefix of a body for messages. */
 static void snippet(const char *body, size_t len, char *out, size_t cap)
 {
@@ -142,6 +175,8 @@ int ddbi_remote_parse_error(const char *op, long status, const char *body, size_
             verbatim = fault_types[i].verbatim;
             break;
         }
+    if (f->code == DDB_EVALIDATION && strcmp(t, "ValidationException") == 0 && is_limit(msg))
+        f->code = DDB_ELIMIT;
     if (verbatim && *msg)
         ddbi_fail(err, f->code, "%s", msg);
     else if (*msg)

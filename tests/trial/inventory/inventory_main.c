@@ -58,9 +58,12 @@ static void skus(ddb *db, ddb_arena *a)
     CHECK(cap.write >= 1.0, "retitle wrote shard B (and its GSI1 entry): %g WCU", cap.write);
 
     /* a declared update's condition, with the stored item returned */
-    /* (the stored item with the failure, o->current, is not checked while
-     * trial finding T6 is open: declared updates ignore it) */
-    RC(DDB_ECONDITION, sku_reserve(db, "S000", 100, NULL, &after, a, NULL, &err));
+    /* the stored item with the failure (the shard item the condition read) */
+    struct sku cur;
+    bool found = false;
+    ddb_ent_opts co = {.current = &cur, .current_found = &found, .current_arena = a};
+    RC(DDB_ECONDITION, sku_reserve(db, "S000", 100, &co, &after, a, NULL, &err));
+    CHECK(found && cur.on_hand == 15 && cur.version == 2, "current on_hand %d v%u", cur.on_hand, (unsigned)cur.version);
     OK(sku_reserve(db, "S000", 4, NULL, &after, a, NULL, &err));
     CHECK(after.on_hand == 11 && after.reserved == 4 && after.version == 3, "reserve: %d/%d v%u", after.on_hand,
           after.reserved, (unsigned)after.version);
@@ -83,9 +86,7 @@ static void skus(ddb *db, ddb_arena *a)
     s.on_hand = 0;
     RC(DDB_ECONDITION, sku_update_fields_if_in_stock(db, &s, sku_mask(SKU_F_ON_HAND), 100, NULL, NULL, &err));
     OK(sku_update_fields_if_in_stock(db, &s, sku_mask(SKU_F_ON_HAND), 5, NULL, NULL, &err));
-    struct sku cur;
-    bool found = false;
-    ddb_ent_opts co = {.current = &cur, .current_found = &found, .current_arena = a};
+    found = false;
     /* on_hand 0 > 0 is false; the shard item the condition read comes back */
     RC(DDB_ECONDITION, sku_delete_if_in_stock(db, "S002", 0, &co, NULL, &err));
     CHECK(found && cur.on_hand == 0 && strcmp(cur.sku, "S002") == 0, "current of the condition's shard");
