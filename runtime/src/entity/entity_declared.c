@@ -130,7 +130,8 @@ static int add_recomputed(const ddb_entity_desc *e, const ddb_ent_update_desc *u
             break;
         bool in = pk && (!kd->sk_attr || sk); /* a sparse index: the item leaves it */
         clauses *s = &cl[e->n_shards && kd->shard >= 0 ? kd->shard : 0];
-        if (recompute(a, names, values, &n, kd->pk_attr, in ? pk : NULL, s) ||
+        /* an LSI's partition key is the table's: fixed, never sent */
+        if ((!ddbi_ent_table_key_attr(e, kd->pk_attr) && recompute(a, names, values, &n, kd->pk_attr, in ? pk : NULL, s)) ||
             (kd->sk_attr && recompute(a, names, values, &n, kd->sk_attr, in ? sk : NULL, s)))
             rc = ddbi_fail_oom(err, __func__);
     }

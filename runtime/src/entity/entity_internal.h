@@ -50,6 +50,7 @@
 #include <ddb/ddb.h>
 #include <ddb/entity.h>
 #include <ddb/expr.h>
+#include <string.h>
 
 #include "core/codec.h"
 
@@ -158,6 +159,13 @@ int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, 
  * e does not have.  Every operation checks it before it looks at a shard,
  * so arrays of DDB_ENT_MAX_SHARDS entries indexed by shard always suffice. */
 int ddbi_ent_check_shards(const ddb_entity_desc *e, ddb_error *err);
+/* Is attr one of the table's key attributes (an LSI's partition key is the
+ * table's): fixed by the primary key, never SET or REMOVEd by an update. */
+static inline bool ddbi_ent_table_key_attr(const ddb_entity_desc *e, const char *attr)
+{
+    const ddb_key_schema *ks = &e->table->def.key;
+    return attr && (strcmp(attr, ks->pk) == 0 || (ks->sk && strcmp(attr, ks->sk) == 0));
+}
 /* The number of physical items of one entity: its shards, or 1. */
 int ddbi_ent_parts(const ddb_entity_desc *e);
 /* The shard whose item carries field f (unsharded entity: 0). */

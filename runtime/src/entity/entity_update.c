@@ -65,9 +65,7 @@ static int fields_of(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddbi_up
         if (!mask) {
             /* a whole write creates the item: key fields are attributes too,
              * unless one is stored as a table key attribute (not updatable) */
-            const ddb_key_schema *ks = &e->table->def.key;
-            bool table_key = strcmp(f->attr, ks->pk) == 0 || (ks->sk && strcmp(f->attr, ks->sk) == 0);
-            if ((f->flags & DDB_FIELD_KEY) && (!whole || table_key))
+            if ((f->flags & DDB_FIELD_KEY) && (!whole || ddbi_ent_table_key_attr(e, f->attr)))
                 continue;
             if (f->flags & (DDB_FIELD_DERIVED | DDB_FIELD_VERSION | DDB_FIELD_UPDATED_AT))
                 continue;
@@ -164,7 +162,8 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
         int ks = e->n_shards && kd->shard >= 0 ? kd->shard : 0;
         if (!in && mode == DDBI_UPD_UPSERT)
             continue;
-        if (upd_set(&u[ks], kd->pk_attr, in ? pk : NULL, false) ||
+        /* an LSI's partition key is the table's: fixed, never sent */
+        if ((!ddbi_ent_table_key_attr(e, kd->pk_attr) && upd_set(&u[ks], kd->pk_attr, in ? pk : NULL, false)) ||
             (kd->sk_attr && upd_set(&u[ks], kd->sk_attr, in ? sk : NULL, false)))
             return ddbi_fail_oom(err, __func__);
         touched[ks] = true;

@@ -470,6 +470,40 @@ static void test_patch_upsert(void **state)
     close_db(db);
 }
 
+/* An entity with a key on a local secondary index, whose partition key is
+ * the table's: rewrites send the index's sort key only (DynamoDB API
+ * Reference, UpdateItem: a key attribute cannot be updated -- "Cannot update
+ * attribute PK. This attribute is part of the key"). */
+static void test_lsi_rewrites(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct visit v = {.site = "oslo", .id = "v1", .day = "2026-01-05", .note = "first"}, got;
+    OK(visit_create(db, &v, NULL, NULL, &err));
+    OK(visit_put(db, &v, NULL, NULL, &err)); /* created-at kept: an UpdateItem */
+    OK(visit_put(db, &v, NULL, NULL, &err));
+    snprintf(v.note, sizeof v.note, "second");
+    OK(visit_update(db, &v, NULL, NULL, &err));
+    OK(visit_patch(db, &v, NULL, NULL, &err));
+    snprintf(v.day, sizeof v.day, "2026-01-07");
+    OK(visit_upsert(db, &v, NULL, NULL, &err));
+    visit_page pg;
+    OK(visit_ByDay(db, "oslo", visit_ByDay_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].day, "2026-01-07");
+    /* the declared update recomputes the LSI's sort key */
+    OK(visit_reschedule(db, "oslo", "v1", "2026-01-09", NULL, &got, a, NULL, &err));
+    assert_string_equal(got.day, "2026-01-09");
+    assert_string_equal(got.note, "second");
+    OK(visit_ByDay(db, "oslo", visit_ByDay_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].day, "2026-01-09");
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 /* The transaction forms of patch and upsert: all or nothing. */
 static void test_patch_upsert_in_transactions(void **state)
 {
@@ -697,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_declared_in_transactions),
         cmocka_unit_test(test_patch_upsert),
         cmocka_unit_test(test_patch_upsert_in_transactions),
+        cmocka_unit_test(test_lsi_rewrites),
         cmocka_unit_test(test_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
