@@ -140,7 +140,8 @@ static void test_set_and_arithmetic(void **state)
     OK(device_count_boot(db, "d1", 1, NULL, &got, a, NULL, &err));
     assert_int_equal(got.boots, 2);
     /* if_not_exists keeps the first value */
-    OK(device_first_note(db, "d1", "first", NULL, NULL, NULL, NULL, &err));
+    const char *first = "first"; /* a char * field's placeholder takes a const char * */
+    OK(device_first_note(db, "d1", first, NULL, NULL, NULL, NULL, &err));
     OK(device_first_note(db, "d1", "second", NULL, &got, a, NULL, &err));
     assert_string_equal(got.note, "first");
     /* an absent item is not created */
