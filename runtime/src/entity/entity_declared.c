@@ -282,8 +282,11 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
                                           "with out)");
     if (out)
         memset(out, 0, e->st->size);
-    call k = {e, u, obj, args, n_args, o, out, ra};
-    return ddbi_ent_single(db, o, cap, build, &k, err);
+    /* a sharded entity's out is the whole item: read back after (the
+     * UpdateItems return only the shard items they write) */
+    call k = {e, u, obj, args, n_args, o, e->n_shards ? NULL : out, ra};
+    int rc = ddbi_ent_single(db, o, cap, build, &k, err);
+    return rc || !out || !e->n_shards ? rc : ddbi_ent_read_after(db, e, obj, out, ra, o, cap, err);
 }
 
 int ddb_ent_tx_update_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,

@@ -496,6 +496,21 @@ int ddbi_ent_add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *
     return rc;
 }
 
+int ddbi_ent_read_after(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a,
+                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    ddb_capacity rc_cap;
+    ddb_ent_opts ro = {.consistent = true, .return_capacity = ddbi_ent_cap_mode(o)};
+    int rc = ddb_ent_get(db, e, key, out, a, &ro, &rc_cap, err);
+    if (rc == DDB_OK)
+        ddbi_ent_cap_merge(cap, &rc_cap);
+    else if (rc != DDB_ENOTFOUND) /* deleted since by another writer: nothing to return */
+        rc = ddbi_ent_fail_within(err, rc, "%s: written, but reading the item back failed", e->name);
+    else
+        rc = DDB_OK;
+    return rc;
+}
+
 typedef struct decl_ctx {
     const ddb_entity_desc *e;
     const void *key;
@@ -521,10 +536,11 @@ int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !key || (n && !u) || (out && !a))
         return ddbi_fail(err, DDB_EINVAL, "update: db, entity, key and updates are required (and an arena with out)");
-    decl_ctx d = {e, key, u, n, o, out, a};
+    decl_ctx d = {e, key, u, n, o, e->n_shards ? NULL : out, a};
     if (out)
         memset(out, 0, e->st->size);
-    return ddbi_ent_single(db, o, cap, build_declared, &d, err);
+    int rc = ddbi_ent_single(db, o, cap, build_declared, &d, err);
+    return rc || !out || !e->n_shards ? rc : ddbi_ent_read_after(db, e, key, out, a, o, cap, err);
 }
 
 int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,

@@ -244,6 +244,10 @@ static void test_sharded(void **state)
     /* the stock shard only: 1 WCU, not the 20 KB shard */
     OK(stock_take(db, "k1", 3, &caps, &got, a, &cap, &err));
     assert_true(cap.table_write == 1.0);
+    /* out is the whole item, read back with one consistent Query of the shard items (20.6 KB: 6 RCU) */
+    assert_true(cap.table_read == 6.0);
+    assert_string_equal(got.title, "Kayak");
+    assert_int_equal(strlen(got.blurb), 20 * 1024 - 1);
     assert_int_equal(got.qty, 7);
     assert_int_equal(got.ver_a, 2); /* put wrote 1; only shard A's version moves */
     assert_int_equal(stock_take(db, "k1", 8, NULL, NULL, NULL, NULL, &err), DDB_ECONDITION);
@@ -290,10 +294,12 @@ static void test_sharded_multi(void **state)
     assert_string_equal(got.title, "Canoe");
     assert_null(got.blurb);
     assert_int_equal(got.ver_a, 2); /* shard A's version moved on once */
-    /* with out: both items read back after the transaction (consistent, 1 RCU each: both under 4 KB now) */
+    /* with out: the whole item read back after the transaction (one consistent Query of its shard
+     * items: the sum of their sizes, under 4 KB now, 1 RCU -- "Query": capacity is the total size
+     * of the items read, rounded up to 4 KB) */
     OK(stock_restock(db, "k2", 1, "Raft", &caps, &got, a, &cap, &err));
     assert_true(cap.table_write == 4.0);
-    assert_true(cap.table_read == 2.0);
+    assert_true(cap.table_read == 1.0);
     assert_int_equal(got.qty, 16);
     assert_string_equal(got.title, "Raft");
     assert_int_equal(got.ver_a, 3);
