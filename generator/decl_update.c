@@ -370,6 +370,13 @@ static void check_action(an *x, const expr_action *ac)
         ERR(x, l, "%s cannot change '%s': ddbgen maintains it (%s)", verb[ac->kind], fname(f), m);
         return;
     }
+    if (json_object_get(f, "unique")) {
+        ERR(x, l,
+            "%s cannot change '%s': it is DDB_UNIQUE, and its uniqueness item must move with it in the same "
+            "transaction; write it with <entity>_update_fields or _patch, which do",
+            verb[ac->kind], fname(f));
+        return;
+    }
     int plain = 1;
     switch (ac->kind) {
     case UA_SET:
