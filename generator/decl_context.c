@@ -39,6 +39,10 @@ static void param_ctx(json_t *p, const ddbgen_ir_placeholder *ph, const char *ds
             fmt("    if ((rc_ = ddb_ent_set_chars(%s.%s, sizeof %s.%s, %s, %s, err)))\n        return rc_;", dst,
                 f->name, dst, f->name, ph->name, json_string_value(lit)));
         json_decref(lit);
+    } else if (f->type == DDBGEN_IR_S) {
+        /* a char * field: the runtime only reads the value, so callers may pass a const string */
+        set(p, "decl", fmt("const char *%s", ph->name));
+        set(p, "assign", fmt("    %s.%s = (char *)%s;", dst, f->name, ph->name));
     } else if (f->is_list) {
         set(p, "decl", fmt("%s %s, size_t %s_count", f->ctype, ph->name, ph->name));
         set(p, "assign", fmt("    %s.%s = %s;\n    %s.%s = %s_count;", dst, f->name, ph->name, dst, f->count_field,

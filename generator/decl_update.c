@@ -140,13 +140,11 @@ static json_t *field_at(const an *x, int i) { return i >= 0 ? json_array_get(x->
 
 static const char *ftype(const json_t *f) { return ddbgen_jstr(f, "type"); }
 
-/* The C type a placeholder typed by field i is passed as. */
+/* The C type a placeholder typed by field i is passed as (strings: const char *). */
 static const char *ptype(const an *x, int i)
 {
     const json_t *f = field_at(x, i);
-    return !f ? "int64_t" : json_object_get(f, "max_len") && !strcmp(ftype(f), "S") && !ddbgen_jtrue(f, "optional")
-                                ? "const char *"
-                                : ddbgen_jstr(f, "ctype");
+    return !f ? "int64_t" : !strcmp(ftype(f), "S") ? "const char *" : ddbgen_jstr(f, "ctype");
 }
 
 /* Type the :placeholder node n as field i (-1: int64_t); why says where. */
@@ -370,6 +368,13 @@ static void check_action(an *x, const expr_action *ac)
     const char *m = maintained(f);
     if (m) {
         ERR(x, l, "%s cannot change '%s': ddbgen maintains it (%s)", verb[ac->kind], fname(f), m);
+        return;
+    }
+    if (json_object_get(f, "unique")) {
+        ERR(x, l,
+            "%s cannot change '%s': it is DDB_UNIQUE, and its uniqueness item must move with it in the same "
+            "transaction; write it with <entity>_update_fields or _patch, which do",
+            verb[ac->kind], fname(f));
         return;
     }
     int plain = 1;

@@ -310,8 +310,9 @@ typedef struct ddb_ent_update_expr {
 } ddb_ent_update_expr;
 /* Apply n updates (one per shard item touched; one transaction when n > 1)
  * to the item with key's primary key.  out (may be NULL, else a struct of e)
- * receives the item after the update (ALL_NEW; a sharded entity: the
- * updated shards only) with its data in a.  DDB_ENOTFOUND when the item
+ * receives the item after the update with its data in a: the UpdateItem's
+ * ALL_NEW, or for a sharded entity the whole item read back right after
+ * with a consistent get (every shard item; its read capacity counted).  DDB_ENOTFOUND when the item
  * does not exist; DDB_ECONDITION when opts->condition or the version fails. */
 int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
                    const ddb_ent_opts *o, void *out, ddb_arena *a, ddb_capacity *cap, ddb_error *err);
@@ -380,9 +381,9 @@ typedef struct ddb_ent_update_desc {
  * inside that shard's UpdateItem, or as a ConditionCheck in the same
  * transaction when the update does not write it.  DDB_ENOTFOUND when the
  * item does not exist, DDB_ECONDITION when a condition is false.  out (may
- * be NULL) receives the item after the update (the shard items written),
- * its variable-size data allocated from a: ALL_NEW of a lone UpdateItem,
- * else read back (consistent GetItem, its capacity counted).  Placeholder
+ * be NULL) receives the item after the update as ddb_ent_update says (a
+ * sharded entity: the whole item, read back), its variable-size data
+ * allocated from a.  Placeholder
  * names ":v<digits>" and "#n<digits>" are the runtime's. */
 int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,
                             const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, void *out, ddb_arena *a,

@@ -130,7 +130,8 @@ static int add_recomputed(const ddb_entity_desc *e, const ddb_ent_update_desc *u
             break;
         bool in = pk && (!kd->sk_attr || sk); /* a sparse index: the item leaves it */
         clauses *s = &cl[e->n_shards && kd->shard >= 0 ? kd->shard : 0];
-        if (recompute(a, names, values, &n, kd->pk_attr, in ? pk : NULL, s) ||
+        /* an LSI's partition key is the table's: fixed, never sent */
+        if ((!ddbi_ent_table_key_attr(e, kd->pk_attr) && recompute(a, names, values, &n, kd->pk_attr, in ? pk : NULL, s)) ||
             (kd->sk_attr && recompute(a, names, values, &n, kd->sk_attr, in ? sk : NULL, s)))
             rc = ddbi_fail_oom(err, __func__);
     }
@@ -281,8 +282,11 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
                                           "with out)");
     if (out)
         memset(out, 0, e->st->size);
-    call k = {e, u, obj, args, n_args, o, out, ra};
-    return ddbi_ent_single(db, o, cap, build, &k, err);
+    /* a sharded entity's out is the whole item: read back after (the
+     * UpdateItems return only the shard items they write) */
+    call k = {e, u, obj, args, n_args, o, e->n_shards ? NULL : out, ra};
+    int rc = ddbi_ent_single(db, o, cap, build, &k, err);
+    return rc || !out || !e->n_shards ? rc : ddbi_ent_read_after(db, e, obj, out, ra, o, cap, err);
 }
 
 int ddb_ent_tx_update_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,

@@ -50,6 +50,7 @@
 #include <ddb/ddb.h>
 #include <ddb/entity.h>
 #include <ddb/expr.h>
+#include <string.h>
 
 #include "core/codec.h"
 
@@ -158,6 +159,13 @@ int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, 
  * e does not have.  Every operation checks it before it looks at a shard,
  * so arrays of DDB_ENT_MAX_SHARDS entries indexed by shard always suffice. */
 int ddbi_ent_check_shards(const ddb_entity_desc *e, ddb_error *err);
+/* Is attr one of the table's key attributes (an LSI's partition key is the
+ * table's): fixed by the primary key, never SET or REMOVEd by an update. */
+static inline bool ddbi_ent_table_key_attr(const ddb_entity_desc *e, const char *attr)
+{
+    const ddb_key_schema *ks = &e->table->def.key;
+    return attr && (strcmp(attr, ks->pk) == 0 || (ks->sk && strcmp(attr, ks->sk) == 0));
+}
 /* The number of physical items of one entity: its shards, or 1. */
 int ddbi_ent_parts(const ddb_entity_desc *e);
 /* The shard whose item carries field f (unsharded entity: 0). */
@@ -275,6 +283,11 @@ typedef enum ddbi_upd_mode {
 /* Add to tx the UpdateItem(s) of obj (one per shard touched). */
 int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *mask,
                         ddbi_upd_mode mode, const ddb_ent_tx_cond *c, const void *old, ddb_error *err);
+/* out after an update of a sharded entity: the whole item read back with a
+ * consistent get (its capacity merged into cap); absent (deleted since):
+ * out stays zeroed (entity_update.c). */
+int ddbi_ent_read_after(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a,
+                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* The stored entity with obj's key (consistent), NULL when absent; in a. */
 int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_arena *a, void **old, ddb_error *err);
 /* Run the operations build adds to a fresh transaction as one call: a lone
@@ -324,9 +337,8 @@ typedef struct ddbi_ent_opinfo {
     void *current;            /* on a failed condition: the stored item decoded here */
     bool *current_found;
     ddb_arena *current_arena;
-    void *out;                /* on success: the item after the write decoded here (partial; not zeroed:
-                               * the caller zeroes it), its data in out_arena (entity_tx.c: ALL_NEW of a
-                               * lone UpdateItem, else read back after the transaction) */
+    void *out;                /* a lone UpdateItem of a single call: its ALL_NEW decoded here (not
+                               * zeroed: the caller zeroes it), its data in out_arena */
     ddb_arena *out_arena;
 } ddbi_ent_opinfo;
 
@@ -369,7 +381,8 @@ int ddbi_ent_add_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key
  * per shard item) of the item with key's primary key, with the nc
  * conditions c[] each on its shard item (ANDed into that item's update, or
  * a ConditionCheck when none of them writes it); out (may be NULL, zeroed
- * by the caller) gets the items after them at commit (entity_update.c). */
+ * by the caller; unsharded entities) gets the ALL_NEW of a lone UpdateItem
+ * (entity_update.c). */
 int ddbi_ent_add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,
                           size_t n, const ddb_ent_tx_cond *c, size_t nc, void *out, ddb_arena *out_arena,
                           ddb_error *err);

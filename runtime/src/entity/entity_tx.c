@@ -368,30 +368,6 @@ static int run_one(ddb_ent_tx *tx, ddb_return_capacity mode, ddb_capacity *cap, 
     return rc;
 }
 
-/* After a transaction: the items of the operations whose caller asked
- * (TransactWriteItems returns none), read back with consistent GetItems
- * whose capacity is the caller's too. */
-static int read_outs(ddb_ent_tx *tx, ddb_return_capacity mode, ddb_capacity *cap, ddb_error *err)
-{
-    for (size_t i = 0; i < tx->n; i++) {
-        const ddbi_ent_opinfo *in = &tx->info[i];
-        if (!in->out)
-            continue;
-        ddb_item *it = NULL;
-        ddb_capacity c;
-        ddb_get_opts go = {.consistent = true, .return_capacity = mode};
-        int rc = ddb_get_item(tx->db, tx->ops[i].table, tx->ops[i].item, &go, tx->a, &it, &c, err);
-        if (rc == DDB_ENOTFOUND)
-            continue; /* deleted since by another writer: nothing to return */
-        if (rc)
-            return ddbi_ent_fail_within(err, rc, "%s: written, but reading the item back failed", in->e->name);
-        ddbi_ent_cap_merge(cap, &c);
-        if ((rc = ddbi_ent_from_item_partial(in->e, it, in->out, in->out_arena, in->e->n_shards != 0, NULL, err)))
-            return rc;
-    }
-    return DDB_OK;
-}
-
 static int run_many(ddb_ent_tx *tx, bool single, const char *token, ddb_return_capacity mode, ddb_capacity *cap,
                     ddb_error *err)
 {
@@ -445,13 +421,12 @@ int ddbi_ent_tx_run(ddb_ent_tx *tx, bool single, const char *token, ddb_return_c
                     ddb_error *err)
 {
     int rc;
-    bool lone = false;
     if (tx->failed)
         rc = ddbi_fail(err, DDB_EINVAL, "transaction: an operation could not be added; nothing was written");
     else if (!tx->n)
         rc = ddbi_fail(err, DDB_EVALIDATION, "transaction: no operations");
     else if (!(rc = add_counters(tx, err))) {
-        if ((lone = single && tx->n == 1 && !token))
+        if (single && tx->n == 1 && !token)
             rc = run_one(tx, mode, cap, err);
         else
             rc = run_many(tx, single, token, mode, cap, err);
@@ -460,8 +435,6 @@ int ddbi_ent_tx_run(ddb_ent_tx *tx, bool single, const char *token, ddb_return_c
         ddbi_ent_cap_merge(cap, &tx->read_cap);
         for (size_t i = 0; i < tx->nsets; i++)
             ddbi_ent_int_set(tx->sets[i].f, (char *)tx->sets[i].obj + tx->sets[i].f->offset, tx->sets[i].v);
-        if (!lone) /* the write is applied: a failed read back is reported, nothing undone */
-            rc = read_outs(tx, mode, cap, err);
     } else {
         for (size_t i = 0; i < tx->nids; i++) /* no id was consumed */
             ddbi_ent_int_set(tx->ids[i].f, (char *)tx->ids[i].obj + tx->ids[i].f->offset, 0);

@@ -65,9 +65,7 @@ static int fields_of(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddbi_up
         if (!mask) {
             /* a whole write creates the item: key fields are attributes too,
              * unless one is stored as a table key attribute (not updatable) */
-            const ddb_key_schema *ks = &e->table->def.key;
-            bool table_key = strcmp(f->attr, ks->pk) == 0 || (ks->sk && strcmp(f->attr, ks->sk) == 0);
-            if ((f->flags & DDB_FIELD_KEY) && (!whole || table_key))
+            if ((f->flags & DDB_FIELD_KEY) && (!whole || ddbi_ent_table_key_attr(e, f->attr)))
                 continue;
             if (f->flags & (DDB_FIELD_DERIVED | DDB_FIELD_VERSION | DDB_FIELD_UPDATED_AT))
                 continue;
@@ -164,7 +162,8 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
         int ks = e->n_shards && kd->shard >= 0 ? kd->shard : 0;
         if (!in && mode == DDBI_UPD_UPSERT)
             continue;
-        if (upd_set(&u[ks], kd->pk_attr, in ? pk : NULL, false) ||
+        /* an LSI's partition key is the table's: fixed, never sent */
+        if ((!ddbi_ent_table_key_attr(e, kd->pk_attr) && upd_set(&u[ks], kd->pk_attr, in ? pk : NULL, false)) ||
             (kd->sk_attr && upd_set(&u[ks], kd->sk_attr, in ? sk : NULL, false)))
             return ddbi_fail_oom(err, __func__);
         touched[ks] = true;
@@ -497,6 +496,21 @@ int ddbi_ent_add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *
     return rc;
 }
 
+int ddbi_ent_read_after(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a,
+                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    ddb_capacity rc_cap;
+    ddb_ent_opts ro = {.consistent = true, .return_capacity = ddbi_ent_cap_mode(o)};
+    int rc = ddb_ent_get(db, e, key, out, a, &ro, &rc_cap, err);
+    if (rc == DDB_OK)
+        ddbi_ent_cap_merge(cap, &rc_cap);
+    else if (rc != DDB_ENOTFOUND) /* deleted since by another writer: nothing to return */
+        rc = ddbi_ent_fail_within(err, rc, "%s: written, but reading the item back failed", e->name);
+    else
+        rc = DDB_OK;
+    return rc;
+}
+
 typedef struct decl_ctx {
     const ddb_entity_desc *e;
     const void *key;
@@ -522,10 +536,11 @@ int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
         memset(cap, 0, sizeof *cap);
     if (!db || !e || !key || (n && !u) || (out && !a))
         return ddbi_fail(err, DDB_EINVAL, "update: db, entity, key and updates are required (and an arena with out)");
-    decl_ctx d = {e, key, u, n, o, out, a};
+    decl_ctx d = {e, key, u, n, o, e->n_shards ? NULL : out, a};
     if (out)
         memset(out, 0, e->st->size);
-    return ddbi_ent_single(db, o, cap, build_declared, &d, err);
+    int rc = ddbi_ent_single(db, o, cap, build_declared, &d, err);
+    return rc || !out || !e->n_shards ? rc : ddbi_ent_read_after(db, e, key, out, a, o, cap, err);
 }
 
 int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,

@@ -140,7 +140,8 @@ static void test_set_and_arithmetic(void **state)
     OK(device_count_boot(db, "d1", 1, NULL, &got, a, NULL, &err));
     assert_int_equal(got.boots, 2);
     /* if_not_exists keeps the first value */
-    OK(device_first_note(db, "d1", "first", NULL, NULL, NULL, NULL, &err));
+    const char *first = "first"; /* a char * field's placeholder takes a const char * */
+    OK(device_first_note(db, "d1", first, NULL, NULL, NULL, NULL, &err));
     OK(device_first_note(db, "d1", "second", NULL, &got, a, NULL, &err));
     assert_string_equal(got.note, "first");
     /* an absent item is not created */
@@ -243,6 +244,10 @@ static void test_sharded(void **state)
     /* the stock shard only: 1 WCU, not the 20 KB shard */
     OK(stock_take(db, "k1", 3, &caps, &got, a, &cap, &err));
     assert_true(cap.table_write == 1.0);
+    /* out is the whole item, read back with one consistent Query of the shard items (20.6 KB: 6 RCU) */
+    assert_true(cap.table_read == 6.0);
+    assert_string_equal(got.title, "Kayak");
+    assert_int_equal(strlen(got.blurb), 20 * 1024 - 1);
     assert_int_equal(got.qty, 7);
     assert_int_equal(got.ver_a, 2); /* put wrote 1; only shard A's version moves */
     assert_int_equal(stock_take(db, "k1", 8, NULL, NULL, NULL, NULL, &err), DDB_ECONDITION);
@@ -289,10 +294,12 @@ static void test_sharded_multi(void **state)
     assert_string_equal(got.title, "Canoe");
     assert_null(got.blurb);
     assert_int_equal(got.ver_a, 2); /* shard A's version moved on once */
-    /* with out: both items read back after the transaction (consistent, 1 RCU each: both under 4 KB now) */
+    /* with out: the whole item read back after the transaction (one consistent Query of its shard
+     * items: the sum of their sizes, under 4 KB now, 1 RCU -- "Query": capacity is the total size
+     * of the items read, rounded up to 4 KB) */
     OK(stock_restock(db, "k2", 1, "Raft", &caps, &got, a, &cap, &err));
     assert_true(cap.table_write == 4.0);
-    assert_true(cap.table_read == 2.0);
+    assert_true(cap.table_read == 1.0);
     assert_int_equal(got.qty, 16);
     assert_string_equal(got.title, "Raft");
     assert_int_equal(got.ver_a, 3);
@@ -466,6 +473,40 @@ static void test_patch_upsert(void **state)
     got.rev = 1;
     assert_int_equal(device_patch(db, &got, NULL, NULL, &err), DDB_ECONDITION);
     assert_string_equal(err.message, "Device: stored version is not 1 (changed by another writer)");
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+/* An entity with a key on a local secondary index, whose partition key is
+ * the table's: rewrites send the index's sort key only (DynamoDB API
+ * Reference, UpdateItem: a key attribute cannot be updated -- "Cannot update
+ * attribute PK. This attribute is part of the key"). */
+static void test_lsi_rewrites(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct visit v = {.site = "oslo", .id = "v1", .day = "2026-01-05", .note = "first"}, got;
+    OK(visit_create(db, &v, NULL, NULL, &err));
+    OK(visit_put(db, &v, NULL, NULL, &err)); /* created-at kept: an UpdateItem */
+    OK(visit_put(db, &v, NULL, NULL, &err));
+    snprintf(v.note, sizeof v.note, "second");
+    OK(visit_update(db, &v, NULL, NULL, &err));
+    OK(visit_patch(db, &v, NULL, NULL, &err));
+    snprintf(v.day, sizeof v.day, "2026-01-07");
+    OK(visit_upsert(db, &v, NULL, NULL, &err));
+    visit_page pg;
+    OK(visit_ByDay(db, "oslo", visit_ByDay_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].day, "2026-01-07");
+    /* the declared update recomputes the LSI's sort key */
+    OK(visit_reschedule(db, "oslo", "v1", "2026-01-09", NULL, &got, a, NULL, &err));
+    assert_string_equal(got.day, "2026-01-09");
+    assert_string_equal(got.note, "second");
+    OK(visit_ByDay(db, "oslo", visit_ByDay_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].day, "2026-01-09");
     ddb_arena_free(a);
     close_db(db);
 }
@@ -697,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_declared_in_transactions),
         cmocka_unit_test(test_patch_upsert),
         cmocka_unit_test(test_patch_upsert_in_transactions),
+        cmocka_unit_test(test_lsi_rewrites),
         cmocka_unit_test(test_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,7 @@
 
 #include <ddb/schema.h>
 
-DDB_TABLE(fleet, "Fleet", DDB_PRIMARY("PK", "SK"), DDB_GSI("GSI1", "GSI1PK", "GSI1SK"));
+DDB_TABLE(fleet, "Fleet", DDB_PRIMARY("PK", "SK"), DDB_GSI("GSI1", "GSI1PK", "GSI1SK"), DDB_LSI("ByDay", "DaySK"));
 
 struct DDB_ENTITY(fleet, "Device")
        DDB_KEY("table", "DEV#{id}", "DEVICE")
@@ -65,6 +65,20 @@ stock {
     int64_t ver_a DDB_VERSION DDB_SHARD("A");
     char title[64] DDB_SHARD("B");
     char *blurb DDB_SHARD("B");
+};
+
+/* A key on a local secondary index: its partition key is the table's, so
+ * updates rewrite only the index's sort key. */
+struct DDB_ENTITY(fleet, "Visit")
+       DDB_KEY("table", "VISIT#{site}", "V#{id}")
+       DDB_KEY("ByDay", "VISIT#{site}", "{day}#{id}")
+       DDB_UPDATE("reschedule", "SET day = :day")
+visit {
+    char site[16];
+    char id[8];
+    char day[11];
+    char note[32];
+    int64_t made DDB_CREATED_AT;
 };
 
 #endif

@@ -4,7 +4,8 @@
  * ConditionCheck of that item).  Refused: a new value computed from a field
  * of another shard item (an UpdateItem reads only the item it writes), a
  * condition reading fields of two shard items (it is evaluated on one
- * item), and names that clash with generated functions (patch, upsert). */
+ * item), names that clash with generated functions (patch, upsert), and
+ * changing a DDB_UNIQUE field (its uniqueness item would not follow). */
 #include <ddb/schema.h>
 
 DDB_TABLE(shop, "Shop", DDB_PRIMARY("PK", "SK"));
@@ -18,9 +19,11 @@ struct DDB_ENTITY(shop, "Canoe")
        DDB_UPDATE("take", "SET stock = stock - :n", "stock >= :n AND title <> :t")
        DDB_UPDATE("patch", "SET stock = :s")
        DDB_CONDITION("listed", "stock > :min AND begins_with(title, :p)")
+       DDB_UPDATE("recode", "SET code = :c")
 canoe {
     char sku[16];
     int32_t stock DDB_SHARD("A");
     char *note DDB_SHARD("A");
     char title[64] DDB_SHARD("B");
+    char code[8] DDB_UNIQUE DDB_SHARD("A");
 };
