@@ -145,6 +145,16 @@ static int32_t field_of(const ddb_entity_desc *e, const uint16_t *order, const c
     return -1;
 }
 
+/* Two names in bytewise order (shorter first when one begins the other). */
+static int name_cmp(const char *x, uint32_t xl, const char *y, uint32_t yl)
+{
+    uint32_t m = xl < yl ? xl : yl;
+    for (uint32_t i = 0; i < m; i++)
+        if (x[i] != y[i])
+            return (unsigned char)x[i] < (unsigned char)y[i] ? -1 : 1;
+    return xl < yl ? -1 : xl > yl;
+}
+
 static inline bool same_name(const ddbi_ent_shape_at *s, const ddbi_rec_attr *at)
 {
     if (s->len != at->name_len)
@@ -170,27 +180,33 @@ int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order,
      * the shape (the names of the previous record in order, with their
      * fields), or, when the names differ, from a search of the fields. */
     uint32_t k = 0;
+    const char *prev = NULL; /* the attribute before */
+    uint32_t prev_len = 0;
+    int pending = DDB_OK; /* the first field's error */
     while ((rc = ddbi_rec_next(&it, &at)) == 1) {
         int32_t fx;
         if (k < shape->n && same_name(&shape->at[k], &at)) {
-            fx = shape->at[k].field;
+            fx = shape->at[k].field; /* names as an earlier record's, which were in order */
         } else {
+            /* stored names are sorted and unique: anything else is damage */
+            if (prev && name_cmp(prev, prev_len, at.name, at.name_len) >= 0)
+                return damaged(e, DDB_ECORRUPT, err);
             fx = !name_vs(at.name, at.name_len, ta) ? DDBI_SHAPE_TYPE : field_of(e, order, at.name, at.name_len);
-            if (k < DDBI_SHAPE_MAX) {
+            /* the shape ends here: the names after this one are checked too */
+            shape->n = k < DDBI_SHAPE_MAX ? k + 1 : DDBI_SHAPE_MAX;
+            if (k < DDBI_SHAPE_MAX)
                 shape->at[k] = (ddbi_ent_shape_at){at.name, at.name_len, fx};
-                shape->n = k + 1;
-            }
         }
+        prev = at.name;
+        prev_len = at.name_len;
         k++;
         if (fx == DDBI_SHAPE_TYPE && !typed) {
             size_t tl = strlen(e->name);
-            if (at.type != DDB_TS || at.len != tl || memcmp(at.val, e->name, tl)) {
-                *other = true; /* another entity's item */
-                return DDB_OK;
-            }
             typed = true;
+            if (at.type != DDB_TS || at.len != tl || memcmp(at.val, e->name, tl))
+                *other = true; /* another entity's item: walked on (checked), not decoded */
         }
-        if (fx < 0)
+        if (fx < 0 || pending || (other && *other))
             continue;
         const ddb_field_desc *f = &e->st->fields[fx];
         char *p = (char *)obj + f->offset;
@@ -198,8 +214,12 @@ int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order,
             ddb_value *v;
             if ((rc = ddbi_rec_value(&at, a, &v)))
                 return damaged(e, rc, err);
-            if ((rc = ddbi_ent_field_from(f, v, p, a, err)))
-                return rc;
+            if ((rc = ddbi_ent_field_from(f, v, p, a, err))) {
+                /* answered once the record is walked: damage further on
+                 * comes first, and another entity's item is no error */
+                pending = rc;
+                continue;
+            }
         }
         ddb_ent_mask_set(mask, (uint16_t)fx);
     }
@@ -207,5 +227,5 @@ int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order,
         shape->n = k;
     if (!rc && !typed)
         *other = true; /* no type attribute: not e's */
-    return rc ? damaged(e, rc, err) : DDB_OK;
+    return rc ? damaged(e, rc, err) : other && *other ? DDB_OK : pending;
 }
