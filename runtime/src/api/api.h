@@ -8,12 +8,14 @@
  * the backend's operation (backend.h).  Files by subject: handle.c (open,
  * close, sync, clock), tables.c, items.c, batches.c (batches and
  * transactions), query.c (Query and Scan), streams.c (streams and TTL),
- * admin.c (statistics, checks, reports), embedded.c (the embedded
+ * admin.c (statistics, checks, reports), records.c (the record reads of
+ * the entity room), embedded.c (the embedded
  * backend: engine/ with streams/ hooked in), expr_cache.c.
  *
  * May call: engine/ (engine.h: open), streams/ (streams.h: hooks and
  * operations), remote/ (remote.h: open and operations), core/.  Offers the
- * entity room expr_cache.h and nothing else. */
+ * entity room expr_cache.h and records.h (reads handing over stored
+ * records) and nothing else. */
 #ifndef DDB_API_API_H
 #define DDB_API_API_H
 

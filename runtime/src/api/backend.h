@@ -28,6 +28,24 @@ typedef struct ddbi_stream_iter_ops {
     int (*checkpoint)(const void *it, char *buf, size_t cap, ddb_error *err);
 } ddbi_stream_iter_ops;
 
+/* Stored records handed over undecoded (the optional read operations
+ * below): a record in the layout of core/codec.h, copied into the caller's
+ * arena (it lives as long as the arena; never a pointer into the backend's
+ * own memory).  Read with core/record.h. */
+typedef struct ddbi_rec {
+    const uint8_t *p; /* NULL: no record */
+    size_t len;
+} ddbi_rec;
+
+/* A Query page whose entries come as decoded items or as records: entry i
+ * is recs[i] when recs && recs[i].p (page.items[i] is NULL then), else
+ * page.items[i].  Everything else of page (counts, last_key, capacity) is
+ * as ddb_query gives it. */
+typedef struct ddbi_rec_page {
+    ddb_page page;
+    ddbi_rec *recs; /* NULL: every entry is an item */
+} ddbi_rec_page;
+
 typedef struct ddbi_backend_ops {
     const char *name; /* "embedded", "remote": named in DDB_ENOTSUP messages */
 
@@ -73,6 +91,17 @@ typedef struct ddbi_backend_ops {
     /* query and scan */
     int (*query)(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
     int (*scan)(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+
+    /* Optional reads that hand over stored records instead of items where
+     * nothing in the request needs the item decoded (no filter, projection
+     * or attribute list, an ALL index); the same contract as get_item and
+     * query otherwise (capacity, limits, 1 MB pages, last_key, TTL).  NULL:
+     * the API falls back to get_item / query (api/records.h).
+     * get_record: *out gets the item, or *rec the record (one of them; both
+     * empty with DDB_ENOTFOUND). */
+    int (*get_record)(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                      ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
+    int (*query_records)(void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
 
     /* streams and TTL */
     int (*update_table_stream)(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);

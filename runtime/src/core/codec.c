@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECORD_VERSION 1
+#define RECORD_VERSION DDBI_RECORD_VERSION
 
 /* Room for n more bytes in b. */
 static int grow(ddb_buf *b, size_t n)
@@ -264,26 +264,7 @@ typedef struct dsize {
     size_t values, attrs, slots;
 } dsize;
 
-/* A varint at p, not past end: the byte after it, or NULL. */
-static inline const uint8_t *varint_at(const uint8_t *p, const uint8_t *end, uint64_t *out)
-{
-    if (p < end && *p < 0x80) { /* the common one-byte case */
-        *out = *p;
-        return p + 1;
-    }
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (p >= end)
-            return NULL;
-        uint8_t c = *p++;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *out = v;
-            return p;
-        }
-    }
-    return NULL;
-}
+#define varint_at ddbi_varint_at
 
 /* A length-prefixed string at p: the byte after it, or NULL. */
 static inline const uint8_t *skip_string(const uint8_t *p, const uint8_t *end)
@@ -294,8 +275,10 @@ static inline const uint8_t *skip_string(const uint8_t *p, const uint8_t *end)
     return p + n;
 }
 
-/* Check the map body at p..end and count what it holds. */
-static int measure(const uint8_t *p, const uint8_t *end, dsize *z)
+/* Check the container body at p (a map's when map; base: the depth of
+ * the container, 0 = a record's top-level map) and count what it holds:
+ * the byte after it, or NULL when damaged. */
+static const uint8_t *walk(const uint8_t *p, const uint8_t *end, bool map, int base, dsize *z)
 {
     struct {
         uint64_t left;
@@ -304,10 +287,10 @@ static int measure(const uint8_t *p, const uint8_t *end, dsize *z)
     int top = 0;
     uint64_t n;
     if (!(p = varint_at(p, end, &n)) || n > (uint64_t)(end - p))
-        return DDB_ECORRUPT;
-    size_t values = 0, attrs = n, slots = 0;
+        return NULL;
+    size_t values = 0, attrs = map ? n : 0, slots = map ? 0 : n;
     st[0].left = n;
-    st[0].map = true;
+    st[0].map = map;
     while (top >= 0) {
         if (st[top].left == 0) {
             top--;
@@ -315,21 +298,21 @@ static int measure(const uint8_t *p, const uint8_t *end, dsize *z)
         }
         st[top].left--;
         if (st[top].map && !(p = skip_string(p, end)))
-            return DDB_ECORRUPT;
+            return NULL;
         /* a value at depth top + 1 */
         if (p >= end)
-            return DDB_ECORRUPT;
+            return NULL;
         values++;
         switch ((ddb_type)*p++) {
         case DDB_TS:
         case DDB_TN:
         case DDB_TB:
             if (!(p = skip_string(p, end)))
-                return DDB_ECORRUPT;
+                return NULL;
             break;
         case DDB_TBOOL:
             if (p >= end)
-                return DDB_ECORRUPT;
+                return NULL;
             p++;
             break;
         case DDB_TNULL:
@@ -341,10 +324,10 @@ static int measure(const uint8_t *p, const uint8_t *end, dsize *z)
         case DDB_TBS: {
             bool map = p[-1] == DDB_TM;
             if (!(p = varint_at(p, end, &n)) || n > (uint64_t)(end - p))
-                return DDB_ECORRUPT;
+                return NULL;
             if (n) {
-                if (top + 1 >= DECODE_DEPTH) /* its elements would be deeper than 64 */
-                    return DDB_ECORRUPT;
+                if (top + 1 + base >= DECODE_DEPTH) /* its elements would be deeper than 64 */
+                    return NULL;
                 if (map)
                     attrs += n;
                 else
@@ -356,13 +339,23 @@ static int measure(const uint8_t *p, const uint8_t *end, dsize *z)
             break;
         }
         default:
-            return DDB_ECORRUPT;
+            return NULL;
         }
     }
-    if (p != end)
-        return DDB_ECORRUPT;
     *z = (dsize){values, attrs, slots};
-    return DDB_OK;
+    return p;
+}
+
+/* Check the map body at p..end and count what it holds. */
+static int measure(const uint8_t *p, const uint8_t *end, dsize *z)
+{
+    return walk(p, end, true, 0, z) == end ? DDB_OK : DDB_ECORRUPT;
+}
+
+const uint8_t *ddbi_skip_body(const uint8_t *p, const uint8_t *end, bool map)
+{
+    dsize z;
+    return walk(p, end, map, 1, &z);
 }
 
 /* A varint measure() has checked. */
@@ -511,5 +504,34 @@ int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out)
     memcpy(copy, r.p, body);
     fill(r.p, copy, &it->map, v, at, sl);
     *out = it;
+    return DDB_OK;
+}
+
+int ddbi_decode_value(const uint8_t *p, size_t n, ddb_arena *a, ddb_value **out)
+{
+    /* as the body of a map of one attribute with an empty name */
+    uint8_t *body = ddb_arena_alloc(a, n + 2);
+    if (!body)
+        return DDB_ENOMEM;
+    body[0] = 1;
+    body[1] = 0;
+    if (n)
+        memcpy(body + 2, p, n);
+    dsize z;
+    int rc = measure(body, body + n + 2, &z);
+    if (rc)
+        return rc;
+    size_t size = sizeof(ddb_value) + z.values * sizeof(ddb_value) + z.attrs * sizeof(ddb_attr) +
+                  z.slots * sizeof(ddb_value *) + n + 3;
+    uint8_t *mem = ddb_arena_alloc(a, size);
+    if (!mem)
+        return DDB_ENOMEM;
+    ddb_value *map = (ddb_value *)mem, *v = map + 1;
+    ddb_attr *at = (ddb_attr *)(v + z.values);
+    ddb_value **sl = (ddb_value **)(at + z.attrs);
+    char *copy = (char *)(sl + z.slots);
+    memcpy(copy, body, n + 2);
+    fill(body, copy, map, v, at, sl);
+    *out = map->u.m[0].value;
     return DDB_OK;
 }

@@ -8,6 +8,8 @@
 
 #include <ddb/ddb.h>
 
+#define DDBI_RECORD_VERSION 1 /* a record's first byte */
+
 typedef struct ddb_buf {
     uint8_t *p;
     size_t len, cap;
@@ -31,6 +33,35 @@ typedef struct ddbi_record {
 int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out);
 /* Decode a record into arena memory; DDB_ECORRUPT on malformed input. */
 int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out);
+/* Decode one encoded value (type byte first, n bytes, nothing after it)
+ * into arena memory; DDB_ECORRUPT on malformed input. */
+int ddbi_decode_value(const uint8_t *p, size_t n, ddb_arena *a, ddb_value **out);
+/* The end of the body (after its type byte) of a top-level attribute's M
+ * (map), L or set value at p, checked as the decoder checks it; NULL when
+ * damaged. */
+const uint8_t *ddbi_skip_body(const uint8_t *p, const uint8_t *end, bool map);
+
+/* A varint at p, not past end: the byte after it, or NULL. */
+static inline const uint8_t *ddbi_varint_at(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+    if (p < end && *p < 0x80) { /* the common one-byte case */
+        *out = *p;
+        return p + 1;
+    }
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (p >= end)
+            return NULL;
+        uint8_t c = *p++;
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *out = v;
+            return p;
+        }
+    }
+    return NULL;
+}
+
 /* The stored DynamoDB size of a record without decoding it. */
 int ddbi_record_size(const uint8_t *p, size_t n, size_t *size);
 

@@ -294,6 +294,8 @@ void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write,
 int64_t ddbi_engine_clock_ms(const void *impl);
 bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms);
 bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it);
+/* Is a TTL attribute's value v (NULL: none) expired at now_ms? */
+bool ddbi_ttl_value_expired(const ddb_value *v, int64_t now_ms);
 
 /* ---- What the engine offers the API: open, close and the operations of
  * the embedded backend (api/backend.h gives each one's contract; impl is
@@ -333,6 +335,13 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const
 int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                              ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
 int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
+/* The optional record reads (api/backend.h: get_record, query_records). */
+struct ddbi_rec;
+struct ddbi_rec_page;
+int ddbi_engine_get_record(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+                           ddb_arena *a, ddb_item **out, struct ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_query_records(void *impl, const ddb_query_params *q, ddb_arena *a, struct ddbi_rec_page *out,
+                              ddb_error *err);
 int ddbi_engine_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
 int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts,
                             size_t *count, ddb_error *err);

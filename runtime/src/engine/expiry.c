@@ -17,7 +17,11 @@ bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_
 {
     if (!t->ttl_attr[0] || !it)
         return false;
-    const ddb_value *v = ddb_item_get(it, t->ttl_attr);
+    return ddbi_ttl_value_expired(ddb_item_get(it, t->ttl_attr), now_ms);
+}
+
+bool ddbi_ttl_value_expired(const ddb_value *v, int64_t now_ms)
+{
     double s;
     if (!v || v->type != DDB_TN || ddb_value_to_double(v, &s))
         return false;

@@ -1,6 +1,8 @@
 /* engine/: GetItem, Query and Scan.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
+#include "api/backend.h"
 #include "core/codec.h"
+#include "core/record.h"
 #include "engine/engine.h"
 #include "core/error.h"
 #include "expr/expr.h"
@@ -11,12 +13,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
-                         ddb_item **out, ddb_capacity *cap, ddb_error *err)
+/* Attribute name of record r (n bytes) as a value: a view into r for S and
+ * B, decoded into a otherwise; NULL when absent.  *rc: DDB_ECORRUPT when
+ * the record is damaged, DDB_ENOMEM. */
+static const ddb_value *rec_get(const uint8_t *r, size_t n, const char *name, size_t name_len, ddb_arena *a,
+                                ddb_value *tmp, int *rc)
 {
-    ddbi_engine *db = impl;
+    ddbi_rec_attr at;
+    int f = ddbi_rec_find(r, n, name, name_len, &at);
+    if (f <= 0) {
+        *rc = f;
+        return NULL;
+    }
+    if (ddbi_rec_view(&at, tmp))
+        return tmp;
+    ddb_value *v;
+    return (*rc = ddbi_rec_value(&at, a, &v)) ? NULL : v;
+}
+
+/* Has record r of t expired (TTL)?  *rc as rec_get's. */
+static bool rec_expired(ddbi_engine *db, const ddb_table_rt *t, const uint8_t *r, size_t n, ddb_arena *a, int *rc)
+{
+    *rc = DDB_OK;
+    if (!t->ttl_attr[0])
+        return false;
+    ddb_value tmp;
+    const ddb_value *v = rec_get(r, n, t->ttl_attr, strlen(t->ttl_attr), a, &tmp, rc);
+    return !*rc && ddbi_ttl_value_expired(v, ddbi_engine_clock_ms(db));
+}
+
+/* A copy of record r (n bytes) in a. */
+static int rec_copy(ddb_arena *a, const void *r, size_t n, ddbi_rec *out)
+{
+    uint8_t *c = ddb_arena_alloc(a, n ? n : 1);
+    if (!c)
+        return DDB_ENOMEM;
+    memcpy(c, r, n);
+    *out = (ddbi_rec){c, n};
+    return DDB_OK;
+}
+
+/* GetItem; rec non-NULL: the found item is handed over as its record
+ * (into *rec) when the request needs no projection. */
+static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                   ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err)
+{
     *out = NULL;
     ddb_get_opts o = opts ? *opts : (ddb_get_opts){0};
+    if (rec) {
+        *rec = (ddbi_rec){NULL, 0};
+        if (o.projection || o.attributes)
+            rec = NULL;
+    }
     if (cap)
         memset(cap, 0, sizeof *cap);
     MDB_txn *txn;
@@ -34,8 +82,23 @@ int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, con
     MDB_val kv = {k.len, k.b}, dv;
     size_t size = 0;
     ddb_item *it = NULL;
+    bool found_rec = false;
     rc = mdb_get(txn, t->items, &kv, &dv);
-    if (rc == 0) {
+    if (rc == 0 && rec) {
+        /* the record as it is: its keys and TTL read in place */
+        ddb_value t1, t2;
+        int rrc = ddbi_record_size(dv.mv_data, dv.mv_size, &size);
+        const ddb_value *opk = rrc ? NULL : rec_get(dv.mv_data, dv.mv_size, t->pk, strlen(t->pk), a, &t1, &rrc);
+        const ddb_value *osk =
+            rrc || !t->sk ? NULL : rec_get(dv.mv_data, dv.mv_size, t->sk, strlen(t->sk), a, &t2, &rrc);
+        bool expired = !rrc && rec_expired(db, t, dv.mv_data, dv.mv_size, a, &rrc);
+        if (rrc) {
+            rc = rrc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")
+                                   : ddbi_fail_stored(err, t->name, k.b, k.len, "GetItem: the stored item is unreadable");
+            goto done;
+        }
+        found_rec = opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) && !expired;
+    } else if (rc == 0) {
         if ((rc = ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it)) || (rc = ddbi_record_size(dv.mv_data, dv.mv_size, &size))) {
             rc = rc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")
                                   : ddbi_fail_stored(err, t->name, k.b, k.len, "GetItem: the stored item is unreadable");
@@ -51,10 +114,15 @@ int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, con
         goto done;
     }
     rc = DDB_OK;
-    double units = ddbi_read_units(it ? size : 0, o.consistent);
+    double units = ddbi_read_units(it || found_rec ? size : 0, o.consistent);
     if ((rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(k.b)), units, 0, err)))
         goto done;
     ddbi_cap_add(cap, NULL, units, 0, o.return_capacity);
+    if (found_rec) {
+        if (rec_copy(a, dv.mv_data, dv.mv_size, rec))
+            rc = ddbi_fail_oom(err, "GetItem");
+        goto done;
+    }
     if (!it) {
         rc = DDB_ENOTFOUND;
         ddbi_fail(err, rc, "GetItem: no item with that key in table %s", t->name);
@@ -70,10 +138,25 @@ done:
     return rc;
 }
 
+int ddbi_engine_get_item(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                         ddb_item **out, ddb_capacity *cap, ddb_error *err)
+{
+    return get_one(impl, table, key, opts, a, out, NULL, cap, err);
+}
+
+int ddbi_engine_get_record(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
+                           ddb_arena *a, ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err)
+{
+    return get_one(impl, table, key, opts, a, out, rec, cap, err);
+}
+
 /* ---- shared iteration ---- */
 
 typedef struct cand {
-    ddb_item *item;  /* full item (in the page arena) */
+    ddb_item *item;  /* full item (in the page arena); NULL: not decoded (yet) */
+    const uint8_t *rec; /* its record, in the read transaction's memory */
+    size_t rec_len;
+    MDB_val rkey;    /* the table key the record is stored under (messages) */
     ddb_key tkey;    /* table key */
     size_t size;     /* size charged (projected for indexes) */
 } cand;
@@ -91,7 +174,9 @@ typedef struct pager {
     const char *const *attrs;
     size_t n_attrs;
     bool full;             /* stopped by limit or 1 MB */
-    ddb_item *last;        /* last item evaluated */
+    cand last;             /* last item evaluated (.item or .rec) */
+    bool records;          /* hand over records where nothing needs the item (query_records) */
+    ddbi_rec *recs;        /* then: the records of the page's entries, beside page->items */
     ddb_error *err;
     const ddb_expr *filter;     /* FilterExpression: decides what is returned, not what is read */
     const ddb_expr *projection; /* ProjectionExpression */
@@ -113,18 +198,47 @@ static void prefetch_page(const void *rec, uintptr_t *last)
         __builtin_prefetch((const void *)(pg + off));
 }
 
-/* The record d stored under table key k. */
-static int decode_item(pager *p, const MDB_val *k, const MDB_val *d, ddb_item **it, size_t *size)
+static int unreadable(pager *p, const MDB_val *k, int rc)
 {
-    int rc = ddbi_decode_item(d->mv_data, d->mv_size, p->a, it);
     if (rc == DDB_ENOMEM)
         return ddbi_fail_oom(p->err, "reading an item");
-    if (rc || ddbi_record_size(d->mv_data, d->mv_size, size))
-        return ddbi_fail_stored(p->err, p->t->name, k->mv_data, k->mv_size, "the stored item is unreadable");
-    return DDB_OK;
+    return ddbi_fail_stored(p->err, p->t->name, k->mv_data, k->mv_size, "the stored item is unreadable");
 }
 
-static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
+/* c's item, decoded from its record when it was not yet. */
+static int cand_item(pager *p, cand *c)
+{
+    int rc = c->item ? DDB_OK : ddbi_decode_item(c->rec, c->rec_len, p->a, &c->item);
+    return rc ? unreadable(p, &c->rkey, rc) : DDB_OK;
+}
+
+/* The record d stored under table key k into c: decoded, or (records
+ * mode) kept as it is until something needs the item. */
+static int decode_item(pager *p, const MDB_val *k, const MDB_val *d, cand *c)
+{
+    c->item = NULL;
+    c->rec = d->mv_data;
+    c->rec_len = d->mv_size;
+    c->rkey = *k;
+    int rc = ddbi_record_size(d->mv_data, d->mv_size, &c->size);
+    if (!rc && !p->records)
+        rc = cand_item(p, c);
+    return rc ? unreadable(p, k, rc) : DDB_OK;
+}
+
+/* Attribute name of c: from its item, or read in place from its record. */
+static const ddb_value *cand_get(pager *p, cand *c, const char *name, size_t len, ddb_value *tmp, int *rc)
+{
+    *rc = DDB_OK;
+    if (c->item)
+        return ddbi_map_getn(ddb_item_map(c->item), name, len);
+    const ddb_value *v = rec_get(c->rec, c->rec_len, name, len, p->a, tmp, rc);
+    if (*rc)
+        *rc = unreadable(p, &c->rkey, *rc);
+    return v;
+}
+
+static int load_item(pager *p, const MDB_val *tkey, cand *c)
 {
     MDB_val k = *tkey, d;
     int rc = mdb_get(p->txn, p->t->items, &k, &d);
@@ -133,7 +247,7 @@ static int load_item(pager *p, const MDB_val *tkey, ddb_item **it, size_t *size)
                                 "index %s: an entry points to a missing item", p->x->name);
     if (rc)
         return ddbi_mdb_fail(p->err, rc, "reading an indexed item");
-    return decode_item(p, tkey, &d, it, size);
+    return decode_item(p, tkey, &d, c);
 }
 
 /* Where the cursor was: the keys it returns must advance (a damaged page
@@ -177,10 +291,21 @@ static int cursor_end(pager *p, int g, const char *op)
 }
 
 /* Account for one evaluated item; 1 = page is full before it (not taken). */
-static int take(pager *p, ddb_item *it, size_t size)
+static int take(pager *p, cand *c)
 {
-    if (ddbi_ttl_expired(p->db, p->t, it))
+    int rc = DDB_OK;
+    /* the item is needed by filters, projections and partial indexes */
+    if ((!p->records || p->filter || p->projection || p->attrs || (p->x && p->x->proj != DDB_PROJ_ALL)) &&
+        (rc = cand_item(p, c)))
+        return rc;
+    bool expired = c->item ? ddbi_ttl_expired(p->db, p->t, c->item)
+                           : rec_expired(p->db, p->t, c->rec, c->rec_len, p->a, &rc);
+    if (!c->item && rc)
+        return unreadable(p, &c->rkey, rc);
+    if (expired)
         return DDB_OK; /* expired (TTL): invisible, as if already deleted */
+    ddb_item *it = c->item;
+    size_t size = c->size;
     /* size is the stored item's size: what an ALL projection holds too */
     if (p->x && p->x->proj != DDB_PROJ_ALL)
         size = ddbi_keys_projected_size(p->t, p->x, it);
@@ -190,11 +315,15 @@ static int take(pager *p, ddb_item *it, size_t size)
     }
     p->bytes += size;
     p->page->scanned_count++;
-    p->last = it;
+    /* not the whole cand: its table key buffer is large */
+    p->last.item = c->item;
+    p->last.rec = c->rec;
+    p->last.rec_len = c->rec_len;
+    p->last.rkey = c->rkey;
     if (p->limit && p->page->scanned_count >= p->limit)
         p->full = true;
-    ddb_item *out = p->x ? ddbi_keys_project_index(p->a, p->t, p->x, it) : it;
-    if (!out)
+    ddb_item *out = !it ? NULL : p->x ? ddbi_keys_project_index(p->a, p->t, p->x, it) : it;
+    if (it && !out)
         return ddbi_fail_oom(p->err, __func__);
     if (p->filter) {
         bool keep = false;
@@ -214,28 +343,46 @@ static int take(pager *p, ddb_item *it, size_t size)
     if (p->page->count == p->cap_items) {
         size_t ncap = p->cap_items ? p->cap_items * 2 : 16;
         ddb_item **n = ddb_arena_alloc(p->a, ncap * sizeof *n);
-        if (!n)
+        ddbi_rec *nr = p->records ? ddb_arena_alloc(p->a, ncap * sizeof *nr) : NULL;
+        if (!n || (p->records && !nr))
             return ddbi_fail_oom(p->err, __func__);
-        if (p->page->count)
+        if (p->page->count) {
             memcpy(n, p->page->items, p->page->count * sizeof *n);
+            if (nr)
+                memcpy(nr, p->recs, p->page->count * sizeof *nr);
+        }
         p->page->items = n;
+        p->recs = nr;
         p->cap_items = ncap;
+    }
+    if (p->records) {
+        p->recs[p->page->count] = (ddbi_rec){NULL, 0};
+        if (!out && rec_copy(p->a, c->rec, c->rec_len, &p->recs[p->page->count]))
+            return ddbi_fail_oom(p->err, __func__);
     }
     p->page->items[p->page->count++] = out;
     return DDB_OK;
 }
 
-/* The LastEvaluatedKey of an item: table key plus index key attributes. */
-static ddb_item *key_of(pager *p, const ddb_item *it)
+/* The LastEvaluatedKey of the last item evaluated: table key plus index
+ * key attributes. */
+static int key_of(pager *p, ddb_item **out)
 {
+    int rc = cand_item(p, &p->last);
+    if (rc)
+        return rc;
+    const ddb_item *it = p->last.item;
     ddb_item *k = ddb_item_new(p->a);
     const char *names[4] = {p->t->pk, p->t->sk, p->x ? p->x->pk : NULL, p->x ? p->x->sk : NULL};
     for (int i = 0; k && i < 4; i++) {
         const ddb_value *v = names[i] ? ddb_item_get(it, names[i]) : NULL;
         if (v && ddb_item_set(k, names[i], ddb_value_copy(p->a, v)))
-            return NULL;
+            k = NULL;
     }
-    return k;
+    if (!k)
+        return ddbi_fail_oom(p->err, __func__);
+    *out = k;
+    return DDB_OK;
 }
 
 /* The index a Query or Scan reads (NULL name: the table itself). */
@@ -308,16 +455,15 @@ static int cand_cmp(const qstate *s, const cand *x, const cand *y)
     return c ? c : (x->tkey.len < y->tkey.len ? -1 : x->tkey.len > y->tkey.len);
 }
 
-/* True when the candidate comes after ExclusiveStartKey in query order. */
-static bool after_start(const qstate *s, const cand *c)
+/* True when the candidate (sort key sk) comes after ExclusiveStartKey in
+ * query order. */
+static bool after_start(const qstate *s, const cand *c, const ddb_value *sk)
 {
     if (!s->has_start)
         return true;
     int r = 0;
-    if (s->sk_name) {
-        const ddb_value *sk = ddb_item_get(c->item, s->sk_name);
+    if (s->sk_name)
         r = sk ? ddb_value_compare(sk, s->start_sk) : 0;
-    }
     if (r == 0 && s->q->index) {
         size_t n = c->tkey.len < s->start_tkey.len ? c->tkey.len : s->start_tkey.len;
         r = memcmp(c->tkey.b, s->start_tkey.b, n);
@@ -329,14 +475,21 @@ static bool after_start(const qstate *s, const cand *c)
 
 static int emit(pager *p, const qstate *s, cand *c)
 {
-    const ddb_value *pk = ddbi_map_getn(ddb_item_map(c->item), s->pk_name, s->pk_len);
+    ddb_value t1, t2;
+    int rc;
+    const ddb_value *pk = cand_get(p, c, s->pk_name, s->pk_len, &t1, &rc), *sk = NULL;
+    if (rc)
+        return rc;
     if (!pk || !ddb_value_equal(pk, s->q->pk))
         return DDB_OK; /* digest collision with another partition key */
-    if (s->q->sk_op != DDB_SK_ANY && !sk_matches(s, s->sk_name ? ddb_item_get(c->item, s->sk_name) : NULL))
+    if ((s->q->sk_op != DDB_SK_ANY || s->has_start) && s->sk_name &&
+        (sk = cand_get(p, c, s->sk_name, strlen(s->sk_name), &t2, &rc), rc))
+        return rc;
+    if (s->q->sk_op != DDB_SK_ANY && !sk_matches(s, sk))
         return DDB_OK;
-    if (!after_start(s, c))
+    if (!after_start(s, c, sk))
         return DDB_OK;
-    return take(p, c->item, c->size);
+    return take(p, c);
 }
 
 static int cand_qsort(const void *a, const void *b, void *state);
@@ -352,9 +505,11 @@ static int cmp_prefix(const MDB_val *key, const uint8_t *bound, size_t blen)
     return key->mv_size < blen ? -1 : 0;
 }
 
-int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+/* Query; recs non-NULL: records mode (query_records), *recs gets the
+ * records beside out->items. */
+static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddbi_rec **recs,
+                     ddb_error *err)
 {
-    ddbi_engine *db = impl;
     const ddb_expr *ex[3] = {q->key_condition, q->filter, q->projection};
     if (q->key_condition || q->filter || q->projection) {
         int crc = ddbi_expr_check_request(ex, 3, NULL, q->values, err);
@@ -510,8 +665,9 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
         rc = ddbi_mdb_fail(err, rc, "Query");
         goto done;
     }
-    pager p = {db,   txn,   t,    x,   a,         out,           0,         0,        q->limit,
-               q->attributes, q->n_attributes, false, NULL, err, q->filter, q->projection, q->values};
+    pager p = {.db = db, .txn = txn, .t = t, .x = x, .a = a, .page = out, .limit = q->limit,
+               .attrs = q->attributes, .n_attrs = q->n_attributes, .records = recs != NULL, .err = err,
+               .filter = q->filter, .projection = q->projection, .values = q->values};
     MDB_val k, d;
     int g;
     if (!q->backward) {
@@ -576,7 +732,7 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
             if (keep_keys)
                 memcpy(c->tkey.b, tk.mv_data, tk.mv_size);
             /* a table query has the record at hand; an index entry points to it */
-            if ((rc = x ? load_item(&p, &tk, &c->item, &c->size) : decode_item(&p, &k, &d, &c->item, &c->size)))
+            if ((rc = x ? load_item(&p, &tk, c) : decode_item(&p, &k, &d, c)))
                 break;
             nrun++;
             g = mdb_cursor_get(cur, &k, &d, step);
@@ -588,6 +744,10 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
         if (rc)
             break;
         if (nrun > 1) {
+            for (size_t i = 0; i < nrun && !rc; i++)
+                rc = cand_item(&p, &run[i]); /* sorted by their items' sort keys */
+            if (rc)
+                break;
             qsort_r(run, nrun, sizeof *run, cand_qsort, &s);
         }
         for (size_t i = 0; i < nrun && !p.full && rc == 0; i++)
@@ -599,8 +759,10 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
         rc = cursor_end(&p, g, "Query");
     if (rc == DDB_OK) {
         bool more = p.full; /* DynamoDB returns a key whenever the limit or 1 MB stops the page */
-        if (more && p.last && !(out->last_key = key_of(&p, p.last)))
-            rc = ddbi_fail_oom(err, __func__);
+        if (more && (p.last.item || p.last.rec))
+            rc = key_of(&p, &out->last_key);
+        if (recs)
+            *recs = p.recs;
         double units = ddbi_read_units(p.bytes, q->consistent);
         uint64_t hash = ddbi_key_hash(lo);
         if (!rc)
@@ -619,6 +781,18 @@ done:
 static int cand_qsort(const void *a, const void *b, void *state)
 {
     return cand_cmp(state, a, b);
+}
+
+int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err)
+{
+    return query_run(impl, q, a, out, NULL, err);
+}
+
+int ddbi_engine_query_records(void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out,
+                              ddb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    return query_run(impl, q, a, &out->page, &out->recs, err);
 }
 
 /* ---- Scan ---- */
@@ -682,8 +856,9 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
         rc = ddbi_mdb_fail(err, rc, "Scan");
         goto done;
     }
-    pager p = {db,    txn,    t,     x,    a,          out,            0,          0,         sc->limit,
-               sc->attributes, sc->n_attributes, false, NULL, err, sc->filter, sc->projection, sc->values};
+    pager p = {.db = db, .txn = txn, .t = t, .x = x, .a = a, .page = out, .limit = sc->limit,
+               .attrs = sc->attributes, .n_attrs = sc->n_attributes, .err = err, .filter = sc->filter,
+               .projection = sc->projection, .values = sc->values};
     MDB_val k = {startlen, start}, d;
     int g;
     if (sc->start_key && x) {
@@ -716,11 +891,10 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
         if (!x)
             prefetch_page(d.mv_data, &page);
         MDB_val tk = x ? d : k;
-        ddb_item *it;
-        size_t size;
-        if ((rc = x ? load_item(&p, &tk, &it, &size) : decode_item(&p, &k, &d, &it, &size)))
+        cand c;
+        if ((rc = x ? load_item(&p, &tk, &c) : decode_item(&p, &k, &d, &c)))
             break;
-        if ((rc = take(&p, it, size)))
+        if ((rc = take(&p, &c)))
             break;
         g = mdb_cursor_get(cur, &k, &d, MDB_NEXT);
     }
@@ -730,8 +904,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     if (!rc && !p.full)
         rc = cursor_end(&p, g, "Scan");
     if (rc == DDB_OK) {
-        if (p.full && p.last && !(out->last_key = key_of(&p, p.last)))
-            rc = ddbi_fail_oom(err, __func__);
+        if (p.full && (p.last.item || p.last.rec))
+            rc = key_of(&p, &out->last_key);
         double units = ddbi_read_units(p.bytes, sc->consistent);
         if (!rc && !x)
             rc = ddbi_part_charge(db, t, ddbi_part_of(t, first_hash), units, 0, err);

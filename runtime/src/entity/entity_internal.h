@@ -2,8 +2,8 @@
  * (<ddb/entity.h>), table-driven by entity descriptors.
  *
  * What it may call: the public API (<ddb/ddb.h>, <ddb/expr.h>,
- * <ddb/entity.h>), the handle's prepared-expression cache (api/expr_cache.h)
- * and core/ (errors, values, numbers, the item codec behind cursors).  It
+ * <ddb/entity.h>), the handle's prepared-expression cache (api/expr_cache.h),
+ * the reads handing over stored records (api/records.h) and core/ (errors, values, numbers, the item codec behind cursors).  It
  * never includes engine/, streams/ or remote/: both backends are reached
  * through the ddb_* functions only.
  *
@@ -15,6 +15,7 @@
  *   entity_scatter.c     scatter-gather reads over write shards
  *   entity_marshal.c     struct -> item
  *   entity_unmarshal.c   item -> struct
+ *   entity_record.c      stored record -> struct (typed reads, no ddb_item between)
  *   entity_keys.c        descriptor checks, primary keys, shard items
  *   entity_exprb.c       expression text built piece by piece, prepared once
  *   entity_capacity.c    consumed capacity summed over several requests
@@ -52,6 +53,7 @@
 #include <ddb/expr.h>
 #include <string.h>
 
+#include "api/records.h"
 #include "core/codec.h"
 
 /* ---- errors (entity_error.c) ---- */
@@ -428,11 +430,28 @@ uint64_t ddbi_ent_shards_needed(const ddb_entity_desc *e, const ddb_ent_mask *fi
 /* The most entity types one read sorts into (collection members). */
 #define DDBI_ENT_MAX_SINKS 64
 
+/* The attribute names of the last record decoded for an entity, in stored
+ * order, with the field each goes into (-1: none; DDBI_SHAPE_TYPE: the
+ * type attribute): the next record of the same shape finds its fields by
+ * one name comparison per attribute (entity_record.c). */
+#define DDBI_SHAPE_MAX 32
+#define DDBI_SHAPE_TYPE (-2)
+typedef struct ddbi_ent_shape_at {
+    const char *name; /* in an earlier record, in the read's arena */
+    uint32_t len;
+    int32_t field;
+} ddbi_ent_shape_at;
+typedef struct ddbi_ent_shape {
+    uint32_t n;
+    ddbi_ent_shape_at at[DDBI_SHAPE_MAX];
+} ddbi_ent_shape;
+
 /* Where the entities of one type go: an arena array grown page by page. */
 typedef struct ddbi_ent_sink {
     const ddb_entity_desc *e;
     const ddb_ent_mask *fields; /* its projection (reader_init, from the options); NULL = all */
     uint16_t *order;          /* e's fields by attribute name (reader_init) */
+    ddbi_ent_shape *shape;    /* of its records (decoded straight into structs); NULL until the first */
     char *items;
     ddb_ent_mask *masks;
     size_t count, cap;
@@ -458,12 +477,34 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
                          ddbi_ent_sink *sinks, uint16_t n, ddb_error *err);
 /* Sort the items of pg into the sinks (see entity_reader.c). */
 int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err);
+/* The same with entries that may come as records (api/records.h). */
+int ddbi_ent_reader_take_recs(ddbi_ent_reader *r, ddbi_rec_page *rp, ddb_error *err);
 /* Ask for r's read of e (projection, filter: see ddbi_ent_ask_init) with
  * Query qp, or else Scan sp, and take the page (all_pages: every page). */
 int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_filter, ddb_query_params *qp,
                         ddb_scan_params *sp, bool all_pages, ddb_error *err);
 /* Hand the summed capacity to o->capacity. */
 void ddbi_ent_reader_finish(ddbi_ent_reader *r);
+
+/* ---- stored records into structs (entity_record.c) ---- */
+
+/* The fields of record rec into obj (not zeroed first); fields are found
+ * by attribute name in e's fields in attribute order (order:
+ * ddbi_ent_attr_order), helped by shape (the previous record's names; kept
+ * per sink, zeroed before the first use); mask gains the fields set.  Strings are copied into a, bytes point into rec (which must live
+ * in a).  other (may be NULL): check the type attribute in the same walk;
+ * *other = true when rec is not e's (obj is then half-filled, to be
+ * dropped).  DDB_ECORRUPT when the record is damaged. */
+int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order, ddbi_ent_shape *shape,
+                                const ddbi_rec *rec, void *obj, ddb_arena *a, ddb_ent_mask *mask, bool *other,
+                                ddb_error *err);
+/* rec decoded into an item in a (for the paths that work on items). */
+int ddbi_ent_record_item(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, ddb_item **out,
+                         ddb_error *err);
+/* The type attribute of rec when it is a string: *name (not
+ * NUL-terminated) and *len; NULL when absent or not a string. */
+int ddbi_ent_record_type(const ddb_entity_desc *e, const ddbi_rec *rec, const char **name, size_t *len,
+                         ddb_error *err);
 
 /* ---- write-sharded partition keys (entity_wshard.c) ---- */
 

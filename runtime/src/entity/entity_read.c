@@ -117,6 +117,14 @@ int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t 
     return rc ? rc : finish(&r, &sink, out, err);
 }
 
+/* The key holds another entity's item: a data error, not "absent" (the
+ * item decoded as e says what does not fit). */
+static int other_entity(const ddb_entity_desc *e, const ddb_item *it, void *out, ddb_arena *a, ddb_error *err)
+{
+    int rc = ddb_ent_from_item(e, it, out, a, err);
+    return rc ? rc : ddbi_fail(err, DDB_EVALIDATION, "%s: the item at this key is another entity's", e->name);
+}
+
 int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_read_opts *o, ddb_arena *a,
                  void *out, ddb_ent_mask *mask, ddb_error *err)
 {
@@ -134,6 +142,8 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
     if (rc)
         return rc;
     ddb_page pg = {0};
+    ddbi_rec_page rp = {.recs = NULL};
+    ddbi_rec rec = {NULL, 0};
     ddb_item *it = NULL;
     ddbi_ent_ask ask;
     if (!(rc = ddbi_ent_ask_init(&ask, db, e, &sink, 1, NULL, o, false, a, err))) {
@@ -144,13 +154,16 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         } else {
             ddb_get_opts go = {.consistent = o->consistent, .return_capacity = o->return_capacity,
                                .projection = ask.projection};
-            rc = ddb_get_item(db, e->table->def.name, k, &go, a, &it, &pg.capacity, err);
-            const ddb_value *tv = rc ? NULL : ddb_item_get(it, e->table->type_attr);
-            if (tv && (tv->type != DDB_TS || strcmp(tv->u.s, e->name))) {
-                /* the key holds another entity's item: a data error, not "absent" */
-                rc = ddb_ent_from_item(e, it, out, a, err);
-                if (!rc)
-                    rc = ddbi_fail(err, DDB_EVALIDATION, "%s: the item at this key is another entity's", e->name);
+            rc = ddbi_get_record(db, e->table->def.name, k, &go, a, &it, &rec, &pg.capacity, err);
+            const ddb_value *tv = rc || !it ? NULL : ddb_item_get(it, e->table->type_attr);
+            if (!rc && rec.p) {
+                /* the record, decoded straight into the struct; its type
+                 * is checked in the same walk */
+                rp.recs = &rec;
+                rp.page.items = &it;
+                rp.page.count = rp.page.scanned_count = 1;
+            } else if (tv && (tv->type != DDB_TS || strcmp(tv->u.s, e->name))) {
+                rc = other_entity(e, it, out, a, err);
             } else if (!rc) {
                 pg.items = &it;
                 pg.count = pg.scanned_count = 1;
@@ -159,7 +172,14 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         }
     }
     ddbi_ent_ask_done(&ask);
-    if (!rc)
+    if (!rc && rp.recs) {
+        rp.page.capacity = pg.capacity;
+        rc = ddbi_ent_reader_take_recs(&r, &rp, err);
+        /* dropped: another entity's item (none without a type: not found) */
+        if (!rc && !sink.count && !(rc = ddbi_ent_record_item(e, &rec, a, &it, err)) &&
+            ddb_item_get(it, e->table->type_attr))
+            rc = other_entity(e, it, out, a, err);
+    } else if (!rc)
         rc = ddbi_ent_reader_take(&r, &pg, err);
     ddbi_ent_reader_finish(&r);
     if (rc)

@@ -6,7 +6,10 @@
  * the table and the cursor moved past it); an index entry of a sharded
  * entity is completed from the table (both: only the shard items the
  * sink's projection needs, by key); a KEYS_ONLY / INCLUDE index entry is
- * decoded as it is (fetch_base: read whole).  Calls the public Query,
+ * decoded as it is (fetch_base: read whole).  Entries a backend hands over
+ * as stored records (api/records.h) are decoded straight into their
+ * structs (entity_record.c) where the entry needs nothing else; on the
+ * other paths they are decoded into items first.  Calls the public Query,
  * GetItem and item API and this room's keys, unmarshalling and capacity. */
 #include "entity/entity_internal.h"
 
@@ -123,16 +126,65 @@ static bool same_item(const ddb_entity_desc *e, const ddb_item *a, const ddb_ite
            shard_base(e, sb) == base && !memcmp(sa->u.s, sb->u.s, base);
 }
 
-/* Decode n items (one logical item's shard items, or one item) into slot. */
-static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, size_t n, ddb_error *err)
+/* The sink of record rec (as sink_of; records come only where no index
+ * entry lacks the type attribute). */
+static int sink_of_rec(const ddbi_ent_reader *r, const ddbi_rec *rec, ddbi_ent_sink **out, ddb_error *err)
+{
+    *out = NULL;
+    const char *tn;
+    size_t tl;
+    int rc = r->n ? ddbi_ent_record_type(r->sinks[0].e, rec, &tn, &tl, err) : DDB_OK;
+    for (uint16_t i = 0; !rc && r->n && tn && i < r->n; i++)
+        if (strlen(r->sinks[i].e->name) == tl && !memcmp(tn, r->sinks[i].e->name, tl)) {
+            *out = &r->sinks[i];
+            break;
+        }
+    return rc;
+}
+
+/* The next struct of s, zeroed, and its mask; NULL when only counting. */
+static char *next_slot(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_ent_mask **mask)
 {
     s->count++;
     if (r->o->count_only)
-        return DDB_OK;
+        return NULL;
     char *slot = s->items + (s->count - 1) * s->e->st->size;
-    ddb_ent_mask *mask = &s->masks[s->count - 1];
+    *mask = &s->masks[s->count - 1];
     memset(slot, 0, s->e->st->size);
-    memset(mask, 0, sizeof *mask);
+    memset(*mask, 0, sizeof **mask);
+    return slot;
+}
+
+/* Record rec (one unsharded item of a table or an ALL index) into a slot;
+ * check_type: its type is not known yet (dropped when it is not s's). */
+static int decode_rec(ddbi_ent_reader *r, ddbi_ent_sink *s, const ddbi_rec *rec, bool check_type, ddb_error *err)
+{
+    ddb_ent_mask *mask;
+    char *slot = next_slot(r, s, &mask);
+    if (!slot)
+        return DDB_OK;
+    bool other = false;
+    if (!s->shape) {
+        if (!(s->shape = ddb_arena_alloc(r->a, sizeof *s->shape)))
+            return ddbi_fail_oom(err, __func__);
+        s->shape->n = 0; /* (the arena's memory is not zeroed) */
+    }
+    int rc = ddbi_ent_fields_from_record(s->e, s->order, s->shape, rec, slot, r->a, mask, check_type ? &other : NULL,
+                                         err);
+    if (!rc && other) {
+        s->count--; /* another entity in the same partition */
+        return DDB_OK;
+    }
+    return rc || r->projected ? rc : ddbi_ent_check_required(s->e, mask, err);
+}
+
+/* Decode n items (one logical item's shard items, or one item) into slot. */
+static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, size_t n, ddb_error *err)
+{
+    ddb_ent_mask *mask;
+    char *slot = next_slot(r, s, &mask);
+    if (!slot)
+        return DDB_OK;
     for (size_t i = 0; i < n; i++) {
         int rc = ddbi_ent_fields_by_order(s->e, s->order, items[i], slot, r->a, mask, err);
         if (rc)
@@ -302,7 +354,9 @@ static int take_fetched(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, ddb_
     return rc ? rc : decode(r, s, &full, 1, err);
 }
 
-int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
+/* The entries of pg into the sinks; recs (NULL: none) holds the entries
+ * that come as records, which only plain entries do (records_fit). */
+static int take_entries(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *recs, ddb_error *err)
 {
     r->scanned += pg->scanned_count;
     r->last_key = pg->last_key;
@@ -312,8 +366,15 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
     uint8_t *which = ddb_arena_alloc(r->a, pg->count + 1); /* 1 + the sink of each item; 0 = none */
     if (!which)
         return ddbi_fail_oom(err, __func__);
+    /* one entity, not only counting: a record's type is checked as it is
+     * decoded, in the same walk */
+    bool late_type = r->n == 1 && !r->o->count_only;
     for (size_t i = 0; i < pg->count; i++) {
-        ddbi_ent_sink *s = sink_of(r, pg->items[i]);
+        ddbi_ent_sink *s = NULL;
+        int rc = recs && recs[i].p ? (late_type ? (s = r->sinks, DDB_OK) : sink_of_rec(r, &recs[i], &s, err))
+                                   : (s = sink_of(r, pg->items[i]), DDB_OK);
+        if (rc)
+            return rc;
         which[i] = s ? (uint8_t)(1 + (s - r->sinks)) : 0;
         if (s)
             want[s - r->sinks]++;
@@ -340,7 +401,9 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
         if (!which[i])
             continue; /* another entity in the same partition */
         ddbi_ent_sink *s = &r->sinks[which[i] - 1];
-        if (s->e->n_shards && !r->index) {
+        if (recs && recs[i].p)
+            rc = decode_rec(r, s, &recs[i], late_type, err);
+        else if (s->e->n_shards && !r->index) {
             size_t j = i + 1;
             rc = take_group(r, s, pg, i, &j, err);
             i = j - 1;
@@ -352,6 +415,37 @@ int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
             rc = decode(r, s, &pg->items[i], 1, err);
     }
     return rc;
+}
+
+int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err)
+{
+    return take_entries(r, pg, NULL, err);
+}
+
+/* Can every entry be decoded as it is (no shard groups, no index entries
+ * completed from the table or read back through key templates)? */
+static bool records_fit(const ddbi_ent_reader *r)
+{
+    for (uint16_t i = 0; i < r->n; i++)
+        if (r->sinks[i].e->n_shards)
+            return false;
+    return !r->index_partial;
+}
+
+int ddbi_ent_reader_take_recs(ddbi_ent_reader *r, ddbi_rec_page *rp, ddb_error *err)
+{
+    if (rp->recs && !records_fit(r)) {
+        /* the paths that work on items: decode the records into items */
+        for (size_t i = 0; i < rp->page.count; i++) {
+            int rc = rp->recs[i].p && r->n
+                         ? ddbi_ent_record_item(r->sinks[0].e, &rp->recs[i], r->a, &rp->page.items[i], err)
+                         : DDB_OK;
+            if (rc)
+                return rc;
+        }
+        rp->recs = NULL;
+    }
+    return take_entries(r, &rp->page, rp->recs, err);
 }
 
 int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_filter, ddb_query_params *qp,
@@ -369,10 +463,10 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
         sp->values = ask.values;
     }
     while (!rc) {
-        ddb_page pg;
-        rc = qp ? ddb_query(r->db, qp, r->a, &pg, err) : ddb_scan(r->db, sp, r->a, &pg, err);
+        ddbi_rec_page rp = {.recs = NULL};
+        rc = qp ? ddbi_query_records(r->db, qp, r->a, &rp, err) : ddb_scan(r->db, sp, r->a, &rp.page, err);
         if (!rc)
-            rc = ddbi_ent_reader_take(r, &pg, err);
+            rc = ddbi_ent_reader_take_recs(r, &rp, err);
         if (!all_pages || !r->last_key)
             break;
         if (qp)

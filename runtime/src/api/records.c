@@ -1,0 +1,35 @@
+/* api/: the record reads of records.h: the backend's optional operation,
+ * or the public GetItem / Query when it has none.  Calls the backend and
+ * core/. */
+#include "api/records.h"
+
+#include "api/api.h"
+#include "core/error.h"
+
+#include <string.h>
+
+int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                    ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err)
+{
+    if (rec)
+        *rec = (ddbi_rec){NULL, 0};
+    if (!db || !db->ops->get_record || !rec)
+        return ddb_get_item(db, table, key, opts, a, out, cap, err);
+    *out = NULL;
+    if (!table || !key || !a)
+        return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
+    if (cap)
+        memset(cap, 0, sizeof *cap);
+    return db->ops->get_record(db->impl, table, key, opts, a, out, rec, cap, err);
+}
+
+int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)
+{
+    if (out)
+        out->recs = NULL;
+    if (!db || !db->ops->query_records || !out)
+        return ddb_query(db, q, a, out ? &out->page : NULL, err);
+    if (!q || !q->table || (!q->pk && !q->key_condition) || !a)
+        return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
+    return db->ops->query_records(db->impl, q, a, out, err);
+}

@@ -1,0 +1,19 @@
+/* The reads that hand stored records to the entity room (internal; with
+ * expr_cache.h what the entity layer uses of api/ besides the public API).
+ * A backend that keeps records (the embedded engine) gives the entries it
+ * need not decode as records (read them with core/record.h); any other
+ * backend (remote) answers with items through the public GetItem / Query,
+ * so every caller handles both (api/backend.h: ddbi_rec, ddbi_rec_page). */
+#ifndef DDB_API_RECORDS_H
+#define DDB_API_RECORDS_H
+
+#include "api/backend.h"
+
+/* ddb_get_item, the item into *out or its record into *rec (one of them
+ * when found). */
+int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
+                    ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
+/* ddb_query, entries as items or records (out->recs NULL: all items). */
+int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+
+#endif
