@@ -230,7 +230,7 @@ static size_t records_of(const ddb_entity_desc *e, const void *obj, ddb_arena *a
 
 typedef struct decoded {
     int rc;
-    char obj[512];
+    _Alignas(max_align_t) char obj[512]; /* a struct of any entity: aligned as malloc would */
     ddb_ent_mask mask;
     bool other;
 } decoded;
