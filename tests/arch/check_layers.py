@@ -15,7 +15,7 @@ from that file to the other.  The check fails on
         core <- expr <- engine <- streams
         remote -> core, expr
         api -> engine, streams, remote (and everything below)
-        entity -> api and below (the public API, api/expr_cache.h)
+        entity -> api and below (the public API, api/expr_cache.h, api/records.h)
 A file's room is the folder of its source under runtime/src.  With --src,
 an #include "room/file.h" against that order fails too; the one exception
 is api/backend.h (the backend interface: types only), which the backends

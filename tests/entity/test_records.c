@@ -323,7 +323,7 @@ static void test_fleet_entities(void **state)
         const ddb_entity_desc *e = fleet_entities[i];
         ddbi_ent_shape shape = {0};
         for (unsigned seed = 1; seed < 4; seed++) {
-            char obj[512];
+            _Alignas(max_align_t) char obj[512];
             assert_true(e->st->size <= sizeof obj);
             fill(e->st, obj, a, seed);
             ddbi_rec recs[4];

@@ -31,6 +31,54 @@ static const ddb_value *rec_get(const uint8_t *r, size_t n, const char *name, si
     return (*rc = ddbi_rec_value(&at, a, &v)) ? NULL : v;
 }
 
+/* The attributes names[0..n) of record r (NULL: not wanted) in one walk,
+ * each as rec_get gives it (out[i] NULL: absent; tmp[i] holds a view). */
+static int rec_attrs(const uint8_t *r, size_t len, const char *const *names, int n, ddb_arena *a, ddb_value *tmp,
+                     const ddb_value **out)
+{
+    size_t nl[4];
+    int want = 0;
+    for (int i = 0; i < n; i++) {
+        out[i] = NULL;
+        nl[i] = names[i] ? strlen(names[i]) : 0;
+        want += names[i] != NULL;
+    }
+    ddbi_rec_iter it;
+    ddbi_rec_attr at;
+    int rc = ddbi_rec_iter_init(&it, r, len);
+    while (!rc && want && (rc = ddbi_rec_next(&it, &at)) == 1) {
+        rc = DDB_OK;
+        for (int i = 0; i < n; i++) {
+            if (!names[i] || out[i] || nl[i] != at.name_len || memcmp(names[i], at.name, nl[i]))
+                continue;
+            ddb_value *v;
+            if (ddbi_rec_view(&at, &tmp[i]))
+                out[i] = &tmp[i];
+            else if ((rc = ddbi_rec_value(&at, a, &v)))
+                return rc;
+            else
+                out[i] = v;
+            want--;
+        }
+    }
+    return rc < 0 ? rc : DDB_OK;
+}
+
+/* The keys and TTL attribute of t in record r (one walk): *pk, *sk (NULL
+ * when absent; tmp holds views) and whether it has expired. */
+static int rec_keys(ddbi_engine *db, const ddb_table_rt *t, const char *pk_name, const char *sk_name, const uint8_t *r,
+                    size_t len, ddb_arena *a, ddb_value tmp[3], const ddb_value **pk, const ddb_value **sk,
+                    bool *expired)
+{
+    const char *names[3] = {pk_name, sk_name, t->ttl_attr[0] ? t->ttl_attr : NULL};
+    const ddb_value *out[3];
+    int rc = rec_attrs(r, len, names, 3, a, tmp, out);
+    *pk = out[0];
+    *sk = out[1];
+    *expired = !rc && names[2] && ddbi_ttl_value_expired(out[2], ddbi_engine_clock_ms(db));
+    return rc;
+}
+
 /* Has record r of t expired (TTL)?  *rc as rec_get's. */
 static bool rec_expired(ddbi_engine *db, const ddb_table_rt *t, const uint8_t *r, size_t n, ddb_arena *a, int *rc)
 {
@@ -86,12 +134,12 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     rc = mdb_get(txn, t->items, &kv, &dv);
     if (rc == 0 && rec) {
         /* the record as it is: its keys and TTL read in place */
-        ddb_value t1, t2;
+        ddb_value tmp[3];
+        const ddb_value *opk = NULL, *osk = NULL;
+        bool expired = false;
         int rrc = ddbi_record_size(dv.mv_data, dv.mv_size, &size);
-        const ddb_value *opk = rrc ? NULL : rec_get(dv.mv_data, dv.mv_size, t->pk, strlen(t->pk), a, &t1, &rrc);
-        const ddb_value *osk =
-            rrc || !t->sk ? NULL : rec_get(dv.mv_data, dv.mv_size, t->sk, strlen(t->sk), a, &t2, &rrc);
-        bool expired = !rrc && rec_expired(db, t, dv.mv_data, dv.mv_size, a, &rrc);
+        if (!rrc)
+            rrc = rec_keys(db, t, t->pk, t->sk, dv.mv_data, dv.mv_size, a, tmp, &opk, &osk, &expired);
         if (rrc) {
             rc = rrc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")
                                    : ddbi_fail_stored(err, t->name, k.b, k.len, "GetItem: the stored item is unreadable");
@@ -157,6 +205,7 @@ typedef struct cand {
     const uint8_t *rec; /* its record, in the read transaction's memory */
     size_t rec_len;
     MDB_val rkey;    /* the table key the record is stored under (messages) */
+    int8_t expired;  /* a record's TTL as emit() read it; -1: not read */
     ddb_key tkey;    /* table key */
     size_t size;     /* size charged (projected for indexes) */
 } cand;
@@ -217,6 +266,7 @@ static int cand_item(pager *p, cand *c)
 static int decode_item(pager *p, const MDB_val *k, const MDB_val *d, cand *c)
 {
     c->item = NULL;
+    c->expired = -1;
     c->rec = d->mv_data;
     c->rec_len = d->mv_size;
     c->rkey = *k;
@@ -224,18 +274,6 @@ static int decode_item(pager *p, const MDB_val *k, const MDB_val *d, cand *c)
     if (!rc && !p->records)
         rc = cand_item(p, c);
     return rc ? unreadable(p, k, rc) : DDB_OK;
-}
-
-/* Attribute name of c: from its item, or read in place from its record. */
-static const ddb_value *cand_get(pager *p, cand *c, const char *name, size_t len, ddb_value *tmp, int *rc)
-{
-    *rc = DDB_OK;
-    if (c->item)
-        return ddbi_map_getn(ddb_item_map(c->item), name, len);
-    const ddb_value *v = rec_get(c->rec, c->rec_len, name, len, p->a, tmp, rc);
-    if (*rc)
-        *rc = unreadable(p, &c->rkey, *rc);
-    return v;
 }
 
 static int load_item(pager *p, const MDB_val *tkey, cand *c)
@@ -298,8 +336,9 @@ static int take(pager *p, cand *c)
     if ((!p->records || p->filter || p->projection || p->attrs || (p->x && p->x->proj != DDB_PROJ_ALL)) &&
         (rc = cand_item(p, c)))
         return rc;
-    bool expired = c->item ? ddbi_ttl_expired(p->db, p->t, c->item)
-                           : rec_expired(p->db, p->t, c->rec, c->rec_len, p->a, &rc);
+    bool expired = c->item             ? ddbi_ttl_expired(p->db, p->t, c->item)
+                   : c->expired >= 0 ? c->expired
+                                     : rec_expired(p->db, p->t, c->rec, c->rec_len, p->a, &rc);
     if (!c->item && rc)
         return unreadable(p, &c->rkey, rc);
     if (expired)
@@ -475,16 +514,23 @@ static bool after_start(const qstate *s, const cand *c, const ddb_value *sk)
 
 static int emit(pager *p, const qstate *s, cand *c)
 {
-    ddb_value t1, t2;
-    int rc;
-    const ddb_value *pk = cand_get(p, c, s->pk_name, s->pk_len, &t1, &rc), *sk = NULL;
-    if (rc)
-        return rc;
+    ddb_value tmp[3];
+    int rc = DDB_OK;
+    const ddb_value *pk, *sk = NULL;
+    const char *sk_name = (s->q->sk_op != DDB_SK_ANY || s->has_start) ? s->sk_name : NULL;
+    c->expired = -1;
+    if (!c->item) {
+        /* a record: its keys and TTL in one walk */
+        bool expired;
+        if ((rc = rec_keys(p->db, p->t, s->pk_name, sk_name, c->rec, c->rec_len, p->a, tmp, &pk, &sk, &expired)))
+            return unreadable(p, &c->rkey, rc);
+        c->expired = expired;
+    } else {
+        pk = ddbi_map_getn(ddb_item_map(c->item), s->pk_name, s->pk_len);
+        sk = sk_name ? ddb_item_get(c->item, sk_name) : NULL;
+    }
     if (!pk || !ddb_value_equal(pk, s->q->pk))
         return DDB_OK; /* digest collision with another partition key */
-    if ((s->q->sk_op != DDB_SK_ANY || s->has_start) && s->sk_name &&
-        (sk = cand_get(p, c, s->sk_name, strlen(s->sk_name), &t2, &rc), rc))
-        return rc;
     if (s->q->sk_op != DDB_SK_ANY && !sk_matches(s, sk))
         return DDB_OK;
     if (!after_start(s, c, sk))

@@ -440,6 +440,7 @@ typedef struct ddbi_ent_shape_at {
     const char *name; /* in an earlier record, in the read's arena */
     uint32_t len;
     int32_t field;
+    uint16_t next; /* where the field search goes on after it (attribute order) */
 } ddbi_ent_shape_at;
 typedef struct ddbi_ent_shape {
     uint32_t n;

@@ -141,8 +141,8 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         rc = ddbi_ent_primary_key(e, key, -1, a, &k, err);
     if (rc)
         return rc;
-    ddb_page pg = {0};
-    ddbi_rec_page rp = {.recs = NULL};
+    ddbi_rec_page rp = {.recs = NULL}; /* (zeroed once: its capacity is large) */
+    ddb_page *pg = &rp.page;
     ddbi_rec rec = {NULL, 0};
     ddb_item *it = NULL;
     ddbi_ent_ask ask;
@@ -150,11 +150,11 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         if (e->n_shards) {
             /* only the shard items holding the projection's fields */
             rc = ddbi_ent_read_some_shards(db, e, k, ddbi_ent_shards_needed(e, o->fields), ask.projection, a,
-                                           o->consistent, o->return_capacity, &pg, err);
+                                           o->consistent, o->return_capacity, pg, err);
         } else {
             ddb_get_opts go = {.consistent = o->consistent, .return_capacity = o->return_capacity,
                                .projection = ask.projection};
-            rc = ddbi_get_record(db, e->table->def.name, k, &go, a, &it, &rec, &pg.capacity, err);
+            rc = ddbi_get_record(db, e->table->def.name, k, &go, a, &it, &rec, &pg->capacity, err);
             const ddb_value *tv = rc || !it ? NULL : ddb_item_get(it, e->table->type_attr);
             if (!rc && rec.p) {
                 /* the record, decoded straight into the struct; its type
@@ -165,22 +165,21 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
             } else if (tv && (tv->type != DDB_TS || strcmp(tv->u.s, e->name))) {
                 rc = other_entity(e, it, out, a, err);
             } else if (!rc) {
-                pg.items = &it;
-                pg.count = pg.scanned_count = 1;
+                pg->items = &it;
+                pg->count = pg->scanned_count = 1;
             } else if (rc == DDB_ENOTFOUND)
                 rc = DDB_OK;
         }
     }
     ddbi_ent_ask_done(&ask);
     if (!rc && rp.recs) {
-        rp.page.capacity = pg.capacity;
         rc = ddbi_ent_reader_take_recs(&r, &rp, err);
         /* dropped: another entity's item (none without a type: not found) */
         if (!rc && !sink.count && !(rc = ddbi_ent_record_item(e, &rec, a, &it, err)) &&
             ddb_item_get(it, e->table->type_attr))
             rc = other_entity(e, it, out, a, err);
     } else if (!rc)
-        rc = ddbi_ent_reader_take(&r, &pg, err);
+        rc = ddbi_ent_reader_take(&r, pg, err);
     ddbi_ent_reader_finish(&r);
     if (rc)
         return rc;

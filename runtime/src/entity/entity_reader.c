@@ -463,7 +463,8 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
         sp->values = ask.values;
     }
     while (!rc) {
-        ddbi_rec_page rp = {.recs = NULL};
+        ddbi_rec_page rp; /* filled by the read (not zeroed here: its capacity is large) */
+        rp.recs = NULL;
         rc = qp ? ddbi_query_records(r->db, qp, r->a, &rp, err) : ddb_scan(r->db, sp, r->a, &rp.page, err);
         if (!rc)
             rc = ddbi_ent_reader_take_recs(r, &rp, err);

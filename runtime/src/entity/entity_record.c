@@ -133,14 +133,15 @@ static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, 
     }
 }
 
-/* The field attribute name n (nl bytes) goes into: the first in attribute
- * order; -1 for none. */
-static int32_t field_of(const ddb_entity_desc *e, const uint16_t *order, const char *n, uint32_t nl)
+/* The field attribute name n (nl bytes) goes into, -1 for none: searched
+ * in attribute order from *fi on (the names come in order too), *fi moved
+ * past it. */
+static int32_t field_of(const ddb_entity_desc *e, const uint16_t *order, uint16_t *fi, const char *n, uint32_t nl)
 {
-    for (uint16_t i = 0; i < e->st->n_fields; i++) {
-        int c = name_vs(n, nl, e->st->fields[order[i]].attr);
+    for (; *fi < e->st->n_fields; (*fi)++) {
+        int c = name_vs(n, nl, e->st->fields[order[*fi]].attr);
         if (c <= 0)
-            return c ? -1 : order[i];
+            return c ? -1 : order[(*fi)++];
     }
     return -1;
 }
@@ -180,6 +181,7 @@ int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order,
      * the shape (the names of the previous record in order, with their
      * fields), or, when the names differ, from a search of the fields. */
     uint32_t k = 0;
+    uint16_t fi = 0; /* the field search's place, in attribute order */
     const char *prev = NULL; /* the attribute before */
     uint32_t prev_len = 0;
     int pending = DDB_OK; /* the first field's error */
@@ -191,11 +193,13 @@ int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order,
             /* stored names are sorted and unique: anything else is damage */
             if (prev && name_cmp(prev, prev_len, at.name, at.name_len) >= 0)
                 return damaged(e, DDB_ECORRUPT, err);
-            fx = !name_vs(at.name, at.name_len, ta) ? DDBI_SHAPE_TYPE : field_of(e, order, at.name, at.name_len);
+            if (k && k <= shape->n && k <= DDBI_SHAPE_MAX)
+                fi = shape->at[k - 1].next; /* where the previous name left the search */
+            fx = !name_vs(at.name, at.name_len, ta) ? DDBI_SHAPE_TYPE : field_of(e, order, &fi, at.name, at.name_len);
             /* the shape ends here: the names after this one are checked too */
             shape->n = k < DDBI_SHAPE_MAX ? k + 1 : DDBI_SHAPE_MAX;
             if (k < DDBI_SHAPE_MAX)
-                shape->at[k] = (ddbi_ent_shape_at){at.name, at.name_len, fx};
+                shape->at[k] = (ddbi_ent_shape_at){at.name, at.name_len, fx, fi};
         }
         prev = at.name;
         prev_len = at.name_len;
