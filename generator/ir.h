@@ -198,6 +198,7 @@ typedef struct ddbgen_ir_qparam {
     ddbgen_ir_num num;
     const char *ctype;            /* its C parameter type */
     bool in_filter;               /* a :value of the filter */
+    const char *cname;            /* its C parameter: name, or name_ when the generated function uses name */
 } ddbgen_ir_qparam;
 
 /* A key-condition field of a declared query: level = param (and hi). */

@@ -457,14 +457,22 @@ static size_t bind_value(X *x, P *ps, const expr_node *v, ddbgen_ir_type t, ddbg
         xerr(x, node_off(x, v), "':%s' cannot be a C parameter name", pname);
         return (size_t)-1;
     }
-    /* the generated function's own names */
+    /* the generated function's own names: such a placeholder's C parameter
+     * gets a '_' appended (callers never see parameter names) */
     static const char *const taken[] = {"db", "o", "a", "out", "err", "k", "hi", "kc", "r", "rc", "rc_", "ro",
                                         "names", "values", "v", "segment", "total_segments"};
+    char cname[sizeof pname + 8];
+    snprintf(cname, sizeof cname, "%s", pname);
     for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
-        if (is(taken[i], pname)) {
-            xerr(x, node_off(x, v), "':%s' would be a parameter named like one the generated function has: rename "
-                                    "it",
-                 pname);
+        if (is(taken[i], cname) && strlen(cname) + 1 < sizeof cname) {
+            strcat(cname, "_");
+            i = (size_t)-1; /* "rc" -> "rc_" is taken too: again */
+        }
+    }
+    for (size_t i = 0; i < ps->n; i++) {
+        if (is(ps->items[i].cname, cname)) {
+            xerr(x, node_off(x, v), "':%s' and ':%s' would both be the C parameter '%s': rename one", pname,
+                 ps->items[i].name, cname);
             return (size_t)-1;
         }
     }
@@ -481,7 +489,7 @@ static size_t bind_value(X *x, P *ps, const expr_node *v, ddbgen_ir_type t, ddbg
         return (size_t)-1;
     }
     ps->items = grown;
-    grown[ps->n] = (ddbgen_ir_qparam){rstr(x->r, pname), t, num, rstr(x->r, ctype), in_filter};
+    grown[ps->n] = (ddbgen_ir_qparam){rstr(x->r, pname), t, num, rstr(x->r, ctype), in_filter, rstr(x->r, cname)};
     return ps->n++;
 }
 

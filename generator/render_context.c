@@ -293,7 +293,10 @@ json_t *ddbgen__rc_params(const ddbgen_ir_param *params, size_t n)
         json_t *p = json_object();
         set(p, "path", json_string(params[i].path));
         set(p, "pname", c_ident(params[i].path, 0));
-        set(p, "ctype", json_string(f->chars ? "const char *" : f->ctype));
+        /* strings are taken as const char * (char[N] copied, char * pointed to, never written) */
+        bool str = !f->chars && f->type == DDBGEN_IR_S;
+        set(p, "ctype", json_string(f->chars || str ? "const char *" : f->ctype));
+        set(p, "str", json_boolean(str));
         if (f->chars) {
             set(p, "chars", json_true());
             set(p, "cname_lit", c_literal(params[i].path));

@@ -180,29 +180,31 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
 /* The statements that bind parameter p as :name into values. */
 static void bind_value(ddbgen_buf *b, const ddbgen_ir_qparam *p)
 {
+    const char *ph = p->name, *c = p->cname; /* the :placeholder, the C parameter */
     switch (p->type) {
     case DDBGEN_IR_S:
-        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_s(values, \":" FILTER_NS "%s\", %s);\n", p->name, p->name);
+        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_s(values, \":" FILTER_NS "%s\", %s);\n", ph, c);
         break;
     case DDBGEN_IR_BOOL:
-        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_bool(values, \":" FILTER_NS "%s\", %s);\n", p->name, p->name);
+        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_bool(values, \":" FILTER_NS "%s\", %s);\n", ph, c);
         break;
     case DDBGEN_IR_B:
-        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_b(values, \":" FILTER_NS "%s\", %s.data, %s.len);\n", p->name,
-                          p->name, p->name);
+        ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_b(values, \":" FILTER_NS "%s\", %s.data, %s.len);\n",
+                          ph, c, c);
         break;
     default:
         if (p->num == DDBGEN_IR_NUM_FLOAT)
             ddbgen_buf_printf(b,
                               "    if (!rc && !(rc = ddb_v_double(a, (double)%s, &v, err)))\n"
                               "        rc = ddb_item_set(values, \":" FILTER_NS "%s\", v);\n",
-                              p->name, p->name);
+                              c, ph);
         else if (p->num == DDBGEN_IR_NUM_UINT)
-            ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set(values, \":" FILTER_NS "%s\", ddb_v_u64(a, (uint64_t)%s));\n",
-                              p->name, p->name);
+            ddbgen_buf_printf(b,
+                              "    if (!rc)\n        rc = ddb_item_set(values, \":" FILTER_NS "%s\", ddb_v_u64(a, (uint64_t)%s));\n",
+                              ph, c);
         else
             ddbgen_buf_printf(b, "    if (!rc)\n        rc = ddb_item_set_i64(values, \":" FILTER_NS "%s\", (int64_t)%s);\n",
-                              p->name, p->name);
+                              ph, c);
     }
 }
 
@@ -250,7 +252,7 @@ static json_t *query_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_query *q)
     for (size_t i = 0; i < q->n_params; i++) {
         const ddbgen_ir_qparam *p = &q->params[i];
         json_t *po = json_object();
-        set(po, "pname", json_string(p->name));
+        set(po, "pname", json_string(p->cname));
         ctype_set(po, "ctype", p->ctype);
         json_array_append_new(params, po);
         any_float |= p->in_filter && p->type == DDBGEN_IR_N && p->num == DDBGEN_IR_NUM_FLOAT;
@@ -260,8 +262,8 @@ static json_t *query_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_query *q)
     ddbgen_buf keys = {0}, binds = {0};
     for (size_t i = 0; i < q->n_keyconds; i++) {
         const ddbgen_ir_qkey *c = &q->keyconds[i];
-        const char *lo = q->params[c->param].name;
-        const char *hi = c->param_hi != (size_t)-1 ? q->params[c->param_hi].name : lo;
+        const char *lo = q->params[c->param].cname;
+        const char *hi = c->param_hi != (size_t)-1 ? q->params[c->param_hi].cname : lo;
         assign(&keys, "k", c->level->path, c->level->field, lo);
         assign(&keys, "hi", c->level->path, c->level->field, hi);
     }

@@ -48,6 +48,7 @@ struct DDB_ENTITY(fleet, "Reading")
        DDB_COLLECTION("telemetry", "table")
        DDB_QUERY("hot", "table", "taken_at BETWEEN :from AND :to", "celsius > :min")
        DDB_QUERY("since", "table", "taken_at >= :t", "")
+       DDB_QUERY("band", "table", "", "celsius BETWEEN :lo AND :hi")   /* :hi is the C parameter hi_ */
 reading {
     char device_id[16];
     char taken_at[25];   /* 2024-03-04T10:00:00Z */

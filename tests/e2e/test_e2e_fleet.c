@@ -264,6 +264,8 @@ static void test_declared_queries_and_scans(void **state)
     assert_non_null(strstr(err.message, "#ddb_f0"));
     OK(reading_since(db, "d1", "2024-03-04T12:00:00Z", NULL, a, &rp, &err));
     assert_int_equal(rp.count, 3);
+    OK(reading_band(db, "d1", 20, 23, NULL, a, &rp, &err)); /* :lo, :hi (a name the function has itself) */
+    assert_int_equal(rp.count, 2);                         /* 20, 22.5 */
     OK(reading_table(db, "d1", reading_table_taken_at(DDB_ENT_SK_LT, "2024-03-04T12:00:00Z", NULL), NULL, a, &rp,
                      &err));
     assert_int_equal(rp.count, 2);

@@ -30,6 +30,11 @@ int typed_use(ddb *db, ddb_arena *a, ddb_error *err)
                             &dp, err);
     if (!rc)
         rc = reading_hot(db, "d1", "2024", "2025", 21.5, NULL, a, &rp, err);
+    /* a char * key field takes a const char * (the usual string) */
+    const char *site = "s1";
+    alert_page ap;
+    if (!rc)
+        rc = alert_open_at_site(db, site, alert_open_at_site_all(), NULL, a, &ap, err);
     return rc;
 #endif
 }

@@ -815,7 +815,7 @@ int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read
 }
 
 /* access pattern "ByEmail" on "ByEmail": "{email|lower}" */
-int user_ByEmail(ddb *db, char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
+int user_ByEmail(ddb *db, const char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err)
 {
     struct user k, hi;
@@ -826,7 +826,7 @@ int user_ByEmail(ddb *db, char * email, user_ByEmail_sk sk, const ddb_ent_read_o
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
     memset(&r, 0, sizeof r);
-    k.email = email;
+    k.email = (char *)email;
     if (sk.sk_level != 0)
         return shop_failed(DDB_EINVAL, "user_ByEmail: the index has no sort key", err);
     kc.op = DDB_ENT_SK_ALL;

@@ -498,7 +498,7 @@ static inline user_ByEmail_sk user_ByEmail_all(void)
     c.sk_level = 0;
     return c;
 }
-int user_ByEmail(ddb *db, char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
+int user_ByEmail(ddb *db, const char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
 
 /* Access pattern "by_country" of "User" on "LSI1": "ORG#{org}" / "{home.country|upper}#{created_at:020}".
