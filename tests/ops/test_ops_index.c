@@ -126,6 +126,47 @@ static void test_index_follows_puts(void **state)
                         "{\"lsk\":{\"S\":\"l\"},\"pk\":{\"S\":\"p\"},\"sk\":{\"S\":\"1\"}}\n");
 }
 
+/* API_Query, Select: ALL_ATTRIBUTES on an INCLUDE local index fetches each
+ * item from the table (read units on the table), and so does a projection
+ * naming an attribute the index does not hold; a KEYS_ONLY global index
+ * refuses ALL_ATTRIBUTES in DynamoDB's words (it cannot fetch). */
+static void test_index_select_all(void **state)
+{
+    ops_fx *fx = *state;
+    EXPECT_RC(DDB_OK, put(fx, T_IDX,
+                          J(fx, "{'pk':{'S':'p'},'sk':{'S':'1'},'lsk':{'S':'l'},'inc':{'N':'1'},'extra':{'S':'x'},"
+                                "'kpk':{'S':'k'}}"),
+                          NULL, NULL, DDB_RETURN_NONE, NULL, err));
+    ddb_query_params q = {.table = T_IDX, .index = "Lsi1", .pk = ddb_v_str(fx->a, "p"),
+                          .return_capacity = DDB_CAPACITY_INDEXES};
+    ddb_page pg;
+    EXPECT_RC(DDB_OK, ddb_query(fx->db, &q, fx->a, &pg, err));
+    assert_int_equal(pg.count, 1);
+    assert_null(ddb_item_get(pg.items[0], "extra"));
+    assert_true(pg.capacity.table_read == 0);
+    q.select_all = true;
+    EXPECT_RC(DDB_OK, ddb_query(fx->db, &q, fx->a, &pg, err));
+    assert_non_null(ddb_item_get(pg.items[0], "extra"));
+    assert_non_null(ddb_item_get(pg.items[0], "kpk"));
+    expect_units(pg.capacity.table_read, 0.5);
+    q.select_all = false;
+    q.projection = PRJ(fx, "sk, extra");
+    EXPECT_RC(DDB_OK, ddb_query(fx->db, &q, fx->a, &pg, err));
+    assert_string_equal(dump(fx, pg.items[0]), "{\"extra\":{\"S\":\"x\"},\"sk\":{\"S\":\"1\"}}");
+    q.projection = PRJ(fx, "sk, inc"); /* inc is projected: no fetch */
+    EXPECT_RC(DDB_OK, ddb_query(fx->db, &q, fx->a, &pg, err));
+    assert_true(pg.capacity.table_read == 0);
+    ddb_scan_params sc = {.table = T_IDX, .index = "Lsi1", .select_all = true};
+    EXPECT_RC(DDB_OK, ddb_scan(fx->db, &sc, fx->a, &pg, err));
+    assert_int_equal(pg.count, 1);
+    assert_non_null(ddb_item_get(pg.items[0], "extra"));
+    ddb_query_params g = {.table = T_IDX, .index = "Gsi2", .pk = ddb_v_str(fx->a, "k"), .select_all = true};
+    EXPECT_ERR(DDB_EVALIDATION,
+               "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global "
+               "secondary index Gsi2 because its projection type is not ALL",
+               ddb_query(fx->db, &g, fx->a, &pg, err));
+}
+
 /* Writes refused because of an index key leave every index untouched. */
 static void test_index_refusals(void **state)
 {
@@ -160,5 +201,6 @@ const struct CMUnitTest ops_index_tests[] = {
     cmocka_unit_test_setup_teardown(test_index_follows_updates, ops_setup, ops_teardown),
     cmocka_unit_test_setup_teardown(test_index_follows_puts, ops_setup, ops_teardown),
     cmocka_unit_test_setup_teardown(test_index_refusals, ops_setup, ops_teardown),
+    cmocka_unit_test_setup_teardown(test_index_select_all, ops_setup, ops_teardown),
 };
 const size_t ops_index_count = sizeof ops_index_tests / sizeof *ops_index_tests;

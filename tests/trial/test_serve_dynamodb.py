@@ -257,6 +257,32 @@ def run(c):
                 ExpressionAttributeValues={":g": {"S": "none"}})
     check(r["Count"] == 0, "ALL_ATTRIBUTES on an ALL GSI is fine: %r" % r)
 
+    # API_Query / API_Scan, Select: on a local secondary index that does not project every
+    # attribute, ALL_ATTRIBUTES -- or a ProjectionExpression naming an attribute it does not
+    # hold -- fetches each item from the table, its read units counted on the table
+    c.create_table(TableName="TrialLsi", BillingMode="PAY_PER_REQUEST",
+                   AttributeDefinitions=[{"AttributeName": a, "AttributeType": t}
+                                         for a, t in (("pk", "S"), ("sk", "S"), ("at", "N"))],
+                   KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+                   LocalSecondaryIndexes=[{"IndexName": "ByAt", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                                              {"AttributeName": "at", "KeyType": "RANGE"}],
+                                           "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+    for i in range(3):
+        put(TableName="TrialLsi", Item={"pk": {"S": "p"}, "sk": {"S": "s%d" % i}, "at": {"N": str(10 - i)},
+                                        "body": {"S": "text %d" % i}})
+    kc = {"KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "p"}}}
+    r = c.query(TableName="TrialLsi", IndexName="ByAt", **kc)
+    check([sorted(i) for i in r["Items"]] == [["at", "pk", "sk"]] * 3, "KEYS_ONLY by default: %r" % r["Items"])
+    r = c.query(TableName="TrialLsi", IndexName="ByAt", Select="ALL_ATTRIBUTES", ReturnConsumedCapacity="INDEXES", **kc)
+    check([i.get("body", {}).get("S") for i in r["Items"]] == ["text 2", "text 1", "text 0"],
+          "ALL_ATTRIBUTES fetches the items, in index order: %r" % r["Items"])
+    check(r["ConsumedCapacity"].get("Table", {}).get("CapacityUnits", 0) > 0, "the fetches are read from the table: %r"
+          % r["ConsumedCapacity"])
+    r = c.query(TableName="TrialLsi", IndexName="ByAt", ProjectionExpression="sk, body", **kc)
+    check(r["Items"][0] == {"sk": {"S": "s2"}, "body": {"S": "text 2"}}, "a projection fetches: %r" % r["Items"][0])
+    r = c.scan(TableName="TrialLsi", IndexName="ByAt", Select="ALL_ATTRIBUTES")
+    check(sorted(i["body"]["S"] for i in r["Items"]) == ["text 0", "text 1", "text 2"], "Scan fetches too: %r" % r)
+
     # --- transactions (API_TransactWriteItems: CancellationReasons, one per action, in order)
     fails("one item twice in a transaction", "ValidationException",
           "Transaction request cannot include multiple operations on one item",

@@ -597,6 +597,12 @@ typedef struct ddb_query_params {
     const ddb_item *values;     /* ExpressionAttributeValues (key condition, filter) */
     /* KeyConditionExpression: when set, it gives pk / sk_op / sk1 / sk2 */
     const ddb_expr *key_condition;
+    /* Select ALL_ATTRIBUTES: on a local secondary index that does not
+     * project every attribute, each item is read whole from the table
+     * (DynamoDB's fetch; its read units are added to the table's capacity).
+     * A projection naming an attribute the LSI does not hold fetches the
+     * same way without it.  A GSI cannot fetch. */
+    bool select_all;
 } ddb_query_params;
 
 typedef struct ddb_scan_params {
@@ -612,6 +618,7 @@ typedef struct ddb_scan_params {
     const ddb_expr *filter;
     const ddb_expr *projection;
     const ddb_item *values;
+    bool select_all; /* as ddb_query_params.select_all */
 } ddb_scan_params;
 
 /* One page of results, in arena memory. */

@@ -89,7 +89,7 @@ int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value
     return *pk && (!x->sk || *sk) ? 1 : 0;
 }
 
-static bool projects(const ddb_table_rt *t, const ddb_index_rt *x, const char *name)
+bool ddbi_keys_index_projects(const ddb_table_rt *t, const ddb_index_rt *x, const char *name)
 {
     if (x->proj == DDB_PROJ_ALL)
         return true;
@@ -109,7 +109,7 @@ size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, co
     const ddb_value *m = ddb_item_map(item);
     size_t n = 0;
     for (uint32_t i = 0; i < m->len; i++)
-        if (projects(t, x, m->u.m[i].name))
+        if (ddbi_keys_index_projects(t, x, m->u.m[i].name))
             n += m->u.m[i].name_len + ddb_value_size(m->u.m[i].value);
     return n;
 }
@@ -121,7 +121,7 @@ ddb_item *ddbi_keys_project_index(ddb_arena *a, const ddb_table_rt *t, const ddb
     ddb_item *out = ddb_item_new(a);
     const ddb_value *m = ddb_item_map(item);
     for (uint32_t i = 0; out && i < m->len; i++)
-        if (projects(t, x, m->u.m[i].name) && ddb_item_set(out, m->u.m[i].name, m->u.m[i].value))
+        if (ddbi_keys_index_projects(t, x, m->u.m[i].name) && ddb_item_set(out, m->u.m[i].name, m->u.m[i].value))
             return NULL;
     return out;
 }

@@ -34,6 +34,8 @@ size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **in
  * any of the expressions (NULLs skipped): DynamoDB's "Key attributes must
  * be scalars; ..." (ddbi_expr_check_key_paths). */
 int ddbi_keys_check_paths(const ddb_table_rt *t, const ddb_expr *const *exprs, size_t n, ddb_error *err);
+/* Whether index x holds attribute name (its projection, or a key). */
+bool ddbi_keys_index_projects(const ddb_table_rt *t, const ddb_index_rt *x, const char *name);
 /* Size of the attributes an index projects from item. */
 size_t ddbi_keys_projected_size(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *item);
 /* A new item in arena a with the attributes index x projects. */

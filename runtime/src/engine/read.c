@@ -230,7 +230,32 @@ typedef struct pager {
     const ddb_expr *filter;     /* FilterExpression: decides what is returned, not what is read */
     const ddb_expr *projection; /* ProjectionExpression */
     const ddb_item *values;
+    bool fetch;                 /* an LSI result is read whole from the table (lsi_fetch) */
+    bool consistent;
+    double fetched;             /* the table's read units of those fetches */
 } pager;
+
+/* API_Query / API_Scan, Select: on a local secondary index that does not
+ * project every attribute, ALL_ATTRIBUTES -- or a projection naming an
+ * attribute the index does not hold -- makes DynamoDB fetch each item from
+ * the table, one read of the item's size each.  (The engine has the item
+ * at hand: an index entry points to it.) */
+static bool lsi_fetch(const ddb_table_rt *t, const ddb_index_rt *x, bool select_all, const ddb_expr *projection,
+                      const char *const *attrs, size_t n_attrs)
+{
+    if (!x || !x->local || x->proj == DDB_PROJ_ALL)
+        return false;
+    if (select_all)
+        return true;
+    const char *const *names = attrs;
+    size_t n = attrs ? n_attrs : 0;
+    if (projection)
+        ddbi_expr_top_level_names(projection, &names, &n);
+    for (size_t i = 0; i < n; i++)
+        if (!ddbi_keys_index_projects(t, x, names[i]))
+            return true;
+    return false;
+}
 
 /* A Query or Scan of the table reads most of each leaf page it enters (an
  * item collection is contiguous): ask for the whole page at once, so that
@@ -346,6 +371,7 @@ static int take(pager *p, cand *c)
     ddb_item *it = c->item;
     size_t size = c->size;
     /* size is the stored item's size: what an ALL projection holds too */
+    size_t whole = size;
     if (p->x && p->x->proj != DDB_PROJ_ALL)
         size = ddbi_keys_projected_size(p->t, p->x, it);
     if (p->page->scanned_count && p->bytes + size > DDB_PAGE_MAX) {
@@ -361,7 +387,9 @@ static int take(pager *p, cand *c)
     p->last.rkey = c->rkey;
     if (p->limit && p->page->scanned_count >= p->limit)
         p->full = true;
-    ddb_item *out = !it ? NULL : p->x ? ddbi_keys_project_index(p->a, p->t, p->x, it) : it;
+    if (p->fetch)
+        p->fetched += ddbi_read_units(whole, p->consistent);
+    ddb_item *out = !it ? NULL : p->x && !p->fetch ? ddbi_keys_project_index(p->a, p->t, p->x, it) : it;
     if (it && !out)
         return ddbi_fail_oom(p->err, __func__);
     if (p->filter) {
@@ -424,9 +452,11 @@ static int key_of(pager *p, ddb_item **out)
     return DDB_OK;
 }
 
-/* The index a Query or Scan reads (NULL name: the table itself). */
-static int read_index(const ddb_table_rt *t, const char *name, bool consistent, const ddb_index_rt **x,
-                      ddb_error *err)
+/* The index a Query or Scan reads (NULL name: the table itself).  A GSI
+ * cannot fetch from its table, so Select ALL_ATTRIBUTES needs it to project
+ * ALL (API_Query, Select; DynamoDB's words as boto3 reports them). */
+static int read_index(const ddb_table_rt *t, const char *name, bool consistent, bool select_all,
+                      const ddb_index_rt **x, ddb_error *err)
 {
     *x = NULL;
     if (name && !(*x = ddbi_table_index(t, name)))
@@ -434,6 +464,11 @@ static int read_index(const ddb_table_rt *t, const char *name, bool consistent, 
                         t->name);
     if (*x && !(*x)->local && consistent)
         return ddbi_fail(err, DDB_EVALIDATION, "Consistent reads are not supported on global secondary indexes (%s)",
+                        (*x)->name);
+    if (*x && !(*x)->local && select_all && (*x)->proj != DDB_PROJ_ALL)
+        return ddbi_fail(err, DDB_EVALIDATION,
+                        "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for "
+                        "global secondary index %s because its projection type is not ALL",
                         (*x)->name);
     return DDB_OK;
 }
@@ -580,7 +615,7 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
         goto done;
     const ddb_index_rt *x = NULL;
     const ddb_expr *qex[3] = {q->key_condition, q->filter, q->projection};
-    if ((rc = read_index(t, q->index, q->consistent, &x, err)) || (rc = ddbi_keys_check_paths(t, qex, 3, err)))
+    if ((rc = read_index(t, q->index, q->consistent, q->select_all, &x, err)) || (rc = ddbi_keys_check_paths(t, qex, 3, err)))
         goto done;
     ddb_query_params mapped;
     if (q->key_condition) {
@@ -713,7 +748,9 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
     }
     pager p = {.db = db, .txn = txn, .t = t, .x = x, .a = a, .page = out, .limit = q->limit,
                .attrs = q->attributes, .n_attrs = q->n_attributes, .records = recs != NULL, .err = err,
-               .filter = q->filter, .projection = q->projection, .values = q->values};
+               .filter = q->filter, .projection = q->projection, .values = q->values,
+               .fetch = lsi_fetch(t, x, q->select_all, q->projection, q->attributes, q->n_attributes),
+               .consistent = q->consistent};
     MDB_val k, d;
     int g;
     if (!q->backward) {
@@ -812,8 +849,10 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
         double units = ddbi_read_units(p.bytes, q->consistent);
         uint64_t hash = ddbi_key_hash(lo);
         if (!rc)
-            rc = ddbi_part_charge(db, t, ddbi_part_of(t, hash), units, 0, err);
+            rc = ddbi_part_charge(db, t, ddbi_part_of(t, hash), units + p.fetched, 0, err);
         ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
+        if (p.fetched)
+            ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, q->return_capacity);
     }
 done:
     if (run != &run1)
@@ -870,7 +909,7 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
         goto done;
     const ddb_index_rt *x = NULL;
     const ddb_expr *sex[2] = {sc->filter, sc->projection};
-    if ((rc = read_index(t, sc->index, sc->consistent, &x, err)) || (rc = ddbi_keys_check_paths(t, sex, 2, err)))
+    if ((rc = read_index(t, sc->index, sc->consistent, sc->select_all, &x, err)) || (rc = ddbi_keys_check_paths(t, sex, 2, err)))
         goto done;
     /* segment = a contiguous range of partition hashes */
     uint64_t seg_lo = (uint64_t)(((unsigned __int128)sc->segment << 64) / nseg);
@@ -904,7 +943,9 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     }
     pager p = {.db = db, .txn = txn, .t = t, .x = x, .a = a, .page = out, .limit = sc->limit,
                .attrs = sc->attributes, .n_attrs = sc->n_attributes, .err = err, .filter = sc->filter,
-               .projection = sc->projection, .values = sc->values};
+               .projection = sc->projection, .values = sc->values,
+               .fetch = lsi_fetch(t, x, sc->select_all, sc->projection, sc->attributes, sc->n_attributes),
+               .consistent = sc->consistent};
     MDB_val k = {startlen, start}, d;
     int g;
     if (sc->start_key && x) {
@@ -956,6 +997,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
         if (!rc && !x)
             rc = ddbi_part_charge(db, t, ddbi_part_of(t, first_hash), units, 0, err);
         ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, sc->return_capacity);
+        if (p.fetched)
+            ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, sc->return_capacity);
     }
 done:
     if (cur)

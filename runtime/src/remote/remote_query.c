@@ -127,6 +127,7 @@ static int query_once(ddb_remote *r, const ddb_query_params *qp, ddb_arena *a, d
         (qp->backward && (rc = ddbi_rq_bool(q.j, "ScanIndexForward", false, err))) ||
         (qp->consistent && (rc = ddbi_rq_bool(q.j, "ConsistentRead", true, err))) ||
         (qp->start_key && (rc = ddbi_rq_item(q.j, "ExclusiveStartKey", qp->start_key, err))) ||
+        (qp->select_all && !qp->projection && !qp->attributes && (rc = ddbi_rq_str(q.j, "Select", "ALL_ATTRIBUTES", err))) ||
         (rc = ddbi_rq_capacity(q.j, qp->return_capacity, err)))
         goto done;
     if (!(rc = ddbi_remote_call(r, "Query", q.j, &resp, NULL, err)))
@@ -176,6 +177,7 @@ int ddbi_remote_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_pag
         (s->limit && (rc = ddbi_rq_int(q.j, "Limit", s->limit, err))) ||
         (s->consistent && (rc = ddbi_rq_bool(q.j, "ConsistentRead", true, err))) ||
         (s->start_key && (rc = ddbi_rq_item(q.j, "ExclusiveStartKey", s->start_key, err))) ||
+        (s->select_all && !s->projection && !s->attributes && (rc = ddbi_rq_str(q.j, "Select", "ALL_ATTRIBUTES", err))) ||
         (s->total_segments && ((rc = ddbi_rq_int(q.j, "Segment", s->segment, err)) ||
                                (rc = ddbi_rq_int(q.j, "TotalSegments", s->total_segments, err)))) ||
         (rc = ddbi_rq_capacity(q.j, s->return_capacity, err)))

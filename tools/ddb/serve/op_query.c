@@ -15,30 +15,9 @@ typedef struct read_args {
     const char **attributes;
     size_t n_attributes;
     uint64_t limit;
-    bool consistent, count_only;
+    bool consistent, count_only, select_all;
     ddb_return_capacity rc;
 } read_args;
-
-/* API_Query / API_Scan, Select: ALL_ATTRIBUTES on a global secondary index
- * that does not project every attribute is refused, in DynamoDB's words (a
- * GSI cannot fetch from its table).  An unknown table or index is left to
- * the read, which answers it. */
-static int check_select_all(serve_req *r, const read_args *q)
-{
-    ddb_table_desc *d;
-    ddb_error e = {0};
-    if (ddb_describe_table(r->srv->db, q->table, r->a, &d, &e))
-        return 0;
-    for (size_t i = 0; i < d->def.n_indexes; i++) {
-        const ddb_index_def *x = &d->def.indexes[i];
-        if (strcmp(x->name, q->index) == 0 && !x->local && x->projection != DDB_PROJ_ALL)
-            return serve_validation(r,
-                                    "One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not "
-                                    "supported for global secondary index %s because its projection type is not ALL",
-                                    x->name);
-    }
-    return 0;
-}
 
 static int read_common(serve_req *r, read_args *q, const char *const *legacy, const char *instead)
 {
@@ -75,8 +54,8 @@ static int read_common(serve_req *r, read_args *q, const char *const *legacy, co
                                     select);
         if (strcmp(select, "ALL_PROJECTED_ATTRIBUTES") == 0 && !q->index)
             return serve_validation(r, "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName");
-        if (strcmp(select, "ALL_ATTRIBUTES") == 0 && q->index && check_select_all(r, q))
-            return -1;
+        /* the engine refuses it on a GSI that cannot fetch, and fetches on an LSI */
+        q->select_all = strcmp(select, "ALL_ATTRIBUTES") == 0;
     }
     if (q->projection && q->attributes)
         return serve_validation(r, "Can not use both expression and non-expression parameters in the same request: "
@@ -141,6 +120,7 @@ int op_query(serve_req *r)
         .projection = q.projection,
         .values = q.values,
         .key_condition = key,
+        .select_all = q.select_all,
     };
     ddb_page page;
     memset(&page, 0, sizeof page);
@@ -179,6 +159,7 @@ int op_scan(serve_req *r)
         .filter = q.filter,
         .projection = q.projection,
         .values = q.values,
+        .select_all = q.select_all,
     };
     ddb_page page;
     memset(&page, 0, sizeof page);
