@@ -255,6 +255,9 @@ int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err);
 /* patch / upsert (as organization_patch / organization_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int organization_tx_patch(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* organization_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int organization_tx_update_fields(ddb_ent_tx *tx, struct organization *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int organization_tx_upsert(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int organization_tx_require(ddb_ent_tx *tx, const char *name, bool exists,
@@ -417,6 +420,9 @@ int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_er
 /* patch / upsert (as user_patch / user_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int user_tx_patch(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* user_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int user_tx_update_fields(ddb_ent_tx *tx, struct user *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int user_tx_upsert(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool exists,
@@ -660,6 +666,9 @@ int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err
 /* patch / upsert (as order_patch / order_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int order_tx_patch(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* order_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int order_tx_update_fields(ddb_ent_tx *tx, struct order *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int order_tx_upsert(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int order_tx_require(ddb_ent_tx *tx, const char *org, uint64_t id, bool exists,
@@ -868,6 +877,9 @@ int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err);
 /* patch / upsert (as product_patch / product_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int product_tx_patch(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* product_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int product_tx_update_fields(ddb_ent_tx *tx, struct product *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int product_tx_upsert(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int product_tx_require(ddb_ent_tx *tx, const char *sku, bool exists,
@@ -1041,6 +1053,9 @@ int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err);
 /* patch / upsert (as audit_event_patch / audit_event_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int audit_event_tx_patch(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* audit_event_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int audit_event_tx_update_fields(ddb_ent_tx *tx, struct audit_event *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int audit_event_tx_upsert(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int audit_event_tx_require(ddb_ent_tx *tx, const char *event_id, bool exists,
