@@ -215,9 +215,13 @@ typedef struct organization_page {
     const char *cursor;
 } organization_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int organization_put(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int organization_create(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int organization_update(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -377,9 +381,14 @@ typedef struct user_page {
     const char *cursor;
 } user_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one), ConditionExpression version = :version (version 0 in obj:
+ * attribute_not_exists(PK)); DDB_ECONDITION when the stored version differs. */
 int user_put(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int user_create(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int user_update(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -626,9 +635,13 @@ typedef struct order_page {
     const char *cursor;
 } order_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int order_put(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int order_create(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int order_update(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -836,9 +849,13 @@ typedef struct product_page {
     const char *cursor;
 } product_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int product_put(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int product_create(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int product_update(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -1013,9 +1030,13 @@ typedef struct audit_event_page {
     const char *cursor;
 } audit_event_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int audit_event_put(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(id): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int audit_event_create(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int audit_event_update(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
