@@ -309,6 +309,7 @@ static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
 static void whole_ctx(json_t *o, const ddbgen_ir_entity *e)
 {
     ddbgen_buf ps = {0}, pr = {0}, us = {0}, not_sent = {0}, ver = {0};
+    const char *created = NULL;
     const char *pk = e->keys[0].index->pk.attr;
     ddbgen_buf_printf(&us, ", %s = \"%s\"", e->table->type_attr, e->name);
     for (size_t i = 0; i < e->n_fields; i++) {
@@ -329,6 +330,7 @@ static void whole_ctx(json_t *o, const ddbgen_ir_entity *e)
             continue;
         }
         if (f->created_at) {
+            created = f->attr;
             ddbgen_buf_printf(&us, ", %s = if_not_exists(%s, :now)", f->attr, f->attr);
             ddbgen_buf_printf(&not_sent, ", %s", f->name);
             continue;
@@ -367,6 +369,8 @@ static void whole_ctx(json_t *o, const ddbgen_ir_entity *e)
     set(o, "has_version", json_boolean(ver.len > 0));
     set(o, "version_attr", json_string(ver.len ? ddbgen_buf_str(&ver) : ""));
     set(o, "pk_attr", json_string(pk));
+    set(o, "has_created_at", json_boolean(created != NULL));
+    set(o, "created_attr", json_string(created ? created : ""));
     ddbgen_buf_free(&ps);
     ddbgen_buf_free(&pr);
     ddbgen_buf_free(&us);

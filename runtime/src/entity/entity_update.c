@@ -4,12 +4,15 @@
  * (create-only ones, created-at and defaults through if_not_exists), REMOVE
  * of absent optional ones, the derived attributes and index keys that
  * depend on them, updated-at, the version bump where the version's shard is
- * touched.  A declared update is the caller's UpdateExpression with
- * updated-at and the version bump added.  Alone each goes through
- * ddbi_ent_single (one UpdateItem, or one transaction); in a caller's
- * transaction it adds its operations.  Calls the public item API and this
- * room's templates, marshalling, keys, stamps, uniqueness items, expression
- * builder and transactions. */
+ * touched.  A declared update (ddb_ent_update; DDB_UPDATE's are lowered onto
+ * it by entity_declared.c) is the caller's UpdateExpression per shard item
+ * with updated-at and the version bump added.  A caller's condition is
+ * checked on the shard item it reads: inside that item's UpdateItem, or as
+ * a ConditionCheck (entity_check.c) when the update does not write it.
+ * Alone each goes through ddbi_ent_single (one UpdateItem, or one
+ * transaction); in a caller's transaction it adds its operations.  Calls the
+ * public item API and this room's templates, marshalling, keys, stamps,
+ * uniqueness items, expression builder, checks and transactions. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"

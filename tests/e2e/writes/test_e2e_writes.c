@@ -538,6 +538,15 @@ static void test_patch_upsert_in_transactions(void **state)
     OK(device_get(db, "x1", NULL, a, &got, &err));
     assert_int_equal(got.battery, 11);
     assert_int_equal(got.rev, 2);
+    /* update-fields in a transaction: only the masked field (and the stamp, the version) */
+    got.battery = 12;
+    snprintf(got.site, sizeof got.site, "lviv"); /* not in the mask: not written */
+    OK(device_tx_update_fields(tx, &got, DDB_FIELDS(DEVICE_FN_BATTERY), NULL, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    OK(device_get(db, "x1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 12);
+    assert_string_equal(got.site, "berlin");
+    assert_int_equal(got.rev, 3);
     OK(device_get(db, "x2", NULL, a, &got, &err));
     assert_int_equal(got.battery, 100);
     assert_int_equal(got.rev, 1);

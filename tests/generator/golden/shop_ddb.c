@@ -322,6 +322,12 @@ int organization_tx_patch(ddb_ent_tx *tx, struct organization *obj, const ddb_en
     return ddb_ent_tx_update_mask(tx, &organization_entity, obj, NULL, c, err);
 }
 
+int organization_tx_update_fields(ddb_ent_tx *tx, struct organization *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &organization_entity, obj, &fields, c, err);
+}
+
 int organization_tx_upsert(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
     return ddb_ent_tx_upsert(tx, &organization_entity, obj, c, err);
@@ -631,6 +637,12 @@ int user_upsert(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *
 int user_tx_patch(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
     return ddb_ent_tx_update_mask(tx, &user_entity, obj, NULL, c, err);
+}
+
+int user_tx_update_fields(ddb_ent_tx *tx, struct user *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &user_entity, obj, &fields, c, err);
 }
 
 int user_tx_upsert(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
@@ -1132,6 +1144,12 @@ int order_tx_patch(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, 
     return ddb_ent_tx_update_mask(tx, &order_entity, obj, NULL, c, err);
 }
 
+int order_tx_update_fields(ddb_ent_tx *tx, struct order *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &order_entity, obj, &fields, c, err);
+}
+
 int order_tx_upsert(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
     return ddb_ent_tx_upsert(tx, &order_entity, obj, c, err);
@@ -1446,6 +1464,12 @@ int product_tx_patch(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond 
     return ddb_ent_tx_update_mask(tx, &product_entity, obj, NULL, c, err);
 }
 
+int product_tx_update_fields(ddb_ent_tx *tx, struct product *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &product_entity, obj, &fields, c, err);
+}
+
 int product_tx_upsert(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
     return ddb_ent_tx_upsert(tx, &product_entity, obj, c, err);
@@ -1740,6 +1764,12 @@ int audit_event_upsert(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, 
 int audit_event_tx_patch(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
     return ddb_ent_tx_update_mask(tx, &audit_event_entity, obj, NULL, c, err);
+}
+
+int audit_event_tx_update_fields(ddb_ent_tx *tx, struct audit_event *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err)
+{
+    return ddb_ent_tx_update_mask(tx, &audit_event_entity, obj, &fields, c, err);
 }
 
 int audit_event_tx_upsert(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)

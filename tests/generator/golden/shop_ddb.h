@@ -215,9 +215,13 @@ typedef struct organization_page {
     const char *cursor;
 } organization_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int organization_put(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int organization_create(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int organization_update(ddb *db, struct organization *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -255,6 +259,9 @@ int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err);
 /* patch / upsert (as organization_patch / organization_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int organization_tx_patch(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* organization_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int organization_tx_update_fields(ddb_ent_tx *tx, struct organization *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int organization_tx_upsert(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int organization_tx_require(ddb_ent_tx *tx, const char *name, bool exists,
@@ -374,9 +381,14 @@ typedef struct user_page {
     const char *cursor;
 } user_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one), ConditionExpression version = :version (version 0 in obj:
+ * attribute_not_exists(PK)); DDB_ECONDITION when the stored version differs. */
 int user_put(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int user_create(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int user_update(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -417,6 +429,9 @@ int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_er
 /* patch / upsert (as user_patch / user_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int user_tx_patch(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* user_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int user_tx_update_fields(ddb_ent_tx *tx, struct user *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int user_tx_upsert(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool exists,
@@ -620,9 +635,13 @@ typedef struct order_page {
     const char *cursor;
 } order_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int order_put(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int order_create(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int order_update(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -660,6 +679,9 @@ int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err
 /* patch / upsert (as order_patch / order_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int order_tx_patch(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* order_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int order_tx_update_fields(ddb_ent_tx *tx, struct order *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int order_tx_upsert(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int order_tx_require(ddb_ent_tx *tx, const char *org, uint64_t id, bool exists,
@@ -827,9 +849,13 @@ typedef struct product_page {
     const char *cursor;
 } product_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int product_put(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(PK): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int product_create(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int product_update(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -868,6 +894,9 @@ int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err);
 /* patch / upsert (as product_patch / product_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int product_tx_patch(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* product_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int product_tx_update_fields(ddb_ent_tx *tx, struct product *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int product_tx_upsert(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int product_tx_require(ddb_ent_tx *tx, const char *sku, bool exists,
@@ -1001,9 +1030,13 @@ typedef struct audit_event_page {
     const char *cursor;
 } audit_event_page;
 
-/* Create or replace (derived fields are computed into obj). */
+/* Put: create or replace the whole item (derived fields are computed into obj).
+ * Sends PutItem of every attribute (one per shard item; one TransactWriteItems when
+ * more than one). */
 int audit_event_put(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* Create; DDB_ECONDITION when it exists.  Fills generated ids into obj. */
+/* Create: PutItem (one per shard item; one TransactWriteItems when more than one) with
+ * ConditionExpression attribute_not_exists(id): DDB_ECONDITION when it exists.
+ * Fills generated ids, defaults and time stamps into obj. */
 int audit_event_create(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* Rewrite every field of an existing item; DDB_ENOTFOUND when absent. */
 int audit_event_update(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
@@ -1041,6 +1074,9 @@ int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err);
 /* patch / upsert (as audit_event_patch / audit_event_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int audit_event_tx_patch(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+/* audit_event_update_fields in a transaction: the fields in `fields`, their derived fields and index keys. */
+int audit_event_tx_update_fields(ddb_ent_tx *tx, struct audit_event *obj, ddb_ent_mask fields, const ddb_ent_tx_cond *c,
+                               ddb_error *err);
 int audit_event_tx_upsert(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
 /* ConditionCheck: the item must exist (exists) or must not. */
 int audit_event_tx_require(ddb_ent_tx *tx, const char *event_id, bool exists,
