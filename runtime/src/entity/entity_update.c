@@ -165,9 +165,11 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
         int ks = e->n_shards && kd->shard >= 0 ? kd->shard : 0;
         if (!in && mode == DDBI_UPD_UPSERT)
             continue;
-        /* an LSI's partition key is the table's: fixed, never sent */
+        /* a key attribute that is also the table's (an LSI's partition key,
+         * either key of an inverted GSI) is fixed by the primary key: never sent */
         if ((!ddbi_ent_table_key_attr(e, kd->pk_attr) && upd_set(&u[ks], kd->pk_attr, in ? pk : NULL, false)) ||
-            (kd->sk_attr && upd_set(&u[ks], kd->sk_attr, in ? sk : NULL, false)))
+            (kd->sk_attr && !ddbi_ent_table_key_attr(e, kd->sk_attr) &&
+             upd_set(&u[ks], kd->sk_attr, in ? sk : NULL, false)))
             return ddbi_fail_oom(err, __func__);
         touched[ks] = true;
     }

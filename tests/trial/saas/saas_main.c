@@ -253,10 +253,15 @@ static void users(ddb *db, ddb_arena *a)
     int64_t created = u.created_ms;
     u.logins = 7;
     OK(user_update(db, &u, NULL, NULL, &err));
-    /* (user_put, an UpdateItem here, is not checked while trial finding T1b is
-     * open: it still SETs PK, the sort key attribute of the Inverted GSI) */
     OK(user_get(db, "acme", "u1", NULL, a, &u, &err));
     CHECK(u.created_ms == created && u.logins == 7, "update kept created_ms");
+    /* put of it (an UpdateItem: created-at kept) sends neither key of the
+     * Inverted GSI, both the table's own (trial finding T1b) */
+    now_ms += 5000;
+    u.logins = 8;
+    OK(user_put(db, &u, NULL, NULL, &err));
+    OK(user_get(db, "acme", "u1", NULL, a, &u, &err));
+    CHECK(u.created_ms == created && u.logins == 8, "put kept created_ms");
     struct user ghost = {.org_id = "acme", .user_id = "nobody", .joined = "2025-01-01"};
     RC(DDB_ENOTFOUND, user_update(db, &ghost, NULL, NULL, &err));
 }
