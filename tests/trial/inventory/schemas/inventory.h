@@ -30,7 +30,7 @@ struct DDB_ENTITY(inv, "Sku")
        DDB_UPDATE("reprice", "SET price_cents = :p")
        DDB_UPDATE("retitle", "SET title = :t")
        DDB_CONDITION("in_stock", "on_hand > :min")
-       DDB_QUERY("cat_range", "in_warehouse", "category BETWEEN :from_cat AND :to_cat")
+       DDB_QUERY("cat_range", "in_warehouse", "category BETWEEN :lo AND :hi")
        DDB_QUERY("by_prefix", "in_warehouse", "begins_with(category, :c)", "attribute_exists(description)")
 sku {
     char sku[16];
