@@ -144,11 +144,11 @@ int ddbi_ent_shard_of(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a
     const char *sfx = ddbi_ent_shard_suffix(e);
     size_t sl = strlen(sfx), base = 0;
     *shard = -1;
-    for (uint16_t s = 0; pk && sk && sk->type == DDB_TS && s < e->n_shards; s++) {
+    for (uint16_t s = 0; pk && sk && sk->type == DDB_TS && *shard < 0 && s < e->n_shards; s++) {
         size_t il = strlen(e->shards[s]);
         if (sk->len > sl + il && !memcmp(sk->u.s + sk->len - il, e->shards[s], il) &&
-            !memcmp(sk->u.s + sk->len - il - sl, sfx, sl) && sk->len - il - sl >= base) {
-            *shard = s; /* the longest base wins: an id may end in another ("B", "AB") */
+            !memcmp(sk->u.s + sk->len - il - sl, sfx, sl)) {
+            *shard = s; /* the first id that fits, as the reader's groups tell them */
             base = sk->len - il - sl;
         }
     }
