@@ -1,3 +1,6 @@
+/* Helpers of the engine-operation tests (tests/ops), declared in ops_util.h:
+ * the fixture's tables, items written as DynamoDB JSON, prepared expressions,
+ * exact comparisons. Calls the public API (<ddb/ddb.h>, <ddb/json.h>) only. */
 #include "ops_util.h"
 
 #include <ddb/json.h>

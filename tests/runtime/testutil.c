@@ -1,3 +1,6 @@
+/* Helpers shared by the runtime tests (testutil.h): a fresh database
+ * directory per test (tu_open / tu_rmdir) and items built from name/value
+ * lists (tu_item). Calls the public API only. */
 #include "testutil.h"
 
 #include <stdio.h>

@@ -1,3 +1,6 @@
+/* Helpers of the stream and TTL tests (stream_util.h): databases on a
+ * settable clock, tables with a stream view and TTL attribute, reading a
+ * whole stream back. Calls the public API only. */
 #include "stream_util.h"
 
 #include <stdio.h>

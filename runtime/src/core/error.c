@@ -1,3 +1,6 @@
+/* core/error.c — the DDB_E* code names (ddb_strerror) and filling a caller's
+ * ddb_error with a formatted message (ddbi_fail, ddbi_fail_oom). Room core: calls
+ * only the C library. */
 #include "core/error.h"
 
 #include <stdarg.h>
