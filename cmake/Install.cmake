@@ -13,7 +13,9 @@
 #   lib/cmake/ddbgen/                       find_package(ddbgen): targets,
 #                                           version, ddbgen_add_module()
 #   share/doc/ddbgen/*.md                   the documentation (docs/): the
-#                                           schema language, the architecture
+#                                           schema language, the architecture,
+#                                           the model, streams, remote, serve,
+#                                           error conformance
 #
 # Everything is relocatable: `cmake --install build --prefix DIR` works, and
 # the installed tree can be moved.
@@ -32,6 +34,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/templates/ DESTINATION ${DDBGEN_INSTALL_TE
 install(FILES ${CMAKE_SOURCE_DIR}/docs/SCHEMA.md ${CMAKE_SOURCE_DIR}/docs/ARCHITECTURE.md
               ${CMAKE_SOURCE_DIR}/docs/MODEL.md ${CMAKE_SOURCE_DIR}/docs/STREAMS.md
               ${CMAKE_SOURCE_DIR}/docs/REMOTE.md ${CMAKE_SOURCE_DIR}/docs/SERVER.md
+              ${CMAKE_SOURCE_DIR}/docs/CONFORMANCE.md
   DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 install(EXPORT ddbgenTargets NAMESPACE ddbgen:: DESTINATION ${DDBGEN_INSTALL_CMAKEDIR})
