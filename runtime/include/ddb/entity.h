@@ -279,7 +279,7 @@ int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
 int ddb_ent_update_fields(ddb *db, const ddb_entity_desc *e, void *obj, const char *const *fields, size_t n_fields,
                           const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
-/* ---- Writes with declared semantics (issue 13; see docs/WRITES.md) -------- */
+/* ---- Writes with declared semantics (issue 13; docs/SCHEMA.md) ---------- */
 
 /* update-fields with a mask (DDB_FIELDS(...)): as ddb_ent_update_fields. */
 int ddb_ent_update_mask(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *fields,
