@@ -500,7 +500,7 @@ static void check_name(ddbgen_diags *d, const json_t *w, const char *macro, json
 {
     static const char *const taken[] = {"put",       "create",    "update",  "update_fields", "get",
                                         "delete",    "patch",     "upsert",  "batch_put",     "batch_get",
-                                        "to_item",   "from_item", "entity",  "scan",          "mask"};
+                                        "batch_delete", "to_item",   "from_item", "entity",  "scan",          "mask"};
     const char *name = ddbgen_jstr(w, "name");
     ddbgen_loc l = ddbgen_loc_of(w, "loc");
     if (!is_c_ident(name)) {

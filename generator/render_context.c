@@ -338,6 +338,8 @@ static json_t *index_ctx(const ddbgen_ir_table *t, const ddbgen_ir_index *x, siz
     return o;
 }
 
+static bool batch_allows(const ddbgen_ir_entity *e, bool put);
+
 static json_t *table_ctx(const ddbgen_ir_table *t)
 {
     json_t *o = json_object(), *ix = json_array(), *members = json_array(), *records = json_array();
@@ -355,6 +357,8 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
         set(mo, "ename", json_string(e->cname));
         set(mo, "ectype", json_string(e->ctype));
         set(mo, "mconst", fmt("%s_SCAN_%s", json_string_value(upper), json_string_value(eu)));
+        set(mo, "batch_put", json_boolean(batch_allows(e, true)));
+        set(mo, "batch_delete", json_boolean(batch_allows(e, false)));
         json_array_append_new(members, mo);
         set(ro, "rcname", json_string(e->cname));
         set(ro, "rctype", json_string(e->ctype));
@@ -363,6 +367,10 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
         json_array_append_new(records, ro);
     }
     set(o, "has_members", json_boolean(t->n_entities > 0));
+    bool any_batch = false;
+    for (size_t i = 0; i < t->n_entities; i++)
+        any_batch = any_batch || batch_allows(t->entities[i], false);
+    set(o, "has_batch", json_boolean(any_batch));
     set(o, "n_members", count(t->n_entities));
     set(o, "members_ref", t->n_entities ? fmt("%s_entities", t->cname) : json_string("NULL"));
     set(o, "members", members);
@@ -389,6 +397,20 @@ static json_t *struct_ctx(const ddbgen_ir_struct *s, const char *base)
 }
 
 /* ---- entities ---------------------------------------------------------------- */
+
+/* What a batch write refuses (runtime entity_batch_write.c's batchable): any
+ * entity with a unique field (its uniqueness items need a transaction); a
+ * put also one with a version or created-at field (a condition, a kept
+ * stored value).  Those batch forms are not generated, so misuse does not compile. */
+static bool batch_allows(const ddbgen_ir_entity *e, bool put)
+{
+    for (size_t i = 0; i < e->n_fields; i++) {
+        const ddbgen_ir_field *f = &e->fields[i];
+        if (f->unique || (put && (f->version || f->created_at)))
+            return false;
+    }
+    return true;
+}
 
 /* "\"ORG#{org}\" / \"USER#{username}\"": a key's templates as comments show them. */
 json_t *ddbgen__rc_key_comment(const ddbgen_ir_key *k)
@@ -502,6 +524,7 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
     set(o, "has_updatable", json_boolean(json_array_size(upd) > 0));
     set(o, "n_updatable", count(json_array_size(upd)));
     set(o, "updatable", upd);
+    set(o, "batch_delete", json_boolean(batch_allows(e, false)));
     /* templates in declaration order; keys with the primary key first */
     json_t *keys = json_array();
     for (size_t i = 0; i < e->n_keys; i++)

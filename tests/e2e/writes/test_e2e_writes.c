@@ -734,6 +734,144 @@ static void test_conditions(void **state)
     close_db(db);
 }
 
+/* Batch deletes and the table's mixed batch: BatchWriteItem, 25 requests a
+ * call (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html:
+ * "up to 25 item put or delete operations"), no condition checked.  The
+ * typed forms exist only for entities the runtime batches (Owner has a
+ * unique field: no owner_batch_delete, no fleet_batch_put_owner). */
+static void test_batches(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    struct memo m, keys[30], out[30];
+    bool found[30];
+    struct device dk[2];
+    memset(keys, 0, sizeof keys);
+    memset(dk, 0, sizeof dk);
+    new_device(db, "b1");
+    new_device(db, "b2");
+    new_device(db, "b3");
+    /* 30 memos and two device deletes in one mixed batch: two requests */
+    fleet_batch *b = fleet_batch_new(db, a, &err);
+    assert_non_null(b);
+    for (int i = 0; i < 30; i++) {
+        memset(&m, 0, sizeof m);
+        snprintf(m.id, sizeof m.id, "m%02d", i);
+        snprintf(m.text, sizeof m.text, "memo %d", i);
+        OK(fleet_batch_put_memo(b, &m, &err));
+        snprintf(keys[i].id, sizeof keys[i].id, "m%02d", i);
+    }
+    snprintf(dk[0].id, sizeof dk[0].id, "b1");
+    snprintf(dk[1].id, sizeof dk[1].id, "b2");
+    OK(fleet_batch_delete_device(b, &dk[0], &err));
+    OK(fleet_batch_delete_device(b, &dk[1], &err));
+    memset(&cap, 0, sizeof cap);
+    OK(fleet_batch_run(b, &caps, &cap, &err));
+    assert_true(cap.table_write >= 32.0); /* 30 puts + 2 deletes, 1 WCU each at least */
+    struct device got;
+    assert_int_equal(device_get(db, "b1", NULL, a, &got, &err), DDB_ENOTFOUND);
+    assert_int_equal(device_get(db, "b2", NULL, a, &got, &err), DDB_ENOTFOUND);
+    OK(device_get(db, "b3", NULL, a, &got, &err));
+    OK(memo_batch_get(db, keys, 30, NULL, a, out, found, &err));
+    for (int i = 0; i < 30; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "memo %d", i);
+        assert_true(found[i]);
+        assert_string_equal(out[i].text, want);
+    }
+    /* the batch is empty after a run: running it again writes nothing */
+    OK(fleet_batch_run(b, NULL, NULL, &err));
+    /* <entity>_batch_delete: 27 of the memos (two requests), then the device b3 */
+    OK(memo_batch_delete(db, keys, 27, NULL, NULL, &err));
+    OK(memo_batch_get(db, keys, 30, NULL, a, out, found, &err));
+    for (int i = 0; i < 30; i++)
+        assert_int_equal(found[i], i >= 27);
+    snprintf(dk[0].id, sizeof dk[0].id, "b3");
+    OK(device_batch_delete(db, dk, 1, NULL, NULL, &err));
+    assert_int_equal(device_get(db, "b3", NULL, a, &got, &err), DDB_ENOTFOUND);
+    /* a sharded entity: every shard item goes */
+    if (!remote() || remote_has_transactions()) {
+        free(new_stock(db, "bk"));
+        ddb_query_params q = {.table = "Fleet", .pk = ddb_v_str(a, "ITEM#bk"), .consistent = true};
+        ddb_page pg;
+        OK(ddb_query(db, &q, a, &pg, &err));
+        assert_true(pg.count >= 2); /* the stock shard and the 20 KB title shard */
+        struct stock sk;
+        memset(&sk, 0, sizeof sk);
+        snprintf(sk.sku, sizeof sk.sku, "bk");
+        OK(stock_batch_delete(db, &sk, 1, NULL, NULL, &err));
+        OK(ddb_query(db, &q, a, &pg, &err));
+        assert_int_equal(pg.count, 0);
+    }
+    ddb_arena_free(a);
+    close_db(db);
+}
+
+/* update / patch / tx_update_fields / tx_patch guarded by a declared
+ * condition: the UpdateItem's ConditionExpression is the declared one ANDed
+ * with the operation's own (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ConditionExpressions.html). */
+static void test_update_conditions(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    struct device d, got;
+    new_device(db, "u1"); /* battery 50, rev 1, no note */
+    OK(device_get(db, "u1", NULL, a, &d, &err));
+    d.battery = 30;
+    snprintf(d.status, sizeof d.status, "busy");
+    /* update: 50 < 40 is false */
+    assert_int_equal(device_update_if_idle(db, &d, 40, NULL, NULL, &err), DDB_ECONDITION);
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 50);
+    assert_string_equal(got.status, "idle");
+    OK(device_update_if_idle(db, &d, 60, NULL, NULL, &err));
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 30);
+    assert_string_equal(got.status, "busy");
+    assert_int_equal(got.rev, 2);
+    /* patch: 30 < 20 is false; 30 < 31 holds */
+    got.battery = 25;
+    assert_int_equal(device_patch_if_idle(db, &got, 20, NULL, NULL, &err), DDB_ECONDITION);
+    OK(device_patch_if_idle(db, &got, 31, NULL, NULL, &err));
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 25);
+    if (remote() && !remote_has_transactions()) { /* dynalite has no TransactWriteItems */
+        ddb_arena_free(a);
+        close_db(db);
+        return;
+    }
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+    assert_non_null(tx);
+    /* update-fields in a transaction: 25 < 25 is false, nothing written */
+    got.battery = 5;
+    OK(device_tx_update_fields_if_idle(tx, &got, DDB_FIELDS(DEVICE_FN_BATTERY), 25, NULL, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    OK(device_get(db, "u1", NULL, a, &d, &err));
+    assert_int_equal(d.battery, 25);
+    OK(device_tx_update_fields_if_idle(tx, &got, DDB_FIELDS(DEVICE_FN_BATTERY), 26, NULL, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    OK(device_get(db, "u1", NULL, a, &d, &err));
+    assert_int_equal(d.battery, 5);
+    /* patch in a transaction: 5 < 5 false; 5 < 6 holds */
+    d.battery = 4;
+    OK(device_tx_patch_if_idle(tx, &d, 5, NULL, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 5);
+    got.battery = 4;
+    OK(device_tx_patch_if_idle(tx, &got, 6, NULL, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    OK(device_get(db, "u1", NULL, a, &got, &err));
+    assert_int_equal(got.battery, 4);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -749,6 +887,8 @@ int main(void)
         cmocka_unit_test(test_patch_upsert_in_transactions),
         cmocka_unit_test(test_lsi_rewrites),
         cmocka_unit_test(test_conditions),
+        cmocka_unit_test(test_batches),
+        cmocka_unit_test(test_update_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* typed_writes.h — the typed-writes test schema (issue 13): declared updates over
  * every clause, recomputed index keys and derived fields, a sharded entity
  * whose declared updates write one shard item, declared conditions, and the
- * write decorators of fields. */
+ * write decorators of fields, batch deletes and the table's mixed batch. */
 #ifndef TYPED_WRITES_H
 #define TYPED_WRITES_H
 
@@ -79,6 +79,15 @@ visit {
     char day[11];
     char note[32];
     int64_t made DDB_CREATED_AT;
+};
+
+/* No version, unique or created-at field: the one entity here whose puts
+ * can go in a batch (fleet_batch_put_memo); the others only delete there. */
+struct DDB_ENTITY(fleet, "Memo")
+       DDB_KEY("table", "MEMO#{id}", "MEMO")
+memo {
+    char id[16];
+    char text[32];
 };
 
 #endif

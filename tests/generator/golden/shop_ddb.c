@@ -403,6 +403,12 @@ int organization_batch_put(ddb *db, struct organization *objs, size_t n, const d
     return ddb_ent_batch_put(db, &organization_entity, objs, n, o, cap, err);
 }
 
+int organization_batch_delete(ddb *db, const struct organization *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err)
+{
+    return ddb_ent_batch_delete(db, &organization_entity, keys, n, o, cap, err);
+}
+
 int organization_batch_get(ddb *db, const struct organization *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct organization *out, bool *found, ddb_error *err)
 {
@@ -738,6 +744,12 @@ int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool 
 int user_batch_put(ddb *db, struct user *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
 {
     return ddb_ent_batch_put(db, &user_entity, objs, n, o, cap, err);
+}
+
+int user_batch_delete(ddb *db, const struct user *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err)
+{
+    return ddb_ent_batch_delete(db, &user_entity, keys, n, o, cap, err);
 }
 
 int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
@@ -1229,6 +1241,12 @@ int order_batch_put(ddb *db, struct order *objs, size_t n, const ddb_ent_opts *o
     return ddb_ent_batch_put(db, &order_entity, objs, n, o, cap, err);
 }
 
+int order_batch_delete(ddb *db, const struct order *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err)
+{
+    return ddb_ent_batch_delete(db, &order_entity, keys, n, o, cap, err);
+}
+
 int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct order *out, bool *found, ddb_error *err)
 {
@@ -1545,6 +1563,12 @@ int product_batch_put(ddb *db, struct product *objs, size_t n, const ddb_ent_opt
     return ddb_ent_batch_put(db, &product_entity, objs, n, o, cap, err);
 }
 
+int product_batch_delete(ddb *db, const struct product *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err)
+{
+    return ddb_ent_batch_delete(db, &product_entity, keys, n, o, cap, err);
+}
+
 int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct product *out, bool *found, ddb_error *err)
 {
@@ -1847,6 +1871,12 @@ int audit_event_batch_put(ddb *db, struct audit_event *objs, size_t n, const ddb
     return ddb_ent_batch_put(db, &audit_event_entity, objs, n, o, cap, err);
 }
 
+int audit_event_batch_delete(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err)
+{
+    return ddb_ent_batch_delete(db, &audit_event_entity, keys, n, o, cap, err);
+}
+
 int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct audit_event *out, bool *found, ddb_error *err)
 {
@@ -1907,6 +1937,75 @@ int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const d
     memset(&r, 0, sizeof r);
     int rc = ddb_ent_scan(db, &audit_event_entity, NULL, segment, total_segments, o, a, &r, err);
     return audit_event_page_of(rc, &r, out);
+}
+
+/* The mixed batch of table "Shop": a ddb_ent_batch under an incomplete type of its own
+ * (never defined; only converted back), so each entity's functions take only its struct. */
+shop_batch *shop_batch_new(ddb *db, ddb_arena *a, ddb_error *err)
+{
+    return (shop_batch *)ddb_ent_batch_new(db, a, err);
+}
+
+int shop_batch_put_organization(shop_batch *b, struct organization *obj, ddb_error *err)
+{
+    return ddb_ent_batch_add_put((ddb_ent_batch *)b, &organization_entity, obj, err);
+}
+
+int shop_batch_delete_organization(shop_batch *b, const struct organization *key, ddb_error *err)
+{
+    return ddb_ent_batch_add_delete((ddb_ent_batch *)b, &organization_entity, key, err);
+}
+
+int shop_batch_delete_user(shop_batch *b, const struct user *key, ddb_error *err)
+{
+    return ddb_ent_batch_add_delete((ddb_ent_batch *)b, &user_entity, key, err);
+}
+
+int shop_batch_put_order(shop_batch *b, struct order *obj, ddb_error *err)
+{
+    return ddb_ent_batch_add_put((ddb_ent_batch *)b, &order_entity, obj, err);
+}
+
+int shop_batch_delete_order(shop_batch *b, const struct order *key, ddb_error *err)
+{
+    return ddb_ent_batch_add_delete((ddb_ent_batch *)b, &order_entity, key, err);
+}
+
+int shop_batch_put_product(shop_batch *b, struct product *obj, ddb_error *err)
+{
+    return ddb_ent_batch_add_put((ddb_ent_batch *)b, &product_entity, obj, err);
+}
+
+int shop_batch_delete_product(shop_batch *b, const struct product *key, ddb_error *err)
+{
+    return ddb_ent_batch_add_delete((ddb_ent_batch *)b, &product_entity, key, err);
+}
+
+int shop_batch_run(shop_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_batch_run((ddb_ent_batch *)b, o, cap, err);
+}
+
+/* The mixed batch of table "Audit": a ddb_ent_batch under an incomplete type of its own
+ * (never defined; only converted back), so each entity's functions take only its struct. */
+audit_batch *audit_batch_new(ddb *db, ddb_arena *a, ddb_error *err)
+{
+    return (audit_batch *)ddb_ent_batch_new(db, a, err);
+}
+
+int audit_batch_put_audit_event(audit_batch *b, struct audit_event *obj, ddb_error *err)
+{
+    return ddb_ent_batch_add_put((ddb_ent_batch *)b, &audit_event_entity, obj, err);
+}
+
+int audit_batch_delete_audit_event(audit_batch *b, const struct audit_event *key, ddb_error *err)
+{
+    return ddb_ent_batch_add_delete((ddb_ent_batch *)b, &audit_event_entity, key, err);
+}
+
+int audit_batch_run(audit_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+{
+    return ddb_ent_batch_run((ddb_ent_batch *)b, o, cap, err);
 }
 
 /* ---- collection "members" ---- */

@@ -271,6 +271,10 @@ int organization_batch_put(ddb *db, struct organization *objs, size_t n, const d
 /* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
 int organization_batch_get(ddb *db, const struct organization *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct organization *out, bool *found, ddb_error *err);
+/* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
+ * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
+int organization_batch_delete(ddb *db, const struct organization *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err);
 int organization_to_item(const struct organization *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int organization_from_item(const ddb_item *item, struct organization *obj, ddb_arena *a, ddb_error *err);
 
@@ -441,6 +445,10 @@ int user_batch_put(ddb *db, struct user *objs, size_t n, const ddb_ent_opts *o, 
 /* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
 int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct user *out, bool *found, ddb_error *err);
+/* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
+ * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
+int user_batch_delete(ddb *db, const struct user *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err);
 int user_to_item(const struct user *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int user_from_item(const ddb_item *item, struct user *obj, ddb_arena *a, ddb_error *err);
 
@@ -691,6 +699,10 @@ int order_batch_put(ddb *db, struct order *objs, size_t n, const ddb_ent_opts *o
 /* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
 int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct order *out, bool *found, ddb_error *err);
+/* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
+ * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
+int order_batch_delete(ddb *db, const struct order *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err);
 int order_to_item(const struct order *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int order_from_item(const ddb_item *item, struct order *obj, ddb_arena *a, ddb_error *err);
 
@@ -906,6 +918,10 @@ int product_batch_put(ddb *db, struct product *objs, size_t n, const ddb_ent_opt
 /* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
 int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct product *out, bool *found, ddb_error *err);
+/* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
+ * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
+int product_batch_delete(ddb *db, const struct product *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err);
 int product_to_item(const struct product *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int product_from_item(const ddb_item *item, struct product *obj, ddb_arena *a, ddb_error *err);
 
@@ -1086,6 +1102,10 @@ int audit_event_batch_put(ddb *db, struct audit_event *objs, size_t n, const ddb
 /* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
 int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct audit_event *out, bool *found, ddb_error *err);
+/* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
+ * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
+int audit_event_batch_delete(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
+                           ddb_error *err);
 int audit_event_to_item(const struct audit_event *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 int audit_event_from_item(const ddb_item *item, struct audit_event *obj, ddb_arena *a, ddb_error *err);
 
@@ -1111,6 +1131,46 @@ int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, co
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_event_page *out, ddb_error *err);
+
+/* ---- mixed batch of table "Shop" ----
+ * Puts and deletes of this table's entities in BatchWriteItem requests (25 items each, unprocessed
+ * items retried; every shard item of a sharded entity): no condition is checked, so entities with
+ * a unique field (puts: also a version or created-at field) have no function here.
+ *   shop_batch *b = shop_batch_new(db, a, &err);
+ *   shop_batch_put_<entity>(b, &obj, &err); shop_batch_delete_<entity>(b, &key, &err);
+ *   shop_batch_run(b, NULL, NULL, &err);
+ * The batch and the items added live in a (NULL on error). */
+typedef struct shop_batch shop_batch;
+shop_batch *shop_batch_new(ddb *db, ddb_arena *a, ddb_error *err);
+int shop_batch_put_organization(shop_batch *b, struct organization *obj, ddb_error *err);
+/* key: a struct with the key fields set. */
+int shop_batch_delete_organization(shop_batch *b, const struct organization *key, ddb_error *err);
+/* key: a struct with the key fields set. */
+int shop_batch_delete_user(shop_batch *b, const struct user *key, ddb_error *err);
+int shop_batch_put_order(shop_batch *b, struct order *obj, ddb_error *err);
+/* key: a struct with the key fields set. */
+int shop_batch_delete_order(shop_batch *b, const struct order *key, ddb_error *err);
+int shop_batch_put_product(shop_batch *b, struct product *obj, ddb_error *err);
+/* key: a struct with the key fields set. */
+int shop_batch_delete_product(shop_batch *b, const struct product *key, ddb_error *err);
+/* Send everything added; the batch is empty afterwards. */
+int shop_batch_run(shop_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+
+/* ---- mixed batch of table "Audit" ----
+ * Puts and deletes of this table's entities in BatchWriteItem requests (25 items each, unprocessed
+ * items retried; every shard item of a sharded entity): no condition is checked, so entities with
+ * a unique field (puts: also a version or created-at field) have no function here.
+ *   audit_batch *b = audit_batch_new(db, a, &err);
+ *   audit_batch_put_<entity>(b, &obj, &err); audit_batch_delete_<entity>(b, &key, &err);
+ *   audit_batch_run(b, NULL, NULL, &err);
+ * The batch and the items added live in a (NULL on error). */
+typedef struct audit_batch audit_batch;
+audit_batch *audit_batch_new(ddb *db, ddb_arena *a, ddb_error *err);
+int audit_batch_put_audit_event(audit_batch *b, struct audit_event *obj, ddb_error *err);
+/* key: a struct with the key fields set. */
+int audit_batch_delete_audit_event(audit_batch *b, const struct audit_event *key, ddb_error *err);
+/* Send everything added; the batch is empty afterwards. */
+int audit_batch_run(audit_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* ---- collection "members": the members of one partition, a page at a time ---- */
 typedef struct shop_members_result {
