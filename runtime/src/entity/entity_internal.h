@@ -632,6 +632,7 @@ typedef struct ddbi_ent_claims {
     size_t n;
     const ddb_field_desc *f[DDBI_ENT_CLAIMS_MAX];
     ddb_expr *put_cond;                    /* attribute_not_exists(#k) OR #o = :o */
+    ddb_expr *take_cond;                   /* ... OR #o = :old (a stale claim taken over) */
     ddb_expr *same[DDBI_ENT_CLAIMS_MAX];   /* #f = :v */
     ddbi_ent_seen *seen;                   /* dry run: the values met, and their items */
 } ddbi_ent_claims;
@@ -640,6 +641,7 @@ typedef struct ddbi_ent_claim_op {
     const ddb_field_desc *f;               /* NULL: not a claim */
     const char *value;
     bool check;                            /* the ConditionCheck that the item is unchanged */
+    bool taken;                            /* a stale claim is taken over (take_cond) */
 } ddbi_ent_claim_op;
 int ddbi_ent_claims_init(ddbi_ent_claims *c, const ddb_ent_migration_step *s, ddb_error *err);
 void ddbi_ent_claims_done(ddbi_ent_claims *c);
@@ -652,5 +654,10 @@ int ddbi_ent_claims_ops(const ddbi_ent_claims *c, const ddb_item *it, bool check
 /* Dry run: remember item it's values; a value another item holds already
  * makes *dup a line (in a) "<Entity>.<field> = <value>: items <key> and <key>". */
 int ddbi_ent_claims_seen(ddbi_ent_claims *c, const ddb_item *it, ddb_arena *a, const char **dup, ddb_error *err);
+/* Claim put (described by op) failed: holder is the uniqueness item there.
+ * When its owner no longer holds the value (absent, or another value),
+ * *taken and put's condition becomes a takeover conditional on that owner. */
+int ddbi_ent_claim_takeover(const ddbi_ent_claims *c, ddb *db, const ddb_item *holder, const ddbi_ent_claim_op *op,
+                            ddb_tx_op *put, ddb_arena *a, bool *taken, ddb_error *err);
 
 #endif

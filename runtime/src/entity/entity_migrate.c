@@ -127,6 +127,8 @@ static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
         ddb_write_result res = {0};
         if (op->kind == DDB_TX_CHECK)
             continue; /* no ConditionCheck without transactions: the claim's own condition holds */
+        if (op->kind == DDB_TX_PUT && g->claim[i].taken)
+            wo.condition = g->cl.take_cond;
         if (op->kind == DDB_TX_PUT)
             rc = ddb_put_item(g->db, op->table, op->item, &wo, pa, &res, err);
         else
@@ -139,10 +141,18 @@ static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
         else if (rc == DDB_ECONDITION && g->claim[i].f) {
             ddb_item *there = NULL;
             ddb_item *key = table_key(&g->m->table->def, op->item, pa);
+            bool taken = false;
             if (key)
                 (void)ddb_get_item(g->db, op->table, key, &(ddb_get_opts){.consistent = true}, pa, &there, NULL,
                                    NULL);
-            rc = claim_failed(g, i, there, pa, err);
+            if (!g->claim[i].taken && !(rc = ddbi_ent_claim_takeover(&g->cl, g->db, there, &g->claim[i], &g->ops[i],
+                                                                      pa, &taken, err)) && taken) {
+                g->claim[i].taken = true;
+                i--; /* again, taking the stale claim over */
+                continue;
+            }
+            if (!rc)
+                rc = claim_failed(g, i, there, pa, err);
         }
         else if (rc == DDB_ECONDITION && op->condition == g->absent) {
             ddb_item *there = NULL;
@@ -172,7 +182,25 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
     if (g->no_tx)
         return one_by_one(g, pa, err);
     ddb_tx_result res = {0};
-    int rc = ddb_transact_write(g->db, g->ops, g->nops, DDB_CAPACITY_TOTAL, pa, &res, err);
+    int rc;
+    bool again = true;
+    /* a stale claim in the way: taken over, the transaction is sent again (at most once a claim) */
+    for (size_t tries = 0; again && tries <= g->nops; tries++) {
+        memset(&res, 0, sizeof res);
+        rc = ddb_transact_write(g->db, g->ops, g->nops, DDB_CAPACITY_TOTAL, pa, &res, err);
+        again = false;
+        for (size_t i = 0; rc == DDB_ECANCELED && res.reasons && i < g->nops; i++) {
+            if (res.reasons[i] != DDB_ECONDITION || !g->claim[i].f || g->claim[i].taken)
+                continue;
+            bool taken = false;
+            int trc = ddbi_ent_claim_takeover(&g->cl, g->db, res.items ? res.items[i] : NULL, &g->claim[i],
+                                              &g->ops[i], pa, &taken, err);
+            if (trc)
+                return trc;
+            g->claim[i].taken = taken;
+            again |= taken;
+        }
+    }
     if (rc == DDB_ENOTSUP) {
         g->no_tx = true;
         return one_by_one(g, pa, err);

@@ -4,7 +4,10 @@
  * a value: a put of the uniqueness item, conditional on its key being free
  * or owned by this same item (a rerun changes nothing), and, when the
  * item itself is not rewritten, a ConditionCheck that the item still holds
- * the value.  A dry run remembers every value met to list the duplicates
+ * the value.  A claim held by another item that no longer holds the value
+ * (a stale claim: the duplicate was fixed with the plain item API after a
+ * run stopped at it) is taken over, conditional on its owner unchanged.
+ * A dry run remembers every value met to list the duplicates
  * (memory: one entry a claimed value).  Calls the public item and
  * expression API and entity_unique.c's key space. */
 #include "entity/entity_internal.h"
@@ -133,6 +136,9 @@ int ddbi_ent_claims_init(ddbi_ent_claims *c, const ddb_ent_migration_step *s, dd
     }
     int rc = prepare("attribute_not_exists(#k) OR #o = :o", "#k", e->table->def.key.pk, "#o", "owner", &c->put_cond,
                      err);
+    if (!rc)
+        rc = prepare("attribute_not_exists(#k) OR #o = :o OR #o = :old", "#k", e->table->def.key.pk, "#o", "owner",
+                     &c->take_cond, err);
     for (size_t i = 0; !rc && i < c->n; i++)
         rc = prepare("#f = :v", "#f", c->f[i]->attr, NULL, NULL, &c->same[i], err);
     return rc;
@@ -141,6 +147,7 @@ int ddbi_ent_claims_init(ddbi_ent_claims *c, const ddb_ent_migration_step *s, dd
 void ddbi_ent_claims_done(ddbi_ent_claims *c)
 {
     ddb_expr_free(c->put_cond);
+    ddb_expr_free(c->take_cond);
     for (size_t i = 0; i < c->n; i++)
         ddb_expr_free(c->same[i]);
     seen_free(c->seen);
@@ -225,5 +232,58 @@ int ddbi_ent_claims_seen(ddbi_ent_claims *c, const ddb_item *it, ddb_arena *a, c
         snprintf(line, ln, "%s.%s = \"%s\": items %s and %s", c->e->name, c->f[i]->name, text, other, mine);
         *dup = line;
     }
+    return DDB_OK;
+}
+
+/* The stored item whose owner text is owner ("<pk>|<sk>": each "|" is
+ * tried as the separator); NULL when none is there. */
+static int owner_item(const ddbi_ent_claims *c, ddb *db, const char *owner, ddb_arena *a, ddb_item **out,
+                      ddb_error *err)
+{
+    const ddb_table_def *td = &c->e->table->def;
+    *out = NULL;
+    for (const char *bar = strchr(owner, '|'); bar; bar = strchr(bar + 1, '|')) {
+        ddb_item *key = ddb_item_new(a);
+        if (!key || ddb_item_set(key, td->key.pk, ddb_v_s(a, owner, (size_t)(bar - owner))))
+            return ddbi_fail_oom(err, __func__);
+        if (td->key.sk) {
+            ddb_value *sk = NULL;
+            if (td->key.sk_type == DDB_TS)
+                sk = ddb_v_s(a, bar + 1, strlen(bar + 1));
+            else if (td->key.sk_type == DDB_TN && ddb_v_n(a, bar + 1, &sk, NULL))
+                sk = NULL;
+            if (!sk || ddb_item_set(key, td->key.sk, sk))
+                continue; /* a binary sort key: not found by its text */
+        } else if (bar[1]) {
+            continue;
+        }
+        int rc = ddb_get_item(db, td->name, key, &(ddb_get_opts){.consistent = true}, a, out, NULL, err);
+        if (rc == DDB_ENOTFOUND)
+            rc = DDB_OK;
+        if (rc || *out)
+            return rc;
+    }
+    return DDB_OK;
+}
+
+int ddbi_ent_claim_takeover(const ddbi_ent_claims *c, ddb *db, const ddb_item *holder, const ddbi_ent_claim_op *op,
+                            ddb_tx_op *put, ddb_arena *a, bool *taken, ddb_error *err)
+{
+    *taken = false;
+    const ddb_value *o = holder ? ddb_item_get(holder, "owner") : NULL;
+    if (!o || o->type != DDB_TS || op->check)
+        return DDB_OK;
+    ddb_item *it = NULL;
+    const ddb_value *v;
+    int rc = owner_item(c, db, o->u.s, a, &it, err);
+    const char *text = it ? held(op->f, it, a, &v) : NULL;
+    if (rc || (text && !strcmp(text, op->value)))
+        return rc; /* the holder holds the value: a duplicate */
+    ddb_item *vals = ddb_item_copy(a, put->values);
+    if (!vals || ddb_item_set(vals, ":old", ddb_value_copy(a, o)))
+        return ddbi_fail_oom(err, __func__);
+    put->condition = c->take_cond;
+    put->values = vals;
+    *taken = true;
     return DDB_OK;
 }
