@@ -84,10 +84,11 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
                 p->done, p->capacity, rate, eta_s);
     } else {
         fprintf(stderr, "ddb migrate: %s %s step %u/%u: %" PRIu64 "/%" PRIu64 " items scanned, %" PRIu64
-                        " rewritten, %" PRIu64 " unchanged, %" PRIu64 " unique values claimed, %.0f CU, %.0f "
+                        " rewritten, %" PRIu64 " unchanged, %" PRIu64 " unique values %s, %.0f CU, %.0f "
                         "items/s, ETA %s\n",
                 b->table, p->entity, p->step_no, p->n_steps, p->scanned, p->total, p->done, p->skipped,
-                p->claimed, p->capacity, rate, eta_s);
+                p->claimed, p->step && !strcmp(p->step, "dry run") ? "to claim" : "claimed", p->capacity, rate,
+                eta_s);
     }
     fflush(stderr);
 }
