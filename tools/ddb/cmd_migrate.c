@@ -154,6 +154,8 @@ static void print_report(const ddb_ent_migrate_report *r, const char *table, boo
         printf("%s: %" PRIu64 " unique values %s\n", table, r->claimed, dry ? "to claim" : "claimed");
     for (size_t i = 0; i < r->n_duplicates; i++)
         printf("  duplicate: %s\n", r->duplicates[i]);
+    if (r->duplicates_found > r->n_duplicates)
+        printf("  (and %" PRIu64 " more duplicates)\n", r->duplicates_found - r->n_duplicates);
 }
 
 /* An entity's "claims" (the fields now DDB_UNIQUE) into its step. */
@@ -255,10 +257,10 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
             rc = cli_failf(c, "%s: %s (%d); run it again to resume from its checkpoint", name, err.message, mrc);
         else
             print_report(&r, name, base->dry_run);
-        if (!mrc && r.n_duplicates)
-            rc = cli_failf(c, "%s: %zu values of unique fields are held by two items: change one of each pair, "
-                              "then migrate",
-                           name, r.n_duplicates);
+        if (!mrc && r.duplicates_found)
+            rc = cli_failf(c, "%s: %" PRIu64 " values of unique fields are held by two items: change one of each "
+                              "pair, then migrate",
+                           name, r.duplicates_found);
         if (a)
             l->arena_free(a);
     }

@@ -864,7 +864,8 @@ typedef struct ddb_ent_migrate_report {
     const char **samples;
     uint64_t claimed;          /* values of DDB_UNIQUE fields claimed (a dry run: that would be) */
     size_t n_duplicates;       /* dry run: values two stored items hold, "<Entity>.<field> = <value>: */
-    const char **duplicates;   /* items <key> and <key>" (arena text; at most 1000) */
+    const char **duplicates;   /* items <key> and <key>" (arena text; the first 1000) */
+    uint64_t duplicates_found; /* dry run: all of them (more than n_duplicates when over 1000) */
 } ddb_ent_migrate_report;
 
 /* Apply a migration to the table of m->table: create the new schema's

@@ -127,8 +127,6 @@ static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
         ddb_write_result res = {0};
         if (op->kind == DDB_TX_CHECK)
             continue; /* no ConditionCheck without transactions: the claim's own condition holds */
-        if (op->kind == DDB_TX_PUT && g->claim[i].taken)
-            wo.condition = g->cl.take_cond;
         if (op->kind == DDB_TX_PUT)
             rc = ddb_put_item(g->db, op->table, op->item, &wo, pa, &res, err);
         else
@@ -182,7 +180,7 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
     if (g->no_tx)
         return one_by_one(g, pa, err);
     ddb_tx_result res = {0};
-    int rc;
+    int rc = DDB_OK;
     bool again = true;
     /* a stale claim in the way: taken over, the transaction is sent again (at most once a claim) */
     for (size_t tries = 0; again && tries <= g->nops; tries++) {
@@ -351,6 +349,8 @@ static int queue_claims(mig *g, const ddb_item *it, bool check, ddb_arena *pa, d
             (rc = ddbi_ent_claims_seen(&g->cl, it, pa, &dup, err)))
             return rc;
         g->cp.claimed += n;
+        if (dup && g->r)
+            g->r->duplicates_found++;
         if (dup && g->r && g->r->n_duplicates < MAX_DUPLICATES) {
             char *copy = ddb_arena_alloc(g->a, strlen(dup) + 1);
             if (!copy)
@@ -557,6 +557,11 @@ static int check_migration(const ddb_ent_migration *m, ddb_error *err)
                              "TransactWriteItems: its shard items could not move together; nothing was changed",
                              e->name, worst, ddbi_ent_parts(e), ddbi_ent_parts(stored_layout(&m->steps[i])),
                              MAX_TX_OPS);
+        ddbi_ent_claims cl; /* the claims name unique fields of an unsharded entity: checked before anything */
+        int rc = ddbi_ent_claims_init(&cl, &m->steps[i], err);
+        ddbi_ent_claims_done(&cl);
+        if (rc)
+            return rc;
         if (m->steps[i].n_renames && !m->steps[i].renames)
             return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu has renames but no array", i + 1);
     }
