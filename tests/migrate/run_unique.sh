@@ -6,8 +6,9 @@
 # the duplicate with both keys (and fails); the real run stops at it with
 # DDB_ECONDITION naming the field, the value and both items, keeping the
 # claims made; after the duplicate is fixed the run goes on and claims
-# every stored nick; run again it changes nothing; version 2's writes then
-# hold the constraint.
+# every stored nick; run again (by `ddb migrate`, and by the generated
+# club_migrate_from_old) it changes nothing; version 2's writes then hold
+# the constraint.
 # DB "-": the endpoint in DDB_TEST_URI (a private `ddb serve`, from
 # tests/serve/with_serve.py: the remote backend's transactions), the work
 # files in BINDIR/unique_remote.work, and no `ddb check`.
@@ -54,6 +55,8 @@ check
 # again from the start: every claim is held by its own item already
 step "$tool" --db "$db" migrate --module "$module" "$w/plan.json" | tee "$w/again.txt"
 grep -q "$((n - 1)) unique values claimed" "$w/again.txt"
+# and through the step generated from the plan (the old forms' club_migrate_from_old)
+step "$bin/unique_v2" migrate-generated "$db" "$n"
 step "$bin/unique_v2" verify "$db" "$n"
 check
 echo "test_migrate_unique: ok"

@@ -5,6 +5,8 @@
  *            guest 3's ("nick3": a duplicate) and guest 5 without a nick
  *   fix      (any) guest 7's nick becomes "nick7", written with the plain
  *            item API (the entity API refuses a table in migration)
+ *   migrate-generated (v2) club_migrate_from_old (the step generated from
+ *            the plan, with its claim): N - 1 nicks claimed, nothing moved
  *   verify   (v2) every stored nick is claimed by its guest; a new guest
  *            or an update taking a claimed nick is DDB_ECONDITION, a free
  *            nick is taken, and the update frees the old nick
@@ -12,7 +14,7 @@
 #if UNIQUE_V == 1
 #include "unique_v1_ddb.h"
 #else
-#include "unique_v2_ddb.h"
+#include "unique_v2_old.h"
 #endif
 
 #include <stdio.h>
@@ -124,6 +126,24 @@ static int verify(ddb *db, long n)
     printf("unique v2: verified\n");
     return 0;
 }
+
+static int migrate_generated(ddb *db, long n)
+{
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    ddb_ent_migrate_report r;
+    int rc = club_migrate_from_old(db, NULL, NULL, a, &r, &err);
+    ddb_arena_free(a);
+    if (rc)
+        return fail("club_migrate_from_old", rc, &err);
+    if (r.claimed != (uint64_t)(n - 1) || r.moved || r.rewritten) {
+        fprintf(stderr, "unique v2: the generated step claimed %llu (want %ld), moved %llu, rewrote %llu\n",
+                (unsigned long long)r.claimed, n - 1, (unsigned long long)r.moved, (unsigned long long)r.rewritten);
+        return 1;
+    }
+    printf("unique v2: the generated step claimed %llu\n", (unsigned long long)r.claimed);
+    return 0;
+}
 #endif
 
 int main(int argc, char **argv)
@@ -158,6 +178,8 @@ int main(int argc, char **argv)
 #else
     } else if (!strcmp(cmd, "verify")) {
         st = verify(db, n);
+    } else if (!strcmp(cmd, "migrate-generated")) {
+        st = migrate_generated(db, n);
 #endif
     } else {
         fprintf(stderr, "unique v%d: unknown command %s\n", UNIQUE_V, cmd);
