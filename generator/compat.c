@@ -153,7 +153,8 @@ static void compare_unique(C *c, const json_t *of, const json_t *nf, const char 
                  "%s is now DDB_UNIQUE; the items written before have no uniqueness items (\"%s<value>\"), so "
                  "their values are not claimed (a new item could take one of them) and two of them may already "
                  "hold the same value: needs a backfill that claims every stored value, finding the duplicates "
-                 "first; ddbgen --plan-migration cannot plan it yet (docs/SCHEMA.md, \"Changing a schema\")",
+                 "first: ddbgen --plan-migration plans it (a claim step; ddb migrate --dry-run lists the duplicates) "
+                 "(docs/SCHEMA.md, \"Changing a schema\")",
                  what, space);
     else if (ou && !nu)
         compatible(c, LOC(nf),

@@ -12,6 +12,10 @@
  *                derived fields): no user code
  *   "transform"  as rewrite, with a user callback from the old struct to
  *                the new one (a type change, a new required field)
+ *   "claim"      items stay as they are, but a field is now DDB_UNIQUE: the
+ *                entity's "claims" lists the fields whose stored values get
+ *                their uniqueness items (with a rewrite or transform, the
+ *                same list goes with it)
  * A sharded entity's items are rewritten a logical item at a time (its
  * shard items read together, written in the new layout in one
  * transaction).  Changes nothing can migrate (a table renamed, a primary
@@ -217,6 +221,35 @@ static int compare_shards(const json_t *oe, const json_t *ne, json_t *changes)
     return changed;
 }
 
+/* The fields of ne that are now DDB_UNIQUE (C names): the migration claims
+ * their stored values (a uniqueness item each, in one transaction with a
+ * check that the item still holds the value; a duplicate stops it). */
+static json_t *claim_fields(P *p, const json_t *oe, const json_t *ne, int sharded, json_t *changes)
+{
+    json_t *claims = json_array(), *nf;
+    size_t i;
+    json_array_foreach(json_object_get(ne, "fields"), i, nf) {
+        const json_t *of = ddbgen_jfind(json_object_get(oe, "fields"), "attr", S(nf, "attr"));
+        if (!of || !json_object_get(nf, "unique") || json_object_get(of, "unique"))
+            continue;
+        if (sharded) {
+            impossible(p, json_object_get(nf, "unique"),
+                       "field '%s' of '%s' is now DDB_UNIQUE: a migration cannot claim the stored values of a "
+                       "sharded entity; claim them with your own program first (docs/SCHEMA.md, \"Unique fields "
+                       "at run time\")",
+                       S(nf, "name"), S(ne, "name"));
+            continue;
+        }
+        json_array_append_new(claims, json_string(S(nf, "name")));
+        change(changes, "claim",
+               "field '%s' is now DDB_UNIQUE: each stored value is claimed (its uniqueness item written, with a "
+               "check that the item still holds it); two items holding one value stop the migration (ddb migrate "
+               "--dry-run lists them first)",
+               S(nf, "name"));
+    }
+    return claims;
+}
+
 /* The plan of one entity present in both models. */
 static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
 {
@@ -239,16 +272,9 @@ static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
         else if (!strcmp(m, "rewrite") && !strcmp(how, "none"))
             how = "rewrite";
     }
-    json_t *nf;
-    json_array_foreach(json_object_get(ne, "fields"), i, nf) {
-        const json_t *of = ddbgen_jfind(json_object_get(oe, "fields"), "attr", S(nf, "attr"));
-        if (of && json_object_get(nf, "unique") && !json_object_get(of, "unique"))
-            impossible(p, json_object_get(nf, "unique"),
-                       "field '%s' of '%s' is now DDB_UNIQUE: a migration cannot claim the stored values yet (it "
-                       "rewrites items without uniqueness items, and a duplicate would stop it half-way); claim "
-                       "them with your own program first (docs/SCHEMA.md, \"Unique fields at run time\")",
-                       S(nf, "name"), S(ne, "name"));
-    }
+    json_t *claims = claim_fields(p, oe, ne, ns, changes);
+    if (json_array_size(claims) && !strcmp(how, "none"))
+        how = "claim";
     if (os != ns)
         impossible(p, ne, "'%s' is %s sharded: no migration shards or unshards an entity's items (copy them into "
                           "a new entity)",
@@ -259,8 +285,12 @@ static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
                    S(ne, "name"), S(oe, "shard_suffix"), S(ne, "shard_suffix"));
     if (os && ns && compare_shards(oe, ne, changes) && !strcmp(how, "none"))
         how = "rewrite";
-    return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "entity", S(ne, "name"), "cname", S(ne, "cname"), "struct",
-                     S(ne, "ctype"), "migration", how, "changes", changes, "renames", renames);
+    json_t *pe = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "entity", S(ne, "name"), "cname", S(ne, "cname"), "struct",
+                           S(ne, "ctype"), "migration", how, "changes", changes, "renames", renames);
+    if (json_array_size(claims)) /* only then: the plans without claims keep their ids */
+        json_object_set(pe, "claims", claims);
+    json_decref(claims);
+    return pe;
 }
 
 static json_t *plan_table(P *p, const json_t *ot, const json_t *nt)

@@ -3,7 +3,7 @@
  * (old_forms.c, lowered) as render_context.c makes any module's
  * descriptors, plus what only the old forms need: their C struct
  * definitions (the deployed header may be gone), and from the migration
- * plan, per entity it rewrites, the migration step (renames, the typed
+ * plan, per entity it rewrites, the migration step (renames, claims, the typed
  * transform from the old struct to the new one) and per table the plan's
  * id.  Presentation only; may call ir.h, render_context.h and jansson. */
 #include "render_context.h"
@@ -85,6 +85,15 @@ static void step_ctx(json_t *o, const ddbgen_ir_entity *e, const ddbgen_ir *new_
     set(o, "has_renames", json_boolean(json_array_size(renames) > 0));
     set(o, "n_renames", json_integer((json_int_t)json_array_size(renames)));
     set(o, "renames", renames);
+    json_t *claims = json_array(); /* the fields now DDB_UNIQUE whose stored values the step claims */
+    json_array_foreach(json_object_get(pe, "claims"), i, r) {
+        json_t *co = json_object();
+        set(co, "name", ddbgen__c_literal(json_string_value(r)));
+        json_array_append_new(claims, co);
+    }
+    set(o, "has_claims", json_boolean(json_array_size(claims) > 0));
+    set(o, "n_claims", json_integer((json_int_t)json_array_size(claims)));
+    set(o, "claims", claims);
 }
 
 /* Table o (old form t): the plan's id and steps, when the plan changes it. */

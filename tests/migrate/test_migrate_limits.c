@@ -9,7 +9,10 @@
  * a 51-shard entity (51 puts + 51 deletes = 102) and a 50-shard one (100:
  * accepted).  Checkpoints (table metadata "ddbgen.migration", one line)
  * written by an earlier libddb, without "in_step", resume with their
- * counts; an unreadable one is DDB_ECORRUPT. */
+ * counts, and so do those with "claimed" (the values of DDB_UNIQUE fields
+ * claimed); an unreadable one is DDB_ECORRUPT.  A step's claims are
+ * checked before anything too: a sharded entity's is DDB_ENOTSUP, a field
+ * that is not DDB_UNIQUE is DDB_EINVAL. */
 #include <ddb/ddb.h>
 #include <ddb/entity.h>
 
@@ -78,6 +81,27 @@ static void too_many_shards_for_one_transaction(void **state)
     /* nothing recorded: the table is not in migration */
     assert_int_equal(ddb_ent_open_table(db, &wide_table, ents, 1, &err), 0);
 
+    /* claims: a sharded entity's, or of a field that is not unique, refused before anything */
+    ddb_entity_desc two = wide_entity(2);
+    const ddb_entity_desc *ents2[] = {&two};
+    static const char *const claim_id[] = {"id"};
+    ddb_ent_migration_step claim = {.entity = &two, .claims = claim_id, .n_claims = 1};
+    ddb_ent_migration cm = {.id = "wide-claim", .table = &wide_table, .entities = ents2, .n_entities = 1,
+                            .steps = &claim, .n_steps = 1};
+    rc = ddb_ent_migrate(db, &cm, NULL, NULL, NULL, &err);
+    assert_int_equal(rc, DDB_ENOTSUP);
+    if (!strstr(err.message, "Wide is sharded; a migration cannot claim"))
+        fail_msg("message: %s", err.message);
+    ddb_entity_desc plain = wide_entity(0);
+    const ddb_entity_desc *ents0[] = {&plain};
+    claim.entity = &plain;
+    cm.entities = ents0;
+    rc = ddb_ent_migrate(db, &cm, NULL, NULL, NULL, &err);
+    assert_int_equal(rc, DDB_EINVAL);
+    if (!strstr(err.message, "Wide has no DDB_UNIQUE field 'id' to claim"))
+        fail_msg("message: %s", err.message);
+    assert_int_equal(ddb_ent_open_table(db, &wide_table, ents, 1, &err), 0);
+
     /* 50 shards: 100 operations at most, accepted (no items: nothing moves) */
     ddb_entity_desc fifty = wide_entity(50);
     const ddb_entity_desc *ents50[] = {&fifty};
@@ -141,6 +165,16 @@ static void checkpoints_of_either_form_resume(void **state)
     assert_int_equal(r.scanned, 9);
     assert_int_equal(r.moved, 4);
     assert_true(r.capacity >= 8.5);
+    /* with claimed */
+    rc = resume_from(db, "claimed-form",
+                     "claimed-form step 0/1 scanned 9 moved 0 rewritten 0 unchanged 9 capacity 8.5 in_step 9 claimed 6 "
+                     "key -",
+                     &r, a, &err);
+    if (rc)
+        fail_msg("claimed form: %s (%s)", ddb_strerror(rc), err.message);
+    assert_true(r.resumed);
+    assert_int_equal(r.unchanged, 9);
+    assert_int_equal(r.claimed, 6);
     /* unreadable */
     rc = resume_from(db, "bad-form", "bad-form step 0/1 scanned 9 moved 4 rewritten 0 unchanged 0 capacity 8.5 in_step x",
                      &r, a, &err);

@@ -11,7 +11,8 @@
  * old form <entity>_old_entity when the module has it (ddbgen --old-model),
  * and for a "transform" entity <entity>_transform (ddb_ent_transform_fn:
  * ddbgen's adapter around the user's typed <entity>_from_old, or the
- * user's own).
+ * user's own).  An entity's "claims" (fields now DDB_UNIQUE) go into its
+ * step; a dry run lists the values two stored items hold (and fails).
  *
  * Progress: a bar on a terminal (items scanned/total, rewritten, capacity,
  * rate, ETA), plain lines every 5 seconds otherwise; a final report.
@@ -83,9 +84,11 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
                 p->done, p->capacity, rate, eta_s);
     } else {
         fprintf(stderr, "ddb migrate: %s %s step %u/%u: %" PRIu64 "/%" PRIu64 " items scanned, %" PRIu64
-                        " rewritten, %" PRIu64 " unchanged, %.0f CU, %.0f items/s, ETA %s\n",
+                        " rewritten, %" PRIu64 " unchanged, %" PRIu64 " unique values %s, %.0f CU, %.0f "
+                        "items/s, ETA %s\n",
                 b->table, p->entity, p->step_no, p->n_steps, p->scanned, p->total, p->done, p->skipped,
-                p->capacity, rate, eta_s);
+                p->claimed, p->step && !strcmp(p->step, "dry run") ? "to claim" : "claimed", p->capacity, rate,
+                eta_s);
     }
     fflush(stderr);
 }
@@ -147,6 +150,28 @@ static void print_report(const ddb_ent_migrate_report *r, const char *table, boo
            r->scanned, r->moved, r->rewritten, r->unchanged, r->capacity);
     for (size_t i = 0; i < r->n_samples; i++)
         printf("  %s\n", r->samples[i]);
+    if (r->claimed)
+        printf("%s: %" PRIu64 " unique values %s\n", table, r->claimed, dry ? "to claim" : "claimed");
+    for (size_t i = 0; i < r->n_duplicates; i++)
+        printf("  duplicate: %s\n", r->duplicates[i]);
+    if (r->duplicates_found > r->n_duplicates)
+        printf("  (and %" PRIu64 " more duplicates)\n", r->duplicates_found - r->n_duplicates);
+}
+
+/* An entity's "claims" (the fields now DDB_UNIQUE) into its step. */
+static int plan_claims(cli *c, const char *ec, const json_t *list, const char ***out, ddb_ent_migration_step *step)
+{
+    size_t n = json_array_size(list);
+    if (!n)
+        return 0;
+    if (!(*out = calloc(n, sizeof **out)))
+        return cli_failf(c, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        if (!((*out)[k] = json_string_value(json_array_get(list, k))))
+            return cli_failf(c, "%s: a claim of the plan is not a field name", ec);
+    step->claims = *out;
+    step->n_claims = n;
+    return 0;
 }
 
 /* One table of the plan. */
@@ -172,6 +197,7 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
         return cli_failf(c, "%s: %zu entities in the plan, at most %d", name, n, PLAN_MAX_ENTITIES);
     ddb_ent_migration_step steps[PLAN_MAX_ENTITIES];
     ddb_ent_rename *renames[PLAN_MAX_ENTITIES] = {0};
+    const char **claims[PLAN_MAX_ENTITIES] = {0};
     int rc = 0;
     json_t *e;
     json_array_foreach(ents, i, e) {
@@ -212,6 +238,8 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
         }
         steps[i].renames = renames[i];
         steps[i].n_renames = nr;
+        if (rc || (rc = plan_claims(c, ec, json_object_get(e, "claims"), &claims[i], &steps[i])))
+            break;
     }
     if (!rc) {
         bar b = {.tty = cli_progress_tty(), .t0 = now_s(), .table = name};
@@ -229,11 +257,17 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
             rc = cli_failf(c, "%s: %s (%d); run it again to resume from its checkpoint", name, err.message, mrc);
         else
             print_report(&r, name, base->dry_run);
+        if (!mrc && r.duplicates_found)
+            rc = cli_failf(c, "%s: %" PRIu64 " values of unique fields are held by two items: change one of each "
+                              "pair, then migrate",
+                           name, r.duplicates_found);
         if (a)
             l->arena_free(a);
     }
-    for (size_t k = 0; k < n && k < PLAN_MAX_ENTITIES; k++)
+    for (size_t k = 0; k < n && k < PLAN_MAX_ENTITIES; k++) {
         free(renames[k]);
+        free(claims[k]);
+    }
     return rc;
 }
 

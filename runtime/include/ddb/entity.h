@@ -754,6 +754,7 @@ typedef struct ddb_ent_progress {
                              * the step's fraction done */
     uint32_t step_no, n_steps; /* a migration: this step (1-based) of how many; 0 when not a migration */
     double capacity;        /* write capacity units consumed so far */
+    uint64_t claimed;       /* a migration: DDB_UNIQUE values claimed so far (all steps) */
 } ddb_ent_progress;
 typedef void (*ddb_ent_progress_fn)(void *ctx, const ddb_ent_progress *p);
 
@@ -817,6 +818,17 @@ typedef struct ddb_ent_migration_step {
     size_t n_renames;
     ddb_ent_transform_fn transform;    /* NULL: the new struct is read from the (renamed) item */
     void *transform_ctx;
+    /* DDB_UNIQUE fields (C names; a plan's "claims") whose stored values this
+     * step claims: for every item holding a value its uniqueness item is
+     * written in the transaction that writes the item, or, when the item is
+     * left as it is, with a ConditionCheck that it still holds the value;
+     * a claim the same item holds already is no change (a rerun goes on).
+     * A value another item claimed is DDB_ECONDITION naming the field, the
+     * value and both items (the claims committed before stay: fix the
+     * duplicate and run again); a dry run lists every duplicate in the
+     * report instead.  Not for sharded entities (DDB_ENOTSUP). */
+    const char *const *claims;
+    size_t n_claims;
 } ddb_ent_migration_step;
 
 typedef struct ddb_ent_migration {
@@ -850,6 +862,10 @@ typedef struct ddb_ent_migrate_report {
                                /* (each count covers the whole migration, earlier runs included) */
     size_t n_samples;          /* dry run: samples (arena text) */
     const char **samples;
+    uint64_t claimed;          /* values of DDB_UNIQUE fields claimed (a dry run: that would be) */
+    size_t n_duplicates;       /* dry run: values two stored items hold, "<Entity>.<field> = <value>: */
+    const char **duplicates;   /* items <key> and <key>" (arena text; the first 1000) */
+    uint64_t duplicates_found; /* dry run: all of them (more than n_duplicates when over 1000) */
 } ddb_ent_migrate_report;
 
 /* Apply a migration to the table of m->table: create the new schema's

@@ -398,6 +398,13 @@ int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e,
                          const ddb_ent_mask *only, ddb_error *err);
 /* Has e a unique field (among only; NULL = all)? */
 bool ddbi_ent_has_unique(const ddb_entity_desc *e, const ddb_ent_mask *only);
+/* A unique value's text (S, N; B as hex; NULL when out of memory), the
+ * owner text "<pk>|<sk>" of key k, and the uniqueness item of e's field f
+ * holding text, owned by owner (entity_unique.c). */
+const char *ddbi_ent_unique_text(ddb_arena *a, const ddb_value *v);
+const char *ddbi_ent_unique_owner(const ddb_table_def *t, const ddb_item *k, ddb_arena *a);
+int ddbi_ent_unique_item(const ddb_entity_desc *e, const ddb_field_desc *f, const char *text, const char *owner,
+                         ddb_arena *a, ddb_item **out, ddb_error *err);
 
 /* ---- typed reads (entity_skcond.c, entity_project.c, entity_reader.c) ---- */
 
@@ -598,6 +605,7 @@ typedef struct ddbi_ent_checkpoint {
     const char *id;
     uint32_t step, n_steps;       /* step: 0-based, the one under way (n_steps: done) */
     uint64_t scanned, moved, rewritten, unchanged;
+    uint64_t claimed;             /* DDB_UNIQUE values claimed (a plan's claims) */
     uint64_t in_step;             /* items the step under way has scanned (scanned counts all steps) */
     double capacity;
     const char *cursor;           /* where the step's scan goes on; NULL = its start */
@@ -611,5 +619,45 @@ int ddbi_ent_checkpoint_get(ddb *db, const char *table, ddb_arena *a, ddbi_ent_c
                             ddb_error *err);
 /* The migration is over. */
 int ddbi_ent_checkpoint_end(ddb *db, const char *table, ddb_error *err);
+
+/* A migration step's claims (entity_migrate_claim.c): the uniqueness
+ * items of the DDB_UNIQUE fields it names, written for every stored item
+ * that holds a value, in the transaction that writes the item (or with a
+ * ConditionCheck that the item still holds the value, when it is left as
+ * it is); a claim the same item holds already is no change. */
+#define DDBI_ENT_CLAIMS_MAX 16
+typedef struct ddbi_ent_seen ddbi_ent_seen;
+typedef struct ddbi_ent_claims {
+    const ddb_entity_desc *e;
+    size_t n;
+    const ddb_field_desc *f[DDBI_ENT_CLAIMS_MAX];
+    ddb_expr *put_cond;                    /* attribute_not_exists(#k) OR #o = :o */
+    ddb_expr *take_cond;                   /* ... OR #o = :old (a stale claim taken over) */
+    ddb_expr *same[DDBI_ENT_CLAIMS_MAX];   /* #f = :v */
+    ddbi_ent_seen *seen;                   /* dry run: the values met, and their items */
+} ddbi_ent_claims;
+/* One claim operation queued: which field, what value (for messages). */
+typedef struct ddbi_ent_claim_op {
+    const ddb_field_desc *f;               /* NULL: not a claim */
+    const char *value;
+    bool check;                            /* the ConditionCheck that the item is unchanged */
+    bool taken;                            /* a stale claim is taken over (take_cond) */
+} ddbi_ent_claim_op;
+int ddbi_ent_claims_init(ddbi_ent_claims *c, const ddb_ent_migration_step *s, ddb_error *err);
+void ddbi_ent_claims_done(ddbi_ent_claims *c);
+/* The operations claiming stored item it's values (check: it is left as
+ * it is, so each claim goes with a ConditionCheck that it still holds the
+ * value), appended at ops[*n] (room for 2 * c->n), their descriptions at
+ * info[*n]; *n grows. */
+int ddbi_ent_claims_ops(const ddbi_ent_claims *c, const ddb_item *it, bool check, ddb_arena *a, ddb_tx_op *ops,
+                        ddbi_ent_claim_op *info, size_t *n, ddb_error *err);
+/* Dry run: remember item it's values; a value another item holds already
+ * makes *dup a line (in a) "<Entity>.<field> = <value>: items <key> and <key>". */
+int ddbi_ent_claims_seen(ddbi_ent_claims *c, const ddb_item *it, ddb_arena *a, const char **dup, ddb_error *err);
+/* Claim put (described by op) failed: holder is the uniqueness item there.
+ * When its owner no longer holds the value (absent, or another value),
+ * *taken and put's condition becomes a takeover conditional on that owner. */
+int ddbi_ent_claim_takeover(const ddbi_ent_claims *c, ddb *db, const ddb_item *holder, const ddbi_ent_claim_op *op,
+                            ddb_tx_op *put, ddb_arena *a, bool *taken, ddb_error *err);
 
 #endif

@@ -6,7 +6,8 @@
  * first of them) gets its new form (entity_migrate_item.c); a moved item
  * is one transaction (put the new items if their keys are free, delete the
  * old ones if still there), a rewritten one puts on the same keys, groups
- * of items in one TransactWriteItems (at most 100 operations).
+ * of items in one TransactWriteItems (at most 100 operations).  A step's
+ * claims (entity_migrate_claim.c) go in the transaction of their item.
  * After each page the checkpoint is stored, progress reported and the rate
  * held under the capacity asked for.  At the end the new fingerprints and
  * model version are recorded and the migration ended.  Calls the public
@@ -23,6 +24,7 @@
 #define MAX_ITEMS_PER_TX 50 /* 2 operations an unsharded item, */
 #define MAX_TX_OPS 100      /* 100 a TransactWriteItems */
 #define GROUP_KEY_MAX 2048  /* a sharded logical item's key text that is remembered */
+#define MAX_DUPLICATES 1000 /* a dry run's report lists at most this many duplicates */
 
 typedef struct mig {
     ddb *db;
@@ -35,6 +37,9 @@ typedef struct mig {
     ddb_tx_op ops[MAX_TX_OPS];
     const ddb_item *olds[MAX_TX_OPS];  /* a stored item of each queued logical item, for messages */
     size_t op_item[MAX_TX_OPS];        /* the queued logical item of each operation */
+    ddbi_ent_claim_op claim[MAX_TX_OPS]; /* what each operation claims (f NULL: no claim) */
+    ddbi_ent_claims cl;                /* the claims of the step under way */
+    uint64_t nclaims;                  /* claims queued */
     char group[GROUP_KEY_MAX];         /* sharded: the logical item of the last shard item met ("" none) */
     size_t nops, nitems;
     bool no_tx;                    /* the endpoint has no TransactWriteItems */
@@ -91,6 +96,23 @@ static ddb_item *table_key(const ddb_table_def *td, const ddb_item *it, ddb_aren
     return k;
 }
 
+/* Operation i, a claim, failed its condition: holder is the uniqueness
+ * item that is there (NULL: unknown). */
+static int claim_failed(mig *g, size_t i, const ddb_item *holder, ddb_arena *pa, ddb_error *err)
+{
+    const ddbi_ent_claim_op *c = &g->claim[i];
+    const char *mine = ddbi_ent_key_text(&g->m->table->def, g->olds[g->op_item[i]], pa);
+    if (c->check)
+        return ddbi_fail(err, DDB_ECONDITION, "claiming %s.%s = \"%s\" for item %s: the item was changed meanwhile",
+                         g->cl.e->name, c->f->name, c->value, mine);
+    const ddb_value *o = holder ? ddb_item_get(holder, "owner") : NULL;
+    return ddbi_fail(err, DDB_ECONDITION,
+                     "%s.%s is DDB_UNIQUE, but the value \"%s\" is held by item %.*s (its claim) and by item %s: "
+                     "change one of them and run the migration again (the values claimed so far stay claimed)",
+                     g->cl.e->name, c->f->name, c->value, o && o->type == DDB_TS ? (int)o->len : 9,
+                     o && o->type == DDB_TS ? o->u.s : "(unknown)", mine);
+}
+
 /* An endpoint without TransactWriteItems (dynalite): each operation alone,
  * still conditional.  An interruption between an item's put and delete
  * leaves both; run again, the put finds its new item already there (equal:
@@ -100,15 +122,36 @@ static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
     int rc = DDB_OK;
     for (size_t i = 0; i < g->nops && !rc; i++) {
         const ddb_tx_op *op = &g->ops[i];
-        ddb_write_opts wo = {.condition = op->condition, .return_capacity = DDB_CAPACITY_TOTAL};
+        ddb_write_opts wo = {.condition = op->condition, .values = op->values,
+                             .return_capacity = DDB_CAPACITY_TOTAL};
         ddb_write_result res = {0};
+        if (op->kind == DDB_TX_CHECK)
+            continue; /* no ConditionCheck without transactions: the claim's own condition holds */
         if (op->kind == DDB_TX_PUT)
             rc = ddb_put_item(g->db, op->table, op->item, &wo, pa, &res, err);
         else
             rc = ddb_delete_item(g->db, op->table, op->item, &wo, pa, &res, err);
         g->cp.capacity += res.capacity.total;
+        if (!rc && g->claim[i].f)
+            g->cp.claimed++;
         if (rc == DDB_ECONDITION && op->kind == DDB_TX_DELETE)
             rc = DDB_OK; /* already deleted */
+        else if (rc == DDB_ECONDITION && g->claim[i].f) {
+            ddb_item *there = NULL;
+            ddb_item *key = table_key(&g->m->table->def, op->item, pa);
+            bool taken = false;
+            if (key)
+                (void)ddb_get_item(g->db, op->table, key, &(ddb_get_opts){.consistent = true}, pa, &there, NULL,
+                                   NULL);
+            if (!g->claim[i].taken && !(rc = ddbi_ent_claim_takeover(&g->cl, g->db, there, &g->claim[i], &g->ops[i],
+                                                                      pa, &taken, err)) && taken) {
+                g->claim[i].taken = true;
+                i--; /* again, taking the stale claim over */
+                continue;
+            }
+            if (!rc)
+                rc = claim_failed(g, i, there, pa, err);
+        }
         else if (rc == DDB_ECONDITION && op->condition == g->absent) {
             ddb_item *there = NULL;
             ddb_item *key = table_key(&g->m->table->def, op->item, pa);
@@ -125,6 +168,7 @@ static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
         }
     }
     g->nops = g->nitems = 0;
+    g->nclaims = 0;
     return rc;
 }
 
@@ -136,27 +180,51 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
     if (g->no_tx)
         return one_by_one(g, pa, err);
     ddb_tx_result res = {0};
-    int rc = ddb_transact_write(g->db, g->ops, g->nops, DDB_CAPACITY_TOTAL, pa, &res, err);
+    int rc = DDB_OK;
+    bool again = true;
+    /* a stale claim in the way: taken over, the transaction is sent again (at most once a claim) */
+    for (size_t tries = 0; again && tries <= g->nops; tries++) {
+        memset(&res, 0, sizeof res);
+        rc = ddb_transact_write(g->db, g->ops, g->nops, DDB_CAPACITY_TOTAL, pa, &res, err);
+        again = false;
+        for (size_t i = 0; rc == DDB_ECANCELED && res.reasons && i < g->nops; i++) {
+            if (res.reasons[i] != DDB_ECONDITION || !g->claim[i].f || g->claim[i].taken)
+                continue;
+            bool taken = false;
+            int trc = ddbi_ent_claim_takeover(&g->cl, g->db, res.items ? res.items[i] : NULL, &g->claim[i],
+                                              &g->ops[i], pa, &taken, err);
+            if (trc)
+                return trc;
+            g->claim[i].taken = taken;
+            again |= taken;
+        }
+    }
     if (rc == DDB_ENOTSUP) {
         g->no_tx = true;
         return one_by_one(g, pa, err);
     }
-    if (!rc)
+    if (!rc) {
         g->cp.capacity += res.capacity.total;
-    else if (rc == DDB_ECANCELED && res.reasons) {
+        g->cp.claimed += g->nclaims;
+    } else if (rc == DDB_ECANCELED && res.reasons) {
         /* name the first item whose condition failed */
-        size_t item = 0;
+        size_t item = 0, at = 0;
         for (size_t i = 0; i < g->nops; i++)
             if (res.reasons[i]) {
                 item = g->op_item[i];
+                at = i;
                 break;
             }
-        rc = ddbi_ent_fail_within(err, rc,
+        if (g->claim[at].f && res.reasons[at] == DDB_ECONDITION)
+            rc = claim_failed(g, at, res.items ? res.items[at] : NULL, pa, err);
+        else
+            rc = ddbi_ent_fail_within(err, rc,
                                   "moving %s item %s: its new key is taken, or it was changed meanwhile",
                                   g->m->steps[g->cp.step].entity->name,
                                   ddbi_ent_key_text(&g->m->table->def, g->olds[item < g->nitems ? item : 0], pa));
     }
     g->nops = g->nitems = 0;
+    g->nclaims = 0;
     return rc;
 }
 
@@ -253,6 +321,61 @@ static int dry_sample(mig *g, const ddb_ent_migration_step *s, const ddb_item *f
     return DDB_OK;
 }
 
+/* Does a claim of ops[0..n) name a uniqueness item a queued operation
+ * writes (two items holding one value)?  One transaction cannot hold two
+ * operations on one item: the queue is committed first, and the claim then
+ * fails its condition, naming both items. */
+static bool clashes(const mig *g, const ddb_tx_op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; ops[i].kind == DDB_TX_PUT && j < g->nops; j++)
+            if (g->claim[j].f && ddbi_ent_same_key(&g->m->table->def, g->ops[j].item, ops[i].item))
+                return true;
+    return false;
+}
+
+/* The claims of stored item it (as it is stored once migrated; check: it
+ * is left as it is): a dry run counts them and notes duplicates, a real
+ * run queues them (with the item's own operations, when it has any). */
+static int queue_claims(mig *g, const ddb_item *it, bool check, ddb_arena *pa, ddb_error *err)
+{
+    ddb_tx_op ops[2 * DDBI_ENT_CLAIMS_MAX];
+    ddbi_ent_claim_op info[2 * DDBI_ENT_CLAIMS_MAX];
+    size_t n = 0;
+    int rc;
+    if (g->o.dry_run) {
+        const char *dup = NULL;
+        if ((rc = ddbi_ent_claims_ops(&g->cl, it, false, pa, ops, info, &n, err)) ||
+            (rc = ddbi_ent_claims_seen(&g->cl, it, pa, &dup, err)))
+            return rc;
+        g->cp.claimed += n;
+        if (dup && g->r)
+            g->r->duplicates_found++;
+        if (dup && g->r && g->r->n_duplicates < MAX_DUPLICATES) {
+            char *copy = ddb_arena_alloc(g->a, strlen(dup) + 1);
+            if (!copy)
+                return ddbi_fail_oom(err, __func__);
+            memcpy(copy, dup, strlen(dup) + 1);
+            g->r->duplicates[g->r->n_duplicates++] = copy;
+        }
+        return DDB_OK;
+    }
+    if ((rc = ddbi_ent_claims_ops(&g->cl, it, check, pa, ops, info, &n, err)) || !n)
+        return rc;
+    if ((g->nops + n > MAX_TX_OPS || g->nitems >= g->o.items_per_tx || clashes(g, ops, n)) &&
+        (rc = flush(g, pa, err)))
+        return rc;
+    size_t item = g->nitems++;
+    g->olds[item] = it;
+    for (size_t i = 0; i < n; i++) {
+        g->op_item[g->nops] = item;
+        g->claim[g->nops] = info[i];
+        g->nclaims += ops[i].kind == DDB_TX_PUT;
+        g->ops[g->nops++] = ops[i];
+    }
+    return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
+}
+
 /* One stored item of the current step met by the scan: queue its logical
  * item's rewrite (or count it).  The operations of one logical item go in
  * one transaction: put each new item (its key free when it moves, else
@@ -270,7 +393,7 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
         return rc;
     if (same) {
         g->cp.unchanged++;
-        return DDB_OK;
+        return g->cl.n ? queue_claims(g, olds[0], true, pa, err) : DDB_OK;
     }
     size_t n_ops = n_new, n_del = 0;
     for (size_t i = 0; i < n_old; i++)
@@ -282,7 +405,13 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
     else
         g->cp.rewritten++;
     if (g->o.dry_run)
-        return dry_sample(g, s, olds[0], news[0], moves, pa, err);
+        return (rc = dry_sample(g, s, olds[0], news[0], moves, pa, err)) ? rc : queue_claims(g, news[0], false, pa, err);
+    ddb_tx_op cops[2 * DDBI_ENT_CLAIMS_MAX];
+    ddbi_ent_claim_op cinfo[2 * DDBI_ENT_CLAIMS_MAX];
+    size_t cn = 0;
+    if (g->cl.n && (rc = ddbi_ent_claims_ops(&g->cl, news[0], false, pa, cops, cinfo, &cn, err)))
+        return rc;
+    n_ops += cn;
     if (n_ops > MAX_TX_OPS)
         /* DynamoDB: "TransactWriteItems is a synchronous write operation that groups up to 100 action
          * requests" (API Reference, TransactWriteItems) */
@@ -290,10 +419,13 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
                          "%s item %s: moving it takes %zu operations (%zu new items, %zu deletes), more than the %d "
                          "of one TransactWriteItems; its shard items cannot move together",
                          s->entity->name, ddbi_ent_key_text(td, olds[0], pa), n_ops, n_new, n_del, MAX_TX_OPS);
-    if ((g->nops + n_ops > MAX_TX_OPS || g->nitems >= g->o.items_per_tx) && (rc = flush(g, pa, err)))
+    if ((g->nops + n_ops > MAX_TX_OPS || g->nitems >= g->o.items_per_tx || clashes(g, cops, cn)) &&
+        (rc = flush(g, pa, err)))
         return rc;
     size_t item = g->nitems++;
     g->olds[item] = olds[0];
+    for (size_t i = 0; i < n_new + n_old; i++)
+        g->claim[g->nops + i].f = NULL;
     for (size_t i = 0; i < n_new; i++) {
         g->op_item[g->nops] = item;
         g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_PUT, .table = td->name, .item = news[i],
@@ -309,6 +441,12 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
         g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = td->name, .item = old,
                                         .condition = g->present};
     }
+    for (size_t i = 0; i < cn; i++) {
+        g->op_item[g->nops] = item;
+        g->claim[g->nops] = cinfo[i];
+        g->nclaims += cops[i].kind == DDB_TX_PUT;
+        g->ops[g->nops++] = cops[i];
+    }
     return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
 }
 
@@ -319,7 +457,8 @@ static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t sc
     ddb_ent_progress p = {.entity = s->entity->name, .step = g->o.dry_run ? "dry run" : "migrate",
                           .done = g->cp.moved + g->cp.rewritten, .skipped = g->cp.unchanged, .scanned = scanned,
                           .scanned_before = step == g->step0 ? g->in_step0 : 0, .total = g->total,
-                          .capacity = g->cp.capacity, .step_no = step + 1, .n_steps = g->cp.n_steps};
+                          .capacity = g->cp.capacity, .step_no = step + 1, .n_steps = g->cp.n_steps,
+                          .claimed = g->cp.claimed};
     g->o.progress(g->o.progress_ctx, &p);
 }
 
@@ -334,6 +473,8 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
         rc = ddbi_exprb_init(&fx, g->db, a, err);
     if (!rc)
         rc = ddbi_ent_type_filter(&fx, s->entity, a, &filter, err);
+    if (!rc)
+        rc = ddbi_ent_claims_init(&g->cl, s, err);
     ddb_scan_params sp = {.table = g->m->table->def.name, .consistent = true, .filter = filter,
                           .values = ddbi_exprb_values(&fx), .limit = g->o.page_size,
                           .return_capacity = DDB_CAPACITY_TOTAL};
@@ -382,6 +523,7 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
         if (!cursor)
             break;
     }
+    ddbi_ent_claims_done(&g->cl);
     ddbi_exprb_done(&fx);
     ddb_arena_free(pa);
     ddb_arena_free(a);
@@ -415,6 +557,11 @@ static int check_migration(const ddb_ent_migration *m, ddb_error *err)
                              "TransactWriteItems: its shard items could not move together; nothing was changed",
                              e->name, worst, ddbi_ent_parts(e), ddbi_ent_parts(stored_layout(&m->steps[i])),
                              MAX_TX_OPS);
+        ddbi_ent_claims cl; /* the claims name unique fields of an unsharded entity: checked before anything */
+        int rc = ddbi_ent_claims_init(&cl, &m->steps[i], err);
+        ddbi_ent_claims_done(&cl);
+        if (rc)
+            return rc;
         if (m->steps[i].n_renames && !m->steps[i].renames)
             return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu has renames but no array", i + 1);
     }
@@ -529,6 +676,8 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         memset(report, 0, sizeof *report);
         if (g.o.dry_run && g.o.samples && !(report->samples = ddb_arena_alloc(a, g.o.samples * sizeof(char *))))
             return ddbi_fail_oom(err, __func__);
+        if (g.o.dry_run && !(report->duplicates = ddb_arena_alloc(a, MAX_DUPLICATES * sizeof(char *))))
+            return ddbi_fail_oom(err, __func__);
     }
     if (!report)
         g.o.samples = 0;
@@ -575,6 +724,7 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         report->moved = g.cp.moved;
         report->rewritten = g.cp.rewritten;
         report->unchanged = g.cp.unchanged;
+        report->claimed = g.cp.claimed;
         report->capacity = g.cp.capacity;
     }
     ddb_expr_free(g.absent);

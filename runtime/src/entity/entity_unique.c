@@ -19,7 +19,7 @@
 #define UNIQUE_TYPE "ddb:unique"
 
 /* The text of a scalar value (S, N; B as hex); NULL when out of memory. */
-static const char *value_text(ddb_arena *a, const ddb_value *v)
+const char *ddbi_ent_unique_text(ddb_arena *a, const ddb_value *v)
 {
     if (v->type == DDB_TS || v->type == DDB_TN)
         return v->u.s;
@@ -63,28 +63,37 @@ static int field_text(const ddb_field_desc *f, const void *obj, ddb_arena *a, co
         return ddbi_fail(err, DDB_EVALIDATION, "unique field %s must be a string, number or bytes", f->name);
     if (v->type == DDB_TS && v->len == 0)
         return DDB_OK; /* "" is unset */
-    return (*out = value_text(a, v)) ? DDB_OK : ddbi_fail_oom(err, __func__);
+    return (*out = ddbi_ent_unique_text(a, v)) ? DDB_OK : ddbi_fail_oom(err, __func__);
+}
+
+const char *ddbi_ent_unique_owner(const ddb_table_def *t, const ddb_item *k, ddb_arena *a)
+{
+    const ddb_value *pk = ddb_item_get(k, t->key.pk), *sk = t->key.sk ? ddb_item_get(k, t->key.sk) : NULL;
+    const char *ps = pk ? ddbi_ent_unique_text(a, pk) : NULL, *ss = sk ? ddbi_ent_unique_text(a, sk) : "";
+    size_t n = (ps ? strlen(ps) : 0) + (ss ? strlen(ss) : 0) + 2;
+    char *s = ps && ss ? ddb_arena_alloc(a, n) : NULL;
+    if (s)
+        snprintf(s, n, "%s|%s", ps, ss);
+    return s;
 }
 
 /* "<pk>|<sk>" of obj's primary key. */
-static int owner_of(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *obj, ddb_arena *a, const char **out,
-                    ddb_error *err)
+static int owner_of(const ddb_entity_desc *e, const void *obj, ddb_arena *a, const char **out, ddb_error *err)
 {
-    (void)tx;
     ddb_item *k = NULL;
     int rc = ddbi_ent_primary_key(e, obj, -1, a, &k, err);
     if (rc)
         return rc;
-    const ddb_table_def *t = &e->table->def;
-    const ddb_value *pk = ddb_item_get(k, t->key.pk), *sk = t->key.sk ? ddb_item_get(k, t->key.sk) : NULL;
-    const char *ps = value_text(a, pk), *ss = sk ? value_text(a, sk) : "";
-    size_t n = (ps ? strlen(ps) : 0) + (ss ? strlen(ss) : 0) + 2;
-    char *s = ps && ss ? ddb_arena_alloc(a, n) : NULL;
-    if (!s)
-        return ddbi_fail_oom(err, __func__);
-    snprintf(s, n, "%s|%s", ps, ss);
-    *out = s;
-    return DDB_OK;
+    return (*out = ddbi_ent_unique_owner(&e->table->def, k, a)) ? DDB_OK : ddbi_fail_oom(err, __func__);
+}
+
+int ddbi_ent_unique_item(const ddb_entity_desc *e, const ddb_field_desc *f, const char *text, const char *owner,
+                         ddb_arena *a, ddb_item **out, ddb_error *err)
+{
+    int rc = unique_key(e, f, text, a, out, err);
+    if (!rc && (ddb_item_set_s(*out, e->table->type_attr, UNIQUE_TYPE) || ddb_item_set_s(*out, "owner", owner)))
+        rc = ddbi_fail_oom(err, __func__);
+    return rc;
 }
 
 int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e, const void *obj, const void *old,
@@ -111,12 +120,11 @@ int ddbi_ent_unique_sync(ddb_ent_tx *tx, ddb_arena *a, const ddb_entity_desc *e,
             continue;
         ddbi_exprb *x = NULL;
         const ddb_expr *cond = NULL;
-        if ((rc = unique_key(e, f, nv, a, &k, err)) || (rc = owner_of(tx, e, obj, a, &owner, err)) ||
+        if ((rc = owner_of(e, obj, a, &owner, err)) || (rc = ddbi_ent_unique_item(e, f, nv, owner, a, &k, err)) ||
             (rc = ddbi_ent_tx_exprb(tx, &x, err)))
             break;
         const char *n = ddbi_exprb_name(x, e->table->def.key.pk);
-        if (!n || ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, n) || ddbi_exprb_put(x, ")") ||
-            ddb_item_set_s(k, e->table->type_attr, UNIQUE_TYPE) || ddb_item_set_s(k, "owner", owner))
+        if (!n || ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, n) || ddbi_exprb_put(x, ")"))
             return ddbi_fail_oom(err, __func__);
         if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &cond, err)))
             break;

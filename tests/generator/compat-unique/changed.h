@@ -1,6 +1,6 @@
 /* DDB_UNIQUE removed from Member.email (compatible: its uniqueness items
  * stay, unread) and added to Guest.nick (breaking: the stored guests'
- * nicks are not claimed and may repeat; no migration plan claims them). */
+ * nicks are not claimed and may repeat: the migration plan claims them). */
 #include <ddb/schema.h>
 
 DDB_TABLE(club, "Club", DDB_PRIMARY("PK", "SK"));
