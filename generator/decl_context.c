@@ -2,7 +2,8 @@
  * (decl_write.h): what templates/decl_update.{h,c}.mustache print for each
  * DDB_UPDATE and templates/decl_condition.{h,c}.mustache for each
  * DDB_CONDITION.  Presentation only, from the IR; may call ir.h,
- * decl_write.h, render_context.h's literals and internal.h's buffers. */
+ * decl_write.h, render_context.h's literals and identifiers and
+ * internal.h's buffers. */
 #include "decl_write.h"
 #include "internal.h"
 #include "render_context.h"
@@ -274,30 +275,18 @@ static json_t *condition_ctx(const ddbgen_ir_condition *c)
  * render_reads.c renders with the same keys): <ENTITY>_FN_<FIELD> numbers,
  * and with at most 64 fields <ENTITY>_F_<FIELD> bits of <entity>_fields;
  * <entity>_update_fields takes a ddb_ent_mask of them. */
-static json_t *upper_ident(const char *s)
-{
-    char *buf = strdup(s);
-    if (!buf)
-        return NULL;
-    for (char *c = buf; *c; c++)
-        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
-    json_t *j = json_string(buf);
-    free(buf);
-    return j;
-}
-
 static void mask_ctx(json_t *o, const ddbgen_ir_entity *e)
 {
     json_t *fields = json_array(), *names = json_array();
     for (size_t i = 0; i < e->n_fields; i++) {
         json_t *f = json_object(), *n = json_object();
-        set(f, "fupper", upper_ident(e->fields[i].name));
+        set(f, "fupper", ddbgen__rc_ident(e->fields[i].name, 1));
         set(f, "i", json_integer((json_int_t)i));
         json_array_append_new(fields, f);
         set(n, "name", ddbgen__c_literal(e->fields[i].name));
         json_array_append_new(names, n);
     }
-    set(o, "upper", upper_ident(e->cname));
+    set(o, "upper", ddbgen__rc_ident(e->cname, 1));
     set(o, "mask_fields", fields);
     set(o, "mask_small", json_boolean(e->n_fields <= 64));
     set(o, "field_names", names);

@@ -280,13 +280,10 @@ int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_upd
     if (!db || !e || !u || !obj || (n_args && !args) || (out && !ra))
         return ddbi_fail(err, DDB_EINVAL, "declared update: db, entity, update and key are required (and an arena "
                                           "with out)");
-    if (out)
-        memset(out, 0, e->st->size);
     /* a sharded entity's out is the whole item: read back after (the
      * UpdateItems return only the shard items they write) */
     call k = {e, u, obj, args, n_args, o, e->n_shards ? NULL : out, ra};
-    int rc = ddbi_ent_single(db, o, cap, build, &k, err);
-    return rc || !out || !e->n_shards ? rc : ddbi_ent_read_after(db, e, obj, out, ra, o, cap, err);
+    return ddbi_ent_single_out(db, e, obj, o, out, ra, cap, build, &k, err);
 }
 
 int ddb_ent_tx_update_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,

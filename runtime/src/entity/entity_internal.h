@@ -285,11 +285,6 @@ typedef enum ddbi_upd_mode {
 /* Add to tx the UpdateItem(s) of obj (one per shard touched). */
 int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *mask,
                         ddbi_upd_mode mode, const ddb_ent_tx_cond *c, const void *old, ddb_error *err);
-/* out after an update of a sharded entity: the whole item read back with a
- * consistent get (its capacity merged into cap); absent (deleted since):
- * out stays zeroed (entity_update.c). */
-int ddbi_ent_read_after(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 /* The stored entity with obj's key (consistent), NULL when absent; in a. */
 int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_arena *a, void **old, ddb_error *err);
 /* Run the operations build adds to a fresh transaction as one call: a lone
@@ -298,6 +293,14 @@ int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_ar
 typedef int (*ddbi_ent_build_fn)(ddb_ent_tx *tx, ddb_arena *a, void *ctx, ddb_error *err);
 int ddbi_ent_single(ddb *db, const ddb_ent_opts *o, ddb_capacity *cap, ddbi_ent_build_fn build, void *ctx,
                     ddb_error *err);
+/* An update run alone (ddbi_ent_single) whose result goes to out (may be
+ * NULL; zeroed first): an unsharded entity's build fills out from the
+ * UpdateItem (ALL_NEW); a sharded entity's build is given no out, and the
+ * whole item with key's primary key is read back after with a consistent
+ * get (its capacity merged into cap; deleted since: out stays zeroed)
+ * (entity_update.c). */
+int ddbi_ent_single_out(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, void *out,
+                        ddb_arena *a, ddb_capacity *cap, ddbi_ent_build_fn build, void *ctx, ddb_error *err);
 
 /* ---- defaults and timestamps (entity_stamps.c) ---- */
 

@@ -501,8 +501,11 @@ int ddbi_ent_add_declared(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *
     return rc;
 }
 
-int ddbi_ent_read_after(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a,
-                        const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+/* out after an update of a sharded entity: the whole item read back with a
+ * consistent get (its capacity merged into cap); absent (deleted since):
+ * out stays zeroed. */
+static int read_after(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a,
+                      const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
 {
     ddb_capacity rc_cap;
     ddb_ent_opts ro = {.consistent = true, .return_capacity = ddbi_ent_cap_mode(o)};
@@ -542,10 +545,16 @@ int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb
     if (!db || !e || !key || (n && !u) || (out && !a))
         return ddbi_fail(err, DDB_EINVAL, "update: db, entity, key and updates are required (and an arena with out)");
     decl_ctx d = {e, key, u, n, o, e->n_shards ? NULL : out, a};
+    return ddbi_ent_single_out(db, e, key, o, out, a, cap, build_declared, &d, err);
+}
+
+int ddbi_ent_single_out(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, void *out,
+                        ddb_arena *a, ddb_capacity *cap, ddbi_ent_build_fn build, void *ctx, ddb_error *err)
+{
     if (out)
         memset(out, 0, e->st->size);
-    int rc = ddbi_ent_single(db, o, cap, build_declared, &d, err);
-    return rc || !out || !e->n_shards ? rc : ddbi_ent_read_after(db, e, key, out, a, o, cap, err);
+    int rc = ddbi_ent_single(db, o, cap, build, ctx, err);
+    return rc || !out || !e->n_shards ? rc : read_after(db, e, key, out, a, o, cap, err);
 }
 
 int ddb_ent_tx_update(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u,
