@@ -398,18 +398,39 @@ static json_t *struct_ctx(const ddbgen_ir_struct *s, const char *base)
 
 /* ---- entities ---------------------------------------------------------------- */
 
-/* What a batch write refuses (runtime entity_batch_write.c's batchable): any
- * entity with a unique field (its uniqueness items need a transaction); a
- * put also one with a version or created-at field (a condition, a kept
- * stored value).  Those batch forms are not generated, so misuse does not compile. */
+/* What a batch write refuses (runtime entity_batch_write.c's batchable), in
+ * the order it checks: a put of an entity with a version field (a condition)
+ * or a created-at field (a kept stored value); any entity with a unique field
+ * (its uniqueness items need a transaction).  The field that refuses, or NULL.
+ * Those batch forms are not generated, so misuse does not compile. */
+static const ddbgen_ir_field *batch_refuser(const ddbgen_ir_entity *e, bool put)
+{
+    for (size_t i = 0; put && i < e->n_fields; i++)
+        if (e->fields[i].version)
+            return &e->fields[i];
+    for (size_t i = 0; i < e->n_fields; i++)
+        if (e->fields[i].unique)
+            return &e->fields[i];
+    for (size_t i = 0; put && i < e->n_fields; i++)
+        if (e->fields[i].created_at)
+            return &e->fields[i];
+    return NULL;
+}
+
 static bool batch_allows(const ddbgen_ir_entity *e, bool put)
 {
-    for (size_t i = 0; i < e->n_fields; i++) {
-        const ddbgen_ir_field *f = &e->fields[i];
-        if (f->unique || (put && (f->version || f->created_at)))
-            return false;
-    }
-    return true;
+    return !batch_refuser(e, put);
+}
+
+/* Why a batch put of e is refused, as the header's comment says it (e refuses one). */
+static json_t *batch_put_refusal(const ddbgen_ir_entity *e)
+{
+    const ddbgen_ir_field *f = batch_refuser(e, true);
+    if (f->version)
+        return fmt("a version field (%s), which a batch put cannot check", f->name);
+    if (f->unique)
+        return fmt("a unique field (%s), whose uniqueness items need a transaction", f->name);
+    return fmt("a created-at field (%s), whose stored value a batch put would replace", f->name);
 }
 
 /* "\"ORG#{org}\" / \"USER#{username}\"": a key's templates as comments show them. */
@@ -525,6 +546,9 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
     set(o, "n_updatable", count(json_array_size(upd)));
     set(o, "updatable", upd);
     set(o, "batch_delete", json_boolean(batch_allows(e, false)));
+    set(o, "batch_put", json_boolean(batch_allows(e, true)));
+    if (!batch_allows(e, true))
+        set(o, "batch_put_refusal", batch_put_refusal(e));
     /* templates in declaration order; keys with the primary key first */
     json_t *keys = json_array();
     for (size_t i = 0; i < e->n_keys; i++)

@@ -741,11 +741,6 @@ int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool 
     return ddb_ent_tx_require(tx, &user_entity, &k, exists, err);
 }
 
-int user_batch_put(ddb *db, struct user *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
-{
-    return ddb_ent_batch_put(db, &user_entity, objs, n, o, cap, err);
-}
-
 int user_batch_delete(ddb *db, const struct user *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
                            ddb_error *err)
 {

@@ -441,7 +441,9 @@ int user_tx_upsert(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, d
 int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
-int user_batch_put(ddb *db, struct user *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+/* No user_batch_put (nor shop_batch_put_user), which the runtime would refuse:
+ * "User" has a version field (version), which a batch put cannot check.
+ * Use user_put, user_create or a transaction. */
 /* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
 int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
                         struct user *out, bool *found, ddb_error *err);
