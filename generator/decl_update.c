@@ -7,10 +7,12 @@
  * and derived fields fed by fields set to a placeholder), which shard item
  * each action writes (one part per item) and which one a condition reads
  * (refusing new values and conditions that read another shard item).  May
- * call decl_expr.h, ir.h, internal.h's JSON and text helpers and the
- * expression AST; nothing else. */
+ * call decl_expr.h, ir.h, internal.h's JSON and text helpers,
+ * generated_names.h's list of generated names and the expression AST;
+ * nothing else. */
 #include "decl_expr.h"
 #include "decl_write.h"
+#include "generated_names.h"
 #include "internal.h"
 
 #include "expr/expr.h"
@@ -495,24 +497,16 @@ static int is_c_ident(const char *s)
     return 1;
 }
 
-/* The name of a declared write becomes part of a C function name. */
-static void check_name(ddbgen_diags *d, const json_t *w, const char *macro, json_t *seen)
+/* The name of a declared write becomes part of a C function name: not one
+ * every entity has (generated_names.c's list), nor a transaction form's. */
+static void check_name(ddbgen_diags *d, const json_t *e, const json_t *w, const char *macro, json_t *seen)
 {
-    static const char *const taken[] = {"put",       "create",    "update",  "update_fields", "get",
-                                        "delete",    "patch",     "upsert",  "batch_put",     "batch_get",
-                                        "batch_delete", "to_item",   "from_item", "entity",  "scan",          "mask"};
-    const char *name = ddbgen_jstr(w, "name");
+    const char *name = ddbgen_jstr(w, "name"), *taken;
     ddbgen_loc l = ddbgen_loc_of(w, "loc");
     if (!is_c_ident(name)) {
         ddbgen_diag_add(d, DDBGEN_ERROR, l, "the name of a %s, \"%s\", must be a C identifier", macro, name);
         return;
     }
-    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++)
-        if (!strcmp(name, taken[i]) || !strncmp(name, "query_", 6)) {
-            ddbgen_diag_add(d, DDBGEN_ERROR, l, "%s \"%s\" would clash with a generated function of the entity",
-                            macro, name);
-            return;
-        }
     /* a declared update's transaction form is <entity>_tx_<name>, and the
      * generated transaction operations are <entity>_tx_put, ... */
     if (!strncmp(name, "tx_", 3)) {
@@ -520,6 +514,11 @@ static void check_name(ddbgen_diags *d, const json_t *w, const char *macro, json
                         "%s \"%s\": names starting with tx_ are the transaction forms' (<entity>_tx_<name>); "
                         "drop the prefix",
                         macro, name);
+        return;
+    }
+    if ((taken = ddbgen_entity_name_taken(name))) {
+        ddbgen_diag_add(d, DDBGEN_ERROR, l, "%s \"%s\" would clash with the generated function%s %s_%s of every entity",
+                        macro, name, strchr(taken, '<') ? "s" : "", ddbgen_jstr(e, "cname"), taken);
         return;
     }
     json_t *prev = json_object_get(seen, name);
@@ -616,11 +615,11 @@ void ddbgen__check_writes(ddbgen_diags *d, json_t *e, const json_t *table)
     size_t i;
     json_t *w;
     json_array_foreach(json_object_get(e, "updates"), i, w) {
-        check_name(d, w, "DDB_UPDATE", seen);
+        check_name(d, e, w, "DDB_UPDATE", seen);
         check_update(d, e, w);
     }
     json_array_foreach(json_object_get(e, "conditions"), i, w) {
-        check_name(d, w, "DDB_CONDITION", seen);
+        check_name(d, e, w, "DDB_CONDITION", seen);
         check_condition(d, e, w);
     }
     json_decref(seen);

@@ -13,9 +13,11 @@
  * diagnostic at its byte in the schema.
  *
  * Runs after validate.c and lower.c passed (names resolve, templates
- * parse).  May call the IR, diag, jsonutil, and the runtime's expression
+ * parse).  May call the IR, diag, jsonutil, generated_names.h (the names
+ * every entity has, the module-wide check) and the runtime's expression
  * room (public <ddb/expr.h>, internal expr/expr.h: lexer and AST).
  */
+#include "generated_names.h"
 #include "internal.h"
 
 #include "expr/expr.h"
@@ -894,19 +896,6 @@ static void key_condition(Q *q, const expr_node *root, ddbgen_ir_query *out)
 
 /* ---- patterns, queries, scans ------------------------------------------------------ */
 
-static const char *const taken_names[] = {"put",      "create",    "update",     "update_fields", "get",
-                                          "delete",   "tx_put",    "tx_create",  "tx_delete",     "tx_require",
-                                          "batch_put", "batch_get", "to_item",   "from_item",     "scan",
-                                          "read",     "entity",    "page",       "fields"};
-
-static bool name_taken(const char *name)
-{
-    for (size_t i = 0; i < sizeof taken_names / sizeof *taken_names; i++)
-        if (is(taken_names[i], name))
-            return true;
-    return false;
-}
-
 /* Functions of one entity named <entity>_<name>: patterns, queries, scans. */
 typedef struct names {
     const char *name[256];
@@ -916,7 +905,14 @@ typedef struct names {
 
 static void claim(R *r, names *ns, const char *name, ddbgen_loc l, const char *ent, const char *what)
 {
-    if (name_taken(name)) {
+    const char *taken = ddbgen_entity_name_taken(name);
+    if (taken && strchr(taken, '<')) {
+        ddbgen_diag_add(r->d, DDBGEN_ERROR, l,
+                        "%s '%s' would be the function %s_%s, of the form %s_%s every entity has: choose another name",
+                        what, name, ent, name, ent, taken);
+        return;
+    }
+    if (taken) {
         ddbgen_diag_add(r->d, DDBGEN_ERROR, l,
                         "%s '%s' would be the function %s_%s, which every entity has already: choose another name",
                         what, name, ent, name);
@@ -1095,6 +1091,8 @@ int ddbgen__lower_reads(ddbgen_ir *ir, const json_t *declared, ddbgen_diags *d)
         }
         free(ns);
     }
+    if (!r.oom)
+        ddbgen__check_generated_names(ir, declared, d);
     if (r.oom) {
         ddbgen_loc none = {NULL, 0, 0};
         ddbgen_diag_add(d, DDBGEN_ERROR, none, "out of memory");

@@ -31,6 +31,9 @@ json_t *ddbgen__rc_key_comment(const ddbgen_ir_key *k);
 /* render_reads.c: the typed reads of entity e into its context o: field
  * masks, access patterns, declared queries and scans. */
 void ddbgen__reads_ctx(json_t *o, const ddbgen_ir_entity *e, const char *base);
+/* The word a date part adds to a level's constructor name ("year"; "" for none):
+ * <entity>_<pattern>_<field>_<word>. */
+const char *ddbgen__part_word(ddbgen_tmpl_part p);
 /* Which of the module's static helpers the reads use (uses_sk_level ...). */
 void ddbgen__reads_module_ctx(json_t *ctx, const ddbgen_ir *ir);
 /* s as a C string literal ("NULL" for NULL), and as one that can stand in

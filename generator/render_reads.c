@@ -76,7 +76,7 @@ static const char *sk_op_const(ddbgen_ir_skop op)
 
 /* ---- access patterns ----------------------------------------------------------- */
 
-static const char *part_word(ddbgen_tmpl_part p)
+const char *ddbgen__part_word(ddbgen_tmpl_part p)
 {
     static const char *const names[] = {"", "year", "month", "day", "quarter"};
     return (size_t)p < sizeof names / sizeof *names ? names[p] : "";
@@ -144,9 +144,9 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
         set(lo, "ident", json_incref(id));
         ctype_set(lo, "ctype", param_ctype(l->field));
         set(lo, "no", json_integer((json_int_t)i + 1));
-        set(lo, "ctor", seg->part ? ddbgen__rc_fmt("%s_%s_%s", str(fn), str(id), part_word(seg->part))
+        set(lo, "ctor", seg->part ? ddbgen__rc_fmt("%s_%s_%s", str(fn), str(id), ddbgen__part_word(seg->part))
                                   : ddbgen__rc_fmt("%s_%s", str(fn), str(id)));
-        set(lo, "path", seg->part ? ddbgen__rc_fmt("\"%s\" (its %s)", l->path, part_word(seg->part))
+        set(lo, "path", seg->part ? ddbgen__rc_fmt("\"%s\" (its %s)", l->path, ddbgen__part_word(seg->part))
                                   : ddbgen__comment_literal(l->path));
         for (size_t j = 0; j <= i; j++) {
             if (first_level(k, k->levels[j].path) != j)
