@@ -688,7 +688,8 @@ static int start_dynalite(const char *sh, const char *dir, char *uri, size_t cap
         fprintf(stderr, "dynalite.sh start failed: %s\n", out);
         return 1;
     }
-    snprintf(uri, cap, "http://127.0.0.1:%d?timeout_ms=30000&retry_base_ms=5", port);
+    /* generous, bounded: a sanitizer build on a loaded machine (ctest -j) is slow */
+    snprintf(uri, cap, "http://127.0.0.1:%d?timeout_ms=120000&connect_timeout_ms=30000&retry_base_ms=5", port);
     return 0;
 }
 

@@ -6,7 +6,9 @@
  * counts differently, the check is skipped with the reason printed.
  *
  * dynalite is installed (once, pinned) and started by dynalite.sh; without
- * node/npm every test skips with that reason. */
+ * node/npm every test skips with that reason.  With DDB_TEST_URI set (the
+ * _via_serve variant, tests/serve/with_serve.py) the same checks run
+ * against that server instead. */
 #include "remote/remote.h"
 
 #include <ddb/ddb.h>
@@ -39,9 +41,22 @@ static struct {
         }                                                                                                              \
     } while (0)
 
-static int group_setup(void **state)
+/* The server: DDB_TEST_URI's (tests/serve/with_serve.py: a private `ddb serve`), else a
+ * dynalite of our own.  Generous, bounded waits: a sanitizer build on a loaded machine
+ * (ctest -j) is slow, and dynalite.sh bounds its start-up itself. */
+#define URI_OPTIONS "timeout_ms=120000&connect_timeout_ms=30000&retry_base_ms=5"
+
+static int start_server(char *uri, size_t cap)
 {
-    (void)state;
+    const char *given = getenv("DDB_TEST_URI");
+    if (given && *given) {
+        if ((size_t)snprintf(uri, cap, "%s?" URI_OPTIONS, given) >= cap) {
+            fprintf(stderr, "DDB_TEST_URI is too long: %s\n", given);
+            return -1;
+        }
+        print_message("server: %s (DDB_TEST_URI)\n", given);
+        return 0;
+    }
     char cmd[1400], out[512] = "";
     snprintf(cmd, sizeof cmd, "'%s' start '%s' %d", DYNALITE_SH, DYNALITE_DIR, (int)getpid());
     FILE *p = popen(cmd, "r");
@@ -62,8 +77,17 @@ static int group_setup(void **state)
         return -1;
     }
     print_message("dynalite on 127.0.0.1:%d (pid %ld)\n", fx.port, fx.pid);
-    char uri[128];
-    snprintf(uri, sizeof uri, "http://127.0.0.1:%d?timeout_ms=30000&retry_base_ms=5", fx.port);
+    snprintf(uri, cap, "http://127.0.0.1:%d?" URI_OPTIONS, fx.port);
+    return 0;
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    char uri[700];
+    int rc = start_server(uri, sizeof uri);
+    if (rc || fx.skip[0])
+        return rc;
     ddb_error err = {0};
     if (ddbi_remote_open(uri, NULL, &fx.r, &err)) {
         fprintf(stderr, "ddbi_remote_open: %s\n", err.message);

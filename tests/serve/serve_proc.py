@@ -6,6 +6,7 @@ server's stderr kept for the failure report.
         s.endpoint   # "http://127.0.0.1:PORT"
 """
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -32,11 +33,21 @@ class Server:
         cmd += ["serve", "--listen", self.listen, "--port-file", self.port_file, "--sweep-ms", "100"] + self.args
         self.log = open(os.path.join(self.workdir, "server.log"), "w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
-        line = self.proc.stdout.readline()  # "ddb serve: listening on http://HOST:PORT ..."
+        # "ddb serve: listening on http://HOST:PORT ...": a generous, bounded wait (a
+        # sanitizer build on a loaded machine starts slowly)
+        limit = float(os.environ.get("DDB_SERVE_START_TIMEOUT", "180"))
+        ready, _, _ = select.select([self.proc.stdout], [], [], limit)
+        line = self.proc.stdout.readline() if ready else ""
         if not line.startswith("ddb serve: listening on "):
+            if not ready:
+                self.proc.kill()
             self.proc.wait()
-            raise RuntimeError("ddb serve did not start: %r (exit %s), see %s" %
-                               (line, self.proc.returncode, self.log.name))
+            self.log.close()
+            with open(self.log.name) as f:
+                log = f.read()[-4000:]
+            raise RuntimeError("ddb serve did not start%s: %r (exit %s); its log (%s):\n%s" %
+                               ("" if ready else " within %g s (DDB_SERVE_START_TIMEOUT; load average %.1f)" %
+                                (limit, os.getloadavg()[0]), line, self.proc.returncode, self.log.name, log))
         with open(self.port_file) as f:
             self.port = int(f.read())
         self.endpoint = "http://127.0.0.1:%d" % self.port
