@@ -468,31 +468,26 @@ int main(int argc, char **argv)
     bool keep = false;
     char dir[1024];
     snprintf(dir, sizeof dir, "/tmp/ddb-bench-gen-%d", (int)getpid());
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc)
-            runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
-            ops = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-            snprintf(dir, sizeof dir, "%s", argv[++i]);
-        else if (!strcmp(argv[i], "--keep"))
-            keep = true;
-        else if (!strcmp(argv[i], "--quick"))
-            runs = 2, ops = 50000, rounds = 1;
-        else
-            usage();
-    }
+    bool quick = false;
+    const bx_opt opts[] = {
+        {"--runs", BX_OPT_INT, &runs, 0},
+        {"--ops", BX_OPT_U64, &ops, 0},
+        {"--rounds", BX_OPT_INT, &rounds, 0},
+        {"--dir", BX_OPT_TEXT, dir, sizeof dir},
+        {"--keep", BX_OPT_FLAG, &keep, 0},
+        {"--quick", BX_OPT_FLAG, &quick, 0},
+    };
+    if (!bx_parse_args(argc, argv, opts, sizeof opts / sizeof *opts))
+        usage();
+    if (quick)
+        runs = 2, ops = 50000, rounds = 1;
     if (runs < 1 || rounds < 1 || ops < 1)
         usage();
     bx_print_header("ddb-bench-gen: generator speed and generated-code cost", argc, argv);
     printf("ddbgen: %s\n\n", DDBGEN_EXE);
     fflush(stdout);
-    if (bx_rm_rf(dir) != 0 || mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+    if (bx_fresh_dir(dir) != 0)
         return 1;
-    }
     int rc = bench_generator(dir, runs);
     if (bench_module(dir, ops, rounds))
         rc = -1;

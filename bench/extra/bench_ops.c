@@ -676,28 +676,22 @@ int main(int argc, char **argv)
     bool keep = false;
     char dir[1024];
     snprintf(dir, sizeof dir, "/tmp/ddb-bench-ops-%d", (int)getpid());
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-            secs = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-            threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-            snprintf(dir, sizeof dir, "%s", argv[++i]);
-        else if (!strcmp(argv[i], "--keep"))
-            keep = true;
-        else if (!strcmp(argv[i], "--quick"))
-            secs = 1, rounds = 1;
-        else if (!strcmp(argv[i], "--engines") && i + 1 < argc)
-            only_e = argv[++i];
-        else if (!strcmp(argv[i], "--modes") && i + 1 < argc)
-            only_m = argv[++i];
-        else if (!strcmp(argv[i], "--workloads") && i + 1 < argc)
-            only_w = argv[++i];
-        else
-            usage();
-    }
+    bool quick = false;
+    const bx_opt opts[] = {
+        {"--seconds", BX_OPT_DOUBLE, &secs, 0},
+        {"--rounds", BX_OPT_INT, &rounds, 0},
+        {"--threads", BX_OPT_INT, &threads, 0},
+        {"--dir", BX_OPT_TEXT, dir, sizeof dir},
+        {"--keep", BX_OPT_FLAG, &keep, 0},
+        {"--quick", BX_OPT_FLAG, &quick, 0},
+        {"--engines", BX_OPT_ARG, &only_e, 0},
+        {"--modes", BX_OPT_ARG, &only_m, 0},
+        {"--workloads", BX_OPT_ARG, &only_w, 0},
+    };
+    if (!bx_parse_args(argc, argv, opts, sizeof opts / sizeof *opts))
+        usage();
+    if (quick)
+        secs = 1, rounds = 1;
     if (secs <= 0 || threads < 1 || threads > 256 || rounds < 1 || rounds > MAX_ROUNDS)
         usage();
     bx_print_header("ddb-bench-ops: conditional updates and 10-item transactions, ddb vs SQLite", argc, argv);
@@ -706,10 +700,8 @@ int main(int argc, char **argv)
            "statements, writers serialised by a process mutex.\n\n",
            rounds, secs);
     fflush(stdout);
-    if (bx_rm_rf(dir) != 0 || mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+    if (bx_fresh_dir(dir) != 0)
         return 1;
-    }
 
     static const engine *const engines[2] = {&eng_ddb, &eng_sqlite};
     static const char *const ename[2] = {"ddb", "sqlite"};

@@ -69,24 +69,20 @@ int main(int argc, char **argv)
     const char *only = NULL;
     char dir[1024], uri[1024] = "";
     snprintf(dir, sizeof dir, "/tmp/ddb-bench-remote-%d", (int)getpid());
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-            secs = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-            threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--uri") && i + 1 < argc)
-            snprintf(uri, sizeof uri, "%s", argv[++i]);
-        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-            snprintf(dir, sizeof dir, "%s", argv[++i]);
-        else if (!strcmp(argv[i], "--keep"))
-            keep = true;
-        else if (!strcmp(argv[i], "--quick"))
-            secs = 1;
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-            only = argv[++i];
-        else
-            usage();
-    }
+    bool quick = false;
+    const bx_opt opts[] = {
+        {"--seconds", BX_OPT_DOUBLE, &secs, 0},
+        {"--threads", BX_OPT_INT, &threads, 0},
+        {"--uri", BX_OPT_TEXT, uri, sizeof uri},
+        {"--dir", BX_OPT_TEXT, dir, sizeof dir},
+        {"--keep", BX_OPT_FLAG, &keep, 0},
+        {"--quick", BX_OPT_FLAG, &quick, 0},
+        {"--only", BX_OPT_ARG, &only, 0},
+    };
+    if (!bx_parse_args(argc, argv, opts, sizeof opts / sizeof *opts))
+        usage();
+    if (quick)
+        secs = 1;
     if (secs <= 0 || threads < 1 || threads > 256 ||
         (only && strcmp(only, "embedded") != 0 && strcmp(only, "remote") != 0))
         usage();
@@ -113,8 +109,7 @@ int main(int argc, char **argv)
     o.sync = DDB_SYNC_NONE;
     o.map_size = 4ull << 30;
     int rc;
-    if (bx_rm_rf(dir) != 0 || mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+    if (bx_fresh_dir(dir) != 0) {
         status = 1;
     } else if ((rc = ddb_open(furi, &o, &emb.db, &err)) || (rc = ddb_open(uri, NULL, &rem.db, &err))) {
         rw_fail("ddb_open", rc, &err);

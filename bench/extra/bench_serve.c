@@ -196,28 +196,25 @@ int main(int argc, char **argv)
     int threads = 8;
     char dir[1024];
     snprintf(dir, sizeof dir, "/tmp/ddb-bench-serve-%d", (int)getpid());
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-            secs = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-            threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-            snprintf(dir, sizeof dir, "%s", argv[++i]);
-        else if (!strcmp(argv[i], "--quick"))
-            secs = 1;
-        else
-            usage();
-    }
+    bool quick = false;
+    const bx_opt opts[] = {
+        {"--seconds", BX_OPT_DOUBLE, &secs, 0},
+        {"--threads", BX_OPT_INT, &threads, 0},
+        {"--dir", BX_OPT_TEXT, dir, sizeof dir},
+        {"--quick", BX_OPT_FLAG, &quick, 0},
+    };
+    if (!bx_parse_args(argc, argv, opts, sizeof opts / sizeof *opts))
+        usage();
+    if (quick)
+        secs = 1;
     if (secs <= 0 || threads < 1 || threads > 64)
         usage();
     bx_print_header("ddb-bench-serve: ddb serve vs dynalite (libddb's remote backend as the client), "
                     "and the embedded engine",
                     argc, argv);
     fflush(stdout);
-    if (bx_rm_rf(dir) != 0 || mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+    if (bx_fresh_dir(dir) != 0)
         return 1;
-    }
 
     int status = 0;
     ddb_error err = {0};

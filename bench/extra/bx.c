@@ -1,12 +1,16 @@
 /* Shared helpers of the bench/extra benchmarks (see bx.h). */
 #include "bx.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,4 +210,82 @@ const char *bx_fmt_ratio(char *out, size_t cap, double num, double den)
     else
         snprintf(out, cap, "%.2fx", num / den);
     return out;
+}
+
+int bx_fresh_dir(const char *dir)
+{
+    if (bx_rm_rf(dir) != 0 || mkdir(dir, 0755) != 0) {
+        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* One option's value v into o; false with the reason on stderr. */
+static bool parse_value(const bx_opt *o, const char *v)
+{
+    char *end = NULL;
+    errno = 0;
+    switch (o->kind) {
+    case BX_OPT_DOUBLE: {
+        double d = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(d))
+            break;
+        *(double *)o->out = d;
+        return true;
+    }
+    case BX_OPT_INT: {
+        long l = strtol(v, &end, 10);
+        if (end == v || *end || errno || l < INT_MIN || l > INT_MAX)
+            break;
+        *(int *)o->out = (int)l;
+        return true;
+    }
+    case BX_OPT_U64: {
+        unsigned long long u = strtoull(v, &end, 10);
+        if (end == v || *end || errno || *v == '-')
+            break;
+        *(uint64_t *)o->out = (uint64_t)u;
+        return true;
+    }
+    case BX_OPT_TEXT:
+        if (strlen(v) >= o->cap) {
+            fprintf(stderr, "%s: %zu characters at most\n", o->name, o->cap - 1);
+            return false;
+        }
+        memcpy(o->out, v, strlen(v) + 1);
+        return true;
+    case BX_OPT_ARG:
+        *(const char **)o->out = v;
+        return true;
+    case BX_OPT_FLAG:
+        break;
+    }
+    fprintf(stderr, "%s: '%s' is not a number\n", o->name, v);
+    return false;
+}
+
+bool bx_parse_args(int argc, char **argv, const bx_opt *opts, size_t n)
+{
+    for (int i = 1; i < argc; i++) {
+        const bx_opt *o = NULL;
+        for (size_t k = 0; k < n && !o; k++)
+            if (!strcmp(argv[i], opts[k].name))
+                o = &opts[k];
+        if (!o) {
+            fprintf(stderr, "unknown option '%s'\n", argv[i]);
+            return false;
+        }
+        if (o->kind == BX_OPT_FLAG) {
+            *(bool *)o->out = true;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "%s needs a value\n", o->name);
+            return false;
+        }
+        if (!parse_value(o, argv[++i]))
+            return false;
+    }
+    return true;
 }

@@ -21,6 +21,23 @@ void bx_print_header(const char *title, int argc, char **argv);
 
 /* rm -rf dir (dir must not be empty or "/"); 0 on success. */
 int bx_rm_rf(const char *dir);
+/* dir removed and made again, empty; 0 on success, else -1 with the reason on stderr. */
+int bx_fresh_dir(const char *dir);
+
+/* The command line of a benchmark: "--name VALUE" options and "--name"
+ * flags, each read into the variable out points at (double, int, uint64_t,
+ * a char buffer of cap bytes, a const char * into argv, a bool set to true). */
+typedef enum bx_opt_kind { BX_OPT_DOUBLE, BX_OPT_INT, BX_OPT_U64, BX_OPT_TEXT, BX_OPT_ARG, BX_OPT_FLAG } bx_opt_kind;
+typedef struct bx_opt {
+    const char *name; /* "--seconds" */
+    bx_opt_kind kind;
+    void *out;
+    size_t cap;       /* BX_OPT_TEXT: the buffer's size */
+} bx_opt;
+/* argv[1..] against the n options; false (with the reason on stderr) on an
+ * unknown option, a missing value, a number that is not one, or a text
+ * longer than its buffer: the caller prints its usage then. */
+bool bx_parse_args(int argc, char **argv, const bx_opt *opts, size_t n);
 
 /* One timed phase: `threads` threads each open their state, wait for the
  * start, then call op until `budget` ops were started in total or `cap_s`
