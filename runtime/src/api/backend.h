@@ -37,7 +37,7 @@ typedef struct ddbi_rec {
     size_t len;
 } ddbi_rec;
 
-/* A Query page whose entries come as decoded items or as records: entry i
+/* A Query or Scan page whose entries come as decoded items or as records: entry i
  * is recs[i] when recs && recs[i].p (page.items[i] is NULL then), else
  * page.items[i].  Everything else of page (counts, last_key, capacity) is
  * as ddb_query gives it. */
@@ -102,6 +102,7 @@ typedef struct ddbi_backend_ops {
     int (*get_record)(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
                       ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
     int (*query_records)(void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+    int (*scan_records)(void *impl, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
 
     /* streams and TTL */
     int (*update_table_stream)(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);

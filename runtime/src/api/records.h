@@ -15,5 +15,10 @@ int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_g
                     ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
 /* ddb_query, entries as items or records (out->recs NULL: all items). */
 int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+/* ddb_scan, entries as items or records (out->recs NULL: all items). */
+int ddbi_scan_records(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+/* Does db's backend hand over scanned records (so that a filter the
+ * caller can apply to records itself is better left out of the Scan)? */
+bool ddbi_scans_records(const ddb *db);
 
 #endif

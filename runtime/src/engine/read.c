@@ -882,9 +882,11 @@ int ddbi_engine_query_records(void *impl, const ddb_query_params *q, ddb_arena *
 
 /* ---- Scan ---- */
 
-int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
+/* Scan; recs non-NULL: the entries that need no filter or projection are
+ * handed over as records (query_run's records mode). */
+static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddbi_rec **recs,
+                    ddb_error *err)
 {
-    ddbi_engine *db = impl;
     memset(out, 0, sizeof *out);
     if (sc->filter || sc->projection) {
         const ddb_expr *ex[2] = {sc->filter, sc->projection};
@@ -942,7 +944,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
         goto done;
     }
     pager p = {.db = db, .txn = txn, .t = t, .x = x, .a = a, .page = out, .limit = sc->limit,
-               .attrs = sc->attributes, .n_attrs = sc->n_attributes, .err = err, .filter = sc->filter,
+               .attrs = sc->attributes, .n_attrs = sc->n_attributes, .records = recs != NULL, .err = err,
+               .filter = sc->filter,
                .projection = sc->projection, .values = sc->values,
                .fetch = lsi_fetch(t, x, sc->select_all, sc->projection, sc->attributes, sc->n_attributes),
                .consistent = sc->consistent};
@@ -993,6 +996,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     if (rc == DDB_OK) {
         if (p.full && (p.last.item || p.last.rec))
             rc = key_of(&p, &out->last_key);
+        if (recs)
+            *recs = p.recs;
         double units = ddbi_read_units(p.bytes, sc->consistent);
         if (!rc && !x)
             rc = ddbi_part_charge(db, t, ddbi_part_of(t, first_hash), units, 0, err);
@@ -1005,4 +1010,16 @@ done:
         mdb_cursor_close(cur);
     ddbi_rtxn_release(db, txn, ticket);
     return rc;
+}
+
+int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
+{
+    return scan_run(impl, sc, a, out, NULL, err);
+}
+
+int ddbi_engine_scan_records(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddbi_rec_page *out,
+                             ddb_error *err)
+{
+    out->recs = NULL;
+    return scan_run(impl, sc, a, &out->page, &out->recs, err);
 }
