@@ -115,6 +115,15 @@ static int counted_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddbi
     return rc;
 }
 
+static int counted_batch(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                         ddbi_rec *recs, ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    int r = embedded->batch_get_records(impl, ops, n, a, items, recs, rc, cap, err);
+    for (size_t i = 0; !r && i < n; i++)
+        handed_over += recs[i].p != NULL;
+    return r;
+}
+
 static int counted_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)
 {
     int rc = embedded->query_records(impl, q, a, out, err);
@@ -268,11 +277,14 @@ static int setup(void **state)
     f.records = *embedded;
     f.records.scan_records = counted_scan;
     f.records.query_records = counted_query;
+    f.records.batch_get_records = counted_batch;
     f.items = *embedded;
     f.items.get_record = NULL;
     f.items.query_records = NULL;
     f.items.scan_records = NULL;
+    f.items.batch_get_records = NULL;
     assert_non_null(embedded->scan_records);
+    assert_non_null(embedded->batch_get_records);
     seed(&f);
     *state = &f;
     return 0;
@@ -456,12 +468,101 @@ static void test_scatter(void **state)
     assert_int_equal(query_both(f, &event_entity, &between, (ddb_ent_read_opts){.page_size = 4}), 10);
 }
 
+/* ---- batch gets ------------------------------------------------------------------- */
+
+/* A batch read of n keys of e both ways (ddb_ent_batch_read with o, or
+ * ddb_ent_batch_get when o is NULL), compared; the entities found
+ * (SIZE_MAX: the same DDB_EVALIDATION both ways). */
+static size_t batch_both(fx *f, const ddb_entity_desc *e, const void *keys, size_t n, const ddb_ent_read_opts *o)
+{
+    size_t sz = e->st->size, hits = 0;
+    char *out[2];
+    ddb_ent_mask *masks[2];
+    bool *found[2];
+    ddb_capacity cap[2];
+    int rc[2];
+    ddb_error err[2] = {{0}, {0}};
+    for (int k = 0; k < 2; k++) {
+        out[k] = ddb_arena_alloc(f->a, n * sz);
+        masks[k] = ddb_arena_alloc(f->a, n * sizeof *masks[k]);
+        found[k] = ddb_arena_alloc(f->a, n * sizeof *found[k]);
+        use_records(f, k == 0);
+        if (o) {
+            ddb_ent_read_opts ro = *o;
+            ro.return_capacity = DDB_CAPACITY_TOTAL;
+            ro.capacity = &cap[k];
+            rc[k] = ddb_ent_batch_read(f->db, e, keys, n, &ro, f->a, out[k], masks[k], found[k], &err[k]);
+        } else {
+            ddb_ent_opts eo = {.return_capacity = DDB_CAPACITY_TOTAL};
+            masks[k] = NULL;
+            rc[k] = ddb_ent_batch_get(f->db, e, keys, n, out[k], found[k], f->a, &eo, &cap[k], &err[k]);
+        }
+    }
+    assert_int_equal(rc[0], rc[1]);
+    if (rc[0]) {
+        assert_int_equal(rc[0], DDB_EVALIDATION);
+        assert_string_equal(err[0].message, err[1].message);
+        return SIZE_MAX;
+    }
+    assert_same_capacity(&cap[0], &cap[1]);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(found[0][i], found[1][i]);
+        if (found[0][i])
+            assert_same_entities(e, out[0] + i * sz, masks[0] ? &masks[0][i] : NULL, out[1] + i * sz,
+                                 masks[1] ? &masks[1][i] : NULL, 1);
+        hits += found[0][i];
+    }
+    return hits;
+}
+
+/* Batch gets (BatchGetItem: at most 100 keys a request, absent keys are
+ * no error; API_BatchGetItem), of more keys than one request takes. */
+static void test_batch_gets(void **state)
+{
+    fx *f = *state;
+    enum { N = N_DEVICES * N_READINGS + 40 };
+    struct reading *rk = ddb_arena_alloc(f->a, N * sizeof *rk);
+    memset(rk, 0, N * sizeof *rk);
+    for (int i = 0; i < N; i++) { /* every reading (expired ones too), then keys of none */
+        snprintf(rk[i].device_id, sizeof rk[i].device_id, "d%d", i / N_READINGS);
+        snprintf(rk[i].day, sizeof rk[i].day, "2024-03-0%d", 1 + (i % N_READINGS) % 3);
+        rk[i].seq = i % N_READINGS;
+    }
+    const size_t live = N_DEVICES * (N_READINGS - N_READINGS / 5);
+    handed_over = 0;
+    assert_int_equal(batch_both(f, &reading_entity, rk, N, &(ddb_ent_read_opts){0}), live);
+    assert_true(handed_over >= live); /* the record path was taken */
+    assert_int_equal(batch_both(f, &reading_entity, rk, N, NULL), live);
+    ddb_ent_mask cel = {{0}};
+    ddb_ent_mask_set(&cel, READING_CELSIUS);
+    assert_int_equal(batch_both(f, &reading_entity, rk, N, &(ddb_ent_read_opts){.fields = &cel}), live);
+
+    /* a sharded entity: its shard items in the same request, one struct */
+    struct device dk[N_DEVICES + 2];
+    memset(dk, 0, sizeof dk);
+    for (int i = 0; i < N_DEVICES + 2; i++)
+        snprintf(dk[i].device_id, sizeof dk[i].device_id, "d%d", i);
+    assert_int_equal(batch_both(f, &device_entity, dk, N_DEVICES + 2, &(ddb_ent_read_opts){0}), N_DEVICES);
+    assert_int_equal(batch_both(f, &device_entity, dk, N_DEVICES + 2, NULL), N_DEVICES);
+    ddb_ent_mask fw = {{0}};
+    ddb_ent_mask_set(&fw, DEVICE_FIRMWARE);
+    assert_int_equal(batch_both(f, &device_entity, dk, N_DEVICES + 2, &(ddb_ent_read_opts){.fields = &fw}),
+                     N_DEVICES);
+
+    /* the keys of another entity's items: the same error both ways */
+    ddb_entity_desc not_reading = reading_entity;
+    not_reading.name = "NotReading";
+    assert_true(batch_both(f, &not_reading, rk, 3, &(ddb_ent_read_opts){0}) == SIZE_MAX);
+    assert_true(batch_both(f, &not_reading, rk, 3, NULL) == SIZE_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scans),
         cmocka_unit_test(test_table_scan),
         cmocka_unit_test(test_scatter),
+        cmocka_unit_test(test_batch_gets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

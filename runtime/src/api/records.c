@@ -1,6 +1,6 @@
 /* api/: the record reads of records.h: the backend's optional operation,
- * or the public GetItem / Query / Scan when it has none.  Calls the backend and
- * core/. */
+ * or the public GetItem / Query / Scan / BatchGetItem when it has none.
+ * Calls the backend and core/. */
 #include "api/records.h"
 
 #include "api/api.h"
@@ -48,4 +48,15 @@ int ddbi_scan_records(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_
 bool ddbi_scans_records(const ddb *db)
 {
     return db && db->ops->scan_records;
+}
+
+int ddbi_batch_get_records(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                           ddbi_rec *recs, ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    if (recs)
+        memset(recs, 0, n * sizeof *recs);
+    if (!db || !db->ops->batch_get_records || !recs)
+        return ddb_batch_get(db, ops, n, a, items, rc, cap, err);
+    int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
+    return r ? r : db->ops->batch_get_records(db->impl, ops, n, a, items, recs, rc, cap, err);
 }

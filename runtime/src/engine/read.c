@@ -90,6 +90,17 @@ static bool rec_expired(ddbi_engine *db, const ddb_table_rt *t, const uint8_t *r
     return !*rc && ddbi_ttl_value_expired(v, ddbi_engine_clock_ms(db));
 }
 
+int ddbi_engine_rec_visible(ddbi_engine *db, const ddb_table_rt *t, const ddb_value *pk, const ddb_value *sk,
+                            const uint8_t *r, size_t len, ddb_arena *a, bool *visible)
+{
+    ddb_value tmp[3];
+    const ddb_value *opk = NULL, *osk = NULL;
+    bool expired = false;
+    int rc = rec_keys(db, t, t->pk, t->sk, r, len, a, tmp, &opk, &osk, &expired);
+    *visible = !rc && opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) && !expired;
+    return rc;
+}
+
 /* A copy of record r (n bytes) in a. */
 static int rec_copy(ddb_arena *a, const void *r, size_t n, ddbi_rec *out)
 {
