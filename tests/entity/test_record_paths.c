@@ -86,6 +86,18 @@ static const ddb_collection_member everything_members[] = {
 };
 static const ddb_collection_desc everything = {.name = "everything", .n_members = 5, .members = everything_members};
 
+/* the events of one day, as a collection (its partition write-sharded) */
+struct day_events {
+    struct event *event;
+    size_t event_count;
+    ddb_ent_mask *event_masks;
+};
+static const ddb_collection_member day_members[] = {
+    {.entity = &event_entity, .key = 0, .items_offset = offsetof(struct day_events, event),
+     .count_offset = offsetof(struct day_events, event_count), .masks_offset = offsetof(struct day_events, event_masks)},
+};
+static const ddb_collection_desc day = {.name = "day", .n_members = 1, .members = day_members};
+
 /* ---- the two paths ------------------------------------------------------------ */
 
 typedef struct fx {
@@ -466,6 +478,29 @@ static void test_scatter(void **state)
     struct event lo = {.day = "2024-03-01", .seq = 10}, hi = {.day = "2024-03-01", .seq = 29};
     ddb_ent_key_cond between = {.key = 0, .obj = &lo, .op = DDB_ENT_SK_BETWEEN, .level = 1, .hi = &hi};
     assert_int_equal(query_both(f, &event_entity, &between, (ddb_ent_read_opts){.page_size = 4}), 10);
+
+    /* the same partition as a collection, page after page */
+    for (uint32_t page = 0; page <= 7; page += 7) {
+        const char *cursor = NULL;
+        size_t total = 0;
+        do {
+            struct day_events x, y;
+            ddb_ent_page_info ix, iy;
+            ddb_ent_read_opts o = {.page_size = page, .cursor = cursor};
+            use_records(f, true);
+            OK(ddb_ent_collection_page(f->db, &day, 0, &day1, NULL, &o, f->a, &x, &ix, &e_));
+            use_records(f, false);
+            OK(ddb_ent_collection_page(f->db, &day, 0, &day1, NULL, &o, f->a, &y, &iy, &e_));
+            assert_int_equal(ix.count, iy.count);
+            assert_int_equal(ix.scanned_count, iy.scanned_count);
+            assert_same_cursor(ix.cursor, iy.cursor);
+            assert_int_equal(x.event_count, y.event_count);
+            assert_same_entities(&event_entity, x.event, x.event_masks, y.event, y.event_masks, x.event_count);
+            total += ix.count;
+            cursor = ix.cursor;
+        } while (cursor);
+        assert_int_equal(total, N_EVENTS / 2);
+    }
 }
 
 /* ---- batch gets ------------------------------------------------------------------- */
