@@ -213,7 +213,7 @@ static void test_get_and_patterns(void **state)
     bool found[3];
     ddb_capacity cap;
     OK(device_batch_get(db, keys, 3, &(ddb_ent_read_opts){.return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap},
-                        a, out, found, &err));
+                        a, out, NULL, found, &err));
     assert_true(found[0] && !found[1] && found[2]);
     assert_int_equal(out[2].battery_pct, 5);
     assert_true(cap.read > 0);
@@ -437,12 +437,22 @@ static void test_shard_projection(void **state)
     /* batch get */
     struct device keys[2] = {{.device_id = "d1"}, {.device_id = "d4"}}, out[2];
     bool found[2];
-    OK(device_batch_get(db, keys, 2, &all_o, a, out, found, &err));
-    OK(device_batch_get(db, keys, 2, &a_o, a, out, found, &err));
+    ddb_ent_mask bm[2];
+    OK(device_batch_get(db, keys, 2, &all_o, a, out, bm, found, &err));
+    assert_true(ddb_ent_mask_has(&bm[1], DEVICE_FN_BATTERY_PCT) && ddb_ent_mask_has(&bm[1], DEVICE_FN_MODEL));
+    OK(device_batch_get(db, keys, 2, &a_o, a, out, bm, found, &err));
     assert_true(found[0] && found[1]);
     assert_string_equal(out[1].model, "T-200");
     assert_null(out[0].notes);
     assert_true(part.read < full.read);
+    /* the masks say what the projection read: shard A's fields, not B's,
+     * as the exact-key query's mask says */
+    for (int i = 0; i < 2; i++) {
+        assert_true(ddb_ent_mask_has(&bm[i], DEVICE_FN_MODEL));
+        assert_false(ddb_ent_mask_has(&bm[i], DEVICE_FN_BATTERY_PCT) || ddb_ent_mask_has(&bm[i], DEVICE_FN_NOTES));
+    }
+    OK(device_table(db, "d4", device_table_all(), &a_o, a, &dp, &err));
+    assert_memory_equal(&dp.masks[0], &bm[1], sizeof bm[1]);
 
     /* a collection page: the device's projection, the readings whole */
     const ddb_ent_mask *mf[FLEET_TELEMETRY_MEMBERS] = {[FLEET_TELEMETRY_DEVICE] = &a_only};

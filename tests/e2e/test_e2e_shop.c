@@ -500,6 +500,7 @@ static void test_transactions_and_batches(void **state)
     /* batches: 30 organizations (two BatchWriteItem calls), read back with 2 misses */
     struct organization many[30], keys[32], out[32];
     bool found[32];
+    ddb_ent_mask masks[32];
     for (int i = 0; i < 30; i++) {
         many[i] = (struct organization){.seats = (uint16_t)i};
         snprintf(many[i].name, sizeof many[i].name, "org%02d", i);
@@ -511,11 +512,20 @@ static void test_transactions_and_batches(void **state)
     OK(organization_batch_put(db, many, 30, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &err));
     assert_true(cap.write == 30.0);
     OK(organization_batch_get(db, keys, 32, &(ddb_ent_read_opts){.return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap},
-                              a, out, found, &err));
+                              a, out, masks, found, &err));
     for (int i = 0; i < 30; i++) {
         assert_true(found[i]);
         assert_int_equal(out[i].seats, i);
+        assert_true(ddb_ent_mask_has(&masks[i], ORGANIZATION_FN_NAME) && ddb_ent_mask_has(&masks[i], ORGANIZATION_FN_SEATS));
     }
+    /* a projection: the masks hold its fields (and the key) only */
+    ddb_ent_mask seats_only = {{0}};
+    ddb_ent_mask_set(&seats_only, ORGANIZATION_FN_SEATS);
+    OK(organization_batch_get(db, keys, 32, &(ddb_ent_read_opts){.fields = &seats_only}, a, out, masks, found, &err));
+    assert_true(found[7] && !found[31]);
+    assert_int_equal(out[7].seats, 7);
+    assert_true(ddb_ent_mask_has(&masks[7], ORGANIZATION_FN_SEATS));
+    assert_false(ddb_ent_mask_has(&masks[7], ORGANIZATION_FN_PLAN));
     assert_false(found[30]);
     assert_false(found[31]);
     assert_true(cap.read == 16.0); /* 32 eventually consistent reads of at most 4 KB: 0.5 each */

@@ -177,7 +177,7 @@ static void batches_and_transactions(void **state)
     keys[30] = check_in_no(99, DAY); /* never written */
     if (check_in_batch_put(db, in, 30, NULL, NULL, &err))
         fail_msg("batch put: %s", err.message);
-    if (check_in_batch_get(db, keys, 31, NULL, a, out, found, &err))
+    if (check_in_batch_get(db, keys, 31, NULL, a, out, NULL, found, &err))
         fail_msg("batch get: %s", err.message);
     for (int i = 0; i < 30; i++) {
         assert_true(found[i]);

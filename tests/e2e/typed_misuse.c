@@ -21,7 +21,7 @@ int typed_use(ddb *db, ddb_arena *a, ddb_error *err)
     struct reading keys[1] = {{.device_id = "d1"}};
     struct device out[1];
     bool found[1];
-    return device_batch_get(db, keys, 1, NULL, a, out, found, err);
+    return device_batch_get(db, keys, 1, NULL, a, out, NULL, found, err);
 #elif defined(MISUSE_PARAM)
     /* :min is compared with celsius, a double */
     return reading_hot(db, "d1", "2024", "2025", "21.5", NULL, a, &rp, err);

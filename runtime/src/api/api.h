@@ -37,6 +37,11 @@ struct ddb_stream_iter {
     void *impl;
 };
 
+/* The arguments of BatchGetItem and TransactGetItems (batches.c; what
+ * names the operation in the message); *cap zeroed. */
+int ddbi_api_check_read_many(const ddb *db, const char *what, size_t n, const void *ops, ddb_arena *a,
+                             ddb_item **items, ddb_capacity *cap, ddb_error *err);
+
 /* DDB_ENOTSUP: "<op>: not supported by the <backend> backend". */
 int ddbi_api_notsup(const ddb *db, const char *op, ddb_error *err);
 

@@ -37,7 +37,7 @@ typedef struct ddbi_rec {
     size_t len;
 } ddbi_rec;
 
-/* A Query page whose entries come as decoded items or as records: entry i
+/* A Query or Scan page whose entries come as decoded items or as records: entry i
  * is recs[i] when recs && recs[i].p (page.items[i] is NULL then), else
  * page.items[i].  Everything else of page (counts, last_key, capacity) is
  * as ddb_query gives it. */
@@ -94,14 +94,19 @@ typedef struct ddbi_backend_ops {
 
     /* Optional reads that hand over stored records instead of items where
      * nothing in the request needs the item decoded (no filter, projection
-     * or attribute list, an ALL index); the same contract as get_item and
-     * query otherwise (capacity, limits, 1 MB pages, last_key, TTL).  NULL:
-     * the API falls back to get_item / query (api/records.h).
+     * or attribute list, an ALL index); the same contract as get_item,
+     * query, scan and batch_get otherwise (capacity, limits, 1 MB pages,
+     * last_key, TTL).  NULL: the API falls back to those (api/records.h).
      * get_record: *out gets the item, or *rec the record (one of them; both
      * empty with DDB_ENOTFOUND). */
     int (*get_record)(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
                       ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
     int (*query_records)(void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+    int (*scan_records)(void *impl, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+    /* batch_get_records: batch_get, entry i as items[i] or (a request
+     * without projection) recs[i]; both empty when there is no such item */
+    int (*batch_get_records)(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                             ddbi_rec *recs, ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
 
     /* streams and TTL */
     int (*update_table_stream)(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);

@@ -50,9 +50,8 @@ int ddb_transact_write_opts(ddb *db, const ddb_tx_op *ops, size_t n, const ddb_t
     return db->ops->transact_write(db->impl, ops, n, &o, a, res, err);
 }
 
-/* BatchGetItem and TransactGetItems take the same arguments. */
-static int check_read_many(const ddb *db, const char *what, size_t n, const void *ops, ddb_arena *a,
-                           ddb_item **items, ddb_capacity *cap, ddb_error *err)
+int ddbi_api_check_read_many(const ddb *db, const char *what, size_t n, const void *ops, ddb_arena *a,
+                             ddb_item **items, ddb_capacity *cap, ddb_error *err)
 {
     if (!db || (n && (!ops || !items)) || !a)
         return ddbi_fail(err, DDB_EINVAL, "%s: db, requests, arena and items are required", what);
@@ -66,7 +65,7 @@ int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, 
 {
     if (db && !db->ops->batch_get)
         return ddbi_api_notsup(db, "ddb_batch_get", err);
-    int r = check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
+    int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
     return r ? r : db->ops->batch_get(db->impl, ops, n, a, items, rc, cap, err);
 }
 
@@ -75,6 +74,6 @@ int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, dd
 {
     if (db && !db->ops->transact_get)
         return ddbi_api_notsup(db, "ddb_transact_get", err);
-    int r = check_read_many(db, "TransactGetItems", n, gets, a, items, cap, err);
+    int r = ddbi_api_check_read_many(db, "TransactGetItems", n, gets, a, items, cap, err);
     return r ? r : db->ops->transact_get(db->impl, gets, n, a, items, rc, cap, err);
 }

@@ -50,6 +50,8 @@ NOTED(query, ddbi_engine_query, (void *impl, const ddb_query_params *q, ddb_aren
 NOTED(scan, ddbi_engine_scan, (void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err), (impl, s, a, out, err))
 NOTED(get_record, ddbi_engine_get_record, (void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a, ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err), (impl, table, key, opts, a, out, rec, cap, err))
 NOTED(query_records, ddbi_engine_query_records, (void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err), (impl, q, a, out, err))
+NOTED(scan_records, ddbi_engine_scan_records, (void *impl, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err), (impl, s, a, out, err))
+NOTED(batch_get_records, ddbi_engine_batch_get_records, (void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items, ddbi_rec *recs, ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err), (impl, ops, n, a, items, recs, rc, cap, err))
 NOTED(update_table_stream, ddbi_streams_update_table_stream, (void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err), (impl, table, spec, err))
 NOTED(update_time_to_live, ddbi_streams_update_time_to_live, (void *impl, const char *table, const char *attr, ddb_error *err), (impl, table, attr, err))
 NOTED(ttl_sweep, ddbi_streams_ttl_sweep, (void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err), (impl, table, now_s, deleted, err))
@@ -87,6 +89,8 @@ const ddbi_backend_ops ddbi_embedded_ops = {
     .scan = scan,
     .get_record = get_record,
     .query_records = query_records,
+    .scan_records = scan_records,
+    .batch_get_records = batch_get_records,
     .update_table_stream = update_table_stream,
     .update_time_to_live = update_time_to_live,
     .ttl_sweep = ttl_sweep,

@@ -1,6 +1,6 @@
 /* api/: the record reads of records.h: the backend's optional operation,
- * or the public GetItem / Query when it has none.  Calls the backend and
- * core/. */
+ * or the public GetItem / Query / Scan / BatchGetItem when it has none.
+ * Calls the backend and core/. */
 #include "api/records.h"
 
 #include "api/api.h"
@@ -32,4 +32,31 @@ int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_re
     if (!q || !q->table || (!q->pk && !q->key_condition) || !a)
         return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
     return db->ops->query_records(db->impl, q, a, out, err);
+}
+
+int ddbi_scan_records(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)
+{
+    if (out)
+        out->recs = NULL;
+    if (!ddbi_scans_records(db) || !out)
+        return ddb_scan(db, s, a, out ? &out->page : NULL, err);
+    if (!s || !s->table || !a)
+        return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
+    return db->ops->scan_records(db->impl, s, a, out, err);
+}
+
+bool ddbi_scans_records(const ddb *db)
+{
+    return db && db->ops->scan_records;
+}
+
+int ddbi_batch_get_records(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                           ddbi_rec *recs, ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    if (recs)
+        memset(recs, 0, n * sizeof *recs);
+    if (!db || !db->ops->batch_get_records || !recs)
+        return ddb_batch_get(db, ops, n, a, items, rc, cap, err);
+    int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
+    return r ? r : db->ops->batch_get_records(db->impl, ops, n, a, items, recs, rc, cap, err);
 }

@@ -1,5 +1,6 @@
 /* engine/: BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
+#include "api/backend.h"
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"
@@ -372,9 +373,11 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const
 /* ---- reads ---- */
 
 /* One item by key in an open read transaction: *out NULL when absent;
- * *size its stored size (0 when absent). */
+ * *size its stored size (0 when absent).  rec non-NULL: the item is handed
+ * over as its record (a copy in a) instead, its keys and TTL read in
+ * place. */
 static int read_one(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_item *key, ddb_arena *a, ddb_item **out,
-                    size_t *size, ddb_table_rt **tp, ddb_error *err)
+                    ddbi_rec *rec, size_t *size, ddb_table_rt **tp, ddb_error *err)
 {
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
@@ -394,6 +397,23 @@ static int read_one(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_
         return DDB_OK;
     if (rc)
         return ddbi_mdb_fail(err, rc, "reading item");
+    if (rec) {
+        bool ours;
+        uint8_t *c;
+        if ((rc = ddbi_record_size(dv.mv_data, dv.mv_size, size)) ||
+            (rc = ddbi_engine_rec_visible(db, t, pk, sk, dv.mv_data, dv.mv_size, a, &ours)))
+            return rc == DDB_ENOMEM ? ddbi_fail_oom(err, "BatchGetItem")
+                                    : ddbi_fail_stored(err, t->name, k.b, k.len, "the stored item is unreadable");
+        if (!ours) {
+            *size = 0; /* another key with the same digest, or expired */
+            return DDB_OK;
+        }
+        if (!(c = ddb_arena_alloc(a, dv.mv_size ? dv.mv_size : 1)))
+            return ddbi_fail_oom(err, "BatchGetItem");
+        memcpy(c, dv.mv_data, dv.mv_size);
+        *rec = (ddbi_rec){c, dv.mv_size};
+        return DDB_OK;
+    }
     ddb_item *it;
     if (ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it) || ddbi_record_size(dv.mv_data, dv.mv_size, size))
         return ddbi_fail_stored(err, t->name, k.b, k.len, "the stored item is unreadable");
@@ -406,10 +426,12 @@ static int read_one(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_
     return DDB_OK;
 }
 
+/* BatchGetItem / TransactGetItems.  recs non-NULL: an entry without
+ * projection comes as its record (recs[i]; items[i] NULL). */
 static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, const char *(*table_of)(const void *, size_t),
                      const ddb_item *(*key_of)(const void *, size_t), const ddb_expr *(*proj_of)(const void *, size_t),
                      bool (*consistent_of)(const void *, size_t), double factor, const void *ops, ddb_arena *a,
-                     ddb_item **items, ddb_return_capacity mode, ddb_capacity *cap, ddb_error *err)
+                     ddb_item **items, ddbi_rec *recs, ddb_return_capacity mode, ddb_capacity *cap, ddb_error *err)
 {
     for (size_t i = 0; i < n; i++)
         if (!table_of(ops, i) || !key_of(ops, i))
@@ -434,7 +456,11 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
     for (size_t i = 0; i < n && !rc; i++) {
         ddb_table_rt *t;
         size_t size;
-        if ((rc = read_one(db, txn, table_of(ops, i), key_of(ops, i), a, &items[i], &size, &t, err)))
+        const ddb_expr *p = proj_of(ops, i);
+        ddbi_rec *rec = recs && !p ? &recs[i] : NULL;
+        if (recs)
+            recs[i] = (ddbi_rec){NULL, 0};
+        if ((rc = read_one(db, txn, table_of(ops, i), key_of(ops, i), a, &items[i], rec, &size, &t, err)))
             break;
         bytes += size;
         if (what[0] == 'T' && bytes > TX_BYTES_MAX) {
@@ -446,7 +472,6 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
         if ((rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(keys[i].b)), units, 0, err)))
             break;
         ddbi_cap_add(cap, NULL, units, 0, mode);
-        const ddb_expr *p = proj_of(ops, i);
         if ((rc = ddbi_keys_check_paths(t, &p, 1, err)))
             break;
         if (items[i] && p)
@@ -469,13 +494,21 @@ int ddbi_engine_batch_get(void *impl, const ddb_batch_get_op *ops, size_t n, ddb
 {
     ddbi_engine *db = impl;
     return read_many(db, "BatchGetItem", n, BATCH_GET_MAX, bg_table, bg_key, bg_proj, bg_consistent, 1.0, ops, a,
-                     items, rc, cap, err);
+                     items, NULL, rc, cap, err);
+}
+
+int ddbi_engine_batch_get_records(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                                  ddbi_rec *recs, ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
+{
+    ddbi_engine *db = impl;
+    return read_many(db, "BatchGetItem", n, BATCH_GET_MAX, bg_table, bg_key, bg_proj, bg_consistent, 1.0, ops, a,
+                     items, recs, rc, cap, err);
 }
 
 int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                              ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
     ddbi_engine *db = impl;
-    return read_many(db, "TransactGetItems", n, TX_MAX, tg_table, tg_key, tg_proj, NULL, 2.0, gets, a, items, rc,
-                     cap, err);
+    return read_many(db, "TransactGetItems", n, TX_MAX, tg_table, tg_key, tg_proj, NULL, 2.0, gets, a, items, NULL,
+                     rc, cap, err);
 }

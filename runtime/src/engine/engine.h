@@ -335,7 +335,8 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const
 int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                              ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
 int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
-/* The optional record reads (api/backend.h: get_record, query_records). */
+/* The optional record reads (api/backend.h: get_record, query_records,
+ * scan_records, batch_get_records). */
 struct ddbi_rec;
 struct ddbi_rec_page;
 int ddbi_engine_get_record(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
@@ -343,6 +344,15 @@ int ddbi_engine_get_record(void *impl, const char *table, const ddb_item *key, c
 int ddbi_engine_query_records(void *impl, const ddb_query_params *q, ddb_arena *a, struct ddbi_rec_page *out,
                               ddb_error *err);
 int ddbi_engine_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
+int ddbi_engine_scan_records(void *impl, const ddb_scan_params *s, ddb_arena *a, struct ddbi_rec_page *out,
+                             ddb_error *err);
+int ddbi_engine_batch_get_records(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                                  struct ddbi_rec *recs, ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
+/* Is record r (len bytes) stored under the key of pk / sk in t the item
+ * of that key, unexpired (TTL)?  The checks of a read by key, made in
+ * place (read.c; the walk's DDB_ECORRUPT, DDB_ENOMEM). */
+int ddbi_engine_rec_visible(ddbi_engine *db, const ddb_table_rt *t, const ddb_value *pk, const ddb_value *sk,
+                            const uint8_t *r, size_t len, ddb_arena *a, bool *visible);
 int ddbi_engine_table_stats(void *impl, const char *table, ddb_arena *a, ddb_partition_stats **parts,
                             size_t *count, ddb_error *err);
 int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *report, ddb_error *err);

@@ -90,6 +90,17 @@ static bool rec_expired(ddbi_engine *db, const ddb_table_rt *t, const uint8_t *r
     return !*rc && ddbi_ttl_value_expired(v, ddbi_engine_clock_ms(db));
 }
 
+int ddbi_engine_rec_visible(ddbi_engine *db, const ddb_table_rt *t, const ddb_value *pk, const ddb_value *sk,
+                            const uint8_t *r, size_t len, ddb_arena *a, bool *visible)
+{
+    ddb_value tmp[3];
+    const ddb_value *opk = NULL, *osk = NULL;
+    bool expired = false;
+    int rc = rec_keys(db, t, t->pk, t->sk, r, len, a, tmp, &opk, &osk, &expired);
+    *visible = !rc && opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) && !expired;
+    return rc;
+}
+
 /* A copy of record r (n bytes) in a. */
 static int rec_copy(ddb_arena *a, const void *r, size_t n, ddbi_rec *out)
 {
@@ -882,9 +893,11 @@ int ddbi_engine_query_records(void *impl, const ddb_query_params *q, ddb_arena *
 
 /* ---- Scan ---- */
 
-int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
+/* Scan; recs non-NULL: the entries that need no filter or projection are
+ * handed over as records (query_run's records mode). */
+static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddbi_rec **recs,
+                    ddb_error *err)
 {
-    ddbi_engine *db = impl;
     memset(out, 0, sizeof *out);
     if (sc->filter || sc->projection) {
         const ddb_expr *ex[2] = {sc->filter, sc->projection};
@@ -942,7 +955,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
         goto done;
     }
     pager p = {.db = db, .txn = txn, .t = t, .x = x, .a = a, .page = out, .limit = sc->limit,
-               .attrs = sc->attributes, .n_attrs = sc->n_attributes, .err = err, .filter = sc->filter,
+               .attrs = sc->attributes, .n_attrs = sc->n_attributes, .records = recs != NULL, .err = err,
+               .filter = sc->filter,
                .projection = sc->projection, .values = sc->values,
                .fetch = lsi_fetch(t, x, sc->select_all, sc->projection, sc->attributes, sc->n_attributes),
                .consistent = sc->consistent};
@@ -993,6 +1007,8 @@ int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_pa
     if (rc == DDB_OK) {
         if (p.full && (p.last.item || p.last.rec))
             rc = key_of(&p, &out->last_key);
+        if (recs)
+            *recs = p.recs;
         double units = ddbi_read_units(p.bytes, sc->consistent);
         if (!rc && !x)
             rc = ddbi_part_charge(db, t, ddbi_part_of(t, first_hash), units, 0, err);
@@ -1005,4 +1021,16 @@ done:
         mdb_cursor_close(cur);
     ddbi_rtxn_release(db, txn, ticket);
     return rc;
+}
+
+int ddbi_engine_scan(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddb_page *out, ddb_error *err)
+{
+    return scan_run(impl, sc, a, out, NULL, err);
+}
+
+int ddbi_engine_scan_records(void *impl, const ddb_scan_params *sc, ddb_arena *a, ddbi_rec_page *out,
+                             ddb_error *err)
+{
+    out->recs = NULL;
+    return scan_run(impl, sc, a, &out->page, &out->recs, err);
 }

@@ -1,9 +1,11 @@
 /* Entity room: batch reads of one entity type: BatchGetItem (100 keys a
  * request; a sharded entity asks for its shard items in the same request,
  * only those holding the projection's fields, and they are decoded into
- * one struct).  Batch writes are
- * entity_batch_write.c.  Calls the public batch API and this room's
- * marshalling, templates and keys. */
+ * one struct).  Items the backend hands over as stored records
+ * (api/records.h: the embedded engine, requests without projection) are
+ * decoded straight into the structs (entity_record.c).  Batch writes are
+ * entity_batch_write.c.  Calls the record reads, the public batch API and
+ * this room's marshalling, templates and keys. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
@@ -22,6 +24,21 @@ typedef struct batch_ask {
     ddb_return_capacity mode;
 } batch_ask;
 
+/* A stored record of e's into slot (the shard items of one entity go into
+ * the same slot); another entity's record is the item path's type error. */
+static int from_record(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, uint16_t **order,
+                       ddbi_ent_shape *shape, void *slot, ddb_ent_mask *mask, ddb_error *err)
+{
+    bool other = false;
+    ddb_item *it;
+    int rc = *order ? DDB_OK : ddbi_ent_attr_order(e, a, order, err);
+    if (!rc)
+        rc = ddbi_ent_fields_from_record(e, *order, shape, rec, slot, a, mask, &other, err);
+    if (!rc && other && !(rc = ddbi_ent_record_item(e, rec, a, &it, err)))
+        rc = ddbi_ent_check_type(e, it, err);
+    return rc;
+}
+
 static int batch_body(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, const batch_ask *q, ddb_arena *a,
                       void *out, ddb_ent_mask *masks, bool *found, ddb_capacity *cap, ddb_error *err)
 {
@@ -34,6 +51,9 @@ static int batch_body(ddb *db, const ddb_entity_desc *e, const void *keys, size_
     size_t per = BATCH_GET_MAX / parts; /* entities per request */
     ddb_batch_get_op ops[BATCH_GET_MAX];
     ddb_item *items[BATCH_GET_MAX];
+    ddbi_rec recs[BATCH_GET_MAX];
+    uint16_t *order = NULL;
+    ddbi_ent_shape shape = {0};
     int rc = DDB_OK;
     for (size_t base = 0; base < n && !rc; base += per) {
         size_t m = n - base < per ? n - base : per;
@@ -45,7 +65,7 @@ static int batch_body(ddb *db, const ddb_entity_desc *e, const void *keys, size_
                                             .projection = q->projection};
         }
         ddb_capacity c;
-        if (!rc && !(rc = ddb_batch_get(db, ops, m * parts, a, items, q->mode, &c, err)))
+        if (!rc && !(rc = ddbi_batch_get_records(db, ops, m * parts, a, items, recs, q->mode, &c, err)))
             ddbi_ent_cap_merge(cap, &c);
         for (size_t i = 0; i < m && !rc; i++) {
             char *slot = (char *)out + (base + i) * e->st->size;
@@ -53,10 +73,13 @@ static int batch_body(ddb *db, const ddb_entity_desc *e, const void *keys, size_
             memset(slot, 0, e->st->size);
             found[base + i] = false;
             for (size_t s = 0; s < parts && !rc; s++) {
-                ddb_item *it = items[i * parts + s];
-                if (it && !(rc = ddbi_ent_check_type(e, it, err))) {
+                size_t j = i * parts + s;
+                if (recs[j].p) {
                     found[base + i] = true;
-                    rc = ddbi_ent_fields_from_item(e, it, slot, a, true, &mask, err);
+                    rc = from_record(e, &recs[j], a, &order, &shape, slot, &mask, err);
+                } else if (items[j] && !(rc = ddbi_ent_check_type(e, items[j], err))) {
+                    found[base + i] = true;
+                    rc = ddbi_ent_fields_from_item(e, items[j], slot, a, true, &mask, err);
                 }
             }
             if (!rc && found[base + i] && !q->projected)

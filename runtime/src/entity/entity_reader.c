@@ -451,6 +451,13 @@ int ddbi_ent_reader_take_recs(ddbi_ent_reader *r, ddbi_rec_page *rp, ddb_error *
 int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_filter, ddb_query_params *qp,
                         ddb_scan_params *sp, bool all_pages, ddb_error *err)
 {
+    /* a scan that hands over records leaves the type to the decoder (which
+     * drops other entities' records in the same walk) instead of decoding
+     * every item for the filter; Limit, ScannedCount and the capacity
+     * do not depend on a filter */
+    if (type_filter && !qp && ddbi_scans_records(r->db) && records_fit(r) && !r->projected &&
+        !(r->o->filter && r->o->filter[0]))
+        type_filter = false;
     ddbi_ent_ask ask;
     int rc = ddbi_ent_ask_init(&ask, r->db, e, r->sinks, r->n, r->index, r->o, type_filter, r->a, err);
     if (!rc && qp) {
@@ -465,7 +472,7 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
     while (!rc) {
         ddbi_rec_page rp; /* filled by the read (not zeroed here: its capacity is large) */
         rp.recs = NULL;
-        rc = qp ? ddbi_query_records(r->db, qp, r->a, &rp, err) : ddb_scan(r->db, sp, r->a, &rp.page, err);
+        rc = qp ? ddbi_query_records(r->db, qp, r->a, &rp, err) : ddbi_scan_records(r->db, sp, r->a, &rp, err);
         if (!rc)
             rc = ddbi_ent_reader_take_recs(r, &rp, err);
         if (!all_pages || !r->last_key)

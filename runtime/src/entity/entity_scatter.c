@@ -19,11 +19,12 @@
  *
  * Cursor text: "ws<N>:" and N entries separated by '~', each "" (not read
  * yet), "!" (exhausted) or that shard's own cursor (base64url).  Calls the
- * public Query and item API and this room's templates, sort-key
+ * record reads (api/records.h), core/record.h, the public item API and this room's templates, sort-key
  * conditions, projections, cursors and reader. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
+#include "core/record.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -113,16 +114,81 @@ static uint32_t shard_limit(uint32_t page_size, int n)
     return limit < page_size ? limit : page_size;
 }
 
-/* Is it an entity the reader keeps (one of its sinks' types)? */
-static bool wanted(const ddbi_ent_reader *r, const ddb_item *it)
+/* One shard's page, its entries as items or records (api/records.h),
+ * with what the merge reads of each entry, found once: its sort key (NULL:
+ * none) and whether the reader keeps it. */
+typedef struct shard_page {
+    ddbi_rec_page rp;
+    const ddb_value **sk;
+    bool *wanted;
+} shard_page;
+
+static bool is_rec(const ddbi_rec_page *rp, size_t i)
 {
-    const ddb_value *tv = r->n ? ddb_item_get(it, r->sinks[0].e->table->type_attr) : NULL;
-    if (!tv)
+    return rp->recs && rp->recs[i].p;
+}
+
+/* Is a type name (len bytes; NULL: none) one of the reader's sinks'? */
+static bool wanted_type(const ddbi_ent_reader *r, const char *name, size_t len)
+{
+    if (!name)
         return r->index_partial; /* an index that does not project the type */
-    for (uint16_t i = 0; tv->type == DDB_TS && i < r->n; i++)
-        if (!strcmp(tv->u.s, r->sinks[i].e->name))
+    for (uint16_t i = 0; i < r->n; i++)
+        if (strlen(r->sinks[i].e->name) == len && !memcmp(name, r->sinks[i].e->name, len))
             return true;
     return false;
+}
+
+/* Attribute name of record rec as a value (a view into the record where
+ * it can be); *out NULL when absent. */
+static int rec_attr(const ddb_entity_desc *e, const ddbi_rec *rec, const char *name, ddb_arena *a, ddb_value *tmp,
+                    const ddb_value **out, ddb_error *err)
+{
+    ddbi_rec_attr at;
+    ddb_value *v;
+    *out = NULL;
+    int f = ddbi_rec_find(rec->p, rec->len, name, strlen(name), &at);
+    if (f > 0 && ddbi_rec_view(&at, tmp))
+        *out = tmp;
+    else if (f > 0 && !(f = ddbi_rec_value(&at, a, &v)))
+        *out = v;
+    if (f >= 0)
+        return DDB_OK;
+    return f == DDB_ENOMEM ? ddbi_fail_oom(err, __func__)
+                           : ddbi_fail(err, DDB_ECORRUPT, "%s: a stored item of table %s is unreadable (damaged record)",
+                                       e->name, e->table->def.name);
+}
+
+/* The sort key and the reader's interest of every entry of sp. */
+static int shard_page_index(const ddbi_ent_reader *r, const ddb_entity_desc *e, const char *sk_attr, shard_page *sp,
+                            ddb_error *err)
+{
+    size_t n = sp->rp.page.count;
+    ddb_value *tmp = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *tmp);
+    sp->sk = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *sp->sk);
+    sp->wanted = ddb_arena_alloc(r->a, n + 1);
+    if (!tmp || !sp->sk || !sp->wanted)
+        return ddbi_fail_oom(err, __func__);
+    const char *ta = e->table->type_attr;
+    for (size_t i = 0; i < n; i++) {
+        sp->sk[i] = NULL;
+        if (!is_rec(&sp->rp, i)) {
+            const ddb_item *it = sp->rp.page.items[i];
+            const ddb_value *tv = ddb_item_get(it, ta);
+            sp->sk[i] = sk_attr ? ddb_item_get(it, sk_attr) : NULL;
+            sp->wanted[i] = tv ? tv->type == DDB_TS && wanted_type(r, tv->u.s, tv->len) : wanted_type(r, NULL, 0);
+            continue;
+        }
+        const char *tn;
+        size_t tl;
+        int rc = ddbi_ent_record_type(e, &sp->rp.recs[i], &tn, &tl, err);
+        if (!rc && sk_attr)
+            rc = rec_attr(e, &sp->rp.recs[i], sk_attr, r->a, &tmp[i], &sp->sk[i], err);
+        if (rc)
+            return rc;
+        sp->wanted[i] = wanted_type(r, tn, tl);
+    }
+    return DDB_OK;
 }
 
 /* The LastEvaluatedKey a query of index `index` returns after item it: the
@@ -153,14 +219,18 @@ static int scatter_round(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb
                          const char *sk_attr, const ddb_query_params *qp, int n, shard_pos *pos, ddb_error *err)
 {
     ddb_arena *a = r->a;
-    ddb_page pg[DDB_ENT_MAX_WRITE_SHARDS];
+    /* (in the arena: a page's capacity is large) */
+    shard_page *sp = ddb_arena_alloc(a, (size_t)n * sizeof *sp);
+    ddbi_rec_page *merged = ddb_arena_alloc(a, sizeof *merged);
+    if (!sp || !merged)
+        return ddbi_fail_oom(err, __func__);
     size_t at[DDB_ENT_MAX_WRITE_SHARDS] = {0}, total = 0;
     const ddb_value *frontier = NULL;
-    bool bounded = false;
-    ddb_page merged = {0};
+    bool bounded = false, recs = false;
+    memset(merged, 0, sizeof *merged);
     int rc = DDB_OK;
     for (int s = 0; s < n && !rc; s++) {
-        memset(&pg[s], 0, sizeof pg[s]);
+        memset(&sp[s], 0, sizeof sp[s]);
         if (pos[s].done)
             continue;
         ddb_query_params q = *qp;
@@ -173,13 +243,16 @@ static int scatter_round(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb
         q.limit = shard_limit(r->o->page_size, n);
         if (pos[s].cursor && (rc = ddbi_ent_cursor_decode(a, pos[s].cursor, (ddb_item **)&q.start_key, err)))
             break;
-        if ((rc = ddb_query(r->db, &q, a, &pg[s], err)))
+        if ((rc = ddbi_query_records(r->db, &q, a, &sp[s].rp, err)) ||
+            (rc = shard_page_index(r, e, sk_attr, &sp[s], err)))
             break;
-        total += pg[s].count;
-        merged.scanned_count += pg[s].scanned_count;
-        ddbi_ent_cap_merge(&merged.capacity, &pg[s].capacity);
-        if (pg[s].last_key) {
-            const ddb_value *f = sk_attr ? ddb_item_get(pg[s].last_key, sk_attr) : NULL;
+        const ddb_page *pg = &sp[s].rp.page;
+        total += pg->count;
+        recs |= sp[s].rp.recs != NULL;
+        merged->page.scanned_count += pg->scanned_count;
+        ddbi_ent_cap_merge(&merged->page.capacity, &pg->capacity);
+        if (pg->last_key) {
+            const ddb_value *f = sk_attr ? ddb_item_get(pg->last_key, sk_attr) : NULL;
             if (!bounded || order(f, frontier, qp->backward) < 0)
                 frontier = f;
             bounded = true;
@@ -188,41 +261,48 @@ static int scatter_round(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb
     if (rc)
         return rc;
     /* gather: the least head among the shards, while it is at or before the frontier */
-    if (!(merged.items = ddb_arena_alloc(a, (total ? total : 1) * sizeof *merged.items)))
+    merged->page.items = ddb_arena_alloc(a, (total ? total : 1) * sizeof *merged->page.items);
+    merged->recs = recs ? ddb_arena_alloc(a, (total ? total : 1) * sizeof *merged->recs) : NULL;
+    if (!merged->page.items || (recs && !merged->recs))
         return ddbi_fail_oom(err, __func__);
     size_t entities = 0;
     while (!r->o->page_size || entities < r->o->page_size) {
         int best = -1;
         for (int s = 0; s < n; s++) {
-            if (at[s] >= pg[s].count)
+            if (at[s] >= sp[s].rp.page.count)
                 continue;
-            const ddb_value *k = sk_attr ? ddb_item_get(pg[s].items[at[s]], sk_attr) : NULL;
-            const ddb_value *b = best >= 0 && sk_attr ? ddb_item_get(pg[best].items[at[best]], sk_attr) : NULL;
-            if (best < 0 || order(k, b, qp->backward) < 0)
+            if (best < 0 || order(sp[s].sk[at[s]], sp[best].sk[at[best]], qp->backward) < 0)
                 best = s;
         }
         if (best < 0)
             break;
-        ddb_item *it = pg[best].items[at[best]];
-        if (bounded && sk_attr && order(ddb_item_get(it, sk_attr), frontier, qp->backward) > 0)
+        size_t i = at[best];
+        if (bounded && sk_attr && order(sp[best].sk[i], frontier, qp->backward) > 0)
             break;
-        merged.items[merged.count++] = it;
-        entities += wanted(r, it);
+        if (recs)
+            merged->recs[merged->page.count] = is_rec(&sp[best].rp, i) ? sp[best].rp.recs[i] : (ddbi_rec){NULL, 0};
+        merged->page.items[merged->page.count++] = sp[best].rp.page.items[i];
+        entities += sp[best].wanted[i];
         at[best]++;
     }
-    if ((rc = ddbi_ent_reader_take(r, &merged, err)))
+    if ((rc = ddbi_ent_reader_take_recs(r, merged, err)))
         return rc;
     /* where each shard resumes */
     for (int s = 0; s < n && !rc; s++) {
         if (pos[s].done)
             continue;
-        if (at[s] == pg[s].count) {
-            pos[s].done = !pg[s].last_key;
+        const ddb_page *pg = &sp[s].rp.page;
+        if (at[s] == pg->count) {
+            pos[s].done = !pg->last_key;
             pos[s].cursor = NULL;
-            if (pg[s].last_key)
-                rc = ddbi_ent_cursor_encode(a, pg[s].last_key, &pos[s].cursor, err);
+            if (pg->last_key)
+                rc = ddbi_ent_cursor_encode(a, pg->last_key, &pos[s].cursor, err);
         } else if (at[s] > 0) {
-            rc = key_after(e, qp->index, pg[s].items[at[s] - 1], a, &pos[s].cursor, err);
+            ddb_item *it = pg->items[at[s] - 1];
+            if (is_rec(&sp[s].rp, at[s] - 1))
+                rc = ddbi_ent_record_item(e, &sp[s].rp.recs[at[s] - 1], a, &it, err);
+            if (!rc)
+                rc = key_after(e, qp->index, it, a, &pos[s].cursor, err);
         }
     }
     return rc;

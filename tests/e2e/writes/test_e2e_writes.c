@@ -775,7 +775,7 @@ static void test_batches(void **state)
     assert_int_equal(device_get(db, "b1", NULL, a, &got, &err), DDB_ENOTFOUND);
     assert_int_equal(device_get(db, "b2", NULL, a, &got, &err), DDB_ENOTFOUND);
     OK(device_get(db, "b3", NULL, a, &got, &err));
-    OK(memo_batch_get(db, keys, 30, NULL, a, out, found, &err));
+    OK(memo_batch_get(db, keys, 30, NULL, a, out, NULL, found, &err));
     for (int i = 0; i < 30; i++) {
         char want[32];
         snprintf(want, sizeof want, "memo %d", i);
@@ -786,7 +786,7 @@ static void test_batches(void **state)
     OK(fleet_batch_run(b, NULL, NULL, &err));
     /* <entity>_batch_delete: 27 of the memos (two requests), then the device b3 */
     OK(memo_batch_delete(db, keys, 27, NULL, NULL, &err));
-    OK(memo_batch_get(db, keys, 30, NULL, a, out, found, &err));
+    OK(memo_batch_get(db, keys, 30, NULL, a, out, NULL, found, &err));
     for (int i = 0; i < 30; i++)
         assert_int_equal(found[i], i >= 27);
     snprintf(dk[0].id, sizeof dk[0].id, "b3");

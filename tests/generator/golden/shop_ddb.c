@@ -410,9 +410,9 @@ int organization_batch_delete(ddb *db, const struct organization *keys, size_t n
 }
 
 int organization_batch_get(ddb *db, const struct organization *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct organization *out, bool *found, ddb_error *err)
+                        struct organization *out, ddb_ent_mask *masks, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_read(db, &organization_entity, keys, n, o, a, out, NULL, found, err);
+    return ddb_ent_batch_read(db, &organization_entity, keys, n, o, a, out, masks, found, err);
 }
 
 int organization_to_item(const struct organization *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -748,9 +748,9 @@ int user_batch_delete(ddb *db, const struct user *keys, size_t n, const ddb_ent_
 }
 
 int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct user *out, bool *found, ddb_error *err)
+                        struct user *out, ddb_ent_mask *masks, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_read(db, &user_entity, keys, n, o, a, out, NULL, found, err);
+    return ddb_ent_batch_read(db, &user_entity, keys, n, o, a, out, masks, found, err);
 }
 
 int user_to_item(const struct user *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1243,9 +1243,9 @@ int order_batch_delete(ddb *db, const struct order *keys, size_t n, const ddb_en
 }
 
 int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct order *out, bool *found, ddb_error *err)
+                        struct order *out, ddb_ent_mask *masks, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_read(db, &order_entity, keys, n, o, a, out, NULL, found, err);
+    return ddb_ent_batch_read(db, &order_entity, keys, n, o, a, out, masks, found, err);
 }
 
 int order_to_item(const struct order *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1565,9 +1565,9 @@ int product_batch_delete(ddb *db, const struct product *keys, size_t n, const dd
 }
 
 int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct product *out, bool *found, ddb_error *err)
+                        struct product *out, ddb_ent_mask *masks, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_read(db, &product_entity, keys, n, o, a, out, NULL, found, err);
+    return ddb_ent_batch_read(db, &product_entity, keys, n, o, a, out, masks, found, err);
 }
 
 int product_to_item(const struct product *obj, ddb_arena *a, ddb_item **out, ddb_error *err)
@@ -1873,9 +1873,9 @@ int audit_event_batch_delete(ddb *db, const struct audit_event *keys, size_t n, 
 }
 
 int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct audit_event *out, bool *found, ddb_error *err)
+                        struct audit_event *out, ddb_ent_mask *masks, bool *found, ddb_error *err)
 {
-    return ddb_ent_batch_read(db, &audit_event_entity, keys, n, o, a, out, NULL, found, err);
+    return ddb_ent_batch_read(db, &audit_event_entity, keys, n, o, a, out, masks, found, err);
 }
 
 int audit_event_to_item(const struct audit_event *obj, ddb_arena *a, ddb_item **out, ddb_error *err)

@@ -268,9 +268,12 @@ int organization_tx_require(ddb_ent_tx *tx, const char *name, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int organization_batch_put(ddb *db, struct organization *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+/* BatchGetItem of n keys (structs with the key fields set), 100 keys a request:
+ * out[i], found[i] and (masks may be NULL) masks[i], the fields out[i] has set
+ * (o->fields: the projection; a sharded entity reads only the shard items
+ * holding it). */
 int organization_batch_get(ddb *db, const struct organization *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct organization *out, bool *found, ddb_error *err);
+                        struct organization *out, ddb_ent_mask *masks, bool *found, ddb_error *err);
 /* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
  * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
 int organization_batch_delete(ddb *db, const struct organization *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
@@ -444,9 +447,12 @@ int user_tx_require(ddb_ent_tx *tx, const char *org, const char *username, bool 
 /* No user_batch_put (nor shop_batch_put_user), which the runtime would refuse:
  * "User" has a version field (version), which a batch put cannot check.
  * Use user_put, user_create or a transaction. */
-/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+/* BatchGetItem of n keys (structs with the key fields set), 100 keys a request:
+ * out[i], found[i] and (masks may be NULL) masks[i], the fields out[i] has set
+ * (o->fields: the projection; a sharded entity reads only the shard items
+ * holding it). */
 int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct user *out, bool *found, ddb_error *err);
+                        struct user *out, ddb_ent_mask *masks, bool *found, ddb_error *err);
 /* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
  * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
 int user_batch_delete(ddb *db, const struct user *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
@@ -698,9 +704,12 @@ int order_tx_require(ddb_ent_tx *tx, const char *org, uint64_t id, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int order_batch_put(ddb *db, struct order *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+/* BatchGetItem of n keys (structs with the key fields set), 100 keys a request:
+ * out[i], found[i] and (masks may be NULL) masks[i], the fields out[i] has set
+ * (o->fields: the projection; a sharded entity reads only the shard items
+ * holding it). */
 int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct order *out, bool *found, ddb_error *err);
+                        struct order *out, ddb_ent_mask *masks, bool *found, ddb_error *err);
 /* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
  * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
 int order_batch_delete(ddb *db, const struct order *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
@@ -917,9 +926,12 @@ int product_tx_require(ddb_ent_tx *tx, const char *sku, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int product_batch_put(ddb *db, struct product *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+/* BatchGetItem of n keys (structs with the key fields set), 100 keys a request:
+ * out[i], found[i] and (masks may be NULL) masks[i], the fields out[i] has set
+ * (o->fields: the projection; a sharded entity reads only the shard items
+ * holding it). */
 int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct product *out, bool *found, ddb_error *err);
+                        struct product *out, ddb_ent_mask *masks, bool *found, ddb_error *err);
 /* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
  * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
 int product_batch_delete(ddb *db, const struct product *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
@@ -1101,9 +1113,12 @@ int audit_event_tx_require(ddb_ent_tx *tx, const char *event_id, bool exists,
                          ddb_error *err);
 /* Batches: objs / keys / out are arrays of n structs (keys: key fields set). */
 int audit_event_batch_put(ddb *db, struct audit_event *objs, size_t n, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
-/* BatchGetItem of n keys (structs with the key fields set): out[i] and found[i]. */
+/* BatchGetItem of n keys (structs with the key fields set), 100 keys a request:
+ * out[i], found[i] and (masks may be NULL) masks[i], the fields out[i] has set
+ * (o->fields: the projection; a sharded entity reads only the shard items
+ * holding it). */
 int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_read_opts *o, ddb_arena *a,
-                        struct audit_event *out, bool *found, ddb_error *err);
+                        struct audit_event *out, ddb_ent_mask *masks, bool *found, ddb_error *err);
 /* BatchWriteItem DeleteRequests of n keys (structs with the key fields set), 25 items a
  * request, unprocessed items retried; every shard item of a sharded entity.  No condition. */
 int audit_event_batch_delete(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,

@@ -122,7 +122,7 @@ static void skus(ddb *db, ddb_arena *a)
     struct sku keys[3] = {{.sku = "S001"}, {.sku = "S404"}, {.sku = "S003"}};
     struct sku out[3];
     bool got[3];
-    OK(sku_batch_get(db, keys, 3, NULL, a, out, got, &err));
+    OK(sku_batch_get(db, keys, 3, NULL, a, out, NULL, got, &err));
     CHECK(got[0] && !got[1] && got[2] && out[0].price_cents == 999 && strcmp(out[2].title, "Item 3") == 0,
           "batch get");
 }

@@ -287,7 +287,7 @@ static void invites_and_audit(ddb *db, ddb_arena *a)
     struct invite keys[2] = {{.org_id = "globex", .email = "b@x.io"}, {.org_id = "globex", .email = "zz@x.io"}};
     struct invite out[2];
     bool found[2];
-    OK(invite_batch_get(db, keys, 2, NULL, a, out, found, &err));
+    OK(invite_batch_get(db, keys, 2, NULL, a, out, NULL, found, &err));
     CHECK(found[0] && !found[1] && strcmp(out[0].token, "t-b") == 0, "batch get");
 
     /* auto ids, derived day, sparse INCLUDE index */
