@@ -239,6 +239,11 @@ void ddbi_exprb_done(ddbi_exprb *x);
 
 /* Add src to dst (dst may be NULL), index by index. */
 void ddbi_ent_cap_merge(ddb_capacity *dst, const ddb_capacity *src);
+/* A ddb_capacity is 7 KB, nearly all of it the per-index array, which is
+ * read only up to n_indexes: clear zeroes the totals and n_indexes (an
+ * empty capacity to merge into); copy copies what is in use. */
+void ddbi_ent_cap_clear(ddb_capacity *c);
+void ddbi_ent_cap_copy(ddb_capacity *dst, const ddb_capacity *src);
 /* The capacity mode of o (NULL: none). */
 ddb_return_capacity ddbi_ent_cap_mode(const ddb_ent_opts *o);
 

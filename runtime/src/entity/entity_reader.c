@@ -38,13 +38,17 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
                          ddbi_ent_sink *sinks, uint16_t n, ddb_error *err)
 {
     static const ddb_ent_read_opts none = {0};
-    memset(r, 0, sizeof *r);
+    /* field by field, not one memset: the capacity's per-index array is 7 KB */
     r->db = db;
     r->a = a;
     r->o = o ? o : &none;
     r->index = index;
+    r->index_partial = r->projected = false;
     r->sinks = sinks;
     r->n = n;
+    ddbi_ent_cap_clear(&r->cap);
+    r->scanned = 0;
+    r->last_key = NULL;
     if (r->o->fields && r->o->member_fields)
         return ddbi_fail(err, DDB_EINVAL, "%s: fields or member_fields, not both", n ? sinks[0].e->name : "read");
     for (uint16_t i = 0; i < n; i++) {
@@ -482,5 +486,5 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
 void ddbi_ent_reader_finish(ddbi_ent_reader *r)
 {
     if (r->o->capacity)
-        *r->o->capacity = r->cap;
+        ddbi_ent_cap_copy(r->o->capacity, &r->cap);
 }
