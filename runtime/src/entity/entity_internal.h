@@ -16,6 +16,7 @@
  *   entity_marshal.c     struct -> item
  *   entity_unmarshal.c   item -> struct
  *   entity_record.c      stored record -> struct (typed reads, no ddb_item between)
+ *   entity_plan.c        a descriptor's read plan (names in stored order), built once
  *   entity_keys.c        descriptor checks, primary keys, shard items
  *   entity_exprb.c       expression text built piece by piece, prepared once
  *   entity_capacity.c    consumed capacity summed over several requests
@@ -145,10 +146,9 @@ int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, v
  * borrow: item lives in arena a; top-level strings and bytes point into it. */
 int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool borrow,
                               ddb_ent_mask *mask, ddb_error *err);
-/* e's field indexes sorted by stored attribute name (arena a), for
- * fields_by_order: the fields of item into obj in one walk of both sorted
- * lists (borrowing like fields_from_item; mask gains the fields set). */
-int ddbi_ent_attr_order(const ddb_entity_desc *e, ddb_arena *a, uint16_t **out, ddb_error *err);
+/* The fields of item into obj in one walk of both sorted lists (order: e's
+ * field indexes by attribute name, ddbi_ent_plan's; borrowing like
+ * fields_from_item; mask gains the fields set). */
 int ddbi_ent_fields_by_order(const ddb_entity_desc *e, const uint16_t *order, const ddb_item *item, void *obj,
                              ddb_arena *a, ddb_ent_mask *mask, ddb_error *err);
 /* DDB_EVALIDATION naming the first required field of e not in mask. */
@@ -445,29 +445,53 @@ uint64_t ddbi_ent_shards_needed(const ddb_entity_desc *e, const ddb_ent_mask *fi
 /* The most entity types one read sorts into (collection members). */
 #define DDBI_ENT_MAX_SINKS 64
 
-/* The attribute names of the last record decoded for an entity, in stored
- * order, with the field each goes into (-1: none; DDBI_SHAPE_TYPE: the
- * type attribute): the next record of the same shape finds its fields by
- * one name comparison per attribute (entity_record.c). */
-#define DDBI_SHAPE_MAX 32
-#define DDBI_SHAPE_TYPE (-2)
-typedef struct ddbi_ent_shape_at {
-    const char *name; /* in an earlier record, in the read's arena */
+/* Two counted names in bytewise order (shorter first when one begins the
+ * other): stored attribute names' order. */
+static inline int ddbi_ent_name_cmp(const char *x, uint32_t xl, const char *y, uint32_t yl)
+{
+    uint32_t m = xl < yl ? xl : yl;
+    for (uint32_t i = 0; i < m; i++)
+        if (x[i] != y[i])
+            return (unsigned char)x[i] < (unsigned char)y[i] ? -1 : 1;
+    return xl < yl ? -1 : xl > yl;
+}
+
+/* An entity's read plan (entity_plan.c): built once per descriptor. */
+#define DDBI_PLAN_NONE (-1) /* a name with no field (a key attribute) */
+#define DDBI_PLAN_TYPE (-2) /* the type attribute */
+typedef struct ddbi_ent_plan_at {
+    const char *name; /* NUL-terminated too */
     uint32_t len;
-    int32_t field;
-    uint16_t next; /* where the field search goes on after it (attribute order) */
-} ddbi_ent_shape_at;
-typedef struct ddbi_ent_shape {
-    uint32_t n;
-    ddbi_ent_shape_at at[DDBI_SHAPE_MAX];
-} ddbi_ent_shape;
+    int32_t field; /* its field, DDBI_PLAN_NONE or DDBI_PLAN_TYPE */
+} ddbi_ent_plan_at;
+typedef struct ddbi_ent_plan {
+    /* what it was built from */
+    const ddb_entity_desc *e;
+    const ddb_struct_desc *st;
+    const ddb_field_desc *fields;
+    uint16_t n_fields, n_keys;
+    const ddb_schema_table *table;
+    const char *type_attr, *name;
+    const ddb_key_desc *keys;
+    const char **attrs;     /* each field's attr pointer */
+    /* what reads use */
+    uint32_t name_len;      /* strlen(name) */
+    ddb_ent_mask required;  /* the fields an item must carry */
+    uint16_t *order;        /* field indexes by attribute name (ddbi_ent_fields_by_order) */
+    ddbi_ent_plan_at *at;   /* the names a record of e holds, sorted bytewise, unique */
+    uint32_t n_at;
+} ddbi_ent_plan;
+/* e's plan: shared (valid while e is unchanged), or built in a for this
+ * call when the shared table has no room for it. */
+int ddbi_ent_plan_of(const ddb_entity_desc *e, ddb_arena *a, const ddbi_ent_plan **out, ddb_error *err);
+/* ddbi_ent_check_required, with the plan's mask first (one test per word). */
+int ddbi_ent_plan_check_required(const ddbi_ent_plan *p, const ddb_ent_mask *mask, ddb_error *err);
 
 /* Where the entities of one type go: an arena array grown page by page. */
 typedef struct ddbi_ent_sink {
     const ddb_entity_desc *e;
     const ddb_ent_mask *fields; /* its projection (reader_init, from the options); NULL = all */
-    uint16_t *order;          /* e's fields by attribute name (reader_init) */
-    ddbi_ent_shape *shape;    /* of its records (decoded straight into structs); NULL until the first */
+    const ddbi_ent_plan *plan; /* e's (reader_init) */
     char *items;
     ddb_ent_mask *masks;
     size_t count, cap;
@@ -504,16 +528,15 @@ void ddbi_ent_reader_finish(ddbi_ent_reader *r);
 
 /* ---- stored records into structs (entity_record.c) ---- */
 
-/* The fields of record rec into obj (not zeroed first); fields are found
- * by attribute name in e's fields in attribute order (order:
- * ddbi_ent_attr_order), helped by shape (the previous record's names; kept
- * per sink, zeroed before the first use); mask gains the fields set.  Strings are copied into a, bytes point into rec (which must live
- * in a).  other (may be NULL): check the type attribute in the same walk;
- * *other = true when rec is not e's (obj is then half-filled, to be
- * dropped).  DDB_ECORRUPT when the record is damaged. */
-int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order, ddbi_ent_shape *shape,
-                                const ddbi_rec *rec, void *obj, ddb_arena *a, ddb_ent_mask *mask, bool *other,
-                                ddb_error *err);
+/* The fields of record rec into obj (not zeroed first): its attributes
+ * are matched in one walk with the names of p (e's plan; stored names are
+ * sorted too); mask gains the fields set.  Strings are copied into a,
+ * bytes point into rec (which must live in a).  other (may be NULL): check
+ * the type attribute in the same walk; *other = true when rec is not e's
+ * (obj is then half-filled, to be dropped).  DDB_ECORRUPT when the record
+ * is damaged. */
+int ddbi_ent_fields_from_record(const ddbi_ent_plan *p, const ddbi_rec *rec, void *obj, ddb_arena *a,
+                                ddb_ent_mask *mask, bool *other, ddb_error *err);
 /* rec decoded into an item in a (for the paths that work on items). */
 int ddbi_ent_record_item(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, ddb_item **out,
                          ddb_error *err);
