@@ -463,6 +463,11 @@ typedef struct ddbi_ent_plan_at {
     const char *name; /* NUL-terminated too */
     uint32_t len;
     int32_t field; /* its field, DDBI_PLAN_NONE or DDBI_PLAN_TYPE */
+    uint64_t head; /* the first 8 bytes of name, zero-padded, in memory order */
+    /* the field's, copied here (one load fewer per attribute decoded) */
+    const ddb_field_desc *f;
+    uint32_t offset, size;
+    uint8_t type;
 } ddbi_ent_plan_at;
 typedef struct ddbi_ent_plan {
     /* what it was built from */

@@ -46,7 +46,11 @@ static void add_name(ddbi_ent_plan *p, const char *name, int32_t fx)
         i--;
     }
     memmove(&p->at[i + 1], &p->at[i], (p->n_at - i) * sizeof *p->at);
-    p->at[i] = (ddbi_ent_plan_at){name, len, fx};
+    const ddb_field_desc *f = fx >= 0 ? &p->fields[fx] : NULL;
+    char head[8] = {0};
+    memcpy(head, name, len < 8 ? len : 8);
+    p->at[i] = (ddbi_ent_plan_at){name, len, fx, 0, f, f ? f->offset : 0, f ? f->size : 0, f ? (uint8_t)f->type : 0};
+    memcpy(&p->at[i].head, head, 8);
     p->n_at++;
 }
 

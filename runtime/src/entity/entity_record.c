@@ -64,12 +64,12 @@ static inline bool small_int(const uint8_t *s, uint32_t n, int64_t *out)
 
 /* The scalars decoded in place: 1 done, 0 not this way (the value path
  * decodes it, and words any error). */
-static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, ddb_arena *a)
+static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at, char *p, ddb_arena *a)
 {
     int64_t x;
-    switch (f->type) {
+    switch (fx->type) {
     case DDB_F_CHARS:
-        if (at->type != DDB_TS || at->len >= f->size)
+        if (at->type != DDB_TS || at->len >= fx->size)
             return 0;
         memcpy(p, at->val, at->len);
         p[at->len] = '\0';
@@ -99,11 +99,11 @@ static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, 
     case DDB_F_UINT: {
         if (at->type != DDB_TN || !small_int(at->val, at->len, &x))
             return 0;
-        int bits = f->size * 8;
-        if (f->type == DDB_F_INT ? (bits < 64 && (x < -((int64_t)1 << (bits - 1)) || x >= ((int64_t)1 << (bits - 1))))
+        int bits = (int)fx->size * 8;
+        if (fx->type == DDB_F_INT ? (bits < 64 && (x < -((int64_t)1 << (bits - 1)) || x >= ((int64_t)1 << (bits - 1))))
                                  : (x < 0 || (bits < 64 && x >= ((int64_t)1 << bits))))
             return 0; /* out of range: the value path words it */
-        ddbi_ent_int_set(f, p, x);
+        ddbi_ent_int_set(fx->f, p, x);
         return 1;
     }
     case DDB_F_FLOAT: {
@@ -111,7 +111,7 @@ static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, 
         if (at->type != DDB_TN || ddbi_dec_parse((const char *)at->val, at->len, &d, NULL))
             return 0;
         double v = ddbi_dec_to_double(&d);
-        if (f->size == 4)
+        if (fx->size == 4)
             *(float *)(void *)p = (float)v;
         else
             *(double *)(void *)p = v;
@@ -120,6 +120,27 @@ static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, 
     default:
         return 0;
     }
+}
+
+/* Is at called as the plan's name x?  end: the record's end.  Names are
+ * short: one of up to 8 bytes that the record has 8 bytes for (a value
+ * follows it) is compared as one word with x->head. */
+static inline bool same_name(const ddbi_ent_plan_at *x, const ddbi_rec_attr *at, const uint8_t *end)
+{
+    if (x->len != at->name_len)
+        return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (x->len <= 8 && (size_t)(end - (const uint8_t *)at->name) >= 8) {
+        uint64_t w;
+        memcpy(&w, at->name, 8);
+        uint64_t keep = x->len == 8 ? UINT64_MAX : ((uint64_t)1 << (x->len * 8)) - 1; /* its first len bytes */
+        return (w & keep) == x->head;
+    }
+#endif
+    for (uint32_t i = 0; i < x->len; i++)
+        if (x->name[i] != at->name[i])
+            return false;
+    return true;
 }
 
 int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, void *obj, ddb_arena *a,
@@ -141,20 +162,24 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
     bool prev_known = false;    /* it was one of the plan's names */
     int pending = DDB_OK;       /* the first field's error */
     while ((rc = ddbi_rec_next(&it, &at)) == 1) {
-        int32_t fx = DDBI_PLAN_NONE;
-        bool known = false;
-        while (j < pl->n_at) {
-            const ddbi_ent_plan_at *x = &pl->at[j];
-            int c = ddbi_ent_name_cmp(x->name, x->len, at.name, at.name_len);
-            if (c > 0)
-                break;
-            j++;
-            if (!c) {
-                fx = x->field;
-                known = true;
-                break;
+        const ddbi_ent_plan_at *m = NULL; /* the plan's name it is */
+        if (j < pl->n_at && same_name(&pl->at[j], &at, it.end)) {
+            m = &pl->at[j++]; /* the plan's next name: the common case */
+        } else {
+            while (j < pl->n_at) {
+                const ddbi_ent_plan_at *x = &pl->at[j];
+                int c = ddbi_ent_name_cmp(x->name, x->len, at.name, at.name_len);
+                if (c > 0)
+                    break;
+                j++;
+                if (!c) {
+                    m = x;
+                    break;
+                }
             }
         }
+        bool known = m != NULL;
+        int32_t fx = m ? m->field : DDBI_PLAN_NONE;
         /* stored names are sorted and unique: anything else is damage (two
          * of the plan's names, matched in turn, are in order already) */
         if (prev && !(known && prev_known) && ddbi_ent_name_cmp(prev, prev_len, at.name, at.name_len) >= 0)
@@ -169,9 +194,9 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
         }
         if (fx < 0 || pending || (other && *other))
             continue;
-        const ddb_field_desc *f = &e->st->fields[fx];
-        char *p = (char *)obj + f->offset;
-        if (!scalar_in(f, &at, p, a)) {
+        const ddb_field_desc *f = m->f;
+        char *p = (char *)obj + m->offset;
+        if (!scalar_in(m, &at, p, a)) {
             ddb_value *v;
             if ((rc = ddbi_rec_value(&at, a, &v)))
                 return damaged(e, rc, err);
