@@ -56,6 +56,7 @@
 
 #include "api/records.h"
 #include "core/codec.h"
+#include "core/value.h"
 
 /* ---- errors (entity_error.c) ---- */
 
@@ -83,10 +84,21 @@ const ddb_field_desc *ddbi_ent_flagged(const ddb_entity_desc *e, unsigned flag);
 
 /* ---- key templates and derived fields (entity_template.c) ---- */
 
+/* Text rendered from templates: in the caller's buffer (buf, cap bytes)
+ * while it fits, then on the heap (ddbi_ent_text_free); p[len] is '\0'. */
+typedef struct ddbi_ent_text {
+    char *p;
+    size_t len, cap;
+    bool heap; /* p is malloc'ed */
+} ddbi_ent_text;
+void ddbi_ent_text_init(ddbi_ent_text *t, char *buf, size_t cap);
+/* Append s[0..n): DDB_ENOMEM when the heap has no room. */
+int ddbi_ent_text_put(ddbi_ent_text *t, const char *s, size_t n);
+void ddbi_ent_text_free(ddbi_ent_text *t);
 /* Render the first max_holes holes of t (and, with through_literal, the
- * literal that follows them) into b.  *absent when an optional field is unset. */
+ * literal that follows them) onto b.  *absent when an optional field is unset. */
 int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const void *obj, uint16_t max_holes,
-                           bool through_literal, ddb_buf *b, bool *absent, ddb_error *err);
+                           bool through_literal, ddbi_ent_text *b, bool *absent, ddb_error *err);
 /* Could v have been rendered from t (literals match themselves, holes
  * any text; a numeric template any N)? */
 bool ddbi_ent_template_fits(const ddb_template *t, const ddb_value *v);
@@ -177,7 +189,21 @@ const char *ddbi_ent_shard_suffix(const ddb_entity_desc *e);
 /* The sort key of shard item `shard`: sk + suffix + shard id. */
 int ddbi_ent_shard_sk(const ddb_entity_desc *e, const ddb_value *sk, int shard, ddb_arena *a, ddb_value **out,
                       ddb_error *err);
-/* The table key of obj (shard >= 0: that shard's physical item). */
+/* A primary key as an item held by the caller (on its stack): the item,
+ * its attributes and values, and their text while it fits. */
+#define DDBI_ENT_KEY_TEXT 128
+typedef struct ddbi_ent_key {
+    struct ddb_item item;
+    ddb_attr attrs[2];
+    ddb_value vals[2];
+    char text[2][DDBI_ENT_KEY_TEXT];
+} ddbi_ent_key;
+/* The table key of obj into out (shard >= 0: that shard's physical item);
+ * &out->item is the key, valid while out is (longer text and shard keys go
+ * into a). */
+int ddbi_ent_key_fill(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddbi_ent_key *out,
+                      ddb_error *err);
+/* The same in a: *out is the key. */
 int ddbi_ent_primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
                          ddb_error *err);
 /* Query the shard items of the logical item whose (unsharded) key is key. */

@@ -135,12 +135,13 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         return ddbi_fail(err, DDB_EINVAL, "%s: a get takes no filter and no count", e->name);
     ddbi_ent_sink sink = {.e = e};
     ddbi_ent_reader r;
-    ddb_item *k = NULL;
+    ddbi_ent_key kh; /* the key, on the stack */
     int rc = ddbi_ent_reader_init(&r, db, a, o, NULL, &sink, 1, err);
     if (!rc)
-        rc = ddbi_ent_primary_key(e, key, -1, a, &k, err);
+        rc = ddbi_ent_key_fill(e, key, -1, a, &kh, err);
     if (rc)
         return rc;
+    ddb_item *k = &kh.item;
     ddbi_rec_page rp; /* field by field: its capacity is 7 KB */
     ddb_page *pg = &rp.page;
     rp.recs = NULL;
