@@ -14,6 +14,10 @@
  * answer is checked (1 item / 100 items).
  *
  *   ./build-bx/bench/extra/ddb-bench-reads [--items N] [--secs S] [--dir DIR]
+ *                                          [--peer typed|ddb|lmdb] [--phase get|query|gsi]
+ *
+ * --peer and --phase run one peer and/or one phase alone (for a profiler:
+ * `perf record -g` sees only that work); the ratios need all three peers.
  */
 #include "bench.h"
 #include "bx.h"
@@ -232,6 +236,7 @@ int main(int argc, char **argv)
     uint64_t items = 100000;
     double secs = 3;
     char dir[1024] = "";
+    const char *only_peer = NULL, *only_phase = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--items") && i + 1 < argc)
             items = strtoull(argv[++i], NULL, 10);
@@ -239,8 +244,13 @@ int main(int argc, char **argv)
             secs = atof(argv[++i]);
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
             snprintf(dir, sizeof dir, "%s", argv[++i]);
+        else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
+            only_peer = argv[++i];
+        else if (!strcmp(argv[i], "--phase") && i + 1 < argc)
+            only_phase = argv[++i];
         else {
-            fprintf(stderr, "usage: ddb-bench-reads [--items N (100000)] [--secs S per phase (3)] [--dir DIR]\n");
+            fprintf(stderr, "usage: ddb-bench-reads [--items N (100000)] [--secs S per phase (3)] [--dir DIR] "
+                            "[--peer typed|ddb|lmdb] [--phase get|query|gsi]\n");
             return 2;
         }
     }
@@ -258,8 +268,21 @@ int main(int argc, char **argv)
     wl w = {items, items / WL_COLLECTION, false};
     const peer_vt *peers[] = {&peer_typed, &peer_ddb, &peer_lmdb};
     enum { N = 3 };
-    void *h[N], *tc[N];
+    static const char *const phase_args[] = {"get", "query", "gsi"};
+    bool run_peer[N], run_phase[N_PH];
+    for (int p = 0; p < N; p++)
+        run_peer[p] = !only_peer || !strcmp(only_peer, peers[p]->name);
+    for (int ph = 0; ph < N_PH; ph++)
+        run_phase[ph] = !only_phase || !strcmp(only_phase, phase_args[ph]);
+    if (!memchr(run_peer, true, sizeof run_peer) || !memchr(run_phase, true, sizeof run_phase)) {
+        fprintf(stderr, "ddb-bench-reads: no peer %s / no phase %s\n", only_peer ? only_peer : "",
+                only_phase ? only_phase : "");
+        return 2;
+    }
+    void *h[N] = {0}, *tc[N] = {0};
     for (int p = 0; p < N; p++) {
+        if (!run_peer[p])
+            continue;
         double t0 = bx_now();
         if (peers[p]->load(dir, &w) || peers[p]->open(dir, &w, MODE_FULL, &h[p]) ||
             peers[p]->thread_open(h[p], &tc[p])) {
@@ -276,15 +299,17 @@ int main(int argc, char **argv)
      * work on the machine weighs on all of them alike; a rate is operations
      * per second of this process's CPU time (one thread). */
     enum { SLICES = 20 };
-    double rate[N_PH][N];
+    double rate[N_PH][N] = {{0}};
     for (int ph = 0; ph < N_PH; ph++) {
+        if (!run_phase[ph])
+            continue;
         double ops[N] = {0}, cpu[N] = {0};
         uint64_t rng[N];
         for (int p = 0; p < N; p++)
             rng[p] = 12345 + (uint64_t)ph; /* the same keys for every peer */
         for (int k = 0; k < SLICES; k++)
             for (int p = 0; p < N; p++)
-                if (slice(peers[p], tc[p], &w, ph, secs / SLICES, &rng[p], &ops[p], &cpu[p]))
+                if (run_peer[p] && slice(peers[p], tc[p], &w, ph, secs / SLICES, &rng[p], &ops[p], &cpu[p]))
                     return 1;
         for (int p = 0; p < N; p++)
             rate[ph][p] = cpu[p] > 0 ? ops[p] / cpu[p] : 0;
@@ -295,17 +320,22 @@ int main(int argc, char **argv)
     printf("| read | typed ops/s | untyped ddb ops/s | raw LMDB ops/s | typed / LMDB | typed / untyped | goal |\n");
     printf("|---|---:|---:|---:|---:|---:|---|\n");
     for (int ph = 0; ph < N_PH; ph++) {
+        if (!run_phase[ph])
+            continue;
         char a[32], b[32], c[32], r1[32], r2[32];
         bx_result ra = {.ops = (uint64_t)rate[ph][0], .secs = 1}, rb = {.ops = (uint64_t)rate[ph][1], .secs = 1},
                   rc = {.ops = (uint64_t)rate[ph][2], .secs = 1};
-        double ratio = rate[ph][0] / rate[ph][2];
+        bool both = rate[ph][0] > 0 && rate[ph][2] > 0;
+        double ratio = both ? rate[ph][0] / rate[ph][2] : 0;
         printf("| %s | %s | %s | %s | %s | %s | >= %.2fx: %s |\n", ph_names[ph], bx_fmt_rate(a, sizeof a, &ra),
                bx_fmt_rate(b, sizeof b, &rb), bx_fmt_rate(c, sizeof c, &rc),
                bx_fmt_ratio(r1, sizeof r1, rate[ph][0], rate[ph][2]),
                bx_fmt_ratio(r2, sizeof r2, rate[ph][0], rate[ph][1]), goals[ph],
-               ratio >= goals[ph] ? "met" : "**not met**");
+               !both ? "-" : ratio >= goals[ph] ? "met" : "**not met**");
     }
     for (int p = 0; p < N; p++) {
+        if (!run_peer[p])
+            continue;
         peers[p]->thread_close(tc[p]);
         peers[p]->close(h[p]);
     }

@@ -6,6 +6,9 @@
  *   - every byte of a record damaged in turn, and every truncation: both
  *     paths give the same answer, DDB_ECORRUPT where the item decoder
  *     finds damage (never a crash: this runs under ASan too);
+ *   - attributes the entity does not know, anywhere among its own;
+ *   - the shared read plans: a descriptor changed in place, more
+ *     descriptors than the shared table holds;
  *   - a damaged record in the database file: a typed get and a typed
  *     query answer DDB_ECORRUPT. */
 #include <ddb/entity.h>
@@ -235,32 +238,31 @@ typedef struct decoded {
     bool other;
 } decoded;
 
-static void by_record(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, ddbi_ent_shape *shape,
-                      decoded *d)
+static void by_record(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, decoded *d)
 {
-    uint16_t *order;
+    const ddbi_ent_plan *plan;
     ddb_error err = {0};
     memset(d, 0, sizeof *d);
     assert_true(e->st->size <= sizeof d->obj);
-    assert_int_equal(ddbi_ent_attr_order(e, a, &order, &err), 0);
-    d->rc = ddbi_ent_fields_from_record(e, order, shape, rec, d->obj, a, &d->mask, &d->other, &err);
+    assert_int_equal(ddbi_ent_plan_of(e, a, &plan, &err), 0);
+    d->rc = ddbi_ent_fields_from_record(plan, rec, d->obj, a, &d->mask, &d->other, &err);
 }
 
 /* The path typed reads took before: the record decoded into an item, the
  * item into the struct.  The type is checked as the reader checks it. */
 static void by_item(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, decoded *d)
 {
-    uint16_t *order;
+    const ddbi_ent_plan *plan;
     ddb_error err = {0};
     ddb_item *it;
     memset(d, 0, sizeof *d);
-    assert_int_equal(ddbi_ent_attr_order(e, a, &order, &err), 0);
+    assert_int_equal(ddbi_ent_plan_of(e, a, &plan, &err), 0);
     d->rc = ddbi_decode_item(rec->p, rec->len, a, &it);
     if (d->rc)
         return;
     const ddb_value *t = ddb_item_get(it, e->table->type_attr);
     d->other = !t || t->type != DDB_TS || strcmp(t->u.s, e->name);
-    d->rc = ddbi_ent_fields_by_order(e, order, it, d->obj, a, &d->mask, &err);
+    d->rc = ddbi_ent_fields_by_order(e, plan->order, it, d->obj, a, &d->mask, &err);
 }
 
 /* The same struct: compared as the items they marshal to (every field
@@ -286,12 +288,11 @@ static void test_every_field_type(void **state)
 {
     (void)state;
     ddb_arena *a = ddb_arena_new();
-    ddbi_ent_shape shape = {0};
     for (int k = 0; k < 4; k++) {
         struct every s = sample(k);
         ddbi_rec rec = record_of(&every_entity, &s, a);
         decoded x, y;
-        by_record(&every_entity, &rec, a, &shape, &x); /* shapes alternate: found by search, then by shape */
+        by_record(&every_entity, &rec, a, &x); /* optional fields alternate: plan names skipped, then matched */
         by_item(&every_entity, &rec, a, &y);
         assert_int_equal(x.rc, DDB_OK);
         assert_false(x.other);
@@ -321,7 +322,6 @@ static void test_fleet_entities(void **state)
     ddb_arena *a = ddb_arena_new();
     for (size_t i = 0; i < sizeof fleet_entities / sizeof fleet_entities[0]; i++) {
         const ddb_entity_desc *e = fleet_entities[i];
-        ddbi_ent_shape shape = {0};
         for (unsigned seed = 1; seed < 4; seed++) {
             _Alignas(max_align_t) char obj[512];
             assert_true(e->st->size <= sizeof obj);
@@ -331,19 +331,91 @@ static void test_fleet_entities(void **state)
             assert_true(n >= 1);
             for (size_t r = 0; r < n; r++) { /* a sharded entity: each shard item */
                 decoded x, y;
-                by_record(e, &recs[r], a, &shape, &x);
+                by_record(e, &recs[r], a, &x);
                 by_item(e, &recs[r], a, &y);
                 assert_int_equal(x.rc, DDB_OK);
                 assert_same(e, &x, &y, a);
                 /* read as another entity of the table: dropped by both */
                 const ddb_entity_desc *o = fleet_entities[(i + 1) % 4];
-                ddbi_ent_shape oshape = {0};
-                by_record(o, &recs[r], a, &oshape, &x);
+                by_record(o, &recs[r], a, &x);
                 by_item(o, &recs[r], a, &y);
                 assert_true(x.other && y.other);
             }
         }
     }
+    ddb_arena_free(a);
+}
+
+/* Attributes the entity does not know (before, between and after its
+ * own, and beside the type and key attributes): skipped by both paths. */
+static void test_unknown_attributes(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    static const char *const extra[] = {"A", "PK0", "Tz", "in2", "m", "u9", "zzz", "\x7f", "a", "Typ"};
+    for (int k = 0; k < 2; k++) {
+        struct every s = sample(k);
+        ddb_item *it;
+        ddb_error err = {0};
+        assert_int_equal(ddb_ent_to_item(&every_entity, &s, a, &it, &err), 0);
+        for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+            assert_int_equal(ddb_item_set_s(it, extra[i], "x"), 0);
+        ddbi_rec rec = encode(it, a);
+        decoded x, y;
+        by_record(&every_entity, &rec, a, &x);
+        by_item(&every_entity, &rec, a, &y);
+        assert_int_equal(x.rc, DDB_OK);
+        assert_false(x.other);
+        assert_same(&every_entity, &x, &y, a);
+    }
+    ddb_arena_free(a);
+}
+
+/* The shared plans: a descriptor changed in place gets a plan of what it
+ * is now; more descriptors than the shared table holds each get theirs. */
+static void test_plans(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    struct every s = sample(0);
+    ddbi_rec rec = record_of(&every_entity, &s, a);
+
+    /* a copy whose field "text" is read from attribute "zz" instead */
+    ddb_field_desc *fields = malloc(sizeof every_fields);
+    memcpy(fields, every_fields, sizeof every_fields);
+    ddb_struct_desc *st = malloc(sizeof *st);
+    *st = every_st;
+    st->fields = fields;
+    ddb_entity_desc *e = malloc(sizeof *e);
+    *e = every_entity;
+    e->st = st;
+    decoded x;
+    by_record(e, &rec, a, &x);
+    assert_int_equal(x.rc, DDB_OK);
+    assert_string_equal(((struct every *)(void *)x.obj)->text, "some text");
+    fields[2].attr = "zz";
+    fields[21].attr = "text";
+    by_record(e, &rec, a, &x);
+    assert_int_equal(x.rc, DDB_OK);
+    assert_string_equal(((struct every *)(void *)x.obj)->text, "last");
+    assert_string_equal(((struct every *)(void *)x.obj)->zz, "some text");
+
+    enum { MANY = 150 };
+    ddb_entity_desc *many = malloc(MANY * sizeof *many);
+    for (int i = 0; i < MANY; i++) {
+        many[i] = every_entity;
+        const ddbi_ent_plan *p;
+        assert_int_equal(ddbi_ent_plan_of(&many[i], a, &p, &err), 0);
+        assert_ptr_equal(p->e, &many[i]);
+        by_record(&many[i], &rec, a, &x);
+        assert_int_equal(x.rc, DDB_OK);
+        assert_string_equal(((struct every *)(void *)x.obj)->zz, "last");
+    }
+    free(many);
+    free(e);
+    free(st);
+    free(fields);
     ddb_arena_free(a);
 }
 
@@ -371,10 +443,9 @@ static int both_paths(const uint8_t *p, size_t n, ddb_arena *a, size_t *corrupt)
     uint8_t *c = malloc(n ? n : 1);
     memcpy(c, p, n);
     ddbi_rec rec = {c, n};
-    ddbi_ent_shape shape = {0};
     decoded x, y;
     by_item(&every_entity, &rec, a, &y);
-    by_record(&every_entity, &rec, a, &shape, &x);
+    by_record(&every_entity, &rec, a, &x);
     if (y.rc == DDB_ECORRUPT || !sorted(&rec, a)) {
         /* (the item path does not see names out of order: its walk of
          * the sorted fields misses some attributes) */
@@ -462,6 +533,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_field_type),
         cmocka_unit_test(test_fleet_entities),
+        cmocka_unit_test(test_unknown_attributes),
+        cmocka_unit_test(test_plans),
         cmocka_unit_test(test_damaged_records),
         cmocka_unit_test(test_damaged_in_file),
     };

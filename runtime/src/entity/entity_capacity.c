@@ -3,6 +3,7 @@
  * nothing but libc. */
 #include "entity/entity_internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 void ddbi_ent_cap_merge(ddb_capacity *dst, const ddb_capacity *src)
@@ -27,6 +28,17 @@ void ddbi_ent_cap_merge(ddb_capacity *dst, const ddb_capacity *src)
         dst->indexes[j].read += src->indexes[i].read;
         dst->indexes[j].write += src->indexes[i].write;
     }
+}
+
+void ddbi_ent_cap_clear(ddb_capacity *c)
+{
+    memset(c, 0, offsetof(ddb_capacity, indexes));
+}
+
+void ddbi_ent_cap_copy(ddb_capacity *dst, const ddb_capacity *src)
+{
+    memcpy(dst, src, offsetof(ddb_capacity, indexes));
+    memcpy(dst->indexes, src->indexes, src->n_indexes * sizeof *src->indexes);
 }
 
 ddb_return_capacity ddbi_ent_cap_mode(const ddb_ent_opts *o)

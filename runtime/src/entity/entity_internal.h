@@ -16,6 +16,7 @@
  *   entity_marshal.c     struct -> item
  *   entity_unmarshal.c   item -> struct
  *   entity_record.c      stored record -> struct (typed reads, no ddb_item between)
+ *   entity_plan.c        a descriptor's read plan (names in stored order), built once
  *   entity_keys.c        descriptor checks, primary keys, shard items
  *   entity_exprb.c       expression text built piece by piece, prepared once
  *   entity_capacity.c    consumed capacity summed over several requests
@@ -55,6 +56,7 @@
 
 #include "api/records.h"
 #include "core/codec.h"
+#include "core/value.h"
 
 /* ---- errors (entity_error.c) ---- */
 
@@ -82,10 +84,21 @@ const ddb_field_desc *ddbi_ent_flagged(const ddb_entity_desc *e, unsigned flag);
 
 /* ---- key templates and derived fields (entity_template.c) ---- */
 
+/* Text rendered from templates: in the caller's buffer (buf, cap bytes)
+ * while it fits, then on the heap (ddbi_ent_text_free); p[len] is '\0'. */
+typedef struct ddbi_ent_text {
+    char *p;
+    size_t len, cap;
+    bool heap; /* p is malloc'ed */
+} ddbi_ent_text;
+void ddbi_ent_text_init(ddbi_ent_text *t, char *buf, size_t cap);
+/* Append s[0..n): DDB_ENOMEM when the heap has no room. */
+int ddbi_ent_text_put(ddbi_ent_text *t, const char *s, size_t n);
+void ddbi_ent_text_free(ddbi_ent_text *t);
 /* Render the first max_holes holes of t (and, with through_literal, the
- * literal that follows them) into b.  *absent when an optional field is unset. */
+ * literal that follows them) onto b.  *absent when an optional field is unset. */
 int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const void *obj, uint16_t max_holes,
-                           bool through_literal, ddb_buf *b, bool *absent, ddb_error *err);
+                           bool through_literal, ddbi_ent_text *b, bool *absent, ddb_error *err);
 /* Could v have been rendered from t (literals match themselves, holes
  * any text; a numeric template any N)? */
 bool ddbi_ent_template_fits(const ddb_template *t, const ddb_value *v);
@@ -145,10 +158,9 @@ int ddbi_ent_from_item_partial(const ddb_entity_desc *e, const ddb_item *item, v
  * borrow: item lives in arena a; top-level strings and bytes point into it. */
 int ddbi_ent_fields_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, bool borrow,
                               ddb_ent_mask *mask, ddb_error *err);
-/* e's field indexes sorted by stored attribute name (arena a), for
- * fields_by_order: the fields of item into obj in one walk of both sorted
- * lists (borrowing like fields_from_item; mask gains the fields set). */
-int ddbi_ent_attr_order(const ddb_entity_desc *e, ddb_arena *a, uint16_t **out, ddb_error *err);
+/* The fields of item into obj in one walk of both sorted lists (order: e's
+ * field indexes by attribute name, ddbi_ent_plan's; borrowing like
+ * fields_from_item; mask gains the fields set). */
 int ddbi_ent_fields_by_order(const ddb_entity_desc *e, const uint16_t *order, const ddb_item *item, void *obj,
                              ddb_arena *a, ddb_ent_mask *mask, ddb_error *err);
 /* DDB_EVALIDATION naming the first required field of e not in mask. */
@@ -177,7 +189,21 @@ const char *ddbi_ent_shard_suffix(const ddb_entity_desc *e);
 /* The sort key of shard item `shard`: sk + suffix + shard id. */
 int ddbi_ent_shard_sk(const ddb_entity_desc *e, const ddb_value *sk, int shard, ddb_arena *a, ddb_value **out,
                       ddb_error *err);
-/* The table key of obj (shard >= 0: that shard's physical item). */
+/* A primary key as an item held by the caller (on its stack): the item,
+ * its attributes and values, and their text while it fits. */
+#define DDBI_ENT_KEY_TEXT 128
+typedef struct ddbi_ent_key {
+    struct ddb_item item;
+    ddb_attr attrs[2];
+    ddb_value vals[2];
+    char text[2][DDBI_ENT_KEY_TEXT];
+} ddbi_ent_key;
+/* The table key of obj into out (shard >= 0: that shard's physical item);
+ * &out->item is the key, valid while out is (longer text and shard keys go
+ * into a). */
+int ddbi_ent_key_fill(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddbi_ent_key *out,
+                      ddb_error *err);
+/* The same in a: *out is the key. */
 int ddbi_ent_primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
                          ddb_error *err);
 /* Query the shard items of the logical item whose (unsharded) key is key. */
@@ -239,6 +265,11 @@ void ddbi_exprb_done(ddbi_exprb *x);
 
 /* Add src to dst (dst may be NULL), index by index. */
 void ddbi_ent_cap_merge(ddb_capacity *dst, const ddb_capacity *src);
+/* A ddb_capacity is 7 KB, nearly all of it the per-index array, which is
+ * read only up to n_indexes: clear zeroes the totals and n_indexes (an
+ * empty capacity to merge into); copy copies what is in use. */
+void ddbi_ent_cap_clear(ddb_capacity *c);
+void ddbi_ent_cap_copy(ddb_capacity *dst, const ddb_capacity *src);
 /* The capacity mode of o (NULL: none). */
 ddb_return_capacity ddbi_ent_cap_mode(const ddb_ent_opts *o);
 
@@ -440,29 +471,58 @@ uint64_t ddbi_ent_shards_needed(const ddb_entity_desc *e, const ddb_ent_mask *fi
 /* The most entity types one read sorts into (collection members). */
 #define DDBI_ENT_MAX_SINKS 64
 
-/* The attribute names of the last record decoded for an entity, in stored
- * order, with the field each goes into (-1: none; DDBI_SHAPE_TYPE: the
- * type attribute): the next record of the same shape finds its fields by
- * one name comparison per attribute (entity_record.c). */
-#define DDBI_SHAPE_MAX 32
-#define DDBI_SHAPE_TYPE (-2)
-typedef struct ddbi_ent_shape_at {
-    const char *name; /* in an earlier record, in the read's arena */
+/* Two counted names in bytewise order (shorter first when one begins the
+ * other): stored attribute names' order. */
+static inline int ddbi_ent_name_cmp(const char *x, uint32_t xl, const char *y, uint32_t yl)
+{
+    uint32_t m = xl < yl ? xl : yl;
+    for (uint32_t i = 0; i < m; i++)
+        if (x[i] != y[i])
+            return (unsigned char)x[i] < (unsigned char)y[i] ? -1 : 1;
+    return xl < yl ? -1 : xl > yl;
+}
+
+/* An entity's read plan (entity_plan.c): built once per descriptor. */
+#define DDBI_PLAN_NONE (-1) /* a name with no field (a key attribute) */
+#define DDBI_PLAN_TYPE (-2) /* the type attribute */
+typedef struct ddbi_ent_plan_at {
+    const char *name; /* NUL-terminated too */
     uint32_t len;
-    int32_t field;
-    uint16_t next; /* where the field search goes on after it (attribute order) */
-} ddbi_ent_shape_at;
-typedef struct ddbi_ent_shape {
-    uint32_t n;
-    ddbi_ent_shape_at at[DDBI_SHAPE_MAX];
-} ddbi_ent_shape;
+    int32_t field; /* its field, DDBI_PLAN_NONE or DDBI_PLAN_TYPE */
+    uint64_t head; /* the first 8 bytes of name, zero-padded, in memory order */
+    /* the field's, copied here (one load fewer per attribute decoded) */
+    const ddb_field_desc *f;
+    uint32_t offset, size;
+    uint8_t type;
+} ddbi_ent_plan_at;
+typedef struct ddbi_ent_plan {
+    /* what it was built from */
+    const ddb_entity_desc *e;
+    const ddb_struct_desc *st;
+    const ddb_field_desc *fields;
+    uint16_t n_fields, n_keys;
+    const ddb_schema_table *table;
+    const char *type_attr, *name;
+    const ddb_key_desc *keys;
+    const char **attrs;     /* each field's attr pointer */
+    /* what reads use */
+    uint32_t name_len;      /* strlen(name) */
+    ddb_ent_mask required;  /* the fields an item must carry */
+    uint16_t *order;        /* field indexes by attribute name (ddbi_ent_fields_by_order) */
+    ddbi_ent_plan_at *at;   /* the names a record of e holds, sorted bytewise, unique */
+    uint32_t n_at;
+} ddbi_ent_plan;
+/* e's plan: shared (valid while e is unchanged), or built in a for this
+ * call when the shared table has no room for it. */
+int ddbi_ent_plan_of(const ddb_entity_desc *e, ddb_arena *a, const ddbi_ent_plan **out, ddb_error *err);
+/* ddbi_ent_check_required, with the plan's mask first (one test per word). */
+int ddbi_ent_plan_check_required(const ddbi_ent_plan *p, const ddb_ent_mask *mask, ddb_error *err);
 
 /* Where the entities of one type go: an arena array grown page by page. */
 typedef struct ddbi_ent_sink {
     const ddb_entity_desc *e;
     const ddb_ent_mask *fields; /* its projection (reader_init, from the options); NULL = all */
-    uint16_t *order;          /* e's fields by attribute name (reader_init) */
-    ddbi_ent_shape *shape;    /* of its records (decoded straight into structs); NULL until the first */
+    const ddbi_ent_plan *plan; /* e's (reader_init) */
     char *items;
     ddb_ent_mask *masks;
     size_t count, cap;
@@ -499,16 +559,15 @@ void ddbi_ent_reader_finish(ddbi_ent_reader *r);
 
 /* ---- stored records into structs (entity_record.c) ---- */
 
-/* The fields of record rec into obj (not zeroed first); fields are found
- * by attribute name in e's fields in attribute order (order:
- * ddbi_ent_attr_order), helped by shape (the previous record's names; kept
- * per sink, zeroed before the first use); mask gains the fields set.  Strings are copied into a, bytes point into rec (which must live
- * in a).  other (may be NULL): check the type attribute in the same walk;
- * *other = true when rec is not e's (obj is then half-filled, to be
- * dropped).  DDB_ECORRUPT when the record is damaged. */
-int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order, ddbi_ent_shape *shape,
-                                const ddbi_rec *rec, void *obj, ddb_arena *a, ddb_ent_mask *mask, bool *other,
-                                ddb_error *err);
+/* The fields of record rec into obj (not zeroed first): its attributes
+ * are matched in one walk with the names of p (e's plan; stored names are
+ * sorted too); mask gains the fields set.  Strings are copied into a,
+ * bytes point into rec (which must live in a).  other (may be NULL): check
+ * the type attribute in the same walk; *other = true when rec is not e's
+ * (obj is then half-filled, to be dropped).  DDB_ECORRUPT when the record
+ * is damaged. */
+int ddbi_ent_fields_from_record(const ddbi_ent_plan *p, const ddbi_rec *rec, void *obj, ddb_arena *a,
+                                ddb_ent_mask *mask, bool *other, ddb_error *err);
 /* rec decoded into an item in a (for the paths that work on items). */
 int ddbi_ent_record_item(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, ddb_item **out,
                          ddb_error *err);

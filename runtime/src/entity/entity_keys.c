@@ -66,25 +66,85 @@ int ddbi_ent_shard_sk(const ddb_entity_desc *e, const ddb_value *sk, int shard, 
     return DDB_OK;
 }
 
+/* Key template t of obj into *v: a string template (not write-sharded) is
+ * rendered into buf (cap bytes; into a when longer), anything else by
+ * ddb_ent_render; *set false when an optional field of it is unset. */
+static int key_part(const ddb_entity_desc *e, const ddb_template *t, bool plain, const void *obj, char *buf,
+                    size_t cap, ddb_arena *a, ddb_value *v, bool *set, ddb_error *err)
+{
+    if (!plain || t->type != DDB_TS) {
+        ddb_value *r;
+        int rc = ddb_ent_render(e, t, obj, a, &r, err);
+        if (!rc && (*set = r != NULL))
+            *v = *r;
+        return rc;
+    }
+    ddbi_ent_text tx;
+    ddbi_ent_text_init(&tx, buf, cap);
+    bool absent;
+    int rc = ddbi_ent_render_prefix(e, t, obj, UINT16_MAX, true, &tx, &absent, err);
+    *set = !rc && !absent;
+    if (*set && tx.heap) {
+        ddb_value *r = ddb_v_s(a, tx.p, tx.len);
+        if (r)
+            *v = *r;
+        else
+            rc = ddbi_fail_oom(err, __func__);
+    } else if (*set)
+        *v = (ddb_value){.type = DDB_TS, .len = (uint32_t)tx.len, .u.s = tx.p};
+    ddbi_ent_text_free(&tx);
+    return rc;
+}
+
+int ddbi_ent_key_fill(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddbi_ent_key *out,
+                      ddb_error *err)
+{
+    const ddb_key_desc *k = &e->keys[0];
+    bool pk_set, sk_set = false;
+    /* the partition key template may carry write shards (ddb_ent_render adds them) */
+    bool plain_pk = !e->write_shards || !e->write_shards[0];
+    int rc = key_part(e, &k->pk, plain_pk, obj, out->text[0], sizeof out->text[0], a, &out->vals[0], &pk_set, err);
+    if (!rc && k->sk_attr)
+        rc = key_part(e, &k->sk, true, obj, out->text[1], sizeof out->text[1], a, &out->vals[1], &sk_set, err);
+    if (rc)
+        return rc;
+    if (!pk_set || (k->sk_attr && !sk_set))
+        return ddbi_fail(err, DDB_EVALIDATION, "%s: a primary key field is unset", e->name);
+    ddb_value *sk = &out->vals[1];
+    if (shard >= 0 && (rc = ddbi_ent_shard_sk(e, &out->vals[1], shard, a, &sk, err)))
+        return rc;
+    /* the item: its attributes sorted by name, as ddb_item_set keeps them */
+    ddb_attr *m = out->attrs;
+    uint32_t n = 0;
+    m[n++] = (ddb_attr){k->pk_attr, (uint32_t)strlen(k->pk_attr), &out->vals[0]};
+    if (k->sk_attr) {
+        ddb_attr x = {k->sk_attr, (uint32_t)strlen(k->sk_attr), sk};
+        int c = strcmp(k->sk_attr, k->pk_attr);
+        if (!c)
+            m[0].value = sk; /* (one attribute: the later value, as ddb_item_set) */
+        else if (c > 0)
+            m[n++] = x;
+        else {
+            m[1] = m[0];
+            m[0] = x;
+            n++;
+        }
+    }
+    out->item.map = (ddb_value){.type = DDB_TM, .len = n, .u.m = m, .cap = n};
+    out->item.arena = a;
+    return DDB_OK;
+}
+
 int ddbi_ent_primary_key(const ddb_entity_desc *e, const void *obj, int shard, ddb_arena *a, ddb_item **out,
                          ddb_error *err)
 {
-    const ddb_key_desc *k = &e->keys[0];
-    ddb_value *pk, *sk = NULL;
-    int rc = ddb_ent_render(e, &k->pk, obj, a, &pk, err);
-    if (!rc && k->sk_attr)
-        rc = ddb_ent_render(e, &k->sk, obj, a, &sk, err);
-    if (rc)
-        return rc;
-    if (!pk || (k->sk_attr && !sk))
-        return ddbi_fail(err, DDB_EVALIDATION, "%s: a primary key field is unset", e->name);
-    if (shard >= 0 && (rc = ddbi_ent_shard_sk(e, sk, shard, a, &sk, err)))
-        return rc;
-    ddb_item *key = ddb_item_new(a);
-    if (!key || ddb_item_set(key, k->pk_attr, pk) || (sk && ddb_item_set(key, k->sk_attr, sk)))
+    ddbi_ent_key *k = ddb_arena_alloc(a, sizeof *k);
+    if (!k)
         return ddbi_fail_oom(err, __func__);
-    *out = key;
-    return DDB_OK;
+    int rc = ddbi_ent_key_fill(e, obj, shard, a, k, err);
+    if (!rc)
+        *out = &k->item;
+    return rc;
 }
 
 /* Every shard item of the logical item key, with projection (may be NULL): one Query. */

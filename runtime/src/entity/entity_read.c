@@ -135,14 +135,20 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         return ddbi_fail(err, DDB_EINVAL, "%s: a get takes no filter and no count", e->name);
     ddbi_ent_sink sink = {.e = e};
     ddbi_ent_reader r;
-    ddb_item *k = NULL;
+    ddbi_ent_key kh; /* the key, on the stack */
     int rc = ddbi_ent_reader_init(&r, db, a, o, NULL, &sink, 1, err);
     if (!rc)
-        rc = ddbi_ent_primary_key(e, key, -1, a, &k, err);
+        rc = ddbi_ent_key_fill(e, key, -1, a, &kh, err);
     if (rc)
         return rc;
-    ddbi_rec_page rp = {.recs = NULL}; /* (zeroed once: its capacity is large) */
+    ddb_item *k = &kh.item;
+    ddbi_rec_page rp; /* field by field: its capacity is 7 KB */
     ddb_page *pg = &rp.page;
+    rp.recs = NULL;
+    pg->items = NULL;
+    pg->count = pg->scanned_count = 0;
+    pg->last_key = NULL;
+    ddbi_ent_cap_clear(&pg->capacity);
     ddbi_rec rec = {NULL, 0};
     ddb_item *it = NULL;
     ddbi_ent_ask ask;
@@ -154,7 +160,9 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         } else {
             ddb_get_opts go = {.consistent = o->consistent, .return_capacity = o->return_capacity,
                                .projection = ask.projection};
-            rc = ddbi_get_record(db, e->table->def.name, k, &go, a, &it, &rec, &pg->capacity, err);
+            /* the capacity only when asked for (the read zeroes it first) */
+            rc = ddbi_get_record(db, e->table->def.name, k, &go, a, &it, &rec, o->capacity ? &pg->capacity : NULL,
+                                 err);
             const ddb_value *tv = rc || !it ? NULL : ddb_item_get(it, e->table->type_attr);
             if (!rc && rec.p) {
                 /* the record, decoded straight into the struct; its type

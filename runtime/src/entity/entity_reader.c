@@ -38,13 +38,17 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
                          ddbi_ent_sink *sinks, uint16_t n, ddb_error *err)
 {
     static const ddb_ent_read_opts none = {0};
-    memset(r, 0, sizeof *r);
+    /* field by field, not one memset: the capacity's per-index array is 7 KB */
     r->db = db;
     r->a = a;
     r->o = o ? o : &none;
     r->index = index;
+    r->index_partial = r->projected = false;
     r->sinks = sinks;
     r->n = n;
+    ddbi_ent_cap_clear(&r->cap);
+    r->scanned = 0;
+    r->last_key = NULL;
     if (r->o->fields && r->o->member_fields)
         return ddbi_fail(err, DDB_EINVAL, "%s: fields or member_fields, not both", n ? sinks[0].e->name : "read");
     for (uint16_t i = 0; i < n; i++) {
@@ -54,7 +58,7 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
         if (sinks[i].e->st->n_fields > DDB_ENT_MAX_FIELDS)
             return ddbi_fail(err, DDB_ELIMIT, "%s has %u fields; a field mask holds at most %d (DDB_ENT_MAX_FIELDS)",
                              sinks[i].e->name, (unsigned)sinks[i].e->st->n_fields, DDB_ENT_MAX_FIELDS);
-        if ((rc = ddbi_ent_attr_order(sinks[i].e, a, &sinks[i].order, err)))
+        if ((rc = ddbi_ent_plan_of(sinks[i].e, a, &sinks[i].plan, err)))
             return rc;
         sinks[i].fields = r->o->member_fields ? r->o->member_fields[i] : n == 1 ? r->o->fields : NULL;
         r->projected |= sinks[i].fields != NULL;
@@ -164,18 +168,12 @@ static int decode_rec(ddbi_ent_reader *r, ddbi_ent_sink *s, const ddbi_rec *rec,
     if (!slot)
         return DDB_OK;
     bool other = false;
-    if (!s->shape) {
-        if (!(s->shape = ddb_arena_alloc(r->a, sizeof *s->shape)))
-            return ddbi_fail_oom(err, __func__);
-        s->shape->n = 0; /* (the arena's memory is not zeroed) */
-    }
-    int rc = ddbi_ent_fields_from_record(s->e, s->order, s->shape, rec, slot, r->a, mask, check_type ? &other : NULL,
-                                         err);
+    int rc = ddbi_ent_fields_from_record(s->plan, rec, slot, r->a, mask, check_type ? &other : NULL, err);
     if (!rc && other) {
         s->count--; /* another entity in the same partition */
         return DDB_OK;
     }
-    return rc || r->projected ? rc : ddbi_ent_check_required(s->e, mask, err);
+    return rc || r->projected ? rc : ddbi_ent_plan_check_required(s->plan, mask, err);
 }
 
 /* Decode n items (one logical item's shard items, or one item) into slot. */
@@ -186,13 +184,13 @@ static int decode(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *const *items, 
     if (!slot)
         return DDB_OK;
     for (size_t i = 0; i < n; i++) {
-        int rc = ddbi_ent_fields_by_order(s->e, s->order, items[i], slot, r->a, mask, err);
+        int rc = ddbi_ent_fields_by_order(s->e, s->plan->order, items[i], slot, r->a, mask, err);
         if (rc)
             return rc;
         if (r->index_partial && !r->o->fetch_base)
             ddbi_ent_fields_from_keys(s->e, items[i], slot, r->a, mask);
     }
-    return r->projected ? DDB_OK : ddbi_ent_check_required(s->e, mask, err);
+    return r->projected ? DDB_OK : ddbi_ent_plan_check_required(s->plan, mask, err);
 }
 
 /* The table key of item it (for a cursor). */
@@ -489,5 +487,5 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
 void ddbi_ent_reader_finish(ddbi_ent_reader *r)
 {
     if (r->o->capacity)
-        *r->o->capacity = r->cap;
+        ddbi_ent_cap_copy(r->o->capacity, &r->cap);
 }

@@ -5,7 +5,8 @@
  * into the arena, bytes pointing into the record's arena copy, integers
  * parsed in place), anything else is decoded as one value and handed to
  * the item path's field decoder, which also words every type error the
- * same way.  Calls core/record.h, core/number.h and this room's
+ * same way.  The attributes are matched with the names of the entity's
+ * read plan (entity_plan.c).  Calls core/record.h, core/number.h and this room's
  * unmarshalling and field accessors. */
 #include "entity/entity_internal.h"
 
@@ -43,18 +44,6 @@ int ddbi_ent_record_type(const ddb_entity_desc *e, const ddbi_rec *rec, const ch
     return DDB_OK;
 }
 
-/* Attribute name n (nl bytes) against a field's NUL-terminated attribute
- * name: <0, 0, >0 in bytewise order (as strcmp orders them). */
-static inline int name_vs(const char *n, uint32_t nl, const char *attr)
-{
-    for (uint32_t i = 0; i < nl; i++) {
-        unsigned char x = (unsigned char)n[i], y = (unsigned char)attr[i];
-        if (x != y || !y)
-            return x < y ? -1 : 1;
-    }
-    return attr[nl] ? -1 : 0;
-}
-
 /* A plain decimal integer (optional '-', 1..18 digits) without the number
  * parser; false for anything else. */
 static inline bool small_int(const uint8_t *s, uint32_t n, int64_t *out)
@@ -75,12 +64,12 @@ static inline bool small_int(const uint8_t *s, uint32_t n, int64_t *out)
 
 /* The scalars decoded in place: 1 done, 0 not this way (the value path
  * decodes it, and words any error). */
-static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, ddb_arena *a)
+static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at, char *p, ddb_arena *a)
 {
     int64_t x;
-    switch (f->type) {
+    switch (fx->type) {
     case DDB_F_CHARS:
-        if (at->type != DDB_TS || at->len >= f->size)
+        if (at->type != DDB_TS || at->len >= fx->size)
             return 0;
         memcpy(p, at->val, at->len);
         p[at->len] = '\0';
@@ -110,11 +99,11 @@ static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, 
     case DDB_F_UINT: {
         if (at->type != DDB_TN || !small_int(at->val, at->len, &x))
             return 0;
-        int bits = f->size * 8;
-        if (f->type == DDB_F_INT ? (bits < 64 && (x < -((int64_t)1 << (bits - 1)) || x >= ((int64_t)1 << (bits - 1))))
+        int bits = (int)fx->size * 8;
+        if (fx->type == DDB_F_INT ? (bits < 64 && (x < -((int64_t)1 << (bits - 1)) || x >= ((int64_t)1 << (bits - 1))))
                                  : (x < 0 || (bits < 64 && x >= ((int64_t)1 << bits))))
             return 0; /* out of range: the value path words it */
-        ddbi_ent_int_set(f, p, x);
+        ddbi_ent_int_set(fx->f, p, x);
         return 1;
     }
     case DDB_F_FLOAT: {
@@ -122,7 +111,7 @@ static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, 
         if (at->type != DDB_TN || ddbi_dec_parse((const char *)at->val, at->len, &d, NULL))
             return 0;
         double v = ddbi_dec_to_double(&d);
-        if (f->size == 4)
+        if (fx->size == 4)
             *(float *)(void *)p = (float)v;
         else
             *(double *)(void *)p = v;
@@ -133,88 +122,81 @@ static int scalar_in(const ddb_field_desc *f, const ddbi_rec_attr *at, char *p, 
     }
 }
 
-/* The field attribute name n (nl bytes) goes into, -1 for none: searched
- * in attribute order from *fi on (the names come in order too), *fi moved
- * past it. */
-static int32_t field_of(const ddb_entity_desc *e, const uint16_t *order, uint16_t *fi, const char *n, uint32_t nl)
+/* Is at called as the plan's name x?  end: the record's end.  Names are
+ * short: one of up to 8 bytes that the record has 8 bytes for (a value
+ * follows it) is compared as one word with x->head. */
+static inline bool same_name(const ddbi_ent_plan_at *x, const ddbi_rec_attr *at, const uint8_t *end)
 {
-    for (; *fi < e->st->n_fields; (*fi)++) {
-        int c = name_vs(n, nl, e->st->fields[order[*fi]].attr);
-        if (c <= 0)
-            return c ? -1 : order[(*fi)++];
-    }
-    return -1;
-}
-
-/* Two names in bytewise order (shorter first when one begins the other). */
-static int name_cmp(const char *x, uint32_t xl, const char *y, uint32_t yl)
-{
-    uint32_t m = xl < yl ? xl : yl;
-    for (uint32_t i = 0; i < m; i++)
-        if (x[i] != y[i])
-            return (unsigned char)x[i] < (unsigned char)y[i] ? -1 : 1;
-    return xl < yl ? -1 : xl > yl;
-}
-
-static inline bool same_name(const ddbi_ent_shape_at *s, const ddbi_rec_attr *at)
-{
-    if (s->len != at->name_len)
+    if (x->len != at->name_len)
         return false;
-    for (uint32_t i = 0; i < s->len; i++)
-        if (s->name[i] != at->name[i])
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (x->len <= 8 && (size_t)(end - (const uint8_t *)at->name) >= 8) {
+        uint64_t w;
+        memcpy(&w, at->name, 8);
+        uint64_t keep = x->len == 8 ? UINT64_MAX : ((uint64_t)1 << (x->len * 8)) - 1; /* its first len bytes */
+        return (w & keep) == x->head;
+    }
+#endif
+    for (uint32_t i = 0; i < x->len; i++)
+        if (x->name[i] != at->name[i])
             return false;
     return true;
 }
 
-int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order, ddbi_ent_shape *shape,
-                                const ddbi_rec *rec, void *obj, ddb_arena *a, ddb_ent_mask *mask, bool *other,
-                                ddb_error *err)
+int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, void *obj, ddb_arena *a,
+                                ddb_ent_mask *mask, bool *other, ddb_error *err)
 {
+    const ddb_entity_desc *e = pl->e;
     ddbi_rec_iter it;
     ddbi_rec_attr at;
     int rc = ddbi_rec_iter_init(&it, rec->p, rec->len);
     if (rc)
         return damaged(e, rc, err);
-    const char *ta = e->table->type_attr;
     bool typed = !other; /* the type attribute seen (or not asked about) */
-    /* Every attribute is walked (and so checked).  Its field comes from
-     * the shape (the names of the previous record in order, with their
-     * fields), or, when the names differ, from a search of the fields. */
-    uint32_t k = 0;
-    uint16_t fi = 0; /* the field search's place, in attribute order */
-    const char *prev = NULL; /* the attribute before */
+    /* Every attribute is walked (and so checked), merged with the plan's
+     * names (both sorted): a record of e mostly holds only those, each
+     * found by one comparison. */
+    uint32_t j = 0;             /* the plan's next name */
+    const char *prev = NULL;    /* the attribute before */
     uint32_t prev_len = 0;
-    int pending = DDB_OK; /* the first field's error */
+    bool prev_known = false;    /* it was one of the plan's names */
+    int pending = DDB_OK;       /* the first field's error */
     while ((rc = ddbi_rec_next(&it, &at)) == 1) {
-        int32_t fx;
-        if (k < shape->n && same_name(&shape->at[k], &at)) {
-            fx = shape->at[k].field; /* names as an earlier record's, which were in order */
+        const ddbi_ent_plan_at *m = NULL; /* the plan's name it is */
+        if (j < pl->n_at && same_name(&pl->at[j], &at, it.end)) {
+            m = &pl->at[j++]; /* the plan's next name: the common case */
         } else {
-            /* stored names are sorted and unique: anything else is damage */
-            if (prev && name_cmp(prev, prev_len, at.name, at.name_len) >= 0)
-                return damaged(e, DDB_ECORRUPT, err);
-            if (k && k <= shape->n && k <= DDBI_SHAPE_MAX)
-                fi = shape->at[k - 1].next; /* where the previous name left the search */
-            fx = !name_vs(at.name, at.name_len, ta) ? DDBI_SHAPE_TYPE : field_of(e, order, &fi, at.name, at.name_len);
-            /* the shape ends here: the names after this one are checked too */
-            shape->n = k < DDBI_SHAPE_MAX ? k + 1 : DDBI_SHAPE_MAX;
-            if (k < DDBI_SHAPE_MAX)
-                shape->at[k] = (ddbi_ent_shape_at){at.name, at.name_len, fx, fi};
+            while (j < pl->n_at) {
+                const ddbi_ent_plan_at *x = &pl->at[j];
+                int c = ddbi_ent_name_cmp(x->name, x->len, at.name, at.name_len);
+                if (c > 0)
+                    break;
+                j++;
+                if (!c) {
+                    m = x;
+                    break;
+                }
+            }
         }
+        bool known = m != NULL;
+        int32_t fx = m ? m->field : DDBI_PLAN_NONE;
+        /* stored names are sorted and unique: anything else is damage (two
+         * of the plan's names, matched in turn, are in order already) */
+        if (prev && !(known && prev_known) && ddbi_ent_name_cmp(prev, prev_len, at.name, at.name_len) >= 0)
+            return damaged(e, DDB_ECORRUPT, err);
         prev = at.name;
         prev_len = at.name_len;
-        k++;
-        if (fx == DDBI_SHAPE_TYPE && !typed) {
-            size_t tl = strlen(e->name);
+        prev_known = known;
+        if (fx == DDBI_PLAN_TYPE && !typed) {
             typed = true;
-            if (at.type != DDB_TS || at.len != tl || memcmp(at.val, e->name, tl))
+            if (at.type != DDB_TS || at.len != pl->name_len || memcmp(at.val, e->name, pl->name_len))
                 *other = true; /* another entity's item: walked on (checked), not decoded */
         }
         if (fx < 0 || pending || (other && *other))
             continue;
-        const ddb_field_desc *f = &e->st->fields[fx];
-        char *p = (char *)obj + f->offset;
-        if (!scalar_in(f, &at, p, a)) {
+        const ddb_field_desc *f = m->f;
+        char *p = (char *)obj + m->offset;
+        if (!scalar_in(m, &at, p, a)) {
             ddb_value *v;
             if ((rc = ddbi_rec_value(&at, a, &v)))
                 return damaged(e, rc, err);
@@ -227,8 +209,6 @@ int ddbi_ent_fields_from_record(const ddb_entity_desc *e, const uint16_t *order,
         }
         ddb_ent_mask_set(mask, (uint16_t)fx);
     }
-    if (k < shape->n)
-        shape->n = k;
     if (!rc && !typed)
         *other = true; /* no type attribute: not e's */
     return rc ? damaged(e, rc, err) : other && *other ? DDB_OK : pending;

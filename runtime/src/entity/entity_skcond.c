@@ -35,18 +35,20 @@ static int level_text(const ddb_entity_desc *e, const ddb_template *t, const voi
                       bool through_literal, bool add_top, const char *suffix, ddb_arena *a, ddb_value **out,
                       ddb_error *err)
 {
-    ddb_buf b = {0};
+    char buf[256];
+    ddbi_ent_text b;
+    ddbi_ent_text_init(&b, buf, sizeof buf);
     bool absent = false;
     bool at_literal = t->segs[level].lit != NULL;
     int rc = ddbi_ent_render_prefix(e, t, obj, holes_through(t, level), at_literal || through_literal, &b, &absent,
                                     err);
     if (!rc && absent)
         rc = ddbi_fail(err, DDB_EVALIDATION, "%s: a sort-key field of the query is unset", e->name);
-    if (!rc && ((suffix && ddbi_buf_put(&b, suffix, strlen(suffix))) || (add_top && ddbi_buf_put(&b, top, 4))))
+    if (!rc && ((suffix && ddbi_ent_text_put(&b, suffix, strlen(suffix))) || (add_top && ddbi_ent_text_put(&b, top, 4))))
         rc = ddbi_fail_oom(err, __func__);
-    if (!rc && !(*out = ddb_v_s(a, b.p ? (const char *)b.p : "", b.len)))
+    if (!rc && !(*out = ddb_v_s(a, b.p, b.len)))
         rc = ddbi_fail_oom(err, __func__);
-    ddbi_buf_free(&b);
+    ddbi_ent_text_free(&b);
     return rc;
 }
 

@@ -128,8 +128,42 @@ static int date_part(const ddb_field_desc *f, uint8_t part, const char *t, size_
     return DDB_OK;
 }
 
+void ddbi_ent_text_init(ddbi_ent_text *t, char *buf, size_t cap)
+{
+    *t = (ddbi_ent_text){buf, 0, cap, false};
+    buf[0] = '\0';
+}
+
+int ddbi_ent_text_put(ddbi_ent_text *t, const char *s, size_t n)
+{
+    if (n >= t->cap - t->len) {
+        if (n > SIZE_MAX / 2 - t->len)
+            return DDB_ENOMEM;
+        size_t cap = (t->len + n + 1) * 2;
+        char *p = t->heap ? realloc(t->p, cap) : malloc(cap);
+        if (!p)
+            return DDB_ENOMEM;
+        if (!t->heap)
+            memcpy(p, t->p, t->len);
+        t->p = p;
+        t->cap = cap;
+        t->heap = true;
+    }
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = '\0';
+    return DDB_OK;
+}
+
+void ddbi_ent_text_free(ddbi_ent_text *t)
+{
+    if (t->heap)
+        free(t->p);
+    t->heap = false;
+}
+
 int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, const void *obj, uint16_t max_holes,
-                          bool through_literal, ddb_buf *b, bool *absent, ddb_error *err)
+                          bool through_literal, ddbi_ent_text *b, bool *absent, ddb_error *err)
 {
     *absent = false;
     uint16_t holes = 0;
@@ -138,7 +172,7 @@ int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, cons
         if (s->lit) {
             if (holes >= max_holes && !through_literal)
                 break;
-            if (ddbi_buf_put(b, s->lit, strlen(s->lit)))
+            if (ddbi_ent_text_put(b, s->lit, strlen(s->lit)))
                 return ddbi_fail_oom(err, __func__);
             if (holes >= max_holes)
                 break;
@@ -159,14 +193,14 @@ int ddbi_ent_render_prefix(const ddb_entity_desc *e, const ddb_template *t, cons
         if (s->part && (rc = date_part(f, s->part, text, len, qbuf, &text, &len, err)))
             return rc;
         size_t at = b->len;
-        if (ddbi_buf_put(b, text, len))
+        if (ddbi_ent_text_put(b, text, len))
             return ddbi_fail_oom(err, __func__);
         for (size_t j = at; s->kase && j < b->len; j++) {
-            char c = (char)b->p[j];
+            char c = b->p[j];
             if (s->kase == DDB_TC_LOWER && c >= 'A' && c <= 'Z')
-                b->p[j] = (uint8_t)(c - 'A' + 'a');
+                b->p[j] = (char)(c - 'A' + 'a');
             else if (s->kase == DDB_TC_UPPER && c >= 'a' && c <= 'z')
-                b->p[j] = (uint8_t)(c - 'a' + 'A');
+                b->p[j] = (char)(c - 'a' + 'A');
         }
     }
     return DDB_OK;
@@ -242,24 +276,18 @@ int ddbi_ent_render_plain(const ddb_entity_desc *e, const ddb_template *t, const
         if (f->type == DDB_F_INT || f->type == DDB_F_UINT)
             return *out ? DDB_OK : ddbi_fail_oom(err, __func__);
     }
-    ddb_buf b = {0};
+    char buf[256];
+    ddbi_ent_text b;
+    ddbi_ent_text_init(&b, buf, sizeof buf);
     bool absent;
     int rc = ddbi_ent_render_prefix(e, t, obj, UINT16_MAX, true, &b, &absent, err);
     if (!rc && !absent) {
-        if (t->type == DDB_TN) {
-            /* text that must be a number, e.g. {order_date|year} */
-            char *s = ddb_arena_alloc(a, b.len + 1);
-            if (!s)
-                rc = ddbi_fail_oom(err, __func__);
-            else {
-                memcpy(s, b.p ? (const char *)b.p : "", b.len);
-                s[b.len] = '\0';
-                rc = ddb_v_n(a, s, out, err);
-            }
-        } else if (!(*out = ddb_v_s(a, b.p ? (const char *)b.p : "", b.len)))
+        if (t->type == DDB_TN)
+            rc = ddb_v_n(a, b.p, out, err); /* text that must be a number, e.g. {order_date|year} */
+        else if (!(*out = ddb_v_s(a, b.p, b.len)))
             rc = ddbi_fail_oom(err, __func__);
     }
-    ddbi_buf_free(&b);
+    ddbi_ent_text_free(&b);
     return rc;
 }
 

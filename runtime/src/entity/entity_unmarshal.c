@@ -272,24 +272,6 @@ int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field,
     return DDB_OK;
 }
 
-int ddbi_ent_attr_order(const ddb_entity_desc *e, ddb_arena *a, uint16_t **out, ddb_error *err)
-{
-    uint16_t n = e->st->n_fields;
-    uint16_t *order = ddb_arena_alloc(a, (size_t)n * sizeof *order + 1);
-    if (!order)
-        return ddbi_fail_oom(err, __func__);
-    for (uint16_t i = 0; i < n; i++) { /* insertion sort: a few fields */
-        uint16_t j = i;
-        while (j > 0 && strcmp(e->st->fields[order[j - 1]].attr, e->st->fields[i].attr) > 0) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = i;
-    }
-    *out = order;
-    return DDB_OK;
-}
-
 int ddbi_ent_fields_by_order(const ddb_entity_desc *e, const uint16_t *order, const ddb_item *item, void *obj,
                              ddb_arena *a, ddb_ent_mask *mask, ddb_error *err)
 {
