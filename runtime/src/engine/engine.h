@@ -238,6 +238,9 @@ bool ddbi_bounds_decode(const void *p, size_t len, uint64_t *out, char *why, siz
 /* Charge consumed units to a partition; in throttle mode DDB_ETHROTTLED
  * when the partition has no capacity left this second. */
 int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err);
+/* The same at now_ms of the read clock (a read that has read it already). */
+int ddbi_part_charge_at(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, int64_t now_ms,
+                        ddb_error *err);
 /* Persisted item count/size of a partition, adjusted by a write. */
 int ddbi_part_adjust(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64_t hash, int64_t dcount, int64_t dbytes,
                     ddb_error *err);
@@ -245,7 +248,7 @@ int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t 
 /* Per-second timelines (timeline.c).  ddbi_timeline_add: count consumed units
  * (or a throttled call) in the current second of partition p.
  * ddbi_timeline_copy: a reloaded table keeps a surviving partition's. */
-void ddbi_timeline_add(ddbi_engine *db, ddb_part_rt *p, double rcu, double wcu, uint32_t throttled);
+void ddbi_timeline_add(ddb_part_rt *p, double rcu, double wcu, uint32_t throttled, int64_t now_ms);
 static inline void ddbi_tl_lock(ddb_part_rt *p)
 {
     while (atomic_exchange_explicit(&p->tl_busy, true, memory_order_acquire))
@@ -290,8 +293,11 @@ void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write,
 
 /* The handle's clock and TTL expiry (expiry.c).  ddbi_ttl_expired_at: is
  * item it of t expired at now_ms?  False when t has no TTL.
- * ddbi_ttl_expired: the same at the handle's clock (the read paths). */
+ * ddbi_ttl_expired: the same at the handle's read clock (the read paths).
+ * ddbi_engine_read_clock_ms: the injected clock, else the coarse one
+ * (core/clock.h): what reads read once for TTL and the timelines. */
 int64_t ddbi_engine_clock_ms(const void *impl);
+int64_t ddbi_engine_read_clock_ms(const void *impl);
 bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms);
 bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it);
 /* Is a TTL attribute's value v (NULL: none) expired at now_ms? */

@@ -13,6 +13,12 @@ int64_t ddbi_engine_clock_ms(const void *impl)
     return db->opts.clock_ms ? db->opts.clock_ms(db->opts.clock_ctx) : ddbi_clock_system_ms();
 }
 
+int64_t ddbi_engine_read_clock_ms(const void *impl)
+{
+    const ddbi_engine *db = impl;
+    return db->opts.clock_ms ? db->opts.clock_ms(db->opts.clock_ctx) : ddbi_clock_coarse_ms();
+}
+
 bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_ms)
 {
     if (!t->ttl_attr[0] || !it)
@@ -31,5 +37,5 @@ bool ddbi_ttl_value_expired(const ddb_value *v, int64_t now_ms)
 
 bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it)
 {
-    return t->ttl_attr[0] && ddbi_ttl_expired_at(t, it, ddbi_engine_clock_ms(db));
+    return t->ttl_attr[0] && ddbi_ttl_expired_at(t, it, ddbi_engine_read_clock_ms(db));
 }

@@ -69,11 +69,14 @@ int ddbi_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value 
     if (!key)
         return ddbi_fail(err, DDB_EINVAL, "key item is NULL");
     size_t want = t->sk ? 2 : 1;
-    if (ddb_item_count(key) != want || !ddb_item_get(key, t->pk) || (t->sk && !ddb_item_get(key, t->sk)))
+    *pk = ddb_item_count(key) == want ? ddb_item_get(key, t->pk) : NULL;
+    *sk = *pk && t->sk ? ddb_item_get(key, t->sk) : NULL;
+    if (!*pk || (t->sk && !*sk))
         return ddbi_fail(err, DDB_EVALIDATION,
                         "The provided key element does not match the schema: table %s has key %s%s%s", t->name,
                         t->pk, t->sk ? ", " : "", t->sk ? t->sk : "");
-    return ddbi_keys_table(t, key, pk, sk, err);
+    int rc = ddbi_keys_check_value(t->pk, *pk, t->pk_type, true, NULL, err);
+    return rc || !t->sk ? rc : ddbi_keys_check_value(t->sk, *sk, t->sk_type, false, NULL, err);
 }
 
 int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,

@@ -72,6 +72,12 @@ static void add_units(_Atomic double *cell, double v)
 
 int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, ddb_error *err)
 {
+    return ddbi_part_charge_at(db, t, part, rcu, wcu, ddbi_engine_read_clock_ms(db), err);
+}
+
+int ddbi_part_charge_at(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, double wcu, int64_t now_ms,
+                        ddb_error *err)
+{
     if (part >= t->n_parts)
         return DDB_OK;
     ddb_part_rt *p = &t->parts[part];
@@ -79,7 +85,7 @@ int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, 
         /* the common case takes no lock: every read and write comes here */
         add_units(&p->rcu, rcu);
         add_units(&p->wcu, wcu);
-        ddbi_timeline_add(db, p, rcu, wcu, 0);
+        ddbi_timeline_add(p, rcu, wcu, 0, now_ms);
         return DDB_OK;
     }
     int rc = DDB_OK;
@@ -114,7 +120,7 @@ int ddbi_part_charge(ddbi_engine *db, ddb_table_rt *t, size_t part, double rcu, 
         add_units(&p->wcu, wcu);
     }
     pthread_mutex_unlock(&t->lock);
-    ddbi_timeline_add(db, p, rc ? 0 : rcu, rc ? 0 : wcu, rc ? 1 : 0);
+    ddbi_timeline_add(p, rc ? 0 : rcu, rc ? 0 : wcu, rc ? 1 : 0, now_ms);
     return rc;
 }
 

@@ -13,81 +13,106 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Attribute name of record r (n bytes) as a value: a view into r for S and
- * B, decoded into a otherwise; NULL when absent.  *rc: DDB_ECORRUPT when
- * the record is damaged, DDB_ENOMEM. */
-static const ddb_value *rec_get(const uint8_t *r, size_t n, const char *name, size_t name_len, ddb_arena *a,
-                                ddb_value *tmp, int *rc)
+/* The attributes of a record a read looks at: the key attributes that
+ * identify it (the partition key; the sort key when asked for) and the
+ * table's TTL attribute.  NULL name: not wanted. */
+typedef struct rec_names {
+    const char *name[3];
+    uint32_t len[3];
+} rec_names;
+
+enum { RN_PK, RN_SK, RN_TTL };
+
+static void rec_names_set(rec_names *w, const char *pk, const char *sk, const ddb_table_rt *t)
 {
-    ddbi_rec_attr at;
-    int f = ddbi_rec_find(r, n, name, name_len, &at);
-    if (f <= 0) {
-        *rc = f;
-        return NULL;
+    const char *n[3] = {pk, sk, t->ttl_attr[0] ? t->ttl_attr : NULL};
+    for (int i = 0; i < 3; i++) {
+        w->name[i] = n[i];
+        w->len[i] = n[i] ? (uint32_t)strlen(n[i]) : 0;
     }
-    if (ddbi_rec_view(&at, tmp))
-        return tmp;
-    ddb_value *v;
-    return (*rc = ddbi_rec_value(&at, a, &v)) ? NULL : v;
 }
 
-/* The attributes names[0..n) of record r (NULL: not wanted) in one walk,
- * each as rec_get gives it (out[i] NULL: absent; tmp[i] holds a view). */
-static int rec_attrs(const uint8_t *r, size_t len, const char *const *names, int n, ddb_arena *a, ddb_value *tmp,
-                     const ddb_value **out)
+/* Those attributes of record r (len bytes) in one walk, which stops once
+ * all are found: found[i], at[i].  DDB_ECORRUPT when the part walked is
+ * damaged. */
+static int rec_find(const uint8_t *r, size_t len, const rec_names *w, ddbi_rec_attr at[3], bool found[3])
 {
-    size_t nl[4];
     int want = 0;
-    for (int i = 0; i < n; i++) {
-        out[i] = NULL;
-        nl[i] = names[i] ? strlen(names[i]) : 0;
-        want += names[i] != NULL;
+    for (int i = 0; i < 3; i++) {
+        found[i] = false;
+        want += w->name[i] != NULL;
     }
     ddbi_rec_iter it;
-    ddbi_rec_attr at;
+    ddbi_rec_attr a;
     int rc = ddbi_rec_iter_init(&it, r, len);
-    while (!rc && want && (rc = ddbi_rec_next(&it, &at)) == 1) {
+    while (!rc && want && (rc = ddbi_rec_next(&it, &a)) == 1) {
         rc = DDB_OK;
-        for (int i = 0; i < n; i++) {
-            if (!names[i] || out[i] || nl[i] != at.name_len || memcmp(names[i], at.name, nl[i]))
-                continue;
-            ddb_value *v;
-            if (ddbi_rec_view(&at, &tmp[i]))
-                out[i] = &tmp[i];
-            else if ((rc = ddbi_rec_value(&at, a, &v)))
-                return rc;
-            else
-                out[i] = v;
-            want--;
-        }
+        for (int i = 0; i < 3; i++)
+            if (w->name[i] && !found[i] && w->len[i] == a.name_len && !memcmp(w->name[i], a.name, a.name_len)) {
+                at[i] = a;
+                found[i] = true;
+                want--;
+            }
     }
     return rc < 0 ? rc : DDB_OK;
 }
 
-/* The keys and TTL attribute of t in record r (one walk): *pk, *sk (NULL
- * when absent; tmp holds views) and whether it has expired. */
-static int rec_keys(ddbi_engine *db, const ddb_table_rt *t, const char *pk_name, const char *sk_name, const uint8_t *r,
-                    size_t len, ddb_arena *a, ddb_value tmp[3], const ddb_value **pk, const ddb_value **sk,
-                    bool *expired)
+/* Attribute at as a value: a view into the record for S and B (compared
+ * by length only), decoded into arena a otherwise. */
+static int attr_value(const ddbi_rec_attr *at, ddb_arena *a, ddb_value *tmp, const ddb_value **out)
 {
-    const char *names[3] = {pk_name, sk_name, t->ttl_attr[0] ? t->ttl_attr : NULL};
-    const ddb_value *out[3];
-    int rc = rec_attrs(r, len, names, 3, a, tmp, out);
-    *pk = out[0];
-    *sk = out[1];
-    *expired = !rc && names[2] && ddbi_ttl_value_expired(out[2], ddbi_engine_clock_ms(db));
+    if (ddbi_rec_view(at, tmp)) {
+        *out = tmp;
+        return DDB_OK;
+    }
+    ddb_value *v;
+    int rc = ddbi_rec_value(at, a, &v);
+    *out = v;
     return rc;
 }
 
-/* Has record r of t expired (TTL)?  *rc as rec_get's. */
-static bool rec_expired(ddbi_engine *db, const ddb_table_rt *t, const uint8_t *r, size_t n, ddb_arena *a, int *rc)
+/* Does attribute at (found: present) hold key value v?  S and B compare
+ * their bytes in place; N values are compared as numbers. */
+static int attr_is(const ddbi_rec_attr *at, bool found, const ddb_value *v, ddb_arena *a, bool *eq)
+{
+    *eq = false;
+    if (!found || at->type != v->type)
+        return DDB_OK;
+    if (at->type == DDB_TS || at->type == DDB_TB) {
+        *eq = at->len == v->len && memcmp(at->val, v->u.s, v->len) == 0;
+        return DDB_OK;
+    }
+    ddb_value tmp;
+    const ddb_value *x;
+    int rc = attr_value(at, a, &tmp, &x);
+    if (!rc)
+        *eq = ddb_value_equal(x, v);
+    return rc;
+}
+
+/* Has the TTL attribute at (found: present) expired at now_ms?  Its
+ * number is read in place. */
+static bool attr_expired(const ddbi_rec_attr *at, bool found, int64_t now_ms)
+{
+    if (!found || at->type != DDB_TN)
+        return false;
+    ddb_value v = {.type = DDB_TN, .len = at->len};
+    v.u.s = (const char *)at->val; /* ddb_value_to_double reads len bytes */
+    return ddbi_ttl_value_expired(&v, now_ms);
+}
+
+/* Has record r of t expired (TTL) at now_ms?  *rc: DDB_ECORRUPT. */
+static bool rec_expired(const ddb_table_rt *t, const uint8_t *r, size_t n, int64_t now_ms, int *rc)
 {
     *rc = DDB_OK;
     if (!t->ttl_attr[0])
         return false;
-    ddb_value tmp;
-    const ddb_value *v = rec_get(r, n, t->ttl_attr, strlen(t->ttl_attr), a, &tmp, rc);
-    return !*rc && ddbi_ttl_value_expired(v, ddbi_engine_clock_ms(db));
+    rec_names w;
+    rec_names_set(&w, NULL, NULL, t);
+    ddbi_rec_attr at[3];
+    bool found[3];
+    *rc = rec_find(r, n, &w, at, found);
+    return !*rc && attr_expired(&at[RN_TTL], found[RN_TTL], now_ms);
 }
 
 int ddbi_engine_rec_visible(ddbi_engine *db, const ddb_table_rt *t, const ddb_value *pk, const ddb_value *sk,
@@ -134,7 +159,7 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     ddb_table_rt *t;
     const ddb_value *pk, *sk;
     if ((rc = ddbi_table_get_rd(db, txn, table, &t, err)) || (rc = ddbi_keys_exact(t, key, &pk, &sk, err)) ||
-        (rc = ddbi_keys_check_paths(t, &o.projection, 1, err)))
+        (o.projection && (rc = ddbi_keys_check_paths(t, &o.projection, 1, err))))
         goto done;
     ddb_key k;
     ddbi_key_make(&k, pk, sk);
@@ -142,21 +167,28 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     size_t size = 0;
     ddb_item *it = NULL;
     bool found_rec = false;
+    int64_t now_ms = ddbi_engine_read_clock_ms(db); /* TTL and the timeline: one read of the clock */
     rc = mdb_get(txn, t->items, &kv, &dv);
     if (rc == 0 && rec) {
         /* the record as it is: its keys and TTL read in place */
-        ddb_value tmp[3];
-        const ddb_value *opk = NULL, *osk = NULL;
-        bool expired = false;
+        rec_names w;
+        rec_names_set(&w, t->pk, t->sk, t);
+        ddbi_rec_attr at[3];
+        bool found[3], pk_eq = false, sk_eq = !sk;
         int rrc = ddbi_record_size(dv.mv_data, dv.mv_size, &size);
         if (!rrc)
-            rrc = rec_keys(db, t, t->pk, t->sk, dv.mv_data, dv.mv_size, a, tmp, &opk, &osk, &expired);
+            rrc = rec_find(dv.mv_data, dv.mv_size, &w, at, found);
+        if (!rrc)
+            rrc = attr_is(&at[RN_PK], found[RN_PK], pk, a, &pk_eq);
+        if (!rrc && sk)
+            rrc = attr_is(&at[RN_SK], found[RN_SK], sk, a, &sk_eq);
         if (rrc) {
             rc = rrc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")
                                    : ddbi_fail_stored(err, t->name, k.b, k.len, "GetItem: the stored item is unreadable");
             goto done;
         }
-        found_rec = opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) && !expired;
+        /* not another key with the same digest, nor expired (TTL) */
+        found_rec = pk_eq && sk_eq && !attr_expired(&at[RN_TTL], found[RN_TTL], now_ms);
     } else if (rc == 0) {
         if ((rc = ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it)) || (rc = ddbi_record_size(dv.mv_data, dv.mv_size, &size))) {
             rc = rc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")
@@ -166,7 +198,7 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
         const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
         if (!opk || !ddb_value_equal(opk, pk) || (sk && (!osk || !ddb_value_equal(osk, sk))))
             it = NULL; /* another key with the same digest: not ours */
-        else if (ddbi_ttl_expired(db, t, it))
+        else if (ddbi_ttl_expired_at(t, it, now_ms))
             it = NULL; /* expired (TTL): invisible until the sweep deletes it */
     } else if (rc != MDB_NOTFOUND) {
         rc = ddbi_mdb_fail(err, rc, "GetItem");
@@ -174,7 +206,7 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     }
     rc = DDB_OK;
     double units = ddbi_read_units(it || found_rec ? size : 0, o.consistent);
-    if ((rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(k.b)), units, 0, err)))
+    if ((rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, ddbi_key_hash(k.b)), units, 0, now_ms, err)))
         goto done;
     ddbi_cap_add(cap, NULL, units, 0, o.return_capacity);
     if (found_rec) {
@@ -244,6 +276,7 @@ typedef struct pager {
     bool fetch;                 /* an LSI result is read whole from the table (lsi_fetch) */
     bool consistent;
     double fetched;             /* the table's read units of those fetches */
+    int64_t now_ms;             /* the read clock, read once (TTL, timeline) */
 } pager;
 
 /* API_Query / API_Scan, Select: on a local secondary index that does not
@@ -372,9 +405,9 @@ static int take(pager *p, cand *c)
     if ((!p->records || p->filter || p->projection || p->attrs || (p->x && p->x->proj != DDB_PROJ_ALL)) &&
         (rc = cand_item(p, c)))
         return rc;
-    bool expired = c->item             ? ddbi_ttl_expired(p->db, p->t, c->item)
+    bool expired = c->item             ? ddbi_ttl_expired_at(p->t, c->item, p->now_ms)
                    : c->expired >= 0 ? c->expired
-                                     : rec_expired(p->db, p->t, c->rec, c->rec_len, p->a, &rc);
+                                     : rec_expired(p->t, c->rec, c->rec_len, p->now_ms, &rc);
     if (!c->item && rc)
         return unreadable(p, &c->rkey, rc);
     if (expired)
@@ -494,6 +527,7 @@ typedef struct qstate {
     ddb_key start_tkey;        /* ExclusiveStartKey table key (indexes) */
     bool has_start;
     size_t pk_len; /* strlen(pk_name) */
+    rec_names rn;  /* what emit() reads of a record: pk, sk when needed, TTL */
 } qstate;
 
 static bool sk_matches(const qstate *s, const ddb_value *sk)
@@ -560,22 +594,27 @@ static bool after_start(const qstate *s, const cand *c, const ddb_value *sk)
 
 static int emit(pager *p, const qstate *s, cand *c)
 {
-    ddb_value tmp[3];
+    ddb_value tmp;
     int rc = DDB_OK;
-    const ddb_value *pk, *sk = NULL;
-    const char *sk_name = (s->q->sk_op != DDB_SK_ANY || s->has_start) ? s->sk_name : NULL;
+    const ddb_value *sk = NULL;
+    bool pk_eq;
     c->expired = -1;
     if (!c->item) {
-        /* a record: its keys and TTL in one walk */
-        bool expired;
-        if ((rc = rec_keys(p->db, p->t, s->pk_name, sk_name, c->rec, c->rec_len, p->a, tmp, &pk, &sk, &expired)))
+        /* a record: its keys and TTL in one walk, the partition key
+         * compared in place */
+        ddbi_rec_attr at[3];
+        bool found[3];
+        if ((rc = rec_find(c->rec, c->rec_len, &s->rn, at, found)) ||
+            (rc = attr_is(&at[RN_PK], found[RN_PK], s->q->pk, p->a, &pk_eq)) ||
+            (found[RN_SK] && (rc = attr_value(&at[RN_SK], p->a, &tmp, &sk))))
             return unreadable(p, &c->rkey, rc);
-        c->expired = expired;
+        c->expired = attr_expired(&at[RN_TTL], found[RN_TTL], p->now_ms);
     } else {
-        pk = ddbi_map_getn(ddb_item_map(c->item), s->pk_name, s->pk_len);
-        sk = sk_name ? ddb_item_get(c->item, sk_name) : NULL;
+        const ddb_value *pk = ddbi_map_getn(ddb_item_map(c->item), s->pk_name, s->pk_len);
+        pk_eq = pk && ddb_value_equal(pk, s->q->pk);
+        sk = s->rn.name[RN_SK] ? ddb_item_get(c->item, s->rn.name[RN_SK]) : NULL;
     }
-    if (!pk || !ddb_value_equal(pk, s->q->pk))
+    if (!pk_eq)
         return DDB_OK; /* digest collision with another partition key */
     if (s->q->sk_op != DDB_SK_ANY && !sk_matches(s, sk))
         return DDB_OK;
@@ -659,8 +698,10 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
                     goto done;
                 }
     }
-    qstate s = {q, x ? x->pk : t->pk, x ? x->sk : t->sk, x ? x->sk_type : t->sk_type, NULL, {{0}, 0}, false, 0};
+    qstate s = {.q = q, .pk_name = x ? x->pk : t->pk, .sk_name = x ? x->sk : t->sk, .sk_type = x ? x->sk_type : t->sk_type};
     s.pk_len = strlen(s.pk_name);
+    /* the sort key is read where the condition or the start key needs it */
+    rec_names_set(&s.rn, s.pk_name, (q->sk_op != DDB_SK_ANY || q->start_key) ? s.sk_name : NULL, t);
     if ((rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, NULL, err)))
         goto done;
     if (q->sk_op != DDB_SK_ANY) {
@@ -761,7 +802,7 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
                .attrs = q->attributes, .n_attrs = q->n_attributes, .records = recs != NULL, .err = err,
                .filter = q->filter, .projection = q->projection, .values = q->values,
                .fetch = lsi_fetch(t, x, q->select_all, q->projection, q->attributes, q->n_attributes),
-               .consistent = q->consistent};
+               .consistent = q->consistent, .now_ms = ddbi_engine_read_clock_ms(db)};
     MDB_val k, d;
     int g;
     if (!q->backward) {
@@ -860,7 +901,7 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
         double units = ddbi_read_units(p.bytes, q->consistent);
         uint64_t hash = ddbi_key_hash(lo);
         if (!rc)
-            rc = ddbi_part_charge(db, t, ddbi_part_of(t, hash), units + p.fetched, 0, err);
+            rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, hash), units + p.fetched, 0, p.now_ms, err);
         ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
         if (p.fetched)
             ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, q->return_capacity);
@@ -959,7 +1000,7 @@ static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, dd
                .filter = sc->filter,
                .projection = sc->projection, .values = sc->values,
                .fetch = lsi_fetch(t, x, sc->select_all, sc->projection, sc->attributes, sc->n_attributes),
-               .consistent = sc->consistent};
+               .consistent = sc->consistent, .now_ms = ddbi_engine_read_clock_ms(db)};
     MDB_val k = {startlen, start}, d;
     int g;
     if (sc->start_key && x) {
@@ -1011,7 +1052,7 @@ static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, dd
             *recs = p.recs;
         double units = ddbi_read_units(p.bytes, sc->consistent);
         if (!rc && !x)
-            rc = ddbi_part_charge(db, t, ddbi_part_of(t, first_hash), units, 0, err);
+            rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, first_hash), units, 0, p.now_ms, err);
         ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, sc->return_capacity);
         if (p.fetched)
             ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, sc->return_capacity);

@@ -370,6 +370,8 @@ static int check_name_member(const char *field, const char *name, size_t min, si
     bool bad_char = false;
     for (size_t i = 0; i < n && !(arn_ok && strncmp(name, "arn:", 4) == 0); i++)
         bad_char |= !name_char(name[i]);
+    if (!bad_char && n >= min && n <= max)
+        return DDB_OK; /* every request names a table: no formatting unless it fails */
     char lo[64], hi[64];
     snprintf(lo, sizeof lo, "Member must have length greater than or equal to %zu", min);
     snprintf(hi, sizeof hi, "Member must have length less than or equal to %zu", max);
@@ -381,7 +383,7 @@ static int check_name_member(const char *field, const char *name, size_t min, si
         why[k++] = lo;
     if (n > max)
         why[k++] = hi;
-    return k ? constraint_fail(err, field, name, why, k) : DDB_OK;
+    return constraint_fail(err, field, name, why, k);
 }
 
 /* A name CreateTable gives (table or index): DynamoDB answers a length

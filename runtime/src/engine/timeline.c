@@ -31,9 +31,9 @@ typedef struct stored_second {
 #define RING DDB_STATS_SECONDS
 #define STORED_SIZE (RING * sizeof(stored_second))
 
-void ddbi_timeline_add(ddbi_engine *db, ddb_part_rt *p, double rcu, double wcu, uint32_t throttled)
+void ddbi_timeline_add(ddb_part_rt *p, double rcu, double wcu, uint32_t throttled, int64_t now_ms)
 {
-    int64_t now = ddbi_engine_clock_ms(db) / 1000;
+    int64_t now = now_ms / 1000;
     if (now <= 0)
         return;
     ddbi_tl_bucket *b = &p->tl[now % RING];
