@@ -115,15 +115,31 @@ static bool rec_expired(const ddb_table_rt *t, const uint8_t *r, size_t n, int64
     return !*rc && attr_expired(&at[RN_TTL], found[RN_TTL], now_ms);
 }
 
+/* Is record r (len bytes) of t the item with keys pk, sk (not another key
+ * with the same digest) and not expired (TTL) at now_ms?  Keys and TTL are
+ * read in place.  DDB_ECORRUPT, DDB_ENOMEM. */
+static int rec_visible_at(const ddb_table_rt *t, const ddb_value *pk, const ddb_value *sk, const uint8_t *r,
+                          size_t len, ddb_arena *a, int64_t now_ms, bool *visible)
+{
+    rec_names w;
+    rec_names_set(&w, t->pk, t->sk, t);
+    ddbi_rec_attr at[3];
+    bool found[3], pk_eq = false, sk_eq = !sk;
+    *visible = false;
+    int rc = rec_find(r, len, &w, at, found);
+    if (!rc)
+        rc = attr_is(&at[RN_PK], found[RN_PK], pk, a, &pk_eq);
+    if (!rc && sk)
+        rc = attr_is(&at[RN_SK], found[RN_SK], sk, a, &sk_eq);
+    if (!rc)
+        *visible = pk_eq && sk_eq && !attr_expired(&at[RN_TTL], found[RN_TTL], now_ms);
+    return rc;
+}
+
 int ddbi_engine_rec_visible(ddbi_engine *db, const ddb_table_rt *t, const ddb_value *pk, const ddb_value *sk,
                             const uint8_t *r, size_t len, ddb_arena *a, bool *visible)
 {
-    ddb_value tmp[3];
-    const ddb_value *opk = NULL, *osk = NULL;
-    bool expired = false;
-    int rc = rec_keys(db, t, t->pk, t->sk, r, len, a, tmp, &opk, &osk, &expired);
-    *visible = !rc && opk && ddb_value_equal(opk, pk) && (!sk || (osk && ddb_value_equal(osk, sk))) && !expired;
-    return rc;
+    return rec_visible_at(t, pk, sk, r, len, a, ddbi_engine_read_clock_ms(db), visible);
 }
 
 /* A copy of record r (n bytes) in a. */
@@ -170,25 +186,16 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     int64_t now_ms = ddbi_engine_read_clock_ms(db); /* TTL and the timeline: one read of the clock */
     rc = mdb_get(txn, t->items, &kv, &dv);
     if (rc == 0 && rec) {
-        /* the record as it is: its keys and TTL read in place */
-        rec_names w;
-        rec_names_set(&w, t->pk, t->sk, t);
-        ddbi_rec_attr at[3];
-        bool found[3], pk_eq = false, sk_eq = !sk;
+        /* the record as it is: its keys and TTL read in place; not another
+         * key with the same digest, nor expired (TTL) */
         int rrc = ddbi_record_size(dv.mv_data, dv.mv_size, &size);
         if (!rrc)
-            rrc = rec_find(dv.mv_data, dv.mv_size, &w, at, found);
-        if (!rrc)
-            rrc = attr_is(&at[RN_PK], found[RN_PK], pk, a, &pk_eq);
-        if (!rrc && sk)
-            rrc = attr_is(&at[RN_SK], found[RN_SK], sk, a, &sk_eq);
+            rrc = rec_visible_at(t, pk, sk, dv.mv_data, dv.mv_size, a, now_ms, &found_rec);
         if (rrc) {
             rc = rrc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")
                                    : ddbi_fail_stored(err, t->name, k.b, k.len, "GetItem: the stored item is unreadable");
             goto done;
         }
-        /* not another key with the same digest, nor expired (TTL) */
-        found_rec = pk_eq && sk_eq && !attr_expired(&at[RN_TTL], found[RN_TTL], now_ms);
     } else if (rc == 0) {
         if ((rc = ddbi_decode_item(dv.mv_data, dv.mv_size, a, &it)) || (rc = ddbi_record_size(dv.mv_data, dv.mv_size, &size))) {
             rc = rc == DDB_ENOMEM ? ddbi_fail_oom(err, "GetItem")

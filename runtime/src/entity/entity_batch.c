@@ -26,14 +26,14 @@ typedef struct batch_ask {
 
 /* A stored record of e's into slot (the shard items of one entity go into
  * the same slot); another entity's record is the item path's type error. */
-static int from_record(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, uint16_t **order,
-                       ddbi_ent_shape *shape, void *slot, ddb_ent_mask *mask, ddb_error *err)
+static int from_record(const ddb_entity_desc *e, const ddbi_rec *rec, ddb_arena *a, const ddbi_ent_plan **plan,
+                       void *slot, ddb_ent_mask *mask, ddb_error *err)
 {
     bool other = false;
     ddb_item *it;
-    int rc = *order ? DDB_OK : ddbi_ent_attr_order(e, a, order, err);
+    int rc = *plan ? DDB_OK : ddbi_ent_plan_of(e, a, plan, err);
     if (!rc)
-        rc = ddbi_ent_fields_from_record(e, *order, shape, rec, slot, a, mask, &other, err);
+        rc = ddbi_ent_fields_from_record(*plan, rec, slot, a, mask, &other, err);
     if (!rc && other && !(rc = ddbi_ent_record_item(e, rec, a, &it, err)))
         rc = ddbi_ent_check_type(e, it, err);
     return rc;
@@ -52,8 +52,7 @@ static int batch_body(ddb *db, const ddb_entity_desc *e, const void *keys, size_
     ddb_batch_get_op ops[BATCH_GET_MAX];
     ddb_item *items[BATCH_GET_MAX];
     ddbi_rec recs[BATCH_GET_MAX];
-    uint16_t *order = NULL;
-    ddbi_ent_shape shape = {0};
+    const ddbi_ent_plan *plan = NULL;
     int rc = DDB_OK;
     for (size_t base = 0; base < n && !rc; base += per) {
         size_t m = n - base < per ? n - base : per;
@@ -76,7 +75,7 @@ static int batch_body(ddb *db, const ddb_entity_desc *e, const void *keys, size_
                 size_t j = i * parts + s;
                 if (recs[j].p) {
                     found[base + i] = true;
-                    rc = from_record(e, &recs[j], a, &order, &shape, slot, &mask, err);
+                    rc = from_record(e, &recs[j], a, &plan, slot, &mask, err);
                 } else if (items[j] && !(rc = ddbi_ent_check_type(e, items[j], err))) {
                     found[base + i] = true;
                     rc = ddbi_ent_fields_from_item(e, items[j], slot, a, true, &mask, err);
