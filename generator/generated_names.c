@@ -145,6 +145,14 @@ static char *ident(const char *s)
     return r;
 }
 
+static char *upper(const char *s)
+{
+    json_t *j = ddbgen__rc_ident(s, 1);
+    char *r = j ? strdup(json_string_value(j)) : NULL;
+    json_decref(j);
+    return r;
+}
+
 /* The names of a family suffix given its literal text (what precedes '<'). */
 static void add_suffixes(space *s, const suffix *sx, size_t n, size_t owner, ddbgen_loc loc, const char *who,
                          const char *prefix)
@@ -197,6 +205,20 @@ static void add_entity(space *s, const ddbgen_ir_entity *e, size_t owner, const 
         snprintf(what, sizeof what, "the struct of '%s'", e->name);
         add(s, NS_TAG, K_STRUCT, owner, loc, what, "%s", tag);
     }
+    char *eu = upper(e->cname);
+    for (size_t f = 0; eu && f < e->n_fields; f++) {
+        char *fu = upper(e->fields[f].name);
+        if (fu) {
+            add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_FN_%s", eu, fu);
+            add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_F_%s", eu, fu);
+        }
+        s->oom |= !fu;
+        free(fu);
+    }
+    if (eu)
+        add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_MIGRATION_ID", eu);
+    s->oom |= !eu;
+    free(eu);
     for (size_t k = 0; k < e->n_keys; k++)
         add_pattern(s, e, &e->keys[k], owner, je);
     const json_t *qs = json_object_get(je, "queries"), *ss = json_object_get(je, "scans");
@@ -227,7 +249,39 @@ static void add_entity(space *s, const ddbgen_ir_entity *e, size_t owner, const 
     }
 }
 
-static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, size_t owner, const json_t *jt)
+/* Owner numbers of the entities: their index in ir->entities. */
+static size_t entity_no(const ddbgen_ir *ir, const ddbgen_ir_entity *e) { return (size_t)(e - ir->entities); }
+
+/* One read result of a table (the scan's <t>_scan_result, a collection's
+ * <t>_<c>_result): the members <e>, <e>_count and <e>_masks of each entity
+ * (owned by the entity, as "<type>.<member>") and page; the constants
+ * <T>_<NAME>_<E> and <T>_<NAME>_MEMBERS. */
+static void add_result(space *s, const ddbgen_ir *ir, size_t owner, ddbgen_loc loc, const char *who,
+                       const char *type, const char *konst, const ddbgen_ir_entity *const *es, size_t n,
+                       const json_t *ents)
+{
+    static const char *const members[] = {"", "_count", "_masks"};
+    char what[512];
+    add(s, NS_ORD, K_FIXED, owner, loc, who, "%s.page", type);
+    add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_MEMBERS", konst);
+    for (size_t i = 0; i < n; i++) {
+        size_t no = entity_no(ir, es[i]);
+        ddbgen_loc el = ddbgen_loc_of(json_array_get(ents, no), "loc");
+        char *eu = upper(es[i]->cname);
+        if (!eu) {
+            s->oom = 1;
+            return;
+        }
+        snprintf(what, sizeof what, "entity '%s'", es[i]->name);
+        for (size_t m = 0; m < COUNT(members); m++)
+            add(s, NS_ORD, K_DERIVED, no, el, what, "%s.%s%s", type, es[i]->cname, members[m]);
+        add(s, NS_ORD, K_DERIVED, no, el, what, "%s_%s", konst, eu);
+        free(eu);
+    }
+}
+
+static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, size_t owner, const json_t *jt,
+                      const json_t *ents)
 {
     ddbgen_loc loc = ddbgen_loc_of(jt, "loc");
     char who[300], what[512];
@@ -239,6 +293,27 @@ static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, s
         add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_batch_put_%s", t->cname, m);
         add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_batch_delete_%s", t->cname, m);
     }
+    char *tu = upper(t->cname), type[600], konst[600];
+    if (!tu) {
+        s->oom = 1;
+        return;
+    }
+    snprintf(type, sizeof type, "%s_scan_result", t->cname);
+    snprintf(konst, sizeof konst, "%s_SCAN", tu);
+    add_result(s, ir, owner, loc, who, type, konst, (const ddbgen_ir_entity *const *)t->entities, t->n_entities,
+               ents);
+    add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_TYPE_NONE", tu);
+    for (size_t i = 0; i < t->n_entities; i++) {
+        char *eu = upper(t->entities[i]->cname);
+        size_t no = entity_no(ir, t->entities[i]);
+        snprintf(what, sizeof what, "entity '%s'", t->entities[i]->name);
+        if (eu)
+            add(s, NS_ORD, K_DERIVED, no, ddbgen_loc_of(json_array_get(ents, no), "loc"), what, "%s_TYPE_%s", tu,
+                eu);
+        else
+            s->oom = 1;
+        free(eu);
+    }
     for (size_t c = 0; c < ir->n_collections; c++) {
         const ddbgen_ir_collection *col = &ir->collections[c];
         if (col->table != t)
@@ -248,7 +323,21 @@ static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, s
         for (size_t i = 0; i < COUNT(collection_suffixes); i++)
             add(s, collection_suffixes[i].ns, K_DERIVED, owner, loc, what, "%s_%s_%s", t->cname, col->name,
                 collection_suffixes[i].text);
+        const ddbgen_ir_entity **es = calloc(col->n_members ? col->n_members : 1, sizeof *es);
+        char *cu = upper(col->name);
+        if (es && cu) {
+            for (size_t i = 0; i < col->n_members; i++)
+                es[i] = col->members[i].entity;
+            snprintf(type, sizeof type, "%s_%s_result", t->cname, col->name);
+            snprintf(konst, sizeof konst, "%s_%s", tu, cu);
+            add_result(s, ir, owner, loc, what, type, konst, es, col->n_members, ents);
+        } else {
+            s->oom = 1;
+        }
+        free(es);
+        free(cu);
     }
+    free(tu);
 }
 
 static int by_id(const void *a, const void *b)
@@ -332,7 +421,7 @@ void ddbgen__check_generated_names(const ddbgen_ir *ir, const json_t *declared, 
     const json_t *ents = json_object_get(declared, "entities"), *tabs = json_object_get(declared, "tables");
     /* tables first: a clash of an entity with its table is the entity's (the later one) */
     for (size_t i = 0; i < ir->n_tables; i++)
-        add_table(&s, ir, &ir->tables[i], ir->n_entities + i, named(tabs, ir->tables[i].name));
+        add_table(&s, ir, &ir->tables[i], ir->n_entities + i, named(tabs, ir->tables[i].name), ents);
     for (size_t i = 0; i < ir->n_entities; i++)
         add_entity(&s, &ir->entities[i], i, json_array_get(ents, i));
     if (s.oom) {
