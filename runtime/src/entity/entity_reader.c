@@ -433,15 +433,19 @@ static bool records_fit(const ddbi_ent_reader *r)
 int ddbi_ent_reader_take_recs(ddbi_ent_reader *r, ddbi_rec_page *rp, ddb_error *err)
 {
     if (rp->recs && !records_fit(r)) {
-        /* the paths that work on items: decode the records into items */
+        /* the paths that work on items: the records of a sharded member's
+         * shard items (all of them on a partial index) decoded into items;
+         * the other members' stay records */
         for (size_t i = 0; i < rp->page.count; i++) {
-            int rc = rp->recs[i].p && r->n
-                         ? ddbi_ent_record_item(r->sinks[0].e, &rp->recs[i], r->a, &rp->page.items[i], err)
-                         : DDB_OK;
+            ddbi_ent_sink *s = NULL;
+            int rc = rp->recs[i].p && r->n && !r->index_partial ? sink_of_rec(r, &rp->recs[i], &s, err) : DDB_OK;
+            if (!rc && rp->recs[i].p && r->n && (r->index_partial || (s && s->e->n_shards))) {
+                rc = ddbi_ent_record_item(r->sinks[0].e, &rp->recs[i], r->a, &rp->page.items[i], err);
+                rp->recs[i] = (ddbi_rec){NULL, 0};
+            }
             if (rc)
                 return rc;
         }
-        rp->recs = NULL;
     }
     return take_entries(r, &rp->page, rp->recs, err);
 }
