@@ -633,6 +633,19 @@ static void test_scans(void **state)
     assert_int_equal(res.count, 2); /* d1 and d3, whole (firmware is on the other shard) */
     assert_true(((struct device *)res.items)[0].firmware[0] != '\0');
 
+    /* a sparse KEYS_ONLY index, which does not hold the type attribute: its
+     * entries told by their key templates, key fields parsed back, the mask
+     * honest (API_Scan scans an index with IndexName; KEYS_ONLY projects the
+     * key attributes only: Developer Guide, "Projections") */
+    OK(ddb_ent_scan(f->db, &alert_entity, "OpenAlerts", 0, 0, NULL, f->a, &res, err));
+    assert_int_equal(res.count, 3); /* the closed alert is not in the index */
+    for (size_t i = 0; i < res.count; i++) {
+        const struct alert *al = &((struct alert *)res.items)[i];
+        assert_true(al->device_id[0] == 'd' && al->raised[0] == '2' && al->open_site);
+        assert_true(ddb_ent_mask_has(&res.masks[i], ALERT_DEVICE) && !ddb_ent_mask_has(&res.masks[i], ALERT_TEXT));
+        assert_null(al->text);
+    }
+
     /* the whole table by type */
     struct everything {
         struct site *site;

@@ -9,8 +9,8 @@
  *   - attributes the entity does not know, anywhere among its own;
  *   - the shared read plans: a descriptor changed in place, more
  *     descriptors than the shared table holds;
- *   - a damaged record in the database file: a typed get and a typed
- *     query answer DDB_ECORRUPT. */
+ *   - a damaged record in the database file: a typed get, query, scan and
+ *     batch get answer DDB_ECORRUPT. */
 #include <ddb/entity.h>
 
 #include "core/codec.h"
@@ -523,6 +523,12 @@ static void test_damaged_in_file(void **state)
     ddb_ent_key_cond kc = {.key = 0, .obj = &s};
     ddb_ent_result res;
     assert_int_equal(ddb_ent_query_pattern(db, &every_entity, &kc, NULL, a, &res, &err), DDB_ECORRUPT);
+    /* a typed scan and a batch get of it: records too (scan_records, batch_get_records) */
+    assert_int_equal(ddb_ent_scan(db, &every_entity, NULL, 0, 0, NULL, a, &res, &err), DDB_ECORRUPT);
+    assert_non_null(strstr(err.message, "unreadable"));
+    bool found;
+    assert_int_equal(ddb_ent_batch_read(db, &every_entity, &s, 1, NULL, a, &out, NULL, &found, &err), DDB_ECORRUPT);
+    assert_non_null(strstr(err.message, "unreadable"));
     ddb_close(db);
     ddb_arena_free(a);
     dmg_rmdir(dir);

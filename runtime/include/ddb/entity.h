@@ -578,7 +578,9 @@ int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_c
 
 /* Typed scan of e's items only (its type attribute; o->filter ANDed), one
  * page; segment/total_segments as Scan's (0/0 = the whole table); index
- * NULL = the table. */
+ * NULL = the table.  On an index that does not hold the type attribute
+ * (KEYS_ONLY, INCLUDE without it) e's entries are those that fit e's key
+ * templates on it, as in a query of the index. */
 int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t segment, uint32_t total_segments,
                  const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err);
 

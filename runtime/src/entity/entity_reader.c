@@ -73,6 +73,18 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
     return DDB_OK;
 }
 
+/* Does index hold the type attribute of e's table (ALL, or INCLUDE naming it)? */
+static bool index_has_type(const ddb_entity_desc *e, const char *index)
+{
+    const ddb_index_def *x = index_def(e, index);
+    if (!x || x->projection == DDB_PROJ_ALL)
+        return true;
+    for (size_t i = 0; x->projection == DDB_PROJ_INCLUDE && i < x->n_include; i++)
+        if (!strcmp(x->include[i], e->table->type_attr))
+            return true;
+    return false;
+}
+
 /* Does the index entry it fit e's key templates on index? */
 static bool index_keys_fit(const ddb_entity_desc *e, const char *index, const ddb_item *it)
 {
@@ -433,15 +445,19 @@ static bool records_fit(const ddbi_ent_reader *r)
 int ddbi_ent_reader_take_recs(ddbi_ent_reader *r, ddbi_rec_page *rp, ddb_error *err)
 {
     if (rp->recs && !records_fit(r)) {
-        /* the paths that work on items: decode the records into items */
+        /* the paths that work on items: the records of a sharded member's
+         * shard items (all of them on a partial index) decoded into items;
+         * the other members' stay records */
         for (size_t i = 0; i < rp->page.count; i++) {
-            int rc = rp->recs[i].p && r->n
-                         ? ddbi_ent_record_item(r->sinks[0].e, &rp->recs[i], r->a, &rp->page.items[i], err)
-                         : DDB_OK;
+            ddbi_ent_sink *s = NULL;
+            int rc = rp->recs[i].p && r->n && !r->index_partial ? sink_of_rec(r, &rp->recs[i], &s, err) : DDB_OK;
+            if (!rc && rp->recs[i].p && r->n && (r->index_partial || (s && s->e->n_shards))) {
+                rc = ddbi_ent_record_item(r->sinks[0].e, &rp->recs[i], r->a, &rp->page.items[i], err);
+                rp->recs[i] = (ddbi_rec){NULL, 0};
+            }
             if (rc)
                 return rc;
         }
-        rp->recs = NULL;
     }
     return take_entries(r, &rp->page, rp->recs, err);
 }
@@ -455,6 +471,10 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
      * do not depend on a filter */
     if (type_filter && !qp && ddbi_scans_records(r->db) && records_fit(r) && !r->projected &&
         !(r->o->filter && r->o->filter[0]))
+        type_filter = false;
+    /* an index without the type attribute: its entries are told by their
+     * key templates (sink_of), a filter on the type would drop them all */
+    if (type_filter && r->index && !index_has_type(e, r->index))
         type_filter = false;
     ddbi_ent_ask ask;
     int rc = ddbi_ent_ask_init(&ask, r->db, e, r->sinks, r->n, r->index, r->o, type_filter, r->a, err);
