@@ -143,6 +143,18 @@ static inline bool same_name(const ddbi_ent_plan_at *x, const ddbi_rec_attr *at,
     return true;
 }
 
+/* Are x[0..xl) and y[0..yl) the same bytes?  (Type names are short:
+ * compared inline.) */
+static inline bool same_text(const uint8_t *x, const char *y, uint32_t xl, uint32_t yl)
+{
+    if (xl != yl)
+        return false;
+    for (uint32_t i = 0; i < xl; i++)
+        if (x[i] != (uint8_t)y[i])
+            return false;
+    return true;
+}
+
 int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, void *obj, ddb_arena *a,
                                 ddb_ent_mask *mask, bool *other, ddb_error *err)
 {
@@ -161,6 +173,7 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
     uint32_t prev_len = 0;
     bool prev_known = false;    /* it was one of the plan's names */
     int pending = DDB_OK;       /* the first field's error */
+    uint64_t low = 0;           /* the fields of mask's first word set */
     while ((rc = ddbi_rec_next(&it, &at)) == 1) {
         const ddbi_ent_plan_at *m = NULL; /* the plan's name it is */
         if (j < pl->n_at && same_name(&pl->at[j], &at, it.end)) {
@@ -189,7 +202,7 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
         prev_known = known;
         if (fx == DDBI_PLAN_TYPE && !typed) {
             typed = true;
-            if (at.type != DDB_TS || at.len != pl->name_len || memcmp(at.val, e->name, pl->name_len))
+            if (at.type != DDB_TS || !same_text(at.val, e->name, at.len, pl->name_len))
                 *other = true; /* another entity's item: walked on (checked), not decoded */
         }
         if (fx < 0 || pending || (other && *other))
@@ -207,8 +220,12 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
                 continue;
             }
         }
-        ddb_ent_mask_set(mask, (uint16_t)fx);
+        if (fx < 64)
+            low |= (uint64_t)1 << fx; /* (in a register: mask's memory is written once) */
+        else
+            ddb_ent_mask_set(mask, (uint16_t)fx);
     }
+    mask->w[0] |= low;
     if (!rc && !typed)
         *other = true; /* no type attribute: not e's */
     return rc ? damaged(e, rc, err) : other && *other ? DDB_OK : pending;
