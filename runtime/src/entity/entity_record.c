@@ -62,6 +62,30 @@ static inline bool small_int(const uint8_t *s, uint32_t n, int64_t *out)
     return true;
 }
 
+/* Copy n bytes: a short run (key text, names) as two overlapping words, no
+ * call; exactly s[0..n) read and d[0..n) written. */
+static inline void copy_short(char *d, const uint8_t *s, uint32_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(d, &x, 8);
+        memcpy(d + n - 8, &y, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else if (n < 4) {
+        for (uint32_t i = 0; i < n; i++)
+            d[i] = (char)s[i];
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* The scalars decoded in place: 1 done, 0 not this way (the value path
  * decodes it, and words any error). */
 static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at, char *p, ddb_arena *a)
@@ -71,7 +95,7 @@ static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at,
     case DDB_F_CHARS:
         if (at->type != DDB_TS || at->len >= fx->size)
             return 0;
-        memcpy(p, at->val, at->len);
+        copy_short(p, at->val, at->len);
         p[at->len] = '\0';
         return 1;
     case DDB_F_STRING: {
