@@ -7,6 +7,7 @@
  *     paths give the same answer, DDB_ECORRUPT where the item decoder
  *     finds damage (never a crash: this runs under ASan too);
  *   - attributes the entity does not know, anywhere among its own;
+ *   - char[N] text of every length up to its room;
  *   - the shared read plans: a descriptor changed in place, more
  *     descriptors than the shared table holds;
  *   - a damaged record in the database file: a typed get, query, scan and
@@ -419,6 +420,42 @@ static void test_plans(void **state)
     ddb_arena_free(a);
 }
 
+/* char[N] text of every length up to its room (copied in runs of 1-3, 4-7,
+ * 8-16 bytes and longer): the bytes given, a NUL, zeros after it. */
+struct texts {
+    char pk[8];
+    char t[40];
+};
+static const ddb_field_desc texts_fields[] = {
+    F("pk", "PK", DDB_F_CHARS, 8, offsetof(struct texts, pk), .flags = DDB_FIELD_KEY),
+    F("t", "t", DDB_F_CHARS, 40, offsetof(struct texts, t)),
+};
+static const ddb_struct_desc texts_st = {"texts", sizeof(struct texts), 2, texts_fields};
+static const ddb_tseg texts_pk[] = {{.path = (const uint16_t[]){0}, .path_len = 1}};
+static const ddb_key_desc texts_keys[] = {{NULL, "PK", NULL, {texts_pk, 1, DDB_TS}, {NULL, 0, DDB_TS}, -1}};
+static const ddb_schema_table texts_table = {"texts", "Type", {.name = "texts", .key = {"PK", DDB_TS, NULL, 0}}};
+static const ddb_entity_desc texts_entity = {.name = "Texts", .table = &texts_table, .st = &texts_st, .n_keys = 1,
+                                             .keys = texts_keys};
+
+static void test_text_lengths(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    for (size_t n = 0; n < 40; n++) {
+        struct texts s = {.pk = "k"};
+        for (size_t i = 0; i < n; i++)
+            s.t[i] = (char)('a' + i % 26);
+        ddbi_rec rec = record_of(&texts_entity, &s, a);
+        decoded x, y;
+        by_record(&texts_entity, &rec, a, &x);
+        by_item(&texts_entity, &rec, a, &y);
+        assert_int_equal(x.rc, DDB_OK);
+        assert_same(&texts_entity, &x, &y, a);
+        assert_memory_equal(x.obj, &s, sizeof s); /* zeros after the text, as the struct had */
+    }
+    ddb_arena_free(a);
+}
+
 /* Are the item's attribute names in order (as every stored record's are)? */
 static bool sorted(const ddbi_rec *rec, ddb_arena *a)
 {
@@ -540,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_every_field_type),
         cmocka_unit_test(test_fleet_entities),
         cmocka_unit_test(test_unknown_attributes),
+        cmocka_unit_test(test_text_lengths),
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_damaged_records),
         cmocka_unit_test(test_damaged_in_file),

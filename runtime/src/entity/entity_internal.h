@@ -546,6 +546,12 @@ typedef struct ddbi_ent_reader {
 const ddb_ent_read_opts *ddbi_ent_opts_begin(const ddb_ent_read_opts *o);
 int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_ent_read_opts *o, const char *index,
                          ddbi_ent_sink *sinks, uint16_t n, ddb_error *err);
+/* Record rec of sink s's entity (an unsharded item of a table or an ALL
+ * index) into slot (zeroed) and mask (zeroed): its fields, the required
+ * ones checked unless r reads a projection; other (may be NULL): as
+ * ddbi_ent_fields_from_record (nothing checked when another's). */
+int ddbi_ent_decode_record(const ddbi_ent_reader *r, const ddbi_ent_sink *s, const ddbi_rec *rec, void *slot,
+                           ddb_ent_mask *mask, bool *other, ddb_error *err);
 /* Sort the items of pg into the sinks (see entity_reader.c). */
 int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err);
 /* The same with entries that may come as records (api/records.h). */

@@ -104,8 +104,7 @@ static bool fits(const ddbi_ent_plan *p, const ddb_entity_desc *e)
         p->type_attr != e->table->type_attr || p->name != e->name || p->keys != e->keys || p->n_keys != e->n_keys)
         return false;
     for (uint16_t i = 0; i < p->n_fields; i++)
-        if (p->attrs[i] != st->fields[i].attr ||
-            ddb_ent_mask_has(&p->required, i) != ddbi_ent_field_required(&st->fields[i]))
+        if (p->attrs[i] != st->fields[i].attr)
             return false;
     return true;
 }

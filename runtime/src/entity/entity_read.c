@@ -165,11 +165,7 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
                                  err);
             const ddb_value *tv = rc || !it ? NULL : ddb_item_get(it, e->table->type_attr);
             if (!rc && rec.p) {
-                /* the record, decoded straight into the struct; its type
-                 * is checked in the same walk */
-                rp.recs = &rec;
-                rp.page.items = &it;
-                rp.page.count = rp.page.scanned_count = 1;
+                rp.recs = &rec; /* decoded below */
             } else if (tv && (tv->type != DDB_TS || strcmp(tv->u.s, e->name))) {
                 rc = other_entity(e, it, out, a, err);
             } else if (!rc) {
@@ -180,21 +176,37 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         }
     }
     ddbi_ent_ask_done(&ask);
+    char *got = NULL; /* the struct read */
+    ddb_ent_mask m;
     if (!rc && rp.recs) {
-        rc = ddbi_ent_reader_take_recs(&r, &rp, err);
-        /* dropped: another entity's item (none without a type: not found) */
-        if (!rc && !sink.count && !(rc = ddbi_ent_record_item(e, &rec, a, &it, err)) &&
-            ddb_item_get(it, e->table->type_attr))
-            rc = other_entity(e, it, out, a, err);
-    } else if (!rc)
-        rc = ddbi_ent_reader_take(&r, pg, err);
+        /* the record, decoded straight into a struct; its type is checked
+         * in the same walk */
+        bool other = false;
+        ddbi_ent_cap_merge(&r.cap, &pg->capacity);
+        if (!(got = ddb_arena_alloc(a, e->st->size))) {
+            rc = ddbi_fail_oom(err, __func__);
+        } else {
+            memset(got, 0, e->st->size);
+            memset(&m, 0, sizeof m);
+            rc = ddbi_ent_decode_record(&r, &sink, &rec, got, &m, &other, err);
+        }
+        if (!rc && other) {
+            /* another entity's item (none without a type: not found) */
+            got = NULL;
+            if (!(rc = ddbi_ent_record_item(e, &rec, a, &it, err)) && ddb_item_get(it, e->table->type_attr))
+                rc = other_entity(e, it, out, a, err);
+        }
+    } else if (!rc && !(rc = ddbi_ent_reader_take(&r, pg, err)) && sink.count) {
+        got = sink.items;
+        m = sink.masks[0];
+    }
     ddbi_ent_reader_finish(&r);
     if (rc)
         return rc;
-    if (!sink.count)
+    if (!got)
         return ddbi_fail(err, DDB_ENOTFOUND, "%s not found", e->name);
-    memcpy(out, sink.items, e->st->size);
+    memcpy(out, got, e->st->size);
     if (mask)
-        *mask = sink.masks[0];
+        *mask = m;
     return DDB_OK;
 }

@@ -171,6 +171,13 @@ static char *next_slot(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_ent_mask **mask
     return slot;
 }
 
+int ddbi_ent_decode_record(const ddbi_ent_reader *r, const ddbi_ent_sink *s, const ddbi_rec *rec, void *slot,
+                           ddb_ent_mask *mask, bool *other, ddb_error *err)
+{
+    int rc = ddbi_ent_fields_from_record(s->plan, rec, slot, r->a, mask, other, err);
+    return rc || (other && *other) || r->projected ? rc : ddbi_ent_plan_check_required(s->plan, mask, err);
+}
+
 /* Record rec (one unsharded item of a table or an ALL index) into a slot;
  * check_type: its type is not known yet (dropped when it is not s's). */
 static int decode_rec(ddbi_ent_reader *r, ddbi_ent_sink *s, const ddbi_rec *rec, bool check_type, ddb_error *err)
@@ -180,12 +187,10 @@ static int decode_rec(ddbi_ent_reader *r, ddbi_ent_sink *s, const ddbi_rec *rec,
     if (!slot)
         return DDB_OK;
     bool other = false;
-    int rc = ddbi_ent_fields_from_record(s->plan, rec, slot, r->a, mask, check_type ? &other : NULL, err);
-    if (!rc && other) {
+    int rc = ddbi_ent_decode_record(r, s, rec, slot, mask, check_type ? &other : NULL, err);
+    if (!rc && other)
         s->count--; /* another entity in the same partition */
-        return DDB_OK;
-    }
-    return rc || r->projected ? rc : ddbi_ent_plan_check_required(s->plan, mask, err);
+    return rc;
 }
 
 /* Decode n items (one logical item's shard items, or one item) into slot. */

@@ -62,6 +62,30 @@ static inline bool small_int(const uint8_t *s, uint32_t n, int64_t *out)
     return true;
 }
 
+/* Copy n bytes: a short run (key text, names) as two overlapping words, no
+ * call; exactly s[0..n) read and d[0..n) written. */
+static inline void copy_short(char *d, const uint8_t *s, uint32_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(d, &x, 8);
+        memcpy(d + n - 8, &y, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else if (n < 4) {
+        for (uint32_t i = 0; i < n; i++)
+            d[i] = (char)s[i];
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
 /* The scalars decoded in place: 1 done, 0 not this way (the value path
  * decodes it, and words any error). */
 static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at, char *p, ddb_arena *a)
@@ -71,7 +95,7 @@ static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at,
     case DDB_F_CHARS:
         if (at->type != DDB_TS || at->len >= fx->size)
             return 0;
-        memcpy(p, at->val, at->len);
+        copy_short(p, at->val, at->len);
         p[at->len] = '\0';
         return 1;
     case DDB_F_STRING: {
@@ -143,6 +167,18 @@ static inline bool same_name(const ddbi_ent_plan_at *x, const ddbi_rec_attr *at,
     return true;
 }
 
+/* Are x[0..xl) and y[0..yl) the same bytes?  (Type names are short:
+ * compared inline.) */
+static inline bool same_text(const uint8_t *x, const char *y, uint32_t xl, uint32_t yl)
+{
+    if (xl != yl)
+        return false;
+    for (uint32_t i = 0; i < xl; i++)
+        if (x[i] != (uint8_t)y[i])
+            return false;
+    return true;
+}
+
 int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, void *obj, ddb_arena *a,
                                 ddb_ent_mask *mask, bool *other, ddb_error *err)
 {
@@ -161,6 +197,7 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
     uint32_t prev_len = 0;
     bool prev_known = false;    /* it was one of the plan's names */
     int pending = DDB_OK;       /* the first field's error */
+    uint64_t low = 0;           /* the fields of mask's first word set */
     while ((rc = ddbi_rec_next(&it, &at)) == 1) {
         const ddbi_ent_plan_at *m = NULL; /* the plan's name it is */
         if (j < pl->n_at && same_name(&pl->at[j], &at, it.end)) {
@@ -189,7 +226,7 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
         prev_known = known;
         if (fx == DDBI_PLAN_TYPE && !typed) {
             typed = true;
-            if (at.type != DDB_TS || at.len != pl->name_len || memcmp(at.val, e->name, pl->name_len))
+            if (at.type != DDB_TS || !same_text(at.val, e->name, at.len, pl->name_len))
                 *other = true; /* another entity's item: walked on (checked), not decoded */
         }
         if (fx < 0 || pending || (other && *other))
@@ -207,8 +244,12 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
                 continue;
             }
         }
-        ddb_ent_mask_set(mask, (uint16_t)fx);
+        if (fx < 64)
+            low |= (uint64_t)1 << fx; /* (in a register: mask's memory is written once) */
+        else
+            ddb_ent_mask_set(mask, (uint16_t)fx);
     }
+    mask->w[0] |= low;
     if (!rc && !typed)
         *other = true; /* no type attribute: not e's */
     return rc ? damaged(e, rc, err) : other && *other ? DDB_OK : pending;
