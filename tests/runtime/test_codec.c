@@ -256,7 +256,7 @@ static void test_record_hint(void **state)
         assert_int_equal(p1[0], DDBI_RECORD_VERSION);
         assert_int_equal(p2[0], any ? DDBI_RECORD_VERSION_HINTED : DDBI_RECORD_VERSION);
         hinted += any;
-        ddbi_rec_header hd;
+        ddbi_rec_header hd = {0};
         assert_int_equal(ddbi_record_header(p2, r2.len, &hd), DDB_OK);
         assert_int_equal(hd.n_hint, (uint32_t)(!!ddb_item_get(in, "attr7") + !!ddb_item_get(in, "attr3") +
                                                !!ddb_item_get(in, "attr21")));

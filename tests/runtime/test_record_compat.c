@@ -83,7 +83,7 @@ static int rewrite_records(bool damage)
         if (damage) {
             assert_int_equal(rec[0], DDBI_RECORD_VERSION_HINTED);
             assert_int_equal(ddbi_buf_put(&b, rec, v.mv_size), DDB_OK);
-            ddbi_rec_header h;
+            ddbi_rec_header h = {0};
             assert_int_equal(ddbi_record_header(b.p, b.len, &h), DDB_OK);
             assert_true(h.n_hint > 0 && h.hint[0] < 0x7f);
             b.p[h.hint - b.p] += 1; /* the name length's varint is one byte: into the name */

@@ -254,22 +254,6 @@ typedef struct rd {
     ddb_arena *a;
 } rd;
 
-static int get_varint(rd *r, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (r->p >= r->end)
-            return DDB_ECORRUPT;
-        uint8_t c = *r->p++;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *out = v;
-            return DDB_OK;
-        }
-    }
-    return DDB_ECORRUPT;
-}
-
 /* Decoding runs in two passes: measure() walks the record once, checking
  * every length against the bytes left, and counts the values, map entries
  * and list slots it holds; fill() then carves the whole item out of one
@@ -481,39 +465,6 @@ static void fill(const uint8_t *body, char *copy, ddb_value *map, ddb_value *v, 
             break;
         }
     }
-}
-
-int ddbi_record_header(const uint8_t *p, size_t n, ddbi_rec_header *h)
-{
-    rd r = {p, p + n, NULL};
-    uint64_t nh = 0, off;
-    if (n < 1 || (*r.p != RECORD_VERSION && *r.p != DDBI_RECORD_VERSION_HINTED))
-        return DDB_ECORRUPT;
-    bool hinted = *r.p++ == DDBI_RECORD_VERSION_HINTED;
-    if (get_varint(&r, &h->size) || (hinted && (get_varint(&r, &nh) || nh > DDBI_HINT_MAX)))
-        return DDB_ECORRUPT;
-    h->hint = r.p;
-    h->n_hint = (uint32_t)nh;
-    for (uint64_t i = 0; i < nh; i++)
-        if (get_varint(&r, &off))
-            return DDB_ECORRUPT;
-    h->body = r.p;
-    return DDB_OK;
-}
-
-int ddbi_record_size(const uint8_t *p, size_t n, size_t *size)
-{
-    ddbi_rec_header h;
-    if (ddbi_record_header(p, n, &h))
-        return DDB_ECORRUPT;
-    uint64_t s = h.size;
-    /* every value takes at least one byte of the record and counts at most
-     * 4 in the DynamoDB size (an empty list in a list): a larger size is
-     * damage, and would overflow the sums of page and capacity sizes */
-    if (s > 4 * (uint64_t)n + 16)
-        return DDB_ECORRUPT;
-    *size = (size_t)s;
-    return DDB_OK;
 }
 
 int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out)

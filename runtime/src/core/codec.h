@@ -56,7 +56,7 @@ typedef struct ddbi_rec_header {
     uint32_t n_hint;
     const uint8_t *body;
 } ddbi_rec_header;
-int ddbi_record_header(const uint8_t *p, size_t n, ddbi_rec_header *h);
+static inline int ddbi_record_header(const uint8_t *p, size_t n, ddbi_rec_header *h);
 /* Decode a record into arena memory; DDB_ECORRUPT on malformed input. */
 int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out);
 /* Decode one encoded value (type byte first, n bytes, nothing after it)
@@ -88,7 +88,36 @@ static inline const uint8_t *ddbi_varint_at(const uint8_t *p, const uint8_t *end
     return NULL;
 }
 
+/* Inline: every read parses a header, some twice. */
+static inline int ddbi_record_header(const uint8_t *p, size_t n, ddbi_rec_header *h)
+{
+    const uint8_t *end = p + n;
+    uint64_t nh = 0, off;
+    if (n < 1 || (*p != DDBI_RECORD_VERSION && *p != DDBI_RECORD_VERSION_HINTED))
+        return DDB_ECORRUPT;
+    bool hinted = *p++ == DDBI_RECORD_VERSION_HINTED;
+    if (!(p = ddbi_varint_at(p, end, &h->size)) || (hinted && (!(p = ddbi_varint_at(p, end, &nh)) || nh > DDBI_HINT_MAX)))
+        return DDB_ECORRUPT;
+    h->hint = p;
+    h->n_hint = (uint32_t)nh;
+    for (uint64_t i = 0; i < nh; i++)
+        if (!(p = ddbi_varint_at(p, end, &off)))
+            return DDB_ECORRUPT;
+    h->body = p;
+    return DDB_OK;
+}
+
 /* The stored DynamoDB size of a record without decoding it. */
-int ddbi_record_size(const uint8_t *p, size_t n, size_t *size);
+static inline int ddbi_record_size(const uint8_t *p, size_t n, size_t *size)
+{
+    ddbi_rec_header h;
+    /* every value takes at least one byte of the record and counts at most
+     * 4 in the DynamoDB size (an empty list in a list): a larger size is
+     * damage, and would overflow the sums of page and capacity sizes */
+    if (ddbi_record_header(p, n, &h) || h.size > 4 * (uint64_t)n + 16)
+        return DDB_ECORRUPT;
+    *size = (size_t)h.size;
+    return DDB_OK;
+}
 
 #endif
