@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "core/codec.h"
+#include "core/record.h"
 #include "core/number.h"
 #include "core/value.h"
 
@@ -182,13 +183,13 @@ static void test_record_one_pass(void **state)
         one.len = 0;
         assert_int_equal(ddbi_buf_put(&one, "prefix", 6), DDB_OK);
         ddbi_record rec, measured;
-        assert_int_equal(ddbi_encode_record(&one, m, &rec), DDB_OK);
+        assert_int_equal(ddbi_encode_record(&one, m, NULL, &rec), DDB_OK);
         assert_int_equal(rec.size, ddb_item_size(in));
         assert_int_equal(rec.bad_attr, UINT32_MAX);
         assert_true(rec.off >= 6 && rec.off + rec.len == one.len);
         assert_int_equal(rec.len, two.len);
         assert_memory_equal(one.p + rec.off, two.p, two.len);
-        assert_int_equal(ddbi_encode_record(NULL, m, &measured), DDB_OK);
+        assert_int_equal(ddbi_encode_record(NULL, m, NULL, &measured), DDB_OK);
         assert_int_equal(measured.size, rec.size);
         assert_int_equal(measured.len, 0);
     }
@@ -202,7 +203,7 @@ static void test_record_one_pass(void **state)
     assert_int_equal(ddb_map_set(a, m, "c", ddb_v_set(a, DDB_TSS)), DDB_OK);
     ddbi_record rec;
     one.len = 0;
-    assert_int_equal(ddbi_encode_record(&one, m, &rec), DDB_OK);
+    assert_int_equal(ddbi_encode_record(&one, m, NULL, &rec), DDB_OK);
     assert_int_equal(rec.bad_attr, 1);
     ddb_error err = {0};
     assert_int_equal(ddbi_value_check(m->u.m[1].value, "b", 1, &err), DDB_EVALIDATION);
@@ -218,11 +219,109 @@ static void test_record_one_pass(void **state)
         }
         m = ddb_v_map(a);
         assert_int_equal(ddb_map_set(a, m, "deep", v), DDB_OK);
-        assert_int_equal(ddbi_encode_record(NULL, m, &rec), DDB_OK);
+        assert_int_equal(ddbi_encode_record(NULL, m, NULL, &rec), DDB_OK);
         assert_int_equal(rec.bad_attr, depth == 32 ? UINT32_MAX : 0);
     }
     ddbi_buf_free(&one);
     ddbi_buf_free(&two);
+    ddb_arena_free(a);
+}
+
+/* Records with a key hint (version 2): the hint lists the offsets of the
+ * named attributes the item has; the record decodes to the same item as
+ * the version 1 record of it, and ddbi_rec_find_names finds the same
+ * attributes in both (through the hint, or the walk for what it lacks). */
+static void test_record_hint(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    ddb_buf v1 = {0}, v2 = {0};
+    ddbi_hint_names h = {.n = 4};
+    const char *hn[4] = {"attr7", "attr3", "attr21", "attr3"}; /* a duplicate is hinted once */
+    for (int i = 0; i < 4; i++) {
+        h.name[i] = hn[i];
+        h.len[i] = (uint32_t)strlen(hn[i]);
+    }
+    int hinted = 0;
+    for (int round = 0; round < 2000; round++) {
+        ddb_arena_reset(a);
+        ddb_value *m = random_item_map(a);
+        ddb_item *in = ddb_item_from_map(a, m);
+        v1.len = v2.len = 0;
+        ddbi_record r1, r2;
+        assert_int_equal(ddbi_encode_record(&v1, m, NULL, &r1), DDB_OK);
+        assert_int_equal(ddbi_encode_record(&v2, m, &h, &r2), DDB_OK);
+        const uint8_t *p1 = v1.p + r1.off, *p2 = v2.p + r2.off;
+        bool any = ddb_item_get(in, "attr7") || ddb_item_get(in, "attr3") || ddb_item_get(in, "attr21");
+        assert_int_equal(p1[0], DDBI_RECORD_VERSION);
+        assert_int_equal(p2[0], any ? DDBI_RECORD_VERSION_HINTED : DDBI_RECORD_VERSION);
+        hinted += any;
+        ddbi_rec_header hd = {0};
+        assert_int_equal(ddbi_record_header(p2, r2.len, &hd), DDB_OK);
+        assert_int_equal(hd.n_hint, (uint32_t)(!!ddb_item_get(in, "attr7") + !!ddb_item_get(in, "attr3") +
+                                               !!ddb_item_get(in, "attr21")));
+        assert_int_equal(hd.size, ddb_item_size(in));
+        assert_int_equal(ddbi_rec_hint_check(p2, r2.len), DDB_OK);
+        size_t size;
+        assert_int_equal(ddbi_record_size(p2, r2.len, &size), DDB_OK);
+        assert_int_equal(size, ddb_item_size(in));
+        ddb_item *o1, *o2;
+        assert_int_equal(ddbi_decode_item(p1, r1.len, a, &o1), DDB_OK);
+        assert_int_equal(ddbi_decode_item(p2, r2.len, a, &o2), DDB_OK);
+        assert_true(ddb_value_equal(ddb_item_map(o1), ddb_item_map(o2)));
+        /* hinted names, a name the hint lacks, an absent one */
+        const char *want[3][3] = {{"attr7", "attr21", "attr3"}, {"attr3", "attr0", NULL}, {NULL, "attr29", "attr7"}};
+        for (int w = 0; w < 3; w++) {
+            ddbi_rec_names rn;
+            for (int i = 0; i < DDBI_REC_NAMES; i++) {
+                rn.name[i] = want[w][i];
+                rn.len[i] = want[w][i] ? (uint32_t)strlen(want[w][i]) : 0;
+            }
+            ddbi_rec_attr at1[3], at2[3];
+            bool f1[3], f2[3];
+            assert_int_equal(ddbi_rec_find_names(p1, r1.len, &rn, at1, f1), DDB_OK);
+            assert_int_equal(ddbi_rec_find_names(p2, r2.len, &rn, at2, f2), DDB_OK);
+            for (int i = 0; i < 3; i++) {
+                assert_int_equal(f1[i], want[w][i] && ddb_item_get(in, want[w][i]));
+                assert_int_equal(f2[i], f1[i]);
+                if (f1[i]) {
+                    assert_int_equal(at1[i].enc_len, at2[i].enc_len);
+                    assert_memory_equal(at1[i].enc, at2[i].enc, at1[i].enc_len);
+                    assert_int_equal(at2[i].name_len, rn.len[i]);
+                    assert_memory_equal(at2[i].name, rn.name[i], rn.len[i]);
+                }
+            }
+        }
+    }
+    assert_true(hinted > 100 && hinted < 1900); /* both kinds were made */
+
+    /* a damaged hint: an offset into an attribute's middle, past the end */
+    ddb_arena_reset(a);
+    ddb_value *m = ddb_v_map(a);
+    assert_int_equal(ddb_map_set(a, m, "attr3", ddb_v_str(a, "xxxxxxxxxxxxxxxxxxxx")), DDB_OK);
+    assert_int_equal(ddb_map_set(a, m, "attr7", ddb_v_str(a, "seven")), DDB_OK);
+    v2.len = 0;
+    ddbi_record r;
+    assert_int_equal(ddbi_encode_record(&v2, m, &h, &r), DDB_OK);
+    uint8_t *p = v2.p + r.off;
+    /* version, size (1 byte), count 2, offsets: attr7 first (the hint's order), then attr3 at 1 (after the count) */
+    assert_int_equal(p[0], DDBI_RECORD_VERSION_HINTED);
+    assert_int_equal(p[2], 2);
+    assert_int_equal(p[4], 1);
+    ddbi_rec_names rn = {{"attr7", NULL, NULL}, {5, 0, 0}};
+    ddbi_rec_attr at[3];
+    bool found[3];
+    p[3] = 12; /* into attr3's value: no attribute starts there */
+    assert_int_equal(ddbi_rec_hint_check(p, r.len), DDB_ECORRUPT);
+    p[3] = 120; /* past the end */
+    assert_int_equal(ddbi_rec_hint_check(p, r.len), DDB_ECORRUPT);
+    assert_int_equal(ddbi_rec_find_names(p, r.len, &rn, at, found), DDB_ECORRUPT);
+    p[2] = DDBI_HINT_MAX + 1; /* more offsets than a hint holds */
+    assert_int_equal(ddbi_record_header(p, r.len, &(ddbi_rec_header){0}), DDB_ECORRUPT);
+    size_t size;
+    assert_int_equal(ddbi_record_size(p, r.len, &size), DDB_ECORRUPT);
+    ddbi_buf_free(&v1);
+    ddbi_buf_free(&v2);
     ddb_arena_free(a);
 }
 
@@ -350,6 +449,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_record_one_pass),
+        cmocka_unit_test(test_record_hint),
         cmocka_unit_test(test_number_size),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_empty_and_scalars),

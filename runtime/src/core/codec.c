@@ -178,12 +178,24 @@ int ddbi_encode_item(ddb_buf *b, const ddb_value *map, size_t size)
     return rc;
 }
 
-/* The record's header is written after its body, when the size is known:
- * the body goes after room for the longest header (a version byte and a
- * 10-byte varint), and the header ends where the body starts. */
-#define HEADER_ROOM 11
+/* The record's header is written after its body, when the size and the
+ * hint's offsets are known: the body goes after room for the longest
+ * header (a version byte, a 10-byte varint, and a hint of a count and
+ * DDBI_HINT_MAX 5-byte offsets), and the header ends where the body
+ * starts. */
+#define HEADER_ROOM (11 + 1 + 5 * DDBI_HINT_MAX)
 
-int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out)
+/* Append varint v at p; the byte after it. */
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+    do {
+        *p++ = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return p;
+}
+
+int ddbi_encode_record(ddb_buf *b, const ddb_value *map, const ddbi_hint_names *hint, ddbi_record *out)
 {
     size_t start = b ? b->len : 0;
     sizing z = {0, false};
@@ -193,8 +205,20 @@ int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out)
         return rc;
     if (b)
         b->len += HEADER_ROOM;
+    size_t body = b ? b->len : 0;
+    uint64_t hint_off[DDBI_HINT_MAX];
+    bool hinted[DDBI_HINT_MAX] = {false};
+    uint32_t nh = hint && b ? (hint->n < DDBI_HINT_MAX ? hint->n : DDBI_HINT_MAX) : 0, found = 0;
     w_varint(b, map->len);
     for (uint32_t i = 0; i < map->len; i++) {
+        for (uint32_t j = 0; found < nh && j < nh; j++)
+            if (!hinted[j] && hint->len[j] == map->u.m[i].name_len &&
+                memcmp(hint->name[j], map->u.m[i].name, hint->len[j]) == 0) {
+                hint_off[j] = b->len - body;
+                hinted[j] = true;
+                found++;
+                break; /* an attribute once, whatever hint repeats */
+            }
         z.size += map->u.m[i].name_len;
         if ((rc = reserve(b, 10 + (size_t)map->u.m[i].name_len)))
             return rc;
@@ -209,14 +233,16 @@ int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out)
     out->off = out->len = 0;
     if (!b)
         return DDB_OK;
-    uint8_t hdr[HEADER_ROOM];
-    size_t n = 0;
-    hdr[n++] = RECORD_VERSION;
-    uint64_t v = z.size;
-    do {
-        hdr[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
+    uint8_t hdr[HEADER_ROOM], *h = hdr;
+    *h++ = found ? DDBI_RECORD_VERSION_HINTED : RECORD_VERSION;
+    h = put_varint(h, z.size);
+    if (found) {
+        h = put_varint(h, found);
+        for (uint32_t j = 0; j < nh; j++)
+            if (hinted[j])
+                h = put_varint(h, hint_off[j]);
+    }
+    size_t n = (size_t)(h - hdr);
     out->off = start + HEADER_ROOM - n;
     memcpy(b->p + out->off, hdr, n);
     out->len = b->len - out->off;
@@ -227,22 +253,6 @@ typedef struct rd {
     const uint8_t *p, *end;
     ddb_arena *a;
 } rd;
-
-static int get_varint(rd *r, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (r->p >= r->end)
-            return DDB_ECORRUPT;
-        uint8_t c = *r->p++;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *out = v;
-            return DDB_OK;
-        }
-    }
-    return DDB_ECORRUPT;
-}
 
 /* Decoding runs in two passes: measure() walks the record once, checking
  * every length against the bytes left, and counts the values, map entries
@@ -457,27 +467,13 @@ static void fill(const uint8_t *body, char *copy, ddb_value *map, ddb_value *v, 
     }
 }
 
-int ddbi_record_size(const uint8_t *p, size_t n, size_t *size)
-{
-    rd r = {p, p + n, NULL};
-    uint64_t s;
-    if (n < 1 || *r.p++ != RECORD_VERSION || get_varint(&r, &s))
-        return DDB_ECORRUPT;
-    /* every value takes at least one byte of the record and counts at most
-     * 4 in the DynamoDB size (an empty list in a list): a larger size is
-     * damage, and would overflow the sums of page and capacity sizes */
-    if (s > 4 * (uint64_t)n + 16)
-        return DDB_ECORRUPT;
-    *size = (size_t)s;
-    return DDB_OK;
-}
-
 int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out)
 {
     rd r = {p, p + n, a};
-    uint64_t s;
-    if (n < 1 || *r.p++ != RECORD_VERSION || get_varint(&r, &s))
+    ddbi_rec_header h;
+    if (ddbi_record_header(p, n, &h))
         return DDB_ECORRUPT;
+    r.p = h.body;
     /* The walk below is a chain of dependent loads (each length says where
      * the next field starts): ask for every cache line of the record at
      * once so that their misses overlap. */

@@ -1,5 +1,11 @@
 /* Binary encoding of items as stored in LMDB (internal).
- * Record: version byte, varint DynamoDB item size, map body.
+ * Record: version byte, varint DynamoDB item size, (version 2 only) the key
+ * hint, map body.  The key hint: varint n (at most DDBI_HINT_MAX), then n
+ * varint offsets, from the start of the map body, of attributes the reads
+ * look for first (the table's keys, its TTL attribute, index keys: see
+ * ddbi_hint_names), so that they need not walk the attributes before them.
+ * A reader checks the name found at an offset; version 1 records (no
+ * hint) read as before.
  * Value: type byte, then S/N/B varint length + bytes; BOOL one byte; NULL
  * nothing; L and sets varint count + values; M varint count + (varint name
  * length, name, value)*. */
@@ -8,7 +14,9 @@
 
 #include <ddb/ddb.h>
 
-#define DDBI_RECORD_VERSION 1 /* a record's first byte */
+#define DDBI_RECORD_VERSION 1        /* a record's first byte: no key hint */
+#define DDBI_RECORD_VERSION_HINTED 2 /* a record's first byte: a key hint follows the size */
+#define DDBI_HINT_MAX 8              /* attributes a key hint holds at most */
 
 typedef struct ddb_buf {
     uint8_t *p;
@@ -30,7 +38,25 @@ typedef struct ddbi_record {
     size_t off, len, size;
     uint32_t bad_attr;
 } ddbi_record;
-int ddbi_encode_record(ddb_buf *b, const ddb_value *map, ddbi_record *out);
+/* The attribute names a record's key hint lists (those the item has, in
+ * this order). */
+typedef struct ddbi_hint_names {
+    const char *name[DDBI_HINT_MAX];
+    uint32_t len[DDBI_HINT_MAX];
+    uint32_t n;
+} ddbi_hint_names;
+/* hint NULL (or none of its names in the item): a version 1 record. */
+int ddbi_encode_record(ddb_buf *b, const ddb_value *map, const ddbi_hint_names *hint, ddbi_record *out);
+/* A record's header: its DynamoDB size, its key hint (n_hint varints at
+ * hint; none in version 1) and where the map body starts.  DDB_ECORRUPT
+ * when malformed; the hint's offsets are checked where they are used. */
+typedef struct ddbi_rec_header {
+    uint64_t size;
+    const uint8_t *hint;
+    uint32_t n_hint;
+    const uint8_t *body;
+} ddbi_rec_header;
+static inline int ddbi_record_header(const uint8_t *p, size_t n, ddbi_rec_header *h);
 /* Decode a record into arena memory; DDB_ECORRUPT on malformed input. */
 int ddbi_decode_item(const uint8_t *p, size_t n, ddb_arena *a, ddb_item **out);
 /* Decode one encoded value (type byte first, n bytes, nothing after it)
@@ -62,7 +88,36 @@ static inline const uint8_t *ddbi_varint_at(const uint8_t *p, const uint8_t *end
     return NULL;
 }
 
+/* Inline: every read parses a header, some twice. */
+static inline int ddbi_record_header(const uint8_t *p, size_t n, ddbi_rec_header *h)
+{
+    const uint8_t *end = p + n;
+    uint64_t nh = 0, off;
+    if (n < 1 || (*p != DDBI_RECORD_VERSION && *p != DDBI_RECORD_VERSION_HINTED))
+        return DDB_ECORRUPT;
+    bool hinted = *p++ == DDBI_RECORD_VERSION_HINTED;
+    if (!(p = ddbi_varint_at(p, end, &h->size)) || (hinted && (!(p = ddbi_varint_at(p, end, &nh)) || nh > DDBI_HINT_MAX)))
+        return DDB_ECORRUPT;
+    h->hint = p;
+    h->n_hint = (uint32_t)nh;
+    for (uint64_t i = 0; i < nh; i++)
+        if (!(p = ddbi_varint_at(p, end, &off)))
+            return DDB_ECORRUPT;
+    h->body = p;
+    return DDB_OK;
+}
+
 /* The stored DynamoDB size of a record without decoding it. */
-int ddbi_record_size(const uint8_t *p, size_t n, size_t *size);
+static inline int ddbi_record_size(const uint8_t *p, size_t n, size_t *size)
+{
+    ddbi_rec_header h;
+    /* every value takes at least one byte of the record and counts at most
+     * 4 in the DynamoDB size (an empty list in a list): a larger size is
+     * damage, and would overflow the sums of page and capacity sizes */
+    if (ddbi_record_header(p, n, &h) || h.size > 4 * (uint64_t)n + 16)
+        return DDB_ECORRUPT;
+    *size = (size_t)h.size;
+    return DDB_OK;
+}
 
 #endif

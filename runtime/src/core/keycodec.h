@@ -20,6 +20,8 @@
 
 #include <ddb/ddb.h>
 
+#include <string.h>
+
 #define DDB_DIGEST_LEN 16
 #define DDB_SK_INLINE 479
 #define DDB_KEY_MAX (DDB_DIGEST_LEN + DDB_SK_INLINE + DDB_DIGEST_LEN) /* 511 */
@@ -44,12 +46,26 @@ static inline int ddb_key_is_long(const uint8_t *key, size_t len)
 /* Big-endian integers of 1..8 bytes, as stored in keys and records. */
 static inline void ddb_put_be(uint8_t *p, uint64_t v, int bytes)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (bytes == 8) { /* digests and hashes: one store */
+        v = __builtin_bswap64(v);
+        memcpy(p, &v, 8);
+        return;
+    }
+#endif
     for (int i = bytes - 1; i >= 0; i--, v >>= 8)
         p[i] = (uint8_t)v;
 }
 
 static inline uint64_t ddb_get_be(const uint8_t *p, int bytes)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (bytes == 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return __builtin_bswap64(v);
+    }
+#endif
     uint64_t v = 0;
     for (int i = 0; i < bytes; i++)
         v = v << 8 | p[i];

@@ -10,10 +10,10 @@
 
 int ddbi_rec_iter_init(ddbi_rec_iter *it, const uint8_t *rec, size_t n)
 {
-    const uint8_t *p = rec, *end = rec + n;
-    uint64_t size, count;
-    if (n < 1 || *p++ != DDBI_RECORD_VERSION || !(p = varint(p, end, &size)) || !(p = varint(p, end, &count)) ||
-        count > (uint64_t)(end - p))
+    const uint8_t *p, *end = rec + n;
+    uint64_t count;
+    ddbi_rec_header h;
+    if (ddbi_record_header(rec, n, &h) || !(p = varint(h.body, end, &count)) || count > (uint64_t)(end - p))
         return DDB_ECORRUPT;
     it->p = p;
     it->end = end;
@@ -40,6 +40,92 @@ int ddbi_rec_find(const uint8_t *rec, size_t n, const char *name, size_t name_le
             return 0; /* sorted: it is not further on */
     }
     return rc;
+}
+
+/* The hinted attribute at offset off of the body: its name (*name, *len;
+ * NULL when off is past the record), or DDB_ECORRUPT. */
+static int hinted_name(const ddbi_rec_header *h, const uint8_t *end, uint64_t off, const uint8_t **name,
+                       uint32_t *len)
+{
+    *name = NULL;
+    if (off >= (uint64_t)(end - h->body))
+        return DDB_ECORRUPT;
+    return ddbi_rec_span(h->body + off, end, name, len) ? DDB_OK : DDB_ECORRUPT;
+}
+
+int ddbi_rec_find_names(const uint8_t *rec, size_t n, const ddbi_rec_names *w, ddbi_rec_attr at[DDBI_REC_NAMES],
+                        bool found[DDBI_REC_NAMES])
+{
+    int want = 0;
+    for (int i = 0; i < DDBI_REC_NAMES; i++) {
+        found[i] = false;
+        want += w->name[i] != NULL;
+    }
+    const uint8_t *end = rec + n;
+    ddbi_rec_header h;
+    if (ddbi_record_header(rec, n, &h))
+        return DDB_ECORRUPT;
+    /* the hint first: each offset's name read, its value only when wanted */
+    const uint8_t *q = h.hint;
+    for (uint32_t k = 0; want && k < h.n_hint; k++) {
+        uint64_t off;
+        const uint8_t *name;
+        uint32_t len;
+        if (!(q = varint(q, h.body, &off))) /* ddbi_record_header read them */
+            return DDB_ECORRUPT;
+        int rc = hinted_name(&h, end, off, &name, &len);
+        if (rc)
+            return rc;
+        for (int i = 0; i < DDBI_REC_NAMES; i++)
+            if (w->name[i] && !found[i] && w->len[i] == len && !memcmp(w->name[i], name, len)) {
+                ddbi_rec_iter one = {h.body + off, end, 1};
+                if (ddbi_rec_next(&one, &at[i]) != 1)
+                    return DDB_ECORRUPT;
+                found[i] = true;
+                want--;
+                break;
+            }
+    }
+    if (!want)
+        return DDB_OK;
+    /* the rest (version 1 records, names the hint lacks): the walk, which
+     * stops once everything wanted is found */
+    ddbi_rec_iter it;
+    ddbi_rec_attr a;
+    int rc = ddbi_rec_iter_init(&it, rec, n);
+    while (!rc && want && (rc = ddbi_rec_next(&it, &a)) == 1) {
+        rc = DDB_OK;
+        for (int i = 0; i < DDBI_REC_NAMES; i++)
+            if (w->name[i] && !found[i] && w->len[i] == a.name_len && !memcmp(w->name[i], a.name, a.name_len)) {
+                at[i] = a;
+                found[i] = true;
+                want--;
+            }
+    }
+    return rc < 0 ? rc : DDB_OK;
+}
+
+int ddbi_rec_hint_check(const uint8_t *rec, size_t n)
+{
+    ddbi_rec_header h;
+    if (ddbi_record_header(rec, n, &h))
+        return DDB_ECORRUPT;
+    const uint8_t *q = h.hint;
+    for (uint32_t k = 0; k < h.n_hint; k++) {
+        uint64_t off;
+        if (!(q = varint(q, h.body, &off)))
+            return DDB_ECORRUPT;
+        /* an attribute must start there: walk to it */
+        const uint8_t *at = h.body + off;
+        ddbi_rec_iter it;
+        ddbi_rec_attr a;
+        int rc = ddbi_rec_iter_init(&it, rec, n);
+        while (!rc && it.p < at && (rc = ddbi_rec_next(&it, &a)) == 1)
+            rc = DDB_OK;
+        if (rc < 0 || it.p != at || !it.left)
+            return DDB_ECORRUPT;
+    }
+    return DDB_OK;
 }
 
 int ddbi_rec_value(const ddbi_rec_attr *at, ddb_arena *a, ddb_value **out)

@@ -3,8 +3,9 @@
  * walked in stored order (sorted by name, bytewise), each as a view into the
  * record's bytes; every length is checked against the bytes left before it
  * is used, so a damaged record gives DDB_ECORRUPT, never a read past its end.
- * The engine uses it to check keys of records it hands over undecoded; the
- * entity layer to decode records straight into structs. */
+ * The engine uses it to check keys of records it hands over undecoded
+ * (through the key hint of version 2 records, codec.h); the entity layer
+ * to decode records straight into structs. */
 #ifndef DDB_CORE_RECORD_H
 #define DDB_CORE_RECORD_H
 
@@ -96,6 +97,22 @@ static inline int ddbi_rec_next(ddbi_rec_iter *it, ddbi_rec_attr *at)
     return 1;
 }
 
+/* What a read looks for in a record: up to DDBI_REC_NAMES attributes by
+ * name (NULL: not wanted), e.g. a key's and the TTL attribute. */
+#define DDBI_REC_NAMES 3
+typedef struct ddbi_rec_names {
+    const char *name[DDBI_REC_NAMES];
+    uint32_t len[DDBI_REC_NAMES];
+} ddbi_rec_names;
+/* Those attributes of record rec (n bytes): found[i], at[i].  The key
+ * hint's offsets first (version 2 records), then the walk for what they
+ * did not find, which stops once everything wanted is found.
+ * DDB_ECORRUPT when what was read is damaged. */
+int ddbi_rec_find_names(const uint8_t *rec, size_t n, const ddbi_rec_names *w, ddbi_rec_attr at[DDBI_REC_NAMES],
+                        bool found[DDBI_REC_NAMES]);
+/* Does every offset of rec's key hint point to the start of an
+ * attribute?  DDB_OK, or DDB_ECORRUPT (ddb check). */
+int ddbi_rec_hint_check(const uint8_t *rec, size_t n);
 /* The attribute called name: 1 (into *at), 0 when absent, DDB_ECORRUPT. */
 int ddbi_rec_find(const uint8_t *rec, size_t n, const char *name, size_t name_len, ddbi_rec_attr *at);
 /* The attribute's value as a ddb_value in arena memory (strings

@@ -15,6 +15,7 @@
  * an index holds exactly the entries its items call for.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
+#include "core/record.h"
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
@@ -252,6 +253,11 @@ static int check_item(checker *c, MDB_cursor **xc, const MDB_val *k, const MDB_v
     if (rc) {
         problem(c, NULL, "item record under key %s does not decode (%zu bytes)",
                 hex(h1, sizeof h1, k->mv_data, k->mv_size), v->mv_size);
+        return DDB_OK;
+    }
+    if (ddbi_rec_hint_check(v->mv_data, v->mv_size)) {
+        problem(c, NULL, "item record under key %s: its key hint points between attributes",
+                hex(h1, sizeof h1, k->mv_data, k->mv_size));
         return DDB_OK;
     }
     /* lookups by name rely on the top-level map being sorted */

@@ -174,6 +174,30 @@ int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item
     return DDB_OK;
 }
 
+void ddbi_keys_hint_names(const ddb_table_rt *t, ddbi_hint_names *h)
+{
+    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
+    const char *cand[3 + 2 * DDB_MAX_INDEXES];
+    size_t nc = 0;
+    for (size_t i = 0; i < nk; i++)
+        cand[nc++] = keys[i];
+    if (t->ttl_attr[0])
+        cand[nc++] = t->ttl_attr;
+    for (size_t i = 0; i < nix; i++)
+        cand[nc++] = ixk[i];
+    h->n = 0;
+    for (size_t i = 0; i < nc && h->n < DDBI_HINT_MAX; i++) {
+        bool dup = false;
+        for (uint32_t j = 0; j < h->n && !dup; j++)
+            dup = strcmp(h->name[j], cand[i]) == 0;
+        if (!dup) {
+            h->name[h->n] = cand[i];
+            h->len[h->n++] = (uint32_t)strlen(cand[i]);
+        }
+    }
+}
+
 size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **index_keys, size_t *n_index_keys)
 {
     keys[0] = t->pk;

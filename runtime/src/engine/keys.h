@@ -2,6 +2,7 @@
 #ifndef DDB_KEYS_H
 #define DDB_KEYS_H
 
+#include "core/codec.h"
 #include "engine/engine.h"
 
 /* Check that item holds the table's key attributes with their types and
@@ -30,6 +31,9 @@ int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item
 /* The key attribute names: the table's (keys[0..1], returns 1 or 2) and
  * its indexes' (index_keys, 2 * DDB_MAX_INDEXES room, duplicates kept). */
 size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **index_keys, size_t *n_index_keys);
+/* The names a record of t hints (core/codec.h): its keys, its TTL
+ * attribute, then its indexes' keys, each once, while there is room. */
+void ddbi_keys_hint_names(const ddb_table_rt *t, ddbi_hint_names *h);
 /* Refuse a document path into a key attribute of t (or of its indexes) in
  * any of the expressions (NULLs skipped): DynamoDB's "Key attributes must
  * be scalars; ..." (ddbi_expr_check_key_paths). */

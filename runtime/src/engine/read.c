@@ -15,12 +15,8 @@
 
 /* The attributes of a record a read looks at: the key attributes that
  * identify it (the partition key; the sort key when asked for) and the
- * table's TTL attribute.  NULL name: not wanted. */
-typedef struct rec_names {
-    const char *name[3];
-    uint32_t len[3];
-} rec_names;
-
+ * table's TTL attribute (core/record.h finds them). */
+typedef ddbi_rec_names rec_names;
 enum { RN_PK, RN_SK, RN_TTL };
 
 static void rec_names_set(rec_names *w, const char *pk, const char *sk, const ddb_table_rt *t)
@@ -30,31 +26,6 @@ static void rec_names_set(rec_names *w, const char *pk, const char *sk, const dd
         w->name[i] = n[i];
         w->len[i] = n[i] ? (uint32_t)strlen(n[i]) : 0;
     }
-}
-
-/* Those attributes of record r (len bytes) in one walk, which stops once
- * all are found: found[i], at[i].  DDB_ECORRUPT when the part walked is
- * damaged. */
-static int rec_find(const uint8_t *r, size_t len, const rec_names *w, ddbi_rec_attr at[3], bool found[3])
-{
-    int want = 0;
-    for (int i = 0; i < 3; i++) {
-        found[i] = false;
-        want += w->name[i] != NULL;
-    }
-    ddbi_rec_iter it;
-    ddbi_rec_attr a;
-    int rc = ddbi_rec_iter_init(&it, r, len);
-    while (!rc && want && (rc = ddbi_rec_next(&it, &a)) == 1) {
-        rc = DDB_OK;
-        for (int i = 0; i < 3; i++)
-            if (w->name[i] && !found[i] && w->len[i] == a.name_len && !memcmp(w->name[i], a.name, a.name_len)) {
-                at[i] = a;
-                found[i] = true;
-                want--;
-            }
-    }
-    return rc < 0 ? rc : DDB_OK;
 }
 
 /* Attribute at as a value: a view into the record for S and B (compared
@@ -111,7 +82,7 @@ static bool rec_expired(const ddb_table_rt *t, const uint8_t *r, size_t n, int64
     rec_names_set(&w, NULL, NULL, t);
     ddbi_rec_attr at[3];
     bool found[3];
-    *rc = rec_find(r, n, &w, at, found);
+    *rc = ddbi_rec_find_names(r, n, &w, at, found);
     return !*rc && attr_expired(&at[RN_TTL], found[RN_TTL], now_ms);
 }
 
@@ -126,7 +97,7 @@ static int rec_visible_at(const ddb_table_rt *t, const ddb_value *pk, const ddb_
     ddbi_rec_attr at[3];
     bool found[3], pk_eq = false, sk_eq = !sk;
     *visible = false;
-    int rc = rec_find(r, len, &w, at, found);
+    int rc = ddbi_rec_find_names(r, len, &w, at, found);
     if (!rc)
         rc = attr_is(&at[RN_PK], found[RN_PK], pk, a, &pk_eq);
     if (!rc && sk)
@@ -187,7 +158,11 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     rc = mdb_get(txn, t->items, &kv, &dv);
     if (rc == 0 && rec) {
         /* the record as it is: its keys and TTL read in place; not another
-         * key with the same digest, nor expired (TTL) */
+         * key with the same digest, nor expired (TTL).  Every cache line
+         * asked for at once: the walk's loads depend on each other, and
+         * the copy below reads them all. */
+        for (size_t off = 64; off < dv.mv_size && off < 4096; off += 64)
+            __builtin_prefetch((const uint8_t *)dv.mv_data + off);
         int rrc = ddbi_record_size(dv.mv_data, dv.mv_size, &size);
         if (!rrc)
             rrc = rec_visible_at(t, pk, sk, dv.mv_data, dv.mv_size, a, now_ms, &found_rec);
@@ -611,7 +586,7 @@ static int emit(pager *p, const qstate *s, cand *c)
          * compared in place */
         ddbi_rec_attr at[3];
         bool found[3];
-        if ((rc = rec_find(c->rec, c->rec_len, &s->rn, at, found)) ||
+        if ((rc = ddbi_rec_find_names(c->rec, c->rec_len, &s->rn, at, found)) ||
             (rc = attr_is(&at[RN_PK], found[RN_PK], s->q->pk, p->a, &pk_eq)) ||
             (found[RN_SK] && (rc = attr_value(&at[RN_SK], p->a, &tmp, &sk))))
             return unreadable(p, &c->rkey, rc);
@@ -839,9 +814,14 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
             break;
         if (!x)
             prefetch_page(d.mv_data, &page);
-        if (!q->backward ? cmp_prefix(&k, hi, hilen) > 0 : cmp_prefix(&k, lo, lolen) < 0)
+        /* out of the partition (entry_ok checked the length), then past the
+         * sort key bound: lo and hi share the digest, so only their sort
+         * parts are compared */
+        if (memcmp(k.mv_data, lo, DDB_DIGEST_LEN) != 0)
             break;
-        if (k.mv_size < DDB_DIGEST_LEN || memcmp(k.mv_data, lo, DDB_DIGEST_LEN) != 0)
+        MDB_val ksort = {k.mv_size - DDB_DIGEST_LEN, (uint8_t *)k.mv_data + DDB_DIGEST_LEN};
+        if (!q->backward ? hilen > DDB_DIGEST_LEN && cmp_prefix(&ksort, hi + DDB_DIGEST_LEN, hilen - DDB_DIGEST_LEN) > 0
+                         : lolen > DDB_DIGEST_LEN && cmp_prefix(&ksort, lo + DDB_DIGEST_LEN, lolen - DDB_DIGEST_LEN) < 0)
             break;
         /* gather one entry, or a run of long keys sharing their inline prefix */
         nrun = 0;

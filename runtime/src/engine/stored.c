@@ -46,19 +46,10 @@ int ddbi_fail_stored(ddb_error *err, const char *table, const void *key, size_t 
                      ddbi_key_text(k, sizeof k, key, len));
 }
 
-int ddbi_stored_key_check(const char *table, const char *what, const MDB_val *k, ddb_error *err)
+int ddbi_stored_key_fail(const char *table, const char *what, const MDB_val *k, ddb_error *err)
 {
-    if (k->mv_size >= DDB_DIGEST_LEN && k->mv_size <= DDB_KEY_MAX)
-        return DDB_OK;
     return ddbi_fail_stored(err, table, k->mv_data, k->mv_size, "%s has %zu bytes (%d..%d expected)", what,
                             k->mv_size, DDB_DIGEST_LEN, DDB_KEY_MAX);
-}
-
-int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b)
-{
-    size_t n = a->mv_size < b->mv_size ? a->mv_size : b->mv_size;
-    int c = n ? memcmp(a->mv_data, b->mv_data, n) : 0;
-    return c ? c : (a->mv_size < b->mv_size ? -1 : a->mv_size > b->mv_size);
 }
 
 /* The file's length against what its meta page says, read through an

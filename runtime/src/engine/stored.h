@@ -15,9 +15,22 @@ int ddbi_fail_stored(ddb_error *err, const char *table, const void *key, size_t 
     __attribute__((format(printf, 5, 6)));
 /* A stored table key (or an index key, or an index entry's table key) has
  * DDB_DIGEST_LEN..DDB_KEY_MAX bytes; what names it in the error. */
-int ddbi_stored_key_check(const char *table, const char *what, const MDB_val *k, ddb_error *err);
-/* LMDB's default order of keys (and of MDB_DUPSORT data): bytes, then length. */
-int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b);
+int ddbi_stored_key_fail(const char *table, const char *what, const MDB_val *k, ddb_error *err);
+static inline int ddbi_stored_key_check(const char *table, const char *what, const MDB_val *k, ddb_error *err)
+{
+    /* inline: Query and Scan check every entry */
+    if (k->mv_size >= DDB_DIGEST_LEN && k->mv_size <= DDB_KEY_MAX)
+        return DDB_OK;
+    return ddbi_stored_key_fail(table, what, k, err);
+}
+/* LMDB's default order of keys (and of MDB_DUPSORT data): bytes, then
+ * length.  Inline: every entry of a Query or Scan is compared. */
+static inline int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b)
+{
+    size_t n = a->mv_size < b->mv_size ? a->mv_size : b->mv_size;
+    int c = n ? memcmp(a->mv_data, b->mv_data, n) : 0;
+    return c ? c : (a->mv_size < b->mv_size ? -1 : a->mv_size > b->mv_size);
+}
 
 /* Before mdb_env_open: refuse a data.mdb shorter than its meta page says
  * (last page number * page size: reads past the end would fault with

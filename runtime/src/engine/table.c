@@ -368,8 +368,9 @@ static int check_name_member(const char *field, const char *name, size_t min, si
         return null_member(err, field);
     size_t n = strlen(name);
     bool bad_char = false;
-    for (size_t i = 0; i < n && !(arn_ok && strncmp(name, "arn:", 4) == 0); i++)
-        bad_char |= !name_char(name[i]);
+    if (!(arn_ok && strncmp(name, "arn:", 4) == 0))
+        for (size_t i = 0; i < n; i++)
+            bad_char |= !name_char(name[i]);
     if (!bad_char && n >= min && n <= max)
         return DDB_OK; /* every request names a table: no formatting unless it fails */
     char lo[64], hi[64];

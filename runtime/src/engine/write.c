@@ -121,7 +121,9 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update
                           ddb_error *err)
 {
     const ddb_value *m = ddb_item_map(it);
-    int rc = ddbi_encode_record(b, m, rec); /* size, record and value checks in one walk */
+    ddbi_hint_names hint;
+    ddbi_keys_hint_names(t, &hint);
+    int rc = ddbi_encode_record(b, m, &hint, rec); /* size, record and value checks in one walk */
     if (rc)
         return ddbi_fail_oom(err, __func__);
     if (rec->size > DDB_ITEM_MAX)
