@@ -528,6 +528,18 @@ static void test_transactions_and_batches(void **state)
     assert_false(ddb_ent_mask_has(&masks[7], ORGANIZATION_FN_PLAN));
     assert_false(found[30]);
     assert_false(found[31]);
+    /* a get's mask (opts.mask): every field without a projection, the
+     * projection's fields with one */
+    struct organization one;
+    ddb_ent_mask got_mask;
+    OK(organization_get(db, "org07", &(ddb_ent_read_opts){.mask = &got_mask}, a, &one, &err));
+    assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_SEATS) && ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME));
+    OK(organization_get(db, "org07", &(ddb_ent_read_opts){.fields = &seats_only, .mask = &got_mask}, a, &one, &err));
+    assert_int_equal(one.seats, 7);
+    /* at most the projection, as a page's masks (entity.h, fields) */
+    assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_SEATS));
+    assert_false(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_PLAN));
+    assert_false(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME));
     assert_true(cap.read == 16.0); /* 32 eventually consistent reads of at most 4 KB: 0.5 each */
     /* a versioned entity cannot be batch-written: the module has no user_batch_put, and the
      * runtime refuses the entity's descriptor */

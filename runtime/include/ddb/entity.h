@@ -516,6 +516,10 @@ typedef struct ddb_ent_read_opts {
     const ddb_item *filter_values;
     ddb_return_capacity return_capacity;
     ddb_capacity *capacity;    /* out (may be NULL): zeroed, then the capacity of every request the call made */
+    /* Out (may be NULL): the fields a generated <e>_get has set in its out
+     * (what a projection, fields, left).  Pages and batch gets give a mask
+     * per result instead. */
+    ddb_ent_mask *mask;
 } ddb_ent_read_opts;
 
 /* One page of entities of one type. */

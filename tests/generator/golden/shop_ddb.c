@@ -344,7 +344,7 @@ int organization_get(ddb *db, const char *name, const ddb_ent_read_opts *o,
         if (rc_)
             return rc_;
     }
-    return ddb_ent_read(db, &organization_entity, &k, o, a, out, NULL, err);
+    return ddb_ent_read(db, &organization_entity, &k, o, a, out, o ? o->mask : NULL, err);
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
@@ -672,7 +672,7 @@ int user_get(ddb *db, const char *org, const char *username, const ddb_ent_read_
         if (rc_)
             return rc_;
     }
-    return ddb_ent_read(db, &user_entity, &k, o, a, out, NULL, err);
+    return ddb_ent_read(db, &user_entity, &k, o, a, out, o ? o->mask : NULL, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
@@ -1174,7 +1174,7 @@ int order_get(ddb *db, const char *org, uint64_t id, const ddb_ent_read_opts *o,
             return rc_;
     }
     k.id = id;
-    return ddb_ent_read(db, &order_entity, &k, o, a, out, NULL, err);
+    return ddb_ent_read(db, &order_entity, &k, o, a, out, o ? o->mask : NULL, err);
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
@@ -1499,7 +1499,7 @@ int product_get(ddb *db, const char *sku, const ddb_ent_read_opts *o,
         if (rc_)
             return rc_;
     }
-    return ddb_ent_read(db, &product_entity, &k, o, a, out, NULL, err);
+    return ddb_ent_read(db, &product_entity, &k, o, a, out, o ? o->mask : NULL, err);
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
@@ -1807,7 +1807,7 @@ int audit_event_get(ddb *db, const char *event_id, const ddb_ent_read_opts *o,
         if (rc_)
             return rc_;
     }
-    return ddb_ent_read(db, &audit_event_entity, &k, o, a, out, NULL, err);
+    return ddb_ent_read(db, &audit_event_entity, &k, o, a, out, o ? o->mask : NULL, err);
 }
 
 /* primary key: "{event_id}" */

@@ -247,7 +247,8 @@ int organization_upsert(ddb *db, struct organization *obj, const ddb_ent_opts *o
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
- * GetItem by primary key ("ORG#{name}" / "METADATA#{name}"); DDB_ENOTFOUND when absent. */
+ * GetItem by primary key ("ORG#{name}" / "METADATA#{name}"); DDB_ENOTFOUND when absent; o->mask
+ * (may be NULL): the fields out has set. */
 int organization_get(ddb *db, const char *name, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct organization *out, ddb_error *err);
 int organization_delete(ddb *db, const char *name, const ddb_ent_opts *o,
@@ -424,7 +425,8 @@ int user_upsert(ddb *db, struct user *obj, const ddb_ent_opts *o, ddb_capacity *
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
- * GetItem by primary key ("ORG#{org}" / "USER#{username}"); DDB_ENOTFOUND when absent. */
+ * GetItem by primary key ("ORG#{org}" / "USER#{username}"); DDB_ENOTFOUND when absent; o->mask
+ * (may be NULL): the fields out has set. */
 int user_get(ddb *db, const char *org, const char *username, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct user *out, ddb_error *err);
 int user_delete(ddb *db, const char *org, const char *username, const ddb_ent_opts *o,
@@ -683,7 +685,8 @@ int order_upsert(ddb *db, struct order *obj, const ddb_ent_opts *o, ddb_capacity
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
- * GetItem by primary key ("ORG#{org}" / "ORDER#{id:08}"); DDB_ENOTFOUND when absent. */
+ * GetItem by primary key ("ORG#{org}" / "ORDER#{id:08}"); DDB_ENOTFOUND when absent; o->mask
+ * (may be NULL): the fields out has set. */
 int order_get(ddb *db, const char *org, uint64_t id, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct order *out, ddb_error *err);
 int order_delete(ddb *db, const char *org, uint64_t id, const ddb_ent_opts *o,
@@ -905,7 +908,8 @@ int product_upsert(ddb *db, struct product *obj, const ddb_ent_opts *o, ddb_capa
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
- * GetItem by primary key ("PRODUCT#{sku}" / "DETAILS"); DDB_ENOTFOUND when absent. */
+ * GetItem by primary key ("PRODUCT#{sku}" / "DETAILS"); DDB_ENOTFOUND when absent; o->mask
+ * (may be NULL): the fields out has set. */
 int product_get(ddb *db, const char *sku, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct product *out, ddb_error *err);
 int product_delete(ddb *db, const char *sku, const ddb_ent_opts *o,
@@ -1092,7 +1096,8 @@ int audit_event_upsert(ddb *db, struct audit_event *obj, const ddb_ent_opts *o, 
 /* Reads take (db, keys or object, [parameters], opts, arena, out, err);
  * opts may be NULL (ddb_ent_read_opts: page size, cursor, direction,
  * consistency, count only, projection, capacity).
- * GetItem by primary key ("{event_id}"); DDB_ENOTFOUND when absent. */
+ * GetItem by primary key ("{event_id}"); DDB_ENOTFOUND when absent; o->mask
+ * (may be NULL): the fields out has set. */
 int audit_event_get(ddb *db, const char *event_id, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct audit_event *out, ddb_error *err);
 int audit_event_delete(ddb *db, const char *event_id, const ddb_ent_opts *o,
