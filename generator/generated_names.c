@@ -27,8 +27,10 @@ typedef struct suffix {
 
 /* <entity>_<text>.  Families: tx_ (the transaction forms: tx_put, tx_create,
  * tx_delete, tx_require, tx_patch, tx_upsert, tx_update_fields,
- * tx_<update>, tx_<op>_if_<condition>, tx_check_<condition>), the
- * conditional forms of a DDB_CONDITION and its static helpers. */
+ * tx_<update>, tx_<op>_if_<condition>, tx_check_<condition>) and the
+ * conditional forms of a DDB_CONDITION.  The static helpers of declared
+ * writes (<entity>_<update>_parts_ ..., <entity>_cond_<condition>_) are
+ * added per declaration (add_entity). */
 static const suffix entity_suffixes[] = {
     {"put", NS_ORD},           {"create", NS_ORD},          {"update", NS_ORD},
     {"update_fields", NS_ORD}, {"patch", NS_ORD},           {"upsert", NS_ORD},
@@ -41,8 +43,11 @@ static const suffix entity_suffixes[] = {
     {"transform", NS_ORD},     {"transform_fn", NS_ORD},    {"tx_<operation>", NS_ORD},
     {"put_if_<condition>", NS_ORD},           {"delete_if_<condition>", NS_ORD},
     {"update_if_<condition>", NS_ORD},        {"patch_if_<condition>", NS_ORD},
-    {"update_fields_if_<condition>", NS_ORD}, {"cond_<condition>_<helper>", NS_ORD},
+    {"update_fields_if_<condition>", NS_ORD},
 };
+
+/* The static helpers of one DDB_UPDATE u: <entity>_<u><helper>. */
+static const char *const update_helpers[] = {"_attrs_", "_known_", "_names_", "_parts_", "_u_"};
 
 /* What one DDB_CONDITION c generates: <entity>_<op>c. */
 static const char *const condition_forms[] = {"put_if_",           "delete_if_",    "update_if_",
@@ -238,14 +243,17 @@ static void add_entity(space *s, const ddbgen_ir_entity *e, size_t owner, const 
             continue;
         add(s, NS_ORD, K_UPDATE, owner, ul, what, "%s_%s", e->cname, n);
         add(s, NS_ORD, K_DERIVED, owner, ul, what, "%s_tx_%s", e->cname, n);
+        for (size_t h = 0; h < COUNT(update_helpers); h++)
+            add(s, NS_ORD, K_DERIVED, owner, ul, what, "%s_%s%s", e->cname, n, update_helpers[h]);
     }
     for (size_t c = 0; e->writes && c < e->writes->n_conditions; c++) {
         const char *n = e->writes->conditions[c].name;
         const json_t *jc = named(json_object_get(je, "conditions"), n);
         snprintf(what, sizeof what, "the DDB_CONDITION '%s' of '%s'", n, e->name);
+        ddbgen_loc cl = ddbgen_loc_of(jc ? jc : je, "loc");
         for (size_t f = 0; f < COUNT(condition_forms); f++)
-            add(s, NS_ORD, K_DERIVED, owner, ddbgen_loc_of(jc ? jc : je, "loc"), what, "%s_%s%s", e->cname,
-                condition_forms[f], n);
+            add(s, NS_ORD, K_DERIVED, owner, cl, what, "%s_%s%s", e->cname, condition_forms[f], n);
+        add(s, NS_ORD, K_DERIVED, owner, cl, what, "%s_cond_%s_", e->cname, n);
     }
 }
 

@@ -2,8 +2,9 @@
  * (generated_names.c's list: patch, upsert, the conditional variants
  * update_if_<c>, patch_if_<c>, and the transaction forms tx_patch,
  * tx_update_fields_if_<c>), and reads against declared writes and a
- * pattern's own functions (<entity>_<pattern>_all, _<level>): one
- * generated name, two things.  by_owner_when is fine: no level 'when'. */
+ * pattern's own functions (<entity>_<pattern>_all, _<level>) and the static
+ * helpers of a condition (<entity>_cond_<c>_) or update (<entity>_<u>_parts_):
+ * one generated name, two things.  by_owner_when is fine: no level 'when'. */
 #include <ddb/schema.h>
 
 DDB_TABLE(t, "Things", DDB_PRIMARY("PK", "SK"), DDB_GSI("GSI1", "G1PK", "G1SK"));
@@ -24,6 +25,8 @@ struct DDB_ENTITY(t, "Thing")
        DDB_QUERY("by_owner_all", "by_owner", "")
        DDB_SCAN("by_owner_id", "n > :m")
        DDB_SCAN("by_owner_when", "n > :m")
+       DDB_SCAN("cond_low_", "n > :m")
+       DDB_SCAN("joined_parts_", "n > :m")
 thing {
     char id[16];
     char owner[16];
