@@ -1,5 +1,6 @@
 /* context.c — the library's life cycle: options, context, front-end
  * dispatch, validation, model output (see model.h). */
+#include "generated_names.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -154,10 +155,17 @@ static int lower(const json_t *declared, ddbgen_ir **ir, json_t **doc)
     return -1;
 }
 
-/* The checks of reads.c need the lowered keys; on failure nothing stays lowered. */
+/* The checks of reads.c need the lowered keys, and the module-wide name
+ * check (generated_names.c) the reads; on failure nothing stays lowered. */
 static int lower_reads(ddbgen_context *cx)
 {
     int rc = ddbgen__lower_reads(cx->ir, cx->model, &cx->diags);
+    if (rc != DDBGEN_EUSAGE) {
+        size_t errors = cx->diags.errors;
+        ddbgen__check_generated_names(cx->ir, cx->model, cx->schema_base, &cx->diags);
+        if (cx->diags.errors > errors)
+            rc = DDBGEN_ESCHEMA;
+    }
     if (rc) {
         ddbgen_ir_free(cx->ir);
         json_decref(cx->checked);

@@ -11,6 +11,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,68 @@ static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, s
     free(tu);
 }
 
+/* ---- the module's own descriptors (templates/entity_desc.mustache, table_desc,
+ * struct_desc; render_context.c names them): <base>_<entity>_... ---------- */
+
+static const char *const entity_descriptors[] = {"fields", "keys",   "struct",  "updatable",
+                                                 "shards", "write_shards", "renames", "claims"};
+
+/* A key or derived template's descriptor id: id, id_segs, id_p<i> per hole. */
+static void add_template(space *s, size_t owner, ddbgen_loc loc, const char *who, const char *id,
+                         const ddbgen_ir_template *t)
+{
+    add(s, NS_ORD, K_FIXED, owner, loc, who, "%s", id);
+    add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_segs", id);
+    for (size_t i = 0; i < t->n_segs; i++)
+        if (!t->segs[i].lit)
+            add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_p%zu", id, i);
+}
+
+static void add_descriptors(space *s, const ddbgen_ir *ir, const char *base, const json_t *ents, const json_t *tabs)
+{
+    char who[300], id[600];
+    ddbgen_loc none = {NULL, 0, 0};
+    add(s, NS_ORD, K_FIXED, SIZE_MAX, none, "the module", "%s_sk_level", base);
+    add(s, NS_ORD, K_FIXED, SIZE_MAX, none, "the module", "%s_failed", base);
+    for (size_t i = 0; i < ir->n_structs; i++) {
+        add(s, NS_ORD, K_FIXED, SIZE_MAX, none, "the module", "%s_%s_struct", base, ir->structs[i].cname);
+        add(s, NS_ORD, K_FIXED, SIZE_MAX, none, "the module", "%s_%s_struct_fields", base, ir->structs[i].cname);
+    }
+    for (size_t i = 0; i < ir->n_entities; i++) {
+        const ddbgen_ir_entity *e = &ir->entities[i];
+        ddbgen_loc loc = ddbgen_loc_of(json_array_get(ents, i), "loc");
+        snprintf(who, sizeof who, "the module's descriptor of '%s'", e->name);
+        for (size_t k = 0; k < COUNT(entity_descriptors); k++)
+            add(s, NS_ORD, K_FIXED, i, loc, who, "%s_%s_%s", base, e->cname, entity_descriptors[k]);
+        for (size_t k = 0; k < e->n_keys; k++) {
+            const ddbgen_ir_key *key = &e->keys[k];
+            snprintf(id, sizeof id, "%s_%s_k%zu_pk", base, e->cname, key->decl_no);
+            add_template(s, i, loc, who, id, &key->pk);
+            if (key->has_sk) {
+                snprintf(id, sizeof id, "%s_%s_k%zu_sk", base, e->cname, key->decl_no);
+                add_template(s, i, loc, who, id, &key->sk);
+            }
+            add(s, NS_ORD, K_FIXED, i, loc, who, "%s_%s_k%zu_ws", base, e->cname, key->decl_no);
+        }
+        for (size_t f = 0; f < e->n_fields; f++)
+            if (e->fields[f].derived) {
+                snprintf(id, sizeof id, "%s_%s_derived_%s", base, e->cname, e->fields[f].name);
+                add_template(s, i, loc, who, id, e->fields[f].derived);
+            }
+        if (e->auto_scope) {
+            snprintf(id, sizeof id, "%s_%s_auto_scope", base, e->cname);
+            add_template(s, i, loc, who, id, e->auto_scope);
+        }
+    }
+    for (size_t t = 0; t < ir->n_tables; t++)
+        for (size_t x = 0; x < ir->tables[t].n_indexes; x++) {
+            snprintf(who, sizeof who, "table '%s'", ir->tables[t].cname);
+            ddbgen_loc tl = ddbgen_loc_of(named(tabs, ir->tables[t].name), "loc");
+            add(s, NS_ORD, K_FIXED, ir->n_entities + t, tl, who, "%s_index%zu", ir->tables[t].cname, x);
+            add(s, NS_ORD, K_FIXED, ir->n_entities + t, tl, who, "%s_index%zu_include", ir->tables[t].cname, x);
+        }
+}
+
 static int by_id(const void *a, const void *b)
 {
     const gname *x = a, *y = b;
@@ -418,12 +481,13 @@ static void report_clashes(space *s, ddbgen_diags *d)
         long h = ddbgen_diag_add(d, DDBGEN_ERROR, b->loc,
                                  "%s would generate %s%s%s, which %s generates already: rename one of them", b->what,
                                  (a->ns & b->ns) == NS_TAG ? "the type " : "", b->id, others, a->what);
-        ddbgen_diag_note(d, h, a->loc, "%s is here", a->what);
+        if (a->loc.file)
+            ddbgen_diag_note(d, h, a->loc, "%s is here", a->what);
     }
     free(c);
 }
 
-void ddbgen__check_generated_names(const ddbgen_ir *ir, const json_t *declared, ddbgen_diags *d)
+void ddbgen__check_generated_names(const ddbgen_ir *ir, const json_t *declared, const char *base, ddbgen_diags *d)
 {
     space s = {0};
     const json_t *ents = json_object_get(declared, "entities"), *tabs = json_object_get(declared, "tables");
@@ -432,6 +496,8 @@ void ddbgen__check_generated_names(const ddbgen_ir *ir, const json_t *declared, 
         add_table(&s, ir, &ir->tables[i], ir->n_entities + i, named(tabs, ir->tables[i].name), ents);
     for (size_t i = 0; i < ir->n_entities; i++)
         add_entity(&s, &ir->entities[i], i, json_array_get(ents, i));
+    if (base)
+        add_descriptors(&s, ir, base, ents, tabs);
     if (s.oom) {
         ddbgen_loc none = {NULL, 0, 0};
         ddbgen_diag_add(d, DDBGEN_ERROR, none, "out of memory");

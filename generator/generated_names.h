@@ -21,10 +21,13 @@
 const char *ddbgen_entity_name_taken(const char *name);
 
 /* Every name the module generates, entity against entity, entity against
- * table, a declared write against a read: two things that would generate one
- * C identifier (or an entity whose struct would have a generated type's
- * name) are an error located at the later one, with a note at the other.
- * declared: the model reads.c lowered ir from (for the locations). */
-void ddbgen__check_generated_names(const ddbgen_ir *ir, const json_t *declared, ddbgen_diags *d);
+ * table, a declared write against a read, and against the module's own
+ * descriptors (<base>_<entity>_fields, _keys, _k<n>_pk ...): two things that
+ * would generate one C identifier (or an entity whose struct would have a
+ * generated type's name) are an error located at the later one, with a
+ * note at the other.  declared: the model reads.c lowered ir from (for the
+ * locations); base: the module's base name (<base>_ddb.h; NULL: not known,
+ * its descriptors unchecked). */
+void ddbgen__check_generated_names(const ddbgen_ir *ir, const json_t *declared, const char *base, ddbgen_diags *d);
 
 #endif

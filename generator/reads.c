@@ -1091,8 +1091,6 @@ int ddbgen__lower_reads(ddbgen_ir *ir, const json_t *declared, ddbgen_diags *d)
         }
         free(ns);
     }
-    if (!r.oom)
-        ddbgen__check_generated_names(ir, declared, d);
     if (r.oom) {
         ddbgen_loc none = {NULL, 0, 0};
         ddbgen_diag_add(d, DDBGEN_ERROR, none, "out of memory");
