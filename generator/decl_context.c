@@ -253,45 +253,55 @@ static json_t *cond_sent(const ddbgen_ir_dexpr *d)
     return j;
 }
 
-/* The wrappers of a DDB_CONDITION c (templates/decl_condition_wrapper.mustache
- * prints each: bind c into a copy of the caller's options, then call).  fn:
- * <entity>_<fn><c>; tx: a transaction form (ddb_ent_tx_cond) rather than a
- * call (ddb_ent_opts); by_key: the item named by its key fields (else obj);
- * mask: the field mask argument the callee takes; callee: ddb_ent_<name>
- * with the entity's descriptor, or (typed) the entity's own <entity>_<name>.
- * The context adds the handle (db / tx) and the options (o / c) each takes. */
+/* The wrappers of a DDB_CONDITION c, in the order the header declares them
+ * (templates/decl_condition.h.mustache; decl_condition_signature and
+ * decl_condition_wrapper print each one's declaration and body: bind c into
+ * a copy of the caller's options, then call).  fn: <entity>_<fn><c>; tx: a
+ * transaction form (ddb_ent_tx_cond) rather than a call (ddb_ent_opts);
+ * by_key: the item named by its key fields (else obj); mask: the field mask
+ * argument the callee takes; callee: ddb_ent_<name> with the entity's
+ * descriptor, or (typed) the entity's own <entity>_<name>; doc: the header
+ * comment that goes before it ("typed", "tx", "tx_typed", "check").  The
+ * context adds the handle (db / tx) and the options (o / c) each takes. */
 static const struct {
     const char *fn, *callee, *mask;
     bool tx, by_key, typed;
+    const char *doc;
 } wrappers[] = {
-    {"put_if_", "put", NULL, false, false, false},
-    {"delete_if_", "delete", NULL, false, true, false},
-    {"update_fields_if_", "update_mask", "&fields", false, false, false},
-    {"tx_put_if_", "tx_put_if", NULL, true, false, false},
-    {"tx_delete_if_", "tx_delete_if", NULL, true, true, false},
-    {"update_if_", "update", NULL, false, false, true},
-    {"patch_if_", "patch", NULL, false, false, true},
-    {"tx_update_fields_if_", "tx_update_fields", "fields", true, false, true},
-    {"tx_patch_if_", "tx_patch", NULL, true, false, true},
-    {"tx_check_", "tx_check", NULL, true, true, false},
+    {"put_if_", "put", NULL, false, false, false, NULL},
+    {"delete_if_", "delete", NULL, false, true, false, NULL},
+    {"update_fields_if_", "update_mask", "&fields", false, false, false, NULL},
+    {"update_if_", "update", NULL, false, false, true, "typed"},
+    {"patch_if_", "patch", NULL, false, false, true, NULL},
+    {"tx_put_if_", "tx_put_if", NULL, true, false, false, "tx"},
+    {"tx_delete_if_", "tx_delete_if", NULL, true, true, false, NULL},
+    {"tx_update_fields_if_", "tx_update_fields", "fields", true, false, true, "tx_typed"},
+    {"tx_patch_if_", "tx_patch", NULL, true, false, true, NULL},
+    {"tx_check_", "tx_check", NULL, true, true, false, "check"},
 };
 
 static json_t *wrappers_ctx(void)
 {
+    static const char *const docs[] = {"typed", "tx", "tx_typed", "check"};
     json_t *a = json_array();
     for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers; i++) {
         json_t *w = json_object();
         set(w, "fn", json_string(wrappers[i].fn));
         set(w, "callee", json_string(wrappers[i].callee));
-        if (wrappers[i].mask)
-            set(w, "mask", json_string(wrappers[i].mask));
+        /* every key set (false when absent): a section must not find an outer context's */
+        set(w, "mask", wrappers[i].mask ? json_string(wrappers[i].mask) : json_false());
         set(w, "tx", json_boolean(wrappers[i].tx));
+        set(w, "by_key", json_boolean(wrappers[i].by_key));
+        set(w, "typed", json_boolean(wrappers[i].typed));
+        for (size_t d = 0; d < sizeof docs / sizeof *docs; d++) {
+            char key[32];
+            snprintf(key, sizeof key, "doc_%s", docs[d]);
+            set(w, key, json_boolean(wrappers[i].doc && !strcmp(wrappers[i].doc, docs[d])));
+        }
         set(w, "handle", json_string(wrappers[i].tx ? "tx" : "db"));
         set(w, "handle_decl", json_string(wrappers[i].tx ? "ddb_ent_tx *tx" : "ddb *db"));
         set(w, "opts", json_string(wrappers[i].tx ? "c" : "o"));
         set(w, "opts_type", json_string(wrappers[i].tx ? "ddb_ent_tx_cond" : "ddb_ent_opts"));
-        set(w, "by_key", json_boolean(wrappers[i].by_key));
-        set(w, "typed", json_boolean(wrappers[i].typed));
         json_array_append_new(a, w);
     }
     return a;
