@@ -401,6 +401,33 @@ static void test_plans(void **state)
     assert_int_equal(x.rc, DDB_OK);
     assert_string_equal(((struct every *)(void *)x.obj)->text, "last");
     assert_string_equal(((struct every *)(void *)x.obj)->zz, "some text");
+    /* the same names again, their members swapped (offsets only) */
+    fields[2].attr = "text";
+    fields[21].attr = "zz";
+    fields[2].offset = O(zz);
+    fields[21].offset = O(text);
+    by_record(e, &rec, a, &x);
+    assert_int_equal(x.rc, DDB_OK);
+    assert_string_equal(((struct every *)(void *)x.obj)->text, "last");
+    assert_string_equal(((struct every *)(void *)x.obj)->zz, "some text");
+    /* a required field made optional: a record without it decodes */
+    struct every odd = sample(1);
+    fields[3].flags = DDB_FIELD_OPTIONAL;
+    ddb_item *it;
+    assert_int_equal(ddb_ent_to_item(&every_entity, &odd, a, &it, &err), 0);
+    ddb_item_remove(it, "i8");
+    ddbi_rec lacking = encode(it, a);
+    const ddbi_ent_plan *plan;
+    assert_int_equal(ddbi_ent_plan_of(e, a, &plan, &err), 0);
+    assert_false(ddb_ent_mask_has(&plan->required, 3));
+    assert_true(ddb_ent_mask_has(&plan->required, 4));
+    by_record(e, &lacking, a, &x);
+    assert_int_equal(x.rc, DDB_OK);
+    assert_int_equal(ddbi_ent_plan_check_required(plan, &x.mask, &err), DDB_OK);
+    const ddbi_ent_plan *every_plan;
+    assert_int_equal(ddbi_ent_plan_of(&every_entity, a, &every_plan, &err), 0);
+    assert_int_equal(ddbi_ent_plan_check_required(every_plan, &x.mask, &err), DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "i8"));
 
     enum { MANY = 150 };
     ddb_entity_desc *many = malloc(MANY * sizeof *many);

@@ -504,7 +504,13 @@ typedef struct ddbi_ent_plan {
     const ddb_schema_table *table;
     const char *type_attr, *name;
     const ddb_key_desc *keys;
-    const char **attrs;     /* each field's attr pointer */
+    struct ddbi_ent_plan_field {
+        const char *attr;
+        uint32_t offset, size;
+        uint16_t flags;
+        uint8_t type;
+    } *seen;                /* each field's parts the plan copied */
+    const char **key_attrs; /* each key's pk_attr and sk_attr */
     /* what reads use */
     uint32_t name_len;      /* strlen(name) */
     ddb_ent_mask required;  /* the fields an item must carry */

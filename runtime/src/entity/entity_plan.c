@@ -5,8 +5,9 @@
  * its type name, its required fields as a mask.  Built once per descriptor
  * and kept in a small process-wide table (descriptors are static data that
  * live as long as the program; an entry is used only while the descriptor
- * it was built from still has the same parts, else one is built for the
- * call in its arena).  Calls libc and this room's field accessors. */
+ * at its address still has the parts it copied: the same pointers, field
+ * names, offsets, sizes, types and flags, key attribute names; else one is
+ * built for the call in its arena).  Calls libc and this room's field accessors. */
 #include "entity/entity_internal.h"
 
 #include "core/error.h"
@@ -26,8 +27,8 @@ static size_t names_max(const ddb_entity_desc *e)
 static size_t plan_size(const ddb_entity_desc *e)
 {
     size_t n = e->st->n_fields;
-    return sizeof(ddbi_ent_plan) + names_max(e) * sizeof(ddbi_ent_plan_at) + n * sizeof(uint16_t) +
-           n * sizeof(const char *);
+    return sizeof(ddbi_ent_plan) + names_max(e) * sizeof(ddbi_ent_plan_at) + n * sizeof(struct ddbi_ent_plan_field) +
+           2 * (size_t)e->n_keys * sizeof(const char *) + n * sizeof(uint16_t);
 }
 
 /* Insert name (field fx) into the sorted names of p unless it is there:
@@ -72,11 +73,16 @@ static ddbi_ent_plan *build(const ddb_entity_desc *e, void *mem)
     p->keys = e->keys;
     p->n_keys = e->n_keys;
     p->at = (ddbi_ent_plan_at *)(p + 1);
-    p->attrs = (const char **)(p->at + names_max(e));
-    p->order = (uint16_t *)(p->attrs + n);
+    p->seen = (struct ddbi_ent_plan_field *)(p->at + names_max(e));
+    p->key_attrs = (const char **)(p->seen + n);
+    p->order = (uint16_t *)(p->key_attrs + 2 * (size_t)e->n_keys);
+    for (uint16_t k = 0; k < e->n_keys; k++) {
+        p->key_attrs[2 * k] = e->keys[k].pk_attr;
+        p->key_attrs[2 * k + 1] = e->keys[k].sk_attr;
+    }
     for (uint16_t i = 0; i < n; i++) { /* insertion sort: a few fields */
         const ddb_field_desc *f = &st->fields[i];
-        p->attrs[i] = f->attr;
+        p->seen[i] = (struct ddbi_ent_plan_field){f->attr, f->offset, f->size, f->flags, f->type};
         if (ddbi_ent_field_required(f))
             ddb_ent_mask_set(&p->required, i);
         uint16_t j = i;
@@ -103,8 +109,15 @@ static bool fits(const ddbi_ent_plan *p, const ddb_entity_desc *e)
     if (p->e != e || p->st != st || p->fields != st->fields || p->n_fields != st->n_fields || p->table != e->table ||
         p->type_attr != e->table->type_attr || p->name != e->name || p->keys != e->keys || p->n_keys != e->n_keys)
         return false;
-    for (uint16_t i = 0; i < p->n_fields; i++)
-        if (p->attrs[i] != st->fields[i].attr)
+    for (uint16_t i = 0; i < p->n_fields; i++) {
+        const ddb_field_desc *f = &st->fields[i];
+        const struct ddbi_ent_plan_field *c = &p->seen[i];
+        if (c->attr != f->attr || c->offset != f->offset || c->size != f->size || c->flags != f->flags ||
+            c->type != f->type)
+            return false;
+    }
+    for (uint16_t k = 0; k < p->n_keys; k++)
+        if (p->key_attrs[2 * k] != e->keys[k].pk_attr || p->key_attrs[2 * k + 1] != e->keys[k].sk_attr)
             return false;
     return true;
 }
