@@ -42,8 +42,8 @@ int ddbi_rec_find(const uint8_t *rec, size_t n, const char *name, size_t name_le
     return rc;
 }
 
-/* The hinted attribute at offset off of the body: its name (*name, *len;
- * NULL when off is past the record), or DDB_ECORRUPT. */
+/* The name (*name, *len) of the hinted attribute at offset off of the
+ * body; DDB_ECORRUPT when off is past the record or no name fits there. */
 static int hinted_name(const ddbi_rec_header *h, const uint8_t *end, uint64_t off, const uint8_t **name,
                        uint32_t *len)
 {
@@ -116,6 +116,8 @@ int ddbi_rec_hint_check(const uint8_t *rec, size_t n)
         if (!(q = varint(q, h.body, &off)))
             return DDB_ECORRUPT;
         /* an attribute must start there: walk to it */
+        if (off >= (uint64_t)(rec + n - h.body))
+            return DDB_ECORRUPT;
         const uint8_t *at = h.body + off;
         ddbi_rec_iter it;
         ddbi_rec_attr a;

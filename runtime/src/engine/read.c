@@ -124,6 +124,15 @@ static int rec_copy(ddb_arena *a, const void *r, size_t n, ddbi_rec *out)
     return DDB_OK;
 }
 
+/* A record found by key (GetItem, an index entry's item): every cache
+ * line of it asked for at once, since the reads of its header, key hint
+ * and attributes depend on each other, and its copy reads them all. */
+static void prefetch_record(const MDB_val *d)
+{
+    for (size_t off = 64; off < d->mv_size && off < 4096; off += 64)
+        __builtin_prefetch((const uint8_t *)d->mv_data + off);
+}
+
 /* GetItem; rec non-NULL: the found item is handed over as its record
  * (into *rec) when the request needs no projection. */
 static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
@@ -158,11 +167,8 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     rc = mdb_get(txn, t->items, &kv, &dv);
     if (rc == 0 && rec) {
         /* the record as it is: its keys and TTL read in place; not another
-         * key with the same digest, nor expired (TTL).  Every cache line
-         * asked for at once: the walk's loads depend on each other, and
-         * the copy below reads them all. */
-        for (size_t off = 64; off < dv.mv_size && off < 4096; off += 64)
-            __builtin_prefetch((const uint8_t *)dv.mv_data + off);
+         * key with the same digest, nor expired (TTL) */
+        prefetch_record(&dv);
         int rrc = ddbi_record_size(dv.mv_data, dv.mv_size, &size);
         if (!rrc)
             rrc = rec_visible_at(t, pk, sk, dv.mv_data, dv.mv_size, a, now_ms, &found_rec);
@@ -336,6 +342,7 @@ static int load_item(pager *p, const MDB_val *tkey, cand *c)
                                 "index %s: an entry points to a missing item", p->x->name);
     if (rc)
         return ddbi_mdb_fail(p->err, rc, "reading an indexed item");
+    prefetch_record(&d);
     return decode_item(p, tkey, &d, c);
 }
 
