@@ -2,13 +2,12 @@
  *
  * A key template is read as a pattern of literal bytes and holes.  A string
  * hole matches anything (even ""); an integer or date-number hole matches a
- * non-empty run of digits (and '-').  Two patterns are told apart when,
- * reading from the left up to the first hole, or from the right down to
- * the last one, a literal byte differs or cannot be the first/last byte of
- * the hole facing it.  Otherwise they may collide.  This is conservative
- * (it never calls colliding keys distinct) and catches the real mistake:
- * two entities whose keys have the same structure and no distinguishing
- * literal.
+ * non-empty run of digits (and '-').  Two patterns may collide when some
+ * text matches both: decided exactly for these classes by walking both
+ * patterns over the same bytes (may_overlap), so "ISSUE#{n:06}" and
+ * "ISSUE#{n:06}#C#{t}" are told apart (a number never holds '#') while
+ * "{a}#{b}" and "{c}" are not.  Called by the validator's primary-key
+ * check and unique_space.c; calls nothing but jansson.
  */
 #include "internal.h"
 
@@ -40,60 +39,115 @@ static size_t pattern(const json_t *segs, const char *suffix, int *out, size_t c
     return n;
 }
 
-static int can_start(int hole, int c)
+/* Does element x (a byte or a hole) let byte c through? */
+static int admits(int x, int c)
 {
-    return hole == H_ANY || (c >= '0' && c <= '9') || c == '-';
+    if (x == H_ANY)
+        return 1;
+    if (x == H_DIGITS)
+        return (c >= '0' && c <= '9') || c == '-';
+    return x == c;
 }
 
-/* 0 when no values make the two patterns equal (a literal tells them apart
- * before any hole from the left or from the right); 1 when they may. */
+/* A position in a pattern: before element k (in = 0), or inside hole k
+ * after at least one byte of it (in = 1). */
+#define POS(k, in) (2 * (k) + (in))
+
+/* The positions reachable from position q without reading a byte: a hole
+ * may end (an H_ANY one at once; an H_DIGITS one once it has a byte). */
+static size_t closure(const int *p, size_t n, size_t q, size_t *out)
+{
+    size_t m = 0;
+    out[m++] = q;
+    for (size_t k = q / 2; k < n; k++) {
+        int ends = p[k] == H_ANY || (p[k] == H_DIGITS && k == q / 2 && q % 2);
+        if (!ends)
+            break;
+        out[m++] = POS(k + 1, 0);
+    }
+    return m;
+}
+
+/* The positions after reading byte c at position q (at most 2). */
+static size_t step(const int *p, size_t n, size_t q, int c, size_t out[2])
+{
+    size_t k = q / 2, m = 0;
+    if (k >= n || !admits(p[k], c))
+        return 0;
+    if (p[k] < 256)
+        out[m++] = POS(k + 1, 0);
+    else
+        out[m++] = POS(k, 1); /* still inside the hole; it may end later */
+    return m;
+}
+
+/* 0 when no values of the holes make the two patterns the same text; 1
+ * when some may.  Exact for these classes: a search of the pairs of
+ * positions the two patterns can be in after reading the same bytes,
+ * where the bytes worth trying are the patterns' literals, a digit, '-'
+ * and one byte neither uses. */
 static int may_overlap(const int *a, size_t na, const int *b, size_t nb)
 {
-    size_t i = 0;
-    for (; i < na && i < nb; i++) {
-        int x = a[i], y = b[i];
-        if (x < 256 && y < 256) {
-            if (x != y)
-                return 0;
-            continue;
-        }
-        if (x >= 256 && y < 256 && !can_start(x, y))
-            return 0;
-        if (y >= 256 && x < 256 && !can_start(y, x))
-            return 0;
-        break;
+    int bytes[256 + 3];
+    size_t nbytes = 0;
+    char used[256] = {0};
+    for (size_t i = 0; i < na; i++)
+        if (a[i] < 256)
+            used[a[i]] = 1;
+    for (size_t i = 0; i < nb; i++)
+        if (b[i] < 256)
+            used[b[i]] = 1;
+    used['0'] = used['-'] = 1;
+    int other = -1;
+    for (int c = 1; c < 256; c++) {
+        if (used[c])
+            bytes[nbytes++] = c;
+        else if (other < 0)
+            other = c;
     }
-    if (i == na && i == nb)
-        return 1; /* identical literals */
-    if (i == na || i == nb) {
-        /* one ran out of literals: it ends where the other still has text */
-        const int *rest = i == na ? b + i : a + i;
-        size_t left = i == na ? nb - i : na - i;
-        for (size_t k = 0; k < left; k++)
-            if (rest[k] < 256)
-                return 0;
-        /* ...only holes remain; can they be empty?  An S field can be "" */
-        for (size_t k = 0; k < left; k++)
-            if (rest[k] != H_ANY)
-                return 0;
-        return 1;
+    if (other > 0)
+        bytes[nbytes++] = other;
+    size_t wa = 2 * (na + 1), wb = 2 * (nb + 1), cells = wa * wb;
+    unsigned char *seen = calloc(cells, 1);
+    size_t *queue = malloc(cells * sizeof *queue), *ca = malloc(2 * (na + 1) * sizeof *ca),
+           *cb = malloc(2 * (nb + 1) * sizeof *cb);
+    int found = 1; /* out of memory: say they may (conservative) */
+    if (!seen || !queue || !ca || !cb)
+        goto out;
+    found = 0;
+    size_t head = 0, tail = 0;
+    queue[tail++] = 0;
+    seen[0] = 1;
+    while (head < tail && !found) {
+        size_t qa = queue[head] / wb, qb = queue[head] % wb;
+        head++;
+        size_t ma = closure(a, na, qa, ca), mb = closure(b, nb, qb, cb);
+        for (size_t i = 0; i < ma && !found; i++)
+            for (size_t j = 0; j < mb && !found; j++) {
+                if (ca[i] == POS(na, 0) && cb[j] == POS(nb, 0)) {
+                    found = 1; /* both at their end together */
+                    break;
+                }
+                for (size_t c = 0; c < nbytes; c++) {
+                    size_t sa[2], sb[2];
+                    size_t ka = step(a, na, ca[i], bytes[c], sa), kb = step(b, nb, cb[j], bytes[c], sb);
+                    for (size_t x = 0; x < ka; x++)
+                        for (size_t y = 0; y < kb; y++) {
+                            size_t cell = sa[x] * wb + sb[y];
+                            if (!seen[cell]) {
+                                seen[cell] = 1;
+                                queue[tail++] = cell;
+                            }
+                        }
+                }
+            }
     }
-    size_t ia = na, ib = nb;
-    while (ia > i && ib > i) {
-        int x = a[ia - 1], y = b[ib - 1];
-        if (x < 256 && y < 256) {
-            if (x != y)
-                return 0;
-            ia--, ib--;
-            continue;
-        }
-        if (x == H_DIGITS && y < 256 && !(y >= '0' && y <= '9'))
-            return 0;
-        if (y == H_DIGITS && x < 256 && !(x >= '0' && x <= '9'))
-            return 0;
-        break;
-    }
-    return 1;
+out:
+    free(seen);
+    free(queue);
+    free(ca);
+    free(cb);
+    return found;
 }
 
 #define PAT_MAX 2048

@@ -49,3 +49,37 @@ variant {
     char sku[16];
     char color[16];
 };
+
+/* A hierarchical sort key under a number: an Issue is "ISSUE#000007" and
+ * its comments "ISSUE#000007#C#...".  A number never holds '#', so no
+ * Comment's key is an Issue's: these are told apart. */
+struct DDB_ENTITY(shop, "Issue")
+       DDB_KEY("table", "PROJ#{project}", "ISSUE#{number:06}")
+issue {
+    char project[16];
+    uint32_t number;
+};
+
+struct DDB_ENTITY(shop, "Comment")
+       DDB_KEY("table", "PROJ#{project}", "ISSUE#{issue:06}#C#{posted:015}")
+comment {
+    char project[16];
+    uint32_t issue;
+    uint64_t posted;
+};
+
+/* The same shape under a string: a Doc named "x#P#1" is Part 1 of "x". */
+struct DDB_ENTITY(shop, "Doc")
+       DDB_KEY("table", "LIB#{lib}", "DOC#{title}")
+doc {
+    char lib[16];
+    char title[64];
+};
+
+struct DDB_ENTITY(shop, "Part")
+       DDB_KEY("table", "LIB#{lib}", "DOC#{doc}#P#{n:010}")
+part {
+    char lib[16];
+    char doc[64];
+    uint32_t n;
+};
