@@ -305,13 +305,16 @@ static void notices_stats_tx(ddb *db, ddb_arena *a)
     /* TransactWriteItems: all or nothing (transaction-apis.html) */
     ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
     struct issue is = {.project = "CORE", .title = "tx issue", .status = "triage"};
+    struct issue is10 = {.project = "CORE", .title = "tx issue 2", .status = "triage"};
     struct comment c = {.project = "CORE", .issue = 9, .posted_ms = 1, .author = "bob"};
     OK(issue_tx_create(tx, &is, &err));
+    OK(issue_tx_create(tx, &is10, &err));
     OK(comment_tx_create(tx, &c, &err));
     OK(stats_tx_opened(tx, "CORE", 1, NULL, &err));
     OK(project_tx_check_active(tx, "CORE", false, NULL, &err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
-    CHECK(is.number == 9, "tx auto id %u", (unsigned)is.number);
+    /* several creates of one scope draw consecutive ids (docs/SCHEMA.md "Generated ids") */
+    CHECK(is.number == 9 && is10.number == 10, "tx auto ids %u %u", (unsigned)is.number, (unsigned)is10.number);
     tx = ddb_ent_tx_new(db, a, &err);
     struct issue is2 = {.project = "WEB", .title = "never", .status = "triage"};
     OK(issue_tx_create(tx, &is2, &err));
@@ -325,9 +328,17 @@ static void notices_stats_tx(ddb *db, ddb_arena *a)
     CHECK(st.open_count == 8 && st.events == 10, "stats after tx %" PRId64, st.open_count);
 
     /* batch delete of issues, table scan with segments sees every entity once */
-    struct issue dk[2] = {{.project = "CORE", .number = 9}, {.project = "WEB", .number = 1}};
-    OK(issue_batch_delete(db, dk, 2, NULL, NULL, &err));
-    size_t issues = 0, projects = 0, comments = 0;
+    struct issue dk[3] = {{.project = "CORE", .number = 9}, {.project = "WEB", .number = 1},
+                          {.project = "CORE", .number = 10}};
+    OK(issue_batch_delete(db, dk, 3, NULL, NULL, &err));
+    /* clearing the assignee with patch takes the issue off the sparse ByAssignee index */
+    struct issue i4;
+    OK(issue_get(db, "CORE", 4, NULL, a, &i4, &err));
+    i4.assignee = NULL;
+    OK(issue_patch(db, &i4, NULL, NULL, &err));
+    OK(issue_assigned_to(db, "ann", issue_assigned_to_all(), NULL, a, &pg, &err));
+    CHECK(pg.count == 1 && pg.items[0].number == 1, "ann's after patch: %zu", pg.count);
+    size_t issues = 0, projects = 0, comments = 0, notices = 0, stats = 0;
     for (uint32_t s = 0; s < 4; s++) {
         ddb_ent_read_opts so = {.page_size = 5};
         trk_scan_result sr;
@@ -337,11 +348,65 @@ static void notices_stats_tx(ddb *db, ddb_arena *a)
             issues += sr.issue_count;
             projects += sr.project_count;
             comments += sr.comment_count;
+            notices += sr.notice_count;
+            stats += sr.stats_count;
             so.cursor = sr.page.cursor;
         } while (sr.page.cursor && ++guard < 100);
     }
     CHECK(issues == 8 && projects == 2 && comments == 21, "scan: %zu issues %zu projects %zu comments", issues,
           projects, comments);
+    /* the expired notice is not scanned (docs/SCHEMA.md "TTL"); the sharded Stats is one entity */
+    CHECK(notices == 1 && stats == 1, "scan: %zu notices %zu stats", notices, stats);
+}
+
+/* Requests DynamoDB refuses: each a ValidationException there, DDB_EVALIDATION here, and
+ * nothing written. */
+static void refusals(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    issue_page pg;
+    /* "The BETWEEN operator requires upper bound to be greater than or equal to lower bound"
+     * (Query.KeyConditionExpressions.html: BETWEEN a AND b needs a <= b) */
+    RC(DDB_EVALIDATION, issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_BETWEEN, 5, 3), NULL, a, &pg, &err));
+    RC(DDB_EVALIDATION, issue_numbered(db, "CORE", 7, 2, 0, NULL, a, &pg, &err));
+    /* "Consistent reads are not supported on global secondary indexes" (GSI.html "Reading data from a GSI") */
+    ddb_ent_read_opts cons = {.consistent = true};
+    RC(DDB_EVALIDATION, issue_by_status(db, "CORE", "open", issue_by_status_all(), &cons, a, &pg, &err));
+    OK(issue_table(db, "CORE", issue_table_all(), &cons, a, &pg, &err));
+    /* TotalSegments is 1 to 1,000,000; Segment is below it (API_Scan "TotalSegments") */
+    RC(DDB_EVALIDATION, issue_scan(db, 0, 1000001, NULL, a, &pg, &err));
+    OK(issue_scan(db, 999999, 1000000, NULL, a, &pg, &err));
+    /* BatchGetItem with the same key twice: "Provided list of item keys contains duplicates"
+     * (API_BatchGetItem, ValidationException) */
+    struct issue dup[2] = {{.project = "CORE", .number = 3}, {.project = "CORE", .number = 3}};
+    struct issue out[2];
+    bool fnd[2];
+    RC(DDB_EVALIDATION, issue_batch_get(db, dup, 2, NULL, a, out, NULL, fnd, &err));
+    /* BatchWriteItem with the same key twice (API_BatchWriteItem: "ValidationException ... There
+     * are more than one request for the same item") */
+    struct comment twice[2] = {{.project = "CORE", .issue = 3, .posted_ms = 5, .author = "x"},
+                               {.project = "CORE", .issue = 3, .posted_ms = 5, .author = "y"}};
+    RC(DDB_EVALIDATION, comment_batch_put(db, twice, 2, NULL, NULL, &err));
+    struct comment gone;
+    RC(DDB_ENOTFOUND, comment_get(db, "CORE", 3, 5, NULL, a, &gone, &err));
+    /* ADD of a set holding duplicates: "Input collection contains duplicates"
+     * (Expressions.UpdateExpressions.html; a set's elements are unique, DataModel/HowItWorks.NamingRulesDataTypes.html "Sets") */
+    char *dl[] = {"x", "x"};
+    RC(DDB_EVALIDATION, issue_label(db, "CORE", 3, (ddb_string_set){dl, 2}, NULL, NULL, a, NULL, &err));
+    /* two operations on one item in a transaction: "Transaction request cannot include multiple
+     * operations on one item" (transaction-apis.html, TransactWriteItems ValidationException) */
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+    OK(issue_tx_estimate(tx, "CORE", 3, 11, NULL, &err));
+    OK(issue_tx_estimate(tx, "CORE", 3, 12, NULL, &err));
+    RC(DDB_EVALIDATION, ddb_ent_tx_commit(tx, NULL, NULL, &err));
+    struct issue is;
+    OK(issue_get(db, "CORE", 3, NULL, a, &is, &err));
+    CHECK(is.points == 2, "nothing written by the refused tx: %d", is.points);
+    /* the caller's filter may not use the generated names (docs/SCHEMA.md "Declared queries and scans") */
+    ddb_item *fv = ddb_item_new(a);
+    ddb_item_set_i64(fv, ":ddb_min", 1);
+    ddb_ent_read_opts fo = {.filter = "points > :ddb_min", .filter_values = fv};
+    RC(DDB_EINVAL, issue_numbered(db, "CORE", 1, 8, 0, &fo, a, &pg, &err));
 }
 
 int main(int argc, char **argv)
@@ -366,6 +431,7 @@ int main(int argc, char **argv)
         issues(db, a);
         comments(db, a);
         notices_stats_tx(db, a);
+        refusals(db, a);
     }
     ddb_arena_free(a);
     ddb_close(db);
