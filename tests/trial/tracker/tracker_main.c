@@ -409,6 +409,37 @@ static void refusals(ddb *db, ddb_arena *a)
     RC(DDB_EINVAL, issue_numbered(db, "CORE", 1, 8, 0, &fo, a, &pg, &err));
 }
 
+/* ConsumedCapacity of typed calls (read-write-capacity-mode / ProvisionedThroughput.html:
+ * a read of an item up to 4 KB is 1 RCU strongly consistent, 0.5 eventually consistent;
+ * a write up to 1 KB is 1 WCU; GSI.html "Global secondary indexes: write capacity": an
+ * update that changes an attribute projected into an index costs a write there too, an
+ * index the item is not on costs nothing). */
+static void capacity(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    ddb_capacity cap;
+    struct issue is;
+    ddb_ent_read_opts ro = {.return_capacity = DDB_CAPACITY_TOTAL, .capacity = &cap};
+    OK(issue_get(db, "CORE", 3, &ro, a, &is, &err));
+    CHECK(cap.read == 0.5 && cap.total == 0.5, "eventual get: %g", cap.read);
+    ro.consistent = true;
+    OK(issue_get(db, "CORE", 3, &ro, a, &is, &err));
+    CHECK(cap.read == 1.0, "consistent get: %g", cap.read);
+    /* issue 3 is open (on ByStatus, ALL) and unassigned (not on ByAssignee) */
+    memset(&cap, 0, sizeof cap);
+    ddb_ent_opts wo = {.return_capacity = DDB_CAPACITY_INDEXES};
+    OK(issue_estimate(db, "CORE", 3, 5, &wo, NULL, a, &cap, &err));
+    double by_status = -1, by_assignee = 0;
+    for (size_t i = 0; i < cap.n_indexes; i++) {
+        if (!strcmp(cap.indexes[i].name, "ByStatus"))
+            by_status = cap.indexes[i].write;
+        if (!strcmp(cap.indexes[i].name, "ByAssignee"))
+            by_assignee = cap.indexes[i].write;
+    }
+    CHECK(cap.table_write == 1.0 && by_status == 1.0 && by_assignee == 0 && cap.total == 2.0,
+          "estimate: table %g ByStatus %g ByAssignee %g total %g", cap.table_write, by_status, by_assignee, cap.total);
+}
+
 int main(int argc, char **argv)
 {
     const char *uri = argc == 2 ? argv[1] : getenv("DDB_TEST_URI");
@@ -432,6 +463,7 @@ int main(int argc, char **argv)
         comments(db, a);
         notices_stats_tx(db, a);
         refusals(db, a);
+        capacity(db, a);
     }
     ddb_arena_free(a);
     ddb_close(db);
