@@ -440,6 +440,61 @@ static void capacity(ddb *db, ddb_arena *a)
           "estimate: table %g ByStatus %g ByAssignee %g total %g", cap.table_write, by_status, by_assignee, cap.total);
 }
 
+/* Limit with a filter and with Select=COUNT: a page evaluates at most Limit items, the filter
+ * runs after, a page may hold fewer and still have a LastEvaluatedKey; paging on sums to the
+ * whole count (Query.FilterExpression.html, Query.Pagination.html, Query.html "Limiting the
+ * number of items in the result set"). */
+static void limits_and_ranges(ddb *db, ddb_arena *a)
+{
+    ddb_error err = {0};
+    issue_page pg;
+    ddb_ent_read_opts cnt = {.count_only = true};
+    OK(issue_numbered(db, "CORE", 1, 8, 4, &cnt, a, &pg, &err));
+    size_t whole = pg.count, paged = 0, scanned = 0;
+    CHECK(whole == 6, "points >= 4: %zu", whole); /* 2 (13), 3 (5), 5, 6, 7, 8 */
+    ddb_ent_read_opts po = {.page_size = 3};
+    int pages = 0;
+    do {
+        OK(issue_numbered(db, "CORE", 1, 8, 4, &po, a, &pg, &err));
+        CHECK(pg.count <= 3 && pg.scanned_count <= 3, "page %zu of %zu", pg.count, pg.scanned_count);
+        paged += pg.count;
+        scanned += pg.scanned_count;
+        po.cursor = pg.cursor;
+    } while (pg.cursor && ++pages < 20);
+    CHECK(paged == whole && scanned == 8, "filtered pages: %zu (scanned %zu)", paged, scanned);
+    ddb_ent_read_opts cp = {.count_only = true, .page_size = 3};
+    paged = 0;
+    pages = 0;
+    do {
+        OK(issue_table(db, "CORE", issue_table_all(), &cp, a, &pg, &err));
+        CHECK(pg.count <= 3, "count page %zu", pg.count);
+        paged += pg.count;
+        cp.cursor = pg.cursor;
+    } while (pg.cursor && ++pages < 20);
+    CHECK(paged == 8, "counted pages: %zu", paged);
+
+    /* a collection page narrowed by a sort-key range: one issue's comments
+     * (Query.KeyConditionExpressions.html: begins_with on the sort key) */
+    ddb_ent_range one = {.op = DDB_SK_BEGINS_WITH, .lo = ddb_v_str(a, "CMT#000002#")};
+    trk_board_result r;
+    OK(trk_query_board(db, "CORE", &one, NULL, a, &r, &err));
+    CHECK(r.comment_count == 10 && r.issue_count == 0 && r.project_count == 0, "board range: %zu comments",
+          r.comment_count);
+    /* a filter that drops every item of a page still pages on */
+    ddb_item *fn = ddb_item_new(a), *fv = ddb_item_new(a);
+    ddb_item_set_s(fn, "#a", "author");
+    ddb_item_set_s(fv, ":a", "bob");
+    ddb_ent_read_opts fo = {.filter = "#a = :a", .filter_names = fn, .filter_values = fv, .page_size = 4};
+    size_t bobs = 0;
+    pages = 0;
+    do {
+        OK(trk_query_board(db, "CORE", NULL, &fo, a, &r, &err));
+        bobs += r.comment_count + r.issue_count + r.project_count;
+        fo.cursor = r.page.cursor;
+    } while (r.page.cursor && ++pages < 50);
+    CHECK(bobs == 1, "bob's on the board: %zu", bobs);
+}
+
 int main(int argc, char **argv)
 {
     const char *uri = argc == 2 ? argv[1] : getenv("DDB_TEST_URI");
@@ -464,6 +519,7 @@ int main(int argc, char **argv)
         notices_stats_tx(db, a);
         refusals(db, a);
         capacity(db, a);
+        limits_and_ranges(db, a);
     }
     ddb_arena_free(a);
     ddb_close(db);
