@@ -199,11 +199,15 @@ static void issues(ddb *db, ddb_arena *a)
 
     /* declared updates guarded by a condition */
     struct issue is;
-    OK(issue_move(db, "CORE", 3, "open", "triage", NULL, &is, a, NULL, &err));
+    OK(issue_move(db, "CORE", 3, "open", "P1", "triage", NULL, &is, a, NULL, &err));
     CHECK(is.status && strcmp(is.status, "open") == 0 && is.version == 2, "moved v%u", (unsigned)is.version);
-    RC(DDB_ECONDITION, issue_move(db, "CORE", 3, "open", "triage", NULL, &is, a, NULL, &err));
+    RC(DDB_ECONDITION, issue_move(db, "CORE", 3, "open", "P1", "triage", NULL, &is, a, NULL, &err));
     OK(issue_by_status(db, "CORE", "open", issue_by_status_all(), NULL, a, &pg, &err));
     CHECK(pg.count == 5, "moved onto open: %zu", pg.count);
+    /* its ByStatus sort key was rendered with its priority (a "SET status = :to" alone
+     * used to render "{priority}#..." with no priority: ddbgen now refuses it) */
+    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_EQ, "P1", NULL), NULL, a, &pg, &err));
+    CHECK(pg.count == 1 && pg.items[0].number == 3, "moved issue under P1: %zu", pg.count);
     /* ADD to a string set, twice the same element: a set (Expressions.UpdateExpressions.html#...ADD) */
     char *l1[] = {"ui", "bug"}, *l2[] = {"bug"};
     OK(issue_label(db, "CORE", 2, (ddb_string_set){l1, 2}, NULL, &is, a, NULL, &err));
