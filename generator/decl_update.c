@@ -418,32 +418,40 @@ static void check_action(an *x, const expr_action *ac)
     }
 }
 
-/* Templates fed by changed fields must be recomputable from what the
- * request knows: the key fields and the fields set to a placeholder. */
-static void check_template(an *x, const json_t *t, const char *what, ddbgen_loc l)
+/* The fields of template t the update touches: the changed one
+ * (*kind 1 set to a placeholder, 2 changed in place) and one it does not
+ * know (neither a key field nor changed). */
+static void template_fields(an *x, const json_t *t, const char **changer, int *kind, const char **unknown)
 {
     json_t *uses = json_object_get(t, "uses");
-    size_t u;
-    json_t *name;
-    const char *changer = NULL, *unknown = NULL;
-    int changer_kind = 0;
-    size_t i;
-    json_t *f;
+    size_t u, i;
+    json_t *name, *f;
+    *changer = *unknown = NULL;
+    *kind = 0;
     json_array_foreach(x->fields, i, f) {
         int used = 0;
         json_array_foreach(uses, u, name) used |= !strcmp(json_string_value(name), fname(f));
         if (!used || i >= x->n_fields)
             continue;
-        if (x->changed[i] && !changer) {
-            changer = fname(f);
-            changer_kind = x->changed[i];
-        } else if (!x->changed[i] && !ddbgen_jtrue(f, "key") && !unknown)
-            unknown = fname(f);
+        if (x->changed[i] && !*changer) {
+            *changer = fname(f);
+            *kind = x->changed[i];
+        } else if (!x->changed[i] && !ddbgen_jtrue(f, "key") && !*unknown)
+            *unknown = fname(f);
         if (x->changed[i] == 2) {
-            changer = fname(f);
-            changer_kind = 2;
+            *changer = fname(f);
+            *kind = 2;
         }
     }
+}
+
+/* Templates fed by changed fields must be recomputable from what the
+ * request knows: the key fields and the fields set to a placeholder. */
+static void check_template(an *x, const json_t *t, const char *what, ddbgen_loc l)
+{
+    const char *changer, *unknown;
+    int changer_kind;
+    template_fields(x, t, &changer, &changer_kind, &unknown);
     if (!changer)
         return;
     if (changer_kind == 2)
@@ -457,6 +465,31 @@ static void check_template(an *x, const json_t *t, const char *what, ddbgen_loc 
             "this update sets '%s', and %s (\"%s\") also uses '%s', whose value the update does not know: SET "
             "'%s' too, so the runtime can recompute it",
             changer, what, ddbgen_jstr(t, "template"), unknown, unknown);
+}
+
+/* A secondary index key is written whole: when the update changes one of
+ * its templates, the other one is rendered again too (the item may join or
+ * leave a sparse index), so it must be recomputable as well. */
+static void check_index_key(an *x, const json_t *k, ddbgen_loc l)
+{
+    const json_t *t[2] = {json_object_get(k, "pk"), json_object_get(k, "sk")};
+    const char *changer[2] = {NULL, NULL}, *unknown[2] = {NULL, NULL};
+    int kind[2] = {0, 0};
+    char what[512];
+    for (int w = 0; w < 2; w++) {
+        snprintf(what, sizeof what, "the %s key on index '%s'", w ? "sort" : "partition", ddbgen_jstr(k, "index"));
+        if (t[w]) {
+            check_template(x, t[w], what, l);
+            template_fields(x, t[w], &changer[w], &kind[w], &unknown[w]);
+        }
+    }
+    for (int w = 0; w < 2; w++)
+        if (t[w] && !changer[w] && kind[!w] == 1 && unknown[w])
+            ERR(x, l,
+                "this update sets '%s', so it rewrites the key on index '%s', and its %s key (\"%s\") uses '%s', "
+                "whose value the update does not know: SET '%s' too, so the runtime can recompute it",
+                changer[!w], ddbgen_jstr(k, "index"), w ? "sort" : "partition", ddbgen_jstr(t[w], "template"),
+                unknown[w], unknown[w]);
 }
 
 /* Analyse one declared update (cond may be NULL) or condition (upd NULL). */
@@ -556,14 +589,7 @@ static void check_update(ddbgen_diags *d, json_t *e, const json_t *u)
         json_array_foreach(json_object_get(e, "keys"), i, k) {
             if (!strcmp(ddbgen_jstr(k, "index"), "table"))
                 continue;
-            const char *which[2] = {"pk", "sk"};
-            for (int w = 0; w < 2; w++) {
-                json_t *t = json_object_get(k, which[w]);
-                snprintf(what, sizeof what, "the %s key on index '%s'", w ? "sort" : "partition",
-                         ddbgen_jstr(k, "index"));
-                if (t)
-                    check_template(x, t, what, l);
-            }
+            check_index_key(x, k, l);
         }
         json_t *f;
         json_array_foreach(x->fields, i, f) {

@@ -25,6 +25,7 @@ struct DDB_ENTITY(fleet, "Device")
        DDB_CONDITION("clash", "battery < :obj")
        DDB_CONDITION("runtime_name", "battery < :v1")
        DDB_CONDITION("numbered", "n1 > :lim")
+       DDB_UPDATE("move_site", "SET site = :s") /* the sort key is rendered again and needs status, battery */
 device {
     char id[16];
     char site[16];
