@@ -83,13 +83,19 @@ static json_t *names_ctx(const ddbgen_ir_dexpr *d)
     return a;
 }
 
-static bool reads_known(const ddbgen_ir_template *t, const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
+/* Does t read a field whose new value u knows (removed: one it REMOVEs)? */
+static bool reads_field(const ddbgen_ir_template *t, const ddbgen_ir_update *u, bool removed)
 {
     for (size_t i = 0; t && i < t->n_segs; i++)
         for (size_t k = 0; !t->segs[i].lit && t->segs[i].path_len && k < u->n_known; k++)
-            if (&e->fields[u->known_fields[k]] == &e->fields[t->segs[i].path[0]])
+            if (u->known_fields[k] == t->segs[i].path[0] && (!removed || u->known[k] == DDBGEN_KNOWN_ABSENT))
                 return true;
     return false;
+}
+
+static bool reads_known(const ddbgen_ir_template *t, const ddbgen_ir_update *u)
+{
+    return reads_field(t, u, false);
 }
 
 static json_t *cond_sent(const ddbgen_ir_dexpr *d);
@@ -106,21 +112,28 @@ static void sent_part(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, int 
     for (size_t i = 0; i < u->n_parts; i++)
         if (u->parts[i].shard == s)
             p = &u->parts[i];
-    ddbgen_buf rec = {0}; /* recomputed on s */
+    ddbgen_buf rec = {0}, gone = {0}; /* recomputed on s; REMOVEd with a field they read */
     for (size_t k = 1; k < e->n_keys; k++) {
         const ddbgen_ir_key *kd = &e->keys[k];
         if ((kd->shard ? (int)kd->shard->no : 0) != s ||
-            !(reads_known(&kd->pk, e, u) || (kd->has_sk && reads_known(&kd->sk, e, u))))
+            !(reads_known(&kd->pk, u) || (kd->has_sk && reads_known(&kd->sk, u))))
             continue;
-        ddbgen_buf_printf(&rec, ", %s = <%s>", kd->index->pk.attr, kd->pk.text);
+        bool leaves = reads_field(&kd->pk, u, true) || (kd->has_sk && reads_field(&kd->sk, u, true));
+        /* an LSI's partition key is the table's: never sent */
+        if (strcmp(kd->index->pk.attr, e->keys[0].index->pk.attr) != 0)
+            ddbgen_buf_printf(leaves ? &gone : &rec, leaves ? ", %s" : ", %s = <%s>", kd->index->pk.attr, kd->pk.text);
         if (kd->has_sk)
-            ddbgen_buf_printf(&rec, ", %s = <%s>", kd->index->sk.attr, kd->sk.text);
+            ddbgen_buf_printf(leaves ? &gone : &rec, leaves ? ", %s" : ", %s = <%s>", kd->index->sk.attr, kd->sk.text);
     }
     for (size_t i = 0; i < e->n_fields; i++)
-        if (e->fields[i].derived && field_part(&e->fields[i]) == s && reads_known(e->fields[i].derived, e, u))
-            ddbgen_buf_printf(&rec, ", %s = <%s>", e->fields[i].attr, e->fields[i].derived->text);
-    if (!p && !rec.len) {
+        if (e->fields[i].derived && field_part(&e->fields[i]) == s && reads_known(e->fields[i].derived, u)) {
+            bool leaves = reads_field(e->fields[i].derived, u, true);
+            ddbgen_buf_printf(leaves ? &gone : &rec, leaves ? ", %s" : ", %s = <%s>", e->fields[i].attr,
+                              e->fields[i].derived->text);
+        }
+    if (!p && !rec.len && !gone.len) {
         ddbgen_buf_free(&rec);
+        ddbgen_buf_free(&gone);
         return;
     }
     ddbgen_buf set = {0};
@@ -143,10 +156,13 @@ static void sent_part(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, int 
     if (set.len)
         ddbgen_buf_printf(out, "SET %s", ddbgen_buf_str(&set) + 2);
     for (int c = 1; p && c < 4; c++)
-        if (*p->clauses[c])
-            ddbgen_buf_printf(out, " %s %s", kw[c], p->clauses[c]);
+        if (*p->clauses[c] || (c == 1 && gone.len))
+            ddbgen_buf_printf(out, " %s %s%s", kw[c], p->clauses[c], c == 1 && gone.len ? ddbgen_buf_str(&gone) + (*p->clauses[c] ? 0 : 2) : "");
+    if (!p && gone.len)
+        ddbgen_buf_printf(out, " REMOVE %s", ddbgen_buf_str(&gone) + 2);
     ddbgen_buf_free(&set);
     ddbgen_buf_free(&rec);
+    ddbgen_buf_free(&gone);
 }
 
 static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
@@ -205,7 +221,10 @@ static json_t *update_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_update *u)
     set(o, "has_params", json_boolean(u->n_params > 0));
     for (size_t i = 0; i < u->n_known; i++) {
         json_t *k = json_object();
-        param_ctx(k, &u->params[u->known[i]], "k");
+        if (u->known[i] != DDBGEN_KNOWN_ABSENT)
+            param_ctx(k, &u->params[u->known[i]], "k");
+        else
+            set(k, "assign", json_string("    /* " "REMOVEd: absent in k */"));
         set(k, "no", json_integer((json_int_t)u->known_fields[i]));
         json_array_append_new(known, k);
     }

@@ -37,8 +37,8 @@ typedef struct an {
     ph ph[64];
     size_t n_ph;
 #define AN_MAX_FIELDS 1024 /* more than the runtime's DDB_ENT_MAX_FIELDS: every field fits */
-    int known[AN_MAX_FIELDS];   /* field set to placeholder: its ph index; by field index (-1 none) */
-    int changed[AN_MAX_FIELDS]; /* by field index: 0, or the clause that changes it (1 SET value, 2 other) */
+    int known[AN_MAX_FIELDS];   /* field set to placeholder: its ph index; KNOWN_ABSENT: REMOVEd; by field index (-1 none) */
+    int changed[AN_MAX_FIELDS]; /* by field index: 0, or the clause that changes it (CH_*) */
     size_t n_fields;
     int ok;
     int in_cond;          /* reading a condition: the shard items it reads are noted */
@@ -297,6 +297,12 @@ static void check_read(an *x, int r, int t, uint32_t line, uint32_t col)
 }
 
 /* The SET value n written into target field t. */
+/* How an update changes a field: SET to a placeholder (the new value is
+ * known), changed in place (ADD, DELETE, SET f = f + :n: known only to the
+ * database), REMOVEd (known: absent). */
+enum { CH_SET = 1, CH_IN_PLACE = 2, CH_REMOVED = 3 };
+#define KNOWN_ABSENT (-2) /* x->known[i]: the field is REMOVEd */
+
 static void check_set_value(an *x, const expr_node *n, int t, int *plain)
 {
     const json_t *tf = field_at(x, t);
@@ -385,7 +391,8 @@ static void check_action(an *x, const expr_action *ac)
         check_set_value(x, ac->value, i, &plain);
         break;
     case UA_REMOVE:
-        plain = 0;
+        /* its new value is known: absent (a template using it renders
+         * absent, so a sparse index key is REMOVEd) */
         if (!ddbgen_jtrue(f, "optional"))
             ERR(x, l, "REMOVE cannot clear '%s': a %s field is always stored; only optional fields (pointers, "
                       "sets, lists) can be removed",
@@ -406,9 +413,12 @@ static void check_action(an *x, const expr_action *ac)
             type_value(x, ac->value, i, "deleted from a set");
         break;
     }
-    if ((size_t)i < sizeof x->changed / sizeof *x->changed)
-        x->changed[i] = plain ? 1 : 2;
-    if (plain && ac->value && ac->value->kind == EN_VALUE) {
+    if ((size_t)i < sizeof x->changed / sizeof *x->changed) {
+        x->changed[i] = ac->kind == UA_REMOVE ? CH_REMOVED : plain ? CH_SET : CH_IN_PLACE;
+        if (ac->kind == UA_REMOVE)
+            x->known[i] = KNOWN_ABSENT;
+    }
+    if (ac->kind == UA_SET && plain && ac->value && ac->value->kind == EN_VALUE) {
         for (size_t p = 0; p < x->n_ph; p++) {
             char name[DDB_EXPR_MAX_REF_BYTES + 1];
             snprintf(name, sizeof name, "%.*s", (int)ac->value->slen - 1, ac->value->str + 1);
@@ -418,9 +428,10 @@ static void check_action(an *x, const expr_action *ac)
     }
 }
 
-/* The fields of template t the update touches: the changed one
- * (*kind 1 set to a placeholder, 2 changed in place) and one it does not
- * know (neither a key field nor changed). */
+/* The fields of template t the update touches: the changed one and how
+ * (*kind: CH_IN_PLACE before CH_REMOVED before CH_SET, the one that
+ * decides the template's new value) and one it does not know (neither a
+ * key field nor changed). */
 static void template_fields(an *x, const json_t *t, const char **changer, int *kind, const char **unknown)
 {
     json_t *uses = json_object_get(t, "uses");
@@ -433,15 +444,12 @@ static void template_fields(an *x, const json_t *t, const char **changer, int *k
         json_array_foreach(uses, u, name) used |= !strcmp(json_string_value(name), fname(f));
         if (!used || i >= x->n_fields)
             continue;
-        if (x->changed[i] && !*changer) {
+        static const int rank[4] = {0, 1, 3, 2}; /* by CH_*: which change decides */
+        if (x->changed[i] && (!*changer || rank[x->changed[i]] > rank[*kind])) {
             *changer = fname(f);
             *kind = x->changed[i];
         } else if (!x->changed[i] && !ddbgen_jtrue(f, "key") && !*unknown)
             *unknown = fname(f);
-        if (x->changed[i] == 2) {
-            *changer = fname(f);
-            *kind = 2;
-        }
     }
 }
 
@@ -454,13 +462,13 @@ static void check_template(an *x, const json_t *t, const char *what, ddbgen_loc 
     template_fields(x, t, &changer, &changer_kind, &unknown);
     if (!changer)
         return;
-    if (changer_kind == 2)
+    if (changer_kind == CH_IN_PLACE)
         ERR(x, l,
             "this update changes '%s' in place (its new value is known only to the database), and %s "
             "(\"%s\") depends on it, so it cannot be recomputed in the same request: SET '%s' to a placeholder "
             "instead",
             changer, what, ddbgen_jstr(t, "template"), changer);
-    else if (unknown)
+    else if (changer_kind == CH_SET && unknown) /* CH_REMOVED: it renders absent whatever the rest holds */
         ERR(x, l,
             "this update sets '%s', and %s (\"%s\") also uses '%s', whose value the update does not know: SET "
             "'%s' too, so the runtime can recompute it",
@@ -469,7 +477,9 @@ static void check_template(an *x, const json_t *t, const char *what, ddbgen_loc 
 
 /* A secondary index key is written whole: when the update changes one of
  * its templates, the other one is rendered again too (the item may join or
- * leave a sparse index), so it must be recomputable as well. */
+ * leave a sparse index), so it must be recomputable as well -- unless a
+ * field of either is REMOVEd: then the key is absent (the item leaves the
+ * sparse index) whatever the other fields hold. */
 static void check_index_key(an *x, const json_t *k, ddbgen_loc l)
 {
     const json_t *t[2] = {json_object_get(k, "pk"), json_object_get(k, "sk")};
@@ -484,7 +494,7 @@ static void check_index_key(an *x, const json_t *k, ddbgen_loc l)
         }
     }
     for (int w = 0; w < 2; w++)
-        if (t[w] && !changer[w] && kind[!w] == 1 && unknown[w])
+        if (t[w] && !changer[w] && kind[!w] == CH_SET && unknown[w])
             ERR(x, l,
                 "this update sets '%s', so it rewrites the key on index '%s', and its %s key (\"%s\") uses '%s', "
                 "whose value the update does not know: SET '%s' too, so the runtime can recompute it",
@@ -811,12 +821,12 @@ static void lower_update(ddbgen_ir *ir, const json_t *je, const ddbgen_ir_entity
     out->n_params = x->n_ph;
     size_t nk = 0;
     for (size_t i = 0; i < x->n_fields; i++)
-        nk += x->known[i] >= 0;
+        nk += x->known[i] >= 0 || x->known[i] == KNOWN_ABSENT;
     out->known = pool_array(ir, nk, sizeof *out->known, oom);
     out->known_fields = pool_array(ir, nk, sizeof *out->known_fields, oom);
     for (size_t i = 0; out->known && out->known_fields && i < x->n_fields; i++)
-        if (x->known[i] >= 0) {
-            out->known[out->n_known] = (size_t)x->known[i];
+        if (x->known[i] >= 0 || x->known[i] == KNOWN_ABSENT) {
+            out->known[out->n_known] = x->known[i] >= 0 ? (size_t)x->known[i] : DDBGEN_KNOWN_ABSENT;
             out->known_fields[out->n_known++] = i;
         }
     lower_parts(ir, e, &ux, out, oom);

@@ -44,6 +44,8 @@ typedef struct ddbgen_ir_update_part {
     const char *clauses[4];        /* SET, REMOVE, ADD, DELETE bodies of its actions ("" when none) */
 } ddbgen_ir_update_part;
 
+#define DDBGEN_KNOWN_ABSENT ((size_t)-1) /* known[i]: the field is REMOVEd */
+
 typedef struct ddbgen_ir_update {
     const char *name;              /* "charge": the function <entity>_charge */
     ddbgen_ir_dexpr update;
@@ -52,7 +54,8 @@ typedef struct ddbgen_ir_update {
     ddbgen_ir_dexpr condition;
     ddbgen_ir_placeholder *params; /* placeholders of both, in order of first use */
     size_t n_params;
-    size_t *known;                 /* fields set to a placeholder (SET f = :p): params indexes */
+    size_t *known;                 /* fields whose new value the update knows: SET f = :p (params
+                                    * index) or REMOVE f (DDBGEN_KNOWN_ABSENT) */
     size_t *known_fields;          /* ... and those fields' indexes */
     size_t n_known;
     ddbgen_ir_update_part *parts;  /* one per shard item whose fields it changes, by shard */

@@ -217,6 +217,60 @@ static void test_recomputed_keys(void **state)
     close_db(db);
 }
 
+/* A declared update that REMOVEs a field of a sparse index key takes the
+ * item off the index in the same request (its index keys REMOVEd), and one
+ * that SETs the key's fields puts it back.  Developer Guide, "Take advantage
+ * of sparse indexes" (bp-indexes-general-sparse-indexes.html): only items
+ * with the index key attributes appear in the index. */
+static void test_sparse_index_remove(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    ddb_capacity cap;
+    struct ticket t = {.id = "t1", .state = "open", .prio = "P1"}, got;
+    OK(ticket_put(db, &t, NULL, NULL, &err));
+    ticket_page pg;
+    OK(ticket_GSI1(db, "open", ticket_GSI1_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    OK(ticket_close(db, "t1", "2026-11-26", &caps, &got, a, &cap, &err));
+    assert_null(got.state);
+    assert_string_equal(got.closed_at, "2026-11-26");
+    assert_string_equal(got.prio, "P1");
+    if (!remote()) { /* the GSI1 entry deleted: 1 unit (dynalite reports no per-index capacity) */
+        assert_int_equal(cap.n_indexes, 1);
+        assert_true(cap.indexes[0].write == 1.0);
+    }
+    OK(ticket_GSI1(db, "open", ticket_GSI1_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 0);
+    /* the stored item holds no index key attribute any more */
+    ddb_item *key = ddb_item_new(a), *it = NULL;
+    assert_non_null(key);
+    OK(ddb_item_set_s(key, "PK", "TICKET#t1"));
+    OK(ddb_item_set_s(key, "SK", "TICKET"));
+    OK(ddb_get_item(db, "Fleet", key, NULL, a, &it, NULL, &err));
+    assert_null(ddb_item_get(it, "GSI1PK"));
+    assert_null(ddb_item_get(it, "GSI1SK"));
+    /* reopened (its sort key's prio set too): back on GSI1, closed_at gone */
+    OK(ticket_reopen(db, "t1", "triage", "P2", NULL, &got, a, NULL, &err));
+    assert_null(got.closed_at);
+    OK(ticket_GSI1(db, "triage", ticket_GSI1_all(), NULL, a, &pg, &err));
+    assert_int_equal(pg.count, 1);
+    assert_string_equal(pg.items[0].prio, "P2");
+    /* closing in a transaction does the same */
+    if (!remote() || remote_has_transactions()) {
+        ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+        assert_non_null(tx);
+        OK(ticket_tx_close(tx, "t1", "2026-11-27", NULL, &err));
+        OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+        OK(ticket_GSI1(db, "triage", ticket_GSI1_all(), NULL, a, &pg, &err));
+        assert_int_equal(pg.count, 0);
+    }
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 /* Stock sku: qty 10, title "Kayak", a 20 KB blurb (returned: free it). */
 static char *new_stock(ddb *db, const char *sku)
 {
@@ -880,6 +934,7 @@ int main(void)
         cmocka_unit_test(test_set_and_arithmetic),
         cmocka_unit_test(test_sets_lists_remove),
         cmocka_unit_test(test_recomputed_keys),
+        cmocka_unit_test(test_sparse_index_remove),
         cmocka_unit_test(test_sharded),
         cmocka_unit_test(test_sharded_multi),
         cmocka_unit_test(test_declared_in_transactions),

@@ -39,6 +39,21 @@ device {
     char updated[25] DDB_UPDATED_AT;
 };
 
+/* A sparse index: an open ticket is on GSI1 under its state; closing it
+ * REMOVEs the state, and the declared update takes it off GSI1 (its keys
+ * REMOVEd in the same request) whatever the sort key's other field holds. */
+struct DDB_ENTITY(fleet, "Ticket")
+       DDB_KEY("table", "TICKET#{id}", "TICKET")
+       DDB_KEY("GSI1", "STATE#{state}", "{prio}#{id}")
+       DDB_UPDATE("close", "REMOVE state SET closed_at = :at")
+       DDB_UPDATE("reopen", "SET state = :s, prio = :p REMOVE closed_at")
+ticket {
+    char id[16];
+    char *state;
+    char prio[4];
+    char *closed_at;
+};
+
 /* A unique field: every write of it keeps a uniqueness item in the same
  * transaction (embedded engine only: dynalite has no TransactWriteItems). */
 struct DDB_ENTITY(fleet, "Owner")
