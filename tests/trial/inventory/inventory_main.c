@@ -255,18 +255,14 @@ static void notes_and_feed(ddb *db, ddb_arena *a)
 
 int main(int argc, char **argv)
 {
-    const char *uri = argc == 2 ? argv[1] : getenv("DDB_TEST_URI");
-    if (!uri) {
-        fprintf(stderr, "usage: %s URI (or DDB_TEST_URI)\n", argv[0]);
+    const char *uri = trial_uri(argc, argv);
+    if (!uri)
         return 2;
-    }
     remote = strncmp(uri, "file:", 5) != 0;
-    ddb *db;
-    ddb_error err = {0};
-    if (ddb_open(uri, NULL, &db, &err)) {
-        fprintf(stderr, "open %s: %s\n", uri, err.message);
+    ddb *db = trial_open(uri, NULL);
+    if (!db)
         return 1;
-    }
+    ddb_error err = {0};
     ddb_arena *a = ddb_arena_new();
     int rc = inv_open(db, &err);
     CHECK(rc == 0, "inv_open: %s", err.message);
@@ -275,8 +271,5 @@ int main(int argc, char **argv)
         movements(db, a);
         notes_and_feed(db, a);
     }
-    ddb_arena_free(a);
-    ddb_close(db);
-    printf("%s: %d failures\n", argv[0], failures);
-    return failures ? 1 : 0;
+    return trial_done(argv[0], db, a);
 }

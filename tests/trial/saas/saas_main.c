@@ -464,18 +464,14 @@ static void stream(ddb *db, ddb_arena *a)
 
 int main(int argc, char **argv)
 {
-    const char *uri = argc == 2 ? argv[1] : getenv("DDB_TEST_URI");
-    if (!uri) {
-        fprintf(stderr, "usage: %s URI (or DDB_TEST_URI)\n", argv[0]);
+    const char *uri = trial_uri(argc, argv);
+    if (!uri)
         return 2;
-    }
-    ddb *db;
-    ddb_error err = {0};
     ddb_options opts = {.clock_ms = test_clock};
-    if (ddb_open(uri, &opts, &db, &err)) {
-        fprintf(stderr, "open %s: %s\n", uri, err.message);
+    ddb *db = trial_open(uri, &opts);
+    if (!db)
         return 1;
-    }
+    ddb_error err = {0};
     ddb_arena *a = ddb_arena_new();
     int rc = saas_open(db, &err);
     CHECK(rc == 0, "saas_open: %s", err.message);
@@ -491,8 +487,5 @@ int main(int argc, char **argv)
         collection(db, a);
         stream(db, a);
     }
-    ddb_arena_free(a);
-    ddb_close(db);
-    printf("%s: %d failures\n", argv[0], failures);
-    return failures ? 1 : 0;
+    return trial_done(argv[0], db, a);
 }

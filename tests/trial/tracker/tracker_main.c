@@ -218,12 +218,21 @@ static void issues(ddb *db, ddb_arena *a)
 
     /* close issue 2: status cleared by update_fields takes it off the sparse index
      * (bp-indexes-general-sparse-indexes.html) */
-    OK(issue_stamp_closed(db, "CORE", 2, "2025-11-26T15:00:00Z", NULL, &is, a, NULL, &err));
-    is.status = NULL;
-    OK(issue_update_fields_if_in_status(db, &is, issue_mask(ISSUE_F_STATUS), "open", NULL, NULL, &err));
+    OK(issue_close(db, "CORE", 2, "2025-11-26T15:00:00Z", NULL, &is, a, NULL, &err));
     RC(DDB_ECONDITION, issue_stamp_closed(db, "CORE", 2, "2025-11-26T15:00:01Z", NULL, &is, a, NULL, &err));
     OK(issue_by_status(db, "CORE", "open", issue_by_status_all(), NULL, a, &pg, &err));
     CHECK(pg.count == 4, "closed left open: %zu", pg.count);
+    /* closed with update_fields (status NULL) likewise: issue 6 */
+    OK(issue_get(db, "CORE", 6, NULL, a, &is, &err));
+    is.status = NULL;
+    OK(issue_update_fields_if_in_status(db, &is, issue_mask(ISSUE_F_STATUS), "open", NULL, NULL, &err));
+    OK(issue_by_status(db, "CORE", "open", issue_by_status_all(), NULL, a, &pg, &err));
+    CHECK(pg.count == 3, "6 closed too: %zu", pg.count);
+    /* reopened by update_fields: back on the index under its priority */
+    is.status = "open";
+    OK(issue_update_fields(db, &is, issue_mask(ISSUE_F_STATUS), NULL, NULL, &err));
+    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_EQ, "P2", NULL), NULL, a, &pg, &err));
+    CHECK(pg.count == 1 && pg.items[0].number == 6, "6 reopened under P2: %zu", pg.count);
     OK(issue_get(db, "CORE", 2, NULL, a, &is, &err));
     CHECK(is.status == NULL && is.closed_at && strcmp(is.closed_at, "2025-11-26T15:00:00Z") == 0, "closed");
     OK(stats_closed(db, "CORE", -1, 1, NULL, NULL, a, NULL, &err));
@@ -465,7 +474,9 @@ static void limits_and_ranges(ddb *db, ddb_arena *a)
         scanned += pg.scanned_count;
         po.cursor = pg.cursor;
     } while (pg.cursor && ++pages < 20);
-    CHECK(paged == whole && scanned == 8, "filtered pages: %zu (scanned %zu)", paged, scanned);
+    /* ScannedCount counts every item the key condition reads: the 8 issues and the 20
+     * comments of issues 2 and 3, whose keys ("ISSUE#000002#C#...") sort inside the range */
+    CHECK(paged == whole && scanned == 28, "filtered pages: %zu (scanned %zu)", paged, scanned);
     ddb_ent_read_opts cp = {.count_only = true, .page_size = 3};
     paged = 0;
     pages = 0;
@@ -479,11 +490,16 @@ static void limits_and_ranges(ddb *db, ddb_arena *a)
 
     /* a collection page narrowed by a sort-key range: one issue's comments
      * (Query.KeyConditionExpressions.html: begins_with on the sort key) */
-    ddb_ent_range one = {.op = DDB_SK_BEGINS_WITH, .lo = ddb_v_str(a, "CMT#000002#")};
+    ddb_ent_range one = {.op = DDB_SK_BEGINS_WITH, .lo = ddb_v_str(a, "ISSUE#000002#")};
     trk_board_result r;
     OK(trk_query_board(db, "CORE", &one, NULL, a, &r, &err));
     CHECK(r.comment_count == 10 && r.issue_count == 0 && r.project_count == 0, "board range: %zu comments",
           r.comment_count);
+    /* the issue and its thread: begins_with "ISSUE#000003" (an issue's key is a prefix of its comments') */
+    ddb_ent_range thread = {.op = DDB_SK_BEGINS_WITH, .lo = ddb_v_str(a, "ISSUE#000003")};
+    OK(trk_query_board(db, "CORE", &thread, NULL, a, &r, &err));
+    CHECK(r.issue_count == 1 && r.issue[0].number == 3 && r.comment_count == 10, "thread of 3: %zu + %zu",
+          r.issue_count, r.comment_count);
     /* a filter that drops every item of a page still pages on */
     ddb_item *fn = ddb_item_new(a), *fv = ddb_item_new(a);
     ddb_item_set_s(fn, "#a", "author");
@@ -501,18 +517,14 @@ static void limits_and_ranges(ddb *db, ddb_arena *a)
 
 int main(int argc, char **argv)
 {
-    const char *uri = argc == 2 ? argv[1] : getenv("DDB_TEST_URI");
-    if (!uri) {
-        fprintf(stderr, "usage: %s URI (or DDB_TEST_URI)\n", argv[0]);
+    const char *uri = trial_uri(argc, argv);
+    if (!uri)
         return 2;
-    }
-    ddb *db;
-    ddb_error err = {0};
     ddb_options opts = {.clock_ms = test_clock};
-    if (ddb_open(uri, &opts, &db, &err)) {
-        fprintf(stderr, "open %s: %s\n", uri, err.message);
+    ddb *db = trial_open(uri, &opts);
+    if (!db)
         return 1;
-    }
+    ddb_error err = {0};
     ddb_arena *a = ddb_arena_new();
     int rc = trk_open(db, &err);
     CHECK(rc == 0, "trk_open: %s", err.message);
@@ -525,8 +537,5 @@ int main(int argc, char **argv)
         capacity(db, a);
         limits_and_ranges(db, a);
     }
-    ddb_arena_free(a);
-    ddb_close(db);
-    printf("%s: %d failures\n", argv[0], failures);
-    return failures ? 1 : 0;
+    return trial_done(argv[0], db, a);
 }

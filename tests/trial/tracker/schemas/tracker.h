@@ -48,8 +48,8 @@ struct DDB_ENTITY(trk, "Issue")
        DDB_CONDITION("in_status", "status = :s")
        /* the ByStatus key is written whole: its sort key's priority is set too */
        DDB_UPDATE("move", "SET status = :to, priority = :p", "status = :from")
-       /* "REMOVE status SET closed_at = :at" is refused (TRIAL-FINDINGS.md, trial2 F1): an issue is
-        * closed with issue_update_fields (status NULL), which takes it off ByStatus */
+       /* REMOVE of the sparse key field: the issue leaves ByStatus (trial finding F1) */
+       DDB_UPDATE("close", "REMOVE status SET closed_at = :at", "attribute_exists(status)")
        DDB_UPDATE("stamp_closed", "SET closed_at = :at", "attribute_exists(status)")
        DDB_UPDATE("estimate", "SET points = :p")
        DDB_UPDATE("label", "ADD labels :l")
@@ -67,10 +67,10 @@ issue {
     uint32_t version DDB_VERSION;
 };
 
-/* "ISSUE#{issue:06}#C#{posted_ms:015}" (comments right after their issue)
- * is refused as colliding with the issue's "ISSUE#{number:06}" (trial2 F2) */
+/* comments right after their issue: "ISSUE#000007", "ISSUE#000007#C#..."
+ * (a digit hole never holds '#': no collision, trial finding F2) */
 struct DDB_ENTITY(trk, "Comment")
-       DDB_KEY("table", "PROJ#{project}", "CMT#{issue:06}#{posted_ms:015}")
+       DDB_KEY("table", "PROJ#{project}", "ISSUE#{issue:06}#C#{posted_ms:015}")
        DDB_COLLECTION("board", "table")
 comment {
     char project[12];
