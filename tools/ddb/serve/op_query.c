@@ -138,10 +138,15 @@ int op_scan(serve_req *r)
         w_uint(r, r->in, "Segment", "segment", 0, 999999, &segment, &has_segment) ||
         w_uint(r, r->in, "TotalSegments", "totalSegments", 1, 1000000, &total, &has_total))
         return -1;
-    /* API_Scan: Segment and TotalSegments go together */
-    if (has_segment != has_total)
+    /* API_Scan: Segment and TotalSegments go together; the message names
+     * the one missing (DynamoDB's words as dynalite's validations/scan.js
+     * has them for either direction) */
+    if (has_segment && !has_total)
         return serve_validation(r, "The TotalSegments parameter is required but was not present in the request when "
                                    "Segment parameter is present");
+    if (has_total && !has_segment)
+        return serve_validation(r, "The Segment parameter is required but was not present in the request when "
+                                   "parameter TotalSegments is present");
     const ddb_expr *e[] = {q.filter, q.projection};
     if (w_check_exprs(r, e, 2, q.names, q.values))
         return -1;
