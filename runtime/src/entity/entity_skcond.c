@@ -2,8 +2,10 @@
  * the key's sort-key template (a segment index: literal or hole) and an
  * operator (ddb_ent_sk_op), turned into Query's sk_op / sk1 / sk2.  Keys
  * that continue after the level (more template text, or the shard suffix
- * of a sharded entity's table items) are bracketed with U+10FFFF so that
- * they compare as equal to the level's text.  Calls the templates of this
+ * of a sharded entity's table items) are bracketed with U+10FFFF after the
+ * literal that ends the level's text (or the shard suffix), so that they
+ * compare as equal to the level's text and a longer value does not
+ * ("ALB1#..." is ALB1, "ALB10#..." is above it).  Calls the templates of this
  * room and the public value API. */
 #include "entity/entity_internal.h"
 
@@ -82,14 +84,15 @@ static int numeric_condition(const ddb_entity_desc *e, const ddb_key_desc *kd, c
  * so the open end of the range becomes that bound).  A level at segment 0
  * has no P: a plain comparison. */
 static int range_in_prefix(const ddb_entity_desc *e, const ddb_template *t, const ddb_ent_key_cond *kc,
-                           bool continues, ddb_arena *a, ddb_query_params *qp, ddb_error *err)
+                           bool continues, bool through, const char *suffix, ddb_arena *a, ddb_query_params *qp,
+                           ddb_error *err)
 {
     bool upper = kc->op == DDB_ENT_SK_LT || kc->op == DDB_ENT_SK_LE;
     /* keys that continue after the level compare as equal to it: <= and >
      * take them (v+top), < and >= stop before them (v) */
     bool with_top = continues && (kc->op == DDB_ENT_SK_LE || kc->op == DDB_ENT_SK_GT);
     ddb_value *v, *p = NULL;
-    int rc = level_text(e, t, kc->obj, kc->level, false, with_top, NULL, a, &v, err);
+    int rc = level_text(e, t, kc->obj, kc->level, with_top && through, with_top, with_top ? suffix : NULL, a, &v, err);
     if (!rc && kc->level > 0)
         rc = level_text(e, t, kc->obj, (uint16_t)(kc->level - 1), false, !upper, NULL, a, &p, err);
     if (rc)
@@ -158,6 +161,11 @@ int ddbi_ent_sk_condition(const ddb_entity_desc *e, const ddb_ent_key_cond *kc, 
     /* a sharded entity's table items carry <suffix><shard id> after the key */
     bool sharded = e->n_shards && kc->key == 0;
     bool continues = !last || sharded;
+    /* what ends the level's text in a key that continues: the literal after
+     * the hole, or the shard suffix after the last level (a hole followed
+     * by a hole has none) */
+    bool through = !last && t->segs[kc->level + 1].lit != NULL;
+    const char *suffix = last && sharded ? ddbi_ent_shard_suffix(e) : NULL;
     if (kc->op == DDB_ENT_SK_EQ && !last)
         return ddbi_fail(err, DDB_EVALIDATION, "%s: EQ needs the whole sort key (level %u of %u segments)", e->name,
                          (unsigned)kc->level, (unsigned)t->n);
@@ -178,11 +186,13 @@ int ddbi_ent_sk_condition(const ddb_entity_desc *e, const ddb_ent_key_cond *kc, 
     case DDB_ENT_SK_GE:
     case DDB_ENT_SK_LE:
     case DDB_ENT_SK_GT:
-        return range_in_prefix(e, t, kc, continues, a, qp, err);
+        return range_in_prefix(e, t, kc, continues, through, suffix, a, qp, err);
     default: /* BETWEEN */
         qp->sk_op = DDB_SK_BETWEEN;
         rc = level_text(e, t, kc->obj, kc->level, false, false, NULL, a, (ddb_value **)&qp->sk1, err);
-        return rc ? rc : level_text(e, t, kc->hi, kc->level, false, continues, NULL, a, (ddb_value **)&qp->sk2, err);
+        return rc ? rc
+                  : level_text(e, t, kc->hi, kc->level, continues && through, continues, continues ? suffix : NULL, a,
+                               (ddb_value **)&qp->sk2, err);
     }
 }
 

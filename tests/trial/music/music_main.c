@@ -56,6 +56,14 @@ static void load(ddb *db)
         snprintf(t.title, sizeof t.title, "Solo %d", no);
         OK(track_put(db, &t, NULL, NULL, &err));
     }
+    /* A4: album names that are prefixes of each other (ALB1, ALB10) */
+    for (int i = 1; i <= 5; i++) {
+        struct track t = {.artist = "A4", .no = i, .genre = "folk", .year = 1999, .plays = i, .seconds = 100};
+        snprintf(t.album, sizeof t.album, "%s", i <= 2 ? "ALB1" : "ALB10");
+        snprintf(t.track_id, sizeof t.track_id, "F%d", i);
+        snprintf(t.title, sizeof t.title, "Folk %d", i);
+        OK(track_put(db, &t, NULL, NULL, &err));
+    }
     /* A3: a big album of jazz, batch-put */
     static struct track big[BIG];
     for (int no = 1; no <= BIG; no++) {
@@ -111,14 +119,27 @@ static void levels(ddb *db, ddb_arena *a)
     CHECK(nos(db, a, track_table_no(DDB_ENT_SK_BETWEEN, "ALB1", 3, 6), NULL, &f) == 4 && f == 3, "3..6");
     CHECK(nos(db, a, track_table_no(DDB_ENT_SK_GT, "ALB2", 7, 0), NULL, &f) == 1 && f == 8, "ALB2 no > 7");
 
+    /* a level's value that is a prefix of another's: ALB1 is not ALB10 */
+    ddb_error err = {0};
+    track_page p;
+    struct { ddb_ent_sk_op op; const char *lo, *hi; size_t want; } alb[] = {
+        {DDB_ENT_SK_EQ, "ALB1", NULL, 2},       {DDB_ENT_SK_BEGINS, "ALB1", NULL, 5},
+        {DDB_ENT_SK_LE, "ALB1", NULL, 2},       {DDB_ENT_SK_LT, "ALB10", NULL, 2},
+        {DDB_ENT_SK_GT, "ALB1", NULL, 3},       {DDB_ENT_SK_GE, "ALB10", NULL, 3},
+        {DDB_ENT_SK_BETWEEN, "ALB1", "ALB1", 2}, {DDB_ENT_SK_BETWEEN, "ALB10", "ALB2", 3},
+    };
+    for (size_t i = 0; i < sizeof alb / sizeof alb[0]; i++) {
+        OK(track_table(db, "A4", track_table_album(alb[i].op, alb[i].lo, alb[i].hi), NULL, a, &p, &err));
+        CHECK(p.count == alb[i].want, "A4 album op %d %s..%s: %zu, want %zu", (int)alb[i].op, alb[i].lo,
+              alb[i].hi ? alb[i].hi : "", p.count, alb[i].want);
+    }
+
     /* descending */
     ddb_ent_read_opts back = {.backward = true};
     CHECK(nos(db, a, track_table_album(DDB_ENT_SK_EQ, "ALB1", NULL), &back, &f) == 12 && f == 12, "backward: %d", f);
     CHECK(nos(db, a, track_table_no(DDB_ENT_SK_LT, "ALB1", 5, 0), &back, &f) == 4 && f == 4, "backward < 5: %d", f);
 
     /* count only */
-    ddb_error err = {0};
-    track_page p;
     ddb_ent_read_opts cnt = {.count_only = true};
     OK(track_table(db, "A1", track_table_no(DDB_ENT_SK_GE, "ALB1", 4, 0), &cnt, a, &p, &err));
     CHECK(p.count == 9 && !p.items, "count only: %zu", p.count);
@@ -261,7 +282,7 @@ static void collection(ddb *db, ddb_arena *a)
 static void scans_and_batches(ddb *db, ddb_arena *a)
 {
     ddb_error err = {0};
-    enum { ALL = 20 + 3 + BIG };
+    enum { ALL = 20 + 3 + BIG + 5 };
     static bool seen[ALL];
     size_t total = 0, dup = 0;
     /* four segments of the typed scan: each track once, all of them */
@@ -275,7 +296,8 @@ static void scans_and_batches(ddb *db, ddb_arena *a)
                 const char *id = p.items[i].track_id;
                 int k = id[0] == 'T' ? (id[1] - '1') * 12 + atoi(id + 2) - 1
                         : id[0] == 'U' ? 20 + atoi(id + 1) - 1
-                                       : 23 + atoi(id + 1) - 1;
+                        : id[0] == 'J' ? 23 + atoi(id + 1) - 1
+                                       : 23 + BIG + atoi(id + 1) - 1;
                 if (k < 0 || k >= ALL || seen[k])
                     dup++;
                 else
