@@ -394,17 +394,13 @@ int main(int argc, char **argv)
         argc--;
         argv++;
     }
-    const char *uri = argc == 2 ? argv[1] : getenv("DDB_TEST_URI");
-    if (!uri) {
-        fprintf(stderr, "usage: %s URI (or DDB_TEST_URI)\n", argv[0]);
+    const char *uri = trial_uri(argc, argv);
+    if (!uri)
         return 2;
-    }
-    ddb *db;
-    ddb_error err = {0};
-    if (ddb_open(uri, NULL, &db, &err)) {
-        fprintf(stderr, "open %s: %s\n", uri, err.message);
+    ddb *db = trial_open(uri, NULL);
+    if (!db)
         return 1;
-    }
+    ddb_error err = {0};
     ddb_arena *a = ddb_arena_new();
     int rc = 0;
     if (dynalite) {
@@ -425,8 +421,5 @@ int main(int argc, char **argv)
         if (!dynalite)
             ttl(db, a);
     }
-    ddb_arena_free(a);
-    ddb_close(db);
-    printf("%s: %d failures\n", argv[0], failures);
-    return failures ? 1 : 0;
+    return trial_done(argv[0], db, a);
 }
