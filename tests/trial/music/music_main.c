@@ -171,6 +171,17 @@ static void pages(ddb *db, ddb_arena *a)
               p.count, p.count ? p.items[0].no : -1);
     }
 
+    /* a cursor is bounded input: garbage, or one of another partition, is a
+     * clear error, not a crash or a silent restart (API_Query,
+     * ExclusiveStartKey: "The provided starting key is invalid" / "outside
+     * query boundaries") */
+    ddb_ent_read_opts bad = {.cursor = "not a cursor!"};
+    int rc = track_table(db, "A1", track_table_all(), &bad, a, &p, &err);
+    CHECK(rc != 0 && err.message[0], "garbage cursor: %s: %s", ddb_strerror(rc), err.message);
+    bad.cursor = second;
+    rc = track_table(db, "A2", track_table_all(), &bad, a, &p, &err);
+    CHECK(rc != 0 && err.message[0], "another partition's cursor: %s: %s", ddb_strerror(rc), err.message);
+
     /* a projection: the title only; the masks say so (at most the
      * projection: entity.h, ddb_ent_read_opts.fields — the key fields come
      * back only when projected) */
