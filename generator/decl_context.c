@@ -102,6 +102,17 @@ static json_t *cond_sent(const ddbgen_ir_dexpr *d);
 
 static int field_part(const ddbgen_ir_field *f) { return f->shard ? (int)f->shard->no : 0; }
 
+/* Attribute attr, recomputed from template text: into rec as "attr =
+ * <text>", or into gone when a field it reads is REMOVEd (it renders
+ * absent: the attribute is REMOVEd). */
+static void note_recomputed(ddbgen_buf *rec, ddbgen_buf *gone, bool leaves, const char *attr, const char *text)
+{
+    if (leaves)
+        ddbgen_buf_printf(gone, ", %s", attr);
+    else
+        ddbgen_buf_printf(rec, ", %s = <%s>", attr, text);
+}
+
 /* What the generated function sends to shard item s (0 when unsharded), for
  * its comment: the UpdateExpression with what the runtime adds (updated-at
  * and the version first, the recomputed derived attributes and index keys
@@ -121,16 +132,14 @@ static void sent_part(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, int 
         bool leaves = reads_field(&kd->pk, u, true) || (kd->has_sk && reads_field(&kd->sk, u, true));
         /* an LSI's partition key is the table's: never sent */
         if (strcmp(kd->index->pk.attr, e->keys[0].index->pk.attr) != 0)
-            ddbgen_buf_printf(leaves ? &gone : &rec, leaves ? ", %s" : ", %s = <%s>", kd->index->pk.attr, kd->pk.text);
+            note_recomputed(&rec, &gone, leaves, kd->index->pk.attr, kd->pk.text);
         if (kd->has_sk)
-            ddbgen_buf_printf(leaves ? &gone : &rec, leaves ? ", %s" : ", %s = <%s>", kd->index->sk.attr, kd->sk.text);
+            note_recomputed(&rec, &gone, leaves, kd->index->sk.attr, kd->sk.text);
     }
     for (size_t i = 0; i < e->n_fields; i++)
-        if (e->fields[i].derived && field_part(&e->fields[i]) == s && reads_known(e->fields[i].derived, u)) {
-            bool leaves = reads_field(e->fields[i].derived, u, true);
-            ddbgen_buf_printf(leaves ? &gone : &rec, leaves ? ", %s" : ", %s = <%s>", e->fields[i].attr,
-                              e->fields[i].derived->text);
-        }
+        if (e->fields[i].derived && field_part(&e->fields[i]) == s && reads_known(e->fields[i].derived, u))
+            note_recomputed(&rec, &gone, reads_field(e->fields[i].derived, u, true), e->fields[i].attr,
+                            e->fields[i].derived->text);
     if (!p && !rec.len && !gone.len) {
         ddbgen_buf_free(&rec);
         ddbgen_buf_free(&gone);
@@ -148,19 +157,25 @@ static void sent_part(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, int 
         ddbgen_buf_printf(&set, ", %s", p->clauses[0]);
     if (rec.len)
         ddbgen_buf_puts(&set, ddbgen_buf_str(&rec));
-    static const char *const kw[4] = {"SET", "REMOVE", "ADD", "DELETE"};
+    ddbgen_buf remove = {0};
+    if (p && *p->clauses[1])
+        ddbgen_buf_printf(&remove, ", %s", p->clauses[1]);
+    if (gone.len)
+        ddbgen_buf_puts(&remove, ddbgen_buf_str(&gone));
     if (out->len)
         ddbgen_buf_puts(out, "; ");
     if (e->n_shards)
         ddbgen_buf_printf(out, "shard %s: ", e->shards[s].id);
     if (set.len)
         ddbgen_buf_printf(out, "SET %s", ddbgen_buf_str(&set) + 2);
-    for (int c = 1; p && c < 4; c++)
-        if (*p->clauses[c] || (c == 1 && gone.len))
-            ddbgen_buf_printf(out, " %s %s%s", kw[c], p->clauses[c], c == 1 && gone.len ? ddbgen_buf_str(&gone) + (*p->clauses[c] ? 0 : 2) : "");
-    if (!p && gone.len)
-        ddbgen_buf_printf(out, " REMOVE %s", ddbgen_buf_str(&gone) + 2);
+    if (remove.len)
+        ddbgen_buf_printf(out, " REMOVE %s", ddbgen_buf_str(&remove) + 2);
+    static const char *const kw[4] = {"SET", "REMOVE", "ADD", "DELETE"};
+    for (int c = 2; p && c < 4; c++)
+        if (*p->clauses[c])
+            ddbgen_buf_printf(out, " %s %s", kw[c], p->clauses[c]);
     ddbgen_buf_free(&set);
+    ddbgen_buf_free(&remove);
     ddbgen_buf_free(&rec);
     ddbgen_buf_free(&gone);
 }
