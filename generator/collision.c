@@ -129,7 +129,7 @@ static int may_overlap(const int *a, size_t na, const int *b, size_t nb)
                     break;
                 }
                 for (size_t c = 0; c < nbytes; c++) {
-                    size_t sa[2], sb[2];
+                    size_t sa[2] = {0, 0}, sb[2] = {0, 0};
                     size_t ka = step(a, na, ca[i], bytes[c], sa), kb = step(b, nb, cb[j], bytes[c], sb);
                     for (size_t x = 0; x < ka; x++)
                         for (size_t y = 0; y < kb; y++) {

@@ -1000,7 +1000,7 @@ static void power_test(ddb_sync_mode mode, power_kind kind, const char *name)
     g_power = kind;
     g_shim_start = (ddbt_shim_start_fn)shim_fn("ddbt_shim_start");
     g_shim_recover = (ddbt_shim_recover_fn)shim_fn("ddbt_shim_recover");
-    char dir[2][512], cmd[1200];
+    char dir[2][512], cmd[2400];
     const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     for (int i = 0; i < 2; i++)
         snprintf(dir[i], sizeof dir[i], "%s/ddbpower-%s-%d-%d", base, name, (int)getpid(), i);
