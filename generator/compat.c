@@ -40,6 +40,19 @@ static void __attribute__((format(printf, 3, 4))) compatible(C *c, ddbgen_loc l,
     va_end(ap);
 }
 
+/* A change that the table's infrastructure (CloudFormation, Terraform, the
+ * AWS CLI: ddbgen --emit-infra) must make too: a note. */
+static void __attribute__((format(printf, 3, 4))) infra_change(C *c, ddbgen_loc l, const char *fmt, ...)
+{
+    char text[1536]; /* two names of at most 255 bytes and the words */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ddbgen_diag_add(c->d, DDBGEN_NOTE, l, "infrastructure change: %s (ddbgen --emit-infra writes the new definition)",
+                    text);
+}
+
 static const char *S(const json_t *o, const char *k)
 {
     const char *s = ddbgen_jstr(o, k);
@@ -345,6 +358,25 @@ static void compare_index(C *c, const json_t *ox, const json_t *nx, const char *
     ddbgen_buf_free(&why);
 }
 
+/* What the infrastructure outputs (ddbgen --emit-infra) state besides the
+ * indexes: stream, throughput, deletion protection, TTL attribute. */
+static void compare_table_options(C *c, const json_t *ot, const json_t *nt)
+{
+    const char *name = S(nt, "name");
+    if (!same(S(ot, "stream"), S(nt, "stream")))
+        infra_change(c, LOC(nt), "the stream of table \"%s\" changes from %s to %s", name,
+                     S(ot, "stream")[0] ? S(ot, "stream") : "none", S(nt, "stream")[0] ? S(nt, "stream") : "none");
+    const json_t *op = json_object_get(ot, "provisioned"), *np = json_object_get(nt, "provisioned");
+    long long orcu = ddbgen_jint(op, "rcu", 0), owcu = ddbgen_jint(op, "wcu", 0);
+    long long nrcu = ddbgen_jint(np, "rcu", 0), nwcu = ddbgen_jint(np, "wcu", 0);
+    if (orcu != nrcu || owcu != nwcu)
+        infra_change(c, LOC(nt), "the capacity of table \"%s\" changes from %s to %s", name,
+                     op ? "provisioned" : "on demand", np ? "provisioned" : "on demand");
+    if (ddbgen_jtrue(ot, "deletion_protection") != ddbgen_jtrue(nt, "deletion_protection"))
+        infra_change(c, LOC(nt), "deletion protection of table \"%s\" is turned %s", name,
+                     ddbgen_jtrue(nt, "deletion_protection") ? "on" : "off");
+}
+
 static void compare_table(C *c, const json_t *ot, const json_t *nt)
 {
     const char *name = S(nt, "name");
@@ -372,12 +404,19 @@ static void compare_table(C *c, const json_t *ot, const json_t *nt)
             compare_index(c, ox, nx, name);
     }
     json_array_foreach(json_object_get(nt, "indexes"), i, nx) {
-        if (!ddbgen_jfind(json_object_get(ot, "indexes"), "name", S(nx, "name")))
+        if (!ddbgen_jfind(json_object_get(ot, "indexes"), "name", S(nx, "name"))) {
             compatible(c, LOC(nx),
                        "new index '%s' on table \"%s\": compatible; <table>_open creates it and "
                        "DynamoDB indexes the existing items that carry its key attributes",
                        S(nx, "name"), name);
+            infra_change(c, LOC(nx), "index '%s' of table \"%s\" is new: deploy it before the code that queries it",
+                         S(nx, "name"), name);
+        }
     }
+    json_array_foreach(json_object_get(ot, "indexes"), i, ox)
+        if (!ddbgen_jfind(json_object_get(nt, "indexes"), "name", S(ox, "name")))
+            infra_change(c, LOC(nt), "index '%s' is dropped from table \"%s\"", S(ox, "name"), name);
+    compare_table_options(c, ot, nt);
 }
 
 int ddbgen__compat(json_t *old_model, json_t *new_model, const char *old_name, ddbgen_diags *d)

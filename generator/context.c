@@ -1,6 +1,7 @@
 /* context.c — the library's life cycle: options, context, front-end
  * dispatch, validation, model output (see model.h). */
 #include "generated_names.h"
+#include "infra.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -264,6 +265,44 @@ int ddbgen_write_model(ddbgen_context *cx, const char *path)
     char *text = ddbgen_model_to_string(cx->checked);
     if (!text) {
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        return DDBGEN_EUSAGE;
+    }
+    int rc = write_text(cx, path, text);
+    free(text);
+    return rc;
+}
+
+int ddbgen_write_infra(ddbgen_context *cx, const char *format, const char *table, const char *path)
+{
+    const ddbgen_ir *ir = ddbgen_ir_of(cx);
+    if (!ir) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to write");
+        return DDBGEN_EUSAGE;
+    }
+    if (!ddbgen__infra_format_known(format)) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc,
+                        "--emit-infra: unknown format '%s'; use cloudformation, terraform, create-table or "
+                        "update-time-to-live",
+                        format);
+        return DDBGEN_EUSAGE;
+    }
+    const ddbgen_ir_table *only = NULL;
+    for (size_t i = 0; table && i < ir->n_tables; i++)
+        if (!strcmp(ir->tables[i].name, table) || !strcmp(ir->tables[i].cname, table))
+            only = &ir->tables[i];
+    if (table && !only) {
+        ddbgen_buf names = {0};
+        for (size_t i = 0; i < ir->n_tables; i++)
+            ddbgen_buf_printf(&names, "%s'%s'", i ? ", " : "", ir->tables[i].name);
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "--infra-table: the schema has no table '%s' (it has %s)",
+                        table, ddbgen_buf_str(&names));
+        ddbgen_buf_free(&names);
+        return DDBGEN_EUSAGE;
+    }
+    const char *why = NULL;
+    char *text = ddbgen__infra_text(ir, format, only, &why);
+    if (!text) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "--emit-infra %s: %s", format, why ? why : "out of memory");
         return DDBGEN_EUSAGE;
     }
     int rc = write_text(cx, path, text);

@@ -829,7 +829,8 @@ static void process_table(fe *f, CXCursor var, const deco *td)
         if (!m->marker) {
             err(f, m->loc,
                 "unexpected argument \"%s\" in DDB_TABLE; after the name come DDB_PRIMARY, "
-                "DDB_GSI, DDB_LSI and DDB_TYPE_ATTRIBUTE options",
+                "DDB_GSI, DDB_LSI, DDB_TYPE_ATTRIBUTE, DDB_STREAM, DDB_PROVISIONED and "
+                "DDB_DELETION_PROTECTION options",
                 m->value);
             bad = 1;
             break;
@@ -900,6 +901,35 @@ static void process_table(fe *f, CXCursor var, const deco *td)
                 json_object_set_new(table, "type_attribute", json_string(a[0].value));
                 json_object_set(table, "type_attribute_loc", a[0].loc);
             }
+            last_index = NULL;
+        } else if (!strcmp(opt, "stream")) {
+            if (n != 1)
+                err(f, m->loc, "DDB_STREAM takes one argument: the view type, e.g. DDB_STREAM(\"NEW_AND_OLD_IMAGES\")");
+            else {
+                json_object_set_new(table, "stream", json_string(a[0].value));
+                json_object_set(table, "stream_loc", a[0].loc);
+            }
+            last_index = NULL;
+        } else if (!strcmp(opt, "provisioned")) {
+            long long rw[2] = {0, 0};
+            for (size_t k = 0; k < 2 && k < n; k++) {
+                char *end = NULL;
+                rw[k] = strtoll(a[k].value, &end, 10);
+                if (!end || end == a[k].value || *end)
+                    rw[k] = 0;
+            }
+            if (n != 2)
+                err(f, m->loc, "DDB_PROVISIONED takes the read and write capacity units: DDB_PROVISIONED(5, 5)");
+            else
+                json_object_set_new(table, "provisioned",
+                                    json_pack("{s:I, s:I, s:O}", "rcu", (json_int_t)rw[0], "wcu", (json_int_t)rw[1],
+                                              "loc", m->loc));
+            last_index = NULL;
+        } else if (!strcmp(opt, "deletion_protection")) {
+            if (n != 0)
+                err(f, a[0].loc, "unexpected argument \"%s\" after DDB_DELETION_PROTECTION", a[0].value);
+            else
+                json_object_set_new(table, "deletion_protection", json_true());
             last_index = NULL;
         } else {
             err(f, m->loc, "unknown table option '%s'", m->value);

@@ -37,11 +37,17 @@ static const spec index_spec[] = {{"name", K_STR, 1, NULL},       {"kind", K_STR
                                   {"loc", K_OBJ, 1, loc_spec},     {"pk", K_OBJ, 0, keyattr_spec},
                                   {"sk", K_OBJ, 0, keyattr_spec},  {"projection", K_OBJ, 0, proj_spec},
                                   END};
+static const spec provisioned_spec[] = {{"rcu", K_INT, 1, NULL}, {"wcu", K_INT, 1, NULL},
+                                       {"loc", K_OBJ, 1, loc_spec}, END};
 static const spec table_spec[] = {{"cname", K_STR, 1, NULL},
                                   {"name", K_STR, 1, NULL},
                                   {"loc", K_OBJ, 1, loc_spec},
                                   {"type_attribute", K_STR, 1, NULL},
                                   {"type_attribute_loc", K_OBJ, 0, loc_spec},
+                                  {"stream", K_STR, 0, NULL},
+                                  {"stream_loc", K_OBJ, 0, loc_spec},
+                                  {"provisioned", K_OBJ, 0, provisioned_spec},
+                                  {"deletion_protection", K_BOOL, 0, NULL},
                                   {"indexes", K_ARR_OBJ, 1, index_spec},
                                   END};
 static const spec item_spec[] = {{"type", K_STR, 1, NULL},     {"ctype", K_STR, 1, NULL},

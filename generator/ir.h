@@ -149,6 +149,9 @@ typedef struct ddbgen_ir_index {
 struct ddbgen_ir_table {
     const char *cname, *name, *type_attr;
     const char *ttl_attr;       /* the entities' DDB_TTL attribute, or NULL */
+    const char *stream_view;    /* DDB_STREAM's view type, or NULL */
+    unsigned long long rcu, wcu; /* DDB_PROVISIONED; 0 = on demand (PAY_PER_REQUEST) */
+    bool deletion_protection;   /* DDB_DELETION_PROTECTION */
     ddbgen_ir_index primary;
     ddbgen_ir_index *indexes;   /* secondary indexes, in declaration order */
     size_t n_indexes;

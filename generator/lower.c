@@ -322,6 +322,11 @@ static void lower_tables(lw *w)
         out->cname = copy(w, ddbgen_jstr(t, "cname"));
         out->name = copy(w, ddbgen_jstr(t, "name"));
         out->type_attr = copy(w, ddbgen_jstr(t, "type_attribute") ? ddbgen_jstr(t, "type_attribute") : "Type");
+        out->stream_view = json_object_get(t, "stream") ? copy(w, ddbgen_jstr(t, "stream")) : NULL;
+        const json_t *prov = json_object_get(t, "provisioned");
+        out->rcu = prov ? (unsigned long long)json_integer_value(json_object_get(prov, "rcu")) : 0;
+        out->wcu = prov ? (unsigned long long)json_integer_value(json_object_get(prov, "wcu")) : 0;
+        out->deletion_protection = json_is_true(json_object_get(t, "deletion_protection"));
         out->indexes = alloc_array(w, json_array_size(indexes), sizeof *out->indexes);
         for (size_t k = 0; k < json_array_size(indexes); k++) {
             const json_t *x = json_array_get(indexes, k);

@@ -4,6 +4,7 @@
  *   ddbgen [-I DIR]... [-D ...] --emit-model FILE SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --plan-migration OLD_MODEL.json [--plan-out PLAN.json] SCHEMA.h|MODEL.json
+ *   ddbgen [-I DIR]... [-D ...] --emit-infra FORMAT [--infra-table NAME] [--infra-out FILE] SCHEMA.h|MODEL.json
  *
  * The modes combine: parse -> validate (every rule, then lowering to the
  * IR) -> check compatibility -> write the model -> generate from the IR.  Exit status 0 ok, 1 schema errors (or breaking
@@ -75,6 +76,8 @@ static const char usage_text[] =
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --plan-migration OLD_MODEL.json [--plan-out FILE]\n"
     "              SCHEMA.h|MODEL.json\n"
+    "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-infra FORMAT [--infra-table NAME]\n"
+    "              [--infra-out FILE] SCHEMA.h|MODEL.json\n"
     "       ddbgen --help | --version\n";
 
 static const char help_text[] =
@@ -96,6 +99,13 @@ static const char help_text[] =
     "  --plan-out FILE        where --plan-migration writes (default '-' = stdout)\n"
     "  --migration-plan FILE  with --check-compat: breaking changes that this plan\n"
     "                         (from --plan-migration) covers are accepted (exit 0)\n"
+    "  --emit-infra FORMAT    writes the tables as infrastructure input: cloudformation\n"
+    "                         (AWS::DynamoDB::Table resources, JSON), terraform\n"
+    "                         (aws_dynamodb_table resources, HCL), create-table or\n"
+    "                         update-time-to-live (the AWS CLI's --cli-input-json)\n"
+    "  --infra-table NAME     with --emit-infra: that table only (the AWS CLI's\n"
+    "                         formats need one when the schema has several)\n"
+    "  --infra-out FILE       where --emit-infra writes (default '-' = stdout)\n"
     "Options:\n"
     "  -I DIR                 add DIR to the header search path (libclang)\n"
     "  -D NAME[=VALUE]        define a macro while parsing the header\n"
@@ -104,7 +114,7 @@ static const char help_text[] =
     "                         for the build tree's)\n"
     "  --help, --version\n"
     "Modes combine; the order is: validate, check-compat, plan-migration, emit-model,\n"
-    "generate.\n"
+    "emit-infra, generate.\n"
     "Diagnostics go to stderr as 'file:line:col: error: message', all of them.\n"
     "Exit status: 0 ok, 1 schema errors or breaking changes, 2 usage errors.\n";
 
@@ -122,6 +132,7 @@ typedef struct cli {
     const char **includes, **defines;
     size_t n_includes, n_defines;
     const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *old_model, *input;
+    const char *emit_infra, *infra_table, *infra_out;
 } cli;
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
@@ -194,6 +205,19 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs the deployed model (a .json file)", "--old-model");
             c->old_model = v;
+        } else if ((v = option_value(argc, argv, &i, "--emit-infra"))) {
+            if (!v[0])
+                return usage_error("%s needs a format: cloudformation, terraform, create-table or update-time-to-live",
+                                   "--emit-infra");
+            c->emit_infra = v;
+        } else if ((v = option_value(argc, argv, &i, "--infra-table"))) {
+            if (!v[0])
+                return usage_error("%s needs a table name", "--infra-table");
+            c->infra_table = v;
+        } else if ((v = option_value(argc, argv, &i, "--infra-out"))) {
+            if (!v[0])
+                return usage_error("%s needs a file name ('-' for stdout)", "--infra-out");
+            c->infra_out = v;
         } else if ((v = option_value(argc, argv, &i, "--plan-out"))) {
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--plan-out");
@@ -204,9 +228,12 @@ static int parse_args(int argc, char **argv, cli *c)
     }
     if (!c->input)
         return usage_error("%s", "no input: give a schema header or a model .json");
-    if (!c->outdir && !c->emit_model && !c->check_compat && !c->plan_migration)
+    if (!c->outdir && !c->emit_model && !c->check_compat && !c->plan_migration && !c->emit_infra)
         return usage_error("%s", "nothing to do: give -o OUTDIR, --emit-model FILE, "
-                                 "--check-compat OLD_MODEL.json or --plan-migration OLD_MODEL.json");
+                                 "--check-compat OLD_MODEL.json, --plan-migration OLD_MODEL.json "
+                                 "or --emit-infra FORMAT");
+    if ((c->infra_table || c->infra_out) && !c->emit_infra)
+        return usage_error("%s", "--infra-table and --infra-out go with --emit-infra FORMAT");
     if (c->plan_out && !c->plan_migration)
         return usage_error("%s", "--plan-out goes with --plan-migration OLD_MODEL.json");
     if (c->old_model && !c->outdir)
@@ -246,6 +273,8 @@ static int run(const cli *c)
         rc = ddbgen_plan_migration(cx, c->plan_migration, c->plan_out ? c->plan_out : "-");
     if (rc == DDBGEN_OK && c->emit_model)
         rc = ddbgen_write_model(cx, c->emit_model);
+    if (rc == DDBGEN_OK && c->emit_infra)
+        rc = ddbgen_write_infra(cx, c->emit_infra, c->infra_table, c->infra_out ? c->infra_out : "-");
     ddbgen_ir *old_ir = NULL;
     json_t *plan = NULL;
     if (rc == DDBGEN_OK && c->old_model)

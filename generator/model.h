@@ -92,6 +92,13 @@ char *ddbgen_model_to_string(const json_t *model);
  * file holds already.  DDBGEN_EUSAGE (with a diagnostic) on I/O failure. */
 int ddbgen_write_model(ddbgen_context *cx, const char *path);
 
+/* Writes the schema's tables as infrastructure input (infra.h): format is
+ * "cloudformation", "terraform", "create-table" or "update-time-to-live";
+ * table (a table's name or C name, or NULL for all) picks one table, which
+ * the AWS CLI's two formats need when the schema has several.  path "-" =
+ * stdout.  DDBGEN_EUSAGE with a diagnostic on a bad choice or I/O failure. */
+int ddbgen_write_infra(ddbgen_context *cx, const char *format, const char *table, const char *path);
+
 /* Compares the validated model of cx (the new schema) with old_model_path
  * (an earlier --emit-model).  Breaking changes are recorded as errors at the
  * new schema's location, compatible ones as notes.  Returns DDBGEN_OK when

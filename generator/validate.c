@@ -201,6 +201,35 @@ static int is_key_attr(const json_t *table, const char *attr)
     return 0;
 }
 
+/* DDB_STREAM's view type and DDB_PROVISIONED's capacity units, as
+ * DynamoDB's StreamSpecification and ProvisionedThroughput accept them. */
+static void check_table_options(V *v, const json_t *t)
+{
+    const char *views[] = {"KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
+    const char *stream = ddbgen_jstr(t, "stream");
+    if (json_object_get(t, "stream")) {
+        int known = 0;
+        for (size_t i = 0; i < sizeof views / sizeof *views; i++)
+            known |= !strcmp(stream, views[i]);
+        ddbgen_loc l = ddbgen_loc_of(t, "stream_loc");
+        if (!known)
+            ERR(v, l.file ? l : LOC(t),
+                "DDB_STREAM(\"%s\"): the view type is one of KEYS_ONLY, NEW_IMAGE, OLD_IMAGE and "
+                "NEW_AND_OLD_IMAGES",
+                stream);
+    }
+    const json_t *p = json_object_get(t, "provisioned");
+    const char *units[] = {"rcu", "wcu"};
+    for (int i = 0; p && i < 2; i++) {
+        json_int_t n = json_integer_value(json_object_get(p, units[i]));
+        if (n < 1)
+            ERR(v, LOC(p),
+                "DDB_PROVISIONED: the %s capacity units are a whole number of at least 1 (DynamoDB's "
+                "ProvisionedThroughput)",
+                i ? "write" : "read");
+    }
+}
+
 static void check_tables(V *v)
 {
     size_t i, k;
@@ -219,6 +248,7 @@ static void check_tables(V *v)
                 "\"%s\" is not a valid DynamoDB table name: use 3 to 255 characters from a-z, A-Z, "
                 "0-9, '_', '-' and '.'",
                 name);
+        check_table_options(v, t);
         json_t *indexes = json_object_get(t, "indexes");
         json_t *primary = NULL;
         size_t gsis = 0, lsis = 0;

@@ -335,7 +335,7 @@ static void usage_errors(void **state)
         {{NULL}, "ddbgen: no input: give a schema header or a model .json\n"},
         {{"schemas/shop.h", NULL},
          "ddbgen: nothing to do: give -o OUTDIR, --emit-model FILE, --check-compat "
-         "OLD_MODEL.json or --plan-migration OLD_MODEL.json\n"},
+         "OLD_MODEL.json, --plan-migration OLD_MODEL.json or --emit-infra FORMAT\n"},
         {{"--frobnicate", "schemas/shop.h", NULL}, "ddbgen: unknown option '--frobnicate'\n"},
         {{"--emit-model", "-", "a.h", "b.h", NULL},
          "ddbgen: more than one input ('b.h'); give one schema or model\n"},
@@ -344,6 +344,8 @@ static void usage_errors(void **state)
          "ddbgen: -D needs NAME or NAME=VALUE\n"},
         {{"--old-model", "compat/base.model.json", "--emit-model", "-", "schemas/shop.h", NULL},
          "ddbgen: --old-model goes with -o OUTDIR\n"},
+        {{"--infra-table", "Shop", "--emit-model", "-", "schemas/shop.h", NULL},
+         "ddbgen: --infra-table and --infra-out go with --emit-infra FORMAT\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         result r = run(cases[i].args);

@@ -88,6 +88,12 @@ typedef struct ddb_bytes_set {
 #define DDB_PROJECT_KEYS_ONLY DDB__OPT("keys_only")
 #define DDB_PROJECT_INCLUDE(...) DDB__OPT("include"), __VA_ARGS__
 #define DDB_TYPE_ATTRIBUTE(name) DDB__OPT("type_attribute"), name
+/* What the infrastructure outputs (ddbgen --emit-infra) state for the table:
+ * a stream of this view type; provisioned throughput (default: on demand);
+ * deletion protection. */
+#define DDB_STREAM(view) DDB__OPT("stream"), view
+#define DDB_PROVISIONED(rcu, wcu) DDB__OPT("provisioned"), #rcu, #wcu
+#define DDB_DELETION_PROTECTION DDB__OPT("deletion_protection")
 
 /* Entity decorators: between `struct` and the tag. */
 #define DDB_ENTITY(table, name) DDB__ANNOTATE("ddb:entity" DDB__SEP #table DDB__SEP name)
@@ -134,6 +140,9 @@ typedef struct ddb_bytes_set {
 #define DDB_PROJECT_KEYS_ONLY
 #define DDB_PROJECT_INCLUDE(...)
 #define DDB_TYPE_ATTRIBUTE(name)
+#define DDB_STREAM(view)
+#define DDB_PROVISIONED(rcu, wcu)
+#define DDB_DELETION_PROTECTION
 #define DDB_ENTITY(table, name)
 #define DDB_KEY(...)
 #define DDB_COLLECTION(...)
