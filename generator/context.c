@@ -2,6 +2,7 @@
  * dispatch, validation, model output (see model.h). */
 #include "generated_names.h"
 #include "infra.h"
+#include "workbench.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -307,6 +308,52 @@ int ddbgen_write_infra(ddbgen_context *cx, const char *format, const char *table
     }
     int rc = write_text(cx, path, text);
     free(text);
+    return rc;
+}
+
+int ddbgen_write_workbench(ddbgen_context *cx, const char *path)
+{
+    const ddbgen_ir *ir = ddbgen_ir_of(cx);
+    if (!ir) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to write");
+        return DDBGEN_EUSAGE;
+    }
+    char *text = ddbgen__workbench_text(ir, ddbgen_schema_base(cx), stderr);
+    ddbgen_buf b = {0};
+    ddbgen_buf_puts(&b, text ? text : "");
+    ddbgen_buf_puts(&b, "\n");
+    free(text);
+    int rc = text && !b.oom ? write_text(cx, path, ddbgen_buf_str(&b)) : DDBGEN_EUSAGE;
+    if (!text || b.oom)
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+    ddbgen_buf_free(&b);
+    return rc;
+}
+
+int ddbgen_import_workbench(ddbgen_context *cx, const char *model_path, const char *out_path)
+{
+    int rc = DDBGEN_OK;
+    json_t *doc = read_json(&cx->diags, model_path, &rc);
+    if (!doc)
+        return rc ? rc : DDBGEN_EUSAGE;
+    char *shown = ddbgen_display_path(model_path);
+    ddbgen_buf why = {0};
+    char *text = ddbgen__workbench_draft(doc, shown ? shown : model_path, &why);
+    json_decref(doc);
+    if (!text) {
+        ddbgen_loc l = {shown, 0, 0};
+        const char *w = why.len ? ddbgen_buf_str(&why) : "out of memory\n";
+        for (const char *line = w; *line;) {
+            size_t n = strcspn(line, "\n");
+            ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, l, "%.*s", (int)n, line);
+            line += n + (line[n] == '\n');
+        }
+        rc = DDBGEN_EUSAGE;
+    } else
+        rc = write_text(cx, out_path, text);
+    ddbgen_buf_free(&why);
+    free(text);
+    free(shown);
     return rc;
 }
 

@@ -5,6 +5,8 @@
  *   ddbgen [-I DIR]... [-D ...] --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --plan-migration OLD_MODEL.json [--plan-out PLAN.json] SCHEMA.h|MODEL.json
  *   ddbgen [-I DIR]... [-D ...] --emit-infra FORMAT [--infra-table NAME] [--infra-out FILE] SCHEMA.h|MODEL.json
+ *   ddbgen [-I DIR]... [-D ...] --emit-workbench FILE SCHEMA.h|MODEL.json
+ *   ddbgen --import-workbench [--draft-out FILE] WORKBENCH_MODEL.json
  *
  * The modes combine: parse -> validate (every rule, then lowering to the
  * IR) -> check compatibility -> write the model -> generate from the IR.  Exit status 0 ok, 1 schema errors (or breaking
@@ -78,6 +80,8 @@ static const char usage_text[] =
     "              SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-infra FORMAT [--infra-table NAME]\n"
     "              [--infra-out FILE] SCHEMA.h|MODEL.json\n"
+    "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-workbench FILE SCHEMA.h|MODEL.json\n"
+    "       ddbgen --import-workbench [--draft-out FILE] WORKBENCH_MODEL.json\n"
     "       ddbgen --help | --version\n";
 
 static const char help_text[] =
@@ -106,6 +110,10 @@ static const char help_text[] =
     "  --infra-table NAME     with --emit-infra: that table only (the AWS CLI's\n"
     "                         formats need one when the schema has several)\n"
     "  --infra-out FILE       where --emit-infra writes (default '-' = stdout)\n"
+    "  --emit-workbench FILE  writes the schema as a NoSQL Workbench data model (JSON)\n"
+    "  --import-workbench     reads a NoSQL Workbench data model (the input) and writes\n"
+    "                         a draft schema header to --draft-out FILE (default\n"
+    "                         stdout), with TODO comments where the model is silent\n"
     "Options:\n"
     "  -I DIR                 add DIR to the header search path (libclang)\n"
     "  -D NAME[=VALUE]        define a macro while parsing the header\n"
@@ -114,7 +122,7 @@ static const char help_text[] =
     "                         for the build tree's)\n"
     "  --help, --version\n"
     "Modes combine; the order is: validate, check-compat, plan-migration, emit-model,\n"
-    "emit-infra, generate.\n"
+    "emit-infra, emit-workbench, generate.\n"
     "Diagnostics go to stderr as 'file:line:col: error: message', all of them.\n"
     "Exit status: 0 ok, 1 schema errors or breaking changes, 2 usage errors.\n";
 
@@ -132,7 +140,8 @@ typedef struct cli {
     const char **includes, **defines;
     size_t n_includes, n_defines;
     const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *old_model, *input;
-    const char *emit_infra, *infra_table, *infra_out;
+    const char *emit_infra, *infra_table, *infra_out, *emit_workbench, *draft_out;
+    int import_workbench;
 } cli;
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
@@ -210,6 +219,16 @@ static int parse_args(int argc, char **argv, cli *c)
                 return usage_error("%s needs a format: cloudformation, terraform, create-table or update-time-to-live",
                                    "--emit-infra");
             c->emit_infra = v;
+        } else if ((v = option_value(argc, argv, &i, "--emit-workbench"))) {
+            if (!v[0])
+                return usage_error("%s needs a file name ('-' for stdout)", "--emit-workbench");
+            c->emit_workbench = v;
+        } else if (!strcmp(a, "--import-workbench")) {
+            c->import_workbench = 1;
+        } else if ((v = option_value(argc, argv, &i, "--draft-out"))) {
+            if (!v[0])
+                return usage_error("%s needs a file name ('-' for stdout)", "--draft-out");
+            c->draft_out = v;
         } else if ((v = option_value(argc, argv, &i, "--infra-table"))) {
             if (!v[0])
                 return usage_error("%s needs a table name", "--infra-table");
@@ -228,10 +247,19 @@ static int parse_args(int argc, char **argv, cli *c)
     }
     if (!c->input)
         return usage_error("%s", "no input: give a schema header or a model .json");
-    if (!c->outdir && !c->emit_model && !c->check_compat && !c->plan_migration && !c->emit_infra)
+    if (c->import_workbench) {
+        if (c->outdir || c->emit_model || c->check_compat || c->plan_migration || c->emit_infra || c->emit_workbench)
+            return usage_error("%s", "--import-workbench reads a Workbench model and writes a draft schema; "
+                                     "run ddbgen on the draft for anything else");
+        return 0;
+    }
+    if (c->draft_out)
+        return usage_error("%s", "--draft-out goes with --import-workbench");
+    if (!c->outdir && !c->emit_model && !c->check_compat && !c->plan_migration && !c->emit_infra &&
+        !c->emit_workbench)
         return usage_error("%s", "nothing to do: give -o OUTDIR, --emit-model FILE, "
-                                 "--check-compat OLD_MODEL.json, --plan-migration OLD_MODEL.json "
-                                 "or --emit-infra FORMAT");
+                                 "--check-compat OLD_MODEL.json, --plan-migration OLD_MODEL.json, "
+                                 "--emit-infra FORMAT or --emit-workbench FILE");
     if ((c->infra_table || c->infra_out) && !c->emit_infra)
         return usage_error("%s", "--infra-table and --infra-out go with --emit-infra FORMAT");
     if (c->plan_out && !c->plan_migration)
@@ -260,6 +288,12 @@ static int run(const cli *c)
         fputs("ddbgen: out of memory\n", stderr);
         return DDBGEN_EUSAGE;
     }
+    if (c->import_workbench) {
+        int irc = ddbgen_import_workbench(cx, c->input, c->draft_out ? c->draft_out : "-");
+        ddbgen_print_diagnostics(cx, stderr);
+        ddbgen_destroy(cx);
+        return irc;
+    }
     int rc = ddbgen_parse_file(cx, c->input);
     if (ddbgen_model(cx)) {
         /* also after a rejected decorator: report every problem at once */
@@ -275,6 +309,8 @@ static int run(const cli *c)
         rc = ddbgen_write_model(cx, c->emit_model);
     if (rc == DDBGEN_OK && c->emit_infra)
         rc = ddbgen_write_infra(cx, c->emit_infra, c->infra_table, c->infra_out ? c->infra_out : "-");
+    if (rc == DDBGEN_OK && c->emit_workbench)
+        rc = ddbgen_write_workbench(cx, c->emit_workbench);
     ddbgen_ir *old_ir = NULL;
     json_t *plan = NULL;
     if (rc == DDBGEN_OK && c->old_model)

@@ -99,6 +99,15 @@ int ddbgen_write_model(ddbgen_context *cx, const char *path);
  * stdout.  DDBGEN_EUSAGE with a diagnostic on a bad choice or I/O failure. */
 int ddbgen_write_infra(ddbgen_context *cx, const char *format, const char *table, const char *path);
 
+/* Writes the schema as a NoSQL Workbench data model (JSON) to path ("-" =
+ * stdout); tables with LSIs, which the model cannot hold, get a warning. */
+int ddbgen_write_workbench(ddbgen_context *cx, const char *path);
+
+/* Reads the NoSQL Workbench model at model_path and writes a draft schema
+ * header to out_path ("-" = stdout).  DDBGEN_EUSAGE with diagnostics when
+ * the file is unreadable or not a Workbench model. */
+int ddbgen_import_workbench(ddbgen_context *cx, const char *model_path, const char *out_path);
+
 /* Compares the validated model of cx (the new schema) with old_model_path
  * (an earlier --emit-model).  Breaking changes are recorded as errors at the
  * new schema's location, compatible ones as notes.  Returns DDBGEN_OK when

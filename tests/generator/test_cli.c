@@ -335,7 +335,7 @@ static void usage_errors(void **state)
         {{NULL}, "ddbgen: no input: give a schema header or a model .json\n"},
         {{"schemas/shop.h", NULL},
          "ddbgen: nothing to do: give -o OUTDIR, --emit-model FILE, --check-compat "
-         "OLD_MODEL.json, --plan-migration OLD_MODEL.json or --emit-infra FORMAT\n"},
+         "OLD_MODEL.json, --plan-migration OLD_MODEL.json, --emit-infra FORMAT or --emit-workbench FILE\n"},
         {{"--frobnicate", "schemas/shop.h", NULL}, "ddbgen: unknown option '--frobnicate'\n"},
         {{"--emit-model", "-", "a.h", "b.h", NULL},
          "ddbgen: more than one input ('b.h'); give one schema or model\n"},
