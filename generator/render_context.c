@@ -335,6 +335,8 @@ static json_t *index_ctx(const ddbgen_ir_table *t, const ddbgen_ir_index *x, siz
     set(o, "include_ref", x->n_include ? fmt("%s_index%zu_include", t->cname, no) : json_string("NULL"));
     set(o, "include", inc);
     set(o, "id", fmt("%s_index%zu", t->cname, no));
+    /* a GSI of a DDB_PROVISIONED table has the table's throughput */
+    set(o, "provisioned", json_boolean(x->kind == DDBGEN_IR_GSI && t->rcu));
     return o;
 }
 
@@ -376,6 +378,16 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
     set(o, "members", members);
     set(o, "upper", upper);
     set(o, "ttl_attr", c_literal(t->ttl_attr));
+    static const char *const views[][2] = {{"KEYS_ONLY", "DDB_STREAM_KEYS_ONLY"},
+                                           {"NEW_IMAGE", "DDB_STREAM_NEW_IMAGE"},
+                                           {"OLD_IMAGE", "DDB_STREAM_OLD_IMAGE"},
+                                           {"NEW_AND_OLD_IMAGES", "DDB_STREAM_NEW_AND_OLD_IMAGES"}};
+    for (size_t i = 0; t->stream_view && i < sizeof views / sizeof *views; i++)
+        if (!strcmp(t->stream_view, views[i][0]))
+            set(o, "stream", json_string(views[i][1]));
+    set(o, "provisioned", json_boolean(t->rcu > 0));
+    set(o, "rcu", fmt("%llu", t->rcu));
+    set(o, "wcu", fmt("%llu", t->wcu));
     set(o, "has_record_entities", json_boolean(t->n_entities > 0));
     set(o, "record_entities", records);
     set(o, "n_indexes", count(t->n_indexes));

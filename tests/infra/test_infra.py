@@ -16,7 +16,7 @@ and KEYS_ONLY GSIs, an LSI, a numeric key and names that need escaping):
    (API_CreateTable, API_DescribeTable, API_UpdateTimeToLive).
    The same outputs come from the schema's model file (--emit-model).
 4. Round trip: each CloudFormation resource's Properties, sent as a
-   CreateTable request (StreamSpecification gains StreamEnabled, the TTL goes
+   CreateTable request (boto3) (StreamSpecification gains StreamEnabled, the TTL goes
    to UpdateTimeToLive, as AWS::DynamoDB::Table's documentation maps them),
    describes the same as the create-table output's table.
 
@@ -38,6 +38,12 @@ import node_env  # noqa: E402
 
 if not shutil.which("aws"):
     print("SKIP: the AWS CLI is not installed (Debian awscli)")
+    sys.exit(77)
+try:
+    import boto3
+    from botocore.config import Config
+except ImportError:
+    print("SKIP: boto3 is not installed (Debian python3-boto3)")
     sys.exit(77)
 MODULES = node_env.install(NPM, {"@aws-cdk/cfnspec": "2.72.1", "@cdktf/hcl2json": "0.21.0"})
 
@@ -187,9 +193,16 @@ def aws(endpoint, *args):
     return json.loads(p.stdout) if p.stdout.strip() else {}
 
 
+def boto(endpoint):
+    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                        aws_access_key_id="AKIDINFRATEST", aws_secret_access_key="infra-secret",
+                        config=Config(retries={"max_attempts": 1}))
+
+
 def described(endpoint, table):
     """What DescribeTable / DescribeTimeToLive say of the definition."""
-    d = aws(endpoint, "describe-table", "--table-name", table)["Table"]
+    c = boto(endpoint)
+    d = c.describe_table(TableName=table)["Table"]
 
     def idx(xs):
         out = []
@@ -200,7 +213,7 @@ def described(endpoint, table):
                 o["ProvisionedThroughput"] = [pt.get("ReadCapacityUnits"), pt.get("WriteCapacityUnits")]
             out.append(o)
         return sorted(out, key=lambda o: o["IndexName"])
-    ttl = aws(endpoint, "describe-time-to-live", "--table-name", table)["TimeToLiveDescription"]
+    ttl = c.describe_time_to_live(TableName=table)["TimeToLiveDescription"]
     pt = d.get("ProvisionedThroughput", {})
     return {"KeySchema": d["KeySchema"],
             "AttributeDefinitions": sorted(d["AttributeDefinitions"], key=lambda a: a["AttributeName"]),
@@ -304,13 +317,10 @@ def main():
                 api["TableName"] = table + "-cfn"
                 if "StreamSpecification" in api:
                     api["StreamSpecification"] = dict(api["StreamSpecification"], StreamEnabled=True)
-                path = os.path.join(WORK, table + ".cfn.json")
-                with open(path, "w") as f:
-                    json.dump(api, f)
-                aws(srv.endpoint, "create-table", "--cli-input-json", "file://" + path)
+                boto(srv.endpoint).create_table(**api)
                 if ttl:
-                    aws(srv.endpoint, "update-time-to-live", "--table-name", table + "-cfn",
-                        "--time-to-live-specification", "Enabled=true,AttributeName=" + ttl)
+                    boto(srv.endpoint).update_time_to_live(
+                        TableName=table + "-cfn", TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl})
                 cfn_got = normalise_gsi_throughput(described(srv.endpoint, table + "-cfn"))
                 check(cfn_got == got, "%s %s: CloudFormation round trip\n  got  %s\n  want %s" %
                       (name, table, cfn_got, got))
