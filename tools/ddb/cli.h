@@ -46,6 +46,7 @@ typedef struct cli {
     const char *prog;      /* "ddb" */
     const command *cmd;    /* the command being run */
     const char *uri;       /* --db / $DDB_URI */
+    const char *model;     /* --model / $DDB_MODEL: the model-aware commands (cmd_model.c) */
     int format;            /* FMT_* */
     bool have_now;
     int64_t now_ms;        /* --now */
@@ -210,5 +211,9 @@ int cmd_serve(cli *c); /* serve/cmd_serve.c */
 
 extern const command ddb_commands[];
 extern const size_t ddb_n_commands;
+/* With --model: get, query, put, create, update, delete and patterns by
+ * entity and field names (cmd_model.c). */
+extern const command ddb_model_commands[];
+extern const size_t ddb_n_model_commands;
 
 #endif

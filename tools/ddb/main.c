@@ -1,6 +1,6 @@
 /* ddb — browse and change a ddb database from the command line.
  *
- *   ddb [--db URI] [-o json|table] [--now SECONDS] [--verbose] COMMAND [ARGS] */
+ *   ddb [--db URI] [-o json|table] [--now SECONDS] [--model FILE] [--verbose] COMMAND [ARGS] */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -241,6 +241,10 @@ static void usage(FILE *f)
                "table, HTTP status, attempts, throttles, latency, consumed capacity).\n\nCommands:\n");
     for (size_t i = 0; i < ddb_n_commands; i++)
         fprintf(f, "  %-13s %s\n", ddb_commands[i].name, ddb_commands[i].summary);
+    fprintf(f, "\nWith --model FILE (the schema's model, ddbgen --emit-model; or $DDB_MODEL), by\n"
+               "entity and field names, items as plain JSON:\n");
+    for (size_t i = 0; i < ddb_n_model_commands; i++)
+        fprintf(f, "  %-13s %s\n", ddb_model_commands[i].name, ddb_model_commands[i].summary);
     fprintf(f, "\nRun 'ddb COMMAND --help' for a command's options.\n"
                "Exit status: 0 success, 1 failure (an error, no such item, problems found),\n"
                "2 usage error.\n");
@@ -252,9 +256,10 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.prog = "ddb";
     c.uri = getenv("DDB_URI");
+    c.model = getenv("DDB_MODEL") && *getenv("DDB_MODEL") ? getenv("DDB_MODEL") : NULL;
     /* global options before the command */
     int i = 1;
-    const char *db = NULL, *out = NULL, *now = NULL;
+    const char *db = NULL, *out = NULL, *now = NULL, *model = NULL;
     for (; i < argc && argv[i][0] == '-'; i++) {
         const char *a = argv[i];
         const char **dst = NULL;
@@ -270,6 +275,10 @@ int main(int argc, char **argv)
             dst = &out;
         else if (strcmp(a, "--now") == 0)
             dst = &now;
+        else if (strcmp(a, "--model") == 0)
+            dst = &model;
+        else if (strncmp(a, "--model=", 8) == 0)
+            model = a + 8;
         else if (strncmp(a, "--db=", 5) == 0)
             db = a + 5;
         else if (strncmp(a, "--output=", 9) == 0)
@@ -288,11 +297,23 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (model)
+        c.model = model;
+    /* --model given after the command also counts */
+    for (int k = i + 1; k + 1 < argc && !model; k++)
+        if (strcmp(argv[k], "--model") == 0)
+            c.model = argv[k + 1];
     for (size_t k = 0; k < ddb_n_commands; k++)
         if (strcmp(argv[i], ddb_commands[k].name) == 0)
             c.cmd = &ddb_commands[k];
+    for (size_t k = 0; k < ddb_n_model_commands; k++)
+        if (strcmp(argv[i], ddb_model_commands[k].name) == 0 && (c.model || !c.cmd))
+            c.cmd = &ddb_model_commands[k];
     if (!c.cmd)
         return usage_error(&c, "unknown command '%s'", argv[i]);
+    if (!c.model && c.cmd >= ddb_model_commands && c.cmd < ddb_model_commands + ddb_n_model_commands)
+        return usage_error(&c, "%s needs the schema's model: --model FILE (ddbgen --emit-model) or $DDB_MODEL",
+                           argv[i]);
     int rc = opts_parse(&c, c.cmd, argc - i - 1, argv + i + 1);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -303,6 +324,8 @@ int main(int argc, char **argv)
         out = opt_get(&c, "output");
     if (opt_get(&c, "now"))
         now = opt_get(&c, "now");
+    if (opt_get(&c, "model"))
+        c.model = opt_get(&c, "model");
     if (db)
         c.uri = db;
     if (out) {

@@ -11,6 +11,7 @@ static const opt_spec globals[] = {
     {"db", 0, 1, false, "URI", "the database: file:DIR[?mode=ro] or DIR (default: $DDB_URI)"},
     {"output", 'o', 1, false, "FORMAT", "json (DynamoDB JSON lines) or table (readable)"},
     {"now", 0, 1, false, "SECONDS", "the time (epoch seconds) TTL and stream records use"},
+    {"model", 0, 1, false, "FILE", "the schema's model (ddbgen --emit-model): entity commands (default: $DDB_MODEL)"},
     {"help", 'h', 0, false, NULL, "show this help"},
 };
 #define N_GLOBALS (sizeof globals / sizeof *globals)
