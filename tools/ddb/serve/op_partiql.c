@@ -166,8 +166,10 @@ static int run_one(serve_req *r, const pq_run *run, const ddb_item *start, uint3
         ddb_get_opts g = {.consistent = run->consistent, .return_capacity = rc, .projection = run->projection};
         ddb_item *it = NULL;
         code = ddb_get_item(r->srv->db, p->table, p->key, &g, r->a, &it, &out->cap, &r->err);
-        if (code == DDB_ENOTFOUND)
-            code = 0;
+        if (code == DDB_ENOTFOUND) {
+            code = 0; /* no item: an empty answer, no error */
+            memset(&r->err, 0, sizeof r->err);
+        }
         out->items = ddb_arena_alloc(r->a, sizeof *out->items);
         if (!code && !out->items)
             code = DDB_ENOMEM;

@@ -431,7 +431,9 @@ static bool plan_query(lower *l, const pq_stmt *s, const ddb_key_schema *k, pq_p
     if (pk_at == cs.n || pk_at == sk_at)
         return false;
     size_t mark = l->len, values = l->n_values;
-    put_cond(l, cs.c[pk_at], 4);
+    put_name(l, k->pk); /* "#pk = :v", the name first, however it was written */
+    put(l, " = ");
+    put_value(l, equality(cs.c[pk_at], k->pk));
     used[pk_at] = true;
     if (sk_at != cs.n) {
         put(l, " AND ");
