@@ -275,6 +275,7 @@ static void test_errors(void **state)
          "error: Unsupported data type for IS operator: DATE. Supported data types are [MISSING, NULL, BOOLEAN, "
          "BLOB, STRING, NUMERIC, STRUCT, TUPLE, LIST]"},
         {"SELECT * FROM t WHERE foo(a)", "error: Unrecognized function: foo"},
+        {"SELECT * FROM t WHERE foo()", "error: Unrecognized function: foo"}, /* fuzz_partiql: no arguments */
         {"SELECT * FROM t WHERE a", "error: WHERE clause must contain an expression that resolves to a boolean"},
         {"SELECT * FROM t WHERE a IN 1",
          "error: IN operator must have a left hand argument of type Variable Reference and right hand argument of "

@@ -559,7 +559,8 @@ static pq_node *call(parser *p, const char *fname)
     for (char *q = lower; *q; q++)
         *q = (char)tolower((unsigned char)*q);
     c->op = lower;
-    memcpy(c->args, args, n * sizeof *args);
+    if (n) /* f(): no argument array */
+        memcpy(c->args, args, n * sizeof *args);
     return c;
 }
 
