@@ -116,6 +116,10 @@ static void test_select(void **state)
         {"SELECT * FROM t WHERE pk = 'a' AND sk BETWEEN 1 AND 2 ORDER BY sk DESC",
          "QUERY backward kc=[#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2] names={\"#n0\":{\"S\":\"pk\"},"
          "\"#n1\":{\"S\":\"sk\"}} values={\":v0\":{\"S\":\"a\"},\":v1\":{\"N\":\"1\"},\":v2\":{\"N\":\"2\"}}"},
+        {"SELECT * FROM t WHERE pk = 'a' -- a comment\n /* another\n one */ ORDER BY pk DESC, sk DESC",
+         "QUERY backward kc=[#n0 = :v0] names={\"#n0\":{\"S\":\"pk\"}} values={\":v0\":{\"S\":\"a\"}}"},
+        {"SELECT * FROM t WHERE pk = 'a' ORDER BY pk DESC",
+         "QUERY kc=[#n0 = :v0] names={\"#n0\":{\"S\":\"pk\"}} values={\":v0\":{\"S\":\"a\"}}"},
         {"SELECT * FROM t WHERE begins_with(sk, 'x') AND pk = 'a'",
          "QUERY kc=[#n0 = :v0 AND begins_with(#n1, :v1)] names={\"#n0\":{\"S\":\"pk\"},\"#n1\":{\"S\":\"sk\"}} "
          "values={\":v0\":{\"S\":\"a\"},\":v1\":{\"S\":\"x\"}}"},
@@ -286,6 +290,9 @@ static void test_errors(void **state)
                                             "larger than supported range: \"1e999\" (max "
                                             "9.9999999999999999999999999999999999999E+125)"},
         {"SELECT * FROM t ORDER BY pk", "error: Must have WHERE clause in the statement when using ORDER BY clause."},
+        {"SELECT * FROM t WHERE pk = 'a' ORDER BY pk, sk, x",
+         "error: Variable reference x in ORDER BY clause must be part of the primary key"},
+        {"SELECT * FROM t /* open", NWF "unterminated comment starting at offset 16"},
         {"SELECT * FROM t WHERE a = 1 ORDER BY sk",
          "error: Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."},
         {"SELECT * FROM t WHERE pk = 'a' ORDER BY x",

@@ -79,8 +79,9 @@ typedef struct pq_stmt {
     pq_node **proj;              /* SELECT: the projection list; NULL for * */
     size_t n_proj;
     pq_node *where;              /* NULL when absent */
-    pq_node *order_by;           /* SELECT: ORDER BY path (NULL when absent) */
-    bool descending;
+    pq_node *order_by[2];        /* SELECT: ORDER BY path [ASC|DESC], ... (key attributes) */
+    bool descending[2];
+    size_t n_order_by;
     const ddb_value *item;       /* INSERT: the item (an M value) */
     pq_assign *assigns;          /* UPDATE */
     size_t n_assigns;

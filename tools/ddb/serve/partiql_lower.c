@@ -521,16 +521,19 @@ static int lower_select(lower *l, const pq_stmt *s, const pq_keys *keys, bool si
         put_cond(l, s->where, 0);
         out->filter = take(l, mark);
     }
-    if (s->order_by) {
+    for (size_t i = 0; i < s->n_order_by; i++) {
+        const pq_node *k = s->order_by[i];
         if (!s->where)
             return fail(l, DDB_EVALIDATION, "Must have WHERE clause in the statement when using ORDER BY clause.");
-        if (!is_attr(s->order_by, keys->target.pk) && !is_attr(s->order_by, keys->target.sk))
+        if (!is_attr(k, keys->target.pk) && !is_attr(k, keys->target.sk))
             return fail(l, DDB_EVALIDATION, "Variable reference %s in ORDER BY clause must be part of the primary key",
-                        s->order_by->steps[0].name ? s->order_by->steps[0].name : "?");
+                        k->steps[0].name);
         if (out->call != PQC_QUERY)
             return fail(l, DDB_EVALIDATION, "Must have at least one non-optional hash key condition in WHERE clause "
                                             "when using ORDER BY clause.");
-        out->backward = s->descending;
+        /* one partition: only the sort key's direction orders it */
+        if (is_attr(k, keys->target.sk))
+            out->backward = s->descending[i];
     }
     return l->rc;
 }

@@ -128,8 +128,23 @@ static int next(parser *p)
 {
     if (p->rc)
         return p->rc;
-    while (p->pos < p->len && isspace((unsigned char)p->src[p->pos]))
-        p->pos++;
+    for (;;) { /* white space, -- line comments and block comments */
+        while (p->pos < p->len && isspace((unsigned char)p->src[p->pos]))
+            p->pos++;
+        if (p->pos + 1 < p->len && p->src[p->pos] == '-' && p->src[p->pos + 1] == '-') {
+            while (p->pos < p->len && p->src[p->pos] != '\n')
+                p->pos++;
+        } else if (p->pos + 1 < p->len && p->src[p->pos] == '/' && p->src[p->pos + 1] == '*') {
+            size_t start = p->pos;
+            for (p->pos += 2; p->pos + 1 < p->len && !(p->src[p->pos] == '*' && p->src[p->pos + 1] == '/');)
+                p->pos++;
+            if (p->pos + 1 >= p->len)
+                return fail(p, DDB_EVALIDATION, PQ_NOT_WELL_FORMED "unterminated comment starting at offset %zu",
+                            start);
+            p->pos += 2;
+        } else
+            break;
+    }
     size_t at = p->pos;
     if (at >= p->len) {
         p->t = (tok){T_END, p->src + at, 0, at, 0};
@@ -812,10 +827,22 @@ static int select_stmt(parser *p, pq_stmt *s)
     if (where(p, s, false))
         return p->rc;
     if (accept_word(p, "ORDER")) {
-        if (expect_word(p, "BY") || !(s->order_by = path(p)))
+        if (expect_word(p, "BY"))
             return p->rc;
-        if (!accept_word(p, "ASC"))
-            s->descending = accept_word(p, "DESC");
+        do {
+            pq_node *k = path(p);
+            if (!k)
+                return p->rc;
+            /* a table has two key attributes: a third is never one */
+            if (s->n_order_by == 2)
+                return fail(p, DDB_EVALIDATION,
+                            "Variable reference %s in ORDER BY clause must be part of the primary key",
+                            k->steps[0].name);
+            s->order_by[s->n_order_by] = k;
+            if (!accept_word(p, "ASC"))
+                s->descending[s->n_order_by] = accept_word(p, "DESC");
+            s->n_order_by++;
+        } while (accept_punct(p, ","));
     }
     return p->rc;
 }
