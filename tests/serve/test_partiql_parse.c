@@ -197,11 +197,15 @@ static void test_writes(void **state)
          "UPDATE key={\"pk\":{\"S\":\"b\"},\"sk\":{\"N\":\"2\"}} update=[SET #n0 = list_append(#n0, :v0)] "
          "cond=[attribute_exists(#n1)] returning=[ALL_OLD] names={\"#n0\":{\"S\":\"l\"},\"#n1\":{\"S\":\"pk\"}} "
          "values={\":v0\":{\"L\":[{\"N\":\"1\"}]}}"},
+        {"DELETE FROM t WHERE pk = 'a' AND sk = 1 AND x = 1 AND y = 2",
+         "DELETE key={\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":\"1\"}} cond=[attribute_not_exists(#n2) OR #n0 = :v0 AND "
+         "#n1 = :v1] names={\"#n0\":{\"S\":\"x\"},\"#n1\":{\"S\":\"y\"},\"#n2\":{\"S\":\"pk\"}} "
+         "values={\":v0\":{\"N\":\"1\"},\":v1\":{\"N\":\"2\"}}"},
         {"DELETE FROM t WHERE pk = 'a' AND sk = 1",
          "DELETE key={\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":\"1\"}} names={\"#n0\":{\"S\":\"pk\"}}"},
         {"DELETE FROM t WHERE pk = 'a' AND sk = 1 AND (x = 1 OR y IS MISSING) RETURNING ALL OLD *",
          "DELETE key={\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":\"1\"}} cond=[attribute_not_exists(#n2) OR "
-         "((#n0 = :v0 OR attribute_not_exists(#n1)))] returning=[ALL_OLD] names={\"#n0\":{\"S\":\"x\"},"
+         "(#n0 = :v0 OR attribute_not_exists(#n1))] returning=[ALL_OLD] names={\"#n0\":{\"S\":\"x\"},"
          "\"#n1\":{\"S\":\"y\"},\"#n2\":{\"S\":\"pk\"}} values={\":v0\":{\"N\":\"1\"}}"},
     };
     run_cases(cases, sizeof cases / sizeof *cases, false);

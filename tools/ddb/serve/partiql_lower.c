@@ -607,8 +607,10 @@ static int lower_write(lower *l, const pq_stmt *s, const pq_keys *keys, pq_plan 
             put(l, " AND "), put(l, others);
     } else if (others) {
         /* PartiQL delete statements: no item with the key is a success,
-         * an item the condition does not match a failed condition */
-        put(l, presence), put(l, " OR ("), put(l, others), put(l, ")");
+         * an item the condition does not match a failed condition.  AND
+         * binds closer than OR, and rest() parenthesizes an OR: no
+         * parentheses here (doubled ones are an error of the expression) */
+        put(l, presence), put(l, " OR "), put(l, others);
     }
     out->condition = l->len > mark ? take(l, mark) : NULL;
     return l->rc;
