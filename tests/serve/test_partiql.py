@@ -199,6 +199,10 @@ def paging(c):
     token = run(c, "SELECT * FROM Music", Limit=1)["NextToken"]
     code, msg, _ = error_of(run, c=c, statement="SELECT * FROM Music WHERE Year > 0", NextToken=token)
     check((code, msg) == ("ValidationException", "NextToken does not match request"), (code, msg))
+    stmt = "SELECT * FROM Music WHERE Artist = ?"
+    token = run(c, stmt, Limit=1, Parameters=[{"S": "Acme Band"}])["NextToken"]
+    code, msg, _ = error_of(run, c=c, statement=stmt, NextToken=token, Parameters=[{"S": "Zed"}])
+    check((code, msg) == ("ValidationException", "NextToken does not match request"), (code, msg))
     code, msg, _ = error_of(run, c=c, statement="SELECT * FROM Music", NextToken="bm90IGEgdG9rZW4=")
     check((code, msg) == ("ValidationException", "Invalid NextToken"), (code, msg))
 

@@ -10,6 +10,7 @@
 #include "serve.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One statement of a request, compiled. */
@@ -226,6 +227,19 @@ static json_t *items_json(serve_req *r, const pq_result *res)
     return items;
 }
 
+/* What a NextToken is bound to: the statement and its Parameters. */
+static const char *request_identity(serve_req *r, const pq_run *run)
+{
+    const json_t *params = json_object_get(r->in, "Parameters");
+    char *p = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    size_t n = strlen(run->text) + (p ? strlen(p) : 0) + 2;
+    char *s = ddb_arena_alloc(r->a, n);
+    if (s)
+        snprintf(s, n, "%s\n%s", run->text, p ? p : "");
+    free(p);
+    return s ? s : run->text;
+}
+
 int op_execute_statement(serve_req *r)
 {
     pq_run run;
@@ -239,7 +253,7 @@ int op_execute_statement(serve_req *r)
         return -1;
     ddb_item *start = NULL;
     if (token && run.kind == PQ_SELECT) {
-        int code = pq_token_decode(run.text, token, r->a, &start, &r->err);
+        int code = pq_token_decode(request_identity(r, &run), token, r->a, &start, &r->err);
         if (code)
             return serve_fail_code(r, code);
     }
@@ -262,7 +276,7 @@ int op_execute_statement(serve_req *r)
     if (res.last_key) {
         char *next;
         json_t *lek = w_item_json(r, res.last_key);
-        code = pq_token_encode(run.text, res.last_key, r->a, &next, &r->err);
+        code = pq_token_encode(request_identity(r, &run), res.last_key, r->a, &next, &r->err);
         if (code || !lek) {
             json_decref(lek);
             return serve_fail_code(r, code ? code : r->err.code);

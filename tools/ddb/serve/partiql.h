@@ -135,7 +135,8 @@ int pq_lower(const pq_stmt *s, const pq_keys *keys, bool single_item, ddb_arena 
 /* API_ExecuteStatement: NextToken, length 1 to 32768. */
 #define PQ_MAX_TOKEN 32768
 
-/* The NextToken continuing statement after last_key (arena memory). */
+/* The NextToken continuing the request identified by statement (its text
+ * and parameters) after last_key (arena memory). */
 int pq_token_encode(const char *statement, const ddb_item *last_key, ddb_arena *a, char **out, ddb_error *err);
 /* The ExclusiveStartKey of a NextToken given with statement; DDB_EVALIDATION
  * "Invalid NextToken" / "NextToken does not match request". */

@@ -1,8 +1,8 @@
 /* ddb serve: ExecuteStatement's NextToken — the page's LastEvaluatedKey
  * bound to the statement it continues.  A token is base64 of the JSON
- * {"s": <hash of the statement text>, "k": <LastEvaluatedKey>}; a token
- * that does not decode is "Invalid NextToken", one of another statement
- * "NextToken does not match request" (DynamoDB's words, API_ExecuteStatement:
+ * {"s": <hash of the request: statement and parameters>, "k":
+ * <LastEvaluatedKey>}; a token that does not decode is "Invalid NextToken",
+ * one of another statement or parameters "NextToken does not match request" (DynamoDB's words, API_ExecuteStatement:
  * NextToken, length 1 to 32768).  Calls libddb's public API (<ddb/json.h>)
  * and jansson. */
 #include "partiql.h"
