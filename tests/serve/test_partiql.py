@@ -104,7 +104,9 @@ def insert_and_types(c):
     for title, year, genre in (("Cold", 2001, "rock"), ("Dawn", 2005, "pop"), ("Echo", 2010, "rock")):
         run(c, "INSERT INTO Music VALUE {'Artist': 'Acme Band', 'SongTitle': ?, 'Year': ?, 'Genre': ?}",
             Parameters=[{"S": title}, {"N": str(year)}, {"S": genre}])
-    run(c, "insert into Music value {'Artist': 'Zed', 'SongTitle': 'Alpha', 'Year': 1980, 'Plays': 7}")
+    # the item itself as a parameter (a map AttributeValue)
+    run(c, "insert into Music value ?", Parameters=[{"M": {"Artist": {"S": "Zed"}, "SongTitle": {"S": "Alpha"},
+                                                          "Year": {"N": "1980"}, "Plays": {"N": "7"}}}])
     # INSERT of a key that exists: DuplicateItemException (INSERT page;
     # API_ExecuteStatement errors)
     code, msg, _ = error_of(run, c=c, statement="INSERT INTO Music VALUE {'Artist': 'Zed', 'SongTitle': 'Alpha'}")
@@ -355,6 +357,14 @@ def transactions(c):
     ])
     got = c.execute_statement(Statement="SELECT * FROM Counters WHERE id = 1")["Items"]
     check(got == [{"id": {"N": "1"}, "n": {"N": "11"}}], got)
+    # ClientRequestToken: the same transaction again is answered without
+    # writing again (API_ExecuteTransaction: ClientRequestToken)
+    for _ in range(2):
+        c.execute_transaction(ClientRequestToken="partiql-token-1", TransactStatements=[
+            {"Statement": "UPDATE Counters SET n = n + 1 WHERE id = 10"}])
+    got = c.execute_statement(Statement="SELECT n FROM Counters WHERE id = 10")["Items"]
+    check(got == [{"n": {"N": "2"}}], got)
+    run(c, "UPDATE Counters SET n = 1 WHERE id = 10")
     # a cancelled transaction: one reason per statement; an INSERT of an
     # existing key is DuplicateItem (API_CancellationReason)
     code, msg, resp = error_of(c.execute_transaction, TransactStatements=[
