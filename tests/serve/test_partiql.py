@@ -111,9 +111,12 @@ def insert_and_types(c):
     # API_ExecuteStatement errors)
     code, msg, _ = error_of(run, c=c, statement="INSERT INTO Music VALUE {'Artist': 'Zed', 'SongTitle': 'Alpha'}")
     check((code, msg) == ("DuplicateItemException", "Duplicate primary key exists in table"), (code, msg))
-    # an item without its key (the engine's PutItem message)
+    # an item without its key, a key of another type (DynamoDB's PartiQL
+    # messages, as DynamoDB Local's ValidationExceptionMessages spells them)
     code, msg, _ = error_of(run, c=c, statement="INSERT INTO Music VALUE {'Artist': 'Zed'}")
-    check(code == "ValidationException" and "Missing the key SongTitle" in msg, (code, msg))
+    check((code, msg) == ("ValidationException", "Key attribute should be present in the item: Key SongTitle"), msg)
+    code, msg, _ = error_of(run, c=c, statement="UPDATE Music SET a = 1 WHERE Artist = 1 AND SongTitle = 'x'")
+    check(msg == "Key attribute's data type should match its data type in table's schema: Key Artist", msg)
     code, msg, _ = error_of(run, c=c, statement="INSERT INTO Music VALUES ('a', 'b')")
     check(code == "ValidationException" and msg.startswith("Unsupported operation: Inserting multiple items"), msg)
 

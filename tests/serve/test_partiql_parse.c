@@ -309,6 +309,13 @@ static void test_errors(void **state)
         {"INSERT INTO t VALUE {a: 1}", "error: Tuple keys must be of type String. Actual type: IDENTIFIER under "
                                        "tuple"},
         {"INSERT INTO t VALUE {'pk': 'a'} RETURNING ALL OLD *", "error: RETURNING is not supported in INSERT"},
+        {"INSERT INTO t VALUE {'pk': 'a'}", "error: Key attribute should be present in the item: Key sk"},
+        {"INSERT INTO t VALUE {'pk': 1, 'sk': 1}",
+         "error: Key attribute's data type should match its data type in table's schema: Key pk"},
+        {"INSERT INTO t VALUE {'pk': ['a'], 'sk': 1}",
+         "error: Key value must be of type S, N, or B. Key name: pk, Key type: L"},
+        {"DELETE FROM t WHERE pk = 'a' AND sk = '1'",
+         "error: Key attribute's data type should match its data type in table's schema: Key sk"},
         {"UPDATE t SET a = 1", "error: Where clause does not contain a mandatory equality on all key attributes"},
         {"UPDATE t SET a = 1 WHERE pk = 'a'",
          "error: Where clause does not contain a mandatory equality on all key attributes"},

@@ -323,6 +323,20 @@ static const char *rest(lower *l, const conjuncts *cs, const bool *used)
     return k ? take(l, mark) : NULL;
 }
 
+/* A key attribute's value: a scalar of the schema's type (DynamoDB's
+ * PartiQL messages, as DynamoDB Local's ValidationExceptionMessages has
+ * them). */
+static int key_value(lower *l, const char *attr, ddb_type want, const ddb_value *v)
+{
+    if (v->type != DDB_TS && v->type != DDB_TN && v->type != DDB_TB)
+        return fail(l, DDB_EVALIDATION, "Key value must be of type S, N, or B. Key name: %s, Key type: %s", attr,
+                    ddb_type_name(v->type));
+    if (v->type != want)
+        return fail(l, DDB_EVALIDATION,
+                    "Key attribute's data type should match its data type in table's schema: Key %s", attr);
+    return 0;
+}
+
 /* The full primary key from equalities of the WHERE clause (writes and
  * single-item reads); used[] marks the conjuncts taken. */
 static int full_key(lower *l, const pq_stmt *s, const ddb_key_schema *k, conjuncts *cs, bool *used, ddb_item **key)
@@ -348,6 +362,8 @@ static int full_key(lower *l, const pq_stmt *s, const ddb_key_schema *k, conjunc
                             "Multiple conditions on same key %s. Only single item Update/Insert/Delete are supported",
                             attrs[j]);
             found = used[i] = true;
+            if (key_value(l, attrs[j], j ? k->sk_type : k->pk_type, v))
+                return l->rc;
             if (ddb_item_set(*key, attrs[j], (ddb_value *)v))
                 return fail(l, DDB_ENOMEM, "out of memory");
         }
@@ -637,6 +653,14 @@ int pq_lower(const pq_stmt *s, const pq_keys *keys, bool single_item, ddb_arena 
         out->key = m ? ddb_item_from_map(a, m) : NULL;
         if (!out->key)
             return fail(&l, DDB_ENOMEM, "out of memory");
+        for (int j = 0; j < 2; j++) {
+            const char *attr = j ? keys->table.sk : keys->table.pk;
+            const ddb_value *v = attr ? ddb_item_get(out->key, attr) : NULL;
+            if (attr && !v)
+                return fail(&l, DDB_EVALIDATION, "Key attribute should be present in the item: Key %s", attr);
+            if (v && key_value(&l, attr, j ? keys->table.sk_type : keys->table.pk_type, v))
+                return l.rc;
+        }
         out->condition = key_presence(&l, keys->table.pk, false);
         break;
     }
