@@ -349,6 +349,15 @@ static void test_limits(void **state)
     assert_string_equal(plan_of(text, NULL, 0, false), "SCAN");
     text[PQ_MAX_STATEMENT] = ' ';
     assert_string_equal(plan_of(text, NULL, 0, false), "error: Statement is 8193 bytes long: at most 8192");
+    /* a NUL inside the statement (JSON's \u0000) is refused, not its end */
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err;
+    pq_stmt *s;
+    static const char nul[] = "SELECT * FROM t\0 WHERE pk = 'x'";
+    assert_int_equal(pq_parse(nul, sizeof nul - 1, NULL, 0, a, &s, &err), DDB_EVALIDATION);
+    assert_string_equal(err.message, "Statement wasn't well formed, can't be processed: unexpected character '?' at "
+                                     "offset 15");
+    ddb_arena_free(a);
     char deep[1024];
     for (int depth = 20; depth <= 100; depth += 80) {
         int n = snprintf(deep, sizeof deep, "SELECT * FROM t WHERE a = ");

@@ -16,6 +16,7 @@
 /* One statement of a request, compiled. */
 typedef struct pq_run {
     const char *text;
+    size_t len;
     pq_plan plan;
     pq_kind kind;
     ddb_expr *key_condition, *filter, *projection, *condition, *update;
@@ -23,12 +24,13 @@ typedef struct pq_run {
     bool consistent;
 } pq_run;
 
-/* Statement: required, 1 to 8192 characters (API_ExecuteStatement). */
-static int statement_text(serve_req *r, const json_t *o, const char **text)
+/* Statement: required, 1 to 8192 characters (API_ExecuteStatement); its
+ * length as JSON gave it (a NUL inside is the parser's error, not the end). */
+static int statement_text(serve_req *r, const json_t *o, const char **text, size_t *len)
 {
     if (w_str_req(r, o, "Statement", "statement", text))
         return -1;
-    size_t n = strlen(*text);
+    size_t n = *len = json_string_length(json_object_get(o, "Statement"));
     if (n < 1 || n > PQ_MAX_STATEMENT)
         return serve_validation(r,
                                 "1 validation error detected: Value at 'statement' failed to satisfy constraint: "
@@ -93,10 +95,10 @@ static int compile(serve_req *r, const json_t *o, bool single_item, pq_run *run)
     size_t n;
     pq_stmt *s;
     pq_keys keys;
-    if (statement_text(r, o, &run->text) || parameters(r, o, &params, &n) ||
+    if (statement_text(r, o, &run->text, &run->len) || parameters(r, o, &params, &n) ||
         w_return_on_failure(r, o, &run->on_failure) || w_bool(r, o, "ConsistentRead", &run->consistent))
         return -1;
-    int rc = pq_parse(run->text, strlen(run->text), params, n, r->a, &s, &r->err);
+    int rc = pq_parse(run->text, run->len, params, n, r->a, &s, &r->err);
     if (rc)
         return serve_fail_code(r, rc);
     run->kind = s->kind;

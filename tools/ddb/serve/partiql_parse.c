@@ -190,7 +190,7 @@ static int next(parser *p)
             p->t = (tok){T_PUNCT, p->src + at, 2, at, 2};
             return 0;
         }
-    if (strchr("()[]{},.:*=<>+-;", c)) {
+    if (c && strchr("()[]{},.:*=<>+-;", c)) { /* strchr finds the NUL too */
         p->pos++;
         p->t = (tok){T_PUNCT, p->src + at, 1, at, 1};
         return 0;
