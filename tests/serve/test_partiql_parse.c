@@ -357,6 +357,15 @@ static void test_limits(void **state)
     assert_int_equal(pq_parse(nul, sizeof nul - 1, NULL, 0, a, &s, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "Statement wasn't well formed, can't be processed: unexpected character '?' at "
                                      "offset 15");
+    static const char nul_name[] = "SELECT * FROM t WHERE \"a\0b\" = 1";
+    assert_int_equal(pq_parse(nul_name, sizeof nul_name - 1, NULL, 0, a, &s, &err), DDB_EVALIDATION);
+    assert_string_equal(err.message, "Statement wasn't well formed, can't be processed: a name cannot contain a NUL "
+                                     "character (offset 22)");
+    static const char nul_key[] = "INSERT INTO t VALUE {'pk': 'a', 's\0k': 1}";
+    assert_int_equal(pq_parse(nul_key, sizeof nul_key - 1, NULL, 0, a, &s, &err), DDB_EVALIDATION);
+    static const char nul_value[] = "INSERT INTO t VALUE {'pk': 'a\0b', 'sk': 1}";
+    assert_int_equal(pq_parse(nul_value, sizeof nul_value - 1, NULL, 0, a, &s, &err), DDB_OK);
+    assert_int_equal(ddb_map_get(s->item, "pk")->len, 3);
     ddb_arena_free(a);
     char deep[1024];
     for (int depth = 20; depth <= 100; depth += 80) {

@@ -271,10 +271,22 @@ static char *copy(parser *p, const char *s, size_t n)
     return c;
 }
 
+/* The current T_QNAME / T_STRING as an attribute name: a NUL inside would
+ * cut it short, so it is refused. */
+static bool nul_free(parser *p)
+{
+    if (strlen(p->t.s) == p->t.len)
+        return true;
+    fail(p, DDB_EVALIDATION, PQ_NOT_WELL_FORMED "a name cannot contain a NUL character (offset %zu)", p->t.at);
+    return false;
+}
+
 /* A bare or "quoted" name; NULL after the error. */
 static const char *name(parser *p, const char *what)
 {
     if (p->t.kind == T_QNAME || (p->t.kind == T_WORD && !reserved(p))) {
+        if (p->t.kind == T_QNAME && !nul_free(p))
+            return NULL;
         if (p->t.len == 0) {
             fail(p, DDB_EVALIDATION, "Path component cannot be an empty string");
             return NULL;
@@ -344,7 +356,7 @@ static pq_node *path_from(parser *p, const char *first)
                 if (add_step(p, n, &cap, (pq_step){NULL, (uint32_t)v}))
                     return NULL;
             } else if (p->t.kind == T_STRING) {
-                if (add_step(p, n, &cap, (pq_step){p->t.s, 0}))
+                if (!nul_free(p) || add_step(p, n, &cap, (pq_step){p->t.s, 0}))
                     return NULL;
             } else {
                 syntax(p, "expected a list index or a string in brackets");
@@ -462,6 +474,8 @@ static ddb_value *tuple(parser *p)
             return NULL;
         }
         const char *k = p->t.s;
+        if (!nul_free(p))
+            return NULL;
         next(p);
         if (expect_punct(p, ":"))
             return NULL;
