@@ -352,12 +352,13 @@ def batch(c):
 def transactions(c):
     # ExecuteTransaction: writes and EXISTS checks in one TransactWriteItems
     # (transactions page; API_ExecuteTransaction)
-    c.execute_transaction(TransactStatements=[
+    r = c.execute_transaction(TransactStatements=[
         {"Statement": "INSERT INTO Counters VALUE {'id': 10, 'n': 1}"},
         {"Statement": "UPDATE Counters SET n = n + 10 WHERE id = 1"},
         {"Statement": "EXISTS(SELECT * FROM Counters WHERE id = 2 AND n = 0)"},
         {"Statement": "DELETE FROM Counters WHERE id = ?", "Parameters": [{"N": "3"}]},
     ])
+    check(r["Responses"] == [], r)
     got = c.execute_statement(Statement="SELECT * FROM Counters WHERE id = 1")["Items"]
     check(got == [{"id": {"N": "1"}, "n": {"N": "11"}}], got)
     # ClientRequestToken: the same transaction again is answered without

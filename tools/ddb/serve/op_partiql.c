@@ -550,6 +550,8 @@ static int transact_writes(serve_req *r, const pq_run *runs, size_t n, ddb_retur
     }
     if (code)
         return serve_fail_code(r, code);
+    /* writes answer an empty Responses list (as DynamoDB Local does) */
+    json_object_set_new(r->out, "Responses", json_array());
     json_t *c = w_capacity_json(r, runs[0].plan.table, rc, &res.capacity);
     if (c)
         json_object_set_new(r->out, "ConsumedCapacity", json_pack("[o]", c));
