@@ -346,7 +346,8 @@ def batch(c):
     code, msg, _ = error_of(c.batch_execute_statement, Statements=[
         {"Statement": "SELECT * FROM Counters WHERE id = 1"},
         {"Statement": "DELETE FROM Counters WHERE id = 1"}])
-    check(code == "ValidationException", (code, msg))
+    check((code, msg) == ("ValidationException", "Read and write requests together in the same batch is not "
+                                                 "supported."), (code, msg))
 
 
 def transactions(c):
@@ -393,7 +394,8 @@ def transactions(c):
     check(r["ConsumedCapacity"][0]["TableName"] == "Counters", r)
     for stmts, want in (
             (["SELECT * FROM Counters WHERE n = 1"], KEYS),
-            (["SELECT * FROM Counters WHERE id = 1", "DELETE FROM Counters WHERE id = 1"], None),
+            (["SELECT * FROM Counters WHERE id = 1", "DELETE FROM Counters WHERE id = 1"],
+             "ExecuteTransaction API does not support both read and write operations in the same request."),
             (["SELECT * FROM \"Music\".\"ByGenre\" WHERE Genre = 'x'"],
              "Reads on indices are not supported within transactions.")):
         code, msg, _ = error_of(c.execute_transaction, TransactStatements=[{"Statement": s} for s in stmts])

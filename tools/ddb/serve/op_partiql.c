@@ -425,10 +425,10 @@ int op_batch_execute_statement(serve_req *r)
         if (!errors[i])
             *(is_read(&runs[i]) ? &reads : &writes) = true;
     /* developer guide, "Running batch operations with PartiQL": a batch
-     * is either all reads or all writes */
+     * is either all reads or all writes (DynamoDB's words as DynamoDB Local
+     * has them) */
     if (!rc2 && reads && writes)
-        rc2 = serve_validation(r, "BatchExecuteStatement takes either only reads (SELECT) or only writes (INSERT, "
-                                  "UPDATE, DELETE), not both");
+        rc2 = serve_validation(r, "Read and write requests together in the same batch is not supported.");
     for (size_t i = 0; i < n; i++) {
         if (errors[i]) {
             json_array_append_new(responses, errors[i]);
@@ -577,7 +577,8 @@ int op_execute_transaction(serve_req *r)
     for (size_t i = 0; i < n; i++)
         reads += is_read(&runs[i]);
     if (reads && reads != n)
-        return serve_validation(r, "ExecuteTransaction takes either only reads (SELECT) or only writes (INSERT, "
-                                   "UPDATE, DELETE, EXISTS), not both");
+        /* DynamoDB's words as DynamoDB Local has them */
+        return serve_validation(r, "ExecuteTransaction API does not support both read and write operations in the "
+                                   "same request.");
     return reads ? transact_reads(r, runs, n, rc) : transact_writes(r, runs, n, rc, token);
 }
