@@ -319,11 +319,15 @@ def batch(c):
         {"Statement": "INSERT INTO Counters VALUE {'id': 1, 'n': 0}"},
         {"Statement": "INSERT INTO Counters VALUE {'id': ?, 'n': 0}", "Parameters": [{"N": "2"}]},
         {"Statement": "SLECT nothing"},
-        {"Statement": "UPDATE Counters SET n = n + 1 WHERE id = 1"},
-    ], ReturnConsumedCapacity="TOTAL")["Responses"]
+        {"Statement": "INSERT INTO Counters VALUE {'id': 3, 'n': 0}"},
+    ], ReturnConsumedCapacity="TOTAL")
+    check(r["ConsumedCapacity"] == [{"TableName": "Counters", "CapacityUnits": 3.0, "WriteCapacityUnits": 3.0}], r)
+    r = r["Responses"]
     check(len(r) == 4 and r[0] == {"TableName": "Counters"} and r[1] == {"TableName": "Counters"}, r)
     check(r[2]["Error"] == {"Code": "ValidationError", "Message": WELL_FORMED + "Expected data manipulation"}, r)
     check(r[3] == {"TableName": "Counters"}, r)
+    r = c.batch_execute_statement(Statements=[{"Statement": "UPDATE Counters SET n = n + 1 WHERE id = 1"}])
+    check(r["Responses"] == [{"TableName": "Counters"}], r)
     r = c.batch_execute_statement(Statements=[
         {"Statement": "INSERT INTO Counters VALUE {'id': 1, 'n': 0}"},
         {"Statement": "UPDATE Counters SET n = 9 WHERE id = 7"},
@@ -342,6 +346,12 @@ def batch(c):
     check(r[1] == {"TableName": "Counters"}, r)
     check(r[2] == {"TableName": "Counters", "Item": {"id": {"N": "2"}, "n": {"N": "0"}}}, r)
     check(r[3]["Error"] == {"Code": "ValidationError", "Message": KEYS}, r)
+    # one item twice in a batch (API_BatchGetItem / API_BatchWriteItem's rule,
+    # which DynamoDB Local applies to PartiQL batches too)
+    for stmts in (["SELECT * FROM Counters WHERE id = 1", "SELECT n FROM Counters WHERE id = 1 AND n > 0"],
+                  ["UPDATE Counters SET n = 1 WHERE id = 1", "DELETE FROM Counters WHERE id = 1"]):
+        code, msg, _ = error_of(c.batch_execute_statement, Statements=[{"Statement": s} for s in stmts])
+        check((code, msg) == ("ValidationException", "Provided list of item keys contains duplicates"), (code, msg))
     # a batch is all reads or all writes (batching page)
     code, msg, _ = error_of(c.batch_execute_statement, Statements=[
         {"Statement": "SELECT * FROM Counters WHERE id = 1"},

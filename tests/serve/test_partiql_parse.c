@@ -220,7 +220,8 @@ static void test_single_item(void **state)
         {"SELECT a FROM t WHERE pk = 'a' AND sk = 1",
          "GET key={\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":\"1\"}} proj=[#n0] names={\"#n0\":{\"S\":\"a\"}}"},
         {"SELECT * FROM t WHERE pk = 'a' AND sk = 1 AND x = 2",
-         "QUERY kc=[#n1 = :v1 AND #n2 = :v2] filter=[#n0 = :v0] names={\"#n0\":{\"S\":\"x\"},"
+         "QUERY key={\"pk\":{\"S\":\"a\"},\"sk\":{\"N\":\"1\"}} kc=[#n1 = :v1 AND #n2 = :v2] filter=[#n0 = :v0] "
+         "names={\"#n0\":{\"S\":\"x\"},"
          "\"#n1\":{\"S\":\"pk\"},\"#n2\":{\"S\":\"sk\"}} values={\":v0\":{\"N\":\"2\"},\":v1\":{\"S\":\"a\"},"
          "\":v2\":{\"N\":\"1\"}}"},
         {"EXISTS(SELECT * FROM t WHERE pk = 'a' AND sk = 1)",

@@ -17,6 +17,7 @@
 typedef struct pq_run {
     const char *text;
     size_t len;
+    pq_keys keys;
     pq_plan plan;
     pq_kind kind;
     ddb_expr *key_condition, *filter, *projection, *condition, *update;
@@ -94,7 +95,6 @@ static int compile(serve_req *r, const json_t *o, bool single_item, pq_run *run)
     const ddb_value **params;
     size_t n;
     pq_stmt *s;
-    pq_keys keys;
     if (statement_text(r, o, &run->text, &run->len) || parameters(r, o, &params, &n) ||
         w_return_on_failure(r, o, &run->on_failure) || w_bool(r, o, "ConsistentRead", &run->consistent))
         return -1;
@@ -106,9 +106,9 @@ static int compile(serve_req *r, const json_t *o, bool single_item, pq_run *run)
         r->table = s->table;
     if (s->kind == PQ_EXISTS && !single_item)
         return serve_validation(r, "EXISTS can only be used in ExecuteTransaction write requests.");
-    if (keys_of(r, s->table, s->index, &keys))
+    if (keys_of(r, s->table, s->index, &run->keys))
         return -1;
-    rc = pq_lower(s, &keys, single_item, r->a, &run->plan, &r->err);
+    rc = pq_lower(s, &run->keys, single_item, r->a, &run->plan, &r->err);
     if (rc)
         return serve_fail_code(r, rc);
     const pq_plan *p = &run->plan;
@@ -402,6 +402,21 @@ static int compile_all(serve_req *r, const json_t *list, pq_run *runs, json_t **
     return 0;
 }
 
+/* Do two statements of a batch name one item? */
+static bool same_item(const pq_run *a, const pq_run *b)
+{
+    if (strcmp(a->plan.table, b->plan.table) || !a->plan.key || !b->plan.key)
+        return false;
+    const char *attrs[2] = {a->keys.table.pk, a->keys.table.sk};
+    for (int k = 0; k < 2; k++) {
+        const ddb_value *x = attrs[k] ? ddb_item_get(a->plan.key, attrs[k]) : NULL;
+        const ddb_value *y = attrs[k] ? ddb_item_get(b->plan.key, attrs[k]) : NULL;
+        if (!x != !y || (x && !ddb_value_equal(x, y)))
+            return false;
+    }
+    return true;
+}
+
 /* API_BatchExecuteStatement: up to 25 statements, all reads or all writes,
  * each run on its own and answered with its item or its error. */
 int op_batch_execute_statement(serve_req *r)
@@ -429,6 +444,10 @@ int op_batch_execute_statement(serve_req *r)
      * has them) */
     if (!rc2 && reads && writes)
         rc2 = serve_validation(r, "Read and write requests together in the same batch is not supported.");
+    for (size_t i = 0; !rc2 && i < n; i++)
+        for (size_t j = 0; !rc2 && !errors[i] && j < i; j++)
+            if (!errors[j] && same_item(&runs[i], &runs[j]))
+                rc2 = serve_validation(r, "Provided list of item keys contains duplicates");
     for (size_t i = 0; i < n; i++) {
         if (errors[i]) {
             json_array_append_new(responses, errors[i]);

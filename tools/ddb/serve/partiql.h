@@ -116,7 +116,8 @@ typedef struct pq_keys {
 typedef struct pq_plan {
     pq_call call;
     const char *table, *index;
-    ddb_item *key;              /* GET, PUT (the item), UPDATE, DELETE, CHECK */
+    ddb_item *key;              /* GET, PUT (the item), UPDATE, DELETE, CHECK; the single
+                                 * item a QUERY of a transaction or batch reads */
     bool backward;              /* QUERY: ORDER BY ... DESC */
     /* expression texts (NULL when none), with their names and values */
     const char *key_condition, *filter, *projection, *condition, *update;

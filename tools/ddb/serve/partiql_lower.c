@@ -524,8 +524,7 @@ static int lower_select(lower *l, const pq_stmt *s, const pq_keys *keys, bool si
                 put_value(l, ddb_item_get(out->key, attr));
             }
             out->key_condition = take(l, mark);
-            out->filter = others;
-            out->key = NULL;
+            out->filter = others; /* key stays: the item the Query reads */
         }
         return l->rc;
     }
