@@ -285,6 +285,11 @@ static void test_errors(void **state)
          "BLOB, STRING, NUMERIC, STRUCT, TUPLE, LIST]"},
         {"SELECT * FROM t WHERE foo(a)", "error: Unrecognized function: foo"},
         {"SELECT * FROM t WHERE foo()", "error: Unrecognized function: foo"}, /* fuzz_partiql: no arguments */
+        {"SELECT * FROM t WHERE a + 1 = 2", "error: Unsupported operator in Condition Expression. Operator: +"},
+        {"SELECT * FROM t WHERE a BETWEEN 1 AND b - 1",
+         "error: Unsupported operator in Condition Expression. Operator: -"},
+        {"SELECT * FROM t WHERE contains(list_append(a, [1]), 1)",
+         "error: Unsupported function in a condition: list_append"},
         {"SELECT * FROM t WHERE a", "error: WHERE clause must contain an expression that resolves to a boolean"},
         {"SELECT * FROM t WHERE a IN 1",
          "error: IN operator must have a left hand argument of type Variable Reference and right hand argument of "

@@ -194,9 +194,28 @@ static int put_is(lower *l, const pq_node *n)
     return fail(l, DDB_EVALIDATION, "Unsupported data type for IS operator: %s", n->op);
 }
 
+/* The operands of a comparison, BETWEEN, IN or function in a condition:
+ * no arithmetic, no update functions (DynamoDB's message, as DynamoDB
+ * Local's ValidationExceptionMessages has it, for the operators). */
+static int cond_operands(lower *l, const pq_node *n)
+{
+    if (n->kind != PN_CMP && n->kind != PN_BETWEEN && n->kind != PN_IN && n->kind != PN_CALL)
+        return 0;
+    for (size_t i = 0; i < n->n_args; i++) {
+        const pq_node *x = n->args[i];
+        if (x->kind == PN_ARITH)
+            return fail(l, DDB_EVALIDATION, "Unsupported operator in Condition Expression. Operator: %s", x->op);
+        if (x->kind == PN_CALL && strcmp(x->op, "size"))
+            return fail(l, DDB_EVALIDATION, "Unsupported function in a condition: %s", x->op);
+    }
+    return 0;
+}
+
 /* A condition; parenthesized when its precedence is below need. */
 static int put_cond(lower *l, const pq_node *n, int need)
 {
+    if (cond_operands(l, n))
+        return l->rc;
     bool parens = precedence(n) < need;
     if (parens)
         put(l, "(");
