@@ -18,6 +18,7 @@ typedef struct op_entry {
 
 static const op_entry dynamodb_ops[] = {
     {"BatchGetItem", op_batch_get},
+    {"BatchExecuteStatement", op_batch_execute_statement},
     {"BatchWriteItem", op_batch_write},
     {"CreateTable", op_create_table},
     {"DeleteItem", op_delete_item},
@@ -26,6 +27,8 @@ static const op_entry dynamodb_ops[] = {
     {"DescribeLimits", op_describe_limits},
     {"DescribeTable", op_describe_table},
     {"DescribeTimeToLive", op_describe_ttl},
+    {"ExecuteStatement", op_execute_statement},
+    {"ExecuteTransaction", op_execute_transaction},
     {"GetItem", op_get_item},
     {"ListTables", op_list_tables},
     {"ListTagsOfResource", op_list_tags},

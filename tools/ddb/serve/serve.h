@@ -110,6 +110,8 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out);
 /* Prepare the expression in member name (NULL when absent); freed with the request. */
 int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, const ddb_item *names,
            ddb_expr **out);
+/* Prepare text (NULL: *out NULL) as in w_expr. */
+int w_prepare(serve_req *r, ddb_expr_kind kind, const char *text, const ddb_item *names, ddb_expr **out);
 /* Keep a prepared expression until the request ends (freed then; on
  * failure now). */
 int w_keep_expr(serve_req *r, ddb_expr *e);
@@ -166,6 +168,10 @@ int op_list_streams(serve_req *r);
 int op_describe_stream(serve_req *r);
 int op_get_shard_iterator(serve_req *r);
 int op_get_records(serve_req *r);
+/* PartiQL (op_partiql.c, partiql.h) */
+int op_execute_statement(serve_req *r);
+int op_batch_execute_statement(serve_req *r);
+int op_execute_transaction(serve_req *r);
 
 /* The TableDescription of a table (op_tables.c); NULL after setting the error. */
 json_t *table_description(serve_req *r, const char *table, const char *status);

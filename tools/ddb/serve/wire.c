@@ -192,6 +192,12 @@ int w_expr(serve_req *r, const json_t *o, const char *name, ddb_expr_kind kind, 
     const char *text;
     if (w_str(r, o, name, &text))
         return -1;
+    return w_prepare(r, kind, text, names, out);
+}
+
+int w_prepare(serve_req *r, ddb_expr_kind kind, const char *text, const ddb_item *names, ddb_expr **out)
+{
+    *out = NULL;
     if (!text)
         return 0;
     int rc = ddb_expr_prepare(kind, text, names, out, &r->err);
