@@ -2,8 +2,9 @@
  * operation ("DynamoDB_20120810.PutItem", "DynamoDBStreams_20120810.GetRecords");
  * the body must be one JSON object (DynamoDB answers anything else with a
  * SerializationException, an unknown target with UnknownOperationException).
- * Each worker thread keeps one arena, reset between requests.  Calls the
- * op_*.c handlers, reply.c, libddb and jansson. */
+ * The legacy parameters are translated into expressions (legacy.c) before
+ * the handler runs.  Each worker thread keeps one arena, reset between
+ * requests.  Calls the op_*.c handlers, legacy.c, reply.c, libddb and jansson. */
 #include "serve.h"
 
 #include <pthread.h>
@@ -132,7 +133,15 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     r.in = in;
     r.host = host;
     r.out = json_object();
-    int rc = r.out ? fn(&r) : serve_fail_code(&r, DDB_ENOMEM);
+    json_t *translated = NULL;
+    unsigned legacy = 0;
+    int rc = !r.out ? serve_fail_code(&r, DDB_ENOMEM) : legacy_translate(&r, fn, &translated, &legacy);
+    if (translated)
+        r.in = translated;
+    if (rc == 0)
+        rc = fn(&r);
+    if (rc && legacy)
+        legacy_reword(&r, legacy);
     if (rc == 0) {
         out->status = 200;
         out->body = json_dumps(r.out, JSON_COMPACT);
@@ -152,6 +161,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     for (size_t i = 0; i < r.n_exprs; i++)
         ddb_expr_free(r.exprs[i]);
     free(r.exprs);
+    json_decref(translated);
     json_decref(in);
     ddb_arena_reset(a);
 }

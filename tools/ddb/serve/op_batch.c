@@ -54,7 +54,6 @@ int op_batch_get(serve_req *r)
         return serve_fail_code(r, DDB_ENOMEM);
     size_t k = 0;
     json_object_foreach((json_t *)ri, table, spec) {
-        static const char *const legacy[] = {"AttributesToGet", NULL};
         ddb_item *names;
         ddb_expr *proj;
         bool consistent = false;
@@ -64,7 +63,7 @@ int op_batch_get(serve_req *r)
             return serve_validation(r, "1 validation error detected: Value null at 'requestItems.%s.member.keys' "
                                        "failed to satisfy constraint: Member must not be null",
                                     table);
-        if (refuse_legacy(r, spec, legacy, "ProjectionExpression") || w_names(r, spec, &names) ||
+        if (w_names(r, spec, &names) ||
             w_expr(r, spec, "ProjectionExpression", DDB_EXPR_PROJECTION, names, &proj) ||
             w_bool(r, spec, "ConsistentRead", &consistent))
             return -1;

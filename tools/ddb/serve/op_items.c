@@ -1,23 +1,12 @@
 /* ddb serve: the single-item operations PutItem, GetItem, UpdateItem and
  * DeleteItem (API_PutItem, API_GetItem, API_UpdateItem, API_DeleteItem):
  * expressions with ExpressionAttributeNames / Values, ReturnValues,
- * ReturnConsumedCapacity.  The legacy parameters (Expected,
- * AttributeUpdates, ConditionalOperator) are refused with a
- * ValidationException naming the expression to use instead.  Calls
- * wire.c, reply.c and libddb. */
+ * ReturnConsumedCapacity, AttributesToGet.  The other legacy parameters
+ * (Expected, AttributeUpdates, ConditionalOperator) arrive translated into
+ * expressions (legacy.c).  Calls wire.c, reply.c and libddb. */
 #include "serve.h"
 
 #include <string.h>
-
-/* A legacy parameter that has an expression form: refused, not ignored. */
-int refuse_legacy(serve_req *r, const json_t *o, const char *const *members, const char *instead)
-{
-    for (size_t i = 0; members[i]; i++)
-        if (json_object_get(o, members[i]))
-            return serve_validation(r, "ddb serve does not support the legacy parameter %s: use %s", members[i],
-                                    instead);
-    return 0;
-}
 
 /* ReturnValuesOnConditionCheckFailure: NONE or ALL_OLD. */
 int w_return_on_failure(serve_req *r, const json_t *o, ddb_return_values *out)
@@ -89,10 +78,9 @@ static int write_failed(serve_req *r, int rc, const ddb_write_result *res)
 /* The options every write shares: condition, values, ReturnValues, capacity. */
 static int write_opts(serve_req *r, ddb_write_opts *o, const ddb_item **names_out, ddb_expr **cond)
 {
-    static const char *const legacy[] = {"Expected", "ConditionalOperator", NULL};
     memset(o, 0, sizeof *o);
     ddb_item *names, *values;
-    if (refuse_legacy(r, r->in, legacy, "ConditionExpression") || w_names(r, r->in, &names) ||
+    if (w_names(r, r->in, &names) ||
         w_values(r, r->in, &values) ||
         w_expr(r, r->in, "ConditionExpression", DDB_EXPR_CONDITION, names, cond) ||
         w_return_values(r, r->in, &o->return_values) || w_capacity(r, r->in, &o->return_capacity) ||
@@ -165,14 +153,13 @@ static int create_key_only(serve_req *r, const char *table, const ddb_item *key,
 
 int op_update_item(serve_req *r)
 {
-    static const char *const legacy[] = {"AttributeUpdates", NULL};
     const char *table;
     ddb_item *key;
     ddb_write_opts o;
     const ddb_item *names;
     ddb_expr *cond, *update;
     if (w_table(r, r->in, &table) || w_item_req(r, r->in, "Key", "key", &key) ||
-        refuse_legacy(r, r->in, legacy, "UpdateExpression") || write_opts(r, &o, &names, &cond) ||
+        write_opts(r, &o, &names, &cond) ||
         w_expr(r, r->in, "UpdateExpression", DDB_EXPR_UPDATE, names, &update))
         return -1;
     const ddb_expr *e[] = {update, cond};
@@ -198,10 +185,6 @@ int op_get_item(serve_req *r)
         w_bool(r, r->in, "ConsistentRead", &o.consistent) || w_capacity(r, r->in, &o.return_capacity) ||
         w_attributes(r, r->in, (const char ***)&o.attributes, &o.n_attributes))
         return -1;
-    if (proj && o.attributes)
-        return serve_validation(r, "Can not use both expression and non-expression parameters in the same request: "
-                                   "Non-expression parameters: {AttributesToGet} Expression parameters: "
-                                   "{ProjectionExpression}");
     const ddb_expr *e[] = {proj};
     if (w_check_exprs(r, e, 1, names, NULL))
         return -1;

@@ -124,9 +124,19 @@ int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_it
 int w_return_on_failure(serve_req *r, const json_t *o, ddb_return_values *out);
 /* ReturnValues (op_items.c). */
 int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out);
-/* Refuse the legacy members (NULL-terminated list) that have an expression
- * form named by instead (op_items.c). */
-int refuse_legacy(serve_req *r, const json_t *o, const char *const *members, const char *instead);
+
+/* ---- legacy.c: the legacy parameters as expressions ---- */
+
+/* Check the expression / non-expression rules of a request to operation fn
+ * and translate its legacy members (Expected, ConditionalOperator,
+ * AttributeUpdates, KeyConditions, QueryFilter, ScanFilter; BatchGetItem's
+ * AttributesToGet) into expression members.  *out: the request to handle
+ * instead (a new reference), NULL when nothing was translated.  *flags: what
+ * was translated, for legacy_reword.  0, or -1 with the error set. */
+int legacy_translate(serve_req *r, serve_op_fn fn, json_t **out, unsigned *flags);
+/* A failed request whose legacy members were translated: the engine's words
+ * about the expression put in the legacy member's. */
+void legacy_reword(serve_req *r, unsigned flags);
 
 /* ---- wire.c: writing the response ---- */
 

@@ -1,0 +1,28 @@
+"""The checks of the Python tests that drive a DynamoDB endpoint with boto3
+as a suite written against DynamoDB does (tests/serve/test_legacy.py,
+tests/trial/test_serve_dynamodb.py): a condition, and a call that must fail
+with an exception whose message starts with DynamoDB's words.  The failures
+are collected in `failures`; each is printed as it happens.
+"""
+from botocore.exceptions import ClientError
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def fails(what, code, starts, fn, **kw):
+    """fn(**kw) must fail with exception `code` and a message starting with `starts`;
+    returns the error response (None when it did not fail)."""
+    try:
+        fn(**kw)
+    except ClientError as e:
+        got = (e.response["Error"]["Code"], e.response["Error"]["Message"])
+        check(got[0] == code and got[1].startswith(starts), "%s: got %r, want (%r, %r...)" % (what, got, code, starts))
+        return e.response
+    check(False, "%s: no error (want %s)" % (what, code))
+    return None
