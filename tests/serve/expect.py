@@ -1,11 +1,11 @@
-"""The checks of the Python tests that drive a DynamoDB endpoint with boto3
-as a suite written against DynamoDB does (tests/serve/test_legacy.py,
-tests/trial/test_serve_dynamodb.py): a condition, and a call that must fail
-with an exception whose message starts with DynamoDB's words.  The failures
-are collected in `failures`; each is printed as it happens.
+"""The checks of the Python tests that drive a DynamoDB endpoint as a suite
+written against DynamoDB does (tests/serve/test_legacy.py,
+tests/serve/test_answers.py, tests/trial/test_serve_dynamodb.py): a
+condition, and a boto3 call that must fail with an exception whose message
+starts with DynamoDB's words.  The failures
+are collected in `failures`; each is printed as it happens.  check() needs
+nothing but Python; fails() needs botocore.
 """
-from botocore.exceptions import ClientError
-
 failures = []
 
 
@@ -18,6 +18,7 @@ def check(cond, what):
 def fails(what, code, starts, fn, **kw):
     """fn(**kw) must fail with exception `code` and a message starting with `starts`;
     returns the error response (None when it did not fail)."""
+    from botocore.exceptions import ClientError
     try:
         fn(**kw)
     except ClientError as e:

@@ -12,11 +12,10 @@ usage: test_legacy.py DDB_TOOL WORKDIR                      against `ddb serve`
 exit 77 = skipped (no boto3; no node for dynalite)
 """
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_proc import Server  # noqa: E402
+from serve_proc import Dynalite, Server  # noqa: E402
 
 try:
     import boto3
@@ -303,19 +302,8 @@ def main():
     global DYNALITE
     if sys.argv[1] == "--dynalite":
         DYNALITE = True
-        sh, d = sys.argv[2], sys.argv[3]
-        p = subprocess.run(["sh", sh, "start", d, str(os.getpid())], capture_output=True, text=True)
-        if p.returncode == 77:
-            print(p.stdout.strip())
-            return 77
-        if p.returncode:
-            print(p.stdout, p.stderr)
-            return 1
-        port = p.stdout.split()[0]
-        try:
-            run(client("http://127.0.0.1:%s" % port))
-        finally:
-            subprocess.run(["sh", sh, "stop", d])
+        with Dynalite(sys.argv[2], sys.argv[3]) as d:
+            run(client(d.endpoint))
     else:
         with Server(sys.argv[1], sys.argv[2]) as s:
             run(client(s.endpoint))

@@ -1,7 +1,9 @@
 /* ddb serve: one request, without HTTP.  The X-Amz-Target header names the
  * operation ("DynamoDB_20120810.PutItem", "DynamoDBStreams_20120810.GetRecords");
  * the body must be one JSON object (DynamoDB answers anything else with a
- * SerializationException, an unknown target with UnknownOperationException).
+ * SerializationException, an unknown target with UnknownOperationException);
+ * a string value may hold U+0000 (an S value keeps it, wire.c refuses it in
+ * names and expressions).
  * The legacy parameters are translated into expressions (legacy.c) before
  * the handler runs.  Each worker thread keeps one arena, reset between
  * requests.  Calls the op_*.c handlers, legacy.c, reply.c, libddb and jansson. */
@@ -108,7 +110,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         return;
     }
     json_error_t jerr;
-    json_t *in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!in || !json_is_object(in)) {
         char msg[300];
         if (in)
@@ -132,10 +134,13 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     r.a = a;
     r.in = in;
     r.host = host;
+    r.op = fn;
     r.out = json_object();
     json_t *translated = NULL;
     unsigned legacy = 0;
-    int rc = !r.out ? serve_fail_code(&r, DDB_ENOMEM) : legacy_translate(&r, fn, &translated, &legacy);
+    int rc = !r.out ? serve_fail_code(&r, DDB_ENOMEM) : w_shape_check(&r, fn);
+    if (rc == 0)
+        rc = legacy_translate(&r, fn, &translated, &legacy);
     if (translated)
         r.in = translated;
     if (rc == 0)
@@ -144,7 +149,10 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         legacy_reword(&r, legacy);
     if (rc == 0) {
         out->status = 200;
-        out->body = json_dumps(r.out, JSON_COMPACT);
+        /* API_TagResource, API_UntagResource: no response elements, and
+         * DynamoDB sends an empty body, not "{}" */
+        bool empty = fn == op_tag_resource || fn == op_untag_resource;
+        out->body = empty ? strdup("") : json_dumps(r.out, JSON_COMPACT);
         if (!out->body)
             serve_error_reply(out, 500, "InternalServerError", "a response could not be encoded", NULL);
         else

@@ -158,6 +158,8 @@ static int check_attributes(serve_req *r, const json_t *o)
         const json_t *s = json_array_get(a, i);
         if (!json_is_string(s))
             return serve_fail(r, 400, "SerializationException", "AttributesToGet: expected strings");
+        if (strlen(json_string_value(s)) != json_string_length(s))
+            return serve_validation(r, "AttributesToGet must not contain a NUL character (U+0000)");
         for (size_t k = 0; k < i; k++)
             if (json_equal(s, json_array_get(a, k)))
                 return serve_validation(r, "One or more parameter values were invalid: Duplicate value in attribute "

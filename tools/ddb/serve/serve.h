@@ -45,8 +45,11 @@ typedef struct serve_reply {
     char table[256];        /* the request's (first) table, for the log line; "" when none */
 } serve_reply;
 
+typedef struct serve_req serve_req;
+typedef int (*serve_op_fn)(serve_req *r);
+
 /* One request being handled: everything allocated for it lives in a. */
-typedef struct serve_req {
+struct serve_req {
     server *srv;
     ddb_arena *a;
     const json_t *in;       /* the request object */
@@ -58,11 +61,11 @@ typedef struct serve_req {
     unsigned fail_status;
     json_t *fail_extra;     /* extra members of the error body (CancellationReasons) */
     const char *table;      /* for the log line */
+    serve_op_fn op;         /* the operation (its handler) */
     ddb_expr **exprs;       /* prepared for this request, freed after it */
     size_t n_exprs, cap_exprs;
-} serve_req;
+};
 
-typedef int (*serve_op_fn)(serve_req *r);
 
 /* ---- dispatch.c ---- */
 
@@ -117,6 +120,9 @@ int w_keep_expr(serve_req *r, ddb_expr *e);
 int w_capacity(serve_req *r, const json_t *o, ddb_return_capacity *out);
 /* AttributesToGet as a name array in the arena. */
 int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n);
+/* The JSON types of the attribute values of an item operation's request
+ * (wire_shape.c): a wrong one is DynamoDB's SerializationException. */
+int w_shape_check(serve_req *r, serve_op_fn fn);
 /* The request-level expression checks (unused names and values, ...). */
 int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_item *names, const ddb_item *values);
 

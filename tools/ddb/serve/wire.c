@@ -15,6 +15,17 @@ static int wrong_type(serve_req *r, const char *name, const char *want)
     return serve_fail(r, 400, "SerializationException", "%s: expected %s", name, want);
 }
 
+/* A string holding U+0000: a name or an expression would end there. */
+static bool has_nul(const json_t *s)
+{
+    return strlen(json_string_value(s)) != json_string_length(s);
+}
+
+static int nul_in(serve_req *r, const char *name)
+{
+    return serve_validation(r, "%s must not contain a NUL character (U+0000)", name);
+}
+
 static int missing(serve_req *r, const char *path)
 {
     return serve_validation(r,
@@ -31,6 +42,8 @@ int w_str(serve_req *r, const json_t *o, const char *name, const char **out)
         return 0;
     if (!json_is_string(v))
         return wrong_type(r, name, "a string");
+    if (has_nul(v))
+        return nul_in(r, name);
     *out = json_string_value(v);
     return 0;
 }
@@ -42,9 +55,42 @@ int w_str_req(serve_req *r, const json_t *o, const char *name, const char *path,
     return *out ? 0 : missing(r, path);
 }
 
+/* TableName's constraints (API_CreateTable, API_GetItem, ...: 3 to 255
+ * characters of [a-zA-Z0-9_.-]).  The table operations answer a length
+ * problem in their own words, the item operations in the request
+ * validator's list (dynalite's validations: tableName, and
+ * lengthGreaterThanOrEqual / regex, written to answer as DynamoDB does). */
+static int table_name_check(serve_req *r, const char *name)
+{
+    size_t n = strlen(name);
+    bool pattern = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+    bool length = n >= 3 && n <= 255;
+    if (pattern && length)
+        return 0;
+    bool table_op = r->op == op_create_table || r->op == op_delete_table || r->op == op_describe_table ||
+                    r->op == op_update_table || r->op == op_describe_ttl;
+    if (!length && table_op)
+        return serve_validation(r, "TableName must be at least 3 characters long and at most 255 characters long");
+    char list[sizeof r->err.message];
+    size_t len = 0;
+    int count = 0;
+    const char *why[] = {pattern ? NULL : "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
+                         n >= 3 ? NULL : "Member must have length greater than or equal to 3",
+                         n <= 255 ? NULL : "Member must have length less than or equal to 255"};
+    for (size_t i = 0; i < 3; i++) { /* the echoed name is cut at 64 characters */
+        if (!why[i] || len >= sizeof list)
+            continue;
+        int w = snprintf(list + len, sizeof list - len, "%sValue '%.64s' at 'tableName' failed to satisfy constraint: %s",
+                         count ? "; " : "", name, why[i]);
+        len += w > 0 ? (size_t)w : 0;
+        count++;
+    }
+    return serve_validation(r, "%d validation error%s detected: %s", count, count > 1 ? "s" : "", list);
+}
+
 int w_table(serve_req *r, const json_t *o, const char **out)
 {
-    if (w_str_req(r, o, "TableName", "tableName", out))
+    if (w_str_req(r, o, "TableName", "tableName", out) || table_name_check(r, *out))
         return -1;
     if (!r->table)
         r->table = *out;
@@ -161,6 +207,8 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out)
     json_object_foreach((json_t *)v, k, s) {
         if (!json_is_string(s))
             return wrong_type(r, "ExpressionAttributeNames", "string values");
+        if (has_nul(s))
+            return nul_in(r, "ExpressionAttributeNames");
         ddb_value *sv = ddb_v_s(r->a, json_string_value(s), json_string_length(s));
         if (!sv || ddb_item_set(it, k, sv))
             return serve_fail_code(r, DDB_ENOMEM);

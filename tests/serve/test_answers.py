@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""The long tail of `ddb serve`'s answers (issue 23, section 6), sent as raw
+HTTP requests so that the body is exactly what a careless client sends:
+attribute values of the wrong JSON type and bad base64 are DynamoDB's
+SerializationException in its words, a NUL character in a string value is
+kept, table names are checked as DynamoDB checks them, missing tables are
+ResourceNotFoundException, TagResource / UntagResource answer an empty body.
+Each case names its source: the API reference page, or dynalite's validation
+tests (test/*.js, written to pass against DynamoDB), or ScyllaDB's
+test/alternator (run against DynamoDB).
+
+usage: test_answers.py DDB_TOOL WORKDIR                      against `ddb serve`
+       test_answers.py --dynalite DYNALITE_SH DIR            against dynalite (the
+                                                             cases marked dyn=True)
+exit 77 = skipped (no node for dynalite)
+"""
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_proc import Dynalite, Server  # noqa: E402
+from expect import check, failures  # noqa: E402
+
+DYNALITE = False
+ENDPOINT = None
+
+
+def call(op, body):
+    """POST body (a dict, or raw text) to operation op: (status, raw body, parsed body or None)."""
+    data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    req = urllib.request.Request(ENDPOINT, data=data, headers={
+        "X-Amz-Target": "DynamoDB_20120810." + op, "Content-Type": "application/x-amz-json-1.0",
+        "X-Amz-Date": "20260101T000000Z",
+        "Authorization": "AWS4-HMAC-SHA256 Credential=k/20260101/us-east-1/dynamodb/aws4_request, "
+                         "SignedHeaders=host, Signature=0"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            raw = r.read().decode()
+            status = r.status
+    except urllib.error.HTTPError as e:
+        raw = e.read().decode()
+        status = e.code
+    try:
+        parsed = json.loads(raw) if raw else None
+    except ValueError:
+        parsed = None
+    return status, raw, parsed
+
+
+def error(what, op, body, exception, starts, dyn=True):
+    """op(body) must answer 400 with `exception` and a message starting with `starts`."""
+    if DYNALITE and not dyn:
+        return
+    status, raw, j = call(op, body)
+    j = j or {}
+    typ = j.get("__type", "").split("#")[-1]
+    msg = j.get("message", j.get("Message", "")) or ""
+    check(status == 400 and typ == exception and msg.startswith(starts),
+          "%s: got %s %r, want %s (%r...)" % (what, status, raw[:300], exception, starts))
+
+
+def ok(what, op, body):
+    status, raw, j = call(op, body)
+    check(status == 200, "%s: got %s %r" % (what, status, raw[:300]))
+    return j
+
+
+def run():
+    t = "Answers"
+    ok("CreateTable", "CreateTable", {
+        "TableName": t, "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+    key = {"pk": {"S": "a"}}
+
+    # --- SerializationException: the request deserializer's words (dynalite
+    # validations and test/putItem.js; ScyllaDB test_number.py test_number_in_json:
+    # {"N": 123} is a SerializationException on DynamoDB)
+    ser = "SerializationException"
+    error("a number as a JSON number", "PutItem", {"TableName": t, "Item": dict(key, n={"N": 5})}, ser,
+          "NUMBER_VALUE cannot be converted to String")
+    error("a decimal as a JSON number", "UpdateItem",
+          {"TableName": t, "Key": key, "UpdateExpression": "SET a = :v", "ExpressionAttributeValues": {":v": {"N": 1.5}}},
+          ser, "DECIMAL_VALUE cannot be converted to String")
+    error("a boolean as S", "PutItem", {"TableName": t, "Item": dict(key, s={"S": True})}, ser,
+          "TRUE_VALUE cannot be converted to String")
+    error("an object as S", "GetItem", {"TableName": t, "Key": {"pk": {"S": {}}}}, ser,
+          "Start of structure or map found where not expected")
+    error("B of 3 characters", "PutItem", {"TableName": t, "Item": dict(key, b={"B": "abc"})}, ser,
+          "Base64 encoded length is expected a multiple of 4 bytes but found: 3")
+    error("B with a bad character", "PutItem", {"TableName": t, "Item": dict(key, b={"B": "ab=c"})}, ser,
+          "Invalid last non-pad Base64 character dectected")
+    error("a BS element of bad base64", "PutItem", {"TableName": t, "Item": dict(key, b={"BS": ["AAAA", "a"]})}, ser,
+          "Base64 encoded length is expected a multiple of 4 bytes but found: 1")
+    error("a number as B", "PutItem", {"TableName": t, "Item": dict(key, b={"B": 5})}, ser,
+          "only base-64-encoded strings are convertible to bytes")
+    error("SS as a string", "PutItem", {"TableName": t, "Item": dict(key, s={"SS": "x"})}, ser,
+          "Unexpected field type")
+    error("an attribute as a string", "PutItem", {"TableName": t, "Item": dict(key, s="x")}, ser,
+          "Unexpected value type in payload")
+    error("an item as an array", "PutItem", {"TableName": t, "Item": [key]}, ser,
+          "Unrecognized collection type java.util.Map<java.lang.String, "
+          "com.amazonaws.dynamodb.v20120810.AttributeValue>")
+    error("a number inside a map", "PutItem", {"TableName": t, "Item": dict(key, m={"M": {"x": {"N": 1}}})}, ser,
+          "NUMBER_VALUE cannot be converted to String")
+    error("a number in a batch key", "BatchGetItem", {"RequestItems": {t: {"Keys": [{"pk": {"N": 1}}]}}}, ser,
+          "NUMBER_VALUE cannot be converted to String")
+    error("a number in a legacy Expected value", "PutItem",
+          {"TableName": t, "Item": key, "Expected": {"x": {"Value": {"N": 1}}}}, ser,
+          "NUMBER_VALUE cannot be converted to String")
+    # an attribute named like a member ("Value", "Item") is just a name
+    ok("attributes named Item and Value", "PutItem",
+       {"TableName": t, "Item": dict(key, Item={"S": "i"}, Value={"N": "1"}),
+        "Expected": {"Item": {"ComparisonOperator": "NULL"}}})
+    error("malformed JSON", "PutItem", '{"TableName": "%s", "Item": {' % t, ser, "")
+
+    # --- a NUL character is a character of a string value (API_AttributeValue: S is any
+    # UTF-8 string; dynalite stores it)
+    ok("an S holding U+0000", "PutItem", '{"TableName": "%s", "Item": {"pk": {"S": "n\\u0000ul"}, '
+                                         '"v": {"S": "a\\u0000b"}}}' % t)
+    j = ok("read it back", "GetItem", '{"TableName": "%s", "Key": {"pk": {"S": "n\\u0000ul"}}}' % t)
+    check((j or {}).get("Item", {}).get("v") == {"S": "a\u0000b"}, "the NUL is kept: %r" % j)
+    error("a table name holding U+0000", "GetItem", '{"TableName": "Ans\\u0000wers", "Key": {"pk": {"S": "a"}}}',
+          "ValidationException", "", dyn=False)
+
+    # --- table names (dynalite validations: TableName's pattern and length, the item
+    # operations in the validator's list, DescribeTable / DeleteTable in their own words)
+    error("GetItem of a 2-character table", "GetItem", {"TableName": "ab", "Key": key}, "ValidationException",
+          "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy constraint: Member must have "
+          "length greater than or equal to 3")
+    error("Query of a table name with ';'", "Query",
+          {"TableName": "a;b", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}},
+          "ValidationException", "1 validation error detected: Value 'a;b' at 'tableName' failed to satisfy "
+          "constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+    error("PutItem of 'a;'", "PutItem", {"TableName": "a;", "Item": key}, "ValidationException",
+          "2 validation errors detected: Value 'a;' at 'tableName' failed to satisfy constraint: Member must satisfy "
+          "regular expression pattern: [a-zA-Z0-9_.-]+; Value 'a;' at 'tableName' failed to satisfy constraint: "
+          "Member must have length greater than or equal to 3")
+    error("DescribeTable of a 2-character table", "DescribeTable", {"TableName": "ab"}, "ValidationException",
+          "TableName must be at least 3 characters long and at most 255 characters long")
+
+    # --- missing tables (API_Query, API_UpdateTable: ResourceNotFoundException)
+    error("Query of a missing table", "Query",
+          {"TableName": "Missing", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}},
+          "ResourceNotFoundException", "")
+    error("UpdateTable of a missing table", "UpdateTable",
+          {"TableName": "Missing", "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}},
+          "ResourceNotFoundException", "", dyn=False)
+    # dynalite test/getItem.js: names without an expression
+    error("ExpressionAttributeNames without an expression", "GetItem",
+          {"TableName": t, "Key": key, "ExpressionAttributeNames": {"#a": "a"}}, "ValidationException",
+          "ExpressionAttributeNames can only be specified when using expressions")
+
+    # --- TagResource / UntagResource: HTTP 200 with an empty body (API_TagResource,
+    # API_UntagResource: "If the action is successful, the service sends back an HTTP
+    # 200 response with an empty HTTP body.")
+    if not DYNALITE:
+        arn = ok("DescribeTable", "DescribeTable", {"TableName": t})["Table"]["TableArn"]
+        status, raw, _ = call("TagResource", {"ResourceArn": arn, "Tags": [{"Key": "k", "Value": "v"}]})
+        check(status == 200 and raw == "", "TagResource's body: %s %r" % (status, raw))
+        status, raw, _ = call("UntagResource", {"ResourceArn": arn, "TagKeys": ["k"]})
+        check(status == 200 and raw == "", "UntagResource's body: %s %r" % (status, raw))
+
+
+def main():
+    global DYNALITE, ENDPOINT
+    if sys.argv[1] == "--dynalite":
+        DYNALITE = True
+        with Dynalite(sys.argv[2], sys.argv[3]) as d:
+            ENDPOINT = d.endpoint
+            run()
+    else:
+        with Server(sys.argv[1], sys.argv[2]) as s:
+            ENDPOINT = s.endpoint
+            run()
+    print("%d failures" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
