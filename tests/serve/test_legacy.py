@@ -90,6 +90,36 @@ def run(c):
           "parameters: {ScanFilter, ConditionalOperator} Expression parameters: {FilterExpression}",
           c.scan, TableName=t, FilterExpression="attribute_exists(s)", ScanFilter={"s": cond("NOT_NULL")},
           ConditionalOperator="OR")
+    # ExtendDB's dual-target tests (tests/test_conditional_operator.py, messages captured from
+    # DynamoDB): ConditionalOperator is a non-expression parameter of the writes too, and needs
+    # two or more conditions; the table name is checked before either rule
+    fails("UpdateItem both forms with ConditionalOperator", "ValidationException",
+          "Can not use both expression and non-expression parameters in the same request: Non-expression "
+          "parameters: {AttributeUpdates, Expected, ConditionalOperator} Expression parameters: {UpdateExpression, "
+          "ConditionExpression}",
+          upd, TableName=t, Key=K("a", 1), AttributeUpdates={"x": {"Value": S("1")}}, Expected={"s": {"Exists": False}},
+          ConditionalOperator="AND", UpdateExpression="SET y = :v", ConditionExpression="attribute_exists(s)",
+          ExpressionAttributeValues={":v": S("1")}, dyn=False)
+    fails("DeleteItem ConditionalOperator + ConditionExpression", "ValidationException",
+          "Can not use both expression and non-expression parameters in the same request: Non-expression "
+          "parameters: {ConditionalOperator} Expression parameters: {ConditionExpression}",
+          dele, TableName=t, Key=K("a", 1), ConditionalOperator="AND", ConditionExpression="attribute_exists(pk)",
+          dyn=False)
+    fails("ConditionalOperator without conditions", "ValidationException",
+          "ConditionalOperator cannot be used without Filter or Expected",
+          c.scan, TableName=t, ConditionalOperator="OR", dyn=False)
+    fails("ConditionalOperator before the missing key condition", "ValidationException",
+          "ConditionalOperator cannot be used without Filter or Expected",
+          c.query, TableName=t, ConditionalOperator="AND", dyn=False)
+    fails("ConditionalOperator over one condition", "ValidationException",
+          "ConditionalOperator can only be used when Filter or Expected has two or more elements",
+          put, TableName=t, Item=K("a", 2), ConditionalOperator="AND", Expected={"s": {"Exists": False}}, dyn=False)
+    fails("the table name first", "ValidationException",
+          "1 validation error detected: Value 'aa' at 'tableName' failed to satisfy constraint",
+          put, TableName="aa", Item=K("a", 2), ConditionalOperator="AND", ConditionExpression="attribute_exists(pk)",
+          dyn=False)
+    r = c.query(TableName=t, KeyConditions={"pk": cond("EQ", S("a"))}, ProjectionExpression="s")
+    check(r["Items"] == [{"s": S("hello")}], "KeyConditions with a ProjectionExpression: %r" % r)
     fails("names without an expression", "ValidationException",
           "ExpressionAttributeNames can only be specified when using expressions",
           put, TableName=t, Item=K("a", 2), Expected={"s": {"Exists": False}}, ExpressionAttributeNames={"#s": "s"})

@@ -91,9 +91,10 @@ typedef struct lg_rules {
 
 static const lg_rules get_rules = {{"ProjectionExpression"}, {"AttributesToGet"}, NULL, false};
 static const lg_rules batch_get_rules = {{"ProjectionExpression"}, {"AttributesToGet"}, NULL, true};
-static const lg_rules put_rules = {{"ConditionExpression"}, {"Expected"}, "ConditionExpression is null", false};
+static const lg_rules put_rules = {
+    {"ConditionExpression"}, {"Expected", "ConditionalOperator"}, "ConditionExpression is null", false};
 static const lg_rules update_rules = {{"UpdateExpression", "ConditionExpression"},
-                                      {"AttributeUpdates", "Expected"},
+                                      {"AttributeUpdates", "Expected", "ConditionalOperator"},
                                       "UpdateExpression and ConditionExpression are null",
                                       false};
 static const lg_rules query_rules = {{"ProjectionExpression", "FilterExpression", "KeyConditionExpression"},
@@ -180,7 +181,10 @@ static int projection(lg_ctx *c, const json_t *a, lg_text *out)
     return 0;
 }
 
-/* ConditionalOperator: AND (the default) or OR. */
+/* ConditionalOperator: AND (the default) or OR, and only over two or more
+ * conditions of the request's filter or Expected (the words as DynamoDB
+ * answers them, captured by ExtendDB's dual-target tests,
+ * tests/test_conditional_operator.py). */
 static int conditional_or(serve_req *r, const json_t *o, bool *or_join)
 {
     const json_t *v = json_object_get(o, "ConditionalOperator");
@@ -196,6 +200,17 @@ static int conditional_or(serve_req *r, const json_t *o, bool *or_join)
                                 "1 validation error detected: Value '%.100s' at 'conditionalOperator' failed to "
                                 "satisfy constraint: Member must satisfy enum value set: [OR, AND]",
                                 json_string_value(v));
+    size_t n = 0;
+    static const char *const maps[] = {"Expected", "QueryFilter", "ScanFilter"};
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+        const json_t *m = json_object_get(o, maps[i]);
+        n += json_is_object(m) ? json_object_size(m) : 0;
+    }
+    if (n == 0)
+        return serve_validation(r, "ConditionalOperator cannot be used without Filter or Expected");
+    if (n == 1)
+        return serve_validation(r, "ConditionalOperator can only be used when Filter or Expected has two or more "
+                                   "elements");
     return 0;
 }
 
@@ -263,12 +278,15 @@ static int translate(lg_ctx *c, const json_t *o, json_t *out, const lg_rules *ru
 static int rewrite(serve_req *r, const json_t *o, const lg_rules *rules, json_t **out, unsigned *flags)
 {
     *out = NULL;
-    if (check_mixing(r, o, rules) || check_attributes(r, o))
+    /* the table name is checked first (DynamoDB's request validator),
+     * except in a BatchGetItem table's part, which has none */
+    const char *table;
+    if ((!rules->translate_attributes && w_table(r, o, &table)) || check_mixing(r, o, rules) ||
+        check_attributes(r, o))
         return -1;
     bool any = false;
     for (size_t i = 0; rules->legacy[i]; i++)
         any |= given(o, rules->legacy[i]) && (rules->translate_attributes || strcmp(rules->legacy[i], "AttributesToGet"));
-    any |= given(o, "ConditionalOperator");
     if (!any)
         return 0;
     json_t *copy = json_copy((json_t *)o);
