@@ -123,6 +123,23 @@ def run():
                                          '"v": {"S": "a\\u0000b"}}}' % t)
     j = ok("read it back", "GetItem", '{"TableName": "%s", "Key": {"pk": {"S": "n\\u0000ul"}}}' % t)
     check((j or {}).get("Item", {}).get("v") == {"S": "a\u0000b"}, "the NUL is kept: %r" % j)
+    # ExtendDB's dual-target tests (tests/test_nul_strings.py, measured on DynamoDB): NUL sorts
+    # as the byte 0x00 in a key and is not its escape text
+    ok("CreateTable (S, S)", "CreateTable", {
+        "TableName": "Nul", "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                 {"AttributeName": "sk", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]})
+    nul, soh, escape_text = "\u0000", "\u0001", "\\u0000"   # the escape text: six characters
+    sort_keys = [nul, soh, " ", escape_text, "a"]
+    for sk in sort_keys:
+        ok("put sk %r" % sk, "PutItem", {"TableName": "Nul", "Item": {"pk": {"S": "a" + nul + "b"}, "sk": {"S": sk}}})
+    j = ok("query the partition", "Query", {"TableName": "Nul", "KeyConditionExpression": "pk = :p",
+                                            "ExpressionAttributeValues": {":p": {"S": "a" + nul + "b"}}})
+    check([i["sk"]["S"] for i in (j or {}).get("Items", [])] == sort_keys, "NUL sorts first, as a byte: %r" % j)
+    j = ok("begins_with NUL", "Query", {"TableName": "Nul", "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
+                                        "ExpressionAttributeValues": {":p": {"S": "a" + nul + "b"}, ":s": {"S": nul}}})
+    check([i["sk"]["S"] for i in (j or {}).get("Items", [])] == [nul], "begins_with a NUL: %r" % j)
     error("a table name holding U+0000", "GetItem", '{"TableName": "Ans\\u0000wers", "Key": {"pk": {"S": "a"}}}',
           "ValidationException", "", dyn=False)
 
