@@ -171,6 +171,21 @@ def run():
           {"TableName": t, "Key": key, "ExpressionAttributeNames": {"#a": "a"}}, "ValidationException",
           "ExpressionAttributeNames can only be specified when using expressions")
 
+    # --- Select with a projection: the member given, "only the Count", Query's COUNT with the
+    # validator's prefix (ExtendDB's dual-target tests, tests/test_wording_parity_validation.py,
+    # measured on DynamoDB)
+    error("Query COUNT with a projection", "Query",
+          {"TableName": t, "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}},
+           "Select": "COUNT", "ProjectionExpression": "pk"}, "ValidationException",
+          "1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count",
+          dyn=False)
+    error("Scan COUNT with a projection", "Scan", {"TableName": t, "Select": "COUNT", "ProjectionExpression": "pk"},
+          "ValidationException", "Cannot specify the ProjectionExpression when choosing to get only the Count",
+          dyn=False)
+    error("Scan ALL_ATTRIBUTES with AttributesToGet", "Scan",
+          {"TableName": t, "Select": "ALL_ATTRIBUTES", "AttributesToGet": ["pk"]}, "ValidationException",
+          "Cannot specify the AttributesToGet when choosing to get ALL_ATTRIBUTES", dyn=False)
+
     # --- TagResource / UntagResource: HTTP 200 with an empty body (API_TagResource,
     # API_UntagResource: "If the action is successful, the service sends back an HTTP
     # 200 response with an empty HTTP body.")

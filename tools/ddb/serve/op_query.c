@@ -47,10 +47,16 @@ static int read_common(serve_req *r, read_args *q)
                                     "constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, "
                                     "ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]",
                                     select);
-        if (strcmp(select, "SPECIFIC_ATTRIBUTES") && (q->projection || q->attributes))
-            return serve_validation(r, "Cannot specify the AttributesToGet or ProjectionExpression when choosing to "
-                                       "get %s",
-                                    select);
+        /* DynamoDB's words, measured by ExtendDB's dual-target tests
+         * (tests/test_wording_parity_validation.py): the member given, "only
+         * the Count" for COUNT, and Query's COUNT with the validator's prefix */
+        if (strcmp(select, "SPECIFIC_ATTRIBUTES") && (q->projection || q->attributes)) {
+            bool count = strcmp(select, "COUNT") == 0;
+            return serve_validation(r, "%sCannot specify the %s when choosing to get %s",
+                                    count && r->op == op_query ? "1 validation error detected: " : "",
+                                    q->projection ? "ProjectionExpression" : "AttributesToGet",
+                                    count ? "only the Count" : select);
+        }
         if (strcmp(select, "ALL_PROJECTED_ATTRIBUTES") == 0 && !q->index)
             return serve_validation(r, "ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName");
         /* the engine refuses it on a GSI that cannot fetch, and fetches on an LSI */
