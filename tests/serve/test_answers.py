@@ -171,6 +171,23 @@ def run():
           {"TableName": t, "Key": key, "ExpressionAttributeNames": {"#a": "a"}}, "ValidationException",
           "ExpressionAttributeNames can only be specified when using expressions")
 
+    # --- transactions take names and values without an expression, unlike the single-item
+    # operations (ExtendDB's dual-target tests, tests/test_transact_expression_validation.py,
+    # messages captured from DynamoDB); dynalite has no transactions
+    if not DYNALITE:
+        ok("TransactWriteItems Put with names and values and no expression", "TransactWriteItems",
+           {"TransactItems": [{"Put": {"TableName": t, "Item": {"pk": {"S": "tx"}},
+                                       "ExpressionAttributeNames": {"#n": "foo"},
+                                       "ExpressionAttributeValues": {":v": {"N": "1"}}}}]})
+        ok("TransactGetItems Get with names and no projection", "TransactGetItems",
+           {"TransactItems": [{"Get": {"TableName": t, "Key": {"pk": {"S": "tx"}},
+                                       "ExpressionAttributeNames": {"#n": "foo"}}}]})
+        error("an unused name with a condition", "TransactWriteItems",
+              {"TransactItems": [{"Put": {"TableName": t, "Item": {"pk": {"S": "tx"}},
+                                          "ConditionExpression": "attribute_exists(pk)",
+                                          "ExpressionAttributeNames": {"#n": "foo"}}}]},
+              "ValidationException", "Value provided in ExpressionAttributeNames unused in expressions: keys: {#n}")
+
     # --- Select with a projection: the member given, "only the Count", Query's COUNT with the
     # validator's prefix (ExtendDB's dual-target tests, tests/test_wording_parity_validation.py,
     # measured on DynamoDB)

@@ -204,8 +204,9 @@ int op_transact_get(serve_req *r)
         if (w_table(r, g, &gets[i].table) || w_item_req(r, g, "Key", "transactItems.member.get.key", &key) ||
             w_names(r, g, &names) || w_expr(r, g, "ProjectionExpression", DDB_EXPR_PROJECTION, names, &proj))
             return -1;
+        /* a transaction's Get takes names without a projection (see tx_action) */
         const ddb_expr *e[] = {proj};
-        if (w_check_exprs(r, e, 1, names, NULL))
+        if (proj && w_check_exprs(r, e, 1, names, NULL))
             return -1;
         gets[i].key = key;
         gets[i].projection = proj;
@@ -268,13 +269,18 @@ static int tx_action(serve_req *r, size_t i, const json_t *a, ddb_tx_op *op)
                                    "conditionCheck.conditionExpression' failed to satisfy constraint: Member must "
                                    "not be null",
                                 i + 1);
+    /* Unlike the single-item operations, a transaction's actions take
+     * ExpressionAttributeNames / Values without any expression (as DynamoDB
+     * answers, captured by ExtendDB's dual-target tests,
+     * tests/test_transact_expression_validation.py); with one, the unused
+     * ones are refused as usual. */
     const ddb_expr *e[] = {update, cond};
-    if (w_check_exprs(r, e, 2, names, values))
+    if ((update || cond) && w_check_exprs(r, e, 2, names, values))
         return -1;
     op->item = item;
     op->update = update;
     op->condition = cond;
-    op->values = values;
+    op->values = update || cond ? values : NULL;
     return 0;
 }
 
