@@ -166,6 +166,16 @@ def run():
     error("UpdateTable of a missing table", "UpdateTable",
           {"TableName": "Missing", "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}},
           "ResourceNotFoundException", "", dyn=False)
+    # ExtendDB's dual-target tests/test_expression_attribute_map_validation.py (captured from
+    # DynamoDB): an empty name, an empty ExpressionAttributeValues entry
+    error("an empty ExpressionAttributeNames value", "GetItem",
+          {"TableName": t, "Key": key, "ProjectionExpression": "#a", "ExpressionAttributeNames": {"#a": ""}},
+          "ValidationException", "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a",
+          dyn=False)
+    error("an empty ExpressionAttributeValues entry", "Scan",
+          {"TableName": t, "FilterExpression": "foo = :v", "ExpressionAttributeValues": {":v": {}}},
+          "ValidationException", "ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, "
+          "must contain exactly one of the supported datatypes for key :v")
     # dynalite test/getItem.js: names without an expression
     error("ExpressionAttributeNames without an expression", "GetItem",
           {"TableName": t, "Key": key, "ExpressionAttributeNames": {"#a": "a"}}, "ValidationException",
