@@ -263,6 +263,17 @@ def run(c):
           upd, TableName=t, Key=K("u", 1), AttributeUpdates={"q": {"Action": "MERGE", "Value": S("x")}}, dyn=False)
     fails("ADD of a number to a set", "ValidationException", "Type mismatch for attribute to update",
           upd, TableName=t, Key=K("u", 1), AttributeUpdates={"set": {"Action": "ADD", "Value": N(1)}})
+    # dynalite test/updateItem.js: a set of another type deleted from a set, a set from a number
+    fails("DELETE of an NS from an SS", "ValidationException", "Type mismatch for attribute to update",
+          upd, TableName=t, Key=K("u", 1), AttributeUpdates={"set": {"Action": "DELETE", "Value": {"NS": ["1"]}}})
+    fails("DELETE of an NS from a number", "ValidationException", "Type mismatch for attribute to update",
+          upd, TableName=t, Key=K("u", 1), AttributeUpdates={"c": {"Action": "DELETE", "Value": {"NS": ["1"]}}})
+    fails("ADD of an SS to a number", "ValidationException", "Type mismatch for attribute to update",
+          upd, TableName=t, Key=K("u", 1), AttributeUpdates={"c": {"Action": "ADD", "Value": {"SS": ["1"]}}})
+    # ExtendDB's tests/test_validation_precedence.py (captured from DynamoDB): Expected's
+    # structure is checked before the table's existence
+    fails("Expected's structure before the table", "ValidationException", INVALID,
+          put, TableName="NoSuchTable", Item=K("a", 1), Expected={"s": {"ComparisonOperator": "EQ"}})
     fails("a key attribute", "ValidationException", INVALID + "Cannot update attribute sk. This attribute is part "
           "of the key", upd, TableName=t, Key=K("u", 1), AttributeUpdates={"sk": {"Value": N(2)}})
 
