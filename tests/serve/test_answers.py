@@ -213,6 +213,19 @@ def run():
           {"TableName": t, "Select": "ALL_ATTRIBUTES", "AttributesToGet": ["pk"]}, "ValidationException",
           "Cannot specify the AttributesToGet when choosing to get ALL_ATTRIBUTES", dyn=False)
 
+    # --- ConsumedCapacity: CapacityUnits alone, no read / write split, for the single-item,
+    # batch and read operations (ExtendDB's dual-target tests/test_consumed_capacity_shape.py,
+    # measured on DynamoDB)
+    for op, body in (("GetItem", {"TableName": t, "Key": key}), ("PutItem", {"TableName": t, "Item": key}),
+                     ("Scan", {"TableName": t, "Select": "COUNT"}),
+                     ("BatchGetItem", {"RequestItems": {t: {"Keys": [key]}}})):
+        for granularity in ("TOTAL", "INDEXES"):
+            j = ok("%s %s" % (op, granularity), op, dict(body, ReturnConsumedCapacity=granularity)) or {}
+            cc = j.get("ConsumedCapacity")
+            cc = cc[0] if isinstance(cc, list) else cc or {}
+            check("CapacityUnits" in cc and "ReadCapacityUnits" not in cc and "WriteCapacityUnits" not in cc and
+                  "ReadCapacityUnits" not in cc.get("Table", {}), "%s %s capacity shape: %r" % (op, granularity, cc))
+
     # --- TagResource / UntagResource: HTTP 200 with an empty body (API_TagResource,
     # API_UntagResource: "If the action is successful, the service sends back an HTTP
     # 200 response with an empty HTTP body.")

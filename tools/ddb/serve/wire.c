@@ -307,15 +307,19 @@ json_t *w_item_json(serve_req *r, const ddb_item *it)
 
 json_t *w_capacity_json(serve_req *r, const char *table, ddb_return_capacity rc, const ddb_capacity *c)
 {
-    (void)r;
     if (rc == DDB_CAPACITY_NONE)
         return NULL;
     json_t *o = json_object();
     json_object_set_new(o, "TableName", json_string(table));
     json_object_set_new(o, "CapacityUnits", json_real(c->total));
-    if (c->read)
+    /* DynamoDB gives the read / write split only for transactions, which
+     * may do both; the other operations answer CapacityUnits alone
+     * (ExtendDB's dual-target tests/test_consumed_capacity_shape.py,
+     * measured on DynamoDB) */
+    bool split = r->op == op_transact_write || r->op == op_transact_get;
+    if (split && c->read)
         json_object_set_new(o, "ReadCapacityUnits", json_real(c->read));
-    if (c->write)
+    if (split && c->write)
         json_object_set_new(o, "WriteCapacityUnits", json_real(c->write));
     if (rc == DDB_CAPACITY_INDEXES) {
         json_object_set_new(o, "Table", json_pack("{s:f}", "CapacityUnits", c->table_read + c->table_write));
