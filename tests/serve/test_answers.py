@@ -83,7 +83,8 @@ def run():
     error("a number as a JSON number", "PutItem", {"TableName": t, "Item": dict(key, n={"N": 5})}, ser,
           "NUMBER_VALUE cannot be converted to String")
     error("a decimal as a JSON number", "UpdateItem",
-          {"TableName": t, "Key": key, "UpdateExpression": "SET a = :v", "ExpressionAttributeValues": {":v": {"N": 1.5}}},
+          {"TableName": t, "Key": key, "UpdateExpression": "SET a = :v",
+           "ExpressionAttributeValues": {":v": {"N": 1.5}}},
           ser, "DECIMAL_VALUE cannot be converted to String")
     error("a boolean as S", "PutItem", {"TableName": t, "Item": dict(key, s={"S": True})}, ser,
           "TRUE_VALUE cannot be converted to String")
@@ -161,7 +162,8 @@ def run():
 
     # --- missing tables (API_Query, API_UpdateTable: ResourceNotFoundException)
     error("Query of a missing table", "Query",
-          {"TableName": "Missing", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}},
+          {"TableName": "Missing", "KeyConditionExpression": "pk = :p",
+           "ExpressionAttributeValues": {":p": {"S": "a"}}},
           "ResourceNotFoundException", "")
     error("UpdateTable of a missing table", "UpdateTable",
           {"TableName": "Missing", "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"}},

@@ -75,11 +75,13 @@ def run(c):
           "Can not use both expression and non-expression parameters in the same request: Non-expression "
           "parameters: {AttributeUpdates, Expected} Expression parameters: {UpdateExpression, ConditionExpression}",
           upd, TableName=t, Key=K("a", 1), AttributeUpdates={"x": {"Value": S("1")}}, Expected={"s": {"Exists": False}},
-          UpdateExpression="SET y = :v", ConditionExpression="attribute_exists(s)", ExpressionAttributeValues={":v": S("1")})
+          UpdateExpression="SET y = :v", ConditionExpression="attribute_exists(s)",
+          ExpressionAttributeValues={":v": S("1")})
     fails("PutItem Expected + ConditionExpression", "ValidationException",
           "Can not use both expression and non-expression parameters in the same request: Non-expression "
           "parameters: {Expected} Expression parameters: {ConditionExpression}",
-          put, TableName=t, Item=K("a", 2), Expected={"s": {"Exists": False}}, ConditionExpression="attribute_exists(s)")
+          put, TableName=t, Item=K("a", 2), Expected={"s": {"Exists": False}},
+          ConditionExpression="attribute_exists(s)")
     fails("Query QueryFilter + FilterExpression", "ValidationException",
           "Can not use both expression and non-expression parameters in the same request: Non-expression "
           "parameters: {QueryFilter} Expression parameters: {FilterExpression, KeyConditionExpression}",

@@ -52,6 +52,17 @@ int lg_append(lg_ctx *c, lg_text *t, const char *fmt, ...)
     return 0;
 }
 
+int lg_invalid(serve_req *r, const char *fmt, ...)
+{
+    char text[sizeof r->err.message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    serve_validation(r, "One or more parameter values were invalid: %s", text);
+    return -1;
+}
+
 /* The next placeholder "<sigil>lN" not already a key of map (the request's
  * own names and values stay as they are). */
 static const char *placeholder(lg_ctx *c, json_t *map, char sigil, json_t *bound)
@@ -163,9 +174,7 @@ static int check_attributes(serve_req *r, const json_t *o)
             return serve_validation(r, "AttributesToGet must not contain a NUL character (U+0000)");
         for (size_t k = 0; k < i; k++)
             if (json_equal(s, json_array_get(a, k)))
-                return serve_validation(r, "One or more parameter values were invalid: Duplicate value in attribute "
-                                           "name: %.255s",
-                                        json_string_value(s));
+                return lg_invalid(r, "Duplicate value in attribute name: %.255s", json_string_value(s));
     }
     return 0;
 }
@@ -286,7 +295,8 @@ static int rewrite(serve_req *r, const json_t *o, const lg_rules *rules, json_t 
         return -1;
     bool any = false;
     for (size_t i = 0; rules->legacy[i]; i++)
-        any |= given(o, rules->legacy[i]) && (rules->translate_attributes || strcmp(rules->legacy[i], "AttributesToGet"));
+        any |= given(o, rules->legacy[i]) &&
+               (rules->translate_attributes || strcmp(rules->legacy[i], "AttributesToGet"));
     if (!any)
         return 0;
     json_t *copy = json_copy((json_t *)o);

@@ -29,6 +29,9 @@ typedef struct lg_ctx {
 
 /* Append printf-style text; -1 (out of memory, error set) or 0. */
 int lg_append(lg_ctx *c, lg_text *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A ValidationException "One or more parameter values were invalid: " + the
+ * formatted text (DynamoDB's prefix of the parameter checks); returns -1. */
+int lg_invalid(serve_req *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A new placeholder "#lN" standing for the attribute name; NULL after setting the error. */
 const char *lg_name(lg_ctx *c, const char *attr);
 /* A new placeholder ":lN" standing for the value v (DynamoDB JSON, checked by

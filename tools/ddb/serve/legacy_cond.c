@@ -99,7 +99,8 @@ static int write_comparison(lg_ctx *c, const lg_op *op, const char *name, const 
         }
         return lg_append(c, out, ")");
     }
-    static const char *const cmp[][2] = {{"EQ", "="}, {"NE", "<>"}, {"LE", "<="}, {"LT", "<"}, {"GE", ">="}, {"GT", ">"}};
+    static const char *const cmp[][2] = {{"EQ", "="},  {"NE", "<>"}, {"LE", "<="},
+                                         {"LT", "<"},  {"GE", ">="}, {"GT", ">"}};
     for (size_t i = 0; i < sizeof cmp / sizeof *cmp; i++)
         if (strcmp(o, cmp[i][0]) == 0)
             return lg_append(c, out, "%s %s %s", name, cmp[i][1], v[0]);
@@ -126,16 +127,12 @@ static int check_values(serve_req *r, const lg_op *op, const json_t *vals, bool 
         mixed |= v->type != first->type;
     }
     if (n < op->min || n > op->max)
-        return serve_validation(r, "One or more parameter values were invalid: Invalid number of argument(s) for the "
-                                   "%s ComparisonOperator",
-                                op->name);
+        return lg_invalid(r, "Invalid number of argument(s) for the %s ComparisonOperator", op->name);
     if (mixed)
-        return serve_validation(r, "One or more parameter values were invalid: AttributeValues inside "
-                                   "AttributeValueList must be of same type");
+        return lg_invalid(r, "AttributeValues inside AttributeValueList must be of same type");
     if (typed && first && !type_allowed(op->types, ddb_type_name(first->type)))
-        return serve_validation(r, "One or more parameter values were invalid: ComparisonOperator %s is not valid for "
-                                   "%s AttributeValue type",
-                                op->name, ddb_type_name(first->type));
+        return lg_invalid(r, "ComparisonOperator %s is not valid for %s AttributeValue type",
+                             op->name, ddb_type_name(first->type));
     if (second && strcmp(op->name, "BETWEEN") == 0 && ddb_value_compare(first, second) > 0)
         return serve_validation(r, "The BETWEEN condition was provided a range where the lower bound is greater than "
                                    "the upper bound");
@@ -166,16 +163,13 @@ static int expected_entry(lg_ctx *c, const char *attr, const char *name, const l
         member(r, cond, "Exists", JSON_TRUE, &exists))
         return -1;
     if (list && value)
-        return serve_validation(r, "One or more parameter values were invalid: Value and AttributeValueList cannot be used "
-                          "together for Attribute: %s", attr);
+        return lg_invalid(r, "Value and AttributeValueList cannot be used together for Attribute: %s", attr);
     if (op) {
         if (exists)
-            return serve_validation(r, "One or more parameter values were invalid: Exists and ComparisonOperator cannot be "
-                              "used together for Attribute: %s", attr);
+            return lg_invalid(r, "Exists and ComparisonOperator cannot be used together for Attribute: %s", attr);
         if (op->max > 0 && !list && !value)
-            return serve_validation(r, "One or more parameter values were invalid: Value or AttributeValueList must be used "
-                              "with ComparisonOperator: %s for Attribute: %s",
-                           op->name, attr);
+            return lg_invalid(r, "Value or AttributeValueList must be used with ComparisonOperator: %s for "
+                                 "Attribute: %s", op->name, attr);
         json_t *vals = list ? json_incref((json_t *)list) : json_array();
         if (value)
             json_array_append(vals, (json_t *)value);
@@ -184,16 +178,13 @@ static int expected_entry(lg_ctx *c, const char *attr, const char *name, const l
         return rc ? -1 : 0;
     }
     if (list)
-        return serve_validation(r, "One or more parameter values were invalid: AttributeValueList can only be used with a "
-                          "ComparisonOperator for Attribute: %s", attr);
+        return lg_invalid(r, "AttributeValueList can only be used with a ComparisonOperator for Attribute: %s", attr);
     bool must_exist = !exists || json_is_true(exists);
     if (must_exist && !value)
-        return serve_validation(r, "One or more parameter values were invalid: Value must be provided when Exists is %s for "
-                          "Attribute: %s",
-                       exists ? "true" : "null", attr);
+        return lg_invalid(r, "Value must be provided when Exists is %s for Attribute: %s",
+                             exists ? "true" : "null", attr);
     if (!must_exist && value)
-        return serve_validation(r, "One or more parameter values were invalid: Value cannot be used when Exists is false for "
-                          "Attribute: %s", attr);
+        return lg_invalid(r, "Value cannot be used when Exists is false for Attribute: %s", attr);
     if (!must_exist)
         return lg_append(c, out, "attribute_not_exists(%s)", name);
     ddb_value *v;
@@ -242,9 +233,10 @@ int lg_conditions(lg_ctx *c, const json_t *map, const char *member_name, lg_map 
         const lg_op *op = opname ? find_op(opname) : NULL;
         if (opname && !op)
             return serve_validation(r,
-                                    "1 validation error detected: Value '%.100s' at '%s.%.255s.member.comparisonOperator' "
-                                    "failed to satisfy constraint: Member must satisfy enum value set: [IN, NULL, "
-                                    "BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, NE, LE, BEGINS_WITH, GE, CONTAINS]",
+                                    "1 validation error detected: Value '%.100s' at "
+                                    "'%s.%.255s.member.comparisonOperator' failed to satisfy constraint: Member must "
+                                    "satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, "
+                                    "NE, LE, BEGINS_WITH, GE, CONTAINS]",
                                     opname, path, attr);
         if (!op && kind != LG_EXPECTED)
             return serve_validation(r,

@@ -38,8 +38,9 @@ static int one_update(lg_ctx *c, const char *attr, const json_t *u, clauses *cl)
     const char *action = json_is_string(aj) ? json_string_value(aj) : "PUT";
     if (strcmp(action, "PUT") && strcmp(action, "ADD") && strcmp(action, "DELETE"))
         return serve_validation(r,
-                                "1 validation error detected: Value '%.100s' at 'attributeUpdates.%.255s.member.action' "
-                                "failed to satisfy constraint: Member must satisfy enum value set: [ADD, PUT, DELETE]",
+                                "1 validation error detected: Value '%.100s' at "
+                                "'attributeUpdates.%.255s.member.action' failed to satisfy constraint: Member must "
+                                "satisfy enum value set: [ADD, PUT, DELETE]",
                                 action, attr);
     ddb_value *v = NULL;
     if (value) {
@@ -48,18 +49,13 @@ static int one_update(lg_ctx *c, const char *attr, const json_t *u, clauses *cl)
             return serve_fail_code(r, rc);
     }
     if (!v && strcmp(action, "DELETE"))
-        return serve_validation(r, "One or more parameter values were invalid: Only DELETE action is allowed when no "
-                                   "attribute value is specified");
+        return lg_invalid(r, "Only DELETE action is allowed when no attribute value is specified");
     const char *type = v ? ddb_type_name(v->type) : NULL;
     bool set = v && (v->type == DDB_TSS || v->type == DDB_TNS || v->type == DDB_TBS);
     if (v && strcmp(action, "DELETE") == 0 && !set)
-        return serve_validation(r, "One or more parameter values were invalid: DELETE action with value is not "
-                                   "supported for the type %s",
-                                type);
+        return lg_invalid(r, "DELETE action with value is not supported for the type %s", type);
     if (v && strcmp(action, "ADD") == 0 && !set && v->type != DDB_TN && v->type != DDB_TL)
-        return serve_validation(r, "One or more parameter values were invalid: ADD action is not supported for the "
-                                   "type %s",
-                                type);
+        return lg_invalid(r, "ADD action is not supported for the type %s", type);
     const char *name = lg_name(c, attr);
     const char *ph = v ? lg_value(c, (json_t *)value) : NULL;
     if (!name || (v && !ph))

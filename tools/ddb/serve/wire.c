@@ -80,8 +80,9 @@ static int table_name_check(serve_req *r, const char *name)
     for (size_t i = 0; i < 3; i++) { /* the echoed name is cut at 64 characters */
         if (!why[i] || len >= sizeof list)
             continue;
-        int w = snprintf(list + len, sizeof list - len, "%sValue '%.64s' at 'tableName' failed to satisfy constraint: %s",
-                         count ? "; " : "", name, why[i]);
+        int w = snprintf(list + len, sizeof list - len,
+                         "%sValue '%.64s' at 'tableName' failed to satisfy constraint: %s", count ? "; " : "", name,
+                         why[i]);
         len += w > 0 ? (size_t)w : 0;
         count++;
     }
