@@ -323,6 +323,11 @@ def run(c):
     fails("ScanFilter LE on a set", "ValidationException",
           INVALID + "ComparisonOperator LE is not valid for SS AttributeValue type",
           c.scan, TableName=t, ScanFilter={"ss": cond("LE", {"SS": ["x"]})})
+    # API_Condition, CONTAINS: "an AttributeValue element of type String, Number, or Binary
+    # (not a set type)"; dynalite test/scan.js
+    fails("ScanFilter CONTAINS a set", "ValidationException",
+          INVALID + "ComparisonOperator CONTAINS is not valid for SS AttributeValue type",
+          c.scan, TableName=t, ScanFilter={"ss": cond("CONTAINS", {"SS": ["x"]})})
     fails("ScanFilter BEGINS_WITH a number", "ValidationException",
           INVALID + "ComparisonOperator BEGINS_WITH is not valid for N AttributeValue type",
           c.scan, TableName=t, ScanFilter={"n": cond("BEGINS_WITH", N(1))})

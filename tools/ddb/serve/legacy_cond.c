@@ -14,7 +14,11 @@
 #include <string.h>
 
 /* One comparison operator: its name, how many values it takes (min..max),
- * the value types it accepts in a filter ("" = any), and its expression. */
+ * the value types it accepts in a filter ("" = any: API_Condition, "EQ is
+ * supported for all data types"; the others String, Number or Binary,
+ * BEGINS_WITH String or Binary, as API_Condition lists them and dynalite's
+ * test/scan.js, written against DynamoDB, checks), and whether
+ * KeyConditions may use it. */
 typedef struct lg_op {
     const char *name;
     unsigned min, max;
