@@ -200,6 +200,18 @@ def run():
                                           "ExpressionAttributeNames": {"#n": "foo"}}}]},
               "ValidationException", "Value provided in ExpressionAttributeNames unused in expressions: keys: {#n}")
 
+    # --- a number that is not one: the text echoed as it is (ExtendDB's dual-target
+    # tests/test_update_item_number_validation.py; dynalite's validations)
+    error("N of 12e", "UpdateItem", {"TableName": t, "Key": key, "UpdateExpression": "SET bad = :v",
+                                     "ExpressionAttributeValues": {":v": {"N": "12e"}}}, "ValidationException",
+          "ExpressionAttributeValues contains invalid value: The parameter cannot be converted to a numeric value: 12e",
+          dyn=False)
+    error("NS holding abc", "PutItem", {"TableName": t, "Item": dict(key, ns={"NS": ["1", "abc"]})},
+          "ValidationException", "The parameter cannot be converted to a numeric value: abc")
+    error("AttributeUpdates N not_a_num", "UpdateItem",
+          {"TableName": t, "Key": key, "AttributeUpdates": {"bad": {"Value": {"N": "not_a_num"}, "Action": "PUT"}}},
+          "ValidationException", "The parameter cannot be converted to a numeric value: not_a_num")
+
     # --- Select with a projection: the member given, "only the Count", Query's COUNT with the
     # validator's prefix (ExtendDB's dual-target tests, tests/test_wording_parity_validation.py,
     # measured on DynamoDB)
