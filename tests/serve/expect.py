@@ -6,6 +6,8 @@ starts with DynamoDB's words.  The failures
 are collected in `failures`; each is printed as it happens.  check() needs
 nothing but Python; fails() needs botocore.
 """
+import time
+
 failures = []
 
 
@@ -27,3 +29,13 @@ def fails(what, code, starts, fn, **kw):
         return e.response
     check(False, "%s: no error (want %s)" % (what, code))
     return None
+
+
+def wait_active(status, table, tries=400):
+    """Poll status(table) (the TableStatus DescribeTable answers) until ACTIVE:
+    a table is created asynchronously by some servers (dynalite)."""
+    for _ in range(tries):
+        if status(table) == "ACTIVE":
+            return
+        time.sleep(0.05)
+    raise AssertionError("table %s did not become ACTIVE" % table)

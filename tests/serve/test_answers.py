@@ -22,10 +22,11 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_proc import Dynalite, Server  # noqa: E402
-from expect import check, failures  # noqa: E402
+from expect import check, failures, wait_active  # noqa: E402
 
 DYNALITE = False
 ENDPOINT = None
+INVALID = "One or more parameter values were invalid: "
 
 
 def call(op, body):
@@ -62,6 +63,15 @@ def error(what, op, body, exception, starts, dyn=True):
           "%s: got %s %r, want %s (%r...)" % (what, status, raw[:300], exception, starts))
 
 
+def status(table):
+    return ((call("DescribeTable", {"TableName": table})[2] or {}).get("Table") or {}).get("TableStatus")
+
+
+def create(body):
+    ok("CreateTable " + body["TableName"], "CreateTable", body)
+    wait_active(status, body["TableName"])
+
+
 def ok(what, op, body):
     status, raw, j = call(op, body)
     check(status == 200, "%s: got %s %r" % (what, status, raw[:300]))
@@ -70,7 +80,7 @@ def ok(what, op, body):
 
 def run():
     t = "Answers"
-    ok("CreateTable", "CreateTable", {
+    create({
         "TableName": t, "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
@@ -126,7 +136,7 @@ def run():
     check((j or {}).get("Item", {}).get("v") == {"S": "a\u0000b"}, "the NUL is kept: %r" % j)
     # ExtendDB's dual-target tests (tests/test_nul_strings.py, measured on DynamoDB): NUL sorts
     # as the byte 0x00 in a key and is not its escape text
-    ok("CreateTable (S, S)", "CreateTable", {
+    create({
         "TableName": "Nul", "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
                                  {"AttributeName": "sk", "AttributeType": "S"}],
@@ -141,6 +151,29 @@ def run():
     j = ok("begins_with NUL", "Query", {"TableName": "Nul", "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
                                         "ExpressionAttributeValues": {":p": {"S": "a" + nul + "b"}, ":s": {"S": nul}}})
     check([i["sk"]["S"] for i in (j or {}).get("Items", [])] == [nul], "begins_with a NUL: %r" % j)
+    # ExclusiveStartKey of another partition (dynalite test/query.js, written against DynamoDB)
+    error("ExclusiveStartKey of another partition", "Query",
+          {"TableName": "Nul", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "x"}},
+           "ExclusiveStartKey": {"pk": {"S": "y"}, "sk": {"S": "a"}}}, "ValidationException",
+          "The provided starting key is outside query boundaries based on provided conditions")
+    # index keys of the wrong type, NULL included, by PutItem and by UpdateItem (dynalite
+    # test/putItem.js, test/updateItem.js: "Type mismatch for Index Key c Expected: S Actual: N
+    # IndexName: index1")
+    create({
+        "TableName": "Idx", "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"},
+                                 {"AttributeName": "g", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "GlobalSecondaryIndexes": [{"IndexName": "gix", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                    "Projection": {"ProjectionType": "ALL"}}]})
+    mismatch = INVALID + "Type mismatch for Index Key g Expected: S Actual: "
+    error("a number as an index key", "PutItem", {"TableName": "Idx", "Item": {"pk": {"S": "a"}, "g": {"N": "1"}}},
+          "ValidationException", mismatch + "N IndexName: gix")
+    error("NULL as an index key", "PutItem", {"TableName": "Idx", "Item": {"pk": {"S": "a"}, "g": {"NULL": True}}},
+          "ValidationException", mismatch + "NULL IndexName: gix")
+    error("an update making the index key a number", "UpdateItem",
+          {"TableName": "Idx", "Key": {"pk": {"S": "a"}}, "UpdateExpression": "SET g = :v",
+           "ExpressionAttributeValues": {":v": {"N": "1"}}}, "ValidationException", mismatch + "N IndexName: gix")
     error("a table name holding U+0000", "GetItem", '{"TableName": "Ans\\u0000wers", "Key": {"pk": {"S": "a"}}}',
           "ValidationException", "", dyn=False)
 

@@ -21,7 +21,7 @@ try:
     import boto3
     from botocore.config import Config
     import expect
-    from expect import check, failures
+    from expect import check, failures, wait_active
 except ImportError:
     print("skipped: boto3 is not installed (Debian python3-boto3)")
     sys.exit(77)
@@ -61,6 +61,7 @@ def run(c):
                    AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
                                          {"AttributeName": "sk", "AttributeType": "N"}],
                    KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}])
+    wait_active(lambda name: c.describe_table(TableName=name)["Table"]["TableStatus"], t)
     put, get, upd, dele = c.put_item, c.get_item, c.update_item, c.delete_item
     base = dict(K("a", 1), s=S("hello"), n=N(5), ss={"SS": ["x", "y"]}, l={"L": [S("e")]}, b={"B": b"ab"})
     put(TableName=t, Item=base)
