@@ -251,6 +251,16 @@ def run(c):
     fails("UpdateItem Expected false", "ConditionalCheckFailedException", "The conditional request failed",
           upd, TableName=t, Key=K("u", 1), AttributeUpdates={"q": {"Value": N(8)}}, Expected={"q": cond("GT", N(7))})
     check(get(TableName=t, Key=K("u", 1))["Item"]["q"] == N(7), "a failed condition changes nothing")
+    # no update at all (API_UpdateItem: "adds a new item to the table if it does not already
+    # exist"; ReturnValues ALL_NEW / ALL_OLD: the item after / before the call)
+    r = upd(TableName=t, Key=K("u", 2), AttributeUpdates={}, ReturnValues="ALL_NEW")
+    check(r.get("Attributes") == K("u", 2), "no update, ALL_NEW of a new item: %r" % r)
+    r = upd(TableName=t, Key=K("u", 2), ReturnValues="ALL_OLD")
+    check(r.get("Attributes") == K("u", 2), "no update, ALL_OLD of the stored item: %r" % r)
+    r = upd(TableName=t, Key=K("u", 3), ReturnValues="ALL_OLD")
+    check("Attributes" not in r, "no update, ALL_OLD of a new item: %r" % r)
+    r = upd(TableName=t, Key=K("u", 1), AttributeUpdates={}, ReturnValues="UPDATED_NEW")
+    check(DYNALITE or "Attributes" not in r, "no update, UPDATED_NEW: %r" % r)   # dynalite answers {}
     # dynalite test/updateItem.js: DynamoDB's words for each misuse
     fails("PUT without a value", "ValidationException",
           INVALID + "Only DELETE action is allowed when no attribute value is specified",
@@ -320,7 +330,7 @@ def run(c):
     r = c.scan(TableName=t, ScanFilter={"odd": cond("EQ", N(1)), "name": cond("IN", S("item1"), S("item3"))})
     check(sorted(x["sk"]["N"] for x in r["Items"]) == ["1", "3"], "ScanFilter AND: %r" % r["Items"])
     r = c.scan(TableName=t, ScanFilter={"odd": cond("NULL")}, Select="COUNT")
-    check(r["Count"] == 2, "ScanFilter NULL: %r" % r)   # a/1 and u/1 have no odd
+    check(r["Count"] == 4, "ScanFilter NULL: %r" % r)   # a/1 and u/1..3 have no odd
     fails("ScanFilter LE on a set", "ValidationException",
           INVALID + "ComparisonOperator LE is not valid for SS AttributeValue type",
           c.scan, TableName=t, ScanFilter={"ss": cond("LE", {"SS": ["x"]})})

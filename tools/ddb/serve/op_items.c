@@ -127,13 +127,15 @@ int op_delete_item(serve_req *r)
 /* API_UpdateItem without an UpdateExpression creates the item with its key
  * alone when it is absent and changes nothing otherwise: a PutItem of the
  * key on condition that no item has it, where a failed condition is the
- * unchanged item.  (With a ConditionExpression or ReturnValues, ddb serve
- * asks for an UpdateExpression: docs/SERVER.md.) */
+ * unchanged item (returned by the failed condition).  ReturnValues: ALL_NEW
+ * is the item as it is after the call, ALL_OLD the item there was, the
+ * UPDATED_* ones nothing (no attribute was updated).  (With a
+ * ConditionExpression, ddb serve asks for an UpdateExpression:
+ * docs/SERVER.md.) */
 static int create_key_only(serve_req *r, const char *table, const ddb_item *key, const ddb_write_opts *o)
 {
-    if (o->condition || o->return_values != DDB_RETURN_NONE)
-        return serve_validation(r, "ddb serve needs an UpdateExpression in an UpdateItem with a ConditionExpression "
-                                   "or ReturnValues");
+    if (o->condition)
+        return serve_validation(r, "ddb serve needs an UpdateExpression in an UpdateItem with a ConditionExpression");
     const ddb_value *m = ddb_item_map(key);
     ddb_item *names = ddb_item_new(r->a);
     ddb_expr *absent = NULL;
@@ -142,12 +144,20 @@ static int create_key_only(serve_req *r, const char *table, const ddb_item *key,
     int rc = ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_not_exists(#k)", names, &absent, &r->err);
     if (rc || w_keep_expr(r, absent))
         return rc ? serve_fail_code(r, rc) : -1;
-    ddb_write_opts put = {.return_capacity = o->return_capacity, .condition = absent};
+    ddb_write_opts put = {.return_capacity = o->return_capacity,
+                          .condition = absent,
+                          .return_on_condition_failure = DDB_RETURN_ALL_OLD};
     ddb_write_result res;
     memset(&res, 0, sizeof res);
     rc = ddb_put_item(r->srv->db, table, key, &put, r->a, &res, &r->err);
     if (rc && rc != DDB_ECONDITION)
         return serve_fail_code(r, rc);
+    /* rc == 0: created, res.attributes NULL; otherwise the stored item */
+    bool created = rc == 0;
+    if (o->return_values == DDB_RETURN_ALL_NEW && created)
+        res.attributes = (ddb_item *)key;
+    else if (o->return_values != DDB_RETURN_ALL_NEW && o->return_values != DDB_RETURN_ALL_OLD)
+        res.attributes = NULL;
     return write_reply(r, table, o->return_capacity, &res);
 }
 
