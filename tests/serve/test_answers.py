@@ -227,6 +227,15 @@ def run():
         ok("TransactGetItems Get with names and no projection", "TransactGetItems",
            {"TransactItems": [{"Get": {"TableName": t, "Key": {"pk": {"S": "tx"}},
                                        "ExpressionAttributeNames": {"#n": "foo"}}}]})
+        # a key of the wrong type cancels, with that action's ValidationError (ExtendDB's
+        # dual-target tests/test_transaction_operations.py, measured on DynamoDB)
+        status, raw, j = call("TransactWriteItems", {"TransactItems": [
+            {"Put": {"TableName": t, "Item": {"pk": {"S": "tx2"}}}},
+            {"Delete": {"TableName": t, "Key": {"pk": {"N": "1"}}}}]})
+        j = j or {}
+        check(status == 400 and j.get("__type", "").endswith("#TransactionCanceledException") and
+              [r.get("Code") for r in j.get("CancellationReasons", [])] == ["None", "ValidationError"],
+              "a key of the wrong type in a transaction: %s %r" % (status, raw[:300]))
         error("an unused name with a condition", "TransactWriteItems",
               {"TransactItems": [{"Put": {"TableName": t, "Item": {"pk": {"S": "tx"}},
                                           "ConditionExpression": "attribute_exists(pk)",
