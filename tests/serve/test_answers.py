@@ -236,6 +236,15 @@ def run():
         check(status == 400 and j.get("__type", "").endswith("#TransactionCanceledException") and
               [r.get("Code") for r in j.get("CancellationReasons", [])] == ["None", "ValidationError"],
               "a key of the wrong type in a transaction: %s %r" % (status, raw[:300]))
+        status, raw, j = call("TransactGetItems", {"TransactItems": [
+            {"Get": {"TableName": t, "Key": {"pk": {"S": "tx"}}}},
+            {"Get": {"TableName": t, "Key": {"pk": {"N": "1"}}}}]})
+        j = j or {}
+        check(status == 400 and j.get("__type", "").endswith("#TransactionCanceledException") and
+              [r.get("Code") for r in j.get("CancellationReasons", [])] == ["None", "ValidationError"] and
+              j.get("Message", "").startswith("Transaction cancelled, please refer cancellation reasons for specific "
+                                              "reasons [None, ValidationError]"),
+              "a key of the wrong type in TransactGetItems: %s %r" % (status, raw[:300]))
         error("an unused name with a condition", "TransactWriteItems",
               {"TransactItems": [{"Put": {"TableName": t, "Item": {"pk": {"S": "tx"}},
                                           "ConditionExpression": "attribute_exists(pk)",
