@@ -193,6 +193,18 @@ def run():
     error("DescribeTable of a 2-character table", "DescribeTable", {"TableName": "ab"}, "ValidationException",
           "TableName must be at least 3 characters long and at most 255 characters long")
 
+    # --- a table's ARN in place of its name; an index's ARN is not a table (ExtendDB's
+    # dual-target tests/test_table_arn_as_name.py)
+    if not DYNALITE:
+        arn = ok("DescribeTable", "DescribeTable", {"TableName": t})["Table"]["TableArn"]
+        ok("PutItem by ARN", "PutItem", {"TableName": arn, "Item": {"pk": {"S": "by-arn"}}})
+        j = ok("GetItem by ARN", "GetItem", {"TableName": arn, "Key": {"pk": {"S": "by-arn"}}}) or {}
+        check(j.get("Item") == {"pk": {"S": "by-arn"}}, "GetItem by ARN: %r" % j)
+        ok("TransactWriteItems by ARN", "TransactWriteItems",
+           {"TransactItems": [{"Put": {"TableName": arn, "Item": {"pk": {"S": "by-arn2"}}}}]})
+        error("an index ARN as a table name", "GetItem",
+              {"TableName": arn + "/index/some-index", "Key": {"pk": {"S": "by-arn"}}}, "ValidationException", "")
+
     # --- missing tables (API_Query, API_UpdateTable: ResourceNotFoundException)
     error("Query of a missing table", "Query",
           {"TableName": "Missing", "KeyConditionExpression": "pk = :p",

@@ -91,7 +91,15 @@ static int table_name_check(serve_req *r, const char *name)
 
 int w_table(serve_req *r, const json_t *o, const char **out)
 {
-    if (w_str_req(r, o, "TableName", "tableName", out) || table_name_check(r, *out))
+    if (w_str_req(r, o, "TableName", "tableName", out))
+        return -1;
+    /* A table's ARN stands for the table (DynamoDB resolves it: ExtendDB's
+     * dual-target tests/test_table_arn_as_name.py); what follows ":table/"
+     * must be a table name, so an index's ARN is refused. */
+    const char *t = strncmp(*out, "arn:", 4) == 0 ? strstr(*out, ":table/") : NULL;
+    if (t)
+        *out = t + 7;
+    if (table_name_check(r, *out))
         return -1;
     if (!r->table)
         r->table = *out;
