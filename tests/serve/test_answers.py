@@ -202,6 +202,11 @@ def run():
         check(j.get("Item") == {"pk": {"S": "by-arn"}}, "GetItem by ARN: %r" % j)
         ok("TransactWriteItems by ARN", "TransactWriteItems",
            {"TransactItems": [{"Put": {"TableName": arn, "Item": {"pk": {"S": "by-arn2"}}}}]})
+        j = ok("BatchGetItem by ARN", "BatchGetItem",
+               {"RequestItems": {arn: {"Keys": [{"pk": {"S": "by-arn"}}]}}}) or {}
+        check(j.get("Responses", {}).get(arn) == [{"pk": {"S": "by-arn"}}], "BatchGetItem echoes the ARN: %r" % j)
+        ok("BatchWriteItem by ARN", "BatchWriteItem",
+           {"RequestItems": {arn: [{"DeleteRequest": {"Key": {"pk": {"S": "by-arn2"}}}}]}})
         error("an index ARN as a table name", "GetItem",
               {"TableName": arn + "/index/some-index", "Key": {"pk": {"S": "by-arn"}}}, "ValidationException", "")
 

@@ -50,7 +50,8 @@ int op_batch_get(serve_req *r)
     }
     ddb_batch_get_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
     ddb_item **items = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *items);
-    if (!ops || !items)
+    const char **asked = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *asked); /* the RequestItems key (an ARN echoed) */
+    if (!ops || !items || !asked)
         return serve_fail_code(r, DDB_ENOMEM);
     size_t k = 0;
     json_object_foreach((json_t *)ri, table, spec) {
@@ -78,7 +79,9 @@ int op_batch_get(serve_req *r)
             if (rc2)
                 return json_is_object(key) ? serve_fail_code(r, rc2)
                                            : serve_fail(r, 400, "SerializationException", "Keys: expected objects");
-            ops[k++] = (ddb_batch_get_op){.table = table, .key = it, .consistent = consistent, .projection = proj};
+            asked[k] = table;
+            ops[k++] = (ddb_batch_get_op){
+                .table = w_table_of(table), .key = it, .consistent = consistent, .projection = proj};
         }
     }
     ddb_capacity cap;
@@ -103,11 +106,11 @@ int op_batch_get(serve_req *r)
     for (size_t i = 0; i < k; i++) {
         size_t size = items[i] ? ddb_item_size(items[i]) : 0;
         if (json_object_size(unprocessed) || bytes + size > BATCH_GET_RESPONSE_MAX) {
-            json_t *u = json_object_get(unprocessed, ops[i].table);
+            json_t *u = json_object_get(unprocessed, asked[i]);
             if (!u) {
-                u = json_deep_copy(json_object_get(ri, ops[i].table));
+                u = json_deep_copy(json_object_get(ri, asked[i]));
                 json_object_set_new(u, "Keys", json_array());
-                json_object_set_new(unprocessed, ops[i].table, u);
+                json_object_set_new(unprocessed, asked[i], u);
             }
             json_t *key = w_item_json(r, ops[i].key);
             if (!key)
@@ -121,7 +124,7 @@ int op_batch_get(serve_req *r)
         json_t *j = w_item_json(r, items[i]);
         if (!j)
             return serve_fail_code(r, r->err.code);
-        json_array_append_new(json_object_get(resp, ops[i].table), j);
+        json_array_append_new(json_object_get(resp, asked[i]), j);
     }
     capacity_list(r, r->table, rc, &cap);
     return 0;
@@ -154,7 +157,7 @@ int op_batch_write(serve_req *r)
             const json_t *put = json_object_get(w, "PutRequest"), *del = json_object_get(w, "DeleteRequest");
             ddb_item *it;
             memset(&ops[k], 0, sizeof ops[k]);
-            ops[k].table = table;
+            ops[k].table = w_table_of(table);
             /* API_WriteRequest: exactly one of PutRequest / DeleteRequest */
             if (!put == !del)
                 return serve_validation(r, "A WriteRequest of table %s must hold exactly one of PutRequest and "

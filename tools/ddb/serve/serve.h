@@ -95,7 +95,11 @@ int w_str(serve_req *r, const json_t *o, const char *name, const char **out);
 /* A required string member: "1 validation error detected: Value null at
  * 'tableName' failed to satisfy constraint: Member must not be null". */
 int w_str_req(serve_req *r, const json_t *o, const char *name, const char *path, const char **out);
-/* The TableName member, required and recorded for the log line. */
+/* The table a TableName (or a RequestItems key) names: itself, or the
+ * name in a table's ARN (arn:...:table/NAME). */
+const char *w_table_of(const char *name_or_arn);
+/* The TableName member, required and recorded for the log line; a table's
+ * ARN gives its name (w_table_of). */
 int w_table(serve_req *r, const json_t *o, const char **out);
 int w_bool(serve_req *r, const json_t *o, const char *name, bool *out);
 /* An integer member in [min, max]; *present false when absent. */

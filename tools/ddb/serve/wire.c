@@ -89,16 +89,20 @@ static int table_name_check(serve_req *r, const char *name)
     return serve_validation(r, "%d validation error%s detected: %s", count, count > 1 ? "s" : "", list);
 }
 
+/* A table's ARN stands for the table (DynamoDB resolves it: ExtendDB's
+ * dual-target tests/test_table_arn_as_name.py): what follows ":table/",
+ * which must then be a table name (an index's ARN is not). */
+const char *w_table_of(const char *name_or_arn)
+{
+    const char *t = strncmp(name_or_arn, "arn:", 4) == 0 ? strstr(name_or_arn, ":table/") : NULL;
+    return t ? t + 7 : name_or_arn;
+}
+
 int w_table(serve_req *r, const json_t *o, const char **out)
 {
     if (w_str_req(r, o, "TableName", "tableName", out))
         return -1;
-    /* A table's ARN stands for the table (DynamoDB resolves it: ExtendDB's
-     * dual-target tests/test_table_arn_as_name.py); what follows ":table/"
-     * must be a table name, so an index's ARN is refused. */
-    const char *t = strncmp(*out, "arn:", 4) == 0 ? strstr(*out, ":table/") : NULL;
-    if (t)
-        *out = t + 7;
+    *out = w_table_of(*out);
     if (table_name_check(r, *out))
         return -1;
     if (!r->table)
