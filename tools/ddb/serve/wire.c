@@ -371,12 +371,9 @@ char *w_table_arn(serve_req *r, const char *table)
 
 const char *w_arn_table(serve_req *r, const char *arn)
 {
-    if (strncmp(arn, "arn:", 4) != 0)
-        return arn;
-    const char *t = strstr(arn, ":table/");
-    if (!t)
-        return NULL;
-    t += 7;
+    const char *t = w_table_of(arn);
+    if (t == arn)
+        return strncmp(arn, "arn:", 4) == 0 ? NULL : arn;
     const char *end = strchr(t, '/');
     size_t n = end ? (size_t)(end - t) : strlen(t);
     char *s = ddb_arena_alloc(r->a, n + 1);
