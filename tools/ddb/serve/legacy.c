@@ -72,7 +72,12 @@ static const char *placeholder(lg_ctx *c, json_t *map, char sigil, json_t *bound
         snprintf(ph, sizeof ph, "%cl%u", sigil, c->next++);
     while (json_object_get(map, ph));
     char *s = ddb_arena_strdup(c->r->a, ph);
-    if (!s || !bound || json_object_set_new(map, ph, bound)) {
+    if (!s || !bound) {
+        json_decref(bound);
+        serve_fail_code(c->r, DDB_ENOMEM);
+        return NULL;
+    }
+    if (json_object_set_new(map, ph, bound)) { /* bound is released by it either way */
         serve_fail_code(c->r, DDB_ENOMEM);
         return NULL;
     }
