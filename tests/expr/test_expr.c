@@ -1422,8 +1422,13 @@ static void test_request_checks(void **state)
                  "ExpressionAttributeValues contains invalid key: Syntax error; key: \"b\"", "bad value key");
     bad = item_of(a, "{\"#a\":{\"N\":\"1\"}}");
     expect_error(ddbi_expr_check_maps(bad, NULL, &err), &err, DDB_EVALIDATION,
-                 "ExpressionAttributeNames contains invalid value: the name for key #a must be a non-empty string",
+                 "ExpressionAttributeNames contains invalid value: the name for key #a must be a string",
                  "bad name value");
+    /* DynamoDB's words for an empty name, captured from the service by
+     * ExtendDB's dual-target tests/test_expression_attribute_map_validation.py */
+    bad = item_of(a, "{\"#a\":{\"S\":\"\"}}");
+    expect_error(ddbi_expr_check_maps(bad, NULL, &err), &err, DDB_EVALIDATION,
+                 "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a", "empty name value");
     expect_error(ddbi_expr_check_request(NULL, 0, names1, NULL, &err), &err, DDB_EVALIDATION,
                  "ExpressionAttributeNames can only be specified when using expressions", "names without expressions");
     expect_error(ddbi_expr_check_request(NULL, 0, NULL, values2, &err), &err, DDB_EVALIDATION,

@@ -235,36 +235,36 @@ static const struct {
     const char *detail; /* and a part naming the problem */
 } error_cases[] = {
     {"", NOT_NUMBER, "empty"},
-    {"NaN", NOT_NUMBER, "\"NaN\""},
-    {"-NaN", NOT_NUMBER, "\"-NaN\""},
-    {"nan", NOT_NUMBER, "\"nan\""},
-    {"Infinity", NOT_NUMBER, "\"Infinity\""},
-    {"-Infinity", NOT_NUMBER, "\"-Infinity\""},
-    {"inf", NOT_NUMBER, "\"inf\""},
-    {"dog", NOT_NUMBER, "\"dog\""},
-    {"-dog", NOT_NUMBER, "\"-dog\""},
-    {" 1", NOT_NUMBER, "\" 1\""},
-    {"1 ", NOT_NUMBER, "\"1 \""},
-    {"1\t", NOT_NUMBER, "\"1\\x09\""},
-    {"1e", NOT_NUMBER, "\"1e\""},
-    {"1e+", NOT_NUMBER, "\"1e+\""},
-    {"1e-", NOT_NUMBER, "\"1e-\""},
-    {"e5", NOT_NUMBER, "\"e5\""},
-    {".", NOT_NUMBER, "\".\""},
-    {"-", NOT_NUMBER, "\"-\""},
-    {"+", NOT_NUMBER, "\"+\""},
-    {"-.", NOT_NUMBER, "\"-.\""},
-    {".e1", NOT_NUMBER, "\".e1\""},
-    {"1.2.3", NOT_NUMBER, "\"1.2.3\""},
-    {"++1", NOT_NUMBER, "\"++1\""},
-    {"--1", NOT_NUMBER, "\"--1\""},
-    {"+-1", NOT_NUMBER, "\"+-1\""},
-    {"1e5.5", NOT_NUMBER, "\"1e5.5\""},
-    {"1e+-5", NOT_NUMBER, "\"1e+-5\""},
-    {"0x10", NOT_NUMBER, "\"0x10\""},
-    {"1_000", NOT_NUMBER, "\"1_000\""},
-    {"1,5", NOT_NUMBER, "\"1,5\""},
-    {"1d5", NOT_NUMBER, "\"1d5\""},
+    {"NaN", NOT_NUMBER, ": NaN"},
+    {"-NaN", NOT_NUMBER, ": -NaN"},
+    {"nan", NOT_NUMBER, ": nan"},
+    {"Infinity", NOT_NUMBER, ": Infinity"},
+    {"-Infinity", NOT_NUMBER, ": -Infinity"},
+    {"inf", NOT_NUMBER, ": inf"},
+    {"dog", NOT_NUMBER, ": dog"},
+    {"-dog", NOT_NUMBER, ": -dog"},
+    {" 1", NOT_NUMBER, ":  1"},
+    {"1 ", NOT_NUMBER, ": 1 "},
+    {"1\t", NOT_NUMBER, ": 1\\x09"},
+    {"1e", NOT_NUMBER, ": 1e"},
+    {"1e+", NOT_NUMBER, ": 1e+"},
+    {"1e-", NOT_NUMBER, ": 1e-"},
+    {"e5", NOT_NUMBER, ": e5"},
+    {".", NOT_NUMBER, ": ."},
+    {"-", NOT_NUMBER, ": -"},
+    {"+", NOT_NUMBER, ": +"},
+    {"-.", NOT_NUMBER, ": -."},
+    {".e1", NOT_NUMBER, ": .e1"},
+    {"1.2.3", NOT_NUMBER, ": 1.2.3"},
+    {"++1", NOT_NUMBER, ": ++1"},
+    {"--1", NOT_NUMBER, ": --1"},
+    {"+-1", NOT_NUMBER, ": +-1"},
+    {"1e5.5", NOT_NUMBER, ": 1e5.5"},
+    {"1e+-5", NOT_NUMBER, ": 1e+-5"},
+    {"0x10", NOT_NUMBER, ": 0x10"},
+    {"1_000", NOT_NUMBER, ": 1_000"},
+    {"1,5", NOT_NUMBER, ": 1,5"},
+    {"1d5", NOT_NUMBER, ": 1d5"},
     {"1e126", OVERFLOW, "\"1e126\" (max 9.9999999999999999999999999999999999999E+125)"},
     {"-1e126", OVERFLOW, "\"-1e126\""},
     {"11e125", OVERFLOW, "\"11e125\""},
@@ -330,9 +330,10 @@ static void test_error_message_bounded(void **state)
     assert_non_null(strstr(err.message, "has 5000 significant digits"));
     assert_non_null(strstr(err.message, ": \"0.7777"));
     assert_non_null(strstr(err.message, "7777...\" has"));
-    /* Control and non-ASCII bytes are escaped. */
+    /* Control and non-ASCII bytes are escaped (the text is echoed bare, as
+     * DynamoDB echoes it: "...numeric value: 1\x0a\xff"). */
     assert_int_equal(ddbi_dec_parse("1\n\xff", 3, &x, &err), DDB_EVALIDATION);
-    assert_non_null(strstr(err.message, "\"1\\x0a\\xff\""));
+    assert_non_null(strstr(err.message, "numeric value: 1\\x0a\\xff"));
 }
 
 /* ---- Ordering ------------------------------------------------------------- */

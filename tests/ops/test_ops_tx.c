@@ -210,6 +210,23 @@ static void test_tx_reasons(void **state)
     assert_int_equal(res.reasons[0], 0);
     assert_int_equal(res.reasons[1], DDB_ELIMIT);
     expect_stored(fx, T_OPS, K(fx, "b", "1"), NULL);
+    /* a key of the wrong type cancels with that action's ValidationError,
+     * whatever the action (ExtendDB's dual-target
+     * tests/test_transaction_operations.py, measured on DynamoDB: Put,
+     * Delete and Update with a key of the wrong type) */
+    ddb_tx_op bad_key[] = {
+        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'b'},'sk':{'S':'1'}}"), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_DELETE, T_OPS, J(fx, "{'pk':{'N':'1'},'sk':{'S':'1'}}"), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_PUT, T_OPS, J(fx, "{'pk':{'S':'c'},'sk':{'B':'AAAA'}}"), NULL, NULL, NULL, DDB_RETURN_NONE},
+        {DDB_TX_UPDATE, T_OPS, J(fx, "{'pk':{'N':'2'},'sk':{'S':'1'}}"), UPD(fx, "SET x = :x"), NULL,
+         J(fx, "{':x':{'S':'x'}}"), DDB_RETURN_NONE},
+    };
+    EXPECT_ERR(DDB_ECANCELED, "[None, ValidationError, ValidationError, ValidationError]",
+               ddb_transact_write(fx->db, bad_key, 4, DDB_CAPACITY_TOTAL, fx->a, &res, err));
+    assert_int_equal(res.reasons[0], 0);
+    assert_int_equal(res.reasons[1], DDB_EVALIDATION);
+    assert_int_equal(res.reasons[3], DDB_EVALIDATION);
+    expect_stored(fx, T_OPS, K(fx, "b", "1"), NULL);
 }
 
 /* Requests DynamoDB refuses as a whole (ValidationException). */

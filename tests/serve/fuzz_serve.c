@@ -3,7 +3,8 @@
  * database.  An input is "TARGET\nBODY": TARGET an operation name
  * ("PutItem", "DynamoDBStreams_20120810.GetRecords", anything), BODY the
  * request bytes.  Whatever the input, the reply must be a status DynamoDB
- * uses with a JSON object body, and an error body must carry __type. */
+ * uses with a JSON object body (or, for TagResource and UntagResource
+ * answered 200, an empty one), and an error body must carry __type. */
 #include "serve.h"
 
 #include <stdio.h>
@@ -54,6 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     serve_call(&srv, target, "localhost", body, blen, &rep);
     if (rep.status != 200 && rep.status != 400 && rep.status != 500)
         abort();
+    bool tagging = strstr(target, "TagResource") != NULL; /* TagResource, UntagResource */
+    if (rep.status == 200 && tagging && rep.body && rep.len == 0) {
+        free(rep.body);
+        return 0;
+    }
     json_t *j = rep.body ? json_loadb(rep.body, rep.len, 0, NULL) : NULL;
     if (!j || !json_is_object(j) || (rep.status != 200 && !json_is_string(json_object_get(j, "__type"))))
         abort();

@@ -82,3 +82,29 @@ def wait_for(pred, what, tries=600):
             return
         time.sleep(0.05)
     raise AssertionError("timed out waiting for " + what)
+
+
+class Dynalite:
+    """dynalite started by tests/remote/dynalite.sh (its installation in DIR),
+    for a test that runs its cases against dynalite too:
+
+        with Dynalite(sh, dir) as d:
+            d.endpoint
+
+    Without node/npm it prints the reason and exits 77 (skipped)."""
+
+    def __init__(self, sh, directory):
+        self.sh, self.dir = sh, directory
+
+    def __enter__(self):
+        p = subprocess.run(["sh", self.sh, "start", self.dir, str(os.getpid())], capture_output=True, text=True)
+        if p.returncode == 77:
+            print(p.stdout.strip())
+            raise SystemExit(77)
+        if p.returncode:
+            raise RuntimeError("dynalite.sh start failed: %s %s" % (p.stdout, p.stderr))
+        self.endpoint = "http://127.0.0.1:%s" % p.stdout.split()[0]
+        return self
+
+    def __exit__(self, *exc):
+        subprocess.run(["sh", self.sh, "stop", self.dir])

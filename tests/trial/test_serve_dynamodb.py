@@ -18,37 +18,18 @@ from serve_proc import Server  # noqa: E402
 try:
     import boto3
     from botocore.config import Config
-    from botocore.exceptions import ClientError
+    from expect import check, fails, failures  # noqa: E402  (needs botocore)
 except ImportError:
     print("skipped: boto3 is not installed (Debian python3-boto3)")
     sys.exit(77)
 
 DDB, WORK = sys.argv[1], sys.argv[2]
-failures = []
 
 
 def client(endpoint):
     return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="trial",
                         aws_secret_access_key="trial",
                         config=Config(retries={"max_attempts": 1}, parameter_validation=False))
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def fails(what, code, starts, fn, **kw):
-    """fn(**kw) must fail with exception `code` and a message starting with `starts`."""
-    try:
-        fn(**kw)
-    except ClientError as e:
-        got = (e.response["Error"]["Code"], e.response["Error"]["Message"])
-        check(got[0] == code and got[1].startswith(starts), "%s: got %r, want (%r, %r...)" % (what, got, code, starts))
-        return e.response
-    check(False, "%s: no error (want %s)" % (what, code))
-    return None
 
 
 def K(p, s):

@@ -534,7 +534,9 @@ typedef struct ddb_tx_opts {
 
 /* TransactWriteItems: up to 100 operations on distinct items, at most 4 MB,
  * all or nothing in one LMDB transaction.  DDB_ECANCELED with per-op reasons
- * when any condition fails; capacity counts double. */
+ * when any condition fails, or an op's item or update turns out invalid (a
+ * key attribute of the wrong type included: DDB_EVALIDATION as that op's
+ * reason, as DynamoDB answers); capacity counts double. */
 int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
                        ddb_tx_result *res, ddb_error *err);
 /* ddb_transact_write with options (a ClientRequestToken). */

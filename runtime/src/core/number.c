@@ -71,10 +71,15 @@ static int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
+/* DynamoDB echoes the text as it is ("...numeric value: 12e", dynalite's
+ * validations and ExtendDB's dual-target tests): quote()'s escaped, cut
+ * text without its quotes. */
 static int not_number(const char *text, size_t len, ddb_error *err)
 {
     char q[QUOTE_MAX];
-    return ddbi_fail(err, DDB_EVALIDATION, "%s: %s", MSG_NOT_NUMBER, quote(text, len, q));
+    size_t n = strlen(quote(text, len, q));
+    q[n - 1] = '\0';
+    return ddbi_fail(err, DDB_EVALIDATION, "%s: %s", MSG_NOT_NUMBER, q + 1);
 }
 
 int ddbi_dec_parse(const char *text, size_t len, ddb_dec *out, ddb_error *err)

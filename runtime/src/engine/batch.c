@@ -132,6 +132,17 @@ static int request_key(ddbi_engine *db, MDB_txn *txn, const char *table, const d
     return rc;
 }
 
+/* A key attribute given with another type than the table's: DynamoDB
+ * cancels the transaction with a ValidationError for that action rather than
+ * refusing the request (Put, Delete, Update: ExtendDB's dual-target
+ * tests/test_transaction_operations.py, measured on DynamoDB). */
+static bool key_type_mismatch(const ddb_table_rt *t, const ddb_item *item)
+{
+    const ddb_value *pk = ddb_item_get(item, t->pk);
+    const ddb_value *sk = t->sk ? ddb_item_get(item, t->sk) : NULL;
+    return (pk && pk->type != t->pk_type) || (sk && sk->type != t->sk_type);
+}
+
 static ddb_arena *scratch(ddbi_engine *db)
 {
     if (!db->wscratch)
@@ -247,19 +258,26 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         return ddbi_fail_oom(cx->err, __func__);
     ddb_wreq reqs[TX_MAX];
     ddb_wstate st[TX_MAX];
+    bool bad_key[TX_MAX] = {false};
     int rc = DDB_OK;
     for (size_t i = 0; i < cx->n && !rc; i++) {
         const ddb_tx_op *op = &cx->ops[i];
         reqs[i] = (ddb_wreq){op->kind, op->table, op->item, op->update, op->condition, op->values};
+        ddb_table_rt *t;
+        if ((rc = ddbi_table_get(db, txn, op->table, &t, cx->err)))
+            break;
+        /* a key of the wrong type: the action's ValidationError (below,
+         * where preparing it fails on its key), not the request's */
+        if ((bad_key[i] = op->item && key_type_mismatch(t, op->item)))
+            continue;
         if ((rc = request_key(db, txn, op->table, op->item, op->kind == DDB_TX_PUT, &st[i].key, cx->err)))
             break;
         /* what the request alone gets wrong refuses it (ValidationException);
          * only what depends on the stored items cancels it */
-        ddb_table_rt *t;
-        if ((rc = ddbi_table_get(db, txn, op->table, &t, cx->err)) || (rc = ddbi_write_check(t, &reqs[i], cx->err)))
+        if ((rc = ddbi_write_check(t, &reqs[i], cx->err)))
             break;
         for (size_t j = 0; j < i; j++)
-            if (same_item(reqs[j].table, &st[j].key, op->table, &st[i].key))
+            if (!bad_key[j] && same_item(reqs[j].table, &st[j].key, op->table, &st[i].key))
                 rc = ddbi_fail(cx->err, DDB_EVALIDATION,
                               "Transaction request cannot include multiple operations on one item (operations %zu "
                               "and %zu, table %s)",

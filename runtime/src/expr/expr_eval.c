@@ -486,10 +486,16 @@ int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_erro
                 return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeNames contains invalid key: Syntax error; key: \"%.*s\"",
                                 (int)(at->name_len > 255 ? 255 : at->name_len), at->name);
-            if (at->value->type != DDB_TS || at->value->len == 0)
+            if (at->value->type != DDB_TS)
                 return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeNames contains invalid value: the name for key %.*s must be a "
-                                "non-empty string",
+                                "string",
+                                (int)at->name_len, at->name);
+            /* DynamoDB's words (captured from the service by ExtendDB's
+             * tests/test_expression_attribute_map_validation.py) */
+            if (at->value->len == 0)
+                return ddbi_fail(err, DDB_EVALIDATION,
+                                "ExpressionAttributeNames contains invalid value: Empty attribute name for key %.*s",
                                 (int)at->name_len, at->name);
         }
     }

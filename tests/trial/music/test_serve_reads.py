@@ -85,9 +85,11 @@ def run(c):
     fails("one key twice", "ValidationException", "Provided list of item keys contains duplicates",
           c.batch_get_item, RequestItems={"Music": {"Keys": [K(1), K(1)]}})
 
-    # API_Query, Select: COUNT with a projection
+    # API_Query, Select: COUNT with a projection (DynamoDB's words as ExtendDB's dual-target
+    # tests measured them, tests/test_wording_parity_validation.py)
     fails("COUNT with a projection", "ValidationException",
-          "Cannot specify the AttributesToGet or ProjectionExpression when choosing to get COUNT", c.query,
+          "1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count",
+          c.query,
           TableName="Music", Select="COUNT", ProjectionExpression="sk", KeyConditionExpression="pk = :p",
           ExpressionAttributeValues=V)
     # API_Query, IndexName

@@ -1,9 +1,12 @@
 /* ddb serve: one request, without HTTP.  The X-Amz-Target header names the
  * operation ("DynamoDB_20120810.PutItem", "DynamoDBStreams_20120810.GetRecords");
  * the body must be one JSON object (DynamoDB answers anything else with a
- * SerializationException, an unknown target with UnknownOperationException).
- * Each worker thread keeps one arena, reset between requests.  Calls the
- * op_*.c handlers, reply.c, libddb and jansson. */
+ * SerializationException, an unknown target with UnknownOperationException);
+ * a string value may hold U+0000 (an S value keeps it, wire.c refuses it in
+ * names and expressions).
+ * The legacy parameters are translated into expressions (legacy.c) before
+ * the handler runs.  Each worker thread keeps one arena, reset between
+ * requests.  Calls the op_*.c handlers, legacy.c, reply.c, libddb and jansson. */
 #include "serve.h"
 
 #include <pthread.h>
@@ -110,7 +113,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         return;
     }
     json_error_t jerr;
-    json_t *in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!in || !json_is_object(in)) {
         char msg[300];
         if (in)
@@ -134,11 +137,25 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     r.a = a;
     r.in = in;
     r.host = host;
+    r.op = fn;
     r.out = json_object();
-    int rc = r.out ? fn(&r) : serve_fail_code(&r, DDB_ENOMEM);
+    json_t *translated = NULL;
+    unsigned legacy = 0;
+    int rc = !r.out ? serve_fail_code(&r, DDB_ENOMEM) : w_shape_check(&r, fn);
+    if (rc == 0)
+        rc = legacy_translate(&r, fn, &translated, &legacy);
+    if (translated)
+        r.in = translated;
+    if (rc == 0)
+        rc = fn(&r);
+    if (rc && legacy)
+        legacy_reword(&r, legacy);
     if (rc == 0) {
         out->status = 200;
-        out->body = json_dumps(r.out, JSON_COMPACT);
+        /* API_TagResource, API_UntagResource: no response elements, and
+         * DynamoDB sends an empty body, not "{}" */
+        bool empty = fn == op_tag_resource || fn == op_untag_resource;
+        out->body = empty ? strdup("") : json_dumps(r.out, JSON_COMPACT);
         if (!out->body)
             serve_error_reply(out, 500, "InternalServerError", "a response could not be encoded", NULL);
         else
@@ -155,6 +172,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     for (size_t i = 0; i < r.n_exprs; i++)
         ddb_expr_free(r.exprs[i]);
     free(r.exprs);
+    json_decref(translated);
     json_decref(in);
     ddb_arena_reset(a);
 }

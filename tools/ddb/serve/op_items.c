@@ -1,23 +1,12 @@
 /* ddb serve: the single-item operations PutItem, GetItem, UpdateItem and
  * DeleteItem (API_PutItem, API_GetItem, API_UpdateItem, API_DeleteItem):
  * expressions with ExpressionAttributeNames / Values, ReturnValues,
- * ReturnConsumedCapacity.  The legacy parameters (Expected,
- * AttributeUpdates, ConditionalOperator) are refused with a
- * ValidationException naming the expression to use instead.  Calls
- * wire.c, reply.c and libddb. */
+ * ReturnConsumedCapacity, AttributesToGet.  The other legacy parameters
+ * (Expected, AttributeUpdates, ConditionalOperator) arrive translated into
+ * expressions (legacy.c).  Calls wire.c, reply.c and libddb. */
 #include "serve.h"
 
 #include <string.h>
-
-/* A legacy parameter that has an expression form: refused, not ignored. */
-int refuse_legacy(serve_req *r, const json_t *o, const char *const *members, const char *instead)
-{
-    for (size_t i = 0; members[i]; i++)
-        if (json_object_get(o, members[i]))
-            return serve_validation(r, "ddb serve does not support the legacy parameter %s: use %s", members[i],
-                                    instead);
-    return 0;
-}
 
 /* ReturnValuesOnConditionCheckFailure: NONE or ALL_OLD. */
 int w_return_on_failure(serve_req *r, const json_t *o, ddb_return_values *out)
@@ -89,10 +78,9 @@ static int write_failed(serve_req *r, int rc, const ddb_write_result *res)
 /* The options every write shares: condition, values, ReturnValues, capacity. */
 static int write_opts(serve_req *r, ddb_write_opts *o, const ddb_item **names_out, ddb_expr **cond)
 {
-    static const char *const legacy[] = {"Expected", "ConditionalOperator", NULL};
     memset(o, 0, sizeof *o);
     ddb_item *names, *values;
-    if (refuse_legacy(r, r->in, legacy, "ConditionExpression") || w_names(r, r->in, &names) ||
+    if (w_names(r, r->in, &names) ||
         w_values(r, r->in, &values) ||
         w_expr(r, r->in, "ConditionExpression", DDB_EXPR_CONDITION, names, cond) ||
         w_return_values(r, r->in, &o->return_values) || w_capacity(r, r->in, &o->return_capacity) ||
@@ -139,13 +127,15 @@ int op_delete_item(serve_req *r)
 /* API_UpdateItem without an UpdateExpression creates the item with its key
  * alone when it is absent and changes nothing otherwise: a PutItem of the
  * key on condition that no item has it, where a failed condition is the
- * unchanged item.  (With a ConditionExpression or ReturnValues, ddb serve
- * asks for an UpdateExpression: docs/SERVER.md.) */
+ * unchanged item (returned by the failed condition).  ReturnValues: ALL_NEW
+ * is the item as it is after the call, ALL_OLD the item there was, the
+ * UPDATED_* ones nothing (no attribute was updated).  (With a
+ * ConditionExpression, ddb serve asks for an UpdateExpression:
+ * docs/SERVER.md.) */
 static int create_key_only(serve_req *r, const char *table, const ddb_item *key, const ddb_write_opts *o)
 {
-    if (o->condition || o->return_values != DDB_RETURN_NONE)
-        return serve_validation(r, "ddb serve needs an UpdateExpression in an UpdateItem with a ConditionExpression "
-                                   "or ReturnValues");
+    if (o->condition)
+        return serve_validation(r, "ddb serve needs an UpdateExpression in an UpdateItem with a ConditionExpression");
     const ddb_value *m = ddb_item_map(key);
     ddb_item *names = ddb_item_new(r->a);
     ddb_expr *absent = NULL;
@@ -154,25 +144,32 @@ static int create_key_only(serve_req *r, const char *table, const ddb_item *key,
     int rc = ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_not_exists(#k)", names, &absent, &r->err);
     if (rc || w_keep_expr(r, absent))
         return rc ? serve_fail_code(r, rc) : -1;
-    ddb_write_opts put = {.return_capacity = o->return_capacity, .condition = absent};
+    ddb_write_opts put = {.return_capacity = o->return_capacity,
+                          .condition = absent,
+                          .return_on_condition_failure = DDB_RETURN_ALL_OLD};
     ddb_write_result res;
     memset(&res, 0, sizeof res);
     rc = ddb_put_item(r->srv->db, table, key, &put, r->a, &res, &r->err);
     if (rc && rc != DDB_ECONDITION)
         return serve_fail_code(r, rc);
+    /* rc == 0: created, res.attributes NULL; otherwise the stored item */
+    bool created = rc == 0;
+    if (o->return_values == DDB_RETURN_ALL_NEW && created)
+        res.attributes = (ddb_item *)key;
+    else if (o->return_values != DDB_RETURN_ALL_NEW && o->return_values != DDB_RETURN_ALL_OLD)
+        res.attributes = NULL;
     return write_reply(r, table, o->return_capacity, &res);
 }
 
 int op_update_item(serve_req *r)
 {
-    static const char *const legacy[] = {"AttributeUpdates", NULL};
     const char *table;
     ddb_item *key;
     ddb_write_opts o;
     const ddb_item *names;
     ddb_expr *cond, *update;
     if (w_table(r, r->in, &table) || w_item_req(r, r->in, "Key", "key", &key) ||
-        refuse_legacy(r, r->in, legacy, "UpdateExpression") || write_opts(r, &o, &names, &cond) ||
+        write_opts(r, &o, &names, &cond) ||
         w_expr(r, r->in, "UpdateExpression", DDB_EXPR_UPDATE, names, &update))
         return -1;
     const ddb_expr *e[] = {update, cond};
@@ -198,10 +195,6 @@ int op_get_item(serve_req *r)
         w_bool(r, r->in, "ConsistentRead", &o.consistent) || w_capacity(r, r->in, &o.return_capacity) ||
         w_attributes(r, r->in, (const char ***)&o.attributes, &o.n_attributes))
         return -1;
-    if (proj && o.attributes)
-        return serve_validation(r, "Can not use both expression and non-expression parameters in the same request: "
-                                   "Non-expression parameters: {AttributesToGet} Expression parameters: "
-                                   "{ProjectionExpression}");
     const ddb_expr *e[] = {proj};
     if (w_check_exprs(r, e, 1, names, NULL))
         return -1;

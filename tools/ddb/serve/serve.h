@@ -45,8 +45,11 @@ typedef struct serve_reply {
     char table[256];        /* the request's (first) table, for the log line; "" when none */
 } serve_reply;
 
+typedef struct serve_req serve_req;
+typedef int (*serve_op_fn)(serve_req *r);
+
 /* One request being handled: everything allocated for it lives in a. */
-typedef struct serve_req {
+struct serve_req {
     server *srv;
     ddb_arena *a;
     const json_t *in;       /* the request object */
@@ -58,11 +61,11 @@ typedef struct serve_req {
     unsigned fail_status;
     json_t *fail_extra;     /* extra members of the error body (CancellationReasons) */
     const char *table;      /* for the log line */
+    serve_op_fn op;         /* the operation (its handler) */
     ddb_expr **exprs;       /* prepared for this request, freed after it */
     size_t n_exprs, cap_exprs;
-} serve_req;
+};
 
-typedef int (*serve_op_fn)(serve_req *r);
 
 /* ---- dispatch.c ---- */
 
@@ -92,7 +95,11 @@ int w_str(serve_req *r, const json_t *o, const char *name, const char **out);
 /* A required string member: "1 validation error detected: Value null at
  * 'tableName' failed to satisfy constraint: Member must not be null". */
 int w_str_req(serve_req *r, const json_t *o, const char *name, const char *path, const char **out);
-/* The TableName member, required and recorded for the log line. */
+/* The table a TableName (or a RequestItems key) names: itself, or the
+ * name in a table's ARN (arn:...:table/NAME). */
+const char *w_table_of(const char *name_or_arn);
+/* The TableName member, required and recorded for the log line; a table's
+ * ARN gives its name (w_table_of). */
 int w_table(serve_req *r, const json_t *o, const char **out);
 int w_bool(serve_req *r, const json_t *o, const char *name, bool *out);
 /* An integer member in [min, max]; *present false when absent. */
@@ -119,6 +126,9 @@ int w_keep_expr(serve_req *r, ddb_expr *e);
 int w_capacity(serve_req *r, const json_t *o, ddb_return_capacity *out);
 /* AttributesToGet as a name array in the arena. */
 int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n);
+/* The JSON types of the attribute values of an item operation's request
+ * (wire_shape.c): a wrong one is DynamoDB's SerializationException. */
+int w_shape_check(serve_req *r, serve_op_fn fn);
 /* The request-level expression checks (unused names and values, ...). */
 int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_item *names, const ddb_item *values);
 
@@ -126,9 +136,19 @@ int w_check_exprs(serve_req *r, const ddb_expr *const *e, size_t n, const ddb_it
 int w_return_on_failure(serve_req *r, const json_t *o, ddb_return_values *out);
 /* ReturnValues (op_items.c). */
 int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out);
-/* Refuse the legacy members (NULL-terminated list) that have an expression
- * form named by instead (op_items.c). */
-int refuse_legacy(serve_req *r, const json_t *o, const char *const *members, const char *instead);
+
+/* ---- legacy.c: the legacy parameters as expressions ---- */
+
+/* Check the expression / non-expression rules of a request to operation fn
+ * and translate its legacy members (Expected, ConditionalOperator,
+ * AttributeUpdates, KeyConditions, QueryFilter, ScanFilter; BatchGetItem's
+ * AttributesToGet) into expression members.  *out: the request to handle
+ * instead (a new reference), NULL when nothing was translated.  *flags: what
+ * was translated, for legacy_reword.  0, or -1 with the error set. */
+int legacy_translate(serve_req *r, serve_op_fn fn, json_t **out, unsigned *flags);
+/* A failed request whose legacy members were translated: the engine's words
+ * about the expression put in the legacy member's. */
+void legacy_reword(serve_req *r, unsigned flags);
 
 /* ---- wire.c: writing the response ---- */
 

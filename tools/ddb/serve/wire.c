@@ -15,6 +15,17 @@ static int wrong_type(serve_req *r, const char *name, const char *want)
     return serve_fail(r, 400, "SerializationException", "%s: expected %s", name, want);
 }
 
+/* A string holding U+0000: a name or an expression would end there. */
+static bool has_nul(const json_t *s)
+{
+    return strlen(json_string_value(s)) != json_string_length(s);
+}
+
+static int nul_in(serve_req *r, const char *name)
+{
+    return serve_validation(r, "%s must not contain a NUL character (U+0000)", name);
+}
+
 static int missing(serve_req *r, const char *path)
 {
     return serve_validation(r,
@@ -31,6 +42,8 @@ int w_str(serve_req *r, const json_t *o, const char *name, const char **out)
         return 0;
     if (!json_is_string(v))
         return wrong_type(r, name, "a string");
+    if (has_nul(v))
+        return nul_in(r, name);
     *out = json_string_value(v);
     return 0;
 }
@@ -42,9 +55,55 @@ int w_str_req(serve_req *r, const json_t *o, const char *name, const char *path,
     return *out ? 0 : missing(r, path);
 }
 
+/* TableName's constraints (API_CreateTable, API_GetItem, ...: 3 to 255
+ * characters of [a-zA-Z0-9_.-]).  The table operations answer a length
+ * problem in their own words, the item operations in the request
+ * validator's list (dynalite's validations: tableName, and
+ * lengthGreaterThanOrEqual / regex, written to answer as DynamoDB does). */
+static int table_name_check(serve_req *r, const char *name)
+{
+    size_t n = strlen(name);
+    bool pattern = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+    bool length = n >= 3 && n <= 255;
+    if (pattern && length)
+        return 0;
+    bool table_op = r->op == op_create_table || r->op == op_delete_table || r->op == op_describe_table ||
+                    r->op == op_update_table || r->op == op_describe_ttl;
+    if (!length && table_op)
+        return serve_validation(r, "TableName must be at least 3 characters long and at most 255 characters long");
+    char list[sizeof r->err.message];
+    size_t len = 0;
+    int count = 0;
+    const char *why[] = {pattern ? NULL : "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
+                         n >= 3 ? NULL : "Member must have length greater than or equal to 3",
+                         n <= 255 ? NULL : "Member must have length less than or equal to 255"};
+    for (size_t i = 0; i < 3; i++) { /* the echoed name is cut at 64 characters */
+        if (!why[i] || len >= sizeof list)
+            continue;
+        int w = snprintf(list + len, sizeof list - len,
+                         "%sValue '%.64s' at 'tableName' failed to satisfy constraint: %s", count ? "; " : "", name,
+                         why[i]);
+        len += w > 0 ? (size_t)w : 0;
+        count++;
+    }
+    return serve_validation(r, "%d validation error%s detected: %s", count, count > 1 ? "s" : "", list);
+}
+
+/* A table's ARN stands for the table (DynamoDB resolves it: ExtendDB's
+ * dual-target tests/test_table_arn_as_name.py): what follows ":table/",
+ * which must then be a table name (an index's ARN is not). */
+const char *w_table_of(const char *name_or_arn)
+{
+    const char *t = strncmp(name_or_arn, "arn:", 4) == 0 ? strstr(name_or_arn, ":table/") : NULL;
+    return t ? t + 7 : name_or_arn;
+}
+
 int w_table(serve_req *r, const json_t *o, const char **out)
 {
     if (w_str_req(r, o, "TableName", "tableName", out))
+        return -1;
+    *out = w_table_of(*out);
+    if (table_name_check(r, *out))
         return -1;
     if (!r->table)
         r->table = *out;
@@ -161,6 +220,8 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out)
     json_object_foreach((json_t *)v, k, s) {
         if (!json_is_string(s))
             return wrong_type(r, "ExpressionAttributeNames", "string values");
+        if (has_nul(s))
+            return nul_in(r, "ExpressionAttributeNames");
         ddb_value *sv = ddb_v_s(r->a, json_string_value(s), json_string_length(s));
         if (!sv || ddb_item_set(it, k, sv))
             return serve_fail_code(r, DDB_ENOMEM);
@@ -265,15 +326,19 @@ json_t *w_item_json(serve_req *r, const ddb_item *it)
 
 json_t *w_capacity_json(serve_req *r, const char *table, ddb_return_capacity rc, const ddb_capacity *c)
 {
-    (void)r;
     if (rc == DDB_CAPACITY_NONE)
         return NULL;
     json_t *o = json_object();
     json_object_set_new(o, "TableName", json_string(table));
     json_object_set_new(o, "CapacityUnits", json_real(c->total));
-    if (c->read)
+    /* DynamoDB gives the read / write split only for transactions, which
+     * may do both; the other operations answer CapacityUnits alone
+     * (ExtendDB's dual-target tests/test_consumed_capacity_shape.py,
+     * measured on DynamoDB) */
+    bool split = r->op == op_transact_write || r->op == op_transact_get;
+    if (split && c->read)
         json_object_set_new(o, "ReadCapacityUnits", json_real(c->read));
-    if (c->write)
+    if (split && c->write)
         json_object_set_new(o, "WriteCapacityUnits", json_real(c->write));
     if (rc == DDB_CAPACITY_INDEXES) {
         json_object_set_new(o, "Table", json_pack("{s:f}", "CapacityUnits", c->table_read + c->table_write));
@@ -312,12 +377,9 @@ char *w_table_arn(serve_req *r, const char *table)
 
 const char *w_arn_table(serve_req *r, const char *arn)
 {
-    if (strncmp(arn, "arn:", 4) != 0)
-        return arn;
-    const char *t = strstr(arn, ":table/");
-    if (!t)
-        return NULL;
-    t += 7;
+    const char *t = w_table_of(arn);
+    if (t == arn)
+        return strncmp(arn, "arn:", 4) == 0 ? NULL : arn;
     const char *end = strchr(t, '/');
     size_t n = end ? (size_t)(end - t) : strlen(t);
     char *s = ddb_arena_alloc(r->a, n + 1);
