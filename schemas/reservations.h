@@ -33,7 +33,9 @@
 DDB_TABLE(reservations, "Reservations",
           DDB_PRIMARY("pk", "sk"),
           DDB_GSI("globalId", "gpk"),
-          DDB_TYPE_ATTRIBUTE("schema"));
+          DDB_TYPE_ATTRIBUTE("schema"),
+          DDB_STREAM("NEW_IMAGE"),   /* the search index follows the table through it */
+          DDB_DELETION_PROTECTION);  /* in the infrastructure outputs (ddbgen --emit-infra) */
 
 struct lat_lon {
     double lat;

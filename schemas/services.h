@@ -23,7 +23,8 @@ DDB_TABLE(services, "Services",
           DDB_PRIMARY("PK", "SK"),
           DDB_LSI("History", "HistorySK"),
           DDB_GSI("Report", "ReportPK", "ReportSK"),
-          DDB_GSI("Vouchers", "VoucherPK"));
+          DDB_GSI("Vouchers", "VoucherPK"),
+          DDB_PROVISIONED(50, 25));  /* a clinic's steady load: provisioned capacity on AWS */
 
 struct DDB_ENTITY(services, "Service")
        DDB_KEY("table", "{client_id}", "{service_id}")
