@@ -210,6 +210,12 @@ int ddbi_table_get(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt
  * name!' at 'tableName' failed to satisfy constraint: ...").  Called by
  * ddbi_table_get(); belongs at the public entry points (api/). */
 int ddbi_table_name_check(const char *name, ddb_error *err);
+/* An attribute name of a table definition (key schemas, projections, the
+ * TTL attribute): 1..255 bytes, counted in UTF-8 bytes as DynamoDB counts
+ * them; field names the request member in the error
+ * ("keySchema.1.member.attributeName").  Part of the one validator of a
+ * definition (table_def.c). */
+int ddbi_attr_name_check(const char *field, const char *name, ddb_error *err);
 /* The same for a read-only txn: may skip reading the generation, and may
  * renew txn (a fresh snapshot) when it predates the table's database
  * handles, so call it before reading anything through txn. */

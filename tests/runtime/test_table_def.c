@@ -1,0 +1,223 @@
+/* Table definitions (issue 22 section 1): every definition the engine
+ * accepts loads again in a fresh handle, and every definition DynamoDB
+ * refuses is refused before anything is stored, through every path that
+ * writes one (CreateTable, UpdateTable adding or deleting a GSI,
+ * UpdateTimeToLive).  Limits: DynamoDB's API_Projection.html
+ * (NonKeyAttributes: "Length Constraints: Minimum length of 1. Maximum
+ * length of 255"), API_KeySchemaElement.html (AttributeName 1..255 bytes),
+ * HowItWorks.NamingRulesDataTypes.html (names are counted in UTF-8 bytes;
+ * table and index names 3..255 of [a-zA-Z0-9_.-]) and ServiceQuotas.html
+ * (20 GSIs, 5 LSIs, 100 projected attributes over all of a table's
+ * secondary indexes).  Calls the public API only. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char dir[512];
+
+static void reopen(ddb **db)
+{
+    ddb_close(*db);
+    char uri[600];
+    snprintf(uri, sizeof uri, "file:%s", dir);
+    ddb_error err = {0};
+    int rc = ddb_open(uri, NULL, db, &err);
+    if (rc)
+        fail_msg("reopening %s: %s", dir, err.message);
+}
+
+/* n bytes of 'a', or n/2 times "é" (2 bytes in UTF-8) */
+static char *name_of(size_t n, bool utf8)
+{
+    char *s = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        s[i] = utf8 ? (char)(i % 2 ? 0xa9 : 0xc3) : 'a';
+    s[n] = '\0';
+    return s;
+}
+
+/* A put and a get on table "Okay" work (the database is usable). */
+static void ok_table_works(ddb *db)
+{
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    TU_OK(ddb_put_item(db, "Okay", tu_item(a, "PK", 's', "k", NULL), NULL, a, NULL, &err));
+    ddb_item *got = NULL;
+    TU_OK(ddb_get_item(db, "Okay", tu_item(a, "PK", 's', "k", NULL), NULL, a, &got, NULL, &err));
+    assert_non_null(got);
+    ddb_arena_free(a);
+}
+
+static ddb_table_def with_index(ddb_index_def *x, const char *name)
+{
+    return (ddb_table_def){.name = name, .key = {.pk = "a", .pk_type = DDB_TS, .sk = "b", .sk_type = DDB_TS},
+                           .indexes = x, .n_indexes = 1};
+}
+
+/* The issue's reproduction: an INCLUDE projection naming an attribute of
+ * 256 bytes (ASCII, or 128 x "é") in a GSI or an LSI is refused; 255 bytes
+ * is accepted, stored, and loads again. */
+static void test_projected_name_length(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("tdef-proj", NULL, dir, sizeof dir);
+    ddb_error err = {0};
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Okay", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err));
+    for (int local = 0; local < 2; local++) {
+        for (int utf8 = 0; utf8 < 2; utf8++) {
+            char *bad = name_of(256, utf8), *good = name_of(utf8 ? 254 : 255, utf8);
+            const char *inc[1] = {bad};
+            ddb_index_def x = {.name = "idx", .local = local,
+                               .key = {.pk = local ? "a" : "c", .pk_type = DDB_TS, .sk = local ? "c" : NULL,
+                                       .sk_type = DDB_TS},
+                               .projection = DDB_PROJ_INCLUDE, .include = inc, .n_include = 1};
+            ddb_table_def d = with_index(&x, "bad");
+            assert_int_equal(ddb_create_table(db, &d, &err), DDB_EVALIDATION);
+            /* DynamoDB's request-validation form (API_Projection.html: 1..255) */
+            char want[200];
+            snprintf(want, sizeof want, "at '%sSecondaryIndexes.1.member.projection.nonKeyAttributes.1.member' "
+                     "failed to satisfy constraint: Member must have length less than or equal to 255",
+                     local ? "local" : "global");
+            if (!strstr(err.message, want))
+                fail_msg("local %d utf8 %d: %s", local, utf8, err.message);
+            ok_table_works(db);
+            reopen(&db);
+            ok_table_works(db);
+            inc[0] = good;
+            d.name = local ? (utf8 ? "goodLu" : "goodL") : (utf8 ? "goodGu" : "goodG");
+            TU_OK(ddb_create_table(db, &d, &err));
+            reopen(&db);
+            ddb_arena *a = ddb_arena_new();
+            ddb_table_desc *desc;
+            TU_OK(ddb_describe_table(db, d.name, a, &desc, &err));
+            assert_int_equal(desc->def.n_indexes, 1);
+            assert_string_equal(desc->def.indexes[0].include[0], good);
+            ddb_arena_free(a);
+            ok_table_works(db);
+            free(bad);
+            free(good);
+        }
+    }
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
+/* UpdateTable adding a GSI checks the same rules (and its stored form
+ * loads again); deleting it leaves a definition that loads. */
+static void test_add_index_rules(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("tdef-addix", NULL, dir, sizeof dir);
+    ddb_error err = {0};
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Okay", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err));
+    char *bad = name_of(256, true);
+    const char *inc[2] = {bad, "x"};
+    ddb_index_def x = {.name = "late", .key = {.pk = "c", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE,
+                       .include = inc, .n_include = 1};
+    assert_int_equal(ddb_add_index(db, "Okay", &x, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "Member must have length less than or equal to 255"));
+    /* an empty name, and a name given twice (API_Projection.html: NonKeyAttributes is a set of names) */
+    inc[0] = "";
+    assert_int_equal(ddb_add_index(db, "Okay", &x, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "Member must have length greater than or equal to 1"));
+    inc[0] = "x";
+    x.n_include = 2;
+    assert_int_equal(ddb_add_index(db, "Okay", &x, NULL, NULL, &err), DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "Duplicate"));
+    x.n_include = 1;
+    TU_OK(ddb_add_index(db, "Okay", &x, NULL, NULL, &err));
+    reopen(&db);
+    ok_table_works(db);
+    TU_OK(ddb_delete_index(db, "Okay", "late", &err));
+    reopen(&db);
+    ok_table_works(db);
+    free(bad);
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
+/* 100 projected attributes over all of a table's indexes are accepted,
+ * 101 refused (ServiceQuotas.html); the same through UpdateTable. */
+static void test_projected_count(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("tdef-count", NULL, dir, sizeof dir);
+    ddb_error err = {0};
+    char names[101][8];
+    const char *inc[101];
+    for (int i = 0; i < 101; i++) {
+        snprintf(names[i], sizeof names[i], "p%d", i);
+        inc[i] = names[i];
+    }
+    ddb_index_def x[2] = {
+        {.name = "one", .key = {.pk = "c", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE, .include = inc,
+         .n_include = 60},
+        {.name = "two", .key = {.pk = "d", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE, .include = inc + 60,
+         .n_include = 41},
+    };
+    ddb_table_def d = {.name = "Count", .key = {.pk = "a", .pk_type = DDB_TS}, .indexes = x, .n_indexes = 2};
+    assert_int_equal(ddb_create_table(db, &d, &err), DDB_ELIMIT);
+    assert_non_null(strstr(err.message, "Number of projected attributes in all indexes exceeds limit of 100"));
+    x[1].n_include = 40;
+    TU_OK(ddb_create_table(db, &d, &err));
+    ddb_index_def more = {.name = "three", .key = {.pk = "e", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE,
+                          .include = inc + 100, .n_include = 1};
+    assert_int_equal(ddb_add_index(db, "Count", &more, NULL, NULL, &err), DDB_ELIMIT);
+    reopen(&db);
+    ddb_arena *a = ddb_arena_new();
+    ddb_table_desc *desc;
+    TU_OK(ddb_describe_table(db, "Count", a, &desc, &err));
+    assert_int_equal(desc->def.indexes[0].n_include + desc->def.indexes[1].n_include, 100);
+    ddb_arena_free(a);
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
+/* Table and index names: 3..255 bytes of [a-zA-Z0-9_.-] (a multi-byte
+ * character is outside the pattern); attribute names of key schemas
+ * 1..255 bytes, counted in UTF-8 bytes. */
+static void test_names(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("tdef-names", NULL, dir, sizeof dir);
+    ddb_error err = {0};
+    char *k255 = name_of(254, true), *k256 = name_of(256, true);
+    ddb_table_def d = {.name = "Keys", .key = {.pk = k256, .pk_type = DDB_TS}};
+    assert_int_equal(ddb_create_table(db, &d, &err), DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "keySchema.1.member.attributeName"));
+    d.key.pk = k255;
+    TU_OK(ddb_create_table(db, &d, &err));
+    char *t255 = name_of(255, false), *t256 = name_of(256, false);
+    d.name = t256;
+    assert_int_equal(ddb_create_table(db, &d, &err), DDB_EVALIDATION);
+    d.name = "é.é";
+    assert_int_equal(ddb_create_table(db, &d, &err), DDB_EVALIDATION);
+    assert_non_null(strstr(err.message, "[a-zA-Z0-9_.-]+"));
+    d.name = t255;
+    TU_OK(ddb_create_table(db, &d, &err));
+    reopen(&db);
+    ddb_arena *a = ddb_arena_new();
+    ddb_table_desc *desc;
+    TU_OK(ddb_describe_table(db, t255, a, &desc, &err));
+    assert_string_equal(desc->def.key.pk, k255);
+    ddb_arena_free(a);
+    free(k255);
+    free(k256);
+    free(t255);
+    free(t256);
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_projected_name_length),
+        cmocka_unit_test(test_add_index_rules),
+        cmocka_unit_test(test_projected_count),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""`ddb serve` and table definitions (issue 22 section 1), driven by boto3:
+a CreateTable or UpdateTable that DynamoDB refuses is refused with a
+ValidationException and stores nothing, and after every one the server
+keeps serving every table, also after a restart.  The limits are
+DynamoDB's: API_Projection.html (NonKeyAttributes members 1..255 bytes),
+API_KeySchemaElement.html (AttributeName 1..255 bytes),
+HowItWorks.NamingRulesDataTypes.html (UTF-8 bytes are counted).
+
+usage: test_catalog.py DDB_TOOL WORKDIR       (exit 77 = skipped: no boto3)
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_proc import Server  # noqa: E402
+
+try:
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+except ImportError:
+    print("skipped: boto3 is not installed (Debian python3-boto3)")
+    sys.exit(77)
+
+DDB, WORK = sys.argv[1], sys.argv[2]
+
+
+def client(endpoint):
+    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="AKIDTEST",
+                        aws_secret_access_key="secret",
+                        config=Config(retries={"max_attempts": 1}, parameter_validation=False))
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def error_of(fn, **kw):
+    try:
+        fn(**kw)
+    except ClientError as e:
+        return e.response["Error"]["Code"], e.response["Error"]["Message"], e.response["ResponseMetadata"]
+    raise AssertionError("expected an error from %s" % fn.__name__)
+
+
+def ok_works(c, n):
+    c.put_item(TableName="Okay", Item={"pk": {"S": "k%d" % n}})
+    check(c.get_item(TableName="Okay", Key={"pk": {"S": "k%d" % n}})["Item"] == {"pk": {"S": "k%d" % n}}, "Ok table")
+
+
+def index_table(name, local, nonkey):
+    """CreateTable arguments: table (a, c) with one index projecting nonkey."""
+    x = {"IndexName": "idx", "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": [nonkey]}}
+    kw = {"TableName": name, "BillingMode": "PAY_PER_REQUEST",
+          "AttributeDefinitions": [{"AttributeName": "a", "AttributeType": "S"},
+                                   {"AttributeName": "c", "AttributeType": "S"}]}
+    if local:
+        kw["AttributeDefinitions"].append({"AttributeName": "b", "AttributeType": "S"})
+        kw["KeySchema"] = [{"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": "b", "KeyType": "RANGE"}]
+        x["KeySchema"] = [{"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}]
+        kw["LocalSecondaryIndexes"] = [x]
+    else:
+        kw["KeySchema"] = [{"AttributeName": "a", "KeyType": "HASH"}]
+        x["KeySchema"] = [{"AttributeName": "c", "KeyType": "HASH"}]
+        kw["GlobalSecondaryIndexes"] = [x]
+    return kw
+
+
+def main():
+    s = Server(DDB, WORK)
+    s.start()
+    try:
+        c = client(s.endpoint)
+        c.create_table(TableName="Okay", BillingMode="PAY_PER_REQUEST",
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}])
+        n = 0
+        # the issue's reproduction: 256 bytes (ASCII, or 128 x "é") in a GSI's or an LSI's projection
+        for local in (False, True):
+            for bad in ("x" * 256, "\u00e9" * 128):
+                code, msg, meta = error_of(c.create_table, **index_table("bad", local, bad))
+                check(code == "ValidationException" and meta["HTTPStatusCode"] == 400, (code, msg))
+                check("Member must have length less than or equal to 255" in msg, msg)
+                check("bad" not in c.list_tables()["TableNames"], "nothing stored")
+                n += 1
+                ok_works(c, n)
+        # 255 bytes (and 127 x "é" + "x") are accepted, and load again after a restart
+        for i, good in enumerate(("x" * 255, "\u00e9" * 127 + "x")):
+            for local in (False, True):
+                name = "good%d%s" % (i, "L" if local else "G")
+                c.create_table(**index_table(name, local, good))
+        # UpdateTable: a GSI whose projection names 256 bytes is refused the same way
+        code, msg, _ = error_of(
+            c.update_table, TableName="Okay",
+            AttributeDefinitions=[{"AttributeName": "g", "AttributeType": "S"}],
+            GlobalSecondaryIndexUpdates=[{"Create": {
+                "IndexName": "late", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["\u00e9" * 128]}}}])
+        check(code == "ValidationException" and "less than or equal to 255" in msg, (code, msg))
+        # UpdateTimeToLive: 256 bytes refused (API_TimeToLiveSpecification.html: AttributeName 1..255)
+        code, msg, _ = error_of(c.update_time_to_live, TableName="Okay",
+                                TimeToLiveSpecification={"Enabled": True, "AttributeName": "\u00e9" * 128})
+        check(code == "ValidationException", (code, msg))
+        ok_works(c, 100)
+    finally:
+        check(s.stop() == 0, "clean shutdown")
+    s = Server(DDB, WORK, fresh=False)
+    s.start()
+    try:
+        c = client(s.endpoint)
+        ok_works(c, 101)
+        names = c.list_tables()["TableNames"]
+        check(names == ["Okay", "good0G", "good0L", "good1G", "good1L"], names)
+        for name in names[1:]:
+            d = c.describe_table(TableName=name)["Table"]
+            x = (d.get("GlobalSecondaryIndexes") or d.get("LocalSecondaryIndexes"))[0]
+            got = x["Projection"]["NonKeyAttributes"][0]
+            check(len(got.encode()) == 255, (name, len(got.encode())))
+    finally:
+        check(s.stop() == 0, "clean shutdown")
+    print("ok")
+
+
+main()
