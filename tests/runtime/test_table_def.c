@@ -8,8 +8,10 @@
  * HowItWorks.NamingRulesDataTypes.html (names are counted in UTF-8 bytes;
  * table and index names 3..255 of [a-zA-Z0-9_.-]) and ServiceQuotas.html
  * (20 GSIs, 5 LSIs, 100 projected attributes over all of a table's
- * secondary indexes).  Calls the public API only. */
+ * secondary indexes).  A stored definition damaged on disk is that
+ * table's problem only.  Calls the public API, and LMDB to damage a file. */
 #include "testutil.h"
+#include "../damaged/damaged_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +213,66 @@ static void test_names(void **state)
     tu_rmdir(dir);
 }
 
+/* A damaged stored definition is that table's problem only (issue 22): the
+ * database opens, the table answers DDB_ECORRUPT naming it, the other
+ * tables read and write in the same handle, ddb_check_table reports it,
+ * and DeleteTable drops it with its databases (the way out). */
+static void test_damaged_definition(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("tdef-damaged", NULL, dir, sizeof dir);
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Okay", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err));
+    ddb_index_def g = {.name = "byG", .key = {.pk = "G", .pk_type = DDB_TS}};
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Hurt", .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = &g,
+                                                .n_indexes = 1},
+                           &err));
+    TU_OK(ddb_put_item(db, "Hurt", tu_item(a, "PK", 's', "h", "G", 's', "g", NULL), NULL, a, NULL, &err));
+    ok_table_works(db);
+    ddb_close(db);
+    dmg_raw w;
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    assert_int_equal(dmg_raw_put(&w, "meta", 0, "t/Hurt", 6, "\x01\x07garbage", 9), 0);
+    assert_int_equal(dmg_raw_close(&w), 0);
+
+    char uri[600];
+    snprintf(uri, sizeof uri, "file:%s", dir);
+    TU_OK(ddb_open(uri, NULL, &db, &err));
+    const char **names;
+    size_t n;
+    TU_OK(ddb_list_tables(db, a, &names, &n, &err));
+    assert_int_equal(n, 2);
+    ddb_table_desc *d;
+    assert_int_equal(ddb_describe_table(db, "Hurt", a, &d, &err), DDB_ECORRUPT);
+    assert_non_null(strstr(err.message, "table Hurt: the stored table definition does not decode"));
+    assert_non_null(strstr(err.message, "the other tables work"));
+    ddb_item *got;
+    assert_int_equal(ddb_get_item(db, "Hurt", tu_item(a, "PK", 's', "h", NULL), NULL, a, &got, NULL, &err),
+                     DDB_ECORRUPT);
+    assert_int_equal(ddb_put_item(db, "Hurt", tu_item(a, "PK", 's', "x", NULL), NULL, a, NULL, &err), DDB_ECORRUPT);
+    ok_table_works(db); /* after the damage was seen, in the same handle */
+    ddb_check_report r;
+    assert_int_equal(ddb_check_table(db, "Hurt", &r, &err), DDB_ECORRUPT);
+    assert_int_equal(r.problems, 1);
+    assert_non_null(strstr(r.first_problem, "table Hurt"));
+    TU_OK(ddb_check_table(db, "Okay", &r, &err));
+    /* the way out: DeleteTable drops the definition and the data */
+    TU_OK(ddb_delete_table(db, "Hurt", &err));
+    TU_OK(ddb_check_catalog(db, &r, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Hurt", .key = {.pk = "PK", .pk_type = DDB_TS}}, &err));
+    TU_OK(ddb_put_item(db, "Hurt", tu_item(a, "PK", 's', "new", NULL), NULL, a, NULL, &err));
+    ddb_page page;
+    TU_OK(ddb_scan(db, &(ddb_scan_params){.table = "Hurt"}, a, &page, &err));
+    assert_int_equal(page.count, 1); /* the old items went with the old definition */
+    reopen(&db);
+    ok_table_works(db);
+    TU_OK(ddb_describe_table(db, "Hurt", a, &d, &err));
+    ddb_arena_free(a);
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -218,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_add_index_rules),
         cmocka_unit_test(test_projected_count),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_damaged_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
 """`ddb serve` and table definitions (issue 22 section 1), driven by boto3:
 a CreateTable or UpdateTable that DynamoDB refuses is refused with a
 ValidationException and stores nothing, and after every one the server
-keeps serving every table, also after a restart.  The limits are
+keeps serving every table, also after a restart; a definition damaged on
+disk is that table's problem only.  The limits are
 DynamoDB's: API_Projection.html (NonKeyAttributes members 1..255 bytes),
 API_KeySchemaElement.html (AttributeName 1..255 bytes),
 HowItWorks.NamingRulesDataTypes.html (UTF-8 bytes are counted).
@@ -10,6 +11,8 @@ HowItWorks.NamingRulesDataTypes.html (UTF-8 bytes are counted).
 usage: test_catalog.py DDB_TOOL WORKDIR       (exit 77 = skipped: no boto3)
 """
 import os
+import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -120,7 +123,49 @@ def main():
             check(len(got.encode()) == 255, (name, len(got.encode())))
     finally:
         check(s.stop() == 0, "clean shutdown")
+    damaged_definition()
     print("ok")
+
+
+def damaged_definition():
+    """A table whose stored definition is damaged on disk is that table's problem only: the server
+    starts, the table answers a non-retryable 400 naming it, the other tables read and write,
+    `ddb check` reports it, and DeleteTable (`ddb delete-table`) is the way out."""
+    if not shutil.which("mdb_load"):
+        print("skipped the damaged definition: mdb_load (Debian lmdb-utils) is not installed")
+        return
+    s = Server(DDB, WORK, fresh=False)
+    s.start()
+    try:
+        c = client(s.endpoint)
+        c.create_table(**index_table("Hurt", False, "p"))
+        c.put_item(TableName="Hurt", Item={"a": {"S": "x"}, "c": {"S": "y"}})
+    finally:
+        check(s.stop() == 0, "clean shutdown")
+    # damage the stored definition "t/Hurt" through LMDB (mdb_load -T: key and value lines)
+    subprocess.run(["mdb_load", "-T", "-s", "meta", s.db], input=b"t/Hurt\n\\01garbage\n", check=True)
+    s = Server(DDB, WORK, fresh=False)
+    s.start()
+    try:
+        c = client(s.endpoint)
+        code, msg, meta = error_of(c.get_item, TableName="Hurt", Key={"a": {"S": "x"}})
+        check(meta["HTTPStatusCode"] == 400 and code == "TableDamagedException", (code, msg, meta))
+        check("table Hurt" in msg and "delete-table" in msg, msg)
+        code, msg, meta = error_of(c.put_item, TableName="Hurt", Item={"a": {"S": "z"}})
+        check(meta["HTTPStatusCode"] == 400 and meta["RetryAttempts"] == 0, meta)
+        ok_works(c, 200)  # the other tables read and write, after the damage was seen
+        check("Hurt" in c.list_tables()["TableNames"], "listed")
+    finally:
+        check(s.stop() == 0, "clean shutdown")
+    out = subprocess.run([DDB, "--db", s.db, "check"], capture_output=True, text=True)
+    check(out.returncode == 1 and "table Hurt" in out.stdout and "does not decode" in out.stdout, out)
+    check("table Okay: ok" in out.stdout, out.stdout)
+    out = subprocess.run([DDB, "--db", s.db, "export", "Okay"], capture_output=True, text=True)
+    check(out.returncode == 0 and '"k200"' in out.stdout, out)
+    out = subprocess.run([DDB, "--db", s.db, "delete-table", "Hurt"], capture_output=True, text=True)
+    check(out.returncode == 0, out)
+    out = subprocess.run([DDB, "--db", s.db, "check"], capture_output=True, text=True)
+    check(out.returncode == 0, out)
 
 
 main()

@@ -56,6 +56,7 @@ void ddbi_tables_free(ddb_table_rt *t)
         }
         free(t->bounds);
         free(t->parts);
+        free(t->damage);
         pthread_mutex_destroy(&t->lock);
         free(t);
         t = n;
@@ -133,8 +134,56 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_
         rc = mdb_dbi_open(dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
     }
     if (rc) {
+        rc = rc == MDB_NOTFOUND ? ddbi_fail_stored(err, t->name, NULL, 0, "its database %s is missing", name)
+                                : ddbi_mdb_fail(err, rc, "opening table databases");
         ddbi_tables_free(t);
-        return ddbi_mdb_fail(err, rc, "opening table databases");
+        return rc;
+    }
+    *out = t;
+    return DDB_OK;
+}
+
+/* Load table name (its stored definition v) into *out: the definition
+ * read back and validated, its partition map, its databases opened in
+ * dbi_txn, the hooks' settings (stream, TTL).  DDB_ECORRUPT when any of
+ * these is damaged. */
+static int load_one(ddbi_engine *db, MDB_txn *txn, MDB_txn *dbi_txn, const char *name, const MDB_val *v, ddb_arena *a,
+                    ddb_table_rt **out, ddb_error *err)
+{
+    ddb_table_def def;
+    int rc = ddbi_catalog_decode(v->mv_data, v->mv_size, name, a, &def, err);
+    if (rc)
+        return rc;
+    char pkey[320];
+    snprintf(pkey, sizeof pkey, "p/%s", name);
+    MDB_val bk = {strlen(pkey), pkey}, bv;
+    if (mdb_get(txn, db->meta, &bk, &bv) != 0)
+        return ddbi_fail_stored(err, name, NULL, 0, "the partition map is missing");
+    /* before mdb_dbi_open: pooled read transactions that may have
+     * opened handles must commit, not reset (see ddbi_rtxn_release) */
+    atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
+    if ((rc = table_from_def(dbi_txn, &def, &bv, out, err)))
+        return rc;
+    if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, *out, err))) { /* stream, TTL */
+        ddbi_tables_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* The entry of a table whose definition does not load (err: why): only
+ * its name and its damage, no databases. */
+static int damaged_table(const char *name, ddb_error *err, ddb_table_rt **out)
+{
+    ddb_table_rt *t = calloc(1, sizeof *t);
+    if (t) {
+        pthread_mutex_init(&t->lock, NULL);
+        t->name = strdup(name);
+        t->damage = strdup(err->message);
+    }
+    if (!t || !t->name || !t->damage) {
+        ddbi_tables_free(t);
+        return ddbi_fail_oom(err, "loading a damaged table");
     }
     *out = t;
     return DDB_OK;
@@ -167,35 +216,24 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
     MDB_val k = {2, "t/"}, v;
     int g = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM; /* the cursor's LMDB code */
     while (!rc && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
-        ddb_table_def def;
-        char pkey[600];
+        char name[300];
         if (k.mv_size > 257 || memchr(k.mv_data, 0, k.mv_size)) {
             rc = ddbi_fail(err, DDB_ECORRUPT, "the table list holds a malformed key %s (the database file is damaged)",
-                           ddbi_key_text(pkey, sizeof pkey, k.mv_data, k.mv_size));
+                           ddbi_key_text(name, sizeof name, k.mv_data, k.mv_size));
             break;
         }
-        snprintf(pkey, sizeof pkey, "p/%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
-        if ((rc = ddbi_catalog_decode(v.mv_data, v.mv_size, pkey + 2, a, &def, err)))
-            break;
-        MDB_val bk = {strlen(pkey), pkey}, bv;
-        if (mdb_get(txn, db->meta, &bk, &bv) != 0) {
-            rc = ddbi_fail_stored(err, pkey + 2, NULL, 0, "the partition map is missing");
-            break;
-        }
+        snprintf(name, sizeof name, "%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
         ddb_table_rt *t = NULL;
-        /* before mdb_dbi_open: pooled read transactions that may have
-         * opened handles must commit, not reset (see ddbi_rtxn_release) */
-        atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
-        if ((rc = table_from_def(dbi_txn, &def, &bv, &t, err)))
+        rc = load_one(db, txn, dbi_txn, name, &v, a, &t, err);
+        ddb_arena_reset(a);
+        if (rc == DDB_ECORRUPT) /* that table's problem only: it answers its damage */
+            rc = damaged_table(name, err, &t);
+        if (rc)
             break;
-        if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, t, err))) { /* stream, TTL */
-            ddbi_tables_free(t);
-            break;
-        }
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
-            if (strcmp(o->name, t->name) != 0)
+            if (strcmp(o->name, t->name) != 0 || o->damage || t->damage)
                 continue;
             for (size_t i = 0; i < t->n_parts; i++) {
                 size_t j = ddbi_part_of(o, t->bounds[i]);
@@ -217,7 +255,6 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         }
         t->next = list;
         list = t;
-        ddb_arena_reset(a);
         g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
     }
     mdb_cursor_close(c);
@@ -259,7 +296,8 @@ int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
 /* The cache is current for txn once its generation is not newer than the
  * cache's: then take it without a lock.  Only a newer generation (a table
  * created, deleted or split since the last reload) takes schema_mu. */
-static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
+static int table_find(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out,
+                      ddb_error *err)
 {
     if (!name)
         return ddbi_fail(err, DDB_EINVAL, "table name is NULL");
@@ -294,6 +332,19 @@ static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonl
         return ddbi_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", name);
     *out = t;
     return DDB_OK;
+}
+
+/* The same, and DDB_ECORRUPT for a table whose definition is damaged (a
+ * table only DeleteTable takes: table_find). */
+static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
+{
+    int rc = table_find(db, txn, name, rdonly, out, err);
+    if (rc || !(*out)->damage)
+        return rc;
+    return ddbi_fail(err, DDB_ECORRUPT,
+                     "%s; the other tables work: restore this table, or drop it with DeleteTable (`ddb delete-table "
+                     "%s`)",
+                     (*out)->damage, name);
 }
 
 /* Can txn use t's database handles?  Not if it began before the
@@ -477,19 +528,73 @@ int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
 typedef struct delete_ctx {
     const char *name;
     ddb_error *err;
+    bool locked; /* delete_fn took schema_mu; the caller releases it */
 } delete_ctx;
+
+/* Empty the databases of table name, found by their names in LMDB's main
+ * database ("i/<name>" and each "x/<name>/<index>"): a table whose
+ * definition is damaged has no list of its indexes to go by.  Caller holds
+ * schema_mu (mdb_dbi_open).  LMDB codes. */
+static int drop_by_name(MDB_txn *txn, const char *name)
+{
+    char items[300], prefix[300];
+    snprintf(items, sizeof items, "i/%s", name);
+    int np = snprintf(prefix, sizeof prefix, "x/%s/", name);
+    MDB_dbi main, dbi;
+    int rc = mdb_dbi_open(txn, NULL, 0, &main);
+    if (!rc && !(rc = mdb_dbi_open(txn, items, 0, &dbi)))
+        rc = mdb_drop(txn, dbi, 0);
+    rc = rc == MDB_NOTFOUND ? 0 : rc;
+    char at[600];
+    size_t at_len = (size_t)np;
+    memcpy(at, prefix, at_len);
+    while (!rc) {
+        /* the next index database after at (the cursor is closed before
+         * the drop writes to the main database) */
+        MDB_cursor *c;
+        MDB_val k = {at_len, at}, v;
+        if ((rc = mdb_cursor_open(txn, main, &c)))
+            break;
+        int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (!g && k.mv_size == at_len && memcmp(k.mv_data, at, at_len) == 0 && at_len > (size_t)np)
+            g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+        bool mine = !g && k.mv_size > (size_t)np && k.mv_size < sizeof at &&
+                    memcmp(k.mv_data, prefix, (size_t)np) == 0 && !memchr(k.mv_data, 0, k.mv_size);
+        if (mine) {
+            memcpy(at, k.mv_data, k.mv_size);
+            at_len = k.mv_size;
+            at[at_len] = '\0';
+        }
+        mdb_cursor_close(c);
+        if (g && g != MDB_NOTFOUND)
+            return g;
+        if (!mine)
+            break;
+        if (!(rc = mdb_dbi_open(txn, at, MDB_DUPSORT, &dbi)))
+            rc = mdb_drop(txn, dbi, 0);
+        rc = rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE ? 0 : rc;
+    }
+    return rc;
+}
 
 static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     delete_ctx *cx = vctx;
     ddb_table_rt *t;
-    int rc = ddbi_table_get(db, txn, cx->name, &t, cx->err);
+    int rc = table_find(db, txn, cx->name, false, &t, cx->err);
     if (rc)
         return rc;
-    /* empty the databases but keep their handles: other threads may hold them */
-    rc = mdb_drop(txn, t->items, 0);
-    for (size_t i = 0; !rc && i < t->n_idx; i++)
-        rc = mdb_drop(txn, t->idx[i].dbi, 0);
+    if (t->damage) {
+        /* the way out for a damaged definition: its databases by name */
+        pthread_mutex_lock(&db->schema_mu);
+        cx->locked = true;
+        rc = drop_by_name(txn, cx->name);
+    } else {
+        /* empty the databases but keep their handles: other threads may hold them */
+        rc = mdb_drop(txn, t->items, 0);
+        for (size_t i = 0; !rc && i < t->n_idx; i++)
+            rc = mdb_drop(txn, t->idx[i].dbi, 0);
+    }
     char key[600];
     const char kinds[] = {'t', 'p', 's', 'u'};
     for (size_t i = 0; !rc && i < sizeof kinds; i++) {
@@ -501,6 +606,8 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
             rc = ddbi_del_prefix(txn, db->meta, key, (size_t)klen + 1);
         } else {
             rc = mdb_del(txn, db->meta, &k, NULL);
+            if (rc == MDB_NOTFOUND && t->damage)
+                rc = 0; /* a damaged table may miss its partition map */
         }
     }
     if (!rc)
@@ -513,8 +620,11 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 int ddbi_engine_delete_table(void *impl, const char *name, ddb_error *err)
 {
     ddbi_engine *db = impl;
-    delete_ctx cx = {name, err};
-    return ddbi_run_write(db, delete_fn, &cx, true, err);
+    delete_ctx cx = {name, err, false};
+    int rc = ddbi_run_write(db, delete_fn, &cx, true, err); /* exclusive: committed or aborted on return */
+    if (cx.locked)
+        pthread_mutex_unlock(&db->schema_mu);
+    return rc;
 }
 
 /* ---- DescribeTable / ListTables ---- */
