@@ -144,6 +144,11 @@ void ddbi_engine_damage_dropped(ddbi_engine *db, const char *table)
     pthread_mutex_unlock(&db->damaged_mu);
 }
 
+bool ddbi_engine_any_damage(ddbi_engine *db)
+{
+    return atomic_load(&db->damaged) || atomic_load(&db->n_damaged_tables);
+}
+
 int ddbi_refuse_damaged(ddbi_engine *db, ddb_error *err)
 {
     int state = atomic_load(&db->damaged);

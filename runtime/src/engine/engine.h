@@ -218,6 +218,9 @@ int ddbi_refuse_damaged(ddbi_engine *db, ddb_error *err);
 int ddbi_refuse_damaged_table(ddbi_engine *db, const char *table, ddb_error *err);
 /* Forget table's damage (DeleteTable dropped it). */
 void ddbi_engine_damage_dropped(ddbi_engine *db, const char *table);
+/* Has this handle seen damage anywhere (a table or the file)?  Writes that
+ * belong to no table (the capacity ledger's flush) are then left out. */
+bool ddbi_engine_any_damage(ddbi_engine *db);
 /* A database whose files open just created: sync the data file, its
  * directory and (created_dir) the directory's parent. */
 int ddbi_sync_created(ddbi_engine *db, const char *path, bool created_dir, ddb_error *err);
