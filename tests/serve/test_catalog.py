@@ -106,6 +106,20 @@ def main():
         code, msg, _ = error_of(c.update_time_to_live, TableName="Okay",
                                 TimeToLiveSpecification={"Enabled": True, "AttributeName": "\u00e9" * 128})
         check(code == "ValidationException", (code, msg))
+        # two AttributeDefinitions of one name (DynamoDB's answer as pynamodb's tests, run against it, show)
+        kw = index_table("dupdefs", False, "p")
+        kw["AttributeDefinitions"].append({"AttributeName": "c", "AttributeType": "N"})
+        code, msg, _ = error_of(c.create_table, **kw)
+        check(code == "ValidationException" and "Cannot have two attributes with the same name" in msg, (code, msg))
+        # duplicate index names and duplicate NonKeyAttributes (API_CreateTable, API_Projection)
+        kw = index_table("dupidx", False, "p")
+        kw["GlobalSecondaryIndexes"].append(dict(kw["GlobalSecondaryIndexes"][0]))
+        code, msg, _ = error_of(c.create_table, **kw)
+        check(code == "ValidationException" and "Duplicate index name: idx" in msg, (code, msg))
+        kw = index_table("dupinc", False, "p")
+        kw["GlobalSecondaryIndexes"][0]["Projection"]["NonKeyAttributes"] = ["p", "q", "p"]
+        code, msg, _ = error_of(c.create_table, **kw)
+        check(code == "ValidationException" and "Duplicate" in msg, (code, msg))
         ok_works(c, 100)
     finally:
         check(s.stop() == 0, "clean shutdown")

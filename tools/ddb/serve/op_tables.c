@@ -49,6 +49,20 @@ static int attr_type(serve_req *r, attr_defs *defs, const char *name, ddb_type *
                             name);
 }
 
+/* AttributeDefinitions name each attribute once (DynamoDB's answer to two
+ * of one name, pynamodb's tests run against DynamoDB). */
+static int attr_defs_unique(serve_req *r, const json_t *arr)
+{
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        for (size_t j = 0; j < i; j++) {
+            const char *a = json_string_value(json_object_get(json_array_get(arr, i), "AttributeName"));
+            const char *b = json_string_value(json_object_get(json_array_get(arr, j), "AttributeName"));
+            if (a && b && strcmp(a, b) == 0)
+                return serve_validation(r, "Cannot have two attributes with the same name (%s)", a);
+        }
+    return 0;
+}
+
 /* KeySchema [{AttributeName, KeyType HASH|RANGE}] with types from AttributeDefinitions. */
 static int key_schema(serve_req *r, const json_t *o, const char *path, attr_defs *defs, ddb_key_schema *k)
 {
@@ -180,6 +194,8 @@ int op_create_table(serve_req *r)
     if (!ad || !json_is_array(ad))
         return serve_validation(r, "1 validation error detected: Value null at 'attributeDefinitions' failed to "
                                    "satisfy constraint: Member must not be null");
+    if (attr_defs_unique(r, ad))
+        return -1;
     attr_defs defs = {ad, ddb_arena_alloc(r->a, json_array_size(ad) + 1)};
     if (!defs.used)
         return serve_fail_code(r, DDB_ENOMEM);
@@ -355,6 +371,8 @@ int op_update_table(serve_req *r)
     const json_t *ad = json_object_get(r->in, "AttributeDefinitions");
     attr_defs defs = {json_is_array(ad) ? ad : NULL, NULL};
     if (defs.arr) {
+        if (attr_defs_unique(r, ad))
+            return -1;
         defs.used = ddb_arena_alloc(r->a, json_array_size(ad) + 1);
         if (!defs.used)
             return serve_fail_code(r, DDB_ENOMEM);
