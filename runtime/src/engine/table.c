@@ -217,10 +217,9 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
     int g = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM; /* the cursor's LMDB code */
     while (!rc && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
         char name[300];
-        if (k.mv_size > 257 || memchr(k.mv_data, 0, k.mv_size)) {
-            rc = ddbi_fail(err, DDB_ECORRUPT, "the table list holds a malformed key %s (the database file is damaged)",
-                           ddbi_key_text(name, sizeof name, k.mv_data, k.mv_size));
-            break;
+        if (!ddbi_stored_table_key_ok(&k)) { /* names no table: ddb_check_catalog reports it */
+            g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+            continue;
         }
         snprintf(name, sizeof name, "%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
         ddb_table_rt *t = NULL;
@@ -690,6 +689,10 @@ int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_
     MDB_val k = {2, "t/"}, d;
     int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
     while (v && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+        if (!ddbi_stored_table_key_ok(&k)) { /* names no table (ddb_check_catalog) */
+            g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+            continue;
+        }
         if (n == cap) {
             const char **nv = ddb_arena_alloc(a, 2 * cap * sizeof *nv);
             if (!nv) {
