@@ -120,6 +120,19 @@ def main():
         kw["GlobalSecondaryIndexes"][0]["Projection"]["NonKeyAttributes"] = ["p", "q", "p"]
         code, msg, _ = error_of(c.create_table, **kw)
         check(code == "ValidationException" and "Duplicate" in msg, (code, msg))
+        # tags (API_Tag.html: keys 1..128 characters, values 0..256, at most 50): a CreateTable refused
+        # for its tags creates no table
+        for tags in ([{"Key": "k" * 129, "Value": "v"}], [{"Key": "k", "Value": "\u00e9" * 257}],
+                     [{"Key": "k%d" % i, "Value": ""} for i in range(51)]):
+            kw = index_table("tagged", False, "p")
+            kw["Tags"] = tags
+            code, msg, _ = error_of(c.create_table, **kw)
+            check(code in ("ValidationException", "LimitExceededException"), (code, msg))
+            check("tagged" not in c.list_tables()["TableNames"], "no table for refused tags")
+        kw = index_table("tagged", False, "p")
+        kw["Tags"] = [{"Key": "\u00e9" * 128, "Value": "\u00e9" * 256}]
+        c.create_table(**kw)
+        c.delete_table(TableName="tagged")
         ok_works(c, 100)
     finally:
         check(s.stop() == 0, "clean shutdown")

@@ -182,6 +182,7 @@ static int stream_spec(serve_req *r, const json_t *o, ddb_stream_spec *s, bool *
     return 0;
 }
 
+static int tags_check(serve_req *r, const json_t *tags);
 static int tags_store(serve_req *r, const char *table, const json_t *tags);
 
 int op_create_table(serve_req *r)
@@ -233,10 +234,12 @@ int op_create_table(serve_req *r)
     if (!on_demand && !def.rcu)
         return serve_validation(r, "One or more parameter values were invalid: ReadCapacityUnits and "
                                    "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
+    const json_t *tags = json_object_get(r->in, "Tags");
+    if (tags && tags_check(r, tags))
+        return -1;
     int rc = ddb_create_table(r->srv->db, &def, &r->err);
     if (rc)
         return serve_fail_code(r, rc);
-    const json_t *tags = json_object_get(r->in, "Tags");
     if (tags && tags_store(r, def.name, tags))
         return -1;
     json_t *t = table_description(r, def.name, "ACTIVE");
@@ -522,11 +525,48 @@ static int tags_save(serve_req *r, const char *table, json_t *tags)
     return rc ? serve_fail_code(r, rc) : 0;
 }
 
-/* Add Tags [{Key, Value}] (API_Tag: at most 50 per resource). */
-static int tags_store(serve_req *r, const char *table, const json_t *tags)
+/* Characters of UTF-8 text (DynamoDB's tag lengths count characters). */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Tags [{Key, Value}] as a request gives them: an array of strings, keys
+ * of 1..128 and values of 0..256 characters, at most 50 keys (API_Tag.html,
+ * TaggingRestrictions.html).  Checked before anything is stored, so that a
+ * CreateTable refused for its tags creates no table. */
+static int tags_check(serve_req *r, const json_t *tags)
 {
     if (!json_is_array(tags))
         return serve_fail(r, 400, "SerializationException", "Tags: expected an array");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(tags, i, t) {
+        const char *k, *v;
+        if (w_str_req(r, t, "Key", "tags.member.key", &k) || w_str_req(r, t, "Value", "tags.member.value", &v))
+            return -1;
+        size_t kn = utf8_chars(k), vn = utf8_chars(v);
+        if (kn < 1 || kn > 128 || vn > 256)
+            return serve_validation(r,
+                                    "1 validation error detected: Value '%.100s' at 'tags.%zu.member.%s' failed to "
+                                    "satisfy constraint: Member must have length %s",
+                                    kn < 1 || kn > 128 ? k : v, i + 1, kn < 1 || kn > 128 ? "key" : "value",
+                                    kn < 1 ? "greater than or equal to 1"
+                                           : kn > 128 ? "less than or equal to 128" : "less than or equal to 256");
+    }
+    if (json_array_size(tags) > 50)
+        return serve_fail(r, 400, "LimitExceededException", "The number of tags exceeds the limit of 50");
+    return 0;
+}
+
+/* Add Tags [{Key, Value}] (API_Tag: at most 50 per resource). */
+static int tags_store(serve_req *r, const char *table, const json_t *tags)
+{
+    if (tags_check(r, tags))
+        return -1;
     json_t *cur = tags_load(r, table);
     if (!cur)
         return -1;
