@@ -12,6 +12,7 @@
  * table's problem only.  Calls the public API, and LMDB to damage a file. */
 #include "testutil.h"
 #include "../damaged/damaged_util.h"
+#include "core/codec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -290,6 +291,54 @@ static void test_damaged_definition(void **state)
     tu_rmdir(dir);
 }
 
+/* A definition stored by a version before the one validator with a
+ * NonKeyAttribute named twice (then accepted) still loads, the name once. */
+static void test_old_duplicate_projection(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("tdef-olddup", NULL, dir, sizeof dir);
+    ddb_error err = {0};
+    const char *inc[1] = {"p"};
+    ddb_index_def x = {.name = "byG", .key = {.pk = "G", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE,
+                       .include = inc, .n_include = 1};
+    ddb_table_def d = {.name = "Old", .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = &x, .n_indexes = 1};
+    TU_OK(ddb_create_table(db, &d, &err));
+    ddb_close(db);
+    /* rewrite its stored definition as the old writer did: "include": ["p", "p"] */
+    ddb_arena *a = ddb_arena_new();
+    ddb_item *def = ddb_item_new(a);
+    ddb_item_set_s(def, "name", "Old");
+    ddb_item_set_s(def, "pk", "PK");
+    ddb_item_set_i64(def, "pk_type", DDB_TS);
+    ddb_value *ix = ddb_v_map(a), *list = ddb_v_list(a), *names = ddb_v_list(a);
+    ddb_map_set(a, ix, "name", ddb_v_str(a, "byG"));
+    ddb_map_set(a, ix, "pk", ddb_v_str(a, "G"));
+    ddb_map_set(a, ix, "pk_type", ddb_v_i64(a, DDB_TS));
+    ddb_map_set(a, ix, "proj", ddb_v_i64(a, DDB_PROJ_INCLUDE));
+    ddb_list_append(a, names, ddb_v_str(a, "p"));
+    ddb_list_append(a, names, ddb_v_str(a, "p"));
+    ddb_map_set(a, ix, "include", names);
+    ddb_list_append(a, list, ix);
+    ddb_item_set(def, "indexes", list);
+    ddb_buf b = {0};
+    assert_int_equal(ddbi_encode_item(&b, ddb_item_map(def), ddb_item_size(def)), 0);
+    dmg_raw w;
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    assert_int_equal(dmg_raw_put(&w, "meta", 0, "t/Old", 5, b.p, b.len), 0);
+    assert_int_equal(dmg_raw_close(&w), 0);
+    ddbi_buf_free(&b);
+    char uri[600];
+    snprintf(uri, sizeof uri, "file:%s", dir);
+    TU_OK(ddb_open(uri, NULL, &db, &err));
+    ddb_table_desc *desc;
+    TU_OK(ddb_describe_table(db, "Old", a, &desc, &err));
+    assert_int_equal(desc->def.indexes[0].n_include, 1);
+    assert_string_equal(desc->def.indexes[0].include[0], "p");
+    ddb_arena_free(a);
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_projected_count),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_damaged_definition),
+        cmocka_unit_test(test_old_duplicate_projection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,11 +122,21 @@ static const char *index_of(const ddb_value *m, ddb_arena *a, ddb_index_def *x)
         const char **names = ddb_arena_alloc(a, inc->len * sizeof *names);
         if (!names)
             return "";
-        for (uint32_t j = 0; j < inc->len; j++)
-            if (!(names[j] = str_of(inc->u.l[j])))
+        size_t n = 0;
+        for (uint32_t j = 0; j < inc->len; j++) {
+            const char *s = str_of(inc->u.l[j]);
+            if (!s)
                 return "an index's projected attribute name is malformed";
+            /* versions before the one validator stored a name given twice:
+             * it is read back once (what such an index always held) */
+            bool again = false;
+            for (size_t k = 0; k < n && !again; k++)
+                again = strcmp(names[k], s) == 0;
+            if (!again)
+                names[n++] = s;
+        }
         x->include = names;
-        x->n_include = inc->len;
+        x->n_include = n;
     }
     return NULL;
 }
