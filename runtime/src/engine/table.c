@@ -223,12 +223,16 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         }
         snprintf(name, sizeof name, "%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
         ddb_table_rt *t = NULL;
-        rc = load_one(db, txn, dbi_txn, name, &v, a, &t, err);
+        ddb_error why = {0}; /* err may be NULL: the damage is kept in the entry */
+        rc = load_one(db, txn, dbi_txn, name, &v, a, &t, &why);
         ddb_arena_reset(a);
         if (rc == DDB_ECORRUPT) /* that table's problem only: it answers its damage */
-            rc = damaged_table(name, err, &t);
-        if (rc)
+            rc = damaged_table(name, &why, &t);
+        if (rc) {
+            if (err)
+                *err = why;
             break;
+        }
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
