@@ -244,6 +244,14 @@ static void test_damaged_definition(void **state)
     size_t n;
     TU_OK(ddb_list_tables(db, a, &names, &n, &err));
     assert_int_equal(n, 2);
+    /* a batch over both tables meets the damage: only the table it names
+     * is taken for damaged, the other keeps taking writes */
+    ddb_batch_get_op bg[2] = {{.table = "Okay", .key = tu_item(a, "PK", 's', "k", NULL)},
+                              {.table = "Hurt", .key = tu_item(a, "PK", 's', "h", NULL)}};
+    ddb_item *items[2];
+    assert_int_equal(ddb_batch_get(db, bg, 2, a, items, DDB_CAPACITY_NONE, NULL, &err), DDB_ECORRUPT);
+    assert_non_null(strstr(err.message, "table Hurt"));
+    ok_table_works(db);
     ddb_table_desc *d;
     assert_int_equal(ddb_describe_table(db, "Hurt", a, &d, &err), DDB_ECORRUPT);
     assert_non_null(strstr(err.message, "table Hurt: the stored table definition does not decode"));

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 int ddbi_embedded_open(const char *uri, const char *path, const ddb_options *opts, void **impl, ddb_error *err)
 {
@@ -22,9 +23,9 @@ int ddbi_embedded_open(const char *uri, const char *path, const ddb_options *opt
 /* Every operation passes through noted(): a DDB_ECORRUPT answer (a damaged
  * file) is remembered by the engine against the table the operation named
  * (or, naming none, against the whole handle); the engine then refuses
- * writes to that table (ddbi_engine_damaged).  The writes ask first
- * (refused()).  A check that found the damage but has no problem list
- * reports the error as its first problem. */
+ * writes to that table (ddbi_engine_damaged), which the write wrappers ask
+ * before writing (ddbi_refuse_damaged_table).  A check that found the
+ * damage but has no problem list reports the error as its first problem. */
 static int noted(void *impl, const char *table, int rc, const ddb_error *err)
 {
     return rc == DDB_ECORRUPT ? ddbi_engine_damaged(impl, table, err) : rc;
@@ -34,9 +35,25 @@ static int noted(void *impl, const char *table, int rc, const ddb_error *err)
  * offset off) of each of n elements of size bytes from base. */
 #define TABLE_AT(base, i, size, off) (*(const char *const *)((const char *)(base) + (i) * (size) + (off)))
 
+/* Does err's message name table as the engine's damage messages do
+ * ("table T: ...", engine/stored.c)? */
+static bool names_table(const ddb_error *err, const char *table)
+{
+    size_t n = table ? strlen(table) : 0;
+    return err && n && strncmp(err->message, "table ", 6) == 0 && strncmp(err->message + 6, table, n) == 0 &&
+           (err->message[6 + n] == ':' || err->message[6 + n] == ' ');
+}
+
+/* The damage is noted against the table of the n ops that the message
+ * names, or, when it names none of them, against each of them. */
 static int noted_each(void *impl, const void *base, size_t n, size_t size, size_t off, int rc, const ddb_error *err)
 {
-    for (size_t i = 0; rc == DDB_ECORRUPT && i < n; i++)
+    if (rc != DDB_ECORRUPT)
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        if (names_table(err, TABLE_AT(base, i, size, off)))
+            return ddbi_engine_damaged(impl, TABLE_AT(base, i, size, off), err);
+    for (size_t i = 0; i < n; i++)
         ddbi_engine_damaged(impl, TABLE_AT(base, i, size, off), err);
     return rc;
 }

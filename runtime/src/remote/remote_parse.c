@@ -79,6 +79,7 @@ static const struct {
     {"RequestLimitExceeded", DDB_ETHROTTLED, true, true},
     {"ItemCollectionSizeLimitExceededException", DDB_ELIMIT, false, true},
     {"LimitExceededException", DDB_ELIMIT, false, false},
+    {"TableDamagedException", DDB_ECORRUPT, false, true}, /* ddb serve: a damaged table (docs/SERVER.md) */
     {"InternalServerError", DDB_EIO, true, false},
     {"ServiceUnavailable", DDB_EIO, true, false},
     {"UnknownOperationException", DDB_ENOTSUP, false, false},
