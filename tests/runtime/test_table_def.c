@@ -142,37 +142,53 @@ static void test_add_index_rules(void **state)
 }
 
 /* 100 projected attributes over all of a table's indexes are accepted,
- * 101 refused (ServiceQuotas.html); the same through UpdateTable. */
+ * 101 refused (ServiceQuotas.html, API_Projection.html); one index projects
+ * at most 20 (API_Projection.html: "Array Members: Maximum number of 20
+ * items"); the same through UpdateTable. */
 static void test_projected_count(void **state)
 {
     (void)state;
     ddb *db = tu_open("tdef-count", NULL, dir, sizeof dir);
     ddb_error err = {0};
-    char names[101][8];
+    char names[101][8], inames[6][8], keys[6][8];
     const char *inc[101];
     for (int i = 0; i < 101; i++) {
         snprintf(names[i], sizeof names[i], "p%d", i);
         inc[i] = names[i];
     }
-    ddb_index_def x[2] = {
-        {.name = "one", .key = {.pk = "c", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE, .include = inc,
-         .n_include = 60},
-        {.name = "two", .key = {.pk = "d", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE, .include = inc + 60,
-         .n_include = 41},
-    };
-    ddb_table_def d = {.name = "Count", .key = {.pk = "a", .pk_type = DDB_TS}, .indexes = x, .n_indexes = 2};
+    ddb_index_def x[6];
+    for (int i = 0; i < 6; i++) {
+        snprintf(inames[i], sizeof inames[i], "ix%d", i);
+        snprintf(keys[i], sizeof keys[i], "k%d", i);
+        x[i] = (ddb_index_def){.name = inames[i], .key = {.pk = keys[i], .pk_type = DDB_TS},
+                               .projection = DDB_PROJ_INCLUDE, .include = inc + 20 * i, .n_include = i < 5 ? 20 : 1};
+    }
+    ddb_table_def d = {.name = "Count", .key = {.pk = "a", .pk_type = DDB_TS}, .indexes = x, .n_indexes = 6};
     assert_int_equal(ddb_create_table(db, &d, &err), DDB_ELIMIT);
     assert_non_null(strstr(err.message, "Number of projected attributes in all indexes exceeds limit of 100"));
-    x[1].n_include = 40;
+    /* 21 in one index: DynamoDB's request-validation form */
+    x[0].n_include = 21;
+    d.n_indexes = 1;
+    assert_int_equal(ddb_create_table(db, &d, &err), DDB_ELIMIT);
+    assert_non_null(strstr(err.message, "at 'globalSecondaryIndexes.1.member.projection.nonKeyAttributes' failed to "
+                                        "satisfy constraint: Member must have length less than or equal to 20"));
+    x[0].n_include = 20;
+    d.n_indexes = 5;
     TU_OK(ddb_create_table(db, &d, &err));
-    ddb_index_def more = {.name = "three", .key = {.pk = "e", .pk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE,
-                          .include = inc + 100, .n_include = 1};
-    assert_int_equal(ddb_add_index(db, "Count", &more, NULL, NULL, &err), DDB_ELIMIT);
+    assert_int_equal(ddb_add_index(db, "Count", &x[5], NULL, NULL, &err), DDB_ELIMIT);
+    assert_non_null(strstr(err.message, "exceeds limit of 100"));
+    x[5].include = inc;
+    x[5].n_include = 21;
+    assert_int_equal(ddb_add_index(db, "Count", &x[5], NULL, NULL, &err), DDB_ELIMIT);
+    assert_non_null(strstr(err.message, "globalSecondaryIndexUpdates.1.member.create.projection.nonKeyAttributes"));
     reopen(&db);
     ddb_arena *a = ddb_arena_new();
     ddb_table_desc *desc;
     TU_OK(ddb_describe_table(db, "Count", a, &desc, &err));
-    assert_int_equal(desc->def.indexes[0].n_include + desc->def.indexes[1].n_include, 100);
+    size_t total = 0;
+    for (size_t i = 0; i < desc->def.n_indexes; i++)
+        total += desc->def.indexes[i].n_include;
+    assert_int_equal(total, 100);
     ddb_arena_free(a);
     ddb_close(db);
     tu_rmdir(dir);

@@ -4,7 +4,8 @@
  * requests (PutItem), valid and invalid, at and around every documented
  * limit: names of 0/1/2/3/255/256 bytes in ASCII and in multi-byte UTF-8,
  * characters outside [a-zA-Z0-9_.-], 20/21 GSIs, 5/6 LSIs, 100/101
- * projected attributes, duplicate index and projected names.  The test
+ * projected attributes (20/21 in one index), duplicate index and projected
+ * names.  The test
  * keeps its own model of what DynamoDB accepts (the limits of
  * HowItWorks.NamingRulesDataTypes.html, ServiceQuotas.html,
  * API_Projection.html, API_KeySchemaElement.html, API_CreateTable.html) and
@@ -224,7 +225,7 @@ static bool index_ok(const m_index *x)
 {
     if (!resource_name_ok(&x->n) || !attr_name_ok(&x->pk) || (x->has_sk && !attr_name_ok(&x->sk)))
         return false;
-    if (x->proj == DDB_PROJ_INCLUDE && !x->n_inc)
+    if (x->proj == DDB_PROJ_INCLUDE && (!x->n_inc || x->n_inc > 20)) /* API_Projection.html: 1..20 */
         return false;
     for (size_t j = 0; x->proj == DDB_PROJ_INCLUDE && j < x->n_inc; j++) {
         if (!attr_name_ok(&x->inc[j]))
@@ -312,9 +313,14 @@ static void req_create(ddb *db)
     static const size_t gsis[] = {0, 0, 1, 2, 3, 19, 20, 21}, lsis[] = {0, 1, 2, 4, 5, 6};
     size_t ng = gsis[pick(sizeof gsis / sizeof *gsis)], nl = chance(40) ? lsis[pick(sizeof lsis / sizeof *lsis)] : 0;
     /* now and then, INCLUDE projections summing to 99, 100 or 101 */
-    size_t total = ng + nl && chance(35) ? 99 + pick(3) : 0, with = ng + nl ? 1 + pick(ng + nl < 3 ? ng + nl : 3) : 0;
+    /* INCLUDE projections of at most 20 each (now and then 21), summing to
+     * 99, 100 or 101 now and then (over 5 or 6 GSIs, or more) */
+    bool wide = chance(15);
+    if (wide && ng < 5)
+        ng = 5 + pick(2);
+    size_t total = wide || (ng + nl && chance(35)) ? 99 + pick(3) : 0, per = edge_pct && chance(20) ? 21 : 20;
     for (size_t i = 0; i < ng + nl; i++) {
-        size_t share = total && i < with ? total / with + (i == 0 ? total % with : 0) : 0;
+        size_t share = total > i * per ? (total - i * per < per ? total - i * per : per) : 0;
         gen_index(&t, i >= ng, share, &t.ix[t.n_ix++]);
         if (i && edge_pct && chance(3))
             t.ix[t.n_ix - 1].n = t.ix[pick(i)].n; /* a duplicate index name */
@@ -373,7 +379,7 @@ static void req_add_index(ddb *db)
         return;
     m_index x;
     size_t room = 100 - projected(t);
-    gen_index(t, false, chance(30) ? room + pick(2) : 0, &x);
+    gen_index(t, false, chance(30) ? (room > 20 ? 19 + pick(3) : room + pick(2)) : 0, &x);
     if (x.proj == DDB_PROJ_INCLUDE && x.n_inc == 0)
         x.proj = DDB_PROJ_ALL;
     const char *inc[110];

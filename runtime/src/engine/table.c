@@ -497,7 +497,9 @@ static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *err)
 {
     ddbi_engine *db = impl;
-    int rc = ddbi_table_def_validate(def, err);
+    int rc = ddbi_table_def_request_check(def, err);
+    if (!rc)
+        rc = ddbi_table_def_validate(def, err);
     if (!rc)
         rc = db->hooks && db->hooks->table_validate ? db->hooks->table_validate(def, err) : DDB_OK;
     if (rc)
@@ -805,7 +807,8 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     ddb_table_def d;
     def_of(t, &d, ix);
     ix[d.n_indexes++] = *cx->x;
-    if ((rc = ddbi_table_def_validate(&d, cx->err)))
+    if ((rc = ddbi_index_request_check("globalSecondaryIndexUpdates.1.member.create.", cx->x, cx->err)) ||
+        (rc = ddbi_table_def_validate(&d, cx->err)))
         return rc;
     pthread_mutex_lock(&db->schema_mu); /* mdb_dbi_open, as in create_fn */
     cx->locked = true;

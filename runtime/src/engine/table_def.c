@@ -190,6 +190,48 @@ static int check_projected(const char *prefix, const ddb_index_def *x, ddb_error
     return DDB_OK;
 }
 
+/* The member of a request's index that only a request is held to: at most
+ * 20 NonKeyAttributes in one index (API_Projection.html: "Array Members:
+ * Maximum number of 20 items").  Not a rule of stored definitions: versions
+ * before it stored more, and those load. */
+int ddbi_index_request_check(const char *prefix, const ddb_index_def *x, ddb_error *err)
+{
+    if (x->projection != DDB_PROJ_INCLUDE || x->n_include <= DDB_MAX_NONKEY_PER_INDEX)
+        return DDB_OK;
+    char list[128];
+    size_t n = 0;
+    for (size_t j = 0; j < x->n_include && n + 8 < sizeof list; j++) {
+        int w = snprintf(list + n, sizeof list - n, "%s%s", j ? ", " : "", x->include[j]);
+        n = w < 0 || (size_t)w >= sizeof list - n ? sizeof list - 1 : n + (size_t)w;
+    }
+    return ddbi_fail(err, DDB_ELIMIT,
+                     "1 validation error detected: Value '[%s%s]' at '%sprojection.nonKeyAttributes' failed to satisfy "
+                     "constraint: Member must have length less than or equal to %d (index %s projects %zu)",
+                     list, n + 1 >= sizeof list ? "..." : "", prefix, DDB_MAX_NONKEY_PER_INDEX, x->name, x->n_include);
+}
+
+/* Field prefix of index i of d in a CreateTable request
+ * ("globalSecondaryIndexes.N.member."), counted by kind. */
+static void index_prefix(const ddb_table_def *d, size_t i, char *buf, size_t cap)
+{
+    size_t member = 1;
+    for (size_t j = 0; j < i; j++)
+        member += d->indexes[j].local == d->indexes[i].local;
+    snprintf(buf, cap, "%sSecondaryIndexes.%zu.member.", d->indexes[i].local ? "local" : "global", member);
+}
+
+int ddbi_table_def_request_check(const ddb_table_def *d, ddb_error *err)
+{
+    for (size_t i = 0; d->indexes && i < d->n_indexes; i++) {
+        char prefix[80];
+        index_prefix(d, i, prefix, sizeof prefix);
+        int rc = ddbi_index_request_check(prefix, &d->indexes[i], err);
+        if (rc)
+            return rc;
+    }
+    return DDB_OK;
+}
+
 int ddbi_table_def_validate(const ddb_table_def *d, ddb_error *err)
 {
     /* CreateTable: 3..255 characters (HowItWorks.NamingRulesDataTypes),

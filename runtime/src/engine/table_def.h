@@ -14,6 +14,15 @@
  * DDB_ELIMIT in DynamoDB's words otherwise. */
 int ddbi_table_def_validate(const ddb_table_def *d, ddb_error *err);
 
+/* The rules only a request is held to, not a stored definition (at most
+ * 20 NonKeyAttributes per index: older versions stored more): for each
+ * index of a CreateTable, and for the index an UpdateTable creates (prefix:
+ * its request member, "globalSecondaryIndexUpdates.1.member.create.").
+ * DDB_ELIMIT in DynamoDB's words. */
+#define DDB_MAX_NONKEY_PER_INDEX 20
+int ddbi_table_def_request_check(const ddb_table_def *d, ddb_error *err);
+int ddbi_index_request_check(const char *prefix, const ddb_index_def *x, ddb_error *err);
+
 /* The stored form of one index definition (NULL when out of memory). */
 ddb_value *ddbi_catalog_index_map(ddb_arena *a, const ddb_index_def *x);
 /* The stored form of d (a map), in arena a. */

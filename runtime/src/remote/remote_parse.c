@@ -108,6 +108,7 @@ static const char *const limit_texts[] = {
     "Too many items requested for the",
     "Transaction size of",
     "Number of projected attributes in all indexes exceeds limit",
+    "nonKeyAttributes' failed to satisfy constraint: Member must have length less than or equal to 20",
     "GlobalSecondaryIndex count exceeds the per-table limit",
     "Number of LocalSecondaryIndexes exceeds per-table limit",
     "The document path has too many nesting levels",
