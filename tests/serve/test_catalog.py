@@ -102,6 +102,16 @@ def main():
                 "IndexName": "late", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
                 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["\u00e9" * 128]}}}])
         check(code == "ValidationException" and "less than or equal to 255" in msg, (code, msg))
+        # one index created or deleted per UpdateTable (DynamoDB: "Subscriber limit exceeded: Only 1 online
+        # index can be created or deleted simultaneously per table", quoted in taoensso/faraday issue 80):
+        # two are refused and neither is created
+        gsi = lambda n: {"Create": {"IndexName": n, "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                    "Projection": {"ProjectionType": "ALL"}}}
+        code, msg, _ = error_of(c.update_table, TableName="Okay",
+                                AttributeDefinitions=[{"AttributeName": "g", "AttributeType": "S"}],
+                                GlobalSecondaryIndexUpdates=[gsi("two1"), gsi("two2")])
+        check(code == "LimitExceededException" and "Only 1 online index" in msg, (code, msg))
+        check("GlobalSecondaryIndexes" not in c.describe_table(TableName="Okay")["Table"], "no index created")
         # UpdateTimeToLive: 256 bytes refused (API_TimeToLiveSpecification.html: AttributeName 1..255)
         code, msg, _ = error_of(c.update_time_to_live, TableName="Okay",
                                 TimeToLiveSpecification={"Enabled": True, "AttributeName": "\u00e9" * 128})

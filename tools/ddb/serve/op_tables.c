@@ -383,8 +383,21 @@ int op_update_table(serve_req *r)
     if (json_object_get(r->in, "ProvisionedThroughput") || json_object_get(r->in, "BillingMode"))
         return serve_validation(r, "ddb serve cannot change a table's billing mode or provisioned throughput");
     const json_t *ups = json_object_get(r->in, "GlobalSecondaryIndexUpdates");
-    size_t i;
+    size_t i, changes = 0;
     const json_t *u;
+    /* everything checked before anything changes: one index created or
+     * deleted per call (DynamoDB: "Subscriber limit exceeded: Only 1 online
+     * index can be created or deleted simultaneously per table", quoted in
+     * taoensso/faraday issue 80), the stream settings parsed */
+    json_array_foreach(ups, i, u) changes += json_object_get(u, "Create") || json_object_get(u, "Delete");
+    if (changes > 1)
+        return serve_fail(r, 400, "LimitExceededException",
+                          "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per "
+                          "table");
+    ddb_stream_spec s;
+    bool given;
+    if (stream_spec(r, r->in, &s, &given))
+        return -1;
     json_array_foreach(ups, i, u) {
         const json_t *create = json_object_get(u, "Create"), *del = json_object_get(u, "Delete");
         if (json_object_get(u, "Update"))
@@ -410,10 +423,6 @@ int op_update_table(serve_req *r)
         if (rc)
             return serve_fail_code(r, rc);
     }
-    ddb_stream_spec s;
-    bool given;
-    if (stream_spec(r, r->in, &s, &given))
-        return -1;
     if (given) {
         int rc = ddb_update_table_stream(r->srv->db, table, &s, &r->err);
         if (rc)
