@@ -129,6 +129,15 @@ static void test_add_index_rules(void **state)
     x.n_include = 2;
     assert_int_equal(ddb_add_index(db, "Okay", &x, NULL, NULL, &err), DDB_EVALIDATION);
     assert_non_null(strstr(err.message, "Duplicate"));
+    /* a list the caller left NULL: refused, never read */
+    x.include = NULL;
+    x.n_include = 21;
+    assert_int_equal(ddb_add_index(db, "Okay", &x, NULL, NULL, &err), DDB_EVALIDATION);
+    const char *none[2] = {"x", NULL};
+    x.include = none;
+    x.n_include = 2;
+    assert_int_equal(ddb_add_index(db, "Okay", &x, NULL, NULL, &err), DDB_EVALIDATION);
+    x.include = inc;
     x.n_include = 1;
     TU_OK(ddb_add_index(db, "Okay", &x, NULL, NULL, &err));
     reopen(&db);

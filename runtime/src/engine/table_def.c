@@ -196,18 +196,19 @@ static int check_projected(const char *prefix, const ddb_index_def *x, ddb_error
  * before it stored more, and those load. */
 int ddbi_index_request_check(const char *prefix, const ddb_index_def *x, ddb_error *err)
 {
-    if (x->projection != DDB_PROJ_INCLUDE || x->n_include <= DDB_MAX_NONKEY_PER_INDEX)
-        return DDB_OK;
+    if (x->projection != DDB_PROJ_INCLUDE || x->n_include <= DDB_MAX_NONKEY_PER_INDEX || !x->include)
+        return DDB_OK; /* (no list: the validator's "NonKeyAttributes is not specified") */
     char list[128];
     size_t n = 0;
     for (size_t j = 0; j < x->n_include && n + 8 < sizeof list; j++) {
-        int w = snprintf(list + n, sizeof list - n, "%s%s", j ? ", " : "", x->include[j]);
+        int w = snprintf(list + n, sizeof list - n, "%s%s", j ? ", " : "", x->include[j] ? x->include[j] : "null");
         n = w < 0 || (size_t)w >= sizeof list - n ? sizeof list - 1 : n + (size_t)w;
     }
     return ddbi_fail(err, DDB_ELIMIT,
                      "1 validation error detected: Value '[%s%s]' at '%sprojection.nonKeyAttributes' failed to satisfy "
                      "constraint: Member must have length less than or equal to %d (index %s projects %zu)",
-                     list, n + 1 >= sizeof list ? "..." : "", prefix, DDB_MAX_NONKEY_PER_INDEX, x->name, x->n_include);
+                     list, n + 1 >= sizeof list ? "..." : "", prefix, DDB_MAX_NONKEY_PER_INDEX,
+                     x->name ? x->name : "null", x->n_include);
 }
 
 /* Field prefix of index i of d in a CreateTable request
