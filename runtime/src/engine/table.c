@@ -1,5 +1,7 @@
-/* engine/: Tables: definitions in the meta database, the in-memory table cache,
- * CreateTable / DeleteTable / DescribeTable / ListTables.
+/* engine/: Tables: the in-memory table cache loaded from the catalog
+ * (catalog.c; a table whose definition does not load is kept as a damaged
+ * entry), CreateTable / DeleteTable / DescribeTable / ListTables, UpdateTable
+ * adding or deleting a GSI, per-table metadata.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
@@ -403,7 +405,6 @@ const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name)
 }
 
 /* ---- CreateTable ---- */
-
 
 /* Initial partition count as DynamoDB sizes it from throughput. */
 static size_t initial_partitions(const ddb_table_def *d)
