@@ -360,11 +360,16 @@ static void drop_model(m_table *t)
     memset(t, 0, sizeof *t);
 }
 
+static void check_export_import_of(const m_table *t);
+
+/* DeleteTable; the table's items go through `ddb export` -> `ddb import`
+ * first (each table's items take that path at least once). */
 static void req_delete(ddb *db)
 {
     m_table *t = live_table();
     if (!t)
         return;
+    check_export_import_of(t);
     ddb_error err = {0};
     int rc = ddb_delete_table(db, t->n.s, &err);
     if (rc)
@@ -633,35 +638,40 @@ static int run(const char *fmt, ...)
     return system(cmd);
 }
 
-/* `ddb export` of each table, `ddb import` into a scratch database: the
- * same items come back. */
+/* `ddb export` of table t, `ddb import` into a scratch database: the same
+ * items come back. */
+static void check_export_import_of(const m_table *t)
+{
+    run("rm -rf '%s'", scratch);
+    char file[700], keys[700];
+    snprintf(file, sizeof file, "%s.jsonl", scratch);
+    snprintf(keys, sizeof keys, "%s:S%s%s%s", t->pk.s, t->has_sk ? "," : "", t->has_sk ? t->sk.s : "",
+             t->has_sk ? ":S" : "");
+    if (run("'%s' --db '%s' export '%s' '%s'", DDB_TOOL, dir, t->n.s, file) ||
+        run("'%s' --db '%s' import '%s' '%s' --create '%s' >/dev/null", DDB_TOOL, scratch, t->n.s, file, keys))
+        die("ddb export / ddb import of %s failed", t->n.s);
+    ddb *db = open_dir(scratch);
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    for (size_t j = 0; j < t->n_items; j++) {
+        ddb_item *got = NULL;
+        if (ddb_get_item(db, t->n.s, key_of(a, t, t->items[j]), NULL, a, &got, NULL, &err) ||
+            !same_item(got, t->items[j]))
+            die("ddb export -> ddb import of %s: item %zu differs", t->n.s, j);
+    }
+    ddb_table_desc *d;
+    if (ddb_describe_table(db, t->n.s, a, &d, &err) || d->item_count != t->n_items)
+        die("ddb export -> ddb import of %s: %s items", t->n.s, err.message[0] ? err.message : "other");
+    ddb_arena_free(a);
+    ddb_close(db);
+    unlink(file);
+}
+
 static void check_export_import(void)
 {
-    for (size_t i = 0; i < MAX_TABLES; i++) {
-        const m_table *t = &tables[i];
-        if (!t->live)
-            continue;
-        run("rm -rf '%s'", scratch);
-        char file[700], keys[700];
-        snprintf(file, sizeof file, "%s.jsonl", scratch);
-        snprintf(keys, sizeof keys, "%s:S%s%s%s", t->pk.s, t->has_sk ? "," : "", t->has_sk ? t->sk.s : "",
-                 t->has_sk ? ":S" : "");
-        if (run("'%s' --db '%s' export '%s' '%s'", DDB_TOOL, dir, t->n.s, file) ||
-            run("'%s' --db '%s' import '%s' '%s' --create '%s' >/dev/null", DDB_TOOL, scratch, t->n.s, file, keys))
-            die("ddb export / ddb import of %s failed", t->n.s);
-        ddb *db = open_dir(scratch);
-        ddb_arena *a = ddb_arena_new();
-        ddb_error err = {0};
-        for (size_t j = 0; j < t->n_items; j++) {
-            ddb_item *got = NULL;
-            if (ddb_get_item(db, t->n.s, key_of(a, t, t->items[j]), NULL, a, &got, NULL, &err) ||
-                !same_item(got, t->items[j]))
-                die("ddb export -> ddb import of %s: item %zu differs", t->n.s, j);
-        }
-        ddb_arena_free(a);
-        ddb_close(db);
-        unlink(file);
-    }
+    for (size_t i = 0; i < MAX_TABLES; i++)
+        if (tables[i].live)
+            check_export_import_of(&tables[i]);
 }
 
 /* What an accepted request changes: tables, indexes, items, TTL. */
