@@ -587,6 +587,9 @@ static void test_error_mapping(void **state)
          DDB_EINVAL, "The security token included in the request is invalid."},
         {400, ERR("SerializationException", "Start of structure or map found where not expected"), DDB_EVALIDATION,
          "SerializationException: Start of structure"},
+        /* ddb serve's answer for a damaged table (docs/SERVER.md): not retried, DDB_ECORRUPT as embedded */
+        {400, ERR("TableDamagedException", "table Thread: the stored table definition is corrupt"), DDB_ECORRUPT,
+         "table Thread: the stored table definition is corrupt"},
         {400, ERR("SomethingNewException", "a future error"), DDB_EIO, "SomethingNewException: a future error"},
         {403, "<html>Forbidden</html>", DDB_ENET, "bad response to PutItem: HTTP 403"},
         {413, "", DDB_ELIMIT, "the request is too large for the server (HTTP 413)"},

@@ -2,7 +2,8 @@
 """Run a test program with DDB_TEST_URI pointing at a private `ddb serve`
 (a fresh database directory): the remote backend's suite and the generated
 modules' end-to-end tests, which also run against dynalite, run against our
-own server too.
+own server too.  DDB_TEST_SERVE_DIR names the server's database directory
+(for a program that also opens it, as a second process would).
 
     with_serve.py DDB WORKDIR PROGRAM [ARGS...]
 
@@ -21,7 +22,7 @@ def main():
         return 2
     ddb, workdir, prog = sys.argv[1], sys.argv[2], sys.argv[3:]
     with Server(ddb, workdir) as s:
-        env = dict(os.environ, DDB_TEST_URI=s.endpoint, DDB_TEST_TRANSACTIONS="1")
+        env = dict(os.environ, DDB_TEST_URI=s.endpoint, DDB_TEST_TRANSACTIONS="1", DDB_TEST_SERVE_DIR=s.db)
         return subprocess.call(prog, env=env)
 
 

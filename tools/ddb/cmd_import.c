@@ -69,7 +69,7 @@ int import_next(import_src *s, ddb_arena *a, ddb_item **it)
         s->bad = s->lr.error_line;
         return -1;
     }
-    if (s->lr.no < s->from) {
+    if (s->lr.no < s->from && !(s->lr.no == 0 && s->from == 1)) { /* an empty file (an empty table's export): no items */
         snprintf(s->msg, sizeof s->msg, "--resume %lu: %s has only %lu line%s", s->from, s->lr.src, s->lr.no,
                  s->lr.no == 1 ? "" : "s");
         s->bad = s->lr.no + 1;

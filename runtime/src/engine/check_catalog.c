@@ -4,7 +4,8 @@
  * maps and statistics) and "streams"; a database holding entries that no
  * definition calls for means a definition was lost or damaged.  (DeleteTable
  * empties its databases but keeps them; a definition whose databases are
- * missing fails at open: ddbi_tables_load opens them.)
+ * missing makes its table damaged.)  Keys of the table list that name no
+ * table are reported too.
  * May call the rest of engine/ and core/. */
 #include "engine/engine.h"
 #include "engine/stored.h"
@@ -15,12 +16,12 @@
 #include <string.h>
 
 /* Record one problem; the first is kept in the report. */
-static void problem(ddb_check_report *r, const MDB_val *name, const char *what)
+static void problem(ddb_check_report *r, const char *kind, const MDB_val *name, const char *what)
 {
     if (r->problems++)
         return;
     char k[128];
-    snprintf(r->first_problem, sizeof r->first_problem, "database %s %s",
+    snprintf(r->first_problem, sizeof r->first_problem, "%s %s %s", kind,
              ddbi_key_text(k, sizeof k, name->mv_data, name->mv_size), what);
 }
 
@@ -39,7 +40,9 @@ static bool defined(ddbi_engine *db, MDB_txn *txn, const char *table, size_t len
         return true;
     ddb_table_rt *t;
     ddb_error e;
-    return ddbi_table_get(db, txn, key + 2, &t, &e) == DDB_OK && ddbi_table_index(t, index) != NULL;
+    int rc = ddbi_table_get(db, txn, key + 2, &t, &e);
+    /* a table whose definition is damaged is reported by its own check */
+    return rc == DDB_ECORRUPT || (rc == DDB_OK && ddbi_table_index(t, index) != NULL);
 }
 
 /* Entries of a named database, from its record in LMDB's main database
@@ -62,23 +65,23 @@ static void check_name(ddbi_engine *db, MDB_txn *txn, const MDB_val *k, const MD
     if ((n == 4 && memcmp(s, "meta", 4) == 0) || (n == 7 && memcmp(s, "streams", 7) == 0) || db_entries(v) == 0)
         return;
     if (memchr(s, 0, n)) {
-        problem(r, k, "is not one of ddb's");
+        problem(r, "database", k, "is not one of ddb's");
     } else if (n > 2 && memcmp(s, "i/", 2) == 0) {
         if (!defined(db, txn, s + 2, n - 2, NULL))
-            problem(r, k, "holds items of a table that has no definition");
+            problem(r, "database", k, "holds items of a table that has no definition");
     } else if (n > 2 && memcmp(s, "x/", 2) == 0) {
         const char *slash = memchr(s + 2, '/', n - 2);
         size_t tl = slash ? (size_t)(slash - (s + 2)) : 0, il = slash ? n - 3 - tl : 0;
         if (!slash || il == 0 || il >= sizeof ix)
-            problem(r, k, "is not one of ddb's");
+            problem(r, "database", k, "is not one of ddb's");
         else {
             memcpy(ix, slash + 1, il);
             ix[il] = '\0';
             if (!defined(db, txn, s + 2, tl, ix))
-                problem(r, k, "holds an index that no table definition has");
+                problem(r, "database", k, "holds an index that no table definition has");
         }
     } else {
-        problem(r, k, "is not one of ddb's");
+        problem(r, "database", k, "is not one of ddb's");
     }
 }
 
@@ -107,8 +110,20 @@ int ddbi_engine_check_catalog(void *impl, ddb_check_report *report, ddb_error *e
     }
     if (c)
         mdb_cursor_close(c);
+    c = NULL;
+    /* the table list: keys that name no table */
+    if (g == MDB_NOTFOUND && !(g = mdb_cursor_open(txn, db->meta, &c))) {
+        k = (MDB_val){2, "t/"};
+        g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        while (g == 0 && k.mv_size >= 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+            if (!ddbi_stored_table_key_ok(&k))
+                problem(r, "meta key", &k, "is in the table list but names no table");
+            g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+        }
+        mdb_cursor_close(c);
+    }
     ddbi_read_end(txn);
-    if (g != MDB_NOTFOUND)
+    if (g != MDB_NOTFOUND && g != 0)
         return ddbi_mdb_fail(err, g, "ddb_check_catalog");
     if (r->problems)
         return ddbi_fail(err, DDB_ECORRUPT, "catalog: %" PRIu64 " problem(s); the first: %s", r->problems,

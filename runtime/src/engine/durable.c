@@ -7,9 +7,11 @@
  * nothing about them: the handle is poisoned and refuses every later write
  * until the database is reopened (ddbi_run_write).  A full disk is told
  * apart from other I/O errors, also where LMDB reports a short write as
- * EIO.  A handle that has seen a damaged file (DDB_ECORRUPT) refuses every
- * later write the same way: LMDB trusts the pages it writes through, so a
- * write into a damaged file can spread the damage (or fault inside LMDB). */
+ * EIO.  A handle that has seen a damaged table (DDB_ECORRUPT) refuses every
+ * later write to that table: LMDB trusts the pages it writes through, so a
+ * write into a damaged tree can spread the damage (or fault inside LMDB);
+ * damage that no table can be blamed for refuses every write the same way.
+ * The other tables' trees are separate: their writes go on. */
 #include "engine/engine.h"
 #include "core/error.h"
 
@@ -86,14 +88,65 @@ int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err)
     return ddbi_fail(err, DDB_EIO, "a sync failed; reopen the database (the failure: %s)", mdb_strerror(cause));
 }
 
-int ddbi_engine_damaged(ddbi_engine *db, const ddb_error *err)
+/* Handle-wide damage: every later write is refused. */
+static void damaged_all(ddbi_engine *db, const ddb_error *err)
 {
     int healthy = 0;
     if (atomic_compare_exchange_strong(&db->damaged, &healthy, 1)) {
         snprintf(db->damage, sizeof db->damage, "%s", err && err->message[0] ? err->message : "DDB_ECORRUPT");
         atomic_store(&db->damaged, 2);
     }
+}
+
+/* Index of table in the damaged tables, or -1 (caller holds damaged_mu). */
+static int damaged_slot(ddbi_engine *db, const char *table)
+{
+    int n = atomic_load(&db->n_damaged_tables);
+    for (int i = 0; i < n; i++)
+        if (strcmp(db->damaged_tables[i], table) == 0)
+            return i;
+    return -1;
+}
+
+int ddbi_engine_damaged(ddbi_engine *db, const char *table, const ddb_error *err)
+{
+    if (!table || strlen(table) >= sizeof db->damaged_tables[0]) {
+        damaged_all(db, err);
+        return DDB_ECORRUPT;
+    }
+    pthread_mutex_lock(&db->damaged_mu);
+    int n = atomic_load(&db->n_damaged_tables);
+    bool full = false;
+    if (damaged_slot(db, table) < 0) {
+        if (n < DDB_DAMAGED_TABLES) {
+            snprintf(db->damaged_tables[n], sizeof db->damaged_tables[n], "%s", table);
+            atomic_store(&db->n_damaged_tables, n + 1);
+        } else {
+            full = true;
+        }
+    }
+    pthread_mutex_unlock(&db->damaged_mu);
+    if (full)
+        damaged_all(db, err);
     return DDB_ECORRUPT;
+}
+
+void ddbi_engine_damage_dropped(ddbi_engine *db, const char *table)
+{
+    if (!atomic_load(&db->n_damaged_tables))
+        return;
+    pthread_mutex_lock(&db->damaged_mu);
+    int i = damaged_slot(db, table), n = atomic_load(&db->n_damaged_tables);
+    if (i >= 0) {
+        memmove(db->damaged_tables[i], db->damaged_tables[n - 1], sizeof db->damaged_tables[i]);
+        atomic_store(&db->n_damaged_tables, n - 1);
+    }
+    pthread_mutex_unlock(&db->damaged_mu);
+}
+
+bool ddbi_engine_any_damage(ddbi_engine *db)
+{
+    return atomic_load(&db->damaged) || atomic_load(&db->n_damaged_tables);
 }
 
 int ddbi_refuse_damaged(ddbi_engine *db, ddb_error *err)
@@ -105,6 +158,21 @@ int ddbi_refuse_damaged(ddbi_engine *db, ddb_error *err)
                      "the database file is damaged; this handle writes nothing more (check it with `ddb check`, "
                      "restore or repair it, then reopen). The damage found: %s",
                      state == 2 ? db->damage : "(being recorded)");
+}
+
+int ddbi_refuse_damaged_table(ddbi_engine *db, const char *table, ddb_error *err)
+{
+    if (!table || !atomic_load(&db->n_damaged_tables)) /* the common case: no lock */
+        return DDB_OK;
+    pthread_mutex_lock(&db->damaged_mu);
+    bool damaged = damaged_slot(db, table) >= 0;
+    pthread_mutex_unlock(&db->damaged_mu);
+    if (!damaged)
+        return DDB_OK;
+    return ddbi_fail(err, DDB_ECORRUPT,
+                     "table %s is damaged; this handle writes nothing more to it (the other tables work; check it "
+                     "with `ddb check`, then restore it, or drop it with `ddb delete-table %s`)",
+                     table, table);
 }
 
 static int sync_dir(const char *dir, ddb_error *err)

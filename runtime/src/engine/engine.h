@@ -89,6 +89,10 @@ typedef struct ddb_table_rt {
     /* change stream and TTL, from the table's "q/<name>" record (stream.h) */
     ddb_stream_spec stream;
     char ttl_attr[256]; /* "" = no TTL */
+    /* NULL; or the table's stored definition (or partition map, or stream
+     * settings) is damaged: only name is set, every operation on the table
+     * answers DDB_ECORRUPT with this message, DeleteTable drops it */
+    char *damage;
 } ddb_table_rt;
 
 typedef struct ddb_gc_op ddb_gc_op;
@@ -119,6 +123,9 @@ typedef struct ddbi_engine_hooks {
     int (*write_applied)(ddbi_engine *db, MDB_txn *txn, const struct ddb_wreq *r, const struct ddb_wstate *st,
                          ddb_error *err);
 } ddbi_engine_hooks;
+
+/* Tables a handle remembers as damaged, at most. */
+#define DDB_DAMAGED_TABLES 16
 
 /* Reset read transactions kept for reuse (mdb_txn_renew): saves a reader
  * slot search under LMDB's reader-table mutex and a maxdbs-sized calloc per
@@ -164,6 +171,12 @@ struct ddbi_engine {
      * the capacity ledger's flush at close included (durable.c) */
     _Atomic int damaged;
     char damage[DDB_ERROR_TEXT_SIZE];
+    /* Damage scoped to tables (an operation on one of them answered
+     * DDB_ECORRUPT): writes to these tables are refused, the others' are
+     * not.  More tables than fit make the damage handle-wide. */
+    pthread_mutex_t damaged_mu;
+    _Atomic int n_damaged_tables;
+    char damaged_tables[DDB_DAMAGED_TABLES][256];
     /* the room that hooked into this handle at open (streams/: change
      * streams, TTL, the capacity ledger) and its per-handle state */
     const ddbi_engine_hooks *hooks;
@@ -194,10 +207,20 @@ int ddbi_poison(ddbi_engine *db, int rc);
 /* DDB_OK, or DDB_EIO "a sync failed; reopen the database" once poisoned. */
 int ddbi_refuse_poisoned(ddbi_engine *db, ddb_error *err);
 /* An operation of this handle answered DDB_ECORRUPT (err: its message, may
- * be NULL): the handle writes nothing more.  Returns DDB_ECORRUPT. */
-int ddbi_engine_damaged(ddbi_engine *db, const ddb_error *err);
-/* DDB_OK, or DDB_ECORRUPT naming the damage once the handle has seen it. */
+ * be NULL).  table NULL: the handle writes nothing more; else only writes
+ * to that table are refused from now on.  Returns DDB_ECORRUPT. */
+int ddbi_engine_damaged(ddbi_engine *db, const char *table, const ddb_error *err);
+/* DDB_OK, or DDB_ECORRUPT naming the damage once the handle has seen it
+ * (handle-wide damage; ddbi_run_write asks). */
 int ddbi_refuse_damaged(ddbi_engine *db, ddb_error *err);
+/* The same for a write to table: DDB_ECORRUPT once an operation found
+ * that table damaged. */
+int ddbi_refuse_damaged_table(ddbi_engine *db, const char *table, ddb_error *err);
+/* Forget table's damage (DeleteTable dropped it). */
+void ddbi_engine_damage_dropped(ddbi_engine *db, const char *table);
+/* Has this handle seen damage anywhere (a table or the file)?  Writes that
+ * belong to no table (the capacity ledger's flush) are then left out. */
+bool ddbi_engine_any_damage(ddbi_engine *db);
 /* A database whose files open just created: sync the data file, its
  * directory and (created_dir) the directory's parent. */
 int ddbi_sync_created(ddbi_engine *db, const char *path, bool created_dir, ddb_error *err);
@@ -210,6 +233,12 @@ int ddbi_table_get(ddbi_engine *db, MDB_txn *txn, const char *name, ddb_table_rt
  * name!' at 'tableName' failed to satisfy constraint: ...").  Called by
  * ddbi_table_get(); belongs at the public entry points (api/). */
 int ddbi_table_name_check(const char *name, ddb_error *err);
+/* An attribute name of a table definition (key schemas, projections, the
+ * TTL attribute): 1..255 bytes, counted in UTF-8 bytes as DynamoDB counts
+ * them; field names the request member in the error
+ * ("keySchema.1.member.attributeName").  Part of the one validator of a
+ * definition (table_def.c). */
+int ddbi_attr_name_check(const char *field, const char *name, ddb_error *err);
 /* The same for a read-only txn: may skip reading the generation, and may
  * renew txn (a fresh snapshot) when it predates the table's database
  * handles, so call it before reading anything through txn. */

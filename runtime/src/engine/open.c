@@ -95,6 +95,7 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
     pthread_mutex_init(&db->schema_mu, NULL);
     pthread_mutex_init(&db->gc_mu, NULL);
     pthread_mutex_init(&db->sync_mu, NULL);
+    pthread_mutex_init(&db->damaged_mu, NULL);
     pthread_cond_init(&db->gc_cv, NULL);
 
     unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
@@ -168,6 +169,7 @@ void ddbi_engine_close(void *impl)
     pthread_mutex_destroy(&db->schema_mu);
     pthread_mutex_destroy(&db->gc_mu);
     pthread_mutex_destroy(&db->sync_mu);
+    pthread_mutex_destroy(&db->damaged_mu);
     pthread_cond_destroy(&db->gc_cv);
     free(db);
 }

@@ -32,6 +32,14 @@ static inline int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b)
     return c ? c : (a->mv_size < b->mv_size ? -1 : a->mv_size > b->mv_size);
 }
 
+/* A key of the table list in the meta database: "t/" and a table name of
+ * 1..255 bytes without NUL.  Others are skipped by the table cache and
+ * ListTables and reported by ddb_check_catalog. */
+static inline bool ddbi_stored_table_key_ok(const MDB_val *k)
+{
+    return k->mv_size > 2 && k->mv_size <= 257 && !memchr(k->mv_data, 0, k->mv_size);
+}
+
 /* Before mdb_env_open: refuse a data.mdb shorter than its meta page says
  * (last page number * page size: reads past the end would fault with
  * SIGBUS) and an existing empty one (LMDB would start a new database over

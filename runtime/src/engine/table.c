@@ -1,11 +1,14 @@
-/* engine/: Tables: definitions in the meta database, the in-memory table cache,
- * CreateTable / DeleteTable / DescribeTable / ListTables.
+/* engine/: Tables: the in-memory table cache loaded from the catalog
+ * (catalog.c; a table whose definition does not load is kept as a damaged
+ * entry), CreateTable / DeleteTable / DescribeTable / ListTables, UpdateTable
+ * adding or deleting a GSI, per-table metadata.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"
 #include "engine/keys.h"
 #include "engine/stored.h"
+#include "engine/table_def.h"
 #include "core/value.h"
 
 #include <errno.h>
@@ -55,28 +58,11 @@ void ddbi_tables_free(ddb_table_rt *t)
         }
         free(t->bounds);
         free(t->parts);
+        free(t->damage);
         pthread_mutex_destroy(&t->lock);
         free(t);
         t = n;
     }
-}
-
-static char *sdup(const ddb_value *v)
-{
-    if (!v || v->type != DDB_TS)
-        return NULL;
-    char *s = malloc(v->len + 1);
-    if (s)
-        memcpy(s, v->u.s, v->len + 1);
-    return s;
-}
-
-static uint64_t num(const ddb_value *v)
-{
-    int64_t x = 0;
-    if (v)
-        ddb_value_to_i64(v, &x);
-    return (uint64_t)x;
 }
 
 static void db_name(char *buf, size_t cap, const char *table, const char *index)
@@ -87,99 +73,51 @@ static void db_name(char *buf, size_t cap, const char *table, const char *index)
         snprintf(buf, cap, "i/%s", table);
 }
 
-/* A stored name: a string without NUL bytes, 1..255 bytes. */
-static bool def_name_ok(const ddb_value *v)
+/* A copy of s (NULL stays NULL); *ok turns false when out of memory. */
+static char *sdup(const char *s, bool *ok)
 {
-    return v && v->type == DDB_TS && v->len >= 1 && v->len <= 255 && !memchr(v->u.s, 0, v->len);
+    char *c = s ? strdup(s) : NULL;
+    *ok &= !s || c;
+    return c;
 }
 
-static bool def_key_type_ok(const ddb_value *v)
-{
-    int64_t x;
-    return v && v->type == DDB_TN && ddb_value_to_i64(v, &x) == DDB_OK && (x == DDB_TS || x == DDB_TN || x == DDB_TB);
-}
-
-/* What a stored table definition "t/<name>" must hold before it is used;
- * DDB_ECORRUPT naming the table otherwise. */
-static int def_check(const ddb_item *def, const char *name, ddb_error *err)
-{
-    const ddb_value *sk = ddb_item_get(def, "sk"), *ix = ddb_item_get(def, "indexes");
-    const char *why = NULL;
-    if (!def_name_ok(ddb_item_get(def, "name")) || strcmp(ddb_item_get(def, "name")->u.s, name) != 0)
-        why = "its name is missing or differs from its key";
-    else if (!def_name_ok(ddb_item_get(def, "pk")) || !def_key_type_ok(ddb_item_get(def, "pk_type")))
-        why = "its partition key is malformed";
-    else if (sk && (!def_name_ok(sk) || !def_key_type_ok(ddb_item_get(def, "sk_type"))))
-        why = "its sort key is malformed";
-    else if (ix && (ix->type != DDB_TL || ix->len > DDB_MAX_INDEXES))
-        why = "its index list is malformed";
-    for (uint32_t i = 0; !why && ix && i < ix->len; i++) {
-        const ddb_value *d = ix->u.l[i], *isk = ddb_map_get(d, "sk"), *inc = ddb_map_get(d, "include");
-        int64_t proj = -1;
-        const ddb_value *pv = ddb_map_get(d, "proj");
-        if (pv && (pv->type != DDB_TN || ddb_value_to_i64(pv, &proj) || proj < DDB_PROJ_ALL || proj > DDB_PROJ_INCLUDE))
-            why = "an index has an unknown projection";
-        else if (!def_name_ok(ddb_map_get(d, "name")) || !def_name_ok(ddb_map_get(d, "pk")) ||
-                 !def_key_type_ok(ddb_map_get(d, "pk_type")) ||
-                 (isk && (!def_name_ok(isk) || !def_key_type_ok(ddb_map_get(d, "sk_type")))))
-            why = "an index's name or key is malformed";
-        else if (inc && inc->type != DDB_TL)
-            why = "an index's projected attributes are malformed";
-        for (uint32_t j = 0; !why && inc && j < inc->len; j++)
-            if (!def_name_ok(inc->u.l[j]))
-                why = "an index's projected attribute name is malformed";
-    }
-    return why ? ddbi_fail_stored(err, name, NULL, 0, "the stored table definition is corrupt: %s", why) : DDB_OK;
-}
-
-/* Build a runtime table from its stored definition (checked by def_check);
- * opens its databases in dbi_txn. */
-static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *bounds, ddb_table_rt **out,
+/* Build a runtime table from its stored definition (read back and
+ * validated by ddbi_catalog_decode); opens its databases in dbi_txn. */
+static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_val *bounds, ddb_table_rt **out,
                           ddb_error *err)
 {
     ddb_table_rt *t = calloc(1, sizeof *t);
     if (!t)
         return ddbi_fail_oom(err, __func__);
     pthread_mutex_init(&t->lock, NULL);
-    t->name = sdup(ddb_item_get(def, "name"));
-    t->pk = sdup(ddb_item_get(def, "pk"));
-    t->pk_type = (ddb_type)num(ddb_item_get(def, "pk_type"));
-    t->sk = sdup(ddb_item_get(def, "sk"));
-    t->sk_type = (ddb_type)num(ddb_item_get(def, "sk_type"));
-    t->rcu = num(ddb_item_get(def, "rcu"));
-    t->wcu = num(ddb_item_get(def, "wcu"));
-    const ddb_value *ix = ddb_item_get(def, "indexes");
-    for (uint32_t i = 0; ix && i < ix->len && i < DDB_MAX_INDEXES; i++) {
-        const ddb_value *d = ix->u.l[i];
+    bool names = true;
+    t->name = sdup(def->name, &names);
+    t->pk = sdup(def->key.pk, &names);
+    t->pk_type = def->key.pk_type;
+    t->sk = sdup(def->key.sk, &names);
+    t->sk_type = def->key.sk_type;
+    t->rcu = def->rcu;
+    t->wcu = def->wcu;
+    for (size_t i = 0; i < def->n_indexes && i < DDB_MAX_INDEXES; i++) {
+        const ddb_index_def *d = &def->indexes[i];
         ddb_index_rt *x = &t->idx[t->n_idx++];
-        x->name = sdup(ddb_map_get(d, "name"));
-        x->local = num(ddb_map_get(d, "local")) != 0;
-        x->pk = sdup(ddb_map_get(d, "pk"));
-        x->pk_type = (ddb_type)num(ddb_map_get(d, "pk_type"));
-        x->sk = sdup(ddb_map_get(d, "sk"));
-        x->sk_type = (ddb_type)num(ddb_map_get(d, "sk_type"));
-        x->proj = (ddb_projection)num(ddb_map_get(d, "proj"));
-        x->rcu = num(ddb_map_get(d, "rcu"));
-        x->wcu = num(ddb_map_get(d, "wcu"));
-        const ddb_value *inc = ddb_map_get(d, "include");
-        if (inc && inc->len) {
-            x->include = calloc(inc->len, sizeof *x->include);
-            for (uint32_t j = 0; x->include && j < inc->len; j++)
-                x->include[x->n_include++] = sdup(inc->u.l[j]);
-        }
+        x->name = sdup(d->name, &names);
+        x->local = d->local;
+        x->pk = sdup(d->key.pk, &names);
+        x->pk_type = d->key.pk_type;
+        x->sk = sdup(d->key.sk, &names);
+        x->sk_type = d->key.sk_type;
+        x->proj = d->projection;
+        x->rcu = d->rcu;
+        x->wcu = d->wcu;
+        if (d->n_include && !(x->include = calloc(d->n_include, sizeof *x->include)))
+            names = false;
+        for (size_t j = 0; x->include && j < d->n_include; j++)
+            x->include[x->n_include++] = sdup(d->include[j], &names);
     }
     t->n_parts = bounds->mv_size / 8;
     t->bounds = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->bounds);
     t->parts = calloc(t->n_parts ? t->n_parts : 1, sizeof *t->parts);
-    bool names = t->name && t->pk && (!ddb_item_get(def, "sk") || t->sk);
-    for (size_t i = 0; i < t->n_idx; i++)
-    for (size_t i = 0; names && i < t->n_idx; i++) {
-        const ddb_value *inc = ddb_map_get(ix->u.l[i], "include");
-        names = t->idx[i].name && t->idx[i].pk && (!ddb_map_get(ix->u.l[i], "sk") || t->idx[i].sk) &&
-                t->idx[i].n_include == (inc ? inc->len : 0);
-        for (size_t j = 0; names && j < t->idx[i].n_include; j++)
-            names = t->idx[i].include[j] != NULL;
-    }
     if (!names || !t->bounds || !t->parts) {
         ddbi_tables_free(t);
         return ddbi_fail_oom(err, "loading a table definition");
@@ -198,8 +136,56 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
         rc = mdb_dbi_open(dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
     }
     if (rc) {
+        rc = rc == MDB_NOTFOUND ? ddbi_fail_stored(err, t->name, NULL, 0, "its database %s is missing", name)
+                                : ddbi_mdb_fail(err, rc, "opening table databases");
         ddbi_tables_free(t);
-        return ddbi_mdb_fail(err, rc, "opening table databases");
+        return rc;
+    }
+    *out = t;
+    return DDB_OK;
+}
+
+/* Load table name (its stored definition v) into *out: the definition
+ * read back and validated, its partition map, its databases opened in
+ * dbi_txn, the hooks' settings (stream, TTL).  DDB_ECORRUPT when any of
+ * these is damaged. */
+static int load_one(ddbi_engine *db, MDB_txn *txn, MDB_txn *dbi_txn, const char *name, const MDB_val *v, ddb_arena *a,
+                    ddb_table_rt **out, ddb_error *err)
+{
+    ddb_table_def def;
+    int rc = ddbi_catalog_decode(v->mv_data, v->mv_size, name, a, &def, err);
+    if (rc)
+        return rc;
+    char pkey[320];
+    snprintf(pkey, sizeof pkey, "p/%s", name);
+    MDB_val bk = {strlen(pkey), pkey}, bv;
+    if (mdb_get(txn, db->meta, &bk, &bv) != 0)
+        return ddbi_fail_stored(err, name, NULL, 0, "the partition map is missing");
+    /* before mdb_dbi_open: pooled read transactions that may have
+     * opened handles must commit, not reset (see ddbi_rtxn_release) */
+    atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
+    if ((rc = table_from_def(dbi_txn, &def, &bv, out, err)))
+        return rc;
+    if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, *out, err))) { /* stream, TTL */
+        ddbi_tables_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* The entry of a table whose definition does not load (err: why): only
+ * its name and its damage, no databases. */
+static int damaged_table(const char *name, ddb_error *err, ddb_table_rt **out)
+{
+    ddb_table_rt *t = calloc(1, sizeof *t);
+    if (t) {
+        pthread_mutex_init(&t->lock, NULL);
+        t->name = strdup(name);
+        t->damage = strdup(err->message);
+    }
+    if (!t || !t->name || !t->damage) {
+        ddbi_tables_free(t);
+        return ddbi_fail_oom(err, "loading a damaged table");
     }
     *out = t;
     return DDB_OK;
@@ -232,40 +218,27 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
     MDB_val k = {2, "t/"}, v;
     int g = a ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : ENOMEM; /* the cursor's LMDB code */
     while (!rc && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
-        ddb_item *def;
-        char pkey[600];
-        if (k.mv_size > 257 || memchr(k.mv_data, 0, k.mv_size)) {
-            rc = ddbi_fail(err, DDB_ECORRUPT, "the table list holds a malformed key %s (the database file is damaged)",
-                           ddbi_key_text(pkey, sizeof pkey, k.mv_data, k.mv_size));
-            break;
+        char name[300];
+        if (!ddbi_stored_table_key_ok(&k)) { /* names no table: ddb_check_catalog reports it */
+            g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+            continue;
         }
-        snprintf(pkey, sizeof pkey, "p/%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
-        if ((rc = ddbi_decode_item(v.mv_data, v.mv_size, a, &def))) {
-            rc = rc == DDB_ENOMEM ? ddbi_fail_oom(err, "loading a table definition")
-                                  : ddbi_fail_stored(err, pkey + 2, NULL, 0, "the stored table definition does not decode");
-            break;
-        }
-        if ((rc = def_check(def, pkey + 2, err)))
-            break;
-        MDB_val bk = {strlen(pkey), pkey}, bv;
-        if (mdb_get(txn, db->meta, &bk, &bv) != 0) {
-            rc = ddbi_fail_stored(err, pkey + 2, NULL, 0, "the partition map is missing");
-            break;
-        }
+        snprintf(name, sizeof name, "%.*s", (int)k.mv_size - 2, (char *)k.mv_data + 2);
         ddb_table_rt *t = NULL;
-        /* before mdb_dbi_open: pooled read transactions that may have
-         * opened handles must commit, not reset (see ddbi_rtxn_release) */
-        atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
-        if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
-            break;
-        if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, t, err))) { /* stream, TTL */
-            ddbi_tables_free(t);
+        ddb_error why = {0}; /* err may be NULL: the damage is kept in the entry */
+        rc = load_one(db, txn, dbi_txn, name, &v, a, &t, &why);
+        ddb_arena_reset(a);
+        if (rc == DDB_ECORRUPT) /* that table's problem only: it answers its damage */
+            rc = damaged_table(name, &why, &t);
+        if (rc) {
+            if (err)
+                *err = why;
             break;
         }
         /* keep the counters of partitions that still start where they did
          * (after a split the lower half keeps its parent's history) */
         for (ddb_table_rt *o = atomic_load_explicit(&db->tables, memory_order_relaxed); o; o = o->next) {
-            if (strcmp(o->name, t->name) != 0)
+            if (strcmp(o->name, t->name) != 0 || o->damage || t->damage)
                 continue;
             for (size_t i = 0; i < t->n_parts; i++) {
                 size_t j = ddbi_part_of(o, t->bounds[i]);
@@ -287,7 +260,6 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         }
         t->next = list;
         list = t;
-        ddb_arena_reset(a);
         g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
     }
     mdb_cursor_close(c);
@@ -326,96 +298,11 @@ int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
     return rc;
 }
 
-static bool name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-           c == '.';
-}
-
-/* DynamoDB's request-validation form for a string member: "1 validation
- * error detected: Value 'x' at 'tableName' failed to satisfy constraint:
- * Member must ...", or "2 validation errors detected: ...; ...".  The
- * value is shown up to 100 bytes. */
-static int constraint_fail(ddb_error *err, const char *field, const char *value, const char *const *why, int k)
-{
-    size_t n = strlen(value);
-    int shown = n > 100 ? 100 : (int)n;
-    const char *more = n > 100 ? "..." : "";
-    if (k == 1)
-        return ddbi_fail(err, DDB_EVALIDATION,
-                        "1 validation error detected: Value '%.*s%s' at '%s' failed to satisfy constraint: %s", shown,
-                        value, more, field, why[0]);
-    return ddbi_fail(err, DDB_EVALIDATION,
-                    "2 validation errors detected: Value '%.*s%s' at '%s' failed to satisfy constraint: %s; Value "
-                    "'%.*s%s' at '%s' failed to satisfy constraint: %s",
-                    shown, value, more, field, why[0], shown, value, more, field, why[1]);
-}
-
-static int null_member(ddb_error *err, const char *field)
-{
-    return ddbi_fail(err, DDB_EVALIDATION,
-                    "1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be "
-                    "null",
-                    field);
-}
-
-/* A table or index name: characters [a-zA-Z0-9_.-] and length min..max,
- * in DynamoDB's words; arn: names skip the pattern (a table ARN). */
-static int check_name_member(const char *field, const char *name, size_t min, size_t max, bool arn_ok,
-                             ddb_error *err)
-{
-    if (!name)
-        return null_member(err, field);
-    size_t n = strlen(name);
-    bool bad_char = false;
-    if (!(arn_ok && strncmp(name, "arn:", 4) == 0))
-        for (size_t i = 0; i < n; i++)
-            bad_char |= !name_char(name[i]);
-    if (!bad_char && n >= min && n <= max)
-        return DDB_OK; /* every request names a table: no formatting unless it fails */
-    char lo[64], hi[64];
-    snprintf(lo, sizeof lo, "Member must have length greater than or equal to %zu", min);
-    snprintf(hi, sizeof hi, "Member must have length less than or equal to %zu", max);
-    const char *why[2];
-    int k = 0;
-    if (bad_char)
-        why[k++] = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+";
-    if (n < min)
-        why[k++] = lo;
-    if (n > max)
-        why[k++] = hi;
-    return constraint_fail(err, field, name, why, k);
-}
-
-/* A name CreateTable gives (table or index): DynamoDB answers a length
- * outside 3..255 with "TableName must be at least 3 characters long and at
- * most 255 characters long" before checking the characters. */
-static int check_create_name(const char *param, const char *field, const char *name, ddb_error *err)
-{
-    size_t n = name ? strlen(name) : 0;
-    if (name && (n < 3 || n > 255))
-        return ddbi_fail(err, DDB_EVALIDATION,
-                        "%s must be at least 3 characters long and at most 255 characters long (\"%.*s%s\" has %zu)",
-                        param, (int)(n > 100 ? 100 : n), name, n > 100 ? "..." : "", n);
-    return check_name_member(field, name, 3, 255, false, err);
-}
-
-/* TableName of a request on an existing table, as DynamoDB validates it
- * before looking the table up (API_PutItem.html and the other item and
- * read operations: "Length Constraints: Minimum length of 1. Maximum length
- * of 1024", a name or a table ARN): outside that, or with characters no
- * table name may hold, the request is a ValidationException in DynamoDB's
- * "N validation error(s) detected" form; a well-formed name of no table is
- * ResourceNotFoundException.  An ARN is looked up as given. */
-int ddbi_table_name_check(const char *name, ddb_error *err)
-{
-    return check_name_member("tableName", name, 1, 1024, true, err);
-}
-
 /* The cache is current for txn once its generation is not newer than the
  * cache's: then take it without a lock.  Only a newer generation (a table
  * created, deleted or split since the last reload) takes schema_mu. */
-static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
+static int table_find(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out,
+                      ddb_error *err)
 {
     if (!name)
         return ddbi_fail(err, DDB_EINVAL, "table name is NULL");
@@ -450,6 +337,19 @@ static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonl
         return ddbi_fail(err, DDB_ENOTABLE, "Requested resource not found: table \"%s\" does not exist", name);
     *out = t;
     return DDB_OK;
+}
+
+/* The same, and DDB_ECORRUPT for a table whose definition is damaged (a
+ * table only DeleteTable takes: table_find). */
+static int table_get(ddbi_engine *db, MDB_txn *txn, const char *name, bool rdonly, ddb_table_rt **out, ddb_error *err)
+{
+    int rc = table_find(db, txn, name, rdonly, out, err);
+    if (rc || !(*out)->damage)
+        return rc;
+    return ddbi_fail(err, DDB_ECORRUPT,
+                     "%s; the other tables work: restore this table, or drop it with DeleteTable (`ddb delete-table "
+                     "%s`)",
+                     (*out)->damage, name);
 }
 
 /* Can txn use t's database handles?  Not if it began before the
@@ -506,178 +406,6 @@ const ddb_index_rt *ddbi_table_index(const ddb_table_rt *t, const char *name)
 
 /* ---- CreateTable ---- */
 
-
-/* A key attribute name of a key schema: 1..255 bytes, in DynamoDB's
- * request-validation words (the 255 is not in the documentation; ScyllaDB's
- * test/alternator/test_limits.py test_limit_attribute_length_key_bad shows
- * DynamoDB refusing 256). */
-static int check_key_name(const char *field, const char *name, ddb_error *err)
-{
-    if (!name)
-        return null_member(err, field);
-    size_t n = strlen(name);
-    const char *why = n < 1 ? "Member must have length greater than or equal to 1"
-                            : "Member must have length less than or equal to 255";
-    return n < 1 || n > 255 ? constraint_fail(err, field, name, &why, 1) : DDB_OK;
-}
-
-static int check_key_type(const char *prefix, int member, ddb_type t, ddb_error *err)
-{
-    if (t == DDB_TS || t == DDB_TN || t == DDB_TB)
-        return DDB_OK;
-    char field[160];
-    snprintf(field, sizeof field, "%sattributeDefinitions.%d.member.attributeType", prefix, member);
-    const char *why = "Member must satisfy enum value set: [B, N, S]";
-    return constraint_fail(err, field, ddb_type_name(t), &why, 1);
-}
-
-/* The key schema of the table (prefix "") or of an index (prefix
- * "globalSecondaryIndexes.N.member."), checked as DynamoDB checks a
- * KeySchema; index names the index in our extra detail. */
-static int check_key_schema(const char *prefix, const char *index, const ddb_key_schema *k, ddb_error *err)
-{
-    char f1[160], f2[160];
-    snprintf(f1, sizeof f1, "%skeySchema.1.member.attributeName", prefix);
-    snprintf(f2, sizeof f2, "%skeySchema.2.member.attributeName", prefix);
-    int rc = check_key_name(f1, k->pk, err);
-    if (!rc && k->sk)
-        rc = check_key_name(f2, k->sk, err);
-    if (!rc)
-        rc = check_key_type(prefix, 1, k->pk_type, err);
-    if (!rc && k->sk)
-        rc = check_key_type(prefix, 2, k->sk_type, err);
-    if (!rc && k->sk && strcmp(k->pk, k->sk) == 0)
-        rc = ddbi_fail(err, DDB_EVALIDATION,
-                       "Both the Hash Key and the Range Key element in the KeySchema have the same name (\"%s\"%s%s)",
-                       k->pk, index ? ", index " : "", index ? index : "");
-    return rc;
-}
-
-/* Every attribute that appears in two key schemas must have one type. */
-static int check_attr_type(const ddb_table_def *d, const char *name, ddb_type type, ddb_error *err)
-{
-    const ddb_key_schema *ks[1 + DDB_MAX_INDEXES];
-    size_t n = 0;
-    ks[n++] = &d->key;
-    for (size_t i = 0; i < d->n_indexes; i++)
-        ks[n++] = &d->indexes[i].key;
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(ks[i]->pk, name) == 0 && ks[i]->pk_type != type)
-            goto bad;
-        if (ks[i]->sk && strcmp(ks[i]->sk, name) == 0 && ks[i]->sk_type != type)
-            goto bad;
-    }
-    return DDB_OK;
-bad:
-    /* DynamoDB answers two AttributeDefinitions of one name so (pynamodb's
-     * tests, run against DynamoDB) */
-    return ddbi_fail(err, DDB_EVALIDATION,
-                    "Cannot have two attributes with the same name (attribute %s is declared with two different "
-                    "types)",
-                    name);
-}
-
-static int validate_def(const ddb_table_def *d, ddb_error *err)
-{
-    /* CreateTable: 3..255 characters (HowItWorks.NamingRulesDataTypes),
-     * the length checked first, in DynamoDB's words */
-    int rc = check_create_name("TableName", "tableName", d->name, err);
-    if (!rc)
-        rc = check_key_schema("", NULL, &d->key, err);
-    if (rc)
-        return rc;
-    size_t ngsi = 0, nlsi = 0, projected = 0;
-    if (d->n_indexes && !d->indexes)
-        return ddbi_fail(err, DDB_EINVAL, "n_indexes is %zu but indexes is NULL", d->n_indexes);
-    /* the messages are DynamoDB's CreateTable answers (dynalite
-     * validations/createTable.js and test/createTable.js; Projection:
-     * API_Projection.html; the limits: ServiceQuotas.html) */
-    for (size_t i = 0; i < d->n_indexes; i++) {
-        const ddb_index_def *x = &d->indexes[i];
-        char field[80], prefix[80];
-        const char *kind = x->local ? "local" : "global";
-        size_t member = (x->local ? nlsi : ngsi) + 1;
-        snprintf(field, sizeof field, "%sSecondaryIndexes.%zu.member.indexName", kind, member);
-        snprintf(prefix, sizeof prefix, "%sSecondaryIndexes.%zu.member.", kind, member);
-        if ((rc = check_create_name("IndexName", field, x->name, err)) ||
-            (rc = check_key_schema(prefix, x->name, &x->key, err)))
-            return rc;
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(d->indexes[j].name, x->name) == 0)
-                return ddbi_fail(err, DDB_EVALIDATION,
-                                "One or more parameter values were invalid: Duplicate index name: %s", x->name);
-        if (x->local) {
-            nlsi++;
-            if (!d->key.sk)
-                return ddbi_fail(err, DDB_EVALIDATION,
-                                "One or more parameter values were invalid: Table KeySchema does not have a range key, "
-                                "which is required when specifying a LocalSecondaryIndex (index %s)",
-                                x->name);
-            if (strcmp(x->key.pk, d->key.pk) != 0)
-                return ddbi_fail(err, DDB_EVALIDATION,
-                                "One or more parameter values were invalid: Index KeySchema does not have the same "
-                                "leading hash key as table KeySchema for index: %s. index hash key: %s, table hash "
-                                "key: %s",
-                                x->name, x->key.pk, d->key.pk);
-            if (!x->key.sk)
-                return ddbi_fail(err, DDB_EVALIDATION,
-                                "One or more parameter values were invalid: Index KeySchema does not have a range key "
-                                "for index: %s",
-                                x->name);
-        } else {
-            ngsi++;
-        }
-        if (x->projection > DDB_PROJ_INCLUDE)
-            return ddbi_fail(err, DDB_EVALIDATION,
-                            "1 validation error detected: Value '%d' at '%sprojection.projectionType' failed to "
-                            "satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]",
-                            (int)x->projection, prefix);
-        if (x->projection == DDB_PROJ_INCLUDE) {
-            if (!x->n_include || !x->include)
-                return ddbi_fail(err, DDB_EVALIDATION,
-                                "One or more parameter values were invalid: ProjectionType is INCLUDE, but "
-                                "NonKeyAttributes is not specified (index %s)",
-                                x->name);
-            projected += x->n_include;
-            if (projected > 100)
-                return ddbi_fail(err, DDB_ELIMIT,
-                                "One or more parameter values were invalid: Number of projected attributes in all "
-                                "indexes exceeds limit of 100 (%zu up to index %s)",
-                                projected, x->name);
-        }
-    }
-    if (ngsi > DDB_MAX_GSI)
-        return ddbi_fail(err, DDB_ELIMIT,
-                        "One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table "
-                        "limit of %d (table %s has %zu)",
-                        DDB_MAX_GSI, d->name, ngsi);
-    if (nlsi > DDB_MAX_LSI)
-        return ddbi_fail(err, DDB_ELIMIT,
-                        "One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table "
-                        "limit of %d (table %s has %zu)",
-                        DDB_MAX_LSI, d->name, nlsi);
-    if ((rc = check_attr_type(d, d->key.pk, d->key.pk_type, err)) ||
-        (d->key.sk && (rc = check_attr_type(d, d->key.sk, d->key.sk_type, err))))
-        return rc;
-    for (size_t i = 0; i < d->n_indexes; i++) {
-        const ddb_key_schema *k = &d->indexes[i].key;
-        if ((rc = check_attr_type(d, k->pk, k->pk_type, err)) ||
-            (k->sk && (rc = check_attr_type(d, k->sk, k->sk_type, err))))
-            return rc;
-    }
-    return DDB_OK;
-}
-
-static int set_str(ddb_arena *a, ddb_value *m, const char *k, const char *s)
-{
-    return s ? ddb_map_set(a, m, k, ddb_v_str(a, s)) : DDB_OK;
-}
-
-static int set_num(ddb_arena *a, ddb_value *m, const char *k, uint64_t v)
-{
-    return ddb_map_set(a, m, k, ddb_v_u64(a, v));
-}
-
 /* Initial partition count as DynamoDB sizes it from throughput. */
 static size_t initial_partitions(const ddb_table_def *d)
 {
@@ -690,52 +418,19 @@ static size_t initial_partitions(const ddb_table_def *d)
     return n ? (n > 4096 ? 4096 : n) : 1;
 }
 
-/* The stored form of one index definition (NULL when out of memory). */
-static ddb_value *index_map(ddb_arena *a, const ddb_index_def *x)
-{
-    ddb_value *xm = ddb_v_map(a), *inc = ddb_v_list(a);
-    if (!xm || !inc)
-        return NULL;
-    int rc = set_str(a, xm, "name", x->name) | set_num(a, xm, "local", x->local) | set_str(a, xm, "pk", x->key.pk) |
-             set_num(a, xm, "pk_type", x->key.pk_type) | set_str(a, xm, "sk", x->key.sk) |
-             set_num(a, xm, "sk_type", x->key.sk ? x->key.sk_type : 0) | set_num(a, xm, "proj", x->projection) |
-             set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
-    for (size_t j = 0; x->projection == DDB_PROJ_INCLUDE && j < x->n_include; j++)
-        rc |= ddb_list_append(a, inc, ddb_v_str(a, x->include[j]));
-    rc |= ddb_map_set(a, xm, "include", inc);
-    return rc ? NULL : xm;
-}
-
-/* Store a table definition under "t/<name>". */
+/* Store a table definition under "t/<name>" (a round trip: see
+ * ddbi_catalog_put). */
 static int put_def(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d, ddb_error *err)
 {
-    char key[600];
-    int klen = meta_key(key, sizeof key, 't', d->name);
-    MDB_val k = {(size_t)klen, key}, v;
     ddb_arena *a = ddb_arena_new();
+    ddb_value *m;
     if (!a)
         return ddbi_fail_oom(err, __func__);
-    ddb_value *m = ddb_v_map(a);
-    ddb_value *ix = ddb_v_list(a);
-    int rc = set_str(a, m, "name", d->name) | set_str(a, m, "pk", d->key.pk) |
-             set_num(a, m, "pk_type", d->key.pk_type) | set_str(a, m, "sk", d->key.sk) |
-             set_num(a, m, "sk_type", d->key.sk ? d->key.sk_type : 0) | set_num(a, m, "rcu", d->rcu) |
-             set_num(a, m, "wcu", d->wcu);
-    for (size_t i = 0; i < d->n_indexes; i++)
-        rc |= ddb_list_append(a, ix, index_map(a, &d->indexes[i]));
-    rc |= ddb_map_set(a, m, "indexes", ix);
-    ddb_buf b = {0};
+    int rc = ddbi_catalog_encode(a, d, &m, err);
     if (!rc)
-        rc = ddbi_encode_item(&b, m, 0);
+        rc = ddbi_catalog_put(db, txn, d->name, m, err);
     ddb_arena_free(a);
-    if (rc) {
-        ddbi_buf_free(&b);
-        return ddbi_fail_oom(err, __func__);
-    }
-    v = (MDB_val){b.len, b.p};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
-    ddbi_buf_free(&b);
-    return rc ? ddbi_mdb_fail(err, rc, "storing the table definition") : DDB_OK;
+    return rc;
 }
 
 typedef struct create_ctx {
@@ -803,7 +498,9 @@ static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *err)
 {
     ddbi_engine *db = impl;
-    int rc = validate_def(def, err);
+    int rc = ddbi_table_def_request_check(def, err);
+    if (!rc)
+        rc = ddbi_table_def_validate(def, err);
     if (!rc)
         rc = db->hooks && db->hooks->table_validate ? db->hooks->table_validate(def, err) : DDB_OK;
     if (rc)
@@ -837,19 +534,73 @@ int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
 typedef struct delete_ctx {
     const char *name;
     ddb_error *err;
+    bool locked; /* delete_fn took schema_mu; the caller releases it */
 } delete_ctx;
+
+/* Empty the databases of table name, found by their names in LMDB's main
+ * database ("i/<name>" and each "x/<name>/<index>"): a table whose
+ * definition is damaged has no list of its indexes to go by.  Caller holds
+ * schema_mu (mdb_dbi_open).  LMDB codes. */
+static int drop_by_name(MDB_txn *txn, const char *name)
+{
+    char items[300], prefix[300];
+    snprintf(items, sizeof items, "i/%s", name);
+    int np = snprintf(prefix, sizeof prefix, "x/%s/", name);
+    MDB_dbi main, dbi;
+    int rc = mdb_dbi_open(txn, NULL, 0, &main);
+    if (!rc && !(rc = mdb_dbi_open(txn, items, 0, &dbi)))
+        rc = mdb_drop(txn, dbi, 0);
+    rc = rc == MDB_NOTFOUND ? 0 : rc;
+    char at[600];
+    size_t at_len = (size_t)np;
+    memcpy(at, prefix, at_len);
+    while (!rc) {
+        /* the next index database after at (the cursor is closed before
+         * the drop writes to the main database) */
+        MDB_cursor *c;
+        MDB_val k = {at_len, at}, v;
+        if ((rc = mdb_cursor_open(txn, main, &c)))
+            break;
+        int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
+        if (!g && k.mv_size == at_len && memcmp(k.mv_data, at, at_len) == 0 && at_len > (size_t)np)
+            g = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+        bool mine = !g && k.mv_size > (size_t)np && k.mv_size < sizeof at &&
+                    memcmp(k.mv_data, prefix, (size_t)np) == 0 && !memchr(k.mv_data, 0, k.mv_size);
+        if (mine) {
+            memcpy(at, k.mv_data, k.mv_size);
+            at_len = k.mv_size;
+            at[at_len] = '\0';
+        }
+        mdb_cursor_close(c);
+        if (g && g != MDB_NOTFOUND)
+            return g;
+        if (!mine)
+            break;
+        if (!(rc = mdb_dbi_open(txn, at, MDB_DUPSORT, &dbi)))
+            rc = mdb_drop(txn, dbi, 0);
+        rc = rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE ? 0 : rc;
+    }
+    return rc;
+}
 
 static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 {
     delete_ctx *cx = vctx;
     ddb_table_rt *t;
-    int rc = ddbi_table_get(db, txn, cx->name, &t, cx->err);
+    int rc = table_find(db, txn, cx->name, false, &t, cx->err);
     if (rc)
         return rc;
-    /* empty the databases but keep their handles: other threads may hold them */
-    rc = mdb_drop(txn, t->items, 0);
-    for (size_t i = 0; !rc && i < t->n_idx; i++)
-        rc = mdb_drop(txn, t->idx[i].dbi, 0);
+    if (t->damage) {
+        /* the way out for a damaged definition: its databases by name */
+        pthread_mutex_lock(&db->schema_mu);
+        cx->locked = true;
+        rc = drop_by_name(txn, cx->name);
+    } else {
+        /* empty the databases but keep their handles: other threads may hold them */
+        rc = mdb_drop(txn, t->items, 0);
+        for (size_t i = 0; !rc && i < t->n_idx; i++)
+            rc = mdb_drop(txn, t->idx[i].dbi, 0);
+    }
     char key[600];
     const char kinds[] = {'t', 'p', 's', 'u'};
     for (size_t i = 0; !rc && i < sizeof kinds; i++) {
@@ -861,6 +612,8 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
             rc = ddbi_del_prefix(txn, db->meta, key, (size_t)klen + 1);
         } else {
             rc = mdb_del(txn, db->meta, &k, NULL);
+            if (rc == MDB_NOTFOUND && t->damage)
+                rc = 0; /* a damaged table may miss its partition map */
         }
     }
     if (!rc)
@@ -873,8 +626,11 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
 int ddbi_engine_delete_table(void *impl, const char *name, ddb_error *err)
 {
     ddbi_engine *db = impl;
-    delete_ctx cx = {name, err};
-    return ddbi_run_write(db, delete_fn, &cx, true, err);
+    delete_ctx cx = {name, err, false};
+    int rc = ddbi_run_write(db, delete_fn, &cx, true, err); /* exclusive: committed or aborted on return */
+    if (cx.locked)
+        pthread_mutex_unlock(&db->schema_mu);
+    return rc;
 }
 
 /* ---- DescribeTable / ListTables ---- */
@@ -940,6 +696,10 @@ int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_
     MDB_val k = {2, "t/"}, d;
     int g = mdb_cursor_get(c, &k, &d, MDB_SET_RANGE);
     while (v && g == 0 && k.mv_size > 2 && memcmp(k.mv_data, "t/", 2) == 0) {
+        if (!ddbi_stored_table_key_ok(&k)) { /* names no table (ddb_check_catalog) */
+            g = mdb_cursor_get(c, &k, &d, MDB_NEXT);
+            continue;
+        }
         if (n == cap) {
             const char **nv = ddb_arena_alloc(a, 2 * cap * sizeof *nv);
             if (!nv) {
@@ -1002,20 +762,18 @@ static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
 static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const ddb_index_def *x,
                                const char *drop, ddb_error *err)
 {
-    char key[600];
-    int klen = meta_key(key, sizeof key, 't', t->name);
-    MDB_val dk = {(size_t)klen, key}, dv;
     ddb_arena *da = ddb_arena_new();
     ddb_item *def;
-    ddb_buf out = {0};
-    int rc;
     if (!da)
         return ddbi_fail_oom(err, __func__);
-    if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddbi_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
+    int rc = ddbi_catalog_get(db, txn, t->name, da, &def, err);
+    if (rc) {
         ddb_arena_free(da);
-        return ddbi_fail(err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
+        return rc;
     }
-    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = x ? index_map(da, x) : NULL;
+    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = x ? ddbi_catalog_index_map(da, x) : NULL;
+    if (!list && (list = ddb_v_list(da)) && ddb_item_set(def, "indexes", list))
+        list = NULL;
     bool ok = list && list->type == DDB_TL && (!x || (xm && !ddb_list_append(da, list, xm)));
     if (ok && !x) {
         uint32_t kept = 0;
@@ -1026,16 +784,10 @@ static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt
         }
         list->len = kept;
     }
-    if (!ok || ddbi_encode_item(&out, ddb_item_map(def), 0)) {
-        ddb_arena_free(da);
-        ddbi_buf_free(&out);
-        return ddbi_fail_oom(err, __func__);
-    }
-    dv = (MDB_val){out.len, out.p};
-    rc = mdb_put(txn, db->meta, &dk, &dv, 0);
-    ddbi_buf_free(&out);
+    rc = ok ? ddbi_catalog_put(db, txn, t->name, ddb_item_map(def), err)
+            : ddbi_fail_stored(err, t->name, NULL, 0, "the stored table definition's index list is malformed");
     ddb_arena_free(da);
-    return rc ? ddbi_mdb_fail(err, rc, "UpdateTable") : DDB_OK;
+    return rc;
 }
 
 static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
@@ -1056,7 +808,8 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     ddb_table_def d;
     def_of(t, &d, ix);
     ix[d.n_indexes++] = *cx->x;
-    if ((rc = validate_def(&d, cx->err)))
+    if ((rc = ddbi_index_request_check("globalSecondaryIndexUpdates.1.member.create.", cx->x, cx->err)) ||
+        (rc = ddbi_table_def_validate(&d, cx->err)))
         return rc;
     pthread_mutex_lock(&db->schema_mu); /* mdb_dbi_open, as in create_fn */
     cx->locked = true;

@@ -79,6 +79,7 @@ static const struct {
     {"RequestLimitExceeded", DDB_ETHROTTLED, true, true},
     {"ItemCollectionSizeLimitExceededException", DDB_ELIMIT, false, true},
     {"LimitExceededException", DDB_ELIMIT, false, false},
+    {"TableDamagedException", DDB_ECORRUPT, false, true}, /* ddb serve: a damaged table (docs/SERVER.md) */
     {"InternalServerError", DDB_EIO, true, false},
     {"ServiceUnavailable", DDB_EIO, true, false},
     {"UnknownOperationException", DDB_ENOTSUP, false, false},
@@ -107,6 +108,7 @@ static const char *const limit_texts[] = {
     "Too many items requested for the",
     "Transaction size of",
     "Number of projected attributes in all indexes exceeds limit",
+    "nonKeyAttributes' failed to satisfy constraint: Member must have length less than or equal to 20",
     "GlobalSecondaryIndex count exceeds the per-table limit",
     "Number of LocalSecondaryIndexes exceeds per-table limit",
     "The document path has too many nesting levels",

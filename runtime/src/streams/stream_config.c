@@ -104,18 +104,18 @@ static int check_spec(const ddb_stream_spec *s, ddb_error *err)
     return DDB_OK;
 }
 
+/* UpdateTimeToLive's attribute: the rule of every attribute name of a
+ * definition (engine/table_def.c); "" or NULL turns TTL off. */
 static int check_ttl_attr(const char *attr, ddb_error *err)
 {
-    if (attr && strlen(attr) > 255)
-        return ddbi_fail(err, DDB_EVALIDATION, "TimeToLive attribute name must be 1 to 255 bytes (it is %zu)",
-                        strlen(attr));
-    return DDB_OK;
+    return attr && attr[0] ? ddbi_attr_name_check("timeToLiveSpecification.attributeName", attr, err) : DDB_OK;
 }
 
+/* CreateTable's stream specification (its TTL attribute is the engine's
+ * validator's). */
 int ddbi_stream_validate_def(const ddb_table_def *d, ddb_error *err)
 {
-    int rc = check_spec(&d->stream, err);
-    return rc ? rc : check_ttl_attr(d->ttl_attribute, err);
+    return check_spec(&d->stream, err);
 }
 
 int ddbi_stream_on_create(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d)

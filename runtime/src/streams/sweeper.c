@@ -23,7 +23,8 @@ static void pass(ddbi_engine *db)
         int64_t now = ddbi_engine_clock_ms(db);
         for (size_t i = 0; i < n; i++) {
             ddb_stream_desc d;
-            if (ddbi_streams_stream_describe(db, names[i], &d, NULL) || !d.records)
+            if (ddbi_refuse_damaged_table(db, names[i], NULL) ||
+                ddbi_streams_stream_describe(db, names[i], &d, NULL) || !d.records)
                 continue;
             uint64_t ret = d.spec.retention_seconds ? d.spec.retention_seconds : DDB_STREAM_DEFAULT_RETENTION_S;
             if (d.oldest_ms < now - (int64_t)(ret * 1000u))

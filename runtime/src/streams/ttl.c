@@ -150,8 +150,12 @@ int ddbi_streams_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_
         size_t count = 0;
         rc = a ? ddbi_engine_list_tables(db, a, &names, &count, err) : ddbi_fail_oom(err, __func__);
         for (size_t i = 0; !rc && i < count; i++) {
+            if (ddbi_refuse_damaged_table(db, names[i], NULL))
+                continue; /* a damaged table is left alone; the others are swept */
             rc = sweep_table(db, names[i], now_ms, &n, err);
-            if (rc == DDB_ENOTABLE) /* deleted meanwhile */
+            if (rc == DDB_ECORRUPT)
+                ddbi_engine_damaged(db, names[i], err);
+            if (rc == DDB_ENOTABLE || rc == DDB_ECORRUPT) /* deleted meanwhile; damaged */
                 rc = DDB_OK;
         }
         ddb_arena_free(a);

@@ -49,6 +49,20 @@ static int attr_type(serve_req *r, attr_defs *defs, const char *name, ddb_type *
                             name);
 }
 
+/* AttributeDefinitions name each attribute once (DynamoDB's answer to two
+ * of one name, pynamodb's tests run against DynamoDB). */
+static int attr_defs_unique(serve_req *r, const json_t *arr)
+{
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        for (size_t j = 0; j < i; j++) {
+            const char *a = json_string_value(json_object_get(json_array_get(arr, i), "AttributeName"));
+            const char *b = json_string_value(json_object_get(json_array_get(arr, j), "AttributeName"));
+            if (a && b && strcmp(a, b) == 0)
+                return serve_validation(r, "Cannot have two attributes with the same name (%s)", a);
+        }
+    return 0;
+}
+
 /* KeySchema [{AttributeName, KeyType HASH|RANGE}] with types from AttributeDefinitions. */
 static int key_schema(serve_req *r, const json_t *o, const char *path, attr_defs *defs, ddb_key_schema *k)
 {
@@ -168,6 +182,7 @@ static int stream_spec(serve_req *r, const json_t *o, ddb_stream_spec *s, bool *
     return 0;
 }
 
+static int tags_check(serve_req *r, const json_t *tags);
 static int tags_store(serve_req *r, const char *table, const json_t *tags);
 
 int op_create_table(serve_req *r)
@@ -180,6 +195,8 @@ int op_create_table(serve_req *r)
     if (!ad || !json_is_array(ad))
         return serve_validation(r, "1 validation error detected: Value null at 'attributeDefinitions' failed to "
                                    "satisfy constraint: Member must not be null");
+    if (attr_defs_unique(r, ad))
+        return -1;
     attr_defs defs = {ad, ddb_arena_alloc(r->a, json_array_size(ad) + 1)};
     if (!defs.used)
         return serve_fail_code(r, DDB_ENOMEM);
@@ -217,10 +234,12 @@ int op_create_table(serve_req *r)
     if (!on_demand && !def.rcu)
         return serve_validation(r, "One or more parameter values were invalid: ReadCapacityUnits and "
                                    "WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
+    const json_t *tags = json_object_get(r->in, "Tags");
+    if (tags && tags_check(r, tags))
+        return -1;
     int rc = ddb_create_table(r->srv->db, &def, &r->err);
     if (rc)
         return serve_fail_code(r, rc);
-    const json_t *tags = json_object_get(r->in, "Tags");
     if (tags && tags_store(r, def.name, tags))
         return -1;
     json_t *t = table_description(r, def.name, "ACTIVE");
@@ -355,6 +374,8 @@ int op_update_table(serve_req *r)
     const json_t *ad = json_object_get(r->in, "AttributeDefinitions");
     attr_defs defs = {json_is_array(ad) ? ad : NULL, NULL};
     if (defs.arr) {
+        if (attr_defs_unique(r, ad))
+            return -1;
         defs.used = ddb_arena_alloc(r->a, json_array_size(ad) + 1);
         if (!defs.used)
             return serve_fail_code(r, DDB_ENOMEM);
@@ -362,8 +383,21 @@ int op_update_table(serve_req *r)
     if (json_object_get(r->in, "ProvisionedThroughput") || json_object_get(r->in, "BillingMode"))
         return serve_validation(r, "ddb serve cannot change a table's billing mode or provisioned throughput");
     const json_t *ups = json_object_get(r->in, "GlobalSecondaryIndexUpdates");
-    size_t i;
+    size_t i, changes = 0;
     const json_t *u;
+    /* everything checked before anything changes: one index created or
+     * deleted per call (DynamoDB: "Subscriber limit exceeded: Only 1 online
+     * index can be created or deleted simultaneously per table", quoted in
+     * taoensso/faraday issue 80), the stream settings parsed */
+    json_array_foreach(ups, i, u) changes += json_object_get(u, "Create") || json_object_get(u, "Delete");
+    if (changes > 1)
+        return serve_fail(r, 400, "LimitExceededException",
+                          "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per "
+                          "table");
+    ddb_stream_spec s;
+    bool given;
+    if (stream_spec(r, r->in, &s, &given))
+        return -1;
     json_array_foreach(ups, i, u) {
         const json_t *create = json_object_get(u, "Create"), *del = json_object_get(u, "Delete");
         if (json_object_get(u, "Update"))
@@ -389,10 +423,6 @@ int op_update_table(serve_req *r)
         if (rc)
             return serve_fail_code(r, rc);
     }
-    ddb_stream_spec s;
-    bool given;
-    if (stream_spec(r, r->in, &s, &given))
-        return -1;
     if (given) {
         int rc = ddb_update_table_stream(r->srv->db, table, &s, &r->err);
         if (rc)
@@ -504,11 +534,48 @@ static int tags_save(serve_req *r, const char *table, json_t *tags)
     return rc ? serve_fail_code(r, rc) : 0;
 }
 
-/* Add Tags [{Key, Value}] (API_Tag: at most 50 per resource). */
-static int tags_store(serve_req *r, const char *table, const json_t *tags)
+/* Characters of UTF-8 text (DynamoDB's tag lengths count characters). */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Tags [{Key, Value}] as a request gives them: an array of strings, keys
+ * of 1..128 and values of 0..256 characters, at most 50 keys (API_Tag.html,
+ * TaggingRestrictions.html).  Checked before anything is stored, so that a
+ * CreateTable refused for its tags creates no table. */
+static int tags_check(serve_req *r, const json_t *tags)
 {
     if (!json_is_array(tags))
         return serve_fail(r, 400, "SerializationException", "Tags: expected an array");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(tags, i, t) {
+        const char *k, *v;
+        if (w_str_req(r, t, "Key", "tags.member.key", &k) || w_str_req(r, t, "Value", "tags.member.value", &v))
+            return -1;
+        size_t kn = utf8_chars(k), vn = utf8_chars(v);
+        if (kn < 1 || kn > 128 || vn > 256)
+            return serve_validation(r,
+                                    "1 validation error detected: Value '%.100s' at 'tags.%zu.member.%s' failed to "
+                                    "satisfy constraint: Member must have length %s",
+                                    kn < 1 || kn > 128 ? k : v, i + 1, kn < 1 || kn > 128 ? "key" : "value",
+                                    kn < 1 ? "greater than or equal to 1"
+                                           : kn > 128 ? "less than or equal to 128" : "less than or equal to 256");
+    }
+    if (json_array_size(tags) > 50)
+        return serve_fail(r, 400, "LimitExceededException", "The number of tags exceeds the limit of 50");
+    return 0;
+}
+
+/* Add Tags [{Key, Value}] (API_Tag: at most 50 per resource). */
+static int tags_store(serve_req *r, const char *table, const json_t *tags)
+{
+    if (tags_check(r, tags))
+        return -1;
     json_t *cur = tags_load(r, table);
     if (!cur)
         return -1;

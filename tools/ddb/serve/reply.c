@@ -77,6 +77,12 @@ int serve_fail_code(serve_req *r, int code)
     case DDB_ETRIMMED:
         type = "TrimmedDataAccessException", status = 400;
         break;
+    case DDB_ECORRUPT:
+        /* a damaged table (or file): a retry cannot succeed, so not a 5xx,
+         * which the SDKs retry; the message names what is damaged and the
+         * way out (ddb check, ddb delete-table) */
+        type = "TableDamagedException", status = 400;
+        break;
     default:
         break;
     }
