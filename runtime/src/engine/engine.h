@@ -164,6 +164,13 @@ struct ddbi_engine {
      * the capacity ledger's flush at close included (durable.c) */
     _Atomic int damaged;
     char damage[DDB_ERROR_TEXT_SIZE];
+    /* Where data.mdb is mapped (stored.c): the map's first byte and size
+     * (map NULL: not found, nothing is bounded by it) and the end of the
+     * file's used pages, which only grows; every record, key and value
+     * read from the map must end before it. */
+    const uint8_t *map;
+    size_t map_size;
+    _Atomic uintptr_t map_end;
     /* the room that hooked into this handle at open (streams/: change
      * streams, TTL, the capacity ledger) and its per-handle state */
     const ddbi_engine_hooks *hooks;
@@ -184,6 +191,10 @@ void ddbi_read_end(MDB_txn *txn);
 int ddbi_rtxn_acquire(ddbi_engine *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
 void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket);
 int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
+/* A check (check.c, the stream check) that LMDB stopped with code
+ * (err: its message): DDB_ECORRUPT is counted in report r as a problem,
+ * described by that message when it is the first.  Returns code. */
+int ddbi_check_stopped(ddb_check_report *r, int code, const ddb_error *err);
 
 /* Storage failures (durable.c).  Is rc (from a commit or a sync) a failed
  * write or sync, after which nothing unsynced can be trusted? */

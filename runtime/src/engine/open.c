@@ -116,6 +116,7 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         rc = ddbi_mdb_fail(err, rc, "ddb_open");
     if (rc)
         goto fail;
+    ddbi_file_map_locate(db); /* bounds every value read from the map (stored.c) */
     if ((rc = mdb_txn_begin(db->env, NULL, ro ? MDB_RDONLY : 0, &txn)) ||
         (rc = mdb_dbi_open(txn, "meta", ro ? 0 : MDB_CREATE, &db->meta))) {
         rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");

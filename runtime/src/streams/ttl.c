@@ -104,6 +104,8 @@ static int sweep_table(ddbi_engine *db, const char *table, int64_t now_ms, uint6
                 (resume_len && ddbi_stored_cmp(&k, &prev) <= 0 &&
                  (rc = ddbi_fail_stored(err, table, k.mv_data, k.mv_size, "TTL sweep: the keys read do not advance"))))
                 break;
+            if ((rc = ddbi_stored_val_check(db, table, "TTL sweep: the stored item", &k, &v, err)))
+                break;
             memcpy(resume, k.mv_data, k.mv_size);
             resume_len = k.mv_size;
             if (ddbi_decode_item(v.mv_data, v.mv_size, scan, &it) == DDB_OK && ddbi_ttl_expired_at(t, it, now_ms)) {
