@@ -151,10 +151,13 @@ int ddbi_streams_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_
         const char **names = NULL;
         size_t count = 0;
         rc = a ? ddbi_engine_list_tables(db, a, &names, &count, err) : ddbi_fail_oom(err, __func__);
-        for (size_t i = 0; !rc && i < count; i++) {
-            rc = sweep_table(db, names[i], now_ms, &n, err);
-            if (rc == DDB_ENOTABLE) /* deleted meanwhile */
-                rc = DDB_OK;
+        /* a table that fails (damaged, say) is that table's problem: the
+         * others are swept; the first failure is returned */
+        ddb_error terr;
+        for (size_t i = 0; rc != DDB_ENOMEM && i < count; i++) {
+            int trc = sweep_table(db, names[i], now_ms, &n, rc ? &terr : err);
+            if (!rc && trc != DDB_ENOTABLE) /* ENOTABLE: deleted meanwhile */
+                rc = trc;
         }
         ddb_arena_free(a);
     }
