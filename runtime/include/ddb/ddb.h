@@ -55,7 +55,9 @@ extern "C" {
 #define DDB_ETRIMMED (-32017)    /* stream records at that position were trimmed (TrimmedDataAccessException) */
 #define DDB_EFULL (-32018)       /* the disk (or the process's file size limit) is full: "No space left on device" */
 #define DDB_EIDEMPOTENT (-32019) /* a ClientRequestToken reused for another request (IdempotentParameterMismatchException) */
-#define DDB_ELAST (-32019)
+#define DDB_EUNKNOWN (-32020)    /* the write may or may not have been applied (a sync failed after its commit was
+                                  * written; a remote InternalServerError): read it back, or retry it idempotently */
+#define DDB_ELAST (-32020)
 
 #define DDB_ERROR_TEXT_SIZE 320
 
