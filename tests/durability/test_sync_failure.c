@@ -10,7 +10,10 @@
  *   - issue 22, section 3: a write whose transaction was written with its
  *     meta page when a sync failed may be on disk or not: DDB_EUNKNOWN,
  *     "the outcome of this commit is unknown" (the C API, a CreateTable,
- *     a generated module's create), never an answer that says it failed;
+ *     a generated module's create), never an answer that says it failed:
+ *     DynamoDB's InternalServerError (HTTP 500; Developer Guide, "Error
+ *     handling with DynamoDB") leaves a write's outcome open the same way,
+ *     and API_TransactWriteItems's ClientRequestToken is its safe retry;
  *     one whose commit failed before its meta page was written is not
  *     applied (DDB_EIO, and it is absent after a reopen); one refused by
  *     the poisoned handle is absent too;
