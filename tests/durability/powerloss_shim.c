@@ -531,6 +531,11 @@ void ddbt_shim_start(const char *dir, const char *shadow, unsigned long fail_syn
     g_syncs = 0;
     g_full = false;
     g_atomic = atomic;
+    for (size_t i = 0; i < n_files; i++) { /* a restart: the last start's files are forgotten */
+        free(files[i].dirty);
+        if (files[i].shadow_fd >= 0)
+            r_close(files[i].shadow_fd);
+    }
     n_files = 0;
     DIR *d = opendir(g_dir);
     for (struct dirent *e; d && (e = readdir(d));) {
