@@ -4,7 +4,7 @@
  * statistics; each stream); LMDB asserts or faults on some damaged pages,
  * and that kills the child, never the caller.  A problem or a crash
  * refuses the open with DDB_ECORRUPT naming the `ddb check` command to run.
- * May call the public API (ddb.h) and core/. */
+ * May call the embedded backend (api.h, backend.h) and core/. */
 #include "api/api.h"
 #include "core/error.h"
 
@@ -22,29 +22,30 @@ typedef struct verdict {
     char why[DDB_ERROR_TEXT_SIZE];
 } verdict;
 
-/* The checks, in the child: the first failure into v. */
+/* The checks, in the child, through the embedded backend's operations
+ * (not the public API, which ddb_open is part of): the first failure into v. */
 static void check_all(const char *dir, verdict *v)
 {
+    const ddbi_backend_ops *ops = &ddbi_embedded_ops;
     ddb_options o = {.read_only = true};
-    ddb *db = NULL;
+    void *impl = NULL;
     ddb_error e = {0};
     ddb_arena *a = ddb_arena_new();
     const char **names = NULL;
     size_t n = 0;
     ddb_check_report r;
-    int rc = a ? ddb_open(dir, &o, &db, &e) : DDB_ENOMEM;
-    if (!rc)
-        rc = ddb_check_catalog(db, &r, &e);
-    if (rc == DDB_ENOTSUP)
+    int rc = a ? ddbi_embedded_open(dir, dir, &o, &impl, &e) : ddbi_fail_oom(&e, "ddb_open: verify");
+    if (!rc && (rc = ops->check_catalog(impl, &r, &e)) == DDB_ENOTSUP)
         rc = DDB_OK;
     if (!rc)
-        rc = ddb_list_tables(db, a, &names, &n, &e);
+        rc = ops->list_tables(impl, a, &names, &n, &e);
     for (size_t i = 0; !rc && i < n; i++)
-        if (!(rc = ddb_check_table(db, names[i], &r, &e)))
-            rc = ddb_stream_check(db, names[i], &r, &e);
+        if (!(rc = ops->check_table(impl, names[i], &r, &e)))
+            rc = ops->stream_check(impl, names[i], &r, &e);
     v->code = rc;
-    snprintf(v->why, sizeof v->why, "%s", rc == DDB_ENOMEM && !a ? "out of memory" : e.message);
-    ddb_close(db);
+    snprintf(v->why, sizeof v->why, "%s", e.message);
+    if (impl)
+        ops->close(impl);
     ddb_arena_free(a);
 }
 

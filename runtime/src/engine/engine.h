@@ -166,8 +166,8 @@ struct ddbi_engine {
     char damage[DDB_ERROR_TEXT_SIZE];
     /* Where data.mdb is mapped (stored.c): the map's first byte and size
      * (map NULL: not found, nothing is bounded by it) and the end of the
-     * file's used pages, which only grows; every record, key and value
-     * read from the map must end before it. */
+     * file in the map, which only grows; every record, key and value read
+     * from the map must end before it. */
     const uint8_t *map;
     size_t map_size;
     _Atomic uintptr_t map_end;

@@ -96,23 +96,17 @@ int ddbi_file_check_length(const char *path, ddb_error *err)
     return check_length(path, file, err);
 }
 
-/* The end of the used part of the file: the newest meta page's last page,
- * cut to the file's length (pages are written before the meta page that
- * counts them, and a file never shrinks); 0 when unknown. */
+/* The end of the file in the map: reading the map past it faults
+ * (SIGBUS).  Not the newest meta page's last page: a large write
+ * transaction spills pages past it and reads them back through the map.
+ * The file never shrinks; 0 when unknown. */
 static uintptr_t used_end(ddbi_engine *db)
 {
-    MDB_envinfo info;
-    MDB_stat ms;
     mdb_filehandle_t fd;
     struct stat st;
-    if (mdb_env_info(db->env, &info) || mdb_env_stat(db->env, &ms) || mdb_env_get_fd(db->env, &fd) ||
-        fstat(fd, &st) != 0)
+    if (mdb_env_get_fd(db->env, &fd) || fstat(fd, &st) != 0)
         return 0;
-    uint64_t used = ((uint64_t)info.me_last_pgno + 1) * ms.ms_psize;
-    if (used > (uint64_t)st.st_size)
-        used = (uint64_t)st.st_size;
-    if (used > db->map_size)
-        used = db->map_size;
+    uint64_t used = (uint64_t)st.st_size < db->map_size ? (uint64_t)st.st_size : db->map_size;
     return (uintptr_t)db->map + (uintptr_t)used;
 }
 
@@ -142,8 +136,10 @@ void ddbi_file_map_locate(ddbi_engine *db)
         }
     }
     fclose(f);
-    if (db->map)
-        atomic_store(&db->map_end, used_end(db));
+    uintptr_t end = db->map ? used_end(db) : 0;
+    if (!end)
+        db->map = NULL; /* not bounded (see stored.h) */
+    atomic_store(&db->map_end, end);
 }
 
 int ddbi_stored_past_end(ddbi_engine *db, const char *table, const char *what, const MDB_val *k, const MDB_val *v,
@@ -153,9 +149,9 @@ int ddbi_stored_past_end(ddbi_engine *db, const char *table, const char *what, c
     uintptr_t p = (uintptr_t)v->mv_data, end = used_end(db), seen = atomic_load(&db->map_end);
     while (end > seen && !atomic_compare_exchange_weak(&db->map_end, &seen, end))
         ;
-    if (end && p <= end && v->mv_size <= end - p)
-        return DDB_OK;
+    if (!end || (p <= end && v->mv_size <= end - p))
+        return DDB_OK; /* !end: the file's length is unknown just now; nothing to bound by */
     return ddbi_fail_stored(err, table, k ? k->mv_data : NULL, k ? k->mv_size : 0,
-                            "%s of %zu bytes runs past the end of the database file (%zu bytes used)", what,
-                            v->mv_size, (size_t)(end ? end - (uintptr_t)db->map : 0));
+                            "%s of %zu bytes runs past the end of the database file (%zu bytes)", what,
+                            v->mv_size, (size_t)(end - (uintptr_t)db->map));
 }

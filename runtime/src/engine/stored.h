@@ -38,7 +38,7 @@ static inline int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b)
 void ddbi_file_map_locate(ddbi_engine *db);
 /* A value (a record, key or index entry) LMDB returned: DDB_OK when it
  * lies in memory of its own (a page written in this transaction) or ends
- * within the used part of the file; DDB_ECORRUPT "table T: <what> of N
+ * within the file; DDB_ECORRUPT "table T: <what> of N
  * bytes runs past the end of the database file" (key k, may be NULL)
  * otherwise: a damaged length would read past the end of the file
  * (SIGBUS).  Inline: every entry of a Query or Scan is checked. */
