@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
 
 const char *ddbi_key_text(char *buf, size_t cap, const void *key, size_t len)
 {
