@@ -48,8 +48,10 @@
  *   - DDB_SYNC_FULL: every acknowledged operation (as for a process crash);
  *   - the same with one injected failed sync (the shim fails the n-th sync
  *     with EIO and drops its pages, as Linux does): the operation that gets
- *     DDB_EIO counts as in flight, and the thread's next write must be
- *     refused ("a sync failed; reopen the database");
+ *     DDB_EUNKNOWN ("the outcome of this commit is unknown": it was
+ *     written when the sync failed) counts as in flight, one that gets
+ *     DDB_EIO (its commit failed first) must be absent, and the thread's
+ *     next write must be refused ("a sync failed; reopen the database");
  *   - DDB_SYNC_LAZY: "the last committed transactions may be lost": a
  *     batch's meta page is synced by the next commit that writes anything,
  *     and a thread has at most one operation per batch, so its last
@@ -334,7 +336,7 @@ static void *writer_thread(void *arg)
         send_rec(w->fd, &x);
         ddb_error err = {0};
         int rc = run_op(w, a, &x, &err);
-        if (rc && g_power == POWER_FAIL_SYNC && rc == DDB_EIO) {
+        if (rc && g_power == POWER_FAIL_SYNC && (rc == DDB_EIO || rc == DDB_EUNKNOWN)) {
             /* the injected failure: report it, check that the handle now
              * refuses writes, and stop */
             x.kind = REC_FAIL;
@@ -589,10 +591,12 @@ static void apply(model *m, const rec *x)
     case REC_FAIL:
         if (x->rc == RC_NOT_REFUSED)
             FAIL("thread %d: a write after the failed sync was not refused with DDB_EIO", x->thread);
-        /* the injected failed sync: the operation may or may not be on
-         * disk, as if in flight */
-        if (g_power == POWER_FAIL_SYNC && x->rc == DDB_EIO && p->active && same_op(&p->op, x)) {
+        /* the injected failed sync: DDB_EUNKNOWN, the operation may or may
+         * not be on disk, as if in flight; DDB_EIO, it is not applied */
+        if (g_power == POWER_FAIL_SYNC && (x->rc == DDB_EIO || x->rc == DDB_EUNKNOWN) && p->active &&
+            same_op(&p->op, x)) {
             m->sync_failures++;
+            p->active = x->rc == DDB_EUNKNOWN;
             break;
         }
         FAIL("writer thread %d failed with %d (%s)", x->thread, x->rc, ddb_strerror(x->rc));

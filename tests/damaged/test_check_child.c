@@ -3,7 +3,9 @@
  * faults on some damaged pages) is reported with its signal and a non-zero
  * exit, not a dead tool; the crash is made by preloading a shim whose
  * mdb_env_info aborts (argv[2]).  Item 2: a truncated file and a lost table
- * definition are no longer "0 tables checked, all clean". */
+ * definition are no longer "0 tables checked, all clean".  Issue 22: a
+ * table check that LMDB stops ("Located page was wrong type") reports that
+ * reason, not "0 problems ...; the first: " and nothing. */
 #include <ddb/ddb.h>
 
 #include <setjmp.h>
@@ -54,8 +56,9 @@ static void test_checker_crash_reported(void **state)
     dmg_rmdir(dir);
 }
 
-/* A database with one table holding one item. */
-static void one_item_db(char *dir, size_t cap, const char *tag)
+/* A database with one table holding one item (with attribute marker set
+ * to marker, when given). */
+static void one_item_db(char *dir, size_t cap, const char *tag, const char *marker)
 {
     dmg_dir(dir, cap, tag);
     ddb *db = NULL;
@@ -63,6 +66,8 @@ static void one_item_db(char *dir, size_t cap, const char *tag)
     ddb_arena *a = ddb_arena_new();
     ddb_item *it = ddb_item_new(a);
     ddb_item_set_s(it, "PK", "p1");
+    if (marker)
+        ddb_item_set_s(it, "marker", marker);
     ddb_table_def def = {.name = "Tab", .key = {"PK", DDB_TS, NULL, 0}};
     if (ddb_open(dir, NULL, &db, &err) || ddb_create_table(db, &def, &err) ||
         ddb_put_item(db, "Tab", it, NULL, a, NULL, &err))
@@ -75,7 +80,7 @@ static void test_truncated_and_lost_catalog(void **state)
 {
     (void)state;
     char dir[1024], out[8192];
-    one_item_db(dir, sizeof dir, "checktrunc");
+    one_item_db(dir, sizeof dir, "checktrunc", NULL);
     size_t n;
     unsigned char *f = dmg_read(dir, &n);
     assert_non_null(f);
@@ -86,7 +91,7 @@ static void test_truncated_and_lost_catalog(void **state)
     free(f);
     dmg_rmdir(dir);
 
-    one_item_db(dir, sizeof dir, "checklost");
+    one_item_db(dir, sizeof dir, "checklost", NULL);
     dmg_raw w;
     assert_int_equal(dmg_raw_open(&w, dir), 0);
     assert_int_equal(dmg_raw_del(&w, "meta", "t/Tab"), 0);
@@ -94,6 +99,34 @@ static void test_truncated_and_lost_catalog(void **state)
     assert_int_equal(run_check(dir, NULL, out, sizeof out), 1);
     if (!strstr(out, "catalog: 1 problem; the first: database \"i/Tab\" holds items of a table that has no "
                      "definition\n0 tables checked, clean, but the catalog has problems\n"))
+        fail_msg("unexpected output: %s", out);
+    dmg_rmdir(dir);
+}
+
+/* Issue 22, section 2: the leaf page of Tab's items made neither leaf nor
+ * branch (its flags zeroed: LMDB answers MDB_CORRUPTED, "Located page was
+ * wrong type").  The check stops there; the reason reaches the output. */
+static void test_stopped_check_says_why(void **state)
+{
+    (void)state;
+    char dir[1024], out[8192];
+    static const char marker[] = "a-value-found-only-in-the-items-leaf";
+    one_item_db(dir, sizeof dir, "checkwhy", marker);
+    size_t n, psize = (size_t)sysconf(_SC_PAGESIZE), hits = 0;
+    unsigned char *f = dmg_read(dir, &n);
+    assert_non_null(f);
+    for (size_t i = 0; i + sizeof marker <= n; i++)
+        if (memcmp(f + i, marker, sizeof marker - 1) == 0) {
+            size_t page = i / psize * psize;
+            f[page + 10] = f[page + 11] = 0; /* mp_flags: after mp_pgno (8 bytes) and mp_pad (2) */
+            hits++;
+        }
+    assert_true(hits >= 1);
+    assert_int_equal(dmg_write(dir, f, n), 0);
+    free(f);
+    assert_int_equal(run_check(dir, NULL, out, sizeof out), 1);
+    if (!strstr(out, "table Tab: 1 problem in its items and indexes; the first: ") ||
+        !strstr(out, "Located page was wrong type"))
         fail_msg("unexpected output: %s", out);
     dmg_rmdir(dir);
 }
@@ -107,6 +140,7 @@ int main(int argc, char **argv)
     tool = argv[1];
     shim = argv[2];
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_checker_crash_reported),
-                                       cmocka_unit_test(test_truncated_and_lost_catalog)};
+                                       cmocka_unit_test(test_truncated_and_lost_catalog),
+                                       cmocka_unit_test(test_stopped_check_says_why)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,10 +11,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "core/codec.h"
+#include "api/records.h"
 #include "core/keycodec.h"
 #include "damaged_util.h"
 
@@ -521,6 +523,107 @@ static void test_query_keys_advance(void **state)
     dmg_rmdir(dir);
 }
 
+
+/* Issue 22, section 2: an item's LMDB node whose data size says 5 MB (its
+ * high half flipped) in a file of a few hundred KB.  The record reads of
+ * the typed layer (get_record, query_records, scan_records,
+ * batch_get_records) read its keys in place through the key hint, then
+ * copied all 5 MB: SIGBUS past the end of the file.  Every record is
+ * bounded by the file before use: DDB_ECORRUPT naming the table and key. */
+/* Tab's item ("P", "7") of 20 whose LMDB node says 5 MB (its high half
+ * set to 0x4d, the issue's n=5046393), the database closed.  two: a table
+ * Two too (TTL on exp), holding one expired item. */
+static void past_end_db(const char *tag, bool two)
+{
+    ddb *db = open_fresh(tag);
+    create_t(db);
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    for (int i = 0; i < 20; i++) {
+        /* sort keys "0".."19" in one partition, each with its TTL
+         * attribute (far ahead): a record read finds all it looks for
+         * before the end of the record */
+        char sk[16];
+        snprintf(sk, sizeof sk, "%d", i);
+        ddb_item *it = ddb_item_new(a);
+        ddb_item_set_s(it, "PK", "P");
+        ddb_item_set_s(it, "SK", sk);
+        ddb_item_set_i64(it, "exp", 4102444800);
+        OK(ddb_put_item(db, "Tab", it, NULL, a, NULL, &err));
+    }
+    if (two) {
+        ddb_table_def def = {.name = "Two", .key = {"PK", DDB_TS, NULL, 0}, .ttl_attribute = "exp"};
+        OK(ddb_create_table(db, &def, &err));
+        ddb_item *it = ddb_item_new(a);
+        ddb_item_set_s(it, "PK", "gone");
+        ddb_item_set_i64(it, "exp", (int64_t)time(NULL) - 100); /* DynamoDB skips values over 5 years old */
+        OK(ddb_put_item(db, "Two", it, NULL, a, NULL, &err));
+    }
+    ddb_close(db);
+    ddb_arena_free(a);
+    ddb_key k = table_key("P", "7");
+    patch_key(&k, -6, "\x4d\x00", 2); /* the node's mn_hi: 0x4d0000 + its size */
+}
+
+static void test_record_past_file_end(void **state)
+{
+    (void)state;
+    past_end_db("pastend", false);
+    ddb *db = NULL;
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    OK(ddb_open(dir, NULL, &db, &err));
+    ddb_item *key = ddb_item_new(a), *it = NULL;
+    ddb_item_set_s(key, "PK", "P");
+    ddb_item_set_s(key, "SK", "7");
+    ddbi_rec_page rp;
+    ddb_query_params q = {.table = "Tab", .pk = ddb_v_str(a, "P")};
+    EXPECT_CORRUPT(ddbi_query_records(db, &q, a, &rp, &err), "table Tab", "past the end of the database file");
+    ddbi_rec rec;
+    EXPECT_CORRUPT(ddbi_get_record(db, "Tab", key, NULL, a, &it, &rec, NULL, &err), "table Tab", "(key ",
+                   "past the end of the database file");
+    ddb_scan_params sp = {.table = "Tab"};
+    EXPECT_CORRUPT(ddbi_scan_records(db, &sp, a, &rp, &err), "table Tab", "past the end of the database file");
+    ddb_batch_get_op op = {.table = "Tab", .key = key};
+    ddb_item *items[1];
+    ddbi_rec recs[1];
+    EXPECT_CORRUPT(ddbi_batch_get_records(db, &op, 1, a, items, recs, DDB_CAPACITY_NONE, NULL, &err), "table Tab",
+                   "past the end of the database file");
+    /* the item paths and the TTL sweep, the same answer */
+    ddb_page page;
+    EXPECT_CORRUPT(ddb_get_item(db, "Tab", key, NULL, a, &it, NULL, &err), "past the end of the database file");
+    EXPECT_CORRUPT(ddb_query(db, &q, a, &page, &err), "past the end of the database file");
+    uint64_t deleted = 0;
+    EXPECT_CORRUPT(ddb_ttl_sweep(db, "Tab", 0, &deleted, &err), "past the end of the database file");
+    ddb_check_report r;
+    EXPECT_CORRUPT(ddb_check_table(db, "Tab", &r, &err), "past the end of the database file");
+    ddb_arena_free(a);
+    ddb_close(db);
+    dmg_rmdir(dir);
+}
+
+/* The TTL sweep of every table (what the handle's sweeper runs) goes on
+ * past a table that fails: Two's expired item is deleted although Tab,
+ * swept first, is damaged; the sweep answers Tab's DDB_ECORRUPT. */
+static void test_sweep_past_a_damaged_table(void **state)
+{
+    (void)state;
+    past_end_db("sweeppast", true);
+    ddb *db = NULL;
+    ddb_error err = {0};
+    OK(ddb_open(dir, NULL, &db, &err));
+    uint64_t deleted = 0;
+    EXPECT_CORRUPT(ddb_ttl_sweep(db, NULL, 0, &deleted, &err), "table Tab", "past the end of the database file");
+    assert_int_equal(deleted, 1);
+    ddb_arena *a = ddb_arena_new();
+    ddb_item *key = ddb_item_new(a), *it = NULL;
+    ddb_item_set_s(key, "PK", "gone");
+    assert_int_equal(ddb_get_item(db, "Two", key, NULL, a, &it, NULL, &err), DDB_ENOTFOUND);
+    ddb_arena_free(a);
+    ddb_close(db);
+    dmg_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -534,6 +637,8 @@ int main(void)
         cmocka_unit_test(test_orphan_databases),
         cmocka_unit_test(test_scan_keys_advance),
         cmocka_unit_test(test_query_keys_advance),
+        cmocka_unit_test(test_record_past_file_end),
+        cmocka_unit_test(test_sweep_past_a_damaged_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,18 @@
-/* Corruption fuzzer (issue 11): a small database is written, then for many
- * rounds a copy of its data.mdb is damaged at random (bytes flipped, pages
- * zeroed, the file truncated, a table's catalog key renamed) and a
- * child process opens it, lists the tables, scans (paging) and queries
- * them, and runs every check, under alarm(CHILD_SECONDS).
+/* Corruption fuzzer (issue 11): two small databases are written (tables
+ * through the C API; the table of tests/e2e/fleet.h through its generated
+ * module, whose reads hand records over undecoded), then for many rounds a
+ * copy of one's data.mdb is damaged at random (bytes flipped, pages
+ * zeroed, the file truncated, a leaf node's data size changed, a table's
+ * catalog key renamed) and a child
+ * process opens it, runs the generated module's typed reads on the fleet
+ * copy (get, query on an index, a collection's pages, scans, batch get:
+ * issue 22, the SIGBUS of rec_copy), lists the tables, scans (paging) and
+ * queries them, and runs every check, under alarm(CHILD_SECONDS).
  *
  * Pass: no sanitizer report, no crash in ddb's code, no hang, no Scan whose
  * pages do not end, and no "clean" from the checks unless the file still
- * lists every table with every item.  LMDB asserts or faults on some damaged
+ * lists every table with every item (what the child says of the undamaged
+ * file).  LMDB asserts or faults on some damaged
  * pages (README, "Damaged files"): a crash is tolerated when the faulting
  * code is liblmdb's (faulting_object: the first frame past the signal
  * trampoline, libc and the sanitizer's interceptors, found with backtrace()
@@ -30,6 +36,7 @@
 #include <time.h>
 
 #include "damaged_util.h"
+#include "fleet_ddb.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FUZZ_ASAN 1
@@ -49,6 +56,7 @@
 static const char *const TABLES[] = {"Tab", "Two"};
 #define N_TABLES 2
 static const uint64_t ITEMS[N_TABLES] = {300, 100};
+#define FLEET_DEVICES 24
 
 /* ---- the database ---- */
 
@@ -98,6 +106,50 @@ static void build(const char *dir)
     for (int t = 0; t < N_TABLES; t++)
         for (uint64_t i = 0; i < ITEMS[t]; i++)
             put_item(db, TABLES[t], (int)i);
+    ddb_close(db);
+}
+
+/* The fleet table through its generated module: sites, devices (two
+ * shards; every third with notes over 4 KB, a record on overflow pages),
+ * their readings (TTL far ahead) and alerts: one collection per device. */
+static void build_fleet(const char *dir)
+{
+    ddb *db = NULL;
+    ddb_error err = {0};
+    ddb_options o = {.sync = DDB_SYNC_LAZY};
+    static char notes[6001];
+    memset(notes, 'n', sizeof notes - 1);
+    int rc = ddb_open(dir, &o, &db, &err);
+    if (!rc)
+        rc = fleet_create_table(db, &err);
+    for (int s = 0; !rc && s < 3; s++) {
+        struct site st = {.name = "a site", .region = "eu"};
+        snprintf(st.site_id, sizeof st.site_id, "s%d", s);
+        rc = site_create(db, &st, NULL, NULL, &err);
+    }
+    for (int d = 0; !rc && d < FLEET_DEVICES; d++) {
+        struct device dv = {.kind = "sensor", .model = "T-100", .battery_pct = d, .status = "ok",
+                            .notes = d % 3 ? NULL : notes};
+        snprintf(dv.device_id, sizeof dv.device_id, "d%d", d);
+        snprintf(dv.site_id, sizeof dv.site_id, "s%d", d % 3);
+        rc = device_put(db, &dv, NULL, NULL, &err);
+        for (int r = 0; !rc && r < 8; r++) {
+            struct reading rd = {.celsius = 20 + r, .expires_at = 4102444800};
+            snprintf(rd.device_id, sizeof rd.device_id, "d%d", d);
+            snprintf(rd.taken_at, sizeof rd.taken_at, "2024-03-04T1%d:00:00Z", r);
+            rc = reading_create(db, &rd, NULL, NULL, &err);
+        }
+        struct alert al = {.open_site = d % 2 ? "s1" : NULL, .raised_at = "2024-03-04T10:05:00Z",
+                           .message = "too warm", .level = 2};
+        snprintf(al.device_id, sizeof al.device_id, "d%d", d);
+        snprintf(al.alert_id, sizeof al.alert_id, "a%d", d);
+        if (!rc)
+            rc = alert_create(db, &al, NULL, NULL, &err);
+    }
+    if (rc) {
+        fprintf(stderr, "build_fleet: %s\n", err.message);
+        exit(1);
+    }
     ddb_close(db);
 }
 
@@ -234,9 +286,59 @@ static void child_handlers(void)
         sigaction(sigs[i], &sa, NULL);
 }
 
+/* The generated module's reads of the fleet copy, every page of each;
+ * what they answer is only noted (damage may give any error, never a
+ * crash).  false when a read's pages do not end. */
+static bool fleet_reads(ddb *db)
+{
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    int pages = 0;
+    for (int d = 0; d < FLEET_DEVICES; d += 5) {
+        char id[16];
+        snprintf(id, sizeof id, "d%d", d);
+        struct device dv;
+        noted(device_get(db, id, NULL, a, &dv, &err));
+        /* the collection, a page of 4 at a time */
+        ddb_ent_read_opts o = {.page_size = 4};
+        fleet_telemetry_result tr;
+        do
+            o.cursor = noted(fleet_query_telemetry(db, id, NULL, &o, a, &tr, &err)) ? NULL : tr.page.cursor;
+        while (o.cursor && ++pages < MAX_PAGES);
+        ddb_arena_reset(a);
+    }
+    for (int s = 0; s < 3; s++) {
+        char id[16];
+        snprintf(id, sizeof id, "s%d", s);
+        ddb_ent_read_opts o = {.page_size = 3};
+        device_page dp;
+        do
+            o.cursor = noted(device_by_site(db, id, device_by_site_all(), &o, a, &dp, &err)) ? NULL : dp.cursor;
+        while (o.cursor && ++pages < MAX_PAGES);
+        ddb_arena_reset(a);
+    }
+    ddb_ent_read_opts o = {.page_size = 7};
+    fleet_scan_result sr;
+    do
+        o.cursor = noted(fleet_scan(db, 0, 0, &o, a, &sr, &err)) ? NULL : sr.page.cursor;
+    while (o.cursor && ++pages < MAX_PAGES);
+    o = (ddb_ent_read_opts){.page_size = 5};
+    device_page dp;
+    do
+        o.cursor = noted(device_scan(db, 0, 0, &o, a, &dp, &err)) ? NULL : dp.cursor;
+    while (o.cursor && ++pages < MAX_PAGES);
+    struct device keys[FLEET_DEVICES], out[FLEET_DEVICES];
+    bool found[FLEET_DEVICES];
+    for (int d = 0; d < FLEET_DEVICES; d++)
+        snprintf(keys[d].device_id, sizeof keys[d].device_id, "d%d", d);
+    noted(device_batch_get(db, keys, FLEET_DEVICES, NULL, a, out, NULL, found, &err));
+    ddb_arena_free(a);
+    return pages < MAX_PAGES;
+}
+
 /* A line for the parent: "refused", or "clean|problems <table>:<items>..."
- * or "endless <table>". */
-static void child(const char *dir, int out)
+ * or "endless <table>".  typed: the fleet copy (its module's reads first). */
+static void child(const char *dir, bool typed, int out)
 {
     child_handlers();
     alarm(CHILD_SECONDS);
@@ -247,7 +349,9 @@ static void child(const char *dir, int out)
     ddb_arena *a = ddb_arena_new();
     const char **names = NULL;
     size_t n = 0;
-    if (noted(ddb_open(dir, NULL, &db, &err)) == DDB_OK && noted(ddb_list_tables(db, a, &names, &n, &err)) == DDB_OK) {
+    if (noted(ddb_open(dir, NULL, &db, &err)) == DDB_OK && typed && !fleet_reads(db)) {
+        snprintf(res, sizeof res, "endless typed reads");
+    } else if (db && noted(ddb_list_tables(db, a, &names, &n, &err)) == DDB_OK) {
         ddb_check_report r;
         bool clean = noted(ddb_check_catalog(db, &r, &err)) == DDB_OK;
         char counts[400] = "";
@@ -315,7 +419,7 @@ static uint64_t next(void)
 static size_t damage(unsigned char *f, size_t n, size_t psize, char *what, size_t cap)
 {
     size_t pages = n / psize;
-    switch (next() % 4) {
+    switch (next() % 5) {
     case 0: { /* flip bytes, mostly past the two meta pages */
         int k = 1 + (int)(next() % 8);
         size_t w = (size_t)snprintf(what, cap, "flip");
@@ -339,6 +443,26 @@ static size_t damage(unsigned char *f, size_t n, size_t psize, char *what, size_
         snprintf(what, cap, "truncate at %zu of %zu", cut, n);
         return cut;
     }
+    case 3: { /* a leaf node's data size (LMDB's page layout: flags at 10, mp_lower at 12, the node
+               * offsets from 16; a node starts with its data size, low then high 16 bits) */
+        for (int tries = 0; tries < 64; tries++) {
+            size_t p = 2 + next() % (pages - 2);
+            unsigned char *pg = f + p * psize;
+            unsigned flags = pg[10] | pg[11] << 8, lower = pg[12] | pg[13] << 8;
+            if (flags != 0x02 || lower < 18 || lower > psize)
+                continue;
+            size_t i = next() % ((lower - 16) / 2), off = pg[16 + 2 * i] | (size_t)pg[17 + 2 * i] << 8;
+            if (off < 16 || off + 8 > psize)
+                continue;
+            size_t at = p * psize + off + (next() % 2 ? 2 : 0) + next() % 2; /* mn_lo or mn_hi, either byte */
+            uint8_t x = (uint8_t)(1u << (next() % 8));
+            f[at] ^= x;
+            snprintf(what, cap, "leaf node size: page %zu node %zu @%zu^%02x", p, i, at, x);
+            return n;
+        }
+        snprintf(what, cap, "leaf node size: no leaf page found");
+        return n;
+    }
     default: { /* the catalog: the table list loses "t/Two" (renamed "T/Two"; stale copies too) */
         size_t hits = 0;
         for (size_t i = 0; i + 5 <= n; i++)
@@ -359,6 +483,57 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Fork a child on the copy in dir; its line into res, its wait status. */
+static int run_child(const char *dir, bool typed, char *res, size_t cap)
+{
+    int fd[2];
+    if (pipe(fd)) {
+        perror("pipe");
+        exit(1);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        child(dir, typed, fd[1]);
+    }
+    close(fd[1]);
+    ssize_t got = 0, k;
+    while ((k = read(fd[0], res + got, cap - 1 - (size_t)got)) > 0)
+        got += k;
+    res[got > 0 ? got : 0] = '\0';
+    close(fd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+/* One database the rounds damage copies of: its bytes, and what the child
+ * says of the undamaged copy. */
+typedef struct original {
+    const char *name;
+    bool typed;
+    unsigned char *bytes;
+    size_t n;
+    char expect[512];
+} original;
+
+static void load_original(original *o, const char *base, const char *work)
+{
+    o->bytes = dmg_read(base, &o->n);
+    size_t psize = (size_t)sysconf(_SC_PAGESIZE);
+    if (!o->bytes || o->n < 4 * psize || dmg_write(work, o->bytes, o->n)) {
+        fprintf(stderr, "cannot read the %s database (%zu bytes)\n", o->name, o->n);
+        exit(1);
+    }
+    int st = run_child(work, o->typed, o->expect, sizeof o->expect);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || strncmp(o->expect, "clean ", 6) != 0) {
+        fprintf(stderr, "the undamaged %s database: status 0x%x, \"%s\"\n", o->name, st, o->expect);
+        exit(1);
+    }
+    printf("undamaged %s database: %s\n", o->name, o->expect);
+}
+
 int main(void)
 {
     uint64_t seed = getenv("DDB_FUZZ_SEED") ? strtoull(getenv("DDB_FUZZ_SEED"), NULL, 0) : (uint64_t)time(NULL);
@@ -368,51 +543,33 @@ int main(void)
            budget);
     fflush(stdout);
     rng = seed * 2654435761u + 1;
-    char base[1024], work[1024];
+    char base[1024], fleet[1024], work[1024];
     dmg_dir(base, sizeof base, "fuzz-base");
+    dmg_dir(fleet, sizeof fleet, "fuzz-fleet");
     dmg_dir(work, sizeof work, "fuzz-work");
     build(base);
-    size_t n;
-    unsigned char *orig = dmg_read(base, &n), *f = malloc(n);
+    build_fleet(fleet);
+    original orig[2] = {{.name = "tables"}, {.name = "fleet", .typed = true}};
+    load_original(&orig[0], base, work);
+    load_original(&orig[1], fleet, work);
     size_t psize = (size_t)sysconf(_SC_PAGESIZE);
-    if (!orig || !f || n < 4 * psize) {
-        fprintf(stderr, "cannot read the database (%zu bytes)\n", n);
+    unsigned char *f = malloc(orig[0].n > orig[1].n ? orig[0].n : orig[1].n);
+    if (!f)
         return 1;
-    }
     int failures = 0, refused = 0, lmdb = 0, clean = 0, problems = 0, done = 0;
     double start = now_s();
     for (int r = 0; r < rounds && now_s() - start < budget; r++, done++) {
-        memcpy(f, orig, n);
+        const original *o = &orig[r % 2];
+        memcpy(f, o->bytes, o->n);
         char what[400];
-        size_t len = damage(f, n, psize, what, sizeof what);
+        size_t len = damage(f, o->n, psize, what, sizeof what);
         if (dmg_write(work, f, len)) {
             fprintf(stderr, "cannot write %s\n", work);
             return 1;
         }
-        int fd[2];
-        if (pipe(fd)) {
-            perror("pipe");
-            return 1;
-        }
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid == 0) {
-            close(fd[0]);
-            child(work, fd[1]);
-        }
-        close(fd[1]);
-        char res[512] = "";
-        ssize_t got = 0, k;
-        while ((k = read(fd[0], res + got, sizeof res - 1 - (size_t)got)) > 0)
-            got += k;
-        res[got > 0 ? got : 0] = '\0';
-        close(fd[0]);
-        int st;
-        waitpid(pid, &st, 0);
+        char res[512];
+        int st = run_child(work, o->typed, res, sizeof res);
         const char *bad = NULL;
-        char expect[200];
-        snprintf(expect, sizeof expect, "clean Tab:%llu Two:%llu", (unsigned long long)ITEMS[0],
-                 (unsigned long long)ITEMS[1]);
         if (WIFSIGNALED(st))
             bad = WTERMSIG(st) == SIGALRM ? "hang (no answer within the timeout)" : "crash in ddb's code";
         else if (WEXITSTATUS(st) == EXIT_LMDB_CRASH)
@@ -421,7 +578,7 @@ int main(void)
             bad = "sanitizer report or failure in the child";
         else if (strncmp(res, "endless", 7) == 0)
             bad = "a Scan whose pages never end";
-        else if (strncmp(res, "clean", 5) == 0 && strcmp(res, expect) != 0)
+        else if (strncmp(res, "clean", 5) == 0 && strcmp(res, o->expect) != 0)
             bad = "checks clean but tables or items are missing";
         else if (strncmp(res, "clean", 5) == 0)
             clean++;
@@ -431,14 +588,15 @@ int main(void)
             problems++;
         if (bad) {
             failures++;
-            fprintf(stderr, "FAIL round %d (DDB_FUZZ_SEED=%llu): %s; damage: %s; child said \"%s\", status 0x%x\n", r,
-                    (unsigned long long)seed, bad, what, res, st);
+            fprintf(stderr, "FAIL round %d (DDB_FUZZ_SEED=%llu), the %s database: %s; damage: %s; child said \"%s\", "
+                            "status 0x%x\n",
+                    r, (unsigned long long)seed, o->name, bad, what, res, st);
             char keep[1100];
             snprintf(keep, sizeof keep, "%s-fail%d.mdb", work, r);
-            FILE *o = fopen(keep, "wb");
-            if (o) {
-                fwrite(f, 1, len, o);
-                fclose(o);
+            FILE *out = fopen(keep, "wb");
+            if (out) {
+                fwrite(f, 1, len, out);
+                fclose(out);
                 fprintf(stderr, "  the damaged file is kept as %s\n", keep);
             }
         }
@@ -446,9 +604,11 @@ int main(void)
     printf("%d rounds: %d refused at open, %d with problems reported, %d clean, %d LMDB crashes (tolerated), "
            "%d failures\n",
            done, refused, problems, clean, lmdb, failures);
-    free(orig);
+    free(orig[0].bytes);
+    free(orig[1].bytes);
     free(f);
     dmg_rmdir(base);
+    dmg_rmdir(fleet);
     dmg_rmdir(work);
     return failures ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 /* A power-loss simulator, loaded with LD_PRELOAD into a test process.
  *
  * Inert until the process calls ddbt_shim_start(dir, shadow, ...) (found
- * with dlsym).  From then on it watches the files of directory dir (by the
+ * with dlsym), or from its start when the environment names DDBT_SHIM_DIR
+ * and DDBT_SHIM_SHADOW (DDBT_SHIM_FAIL_SYNC: fail_sync).  From then on it watches the files of directory dir (by the
  * path they are opened with) and keeps, per file, a shadow copy in
  * directory shadow holding the contents as of the file's last successful
  * sync: what a disk would hold after a power loss.
@@ -93,6 +94,8 @@ static off_t (*r_lseek)(int, off_t, int);
 static int (*r_ftruncate)(int, off_t);
 static int (*r_rename)(const char *, const char *);
 
+void ddbt_shim_start(const char *dir, const char *shadow, unsigned long fail_sync, uint64_t file_max, bool atomic);
+
 __attribute__((constructor)) static void shim_init(void)
 {
     r_open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
@@ -109,6 +112,12 @@ __attribute__((constructor)) static void shim_init(void)
     r_lseek = (off_t(*)(int, off_t, int))dlsym(RTLD_NEXT, "lseek");
     r_ftruncate = (int (*)(int, off_t))dlsym(RTLD_NEXT, "ftruncate");
     r_rename = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    /* a program that cannot call ddbt_shim_start (ddb serve) is started by
+     * its environment: DDBT_SHIM_DIR, DDBT_SHIM_SHADOW, DDBT_SHIM_FAIL_SYNC */
+    const char *dir = getenv("DDBT_SHIM_DIR"), *shadow = getenv("DDBT_SHIM_SHADOW");
+    const char *fail = getenv("DDBT_SHIM_FAIL_SYNC");
+    if (dir && shadow)
+        ddbt_shim_start(dir, shadow, fail ? strtoul(fail, NULL, 10) : 0, 0, false);
 }
 
 static void die(const char *what)
@@ -531,6 +540,11 @@ void ddbt_shim_start(const char *dir, const char *shadow, unsigned long fail_syn
     g_syncs = 0;
     g_full = false;
     g_atomic = atomic;
+    for (size_t i = 0; i < n_files; i++) { /* a restart: the last start's files are forgotten */
+        free(files[i].dirty);
+        if (files[i].shadow_fd >= 0)
+            r_close(files[i].shadow_fd);
+    }
     n_files = 0;
     DIR *d = opendir(g_dir);
     for (struct dirent *e; d && (e = readdir(d));) {

@@ -2,9 +2,21 @@
  * LD_PRELOADed by ctest; this program finds its control functions with
  * dlsym).
  *   - a failed fdatasync in FULL mode: every write then waiting for its
- *     batch to become durable, and every later write, fails with DDB_EIO
- *     ("a sync failed; reopen the database"); no write acknowledged with
- *     DDB_OK is missing from the disk image (the shadow); reopening works;
+ *     batch to become durable answers DDB_EUNKNOWN (it was committed: on
+ *     disk or not), every later write fails with DDB_EIO ("a sync failed;
+ *     reopen the database"); no write acknowledged with DDB_OK is missing
+ *     from the disk image (the shadow), and none that answered DDB_EIO is
+ *     in it; reopening works;
+ *   - issue 22, section 3: a write whose transaction was written with its
+ *     meta page when a sync failed may be on disk or not: DDB_EUNKNOWN,
+ *     "the outcome of this commit is unknown" (the C API, a CreateTable,
+ *     a generated module's create), never an answer that says it failed:
+ *     DynamoDB's InternalServerError (HTTP 500; Developer Guide, "Error
+ *     handling with DynamoDB") leaves a write's outcome open the same way,
+ *     and API_TransactWriteItems's ClientRequestToken is its safe retry;
+ *     one whose commit failed before its meta page was written is not
+ *     applied (DDB_EIO, and it is absent after a reopen); one refused by
+ *     the poisoned handle is absent too;
  *   - a full disk (the shim's file size cap: a short write, then ENOSPC)
  *     in each sync mode: DDB_EFULL "No space left on device", no signal,
  *     the handle refuses later writes, a reopened handle reads everything
@@ -34,6 +46,7 @@
 
 #include <cmocka.h>
 
+#include "fleet_ddb.h"
 #include "powerloss_shim.h"
 
 #define TABLE "Tab"
@@ -83,6 +96,21 @@ static void new_db(const char *dir, ddb_sync_mode mode)
     ddb_close(db);
 }
 
+/* A new FULL database at a fresh dir (holding the empty table) watched by
+ * the shim from now on, open. */
+static ddb *open_watched(const char *name, char *dir, char *shadow, size_t cap)
+{
+    fresh_dirs(name, dir, shadow, cap);
+    new_db(dir, DDB_SYNC_FULL);
+    shim_start(dir, shadow, 0, 0, false);
+    ddb *db = NULL;
+    ddb_error err = {0};
+    ddb_options o = {.sync = DDB_SYNC_FULL};
+    if (ddb_open(dir, &o, &db, &err))
+        fail_msg("open: %s", err.message);
+    return db;
+}
+
 static ddb_item *make_item(ddb_arena *a, int thread, int i, size_t pad)
 {
     char k[32], g[16];
@@ -110,6 +138,12 @@ static ddb_item *make_key(ddb_arena *a, int thread, int i)
 static bool refused(int rc, const ddb_error *err)
 {
     return rc == DDB_EIO && strstr(err->message, "a sync failed; reopen the database") != NULL;
+}
+
+/* DynamoDB's InternalServerError: "the outcome of this commit is unknown". */
+static bool unknown(int rc, const ddb_error *err)
+{
+    return rc == DDB_EUNKNOWN && strstr(err->message, "the outcome of this commit is unknown") != NULL;
 }
 
 /* ---- one failed fdatasync under concurrent FULL writers ---- */
@@ -144,6 +178,23 @@ static void *write_until_failure(void *p)
     return NULL;
 }
 
+/* Is item t<thread>-<i> in the database at dir? */
+static bool present(const char *dir, int thread, int i)
+{
+    ddb *db = NULL;
+    ddb_error err = {0};
+    if (ddb_open(dir, NULL, &db, &err))
+        fail_msg("open %s: %s", dir, err.message);
+    ddb_arena *a = ddb_arena_new();
+    ddb_item *got = NULL;
+    int rc = ddb_get_item(db, TABLE, make_key(a, thread, i), NULL, a, &got, NULL, &err);
+    if (rc && rc != DDB_ENOTFOUND)
+        fail_msg("get t%d-%d: %s", thread, i, err.message);
+    ddb_arena_free(a);
+    ddb_close(db);
+    return rc == DDB_OK;
+}
+
 /* Every acknowledged item of every writer is in the database at dir. */
 static void expect_acked(const char *dir, const writer *w, int n, const char *what)
 {
@@ -173,14 +224,9 @@ static void test_failed_sync_poisons(void **state)
 {
     (void)state;
     char dir[1024], shadow[1024];
-    fresh_dirs("failsync", dir, shadow, sizeof dir);
-    new_db(dir, DDB_SYNC_FULL);
-    shim_start(dir, shadow, 0, 0, false);
-    ddb *db = NULL;
+    ddb *db = open_watched("failsync", dir, shadow, sizeof dir);
     ddb_error err = {0};
     ddb_options o = {.sync = DDB_SYNC_FULL};
-    if (ddb_open(dir, &o, &db, &err))
-        fail_msg("open: %s", err.message);
     /* some syncs into the run, so that batches are in flight */
     shim_fail_sync_in(6);
     writer w[THREADS];
@@ -192,9 +238,9 @@ static void test_failed_sync_poisons(void **state)
     for (int i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
     for (int i = 0; i < THREADS; i++) {
-        if (w[i].first_rc != DDB_EIO)
-            fail_msg("writer %d: after %d acknowledged writes: %d %s (expected DDB_EIO)", i, w[i].acked,
-                     w[i].first_rc, w[i].first_msg);
+        if (w[i].first_rc != DDB_EIO && w[i].first_rc != DDB_EUNKNOWN)
+            fail_msg("writer %d: after %d acknowledged writes: %d %s (expected DDB_EIO or DDB_EUNKNOWN)", i,
+                     w[i].acked, w[i].first_rc, w[i].first_msg);
         if (!refused(w[i].later_rc, &w[i].later))
             fail_msg("writer %d: a write after the failure answered %d %s", i, w[i].later_rc, w[i].later.message);
     }
@@ -208,8 +254,12 @@ static void test_failed_sync_poisons(void **state)
     rc = ddb_sync(db, &err);
     assert_true(refused(rc, &err));
     ddb_close(db);
-    /* the disk image holds every acknowledged write */
+    /* the disk image holds every acknowledged write, and no write that
+     * answered it failed (DDB_EIO: not applied) */
     expect_acked(shadow, w, THREADS, "the disk after the failed sync");
+    for (int i = 0; i < THREADS; i++)
+        if (w[i].first_rc == DDB_EIO && present(shadow, i, w[i].acked))
+            fail_msg("writer %d: write t%d-%d answered \"%s\" and is on the disk", i, i, w[i].acked, w[i].first_msg);
     /* reopening recovers: writes work again */
     if (ddb_open(dir, &o, &db, &err))
         fail_msg("reopen: %s", err.message);
@@ -217,6 +267,75 @@ static void test_failed_sync_poisons(void **state)
         fail_msg("put after reopen: %s", err.message);
     ddb_close(db);
     ddb_arena_free(a);
+    remove_dirs(dir, shadow);
+}
+
+/* ---- the outcome of a commit whose sync failed (issue 22, section 3) ---- */
+
+/* One FULL writer: write 0 acknowledged, then the sync_in-th sync from
+ * there fails under write 1 (1: the commit's own sync of the data, before
+ * LMDB writes the meta page; 2: the sync of that meta page).  Write 1's
+ * answer and code are returned; write 2, after it, is refused and absent. */
+static int one_failed_sync(unsigned long sync_in, ddb_error *first)
+{
+    char dir[1024], shadow[1024];
+    ddb *db = open_watched(sync_in == 1 ? "unknown-data" : "unknown-meta", dir, shadow, sizeof dir);
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    if (ddb_put_item(db, TABLE, make_item(a, 0, 0, 100), NULL, NULL, NULL, &err))
+        fail_msg("write 0: %s", err.message);
+    shim_fail_sync_in(sync_in);
+    int rc = ddb_put_item(db, TABLE, make_item(a, 0, 1, 100), NULL, NULL, NULL, first);
+    int later = ddb_put_item(db, TABLE, make_item(a, 0, 2, 100), NULL, NULL, NULL, &err);
+    if (!refused(later, &err))
+        fail_msg("a write after the failed sync answered %d %s", later, err.message);
+    ddb_close(db);
+    ddb_arena_free(a);
+    assert_true(present(shadow, 0, 0)); /* acknowledged: on the disk */
+    assert_false(present(shadow, 0, 2)); /* refused: nowhere */
+    assert_false(present(dir, 0, 2));
+    if (rc == DDB_EIO)
+        assert_false(present(dir, 0, 1)); /* "failed" means not applied, even in the file */
+    remove_dirs(dir, shadow);
+    return rc;
+}
+
+static void test_unknown_outcome(void **state)
+{
+    (void)state;
+    ddb_error err = {0};
+    /* the meta page was written, its sync failed: on disk or not */
+    int rc = one_failed_sync(2, &err);
+    if (!unknown(rc, &err))
+        fail_msg("the meta page's sync failed: %d %s (DDB_EUNKNOWN expected)", rc, err.message);
+    /* the commit's own sync failed: LMDB wrote no meta page, nothing applied */
+    rc = one_failed_sync(1, &err);
+    if (rc != DDB_EIO || !strstr(err.message, "commit"))
+        fail_msg("the commit's sync failed: %d %s (DDB_EIO expected)", rc, err.message);
+
+    /* a CreateTable (its own transaction) and a generated module's create */
+    char dir[1024], shadow[1024];
+    ddb *db = open_watched("unknown-ddl", dir, shadow, sizeof dir);
+    ddb_options o = {.sync = DDB_SYNC_FULL};
+    shim_fail_sync_in(2);
+    rc = fleet_create_table(db, &err);
+    if (!unknown(rc, &err))
+        fail_msg("CreateTable whose meta page's sync failed: %d %s", rc, err.message);
+    ddb_close(db);
+    shim_start(dir, shadow, 0, 0, false); /* a new start: the file as it is now */
+    if (ddb_open(dir, &o, &db, &err))
+        fail_msg("reopen: %s", err.message);
+    if (fleet_open(db, &err)) /* the table was created, or is now: the retry is safe */
+        fail_msg("fleet_open after the reopen: %s", err.message);
+    struct site s = {.site_id = "s1", .name = "North", .region = "eu"};
+    if (site_create(db, &s, NULL, NULL, &err))
+        fail_msg("site_create: %s", err.message);
+    shim_fail_sync_in(2);
+    struct site s2 = {.site_id = "s2", .name = "South", .region = "eu"};
+    rc = site_create(db, &s2, NULL, NULL, &err);
+    if (!unknown(rc, &err))
+        fail_msg("a typed create whose meta page's sync failed: %d %s", rc, err.message);
+    ddb_close(db);
     remove_dirs(dir, shadow);
 }
 
@@ -354,7 +473,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failed_sync_poisons), cmocka_unit_test(test_full_disk_full),
         cmocka_unit_test(test_full_disk_lazy),      cmocka_unit_test(test_full_disk_none),
-        cmocka_unit_test(test_file_size_limit),
+        cmocka_unit_test(test_file_size_limit),     cmocka_unit_test(test_unknown_outcome),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* What a failed check found first: its report's first problem, else the
+ * error that stopped it (a report stays empty when the check could not
+ * start, and the reason must not be lost). */
+static const char *first_problem(const ddb_check_report *r, const ddb_error *e)
+{
+    return r->first_problem[0] ? r->first_problem : e->message;
+}
+
 /* The checks themselves (in the child). */
 static int check_all(cli *c)
 {
@@ -41,7 +49,7 @@ static int check_all(cli *c)
         rc = 2;
     } else if (cat == DDB_ECORRUPT) {
         printf("catalog: %" PRIu64 " problem%s; the first: %s\n", cr.problems, cr.problems == 1 ? "" : "s",
-               cr.first_problem);
+               first_problem(&cr, &ce));
     }
     for (size_t i = 0; i < n && rc != 2; i++) {
         ddb_check_report tr, sr;
@@ -62,10 +70,10 @@ static int check_all(cli *c)
         bad++;
         if (t)
             printf("table %s: %" PRIu64 " problem%s in its items and indexes; the first: %s\n", names[i], tr.problems,
-                   tr.problems == 1 ? "" : "s", tr.first_problem);
+                   tr.problems == 1 ? "" : "s", first_problem(&tr, &te));
         if (s)
             printf("table %s: %" PRIu64 " problem%s in its stream; the first: %s\n", names[i], sr.problems,
-                   sr.problems == 1 ? "" : "s", sr.first_problem);
+                   sr.problems == 1 ? "" : "s", first_problem(&sr, &se));
     }
     if (rc != 2) {
         if (bad)

@@ -96,6 +96,7 @@ static const opt_spec serve_opts[] = {
     {"sweep-ms", 0, 1, false, "MS", "TTL sweep and stream trim interval (default 1000; 0 = off)"},
     {"body-memory", 0, 1, false, "MB", "request bodies held in memory at once, at most (default 512)"},
     {"region", 0, 1, false, "REGION", "region named in ARNs (default us-east-1)"},
+    {"no-verify", 0, 0, false, NULL, "serve without checking the database first (ddb check's checks, read once)"},
     {NULL, 0, 0, false, NULL, NULL}};
 
 static const opt_spec export_opts[] = {{NULL, 0, 0, false, NULL, NULL}};

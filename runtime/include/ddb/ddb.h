@@ -55,7 +55,9 @@ extern "C" {
 #define DDB_ETRIMMED (-32017)    /* stream records at that position were trimmed (TrimmedDataAccessException) */
 #define DDB_EFULL (-32018)       /* the disk (or the process's file size limit) is full: "No space left on device" */
 #define DDB_EIDEMPOTENT (-32019) /* a ClientRequestToken reused for another request (IdempotentParameterMismatchException) */
-#define DDB_ELAST (-32019)
+#define DDB_EUNKNOWN (-32020)    /* the write may or may not have been applied (a sync failed after its commit was
+                                  * written; a remote InternalServerError): read it back, or retry it idempotently */
+#define DDB_ELAST (-32020)
 
 #define DDB_ERROR_TEXT_SIZE 320
 
@@ -278,6 +280,15 @@ typedef struct ddb_options {
      * nothing may write the database while it is open.  The remote backend
      * refuses the flag (DDB_ENOTSUP): there, credentials decide. */
     bool read_only;
+    /* Verify the embedded database before opening it: every check of
+     * `ddb check` (ddb_check_catalog, and ddb_check_table and
+     * ddb_stream_check of each table) runs in a child process first, so
+     * that a page LMDB cannot read (it asserts and aborts on some damaged
+     * pages) kills that child, not the caller.  A problem or a crash
+     * refuses the open: DDB_ECORRUPT, "DIR is damaged (run `ddb check
+     * DIR` ...)".  It reads the whole file: for a server's start (ddb serve
+     * sets it), not for every open.  The remote backend ignores it. */
+    bool verify;
 } ddb_options;
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if

@@ -49,5 +49,9 @@ int ddbi_api_notsup(const ddb *db, const char *op, ddb_error *err);
  * hooked in.  path: a directory. */
 extern const ddbi_backend_ops ddbi_embedded_ops;
 int ddbi_embedded_open(const char *uri, const char *path, const ddb_options *opts, void **impl, ddb_error *err);
+/* ddb_options.verify (verify.c): every check of the database in dir, in a
+ * child process; DDB_OK (also when there is no database yet), DDB_ECORRUPT
+ * naming `ddb check DIR` when it is damaged or its check crashed. */
+int ddbi_verify_file(const char *dir, ddb_error *err);
 
 #endif

@@ -63,7 +63,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         ddb_options o = opts ? *opts : (ddb_options){0};
         char *dir = NULL;
         ops = &ddbi_embedded_ops;
-        if (!(rc = file_uri(uri, &dir, &o.read_only, err)))
+        if (!(rc = file_uri(uri, &dir, &o.read_only, err)) && !(o.verify && (rc = ddbi_verify_file(dir, err))))
             rc = ddbi_embedded_open(uri, dir, &o, &impl, err);
         free(dir);
     } else if (ddbi_remote_uri(uri)) {
@@ -82,7 +82,8 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
                         uri);
     } else {
         ops = &ddbi_embedded_ops;
-        rc = ddbi_embedded_open(uri, uri, opts, &impl, err);
+        if (!(opts && opts->verify && (rc = ddbi_verify_file(uri, err))))
+            rc = ddbi_embedded_open(uri, uri, opts, &impl, err);
     }
     return rc ? rc : handle_new(ops, impl, out, err);
 }

@@ -415,6 +415,8 @@ static int read_one(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_
         return DDB_OK;
     if (rc)
         return ddbi_mdb_fail(err, rc, "reading item");
+    if ((rc = ddbi_stored_val_check(db, t->name, "the stored item", &kv, &dv, err)))
+        return rc;
     if (rec) {
         bool ours;
         uint8_t *c;

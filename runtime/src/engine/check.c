@@ -17,6 +17,7 @@
 #include "core/codec.h"
 #include "core/record.h"
 #include "engine/engine.h"
+#include "engine/stored.h"
 #include "core/error.h"
 #include "engine/keys.h"
 #include "core/value.h"
@@ -239,6 +240,11 @@ static int check_item(checker *c, MDB_cursor **xc, const MDB_val *k, const MDB_v
                 k->mv_size, DDB_DIGEST_LEN, DDB_KEY_MAX);
         return DDB_OK;
     }
+    ddb_error pe;
+    if (ddbi_stored_val_check(c->db, t->name, "the stored item", k, v, &pe)) {
+        problem(c, NULL, "%s", pe.message);
+        return DDB_OK;
+    }
     size_t stored = 0;
     int hdr = ddbi_record_size(v->mv_data, v->mv_size, &stored);
     if (c->sums) {
@@ -394,6 +400,8 @@ static int pass_index(checker *c, const ddb_index_rt *x)
                     hex(h2, sizeof h2, d.mv_data, d.mv_size));
         } else if (rc) {
             break;
+        } else if (ddbi_stored_val_check(c->db, t->name, "the stored item", &tk, &v, NULL)) {
+            /* counted by pass 1 */
         } else if ((rc = ddbi_decode_item(v.mv_data, v.mv_size, c->a, &it)) != DDB_OK) {
             /* an undecodable record was counted by pass 1 */
             if (rc == DDB_ENOMEM) {
@@ -422,6 +430,15 @@ static int pass_index(checker *c, const ddb_index_rt *x)
     if (rc)
         return rc;
     return g == MDB_NOTFOUND ? DDB_OK : g;
+}
+
+int ddbi_check_stopped(ddb_check_report *r, int code, const ddb_error *err)
+{
+    if (code != DDB_ECORRUPT)
+        return code;
+    if (!r->problems++)
+        snprintf(r->first_problem, sizeof r->first_problem, "%s", err->message);
+    return code;
 }
 
 int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *report, ddb_error *err)
@@ -458,7 +475,7 @@ int ddbi_engine_check_table(void *impl, const char *table, ddb_check_report *rep
     if (rc == ENOMEM)
         return ddbi_fail_oom(err, "ddb_check_table");
     if (rc)
-        return ddbi_mdb_fail(err, rc, "ddb_check_table");
+        return ddbi_check_stopped(r, ddbi_mdb_fail(err, rc, "ddb_check_table"), err);
     if (r->problems)
         return ddbi_fail(err, DDB_ECORRUPT, "table %s: %" PRIu64 " problem(s); the first: %s", table, r->problems,
                         r->first_problem);

@@ -17,6 +17,7 @@ struct ddb_gc_op {
     bool done;
     ddb_gc_op *next;
     uint64_t seq; /* DDB_SYNC_FULL: the batch that committed it, once it has */
+    bool unknown; /* its transaction was written (meta page included) when a sync failed: on disk or not */
 };
 
 int ddbi_engine_sync(void *impl, ddb_error *err)
@@ -110,6 +111,32 @@ static int call_write(ddbi_engine *db, ddb_write_fn fn, MDB_txn *txn, void *ctx)
     return rc;
 }
 
+/* Is the newest meta page transaction txnid's?  After a commit that
+ * succeeded: it wrote a meta page, having synced the data file before it
+ * (MDB_NOMETASYNC), which put every earlier meta page on disk (an empty
+ * transaction commits without writing or syncing anything).  After a
+ * commit that failed: LMDB got as far as writing the meta page, so the
+ * transaction is in the file and may reach the disk. */
+static bool meta_written(ddbi_engine *db, size_t txnid)
+{
+    MDB_envinfo info;
+    return mdb_env_info(db->env, &info) == 0 && info.me_last_txnid == txnid;
+}
+
+/* A write whose transaction was written, meta page included, when a sync
+ * failed (cause): the kernel may or may not have put it on disk, so it may
+ * or may not be applied after a restart or a power loss.  DynamoDB's
+ * InternalServerError says the same of a write; the caller reads the item
+ * back, or retries idempotently. */
+static int unknown_outcome(int cause, ddb_error *err)
+{
+    return ddbi_fail(err, DDB_EUNKNOWN,
+                     "commit: the outcome of this commit is unknown: it was written, then a sync failed (%s), so it "
+                     "may or may not be on disk. Reopen the database, then read the item back or retry the write "
+                     "idempotently (the same ClientRequestToken, or a condition a retry fails)",
+                     mdb_strerror(cause));
+}
+
 /* One write in its own transaction. */
 static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 {
@@ -122,23 +149,19 @@ static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
         mdb_txn_abort(txn);
         return rc;
     }
+    size_t txnid = mdb_txn_id(txn);
     pthread_mutex_lock(&db->sync_mu);
     rc = mdb_txn_commit(txn);
+    bool written = !rc || meta_written(db, txnid);
     if (!rc && db->opts.sync == DDB_SYNC_FULL)
         rc = mdb_env_sync(db->env, 1); /* the meta page (MDB_NOMETASYNC) */
-    if (ddbi_storage_failure(rc))
+    bool storage = ddbi_storage_failure(rc);
+    if (storage)
         rc = ddbi_poison(db, rc);
     pthread_mutex_unlock(&db->sync_mu);
+    if (storage && written)
+        return unknown_outcome(rc, err);
     return rc ? ddbi_mdb_fail(err, rc, "commit") : DDB_OK;
-}
-
-/* A commit that wrote a new meta page synced the data file before it
- * (MDB_NOMETASYNC), which put every earlier meta page on disk.  An empty
- * transaction commits without writing (or syncing) anything. */
-static bool commit_synced(ddbi_engine *db, size_t txnid)
-{
-    MDB_envinfo info;
-    return mdb_env_info(db->env, &info) == 0 && info.me_last_txnid == txnid;
 }
 
 #define GC_BATCH_MAX 64 /* writes per batch, late joiners included */
@@ -171,7 +194,7 @@ static ddb_gc_op *take_joiners(ddbi_engine *db, ddb_gc_op **tail, size_t room)
 /* Leader: run the queued writes (and late joiners), each in a nested
  * transaction of one parent, then commit (and sync the data) once.  A write
  * failing rolls back only itself.  Returns true when the commit synced the
- * data file (see commit_synced). */
+ * data file (see meta_written). */
 static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
 {
     if (atomic_load(&db->poisoned)) {
@@ -242,14 +265,17 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
      * next one starts */
     pthread_mutex_lock(&db->sync_mu);
     int rc = mdb_txn_commit(txn);
-    if (ddbi_storage_failure(rc))
+    bool storage = ddbi_storage_failure(rc), written = meta_written(db, txnid);
+    if (storage)
         rc = ddbi_poison(db, rc);
-    bool synced = rc == 0 && !atomic_load(&db->poisoned) && commit_synced(db, txnid);
+    bool synced = rc == 0 && !atomic_load(&db->poisoned) && written;
     pthread_mutex_unlock(&db->sync_mu);
     if (rc)
         for (ddb_gc_op *o = batch; o; o = o->next)
-            if (o->rc == DDB_OK)
+            if (o->rc == DDB_OK) {
                 o->rc = rc;
+                o->unknown = storage && written;
+            }
     return synced;
 }
 
@@ -273,7 +299,7 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
      * a failed sync or commit (the handle is poisoned), a committed write
      * that is not durable yet fails: its pages may never reach the disk. */
     bool full = db->opts.sync == DDB_SYNC_FULL;
-    ddb_gc_op me = {fn, ctx, 0, false, NULL, 0};
+    ddb_gc_op me = {fn, ctx, 0, false, NULL, 0, false};
     pthread_mutex_lock(&db->gc_mu);
     if (db->gc_tail)
         db->gc_tail->next = &me;
@@ -284,8 +310,8 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
         if (me.seq && me.seq <= db->gc_durable)
             me.done = true;
         else if (me.seq && atomic_load(&db->poisoned)) {
-            me.rc = GC_REFUSED;
-            me.done = true;
+            me.rc = GC_REFUSED; /* committed, and a sync failed before it was durable */
+            me.unknown = me.done = true;
         }
         if (me.done)
             break;
@@ -325,8 +351,8 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
             if (synced && upto > db->gc_durable)
                 db->gc_durable = upto;
             else if (rc) {
-                me.rc = rc;
-                me.done = true;
+                me.rc = rc; /* committed, its sync failed */
+                me.unknown = me.done = true;
             }
             pthread_cond_broadcast(&db->gc_cv);
         } else {
@@ -334,6 +360,8 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
         }
     }
     pthread_mutex_unlock(&db->gc_mu);
+    if (me.unknown)
+        return unknown_outcome(me.rc == GC_REFUSED ? atomic_load(&db->poisoned) : me.rc, err);
     if (me.rc == GC_REFUSED)
         return ddbi_refuse_poisoned(db, err);
     /* errors from fn filled err already; an LMDB code did not */

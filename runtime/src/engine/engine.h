@@ -177,6 +177,13 @@ struct ddbi_engine {
     pthread_mutex_t damaged_mu;
     _Atomic int n_damaged_tables;
     char damaged_tables[DDB_DAMAGED_TABLES][256];
+    /* Where data.mdb is mapped (stored.c): the map's first byte and size
+     * (map NULL: not found, nothing is bounded by it) and the end of the
+     * file in the map, which only grows; every record, key and value read
+     * from the map must end before it. */
+    const uint8_t *map;
+    size_t map_size;
+    _Atomic uintptr_t map_end;
     /* the room that hooked into this handle at open (streams/: change
      * streams, TTL, the capacity ledger) and its per-handle state */
     const ddbi_engine_hooks *hooks;
@@ -197,6 +204,10 @@ void ddbi_read_end(MDB_txn *txn);
 int ddbi_rtxn_acquire(ddbi_engine *db, MDB_txn **txn, uint64_t *ticket, ddb_error *err);
 void ddbi_rtxn_release(ddbi_engine *db, MDB_txn *txn, uint64_t ticket);
 int ddbi_mdb_fail(ddb_error *err, int mdb_rc, const char *what);
+/* A check (check.c, the stream check) that LMDB stopped with code
+ * (err: its message): DDB_ECORRUPT is counted in report r as a problem,
+ * described by that message when it is the first.  Returns code. */
+int ddbi_check_stopped(ddb_check_report *r, int code, const ddb_error *err);
 
 /* Storage failures (durable.c).  Is rc (from a commit or a sync) a failed
  * write or sync, after which nothing unsynced can be trusted? */

@@ -38,6 +38,19 @@ static int data_file_missing(const char *path, bool *missing, ddb_error *err)
     return DDB_OK;
 }
 
+/* LMDB found a page it cannot use and is about to abort the process (its
+ * assertions end in abort(); nothing may return from them): say which
+ * database, and the command that finds what is damaged (ddb_options.verify
+ * refuses such a file at the next open instead of crashing again). */
+static void on_lmdb_assert(MDB_env *env, const char *msg)
+{
+    const char *path = NULL;
+    if (mdb_env_get_path(env, &path) || !path)
+        path = "the database";
+    fprintf(stderr, "libddb: LMDB stops this process on a damaged page of %s (%s): run `ddb check %s`\n", path, msg,
+            path);
+}
+
 /* mdb_env_create .. mdb_env_open; on failure the environment is closed
  * (LMDB cannot retry an open) and the LMDB code returned. */
 static int env_open(ddbi_engine *db, const char *path, unsigned flags)
@@ -45,6 +58,7 @@ static int env_open(ddbi_engine *db, const char *path, unsigned flags)
     int rc;
     if ((rc = mdb_env_create(&db->env)))
         return rc;
+    mdb_env_set_assert(db->env, on_lmdb_assert);
     if ((rc = mdb_env_set_maxdbs(db->env, 1024)) || (rc = mdb_env_set_maxreaders(db->env, 512)) ||
         (rc = mdb_env_set_mapsize(db->env, (size_t)db->opts.map_size)) ||
         (rc = mdb_env_open(db->env, path, flags, 0644))) {
@@ -117,6 +131,7 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         rc = ddbi_mdb_fail(err, rc, "ddb_open");
     if (rc)
         goto fail;
+    ddbi_file_map_locate(db); /* bounds every value read from the map (stored.c) */
     if ((rc = mdb_txn_begin(db->env, NULL, ro ? MDB_RDONLY : 0, &txn)) ||
         (rc = mdb_dbi_open(txn, "meta", ro ? 0 : MDB_CREATE, &db->meta))) {
         rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");

@@ -214,6 +214,8 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
             break;
         }
         prev = h;
+        if ((rc = ddbi_stored_val_check(db, t->name, "the stored item", &k, &d, err)))
+            break;
         if (ddbi_record_size(d.mv_data, d.mv_size, &sz)) {
             rc = ddbi_fail_stored(err, t->name, k.mv_data, k.mv_size, "the stored item is unreadable");
             break;

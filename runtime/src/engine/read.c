@@ -165,6 +165,8 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     bool found_rec = false;
     int64_t now_ms = ddbi_engine_read_clock_ms(db); /* TTL and the timeline: one read of the clock */
     rc = mdb_get(txn, t->items, &kv, &dv);
+    if (rc == 0 && (rc = ddbi_stored_val_check(db, t->name, "GetItem: the stored item", &kv, &dv, err)))
+        goto done;
     if (rc == 0 && rec) {
         /* the record as it is: its keys and TTL read in place; not another
          * key with the same digest, nor expired (TTL) */
@@ -322,12 +324,15 @@ static int cand_item(pager *p, cand *c)
  * mode) kept as it is until something needs the item. */
 static int decode_item(pager *p, const MDB_val *k, const MDB_val *d, cand *c)
 {
+    int rc = ddbi_stored_val_check(p->db, p->t->name, "the stored item", k, d, p->err);
+    if (rc)
+        return rc;
     c->item = NULL;
     c->expired = -1;
     c->rec = d->mv_data;
     c->rec_len = d->mv_size;
     c->rkey = *k;
-    int rc = ddbi_record_size(d->mv_data, d->mv_size, &c->size);
+    rc = ddbi_record_size(d->mv_data, d->mv_size, &c->size);
     if (!rc && !p->records)
         rc = cand_item(p, c);
     return rc ? unreadable(p, k, rc) : DDB_OK;
@@ -357,9 +362,12 @@ typedef struct order {
  * of its keys, and that it comes after the last one in cursor order. */
 static int entry_ok(pager *p, order *o, const MDB_val *k, const MDB_val *d)
 {
-    int rc = ddbi_stored_key_check(p->t->name, p->x ? "an index key" : "an item key", k, p->err);
-    if (!rc && p->x)
-        rc = ddbi_stored_key_check(p->t->name, "the table key of an index entry", d, p->err);
+    const char *kw = p->x ? "an index key" : "an item key", *dw = "the table key of an index entry";
+    int rc = ddbi_stored_key_check(p->t->name, kw, k, p->err);
+    if (!rc)
+        rc = ddbi_stored_val_check(p->db, p->t->name, kw, NULL, k, p->err);
+    if (!rc && p->x && !(rc = ddbi_stored_key_check(p->t->name, dw, d, p->err)))
+        rc = ddbi_stored_val_check(p->db, p->t->name, dw, k, d, p->err);
     if (rc)
         return rc;
     if (o->have) {

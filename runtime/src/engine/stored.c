@@ -1,5 +1,5 @@
 /* Bounds on what is read back from the database file (see stored.h).
- * Calls core/ only. */
+ * Calls core/ and LMDB only. */
 #include "engine/stored.h"
 
 #include "core/error.h"
@@ -93,4 +93,64 @@ int ddbi_file_check_length(const char *path, ddb_error *err)
                          "remove it to start a new database",
                          file);
     return check_length(path, file, err);
+}
+
+/* The end of the file in the map: reading the map past it faults
+ * (SIGBUS).  Not the newest meta page's last page: a large write
+ * transaction spills pages past it and reads them back through the map.
+ * The file never shrinks; 0 when unknown. */
+static uintptr_t used_end(ddbi_engine *db)
+{
+    mdb_filehandle_t fd;
+    struct stat st;
+    if (mdb_env_get_fd(db->env, &fd) || fstat(fd, &st) != 0)
+        return 0;
+    uint64_t used = (uint64_t)st.st_size < db->map_size ? (uint64_t)st.st_size : db->map_size;
+    return (uintptr_t)db->map + (uintptr_t)used;
+}
+
+void ddbi_file_map_locate(ddbi_engine *db)
+{
+    MDB_envinfo info;
+    mdb_filehandle_t fd;
+    struct stat st;
+    db->map = NULL;
+    if (mdb_env_info(db->env, &info) || mdb_env_get_fd(db->env, &fd) || fstat(fd, &st) != 0)
+        return;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return;
+    /* "start-end perms offset dev inode path": LMDB maps the whole file
+     * once, from offset 0, me_mapsize bytes (the lock file is another inode) */
+    char line[4200];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long lo, hi, off, ino;
+        char perms[8];
+        unsigned maj, min;
+        if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &lo, &hi, perms, &off, &maj, &min, &ino) == 7 &&
+            ino == (unsigned long long)st.st_ino && off == 0 && hi - lo == info.me_mapsize) {
+            db->map = (const uint8_t *)(uintptr_t)lo;
+            db->map_size = (size_t)(hi - lo);
+            break;
+        }
+    }
+    fclose(f);
+    uintptr_t end = db->map ? used_end(db) : 0;
+    if (!end)
+        db->map = NULL; /* not bounded (see stored.h) */
+    atomic_store(&db->map_end, end);
+}
+
+int ddbi_stored_past_end(ddbi_engine *db, const char *table, const char *what, const MDB_val *k, const MDB_val *v,
+                         ddb_error *err)
+{
+    /* the file grew since the end was read: read it again (it only grows) */
+    uintptr_t p = (uintptr_t)v->mv_data, end = used_end(db), seen = atomic_load(&db->map_end);
+    while (end > seen && !atomic_compare_exchange_weak(&db->map_end, &seen, end))
+        ;
+    if (!end || (p <= end && v->mv_size <= end - p))
+        return DDB_OK; /* !end: the file's length is unknown just now; nothing to bound by */
+    return ddbi_fail_stored(err, table, k ? k->mv_data : NULL, k ? k->mv_size : 0,
+                            "%s of %zu bytes runs past the end of the database file (%zu bytes)", what,
+                            v->mv_size, (size_t)(end - (uintptr_t)db->map));
 }

@@ -40,6 +40,30 @@ static inline bool ddbi_stored_table_key_ok(const MDB_val *k)
     return k->mv_size > 2 && k->mv_size <= 257 && !memchr(k->mv_data, 0, k->mv_size);
 }
 
+/* Where the environment's file is mapped (db->map, map_size, map_end),
+ * found once after mdb_env_open in /proc/self/maps (Linux); not found
+ * (another system), values read from the map are not bounded by it. */
+void ddbi_file_map_locate(ddbi_engine *db);
+/* A value (a record, key or index entry) LMDB returned: DDB_OK when it
+ * lies in memory of its own (a page written in this transaction) or ends
+ * within the file; DDB_ECORRUPT "table T: <what> of N
+ * bytes runs past the end of the database file" (key k, may be NULL)
+ * otherwise: a damaged length would read past the end of the file
+ * (SIGBUS).  Inline: every entry of a Query or Scan is checked. */
+int ddbi_stored_past_end(ddbi_engine *db, const char *table, const char *what, const MDB_val *k, const MDB_val *v,
+                         ddb_error *err);
+static inline int ddbi_stored_val_check(ddbi_engine *db, const char *table, const char *what, const MDB_val *k,
+                                        const MDB_val *v, ddb_error *err)
+{
+    uintptr_t p = (uintptr_t)v->mv_data, m = (uintptr_t)db->map;
+    if (p < m || p - m >= db->map_size)
+        return DDB_OK; /* not in the map (or no map known) */
+    uintptr_t end = atomic_load_explicit(&db->map_end, memory_order_relaxed);
+    if (p <= end && v->mv_size <= end - p)
+        return DDB_OK;
+    return ddbi_stored_past_end(db, table, what, k, v, err); /* rereads the end first */
+}
+
 /* Before mdb_env_open: refuse a data.mdb shorter than its meta page says
  * (last page number * page size: reads past the end would fault with
  * SIGBUS) and an existing empty one (LMDB would start a new database over

@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* The stored record of key k, decoded into a, checked against pk/sk. */
-static int load_old(MDB_txn *txn, const ddb_table_rt *t, const ddb_key *k, const ddb_value *pk, const ddb_value *sk,
+static int load_old(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const ddb_key *k, const ddb_value *pk, const ddb_value *sk,
                     ddb_arena *a, ddb_item **old, MDB_val *raw, ddb_error *err)
 {
     MDB_val kv = {k->len, (void *)k->b};
@@ -24,6 +24,8 @@ static int load_old(MDB_txn *txn, const ddb_table_rt *t, const ddb_key *k, const
         return DDB_OK;
     if (rc)
         return ddbi_mdb_fail(err, rc, "reading item");
+    if ((rc = ddbi_stored_val_check(db, t->name, "the stored item", &kv, raw, err)))
+        return rc;
     if ((rc = ddbi_decode_item(raw->mv_data, raw->mv_size, a, old)))
         return rc == DDB_ENOMEM ? ddbi_fail_oom(err, "reading the stored item")
                                 : ddbi_fail_stored(err, t->name, k->b, k->len, "the stored item is unreadable");
@@ -191,7 +193,7 @@ int ddbi_write_prepare(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wst
         return rc;
     ddbi_key_make(&st->key, pk, sk);
     MDB_val raw;
-    if ((rc = load_old(txn, t, &st->key, pk, sk, tmp, &st->old, &raw, err)))
+    if ((rc = load_old(db, txn, t, &st->key, pk, sk, tmp, &st->old, &raw, err)))
         return rc;
     /* the stored record carries its size: no need to measure the item again */
     if (st->old && ddbi_record_size(raw.mv_data, raw.mv_size, &st->old_size))

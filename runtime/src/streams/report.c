@@ -6,6 +6,7 @@
 #include "core/codec.h"
 #include "core/error.h"
 #include "engine/keys.h"
+#include "engine/stored.h"
 #include "streams/streams.h"
 #include "core/value.h"
 
@@ -189,7 +190,7 @@ static int stream_pass(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, ddb
 
 /* ---- items: collections and index sizes ---- */
 
-static int item_pass(MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, toplist *big, ddb_arena *a,
+static int item_pass(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, toplist *big, ddb_arena *a,
                      ddb_arena *tmp)
 {
     MDB_cursor *c;
@@ -209,7 +210,8 @@ static int item_pass(MDB_txn *txn, const ddb_table_rt *t, ddb_table_report *r, t
         }
         size_t size = 0;
         ddb_item *it;
-        if (ddbi_record_size(v.mv_data, v.mv_size, &size) || ddbi_decode_item(v.mv_data, v.mv_size, tmp, &it)) {
+        if (ddbi_stored_val_check(db, t->name, "the stored item", &k, &v, NULL) ||
+            ddbi_record_size(v.mv_data, v.mv_size, &size) || ddbi_decode_item(v.mv_data, v.mv_size, tmp, &it)) {
             g = mdb_cursor_get(c, &k, &v, MDB_NEXT); /* ddb check reports it */
             continue;
         }
@@ -303,7 +305,7 @@ int ddbi_streams_table_report_build(void *impl, const char *table, size_t top, d
         if (mdb_stat(txn, t->idx[i].dbi, &st) == 0)
             ix[i].items = st.ms_entries;
     }
-    int g = item_pass(txn, t, r, &big, a, tmp);
+    int g = item_pass(db, txn, t, r, &big, a, tmp);
     if (!g)
         g = stream_pass(db, txn, t, r, &hot, a, tmp);
     ddb_arena_free(tmp);

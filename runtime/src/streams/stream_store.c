@@ -450,6 +450,8 @@ static int iter_read(void *impl, size_t max, ddb_arena *a, ddb_stream_record *re
                                it->table, seq, it->pos);
                 break;
             }
+            if ((rc = ddbi_stored_val_check(it->db, it->table, "a stream record", &k, &v, err)))
+                break;
             if ((rc = ddbi_stream_decode(name, seq, v.mv_data, v.mv_size, a, &recs[*n], &e))) {
                 rc = ddbi_fail(err, rc, "stream of table %s, record %" PRIu64 ": %s", it->table, seq, e.message);
                 break;
@@ -698,7 +700,9 @@ int ddbi_streams_stream_check(void *impl, const char *table, ddb_check_report *r
             prev = seq;
             ddb_stream_record rec;
             ddb_error e = {0};
-            int d = ddbi_stream_decode(table, seq, v.mv_data, v.mv_size, a, &rec, &e);
+            int d = ddbi_stored_val_check(db, table, "a stream record", &k, &v, &e);
+            if (!d)
+                d = ddbi_stream_decode(table, seq, v.mv_data, v.mv_size, a, &rec, &e);
             if (d == DDB_ENOMEM) {
                 g = ENOMEM;
                 break;
@@ -726,7 +730,7 @@ int ddbi_streams_stream_check(void *impl, const char *table, ddb_check_report *r
     if (g == ENOMEM)
         return ddbi_fail_oom(err, "ddb_stream_check");
     if (g)
-        return ddbi_mdb_fail(err, g, "ddb_stream_check");
+        return ddbi_check_stopped(r, ddbi_mdb_fail(err, g, "ddb_stream_check"), err);
     if (r->problems)
         return ddbi_fail(err, DDB_ECORRUPT, "%" PRIu64 " problem(s); the first: %s", r->problems, r->first_problem);
     return DDB_OK;

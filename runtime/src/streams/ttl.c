@@ -104,6 +104,8 @@ static int sweep_table(ddbi_engine *db, const char *table, int64_t now_ms, uint6
                 (resume_len && ddbi_stored_cmp(&k, &prev) <= 0 &&
                  (rc = ddbi_fail_stored(err, table, k.mv_data, k.mv_size, "TTL sweep: the keys read do not advance"))))
                 break;
+            if ((rc = ddbi_stored_val_check(db, table, "TTL sweep: the stored item", &k, &v, err)))
+                break;
             memcpy(resume, k.mv_data, k.mv_size);
             resume_len = k.mv_size;
             if (ddbi_decode_item(v.mv_data, v.mv_size, scan, &it) == DDB_OK && ddbi_ttl_expired_at(t, it, now_ms)) {
@@ -149,14 +151,18 @@ int ddbi_streams_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_
         const char **names = NULL;
         size_t count = 0;
         rc = a ? ddbi_engine_list_tables(db, a, &names, &count, err) : ddbi_fail_oom(err, __func__);
-        for (size_t i = 0; !rc && i < count; i++) {
+        /* a table that fails (damaged, say) is that table's problem: the
+         * others are swept; the first failure is returned, and a table
+         * known damaged is left alone */
+        ddb_error terr;
+        for (size_t i = 0; rc != DDB_ENOMEM && i < count; i++) {
             if (ddbi_refuse_damaged_table(db, names[i], NULL))
-                continue; /* a damaged table is left alone; the others are swept */
-            rc = sweep_table(db, names[i], now_ms, &n, err);
-            if (rc == DDB_ECORRUPT)
-                ddbi_engine_damaged(db, names[i], err);
-            if (rc == DDB_ENOTABLE || rc == DDB_ECORRUPT) /* deleted meanwhile; damaged */
-                rc = DDB_OK;
+                continue;
+            int trc = sweep_table(db, names[i], now_ms, &n, rc ? &terr : err);
+            if (trc == DDB_ECORRUPT)
+                ddbi_engine_damaged(db, names[i], rc ? &terr : err);
+            if (!rc && trc != DDB_ENOTABLE) /* ENOTABLE: deleted meanwhile */
+                rc = trc;
         }
         ddb_arena_free(a);
     }

@@ -154,7 +154,9 @@ int cmd_serve(cli *c)
     if (opt_get(c, "log-level") && (s.log_level = parse_level(opt_get(c, "log-level"))) < 0)
         return usage_error(c, "--log-level is none, error, warn, info or debug, not '%s'", opt_get(c, "log-level"));
     lim.body_memory = (size_t)body_mb << 20;
-    ddb_options o = {.ttl_sweep_ms = sweep_ms};
+    /* verified first: a damaged file is refused with the command to run,
+     * instead of the TTL sweeper reaching a page LMDB aborts on */
+    ddb_options o = {.ttl_sweep_ms = sweep_ms, .verify = !opt_count(c, "no-verify")};
     const char *sync = opt_get(c, "sync");
     if (sync) {
         if (strcmp(sync, "full") == 0)
