@@ -536,10 +536,10 @@ static void test_transactions_and_batches(void **state)
     assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_SEATS) && ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME));
     OK(organization_get(db, "org07", &(ddb_ent_read_opts){.fields = &seats_only, .mask = &got_mask}, a, &one, &err));
     assert_int_equal(one.seats, 7);
-    /* at most the projection, as a page's masks (entity.h, fields) */
+    /* the projection and the key fields, as a page's masks (entity.h, fields) */
     assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_SEATS));
     assert_false(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_PLAN));
-    assert_false(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME));
+    assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME)); /* the key */
     assert_true(cap.read == 16.0); /* 32 eventually consistent reads of at most 4 KB: 0.5 each */
     /* a versioned entity cannot be batch-written: the module has no user_batch_put, and the
      * runtime refuses the entity's descriptor */

@@ -483,7 +483,12 @@ int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t mem
 /* Options of every typed read.  Zero-initialised = one page of up to 1 MB
  * from the start, forward, eventually consistent, every field. */
 typedef struct ddb_ent_read_opts {
-    uint32_t page_size;        /* most entities per page (Limit, in logical items); 0 = up to 1 MB */
+    /* Most entities per page (Limit, in logical items: a sharded entity's
+     * shard items are one); 0 = up to 1 MB.  A collection page or table
+     * scan with a sharded member asks for page_size x shards items, keeps
+     * page_size entities and places the cursor after the last one kept:
+     * its capacity and scanned_count include the items read past it. */
+    uint32_t page_size;
     const char *cursor;        /* resume where the page that returned it ended; NULL = from the start */
     bool backward;             /* descending sort-key order (ScanIndexForward = false); queries only */
     bool consistent;           /* strongly consistent read (not on a GSI: DDB_EVALIDATION) */
@@ -493,7 +498,10 @@ typedef struct ddb_ent_read_opts {
      * it such a query returns what the index holds, and the masks say which
      * fields that is. */
     bool fetch_base;
-    /* Projection: the fields to read (keys are always read); NULL = all.
+    /* Projection: the fields to read; NULL = all.  The primary key's
+     * fields are always read (and set in the masks), so a projected result
+     * can be matched to its key; on a KEYS_ONLY / INCLUDE index they are
+     * parsed back from the key attributes where the templates allow.
      * A sharded entity reads only the shard items holding them (a get, an
      * exact-key query, a batch get, the completion of index entries and
      * of groups a page cut), so the capacity is that of the smaller read. */

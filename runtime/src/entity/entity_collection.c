@@ -113,6 +113,8 @@ static int collection_read(ddb *db, const ddb_collection_desc *c, uint16_t membe
     }
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&qp.start_key, err)))
         return rc;
+    if (!c->index && !all_pages)
+        r.max_entities = o->page_size; /* Limit counted every member as sharded */
     rc = ddbi_ent_reader_run(&r, lead->entity, false, &qp, NULL, all_pages, err);
     return rc ? rc : fill_result(c, &r, result, info, err);
 }
@@ -158,6 +160,8 @@ int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, 
                           .return_capacity = o->return_capacity};
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&sp.start_key, err)))
         return rc;
+    if (!c->index)
+        r.max_entities = o->page_size; /* Limit counted every member as sharded */
     rc = ddbi_ent_reader_run(&r, e, false, NULL, &sp, false, err);
     return rc ? rc : fill_result(c, &r, result, info, err);
 }
