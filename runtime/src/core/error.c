@@ -27,6 +27,7 @@ static const char *const names[] = {
     "DDB_ETRIMMED: stream records were trimmed",
     "DDB_EFULL: no space left on device",
     "DDB_EIDEMPOTENT: client request token reused for a different request",
+    "DDB_EUNKNOWN: the outcome of the write is unknown",
 };
 
 const char *ddb_strerror(int code)
