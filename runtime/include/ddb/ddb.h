@@ -283,7 +283,11 @@ typedef struct ddb_options {
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if
  * missing) for the embedded engine; "file:DIR?mode=ro" opens it read-only
- * (see read_only above; "?mode=rw" is the default).  opts may be NULL
+ * (see read_only above; "?mode=rw" is the default).  "mem:" opens a new,
+ * empty embedded database for a test: a private directory on tmpfs
+ * (/dev/shm when there is one, else $TMPDIR or /tmp), nothing synced
+ * (sync is DDB_SYNC_NONE), removed with everything in it by ddb_close
+ * (read_only is DDB_EINVAL there).  opts may be NULL
  * (defaults).  Several threads may use one handle; several processes may
  * open one directory.  http://, https:// and dynamodb://REGION open the
  * remote backend (settings and credentials as the AWS SDKs find them;
