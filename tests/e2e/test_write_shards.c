@@ -189,9 +189,9 @@ static void batches_and_transactions(void **state)
         ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
         assert_non_null(tx);
         struct check_in t1 = check_in_no(200, DAY), t2 = check_in_no(201, DAY);
-        assert_int_equal(check_in_tx_put(tx, &t1, &err), DDB_OK);
-        assert_int_equal(check_in_tx_put(tx, &t2, &err), DDB_OK);
-        assert_int_equal(check_in_tx_delete(tx, in[0].date, in[0].patient, in[0].visit_no, &err), DDB_OK);
+        assert_int_equal(check_in_tx_put(tx, &t1, NULL, &err), DDB_OK);
+        assert_int_equal(check_in_tx_put(tx, &t2, NULL, &err), DDB_OK);
+        assert_int_equal(check_in_tx_delete(tx, in[0].date, in[0].patient, in[0].visit_no, NULL, &err), DDB_OK);
         if (ddb_ent_tx_commit(tx, NULL, NULL, &err))
             fail_msg("commit: %s", err.message);
         struct check_in got;

@@ -678,31 +678,32 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
 
 /* A TransactWriteItems under construction; it lives in arena a.  Add
  * operations from any entities of one database, then commit: all or nothing.
- * Sharded entities add one operation per shard item. */
+ * Sharded entities add one operation per shard item.  Two operations on one
+ * item (the same primary key, a shard item included) are refused at commit
+ * with DDB_EVALIDATION, as DynamoDB refuses them. */
 typedef struct ddb_ent_tx ddb_ent_tx;
 /* NULL with err filled (DDB_EINVAL: no db or arena; DDB_ENOMEM). */
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err);
-/* put / create as ddb_ent_put / ddb_ent_create (derived fields are filled
- * into obj at once; auto ids are allocated inside the transaction, so a
- * cancelled one consumes none, and written into obj on commit; versions are
- * bumped in obj on commit). */
-int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
-int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
-int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err);
-/* ConditionCheck: the item with key's primary key must exist (or not). */
-int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err);
-/* Conditional forms: cond (may be NULL) is ANDed with the operation's own
- * condition; current/current_found/current_arena as in ddb_ent_opts, filled
- * at commit when this operation's condition failed. */
+/* The condition of a transactional write (every ddb_ent_tx_* write takes
+ * one; NULL = none): condition is ANDed with the operation's own
+ * (existence, version); current/current_found/current_arena as in
+ * ddb_ent_opts, filled at commit when this operation's condition failed. */
 typedef struct ddb_ent_tx_cond {
     const ddb_ent_expr *condition;
     void *current;
     bool *current_found;
     ddb_arena *current_arena;
 } ddb_ent_tx_cond;
-int ddb_ent_tx_put_if(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
-int ddb_ent_tx_delete_if(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
-                         ddb_error *err);
+/* put / create / delete as ddb_ent_put / ddb_ent_create / ddb_ent_delete
+ * (derived fields are filled into obj at once; auto ids are allocated
+ * inside the transaction, so a cancelled one consumes none, and written
+ * into obj on commit; versions are bumped in obj on commit); c may be NULL. */
+int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                      ddb_error *err);
+/* ConditionCheck: the item with key's primary key must exist (or not). */
+int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err);
 /* ConditionCheck of an expression on the item with key's primary key. */
 int ddb_ent_tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
                      ddb_error *err);

@@ -304,6 +304,64 @@ static void test_empty_list_parameter(void **state)
     close_db(db);
 }
 
+/* Issue 26, friction: every transactional write takes a condition
+ * (TransactWriteItems: each Put / Delete has its own ConditionExpression,
+ * API Reference "TransactWriteItems"; a failed one cancels the whole
+ * transaction, CancellationReasons ConditionalCheckFailed; "Transaction
+ * request cannot include multiple operations on one item"). */
+static void test_tx_writes_take_conditions(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_error err;
+    ddb_arena *a = ddb_arena_new();
+    struct site s1 = {"s1", "North", "eu"}, s2 = {"s2", "South", "us"};
+    OK(site_put(db, &s1, NULL, NULL, &err));
+    ddb_item *names = ddb_item_new(a), *eu = ddb_item_new(a);
+    ddb_item_set_s(names, "#r", "region");
+    ddb_item_set_s(eu, ":r", "eu");
+    ddb_ent_expr in_eu = {.text = "#r = :r", .names = names, .values = eu};
+    struct site current;
+    bool found = false;
+    ddb_ent_tx_cond c = {.condition = &in_eu, .current = &current, .current_found = &found, .current_arena = a};
+
+    /* a put whose condition holds, and a create beside it */
+    ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
+    assert_non_null(tx);
+    s1.region[0] = 'E';
+    OK(site_tx_put(tx, &s1, &c, &err));
+    OK(site_tx_create(tx, &s2, NULL, &err));
+    OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
+
+    /* now the region is "Eu": the same condition cancels the transaction, nothing written */
+    tx = ddb_ent_tx_new(db, a, &err);
+    struct site s3 = {"s3", "West", "eu"};
+    OK(site_tx_create(tx, &s3, NULL, &err));
+    OK(site_tx_delete(tx, "s1", &c, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    assert_true(found);
+    assert_string_equal(current.region, "Eu"); /* the stored item, as it was */
+    struct site got;
+    OK(site_get(db, "s1", NULL, a, &got, &err));
+    assert_int_equal(site_get(db, "s3", NULL, a, &got, &err), DDB_ENOTFOUND);
+
+    /* a create's condition is ANDed with "does not exist": on no item,
+     * region = "eu" is false (ConditionExpression on a missing item) */
+    tx = ddb_ent_tx_new(db, a, &err);
+    OK(site_tx_create(tx, &s3, &c, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
+    assert_false(found); /* there was no stored item */
+    assert_int_equal(site_get(db, "s3", NULL, a, &got, &err), DDB_ENOTFOUND);
+
+    /* two operations on one item: refused (the header comment says so) */
+    tx = ddb_ent_tx_new(db, a, &err);
+    OK(site_tx_put(tx, &s2, NULL, &err));
+    OK(site_tx_delete(tx, "s2", NULL, &err));
+    assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_EVALIDATION);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_table_scan_counts_entities),
         cmocka_unit_test(test_projection_keeps_keys),
         cmocka_unit_test(test_empty_list_parameter),
+        cmocka_unit_test(test_tx_writes_take_conditions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -361,18 +361,19 @@ int organization_delete(ddb *db, const char *name, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &organization_entity, &k, o, cap, err);
 }
 
-int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, ddb_error *err)
+int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &organization_entity, obj, err);
+    return ddb_ent_tx_put(tx, &organization_entity, obj, c, err);
 }
 
-int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, ddb_error *err)
+int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &organization_entity, obj, err);
+    return ddb_ent_tx_create(tx, &organization_entity, obj, c, err);
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
-int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err)
+int organization_tx_delete(ddb_ent_tx *tx, const char *name, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct organization k;
     memset(&k, 0, sizeof k);
@@ -381,7 +382,7 @@ int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err)
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &organization_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &organization_entity, &k, c, err);
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
@@ -694,18 +695,19 @@ int user_delete(ddb *db, const char *org, const char *username, const ddb_ent_op
     return ddb_ent_delete(db, &user_entity, &k, o, cap, err);
 }
 
-int user_tx_put(ddb_ent_tx *tx, struct user *obj, ddb_error *err)
+int user_tx_put(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &user_entity, obj, err);
+    return ddb_ent_tx_put(tx, &user_entity, obj, c, err);
 }
 
-int user_tx_create(ddb_ent_tx *tx, struct user *obj, ddb_error *err)
+int user_tx_create(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &user_entity, obj, err);
+    return ddb_ent_tx_create(tx, &user_entity, obj, c, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
-int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_error *err)
+int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct user k;
     memset(&k, 0, sizeof k);
@@ -719,7 +721,7 @@ int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_er
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &user_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &user_entity, &k, c, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
@@ -1192,18 +1194,19 @@ int order_delete(ddb *db, const char *org, uint64_t id, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &order_entity, &k, o, cap, err);
 }
 
-int order_tx_put(ddb_ent_tx *tx, struct order *obj, ddb_error *err)
+int order_tx_put(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &order_entity, obj, err);
+    return ddb_ent_tx_put(tx, &order_entity, obj, c, err);
 }
 
-int order_tx_create(ddb_ent_tx *tx, struct order *obj, ddb_error *err)
+int order_tx_create(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &order_entity, obj, err);
+    return ddb_ent_tx_create(tx, &order_entity, obj, c, err);
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
-int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err)
+int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct order k;
     memset(&k, 0, sizeof k);
@@ -1213,7 +1216,7 @@ int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err
             return rc_;
     }
     k.id = id;
-    return ddb_ent_tx_delete(tx, &order_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &order_entity, &k, c, err);
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
@@ -1516,18 +1519,19 @@ int product_delete(ddb *db, const char *sku, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &product_entity, &k, o, cap, err);
 }
 
-int product_tx_put(ddb_ent_tx *tx, struct product *obj, ddb_error *err)
+int product_tx_put(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &product_entity, obj, err);
+    return ddb_ent_tx_put(tx, &product_entity, obj, c, err);
 }
 
-int product_tx_create(ddb_ent_tx *tx, struct product *obj, ddb_error *err)
+int product_tx_create(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &product_entity, obj, err);
+    return ddb_ent_tx_create(tx, &product_entity, obj, c, err);
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
-int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err)
+int product_tx_delete(ddb_ent_tx *tx, const char *sku, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct product k;
     memset(&k, 0, sizeof k);
@@ -1536,7 +1540,7 @@ int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err)
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &product_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &product_entity, &k, c, err);
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
@@ -1824,18 +1828,19 @@ int audit_event_delete(ddb *db, const char *event_id, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &audit_event_entity, &k, o, cap, err);
 }
 
-int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err)
+int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &audit_event_entity, obj, err);
+    return ddb_ent_tx_put(tx, &audit_event_entity, obj, c, err);
 }
 
-int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err)
+int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &audit_event_entity, obj, err);
+    return ddb_ent_tx_create(tx, &audit_event_entity, obj, c, err);
 }
 
 /* primary key: "{event_id}" */
-int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err)
+int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct audit_event k;
     memset(&k, 0, sizeof k);
@@ -1844,7 +1849,7 @@ int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err)
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &audit_event_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &audit_event_entity, &k, c, err);
 }
 
 /* primary key: "{event_id}" */

@@ -253,10 +253,14 @@ int organization_get(ddb *db, const char *name, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct organization *out, ddb_error *err);
 int organization_delete(ddb *db, const char *name, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, ddb_error *err);
-int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, ddb_error *err);
-int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int organization_tx_delete(ddb_ent_tx *tx, const char *name, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as organization_patch / organization_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int organization_tx_patch(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -431,10 +435,14 @@ int user_get(ddb *db, const char *org, const char *username, const ddb_ent_read_
                   ddb_arena *a, struct user *out, ddb_error *err);
 int user_delete(ddb *db, const char *org, const char *username, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int user_tx_put(ddb_ent_tx *tx, struct user *obj, ddb_error *err);
-int user_tx_create(ddb_ent_tx *tx, struct user *obj, ddb_error *err);
-int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int user_tx_put(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int user_tx_create(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as user_patch / user_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int user_tx_patch(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -691,10 +699,14 @@ int order_get(ddb *db, const char *org, uint64_t id, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct order *out, ddb_error *err);
 int order_delete(ddb *db, const char *org, uint64_t id, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int order_tx_put(ddb_ent_tx *tx, struct order *obj, ddb_error *err);
-int order_tx_create(ddb_ent_tx *tx, struct order *obj, ddb_error *err);
-int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int order_tx_put(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int order_tx_create(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as order_patch / order_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int order_tx_patch(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -914,10 +926,14 @@ int product_get(ddb *db, const char *sku, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct product *out, ddb_error *err);
 int product_delete(ddb *db, const char *sku, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int product_tx_put(ddb_ent_tx *tx, struct product *obj, ddb_error *err);
-int product_tx_create(ddb_ent_tx *tx, struct product *obj, ddb_error *err);
-int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int product_tx_put(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int product_tx_create(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int product_tx_delete(ddb_ent_tx *tx, const char *sku, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as product_patch / product_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int product_tx_patch(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -1102,10 +1118,14 @@ int audit_event_get(ddb *db, const char *event_id, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct audit_event *out, ddb_error *err);
 int audit_event_delete(ddb *db, const char *event_id, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err);
-int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err);
-int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as audit_event_patch / audit_event_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int audit_event_tx_patch(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);

@@ -222,12 +222,12 @@ static void notes_and_feed(ddb *db, ddb_arena *a)
     struct movement m = {.sku = "S003", .at = "2025-11-26T18:00:00Z", .delta = -1, .reason = "sale",
                          .expires = 4102444800};
     OK(sku_tx_check_in_stock(tx, "S003", 0, NULL, &err));
-    OK(movement_tx_create(tx, &m, &err));
+    OK(movement_tx_create(tx, &m, NULL, &err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
     tx = ddb_ent_tx_new(db, a, &err);
     struct movement m2 = {.sku = "S003", .at = "2025-11-26T18:01:00Z", .delta = -1, .reason = "sale"};
     OK(sku_tx_check_in_stock(tx, "S003", 1000, NULL, &err));
-    OK(movement_tx_create(tx, &m2, &err));
+    OK(movement_tx_create(tx, &m2, NULL, &err));
     RC(DDB_ECANCELED, ddb_ent_tx_commit(tx, NULL, NULL, &err));
     struct movement g;
     RC(DDB_ENOTFOUND, movement_get(db, "S003", "2025-11-26T18:01:00Z", NULL, a, &g, &err));

@@ -326,8 +326,8 @@ static void invites_and_audit(ddb *db, ddb_arena *a)
     struct audit ev4 = {.org_id = "acme", .at = "2025-11-26T09:00:00Z", .action = "invite", .actor = "u2"};
     struct invite inv2 = {.org_id = "acme", .email = "third@example.com"};
     OK(org_tx_check_on_plan(tx, "acme", "pro", NULL, &err));
-    OK(audit_tx_create(tx, &ev4, &err));
-    OK(invite_tx_create(tx, &inv2, &err));
+    OK(audit_tx_create(tx, &ev4, NULL, &err));
+    OK(invite_tx_create(tx, &inv2, NULL, &err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
     CHECK(ev4.seq == 4, "tx auto id %" PRIu64, ev4.seq);
     CHECK(strlen(inv2.token) == 36, "tx uuid");
@@ -337,7 +337,7 @@ static void invites_and_audit(ddb *db, ddb_arena *a)
     bool ofound = false;
     ddb_ent_tx_cond oc = {.current = &ocur, .current_found = &ofound, .current_arena = a};
     OK(org_tx_check_on_plan(tx, "acme", "free", &oc, &err));
-    OK(audit_tx_create(tx, &ev5, &err));
+    OK(audit_tx_create(tx, &ev5, NULL, &err));
     RC(DDB_ECANCELED, ddb_ent_tx_commit(tx, NULL, NULL, &err));
     CHECK(ev5.seq == 0, "a cancelled tx gives the id back: %" PRIu64, ev5.seq);
     CHECK(ofound && strcmp(ocur.plan, "pro") == 0, "tx current");

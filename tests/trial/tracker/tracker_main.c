@@ -320,9 +320,9 @@ static void notices_stats_tx(ddb *db, ddb_arena *a)
     struct issue is = {.project = "CORE", .title = "tx issue", .status = "triage"};
     struct issue is10 = {.project = "CORE", .title = "tx issue 2", .status = "triage"};
     struct comment c = {.project = "CORE", .issue = 9, .posted_ms = 1, .author = "bob"};
-    OK(issue_tx_create(tx, &is, &err));
-    OK(issue_tx_create(tx, &is10, &err));
-    OK(comment_tx_create(tx, &c, &err));
+    OK(issue_tx_create(tx, &is, NULL, &err));
+    OK(issue_tx_create(tx, &is10, NULL, &err));
+    OK(comment_tx_create(tx, &c, NULL, &err));
     OK(stats_tx_opened(tx, "CORE", 1, NULL, &err));
     OK(project_tx_check_active(tx, "CORE", false, NULL, &err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
@@ -330,7 +330,7 @@ static void notices_stats_tx(ddb *db, ddb_arena *a)
     CHECK(is.number == 9 && is10.number == 10, "tx auto ids %u %u", (unsigned)is.number, (unsigned)is10.number);
     tx = ddb_ent_tx_new(db, a, &err);
     struct issue is2 = {.project = "WEB", .title = "never", .status = "triage"};
-    OK(issue_tx_create(tx, &is2, &err));
+    OK(issue_tx_create(tx, &is2, NULL, &err));
     OK(stats_tx_opened(tx, "WEB", 1, NULL, &err));
     OK(project_tx_check_active(tx, "WEB", false, NULL, &err)); /* WEB is archived */
     RC(DDB_ECANCELED, ddb_ent_tx_commit(tx, NULL, NULL, &err));
