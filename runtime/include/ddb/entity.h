@@ -493,6 +493,10 @@ typedef struct ddb_ent_read_opts {
     bool backward;             /* descending sort-key order (ScanIndexForward = false); queries only */
     bool consistent;           /* strongly consistent read (not on a GSI: DDB_EVALIDATION) */
     bool count_only;           /* count the matching entities of the page; no items are decoded */
+    /* Every page in one call (ElectroDB's pages: "all"): the result holds
+     * every matching entity (with count_only: their count) and no cursor;
+     * page_size, when set, is the size of each request's page. */
+    bool all_pages;
     /* Read the whole item from the table for each result of a KEYS_ONLY or
      * INCLUDE index (costs one GetItem each, counted in capacity).  Without
      * it such a query returns what the index holds, and the masks say which

@@ -123,7 +123,7 @@ int ddb_ent_collection_page(ddb *db, const ddb_collection_desc *c, uint16_t memb
                             const ddb_ent_range *range, const ddb_ent_read_opts *o, ddb_arena *a, void *result,
                             ddb_ent_page_info *info, ddb_error *err)
 {
-    return collection_read(db, c, member_index, obj, range, o, false, a, result, info, err);
+    return collection_read(db, c, member_index, obj, range, o, o && o->all_pages, a, result, info, err);
 }
 
 int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
@@ -160,9 +160,9 @@ int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, 
                           .return_capacity = o->return_capacity};
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&sp.start_key, err)))
         return rc;
-    if (!c->index)
+    if (!c->index && !o->all_pages)
         r.max_entities = o->page_size; /* Limit counted every member as sharded */
-    rc = ddbi_ent_reader_run(&r, e, false, NULL, &sp, false, err);
+    rc = ddbi_ent_reader_run(&r, e, false, NULL, &sp, o->all_pages, err);
     return rc ? rc : fill_result(c, &r, result, info, err);
 }
 

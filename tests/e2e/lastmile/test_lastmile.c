@@ -362,6 +362,44 @@ static void test_tx_writes_take_conditions(void **state)
     close_db(db);
 }
 
+/* Issue 26, friction: every page in one call ("all pages"), and a count of
+ * them all, for patterns, scans, collections and table scans. */
+static void test_all_pages(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    fill(db);
+    ddb_error err;
+    ddb_arena *a = ddb_arena_new();
+    for (uint32_t n = 0; n <= 2; n++) {
+        ddb_ent_read_opts o = {.page_size = n, .all_pages = true};
+        user_page up;
+        OK(user_table(db, "o1", user_table_all(), &o, a, &up, &err));
+        assert_int_equal(up.count, 6);
+        assert_null(up.cursor);
+        assert_string_equal(up.items[5].user, "u6");
+        OK(user_scan(db, 0, 0, &o, a, &up, &err));
+        assert_int_equal(up.count, 6);
+        t_members_result r;
+        OK(t_query_members(db, "o1", NULL, &o, a, &r, &err));
+        assert_int_equal(r.page.count, 7);
+        assert_int_equal(r.org_count, 1);
+        assert_int_equal(r.org[0].n, 6);
+        assert_null(r.page.cursor);
+        t_scan_result sr;
+        OK(t_scan(db, 0, 0, &o, a, &sr, &err));
+        assert_int_equal(sr.page.count, 7);
+        o.count_only = true; /* count them all */
+        OK(user_table(db, "o1", user_table_all(), &o, a, &up, &err));
+        assert_int_equal(up.count, 6);
+        assert_null(up.items);
+        OK(t_query_members(db, "o1", NULL, &o, a, &r, &err));
+        assert_int_equal(r.page.count, 7);
+    }
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_projection_keeps_keys),
         cmocka_unit_test(test_empty_list_parameter),
         cmocka_unit_test(test_tx_writes_take_conditions),
+        cmocka_unit_test(test_all_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
