@@ -39,6 +39,8 @@ static const suffix entity_suffixes[] = {
     {"batch_get", NS_ORD},     {"batch_delete", NS_ORD},    {"to_item", NS_ORD},
     {"from_item", NS_ORD},     {"entity", NS_ORD},          {"scan", NS_ORD},
     {"mask", NS_ORD},          {"masks", NS_ORD},           {"fields", NS_ORD},
+    {"scan_iter", NS_TYPE},    {"scan_begin", NS_ORD},      {"scan_next", NS_ORD},
+    {"scan_end", NS_ORD},
     {"page", NS_TYPE},         {"page_of", NS_ORD},         {"from_old", NS_ORD},
     {"migrate", NS_ORD},       {"migrate_from_old", NS_ORD}, {"migration_step", NS_ORD},
     {"transform", NS_ORD},     {"transform_fn", NS_ORD},    {"tx_<operation>", NS_ORD},
@@ -186,6 +188,10 @@ static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key
         add(s, NS_ORD, K_READ, owner, loc, what, "%s_%s", e->cname, p);
     add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_sk", e->cname, p);
     add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_all", e->cname, p);
+    static const char *const iter[] = {"begin", "next", "end"}; /* its iterator */
+    for (size_t i = 0; i < sizeof iter / sizeof *iter; i++)
+        add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s", e->cname, p, iter[i]);
+    add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_iter", e->cname, p);
     for (size_t i = 0; i < k->n_levels; i++) {
         const ddbgen_ir_level *l = &k->levels[i];
         char *lid = ident(l->path);

@@ -662,6 +662,34 @@ int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *res
 /* Free the iterator's cursor copy (safe to call twice). */
 void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it);
 
+/* The page loop of the generated iterators of access patterns and entity
+ * scans (<e>_<pattern>_begin / _next / _end, <e>_scan_begin ...):
+ *     ddb_ent_pages p;
+ *     ddb_ent_pages_init(&p, &opts);
+ *     while (ddb_ent_pages_more(&p)) {      // false after the last page
+ *         rc = <read one page>(..., &p.opts, a, &page, &err);
+ *         if ((rc = ddb_ent_pages_after(&p, rc, rc ? NULL : page.cursor, &err)))
+ *             break;                          // p.has_page: a page was read
+ *         ...
+ *     }
+ *     ddb_ent_pages_done(&p);
+ * p.opts is a copy of the options whose cursor advances (a copy of each
+ * page's cursor, owned by p: reset the arena between pages if you like). */
+typedef struct ddb_ent_pages {
+    ddb_ent_read_opts opts;
+    char *cursor;              /* owned copy (malloc) of the next page's cursor */
+    bool started, done, failed;
+    bool has_page;             /* after ddb_ent_pages_after: a page was read */
+} ddb_ent_pages;
+void ddb_ent_pages_init(ddb_ent_pages *p, const ddb_ent_read_opts *o);
+/* Is there a page to read (p->opts holds its cursor)? */
+bool ddb_ent_pages_more(ddb_ent_pages *p);
+/* After a page read with p->opts: rc as it is (the same page is read again
+ * next time), else the page's cursor kept for the next; DDB_ENOMEM. */
+int ddb_ent_pages_after(ddb_ent_pages *p, int rc, const char *cursor, ddb_error *err);
+/* Free the cursor copy (safe to call twice). */
+void ddb_ent_pages_done(ddb_ent_pages *p);
+
 /* A declared filter (ddbgen's DDB_QUERY / DDB_SCAN: text over #names and
  * :values bound in names / values) ANDed with the caller's o->filter into
  * *out, a copy of *o (o may be NULL): filter "(<declared>) AND (<caller's>)"

@@ -35,6 +35,7 @@
  *   entity_declared.c    declared updates (ddbgen's DDB_UPDATE)
  *   entity_stamp.c       DDB_CREATED_AT / DDB_UPDATED_AT time stamps
  *   entity_cursor.c      cursors (LastEvaluatedKey as text)
+ *   entity_pages.c       the page loop of the generated iterators (ddb_ent_pages)
  *   entity_tx.c          transactions across entities; every write's operations run through it
  *   entity_batch.c       batch get
  *   entity_batch_write.c batch puts and deletes, mixing entities

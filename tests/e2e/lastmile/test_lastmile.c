@@ -400,6 +400,60 @@ static void test_all_pages(void **state)
     close_db(db);
 }
 
+/* Issue 26, friction: access patterns and entity scans have an iterator,
+ * as collections do. */
+static void test_pattern_and_scan_iterators(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    fill(db);
+    ddb_error err;
+    ddb_arena *a = ddb_arena_new();
+    ddb_ent_read_opts o = {.page_size = 4, .backward = true};
+    user_table_iter it;
+    user_page page;
+    size_t n = 0, pages = 0;
+    int rc;
+    user_table_begin(&it, db, "o1", user_table_all(), &o);
+    while ((rc = user_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) {
+        for (size_t i = 0; i < page.count; i++, n++) {
+            char want[16];
+            snprintf(want, sizeof want, "u%zu", 6 - n);
+            assert_string_equal(page.items[i].user, want);
+        }
+        pages++;
+        ddb_arena_reset(a); /* the iterator keeps its own copy of the cursor */
+    }
+    OK(rc);
+    user_table_end(&it);
+    assert_int_equal(n, 6);
+    assert_int_equal(pages, 2);
+
+    /* a level constructor, resuming from a caller's cursor */
+    ddb_ent_read_opts one = {.page_size = 1};
+    OK(user_table(db, "o1", user_table_user(DDB_ENT_SK_GE, "u2", NULL), &one, a, &page, &err));
+    assert_string_equal(page.items[0].user, "u2");
+    one.cursor = page.cursor;
+    user_table_begin(&it, db, "o1", user_table_user(DDB_ENT_SK_GE, "u2", NULL), &one);
+    n = 0;
+    while ((rc = user_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page)
+        n += page.count;
+    OK(rc);
+    user_table_end(&it);
+    assert_int_equal(n, 4); /* u3..u6 */
+
+    user_scan_iter si;
+    n = 0;
+    user_scan_begin(&si, db, 0, 0, &(ddb_ent_read_opts){.page_size = 5});
+    while ((rc = user_scan_next(&si, a, &page, &err)) == DDB_OK && si.pages.has_page)
+        n += page.count;
+    OK(rc);
+    user_scan_end(&si);
+    assert_int_equal(n, 6);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_empty_list_parameter),
         cmocka_unit_test(test_tx_writes_take_conditions),
         cmocka_unit_test(test_all_pages),
+        cmocka_unit_test(test_pattern_and_scan_iterators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -321,11 +321,67 @@ static inline organization_table_sk organization_table_name(ddb_ent_sk_op sk_op,
 }
 int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, organization_page *out, ddb_error *err);
+/* Every page of organization_table:  organization_table_iter it;  organization_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = organization_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   organization_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct organization_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *name;
+    organization_table_sk sk;
+} organization_table_iter;
+static inline void organization_table_begin(organization_table_iter *it, ddb *db, const char *name, organization_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->name = name;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int organization_table_next(organization_table_iter *it, ddb_arena *a, organization_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = organization_table(it->db, it->name, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void organization_table_end(organization_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Organization" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int organization_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    organization_page *out, ddb_error *err);
+/* Every page of organization_scan:  organization_scan_iter it;  organization_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = organization_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   organization_scan_end(&it); */
+typedef struct organization_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} organization_scan_iter;
+static inline void organization_scan_begin(organization_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int organization_scan_next(organization_scan_iter *it, ddb_arena *a, organization_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = organization_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void organization_scan_end(organization_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "User" (struct user) ---- */
 extern const ddb_entity_desc user_entity;
@@ -505,6 +561,35 @@ static inline user_table_sk user_table_username(ddb_ent_sk_op sk_op, const char 
 }
 int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_table:  user_table_iter it;  user_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    user_table_sk sk;
+} user_table_iter;
+static inline void user_table_begin(user_table_iter *it, ddb *db, const char *org, user_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_table_next(user_table_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_table(it->db, it->org, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_table_end(user_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "GSI1" of "User" on "GSI1": "USER#{username}" / "PROFILE".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -523,6 +608,35 @@ static inline user_GSI1_sk user_GSI1_all(void)
 }
 int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_GSI1:  user_GSI1_iter it;  user_GSI1_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_GSI1_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_GSI1_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_GSI1_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *username;
+    user_GSI1_sk sk;
+} user_GSI1_iter;
+static inline void user_GSI1_begin(user_GSI1_iter *it, ddb *db, const char *username, user_GSI1_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->username = username;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_GSI1_next(user_GSI1_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_GSI1(it->db, it->username, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_GSI1_end(user_GSI1_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "ByEmail" of "User" on "ByEmail": "{email|lower}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -541,6 +655,35 @@ static inline user_ByEmail_sk user_ByEmail_all(void)
 }
 int user_ByEmail(ddb *db, const char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_ByEmail:  user_ByEmail_iter it;  user_ByEmail_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_ByEmail_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_ByEmail_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_ByEmail_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char * email;
+    user_ByEmail_sk sk;
+} user_ByEmail_iter;
+static inline void user_ByEmail_begin(user_ByEmail_iter *it, ddb *db, const char * email, user_ByEmail_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->email = email;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_ByEmail_next(user_ByEmail_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_ByEmail(it->db, it->email, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_ByEmail_end(user_ByEmail_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "by_country" of "User" on "LSI1": "ORG#{org}" / "{home.country|upper}#{created_at:020}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -592,6 +735,35 @@ static inline user_by_country_sk user_by_country_created_at(ddb_ent_sk_op sk_op,
 }
 int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_by_country:  user_by_country_iter it;  user_by_country_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_by_country_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_by_country_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_by_country_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    user_by_country_sk sk;
+} user_by_country_iter;
+static inline void user_by_country_begin(user_by_country_iter *it, ddb *db, const char *org, user_by_country_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_by_country_next(user_by_country_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_by_country(it->db, it->org, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_by_country_end(user_by_country_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
  *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
@@ -614,6 +786,33 @@ int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t 
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int user_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    user_page *out, ddb_error *err);
+/* Every page of user_scan:  user_scan_iter it;  user_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = user_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_scan_end(&it); */
+typedef struct user_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} user_scan_iter;
+static inline void user_scan_begin(user_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_scan_next(user_scan_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_scan_end(user_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "Order" (struct order) ---- */
 extern const ddb_entity_desc order_entity;
@@ -767,6 +966,35 @@ static inline order_table_sk order_table_id(ddb_ent_sk_op sk_op, uint64_t id, ui
 }
 int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
+/* Every page of order_table:  order_table_iter it;  order_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = order_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct order_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    order_table_sk sk;
+} order_table_iter;
+static inline void order_table_begin(order_table_iter *it, ddb *db, const char *org, order_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_table_next(order_table_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_table(it->db, it->org, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_table_end(order_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "GSI1" of "Order" on "GSI1": "ORDER#{id:08}" / "{order_date}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -803,6 +1031,35 @@ static inline order_GSI1_sk order_GSI1_order_date(ddb_ent_sk_op sk_op, const cha
 }
 int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
+/* Every page of order_GSI1:  order_GSI1_iter it;  order_GSI1_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = order_GSI1_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_GSI1_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct order_GSI1_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint64_t id;
+    order_GSI1_sk sk;
+} order_GSI1_iter;
+static inline void order_GSI1_begin(order_GSI1_iter *it, ddb *db, uint64_t id, order_GSI1_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->id = id;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_GSI1_next(order_GSI1_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_GSI1(it->db, it->id, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_GSI1_end(order_GSI1_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "ByYear" of "Order" on "ByYear": "{year}" / "ORDER#{id:08}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -839,11 +1096,67 @@ static inline order_ByYear_sk order_ByYear_id(ddb_ent_sk_op sk_op, uint64_t id, 
 }
 int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
+/* Every page of order_ByYear:  order_ByYear_iter it;  order_ByYear_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = order_ByYear_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_ByYear_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct order_ByYear_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    int32_t year;
+    order_ByYear_sk sk;
+} order_ByYear_iter;
+static inline void order_ByYear_begin(order_ByYear_iter *it, ddb *db, int32_t year, order_ByYear_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->year = year;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_ByYear_next(order_ByYear_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_ByYear(it->db, it->year, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_ByYear_end(order_ByYear_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Order" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int order_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    order_page *out, ddb_error *err);
+/* Every page of order_scan:  order_scan_iter it;  order_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = order_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_scan_end(&it); */
+typedef struct order_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} order_scan_iter;
+static inline void order_scan_begin(order_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_scan_next(order_scan_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_scan_end(order_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "Product" (struct product) ---- */
 extern const ddb_entity_desc product_entity;
@@ -976,6 +1289,35 @@ static inline product_table_sk product_table_all(void)
 }
 int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
+/* Every page of product_table:  product_table_iter it;  product_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = product_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   product_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct product_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *sku;
+    product_table_sk sk;
+} product_table_iter;
+static inline void product_table_begin(product_table_iter *it, ddb *db, const char *sku, product_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->sku = sku;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int product_table_next(product_table_iter *it, ddb_arena *a, product_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = product_table(it->db, it->sku, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void product_table_end(product_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "popular" of "Product" on "GSI1": "POPULAR" / "{views:020}#{sku}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -1027,6 +1369,33 @@ static inline product_popular_sk product_popular_sku(ddb_ent_sk_op sk_op, int64_
 }
 int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
+/* Every page of product_popular:  product_popular_iter it;  product_popular_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = product_popular_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   product_popular_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct product_popular_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    product_popular_sk sk;
+} product_popular_iter;
+static inline void product_popular_begin(product_popular_iter *it, ddb *db, product_popular_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int product_popular_next(product_popular_iter *it, ddb_arena *a, product_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = product_popular(it->db, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void product_popular_end(product_popular_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
  *   key condition: "views >= :min"
@@ -1041,6 +1410,33 @@ int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_op
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int product_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    product_page *out, ddb_error *err);
+/* Every page of product_scan:  product_scan_iter it;  product_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = product_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   product_scan_end(&it); */
+typedef struct product_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} product_scan_iter;
+static inline void product_scan_begin(product_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int product_scan_next(product_scan_iter *it, ddb_arena *a, product_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = product_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void product_scan_end(product_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "AuditEvent" (struct audit_event) ---- */
 extern const ddb_entity_desc audit_event_entity;
@@ -1168,11 +1564,67 @@ static inline audit_event_table_sk audit_event_table_all(void)
 }
 int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, audit_event_page *out, ddb_error *err);
+/* Every page of audit_event_table:  audit_event_table_iter it;  audit_event_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = audit_event_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   audit_event_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct audit_event_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *event_id;
+    audit_event_table_sk sk;
+} audit_event_table_iter;
+static inline void audit_event_table_begin(audit_event_table_iter *it, ddb *db, const char *event_id, audit_event_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->event_id = event_id;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int audit_event_table_next(audit_event_table_iter *it, ddb_arena *a, audit_event_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = audit_event_table(it->db, it->event_id, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void audit_event_table_end(audit_event_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "AuditEvent" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_event_page *out, ddb_error *err);
+/* Every page of audit_event_scan:  audit_event_scan_iter it;  audit_event_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = audit_event_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   audit_event_scan_end(&it); */
+typedef struct audit_event_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} audit_event_scan_iter;
+static inline void audit_event_scan_begin(audit_event_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int audit_event_scan_next(audit_event_scan_iter *it, ddb_arena *a, audit_event_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = audit_event_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void audit_event_scan_end(audit_event_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- mixed batch of table "Shop" ----
  * Puts and deletes of this table's entities in BatchWriteItem requests (25 items each, unprocessed
