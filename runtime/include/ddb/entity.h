@@ -636,34 +636,9 @@ int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, 
                        const ddb_ent_read_opts *o, ddb_arena *a, void *result, ddb_ent_page_info *info,
                        ddb_error *err);
 
-/* Walks every page of a collection:
- *     ddb_ent_collection_iter it;
- *     ddb_ent_collection_iter_init(&it, db, &coll, 0, &key, NULL, &opts);
- *     while ((rc = ddb_ent_collection_next(&it, a, &page, &err)) == DDB_OK && it.has_page) { ... }
- * Each page is filled into result as ddb_ent_collection_page does (reset
- * the arena between pages if you like: the iterator copies the cursor). */
-typedef struct ddb_ent_collection_iter {
-    ddb *db;
-    const ddb_collection_desc *c;
-    uint16_t member_index;
-    const void *obj;
-    const ddb_ent_range *range;
-    ddb_ent_read_opts opts;    /* opts.cursor advances */
-    char *cursor;              /* owned copy (malloc) of the next cursor */
-    bool started, done;
-    bool has_page;             /* after next: a page was filled */
-    ddb_ent_page_info info;    /* the last page's */
-} ddb_ent_collection_iter;
-
-void ddb_ent_collection_iter_init(ddb_ent_collection_iter *it, ddb *db, const ddb_collection_desc *c,
-                                  uint16_t member_index, const void *obj, const ddb_ent_range *range,
-                                  const ddb_ent_read_opts *o);
-int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *result, ddb_error *err);
-/* Free the iterator's cursor copy (safe to call twice). */
-void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it);
-
-/* The page loop of the generated iterators of access patterns and entity
- * scans (<e>_<pattern>_begin / _next / _end, <e>_scan_begin ...):
+/* The page loop of every iterator (a collection's below, and the generated
+ * ones of access patterns and entity scans: <e>_<pattern>_begin / _next /
+ * _end, <e>_scan_begin ...):
  *     ddb_ent_pages p;
  *     ddb_ent_pages_init(&p, &opts);
  *     while (ddb_ent_pages_more(&p)) {      // false after the last page
@@ -689,6 +664,30 @@ bool ddb_ent_pages_more(ddb_ent_pages *p);
 int ddb_ent_pages_after(ddb_ent_pages *p, int rc, const char *cursor, ddb_error *err);
 /* Free the cursor copy (safe to call twice). */
 void ddb_ent_pages_done(ddb_ent_pages *p);
+
+/* Walks every page of a collection:
+ *     ddb_ent_collection_iter it;
+ *     ddb_ent_collection_iter_init(&it, db, &coll, 0, &key, NULL, &opts);
+ *     while ((rc = ddb_ent_collection_next(&it, a, &page, &err)) == DDB_OK && it.has_page) { ... }
+ * Each page is filled into result as ddb_ent_collection_page does (reset
+ * the arena between pages if you like: the iterator copies the cursor). */
+typedef struct ddb_ent_collection_iter {
+    ddb *db;
+    const ddb_collection_desc *c;
+    uint16_t member_index;
+    const void *obj;
+    const ddb_ent_range *range;
+    ddb_ent_pages pages;       /* the options (their cursor advances) and the page loop */
+    bool has_page;             /* after next: a page was filled */
+    ddb_ent_page_info info;    /* the last page's */
+} ddb_ent_collection_iter;
+
+void ddb_ent_collection_iter_init(ddb_ent_collection_iter *it, ddb *db, const ddb_collection_desc *c,
+                                  uint16_t member_index, const void *obj, const ddb_ent_range *range,
+                                  const ddb_ent_read_opts *o);
+int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *result, ddb_error *err);
+/* Free the iterator's cursor copy (safe to call twice). */
+void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it);
 
 /* A declared filter (ddbgen's DDB_QUERY / DDB_SCAN: text over #names and
  * :values bound in names / values) ANDed with the caller's o->filter into

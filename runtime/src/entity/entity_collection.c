@@ -12,7 +12,6 @@
 
 #include "core/error.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* A reader with one sink per member of c; *max_shards: the most shards of one. */
@@ -176,8 +175,7 @@ void ddb_ent_collection_iter_init(ddb_ent_collection_iter *it, ddb *db, const dd
     it->member_index = member_index;
     it->obj = obj;
     it->range = range;
-    if (o)
-        it->opts = *o;
+    ddb_ent_pages_init(&it->pages, o);
 }
 
 int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *result, ddb_error *err)
@@ -185,34 +183,17 @@ int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *res
     if (!it)
         return ddbi_fail(err, DDB_EINVAL, "collection iterator: it is required");
     it->has_page = false;
-    if (it->done)
+    if (!ddb_ent_pages_more(&it->pages))
         return DDB_OK;
-    if (!it->started && it->opts.cursor) {
-        /* resume from the caller's cursor: keep a copy of our own */
-        if (!(it->cursor = strdup(it->opts.cursor)))
-            return ddbi_fail_oom(err, __func__);
-    }
-    it->started = true;
-    it->opts.cursor = it->cursor;
-    int rc = ddb_ent_collection_page(it->db, it->c, it->member_index, it->obj, it->range, &it->opts, a, result,
+    int rc = ddb_ent_collection_page(it->db, it->c, it->member_index, it->obj, it->range, &it->pages.opts, a, result,
                                      &it->info, err);
-    if (rc)
-        return rc;
-    free(it->cursor);
-    it->cursor = NULL;
-    it->opts.cursor = NULL;
-    if (it->info.cursor && !(it->cursor = strdup(it->info.cursor)))
-        return ddbi_fail_oom(err, __func__);
-    it->done = it->info.cursor == NULL;
-    it->has_page = true;
-    return DDB_OK;
+    rc = ddb_ent_pages_after(&it->pages, rc, rc ? NULL : it->info.cursor, err);
+    it->has_page = it->pages.has_page;
+    return rc;
 }
 
 void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it)
 {
-    if (!it)
-        return;
-    free(it->cursor);
-    it->cursor = NULL;
-    it->opts.cursor = NULL;
+    if (it)
+        ddb_ent_pages_done(&it->pages);
 }
