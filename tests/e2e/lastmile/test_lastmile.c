@@ -279,17 +279,17 @@ static void test_empty_list_parameter(void **state)
     fill(db);
     ddb_error err;
     ddb_arena *a = ddb_arena_new();
-    char *more[] = {"first"};
+    const char *more[] = {"first"};
     struct user u;
     OK(user_note(db, "o1", "u1", NULL, 0, more, 1, NULL, &u, a, NULL, &err));
     assert_int_equal(u.notes_count, 1);
     assert_string_equal(u.notes[0], "first");
-    char *again[] = {"second", "third"};
+    const char *again[] = {"second", "third"};
     OK(user_note(db, "o1", "u1", NULL, 0, again, 2, NULL, &u, a, NULL, &err));
     assert_int_equal(u.notes_count, 3);
     assert_string_equal(u.notes[2], "third");
     /* a non-empty :empty is a value too: if_not_exists takes the stored list */
-    char *unused[] = {"unused"};
+    const char *unused[] = {"unused"};
     OK(user_note(db, "o1", "u1", unused, 1, again, 1, NULL, &u, a, NULL, &err));
     assert_int_equal(u.notes_count, 4);
     /* NULL with a non-zero count is no list: refused, naming the parameter, nothing written */
