@@ -196,9 +196,11 @@ static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key
         const ddbgen_ir_level *l = &k->levels[i];
         char *lid = ident(l->path);
         const char *part = ddbgen__part_word(k->sk.segs[l->seg].part);
-        if (lid)
+        if (lid) {
             add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s%s%s", e->cname, p, lid, *part ? "_" : "", part);
-        else
+            add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s%s%s_between", e->cname, p, lid, *part ? "_" : "",
+                part);
+        } else
             s->oom = 1;
         free(lid);
     }

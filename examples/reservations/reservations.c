@@ -269,7 +269,7 @@ int main(int argc, char **argv)
            ex_cost(&cap, cost));
     product_date_page pp;
     EX_CHECK(product_date_days(db, "bcparks_1", "dayuse", "1",
-                               product_date_days_date(DDB_ENT_SK_GE, "1", "2025-12-31", NULL), EX_READS(&cap), a, &pp,
+                               product_date_days_date(DDB_ENT_SK_GE, "1", "2025-12-31"), EX_READS(&cap), a, &pp,
                                &err));
     printf("  from 2025-12-31 on (product_date_days_date, GE: sk >= \"1::2025-12-31\"): %zu days, %s\n", pp.count,
            ex_cost(&cap, cost));

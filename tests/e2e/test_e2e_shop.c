@@ -342,14 +342,14 @@ static void test_orders_ids_derived_queries(void **state)
     } while (q.cursor);
     assert_int_equal(expect, 0);
     /* a range on the sort-key field: id > 2 */
-    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_GT, 2, 0), NULL, a, &pg, &err));
+    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_GT, 2), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 3);
     assert_int_equal(pg.items[0].id, 3);
     /* between 2 and 4 */
-    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_BETWEEN, 2, 4), NULL, a, &pg, &err));
+    OK(order_table(db, "acme", order_table_id_between(2, 4), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 3);
     /* exact key */
-    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_EQ, 2, 0), NULL, a, &pg, &err));
+    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_EQ, 2), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
     assert_string_equal(pg.items[0].order_date, "2022-11-20");
     /* GSI1: ORDER#{id} / {order_date} */

@@ -255,11 +255,11 @@ static void query_gathers_every_shard(void **state)
     q.backward = true;
     assert_int_equal(read_all(db, DAY, check_in_table_all(), q, a, false, &pages), N_CHECKINS);
     /* one patient's visits: the first level of the sort key equal */
-    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_EQ, "p-0005", NULL),
+    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_EQ, "p-0005"),
                               (ddb_ent_read_opts){.page_size = 2}, a, false, &pages),
                      3);
     /* a range: patients from p-0010 on */
-    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_GE, "p-0010", NULL),
+    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_GE, "p-0010"),
                               (ddb_ent_read_opts){.page_size = 5}, a, false, &pages),
                      N_CHECKINS - 30);
     /* the other day has its own partitions */

@@ -431,16 +431,25 @@ static void test_pattern_and_scan_iterators(void **state)
 
     /* a level constructor, resuming from a caller's cursor */
     ddb_ent_read_opts one = {.page_size = 1};
-    OK(user_table(db, "o1", user_table_user(DDB_ENT_SK_GE, "u2", NULL), &one, a, &page, &err));
+    OK(user_table(db, "o1", user_table_user(DDB_ENT_SK_GE, "u2"), &one, a, &page, &err));
     assert_string_equal(page.items[0].user, "u2");
     one.cursor = page.cursor;
-    user_table_begin(&it, db, "o1", user_table_user(DDB_ENT_SK_GE, "u2", NULL), &one);
+    user_table_begin(&it, db, "o1", user_table_user(DDB_ENT_SK_GE, "u2"), &one);
     n = 0;
     while ((rc = user_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page)
         n += page.count;
     OK(rc);
     user_table_end(&it);
     assert_int_equal(n, 4); /* u3..u6 */
+
+    /* level constructors: no unused upper bound; BETWEEN has its own */
+    OK(user_table(db, "o1", user_table_user_between("u2", "u4"), NULL, a, &page, &err));
+    assert_int_equal(page.count, 3);
+    OK(user_table(db, "o1", user_table_user(DDB_ENT_SK_EQ, "u4"), NULL, a, &page, &err));
+    assert_int_equal(page.count, 1);
+    rc = user_table(db, "o1", user_table_user(DDB_ENT_SK_BETWEEN, "u2"), NULL, a, &page, &err);
+    assert_true(rc == DDB_EVALIDATION || rc == DDB_EINVAL); /* no upper bound: refused, with a message */
+    assert_int_not_equal(err.message[0], '\0');
 
     user_scan_iter si;
     n = 0;

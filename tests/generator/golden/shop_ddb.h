@@ -293,7 +293,7 @@ int organization_from_item(const ddb_item *item, struct organization *obj, ddb_a
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct organization_table_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -309,13 +309,19 @@ static inline organization_table_sk organization_table_all(void)
     c.hi_name = 0;
     return c;
 }
-/* level 1: "name" */
-static inline organization_table_sk organization_table_name(ddb_ent_sk_op sk_op, const char *name, const char *name_hi)
+/* level 1: "name"; sk_op EQ, BEGINS, LT, LE, GT or GE (organization_table_name_between: BETWEEN) */
+static inline organization_table_sk organization_table_name(ddb_ent_sk_op sk_op, const char *name)
 {
     organization_table_sk c = organization_table_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_name = name;
+    return c;
+}
+/* level 1: name BETWEEN name AND name_hi (both included) */
+static inline organization_table_sk organization_table_name_between(const char *name, const char *name_hi)
+{
+    organization_table_sk c = organization_table_name(DDB_ENT_SK_BETWEEN, name);
     c.hi_name = name_hi;
     return c;
 }
@@ -533,7 +539,7 @@ int user_from_item(const ddb_item *item, struct user *obj, ddb_arena *a, ddb_err
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct user_table_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -549,13 +555,19 @@ static inline user_table_sk user_table_all(void)
     c.hi_username = 0;
     return c;
 }
-/* level 1: "username" */
-static inline user_table_sk user_table_username(ddb_ent_sk_op sk_op, const char *username, const char *username_hi)
+/* level 1: "username"; sk_op EQ, BEGINS, LT, LE, GT or GE (user_table_username_between: BETWEEN) */
+static inline user_table_sk user_table_username(ddb_ent_sk_op sk_op, const char *username)
 {
     user_table_sk c = user_table_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_username = username;
+    return c;
+}
+/* level 1: username BETWEEN username AND username_hi (both included) */
+static inline user_table_sk user_table_username_between(const char *username, const char *username_hi)
+{
+    user_table_sk c = user_table_username(DDB_ENT_SK_BETWEEN, username);
     c.hi_username = username_hi;
     return c;
 }
@@ -692,7 +704,7 @@ static inline void user_ByEmail_end(user_ByEmail_iter *it)
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct user_by_country_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -712,24 +724,36 @@ static inline user_by_country_sk user_by_country_all(void)
     c.hi_created_at = 0;
     return c;
 }
-/* level 1: "home.country" */
-static inline user_by_country_sk user_by_country_home_country(ddb_ent_sk_op sk_op, const char *home_country, const char *home_country_hi)
+/* level 1: "home.country"; sk_op EQ, BEGINS, LT, LE, GT or GE (user_by_country_home_country_between: BETWEEN) */
+static inline user_by_country_sk user_by_country_home_country(ddb_ent_sk_op sk_op, const char *home_country)
 {
     user_by_country_sk c = user_by_country_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_home_country = home_country;
+    return c;
+}
+/* level 1: home_country BETWEEN home_country AND home_country_hi (both included) */
+static inline user_by_country_sk user_by_country_home_country_between(const char *home_country, const char *home_country_hi)
+{
+    user_by_country_sk c = user_by_country_home_country(DDB_ENT_SK_BETWEEN, home_country);
     c.hi_home_country = home_country_hi;
     return c;
 }
-/* level 2: "created_at" */
-static inline user_by_country_sk user_by_country_created_at(ddb_ent_sk_op sk_op, const char *home_country, int64_t created_at, int64_t created_at_hi)
+/* level 2: "created_at"; sk_op EQ, BEGINS, LT, LE, GT or GE (user_by_country_created_at_between: BETWEEN) */
+static inline user_by_country_sk user_by_country_created_at(ddb_ent_sk_op sk_op, const char *home_country, int64_t created_at)
 {
     user_by_country_sk c = user_by_country_all();
     c.sk_op = sk_op;
     c.sk_level = 2;
     c.v_home_country = home_country;
     c.v_created_at = created_at;
+    return c;
+}
+/* level 2: created_at BETWEEN created_at AND created_at_hi (both included) */
+static inline user_by_country_sk user_by_country_created_at_between(const char *home_country, int64_t created_at, int64_t created_at_hi)
+{
+    user_by_country_sk c = user_by_country_created_at(DDB_ENT_SK_BETWEEN, home_country, created_at);
     c.hi_created_at = created_at_hi;
     return c;
 }
@@ -938,7 +962,7 @@ int order_from_item(const ddb_item *item, struct order *obj, ddb_arena *a, ddb_e
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct order_table_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -954,13 +978,19 @@ static inline order_table_sk order_table_all(void)
     c.hi_id = 0;
     return c;
 }
-/* level 1: "id" */
-static inline order_table_sk order_table_id(ddb_ent_sk_op sk_op, uint64_t id, uint64_t id_hi)
+/* level 1: "id"; sk_op EQ, BEGINS, LT, LE, GT or GE (order_table_id_between: BETWEEN) */
+static inline order_table_sk order_table_id(ddb_ent_sk_op sk_op, uint64_t id)
 {
     order_table_sk c = order_table_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_id = id;
+    return c;
+}
+/* level 1: id BETWEEN id AND id_hi (both included) */
+static inline order_table_sk order_table_id_between(uint64_t id, uint64_t id_hi)
+{
+    order_table_sk c = order_table_id(DDB_ENT_SK_BETWEEN, id);
     c.hi_id = id_hi;
     return c;
 }
@@ -1003,7 +1033,7 @@ static inline void order_table_end(order_table_iter *it)
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct order_GSI1_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -1019,13 +1049,19 @@ static inline order_GSI1_sk order_GSI1_all(void)
     c.hi_order_date = 0;
     return c;
 }
-/* level 1: "order_date" */
-static inline order_GSI1_sk order_GSI1_order_date(ddb_ent_sk_op sk_op, const char *order_date, const char *order_date_hi)
+/* level 1: "order_date"; sk_op EQ, BEGINS, LT, LE, GT or GE (order_GSI1_order_date_between: BETWEEN) */
+static inline order_GSI1_sk order_GSI1_order_date(ddb_ent_sk_op sk_op, const char *order_date)
 {
     order_GSI1_sk c = order_GSI1_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_order_date = order_date;
+    return c;
+}
+/* level 1: order_date BETWEEN order_date AND order_date_hi (both included) */
+static inline order_GSI1_sk order_GSI1_order_date_between(const char *order_date, const char *order_date_hi)
+{
+    order_GSI1_sk c = order_GSI1_order_date(DDB_ENT_SK_BETWEEN, order_date);
     c.hi_order_date = order_date_hi;
     return c;
 }
@@ -1068,7 +1104,7 @@ static inline void order_GSI1_end(order_GSI1_iter *it)
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct order_ByYear_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -1084,13 +1120,19 @@ static inline order_ByYear_sk order_ByYear_all(void)
     c.hi_id = 0;
     return c;
 }
-/* level 1: "id" */
-static inline order_ByYear_sk order_ByYear_id(ddb_ent_sk_op sk_op, uint64_t id, uint64_t id_hi)
+/* level 1: "id"; sk_op EQ, BEGINS, LT, LE, GT or GE (order_ByYear_id_between: BETWEEN) */
+static inline order_ByYear_sk order_ByYear_id(ddb_ent_sk_op sk_op, uint64_t id)
 {
     order_ByYear_sk c = order_ByYear_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_id = id;
+    return c;
+}
+/* level 1: id BETWEEN id AND id_hi (both included) */
+static inline order_ByYear_sk order_ByYear_id_between(uint64_t id, uint64_t id_hi)
+{
+    order_ByYear_sk c = order_ByYear_id(DDB_ENT_SK_BETWEEN, id);
     c.hi_id = id_hi;
     return c;
 }
@@ -1326,7 +1368,7 @@ static inline void product_table_end(product_table_iter *it)
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct product_popular_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -1346,24 +1388,36 @@ static inline product_popular_sk product_popular_all(void)
     c.hi_sku = 0;
     return c;
 }
-/* level 1: "views" */
-static inline product_popular_sk product_popular_views(ddb_ent_sk_op sk_op, int64_t views, int64_t views_hi)
+/* level 1: "views"; sk_op EQ, BEGINS, LT, LE, GT or GE (product_popular_views_between: BETWEEN) */
+static inline product_popular_sk product_popular_views(ddb_ent_sk_op sk_op, int64_t views)
 {
     product_popular_sk c = product_popular_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_views = views;
+    return c;
+}
+/* level 1: views BETWEEN views AND views_hi (both included) */
+static inline product_popular_sk product_popular_views_between(int64_t views, int64_t views_hi)
+{
+    product_popular_sk c = product_popular_views(DDB_ENT_SK_BETWEEN, views);
     c.hi_views = views_hi;
     return c;
 }
-/* level 2: "sku" */
-static inline product_popular_sk product_popular_sku(ddb_ent_sk_op sk_op, int64_t views, const char *sku, const char *sku_hi)
+/* level 2: "sku"; sk_op EQ, BEGINS, LT, LE, GT or GE (product_popular_sku_between: BETWEEN) */
+static inline product_popular_sk product_popular_sku(ddb_ent_sk_op sk_op, int64_t views, const char *sku)
 {
     product_popular_sk c = product_popular_all();
     c.sk_op = sk_op;
     c.sk_level = 2;
     c.v_views = views;
     c.v_sku = sku;
+    return c;
+}
+/* level 2: sku BETWEEN sku AND sku_hi (both included) */
+static inline product_popular_sk product_popular_sku_between(int64_t views, const char *sku, const char *sku_hi)
+{
+    product_popular_sk c = product_popular_sku(DDB_ENT_SK_BETWEEN, views, sku);
     c.hi_sku = sku_hi;
     return c;
 }
