@@ -256,6 +256,21 @@ static void test_unknown_outcome(void **state)
     assert_false(exists(db, "Tee", "b1"));
     OK(ddb_batch_write(db, bw, 2, DDB_CAPACITY_NONE, NULL, &err));
     assert_true(exists(db, "You", "b2"));
+    /* a batch left partly unprocessed (the remote backend's answer when
+     * UnprocessedItems remain after its retries: BatchWriteItem, "Response
+     * Elements: UnprocessedItems") */
+    ddb_fault partly = {.code = DDB_ETHROTTLED, .ops = DDB_OP_BATCH_WRITE, .count = 1, .processed = 1};
+    OK(ddb_fault_inject(db, &partly, &err));
+    ddb_batch_write_op three[] = {{.table = "Tee", .put = key_of(a, "p1")},
+                                  {.table = "Tee", .put = key_of(a, "p2")},
+                                  {.table = "Tee", .put = key_of(a, "p3")}};
+    assert_int_equal(ddb_batch_write(db, three, 3, DDB_CAPACITY_NONE, NULL, &err), DDB_ETHROTTLED);
+    assert_non_null(strstr(err.message, "2 of 3 requests still unprocessed"));
+    assert_true(exists(db, "Tee", "p1"));
+    assert_false(exists(db, "Tee", "p2"));
+    assert_false(exists(db, "Tee", "p3"));
+    ddb_fault bad = {.code = DDB_ECONDITION, .ops = DDB_OP_BATCH_WRITE, .count = 1, .processed = 1};
+    assert_int_equal(ddb_fault_inject(db, &bad, &err), DDB_EINVAL);
     ddb_arena_free(a);
     ddb_close(db);
 }

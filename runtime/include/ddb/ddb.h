@@ -941,13 +941,19 @@ typedef struct ddb_fault {
      * (a commit whose answer was lost); false: it is not (a request lost
      * on its way). */
     bool applied;
+    /* DDB_ETHROTTLED on DDB_OP_BATCH_WRITE only: the first `processed`
+     * requests are carried out and the rest left unprocessed, the answer of
+     * the remote backend when UnprocessedItems remain after its retries
+     * ("BatchWriteItem: 3 of 5 requests still unprocessed"); 0 = none. */
+    uint32_t processed;
 } ddb_fault;
 
 /* Add a rule (the table name and reasons are copied); rules are matched in
  * the order added, the first match decides.  DDB_EINVAL for a code that is
  * not a DDB_E* error, no count and no fraction, a fraction outside (0, 1],
- * DDB_ECANCELED on anything but TransactWriteItems, or DDB_EUNKNOWN on
- * reads; DDB_ELIMIT past 32 rules.  Thread-safe with the handle's operations. */
+ * DDB_ECANCELED on anything but TransactWriteItems, DDB_EUNKNOWN on reads,
+ * or processed without DDB_ETHROTTLED on BatchWriteItem; DDB_ELIMIT past 32
+ * rules.  Thread-safe with the handle's operations. */
 int ddb_fault_inject(ddb *db, const ddb_fault *f, ddb_error *err);
 /* Remove every rule. */
 void ddb_fault_clear(ddb *db);

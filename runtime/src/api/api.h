@@ -58,12 +58,14 @@ typedef struct ddbi_fault_call {
     size_t n, stride, table_off;
     ddb_arena *a;
     ddb_tx_result *res;
+    size_t processed;   /* out, with *after: run only the first `processed` requests (a batch left partly unprocessed) */
 } ddbi_fault_call;
 /* Before the backend runs call c: DDB_OK to go on, or the injected
- * failure (err filled; a transaction's reasons in c->res).  *after: go on,
- * then hand the backend's answer to ddbi_fault_after (an unknown outcome
- * after the write). */
-int ddbi_fault_check(ddb *db, const ddbi_fault_call *c, bool *after, ddb_error *err);
+ * failure (err filled; a transaction's reasons in c->res).  *after: go on
+ * (with c->processed set: only that many requests), then hand the
+ * backend's answer to ddbi_fault_after (an unknown outcome after the
+ * write, or the unprocessed rest of a batch). */
+int ddbi_fault_check(ddb *db, ddbi_fault_call *c, bool *after, ddb_error *err);
 /* The backend's answer rc to call c: as it is, unless after (set by
  * ddbi_fault_check) and it succeeded: then DDB_EUNKNOWN (applied, the
  * answer lost). */

@@ -22,7 +22,10 @@ int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return
                           .stride = sizeof *ops, .table_off = offsetof(ddb_batch_write_op, table)};
     bool after;
     int r = ddbi_fault_check(db, &fc, &after, err);
-    return r ? r : ddbi_fault_after(&fc, after, db->ops->batch_write(db->impl, ops, n, rc, cap, err), err);
+    if (r)
+        return r;
+    r = db->ops->batch_write(db->impl, ops, fc.processed ? fc.processed : n, rc, cap, err);
+    return ddbi_fault_after(&fc, after, r, err);
 }
 
 int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,

@@ -63,6 +63,10 @@ static int check_rule(const ddb_fault *f, ddb_error *err)
                          "DDB_OP_TRANSACT_WRITE");
     if (f->code == DDB_EUNKNOWN && (ops & DDB_OP_READS))
         return ddbi_fail(err, DDB_EINVAL, "ddb_fault_inject: DDB_EUNKNOWN is the answer of a write: ops names reads");
+    if (f->processed && (f->code != DDB_ETHROTTLED || ops != DDB_OP_BATCH_WRITE))
+        return ddbi_fail(err, DDB_EINVAL,
+                         "ddb_fault_inject: processed is for DDB_ETHROTTLED on DDB_OP_BATCH_WRITE (a batch left "
+                         "partly unprocessed)");
     if (f->n_reasons && !f->reasons)
         return ddbi_fail(err, DDB_EINVAL, "ddb_fault_inject: n_reasons is %zu but reasons is NULL", f->n_reasons);
     return DDB_OK;
@@ -221,7 +225,7 @@ static int fail(const rule *r, const ddbi_fault_call *c, ddb_error *err)
     }
 }
 
-int ddbi_fault_check(ddb *db, const ddbi_fault_call *c, bool *after, ddb_error *err)
+int ddbi_fault_check(ddb *db, ddbi_fault_call *c, bool *after, ddb_error *err)
 {
     *after = false;
     struct ddbi_faults *fs = __atomic_load_n(&db->faults, __ATOMIC_ACQUIRE);
@@ -240,6 +244,8 @@ int ddbi_fault_check(ddb *db, const ddbi_fault_call *c, bool *after, ddb_error *
         fs->fired++;
         if (r->f.code == DDB_EUNKNOWN && r->f.applied)
             *after = true; /* carried out, then the answer is lost */
+        else if (r->f.processed && r->f.processed < c->n)
+            *after = true, c->processed = r->f.processed; /* the rest left unprocessed */
         else
             rc = fail(r, c, err);
         break;
@@ -260,6 +266,9 @@ int ddbi_fault_after(const ddbi_fault_call *c, bool after, int rc, ddb_error *er
 {
     if (!after || rc)
         return rc; /* no fault, or it failed by itself */
+    if (c->processed)
+        return ddbi_fail(err, DDB_ETHROTTLED, "%s: %zu of %zu requests still unprocessed (injected fault)", c->what,
+                         c->n - c->processed, c->n);
     return ddbi_fail(err, DDB_EUNKNOWN,
                      "%s%s%s: the write was applied but its answer was lost; the outcome is unknown (injected fault)",
                      c->what, c->table ? " on " : "", c->table ? c->table : "");
