@@ -20,12 +20,15 @@ void ddb_ent_pages_init(ddb_ent_pages *p, const ddb_ent_read_opts *o)
 bool ddb_ent_pages_more(ddb_ent_pages *p)
 {
     p->has_page = false;
-    if (!p->started && p->opts.cursor && !p->cursor) {
-        /* resume from the caller's cursor: keep a copy of our own */
-        if (!(p->cursor = strdup(p->opts.cursor)))
-            return p->failed = true, true; /* reported by ddb_ent_pages_after */
+    if (!p->started && p->opts.cursor && !p->cursor && !(p->cursor = strdup(p->opts.cursor))) {
+        /* resuming from the caller's cursor needs a copy of our own: no
+         * memory is reported by ddb_ent_pages_after, after a read that
+         * starts from the caller's cursor itself */
+        p->failed = true;
+        return true;
     }
-    p->opts.cursor = p->cursor;
+    if (!p->failed)
+        p->opts.cursor = p->cursor;
     return !p->done;
 }
 
