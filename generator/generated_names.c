@@ -59,7 +59,8 @@ static const char *const condition_forms[] = {"put_if_",           "delete_if_",
                                               "tx_check_"};
 
 /* <table>_<text>; per member entity m: batch_put_<m>, batch_delete_<m>; per
- * collection c: query_<c>, <c>_begin, _next, _end, _iter, _result, _collection. */
+ * collection c: query_<c>, query_<c>_<m> per member m, <c>_begin, _next,
+ * _end, _iter, _result, _collection. */
 static const suffix table_suffixes[] = {
     {"table", NS_ORD},         {"open", NS_ORD},          {"open_with", NS_ORD},   {"create_table", NS_ORD},
     {"migrate", NS_ORD},       {"type", NS_TYPE},         {"image", NS_TYPE},      {"record", NS_TYPE},
@@ -192,6 +193,7 @@ static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key
     for (size_t i = 0; i < sizeof iter / sizeof *iter; i++)
         add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s", e->cname, p, iter[i]);
     add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_iter", e->cname, p);
+    add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_kc_", e->cname, p); /* its key condition (static) */
     for (size_t i = 0; i < k->n_levels; i++) {
         const ddbgen_ir_level *l = &k->levels[i];
         char *lid = ident(l->path);
@@ -337,6 +339,9 @@ static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, s
             continue;
         snprintf(what, sizeof what, "the collection '%s' of table '%s'", col->name, t->cname);
         add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_query_%s", t->cname, col->name);
+        for (size_t i = 0; i < col->n_members; i++) /* its typed ranges */
+            add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_query_%s_%s", t->cname, col->name,
+                col->members[i].entity->cname);
         for (size_t i = 0; i < COUNT(collection_suffixes); i++)
             add(s, collection_suffixes[i].ns, K_DERIVED, owner, loc, what, "%s_%s_%s", t->cname, col->name,
                 collection_suffixes[i].text);

@@ -615,6 +615,13 @@ typedef struct ddb_ent_page_info {
 typedef struct ddb_ent_range {
     ddb_key_op op;             /* DDB_SK_ANY, EQ, LT, LE, GT, GE, BETWEEN, BEGINS_WITH */
     const ddb_value *lo, *hi;  /* hi: BETWEEN only */
+    /* Typed instead (the generated <table>_query_<collection>_<member>):
+     * members[member]'s sort-key condition by level, kc on its key on the
+     * collection's index (kc.key), rendered from kc.obj / kc.hi like an
+     * access pattern's; op, lo and hi are unused. */
+    bool typed;
+    uint16_t member;
+    ddb_ent_key_cond kc;
 } ddb_ent_range;
 
 /* One page of collection c's partition (partition fields from obj, an

@@ -95,7 +95,14 @@ static int collection_read(ddb *db, const ddb_collection_desc *c, uint16_t membe
     ddb_query_params qp = {.table = lead->entity->table->def.name, .index = c->index, .pk = pk,
                            .backward = o->backward, .limit = limit_of(o->page_size, c->index ? 1 : max_shards),
                            .consistent = o->consistent, .return_capacity = o->return_capacity};
-    if (range) {
+    if (range && range->typed) {
+        const ddb_collection_member *m = range->member < c->n_members ? &c->members[range->member] : NULL;
+        if (!m || range->kc.key != m->key || !range->kc.obj)
+            return ddbi_fail(err, DDB_EINVAL, "collection %s: a typed range names member %u and its key on the index",
+                             c->name, (unsigned)range->member);
+        if ((rc = ddbi_ent_sk_condition(m->entity, &range->kc, a, &qp, err)))
+            return rc;
+    } else if (range) {
         if ((unsigned)range->op > DDB_SK_BEGINS_WITH || (range->op && !range->lo) ||
             (range->op == DDB_SK_BETWEEN && !range->hi))
             return ddbi_fail(err, DDB_EINVAL, "collection %s: a range needs its operator's values", c->name);

@@ -463,6 +463,49 @@ static void test_pattern_and_scan_iterators(void **state)
     close_db(db);
 }
 
+/* Issue 26, friction: a collection's range given by a member's sort-key
+ * condition (a typed range, as access patterns take), not the key's text
+ * (Query's KeyConditionExpression on the sort key: =, <, <=, >, >=,
+ * BETWEEN, begins_with; Developer Guide "Key condition expressions"). */
+static void test_collection_typed_ranges(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    fill(db);
+    ddb_error err;
+    ddb_arena *a = ddb_arena_new();
+    t_members_result r;
+    OK(t_query_members_user(db, "o1", user_table_user(DDB_ENT_SK_GE, "u4"), NULL, a, &r, &err));
+    assert_int_equal(r.org_count, 0); /* "A#o1#..." sorts before "U#u4" */
+    assert_int_equal(r.user_count, 3);
+    assert_string_equal(r.user[0].user, "u4");
+    OK(t_query_members_user(db, "o1", user_table_user_between("u2", "u3"), NULL, a, &r, &err));
+    assert_int_equal(r.user_count, 2);
+    OK(t_query_members_user(db, "o1", user_table_all(), NULL, a, &r, &err));
+    assert_int_equal(r.user_count, 6); /* begins_with "U#": the users only */
+    assert_int_equal(r.org_count, 0);
+    OK(t_query_members_org(db, "o1", org_table_all(), NULL, a, &r, &err));
+    assert_int_equal(r.org_count, 1); /* both shard items, merged */
+    assert_int_equal(r.org[0].n, 6);
+    assert_int_equal(r.user_count, 0);
+    /* pages of a typed range resume exactly */
+    ddb_ent_read_opts o = {.page_size = 1, .backward = true};
+    size_t n = 0;
+    do {
+        OK(t_query_members_user(db, "o1", user_table_user(DDB_ENT_SK_LT, "u5"), &o, a, &r, &err));
+        assert_true(r.page.count <= 1);
+        for (size_t i = 0; i < r.user_count; i++, n++) {
+            char want[16];
+            snprintf(want, sizeof want, "u%zu", 4 - n);
+            assert_string_equal(r.user[i].user, want);
+        }
+        o.cursor = r.page.cursor;
+    } while (o.cursor);
+    assert_int_equal(n, 4);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -473,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_tx_writes_take_conditions),
         cmocka_unit_test(test_all_pages),
         cmocka_unit_test(test_pattern_and_scan_iterators),
+        cmocka_unit_test(test_collection_typed_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

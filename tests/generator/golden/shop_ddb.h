@@ -1748,6 +1748,21 @@ enum {
  * range (NULL = all) narrows the shared sort key. */
 int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
                               const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
+/* The same page narrowed to the sort keys a condition of organization_table selects
+ * (organization_table_all() or a level constructor), typed: every member whose sort
+ * key falls in that range is read. */
+int shop_query_members_organization(ddb *db, const char *name, organization_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
+/* The same page narrowed to the sort keys a condition of user_table selects
+ * (user_table_all() or a level constructor), typed: every member whose sort
+ * key falls in that range is read. */
+int shop_query_members_user(ddb *db, const char *name, user_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
+/* The same page narrowed to the sort keys a condition of order_table selects
+ * (order_table_all() or a level constructor), typed: every member whose sort
+ * key falls in that range is read. */
+int shop_query_members_order(ddb *db, const char *name, order_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
 
 /* Every page:  shop_members_iter it;  shop_members_begin(&it, db, ..., NULL, &opts);
  *   while ((rc = shop_members_next(&it, a, &page, &err)) == DDB_OK && it.it.has_page) ...
