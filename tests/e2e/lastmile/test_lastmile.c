@@ -506,6 +506,36 @@ static void test_collection_typed_ranges(void **state)
     close_db(db);
 }
 
+/* Injected faults reach the typed operations, on either backend: a
+ * sharded entity's put is a TransactWriteItems, a site's a PutItem. */
+static void test_faults_under_typed_operations(void **state)
+{
+    (void)state;
+    ddb *db = open_db();
+    ddb_error err;
+    ddb_arena *a = ddb_arena_new();
+    ddb_fault throttled = {.code = DDB_ETHROTTLED, .ops = DDB_OP_PUT, .table = "CollT2", .count = 1};
+    OK(ddb_fault_inject(db, &throttled, &err));
+    struct site s = {"s1", "North", "eu"};
+    assert_int_equal(site_put(db, &s, NULL, NULL, &err), DDB_ETHROTTLED);
+    struct site got;
+    assert_int_equal(site_get(db, "s1", NULL, a, &got, &err), DDB_ENOTFOUND);
+    OK(site_put(db, &s, NULL, NULL, &err));
+    /* the org's two shard items are one transaction: cancelled, shard B's condition named */
+    int reasons[] = {DDB_OK, DDB_ECONDITION};
+    ddb_fault cancel = {.code = DDB_ECANCELED, .ops = DDB_OP_TRANSACT_WRITE, .count = 1, .reasons = reasons,
+                        .n_reasons = 2};
+    OK(ddb_fault_inject(db, &cancel, &err));
+    struct org o = {.org = "o1", .name = "Acme", .n = 6};
+    int rc = org_put(db, &o, NULL, NULL, &err);
+    assert_int_equal(rc, DDB_ECONDITION); /* a single write: its failed condition, as an unsharded put says it */
+    assert_int_equal(org_get(db, "o1", NULL, a, &o, &err), DDB_ENOTFOUND);
+    OK(org_put(db, &o, NULL, NULL, &err));
+    assert_int_equal(ddb_fault_fired(db), 2);
+    ddb_arena_free(a);
+    close_db(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_all_pages),
         cmocka_unit_test(test_pattern_and_scan_iterators),
         cmocka_unit_test(test_collection_typed_ranges),
+        cmocka_unit_test(test_faults_under_typed_operations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
