@@ -45,9 +45,15 @@ static void param_ctx(json_t *p, const ddbgen_ir_placeholder *ph, const char *ds
         set(p, "decl", fmt("const char *%s", ph->name));
         set(p, "assign", fmt("    %s.%s = (char *)%s;", dst, f->name, ph->name));
     } else if (f->is_list) {
-        set(p, "decl", fmt("%s %s, size_t %s_count", f->ctype, ph->name, ph->name));
-        set(p, "assign", fmt("    %s.%s = %s;\n    %s.%s = %s_count;", dst, f->name, ph->name, dst, f->count_field,
-                             ph->name));
+        /* a list is only read: its elements are const (const char *const * for strings) */
+        size_t n = strlen(f->ctype);
+        while (n && (f->ctype[n - 1] == ' ' || f->ctype[n - 1] == '*'))
+            n--;
+        bool ptrs = strchr(f->ctype + n, '*') != strrchr(f->ctype + n, '*'); /* T **: pointer elements */
+        set(p, "decl", ptrs ? fmt("const %.*s *const *%s, size_t %s_count", (int)n, f->ctype, ph->name, ph->name)
+                            : fmt("const %.*s *%s, size_t %s_count", (int)n, f->ctype, ph->name, ph->name));
+        set(p, "assign", fmt("    %s.%s = (%s)%s;\n    %s.%s = %s_count;", dst, f->name, f->ctype, ph->name, dst,
+                             f->count_field, ph->name));
     } else {
         set(p, "decl", fmt("%s %s", f->ctype, ph->name));
         set(p, "assign", fmt("    %s.%s = %s;", dst, f->name, ph->name));
@@ -307,8 +313,8 @@ static const struct {
     {"update_fields_if_", "update_mask", "&fields", false, false, false, NULL},
     {"update_if_", "update", NULL, false, false, true, "typed"},
     {"patch_if_", "patch", NULL, false, false, true, NULL},
-    {"tx_put_if_", "tx_put_if", NULL, true, false, false, "tx"},
-    {"tx_delete_if_", "tx_delete_if", NULL, true, true, false, NULL},
+    {"tx_put_if_", "tx_put", NULL, true, false, false, "tx"},
+    {"tx_delete_if_", "tx_delete", NULL, true, true, false, NULL},
     {"tx_update_fields_if_", "tx_update_fields", "fields", true, false, true, "tx_typed"},
     {"tx_patch_if_", "tx_patch", NULL, true, false, true, NULL},
     {"tx_check_", "tx_check", NULL, true, true, false, "check"},

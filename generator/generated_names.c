@@ -39,6 +39,8 @@ static const suffix entity_suffixes[] = {
     {"batch_get", NS_ORD},     {"batch_delete", NS_ORD},    {"to_item", NS_ORD},
     {"from_item", NS_ORD},     {"entity", NS_ORD},          {"scan", NS_ORD},
     {"mask", NS_ORD},          {"masks", NS_ORD},           {"fields", NS_ORD},
+    {"scan_iter", NS_TYPE},    {"scan_begin", NS_ORD},      {"scan_next", NS_ORD},
+    {"scan_end", NS_ORD},
     {"page", NS_TYPE},         {"page_of", NS_ORD},         {"from_old", NS_ORD},
     {"migrate", NS_ORD},       {"migrate_from_old", NS_ORD}, {"migration_step", NS_ORD},
     {"transform", NS_ORD},     {"transform_fn", NS_ORD},    {"tx_<operation>", NS_ORD},
@@ -57,7 +59,8 @@ static const char *const condition_forms[] = {"put_if_",           "delete_if_",
                                               "tx_check_"};
 
 /* <table>_<text>; per member entity m: batch_put_<m>, batch_delete_<m>; per
- * collection c: query_<c>, <c>_begin, _next, _end, _iter, _result, _collection. */
+ * collection c: query_<c>, query_<c>_<m> per member m, <c>_begin, _next,
+ * _end, _iter, _result, _collection. */
 static const suffix table_suffixes[] = {
     {"table", NS_ORD},         {"open", NS_ORD},          {"open_with", NS_ORD},   {"create_table", NS_ORD},
     {"migrate", NS_ORD},       {"type", NS_TYPE},         {"image", NS_TYPE},      {"record", NS_TYPE},
@@ -186,13 +189,20 @@ static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key
         add(s, NS_ORD, K_READ, owner, loc, what, "%s_%s", e->cname, p);
     add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_sk", e->cname, p);
     add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_all", e->cname, p);
+    static const char *const iter[] = {"begin", "next", "end"}; /* its iterator */
+    for (size_t i = 0; i < sizeof iter / sizeof *iter; i++)
+        add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s", e->cname, p, iter[i]);
+    add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_iter", e->cname, p);
+    add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_kc_", e->cname, p); /* its key condition (static) */
     for (size_t i = 0; i < k->n_levels; i++) {
         const ddbgen_ir_level *l = &k->levels[i];
         char *lid = ident(l->path);
         const char *part = ddbgen__part_word(k->sk.segs[l->seg].part);
-        if (lid)
+        if (lid) {
             add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s%s%s", e->cname, p, lid, *part ? "_" : "", part);
-        else
+            add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s%s%s_between", e->cname, p, lid, *part ? "_" : "",
+                part);
+        } else
             s->oom = 1;
         free(lid);
     }
@@ -329,6 +339,9 @@ static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, s
             continue;
         snprintf(what, sizeof what, "the collection '%s' of table '%s'", col->name, t->cname);
         add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_query_%s", t->cname, col->name);
+        for (size_t i = 0; i < col->n_members; i++) /* its typed ranges */
+            add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_query_%s_%s", t->cname, col->name,
+                col->members[i].entity->cname);
         for (size_t i = 0; i < COUNT(collection_suffixes); i++)
             add(s, collection_suffixes[i].ns, K_DERIVED, owner, loc, what, "%s_%s_%s", t->cname, col->name,
                 collection_suffixes[i].text);

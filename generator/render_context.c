@@ -617,6 +617,13 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
         set(mo, "cname", json_string(c->members[i].entity->cname));
         set(mo, "ctype", json_string(c->members[i].entity->ctype));
         set(mo, "key_no", count(c->members[i].key->no));
+        /* the typed range: the member's access pattern on the collection's index */
+        json_t *pid = c_ident(c->members[i].key->pattern, 0);
+        set(mo, "member_no", count(i));
+        set(mo, "pattern_fn", fmt("%s_%s", c->members[i].entity->cname, json_string_value(pid)));
+        set(mo, "sk_type", fmt("%s_%s_sk", c->members[i].entity->cname, json_string_value(pid)));
+        set(mo, "by_fn", fmt("%s_query_%s_%s", c->table->cname, c->name, c->members[i].entity->cname));
+        json_decref(pid);
         json_array_append_new(members, mo);
     }
     if (c->n_members) {

@@ -125,7 +125,7 @@ static void hot_partition_demo(ddb *db, ddb_arena *a)
     EX_CHECK(visit_by_patient_visits_between(db, "p-0042", "2024-03-01", "2024-03-31", EX_READS(&cap), a, &vp, &err));
     printf("  visits of p-0042 in March (visit_by_patient_visits_between: SK BETWEEN dates): %zu, %s\n", vp.count,
            ex_cost(&cap, cost));
-    EX_CHECK(visit_by_patient_visits(db, "p-0042", visit_by_patient_visits_visit_no(DDB_ENT_SK_EQ, TODAY, 1, 0),
+    EX_CHECK(visit_by_patient_visits(db, "p-0042", visit_by_patient_visits_visit_no(DDB_ENT_SK_EQ, TODAY, 1),
                                      EX_READS(&cap), a, &vp, &err));
     printf("  visit 1 of p-0042 on %s (level visit_no, EQ: the whole sort key): %zu, reason %s\n", TODAY, vp.count,
            vp.count ? vp.items[0].reason : "-");
@@ -358,7 +358,7 @@ int main(int argc, char **argv)
     room_page rp;
     EX_CHECK(room_of_doctor(db, "d-01", room_of_doctor_all(), EX_READS(&cap), a, &rp, &err));
     printf("\nOnly the rooms of d-01 (begins_with(GSI1SK, \"ROOM#\")): %zu, %s\n", rp.count, ex_cost(&cap, cost));
-    EX_CHECK(room_of_doctor(db, "d-01", room_of_doctor_room_id(DDB_ENT_SK_EQ, "r-102", NULL), EX_READS(&cap), a, &rp,
+    EX_CHECK(room_of_doctor(db, "d-01", room_of_doctor_room_id(DDB_ENT_SK_EQ, "r-102"), EX_READS(&cap), a, &rp,
                             &err));
     printf("Room r-102 of d-01 (room_of_doctor_room_id, EQ: GSI1SK = \"ROOM#r-102\"): %zu, %s wing\n", rp.count,
            rp.count ? rp.items[0].wing : "-");

@@ -139,9 +139,9 @@ static void access_patterns(ddb *db, ddb_arena *a)
         EX_CHECK(store_create(db, &stores[i], NULL, NULL, &err));
     printf("stores keyed {country} / {state}#{city}#{zip}#{store}: one query per level\n");
     const char *level[] = {"country US", "state WA", "city Seattle", "zip 98101"};
-    store_locate_sk sk[] = {store_locate_all(), store_locate_state(DDB_ENT_SK_EQ, "WA", NULL),
-                            store_locate_city(DDB_ENT_SK_EQ, "WA", "Seattle", NULL),
-                            store_locate_zip(DDB_ENT_SK_EQ, "WA", "Seattle", "98101", NULL)};
+    store_locate_sk sk[] = {store_locate_all(), store_locate_state(DDB_ENT_SK_EQ, "WA"),
+                            store_locate_city(DDB_ENT_SK_EQ, "WA", "Seattle"),
+                            store_locate_zip(DDB_ENT_SK_EQ, "WA", "Seattle", "98101")};
     for (uint16_t k = 0; k <= 3; k++) {
         store_page sp;
         EX_CHECK(store_locate(db, "US", sk[k], NULL, a, &sp, &err));
@@ -168,7 +168,7 @@ static void indexes(ddb *db, ddb_arena *a)
         EX_CHECK(service_create(db, &s[i], &ex_indexes, &cap, &err));
     printf("service_create x4, each %s\n", ex_cost(&cap, cost));
     service_page pg;
-    EX_CHECK(service_report(db, "2023", service_report_service_date_month(DDB_ENT_SK_EQ, "2023-05", NULL), NULL, a,
+    EX_CHECK(service_report(db, "2023", service_report_service_date_month(DDB_ENT_SK_EQ, "2023-05"), NULL, a,
                             &pg, &err));
     printf("services in May 2023 (Report: PK \"2023\", begins_with(SK, \"2023-05-\")): %zu:", pg.count);
     for (size_t i = 0; i < pg.count; i++)

@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 
     /* the year index also answers any period within the year, by range on
      * the first level of its sort key "{order_date}#{id:06}" */
-    EX_CHECK(order_in_year(db, 2022, order_in_year_order_date(DDB_ENT_SK_BETWEEN, "2022-11-01", "2022-11-18"),
+    EX_CHECK(order_in_year(db, 2022, order_in_year_order_date_between("2022-11-01", "2022-11-18"),
                            EX_READS(&cap), a, &pg, &err));
     print_page(&pg, &cap, "\nOrders from 1 to 18 November 2022 (order_in_year_order_date, BETWEEN the two dates)");
 

@@ -147,15 +147,15 @@ int main(int argc, char **argv)
     EX_CHECK(store_locate(db, "US", store_locate_all(), EX_READS(&cap), a, &sp, &err));
     print_stores(&sp, &cap, "country US (PK = \"US\")");
     /* {state|upper}: the key is normalised, so is the query */
-    EX_CHECK(store_locate(db, "US", store_locate_state(DDB_ENT_SK_EQ, "wa", NULL), EX_READS(&cap), a, &sp, &err));
+    EX_CHECK(store_locate(db, "US", store_locate_state(DDB_ENT_SK_EQ, "wa"), EX_READS(&cap), a, &sp, &err));
     print_stores(&sp, &cap, "state WA (store_locate_state: begins_with(SK, \"WA#\"))");
-    EX_CHECK(store_locate(db, "US", store_locate_city(DDB_ENT_SK_EQ, "wa", "Seattle", NULL), EX_READS(&cap), a, &sp,
+    EX_CHECK(store_locate(db, "US", store_locate_city(DDB_ENT_SK_EQ, "wa", "Seattle"), EX_READS(&cap), a, &sp,
                           &err));
     print_stores(&sp, &cap, "city Seattle (store_locate_city: begins_with(SK, \"WA#Seattle#\"))");
-    EX_CHECK(store_locate(db, "US", store_locate_zip(DDB_ENT_SK_EQ, "wa", "Seattle", "98101", NULL), EX_READS(&cap), a,
+    EX_CHECK(store_locate(db, "US", store_locate_zip(DDB_ENT_SK_EQ, "wa", "Seattle", "98101"), EX_READS(&cap), a,
                           &sp, &err));
     print_stores(&sp, &cap, "zip 98101 (store_locate_zip: begins_with(SK, \"WA#Seattle#98101#\"))");
-    EX_CHECK(store_locate(db, "US", store_locate_city(DDB_ENT_SK_BEGINS, "ca", "San", NULL), EX_READS(&cap), a, &sp,
+    EX_CHECK(store_locate(db, "US", store_locate_city(DDB_ENT_SK_BEGINS, "ca", "San"), EX_READS(&cap), a, &sp,
                           &err));
     print_stores(&sp, &cap, "cities of CA starting with San (store_locate_city, BEGINS: begins_with(SK, \"CA#San\"))");
     EX_CHECK(store_in_city(db, "us", "or", "Portland", EX_READS(&cap), a, &sp, &err));

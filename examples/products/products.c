@@ -106,11 +106,11 @@ int main(int argc, char **argv)
      * (product_tx_take_stock): both or neither */
     struct order_line next = {324911, 1, 3, 129900}, huge = {324912, 1, 500, 129900};
     ddb_ent_tx *otx = ddb_ent_tx_new(db, a, &err);
-    EX_CHECK(order_line_tx_create(otx, &next, &err));
+    EX_CHECK(order_line_tx_create(otx, &next, NULL, &err));
     EX_CHECK(product_tx_take_stock(otx, 1, 3, NULL, &err));
     EX_CHECK(ddb_ent_tx_commit(otx, &ex_total, &cap, &err));
     printf("  order or-324911, 3 x pr-000001 in one transaction (line + shard A): %s\n", ex_cost(&cap, cost));
-    EX_CHECK(order_line_tx_create(otx, &huge, &err));
+    EX_CHECK(order_line_tx_create(otx, &huge, NULL, &err));
     EX_CHECK(product_tx_take_stock(otx, 1, 500, NULL, &err));
     rc = ddb_ent_tx_commit(otx, &ex_total, &cap, &err);
     printf("  order or-324912, 500 x pr-000001: %s\n    %s (its line is not written either)\n", ddb_strerror(rc),

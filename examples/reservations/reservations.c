@@ -269,7 +269,7 @@ int main(int argc, char **argv)
            ex_cost(&cap, cost));
     product_date_page pp;
     EX_CHECK(product_date_days(db, "bcparks_1", "dayuse", "1",
-                               product_date_days_date(DDB_ENT_SK_GE, "1", "2025-12-31", NULL), EX_READS(&cap), a, &pp,
+                               product_date_days_date(DDB_ENT_SK_GE, "1", "2025-12-31"), EX_READS(&cap), a, &pp,
                                &err));
     printf("  from 2025-12-31 on (product_date_days_date, GE: sk >= \"1::2025-12-31\"): %zu days, %s\n", pp.count,
            ex_cost(&cap, cost));
@@ -291,7 +291,7 @@ int main(int argc, char **argv)
         strcpy(bookings[i].guest, guests[i]);
         /* no read first: the day must hold the party (capacity 40), checked where it is stored */
         ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
-        EX_CHECK(booking_tx_create(tx, &bookings[i], &err)); /* draws the next booking number */
+        EX_CHECK(booking_tx_create(tx, &bookings[i], NULL, &err)); /* draws the next booking number */
         EX_CHECK(product_date_tx_reserve(tx, "bcparks_1", "dayuse", "1", "2025-12-31", party[i], 40 - party[i], NULL,
                                          &err));
         int brc = ddb_ent_tx_commit(tx, &ex_total, &cap, &err);

@@ -162,27 +162,27 @@ static void test_get_and_patterns(void **state)
     assert_string_equal(dp.items[0].device_id, "d3"); /* gateway < sensor */
     assert_string_equal(dp.items[1].device_id, "d1");
     assert_int_equal(dp.items[1].battery_pct, 80); /* the other shard, completed from the table */
-    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_EQ, "sensor", NULL), NULL, a, &dp, &err));
+    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_EQ, "sensor"), NULL, a, &dp, &err));
     assert_int_equal(dp.count, 2);
-    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_EQ, "sens", NULL), NULL, a, &dp, &err));
+    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_EQ, "sens"), NULL, a, &dp, &err));
     assert_int_equal(dp.count, 0); /* a level equals: "DEV#sens#" is no prefix of "DEV#sensor#" */
     /* the exact key of a sharded entity on an index (issue 12: it returned nothing) */
-    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_EQ, "sensor", "d2", NULL), NULL, a, &dp, &err));
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_EQ, "sensor", "d2"), NULL, a, &dp, &err));
     assert_int_equal(dp.count, 1);
     assert_string_equal(dp.items[0].model, "T-100");
-    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_BEGINS, "sensor", "d", NULL), NULL, a, &dp,
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_BEGINS, "sensor", "d"), NULL, a, &dp,
                       &err));
     assert_int_equal(dp.count, 2);
-    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_GT, "sensor", "d1", NULL), NULL, a, &dp, &err));
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_GT, "sensor", "d1"), NULL, a, &dp, &err));
     assert_int_equal(dp.count, 1);
     assert_string_equal(dp.items[0].device_id, "d2");
-    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_LE, "sensor", "d2", NULL), NULL, a, &dp, &err));
+    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_LE, "sensor", "d2"), NULL, a, &dp, &err));
     assert_int_equal(dp.count, 2);
-    OK(device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_BETWEEN, "sensor", "d0", "d1"), NULL, a, &dp,
+    OK(device_by_site(db, "s1", device_by_site_device_id_between("sensor", "d0", "d1"), NULL, a, &dp,
                       &err));
     assert_int_equal(dp.count, 1);
     assert_string_equal(dp.items[0].device_id, "d1");
-    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_LT, "sensor", NULL), NULL, a, &dp, &err));
+    OK(device_by_site(db, "s1", device_by_site_kind(DDB_ENT_SK_LT, "sensor"), NULL, a, &dp, &err));
     assert_int_equal(dp.count, 1); /* the gateway */
 
     /* pages of one, both ways, with the cursor */
@@ -266,7 +266,7 @@ static void test_declared_queries_and_scans(void **state)
     assert_int_equal(rp.count, 3);
     OK(reading_band(db, "d1", 20, 23, NULL, a, &rp, &err)); /* :lo, :hi (a name the function has itself) */
     assert_int_equal(rp.count, 2);                         /* 20, 22.5 */
-    OK(reading_table(db, "d1", reading_table_taken_at(DDB_ENT_SK_LT, "2024-03-04T12:00:00Z", NULL), NULL, a, &rp,
+    OK(reading_table(db, "d1", reading_table_taken_at(DDB_ENT_SK_LT, "2024-03-04T12:00:00Z"), NULL, a, &rp,
                      &err));
     assert_int_equal(rp.count, 2);
 
@@ -552,7 +552,7 @@ static void test_keys_only_date_parts(void **state)
     assert_true(ddb_ent_mask_has(&sp.masks[0], SHIFT_FN_DAY) && ddb_ent_mask_has(&sp.masks[0], SHIFT_FN_SITE_ID));
     assert_false(ddb_ent_mask_has(&sp.masks[0], SHIFT_FN_CREW));
     assert_string_equal(sp.items[0].crew, "");
-    OK(shift_by_day(db, "s1", shift_by_day_day_day(DDB_ENT_SK_EQ, "2024-03-05", NULL), NULL, a, &sp, &err));
+    OK(shift_by_day(db, "s1", shift_by_day_day_day(DDB_ENT_SK_EQ, "2024-03-05"), NULL, a, &sp, &err));
     assert_int_equal(sp.count, 1);
     assert_string_equal(sp.items[0].shift_id, "early");
     assert_string_equal(sp.items[0].day, "2024-03-05");

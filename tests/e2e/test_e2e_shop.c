@@ -342,14 +342,14 @@ static void test_orders_ids_derived_queries(void **state)
     } while (q.cursor);
     assert_int_equal(expect, 0);
     /* a range on the sort-key field: id > 2 */
-    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_GT, 2, 0), NULL, a, &pg, &err));
+    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_GT, 2), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 3);
     assert_int_equal(pg.items[0].id, 3);
     /* between 2 and 4 */
-    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_BETWEEN, 2, 4), NULL, a, &pg, &err));
+    OK(order_table(db, "acme", order_table_id_between(2, 4), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 3);
     /* exact key */
-    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_EQ, 2, 0), NULL, a, &pg, &err));
+    OK(order_table(db, "acme", order_table_id(DDB_ENT_SK_EQ, 2), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
     assert_string_equal(pg.items[0].order_date, "2022-11-20");
     /* GSI1: ORDER#{id} / {order_date} */
@@ -454,9 +454,9 @@ static void test_transactions_and_batches(void **state)
     struct organization org = {.name = "acme", .seats = 3};
     struct user u = {.org = "acme", .username = "ann", .home = {"fr", "Lyon", NULL, {0, 0}}};
     struct order o = {.org = "acme", .order_date = "2024-02-29"};
-    OK(organization_tx_create(tx, &org, &err));
-    OK(user_tx_create(tx, &u, &err));
-    OK(order_tx_create(tx, &o, &err));
+    OK(organization_tx_create(tx, &org, NULL, &err));
+    OK(user_tx_create(tx, &u, NULL, &err));
+    OK(order_tx_create(tx, &o, NULL, &err));
     assert_int_equal(o.id, 1); /* the id is drawn when the operation is added */
     ddb_capacity cap;
     OK(ddb_ent_tx_commit(tx, &(ddb_ent_opts){.return_capacity = DDB_CAPACITY_TOTAL}, &cap, &err));
@@ -473,7 +473,7 @@ static void test_transactions_and_batches(void **state)
     /* a failed condition cancels everything */
     tx = ddb_ent_tx_new(db, a, &err);
     struct organization org2 = {.name = "globex"};
-    OK(organization_tx_put(tx, &org2, &err));
+    OK(organization_tx_put(tx, &org2, NULL, &err));
     OK(user_tx_require(tx, "acme", "ann", false, &err)); /* ann exists: fails */
     assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_ECANCELED);
     assert_string_equal(err.message, "transaction cancelled: operation 2 (User) condition failed;");
@@ -481,17 +481,17 @@ static void test_transactions_and_batches(void **state)
     assert_int_equal(organization_get(db, "globex", NULL, a, &go2, &err), DDB_ENOTFOUND);
     /* and with the right expectation it goes through, deleting in the same breath */
     tx = ddb_ent_tx_new(db, a, &err);
-    OK(organization_tx_put(tx, &org2, &err));
+    OK(organization_tx_put(tx, &org2, NULL, &err));
     OK(user_tx_require(tx, "acme", "ann", true, &err));
-    OK(order_tx_delete(tx, "acme", 1, &err));
+    OK(order_tx_delete(tx, "acme", 1, NULL, &err));
     u.logins = 5;
-    OK(user_tx_put(tx, &u, &err)); /* the same item twice in one transaction: refused at commit */
+    OK(user_tx_put(tx, &u, NULL, &err)); /* the same item twice in one transaction: refused at commit */
     assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &err), DDB_EVALIDATION);
     assert_int_equal(u.version, 1);
     tx = ddb_ent_tx_new(db, a, &err);
-    OK(organization_tx_put(tx, &org2, &err));
-    OK(order_tx_delete(tx, "acme", 1, &err));
-    OK(user_tx_put(tx, &u, &err));
+    OK(organization_tx_put(tx, &org2, NULL, &err));
+    OK(order_tx_delete(tx, "acme", 1, NULL, &err));
+    OK(user_tx_put(tx, &u, NULL, &err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
     assert_int_equal(u.version, 2);
     OK(organization_get(db, "globex", NULL, a, &go2, &err));
@@ -536,10 +536,10 @@ static void test_transactions_and_batches(void **state)
     assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_SEATS) && ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME));
     OK(organization_get(db, "org07", &(ddb_ent_read_opts){.fields = &seats_only, .mask = &got_mask}, a, &one, &err));
     assert_int_equal(one.seats, 7);
-    /* at most the projection, as a page's masks (entity.h, fields) */
+    /* the projection and the key fields, as a page's masks (entity.h, fields) */
     assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_SEATS));
     assert_false(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_PLAN));
-    assert_false(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME));
+    assert_true(ddb_ent_mask_has(&got_mask, ORGANIZATION_FN_NAME)); /* the key */
     assert_true(cap.read == 16.0); /* 32 eventually consistent reads of at most 4 KB: 0.5 each */
     /* a versioned entity cannot be batch-written: the module has no user_batch_put, and the
      * runtime refuses the entity's descriptor */

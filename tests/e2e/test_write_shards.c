@@ -189,9 +189,9 @@ static void batches_and_transactions(void **state)
         ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
         assert_non_null(tx);
         struct check_in t1 = check_in_no(200, DAY), t2 = check_in_no(201, DAY);
-        assert_int_equal(check_in_tx_put(tx, &t1, &err), DDB_OK);
-        assert_int_equal(check_in_tx_put(tx, &t2, &err), DDB_OK);
-        assert_int_equal(check_in_tx_delete(tx, in[0].date, in[0].patient, in[0].visit_no, &err), DDB_OK);
+        assert_int_equal(check_in_tx_put(tx, &t1, NULL, &err), DDB_OK);
+        assert_int_equal(check_in_tx_put(tx, &t2, NULL, &err), DDB_OK);
+        assert_int_equal(check_in_tx_delete(tx, in[0].date, in[0].patient, in[0].visit_no, NULL, &err), DDB_OK);
         if (ddb_ent_tx_commit(tx, NULL, NULL, &err))
             fail_msg("commit: %s", err.message);
         struct check_in got;
@@ -255,11 +255,11 @@ static void query_gathers_every_shard(void **state)
     q.backward = true;
     assert_int_equal(read_all(db, DAY, check_in_table_all(), q, a, false, &pages), N_CHECKINS);
     /* one patient's visits: the first level of the sort key equal */
-    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_EQ, "p-0005", NULL),
+    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_EQ, "p-0005"),
                               (ddb_ent_read_opts){.page_size = 2}, a, false, &pages),
                      3);
     /* a range: patients from p-0010 on */
-    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_GE, "p-0010", NULL),
+    assert_int_equal(read_all(db, DAY, check_in_table_patient(DDB_ENT_SK_GE, "p-0010"),
                               (ddb_ent_read_opts){.page_size = 5}, a, false, &pages),
                      N_CHECKINS - 30);
     /* the other day has its own partitions */

@@ -15,7 +15,7 @@ int typed_use(ddb *db, ddb_arena *a, ddb_error *err)
     return device_by_site(db, "s1", reading_table_all(), NULL, a, &dp, err);
 #elif defined(MISUSE_LEVEL)
     /* a level the sort key "DEV#{kind}#{device_id}" does not have */
-    return device_by_site(db, "s1", device_by_site_site_id(DDB_ENT_SK_EQ, "s1", NULL), NULL, a, &dp, err);
+    return device_by_site(db, "s1", device_by_site_site_id(DDB_ENT_SK_EQ, "s1"), NULL, a, &dp, err);
 #elif defined(MISUSE_STRUCT)
     /* another entity's structs as keys */
     struct reading keys[1] = {{.device_id = "d1"}};
@@ -26,7 +26,7 @@ int typed_use(ddb *db, ddb_arena *a, ddb_error *err)
     /* :min is compared with celsius, a double */
     return reading_hot(db, "d1", "2024", "2025", "21.5", NULL, a, &rp, err);
 #else
-    int rc = device_by_site(db, "s1", device_by_site_device_id(DDB_ENT_SK_BETWEEN, "sensor", "d1", "d9"), NULL, a,
+    int rc = device_by_site(db, "s1", device_by_site_device_id_between("sensor", "d1", "d9"), NULL, a,
                             &dp, err);
     if (!rc)
         rc = reading_hot(db, "d1", "2024", "2025", 21.5, NULL, a, &rp, err);

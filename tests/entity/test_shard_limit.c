@@ -128,11 +128,11 @@ static void test_over_limit_refused(void **state)
     ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &err);
     assert_non_null(tx);
     memset(&err, 0, sizeof err);
-    assert_over_limit("tx put", ddb_ent_tx_put(tx, &e, &r, &err), &err);
+    assert_over_limit("tx put", ddb_ent_tx_put(tx, &e, &r, NULL, &err), &err);
     memset(&err, 0, sizeof err);
-    assert_over_limit("tx create", ddb_ent_tx_create(tx, &e, &r, &err), &err);
+    assert_over_limit("tx create", ddb_ent_tx_create(tx, &e, &r, NULL, &err), &err);
     memset(&err, 0, sizeof err);
-    assert_over_limit("tx delete", ddb_ent_tx_delete(tx, &e, &r, &err), &err);
+    assert_over_limit("tx delete", ddb_ent_tx_delete(tx, &e, &r, NULL, &err), &err);
     memset(&err, 0, sizeof err);
     assert_over_limit("tx require", ddb_ent_tx_require(tx, &e, &r, true, &err), &err);
     memset(&err, 0, sizeof err);
@@ -200,7 +200,7 @@ static void test_at_limit_works(void **state)
     struct rec r2 = {.id = "r2", .v = 9};
     ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &err);
     assert_non_null(tx);
-    if (ddb_ent_tx_create(tx, &e, &r2, &err) || ddb_ent_tx_commit(tx, NULL, &cap, &err))
+    if (ddb_ent_tx_create(tx, &e, &r2, NULL, &err) || ddb_ent_tx_commit(tx, NULL, &cap, &err))
         fail_msg("transaction: %s", err.message);
 
     /* a batch write request holds 25 items: an entity of more shards is refused, not overrun */

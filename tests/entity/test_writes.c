@@ -356,7 +356,7 @@ static void test_unique(void **state)
     /* in a transaction a duplicate cancels it, naming the field */
     ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &f->err);
     struct user c = {.id = "c1", .email = "new@example.com"};
-    OK(ddb_ent_tx_create(tx, &user_entity, &c, &f->err));
+    OK(ddb_ent_tx_create(tx, &user_entity, &c, NULL, &f->err));
     assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &f->err), DDB_ECANCELED);
     assert_non_null(strstr(f->err.message, "(User) email \"new@example.com\" is already taken"));
     /* delete releases it */
@@ -370,8 +370,8 @@ static void test_auto_ids_in_transaction(void **state)
     fx *f = *state;
     struct ticket t1 = {.project = "p", .title = "one"}, t2 = {.project = "p", .title = "two"};
     ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &f->err);
-    OK(ddb_ent_tx_create(tx, &ticket_entity, &t1, &f->err));
-    OK(ddb_ent_tx_create(tx, &ticket_entity, &t2, &f->err));
+    OK(ddb_ent_tx_create(tx, &ticket_entity, &t1, NULL, &f->err));
+    OK(ddb_ent_tx_create(tx, &ticket_entity, &t2, NULL, &f->err));
     assert_int_equal(t1.no, 1);
     assert_int_equal(t2.no, 2);
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &f->err));
@@ -380,14 +380,14 @@ static void test_auto_ids_in_transaction(void **state)
     struct ticket t3 = {.project = "p", .title = "three"};
     struct user nobody = {.id = "nobody"};
     tx = ddb_ent_tx_new(f->db, f->a, &f->err);
-    OK(ddb_ent_tx_create(tx, &ticket_entity, &t3, &f->err));
+    OK(ddb_ent_tx_create(tx, &ticket_entity, &t3, NULL, &f->err));
     assert_int_equal(t3.no, 3);
     OK(ddb_ent_tx_require(tx, &user_entity, &nobody, true, &f->err));
     assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &f->err), DDB_ECANCELED);
     assert_int_equal(t3.no, 0);
     assert_int_equal(num(raw(f, "TICKETS#p", "#COUNTER"), "Counter"), 2);
     tx = ddb_ent_tx_new(f->db, f->a, &f->err);
-    OK(ddb_ent_tx_create(tx, &ticket_entity, &t3, &f->err));
+    OK(ddb_ent_tx_create(tx, &ticket_entity, &t3, NULL, &f->err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &f->err));
     assert_int_equal(t3.no, 3);
     /* a create alone draws the next one */
@@ -431,7 +431,7 @@ static void test_transaction_forms(void **state)
     ddb_ent_expr many = {.text = "logins > :n", .values = tu_item(f->a, ":n", 'i', (int64_t)10, NULL)};
     ddb_ent_tx_cond dc = {.condition = &many, .current = &got, .current_found = &found, .current_arena = f->a};
     OK(ddb_ent_tx_update_mask(tx, &user_entity, &a, &m, NULL, &f->err));
-    OK(ddb_ent_tx_delete_if(tx, &user_entity, &b, &dc, &f->err));
+    OK(ddb_ent_tx_delete(tx, &user_entity, &b, &dc, &f->err));
     assert_int_equal(ddb_ent_tx_commit(tx, NULL, NULL, &f->err), DDB_ECANCELED);
     assert_true(found);
     assert_int_equal(got.logins, 1);

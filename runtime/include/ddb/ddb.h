@@ -293,7 +293,11 @@ typedef struct ddb_options {
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if
  * missing) for the embedded engine; "file:DIR?mode=ro" opens it read-only
- * (see read_only above; "?mode=rw" is the default).  opts may be NULL
+ * (see read_only above; "?mode=rw" is the default).  "mem:" opens a new,
+ * empty embedded database for a test: a private directory on tmpfs
+ * (/dev/shm when there is one, else $TMPDIR or /tmp), nothing synced
+ * (sync is DDB_SYNC_NONE), removed with everything in it by ddb_close
+ * (read_only is DDB_EINVAL there).  opts may be NULL
  * (defaults).  Several threads may use one handle; several processes may
  * open one directory.  http://, https:// and dynamodb://REGION open the
  * remote backend (settings and credentials as the AWS SDKs find them;
@@ -902,6 +906,71 @@ typedef struct ddb_table_report {
  * keys, and its index sizes, into arena a.  O(items + stream records). */
 int ddb_table_report_build(ddb *db, const char *table, size_t top, ddb_arena *a, ddb_table_report **out,
                            ddb_error *err);
+
+/* ---- Testing: injected faults ------------------------------------------------ */
+
+/* Operation kinds a fault applies to (bits of ddb_fault.ops). */
+#define DDB_OP_GET 0x001u            /* GetItem */
+#define DDB_OP_PUT 0x002u            /* PutItem */
+#define DDB_OP_UPDATE 0x004u         /* UpdateItem */
+#define DDB_OP_DELETE 0x008u         /* DeleteItem */
+#define DDB_OP_QUERY 0x010u          /* Query */
+#define DDB_OP_SCAN 0x020u           /* Scan */
+#define DDB_OP_BATCH_WRITE 0x040u    /* BatchWriteItem */
+#define DDB_OP_BATCH_GET 0x080u      /* BatchGetItem */
+#define DDB_OP_TRANSACT_WRITE 0x100u /* TransactWriteItems */
+#define DDB_OP_TRANSACT_GET 0x200u   /* TransactGetItems */
+#define DDB_OP_READS (DDB_OP_GET | DDB_OP_QUERY | DDB_OP_SCAN | DDB_OP_BATCH_GET | DDB_OP_TRANSACT_GET)
+#define DDB_OP_WRITES (DDB_OP_PUT | DDB_OP_UPDATE | DDB_OP_DELETE | DDB_OP_BATCH_WRITE | DDB_OP_TRANSACT_WRITE)
+
+/* A fault for tests of the code that handles failures (retries, conflicts,
+ * unknown outcomes): the item operations above (and every typed operation
+ * of a generated module, which calls them) fail as the service would, on
+ * either backend.  A rule matches an operation of a kind in ops on table;
+ * of the matching operations the next `count` fail, or (fraction > 0) each
+ * fails with that probability, drawn from a generator seeded with seed (the
+ * same seed, the same operations fail), at most count times (0 = no limit).
+ * A failed operation is not carried out (except DDB_EUNKNOWN with applied)
+ * and its err says "injected" besides DynamoDB's wording. */
+typedef struct ddb_fault {
+    /* DDB_ETHROTTLED (ProvisionedThroughputExceededException), DDB_ECONDITION
+     * (ConditionalCheckFailedException; writes), DDB_ECANCELED
+     * (TransactionCanceledException; TransactWriteItems, with `reasons`),
+     * DDB_EUNKNOWN (the outcome of a write is unknown), or any other DDB_E* code. */
+    int code;
+    uint32_t ops;              /* DDB_OP_* bits; 0 = every kind */
+    const char *table;         /* only operations on this table (a batch or transaction: one of its requests); NULL = any */
+    uint32_t count;            /* fail the next count matching operations (with fraction: at most count; 0 = no limit) */
+    double fraction;           /* 0 = every matching operation (up to count); 0 < fraction <= 1: each with this probability */
+    uint64_t seed;             /* the generator of fraction */
+    /* DDB_ECANCELED: the cancellation reason of each operation of the
+     * transaction (ddb_tx_result.reasons: 0 = None, DDB_ECONDITION, ...);
+     * operations past n_reasons get 0.  NULL: the first operation's is
+     * DDB_ECONDITION. */
+    const int *reasons;
+    size_t n_reasons;
+    /* DDB_EUNKNOWN: the write is carried out before the error is returned
+     * (a commit whose answer was lost); false: it is not (a request lost
+     * on its way). */
+    bool applied;
+    /* DDB_ETHROTTLED on DDB_OP_BATCH_WRITE only: the first `processed`
+     * requests are carried out and the rest left unprocessed, the answer of
+     * the remote backend when UnprocessedItems remain after its retries
+     * ("BatchWriteItem: 3 of 5 requests still unprocessed"); 0 = none. */
+    uint32_t processed;
+} ddb_fault;
+
+/* Add a rule (the table name and reasons are copied); rules are matched in
+ * the order added, the first match decides.  DDB_EINVAL for a code that is
+ * not a DDB_E* error, no count and no fraction, a fraction outside (0, 1],
+ * DDB_ECANCELED on anything but TransactWriteItems, DDB_EUNKNOWN on reads,
+ * or processed without DDB_ETHROTTLED on BatchWriteItem; DDB_ELIMIT past 32
+ * rules.  Thread-safe with the handle's operations. */
+int ddb_fault_inject(ddb *db, const ddb_fault *f, ddb_error *err);
+/* Remove every rule. */
+void ddb_fault_clear(ddb *db);
+/* How many operations injected faults have failed on db so far. */
+uint64_t ddb_fault_fired(ddb *db);
 
 #pragma GCC visibility pop
 

@@ -483,17 +483,29 @@ int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t mem
 /* Options of every typed read.  Zero-initialised = one page of up to 1 MB
  * from the start, forward, eventually consistent, every field. */
 typedef struct ddb_ent_read_opts {
-    uint32_t page_size;        /* most entities per page (Limit, in logical items); 0 = up to 1 MB */
+    /* Most entities per page (Limit, in logical items: a sharded entity's
+     * shard items are one); 0 = up to 1 MB.  A collection page or table
+     * scan with a sharded member asks for page_size x shards items, keeps
+     * page_size entities and places the cursor after the last one kept:
+     * its capacity and scanned_count include the items read past it. */
+    uint32_t page_size;
     const char *cursor;        /* resume where the page that returned it ended; NULL = from the start */
     bool backward;             /* descending sort-key order (ScanIndexForward = false); queries only */
     bool consistent;           /* strongly consistent read (not on a GSI: DDB_EVALIDATION) */
     bool count_only;           /* count the matching entities of the page; no items are decoded */
+    /* Every page in one call (ElectroDB's pages: "all"): the result holds
+     * every matching entity (with count_only: their count) and no cursor;
+     * page_size, when set, is the size of each request's page. */
+    bool all_pages;
     /* Read the whole item from the table for each result of a KEYS_ONLY or
      * INCLUDE index (costs one GetItem each, counted in capacity).  Without
      * it such a query returns what the index holds, and the masks say which
      * fields that is. */
     bool fetch_base;
-    /* Projection: the fields to read (keys are always read); NULL = all.
+    /* Projection: the fields to read; NULL = all.  The primary key's
+     * fields are always read (and set in the masks), so a projected result
+     * can be matched to its key; on a KEYS_ONLY / INCLUDE index they are
+     * parsed back from the key attributes where the templates allow.
      * A sharded entity reads only the shard items holding them (a get, an
      * exact-key query, a batch get, the completion of index entries and
      * of groups a page cut), so the capacity is that of the smaller read. */
@@ -603,6 +615,13 @@ typedef struct ddb_ent_page_info {
 typedef struct ddb_ent_range {
     ddb_key_op op;             /* DDB_SK_ANY, EQ, LT, LE, GT, GE, BETWEEN, BEGINS_WITH */
     const ddb_value *lo, *hi;  /* hi: BETWEEN only */
+    /* Typed instead (the generated <table>_query_<collection>_<member>):
+     * members[member]'s sort-key condition by level, kc on its key on the
+     * collection's index (kc.key), rendered from kc.obj / kc.hi like an
+     * access pattern's; op, lo and hi are unused. */
+    bool typed;
+    uint16_t member;
+    ddb_ent_key_cond kc;
 } ddb_ent_range;
 
 /* One page of collection c's partition (partition fields from obj, an
@@ -624,6 +643,35 @@ int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, 
                        const ddb_ent_read_opts *o, ddb_arena *a, void *result, ddb_ent_page_info *info,
                        ddb_error *err);
 
+/* The page loop of every iterator (a collection's below, and the generated
+ * ones of access patterns and entity scans: <e>_<pattern>_begin / _next /
+ * _end, <e>_scan_begin ...):
+ *     ddb_ent_pages p;
+ *     ddb_ent_pages_init(&p, &opts);
+ *     while (ddb_ent_pages_more(&p)) {      // false after the last page
+ *         rc = <read one page>(..., &p.opts, a, &page, &err);
+ *         if ((rc = ddb_ent_pages_after(&p, rc, rc ? NULL : page.cursor, &err)))
+ *             break;                          // p.has_page: a page was read
+ *         ...
+ *     }
+ *     ddb_ent_pages_done(&p);
+ * p.opts is a copy of the options whose cursor advances (a copy of each
+ * page's cursor, owned by p: reset the arena between pages if you like). */
+typedef struct ddb_ent_pages {
+    ddb_ent_read_opts opts;
+    char *cursor;              /* owned copy (malloc) of the next page's cursor */
+    bool started, done, failed;
+    bool has_page;             /* after ddb_ent_pages_after: a page was read */
+} ddb_ent_pages;
+void ddb_ent_pages_init(ddb_ent_pages *p, const ddb_ent_read_opts *o);
+/* Is there a page to read (p->opts holds its cursor)? */
+bool ddb_ent_pages_more(ddb_ent_pages *p);
+/* After a page read with p->opts: rc as it is (the same page is read again
+ * next time), else the page's cursor kept for the next; DDB_ENOMEM. */
+int ddb_ent_pages_after(ddb_ent_pages *p, int rc, const char *cursor, ddb_error *err);
+/* Free the cursor copy (safe to call twice). */
+void ddb_ent_pages_done(ddb_ent_pages *p);
+
 /* Walks every page of a collection:
  *     ddb_ent_collection_iter it;
  *     ddb_ent_collection_iter_init(&it, db, &coll, 0, &key, NULL, &opts);
@@ -636,9 +684,7 @@ typedef struct ddb_ent_collection_iter {
     uint16_t member_index;
     const void *obj;
     const ddb_ent_range *range;
-    ddb_ent_read_opts opts;    /* opts.cursor advances */
-    char *cursor;              /* owned copy (malloc) of the next cursor */
-    bool started, done;
+    ddb_ent_pages pages;       /* the options (their cursor advances) and the page loop */
     bool has_page;             /* after next: a page was filled */
     ddb_ent_page_info info;    /* the last page's */
 } ddb_ent_collection_iter;
@@ -670,31 +716,32 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
 
 /* A TransactWriteItems under construction; it lives in arena a.  Add
  * operations from any entities of one database, then commit: all or nothing.
- * Sharded entities add one operation per shard item. */
+ * Sharded entities add one operation per shard item.  Two operations on one
+ * item (the same primary key, a shard item included) are refused at commit
+ * with DDB_EVALIDATION, as DynamoDB refuses them. */
 typedef struct ddb_ent_tx ddb_ent_tx;
 /* NULL with err filled (DDB_EINVAL: no db or arena; DDB_ENOMEM). */
 ddb_ent_tx *ddb_ent_tx_new(ddb *db, ddb_arena *a, ddb_error *err);
-/* put / create as ddb_ent_put / ddb_ent_create (derived fields are filled
- * into obj at once; auto ids are allocated inside the transaction, so a
- * cancelled one consumes none, and written into obj on commit; versions are
- * bumped in obj on commit). */
-int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
-int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err);
-int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err);
-/* ConditionCheck: the item with key's primary key must exist (or not). */
-int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err);
-/* Conditional forms: cond (may be NULL) is ANDed with the operation's own
- * condition; current/current_found/current_arena as in ddb_ent_opts, filled
- * at commit when this operation's condition failed. */
+/* The condition of a transactional write (every ddb_ent_tx_* write takes
+ * one; NULL = none): condition is ANDed with the operation's own
+ * (existence, version); current/current_found/current_arena as in
+ * ddb_ent_opts, filled at commit when this operation's condition failed. */
 typedef struct ddb_ent_tx_cond {
     const ddb_ent_expr *condition;
     void *current;
     bool *current_found;
     ddb_arena *current_arena;
 } ddb_ent_tx_cond;
-int ddb_ent_tx_put_if(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
-int ddb_ent_tx_delete_if(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
-                         ddb_error *err);
+/* put / create / delete as ddb_ent_put / ddb_ent_create / ddb_ent_delete
+ * (derived fields are filled into obj at once; auto ids are allocated
+ * inside the transaction, so a cancelled one consumes none, and written
+ * into obj on commit; versions are bumped in obj on commit); c may be NULL. */
+int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                      ddb_error *err);
+/* ConditionCheck: the item with key's primary key must exist (or not). */
+int ddb_ent_tx_require(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, bool exists, ddb_error *err);
 /* ConditionCheck of an expression on the item with key's primary key. */
 int ddb_ent_tx_check(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
                      ddb_error *err);

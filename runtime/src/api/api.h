@@ -27,8 +27,10 @@
 struct ddb {
     const ddbi_backend_ops *ops;
     void *impl;                       /* the backend's handle */
-    pthread_mutex_t mu;               /* creation of expr_cache */
+    pthread_mutex_t mu;               /* creation of expr_cache and faults */
     struct ddb_expr_cache *expr_cache; /* prepared expressions of generated modules (expr_cache.c) */
+    struct ddbi_faults *faults;       /* injected faults (faults.c); NULL = none; read atomically */
+    char *temp_dir;                   /* "mem:": the private directory removed at close (temp_dir.c) */
 };
 
 /* A backend's stream iterator with its operations. */
@@ -41,6 +43,46 @@ struct ddb_stream_iter {
  * names the operation in the message); *cap zeroed. */
 int ddbi_api_check_read_many(const ddb *db, const char *what, size_t n, const void *ops, ddb_arena *a,
                              ddb_item **items, ddb_capacity *cap, ddb_error *err);
+
+/* ---- injected faults (faults.c) ---- */
+
+/* One operation as the faults see it: its kind (DDB_OP_*), its name in
+ * messages ("PutItem"), its table, or (table NULL) the n requests at reqs,
+ * stride bytes apart, each with its table name at table_off; a
+ * transaction's arena and result (for the cancellation reasons). */
+typedef struct ddbi_fault_call {
+    unsigned op;
+    const char *what;
+    const char *table;
+    const void *reqs;
+    size_t n, stride, table_off;
+    ddb_arena *a;
+    ddb_tx_result *res;
+    size_t processed;   /* out, with *after: run only the first `processed` requests (a batch left partly unprocessed) */
+} ddbi_fault_call;
+/* Before the backend runs call c: DDB_OK to go on, or the injected
+ * failure (err filled; a transaction's reasons in c->res).  *after: go on
+ * (with c->processed set: only that many requests), then hand the
+ * backend's answer to ddbi_fault_after (an unknown outcome after the
+ * write, or the unprocessed rest of a batch). */
+int ddbi_fault_check(ddb *db, ddbi_fault_call *c, bool *after, ddb_error *err);
+/* The backend's answer rc to call c: as it is, unless after (set by
+ * ddbi_fault_check) and it succeeded: then DDB_EUNKNOWN (applied, the
+ * answer lost). */
+int ddbi_fault_after(const ddbi_fault_call *c, bool after, int rc, ddb_error *err);
+/* ddbi_fault_check of a read of n requests (BatchGetItem, TransactGetItems). */
+int ddbi_fault_read_many(ddb *db, unsigned op, const char *what, const void *reqs, size_t n, size_t stride,
+                         size_t table_off, ddb_error *err);
+/* Free the rules (ddb_close). */
+void ddbi_faults_free(ddb *db);
+
+/* ---- "mem:" databases (temp_dir.c) ---- */
+
+/* A new private directory for a "mem:" database, on tmpfs (/dev/shm) when
+ * the machine has one, else under $TMPDIR or /tmp; *out malloc'd. */
+int ddbi_temp_dir_new(char **out, ddb_error *err);
+/* Remove directory dir and everything in it (best effort). */
+void ddbi_temp_dir_remove(const char *dir);
 
 /* DDB_ENOTSUP: "<op>: not supported by the <backend> backend". */
 int ddbi_api_notsup(const ddb *db, const char *op, ddb_error *err);

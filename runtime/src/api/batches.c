@@ -1,10 +1,12 @@
 /* api/: BatchWriteItem, BatchGetItem, TransactWriteItems and
- * TransactGetItems of <ddb/ddb.h>: argument checks, then the backend's
- * operation (which applies DynamoDB's request rules).  Calls only the
- * backend (backend.h) and core/. */
+ * TransactGetItems of <ddb/ddb.h>: argument checks, the injected faults
+ * (faults.c), then the backend's operation (which applies DynamoDB's
+ * request rules).  Calls only the backend (backend.h), this room's faults
+ * and core/. */
 #include "api/api.h"
 #include "core/error.h"
 
+#include <stddef.h>
 #include <string.h>
 
 int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return_capacity rc, ddb_capacity *cap,
@@ -16,7 +18,14 @@ int ddb_batch_write(ddb *db, const ddb_batch_write_op *ops, size_t n, ddb_return
         return ddbi_fail(err, DDB_EINVAL, "BatchWriteItem: db and ops are required");
     if (cap)
         memset(cap, 0, sizeof *cap);
-    return db->ops->batch_write(db->impl, ops, n, rc, cap, err);
+    ddbi_fault_call fc = {.op = DDB_OP_BATCH_WRITE, .what = "BatchWriteItem", .reqs = ops, .n = n,
+                          .stride = sizeof *ops, .table_off = offsetof(ddb_batch_write_op, table)};
+    bool after;
+    int r = ddbi_fault_check(db, &fc, &after, err);
+    if (r)
+        return r;
+    r = db->ops->batch_write(db->impl, ops, fc.processed ? fc.processed : n, rc, cap, err);
+    return ddbi_fault_after(&fc, after, r, err);
 }
 
 int ddb_transact_write(ddb *db, const ddb_tx_op *ops, size_t n, ddb_return_capacity rc, ddb_arena *a,
@@ -47,7 +56,11 @@ int ddb_transact_write_opts(ddb *db, const ddb_tx_op *ops, size_t n, const ddb_t
                              o.client_request_token, len > TOKEN_MAX ? "..." : "",
                              len ? "less than or equal to" : "greater than or equal to", len ? TOKEN_MAX : 1);
     }
-    return db->ops->transact_write(db->impl, ops, n, &o, a, res, err);
+    ddbi_fault_call fc = {.op = DDB_OP_TRANSACT_WRITE, .what = "TransactWriteItems", .reqs = ops, .n = n,
+                          .stride = sizeof *ops, .table_off = offsetof(ddb_tx_op, table), .a = a, .res = res};
+    bool after;
+    int rc = ddbi_fault_check(db, &fc, &after, err);
+    return rc ? rc : ddbi_fault_after(&fc, after, db->ops->transact_write(db->impl, ops, n, &o, a, res, err), err);
 }
 
 int ddbi_api_check_read_many(const ddb *db, const char *what, size_t n, const void *ops, ddb_arena *a,
@@ -66,6 +79,9 @@ int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, 
     if (db && !db->ops->batch_get)
         return ddbi_api_notsup(db, "ddb_batch_get", err);
     int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
+    if (!r)
+        r = ddbi_fault_read_many(db, DDB_OP_BATCH_GET, "BatchGetItem", ops, n, sizeof *ops,
+                                 offsetof(ddb_batch_get_op, table), err);
     return r ? r : db->ops->batch_get(db->impl, ops, n, a, items, rc, cap, err);
 }
 
@@ -75,5 +91,8 @@ int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, dd
     if (db && !db->ops->transact_get)
         return ddbi_api_notsup(db, "ddb_transact_get", err);
     int r = ddbi_api_check_read_many(db, "TransactGetItems", n, gets, a, items, cap, err);
+    if (!r)
+        r = ddbi_fault_read_many(db, DDB_OP_TRANSACT_GET, "TransactGetItems", gets, n, sizeof *gets,
+                                 offsetof(ddb_tx_get, table), err);
     return r ? r : db->ops->transact_get(db->impl, gets, n, a, items, rc, cap, err);
 }

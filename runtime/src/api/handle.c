@@ -1,5 +1,6 @@
 /* api/: the public handle: ddb_open chooses the backend from the URI
- * (ddb_open_remote opens the remote one with settings given in code),
+ * ("mem:" a fresh embedded database in a private directory removed at
+ * close; ddb_open_remote opens the remote one with settings given in code),
  * ddb_close, ddb_sync, ddb_clock_ms; the DDB_ENOTSUP answer of an
  * operation a backend lacks.  May call the backends' open (engine via
  * embedded.c, remote/remote.h) and core/. */
@@ -36,14 +37,19 @@ static int file_uri(const char *uri, char **dir, bool *read_only, ddb_error *err
     return DDB_OK;
 }
 
-/* The public handle around a backend's open handle (closed on failure). */
-static int handle_new(const ddbi_backend_ops *ops, void *impl, ddb **out, ddb_error *err)
+/* The public handle around a backend's open handle (closed on failure;
+ * temp_dir, when not NULL, is the handle's to remove at close). */
+static int handle_new(const ddbi_backend_ops *ops, void *impl, char *temp_dir, ddb **out, ddb_error *err)
 {
     ddb *db = calloc(1, sizeof *db);
     if (!db) {
         ops->close(impl);
+        if (temp_dir)
+            ddbi_temp_dir_remove(temp_dir);
+        free(temp_dir);
         return ddbi_fail_oom(err, "ddb_open");
     }
+    db->temp_dir = temp_dir;
     db->ops = ops;
     db->impl = impl;
     pthread_mutex_init(&db->mu, NULL);
@@ -58,8 +64,21 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     *out = NULL;
     const ddbi_backend_ops *ops;
     void *impl = NULL;
+    char *temp = NULL;
     int rc;
-    if (strncmp(uri, "file:", 5) == 0) {
+    if (strcmp(uri, "mem:") == 0) {
+        /* a fresh private database for a test: nothing to survive a crash */
+        ddb_options o = opts ? *opts : (ddb_options){0};
+        if (o.read_only)
+            return ddbi_fail(err, DDB_EINVAL, "ddb_open: a mem: database is new and empty; it cannot be read-only");
+        o.sync = DDB_SYNC_NONE;
+        ops = &ddbi_embedded_ops;
+        if (!(rc = ddbi_temp_dir_new(&temp, err)) && (rc = ddbi_embedded_open(uri, temp, &o, &impl, err))) {
+            ddbi_temp_dir_remove(temp);
+            free(temp);
+            temp = NULL;
+        }
+    } else if (strncmp(uri, "file:", 5) == 0) {
         ddb_options o = opts ? *opts : (ddb_options){0};
         char *dir = NULL;
         ops = &ddbi_embedded_ops;
@@ -77,7 +96,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         impl = r;
     } else if (strstr(uri, "://")) {
         return ddbi_fail(err, DDB_ENOTSUP,
-                        "ddb_open: no backend for \"%s\" (use file:DIR, http://host:port, https://host or "
+                        "ddb_open: no backend for \"%s\" (use file:DIR, mem:, http://host:port, https://host or "
                         "dynamodb://REGION)",
                         uri);
     } else {
@@ -85,7 +104,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         if (!(opts && opts->verify && (rc = ddbi_verify_file(uri, err))))
             rc = ddbi_embedded_open(uri, uri, opts, &impl, err);
     }
-    return rc ? rc : handle_new(ops, impl, out, err);
+    return rc ? rc : handle_new(ops, impl, temp, out, err);
 }
 
 int ddb_open_remote(const char *uri, const ddb_remote_options *ro, ddb **out, ddb_error *err)
@@ -95,7 +114,7 @@ int ddb_open_remote(const char *uri, const ddb_remote_options *ro, ddb **out, dd
     *out = NULL;
     ddb_remote *r = NULL;
     int rc = ddbi_remote_open_with(uri, ro, &r, err);
-    return rc ? rc : handle_new(&ddbi_remote_ops, r, out, err);
+    return rc ? rc : handle_new(&ddbi_remote_ops, r, NULL, out, err);
 }
 
 void ddb_close(ddb *db)
@@ -103,7 +122,11 @@ void ddb_close(ddb *db)
     if (!db)
         return;
     db->ops->close(db->impl);
+    if (db->temp_dir)
+        ddbi_temp_dir_remove(db->temp_dir);
+    free(db->temp_dir);
     ddbi_expr_cache_free(db);
+    ddbi_faults_free(db);
     pthread_mutex_destroy(&db->mu);
     free(db);
 }

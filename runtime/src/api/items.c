@@ -1,6 +1,7 @@
 /* api/: the single-item operations of <ddb/ddb.h> (PutItem, DeleteItem,
- * UpdateItem, GetItem): argument checks, then the backend's operation.
- * Calls only the backend (backend.h) and core/. */
+ * UpdateItem, GetItem): argument checks, the injected faults (faults.c),
+ * then the backend's operation.  Calls only the backend (backend.h),
+ * this room's faults and core/. */
 #include "api/api.h"
 #include "core/error.h"
 
@@ -36,8 +37,12 @@ int ddb_put_item(ddb *db, const char *table, const ddb_item *item, const ddb_wri
         return ddbi_api_notsup(db, "ddb_put_item", err);
     if (!db || !table || !item)
         return ddbi_fail(err, DDB_EINVAL, "PutItem: db, table, item are required");
+    ddbi_fault_call fc = {.op = DDB_OP_PUT, .what = "PutItem", .table = table};
+    bool after;
     int rc = check_return_values("PutItem", false, opts, a, res, err);
-    return rc ? rc : db->ops->put_item(db->impl, table, item, opts, a, res, err);
+    if (rc || (rc = ddbi_fault_check(db, &fc, &after, err)))
+        return rc;
+    return ddbi_fault_after(&fc, after, db->ops->put_item(db->impl, table, item, opts, a, res, err), err);
 }
 
 int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_write_opts *opts, ddb_arena *a,
@@ -47,8 +52,12 @@ int ddb_delete_item(ddb *db, const char *table, const ddb_item *key, const ddb_w
         return ddbi_api_notsup(db, "ddb_delete_item", err);
     if (!db || !table || !key)
         return ddbi_fail(err, DDB_EINVAL, "DeleteItem: db, table, item are required");
+    ddbi_fault_call fc = {.op = DDB_OP_DELETE, .what = "DeleteItem", .table = table};
+    bool after;
     int rc = check_return_values("DeleteItem", false, opts, a, res, err);
-    return rc ? rc : db->ops->delete_item(db->impl, table, key, opts, a, res, err);
+    if (rc || (rc = ddbi_fault_check(db, &fc, &after, err)))
+        return rc;
+    return ddbi_fault_after(&fc, after, db->ops->delete_item(db->impl, table, key, opts, a, res, err), err);
 }
 
 int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_expr *update,
@@ -58,8 +67,12 @@ int ddb_update_item(ddb *db, const char *table, const ddb_item *key, const ddb_e
         return ddbi_api_notsup(db, "ddb_update_item", err);
     if (!db || !table || !key || !update)
         return ddbi_fail(err, DDB_EINVAL, "UpdateItem: db, table, key and update are required");
+    ddbi_fault_call fc = {.op = DDB_OP_UPDATE, .what = "UpdateItem", .table = table};
+    bool after;
     int rc = check_return_values("UpdateItem", true, opts, a, res, err);
-    return rc ? rc : db->ops->update_item(db->impl, table, key, update, opts, a, res, err);
+    if (rc || (rc = ddbi_fault_check(db, &fc, &after, err)))
+        return rc;
+    return ddbi_fault_after(&fc, after, db->ops->update_item(db->impl, table, key, update, opts, a, res, err), err);
 }
 
 int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
@@ -73,5 +86,8 @@ int ddb_get_item(ddb *db, const char *table, const ddb_item *key, const ddb_get_
         return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
     if (cap)
         memset(cap, 0, sizeof *cap);
-    return db->ops->get_item(db->impl, table, key, opts, a, out, cap, err);
+    ddbi_fault_call fc = {.op = DDB_OP_GET, .what = "GetItem", .table = table};
+    bool after;
+    int rc = ddbi_fault_check(db, &fc, &after, err);
+    return rc ? rc : db->ops->get_item(db->impl, table, key, opts, a, out, cap, err);
 }

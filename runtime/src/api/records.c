@@ -1,11 +1,13 @@
-/* api/: the record reads of records.h: the backend's optional operation,
- * or the public GetItem / Query / Scan / BatchGetItem when it has none.
- * Calls the backend and core/. */
+/* api/: the record reads of records.h: the backend's optional operation
+ * (under the injected faults, faults.c), or the public GetItem / Query /
+ * Scan / BatchGetItem when it has none.  Calls the backend, this room's
+ * faults and core/. */
 #include "api/records.h"
 
 #include "api/api.h"
 #include "core/error.h"
 
+#include <stddef.h>
 #include <string.h>
 
 int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
@@ -20,7 +22,10 @@ int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_g
         return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
     if (cap)
         memset(cap, 0, sizeof *cap);
-    return db->ops->get_record(db->impl, table, key, opts, a, out, rec, cap, err);
+    ddbi_fault_call fc = {.op = DDB_OP_GET, .what = "GetItem", .table = table};
+    bool after;
+    int rc = ddbi_fault_check(db, &fc, &after, err);
+    return rc ? rc : db->ops->get_record(db->impl, table, key, opts, a, out, rec, cap, err);
 }
 
 int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)
@@ -31,7 +36,10 @@ int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_re
         return ddb_query(db, q, a, out ? &out->page : NULL, err);
     if (!q || !q->table || (!q->pk && !q->key_condition) || !a)
         return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
-    return db->ops->query_records(db->impl, q, a, out, err);
+    ddbi_fault_call fc = {.op = DDB_OP_QUERY, .what = "Query", .table = q->table};
+    bool after;
+    int rc = ddbi_fault_check(db, &fc, &after, err);
+    return rc ? rc : db->ops->query_records(db->impl, q, a, out, err);
 }
 
 int ddbi_scan_records(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)
@@ -42,7 +50,10 @@ int ddbi_scan_records(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_
         return ddb_scan(db, s, a, out ? &out->page : NULL, err);
     if (!s || !s->table || !a)
         return ddbi_fail(err, DDB_EINVAL, "Scan: db, table, arena and out are required");
-    return db->ops->scan_records(db->impl, s, a, out, err);
+    ddbi_fault_call fc = {.op = DDB_OP_SCAN, .what = "Scan", .table = s->table};
+    bool after;
+    int rc = ddbi_fault_check(db, &fc, &after, err);
+    return rc ? rc : db->ops->scan_records(db->impl, s, a, out, err);
 }
 
 bool ddbi_scans_records(const ddb *db)
@@ -58,5 +69,8 @@ int ddbi_batch_get_records(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_a
     if (!db || !db->ops->batch_get_records || !recs)
         return ddb_batch_get(db, ops, n, a, items, rc, cap, err);
     int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
+    if (!r)
+        r = ddbi_fault_read_many(db, DDB_OP_BATCH_GET, "BatchGetItem", ops, n, sizeof *ops,
+                                 offsetof(ddb_batch_get_op, table), err);
     return r ? r : db->ops->batch_get_records(db->impl, ops, n, a, items, recs, rc, cap, err);
 }

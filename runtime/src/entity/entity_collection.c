@@ -12,7 +12,6 @@
 
 #include "core/error.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* A reader with one sink per member of c; *max_shards: the most shards of one. */
@@ -96,7 +95,14 @@ static int collection_read(ddb *db, const ddb_collection_desc *c, uint16_t membe
     ddb_query_params qp = {.table = lead->entity->table->def.name, .index = c->index, .pk = pk,
                            .backward = o->backward, .limit = limit_of(o->page_size, c->index ? 1 : max_shards),
                            .consistent = o->consistent, .return_capacity = o->return_capacity};
-    if (range) {
+    if (range && range->typed) {
+        const ddb_collection_member *m = range->member < c->n_members ? &c->members[range->member] : NULL;
+        if (!m || range->kc.key != m->key || !range->kc.obj)
+            return ddbi_fail(err, DDB_EINVAL, "collection %s: a typed range names member %u and its key on the index",
+                             c->name, (unsigned)range->member);
+        if ((rc = ddbi_ent_sk_condition(m->entity, &range->kc, a, &qp, err)))
+            return rc;
+    } else if (range) {
         if ((unsigned)range->op > DDB_SK_BEGINS_WITH || (range->op && !range->lo) ||
             (range->op == DDB_SK_BETWEEN && !range->hi))
             return ddbi_fail(err, DDB_EINVAL, "collection %s: a range needs its operator's values", c->name);
@@ -113,6 +119,8 @@ static int collection_read(ddb *db, const ddb_collection_desc *c, uint16_t membe
     }
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&qp.start_key, err)))
         return rc;
+    if (!c->index && !all_pages)
+        r.max_entities = o->page_size; /* Limit counted every member as sharded */
     rc = ddbi_ent_reader_run(&r, lead->entity, false, &qp, NULL, all_pages, err);
     return rc ? rc : fill_result(c, &r, result, info, err);
 }
@@ -121,7 +129,7 @@ int ddb_ent_collection_page(ddb *db, const ddb_collection_desc *c, uint16_t memb
                             const ddb_ent_range *range, const ddb_ent_read_opts *o, ddb_arena *a, void *result,
                             ddb_ent_page_info *info, ddb_error *err)
 {
-    return collection_read(db, c, member_index, obj, range, o, false, a, result, info, err);
+    return collection_read(db, c, member_index, obj, range, o, o && o->all_pages, a, result, info, err);
 }
 
 int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
@@ -158,7 +166,9 @@ int ddb_ent_scan_table(ddb *db, const ddb_collection_desc *c, uint32_t segment, 
                           .return_capacity = o->return_capacity};
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&sp.start_key, err)))
         return rc;
-    rc = ddbi_ent_reader_run(&r, e, false, NULL, &sp, false, err);
+    if (!c->index && !o->all_pages)
+        r.max_entities = o->page_size; /* Limit counted every member as sharded */
+    rc = ddbi_ent_reader_run(&r, e, false, NULL, &sp, o->all_pages, err);
     return rc ? rc : fill_result(c, &r, result, info, err);
 }
 
@@ -172,8 +182,7 @@ void ddb_ent_collection_iter_init(ddb_ent_collection_iter *it, ddb *db, const dd
     it->member_index = member_index;
     it->obj = obj;
     it->range = range;
-    if (o)
-        it->opts = *o;
+    ddb_ent_pages_init(&it->pages, o);
 }
 
 int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *result, ddb_error *err)
@@ -181,34 +190,17 @@ int ddb_ent_collection_next(ddb_ent_collection_iter *it, ddb_arena *a, void *res
     if (!it)
         return ddbi_fail(err, DDB_EINVAL, "collection iterator: it is required");
     it->has_page = false;
-    if (it->done)
+    if (!ddb_ent_pages_more(&it->pages))
         return DDB_OK;
-    if (!it->started && it->opts.cursor) {
-        /* resume from the caller's cursor: keep a copy of our own */
-        if (!(it->cursor = strdup(it->opts.cursor)))
-            return ddbi_fail_oom(err, __func__);
-    }
-    it->started = true;
-    it->opts.cursor = it->cursor;
-    int rc = ddb_ent_collection_page(it->db, it->c, it->member_index, it->obj, it->range, &it->opts, a, result,
+    int rc = ddb_ent_collection_page(it->db, it->c, it->member_index, it->obj, it->range, &it->pages.opts, a, result,
                                      &it->info, err);
-    if (rc)
-        return rc;
-    free(it->cursor);
-    it->cursor = NULL;
-    it->opts.cursor = NULL;
-    if (it->info.cursor && !(it->cursor = strdup(it->info.cursor)))
-        return ddbi_fail_oom(err, __func__);
-    it->done = it->info.cursor == NULL;
-    it->has_page = true;
-    return DDB_OK;
+    rc = ddb_ent_pages_after(&it->pages, rc, rc ? NULL : it->info.cursor, err);
+    it->has_page = it->pages.has_page;
+    return rc;
 }
 
 void ddb_ent_collection_iter_done(ddb_ent_collection_iter *it)
 {
-    if (!it)
-        return;
-    free(it->cursor);
-    it->cursor = NULL;
-    it->opts.cursor = NULL;
+    if (it)
+        ddb_ent_pages_done(&it->pages);
 }

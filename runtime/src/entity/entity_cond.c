@@ -11,6 +11,25 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A list placeholder (arg, of list field f, at p): an empty list (count
+ * 0) is the value L [] (list_append(if_not_exists(l, :empty), :more)),
+ * not "absent" as an empty list field is; a NULL array with a non-zero
+ * count is refused naming the placeholder.  *v stays NULL for other fields. */
+static int list_arg(const ddb_entity_desc *e, const char *what, const ddb_ent_arg *arg, const ddb_field_desc *f,
+                    const char *p, ddb_arena *a, ddb_value **v, ddb_error *err)
+{
+    *v = NULL;
+    if (f->type != DDB_F_LIST)
+        return DDB_OK;
+    size_t count = *(const size_t *)(p - f->offset + f->count_offset);
+    if (count && !*(char *const *)p)
+        return ddbi_fail(err, DDB_EINVAL, "%s %s: %s has %zu elements but its array is NULL", e->name, what, arg->name,
+                         count);
+    if (count)
+        return DDB_OK; /* marshalled like the field */
+    return (*v = ddb_v_list(a)) ? DDB_OK : ddbi_fail_oom(err, __func__);
+}
+
 int ddbi_ent_bind(const ddb_entity_desc *e, const char *what, const char *const *names, const char *const *attrs,
                   uint16_t n_names, const ddb_ent_arg *args, size_t n_args, ddb_arena *a, ddb_item *nm,
                   ddb_item *vals, ddb_error *err)
@@ -27,7 +46,10 @@ int ddbi_ent_bind(const ddb_entity_desc *e, const char *what, const char *const 
             v = ddb_v_i64(a, *(const int64_t *)args[i].obj);
         } else if ((uint16_t)args[i].field < e->st->n_fields) {
             const ddb_field_desc *f = &e->st->fields[args[i].field];
-            int rc = ddbi_ent_field_value(f, (const char *)args[i].obj + f->offset, a, &v, err);
+            const char *p = (const char *)args[i].obj + f->offset;
+            int rc = list_arg(e, what, &args[i], f, p, a, &v, err);
+            if (!rc && !v)
+                rc = ddbi_ent_field_value(f, p, a, &v, err);
             if (rc)
                 return rc;
             if (!v)

@@ -35,6 +35,7 @@
  *   entity_declared.c    declared updates (ddbgen's DDB_UPDATE)
  *   entity_stamp.c       DDB_CREATED_AT / DDB_UPDATED_AT time stamps
  *   entity_cursor.c      cursors (LastEvaluatedKey as text)
+ *   entity_pages.c       the page loop of the generated iterators (ddb_ent_pages)
  *   entity_tx.c          transactions across entities; every write's operations run through it
  *   entity_batch.c       batch get
  *   entity_batch_write.c batch puts and deletes, mixing entities
@@ -115,7 +116,8 @@ bool *ddbi_ent_fit_table(const ddb_tseg *segs, uint16_t nseg, const char *t, siz
  * count, at its own offset, is the caller's). */
 void ddbi_ent_clear_field(const ddb_field_desc *f, void *p);
 /* Clear the fields of obj that mask has and keep (NULL = keep all) has
- * not, and their bits: a result cut to its projection. */
+ * not, and their bits: a result cut to its projection (the primary key's
+ * fields stay: keys are always read). */
 void ddbi_ent_mask_trim(const ddb_entity_desc *e, void *obj, ddb_ent_mask *mask, const ddb_ent_mask *keep);
 /* Parse key value v (its first len bytes: without a shard suffix), rendered
  * from t, back into the fields of obj whose bit mask does not have, and set
@@ -546,6 +548,11 @@ typedef struct ddbi_ent_reader {
     ddb_capacity cap;
     size_t scanned;
     const ddb_item *last_key; /* where the next page starts; NULL = done */
+    /* The most entities one page may hold (0: no bound).  A read whose
+     * Limit counts more physical items than page_size entities need (a
+     * collection or table scan with a sharded member) stops at this many
+     * and places the cursor after the last item it took. */
+    uint32_t max_entities;
 } ddbi_ent_reader;
 
 /* o, or the zero options for NULL; o->capacity zeroed. */

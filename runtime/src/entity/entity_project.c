@@ -1,7 +1,7 @@
 /* Entity room: what a typed read asks for besides its key condition: the
- * projection of a field mask (the fields' attributes plus the keys and the
- * type attribute, which grouping and cursors need; only those for a
- * count), and the filter (the caller's text with its bound names and
+ * projection of a field mask (the fields' attributes plus the primary
+ * key's fields, the key attributes and the type attribute, which grouping
+ * and cursors need; only the last two for a count), and the filter (the caller's text with its bound names and
  * values, ANDed with "type attribute = the entity's name" for scans), the
  * shards a projection needs of a sharded entity, and
  * ddb_ent_declared_filter, which ANDs a declared query's filter (ddbgen's
@@ -35,13 +35,18 @@ static int build_projection(ddbi_ent_ask *q, const ddb_entity_desc *e, const ddb
 {
     const ddb_table_def *t = &e->table->def;
     int rc = project(&q->xp, e->table->type_attr) || project(&q->xp, t->key.pk) || project(&q->xp, t->key.sk);
+    bool whole = true; /* the items read hold every attribute: the table, or an ALL index */
     for (size_t i = 0; index && !rc && i < t->n_indexes; i++)
-        if (!strcmp(t->indexes[i].name, index))
+        if (!strcmp(t->indexes[i].name, index)) {
             rc = project(&q->xp, t->indexes[i].key.pk) || project(&q->xp, t->indexes[i].key.sk);
+            whole = t->indexes[i].projection == DDB_PROJ_ALL;
+        }
     for (uint16_t s = 0; !rc && !o->count_only && s < n; s++) {
         const ddb_entity_desc *se = sinks[s].e;
+        /* the primary key's fields are always read (a partial index's
+         * entries carry them in their key attributes, parsed back) */
         for (uint16_t i = 0; !rc && i < se->st->n_fields && i < DDB_ENT_MAX_FIELDS; i++)
-            if (ddb_ent_mask_has(sinks[s].fields, i))
+            if (ddb_ent_mask_has(sinks[s].fields, i) || (whole && (se->st->fields[i].flags & DDB_FIELD_KEY)))
                 rc = project(&q->xp, se->st->fields[i].attr);
     }
     if (rc)

@@ -89,7 +89,7 @@ int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_c
         return rc;
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&qp.start_key, err)))
         return rc;
-    rc = ddbi_ent_reader_run(&r, e, false, &qp, NULL, false, err);
+    rc = ddbi_ent_reader_run(&r, e, false, &qp, NULL, o->all_pages, err);
     return rc ? rc : finish(&r, &sink, out, err);
 }
 
@@ -113,7 +113,7 @@ int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t 
                           .return_capacity = o->return_capacity};
     if (o->cursor && (rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&sp.start_key, err)))
         return rc;
-    rc = ddbi_ent_reader_run(&r, e, true, NULL, &sp, false, err);
+    rc = ddbi_ent_reader_run(&r, e, true, NULL, &sp, o->all_pages, err);
     return rc ? rc : finish(&r, &sink, out, err);
 }
 

@@ -49,6 +49,7 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
     ddbi_ent_cap_clear(&r->cap);
     r->scanned = 0;
     r->last_key = NULL;
+    r->max_entities = 0;
     if (r->o->fields && r->o->member_fields)
         return ddbi_fail(err, DDB_EINVAL, "%s: fields or member_fields, not both", n ? sinks[0].e->name : "read");
     for (uint16_t i = 0; i < n; i++) {
@@ -369,6 +370,28 @@ static int take_fetched(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, ddb_
     return rc ? rc : decode(r, s, &full, 1, err);
 }
 
+/* Entities in the sinks so far. */
+static size_t entities(const ddbi_ent_reader *r)
+{
+    size_t n = 0;
+    for (uint16_t m = 0; m < r->n; m++)
+        n += r->sinks[m].count;
+    return n;
+}
+
+/* The page ends after entry i of pg (the last one taken): the cursor is
+ * that entry's table key, so the next page starts right after it. */
+static int cut_after(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *recs, size_t i, ddb_error *err)
+{
+    const ddb_entity_desc *e = r->sinks[0].e;
+    ddb_item *it = pg->items[i];
+    int rc = recs && recs[i].p ? ddbi_ent_record_item(e, &recs[i], r->a, &it, err) : DDB_OK;
+    ddb_item *key = NULL;
+    if (!rc && (rc = table_key(e, it, r->a, &key, err)) == DDB_OK)
+        r->last_key = key;
+    return rc;
+}
+
 /* The entries of pg into the sinks; recs (NULL: none) holds the entries
  * that come as records, which only plain entries do (records_fit). */
 static int take_entries(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *recs, ddb_error *err)
@@ -415,6 +438,8 @@ static int take_entries(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *
     for (size_t i = 0; i < pg->count && !rc; i++) {
         if (!which[i])
             continue; /* another entity in the same partition */
+        if (r->max_entities && i && entities(r) >= r->max_entities)
+            return cut_after(r, pg, recs, i - 1, err); /* a full page: the rest is the next page's */
         ddbi_ent_sink *s = &r->sinks[which[i] - 1];
         if (recs && recs[i].p)
             rc = decode_rec(r, s, &recs[i], late_type, err);

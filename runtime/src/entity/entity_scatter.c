@@ -352,7 +352,7 @@ int ddbi_ent_scatter_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_ke
                            .consistent = o->consistent, .return_capacity = o->return_capacity};
     const char *next;
     if (!(rc = ddbi_ent_sk_condition(e, kc, a, &qp, err)))
-        rc = ddbi_ent_scatter_run(&r, e, &kd->pk, kc->obj, kd->sk_attr, &qp, false, &next, err);
+        rc = ddbi_ent_scatter_run(&r, e, &kd->pk, kc->obj, kd->sk_attr, &qp, o->all_pages, &next, err);
     ddbi_ent_reader_finish(&r);
     if (rc)
         return rc;

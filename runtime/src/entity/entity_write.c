@@ -213,23 +213,18 @@ static int tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, bool crea
     return rc;
 }
 
-int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err)
-{
-    return tx_put(tx, e, obj, false, NULL, err);
-}
-
-int ddb_ent_tx_put_if(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err)
+int ddb_ent_tx_put(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
     return tx_put(tx, e, obj, false, c, err);
 }
 
-int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddb_error *err)
+int ddb_ent_tx_create(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return tx_put(tx, e, obj, true, NULL, err);
+    return tx_put(tx, e, obj, true, c, err);
 }
 
-static int tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
-                     ddb_error *err)
+int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
+                      ddb_error *err)
 {
     if (!tx || !e || !key)
         return ddbi_fail(err, DDB_EINVAL, "transaction: tx, entity and key are required");
@@ -242,17 +237,6 @@ static int tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, 
     if (rc)
         ddbi_ent_tx_poison(tx);
     return rc;
-}
-
-int ddb_ent_tx_delete(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, ddb_error *err)
-{
-    return tx_delete(tx, e, key, NULL, err);
-}
-
-int ddb_ent_tx_delete_if(ddb_ent_tx *tx, const ddb_entity_desc *e, const void *key, const ddb_ent_tx_cond *c,
-                         ddb_error *err)
-{
-    return tx_delete(tx, e, key, c, err);
 }
 
 /* ConditionCheck on key's item (shard of c's condition, else the first):

@@ -361,18 +361,19 @@ int organization_delete(ddb *db, const char *name, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &organization_entity, &k, o, cap, err);
 }
 
-int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, ddb_error *err)
+int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &organization_entity, obj, err);
+    return ddb_ent_tx_put(tx, &organization_entity, obj, c, err);
 }
 
-int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, ddb_error *err)
+int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &organization_entity, obj, err);
+    return ddb_ent_tx_create(tx, &organization_entity, obj, c, err);
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
-int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err)
+int organization_tx_delete(ddb_ent_tx *tx, const char *name, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct organization k;
     memset(&k, 0, sizeof k);
@@ -381,7 +382,7 @@ int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err)
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &organization_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &organization_entity, &k, c, err);
 }
 
 /* primary key: "ORG#{name}" / "METADATA#{name}" */
@@ -435,19 +436,19 @@ static inline int organization_page_of(int rc, const ddb_ent_result *r, organiza
     return rc;
 }
 
-/* access pattern "table" on "the table": "ORG#{name}" / "METADATA#{name}" */
-int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, organization_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "ORG#{name}" / "METADATA#{name}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int organization_table_kc_(const char *name, organization_table_sk sk, struct organization *k_out_,
+                      struct organization *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    int rc;
     struct organization k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     {
         int rc_ = ddb_ent_set_chars(k.name, sizeof k.name, name, "name", err);
         if (rc_)
@@ -461,9 +462,25 @@ int organization_table(ddb *db, const char *name, organization_table_sk sk, cons
         if ((rc = ddb_ent_set_chars(hi.name, sizeof hi.name, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_name : sk.v_name), "name", err)))
             return rc;
     }
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 0;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, organization_page *out, ddb_error *err)
+{
+    struct organization k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = organization_table_kc_(name, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &organization_entity, &kc, o, a, &r, err);
     return organization_page_of(rc, &r, out);
 }
@@ -694,18 +711,19 @@ int user_delete(ddb *db, const char *org, const char *username, const ddb_ent_op
     return ddb_ent_delete(db, &user_entity, &k, o, cap, err);
 }
 
-int user_tx_put(ddb_ent_tx *tx, struct user *obj, ddb_error *err)
+int user_tx_put(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &user_entity, obj, err);
+    return ddb_ent_tx_put(tx, &user_entity, obj, c, err);
 }
 
-int user_tx_create(ddb_ent_tx *tx, struct user *obj, ddb_error *err)
+int user_tx_create(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &user_entity, obj, err);
+    return ddb_ent_tx_create(tx, &user_entity, obj, c, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
-int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_error *err)
+int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct user k;
     memset(&k, 0, sizeof k);
@@ -719,7 +737,7 @@ int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_er
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &user_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &user_entity, &k, c, err);
 }
 
 /* primary key: "ORG#{org}" / "USER#{username}" */
@@ -773,19 +791,19 @@ static inline int user_page_of(int rc, const ddb_ent_result *r, user_page *out)
     return rc;
 }
 
-/* access pattern "table" on "the table": "ORG#{org}" / "USER#{username}" */
-int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, user_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "ORG#{org}" / "USER#{username}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int user_table_kc_(const char *org, user_table_sk sk, struct user *k_out_,
+                      struct user *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    int rc;
     struct user k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     {
         int rc_ = ddb_ent_set_chars(k.org, sizeof k.org, org, "org", err);
         if (rc_)
@@ -799,25 +817,40 @@ int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_op
         if ((rc = ddb_ent_set_chars(hi.username, sizeof hi.username, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_username : sk.v_username), "username", err)))
             return rc;
     }
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 0;
-    kc.obj = &k;
-    kc.hi = &hi;
-    rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
-    return user_page_of(rc, &r, out);
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
 }
 
-/* access pattern "GSI1" on "GSI1": "USER#{username}" / "PROFILE" */
-int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read_opts *o,
+int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err)
 {
     struct user k, hi;
     ddb_ent_key_cond kc;
     ddb_ent_result r;
-    int rc;
+    int rc = user_table_kc_(org, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
+    rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
+    return user_page_of(rc, &r, out);
+}
+
+/* access pattern "GSI1" on "GSI1": "USER#{username}" / "PROFILE"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int user_GSI1_kc_(const char *username, user_GSI1_sk sk, struct user *k_out_,
+                      struct user *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
+{
+    struct user k, hi;
+    ddb_ent_key_cond kc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     {
         int rc_ = ddb_ent_set_chars(k.username, sizeof k.username, username, "username", err);
         if (rc_)
@@ -826,49 +859,80 @@ int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read
     if (sk.sk_level != 0)
         return shop_failed(DDB_EINVAL, "user_GSI1: the index has no sort key", err);
     kc.op = DDB_ENT_SK_ALL;
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 1;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
+{
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = user_GSI1_kc_(username, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
     return user_page_of(rc, &r, out);
 }
 
-/* access pattern "ByEmail" on "ByEmail": "{email|lower}" */
+/* access pattern "ByEmail" on "ByEmail": "{email|lower}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int user_ByEmail_kc_(const char * email, user_ByEmail_sk sk, struct user *k_out_,
+                      struct user *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
+{
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    k.email = (char *)email;
+    if (sk.sk_level != 0)
+        return shop_failed(DDB_EINVAL, "user_ByEmail: the index has no sort key", err);
+    kc.op = DDB_ENT_SK_ALL;
+    *k_out_ = k;
+    *hi_out_ = hi;
+    kc.key = 2;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
 int user_ByEmail(ddb *db, const char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err)
 {
     struct user k, hi;
     ddb_ent_key_cond kc;
     ddb_ent_result r;
-    int rc;
-    memset(&k, 0, sizeof k);
-    memset(&hi, 0, sizeof hi);
-    memset(&kc, 0, sizeof kc);
+    int rc = user_ByEmail_kc_(email, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
     memset(&r, 0, sizeof r);
-    k.email = (char *)email;
-    if (sk.sk_level != 0)
-        return shop_failed(DDB_EINVAL, "user_ByEmail: the index has no sort key", err);
-    kc.op = DDB_ENT_SK_ALL;
-    kc.key = 2;
-    kc.obj = &k;
-    kc.hi = &hi;
     rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
     return user_page_of(rc, &r, out);
 }
 
-/* access pattern "by_country" on "LSI1": "ORG#{org}" / "{home.country|upper}#{created_at:020}" */
-int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, user_page *out, ddb_error *err)
+/* access pattern "by_country" on "LSI1": "ORG#{org}" / "{home.country|upper}#{created_at:020}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int user_by_country_kc_(const char *org, user_by_country_sk sk, struct user *k_out_,
+                      struct user *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     static const uint16_t seg[] = { 0, 2 }, eq_seg[] = { 1, 2 };
+    int rc;
     struct user k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     {
         int rc_ = ddb_ent_set_chars(k.org, sizeof k.org, org, "org", err);
         if (rc_)
@@ -886,9 +950,25 @@ int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_e
         k.created_at = sk.v_created_at;
         hi.created_at = (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 2) ? sk.hi_created_at : sk.v_created_at);
     }
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 3;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
+{
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = user_by_country_kc_(org, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
     return user_page_of(rc, &r, out);
 }
@@ -1192,18 +1272,19 @@ int order_delete(ddb *db, const char *org, uint64_t id, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &order_entity, &k, o, cap, err);
 }
 
-int order_tx_put(ddb_ent_tx *tx, struct order *obj, ddb_error *err)
+int order_tx_put(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &order_entity, obj, err);
+    return ddb_ent_tx_put(tx, &order_entity, obj, c, err);
 }
 
-int order_tx_create(ddb_ent_tx *tx, struct order *obj, ddb_error *err)
+int order_tx_create(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &order_entity, obj, err);
+    return ddb_ent_tx_create(tx, &order_entity, obj, c, err);
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
-int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err)
+int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct order k;
     memset(&k, 0, sizeof k);
@@ -1213,7 +1294,7 @@ int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err
             return rc_;
     }
     k.id = id;
-    return ddb_ent_tx_delete(tx, &order_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &order_entity, &k, c, err);
 }
 
 /* primary key: "ORG#{org}" / "ORDER#{id:08}" */
@@ -1268,19 +1349,19 @@ static inline int order_page_of(int rc, const ddb_ent_result *r, order_page *out
     return rc;
 }
 
-/* access pattern "table" on "the table": "ORG#{org}" / "ORDER#{id:08}" */
-int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, order_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "ORG#{org}" / "ORDER#{id:08}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int order_table_kc_(const char *org, order_table_sk sk, struct order *k_out_,
+                      struct order *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    int rc;
     struct order k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     {
         int rc_ = ddb_ent_set_chars(k.org, sizeof k.org, org, "org", err);
         if (rc_)
@@ -1292,26 +1373,42 @@ int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_
         k.id = sk.v_id;
         hi.id = (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_id : sk.v_id);
     }
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 0;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err)
+{
+    struct order k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = order_table_kc_(org, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &order_entity, &kc, o, a, &r, err);
     return order_page_of(rc, &r, out);
 }
 
-/* access pattern "GSI1" on "GSI1": "ORDER#{id:08}" / "{order_date}" */
-int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, order_page *out, ddb_error *err)
+/* access pattern "GSI1" on "GSI1": "ORDER#{id:08}" / "{order_date}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int order_GSI1_kc_(uint64_t id, order_GSI1_sk sk, struct order *k_out_,
+                      struct order *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     static const uint16_t seg[] = { 0 }, eq_seg[] = { 0 };
+    int rc;
     struct order k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     k.id = id;
     if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 1, seg, eq_seg, 0, err)))
         return rc;
@@ -1321,26 +1418,42 @@ int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *
         if ((rc = ddb_ent_set_chars(hi.order_date, sizeof hi.order_date, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_order_date : sk.v_order_date), "order_date", err)))
             return rc;
     }
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 1;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err)
+{
+    struct order k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = order_GSI1_kc_(id, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &order_entity, &kc, o, a, &r, err);
     return order_page_of(rc, &r, out);
 }
 
-/* access pattern "ByYear" on "ByYear": "{year}" / "ORDER#{id:08}" */
-int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, order_page *out, ddb_error *err)
+/* access pattern "ByYear" on "ByYear": "{year}" / "ORDER#{id:08}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int order_ByYear_kc_(int32_t year, order_ByYear_sk sk, struct order *k_out_,
+                      struct order *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     static const uint16_t seg[] = { 1 }, eq_seg[] = { 1 };
+    int rc;
     struct order k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     k.year = year;
     if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 1, seg, eq_seg, 1, err)))
         return rc;
@@ -1348,9 +1461,25 @@ int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_o
         k.id = sk.v_id;
         hi.id = (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_id : sk.v_id);
     }
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 2;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, order_page *out, ddb_error *err)
+{
+    struct order k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = order_ByYear_kc_(year, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &order_entity, &kc, o, a, &r, err);
     return order_page_of(rc, &r, out);
 }
@@ -1516,18 +1645,19 @@ int product_delete(ddb *db, const char *sku, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &product_entity, &k, o, cap, err);
 }
 
-int product_tx_put(ddb_ent_tx *tx, struct product *obj, ddb_error *err)
+int product_tx_put(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &product_entity, obj, err);
+    return ddb_ent_tx_put(tx, &product_entity, obj, c, err);
 }
 
-int product_tx_create(ddb_ent_tx *tx, struct product *obj, ddb_error *err)
+int product_tx_create(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &product_entity, obj, err);
+    return ddb_ent_tx_create(tx, &product_entity, obj, c, err);
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
-int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err)
+int product_tx_delete(ddb_ent_tx *tx, const char *sku, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct product k;
     memset(&k, 0, sizeof k);
@@ -1536,7 +1666,7 @@ int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err)
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &product_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &product_entity, &k, c, err);
 }
 
 /* primary key: "PRODUCT#{sku}" / "DETAILS" */
@@ -1590,18 +1720,17 @@ static inline int product_page_of(int rc, const ddb_ent_result *r, product_page 
     return rc;
 }
 
-/* access pattern "table" on "the table": "PRODUCT#{sku}" / "DETAILS" */
-int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, product_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "PRODUCT#{sku}" / "DETAILS"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int product_table_kc_(const char *sku, product_table_sk sk, struct product *k_out_,
+                      struct product *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     struct product k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     {
         int rc_ = ddb_ent_set_chars(k.sku, sizeof k.sku, sku, "sku", err);
         if (rc_)
@@ -1610,26 +1739,42 @@ int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_r
     if (sk.sk_level != 0)
         return shop_failed(DDB_EINVAL, "product_table: the index has no sort key", err);
     kc.op = DDB_ENT_SK_ALL;
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 0;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err)
+{
+    struct product k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = product_table_kc_(sku, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &product_entity, &kc, o, a, &r, err);
     return product_page_of(rc, &r, out);
 }
 
-/* access pattern "popular" on "GSI1": "POPULAR" / "{views:020}#{sku}" */
-int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, product_page *out, ddb_error *err)
+/* access pattern "popular" on "GSI1": "POPULAR" / "{views:020}#{sku}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int product_popular_kc_(product_popular_sk sk, struct product *k_out_,
+                      struct product *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     static const uint16_t seg[] = { 0, 2 }, eq_seg[] = { 1, 2 };
+    int rc;
     struct product k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     if ((rc = shop_sk_level(&kc, sk.sk_op, sk.sk_level, 2, seg, eq_seg, 2, err)))
         return rc;
     if (sk.sk_level >= 1) {
@@ -1642,9 +1787,25 @@ int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
         if ((rc = ddb_ent_set_chars(hi.sku, sizeof hi.sku, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 2) ? sk.hi_sku : sk.v_sku), "sku", err)))
             return rc;
     }
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 1;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, product_page *out, ddb_error *err)
+{
+    struct product k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = product_popular_kc_(sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &product_entity, &kc, o, a, &r, err);
     return product_page_of(rc, &r, out);
 }
@@ -1824,18 +1985,19 @@ int audit_event_delete(ddb *db, const char *event_id, const ddb_ent_opts *o,
     return ddb_ent_delete(db, &audit_event_entity, &k, o, cap, err);
 }
 
-int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err)
+int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_put(tx, &audit_event_entity, obj, err);
+    return ddb_ent_tx_put(tx, &audit_event_entity, obj, c, err);
 }
 
-int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err)
+int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err)
 {
-    return ddb_ent_tx_create(tx, &audit_event_entity, obj, err);
+    return ddb_ent_tx_create(tx, &audit_event_entity, obj, c, err);
 }
 
 /* primary key: "{event_id}" */
-int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err)
+int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, const ddb_ent_tx_cond *c,
+                        ddb_error *err)
 {
     struct audit_event k;
     memset(&k, 0, sizeof k);
@@ -1844,7 +2006,7 @@ int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err)
         if (rc_)
             return rc_;
     }
-    return ddb_ent_tx_delete(tx, &audit_event_entity, &k, err);
+    return ddb_ent_tx_delete(tx, &audit_event_entity, &k, c, err);
 }
 
 /* primary key: "{event_id}" */
@@ -1898,18 +2060,17 @@ static inline int audit_event_page_of(int rc, const ddb_ent_result *r, audit_eve
     return rc;
 }
 
-/* access pattern "table" on "the table": "{event_id}" */
-int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, const ddb_ent_read_opts *o,
-           ddb_arena *a, audit_event_page *out, ddb_error *err)
+/* access pattern "table" on "the table": "{event_id}"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int audit_event_table_kc_(const char *event_id, audit_event_table_sk sk, struct audit_event *k_out_,
+                      struct audit_event *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
 {
     struct audit_event k, hi;
     ddb_ent_key_cond kc;
-    ddb_ent_result r;
-    int rc;
     memset(&k, 0, sizeof k);
     memset(&hi, 0, sizeof hi);
     memset(&kc, 0, sizeof kc);
-    memset(&r, 0, sizeof r);
     {
         int rc_ = ddb_ent_set_chars(k.event_id, sizeof k.event_id, event_id, "event_id", err);
         if (rc_)
@@ -1918,9 +2079,25 @@ int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, co
     if (sk.sk_level != 0)
         return shop_failed(DDB_EINVAL, "audit_event_table: the index has no sort key", err);
     kc.op = DDB_ENT_SK_ALL;
+    *k_out_ = k;
+    *hi_out_ = hi;
     kc.key = 0;
-    kc.obj = &k;
-    kc.hi = &hi;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, audit_event_page *out, ddb_error *err)
+{
+    struct audit_event k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = audit_event_table_kc_(event_id, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
     rc = ddb_ent_query_pattern(db, &audit_event_entity, &kc, o, a, &r, err);
     return audit_event_page_of(rc, &r, out);
 }
@@ -2030,6 +2207,45 @@ int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
             return rc_;
     }
     return ddb_ent_collection_page(db, &shop_members_collection, 0, &k, range, o, a, out, &out->page, err);
+}
+
+/* the partition, narrowed by organization_table's sort-key condition */
+int shop_query_members_organization(ddb *db, const char *name, organization_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err)
+{
+    struct organization k, hi;
+    ddb_ent_range range;
+    memset(&range, 0, sizeof range);
+    range.typed = true;
+    range.member = 0;
+    int rc = organization_table_kc_(name, sk, &k, &hi, &range.kc, err);
+    return rc ? rc : ddb_ent_collection_page(db, &shop_members_collection, 0, &k, &range, o, a, out, &out->page, err);
+}
+
+/* the partition, narrowed by user_table's sort-key condition */
+int shop_query_members_user(ddb *db, const char *name, user_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err)
+{
+    struct user k, hi;
+    ddb_ent_range range;
+    memset(&range, 0, sizeof range);
+    range.typed = true;
+    range.member = 1;
+    int rc = user_table_kc_(name, sk, &k, &hi, &range.kc, err);
+    return rc ? rc : ddb_ent_collection_page(db, &shop_members_collection, 1, &k, &range, o, a, out, &out->page, err);
+}
+
+/* the partition, narrowed by order_table's sort-key condition */
+int shop_query_members_order(ddb *db, const char *name, order_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err)
+{
+    struct order k, hi;
+    ddb_ent_range range;
+    memset(&range, 0, sizeof range);
+    range.typed = true;
+    range.member = 2;
+    int rc = order_table_kc_(name, sk, &k, &hi, &range.kc, err);
+    return rc ? rc : ddb_ent_collection_page(db, &shop_members_collection, 2, &k, &range, o, a, out, &out->page, err);
 }
 
 int shop_members_begin(shop_members_iter *it, ddb *db, const char *name, const ddb_ent_range *range,

@@ -253,10 +253,14 @@ int organization_get(ddb *db, const char *name, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct organization *out, ddb_error *err);
 int organization_delete(ddb *db, const char *name, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, ddb_error *err);
-int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, ddb_error *err);
-int organization_tx_delete(ddb_ent_tx *tx, const char *name, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int organization_tx_put(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int organization_tx_create(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int organization_tx_delete(ddb_ent_tx *tx, const char *name, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as organization_patch / organization_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int organization_tx_patch(ddb_ent_tx *tx, struct organization *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -289,7 +293,7 @@ int organization_from_item(const ddb_item *item, struct organization *obj, ddb_a
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct organization_table_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -305,23 +309,85 @@ static inline organization_table_sk organization_table_all(void)
     c.hi_name = 0;
     return c;
 }
-/* level 1: "name" */
-static inline organization_table_sk organization_table_name(ddb_ent_sk_op sk_op, const char *name, const char *name_hi)
+/* level 1: "name"; sk_op EQ, BEGINS, LT, LE, GT or GE (organization_table_name_between: BETWEEN) */
+static inline organization_table_sk organization_table_name(ddb_ent_sk_op sk_op, const char *name)
 {
     organization_table_sk c = organization_table_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_name = name;
+    return c;
+}
+/* level 1: name BETWEEN name AND name_hi (both included) */
+static inline organization_table_sk organization_table_name_between(const char *name, const char *name_hi)
+{
+    organization_table_sk c = organization_table_name(DDB_ENT_SK_BETWEEN, name);
     c.hi_name = name_hi;
     return c;
 }
 int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, organization_page *out, ddb_error *err);
+/* Every page of organization_table:  organization_table_iter it;  organization_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = organization_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   organization_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct organization_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *name;
+    organization_table_sk sk;
+} organization_table_iter;
+static inline void organization_table_begin(organization_table_iter *it, ddb *db, const char *name, organization_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->name = name;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int organization_table_next(organization_table_iter *it, ddb_arena *a, organization_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = organization_table(it->db, it->name, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void organization_table_end(organization_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Organization" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int organization_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    organization_page *out, ddb_error *err);
+/* Every page of organization_scan:  organization_scan_iter it;  organization_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = organization_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   organization_scan_end(&it); */
+typedef struct organization_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} organization_scan_iter;
+static inline void organization_scan_begin(organization_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int organization_scan_next(organization_scan_iter *it, ddb_arena *a, organization_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = organization_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void organization_scan_end(organization_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "User" (struct user) ---- */
 extern const ddb_entity_desc user_entity;
@@ -431,10 +497,14 @@ int user_get(ddb *db, const char *org, const char *username, const ddb_ent_read_
                   ddb_arena *a, struct user *out, ddb_error *err);
 int user_delete(ddb *db, const char *org, const char *username, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int user_tx_put(ddb_ent_tx *tx, struct user *obj, ddb_error *err);
-int user_tx_create(ddb_ent_tx *tx, struct user *obj, ddb_error *err);
-int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int user_tx_put(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int user_tx_create(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int user_tx_delete(ddb_ent_tx *tx, const char *org, const char *username, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as user_patch / user_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int user_tx_patch(ddb_ent_tx *tx, struct user *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -469,7 +539,7 @@ int user_from_item(const ddb_item *item, struct user *obj, ddb_arena *a, ddb_err
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct user_table_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -485,18 +555,53 @@ static inline user_table_sk user_table_all(void)
     c.hi_username = 0;
     return c;
 }
-/* level 1: "username" */
-static inline user_table_sk user_table_username(ddb_ent_sk_op sk_op, const char *username, const char *username_hi)
+/* level 1: "username"; sk_op EQ, BEGINS, LT, LE, GT or GE (user_table_username_between: BETWEEN) */
+static inline user_table_sk user_table_username(ddb_ent_sk_op sk_op, const char *username)
 {
     user_table_sk c = user_table_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_username = username;
+    return c;
+}
+/* level 1: username BETWEEN username AND username_hi (both included) */
+static inline user_table_sk user_table_username_between(const char *username, const char *username_hi)
+{
+    user_table_sk c = user_table_username(DDB_ENT_SK_BETWEEN, username);
     c.hi_username = username_hi;
     return c;
 }
 int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_table:  user_table_iter it;  user_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    user_table_sk sk;
+} user_table_iter;
+static inline void user_table_begin(user_table_iter *it, ddb *db, const char *org, user_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_table_next(user_table_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_table(it->db, it->org, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_table_end(user_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "GSI1" of "User" on "GSI1": "USER#{username}" / "PROFILE".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -515,6 +620,35 @@ static inline user_GSI1_sk user_GSI1_all(void)
 }
 int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_GSI1:  user_GSI1_iter it;  user_GSI1_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_GSI1_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_GSI1_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_GSI1_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *username;
+    user_GSI1_sk sk;
+} user_GSI1_iter;
+static inline void user_GSI1_begin(user_GSI1_iter *it, ddb *db, const char *username, user_GSI1_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->username = username;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_GSI1_next(user_GSI1_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_GSI1(it->db, it->username, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_GSI1_end(user_GSI1_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "ByEmail" of "User" on "ByEmail": "{email|lower}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -533,6 +667,35 @@ static inline user_ByEmail_sk user_ByEmail_all(void)
 }
 int user_ByEmail(ddb *db, const char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_ByEmail:  user_ByEmail_iter it;  user_ByEmail_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_ByEmail_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_ByEmail_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_ByEmail_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char * email;
+    user_ByEmail_sk sk;
+} user_ByEmail_iter;
+static inline void user_ByEmail_begin(user_ByEmail_iter *it, ddb *db, const char * email, user_ByEmail_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->email = email;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_ByEmail_next(user_ByEmail_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_ByEmail(it->db, it->email, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_ByEmail_end(user_ByEmail_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "by_country" of "User" on "LSI1": "ORG#{org}" / "{home.country|upper}#{created_at:020}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -541,7 +704,7 @@ int user_ByEmail(ddb *db, const char * email, user_ByEmail_sk sk, const ddb_ent_
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct user_by_country_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -561,29 +724,70 @@ static inline user_by_country_sk user_by_country_all(void)
     c.hi_created_at = 0;
     return c;
 }
-/* level 1: "home.country" */
-static inline user_by_country_sk user_by_country_home_country(ddb_ent_sk_op sk_op, const char *home_country, const char *home_country_hi)
+/* level 1: "home.country"; sk_op EQ, BEGINS, LT, LE, GT or GE (user_by_country_home_country_between: BETWEEN) */
+static inline user_by_country_sk user_by_country_home_country(ddb_ent_sk_op sk_op, const char *home_country)
 {
     user_by_country_sk c = user_by_country_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_home_country = home_country;
+    return c;
+}
+/* level 1: home_country BETWEEN home_country AND home_country_hi (both included) */
+static inline user_by_country_sk user_by_country_home_country_between(const char *home_country, const char *home_country_hi)
+{
+    user_by_country_sk c = user_by_country_home_country(DDB_ENT_SK_BETWEEN, home_country);
     c.hi_home_country = home_country_hi;
     return c;
 }
-/* level 2: "created_at" */
-static inline user_by_country_sk user_by_country_created_at(ddb_ent_sk_op sk_op, const char *home_country, int64_t created_at, int64_t created_at_hi)
+/* level 2: "created_at"; sk_op EQ, BEGINS, LT, LE, GT or GE (user_by_country_created_at_between: BETWEEN) */
+static inline user_by_country_sk user_by_country_created_at(ddb_ent_sk_op sk_op, const char *home_country, int64_t created_at)
 {
     user_by_country_sk c = user_by_country_all();
     c.sk_op = sk_op;
     c.sk_level = 2;
     c.v_home_country = home_country;
     c.v_created_at = created_at;
+    return c;
+}
+/* level 2: created_at BETWEEN created_at AND created_at_hi (both included) */
+static inline user_by_country_sk user_by_country_created_at_between(const char *home_country, int64_t created_at, int64_t created_at_hi)
+{
+    user_by_country_sk c = user_by_country_created_at(DDB_ENT_SK_BETWEEN, home_country, created_at);
     c.hi_created_at = created_at_hi;
     return c;
 }
 int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_by_country:  user_by_country_iter it;  user_by_country_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = user_by_country_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_by_country_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct user_by_country_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    user_by_country_sk sk;
+} user_by_country_iter;
+static inline void user_by_country_begin(user_by_country_iter *it, ddb *db, const char *org, user_by_country_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_by_country_next(user_by_country_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_by_country(it->db, it->org, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_by_country_end(user_by_country_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Query joined: access pattern "by_country" ("ORG#{org}" / "{home.country|upper}#{created_at:020}")
  *   key condition: "home.country = :country AND created_at BETWEEN :from AND :to"
@@ -606,6 +810,33 @@ int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t 
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int user_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    user_page *out, ddb_error *err);
+/* Every page of user_scan:  user_scan_iter it;  user_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = user_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_scan_end(&it); */
+typedef struct user_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} user_scan_iter;
+static inline void user_scan_begin(user_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_scan_next(user_scan_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_scan_end(user_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "Order" (struct order) ---- */
 extern const ddb_entity_desc order_entity;
@@ -691,10 +922,14 @@ int order_get(ddb *db, const char *org, uint64_t id, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct order *out, ddb_error *err);
 int order_delete(ddb *db, const char *org, uint64_t id, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int order_tx_put(ddb_ent_tx *tx, struct order *obj, ddb_error *err);
-int order_tx_create(ddb_ent_tx *tx, struct order *obj, ddb_error *err);
-int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int order_tx_put(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int order_tx_create(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int order_tx_delete(ddb_ent_tx *tx, const char *org, uint64_t id, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as order_patch / order_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int order_tx_patch(ddb_ent_tx *tx, struct order *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -727,7 +962,7 @@ int order_from_item(const ddb_item *item, struct order *obj, ddb_arena *a, ddb_e
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct order_table_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -743,18 +978,53 @@ static inline order_table_sk order_table_all(void)
     c.hi_id = 0;
     return c;
 }
-/* level 1: "id" */
-static inline order_table_sk order_table_id(ddb_ent_sk_op sk_op, uint64_t id, uint64_t id_hi)
+/* level 1: "id"; sk_op EQ, BEGINS, LT, LE, GT or GE (order_table_id_between: BETWEEN) */
+static inline order_table_sk order_table_id(ddb_ent_sk_op sk_op, uint64_t id)
 {
     order_table_sk c = order_table_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_id = id;
+    return c;
+}
+/* level 1: id BETWEEN id AND id_hi (both included) */
+static inline order_table_sk order_table_id_between(uint64_t id, uint64_t id_hi)
+{
+    order_table_sk c = order_table_id(DDB_ENT_SK_BETWEEN, id);
     c.hi_id = id_hi;
     return c;
 }
 int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
+/* Every page of order_table:  order_table_iter it;  order_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = order_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct order_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    order_table_sk sk;
+} order_table_iter;
+static inline void order_table_begin(order_table_iter *it, ddb *db, const char *org, order_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_table_next(order_table_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_table(it->db, it->org, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_table_end(order_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "GSI1" of "Order" on "GSI1": "ORDER#{id:08}" / "{order_date}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -763,7 +1033,7 @@ int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct order_GSI1_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -779,18 +1049,53 @@ static inline order_GSI1_sk order_GSI1_all(void)
     c.hi_order_date = 0;
     return c;
 }
-/* level 1: "order_date" */
-static inline order_GSI1_sk order_GSI1_order_date(ddb_ent_sk_op sk_op, const char *order_date, const char *order_date_hi)
+/* level 1: "order_date"; sk_op EQ, BEGINS, LT, LE, GT or GE (order_GSI1_order_date_between: BETWEEN) */
+static inline order_GSI1_sk order_GSI1_order_date(ddb_ent_sk_op sk_op, const char *order_date)
 {
     order_GSI1_sk c = order_GSI1_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_order_date = order_date;
+    return c;
+}
+/* level 1: order_date BETWEEN order_date AND order_date_hi (both included) */
+static inline order_GSI1_sk order_GSI1_order_date_between(const char *order_date, const char *order_date_hi)
+{
+    order_GSI1_sk c = order_GSI1_order_date(DDB_ENT_SK_BETWEEN, order_date);
     c.hi_order_date = order_date_hi;
     return c;
 }
 int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
+/* Every page of order_GSI1:  order_GSI1_iter it;  order_GSI1_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = order_GSI1_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_GSI1_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct order_GSI1_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint64_t id;
+    order_GSI1_sk sk;
+} order_GSI1_iter;
+static inline void order_GSI1_begin(order_GSI1_iter *it, ddb *db, uint64_t id, order_GSI1_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->id = id;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_GSI1_next(order_GSI1_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_GSI1(it->db, it->id, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_GSI1_end(order_GSI1_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "ByYear" of "Order" on "ByYear": "{year}" / "ORDER#{id:08}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -799,7 +1104,7 @@ int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct order_ByYear_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -815,23 +1120,85 @@ static inline order_ByYear_sk order_ByYear_all(void)
     c.hi_id = 0;
     return c;
 }
-/* level 1: "id" */
-static inline order_ByYear_sk order_ByYear_id(ddb_ent_sk_op sk_op, uint64_t id, uint64_t id_hi)
+/* level 1: "id"; sk_op EQ, BEGINS, LT, LE, GT or GE (order_ByYear_id_between: BETWEEN) */
+static inline order_ByYear_sk order_ByYear_id(ddb_ent_sk_op sk_op, uint64_t id)
 {
     order_ByYear_sk c = order_ByYear_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_id = id;
+    return c;
+}
+/* level 1: id BETWEEN id AND id_hi (both included) */
+static inline order_ByYear_sk order_ByYear_id_between(uint64_t id, uint64_t id_hi)
+{
+    order_ByYear_sk c = order_ByYear_id(DDB_ENT_SK_BETWEEN, id);
     c.hi_id = id_hi;
     return c;
 }
 int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
+/* Every page of order_ByYear:  order_ByYear_iter it;  order_ByYear_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = order_ByYear_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_ByYear_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct order_ByYear_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    int32_t year;
+    order_ByYear_sk sk;
+} order_ByYear_iter;
+static inline void order_ByYear_begin(order_ByYear_iter *it, ddb *db, int32_t year, order_ByYear_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->year = year;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_ByYear_next(order_ByYear_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_ByYear(it->db, it->year, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_ByYear_end(order_ByYear_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Order" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int order_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    order_page *out, ddb_error *err);
+/* Every page of order_scan:  order_scan_iter it;  order_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = order_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_scan_end(&it); */
+typedef struct order_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} order_scan_iter;
+static inline void order_scan_begin(order_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_scan_next(order_scan_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_scan_end(order_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "Product" (struct product) ---- */
 extern const ddb_entity_desc product_entity;
@@ -914,10 +1281,14 @@ int product_get(ddb *db, const char *sku, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct product *out, ddb_error *err);
 int product_delete(ddb *db, const char *sku, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int product_tx_put(ddb_ent_tx *tx, struct product *obj, ddb_error *err);
-int product_tx_create(ddb_ent_tx *tx, struct product *obj, ddb_error *err);
-int product_tx_delete(ddb_ent_tx *tx, const char *sku, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int product_tx_put(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int product_tx_create(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int product_tx_delete(ddb_ent_tx *tx, const char *sku, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as product_patch / product_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int product_tx_patch(ddb_ent_tx *tx, struct product *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -960,6 +1331,35 @@ static inline product_table_sk product_table_all(void)
 }
 int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
+/* Every page of product_table:  product_table_iter it;  product_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = product_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   product_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct product_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *sku;
+    product_table_sk sk;
+} product_table_iter;
+static inline void product_table_begin(product_table_iter *it, ddb *db, const char *sku, product_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->sku = sku;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int product_table_next(product_table_iter *it, ddb_arena *a, product_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = product_table(it->db, it->sku, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void product_table_end(product_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Access pattern "popular" of "Product" on "GSI1": "POPULAR" / "{views:020}#{sku}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -968,7 +1368,7 @@ int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_r
  * equal and takes an op on its own field:
  *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
  *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
- *   DDB_ENT_SK_LT, _LE, _GT, _GE, _BETWEEN (value and hi)   a range of the field */
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
 typedef struct product_popular_sk {
     ddb_ent_sk_op sk_op;
     unsigned sk_level;
@@ -988,29 +1388,68 @@ static inline product_popular_sk product_popular_all(void)
     c.hi_sku = 0;
     return c;
 }
-/* level 1: "views" */
-static inline product_popular_sk product_popular_views(ddb_ent_sk_op sk_op, int64_t views, int64_t views_hi)
+/* level 1: "views"; sk_op EQ, BEGINS, LT, LE, GT or GE (product_popular_views_between: BETWEEN) */
+static inline product_popular_sk product_popular_views(ddb_ent_sk_op sk_op, int64_t views)
 {
     product_popular_sk c = product_popular_all();
     c.sk_op = sk_op;
     c.sk_level = 1;
     c.v_views = views;
+    return c;
+}
+/* level 1: views BETWEEN views AND views_hi (both included) */
+static inline product_popular_sk product_popular_views_between(int64_t views, int64_t views_hi)
+{
+    product_popular_sk c = product_popular_views(DDB_ENT_SK_BETWEEN, views);
     c.hi_views = views_hi;
     return c;
 }
-/* level 2: "sku" */
-static inline product_popular_sk product_popular_sku(ddb_ent_sk_op sk_op, int64_t views, const char *sku, const char *sku_hi)
+/* level 2: "sku"; sk_op EQ, BEGINS, LT, LE, GT or GE (product_popular_sku_between: BETWEEN) */
+static inline product_popular_sk product_popular_sku(ddb_ent_sk_op sk_op, int64_t views, const char *sku)
 {
     product_popular_sk c = product_popular_all();
     c.sk_op = sk_op;
     c.sk_level = 2;
     c.v_views = views;
     c.v_sku = sku;
+    return c;
+}
+/* level 2: sku BETWEEN sku AND sku_hi (both included) */
+static inline product_popular_sk product_popular_sku_between(int64_t views, const char *sku, const char *sku_hi)
+{
+    product_popular_sk c = product_popular_sku(DDB_ENT_SK_BETWEEN, views, sku);
     c.hi_sku = sku_hi;
     return c;
 }
 int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
+/* Every page of product_popular:  product_popular_iter it;  product_popular_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = product_popular_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   product_popular_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct product_popular_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    product_popular_sk sk;
+} product_popular_iter;
+static inline void product_popular_begin(product_popular_iter *it, ddb *db, product_popular_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int product_popular_next(product_popular_iter *it, ddb_arena *a, product_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = product_popular(it->db, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void product_popular_end(product_popular_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Query viewed: access pattern "popular" ("POPULAR" / "{views:020}#{sku}")
  *   key condition: "views >= :min"
@@ -1025,6 +1464,33 @@ int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_op
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int product_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    product_page *out, ddb_error *err);
+/* Every page of product_scan:  product_scan_iter it;  product_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = product_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   product_scan_end(&it); */
+typedef struct product_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} product_scan_iter;
+static inline void product_scan_begin(product_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int product_scan_next(product_scan_iter *it, ddb_arena *a, product_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = product_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void product_scan_end(product_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- entity "AuditEvent" (struct audit_event) ---- */
 extern const ddb_entity_desc audit_event_entity;
@@ -1102,10 +1568,14 @@ int audit_event_get(ddb *db, const char *event_id, const ddb_ent_read_opts *o,
                   ddb_arena *a, struct audit_event *out, ddb_error *err);
 int audit_event_delete(ddb *db, const char *event_id, const ddb_ent_opts *o,
                      ddb_capacity *cap, ddb_error *err);
-/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit). */
-int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err);
-int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, ddb_error *err);
-int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, ddb_error *err);
+/* In a transaction across entities (ddb_ent_tx_new / ddb_ent_tx_commit); c (may be
+ * NULL): c->condition ANDed with the write's own, c->current filled at commit when
+ * it fails.  Two operations on one item in one transaction are refused at commit
+ * (DDB_EVALIDATION, as DynamoDB). */
+int audit_event_tx_put(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int audit_event_tx_create(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
+int audit_event_tx_delete(ddb_ent_tx *tx, const char *event_id, const ddb_ent_tx_cond *c,
+                        ddb_error *err);
 /* patch / upsert (as audit_event_patch / audit_event_upsert) in a transaction; c (may be NULL):
  * c->condition ANDed, c->current filled at commit when it fails. */
 int audit_event_tx_patch(ddb_ent_tx *tx, struct audit_event *obj, const ddb_ent_tx_cond *c, ddb_error *err);
@@ -1148,11 +1618,67 @@ static inline audit_event_table_sk audit_event_table_all(void)
 }
 int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, audit_event_page *out, ddb_error *err);
+/* Every page of audit_event_table:  audit_event_table_iter it;  audit_event_table_begin(&it, db, ..., sk, &opts);
+ *   while ((rc = audit_event_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   audit_event_table_end(&it);
+ * (the partition values and sk's strings are kept by pointer: keep them alive) */
+typedef struct audit_event_table_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *event_id;
+    audit_event_table_sk sk;
+} audit_event_table_iter;
+static inline void audit_event_table_begin(audit_event_table_iter *it, ddb *db, const char *event_id, audit_event_table_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->event_id = event_id;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int audit_event_table_next(audit_event_table_iter *it, ddb_arena *a, audit_event_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = audit_event_table(it->db, it->event_id, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void audit_event_table_end(audit_event_table_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "AuditEvent" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_event_page *out, ddb_error *err);
+/* Every page of audit_event_scan:  audit_event_scan_iter it;  audit_event_scan_begin(&it, db, 0, 0, &opts);
+ *   while ((rc = audit_event_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   audit_event_scan_end(&it); */
+typedef struct audit_event_scan_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t segment, total_segments;
+} audit_event_scan_iter;
+static inline void audit_event_scan_begin(audit_event_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
+                                        const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int audit_event_scan_next(audit_event_scan_iter *it, ddb_arena *a, audit_event_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = audit_event_scan(it->db, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void audit_event_scan_end(audit_event_scan_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* ---- mixed batch of table "Shop" ----
  * Puts and deletes of this table's entities in BatchWriteItem requests (25 items each, unprocessed
@@ -1221,6 +1747,21 @@ enum {
  * member_fields, a filter over stored attributes applied to every item);
  * range (NULL = all) narrows the shared sort key. */
 int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
+/* The same page narrowed to the sort keys a condition of organization_table selects
+ * (organization_table_all() or a level constructor), typed: every member whose sort
+ * key falls in that range is read. */
+int shop_query_members_organization(ddb *db, const char *name, organization_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
+/* The same page narrowed to the sort keys a condition of user_table selects
+ * (user_table_all() or a level constructor), typed: every member whose sort
+ * key falls in that range is read. */
+int shop_query_members_user(ddb *db, const char *name, user_table_sk sk,
+                              const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
+/* The same page narrowed to the sort keys a condition of order_table selects
+ * (order_table_all() or a level constructor), typed: every member whose sort
+ * key falls in that range is read. */
+int shop_query_members_order(ddb *db, const char *name, order_table_sk sk,
                               const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err);
 
 /* Every page:  shop_members_iter it;  shop_members_begin(&it, db, ..., NULL, &opts);

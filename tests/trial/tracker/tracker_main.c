@@ -115,13 +115,13 @@ static void issues(ddb *db, ddb_arena *a)
     issue_page pg;
     OK(issue_table(db, "CORE", issue_table_all(), NULL, a, &pg, &err));
     CHECK(pg.count == 8 && pg.items[0].number == 1 && pg.items[7].number == 8, "all issues: %zu", pg.count);
-    OK(issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_EQ, 4, 0), NULL, a, &pg, &err));
+    OK(issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_EQ, 4), NULL, a, &pg, &err));
     CHECK(pg.count == 1 && strcmp(pg.items[0].title, "login loops") == 0, "number = 4: %zu", pg.count);
-    OK(issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_BETWEEN, 3, 5), NULL, a, &pg, &err));
+    OK(issue_table(db, "CORE", issue_table_number_between(3, 5), NULL, a, &pg, &err));
     CHECK(pg.count == 3 && pg.items[0].number == 3 && pg.items[2].number == 5, "3..5: %zu", pg.count);
-    OK(issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_LT, 3, 0), NULL, a, &pg, &err));
+    OK(issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_LT, 3), NULL, a, &pg, &err));
     CHECK(pg.count == 2, "< 3: %zu", pg.count);
-    OK(issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_GE, 7, 0), NULL, a, &pg, &err));
+    OK(issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_GE, 7), NULL, a, &pg, &err));
     CHECK(pg.count == 2 && pg.items[0].number == 7, ">= 7: %zu", pg.count);
     /* ScanIndexForward=false reads in descending order (Query.html "Key condition expressions") */
     ddb_ent_read_opts back = {.backward = true, .page_size = 3};
@@ -147,12 +147,12 @@ static void issues(ddb *db, ddb_arena *a)
     /* the status index: levels on a two-hole sort key, begins_with */
     OK(issue_by_status(db, "CORE", "triage", issue_by_status_all(), NULL, a, &pg, &err));
     CHECK(pg.count == 4 && strcmp(pg.items[0].priority, "P0") == 0, "triage: %zu", pg.count);
-    OK(issue_by_status(db, "CORE", "triage", issue_by_status_priority(DDB_ENT_SK_EQ, "P0", NULL), NULL, a, &pg,
+    OK(issue_by_status(db, "CORE", "triage", issue_by_status_priority(DDB_ENT_SK_EQ, "P0"), NULL, a, &pg,
                        &err));
     CHECK(pg.count == 1 && pg.items[0].number == 1, "triage P0: %zu", pg.count);
-    OK(issue_by_status(db, "CORE", "open", issue_by_status_number(DDB_ENT_SK_GT, "P0", 0, 0), NULL, a, &pg, &err));
+    OK(issue_by_status(db, "CORE", "open", issue_by_status_number(DDB_ENT_SK_GT, "P0", 0), NULL, a, &pg, &err));
     CHECK(pg.count == 2 && pg.items[0].number == 4 && pg.items[1].number == 8, "open P0 > 0: %zu", pg.count);
-    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_BEGINS, "P", NULL), NULL, a, &pg,
+    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_BEGINS, "P"), NULL, a, &pg,
                        &err));
     CHECK(pg.count == 4, "open begins P: %zu", pg.count);
     /* declared query: priority <= :p on the index */
@@ -177,7 +177,7 @@ static void issues(ddb *db, ddb_arena *a)
               "INCLUDE: title, no points");
         CHECK(pg.items[1].number == 4 && strcmp(pg.items[1].project, "CORE") == 0, "keys parsed back");
     }
-    OK(issue_assigned_to(db, "ann", issue_assigned_to_number(DDB_ENT_SK_LE, "CORE", 3, 0), NULL, a, &pg, &err));
+    OK(issue_assigned_to(db, "ann", issue_assigned_to_number(DDB_ENT_SK_LE, "CORE", 3), NULL, a, &pg, &err));
     CHECK(pg.count == 1 && pg.items[0].number == 1, "ann's <= 3: %zu", pg.count);
 
     /* declared scan with segments: the segments partition the table
@@ -206,7 +206,7 @@ static void issues(ddb *db, ddb_arena *a)
     CHECK(pg.count == 5, "moved onto open: %zu", pg.count);
     /* its ByStatus sort key was rendered with its priority (a "SET status = :to" alone
      * used to render "{priority}#..." with no priority: ddbgen now refuses it) */
-    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_EQ, "P1", NULL), NULL, a, &pg, &err));
+    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_EQ, "P1"), NULL, a, &pg, &err));
     CHECK(pg.count == 1 && pg.items[0].number == 3, "moved issue under P1: %zu", pg.count);
     /* ADD to a string set, twice the same element: a set (Expressions.UpdateExpressions.html#...ADD) */
     char *l1[] = {"ui", "bug"}, *l2[] = {"bug"};
@@ -231,7 +231,7 @@ static void issues(ddb *db, ddb_arena *a)
     /* reopened by update_fields: back on the index under its priority */
     is.status = "open";
     OK(issue_update_fields(db, &is, issue_mask(ISSUE_F_STATUS), NULL, NULL, &err));
-    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_EQ, "P2", NULL), NULL, a, &pg, &err));
+    OK(issue_by_status(db, "CORE", "open", issue_by_status_priority(DDB_ENT_SK_EQ, "P2"), NULL, a, &pg, &err));
     CHECK(pg.count == 1 && pg.items[0].number == 6, "6 reopened under P2: %zu", pg.count);
     OK(issue_get(db, "CORE", 2, NULL, a, &is, &err));
     CHECK(is.status == NULL && is.closed_at && strcmp(is.closed_at, "2025-11-26T15:00:00Z") == 0, "closed");
@@ -261,9 +261,9 @@ static void comments(ddb *db, ddb_arena *a)
     /* BatchWriteItem takes 25 requests; the module splits (API_BatchWriteItem) */
     OK(comment_batch_put(db, cs, 30, NULL, NULL, &err));
     comment_page cp;
-    OK(comment_table(db, "CORE", comment_table_issue(DDB_ENT_SK_EQ, 1, 0), NULL, a, &cp, &err));
+    OK(comment_table(db, "CORE", comment_table_issue(DDB_ENT_SK_EQ, 1), NULL, a, &cp, &err));
     CHECK(cp.count == 10, "comments on 1: %zu", cp.count);
-    OK(comment_table(db, "CORE", comment_table_posted_ms(DDB_ENT_SK_BETWEEN, 2, now_ms + 4, now_ms + 10), NULL, a,
+    OK(comment_table(db, "CORE", comment_table_posted_ms_between(2, now_ms + 4, now_ms + 10), NULL, a,
                      &cp, &err));
     CHECK(cp.count == 3, "comments on 2 in a window: %zu", cp.count); /* +4, +7, +10 */
 
@@ -285,7 +285,7 @@ static void comments(ddb *db, ddb_arena *a)
     for (int i = 0; i < 10; i++)
         del[i] = cs[i * 3];
     OK(comment_batch_delete(db, del, 10, NULL, NULL, &err));
-    OK(comment_table(db, "CORE", comment_table_issue(DDB_ENT_SK_EQ, 1, 0), NULL, a, &cp, &err));
+    OK(comment_table(db, "CORE", comment_table_issue(DDB_ENT_SK_EQ, 1), NULL, a, &cp, &err));
     CHECK(cp.count == 0, "deleted comments on 1: %zu", cp.count);
 }
 
@@ -320,9 +320,9 @@ static void notices_stats_tx(ddb *db, ddb_arena *a)
     struct issue is = {.project = "CORE", .title = "tx issue", .status = "triage"};
     struct issue is10 = {.project = "CORE", .title = "tx issue 2", .status = "triage"};
     struct comment c = {.project = "CORE", .issue = 9, .posted_ms = 1, .author = "bob"};
-    OK(issue_tx_create(tx, &is, &err));
-    OK(issue_tx_create(tx, &is10, &err));
-    OK(comment_tx_create(tx, &c, &err));
+    OK(issue_tx_create(tx, &is, NULL, &err));
+    OK(issue_tx_create(tx, &is10, NULL, &err));
+    OK(comment_tx_create(tx, &c, NULL, &err));
     OK(stats_tx_opened(tx, "CORE", 1, NULL, &err));
     OK(project_tx_check_active(tx, "CORE", false, NULL, &err));
     OK(ddb_ent_tx_commit(tx, NULL, NULL, &err));
@@ -330,7 +330,7 @@ static void notices_stats_tx(ddb *db, ddb_arena *a)
     CHECK(is.number == 9 && is10.number == 10, "tx auto ids %u %u", (unsigned)is.number, (unsigned)is10.number);
     tx = ddb_ent_tx_new(db, a, &err);
     struct issue is2 = {.project = "WEB", .title = "never", .status = "triage"};
-    OK(issue_tx_create(tx, &is2, &err));
+    OK(issue_tx_create(tx, &is2, NULL, &err));
     OK(stats_tx_opened(tx, "WEB", 1, NULL, &err));
     OK(project_tx_check_active(tx, "WEB", false, NULL, &err)); /* WEB is archived */
     RC(DDB_ECANCELED, ddb_ent_tx_commit(tx, NULL, NULL, &err));
@@ -380,7 +380,7 @@ static void refusals(ddb *db, ddb_arena *a)
     issue_page pg;
     /* "The BETWEEN operator requires upper bound to be greater than or equal to lower bound"
      * (Query.KeyConditionExpressions.html: BETWEEN a AND b needs a <= b) */
-    RC(DDB_EVALIDATION, issue_table(db, "CORE", issue_table_number(DDB_ENT_SK_BETWEEN, 5, 3), NULL, a, &pg, &err));
+    RC(DDB_EVALIDATION, issue_table(db, "CORE", issue_table_number_between(5, 3), NULL, a, &pg, &err));
     RC(DDB_EVALIDATION, issue_numbered(db, "CORE", 7, 2, 0, NULL, a, &pg, &err));
     /* "Consistent reads are not supported on global secondary indexes" (GSI.html "Reading data from a GSI") */
     ddb_ent_read_opts cons = {.consistent = true};
