@@ -1,15 +1,18 @@
-/* ddb serve: HTTP/1.1 on libmicrohttpd — a pool of worker threads (epoll),
- * keep-alive, at most --max-connections connections, idle and slow
- * connections closed after --timeout seconds, request bodies bounded by
+/* ddb serve: HTTP/1.1 (HTTPS with --tls-cert/--tls-key) on libmicrohttpd —
+ * a pool of worker threads (epoll), keep-alive, at most --max-connections
+ * connections and --max-per-address from one address, idle connections
+ * closed after --timeout seconds and requests that take longer than
+ * --request-timeout to arrive by the connection guard (guard.c), request
+ * bodies bounded by
  * DynamoDB's 16 MB (413 beyond) and, together, by --body-memory (a
  * ThrottlingException beyond, which the SDKs retry).  Every response carries DynamoDB's
  * headers: Content-Type application/x-amz-json-1.0, x-amzn-RequestId and
  * x-amz-crc32 (zlib CRC-32 of the body, which the AWS SDKs verify).  One
  * log line per request on stderr.  Calls dispatch.c, auth.c, reply.c,
- * libmicrohttpd and zlib. */
+ * guard.c, libmicrohttpd and zlib. */
 #include "http.h"
 
-#include <microhttpd.h>
+#include "guard.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,12 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-
-#if MHD_VERSION < 0x00097002
-typedef int MHD_Result_t;
-#else
-typedef enum MHD_Result MHD_Result_t;
-#endif
 
 /* What one request accumulates between the handler's calls. */
 typedef struct conn_req {
@@ -159,6 +156,7 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         return MHD_YES;
     }
     /* the whole request is in */
+    guard_request_received(c);
     char id[53];
     request_id(id);
     const char *target = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Amz-Target");
@@ -204,7 +202,9 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)c, (void)toe;
+    (void)cls;
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        guard_request_done(c);
     conn_req *q = *con_cls;
     if (q) {
         atomic_fetch_sub(&body_bytes, q->cap);
@@ -224,6 +224,14 @@ static void on_mhd_error(void *cls, const char *fmt, va_list ap)
     }
 }
 
+/* A request's first line is in (libmicrohttpd's URI logger): its deadline starts. */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls, (void)uri;
+    guard_request_begun(c);
+    return NULL; /* on_request's first call still sees *con_cls == NULL */
+}
+
 struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
 {
     body_budget = lim->body_memory;
@@ -236,11 +244,49 @@ struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
 #else
     flags |= MHD_USE_POLL;
 #endif
-    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, s,
-                            MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                            MHD_OPTION_THREAD_POOL_SIZE, lim->threads, MHD_OPTION_CONNECTION_LIMIT,
-                            lim->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    if (lim->tls_cert) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            fprintf(stderr, "ddb serve: this libmicrohttpd is built without TLS (GnuTLS): --tls-cert is not available\n");
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+    }
+    guard_limits g = {.max_connections = lim->max_connections,
+                      .max_per_address = lim->max_per_address,
+                      .idle_s = lim->timeout_s,
+                      .request_s = lim->request_timeout_s,
+                      .log_level = s->log_level};
+    if (!guard_start(&g))
+        return NULL;
+    /* libmicrohttpd gives each worker thread an equal share of its limit,
+     * and a worker holding exactly its share stopped serving them (0.9.75,
+     * epoll: 256 keep-alive connections hung at the default 1024 / 4
+     * threads); the guard enforces the limits over all workers instead
+     * (libmicrohttpd's per-address limit counts per worker too), so
+     * libmicrohttpd's share is the whole limit */
+    struct MHD_OptionItem opts[] = {
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_error, s},
+        {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
+        {MHD_OPTION_THREAD_POOL_SIZE, lim->threads, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)lim->max_connections * lim->threads, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_connection, NULL},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_request_line, NULL},
+        {MHD_OPTION_END, 0, NULL}, /* the certificate, with TLS */
+        {MHD_OPTION_END, 0, NULL}, /* its key */
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (lim->tls_cert) {
+        size_t n = sizeof opts / sizeof *opts;
+        opts[n - 3] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)lim->tls_cert};
+        opts[n - 2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)lim->tls_key};
+    }
+    struct MHD_Daemon *d = MHD_start_daemon(flags, 0, guard_accept, NULL, on_request, s, MHD_OPTION_ARRAY, opts,
+                                            MHD_OPTION_END);
+    if (!d)
+        guard_stop();
+    return d;
 }
 
 void http_stop(struct MHD_Daemon *d)
@@ -251,6 +297,7 @@ void http_stop(struct MHD_Daemon *d)
     for (int i = 0; i < 3000 && atomic_load(&in_flight) > 0; i++)
         usleep(10000);
     MHD_stop_daemon(d);
+    guard_stop();
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
 }
