@@ -91,6 +91,17 @@ def call(port, op, body, timeout=30, source="127.0.0.1", extra=()):
         s.close()
 
 
+def recv_ready(s):
+    """What a non-blocking socket holds: bytes, b"" once closed (EOF or
+    reset), None when nothing has arrived yet."""
+    try:
+        return s.recv(65536)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
 def closed_by_server(s, wait):
     """True when the server closes s (EOF or reset) within wait seconds."""
     end = time.monotonic() + wait

@@ -67,12 +67,9 @@ def keepalive_clients(port, n, rounds, wait):
     while pending and time.monotonic() < end:
         for key, _ in sel.select(timeout=1):
             st = key.data
-            try:
-                chunk = st["s"].recv(65536)
-            except BlockingIOError:
+            chunk = rawhttp.recv_ready(st["s"])
+            if chunk is None:
                 continue
-            except OSError:
-                chunk = b""
             if not chunk:
                 sel.unregister(st["s"])
                 st["closed"] = True
