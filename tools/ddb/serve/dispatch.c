@@ -107,7 +107,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         return;
     }
     json_error_t jerr;
-    json_t *in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!in || !json_is_object(in)) {
         char msg[300];
         if (in)
@@ -117,6 +117,12 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
             snprintf(msg, sizeof msg, "Malformed JSON at line %d column %d: %s", jerr.line, jerr.column, jerr.text);
         json_decref(in);
         serve_error_reply(out, 400, "SerializationException", msg, NULL);
+        return;
+    }
+    char nul_msg[300];
+    if (w_nul_problem(in, nul_msg, sizeof nul_msg)) {
+        json_decref(in);
+        serve_error_reply(out, 400, "ValidationException", nul_msg, NULL);
         return;
     }
     ddb_arena *a = thread_arena();

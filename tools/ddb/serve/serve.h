@@ -86,6 +86,12 @@ void serve_error_reply(serve_reply *out, unsigned status, const char *type, cons
 
 /* ---- wire.c: reading the request ---- */
 
+/* An escaped NUL (\u0000) is data inside a string attribute value (an "S"
+ * value, an "SS" element), which libddb keeps whole; anywhere else (member
+ * names, table names, expressions) the request's C strings would end at it,
+ * so it is refused.  0, or -1 with what holds one in msg. */
+int w_nul_problem(const json_t *in, char *msg, size_t cap);
+
 /* A string member; NULL when absent.  Not a string: ValidationException
  * (returns -1 with the error set; *out NULL). */
 int w_str(serve_req *r, const json_t *o, const char *name, const char **out);
