@@ -233,7 +233,8 @@ int ddbi_map_adopt(ddb_value *map, ddb_attr *attrs, size_t n)
 {
     if (!map || map->type != DDB_TM || map->len || n > UINT32_MAX)
         return DDB_EINVAL;
-    qsort(attrs, n, sizeof *attrs, attr_order);
+    if (n)
+        qsort(attrs, n, sizeof *attrs, attr_order);
     for (size_t i = 1; i < n; i++)
         if (attr_order(&attrs[i - 1], &attrs[i]) == 0)
             return DDB_EINVAL;
@@ -252,7 +253,8 @@ int ddbi_set_adopt(ddb_value *set, ddb_value **elems, size_t n, const ddb_value 
     if (!set || (set->type != DDB_TSS && set->type != DDB_TNS && set->type != DDB_TBS) || set->len ||
         n > UINT32_MAX)
         return DDB_EINVAL;
-    qsort(elems, n, sizeof *elems, value_order);
+    if (n)
+        qsort(elems, n, sizeof *elems, value_order);
     for (size_t i = 1; i < n; i++)
         if (ddb_value_compare(elems[i - 1], elems[i]) == 0) {
             dup[0] = elems[i - 1];
