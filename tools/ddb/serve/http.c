@@ -262,13 +262,14 @@ struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
      * and a worker holding exactly its share stopped serving them (0.9.75,
      * epoll: 256 keep-alive connections hung at the default 1024 / 4
      * threads); the guard enforces the limits over all workers instead
-     * (libmicrohttpd's per-address limit counts per worker too), so
-     * libmicrohttpd's share is the whole limit */
+     * (libmicrohttpd's per-address limit counts per worker too), and
+     * libmicrohttpd's share is one more than the whole limit: no worker
+     * ever reaches it */
     struct MHD_OptionItem opts[] = {
         {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_error, s},
         {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
         {MHD_OPTION_THREAD_POOL_SIZE, lim->threads, NULL},
-        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)lim->max_connections * lim->threads, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, ((intptr_t)lim->max_connections + 1) * lim->threads, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_connection, NULL},
