@@ -5,7 +5,7 @@ over loopback with raw sockets (rawhttp.py): every case asserts an outcome
 each wait bounded so a regression fails instead of hanging.
 
 usage: test_serve_hardening.py DDB_TOOL WORKDIR CASE
-CASE: keepalive | trickle | crowd | auth | nul | tls | bigitem
+CASE: keepalive | trickle | crowd | auth | nul | tls | decodecost
 """
 import os
 import selectors
@@ -321,8 +321,52 @@ def case_tls():
     check(bad.returncode != 0 and "tls-cert" in bad.stderr, "missing certificate: %d %s" % (bad.returncode, bad.stderr))
 
 
+def null_list_item(n):
+    return {"TableName": "tbl", "Item": {"pk": {"S": "l%d" % n}, "l": {"L": [{"NULL": True}] * n}}}
+
+
+def case_decodecost():
+    # --body-memory bounds the request bodies held at once and, since a body
+    # of tiny values decodes into many times its size (400 MB for a 14 MB
+    # PutItem of 640,000 map keys), the memory their decoding takes while
+    # they are handled: past it a ThrottlingException, which the SDKs retry
+    # (DynamoDB developer guide, Programming.Errors "Error retries and
+    # exponential backoff").
+    import json
+    with Server(DDB, WORK, ["--body-memory", "16", "--log-level", "warn"]) as s:
+        check(call(s.port, "CreateTable", TABLE).status == 200, "CreateTable")
+        # A holds 4 MB of the budget: a 3 MB body, 2.5 MB of it sent
+        total = 3 << 20
+        first = b'{"x":"' + b"a" * (5 << 19)
+        a = connect(s.port, timeout=60)
+        a.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                  b"Content-Length: %d\r\n\r\n" % total + first)
+        # B: a 300 KB body of 20,000 list elements decodes into about 13 MB
+        small = null_list_item(20000)
+        deadline = time.monotonic() + 30
+        while True:
+            r = call(s.port, "PutItem", small)
+            if r.status == 400 and b"ThrottlingException" in r.body:
+                break
+            check(time.monotonic() < deadline, "B was not throttled while A holds the budget: %d %s" %
+                  (r.status, r.body[:200]))
+            time.sleep(0.1)
+        a.sendall(b"a" * (total - len(first) - 2) + b'"}')
+        ra = rawhttp.read_response(a, time.monotonic() + 60)
+        a.close()
+        check(ra is not None and ra.status == 200, "A: %r" % (ra and ra.body[:200]))
+        r = call(s.port, "PutItem", small)
+        check(r.status == 200, "B once A is done: %d %s" % (r.status, r.body[:200]))
+        # C alone costs more than the whole budget (100,000 elements, 1.5 MB):
+        # it runs, since nothing else holds memory
+        r = call(s.port, "PutItem", null_list_item(100000))
+        check(r.status == 200, "C alone: %d %s" % (r.status, r.body[:200]))
+        r = call(s.port, "GetItem", {"TableName": "tbl", "Key": {"pk": {"S": "l100000"}}})
+        check(len(json.loads(r.body)["Item"]["l"]["L"]) == 100000, "C read back")
+
+
 CASES = {"keepalive": case_keepalive, "trickle": case_trickle, "crowd": case_crowd, "auth": case_auth,
-         "nul": case_nul, "tls": case_tls}
+         "nul": case_nul, "tls": case_tls, "decodecost": case_decodecost}
 
 if __name__ == "__main__":
     shutil.rmtree(WORK, ignore_errors=True)

@@ -4,8 +4,9 @@
  * closed after --timeout seconds and requests that take longer than
  * --request-timeout to arrive by the connection guard (guard.c), request
  * bodies bounded by
- * DynamoDB's 16 MB (413 beyond) and, together, by --body-memory (a
- * ThrottlingException beyond, which the SDKs retry).  Every response carries DynamoDB's
+ * DynamoDB's 16 MB (413 beyond) and, together with the memory their
+ * decoding takes (cost.c), by --body-memory (a ThrottlingException beyond,
+ * which the SDKs retry).  Every response carries DynamoDB's
  * headers: Content-Type application/x-amz-json-1.0, x-amzn-RequestId and
  * x-amz-crc32 (zlib CRC-32 of the body, which the AWS SDKs verify).  One
  * log line per request on stderr.  Calls dispatch.c, auth.c, reply.c,
@@ -40,15 +41,26 @@ static atomic_int in_flight;
 static atomic_size_t body_bytes;
 static size_t body_budget;
 
-/* Take n more bytes of the budget; false (nothing taken) when it is spent. */
-static bool budget_take(size_t n)
+/* Take n more bytes of the budget; false (nothing taken) when it is spent,
+ * unless the budget holds only `alone` bytes (the caller's own: one request
+ * too big for the budget still runs when it is the only one). */
+static bool budget_take(size_t n, size_t alone)
 {
     size_t cur = atomic_load(&body_bytes);
     do {
-        if (cur + n > body_budget)
+        if (cur + n > body_budget && cur != alone)
             return false;
     } while (!atomic_compare_exchange_weak(&body_bytes, &cur, cur + n));
     return true;
+}
+
+/* The answer past --body-memory: the SDKs retry a throttling error with backoff. */
+static void throttled(serve_reply *rep)
+{
+    serve_error_reply(rep, 400, "ThrottlingException",
+                      "Rate of requests exceeds the allowed throughput (ddb serve: request bodies in memory and "
+                      "their decoding exceed --body-memory)",
+                      NULL);
 }
 static uint64_t request_salt;
 
@@ -139,7 +151,7 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
             size_t cap = q->cap ? q->cap : 4096;
             while (cap < q->len + n)
                 cap *= 2;
-            if (!budget_take(cap - q->cap)) {
+            if (!budget_take(cap - q->cap, SIZE_MAX)) {
                 q->over_budget = true; /* drained, answered with a throttling error */
                 return MHD_YES;
             }
@@ -172,18 +184,20 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         snprintf(msg, sizeof msg, "Request size exceeds the limit of %u bytes", SERVE_MAX_BODY);
         serve_error_reply(&rep, 413, "RequestEntityTooLargeException", msg, NULL);
     } else if (q->over_budget) {
-        /* the server holds as many request bodies as --body-memory allows:
-         * the SDKs retry a throttling error with backoff */
-        serve_error_reply(&rep, 400, "ThrottlingException",
-                          "Rate of requests exceeds the allowed throughput (ddb serve: request bodies in memory "
-                          "exceed --body-memory)",
-                          NULL);
+        throttled(&rep); /* the server holds as many request bodies as --body-memory allows */
     } else if (strcmp(method, "POST") != 0) {
         serve_error_reply(&rep, 400, "UnknownOperationException", "", NULL);
     } else if (s->keys && auth_check(s, method, url, header_of, c, q->body, q->len, &rep)) {
         /* rep holds the authentication error */
     } else {
-        serve_call(s, target, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), q->body, q->len, &rep);
+        /* the decoded request's memory counts too, while it is handled */
+        size_t cost = serve_decode_cost(q->body, q->len);
+        if (!budget_take(cost, q->cap)) {
+            throttled(&rep);
+        } else {
+            serve_call(s, target, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), q->body, q->len, &rep);
+            atomic_fetch_sub(&body_bytes, cost);
+        }
     }
     log_request(s, target, &rep, q->len, elapsed_ms(&q->start), id);
     if (s->log_level >= LOG_DEBUG)

@@ -71,6 +71,12 @@ typedef int (*serve_op_fn)(serve_req *r);
  * problem becomes an error response.  Thread-safe. */
 void serve_call(server *s, const char *target, const char *host, const char *body, size_t len, serve_reply *out);
 
+/* ---- cost.c ---- */
+
+/* The memory decoding body (JSON text) into jansson's tree and libddb's
+ * values is estimated to take, in bytes: one linear pass. */
+size_t serve_decode_cost(const char *body, size_t len);
+
 /* ---- reply.c ---- */
 
 /* A handler's failure: the libddb code and message in r->err become the
