@@ -111,11 +111,19 @@ def case_trickle():
     # (--timeout), so a trickled request used to live for ever.  With
     # --request-timeout 2 the server closes it; 60 bytes (30 s) never arrive.
     with Server(DDB, WORK, ["--timeout", "3", "--request-timeout", "2", "--log-level", "warn"]) as s:
-        # the request line and headers trickled
+        # the request line trickled (due within --timeout of the opening)
         c = connect(s.port)
         sent = trickle(c, request_bytes("ListTables", {}), 0.5, 60)
         c.close()
-        check(sent < 60, "a trickled request line and headers lived %d bytes (30 s)" % sent)
+        check(sent < 60, "a trickled request line lived %d bytes (30 s)" % sent)
+        # the request line at once, the headers trickled (due within --request-timeout)
+        c = connect(s.port)
+        whole = request_bytes("ListTables", {})
+        line = whole.index(b"\r\n") + 2
+        c.sendall(whole[:line])
+        sent = trickle(c, whole[line:], 0.5, 60)
+        c.close()
+        check(sent < 60, "trickled headers lived %d bytes (30 s)" % sent)
         # the headers at once, the body trickled
         c = connect(s.port)
         whole = request_bytes("PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "x" * 200}}})
