@@ -5,7 +5,7 @@ over loopback with raw sockets (rawhttp.py): every case asserts an outcome
 each wait bounded so a regression fails instead of hanging.
 
 usage: test_serve_hardening.py DDB_TOOL WORKDIR CASE
-CASE: keepalive | trickle | crowd | auth | nul | tls | decodecost
+CASE: keepalive | trickle | crowd | auth | nul | tls | decodecost | slowread
 """
 import os
 import selectors
@@ -329,6 +329,40 @@ def case_tls():
     check(bad.returncode != 0 and "tls-cert" in bad.stderr, "missing certificate: %d %s" % (bad.returncode, bad.stderr))
 
 
+def case_slowread():
+    # A client that reads its answer a little at a time also resets the idle
+    # timer: the answer must be computed and read within --response-timeout,
+    # after which the server resets the connection (queued data dropped).
+    # BatchGetItem answers up to 16 MB (API_BatchGetItem), more than the
+    # socket buffers hold.
+    with Server(DDB, WORK, ["--response-timeout", "3", "--timeout", "60", "--sync", "none",
+                            "--log-level", "warn"]) as s:
+        check(call(s.port, "CreateTable", TABLE).status == 200, "CreateTable")
+        big = "x" * (390 * 1024)
+        for i in range(40):
+            r = call(s.port, "PutItem", {"TableName": "tbl", "Item": {"pk": {"S": "b%d" % i}, "v": {"S": big}}})
+            check(r.status == 200, "PutItem %d: %d" % (i, r.status))
+        c = socket.socket()
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        c.settimeout(10)
+        c.connect(("127.0.0.1", s.port))
+        c.sendall(request_bytes("BatchGetItem", {"RequestItems": {"tbl": {
+            "Keys": [{"pk": {"S": "b%d" % i}} for i in range(40)]}}}))
+        got, closed = 0, False
+        end = time.monotonic() + 30
+        while time.monotonic() < end and not closed:
+            try:
+                chunk = c.recv(1024)
+                closed = not chunk
+                got += len(chunk)
+            except (ConnectionResetError, BrokenPipeError):
+                closed = True
+            time.sleep(0.1)
+        c.close()
+        check(closed, "a slow reader held its connection 30 s (%d bytes read)" % got)
+        check(answered(s.port), "a normal request was not answered")
+
+
 def null_list_item(n):
     return {"TableName": "tbl", "Item": {"pk": {"S": "l%d" % n}, "l": {"L": [{"NULL": True}] * n}}}
 
@@ -374,7 +408,8 @@ def case_decodecost():
 
 
 CASES = {"keepalive": case_keepalive, "trickle": case_trickle, "crowd": case_crowd, "auth": case_auth,
-         "nul": case_nul, "tls": case_tls, "decodecost": case_decodecost}
+         "nul": case_nul, "tls": case_tls, "decodecost": case_decodecost,
+         "slowread": case_slowread}
 
 if __name__ == "__main__":
     shutil.rmtree(WORK, ignore_errors=True)

@@ -95,6 +95,7 @@ static const opt_spec serve_opts[] = {
     {"max-per-address", 0, 1, false, "N", "open connections from one client address at most (default 0: no limit)"},
     {"timeout", 0, 1, false, "SECONDS", "close idle connections after; the next request is due within (default 60)"},
     {"request-timeout", 0, 1, false, "SECONDS", "a request's headers and body are due within (default 30)"},
+    {"response-timeout", 0, 1, false, "SECONDS", "an answer must be computed and read within (default 60)"},
     {"tls-cert", 0, 1, false, "FILE", "serve HTTPS with this certificate (PEM; with --tls-key)"},
     {"tls-key", 0, 1, false, "FILE", "the certificate's private key (PEM)"},
     {"sweep-ms", 0, 1, false, "MS", "TTL sweep and stream trim interval (default 1000; 0 = off)"},

@@ -195,13 +195,14 @@ int cmd_serve(cli *c)
                 .account = "000000000000",
                 .log_level = LOG_INFO};
     http_limits lim = {.threads = 4, .max_connections = 1024, .max_per_address = 0, .timeout_s = 60,
-                       .request_timeout_s = 30};
+                       .request_timeout_s = 30, .response_timeout_s = 60};
     unsigned sweep_ms = 1000, body_mb = 512;
     if (parse_uint_opt(c, "threads", 1, 256, &lim.threads) ||
         parse_uint_opt(c, "max-connections", 1, 100000, &lim.max_connections) ||
         parse_uint_opt(c, "max-per-address", 0, 100000, &lim.max_per_address) ||
         parse_uint_opt(c, "timeout", 1, 3600, &lim.timeout_s) ||
         parse_uint_opt(c, "request-timeout", 1, 3600, &lim.request_timeout_s) ||
+        parse_uint_opt(c, "response-timeout", 1, 3600, &lim.response_timeout_s) ||
         parse_uint_opt(c, "sweep-ms", 0, 86400000, &sweep_ms) ||
         parse_uint_opt(c, "body-memory", 16, 1u << 20, &body_mb))
         return EXIT_USAGE;

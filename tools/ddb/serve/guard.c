@@ -4,10 +4,12 @@
  * guard gives each connection a deadline: its next request's first line
  * must arrive within the idle time of the connection's opening or of the
  * previous response, and the request's headers and body within
- * --request-timeout of that first line; no deadline runs while a request
- * is answered.  A watchdog thread closes (shutdown(2)) the connections
- * past their deadline, which libmicrohttpd then sees as closed by the
- * client.  It also bounds the connections open at once: past
+ * --request-timeout of that first line, and its answer must be computed
+ * and read by the client within --response-timeout of the request's
+ * arrival (a client reading a byte at a time also resets the idle timer).
+ * A watchdog thread resets the connections past their deadline (SO_LINGER
+ * 0 and shutdown(2): what is still queued is dropped), which
+ * libmicrohttpd then sees as closed by the client.  It also bounds the connections open at once: past
  * --max-connections, or --max-per-address from one client address, a new
  * connection is closed at once (libmicrohttpd's own limits count per
  * worker thread, and at them connections wait in the kernel's queue).
@@ -195,7 +197,7 @@ void guard_request_begun(struct MHD_Connection *c)
 
 void guard_request_received(struct MHD_Connection *c)
 {
-    set_deadline(c, 0);
+    set_deadline(c, limits.response_s);
 }
 
 void guard_request_done(struct MHD_Connection *c)
@@ -208,6 +210,7 @@ static void *watch(void *arg)
     (void)arg;
     /* a quarter of the shorter deadline, at most a second */
     unsigned least = limits.request_s < limits.idle_s ? limits.request_s : limits.idle_s;
+    least = limits.response_s < least ? limits.response_s : least;
     int64_t step_ms = least * 250 < 1000 ? least * 250 : 1000;
     pthread_mutex_lock(&lock);
     while (running) {
@@ -215,6 +218,8 @@ static void *watch(void *arg)
         unsigned closed = 0;
         for (guard_conn *g = head; g; g = g->next)
             if (g->deadline_ms && now >= g->deadline_ms && !g->closing) {
+                struct linger reset = {.l_onoff = 1, .l_linger = 0};
+                setsockopt(g->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
                 shutdown(g->fd, SHUT_RDWR);
                 g->closing = true;
                 closed++;
@@ -223,11 +228,13 @@ static void *watch(void *arg)
         if (limits.log_level >= LOG_WARN && (closed || n_refused)) {
             if (closed)
                 fprintf(stderr, "ddb serve: closed %u connection%s past their deadline (a request line within "
-                                "--timeout %u s, its headers and body within --request-timeout %u s)\n",
-                        closed, closed == 1 ? "" : "s", limits.idle_s, limits.request_s);
+                                "--timeout %u s, its headers and body within --request-timeout %u s, its answer "
+                                "read within --response-timeout %u s)\n",
+                        closed, closed == 1 ? "" : "s", limits.idle_s, limits.request_s, limits.response_s);
             if (n_refused)
-                fprintf(stderr, "ddb serve: refused %u connection%s: --max-connections %u are open\n", n_refused,
-                        n_refused == 1 ? "" : "s", limits.max_connections);
+                fprintf(stderr, "ddb serve: refused %u connection%s: --max-connections %u in all, --max-per-address "
+                                "%u\n",
+                        n_refused, n_refused == 1 ? "" : "s", limits.max_connections, limits.max_per_address);
         }
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);

@@ -19,6 +19,7 @@ typedef struct guard_limits {
     unsigned max_per_address; /* open connections from one client address (0: no limit) */
     unsigned idle_s;          /* the next request's first line within this of the previous response */
     unsigned request_s;       /* a request's line, headers and body within this of its first line */
+    unsigned response_s;      /* its answer computed and read by the client within this of its arrival */
     int log_level;            /* LOG_* (serve.h): refusals and deadline closes are logged at LOG_WARN */
 } guard_limits;
 
@@ -35,7 +36,7 @@ void guard_connection(void *cls, struct MHD_Connection *c, void **socket_context
                       enum MHD_ConnectionNotificationCode toe);
 /* A request's first line has arrived: its headers and body are due within request_s. */
 void guard_request_begun(struct MHD_Connection *c);
-/* The whole request is in: no deadline while it is answered. */
+/* The whole request is in: its answer is due within response_s. */
 void guard_request_received(struct MHD_Connection *c);
 /* The response is sent: the next request line is due within idle_s. */
 void guard_request_done(struct MHD_Connection *c);

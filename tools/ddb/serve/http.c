@@ -269,6 +269,7 @@ struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
                       .max_per_address = lim->max_per_address,
                       .idle_s = lim->timeout_s,
                       .request_s = lim->request_timeout_s,
+                      .response_s = lim->response_timeout_s,
                       .log_level = s->log_level};
     if (!guard_start(&g))
         return NULL;
