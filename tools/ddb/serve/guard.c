@@ -32,7 +32,7 @@
 typedef struct guard_conn {
     struct guard_conn *prev, *next;
     int fd;
-    int64_t deadline_ms; /* monotonic; 0: none (a request being answered) */
+    int64_t deadline_ms; /* monotonic */
     bool closing;        /* shut down by the watchdog */
 } guard_conn;
 
@@ -60,11 +60,6 @@ static int64_t now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-unsigned guard_open_connections(void)
-{
-    return atomic_load(&open_conns);
 }
 
 /* The address's key (family + bytes); false for another family. */
@@ -181,10 +176,8 @@ void guard_connection(void *cls, struct MHD_Connection *c, void **socket_context
         if (g->next)
             g->next->prev = g->prev;
     }
-    release(ai ? ai->client_addr : NULL, ai && ai->client_addr ? (ai->client_addr->sa_family == AF_INET6
-                                                                     ? (socklen_t)sizeof(struct sockaddr_in6)
-                                                                     : (socklen_t)sizeof(struct sockaddr_in))
-                                                               : 0);
+    const struct sockaddr *sa = ai ? ai->client_addr : NULL;
+    release(sa, !sa ? 0 : sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
     pthread_mutex_unlock(&lock);
     free(g);
     *socket_context = NULL;

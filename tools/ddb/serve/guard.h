@@ -41,7 +41,4 @@ void guard_request_received(struct MHD_Connection *c);
 /* The response is sent: the next request line is due within idle_s. */
 void guard_request_done(struct MHD_Connection *c);
 
-/* Connections open now (for tests and the log). */
-unsigned guard_open_connections(void);
-
 #endif
