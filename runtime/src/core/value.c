@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const type_names[] = {"?", "S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS"};
@@ -219,6 +220,49 @@ int ddb_map_set(ddb_arena *a, ddb_value *map, const char *name, ddb_value *x)
     memmove(&m[at + 1], &m[at], (map->len - at) * sizeof *m);
     m[at] = (ddb_attr){copy, (uint32_t)nlen, x};
     map->len++;
+    return DDB_OK;
+}
+
+static int attr_order(const void *x, const void *y)
+{
+    const ddb_attr *a = x, *b = y;
+    return name_cmp(a->name, a->name_len, b->name, b->name_len);
+}
+
+int ddbi_map_adopt(ddb_value *map, ddb_attr *attrs, size_t n)
+{
+    if (!map || map->type != DDB_TM || map->len || n > UINT32_MAX)
+        return DDB_EINVAL;
+    if (n)
+        qsort(attrs, n, sizeof *attrs, attr_order);
+    for (size_t i = 1; i < n; i++)
+        if (attr_order(&attrs[i - 1], &attrs[i]) == 0)
+            return DDB_EINVAL;
+    map->u.m = attrs;
+    map->len = map->cap = (uint32_t)n;
+    return DDB_OK;
+}
+
+static int value_order(const void *x, const void *y)
+{
+    return ddb_value_compare(*(ddb_value *const *)x, *(ddb_value *const *)y);
+}
+
+int ddbi_set_adopt(ddb_value *set, ddb_value **elems, size_t n, const ddb_value *dup[2])
+{
+    if (!set || (set->type != DDB_TSS && set->type != DDB_TNS && set->type != DDB_TBS) || set->len ||
+        n > UINT32_MAX)
+        return DDB_EINVAL;
+    if (n)
+        qsort(elems, n, sizeof *elems, value_order);
+    for (size_t i = 1; i < n; i++)
+        if (ddb_value_compare(elems[i - 1], elems[i]) == 0) {
+            dup[0] = elems[i - 1];
+            dup[1] = elems[i];
+            return DDB_EVALIDATION;
+        }
+    set->u.set = elems;
+    set->len = set->cap = (uint32_t)n;
     return DDB_OK;
 }
 

@@ -11,6 +11,15 @@ struct ddb_item {
 
 /* Index of name in a map, or -(insertion point)-1 when absent. */
 long ddbi_map_find(const ddb_value *map, const char *name, size_t name_len);
+/* Make attrs (n attributes with distinct names, in any order, arena
+ * memory that stays the map's) the contents of the empty map: one sort,
+ * where n ddb_map_set calls would move O(n^2) entries (a 14 MB request of
+ * 640,000 map keys took 19 s).  DDB_EINVAL when two names are equal. */
+int ddbi_map_adopt(ddb_value *map, ddb_attr *attrs, size_t n);
+/* The same for a set: elems (n values of the set's element type, in any
+ * order, arena memory) are sorted into the empty set's order.  When two are
+ * equal, DDB_EVALIDATION with the pair in dup[0], dup[1]. */
+int ddbi_set_adopt(ddb_value *set, ddb_value **elems, size_t n, const ddb_value *dup[2]);
 /* Map lookup by counted name. */
 const ddb_value *ddbi_map_getn(const ddb_value *map, const char *name, size_t name_len);
 /* DynamoDB's message for an empty set of type set_type (SS, NS or BS):

@@ -376,7 +376,11 @@ static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value *
     if (n == 0)
         return jfail(err, DDB_EVALIDATION, p, "%s", ddbi_empty_set_problem(st));
     ddb_value *set = ddb_v_set(a, st);
-    if (!set)
+    /* the elements in the request's order, then sorted into the set's
+     * (ddbi_set_adopt: one sort, not n sorted inserts) */
+    ddb_value **given = set ? ddb_arena_alloc(a, n * sizeof *given) : NULL;
+    ddb_value **sorted = given ? ddb_arena_alloc(a, n * sizeof *sorted) : NULL;
+    if (!sorted)
         return nomem(err);
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
@@ -384,25 +388,34 @@ static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value *
             return jfail(err, DDB_EVALIDATION, p, "%s element %zu is %s, not a string", d, i, json_kind(e));
         const char *s = json_string_value(e);
         size_t len = json_string_length(e);
-        ddb_value *v;
         int rc;
         char what[32];
         snprintf(what, sizeof what, "%s element %zu", d, i);
         if (st == DDB_TSS)
-            rc = (v = ddb_v_s(a, s, len)) ? DDB_OK : nomem(err);
+            rc = (given[i] = ddb_v_s(a, s, len)) ? DDB_OK : nomem(err);
         else if (st == DDB_TNS)
-            rc = number_value(s, len, a, &v, p, what, err);
+            rc = number_value(s, len, a, &given[i], p, what, err);
         else
-            rc = binary_value(s, len, a, &v, p, what, err);
+            rc = binary_value(s, len, a, &given[i], p, what, err);
         if (rc)
             return rc;
-        uint32_t before = set->len;
-        if ((rc = ddb_set_add(a, set, v, err)))
-            return rc == DDB_ENOMEM ? nomem(err) : rc;
-        if (set->len == before)
-            return jfail(err, DDB_EVALIDATION, p, "Input collection %s contains duplicates (element %zu: \"%.*s\")", d,
-                         i, (int)(len > 48 ? 48 : len), s);
     }
+    memcpy(sorted, given, n * sizeof *sorted);
+    const ddb_value *dup[2];
+    int rc = ddbi_set_adopt(set, sorted, n, dup);
+    if (rc == DDB_EVALIDATION) {
+        /* name the later of the two equal elements, as the request has them */
+        size_t later = 0;
+        for (size_t i = 0; i < n; i++)
+            if (given[i] == dup[0] || given[i] == dup[1])
+                later = i;
+        const json_t *e = json_array_get(arr, later);
+        size_t len = json_string_length(e);
+        return jfail(err, DDB_EVALIDATION, p, "Input collection %s contains duplicates (element %zu: \"%.*s\")", d,
+                     later, (int)(len > 48 ? 48 : len), json_string_value(e));
+    }
+    if (rc)
+        return nomem(err);
     *out = set;
     return DDB_OK;
 }
@@ -410,7 +423,10 @@ static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value *
 static int map_value(const json_t *o, ddb_arena *a, ddb_value **out, jpath *p, int depth, ddb_error *err)
 {
     ddb_value *m = ddb_v_map(a);
-    if (!m)
+    size_t n = json_object_size(o), i = 0;
+    /* the attributes gathered, then sorted once (ddbi_map_adopt) */
+    ddb_attr *attrs = m && n ? ddb_arena_alloc(a, n * sizeof *attrs) : NULL;
+    if (!m || (n && !attrs))
         return nomem(err);
     const char *key;
     size_t klen;
@@ -420,14 +436,22 @@ static int map_value(const json_t *o, ddb_arena *a, ddb_value **out, jpath *p, i
         size_t mark = path_name(p, key, klen);
         if (strlen(key) != klen)
             return jfail(err, DDB_EVALIDATION, p, "the attribute name holds a NUL byte");
+        if (klen > UINT32_MAX || i == n)
+            return jfail(err, DDB_EVALIDATION, p, "the attribute name is too long");
         ddb_value *v;
         int rc = to_value(child, a, &v, p, depth + 1, err);
         if (rc)
             return rc;
-        if (ddb_map_set(a, m, key, v) != DDB_OK)
+        char *name = ddb_arena_alloc(a, klen + 1);
+        if (!name)
             return nomem(err);
+        memcpy(name, key, klen + 1);
+        attrs[i++] = (ddb_attr){name, (uint32_t)klen, v};
         path_cut(p, mark);
     }
+    /* a JSON object's names are distinct: jansson keeps one value a name */
+    if (ddbi_map_adopt(m, attrs, i) != DDB_OK)
+        return jfail(err, DDB_EVALIDATION, p, "the map holds one name twice");
     *out = m;
     return DDB_OK;
 }

@@ -4,7 +4,11 @@
  * answer as DynamoDB does (CommonErrors: MissingAuthenticationToken,
  * IncompleteSignature, UnrecognizedClient, InvalidSignature; a request
  * time more than 15 minutes off the server's clock is an
- * InvalidSignatureException "Signature expired").  Calls libddb only. */
+ * InvalidSignatureException "Signature expired").  The headers that say
+ * what the request does must be signed (SigV4: host and x-amz-date always;
+ * every x-amz-* header sent, so X-Amz-Target, the operation, and
+ * X-Amz-Content-Sha256); the body is always bound, since the payload hash
+ * is computed from the body received.  Calls libddb only. */
 #include "serve.h"
 
 #include <ddb/remote.h>
@@ -152,9 +156,18 @@ int auth_check(const server *s, const char *method, const char *path, auth_heade
                  date);
         return deny(out, "InvalidSignatureException", msg);
     }
+    /* the headers that must be signed when the request carries them
+     * (host and x-amz-date always: a request without them has failed above
+     * or fails on the missing header) */
+    static const char *const must_sign[] = {"host", "x-amz-date", "x-amz-target", "x-amz-content-sha256",
+                                            "x-amz-security-token"};
+    enum { N_MUST = sizeof must_sign / sizeof *must_sign };
+    bool signed_ok[N_MUST] = {false};
     ddb_http_header h[MAX_SIGNED];
     size_t nh = 0;
     for (char *p = signed_list, *save = NULL; (p = strtok_r(p, ";", &save)); p = NULL) {
+        for (size_t i = 0; i < N_MUST; i++)
+            signed_ok[i] |= strcmp(p, must_sign[i]) == 0;
         const char *v = header(ctx, p);
         if (nh == MAX_SIGNED || !v)
             return deny(out, "InvalidSignatureException",
@@ -162,6 +175,12 @@ int auth_check(const server *s, const char *method, const char *path, auth_heade
                         "AWS Secret Access Key and signing method. Consult the service documentation for details.");
         h[nh++] = (ddb_http_header){p, v};
     }
+    for (size_t i = 0; i < N_MUST; i++)
+        if (!signed_ok[i] && (i < 2 || header(ctx, must_sign[i]))) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "'%s' must be a signed header: it is missing from SignedHeaders", must_sign[i]);
+            return deny(out, "IncompleteSignatureException", msg);
+        }
     ddb_sigv4_input in = {method, path, NULL, h, nh, body, len, key->id, key->secret, parts[2], parts[3], date};
     char want[65];
     ddb_error e;

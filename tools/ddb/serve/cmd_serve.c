@@ -4,7 +4,9 @@
  * or --insecure), announces the bound address (stdout and --port-file, for
  * tests that start it on port 0), then serves until SIGTERM or SIGINT and
  * shuts down cleanly: no new connections, requests in flight finish, the
- * database closes.  Calls http.c, auth.c, cli.c and libddb. */
+ * database closes.  It raises the open-files limit to what
+ * --max-connections needs, and reads --tls-cert/--tls-key (PEM).  Calls
+ * http.c, auth.c, cli.c and libddb. */
 #include "../cli.h"
 #include "http.h"
 
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,17 +140,69 @@ static int parse_uint_opt(cli *c, const char *name, unsigned min, unsigned max, 
     return 0;
 }
 
+/* Descriptors the server holds besides its connections: the database,
+ * the listening socket, each worker's epoll and wake-up descriptors,
+ * stdio, the logs. */
+#define FD_RESERVE 64
+
+/* Open files for max_connections connections: raise the soft limit up to
+ * the hard one if need be; -1 (after a message) when the hard limit is lower. */
+static int ensure_fd_limit(cli *c, unsigned max_connections, unsigned threads)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)max_connections + FD_RESERVE + 2 * (rlim_t)threads;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+        return usage_error(c, "--max-connections %u needs %llu open files, and this process may open %llu (ulimit -Hn): "
+                              "give a lower --max-connections or raise the limit",
+                           max_connections, (unsigned long long)need, (unsigned long long)rl.rlim_max), -1;
+    rl.rlim_cur = need;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        cli_failf(c, "cannot raise the open-files limit to %llu for --max-connections %u: %s",
+                  (unsigned long long)need, max_connections, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* A PEM file (--tls-cert, --tls-key), at most 1 MB, as text; NULL after a message. */
+static char *read_pem(cli *c, const char *option, const char *path)
+{
+    enum { PEM_MAX = 1 << 20 };
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cli_failf(c, "--%s %s: %s", option, path, strerror(errno));
+        return NULL;
+    }
+    char *buf = malloc(PEM_MAX + 1);
+    size_t n = buf ? fread(buf, 1, PEM_MAX + 1, f) : 0;
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (!buf || bad || n > PEM_MAX || n == 0 || memchr(buf, '\0', n) || !strstr((buf[n] = '\0', buf), "-----BEGIN ")) {
+        cli_failf(c, "--%s %s: %s", option, path,
+                  !buf ? "out of memory" : bad ? "cannot be read" : n > PEM_MAX ? "larger than 1 MB" : "not a PEM file");
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 int cmd_serve(cli *c)
 {
     const char *listen_at = opt_get(c, "listen") ? opt_get(c, "listen") : "127.0.0.1:8000";
     server s = {.region = opt_get(c, "region") ? opt_get(c, "region") : "us-east-1",
                 .account = "000000000000",
                 .log_level = LOG_INFO};
-    http_limits lim = {.threads = 4, .max_connections = 1024, .timeout_s = 60};
+    http_limits lim = {.threads = 4, .max_connections = 1024, .max_per_address = 0, .timeout_s = 60,
+                       .request_timeout_s = 30, .response_timeout_s = 60};
     unsigned sweep_ms = 1000, body_mb = 512;
     if (parse_uint_opt(c, "threads", 1, 256, &lim.threads) ||
         parse_uint_opt(c, "max-connections", 1, 100000, &lim.max_connections) ||
+        parse_uint_opt(c, "max-per-address", 0, 100000, &lim.max_per_address) ||
         parse_uint_opt(c, "timeout", 1, 3600, &lim.timeout_s) ||
+        parse_uint_opt(c, "request-timeout", 1, 3600, &lim.request_timeout_s) ||
+        parse_uint_opt(c, "response-timeout", 1, 3600, &lim.response_timeout_s) ||
         parse_uint_opt(c, "sweep-ms", 0, 86400000, &sweep_ms) ||
         parse_uint_opt(c, "body-memory", 16, 1u << 20, &body_mb))
         return EXIT_USAGE;
@@ -176,13 +231,30 @@ int cmd_serve(cli *c)
         return usage_error(c, "no database: give --db DIR");
     if (strstr(c->uri, "://"))
         return usage_error(c, "ddb serve serves an embedded database directory, not %s", c->uri);
-    if (opt_get(c, "auth") && !(s.keys = auth_load(opt_get(c, "auth"))))
+    if (!opt_get(c, "tls-cert") != !opt_get(c, "tls-key"))
+        return usage_error(c, "--tls-cert and --tls-key go together (the certificate and its private key, PEM)");
+    if (ensure_fd_limit(c, lim.max_connections, lim.threads))
+        return EXIT_USAGE;
+    char *tls_cert = NULL, *tls_key = NULL;
+    if (opt_get(c, "tls-cert") && (!(tls_cert = read_pem(c, "tls-cert", opt_get(c, "tls-cert"))) ||
+                                   !(tls_key = read_pem(c, "tls-key", opt_get(c, "tls-key"))))) {
+        free(tls_cert);
         return 1;
+    }
+    lim.tls_cert = tls_cert;
+    lim.tls_key = tls_key;
+    if (opt_get(c, "auth") && !(s.keys = auth_load(opt_get(c, "auth")))) {
+        free(tls_cert);
+        free(tls_key);
+        return 1;
+    }
     bool loopback;
     char bound[300] = "";
     int fd = open_listener(c, listen_at, &loopback, bound, sizeof bound);
     if (fd < 0) {
         auth_free(s.keys);
+        free(tls_cert);
+        free(tls_key);
         return fd == -1 ? 1 : EXIT_USAGE;
     }
     if (!loopback && !s.keys && !opt_count(c, "insecure")) {
@@ -203,6 +275,8 @@ int cmd_serve(cli *c)
     if (ddb_open(c->uri, &o, &c->db, &e)) {
         close(fd);
         auth_free(s.keys);
+        free(tls_cert);
+        free(tls_key);
         return cli_fail(c, &e, "cannot open %s", c->uri);
     }
     s.db = c->db;
@@ -210,14 +284,19 @@ int cmd_serve(cli *c)
     if (!d) {
         close(fd);
         auth_free(s.keys);
+        free(tls_cert);
+        free(tls_key);
         return cli_failf(c, "cannot start the HTTP server on %s", bound);
     }
     if (opt_get(c, "port-file") && write_port_file(opt_get(c, "port-file"), bound)) {
         http_stop(d);
         auth_free(s.keys);
+        free(tls_cert);
+        free(tls_key);
         return cli_failf(c, "cannot write %s: %s", opt_get(c, "port-file"), strerror(errno));
     }
-    printf("ddb serve: listening on http://%s (database %s%s)\n", bound, c->uri, s.keys ? ", SigV4 required" : "");
+    printf("ddb serve: listening on %s://%s (database %s%s)\n", tls_cert ? "https" : "http", bound, c->uri,
+           s.keys ? ", SigV4 required" : "");
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);
@@ -226,5 +305,7 @@ int cmd_serve(cli *c)
                 sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_stop(d);
     auth_free(s.keys);
+    free(tls_cert);
+    free(tls_key);
     return 0; /* main() closes the database */
 }

@@ -125,6 +125,12 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         serve_error_reply(out, 400, "SerializationException", msg, NULL);
         return;
     }
+    char nul_msg[300];
+    if (w_nul_problem(in, nul_msg, sizeof nul_msg)) {
+        json_decref(in);
+        serve_error_reply(out, 400, "ValidationException", nul_msg, NULL);
+        return;
+    }
     ddb_arena *a = thread_arena();
     if (!a) {
         json_decref(in);

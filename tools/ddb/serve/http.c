@@ -1,15 +1,19 @@
-/* ddb serve: HTTP/1.1 on libmicrohttpd — a pool of worker threads (epoll),
- * keep-alive, at most --max-connections connections, idle and slow
- * connections closed after --timeout seconds, request bodies bounded by
- * DynamoDB's 16 MB (413 beyond) and, together, by --body-memory (a
- * ThrottlingException beyond, which the SDKs retry).  Every response carries DynamoDB's
+/* ddb serve: HTTP/1.1 (HTTPS with --tls-cert/--tls-key) on libmicrohttpd —
+ * a pool of worker threads (epoll), keep-alive, at most --max-connections
+ * connections and --max-per-address from one address, idle connections
+ * closed after --timeout seconds and requests that take longer than
+ * --request-timeout to arrive by the connection guard (guard.c), request
+ * bodies bounded by
+ * DynamoDB's 16 MB (413 beyond) and, together with the memory their
+ * decoding takes (cost.c), by --body-memory (a ThrottlingException beyond,
+ * which the SDKs retry).  Every response carries DynamoDB's
  * headers: Content-Type application/x-amz-json-1.0, x-amzn-RequestId and
  * x-amz-crc32 (zlib CRC-32 of the body, which the AWS SDKs verify).  One
  * log line per request on stderr.  Calls dispatch.c, auth.c, reply.c,
- * libmicrohttpd and zlib. */
+ * guard.c, libmicrohttpd and zlib. */
 #include "http.h"
 
-#include <microhttpd.h>
+#include "guard.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -20,12 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-
-#if MHD_VERSION < 0x00097002
-typedef int MHD_Result_t;
-#else
-typedef enum MHD_Result MHD_Result_t;
-#endif
 
 /* What one request accumulates between the handler's calls. */
 typedef struct conn_req {
@@ -43,15 +41,26 @@ static atomic_int in_flight;
 static atomic_size_t body_bytes;
 static size_t body_budget;
 
-/* Take n more bytes of the budget; false (nothing taken) when it is spent. */
-static bool budget_take(size_t n)
+/* Take n more bytes of the budget; false (nothing taken) when it is spent,
+ * unless the budget holds only `alone` bytes (the caller's own: one request
+ * too big for the budget still runs when it is the only one). */
+static bool budget_take(size_t n, size_t alone)
 {
     size_t cur = atomic_load(&body_bytes);
     do {
-        if (cur + n > body_budget)
+        if (cur + n > body_budget && cur != alone)
             return false;
     } while (!atomic_compare_exchange_weak(&body_bytes, &cur, cur + n));
     return true;
+}
+
+/* The answer past --body-memory: the SDKs retry a throttling error with backoff. */
+static void throttled(serve_reply *rep)
+{
+    serve_error_reply(rep, 400, "ThrottlingException",
+                      "Rate of requests exceeds the allowed throughput (ddb serve: request bodies in memory and "
+                      "their decoding exceed --body-memory)",
+                      NULL);
 }
 static uint64_t request_salt;
 
@@ -142,7 +151,7 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
             size_t cap = q->cap ? q->cap : 4096;
             while (cap < q->len + n)
                 cap *= 2;
-            if (!budget_take(cap - q->cap)) {
+            if (!budget_take(cap - q->cap, SIZE_MAX)) {
                 q->over_budget = true; /* drained, answered with a throttling error */
                 return MHD_YES;
             }
@@ -159,6 +168,7 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         return MHD_YES;
     }
     /* the whole request is in */
+    guard_request_received(c);
     char id[53];
     request_id(id);
     const char *target = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Amz-Target");
@@ -174,18 +184,20 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
         snprintf(msg, sizeof msg, "Request size exceeds the limit of %u bytes", SERVE_MAX_BODY);
         serve_error_reply(&rep, 413, "RequestEntityTooLargeException", msg, NULL);
     } else if (q->over_budget) {
-        /* the server holds as many request bodies as --body-memory allows:
-         * the SDKs retry a throttling error with backoff */
-        serve_error_reply(&rep, 400, "ThrottlingException",
-                          "Rate of requests exceeds the allowed throughput (ddb serve: request bodies in memory "
-                          "exceed --body-memory)",
-                          NULL);
+        throttled(&rep); /* the server holds as many request bodies as --body-memory allows */
     } else if (strcmp(method, "POST") != 0) {
         serve_error_reply(&rep, 400, "UnknownOperationException", "", NULL);
     } else if (s->keys && auth_check(s, method, url, header_of, c, q->body, q->len, &rep)) {
         /* rep holds the authentication error */
     } else {
-        serve_call(s, target, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), q->body, q->len, &rep);
+        /* the decoded request's memory counts too, while it is handled */
+        size_t cost = serve_decode_cost(q->body, q->len);
+        if (!budget_take(cost, q->cap)) {
+            throttled(&rep);
+        } else {
+            serve_call(s, target, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"), q->body, q->len, &rep);
+            atomic_fetch_sub(&body_bytes, cost);
+        }
     }
     log_request(s, target, &rep, q->len, elapsed_ms(&q->start), id);
     if (s->log_level >= LOG_DEBUG)
@@ -204,7 +216,9 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *c, const char *
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)c, (void)toe;
+    (void)cls;
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        guard_request_done(c);
     conn_req *q = *con_cls;
     if (q) {
         atomic_fetch_sub(&body_bytes, q->cap);
@@ -224,6 +238,14 @@ static void on_mhd_error(void *cls, const char *fmt, va_list ap)
     }
 }
 
+/* A request's first line is in (libmicrohttpd's URI logger): its deadline starts. */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls, (void)uri;
+    guard_request_begun(c);
+    return NULL; /* on_request's first call still sees *con_cls == NULL */
+}
+
 struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
 {
     body_budget = lim->body_memory;
@@ -236,11 +258,51 @@ struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
 #else
     flags |= MHD_USE_POLL;
 #endif
-    return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_error, s,
-                            MHD_OPTION_LISTEN_SOCKET, listen_fd,
-                            MHD_OPTION_THREAD_POOL_SIZE, lim->threads, MHD_OPTION_CONNECTION_LIMIT,
-                            lim->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s,
-                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    if (lim->tls_cert) {
+        if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+            fprintf(stderr, "ddb serve: this libmicrohttpd is built without TLS (GnuTLS): --tls-cert is not available\n");
+            return NULL;
+        }
+        flags |= MHD_USE_TLS;
+    }
+    guard_limits g = {.max_connections = lim->max_connections,
+                      .max_per_address = lim->max_per_address,
+                      .idle_s = lim->timeout_s,
+                      .request_s = lim->request_timeout_s,
+                      .response_s = lim->response_timeout_s,
+                      .log_level = s->log_level};
+    if (!guard_start(&g))
+        return NULL;
+    /* libmicrohttpd gives each worker thread an equal share of its limit,
+     * and a worker holding exactly its share stopped serving them (0.9.75,
+     * epoll: 256 keep-alive connections hung at the default 1024 / 4
+     * threads); the guard enforces the limits over all workers instead
+     * (libmicrohttpd's per-address limit counts per worker too), and
+     * libmicrohttpd's share is one more than the whole limit: no worker
+     * ever reaches it */
+    struct MHD_OptionItem opts[] = {
+        {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)on_mhd_error, s},
+        {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
+        {MHD_OPTION_THREAD_POOL_SIZE, lim->threads, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, ((intptr_t)lim->max_connections + 1) * lim->threads, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_connection, NULL},
+        {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_request_line, NULL},
+        {MHD_OPTION_END, 0, NULL}, /* the certificate, with TLS */
+        {MHD_OPTION_END, 0, NULL}, /* its key */
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (lim->tls_cert) {
+        size_t n = sizeof opts / sizeof *opts;
+        opts[n - 3] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)lim->tls_cert};
+        opts[n - 2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)lim->tls_key};
+    }
+    struct MHD_Daemon *d = MHD_start_daemon(flags, 0, guard_accept, NULL, on_request, s, MHD_OPTION_ARRAY, opts,
+                                            MHD_OPTION_END);
+    if (!d)
+        guard_stop();
+    return d;
 }
 
 void http_stop(struct MHD_Daemon *d)
@@ -251,6 +313,7 @@ void http_stop(struct MHD_Daemon *d)
     for (int i = 0; i < 3000 && atomic_load(&in_flight) > 0; i++)
         usleep(10000);
     MHD_stop_daemon(d);
+    guard_stop();
     if (fd != MHD_INVALID_SOCKET)
         close(fd);
 }

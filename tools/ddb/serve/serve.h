@@ -74,6 +74,12 @@ struct serve_req {
  * problem becomes an error response.  Thread-safe. */
 void serve_call(server *s, const char *target, const char *host, const char *body, size_t len, serve_reply *out);
 
+/* ---- cost.c ---- */
+
+/* The memory decoding body (JSON text) into jansson's tree and libddb's
+ * values is estimated to take, in bytes: one linear pass. */
+size_t serve_decode_cost(const char *body, size_t len);
+
 /* ---- reply.c ---- */
 
 /* A handler's failure: the libddb code and message in r->err become the
@@ -88,6 +94,12 @@ int serve_fail(serve_req *r, unsigned status, const char *type, const char *fmt,
 void serve_error_reply(serve_reply *out, unsigned status, const char *type, const char *message, json_t *extra);
 
 /* ---- wire.c: reading the request ---- */
+
+/* An escaped NUL (\u0000) is data inside a string attribute value (an "S"
+ * value, an "SS" element), which libddb keeps whole; anywhere else (member
+ * names, table names, expressions) the request's C strings would end at it,
+ * so it is refused.  0, or -1 with what holds one in msg. */
+int w_nul_problem(const json_t *in, char *msg, size_t cap);
 
 /* A string member; NULL when absent.  Not a string: ValidationException
  * (returns -1 with the error set; *out NULL). */

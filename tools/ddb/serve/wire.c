@@ -34,6 +34,40 @@ static int missing(serve_req *r, const char *path)
                             path);
 }
 
+static int nul_walk(const json_t *j, const char *member, bool in_ss, char *msg, size_t cap)
+{
+    if (json_is_object(j)) {
+        /* (jansson refuses a NUL in a member name itself) */
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)j, key, v) {
+            if (nul_walk(v, key, false, msg, cap))
+                return -1;
+        }
+    } else if (json_is_array(j)) {
+        size_t i;
+        json_t *v;
+        bool ss = member && strcmp(member, "SS") == 0;
+        json_array_foreach(j, i, v) {
+            if (nul_walk(v, member, ss, msg, cap))
+                return -1;
+        }
+    } else if (json_is_string(j) && strlen(json_string_value(j)) != json_string_length(j) && !in_ss &&
+               !(member && strcmp(member, "S") == 0)) {
+        snprintf(msg, cap,
+                 "the value of '%s' holds a NUL character (\\u0000), which is taken only inside string attribute "
+                 "values (S, SS)",
+                 member ? member : "");
+        return -1;
+    }
+    return 0;
+}
+
+int w_nul_problem(const json_t *in, char *msg, size_t cap)
+{
+    return nul_walk(in, NULL, false, msg, cap);
+}
+
 int w_str(serve_req *r, const json_t *o, const char *name, const char **out)
 {
     *out = NULL;
