@@ -218,6 +218,42 @@ static void check_table_options(V *v, const json_t *t)
                 "NEW_AND_OLD_IMAGES",
                 stream);
     }
+    /* DynamoDB's Projection: at most 20 NonKeyAttributes an index, 100 over
+     * all of a table's secondary indexes, each named once, 1 to 255 bytes;
+     * key attribute names 1 to 255 bytes (API_Projection, API_KeySchemaElement) */
+    size_t total = 0, k;
+    const json_t *x;
+    json_array_foreach(json_object_get(t, "indexes"), k, x) {
+        const json_t *proj = json_object_get(x, "projection"), *attrs = json_object_get(proj, "attributes");
+        const char *iname = ddbgen_jstr(x, "name");
+        const char *which[] = {"pk", "sk"};
+        for (int w = 0; w < 2; w++) {
+            const json_t *ka = json_object_get(x, which[w]);
+            const char *an = ddbgen_jstr(ka, "attr");
+            if (ka && an && strlen(an) > 255)
+                ERR(v, LOC(ka), "key attribute name of %zu bytes: DynamoDB allows at most 255", strlen(an));
+        }
+        size_t n = json_array_size(attrs), a, b;
+        total += n;
+        if (n > 20)
+            ERR(v, LOC(proj), "DDB_PROJECT_INCLUDE of index '%s' names %zu attributes: DynamoDB allows at most 20 an index",
+                iname, n);
+        for (a = 0; a < n; a++) {
+            const char *an = json_string_value(json_array_get(attrs, a));
+            if (!an)
+                continue;
+            if (!an[0] || strlen(an) > 255)
+                ERR(v, LOC(proj), "DDB_PROJECT_INCLUDE of index '%s': an attribute name of %zu bytes (1 to 255)", iname,
+                    strlen(an));
+            for (b = 0; b < a; b++)
+                if (json_string_value(json_array_get(attrs, b)) && !strcmp(an, json_string_value(json_array_get(attrs, b))))
+                    ERR(v, LOC(proj), "DDB_PROJECT_INCLUDE of index '%s' names '%s' twice", iname, an);
+        }
+    }
+    if (total > 100)
+        ERR(v, LOC(t), "the indexes of table '%s' project %zu attributes: DynamoDB allows at most 100 over all of a "
+                       "table's secondary indexes",
+            ddbgen_jstr(t, "name"), total);
     const json_t *p = json_object_get(t, "provisioned");
     const char *units[] = {"rcu", "wcu"};
     for (int i = 0; p && i < 2; i++) {

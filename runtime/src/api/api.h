@@ -92,8 +92,19 @@ int ddbi_api_notsup(const ddb *db, const char *op, ddb_error *err);
 extern const ddbi_backend_ops ddbi_embedded_ops;
 int ddbi_embedded_open(const char *uri, const char *path, const ddb_options *opts, void **impl, ddb_error *err);
 /* ddb_options.verify (verify.c): every check of the database in dir, in a
- * child process; DDB_OK (also when there is no database yet), DDB_ECORRUPT
- * naming `ddb check DIR` when it is damaged or its check crashed. */
-int ddbi_verify_file(const char *dir, ddb_error *err);
+ * child process; DDB_OK (also when there is no database yet) with out
+ * naming the tables found damaged (each that table's problem: the caller
+ * marks them, ddbi_embedded_mark_damaged), DDB_ECORRUPT naming `ddb check
+ * DIR` when the catalog is damaged, more tables than out holds are, or the
+ * check crashed (LMDB aborted on a page). */
+#define DDBI_VERIFY_TABLES 8
+typedef struct ddbi_verify_result {
+    int n_tables;
+    char tables[DDBI_VERIFY_TABLES][256];
+    char why[DDB_ERROR_TEXT_SIZE]; /* the first damaged table's problem */
+} ddbi_verify_result;
+int ddbi_verify_file(const char *dir, ddbi_verify_result *out, ddb_error *err);
+/* A table verify found damaged: the handle writes nothing more to it. */
+void ddbi_embedded_mark_damaged(void *impl, const char *table, const char *why);
 
 #endif

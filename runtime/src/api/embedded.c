@@ -3,6 +3,7 @@
  * the engine when it found the file damaged.  May call engine/ and
  * streams/. */
 #include "api/api.h"
+#include "core/error.h"
 #include "engine/engine.h"
 #include "streams/streams.h"
 
@@ -29,6 +30,13 @@ int ddbi_embedded_open(const char *uri, const char *path, const ddb_options *opt
 static int noted(void *impl, const char *table, int rc, const ddb_error *err)
 {
     return rc == DDB_ECORRUPT ? ddbi_engine_damaged(impl, table, err) : rc;
+}
+
+void ddbi_embedded_mark_damaged(void *impl, const char *table, const char *why)
+{
+    ddb_error e = {0};
+    ddbi_fail(&e, DDB_ECORRUPT, "%s", why);
+    ddbi_engine_damaged(impl, table, &e);
 }
 
 /* The same for an operation over several tables: the table member (at

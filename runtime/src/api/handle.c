@@ -66,6 +66,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
     void *impl = NULL;
     char *temp = NULL;
     int rc;
+    ddbi_verify_result vr = {0};
     if (strcmp(uri, "mem:") == 0) {
         /* a fresh private database for a test: nothing to survive a crash */
         ddb_options o = opts ? *opts : (ddb_options){0};
@@ -82,7 +83,7 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
         ddb_options o = opts ? *opts : (ddb_options){0};
         char *dir = NULL;
         ops = &ddbi_embedded_ops;
-        if (!(rc = file_uri(uri, &dir, &o.read_only, err)) && !(o.verify && (rc = ddbi_verify_file(dir, err))))
+        if (!(rc = file_uri(uri, &dir, &o.read_only, err)) && !(o.verify && (rc = ddbi_verify_file(dir, &vr, err))))
             rc = ddbi_embedded_open(uri, dir, &o, &impl, err);
         free(dir);
     } else if (ddbi_remote_uri(uri)) {
@@ -101,9 +102,12 @@ int ddb_open(const char *uri, const ddb_options *opts, ddb **out, ddb_error *err
                         uri);
     } else {
         ops = &ddbi_embedded_ops;
-        if (!(opts && opts->verify && (rc = ddbi_verify_file(uri, err))))
+        if (!(opts && opts->verify && (rc = ddbi_verify_file(uri, &vr, err))))
             rc = ddbi_embedded_open(uri, uri, opts, &impl, err);
     }
+    /* tables verify found damaged: that table's problem, from the start */
+    for (int i = 0; !rc && i < vr.n_tables; i++)
+        ddbi_embedded_mark_damaged(impl, vr.tables[i], vr.why);
     return rc ? rc : handle_new(ops, impl, temp, out, err);
 }
 

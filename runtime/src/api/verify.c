@@ -2,8 +2,12 @@
  * (ddb_options.verify).  A child process opens the directory read-only and
  * runs every check (the catalog; each table's items, indexes and partition
  * statistics; each stream); LMDB asserts or faults on some damaged pages,
- * and that kills the child, never the caller.  A problem or a crash
- * refuses the open with DDB_ECORRUPT naming the `ddb check` command to run.
+ * and that kills the child, never the caller.  A crash, or damage to the
+ * catalog (which every table depends on), refuses the open with
+ * DDB_ECORRUPT naming the `ddb check` command to run.  Damage the check
+ * found inside tables, with LMDB reading every page of them unharmed, is
+ * those tables' problem: the open goes on and the caller marks them
+ * damaged at once (no write reaches them), the others work.
  * May call the embedded backend (api.h, backend.h) and core/. */
 #include "api/api.h"
 #include "core/error.h"
@@ -18,8 +22,11 @@
 
 /* What the child tells the parent: its answer and the first problem. */
 typedef struct verdict {
-    int code; /* DDB_OK, or the code of the first problem */
+    int code; /* DDB_OK, or the code of the first problem that is not a damaged table */
     char why[DDB_ERROR_TEXT_SIZE];
+    int n_tables; /* tables found damaged (their names below, at most DDBI_VERIFY_TABLES) */
+    char tables[DDBI_VERIFY_TABLES][256];
+    char table_why[DDB_ERROR_TEXT_SIZE]; /* the first table's problem */
 } verdict;
 
 /* The checks, in the child, through the embedded backend's operations
@@ -39,9 +46,19 @@ static void check_all(const char *dir, verdict *v)
         rc = DDB_OK;
     if (!rc)
         rc = ops->list_tables(impl, a, &names, &n, &e);
-    for (size_t i = 0; !rc && i < n; i++)
-        if (!(rc = ops->check_table(impl, names[i], &r, &e)))
-            rc = ops->stream_check(impl, names[i], &r, &e);
+    for (size_t i = 0; !rc && i < n; i++) {
+        int trc = ops->check_table(impl, names[i], &r, &e);
+        if (!trc)
+            trc = ops->stream_check(impl, names[i], &r, &e);
+        if (trc == DDB_ECORRUPT && strlen(names[i]) < sizeof v->tables[0]) {
+            if (!v->n_tables)
+                snprintf(v->table_why, sizeof v->table_why, "%s", e.message);
+            if (v->n_tables < DDBI_VERIFY_TABLES)
+                snprintf(v->tables[v->n_tables], sizeof v->tables[0], "%s", names[i]);
+            v->n_tables++;
+        } else
+            rc = trc;
+    }
     v->code = rc;
     snprintf(v->why, sizeof v->why, "%s", e.message);
     if (impl)
@@ -64,8 +81,9 @@ static size_t read_all(int fd, void *p, size_t n)
     return got;
 }
 
-int ddbi_verify_file(const char *dir, ddb_error *err)
+int ddbi_verify_file(const char *dir, ddbi_verify_result *out, ddb_error *err)
 {
+    memset(out, 0, sizeof *out);
     char file[4200];
     struct stat st;
     snprintf(file, sizeof file, "%s/data.mdb", dir);
@@ -105,10 +123,21 @@ int ddbi_verify_file(const char *dir, ddb_error *err)
     }
     if (got != sizeof v || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return ddbi_fail(err, DDB_EIO, "ddb_open: cannot verify %s: its check gave no answer", dir);
+    v.table_why[sizeof v.table_why - 1] = '\0';
     if (v.code == DDB_ECORRUPT)
         return ddbi_fail(err, DDB_ECORRUPT, "ddb_open: %s is damaged (run `ddb check %s` for every problem): %s", dir,
                          dir, v.why);
     if (v.code)
         return ddbi_fail(err, v.code, "ddb_open: cannot verify %s: %s", dir, v.why);
+    if (v.n_tables > DDBI_VERIFY_TABLES)
+        return ddbi_fail(err, DDB_ECORRUPT,
+                         "ddb_open: %s is damaged in %d tables (run `ddb check %s` for every problem): %s", dir,
+                         v.n_tables, dir, v.table_why);
+    out->n_tables = v.n_tables;
+    for (int i = 0; i < v.n_tables; i++) {
+        v.tables[i][sizeof v.tables[i] - 1] = '\0';
+        memcpy(out->tables[i], v.tables[i], sizeof out->tables[i]);
+    }
+    snprintf(out->why, sizeof out->why, "%s", v.table_why);
     return DDB_OK;
 }
