@@ -74,6 +74,12 @@ const char *ddb_expr_kind_name(ddb_expr_kind kind);
  * (NULL text or out) or DDB_ENOMEM. */
 int ddb_expr_prepare(ddb_expr_kind kind, const char *text, const ddb_item *names, ddb_expr **out, ddb_error *err);
 
+/* The maps' own checks, which DynamoDB makes before any expression is read:
+ * not empty, each key "#name" / ":name" of at most DDB_EXPR_MAX_REF_BYTES
+ * (the length checked first), each name not empty, each value well formed.
+ * names / values may be NULL.  DDB_EVALIDATION with DynamoDB's words. */
+int ddb_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err);
+
 /* The checks DynamoDB makes on a whole request once each of its
  * expressions (exprs[0..n), NULLs skipped) was prepared with the same
  * names map: the maps themselves (not empty, "#..." / ":..." keys), maps

@@ -380,6 +380,13 @@ static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value *
         return nomem(err);
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
+        /* DynamoDB's words, "An string set" included (ExtendDB
+         * tests/test_attribute_value_validation.py); the NS / BS forms follow them */
+        if (json_is_null(e))
+            return ddbi_fail(err, DDB_EVALIDATION,
+                             "One or more parameter values were invalid: An %s set may not have a null %s as a member",
+                             st == DDB_TSS ? "string" : st == DDB_TNS ? "number" : "binary",
+                             st == DDB_TSS ? "string" : st == DDB_TNS ? "number" : "binary");
         if (!json_is_string(e))
             return jfail(err, DDB_EVALIDATION, p, "%s element %zu is %s, not a string", d, i, json_kind(e));
         const char *s = json_string_value(e);

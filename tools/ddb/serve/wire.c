@@ -226,6 +226,10 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out)
         if (!sv || ddb_item_set(it, k, sv))
             return serve_fail_code(r, DDB_ENOMEM);
     }
+    /* the keys before any expression uses them (a bad key, not "#a is not defined") */
+    int rc = ddb_expr_check_maps(it, NULL, &r->err);
+    if (rc)
+        return serve_fail_code(r, rc);
     *out = it;
     return 0;
 }
