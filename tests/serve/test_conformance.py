@@ -53,6 +53,33 @@ def run():
             VAL, "ExpressionAttributeValues contains invalid key: The expression attribute map contains a key "
             "that is too long;")
 
+    # Nesting: a stored value nests at most 32 levels, in DynamoDB's words; a
+    # value used only by a condition is not held to it. ExtendDB
+    # tests/test_item_operations.py::TestNestingDepth
+    # (test_put_item_one_over_limit_map_rejected, test_put_item_deep_eav_in_condition_accepted,
+    # test_update_item_deep_eav_in_condition_accepted,
+    # test_update_item_legacy_expected_with_deep_value_accepted)
+    def deep(levels):
+        v = {"S": "leaf"}
+        for _ in range(levels):
+            v = {"M": {"a": v}}
+        return v
+    nest = "Nesting Levels have exceeded supported limits"
+    A.ok("31 maps deep", "PutItem", {"TableName": t, "Item": {"pk": {"S": "d31"}, "deep": deep(31)}})
+    A.error("32 maps deep", "PutItem", {"TableName": t, "Item": {"pk": {"S": "d32"}, "deep": deep(32)}}, VAL, nest)
+    A.error("32 maps deep by SET", "UpdateItem",
+            {"TableName": t, "Key": key, "UpdateExpression": "SET deep = :d", "ExpressionAttributeValues": {":d": deep(32)}},
+            VAL, nest)
+    A.ok("a deep value in a condition only", "PutItem",
+         {"TableName": t, "Item": {"pk": {"S": "dc"}}, "ConditionExpression": "attribute_not_exists(pk) OR :d = :d",
+          "ExpressionAttributeValues": {":d": deep(32)}})
+    A.ok("a deep value in an UpdateItem condition", "UpdateItem",
+         {"TableName": t, "Key": key, "UpdateExpression": "SET x = :s", "ConditionExpression": ":d = :d",
+          "ExpressionAttributeValues": {":s": {"S": "x"}, ":d": deep(32)}})
+    A.error("a deep value in Expected", "UpdateItem",
+            {"TableName": t, "Key": key, "AttributeUpdates": {"x": {"Action": "PUT", "Value": {"S": "y"}}},
+             "Expected": {"deep": {"Value": deep(32)}}}, "ConditionalCheckFailedException", "The conditional request failed")
+
 
 def main():
     with Server(sys.argv[1], sys.argv[2]) as s:

@@ -441,8 +441,8 @@ static int map_value(const json_t *o, ddb_arena *a, ddb_value **out, jpath *p, i
 
 static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, int depth, ddb_error *err)
 {
-    if (depth > DDB_JSON_MAX_DEPTH)
-        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_JSON_MAX_DEPTH);
+    if (depth > DDB_JSON_READ_MAX_DEPTH)
+        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_JSON_READ_MAX_DEPTH);
     if (!json_is_object(j))
         return jfail(err, DDB_EVALIDATION, p, "an attribute value must be an object like {\"S\": \"x\"}, not %s",
                      json_kind(j));
