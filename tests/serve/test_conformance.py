@@ -80,6 +80,25 @@ def run():
             {"TableName": t, "Key": key, "AttributeUpdates": {"x": {"Action": "PUT", "Value": {"S": "y"}}},
              "Expected": {"deep": {"Value": deep(32)}}}, "ConditionalCheckFailedException", "The conditional request failed")
 
+    # TransactWriteItems validates every action before it runs any: the first
+    # action that fails validation is the ValidationError, the others "None",
+    # no condition evaluated (ScyllaDB test/alternator/test_transact.py::
+    # test_transact_write_cancellation_reasons_validationerror)
+    put = lambda item, **kw: {"Put": dict({"TableName": t, "Item": item}, **kw)}
+    status, raw, j = A.call("TransactWriteItems", {"TransactItems": [
+        put({"pk": {"N": "7"}}), put({"pk": {"N": "8"}}),
+        put({"pk": {"S": "tx-v"}}, ConditionExpression="attribute_exists(pk)")]})
+    codes = [x.get("Code") for x in (j or {}).get("CancellationReasons", [])]
+    A.check(status == 400 and codes == ["ValidationError", "None", "None"],
+            "validation reasons: got %s %r" % (status, raw[:300]))
+    # Over 4 MB of items: the API reference's words (API_TransactWriteItems: "The
+    # aggregate size of the items in the transaction cannot exceed 4 MB"), which
+    # ScyllaDB test/alternator/test_transact.py::test_transact_write_items_put_5MB
+    # matches on DynamoDB ("size cannot exceed")
+    A.error("a 5 MB transaction", "TransactWriteItems", {"TransactItems": [
+        put({"pk": {"S": "big%d" % i}, "x": {"S": "x" * 100000}}) for i in range(50)]}, VAL,
+        "The aggregate size of the items in the transaction cannot exceed 4 MB")
+
 
 def main():
     with Server(sys.argv[1], sys.argv[2]) as s:
