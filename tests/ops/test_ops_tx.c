@@ -299,7 +299,7 @@ static void test_tx_size_limit(void **state)
     for (int i = 0; i < 11; i++)
         ops[i] = (ddb_tx_op){DDB_TX_PUT, T_OPS, item_n(fx, "big", i, 390000), NULL, NULL, NULL, DDB_RETURN_NONE};
     ddb_tx_result res;
-    EXPECT_ERR(DDB_ELIMIT, "The aggregate size of the items in the transaction cannot exceed 4 MB (4290000 bytes, at most 4194304)",
+    EXPECT_ERR(DDB_ELIMIT, "Transaction payload size cannot exceed 4 MB (4290000 bytes, at most 4194304)",
                ddb_transact_write(fx->db, ops, 11, DDB_CAPACITY_TOTAL, fx->a, &res, err));
     expect_clean(fx, T_OPS, 0, 0);
     EXPECT_RC(DDB_OK, ddb_transact_write(fx->db, ops, 10, DDB_CAPACITY_TOTAL, fx->a, &res, err));
@@ -314,7 +314,7 @@ static void test_tx_size_limit(void **state)
     ddb_capacity cap;
     for (int i = 0; i < 11; i++)
         gets[i] = (ddb_tx_get){T_OPS, key_n(fx, "big", i), NULL};
-    EXPECT_ERR(DDB_ELIMIT, "The aggregate size of the items in the transaction cannot exceed 4 MB (4290000 bytes, at most 4194304)",
+    EXPECT_ERR(DDB_ELIMIT, "Transaction payload size cannot exceed 4 MB (4290000 bytes, at most 4194304)",
                ddb_transact_get(fx->db, gets, 11, fx->a, items, DDB_CAPACITY_TOTAL, &cap, err));
     EXPECT_RC(DDB_OK, ddb_transact_get(fx->db, gets, 10, fx->a, items, DDB_CAPACITY_TOTAL, &cap, err));
     assert_int_equal(ddb_item_size(items[9]), 390000);

@@ -91,13 +91,13 @@ def run():
     codes = [x.get("Code") for x in (j or {}).get("CancellationReasons", [])]
     A.check(status == 400 and codes == ["ValidationError", "None", "None"],
             "validation reasons: got %s %r" % (status, raw[:300]))
-    # Over 4 MB of items: the API reference's words (API_TransactWriteItems: "The
-    # aggregate size of the items in the transaction cannot exceed 4 MB"), which
-    # ScyllaDB test/alternator/test_transact.py::test_transact_write_items_put_5MB
-    # matches on DynamoDB ("size cannot exceed")
+    # Over 4 MB of items (API_TransactWriteItems: "The aggregate size of the
+    # items in the transaction cannot exceed 4 MB"): ScyllaDB
+    # test/alternator/test_transact.py::test_transact_write_items_put_5MB finds
+    # "size cannot exceed" in DynamoDB's message, which speaks of the payload
     A.error("a 5 MB transaction", "TransactWriteItems", {"TransactItems": [
         put({"pk": {"S": "big%d" % i}, "x": {"S": "x" * 100000}}) for i in range(50)]}, VAL,
-        "The aggregate size of the items in the transaction cannot exceed 4 MB")
+        "Transaction payload size cannot exceed 4 MB")
 
 
 def main():

@@ -18,16 +18,16 @@
 #define TX_MAX 100
 #define TX_BYTES_MAX (4u * 1024u * 1024u)
 
-/* A transaction's items over 4 MB, in the API reference's words
- * (API_TransactWriteItems, API_TransactGetItems: "The aggregate size of the
- * items in the transaction cannot exceed 4 MB"; ScyllaDB's
- * test/alternator/test_transact.py::test_transact_write_items_put_5MB finds
- * "size cannot exceed" in DynamoDB's message), the size after them. */
+/* A transaction's items over 4 MB (API_TransactWriteItems,
+ * API_TransactGetItems: "The aggregate size of the items in the transaction
+ * cannot exceed 4 MB").  DynamoDB's exact words are not published; ScyllaDB's
+ * test/alternator/test_transact.py (test_transact_write_items_put_5MB, run
+ * against DynamoDB) finds "size cannot exceed" in them and says DynamoDB
+ * calls it the "transaction payload"; these hold both. */
 static int tx_too_large(size_t bytes, ddb_error *err)
 {
-    return ddbi_fail(err, DDB_ELIMIT,
-                     "The aggregate size of the items in the transaction cannot exceed 4 MB (%zu bytes, at most %u)",
-                     bytes, TX_BYTES_MAX);
+    return ddbi_fail(err, DDB_ELIMIT, "Transaction payload size cannot exceed 4 MB (%zu bytes, at most %u)", bytes,
+                     TX_BYTES_MAX);
 }
 
 /* Two requests on one item of one table: DynamoDB refuses the request. */
