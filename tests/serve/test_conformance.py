@@ -99,6 +99,17 @@ def run():
         put({"pk": {"S": "big%d" % i}, "x": {"S": "x" * 100000}}) for i in range(50)]}, VAL,
         "Transaction payload size cannot exceed 4 MB")
 
+    # A name in an expression starts with a letter; "_" and digits only follow
+    # (ScyllaDB test/alternator/test_update_expression.py::
+    # test_update_expression_name_token, which quotes DynamoDB's message)
+    for bad in ("_123", "_abc"):
+        A.error("a name starting with _ (%s)" % bad, "UpdateItem",
+                {"TableName": t, "Key": key, "UpdateExpression": "SET %s = :v" % bad,
+                 "ExpressionAttributeValues": {":v": {"N": "3"}}},
+                VAL, 'Invalid UpdateExpression: Syntax error; token: "_", near: "SET %s' % bad)
+    A.ok("a name with _ inside", "UpdateItem", {"TableName": t, "Key": key, "UpdateExpression": "SET A123_ = :v",
+                                                  "ExpressionAttributeValues": {":v": {"N": "3"}}})
+
 
 def main():
     with Server(sys.argv[1], sys.argv[2]) as s:
