@@ -110,6 +110,22 @@ def run():
     A.ok("a name with _ inside", "UpdateItem", {"TableName": t, "Key": key, "UpdateExpression": "SET A123_ = :v",
                                                   "ExpressionAttributeValues": {":v": {"N": "3"}}})
 
+    # A parallel Scan's ExclusiveStartKey must lie in its segment (ScyllaDB
+    # test/alternator/test_scan.py::test_scan_parallel_with_exclusive_start_key):
+    # of 1000000 segments, segment 0 holds almost no key
+    bad = ["0", "1", "2", "3"]
+    miss = 0
+    for k in bad:
+        status, raw, j = A.call("Scan", {"TableName": t, "TotalSegments": 1000000, "Segment": 0,
+                                         "ExclusiveStartKey": {"pk": {"S": k}}})
+        miss += status == 400 and "does not map to the provided Segment and TotalSegments" in raw
+    A.check(miss == len(bad), "ExclusiveStartKey outside the segment: %d of %d refused" % (miss, len(bad)))
+    # ... and a key of the segment is taken: each key's own segment of 2
+    for k in bad:
+        ok = sum(A.call("Scan", {"TableName": t, "TotalSegments": 2, "Segment": seg,
+                                 "ExclusiveStartKey": {"pk": {"S": k}}})[0] == 200 for seg in (0, 1))
+        A.check(ok == 1, "ExclusiveStartKey %s: taken by %d of 2 segments" % (k, ok))
+
 
 def main():
     with Server(sys.argv[1], sys.argv[2]) as s:
