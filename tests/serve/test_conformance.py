@@ -126,6 +126,16 @@ def run():
                                  "ExclusiveStartKey": {"pk": {"S": k}}})[0] == 200 for seg in (0, 1))
         A.check(ok == 1, "ExclusiveStartKey %s: taken by %d of 2 segments" % (k, ok))
 
+    # An UpdateItem with nothing to update still checks its Key against the
+    # schema: an attribute beyond the key is refused, nothing is stored
+    # (ScyllaDB test/alternator/test_item.py::test_update_item_wrong_key_type)
+    for extra in ({"AttributeUpdates": {}}, {}):
+        A.error("a spurious key attribute, nothing to update %r" % extra, "UpdateItem",
+                dict({"TableName": t, "Key": {"pk": {"S": "spur"}, "sk": {"S": "b"}}}, **extra), VAL,
+                "The provided key element does not match the schema")
+    status, raw, j = A.call("GetItem", {"TableName": t, "Key": {"pk": {"S": "spur"}}})
+    A.check(status == 200 and "Item" not in (j or {}), "a refused UpdateItem stored nothing: %s %r" % (status, raw[:200]))
+
 
 def main():
     with Server(sys.argv[1], sys.argv[2]) as s:
