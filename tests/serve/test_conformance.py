@@ -136,6 +136,27 @@ def run():
     status, raw, j = A.call("GetItem", {"TableName": t, "Key": {"pk": {"S": "spur"}}})
     A.check(status == 200 and "Item" not in (j or {}), "a refused UpdateItem stored nothing: %s %r" % (status, raw[:200]))
 
+    # BatchGetItem: ProjectionExpression for one table and AttributesToGet for
+    # another mix the two kinds of parameters across the request (ExtendDB
+    # tests/test_batch_operations.py::TestBatchGetItemExpressionParamMix)
+    t2 = "Conformance2"
+    A.create({"TableName": t2, "BillingMode": "PAY_PER_REQUEST",
+              "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+              "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]})
+    mix = ("Can not use both expression and non-expression parameters in the same request: "
+           "Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+    other = {"Keys": [{"id": {"S": "b"}}], "AttributesToGet": ["id"]}
+    A.error("a projection and AttributesToGet in two tables", "BatchGetItem",
+            {"RequestItems": {t: {"Keys": [key], "ProjectionExpression": "pk"}, t2: other}}, VAL, mix)
+    A.error("a projection with names and AttributesToGet in two tables", "BatchGetItem",
+            {"RequestItems": {t: {"Keys": [key], "ProjectionExpression": "#p", "ExpressionAttributeNames": {"#p": "pk"}},
+                              t2: other}}, VAL, mix)
+    A.error("names alone and AttributesToGet in two tables", "BatchGetItem",
+            {"RequestItems": {t: {"Keys": [key], "ExpressionAttributeNames": {"#p": "pk"}}, t2: other}}, VAL,
+            "ExpressionAttributeNames can only be specified when using expressions")
+    A.ok("AttributesToGet in both tables", "BatchGetItem",
+         {"RequestItems": {t: {"Keys": [key], "AttributesToGet": ["pk"]}, t2: other}})
+
 
 def main():
     with Server(sys.argv[1], sys.argv[2]) as s:
