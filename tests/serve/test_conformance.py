@@ -157,6 +157,21 @@ def run():
     A.ok("AttributesToGet in both tables", "BatchGetItem",
          {"RequestItems": {t: {"Keys": [key], "AttributesToGet": ["pk"]}, t2: other}})
 
+    # An attribute name of 65536 bytes is refused wherever it is named: in
+    # ExpressionAttributeNames for a projection or a condition, in
+    # AttributesToGet (ScyllaDB test/alternator/test_limits.py::
+    # test_limit_attribute_length_nonkey_bad: "6553[56]" in DynamoDB's message)
+    long = "n" * 65536
+    big = "Attribute name is too large, must be less than 65536 bytes"
+    A.error("a long name in a projection", "GetItem",
+            {"TableName": t, "Key": key, "ProjectionExpression": "#n", "ExpressionAttributeNames": {"#n": long}}, VAL, big)
+    A.error("a long name in AttributesToGet", "GetItem", {"TableName": t, "Key": key, "AttributesToGet": [long]}, VAL, big)
+    A.error("a long name in a condition", "UpdateItem",
+            {"TableName": t, "Key": key, "UpdateExpression": "SET a = :v", "ConditionExpression": "#n = :v",
+             "ExpressionAttributeNames": {"#n": long}, "ExpressionAttributeValues": {":v": {"N": "1"}}}, VAL, big)
+    A.ok("a name of 65535 bytes", "GetItem",
+         {"TableName": t, "Key": key, "ProjectionExpression": "#n", "ExpressionAttributeNames": {"#n": long[1:]}})
+
 
 def main():
     with Server(sys.argv[1], sys.argv[2]) as s:

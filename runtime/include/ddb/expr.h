@@ -52,6 +52,7 @@ typedef enum ddb_expr_kind {
 #define DDB_EXPR_MAX_IN_OPERANDS 100 /* operands of one IN, the left one included */
 #define DDB_EXPR_MAX_PATH_DEPTH 32  /* elements of one document path */
 #define DDB_EXPR_MAX_REF_BYTES 255  /* a #name or :value reference, its sigil included */
+#define DDB_ATTR_NAME_MAX 65535     /* an attribute name's bytes (DynamoDB: "less than 65536 bytes") */
 
 /* "ConditionExpression", "FilterExpression", ...; never NULL. */
 const char *ddb_expr_kind_name(ddb_expr_kind kind);

@@ -511,6 +511,14 @@ int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_erro
                 return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeNames contains invalid value: Empty attribute name for key %.*s",
                                 (int)at->name_len, at->name);
+            /* the item's own limit on a name (ScyllaDB test/alternator/test_limits.py::
+             * test_limit_attribute_length_nonkey_bad: a projection or a
+             * condition naming it is refused too) */
+            if (at->value->len > DDB_ATTR_NAME_MAX)
+                return ddbi_fail(err, DDB_EVALIDATION,
+                                "Attribute name is too large, must be less than 65536 bytes (the name for key %.*s has "
+                                "%u bytes)",
+                                (int)at->name_len, at->name, at->value->len);
         }
     }
     if (values) {

@@ -308,6 +308,11 @@ int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n)
         if (!json_is_string(json_array_get(v, i)))
             return wrong_type(r, "AttributesToGet", "strings");
         p[i] = json_string_value(json_array_get(v, i));
+        /* the item's limit on a name, as where an expression names it */
+        if (json_string_length(json_array_get(v, i)) > DDB_ATTR_NAME_MAX)
+            return serve_validation(r, "Attribute name is too large, must be less than 65536 bytes (AttributesToGet "
+                                       "member %zu)",
+                                    i + 1);
     }
     *names = p;
     *n = count;
