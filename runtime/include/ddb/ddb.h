@@ -530,6 +530,10 @@ typedef struct ddb_tx_result {
      * when the op asked for ALL_OLD on condition failure and its condition
      * failed; NULL otherwise. */
     ddb_item **items;
+    /* Set with reasons: per op with a reason other than None,
+     * ConditionalCheckFailed or ThrottlingError, its message (arena memory;
+     * CancellationReasons[i].Message); NULL otherwise. */
+    char **messages;
     ddb_capacity capacity;
 } ddb_tx_result;
 

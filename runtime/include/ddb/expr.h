@@ -52,6 +52,7 @@ typedef enum ddb_expr_kind {
 #define DDB_EXPR_MAX_IN_OPERANDS 100 /* operands of one IN, the left one included */
 #define DDB_EXPR_MAX_PATH_DEPTH 32  /* elements of one document path */
 #define DDB_EXPR_MAX_REF_BYTES 255  /* a #name or :value reference, its sigil included */
+#define DDB_ATTR_NAME_MAX 65535     /* an attribute name's bytes (DynamoDB: "less than 65536 bytes") */
 
 /* "ConditionExpression", "FilterExpression", ...; never NULL. */
 const char *ddb_expr_kind_name(ddb_expr_kind kind);
@@ -73,6 +74,12 @@ const char *ddb_expr_kind_name(ddb_expr_kind kind);
  * *out is NULL and the return is DDB_EVALIDATION, DDB_ELIMIT, DDB_EINVAL
  * (NULL text or out) or DDB_ENOMEM. */
 int ddb_expr_prepare(ddb_expr_kind kind, const char *text, const ddb_item *names, ddb_expr **out, ddb_error *err);
+
+/* The maps' own checks, which DynamoDB makes before any expression is read:
+ * not empty, each key "#name" / ":name" of at most DDB_EXPR_MAX_REF_BYTES
+ * (the length checked first), each name not empty, each value well formed.
+ * names / values may be NULL.  DDB_EVALIDATION with DynamoDB's words. */
+int ddb_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err);
 
 /* The checks DynamoDB makes on a whole request once each of its
  * expressions (exprs[0..n), NULLs skipped) was prepared with the same

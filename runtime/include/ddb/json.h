@@ -18,7 +18,7 @@
  * per value, known descriptors only, numbers validated and canonicalised by
  * ddb_number_canonical(), base64 with the standard alphabet and padding,
  * NULL only as true, sets non-empty and without duplicates, nesting at most
- * DDB_JSON_MAX_DEPTH levels, attribute names without NUL bytes.  Neither
+ * DDB_JSON_READ_MAX_DEPTH levels, attribute names without NUL bytes.  Neither
  * direction applies DynamoDB's size limits (400 KB per item, 64 KB per
  * name): the write that stores an item checks those.
  *
@@ -45,8 +45,11 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* Nesting limit in both directions: a top-level attribute value is level 1
- * (DynamoDB allows 32). */
+ * (DynamoDB allows 32).  Reading allows twice that: DynamoDB holds only the
+ * values an item stores to 32 levels (the write checks them, in DynamoDB's
+ * words), not a value a condition compares with. */
 #define DDB_JSON_MAX_DEPTH 32
+#define DDB_JSON_READ_MAX_DEPTH (2 * DDB_JSON_MAX_DEPTH)
 
 /* ---- ddb_value / ddb_item -> JSON --------------------------------------- */
 

@@ -569,7 +569,10 @@ int ddbi_value_check(const ddb_value *v, const char *path, int depth, ddb_error 
 int ddbi_value_check_placeholder(const ddb_value *v, const char *key, size_t key_len, ddb_error *err)
 {
     char buf[220];
-    const char *p = value_problem(v, 1, buf, sizeof buf);
+    /* A value nests to 64 levels here, not 32: DynamoDB holds to 32 only what
+     * an item stores, which the write checks (ExtendDB
+     * tests/test_item_operations.py::TestNestingDepth). */
+    const char *p = value_problem(v, 1 - 32, buf, sizeof buf);
     return p ? ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttributeValues contains invalid value: %s for key %.*s", p,
                          (int)(key_len > 255 ? 255 : key_len), key)
              : DDB_OK;

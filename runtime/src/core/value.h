@@ -44,7 +44,7 @@ static inline bool ddbi_value_node_checked(const ddb_value *v, int depth)
 /* The same check for a value of ExpressionAttributeValues, in DynamoDB's
  * form: "ExpressionAttributeValues contains invalid value: One or more
  * parameter values were invalid: An string set  may not be empty for key
- * :v". */
+ * :v".  It nests to 64 levels: only what an item stores is held to 32. */
 int ddbi_value_check_placeholder(const ddb_value *v, const char *key, size_t key_len, ddb_error *err);
 /* Bytes of the N value's storage size. */
 size_t ddbi_number_size(const char *canon, size_t len);

@@ -19,12 +19,14 @@
 #define TX_BYTES_MAX (4u * 1024u * 1024u)
 
 /* A transaction's items over 4 MB (API_TransactWriteItems,
- * API_TransactGetItems: "The aggregate size of the items in the
- * transaction cannot exceed 4 MB"; DynamoDB's words for it are not
- * published, these are libddb's, docs/CONFORMANCE.md). */
+ * API_TransactGetItems: "The aggregate size of the items in the transaction
+ * cannot exceed 4 MB").  DynamoDB's exact words are not published; ScyllaDB's
+ * test/alternator/test_transact.py (test_transact_write_items_put_5MB, run
+ * against DynamoDB) finds "size cannot exceed" in them and says DynamoDB
+ * calls it the "transaction payload"; these hold both. */
 static int tx_too_large(size_t bytes, ddb_error *err)
 {
-    return ddbi_fail(err, DDB_ELIMIT, "Transaction size of %zu bytes exceeds the limit of %u bytes", bytes,
+    return ddbi_fail(err, DDB_ELIMIT, "Transaction payload size cannot exceed 4 MB (%zu bytes, at most %u)", bytes,
                      TX_BYTES_MAX);
 }
 
@@ -234,6 +236,7 @@ typedef struct tw_ctx {
     ddb_capacity *cap;
     int *reasons;
     ddb_item **items;      /* ReturnValuesOnConditionCheckFailure, in out */
+    char **messages;       /* a ValidationError's message, in out */
     ddb_arena *out;
     const char *token;     /* ClientRequestToken, or NULL */
     uint8_t digest[16];    /* of the request, with a token */
@@ -300,23 +303,32 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
             return rc;
         }
     }
-    /* every condition is checked against the state before the transaction */
+    /* every action is validated before any condition is checked: the first
+     * action with a key of the wrong type is the ValidationError, the others
+     * "None" (ScyllaDB test/alternator/test_transact.py::
+     * test_transact_write_cancellation_reasons_validationerror); every
+     * condition is checked against the state before the transaction */
     bool cancelled = false;
     size_t bytes = 0;
-    ddb_error first = {0};
+    size_t bad = 0;
+    while (bad < cx->n && !bad_key[bad])
+        bad++;
     for (size_t i = 0; i < cx->n; i++) {
         ddb_error e = {0};
+        if (bad < cx->n && i != bad)
+            continue;
         cx->reasons[i] = ddbi_write_prepare(db, txn, &reqs[i], &st[i], tmp, &e);
+        if (cx->reasons[i] && cx->reasons[i] != DDB_ECONDITION && cx->reasons[i] != DDB_ETHROTTLED &&
+            !(cx->messages[i] = ddb_arena_strdup(cx->out, e.message))) {
+            ddb_arena_reset(tmp);
+            return ddbi_fail_oom(cx->err, __func__);
+        }
         if (cx->reasons[i] == DDB_ECONDITION && cx->ops[i].return_on_condition_failure == DDB_RETURN_ALL_OLD &&
             st[i].old && !(cx->items[i] = ddb_item_copy(cx->out, st[i].old))) {
             ddb_arena_reset(tmp);
             return ddbi_fail_oom(cx->err, __func__);
         }
-        if (cx->reasons[i]) {
-            if (!cancelled)
-                first = e;
-            cancelled = true;
-        }
+        cancelled |= cx->reasons[i] != DDB_OK;
         bytes += st[i].new_size;
     }
     if (!cancelled && bytes > TX_BYTES_MAX) {
@@ -332,7 +344,6 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         if (o < sizeof text)
             snprintf(text + o, sizeof text - o, "]");
         ddbi_fail(cx->err, DDB_ECANCELED, "%s", text);
-        (void)first;
         ddb_arena_reset(tmp);
         return DDB_ECANCELED;
     }
@@ -372,18 +383,21 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const
     }
     res->reasons = ddb_arena_alloc(a, n * sizeof *res->reasons);
     res->items = ddb_arena_alloc(a, n * sizeof *res->items);
-    if (!res->reasons || !res->items)
+    res->messages = ddb_arena_alloc(a, n * sizeof *res->messages);
+    if (!res->reasons || !res->items || !res->messages)
         return ddbi_fail_oom(err, __func__);
     memset(res->reasons, 0, n * sizeof *res->reasons);
     memset(res->items, 0, n * sizeof *res->items);
-    tw_ctx cx = {ops, n, o->return_capacity, &res->capacity, res->reasons, res->items, a, o->client_request_token,
-                 {0}, err};
+    memset(res->messages, 0, n * sizeof *res->messages);
+    tw_ctx cx = {ops, n, o->return_capacity, &res->capacity, res->reasons, res->items, res->messages, a,
+                 o->client_request_token, {0}, err};
     if (cx.token && ddbi_tx_digest(ops, n, cx.digest))
         return ddbi_fail_oom(err, __func__);
     rc = ddbi_run_write(db, transact_fn, &cx, false, err);
     if (rc != DDB_ECANCELED) {
         memset(res->reasons, 0, n * sizeof *res->reasons);
         memset(res->items, 0, n * sizeof *res->items);
+        memset(res->messages, 0, n * sizeof *res->messages);
     }
     return rc;
 }

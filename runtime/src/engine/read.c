@@ -992,6 +992,16 @@ static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, dd
         }
         memcpy(start, skey.b, skey.len);
         startlen = skey.len;
+        /* a parallel Scan's start key lies in its segment (DynamoDB's words:
+         * ScyllaDB test/alternator/test_scan.py::
+         * test_scan_parallel_with_exclusive_start_key) */
+        uint64_t h = ddbi_key_hash(skey.b);
+        if (h < seg_lo || (seg_hi && h >= seg_hi)) {
+            rc = ddbi_fail(err, DDB_EVALIDATION,
+                           "The provided Exclusive start key does not map to the provided Segment and TotalSegments "
+                           "values.");
+            goto done;
+        }
     }
     if ((rc = mdb_cursor_open(txn, x ? x->dbi : t->items, &cur))) {
         rc = ddbi_mdb_fail(err, rc, "Scan");

@@ -136,7 +136,7 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update
         uint32_t n = m->u.m[i].name_len;
         if (n == 0)
             return ddbi_fail(err, DDB_EVALIDATION, "Empty attribute name (attribute %u of the item)", i + 1);
-        if (n > 65535)
+        if (n > DDB_ATTR_NAME_MAX)
             return ddbi_fail(err, DDB_EVALIDATION,
                             "Attribute name is too large, must be less than 65536 bytes (attribute \"%.40s...\" has "
                             "%u bytes)",

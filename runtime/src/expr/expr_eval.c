@@ -462,16 +462,31 @@ int ddbi_expr_check_values(const ddb_expr *e, const ddb_item *values, ddb_error 
 
 /* ---- ddbi_expr_check_request ------------------------------------------------- */
 
-static bool valid_placeholder(const char *s, size_t len, char sigil)
+/* A map key's length is checked before its syntax; DynamoDB's words (captured
+ * by ExtendDB's tests/test_expression_attribute_map_validation.py): the names'
+ * message ends "; size of key: N", the values' stops at the ';'. */
+static int check_placeholder(const char *s, size_t len, char sigil, ddb_error *err)
 {
-    if (len < 2 || s[0] != sigil)
-        return false;
-    for (size_t i = 1; i < len; i++) {
-        char ch = s[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_'))
-            return false;
+    const char *map = sigil == '#' ? "Names" : "Values";
+    if (len > DDB_EXPR_MAX_REF_BYTES) {
+        if (sigil == '#')
+            return ddbi_fail(err, DDB_EVALIDATION,
+                             "ExpressionAttributeNames contains invalid key: The expression attribute map contains "
+                             "a key that is too long; size of key: %zu",
+                             len);
+        return ddbi_fail(err, DDB_EVALIDATION,
+                         "ExpressionAttributeValues contains invalid key: The expression attribute map contains a "
+                         "key that is too long;");
     }
-    return len <= DDB_EXPR_MAX_REF_BYTES;
+    bool ok = len >= 2 && s[0] == sigil;
+    for (size_t i = 1; ok && i < len; i++) {
+        char ch = s[i];
+        ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    }
+    if (!ok)
+        return ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttribute%s contains invalid key: Syntax error; key: \"%.*s\"",
+                         map, (int)len, s);
+    return DDB_OK;
 }
 
 int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err)
@@ -482,10 +497,9 @@ int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_erro
             return ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttributeNames must not be empty");
         for (uint32_t i = 0; i < m->len; i++) {
             const ddb_attr *at = &m->u.m[i];
-            if (!valid_placeholder(at->name, at->name_len, '#'))
-                return ddbi_fail(err, DDB_EVALIDATION,
-                                "ExpressionAttributeNames contains invalid key: Syntax error; key: \"%.*s\"",
-                                (int)(at->name_len > 255 ? 255 : at->name_len), at->name);
+            int rc = check_placeholder(at->name, at->name_len, '#', err);
+            if (rc)
+                return rc;
             if (at->value->type != DDB_TS)
                 return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeNames contains invalid value: the name for key %.*s must be a "
@@ -497,6 +511,14 @@ int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_erro
                 return ddbi_fail(err, DDB_EVALIDATION,
                                 "ExpressionAttributeNames contains invalid value: Empty attribute name for key %.*s",
                                 (int)at->name_len, at->name);
+            /* the item's own limit on a name (ScyllaDB test/alternator/test_limits.py::
+             * test_limit_attribute_length_nonkey_bad: a projection or a
+             * condition naming it is refused too) */
+            if (at->value->len > DDB_ATTR_NAME_MAX)
+                return ddbi_fail(err, DDB_EVALIDATION,
+                                "Attribute name is too large, must be less than 65536 bytes (the name for key %.*s has "
+                                "%u bytes)",
+                                (int)at->name_len, at->name, at->value->len);
         }
     }
     if (values) {
@@ -505,11 +527,9 @@ int ddbi_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_erro
             return ddbi_fail(err, DDB_EVALIDATION, "ExpressionAttributeValues must not be empty");
         for (uint32_t i = 0; i < m->len; i++) {
             const ddb_attr *at = &m->u.m[i];
-            if (!valid_placeholder(at->name, at->name_len, ':'))
-                return ddbi_fail(err, DDB_EVALIDATION,
-                                "ExpressionAttributeValues contains invalid key: Syntax error; key: \"%.*s\"",
-                                (int)(at->name_len > 255 ? 255 : at->name_len), at->name);
-            int rc = ddbi_value_check_placeholder(at->value, at->name, at->name_len, err);
+            int rc = check_placeholder(at->name, at->name_len, ':', err);
+            if (!rc)
+                rc = ddbi_value_check_placeholder(at->value, at->name, at->name_len, err);
             if (rc)
                 return rc;
         }
@@ -588,6 +608,11 @@ int ddbi_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_it
     if ((rc = unused(exprs, n, names, true, err)))
         return rc;
     return unused(exprs, n, values, false, err);
+}
+
+int ddb_expr_check_maps(const ddb_item *names, const ddb_item *values, ddb_error *err)
+{
+    return ddbi_expr_check_maps(names, values, err);
 }
 
 int ddb_expr_check_request(const ddb_expr *const *exprs, size_t n, const ddb_item *names, const ddb_item *values,

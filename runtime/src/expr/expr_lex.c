@@ -109,14 +109,23 @@ bool ddbi_expr_tok_is(const char *src, const expr_token *t, const char *kw)
     return t->kind == TK_NAME && ci_cmp(kw, src + t->off, t->len) == 0;
 }
 
-static bool is_alpha(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
 static bool is_digit(unsigned char c)
 {
     return c >= '0' && c <= '9';
+}
+
+static bool is_alpha(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* What follows the first character of a name or a #/: reference: a name
+ * starts with a letter, "_" only follows ("SET _a" is DynamoDB's Syntax
+ * error at token "_": ScyllaDB test/alternator/test_update_expression.py::
+ * test_update_expression_name_token). */
+static bool is_name_char(unsigned char c)
+{
+    return is_alpha(c) || c == '_' || is_digit(c);
 }
 
 /* Length of the UTF-8 sequence starting at s (1 for a stray byte). */
@@ -155,7 +164,7 @@ int ddbi_expr_lex(const char *text, size_t len, ddb_arena *a, expr_token **toks,
         size_t start = i;
         expr_tok_kind k;
         if (is_alpha(c)) {
-            while (i < len && (is_alpha(s[i]) || is_digit(s[i])))
+            while (i < len && is_name_char(s[i]))
                 i++;
             k = TK_NAME;
         } else if (is_digit(c)) {
@@ -164,7 +173,7 @@ int ddbi_expr_lex(const char *text, size_t len, ddb_arena *a, expr_token **toks,
             k = TK_NUMBER;
         } else if (c == '#' || c == ':') {
             i++;
-            while (i < len && (is_alpha(s[i]) || is_digit(s[i])))
+            while (i < len && is_name_char(s[i]))
                 i++;
             k = c == '#' ? TK_HASH : TK_VALUE;
         } else {

@@ -384,6 +384,13 @@ static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value *
         return nomem(err);
     for (size_t i = 0; i < n; i++) {
         const json_t *e = json_array_get(arr, i);
+        /* DynamoDB's words, "An string set" included (ExtendDB
+         * tests/test_attribute_value_validation.py); the NS / BS forms follow them */
+        if (json_is_null(e))
+            return ddbi_fail(err, DDB_EVALIDATION,
+                             "One or more parameter values were invalid: An %s set may not have a null %s as a member",
+                             st == DDB_TSS ? "string" : st == DDB_TNS ? "number" : "binary",
+                             st == DDB_TSS ? "string" : st == DDB_TNS ? "number" : "binary");
         if (!json_is_string(e))
             return jfail(err, DDB_EVALIDATION, p, "%s element %zu is %s, not a string", d, i, json_kind(e));
         const char *s = json_string_value(e);
@@ -458,8 +465,8 @@ static int map_value(const json_t *o, ddb_arena *a, ddb_value **out, jpath *p, i
 
 static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, int depth, ddb_error *err)
 {
-    if (depth > DDB_JSON_MAX_DEPTH)
-        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_JSON_MAX_DEPTH);
+    if (depth > DDB_JSON_READ_MAX_DEPTH)
+        return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_JSON_READ_MAX_DEPTH);
     if (!json_is_object(j))
         return jfail(err, DDB_EVALIDATION, p, "an attribute value must be an object like {\"S\": \"x\"}, not %s",
                      json_kind(j));

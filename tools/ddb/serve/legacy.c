@@ -334,6 +334,18 @@ static int rewrite_batch_get(serve_req *r, json_t **out, unsigned *flags)
     json_t *items = NULL;
     const char *table;
     json_t *spec;
+    /* the two kinds mix across the request too: a ProjectionExpression for
+     * one table, AttributesToGet for another (ExtendDB
+     * tests/test_batch_operations.py::TestBatchGetItemExpressionParamMix) */
+    bool proj = false, attrs = false;
+    json_object_foreach((json_t *)ri, table, spec) {
+        proj |= given(spec, "ProjectionExpression");
+        attrs |= given(spec, "AttributesToGet");
+    }
+    if (proj && attrs)
+        return serve_validation(r, "Can not use both expression and non-expression parameters in the same request: "
+                                   "Non-expression parameters: {AttributesToGet} Expression parameters: "
+                                   "{ProjectionExpression}");
     json_object_foreach((json_t *)ri, table, spec) {
         json_t *one;
         if (!json_is_object(spec))

@@ -358,6 +358,8 @@ int op_transact_write(serve_req *r)
             json_t *o = json_pack("{s:s}", "Code", reason_code(res.reasons[i]));
             if (res.reasons[i] == DDB_ECONDITION)
                 json_object_set_new(o, "Message", json_string("The conditional request failed"));
+            else if (res.messages && res.messages[i])
+                json_object_set_new(o, "Message", json_string(res.messages[i]));
             json_t *item = res.items && res.items[i] ? w_item_json(r, res.items[i]) : NULL;
             if (item)
                 json_object_set_new(o, "Item", item);

@@ -137,6 +137,12 @@ static int create_key_only(serve_req *r, const char *table, const ddb_item *key,
     if (o->condition)
         return serve_validation(r, "ddb serve needs an UpdateExpression in an UpdateItem with a ConditionExpression");
     const ddb_value *m = ddb_item_map(key);
+    /* the Key is the key, nothing else: a PutItem would keep another
+     * attribute (ScyllaDB test/alternator/test_item.py::
+     * test_update_item_wrong_key_type) */
+    ddb_table_desc *d = NULL;
+    if (ddb_describe_table(r->srv->db, table, r->a, &d, NULL) == DDB_OK && m->len != (d->def.key.sk ? 2u : 1u))
+        return serve_validation(r, "The provided key element does not match the schema");
     ddb_item *names = ddb_item_new(r->a);
     ddb_expr *absent = NULL;
     if (!names || !m->len || ddb_item_set_s(names, "#k", m->u.m[0].name))

@@ -260,6 +260,10 @@ int w_names(serve_req *r, const json_t *o, ddb_item **out)
         if (!sv || ddb_item_set(it, k, sv))
             return serve_fail_code(r, DDB_ENOMEM);
     }
+    /* the keys before any expression uses them (a bad key, not "#a is not defined") */
+    int rc = ddb_expr_check_maps(it, NULL, &r->err);
+    if (rc)
+        return serve_fail_code(r, rc);
     *out = it;
     return 0;
 }
@@ -338,6 +342,11 @@ int w_attributes(serve_req *r, const json_t *o, const char ***names, size_t *n)
         if (!json_is_string(json_array_get(v, i)))
             return wrong_type(r, "AttributesToGet", "strings");
         p[i] = json_string_value(json_array_get(v, i));
+        /* the item's limit on a name, as where an expression names it */
+        if (json_string_length(json_array_get(v, i)) > DDB_ATTR_NAME_MAX)
+            return serve_validation(r, "Attribute name is too large, must be less than 65536 bytes (AttributesToGet "
+                                       "member %zu)",
+                                    i + 1);
     }
     *names = p;
     *n = count;
