@@ -150,8 +150,11 @@ static void print_report(const ddb_ent_migrate_report *r, const char *table, boo
            r->scanned, r->moved, r->rewritten, r->unchanged, r->capacity);
     for (size_t i = 0; i < r->n_samples; i++)
         printf("  %s\n", r->samples[i]);
-    if (r->claimed)
-        printf("%s: %" PRIu64 " unique values %s\n", table, r->claimed, dry ? "to claim" : "claimed");
+    if (r->verified)
+        printf("%s: %" PRIu64 " unique values claimed, each checked (every stored value has its claim)\n", table,
+               r->verified);
+    else if (r->claimed && dry)
+        printf("%s: %" PRIu64 " unique values to claim\n", table, r->claimed);
     for (size_t i = 0; i < r->n_duplicates; i++)
         printf("  duplicate: %s\n", r->duplicates[i]);
     if (r->duplicates_found > r->n_duplicates)

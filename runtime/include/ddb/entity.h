@@ -869,6 +869,8 @@ typedef struct ddb_ent_migrate_report {
     size_t n_samples;          /* dry run: samples (arena text) */
     const char **samples;
     uint64_t claimed;          /* values of DDB_UNIQUE fields claimed (a dry run: that would be) */
+    uint64_t verified;         /* values of DDB_UNIQUE fields the steps' final checks found claimed by
+                                * their items (every stored value; not in a dry run) */
     size_t n_duplicates;       /* dry run: values two stored items hold, "<Entity>.<field> = <value>: */
     const char **duplicates;   /* items <key> and <key>" (arena text; the first 1000) */
     uint64_t duplicates_found; /* dry run: all of them (more than n_duplicates when over 1000) */

@@ -680,6 +680,7 @@ typedef struct ddbi_ent_checkpoint {
     uint32_t step, n_steps;       /* step: 0-based, the one under way (n_steps: done) */
     uint64_t scanned, moved, rewritten, unchanged;
     uint64_t claimed;             /* DDB_UNIQUE values claimed (a plan's claims) */
+    uint64_t verified;            /* of them, found claimed by their items by the steps' checks */
     uint64_t in_step;             /* items the step under way has scanned (scanned counts all steps) */
     double capacity;
     const char *cursor;           /* where the step's scan goes on; NULL = its start */
@@ -733,5 +734,10 @@ int ddbi_ent_claims_seen(ddbi_ent_claims *c, const ddb_item *it, ddb_arena *a, c
  * *taken and put's condition becomes a takeover conditional on that owner. */
 int ddbi_ent_claim_takeover(const ddbi_ent_claims *c, ddb *db, const ddb_item *holder, const ddbi_ent_claim_op *op,
                             ddb_tx_op *put, ddb_arena *a, bool *taken, ddb_error *err);
+/* The step's check: of the *values stored item it holds for the claimed
+ * fields, *owned have a uniqueness item owned by it (consistent GetItems,
+ * their capacity added to *capacity). */
+int ddbi_ent_claims_held(const ddbi_ent_claims *c, ddb *db, const ddb_item *it, ddb_arena *a, size_t *values,
+                         size_t *owned, double *capacity, ddb_error *err);
 
 #endif

@@ -7,7 +7,9 @@
  * is one transaction (put the new items if their keys are free, delete the
  * old ones if still there), a rewritten one puts on the same keys, groups
  * of items in one TransactWriteItems (at most 100 operations).  A step's
- * claims (entity_migrate_claim.c) go in the transaction of their item.
+ * claims (entity_migrate_claim.c) go in the transaction of their item,
+ * and the step ends with a check that every stored value is claimed by
+ * its item (a value whose claim is missing is claimed then).
  * After each page the checkpoint is stored, progress reported and the rate
  * held under the capacity asked for.  At the end the new fingerprints and
  * model version are recorded and the migration ended.  Calls the public
@@ -462,6 +464,84 @@ static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t sc
     g->o.progress(g->o.progress_ctx, &p);
 }
 
+/* The next page of scan sp, in pa (emptied first); its capacity counted. */
+static int next_page(mig *g, const ddb_scan_params *sp, ddb_arena *pa, ddb_page *pg, ddb_error *err)
+{
+    ddb_arena_reset(pa);
+    memset(pg, 0, sizeof *pg);
+    int rc = ddb_scan(g->db, sp, pa, pg, err);
+    if (!rc)
+        g->cp.capacity += pg->capacity.total;
+    return rc;
+}
+
+/* The end of a step with claims: every value its entity's items hold must
+ * be claimed by its item.  The step's pass claims what it meets, but an
+ * item it had passed before a run stopped (at a duplicate) may have been
+ * changed since (the duplicate fixed on the item that made the claim): a
+ * second consistent scan reads each item's uniqueness items back, claims
+ * what is missing as the first pass does (the ConditionCheck that the item
+ * still holds the value, the takeover of a stale claim, the duplicate
+ * message), reads those again, and the values and the claims held must
+ * then be as many, or the step fails saying so.  Not checkpointed: a
+ * resumed run checks from the start. */
+static int verify_claims(mig *g, const ddb_ent_migration_step *s, const ddb_scan_params *base, ddb_error *err)
+{
+    ddb_scan_params sp = *base;
+    sp.start_key = NULL;
+    ddb_arena *pa = ddb_arena_new(), *ka = ddb_arena_new();
+    uint64_t values = 0, held = 0, scanned = 0;
+    int rc = pa && ka ? DDB_OK : ddbi_fail_oom(err, __func__);
+    while (!rc) {
+        ddb_page pg;
+        if ((rc = next_page(g, &sp, pa, &pg, err)))
+            break;
+        scanned += pg.scanned_count;
+        bool *missing = pg.count ? ddb_arena_alloc(pa, pg.count * sizeof *missing) : NULL;
+        if (pg.count && !missing)
+            rc = ddbi_fail_oom(err, __func__);
+        for (size_t i = 0; i < pg.count && !rc; i++) {
+            size_t nv, nh;
+            rc = ddbi_ent_claims_held(&g->cl, g->db, pg.items[i], pa, &nv, &nh, &g->cp.capacity, err);
+            values += nv;
+            held += nh;
+            missing[i] = !rc && nh < nv;
+            if (missing[i]) {
+                held -= nh; /* counted when read again below */
+                rc = queue_claims(g, pg.items[i], true, pa, err);
+            }
+        }
+        if (!rc)
+            rc = flush(g, pa, err);
+        for (size_t i = 0; i < pg.count && !rc; i++) {
+            size_t nv, nh;
+            if (missing[i] && !(rc = ddbi_ent_claims_held(&g->cl, g->db, pg.items[i], pa, &nv, &nh, &g->cp.capacity,
+                                                          err)))
+                held += nh;
+        }
+        if (!rc && g->o.progress) {
+            ddb_ent_progress p = {.entity = s->entity->name, .step = "check claims", .done = held,
+                                  .scanned = scanned, .total = g->total, .capacity = g->cp.capacity,
+                                  .step_no = g->cp.step + 1, .n_steps = g->cp.n_steps, .claimed = g->cp.claimed};
+            g->o.progress(g->o.progress_ctx, &p);
+        }
+        if (rc || !pg.last_key)
+            break;
+        if (!(sp.start_key = ddb_item_copy(ka, pg.last_key)))
+            rc = ddbi_fail_oom(err, __func__);
+    }
+    if (!rc && held != values)
+        rc = ddbi_fail(err, DDB_ECONDITION,
+                       "%s: after claiming, %llu of the %llu values its items hold for DDB_UNIQUE fields are claimed "
+                       "by them (an item was changed during the check?): run the migration again",
+                       s->entity->name, (unsigned long long)held, (unsigned long long)values);
+    if (!rc)
+        g->cp.verified += held;
+    ddb_arena_free(ka);
+    ddb_arena_free(pa);
+    return rc;
+}
+
 /* Scan the table for step s's entity from the checkpoint to the end. */
 static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
 {
@@ -487,11 +567,9 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
     if (start && stored_layout(s)->n_shards && !group_of(stored_layout(s), start, g->group, sizeof g->group))
         g->group[0] = '\0';
     while (!rc) {
-        ddb_arena_reset(pa);
-        ddb_page pg = {0};
-        if ((rc = ddb_scan(g->db, &sp, pa, &pg, err)))
+        ddb_page pg;
+        if ((rc = next_page(g, &sp, pa, &pg, err)))
             break;
-        g->cp.capacity += pg.capacity.total;
         g->cp.in_step += pg.scanned_count;
         g->cp.scanned += pg.scanned_count;
         for (size_t i = 0; i < pg.count && !rc; i++)
@@ -510,6 +588,8 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
             sp.start_key = next;
         }
         g->cp.cursor = cursor;
+        if (!cursor && g->cl.n && !g->o.dry_run && (rc = verify_claims(g, s, &sp, err)))
+            break;
         uint32_t step = g->cp.step;
         uint64_t scanned = g->cp.in_step;
         if (!cursor) {
@@ -725,6 +805,7 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         report->rewritten = g.cp.rewritten;
         report->unchanged = g.cp.unchanged;
         report->claimed = g.cp.claimed;
+        report->verified = g.cp.verified;
         report->capacity = g.cp.capacity;
     }
     ddb_expr_free(g.absent);

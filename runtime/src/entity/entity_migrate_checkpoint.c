@@ -1,13 +1,14 @@
 /* Entity room: a migration's checkpoint, stored with the table under the
  * metadata key DDB_ENT_MIGRATION_META as one line of text:
  *
- *   <id> step <i>/<n> scanned <s> moved <m> rewritten <r> unchanged <u> capacity <c> in_step <k> [claimed <u>] key <cursor|->
+ *   <id> step <i>/<n> scanned <s> moved <m> rewritten <r> unchanged <u> capacity <c> in_step <k> [claimed <u>]
+ *   [verified <v>] key <cursor|->
  *
  * (the cursor is the scan's LastEvaluatedKey as base64url text, "-" at the
  * start of a step; in_step the items the step under way has scanned, so a
  * resumed run's progress goes on from there).  A line without in_step (a
  * checkpoint written before it existed) reads as in_step 0, one without
- * claimed as claimed 0.  An empty value means no migration is in progress
+ * claimed (verified) as 0.  An empty value means no migration is in progress
  * (table metadata cannot be deleted).  ddb_ent_open_table shows the line
  * when it refuses a table in migration.  Calls the public table metadata
  * API and this room's cursors. */
@@ -38,9 +39,10 @@ int ddbi_ent_checkpoint_put(ddb *db, const char *table, const ddbi_ent_checkpoin
     char head[300];
     int n = snprintf(head, sizeof head,
                      "%s step %" PRIu32 "/%" PRIu32 " scanned %" PRIu64 " moved %" PRIu64 " rewritten %" PRIu64
-                     " unchanged %" PRIu64 " capacity %.1f in_step %" PRIu64 " claimed %" PRIu64 " key ",
+                     " unchanged %" PRIu64 " capacity %.1f in_step %" PRIu64 " claimed %" PRIu64 " verified %" PRIu64
+                     " key ",
                      c->id, c->step, c->n_steps, c->scanned, c->moved, c->rewritten, c->unchanged, c->capacity,
-                     c->in_step, c->claimed);
+                     c->in_step, c->claimed, c->verified);
     const char *key = c->cursor ? c->cursor : "-";
     size_t kl = strlen(key);
     char *line = malloc((size_t)n + kl + 1);
@@ -91,6 +93,11 @@ int ddbi_ent_checkpoint_get(ddb *db, const char *table, ddb_arena *a, ddbi_ent_c
     if (ok && !strncmp(line + used, "claimed ", 8)) {
         more = 0;
         ok = sscanf(line + used, "claimed %" SCNu64 " %n", &c->claimed, &more) == 1 && more > 0;
+        used += more;
+    }
+    if (ok && !strncmp(line + used, "verified ", 9)) {
+        more = 0;
+        ok = sscanf(line + used, "verified %" SCNu64 " %n", &c->verified, &more) == 1 && more > 0;
         used += more;
     }
     if (!ok || (size_t)used + 4 > len || strncmp(line + used, "key ", 4))
