@@ -22,16 +22,8 @@ set -eu
 src=$1 bin=$2 db=$3 n=$4 tool=$5 ddbgen=$6 module=$7 fix=${8:-g7}
 pages=
 if [ "$fix" = holder ]; then pages="--page-size 1"; fi
-step() { echo "== $*"; "$@"; }
-if [ "$db" = "-" ]; then
-    db=$DDB_TEST_URI w=$bin/unique_remote_$fix.work
-    check() { :; }
-else
-    w=$db.work
-    check() { step "$tool" check "$db"; }
-    rm -rf "$db"
-fi
-rm -rf "$w" && mkdir -p "$w"
+remote_work=unique_remote_$fix
+. "$src/target.sh"
 step "$bin/unique_v1" populate "$db" "$n"
 step "$ddbgen" --emit-model "$w/v1.model.json" -I "$src" "$src/unique_v1.h"
 if "$ddbgen" --check-compat "$w/v1.model.json" -I "$src" "$src/unique_v2.h" > "$w/compat.txt" 2>&1; then

@@ -22,6 +22,8 @@
 #include "unique_v2_old.h"
 #endif
 
+#include "test_open.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,12 +203,9 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     long n = atol(argv[3]);
-    char uri[600];
-    snprintf(uri, sizeof uri, strncmp(argv[2], "http", 4) ? "file:%s" : "%s", argv[2]);
     ddb *db = NULL;
     ddb_error err = {0};
-    ddb_options opts = {.sync = DDB_SYNC_NONE};
-    int rc = ddb_open(uri, &opts, &db, &err), st = 1;
+    int rc = migrate_test_open(argv[2], &db, &err), st = 1;
     if (rc)
         return fail("ddb_open", rc, &err);
     if (!strcmp(cmd, "fix")) {

@@ -13,6 +13,8 @@
  * ddbgen's adapter around the user's typed <entity>_from_old, or the
  * user's own).  An entity's "claims" (fields now DDB_UNIQUE) go into its
  * step; a dry run lists the values two stored items hold (and fails).
+ * A "delete" entity (removed from the schema) is a step by name alone; a
+ * renamed one's step names its old name ("renamed_from").
  *
  * Progress: a bar on a terminal (items scanned/total, rewritten, capacity,
  * rate, ETA), plain lines every 5 seconds otherwise; a final report.
@@ -148,6 +150,8 @@ static void print_report(const ddb_ent_migrate_report *r, const char *table, boo
            " already in their new form, %.0f capacity units\n",
            table, dry ? "dry run (nothing written): " : "", r->resumed ? "resumed from its checkpoint; " : "",
            r->scanned, r->moved, r->rewritten, r->unchanged, r->capacity);
+    if (r->deleted)
+        printf("%s: %" PRIu64 " items of removed entities %s\n", table, r->deleted, dry ? "to delete" : "deleted");
     for (size_t i = 0; i < r->n_samples; i++)
         printf("  %s\n", r->samples[i]);
     if (r->verified)
@@ -211,6 +215,14 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
             rc = cli_failf(c, "%s: an entity of the plan has no cname or migration", name);
             break;
         }
+        if (!strcmp(how, "delete")) { /* a removed entity: its items are deleted, by name */
+            if (!(steps[i].removed = json_string_value(json_object_get(e, "entity")))) {
+                rc = cli_failf(c, "%s: the plan's delete step of %s names no entity", name, ec);
+                break;
+            }
+            continue;
+        }
+        steps[i].renamed_from = json_string_value(json_object_get(e, "renamed_from"));
         if (!(steps[i].entity = sym(l->h, ec, "_entity"))) {
             rc = cli_failf(c, "the module has no %s_entity", ec);
             break;

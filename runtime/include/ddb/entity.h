@@ -835,6 +835,14 @@ typedef struct ddb_ent_migration_step {
      * report instead.  Not for sharded entities (DDB_ENOTSUP). */
     const char *const *claims;
     size_t n_claims;
+    /* The entity's name in the deployed schema when it was renamed
+     * (DDB_RENAMED_FROM): the step reads the items of that name and writes
+     * them under the new one (type attribute, keys rendered anew). */
+    const char *renamed_from;
+    /* An entity the new schema removed (DDB_REMOVED(name, "delete")): the
+     * step deletes every stored item of that name; entity is then NULL and
+     * nothing else of the step is used. */
+    const char *removed;
 } ddb_ent_migration_step;
 
 typedef struct ddb_ent_migration {
@@ -864,6 +872,7 @@ typedef struct ddb_ent_migrate_report {
     uint64_t moved;            /* items whose key changed: moved to the new key */
     uint64_t rewritten;        /* items rewritten under the same key */
     uint64_t unchanged;        /* items of the entities already in their new form */
+    uint64_t deleted;          /* items of removed entities deleted */
     double capacity;           /* capacity units consumed (reads and writes) */
                                /* (each count covers the whole migration, earlier runs included) */
     size_t n_samples;          /* dry run: samples (arena text) */

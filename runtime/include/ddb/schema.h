@@ -88,12 +88,18 @@ typedef struct ddb_bytes_set {
 #define DDB_PROJECT_KEYS_ONLY DDB__OPT("keys_only")
 #define DDB_PROJECT_INCLUDE(...) DDB__OPT("include"), __VA_ARGS__
 #define DDB_TYPE_ATTRIBUTE(name) DDB__OPT("type_attribute"), name
+/* An entity no longer declared, and what a migration does with its stored
+ * items: DDB_REMOVED("Alert", "delete") or ("Alert", "keep"). */
+#define DDB_REMOVED(entity, items) DDB__OPT("removed"), entity, items
 
 /* Entity decorators: between `struct` and the tag. */
 #define DDB_ENTITY(table, name) DDB__ANNOTATE("ddb:entity" DDB__SEP #table DDB__SEP name)
 #define DDB_KEY(...) DDB__ANNOTATE("ddb:key" DDB__JOIN(__VA_ARGS__))
 #define DDB_COLLECTION(...) DDB__ANNOTATE("ddb:collection" DDB__JOIN(__VA_ARGS__))
 #define DDB_SHARD_SUFFIX(suffix) DDB__ANNOTATE("ddb:shard_suffix" DDB__SEP suffix)
+/* The entity's (or, after a field, the stored attribute's) name in the
+ * deployed schema: a migration renames the stored items. */
+#define DDB_RENAMED_FROM(name) DDB__ANNOTATE("ddb:renamed_from" DDB__SEP name)
 /* Reads (docs/SCHEMA.md "Access patterns and declared queries"). */
 #define DDB_PATTERN(...) DDB__ANNOTATE("ddb:pattern" DDB__JOIN(__VA_ARGS__))
 #define DDB_QUERY(...) DDB__ANNOTATE("ddb:query" DDB__JOIN(__VA_ARGS__))
@@ -134,10 +140,12 @@ typedef struct ddb_bytes_set {
 #define DDB_PROJECT_KEYS_ONLY
 #define DDB_PROJECT_INCLUDE(...)
 #define DDB_TYPE_ATTRIBUTE(name)
+#define DDB_REMOVED(entity, items)
 #define DDB_ENTITY(table, name)
 #define DDB_KEY(...)
 #define DDB_COLLECTION(...)
 #define DDB_SHARD_SUFFIX(suffix)
+#define DDB_RENAMED_FROM(name)
 #define DDB_PATTERN(...)
 #define DDB_QUERY(...)
 #define DDB_SCAN(...)

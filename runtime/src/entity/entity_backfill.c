@@ -17,7 +17,13 @@
 int ddbi_ent_type_filter(ddbi_exprb *fx, const ddb_entity_desc *e, ddb_arena *a, const ddb_expr **filter,
                          ddb_error *err)
 {
-    const char *n = ddbi_exprb_name(fx, e->table->type_attr), *v = ddbi_exprb_value(fx, ddb_v_str(a, e->name));
+    return ddbi_ent_type_filter_named(fx, e->table, e->name, a, filter, err);
+}
+
+int ddbi_ent_type_filter_named(ddbi_exprb *fx, const ddb_schema_table *t, const char *name, ddb_arena *a,
+                               const ddb_expr **filter, ddb_error *err)
+{
+    const char *n = ddbi_exprb_name(fx, t->type_attr), *v = ddbi_exprb_value(fx, ddb_v_str(a, name));
     if (!n || !v || ddbi_exprb_put(fx, n) || ddbi_exprb_put(fx, " = ") || ddbi_exprb_put(fx, v))
         return ddbi_fail_oom(err, __func__);
     return ddbi_exprb_prepare(fx, DDB_EXPR_FILTER, filter, err);

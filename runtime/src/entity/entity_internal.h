@@ -641,6 +641,9 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
 /* The filter "<type attribute> = <e's name>", prepared in fx. */
 int ddbi_ent_type_filter(ddbi_exprb *fx, const ddb_entity_desc *e, ddb_arena *a, const ddb_expr **filter,
                          ddb_error *err);
+/* The same for the entity named name of table t (a renamed or removed one's old name). */
+int ddbi_ent_type_filter_named(ddbi_exprb *fx, const ddb_schema_table *t, const char *name, ddb_arena *a,
+                               const ddb_expr **filter, ddb_error *err);
 /* *any: does the table hold at least one item of e? (a consistent scan, stopped at the first) */
 int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *err);
 
@@ -681,6 +684,7 @@ typedef struct ddbi_ent_checkpoint {
     uint64_t scanned, moved, rewritten, unchanged;
     uint64_t claimed;             /* DDB_UNIQUE values claimed (a plan's claims) */
     uint64_t verified;            /* of them, found claimed by their items by the steps' checks */
+    uint64_t deleted;             /* items of removed entities deleted */
     uint64_t in_step;             /* items the step under way has scanned (scanned counts all steps) */
     double capacity;
     const char *cursor;           /* where the step's scan goes on; NULL = its start */

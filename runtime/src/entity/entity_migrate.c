@@ -3,7 +3,9 @@
  * refuses the table meanwhile), then each step scans the table for its
  * entity's items, page by page: every logical item (one stored item, or a
  * sharded entity's shard items, read together when the scan meets the
- * first of them) gets its new form (entity_migrate_item.c); a moved item
+ * first of them) gets its new form (entity_migrate_item.c; a renamed
+ * entity's items are found by their old name), or is deleted (a removed
+ * entity's step); a moved item
  * is one transaction (put the new items if their keys are free, delete the
  * old ones if still there), a rewritten one puts on the same keys, groups
  * of items in one TransactWriteItems (at most 100 operations).  A step's
@@ -52,6 +54,12 @@ typedef struct mig {
     uint64_t total;
     const ddb_table_def *live;     /* the table as it was described at the start */
 } mig;
+
+/* The entity step s reads: its name (a removed one's). */
+static const char *step_name(const ddb_ent_migration_step *s)
+{
+    return s->removed ? s->removed : s->entity->name;
+}
 
 static double since(const struct timespec *t0)
 {
@@ -164,7 +172,7 @@ static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
             if (!rc && (!there || !ddb_value_equal(ddb_item_map(there), ddb_item_map(op->item))))
                 rc = ddbi_fail(err, DDB_ECONDITION,
                                "moving %s item %s: its new key %s is taken by another item",
-                               g->m->steps[g->cp.step].entity->name,
+                               step_name(&g->m->steps[g->cp.step]),
                                ddbi_ent_key_text(&g->m->table->def, g->olds[g->op_item[i]], pa),
                                ddbi_ent_key_text(&g->m->table->def, op->item, pa));
         }
@@ -222,7 +230,7 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
         else
             rc = ddbi_ent_fail_within(err, rc,
                                   "moving %s item %s: its new key is taken, or it was changed meanwhile",
-                                  g->m->steps[g->cp.step].entity->name,
+                                  step_name(&g->m->steps[g->cp.step]),
                                   ddbi_ent_key_text(&g->m->table->def, g->olds[item < g->nitems ? item : 0], pa));
     }
     g->nops = g->nitems = 0;
@@ -235,6 +243,12 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
 static const ddb_entity_desc *stored_layout(const ddb_ent_migration_step *s)
 {
     return s->old_entity && s->old_entity->n_shards ? s->old_entity : s->entity;
+}
+
+/* Are step s's stored items shard items (read a logical item at a time)? */
+static bool sharded(const ddb_ent_migration_step *s)
+{
+    return !s->removed && stored_layout(s)->n_shards;
 }
 
 /* Shard item it's logical item as text (partition key, NUL, sort key
@@ -306,6 +320,17 @@ static bool has_key(const ddb_table_def *td, ddb_item *const *items, size_t n, c
     return false;
 }
 
+/* A dry run's sample line, copied into the report. */
+static int keep_sample(mig *g, const char *line, ddb_error *err)
+{
+    char *copy = ddb_arena_alloc(g->a, strlen(line) + 1);
+    if (!copy)
+        return ddbi_fail_oom(err, __func__);
+    memcpy(copy, line, strlen(line) + 1);
+    g->r->samples[g->r->n_samples++] = copy;
+    return DDB_OK;
+}
+
 static int dry_sample(mig *g, const ddb_ent_migration_step *s, const ddb_item *from, const ddb_item *to,
                       bool moves, ddb_arena *pa, ddb_error *err)
 {
@@ -315,12 +340,7 @@ static int dry_sample(mig *g, const ddb_ent_migration_step *s, const ddb_item *f
     const char *f = ddbi_ent_key_text(td, from, pa), *t = ddbi_ent_key_text(td, to, pa);
     char line[520];
     snprintf(line, sizeof line, "%s %s -> %s%s", s->entity->name, f, t, moves ? "" : " (rewritten)");
-    char *copy = ddb_arena_alloc(g->a, strlen(line) + 1);
-    if (!copy)
-        return ddbi_fail_oom(err, __func__);
-    memcpy(copy, line, strlen(line) + 1);
-    g->r->samples[g->r->n_samples++] = copy;
-    return DDB_OK;
+    return keep_sample(g, line, err);
 }
 
 /* Does a claim of ops[0..n) name a uniqueness item a queued operation
@@ -378,6 +398,34 @@ static int queue_claims(mig *g, const ddb_item *it, bool check, ddb_arena *pa, d
     return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
 }
 
+/* A stored item of a removed entity (DDB_REMOVED "delete"): deleted if
+ * still there (a rerun finds it gone); a dry run counts it. */
+static int delete_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_arena *pa, ddb_error *err)
+{
+    const ddb_table_def *td = &g->m->table->def;
+    g->cp.deleted++;
+    if (g->o.dry_run) {
+        if (!g->r || g->r->n_samples >= g->o.samples)
+            return DDB_OK;
+        char line[520];
+        snprintf(line, sizeof line, "%s %s deleted", step_name(s), ddbi_ent_key_text(td, it, pa));
+        return keep_sample(g, line, err);
+    }
+    ddb_item *key = table_key(td, it, pa);
+    if (!key)
+        return ddbi_fail_oom(err, __func__);
+    int rc;
+    if ((g->nops + 1 > MAX_TX_OPS || g->nitems >= g->o.items_per_tx) && (rc = flush(g, pa, err)))
+        return rc;
+    size_t item = g->nitems++;
+    g->olds[item] = it;
+    g->claim[g->nops].f = NULL;
+    g->op_item[g->nops] = item;
+    /* unconditional: an item deleted meanwhile is as good */
+    g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = td->name, .item = key};
+    return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
+}
+
 /* One stored item of the current step met by the scan: queue its logical
  * item's rewrite (or count it).  The operations of one logical item go in
  * one transaction: put each new item (its key free when it moves, else
@@ -388,7 +436,9 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
     ddb_item **olds = &it, *news[DDBI_ENT_MIGRATE_MAX_PARTS];
     size_t n_old = 1, n_new;
     bool same, skip = false;
-    int rc = stored_layout(s)->n_shards ? shard_group(g, s, it, pa, &olds, &n_old, &skip, err) : DDB_OK;
+    if (s->removed)
+        return delete_item(g, s, it, pa, err);
+    int rc = sharded(s) ? shard_group(g, s, it, pa, &olds, &n_old, &skip, err) : DDB_OK;
     if (rc || skip || !n_old)
         return rc;
     if ((rc = ddbi_ent_migrate_item(s, g->live, olds, n_old, pa, news, &n_new, &same, err)))
@@ -456,8 +506,8 @@ static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t sc
 {
     if (!g->o.progress)
         return;
-    ddb_ent_progress p = {.entity = s->entity->name, .step = g->o.dry_run ? "dry run" : "migrate",
-                          .done = g->cp.moved + g->cp.rewritten, .skipped = g->cp.unchanged, .scanned = scanned,
+    ddb_ent_progress p = {.entity = step_name(s), .step = g->o.dry_run ? "dry run" : "migrate",
+                          .done = g->cp.moved + g->cp.rewritten + g->cp.deleted, .skipped = g->cp.unchanged, .scanned = scanned,
                           .scanned_before = step == g->step0 ? g->in_step0 : 0, .total = g->total,
                           .capacity = g->cp.capacity, .step_no = step + 1, .n_steps = g->cp.n_steps,
                           .claimed = g->cp.claimed};
@@ -551,8 +601,10 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
     int rc = !a || !pa ? ddbi_fail_oom(err, __func__) : DDB_OK;
     if (!rc)
         rc = ddbi_exprb_init(&fx, g->db, a, err);
+    /* the items stored under the entity's name: a renamed one's old name */
     if (!rc)
-        rc = ddbi_ent_type_filter(&fx, s->entity, a, &filter, err);
+        rc = ddbi_ent_type_filter_named(&fx, g->m->table, s->renamed_from ? s->renamed_from : step_name(s), a, &filter,
+                                        err);
     if (!rc)
         rc = ddbi_ent_claims_init(&g->cl, s, err);
     ddb_scan_params sp = {.table = g->m->table->def.name, .consistent = true, .filter = filter,
@@ -564,7 +616,7 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
     sp.start_key = start;
     /* sharded: the logical item of the item the last page ended at was done with that page */
     g->group[0] = '\0';
-    if (start && stored_layout(s)->n_shards && !group_of(stored_layout(s), start, g->group, sizeof g->group))
+    if (start && sharded(s) && !group_of(stored_layout(s), start, g->group, sizeof g->group))
         g->group[0] = '\0';
     while (!rc) {
         ddb_page pg;
@@ -620,6 +672,12 @@ static int check_migration(const ddb_ent_migration *m, ddb_error *err)
                          m->id ? m->id : "", DDBI_ENT_MIGRATION_ID_MAX);
     for (size_t i = 0; i < m->n_steps; i++) {
         const ddb_entity_desc *e = m->steps[i].entity;
+        if (m->steps[i].removed && (e || m->steps[i].n_claims || m->steps[i].renamed_from))
+            return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu deletes the items of %.80s: it has no entity, "
+                                              "claims or rename",
+                             i + 1, m->steps[i].removed);
+        if (m->steps[i].removed)
+            continue;
         if (!e || e->table != m->table)
             return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu's entity is not of table %s", i + 1,
                              m->table->def.name);
@@ -663,10 +721,10 @@ static ddb_value *probe_value(ddb_arena *a, ddb_type t)
 
 static int transactions_for_shards(mig *g, ddb_error *err)
 {
-    bool sharded = false;
+    bool any = false;
     for (size_t i = 0; i < g->m->n_steps; i++)
-        sharded |= stored_layout(&g->m->steps[i])->n_shards > 0;
-    if (!sharded || g->o.dry_run)
+        any |= sharded(&g->m->steps[i]);
+    if (!any || g->o.dry_run)
         return DDB_OK;
     const ddb_table_def *td = &g->m->table->def;
     ddb_arena *a = ddb_arena_new();
@@ -804,6 +862,7 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         report->moved = g.cp.moved;
         report->rewritten = g.cp.rewritten;
         report->unchanged = g.cp.unchanged;
+        report->deleted = g.cp.deleted;
         report->claimed = g.cp.claimed;
         report->verified = g.cp.verified;
         report->capacity = g.cp.capacity;

@@ -145,6 +145,8 @@ static int keep_random_shards(const ddb_entity_desc *e, ddb_item *ni, const ddb_
 static ddb_item *renamed(const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *a)
 {
     ddb_item *src = ddb_item_copy(a, it);
+    if (src && s->renamed_from && ddb_item_set_s(src, s->entity->table->type_attr, s->entity->name))
+        return NULL; /* a renamed entity's item is read as one of its new name */
     for (size_t i = 0; src && i < s->n_renames; i++) {
         const ddb_value *v = ddb_item_get(src, s->renames[i].from);
         if (!v)
