@@ -8,7 +8,7 @@
 # claims made; after the duplicate is fixed the run goes on and claims
 # every stored nick; run again (by `ddb migrate`, and by the generated
 # club_migrate_from_old) it changes nothing; version 2's writes then hold
-# the constraint.
+# the constraint.  Version 2's open refuses the table before the claims.
 # FIX "holder" (default "g7": guest 7's nick changes): one item a scan
 # page (--page-size 1, so the item that claimed "nick3" first lies before
 # the checkpoint) and the duplicate is fixed on the item that holds the
@@ -26,6 +26,8 @@ remote_work=unique_remote_$fix
 . "$src/target.sh"
 step "$bin/unique_v1" populate "$db" "$n"
 step "$ddbgen" --emit-model "$w/v1.model.json" -I "$src" "$src/unique_v1.h"
+# version 2's module refuses the stored items until their values are claimed
+step "$bin/unique_v2" refused "$db" "$n"
 if "$ddbgen" --check-compat "$w/v1.model.json" -I "$src" "$src/unique_v2.h" > "$w/compat.txt" 2>&1; then
     echo "--check-compat accepted DDB_UNIQUE without a plan" >&2; exit 1
 fi

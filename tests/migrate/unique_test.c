@@ -10,6 +10,8 @@
  *            run had already passed: its new value must be claimed too)
  *   migrate-generated (v2) club_migrate_from_old (the step generated from
  *            the plan, with its claim): N - 1 nicks claimed, nothing moved
+ *   refused  (v2) club_open refuses the table whose stored nicks were never
+ *            claimed: DDB_EMODEL naming the field and the claim step
  *   verify-claims (v2) every stored nick is claimed by its guest
  *   verify   (v2) every stored nick (as stored, read with the plain item
  *            API) is claimed by its guest; a new guest
@@ -109,6 +111,21 @@ static int fix_holder(ddb *db)
     }
     ddb_arena_free(a);
     return st;
+}
+
+/* Before the claim step: version 2's open refuses the table (issue 25,
+ * defect 3: it opened it and wrote a duplicate). */
+static int refused(ddb *db)
+{
+    ddb_error err = {0};
+    int rc = club_open(db, &err);
+    if (rc != DDB_EMODEL || !strstr(err.message, "nick") || !strstr(err.message, "DDB_UNIQUE") ||
+        !strstr(err.message, "ddb migrate")) {
+        fprintf(stderr, "unique v2: club_open before the claims: %s \"%s\"\n", ddb_strerror(rc), err.message);
+        return 1;
+    }
+    printf("unique v2: refused: %s\n", err.message);
+    return 0;
 }
 
 /* Every stored nick is claimed by its own guest. */
@@ -224,6 +241,8 @@ int main(int argc, char **argv)
 #else
     } else if (!strcmp(cmd, "fix-holder")) {
         st = fix_holder(db);
+    } else if (!strcmp(cmd, "refused")) {
+        st = refused(db);
     } else if (!strcmp(cmd, "verify-claims")) {
         st = claims_ok(db, n);
     } else if (!strcmp(cmd, "verify")) {

@@ -632,6 +632,10 @@ int ddbi_ent_fingerprint(const ddb_entity_desc *e, ddb_buf *b);
 const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t llen, int *len);
 /* Can items stored under fingerprint old be read under now?  When not, the
  * lines that differ: *ol (*on bytes) in old, *nl (*nn bytes) in now. */
+/* The DDB_UNIQUE fields of e whose attribute the stored fingerprint old
+ * does not list (their stored values were never claimed): how many, and
+ * their C names, ", "-separated, in list (cut to cap). */
+size_t ddbi_ent_fingerprint_new_unique(const char *old, const ddb_entity_desc *e, char *list, size_t cap);
 bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl,
                                      int *nn);
 /* Write the attributes of e's key k into every stored item of e, counting
