@@ -655,6 +655,17 @@ int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *
  * a migration in progress is recorded under DDB_ENT_MIGRATION_META (its
  * checkpoint), the model version the data is in under DDB_ENT_MODEL_META. */
 #define DDB_ENT_MIGRATION_META "ddbgen.migration"
+/* the shapes of the migration's new entities (entity_migrate_open.c) */
+#define DDB_ENT_MIGRATION_TARGET_META "ddbgen.migration.to"
+/* entity_migrate_open.c: record m's new entities' shapes (when it starts). */
+int ddbi_ent_migration_target_put(ddb *db, const ddb_ent_migration *m, ddb_error *err);
+/* A migration of t in progress: DDB_EMODEL when ents are its new schema (or
+ * it recorded no target); else OK with *reader (the old module may open
+ * the table if opening changes nothing).  No migration: OK, !*reader. */
+int ddbi_ent_migration_open_check(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                                  ddb_arena *a, bool *reader, ddb_error *err);
+/* DDB_EMODEL "a migration is in progress (<plan>, step i/n, s items scanned) ...: why". */
+int ddbi_ent_migration_refuse(ddb *db, const ddb_schema_table *t, ddb_arena *a, const char *why, ddb_error *err);
 #define DDB_ENT_MODEL_META "ddbgen.model"
 
 /* Delete the table's GSIs that t no longer declares (entity_table.c). */

@@ -842,7 +842,8 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         rc = prepare_conditions(&g, err);
     if (!rc && !found)
         rc = transactions_for_shards(&g, err);
-    if (!rc && !g.o.dry_run && !found && !(rc = add_indexes(db, m->table, d, err)))
+    if (!rc && !g.o.dry_run && !found && !(rc = add_indexes(db, m->table, d, err)) &&
+        !(rc = ddbi_ent_migration_target_put(db, m, err)))
         rc = ddbi_ent_checkpoint_put(db, m->table->def.name, &g.cp, err);
     if (!rc && !g.o.dry_run && found)
         rc = add_indexes(db, m->table, d, err);
