@@ -215,6 +215,11 @@ static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fie
         snprintf(what, sizeof what, "field '%s' of %s", S(nf, "name"), owner);
         if (ddbgen_jtrue(nf, "optional"))
             compatible(c, LOC(nf), "new optional %s: compatible", what);
+        else if (json_object_get(nf, "default"))
+            breaking(c, LOC(nf),
+                     "new required %s (%s): items written before lack attribute '%s': migrate them, no code: "
+                     "ddbgen --plan-migration fills its DDB_DEFAULT(\"%s\") (a rewrite)",
+                     what, S(nf, "ctype"), S(nf, "attr"), ddbgen_jstr(json_object_get(nf, "default"), "value"));
         else
             breaking(c, LOC(nf),
                      "new required %s (%s): items written before lack attribute '%s'; make it "

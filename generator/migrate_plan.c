@@ -11,7 +11,7 @@
  *   "none"       nothing to do (a new optional field, a widened number)
  *   "rewrite"    every stored item is read by the new schema and written in
  *                its new form (key templates, index keys, stored names,
- *                derived fields): no user code
+ *                derived fields, new fields' DDB_DEFAULTs): no user code
  *   "transform"  as rewrite, with a user callback from the old struct to
  *                the new one (a type change, a new required field)
  *   "delete"     an entity the new schema removed with DDB_REMOVED(name,
@@ -174,7 +174,12 @@ static void compare_fields(const json_t *oe, const json_t *ne, json_t *changes, 
             change(changes, "rewrite", "field '%s' is now stored as '%s' (was '%s')", name, S(nf, "attr"),
                    S(of, "attr"));
         } else if (!of) {
-            if (ddbgen_jtrue(nf, "optional"))
+            const char *dflt = ddbgen_jstr(json_object_get(nf, "default"), "value");
+            if (dflt) /* the stored items get the default, as a create would give it */
+                change(changes, "rewrite", "new field '%s' with DDB_DEFAULT(\"%s\"): each stored item lacking it gets "
+                                           "the default (and the keys that use it)",
+                       name, dflt);
+            else if (ddbgen_jtrue(nf, "optional"))
                 change(changes, "none", "new optional field '%s'", name);
             else
                 change(changes, "transform", "new required field '%s' (%s): your transform fills it", name,

@@ -99,9 +99,13 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
                     break;
             }
             void *obj = ddb_arena_alloc(pa, e->st->size);
+            const ddb_field_desc **filled = ddb_arena_alloc(pa, (e->st->n_fields + 1u) * sizeof *filled);
+            size_t n_filled = 0;
             ddb_value *pk, *skv = NULL;
-            if (!obj)
+            if (!obj || !filled)
                 rc = ddbi_fail_oom(err, __func__);
+            else if ((rc = ddbi_ent_fill_defaults(e, full, pa, &full, filled, &n_filled, err)))
+                break; /* fields added with a DDB_DEFAULT: read with it, and written below */
             else if ((rc = ddb_ent_from_item(e, full, obj, pa, err)))
                 rc = ddbi_ent_fail_within(err, DDB_EMODEL, "cannot add the %s key to a stored %s",
                                           kd->index ? kd->index : "table", e->name);
@@ -126,6 +130,16 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
                 rc = ddbi_fail_oom(err, __func__);
                 break;
             }
+            /* the defaults filled, on an unsharded item (a sharded one's live on their own shard items) */
+            for (size_t f = 0; !rc && !e->n_shards && f < n_filled; f++) {
+                const char *nf = ddbi_exprb_name(&ux, filled[f]->attr);
+                const char *vf = nf ? ddbi_exprb_value(&ux, (ddb_value *)ddb_item_get(full, filled[f]->attr)) : NULL;
+                if (!vf || ddbi_exprb_put(&ux, ", ") || ddbi_exprb_put(&ux, nf) || ddbi_exprb_put(&ux, " = ") ||
+                    ddbi_exprb_put(&ux, vf))
+                    rc = ddbi_fail_oom(err, __func__);
+            }
+            if (rc)
+                break;
             const ddb_expr *upd;
             if ((rc = ddbi_exprb_prepare(&ux, DDB_EXPR_UPDATE, &upd, err)))
                 break;

@@ -341,6 +341,11 @@ bool ddbi_ent_field_unset(const ddb_field_desc *f, const char *p);
 int ddbi_ent_stamp_value(const ddb_field_desc *f, int64_t now_ms, ddb_arena *a, ddb_value **out, ddb_error *err);
 /* f->dflt as a value of f's type. */
 int ddbi_ent_default_value(const ddb_field_desc *f, ddb_arena *a, ddb_value **out, ddb_error *err);
+/* entity_default_fill.c: *out is it with the DDB_DEFAULT of every field of e
+ * whose attribute it lacks (a copy in a; it itself when none is missing);
+ * filled (room for e's field count; may be NULL) lists those fields. */
+int ddbi_ent_fill_defaults(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a, ddb_item **out,
+                           const ddb_field_desc **filled, size_t *n_filled, ddb_error *err);
 /* Fill updated-at and, with create, created-at and the defaults of unset fields. */
 int ddbi_ent_fill_stamps(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddb_error *err);
 /* ms as "YYYY-MM-DDTHH:MM:SS.mmmZ" (entity_stamp.c); DDB_EINVAL outside years 0..9999. */
