@@ -53,6 +53,8 @@ step "$tool" --db "$db" migrate --module "$module" --dry-run --samples 2 "$db.wo
 step "$bin/migrate_v4" dry-run "$db" "$n1"
 MIGRATE_KILL_AFTER=$((n / 3)) killed "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json"
 step "$bin/migrate_v4" refuse "$db" "$n1" "a migration is in progress"
+# the refusal counts steps from 1, as the progress does, and shows no raw checkpoint position
+step "$bin/migrate_v4" refuse "$db" "$n1" "step 1/1, "
 step "$bin/migrate_v3" reads "$db" "$n1"
 step "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json" | tee "$db.work/report.txt"
 grep -q "resumed from its checkpoint" "$db.work/report.txt"

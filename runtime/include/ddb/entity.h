@@ -761,6 +761,8 @@ typedef struct ddb_ent_progress {
     uint32_t step_no, n_steps; /* a migration: this step (1-based) of how many; 0 when not a migration */
     double capacity;        /* write capacity units consumed so far */
     uint64_t claimed;       /* a migration: DDB_UNIQUE values claimed so far (all steps) */
+    uint64_t moved, deleted; /* a migration: of done, the items moved to a new key, and those of removed
+                              * entities deleted (the rest were rewritten under their key) */
 } ddb_ent_progress;
 typedef void (*ddb_ent_progress_fn)(void *ctx, const ddb_ent_progress *p);
 

@@ -320,6 +320,17 @@ static bool has_key(const ddb_table_def *td, ddb_item *const *items, size_t n, c
     return false;
 }
 
+/* A dry run's estimate of a transactional write of an item of `bytes`:
+ * DynamoDB counts a write unit per KB (rounded up) and two for a write in
+ * a transaction (Developer Guide, "Read/write capacity mode": "Transactional
+ * write requests require 2 write capacity units to perform one write per
+ * second for items up to 1 KB"); index writes are not estimated. */
+static double tx_write_units(size_t bytes)
+{
+    size_t u = (bytes + 1023) / 1024;
+    return 2.0 * (double)(u ? u : 1);
+}
+
 /* A dry run's sample line, copied into the report. */
 static int keep_sample(mig *g, const char *line, ddb_error *err)
 {
@@ -371,6 +382,8 @@ static int queue_claims(mig *g, const ddb_item *it, bool check, ddb_arena *pa, d
             (rc = ddbi_ent_claims_seen(&g->cl, it, pa, &dup, err)))
             return rc;
         g->cp.claimed += n;
+        for (size_t i = 0; i < n; i++) /* each claim's put, and the check of an item left as it is */
+            g->cp.capacity += tx_write_units(ddb_item_size(ops[i].item)) + (check ? tx_write_units(ddb_item_size(it)) : 0);
         if (dup && g->r)
             g->r->duplicates_found++;
         if (dup && g->r && g->r->n_duplicates < MAX_DUPLICATES) {
@@ -405,6 +418,7 @@ static int delete_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, dd
     const ddb_table_def *td = &g->m->table->def;
     g->cp.deleted++;
     if (g->o.dry_run) {
+        g->cp.capacity += tx_write_units(ddb_item_size(it));
         if (!g->r || g->r->n_samples >= g->o.samples)
             return DDB_OK;
         char line[520];
@@ -456,8 +470,19 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
         g->cp.moved++;
     else
         g->cp.rewritten++;
-    if (g->o.dry_run)
+    if (g->o.dry_run) {
+        for (size_t i = 0; i < n_new; i++) { /* a put over the stored item at its key, or on a free one */
+            size_t bytes = ddb_item_size(news[i]);
+            for (size_t j = 0; j < n_old; j++)
+                if (ddbi_ent_same_key(td, olds[j], news[i]) && ddb_item_size(olds[j]) > bytes)
+                    bytes = ddb_item_size(olds[j]);
+            g->cp.capacity += tx_write_units(bytes);
+        }
+        for (size_t j = 0; j < n_old; j++)
+            if (!has_key(td, news, n_new, olds[j]))
+                g->cp.capacity += tx_write_units(ddb_item_size(olds[j]));
         return (rc = dry_sample(g, s, olds[0], news[0], moves, pa, err)) ? rc : queue_claims(g, news[0], false, pa, err);
+    }
     ddb_tx_op cops[2 * DDBI_ENT_CLAIMS_MAX];
     ddbi_ent_claim_op cinfo[2 * DDBI_ENT_CLAIMS_MAX];
     size_t cn = 0;
@@ -510,7 +535,7 @@ static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t sc
                           .done = g->cp.moved + g->cp.rewritten + g->cp.deleted, .skipped = g->cp.unchanged, .scanned = scanned,
                           .scanned_before = step == g->step0 ? g->in_step0 : 0, .total = g->total,
                           .capacity = g->cp.capacity, .step_no = step + 1, .n_steps = g->cp.n_steps,
-                          .claimed = g->cp.claimed};
+                          .claimed = g->cp.claimed, .moved = g->cp.moved, .deleted = g->cp.deleted};
     g->o.progress(g->o.progress_ctx, &p);
 }
 
