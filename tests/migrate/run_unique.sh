@@ -50,6 +50,10 @@ if "$tool" --db "$db" migrate --module "$module" $pages "$w/plan.json" > "$w/sto
 fi
 cat "$w/stop.txt"
 grep -q 'Guest.nick is DDB_UNIQUE, but the value "nick3" is held by item GUEST#g[37]|GUEST (its claim) and by item GUEST#g[37]/GUEST' "$w/stop.txt"
+# ddb migrate status: the migration in progress, stopped at its first step
+step "$tool" --db "$db" migrate status Club | tee "$w/status.txt"
+grep -q "Club: in progress: plan-[0-9a-f]*, step 1/1, [0-9]* items scanned" "$w/status.txt"
+grep -q "Club: no migration in progress" "$w/status.txt" && exit 1
 if [ "$fix" = holder ]; then
     step "$bin/unique_v2" fix-holder "$db" "$n"
 else
@@ -63,6 +67,13 @@ check
 # again from the start: every claim is held by its own item already
 step "$tool" --db "$db" migrate --module "$module" "$w/plan.json" | tee "$w/again.txt"
 grep -q "$((n - 1)) unique values claimed, each checked" "$w/again.txt"
+# the history: both runs that ended, recorded in the table, and the data's model
+id=$(sed -n 's/.*"id": "\(plan-[0-9a-f]*\)".*/\1/p' "$w/plan.json")
+step "$tool" --db "$db" migrate status Club | tee "$w/status.txt"
+grep -q "Club: data model $id" "$w/status.txt"
+grep -q "Club: no migration in progress" "$w/status.txt"
+grep -q "Club: 2 applied migrations recorded" "$w/status.txt"
+[ "$(grep -c "^  $id ok [0-9T:-]*Z libddb " "$w/status.txt")" -eq 2 ]
 # and through the step generated from the plan (the old forms' club_migrate_from_old)
 step "$bin/unique_v2" migrate-generated "$db" "$n"
 step "$bin/unique_v2" verify "$db" "$n"

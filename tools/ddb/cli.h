@@ -206,6 +206,7 @@ int cmd_stream(cli *c);
 int cmd_sweep(cli *c);
 int cmd_check(cli *c);
 int cmd_migrate(cli *c);
+int cmd_migrate_status(cli *c, const char *table); /* ddb migrate status TABLE (cmd_migrate_status.c) */
 int cmd_serve(cli *c); /* serve/cmd_serve.c */
 
 extern const command ddb_commands[];

@@ -293,6 +293,10 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
 
 int cmd_migrate(cli *c)
 {
+    if (c->o.npos == 2 && !strcmp(c->o.pos[0], "status"))
+        return cmd_migrate_status(c, c->o.pos[1]);
+    if (c->o.npos != 1)
+        return usage_error(c, "give the plan (ddb migrate PLAN.json), or ddb migrate status TABLE");
     const char *module = opt_get(c, "module");
     if (!module)
         return usage_error(c, "--module LIB.so is required (the new schema's generated module)");

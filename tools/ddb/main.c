@@ -207,7 +207,8 @@ const command ddb_commands[] = {
      "  ddb --db ./data serve --listen 127.0.0.1:8000 &\n"
      "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n",
      serve_opts, 0, 0, false},
-    {"migrate", cmd_migrate, "PLAN.json", "Apply a migration plan (ddbgen --plan-migration) to the stored items",
+    {"migrate", cmd_migrate, "PLAN.json | status TABLE",
+     "Apply a migration plan (ddbgen --plan-migration) to the stored items, or show a table's migrations",
      "Rewrites every stored item the plan names in the new schema's form, each\n"
      "moved in one transaction, with a checkpoint stored with the table after each\n"
      "page: run the same command again after an interruption and it resumes.\n"
@@ -219,8 +220,10 @@ const command ddb_commands[] = {
      "Example:\n"
      "  ddbgen --plan-migration deployed.model.json --plan-out plan.json schemas/app.h\n"
      "  ddb --db ./data migrate --module ./libapp_module.so --dry-run plan.json\n"
-     "  ddb --db ./data migrate --module ./libapp_module.so --capacity 500 plan.json\n",
-     migrate_opts, 1, 1, false},
+     "  ddb --db ./data migrate --module ./libapp_module.so --capacity 500 plan.json\n"
+     "`ddb migrate status TABLE` shows the migration in progress (plan, step, counts),\n"
+     "the model version the data is in and the last applied plans.\n",
+     migrate_opts, 1, 2, false},
     {"check", cmd_check, "[DIR]", "Verify every table's indexes and stream",
      "Exit status 0 when every table is clean, 1 when problems were found, 2 when\n"
      "the check could not run.\n",

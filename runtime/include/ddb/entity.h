@@ -903,6 +903,21 @@ typedef struct ddb_ent_migrate_report {
 int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_opts *o, ddb_arena *a,
                     ddb_ent_migrate_report *report, ddb_error *err);
 
+/* A table's migrations: the one in progress (its checkpoint), the model
+ * version the data is in, and the last applied ones (ddb migrate status). */
+typedef struct ddb_ent_migration_state {
+    bool in_progress;
+    const char *id;                 /* the plan in progress */
+    uint32_t step, n_steps;         /* its step under way, 1-based, of how many */
+    uint64_t scanned, moved, rewritten, unchanged, deleted, claimed;
+    double capacity;
+    const char *model;              /* the plan id the data was last migrated to (NULL: never) */
+    size_t n_history;               /* the last applied plans, oldest first, one line each: */
+    const char **history;           /* "<id> ok <UTC time> libddb <version> steps <n> scanned <s> ..." */
+} ddb_ent_migration_state;
+/* Read table's migration state into st (its strings in a). */
+int ddb_ent_migration_status(ddb *db, const char *table, ddb_arena *a, ddb_ent_migration_state *st, ddb_error *err);
+
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);
 

@@ -795,7 +795,7 @@ static int add_indexes(ddb *db, const ddb_schema_table *t, const ddb_table_desc 
     return rc;
 }
 
-/* The end: the new schema's fingerprints and model version, then no migration. */
+/* The end: the new schema's fingerprints and model version, the history's line, then no migration. */
 static int finish(mig *g, ddb_error *err)
 {
     int rc = DDB_OK;
@@ -815,6 +815,8 @@ static int finish(mig *g, ddb_error *err)
                                 err);
     if (!rc && g->o.drop_indexes)
         rc = ddbi_ent_drop_undeclared(g->db, g->m->table, err);
+    if (!rc)
+        rc = ddbi_ent_history_add(g->db, table, &g->cp, err);
     if (!rc)
         rc = ddbi_ent_checkpoint_end(g->db, table, err);
     return rc;
