@@ -56,8 +56,10 @@ grep -q "Club: in progress: plan-[0-9a-f]*, step 1/1, [0-9]* items scanned" "$w/
 grep -q "Club: no migration in progress" "$w/status.txt" && exit 1
 if [ "$fix" = holder ]; then
     step "$bin/unique_v2" fix-holder "$db" "$n"
-else
-    step "$bin/unique_v1" fix "$db" "$n"
+else # with ddb update, no JSON item to edit (issue 25)
+    step "$tool" --db "$db" update Club --pk GUEST#g7 --sk GUEST --update 'SET #n = :n' --names '{"#n":"nick"}' \
+        --values '{":n":{"S":"nick7"}}' | tee "$w/update.txt"
+    grep -q '"nick":{"S":"nick7"}' "$w/update.txt"
 fi
 step "$tool" --db "$db" migrate --module "$module" $pages "$w/plan.json" | tee "$w/report.txt"
 grep -q "resumed from its checkpoint" "$w/report.txt"

@@ -1,4 +1,4 @@
-/* Item commands: get, put, delete, query, scan. */
+/* Item commands: get, put, update, delete, query, scan. */
 #include "cli.h"
 
 #include <ddb/json.h>
@@ -122,6 +122,47 @@ int cmd_delete(cli *c)
         if (ddb_delete_item(c->db, d->def.name, key, &o, NULL, NULL, &e))
             rc = cli_fail(c, &e, NULL);
     }
+    ddb_expr_free(cond);
+    ddb_arena_free(a);
+    return rc;
+}
+
+/* UpdateItem by key (--pk/--sk or --key) with --update EXPR (and
+ * --condition, --names, --values); prints the item as it is after. */
+int cmd_update(cli *c)
+{
+    if (!opt_get(c, "update"))
+        return usage_error(c, "--update EXPR is required (an UpdateExpression: 'SET #n = :v')");
+    if (cli_open(c))
+        return 1;
+    ddb_arena *a = ddb_arena_new();
+    ddb_table_desc *d;
+    ddb_item *key = NULL, *values = NULL, *names = NULL;
+    ddb_expr *up = NULL, *cond = NULL;
+    int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
+    if (!rc)
+        rc = cli_key_item(c, a, d, &key);
+    if (!rc)
+        rc = cli_values(c, a, &values, &names);
+    if (!rc)
+        rc = cli_expr(c, "update", DDB_EXPR_UPDATE, names, &up);
+    if (!rc)
+        rc = cli_expr(c, "condition", DDB_EXPR_CONDITION, names, &cond);
+    ddb_write_result res = {0};
+    if (!rc) {
+        ddb_write_opts o = {.condition = cond, .values = values, .return_values = DDB_RETURN_ALL_NEW};
+        ddb_error e = {0};
+        if (ddb_update_item(c->db, d->def.name, key, up, &o, a, &res, &e))
+            rc = cli_fail(c, &e, NULL);
+    }
+    if (!rc && res.attributes) {
+        item_printer p;
+        printer_init(&p, c, stdout, d, FMT_JSON);
+        rc = printer_item(&p, res.attributes);
+        if (!rc)
+            rc = printer_end(&p);
+    }
+    ddb_expr_free(up);
     ddb_expr_free(cond);
     ddb_arena_free(a);
     return rc;

@@ -49,6 +49,13 @@ static const opt_spec put_opts[] = {
     EXPR_OPTS,
     {NULL, 0, 0, false, NULL, NULL}};
 
+static const opt_spec item_update_opts[] = {
+    KEY_OPTS,
+    {"update", 0, 1, false, "EXPR", "UpdateExpression, e.g. 'SET #n = :n REMOVE old'"},
+    {"condition", 0, 1, false, "EXPR", "ConditionExpression"},
+    EXPR_OPTS,
+    {NULL, 0, 0, false, NULL, NULL}};
+
 static const opt_spec delete_opts[] = {
     KEY_OPTS,
     {"condition", 0, 1, false, "EXPR", "ConditionExpression"},
@@ -151,6 +158,13 @@ const command ddb_commands[] = {
      "ITEM is one item as DynamoDB JSON; without it (or with -) items are read\n"
      "from standard input, one per line.  An item replaces the one with its key.\n",
      put_opts, 1, 2, false},
+    {"update", cmd_update, "TABLE", "Change one item by its key with an UpdateExpression",
+     "Prints the item as it is after the update (DynamoDB JSON).  Fixes a stored item\n"
+     "without its module (a duplicate a migration stopped at, say).\n"
+     "Example:\n"
+     "  ddb update Club --pk GUEST#g7 --sk GUEST --update 'SET #n = :n' --names '{\"#n\":\"nick\"}' \\\n"
+     "      --values '{\":n\":{\"S\":\"nick7\"}}'\n",
+     item_update_opts, 1, 1, false},
     {"delete", cmd_delete, "TABLE", "Delete one item by its key", "", delete_opts, 1, 1, false},
     {"query", cmd_query, "TABLE", "Read one item collection of the table or of an index",
      "Reads every page; the sort key condition is at most one of the --sk-* options.\n"
