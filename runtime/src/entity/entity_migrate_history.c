@@ -46,7 +46,7 @@ int ddbi_ent_history_add(ddb *db, const char *table, const ddbi_ent_checkpoint *
                      cp->id, when, DDB_VERSION_STRING, cp->n_steps, cp->scanned, cp->moved, cp->rewritten,
                      cp->deleted, cp->claimed);
     /* the kept lines: the last HISTORY_MAX - 1 of what is there, then this one */
-    const char *old = rc ? "" : (const char *)v, *keep = old;
+    const char *old = rc || !v ? "" : (const char *)v, *keep = old;
     size_t lines = 0;
     for (size_t i = 0; i < len; i++)
         lines += old[i] == '\n';
@@ -59,7 +59,8 @@ int ddbi_ent_history_add(ddb *db, const char *table, const ddbi_ent_checkpoint *
     if (!rc && !out)
         rc = ddbi_fail_oom(err, __func__);
     if (!rc) {
-        memcpy(out, keep, kept);
+        if (kept)
+            memcpy(out, keep, kept);
         memcpy(out + kept, line, (size_t)n + 1);
         rc = ddb_table_meta_put(db, table, DDB_ENT_MIGRATION_HISTORY_META, out, kept + (size_t)n, err);
     }
