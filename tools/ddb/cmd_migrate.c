@@ -155,6 +155,8 @@ static void print_report(const ddb_ent_migrate_report *r, const char *table, boo
            table, dry ? "dry run (nothing written): " : "", r->resumed ? "resumed from its checkpoint; " : "",
            r->scanned, r->moved, r->rewritten, r->unchanged, r->capacity,
            dry ? " (the reads, and the writes the run would make, estimated)" : "");
+    if (r->history_note)
+        fprintf(stderr, "ddb migrate: %s: note: %s\n", table, r->history_note);
     if (r->deleted)
         printf("%s: %" PRIu64 " items of removed entities %s\n", table, r->deleted, dry ? "to delete" : "deleted");
     for (size_t i = 0; i < r->n_samples; i++)

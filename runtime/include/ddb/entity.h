@@ -885,6 +885,8 @@ typedef struct ddb_ent_migrate_report {
     size_t n_duplicates;       /* dry run: values two stored items hold, "<Entity>.<field> = <value>: */
     const char **duplicates;   /* items <key> and <key>" (arena text; the first 1000) */
     uint64_t duplicates_found; /* dry run: all of them (more than n_duplicates when over 1000) */
+    const char *history_note;  /* the migration ended but its history line could not be recorded (a table
+                                * at its metadata limit, say): why; NULL otherwise */
 } ddb_ent_migrate_report;
 
 /* Apply a migration to the table of m->table: create the new schema's

@@ -815,8 +815,15 @@ static int finish(mig *g, ddb_error *err)
                                 err);
     if (!rc && g->o.drop_indexes)
         rc = ddbi_ent_drop_undeclared(g->db, g->m->table, err);
-    if (!rc)
-        rc = ddbi_ent_history_add(g->db, table, &g->cp, err);
+    ddb_error herr = {0}; /* the history is a record, not the migration: its failure is reported, not fatal */
+    if (!rc && ddbi_ent_history_add(g->db, table, &g->cp, &herr) && g->r) {
+        char note[DDB_ERROR_TEXT_SIZE + 64];
+        snprintf(note, sizeof note, "the migration ended but its history line was not recorded: %s", herr.message);
+        char *copy = ddb_arena_alloc(g->a, strlen(note) + 1);
+        if (copy)
+            memcpy(copy, note, strlen(note) + 1);
+        g->r->history_note = copy;
+    }
     if (!rc)
         rc = ddbi_ent_checkpoint_end(g->db, table, err);
     return rc;
