@@ -102,6 +102,9 @@ void ddbgen__template_text(ddbgen_buf *b, const json_t *model, const json_t *ent
  * documents) into *out; DDBGEN_ESCHEMA (errors in d) for changes no
  * migration handles. */
 int ddbgen__migration_plan(const json_t *old_model, const json_t *new_model, json_t **out, ddbgen_diags *d);
+/* migrate_down.c: the plan from new_model back to old_model into *out, or
+ * DDBGEN_ESCHEMA with a located "not reversible" error per reason. */
+int ddbgen__migration_down(const json_t *old_model, const json_t *new_model, json_t **out, ddbgen_diags *d);
 
 /* old_forms.c: the deployed model (a model document) as a declared model
  * of its old forms: tables, structs and entities with C names

@@ -94,6 +94,8 @@ static const char help_text[] =
     "                         transform), as JSON for ddb migrate; changes no\n"
     "                         migration handles are errors (exit 1)\n"
     "  --plan-out FILE        where --plan-migration writes (default '-' = stdout)\n"
+    "  --down                 with --plan-migration: the plan back from this schema to\n"
+    "                         OLD (a rollback), or \"not reversible\" errors saying why\n"
     "  --migration-plan FILE  with --check-compat: breaking changes that this plan\n"
     "                         (from --plan-migration) covers are accepted (exit 0)\n"
     "Options:\n"
@@ -122,6 +124,7 @@ typedef struct cli {
     const char **includes, **defines;
     size_t n_includes, n_defines;
     const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *old_model, *input;
+    int down; /* --down: the plan back to the old model */
 } cli;
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
@@ -194,6 +197,8 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs the deployed model (a .json file)", "--old-model");
             c->old_model = v;
+        } else if (!strcmp(a, "--down")) {
+            c->down = 1;
         } else if ((v = option_value(argc, argv, &i, "--plan-out"))) {
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--plan-out");
@@ -207,6 +212,8 @@ static int parse_args(int argc, char **argv, cli *c)
     if (!c->outdir && !c->emit_model && !c->check_compat && !c->plan_migration)
         return usage_error("%s", "nothing to do: give -o OUTDIR, --emit-model FILE, "
                                  "--check-compat OLD_MODEL.json or --plan-migration OLD_MODEL.json");
+    if (c->down && !c->plan_migration)
+        return usage_error("%s", "--down goes with --plan-migration OLD_MODEL.json");
     if (c->plan_out && !c->plan_migration)
         return usage_error("%s", "--plan-out goes with --plan-migration OLD_MODEL.json");
     if (c->old_model && !c->outdir)
@@ -243,7 +250,8 @@ static int run(const cli *c)
     if (rc == DDBGEN_OK && c->check_compat)
         rc = ddbgen_check_compat_plan(cx, c->check_compat, c->accept_plan);
     if (rc == DDBGEN_OK && c->plan_migration)
-        rc = ddbgen_plan_migration(cx, c->plan_migration, c->plan_out ? c->plan_out : "-");
+        rc = (c->down ? ddbgen_plan_migration_down : ddbgen_plan_migration)(cx, c->plan_migration,
+                                                                            c->plan_out ? c->plan_out : "-");
     if (rc == DDBGEN_OK && c->emit_model)
         rc = ddbgen_write_model(cx, c->emit_model);
     ddbgen_ir *old_ir = NULL;

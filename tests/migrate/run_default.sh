@@ -19,6 +19,10 @@ step "$ddbgen" --plan-migration "$w/v1.model.json" --plan-out "$w/plan.json" -I 
 cat "$w/plan.json"
 if grep -q '"transform"' "$w/plan.json"; then echo "the plan asks for a transform" >&2; exit 1; fi
 grep -q 'DDB_DEFAULT' "$w/plan.json"
+# the way back (--down): the devices leave ByZone, which is dropped; the new fields stay, unread
+step "$ddbgen" --plan-migration "$w/v1.model.json" --down --plan-out "$w/down.json" -I "$src" "$src/default_v2.h"
+grep -q '"ByZone"' "$w/down.json"
+grep -q "leaves index 'ByZone'" "$w/down.json"
 step "$tool" --db "$db" migrate --module "$module" "$w/plan.json" | tee "$w/report.txt"
 grep -q " $n rewritten" "$w/report.txt"
 step "$bin/default_v2" verify "$db" 0 "$n"

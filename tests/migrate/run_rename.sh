@@ -52,6 +52,12 @@ step "$ddbgen" --plan-migration "$w/v1.model.json" --plan-out "$w/plan.json" -I 
 grep -q '"renamed_from": "Alert"' "$w/plan.json"
 grep -q '"migration": "delete"' "$w/plan.json"
 step "$ddbgen" --check-compat "$w/v1.model.json" --migration-plan "$w/plan.json" -I "$src" "$src/rename_v2.h"
+# no way back: a down plan says why, located
+if "$ddbgen" --plan-migration "$w/v1.model.json" --down -I "$src" "$src/rename_v2.h" > "$w/down.txt" 2>&1; then
+    cat "$w/down.txt"; echo "a down plan was written for a rename and a deletion" >&2; exit 1
+fi
+grep -q "error: not reversible: entity 'Probe' was removed and its items deleted" "$w/down.txt"
+grep -q "rename_v2.h:[0-9]*:[0-9]*: error: not reversible by a plan: 'Notice' was renamed from 'Alert'" "$w/down.txt"
 step "$tool" --db "$db" migrate --module "$module" --dry-run "$w/plan.json" | tee "$w/dry.txt"
 grep -q "$((n / 2 + n % 2)) items of removed entities to delete" "$w/dry.txt"
 grep -q "$n moved to a new key" "$w/dry.txt"
