@@ -179,3 +179,39 @@ function(ddbgen_add_module target)
   set_target_properties(${target} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON
                                              POSITION_INDEPENDENT_CODE ON)
 endfunction()
+
+# ddbgen_add_migration_module(<target> MODULE <module target> [SOURCES <file.c>...])
+#
+# The loadable module `ddb migrate --module` takes: a shared library
+# (MODULE) built from the generated code of <module target> (a
+# ddbgen_add_module target: <x>_ddb.c and, with its DEPLOYED_MODEL, the old
+# forms <x>_old.c with the plan's steps) and your SOURCES (the transforms
+# the plan asks for: <entity>_from_old), linked with the shared libddb, so
+# that the migration runs inside one copy of libddb.  Relative SOURCES are
+# relative to the calling CMakeLists.txt's directory.
+function(ddbgen_add_migration_module target)
+  cmake_parse_arguments(M "" "MODULE" "SOURCES" ${ARGN})
+  if(M_UNPARSED_ARGUMENTS OR NOT M_MODULE)
+    message(FATAL_ERROR "ddbgen_add_migration_module(${target}): MODULE <ddbgen_add_module target> is required, "
+                        "then SOURCES (got: ${M_UNPARSED_ARGUMENTS})")
+  endif()
+  if(NOT TARGET ${M_MODULE}_ddbgen)
+    message(FATAL_ERROR "ddbgen_add_migration_module(${target}): ${M_MODULE} is not a ddbgen_add_module target")
+  endif()
+  get_target_property(_gen ${M_MODULE} SOURCES)
+  get_target_property(_incs ${M_MODULE} INCLUDE_DIRECTORIES)
+  set(_user)
+  foreach(_s IN LISTS M_SOURCES)
+    get_filename_component(_sa "${_s}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND _user "${_sa}")
+  endforeach()
+  add_library(${target} MODULE ${_gen} ${_user})
+  add_dependencies(${target} ${M_MODULE}_ddbgen)
+  target_include_directories(${target} PRIVATE ${_incs})
+  if(TARGET ddb_shared) # in this project's tree: the shared libddb; installed, ddbgen::ddb is
+    target_link_libraries(${target} PRIVATE ddb_shared)
+  else()
+    target_link_libraries(${target} PRIVATE ddbgen::ddb)
+  endif()
+  set_target_properties(${target} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+endfunction()

@@ -184,6 +184,17 @@ static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fie
     char what[600];
     json_array_foreach(old_fields, i, of) {
         nf = ddbgen_jfind(new_fields, "attr", S(of, "attr"));
+        json_t *rn;
+        size_t j;
+        json_array_foreach(new_fields, j, rn) {
+            if (!nf && entity_level && ddbgen__field_renamed_from(old_fields, rn) == of) {
+                nf = rn;
+                breaking(c, ddbgen_loc_of(rn, "renamed_from_loc"),
+                         "field '%s' of %s is now stored as '%s' (DDB_RENAMED_FROM(\"%s\")): items written before "
+                         "hold it as '%s' until a migration renames it (ddbgen --plan-migration plans it)",
+                         S(rn, "name"), owner, S(rn, "attr"), S(of, "attr"), S(of, "attr"));
+            }
+        }
         if (!nf) {
             compatible(c, owner_loc,
                        "field '%s' (attribute '%s') is no longer part of %s: compatible; existing "
@@ -211,11 +222,17 @@ static void compare_fields(C *c, const json_t *old_fields, const json_t *new_fie
                        what, S(od, "template"), S(nd, "template"));
     }
     json_array_foreach(new_fields, i, nf) {
-        if (ddbgen_jfind(old_fields, "attr", S(nf, "attr")))
+        if (ddbgen_jfind(old_fields, "attr", S(nf, "attr")) ||
+            (entity_level && ddbgen__field_renamed_from(old_fields, nf)))
             continue;
         snprintf(what, sizeof what, "field '%s' of %s", S(nf, "name"), owner);
         if (ddbgen_jtrue(nf, "optional"))
             compatible(c, LOC(nf), "new optional %s: compatible", what);
+        else if (json_object_get(nf, "default"))
+            breaking(c, LOC(nf),
+                     "new required %s (%s): items written before lack attribute '%s': migrate them, no code: "
+                     "ddbgen --plan-migration fills its DDB_DEFAULT(\"%s\") (a rewrite)",
+                     what, S(nf, "ctype"), S(nf, "attr"), ddbgen_jstr(json_object_get(nf, "default"), "value"));
         else
             breaking(c, LOC(nf),
                      "new required %s (%s): items written before lack attribute '%s'; make it "
@@ -449,14 +466,35 @@ int ddbgen__compat(json_t *old_model, json_t *new_model, const char *old_name, d
             continue;
         }
         json_t *old_t = ddbgen_jfind(json_object_get(old_model, "tables"), "cname", S(oe, "table"));
+        if ((ne = (json_t *)ddbgen__entity_renamed_to(new_model, S(oe, "name")))) {
+            breaking(&c, ddbgen_loc_of(ne, "renamed_from_loc"),
+                     "entity '%s' is now '%s' (DDB_RENAMED_FROM): its stored items carry %s = \"%s\" until a "
+                     "migration renames them (ddbgen --plan-migration plans it)",
+                     S(oe, "name"), S(ne, "name"), S(old_t, "type_attribute"), S(oe, "name"));
+            compare_entity(&c, oe, ne);
+            continue;
+        }
         nt = ddbgen_jfind(new_tables, "name", S(old_t, "name"));
-        breaking(&c, nt ? LOC(nt) : schema_loc,
-                 "entity '%s' was removed or renamed; existing items with %s = \"%s\" would no "
-                 "longer be read",
-                 S(oe, "name"), S(old_t, "type_attribute"), S(oe, "name"));
+        const json_t *rm = ddbgen__entity_removal(new_model, S(old_t, "name"), S(oe, "name"));
+        if (rm && !strcmp(S(rm, "items"), "keep"))
+            compatible(&c, LOC(rm), "entity '%s' was removed (DDB_REMOVED, \"keep\"): compatible; its stored items "
+                                    "(%s = \"%s\") stay in the table, unread",
+                       S(oe, "name"), S(old_t, "type_attribute"), S(oe, "name"));
+        else if (rm)
+            breaking(&c, LOC(rm), "entity '%s' was removed (DDB_REMOVED, \"delete\"): its stored items (%s = \"%s\") "
+                                  "are deleted by a migration (ddbgen --plan-migration plans it)",
+                     S(oe, "name"), S(old_t, "type_attribute"), S(oe, "name"));
+        else
+            breaking(&c, nt ? LOC(nt) : schema_loc,
+                     "entity '%s' was removed or renamed; existing items with %s = \"%s\" would no "
+                     "longer be read: say what becomes of them, DDB_RENAMED_FROM(\"%s\") on the entity it is now, "
+                     "or DDB_REMOVED(\"%s\", \"delete\") (or \"keep\") in its DDB_TABLE",
+                     S(oe, "name"), S(old_t, "type_attribute"), S(oe, "name"), S(oe, "name"), S(oe, "name"));
     }
     json_array_foreach(new_entities, i, ne) {
-        if (!ddbgen_jfind(json_object_get(old_model, "entities"), "name", S(ne, "name")))
+        const char *from = ddbgen_jstr(ne, "renamed_from");
+        if (!ddbgen_jfind(json_object_get(old_model, "entities"), "name", S(ne, "name")) &&
+            !(from && ddbgen_jfind(json_object_get(old_model, "entities"), "name", from)))
             compatible(&c, LOC(ne), "new entity '%s': compatible", S(ne, "name"));
     }
     return c.breaking ? DDBGEN_ESCHEMA : DDBGEN_OK;

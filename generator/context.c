@@ -453,13 +453,14 @@ int ddbgen_check_compat_plan(ddbgen_context *cx, const char *old_model_path, con
     return rc;
 }
 
-int ddbgen_plan_migration(ddbgen_context *cx, const char *old_model_path, const char *plan_path)
+static int plan_either(ddbgen_context *cx, const char *old_model_path, const char *plan_path, bool down)
 {
     json_t *old_doc, *plan = NULL;
     char *shown;
     int rc = load_old(cx, old_model_path, &old_doc, &shown);
     if (rc == DDBGEN_OK)
-        rc = ddbgen__migration_plan(old_doc, cx->checked, &plan, &cx->diags);
+        rc = down ? ddbgen__migration_down(old_doc, cx->checked, &plan, &cx->diags)
+                  : ddbgen__migration_plan(old_doc, cx->checked, &plan, &cx->diags);
     if (rc == DDBGEN_OK) {
         char *text = ddbgen_model_to_string(plan);
         rc = text ? write_text(cx, plan_path, text) : DDBGEN_EUSAGE;
@@ -469,6 +470,16 @@ int ddbgen_plan_migration(ddbgen_context *cx, const char *old_model_path, const 
     json_decref(old_doc);
     free(shown);
     return rc;
+}
+
+int ddbgen_plan_migration(ddbgen_context *cx, const char *old_model_path, const char *plan_path)
+{
+    return plan_either(cx, old_model_path, plan_path, false);
+}
+
+int ddbgen_plan_migration_down(ddbgen_context *cx, const char *old_model_path, const char *plan_path)
+{
+    return plan_either(cx, old_model_path, plan_path, true);
 }
 
 /* The old forms' C names must not be the new schema's: a struct, entity

@@ -119,7 +119,8 @@ static const char *deco_macro(const char *kind)
                  {"pattern", "DDB_PATTERN"}, {"query", "DDB_QUERY"}, {"scan", "DDB_SCAN"},
                  {"update", "DDB_UPDATE"}, {"condition", "DDB_CONDITION"},
                  {"default", "DDB_DEFAULT"}, {"created_at", "DDB_CREATED_AT"},
-                 {"updated_at", "DDB_UPDATED_AT"}, {"unique", "DDB_UNIQUE"}};
+                 {"updated_at", "DDB_UPDATED_AT"}, {"unique", "DDB_UNIQUE"},
+                 {"renamed_from", "DDB_RENAMED_FROM"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(names[i].kind, kind))
             return names[i].macro;
@@ -570,6 +571,11 @@ static void apply_field_decos(fe *f, json_t *field, const decos *ds, const char 
         } else if (!strcmp(k, "derived") || !strcmp(k, "auto_id")) {
             if (check_nargs(f, d, 1, 1, "one argument: a template"))
                 json_object_set_new(field, k, template_obj(d, 0));
+        } else if (!strcmp(k, "renamed_from")) {
+            if (check_nargs(f, d, 1, 1, "one argument: the field's stored attribute name in the deployed schema")) {
+                json_object_set_new(field, k, json_string(d->args[0]));
+                json_object_set(field, "renamed_from_loc", d->arg_locs[0]);
+            }
         } else if (!strcmp(k, "default")) {
             if (check_nargs(f, d, 1, 1, "one argument: the value as a string literal"))
                 json_object_set_new(field, k,
@@ -724,6 +730,8 @@ static const char *describe_struct(fe *f, CXCursor decl, CXType t, const json_t 
 }
 
 /* ---- tables ----------------------------------------------------------- */
+
+static void append_to(json_t *obj, const char *key, json_t *v);
 
 typedef struct elem {
     int marker;
@@ -931,6 +939,15 @@ static void process_table(fe *f, CXCursor var, const deco *td)
             else
                 json_object_set_new(table, "deletion_protection", json_true());
             last_index = NULL;
+        } else if (!strcmp(opt, "removed")) {
+            if (n != 2 || (strcmp(a[1].value, "delete") && strcmp(a[1].value, "keep")))
+                err(f, n == 2 ? a[1].loc : m->loc,
+                    "DDB_REMOVED takes the removed entity's name and what happens to its stored items: \"delete\" "
+                    "(the migration deletes them) or \"keep\" (they stay, unread)");
+            else
+                append_to(table, "removed", json_pack("{s:s, s:s, s:O}", "entity", a[0].value, "items", a[1].value,
+                                                      "loc", a[0].loc));
+            last_index = NULL;
         } else {
             err(f, m->loc, "unknown table option '%s'", m->value);
         }
@@ -1067,6 +1084,13 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
             else if (check_nargs(f, d, 1, 1, "one argument: the separator before the shard id")) {
                 json_object_set_new(e, "shard_suffix", json_string(d->args[0]));
                 json_object_set(e, "shard_suffix_loc", d->arg_locs[0]);
+            }
+        } else if (!strcmp(d->kind, "renamed_from")) {
+            if (json_object_get(e, "renamed_from"))
+                err(f, d->loc, "duplicate DDB_RENAMED_FROM on '%s'", cname);
+            else if (check_nargs(f, d, 1, 1, "one argument: the entity's name in the deployed schema")) {
+                json_object_set_new(e, "renamed_from", json_string(d->args[0]));
+                json_object_set(e, "renamed_from_loc", d->arg_locs[0]);
             }
         } else if (!strcmp(d->kind, "write_shards") || !strcmp(d->kind, "heat_ok")) {
             continue; /* attached to their keys below, once every DDB_KEY is read */

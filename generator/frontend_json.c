@@ -39,6 +39,8 @@ static const spec index_spec[] = {{"name", K_STR, 1, NULL},       {"kind", K_STR
                                   END};
 static const spec provisioned_spec[] = {{"rcu", K_INT, 1, NULL}, {"wcu", K_INT, 1, NULL},
                                        {"loc", K_OBJ, 1, loc_spec}, END};
+static const spec removed_spec[] = {{"entity", K_STR, 1, NULL}, {"items", K_STR, 1, NULL},
+                                    {"loc", K_OBJ, 1, loc_spec}, END};
 static const spec table_spec[] = {{"cname", K_STR, 1, NULL},
                                   {"name", K_STR, 1, NULL},
                                   {"loc", K_OBJ, 1, loc_spec},
@@ -49,6 +51,7 @@ static const spec table_spec[] = {{"cname", K_STR, 1, NULL},
                                   {"provisioned", K_OBJ, 0, provisioned_spec},
                                   {"deletion_protection", K_BOOL, 0, NULL},
                                   {"indexes", K_ARR_OBJ, 1, index_spec},
+                                  {"removed", K_ARR_OBJ, 0, removed_spec},
                                   END};
 static const spec item_spec[] = {{"type", K_STR, 1, NULL},     {"ctype", K_STR, 1, NULL},
                                  {"max_len", K_INT, 0, NULL},  {"num", K_STR, 0, NULL},
@@ -88,6 +91,8 @@ static const spec field_spec[] = {{"name", K_STR, 1, NULL},
                                   {"created_at", K_OBJ, 0, flag_spec},
                                   {"updated_at", K_OBJ, 0, flag_spec},
                                   {"unique", K_OBJ, 0, flag_spec},
+                                  {"renamed_from", K_STR, 0, NULL},
+                                  {"renamed_from_loc", K_OBJ, 0, loc_spec},
                                   END};
 static const spec struct_spec[] = {{"cname", K_STR, 1, NULL}, {"ctype", K_STR, 1, NULL},
                                    {"loc", K_OBJ, 1, loc_spec}, {"fields", K_ARR_OBJ, 1, field_spec},
@@ -125,6 +130,8 @@ static const spec entity_spec[] = {{"name", K_STR, 1, NULL},
                                    {"scans", K_ARR_OBJ, 0, scan_spec},
                                    {"updates", K_ARR_OBJ, 0, update_spec},
                                    {"conditions", K_ARR_OBJ, 0, condition_spec},
+                                   {"renamed_from", K_STR, 0, NULL},
+                                   {"renamed_from_loc", K_OBJ, 0, loc_spec},
                                    END};
 static const spec model_spec[] = {{"model_version", K_INT, 1, NULL},
                                   {"schema", K_STR, 1, NULL},

@@ -84,6 +84,16 @@ void ddbgen_buf_printf(ddbgen_buf *b, const char *fmt, ...) __attribute__((forma
 const char *ddbgen_buf_str(ddbgen_buf *b);
 void ddbgen_buf_free(ddbgen_buf *b);
 
+/* renames.c: the entity of new_model DDB_RENAMED_FROM(old_name), or NULL. */
+const json_t *ddbgen__entity_renamed_to(const json_t *new_model, const char *old_name);
+/* renames.c: the DDB_REMOVED(old_name, ...) entry ({"entity", "items":
+ * "delete"|"keep"}) of new_model's table named table_name, or NULL. */
+const json_t *ddbgen__entity_removal(const json_t *new_model, const char *table_name, const char *old_name);
+/* renames.c: the field of old_fields that new_field is DDB_RENAMED_FROM, or NULL. */
+const json_t *ddbgen__field_renamed_from(const json_t *old_fields, const json_t *new_field);
+/* renames.c: located errors for bad uses of DDB_RENAMED_FROM and DDB_REMOVED. */
+void ddbgen__check_renames(const json_t *model, ddbgen_diags *d);
+
 /* compat.c: key template t of entity as text with attribute names
  * ("ORG#{org}/USER#{username:06}"), appended to b. */
 void ddbgen__template_text(ddbgen_buf *b, const json_t *model, const json_t *entity, const json_t *t);
@@ -92,6 +102,9 @@ void ddbgen__template_text(ddbgen_buf *b, const json_t *model, const json_t *ent
  * documents) into *out; DDBGEN_ESCHEMA (errors in d) for changes no
  * migration handles. */
 int ddbgen__migration_plan(const json_t *old_model, const json_t *new_model, json_t **out, ddbgen_diags *d);
+/* migrate_down.c: the plan from new_model back to old_model into *out, or
+ * DDBGEN_ESCHEMA with a located "not reversible" error per reason. */
+int ddbgen__migration_down(const json_t *old_model, const json_t *new_model, json_t **out, ddbgen_diags *d);
 
 /* old_forms.c: the deployed model (a model document) as a declared model
  * of its old forms: tables, structs and entities with C names

@@ -101,6 +101,8 @@ static const char help_text[] =
     "                         transform), as JSON for ddb migrate; changes no\n"
     "                         migration handles are errors (exit 1)\n"
     "  --plan-out FILE        where --plan-migration writes (default '-' = stdout)\n"
+    "  --down                 with --plan-migration: the plan back from this schema to\n"
+    "                         OLD (a rollback), or \"not reversible\" errors saying why\n"
     "  --migration-plan FILE  with --check-compat: breaking changes that this plan\n"
     "                         (from --plan-migration) covers are accepted (exit 0)\n"
     "  --emit-infra FORMAT    writes the tables as infrastructure input: cloudformation\n"
@@ -142,6 +144,7 @@ typedef struct cli {
     const char *templates, *outdir, *emit_model, *check_compat, *plan_migration, *plan_out, *accept_plan, *old_model, *input;
     const char *emit_infra, *infra_table, *infra_out, *emit_workbench, *draft_out;
     int import_workbench;
+    int down; /* --down: the plan back to the old model */
 } cli;
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
@@ -237,6 +240,8 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--infra-out");
             c->infra_out = v;
+        } else if (!strcmp(a, "--down")) {
+            c->down = 1;
         } else if ((v = option_value(argc, argv, &i, "--plan-out"))) {
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--plan-out");
@@ -262,6 +267,8 @@ static int parse_args(int argc, char **argv, cli *c)
                                  "--emit-infra FORMAT or --emit-workbench FILE");
     if ((c->infra_table || c->infra_out) && !c->emit_infra)
         return usage_error("%s", "--infra-table and --infra-out go with --emit-infra FORMAT");
+    if (c->down && !c->plan_migration)
+        return usage_error("%s", "--down goes with --plan-migration OLD_MODEL.json");
     if (c->plan_out && !c->plan_migration)
         return usage_error("%s", "--plan-out goes with --plan-migration OLD_MODEL.json");
     if (c->old_model && !c->outdir)
@@ -304,7 +311,8 @@ static int run(const cli *c)
     if (rc == DDBGEN_OK && c->check_compat)
         rc = ddbgen_check_compat_plan(cx, c->check_compat, c->accept_plan);
     if (rc == DDBGEN_OK && c->plan_migration)
-        rc = ddbgen_plan_migration(cx, c->plan_migration, c->plan_out ? c->plan_out : "-");
+        rc = (c->down ? ddbgen_plan_migration_down : ddbgen_plan_migration)(cx, c->plan_migration,
+                                                                            c->plan_out ? c->plan_out : "-");
     if (rc == DDBGEN_OK && c->emit_model)
         rc = ddbgen_write_model(cx, c->emit_model);
     if (rc == DDBGEN_OK && c->emit_infra)

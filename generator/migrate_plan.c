@@ -4,14 +4,18 @@
  *
  * Things are matched as compat.c matches them (tables by C name then
  * name, entities by name, fields by stored attribute, a field whose C name
- * stays but whose stored name changes is a rename).  Per entity, every
+ * stays but whose stored name changes is a rename), and by what renames.c
+ * reads (DDB_RENAMED_FROM on an entity or field: a rename; an old entity
+ * neither declared nor renamed must be DDB_REMOVED).  Per entity, every
  * change is listed with what it takes:
  *   "none"       nothing to do (a new optional field, a widened number)
  *   "rewrite"    every stored item is read by the new schema and written in
  *                its new form (key templates, index keys, stored names,
- *                derived fields): no user code
+ *                derived fields, new fields' DDB_DEFAULTs): no user code
  *   "transform"  as rewrite, with a user callback from the old struct to
  *                the new one (a type change, a new required field)
+ *   "delete"     an entity the new schema removed with DDB_REMOVED(name,
+ *                "delete"): its stored items are deleted
  *   "claim"      items stay as they are, but a field is now DDB_UNIQUE: the
  *                entity's "claims" lists the fields whose stored values get
  *                their uniqueness items (with a rewrite or transform, the
@@ -162,12 +166,20 @@ static void compare_fields(const json_t *oe, const json_t *ne, json_t *changes, 
     json_array_foreach(nfs, i, nf) {
         const char *name = S(nf, "name");
         of = ddbgen_jfind(ofs, "attr", S(nf, "attr"));
-        if (!of && (of = ddbgen_jfind(ofs, "name", name)) && !ddbgen_jfind(nfs, "attr", S(of, "attr"))) {
+        const json_t *was = of ? NULL : ddbgen__field_renamed_from(ofs, nf); /* DDB_RENAMED_FROM */
+        if (was || (!of && (of = ddbgen_jfind(ofs, "name", name)) && !ddbgen_jfind(nfs, "attr", S(of, "attr")))) {
+            if (was)
+                of = (json_t *)was;
             json_array_append_new(renames, json_pack("{s:s,s:s}", "from", S(of, "attr"), "to", S(nf, "attr")));
             change(changes, "rewrite", "field '%s' is now stored as '%s' (was '%s')", name, S(nf, "attr"),
                    S(of, "attr"));
         } else if (!of) {
-            if (ddbgen_jtrue(nf, "optional"))
+            const char *dflt = ddbgen_jstr(json_object_get(nf, "default"), "value");
+            if (dflt) /* the stored items get the default, as a create would give it */
+                change(changes, "rewrite", "new field '%s' with DDB_DEFAULT(\"%s\"): each stored item lacking it gets "
+                                           "the default (and the keys that use it)",
+                       name, dflt);
+            else if (ddbgen_jtrue(nf, "optional"))
                 change(changes, "none", "new optional field '%s'", name);
             else
                 change(changes, "transform", "new required field '%s' (%s): your transform fills it", name,
@@ -285,12 +297,48 @@ static json_t *plan_entity(P *p, const json_t *oe, const json_t *ne)
                    S(ne, "name"), S(oe, "shard_suffix"), S(ne, "shard_suffix"));
     if (os && ns && compare_shards(oe, ne, changes) && !strcmp(how, "none"))
         how = "rewrite";
+    if (!same(S(oe, "name"), S(ne, "name"))) {
+        change(changes, "rewrite", "entity '%s' is now '%s' (DDB_RENAMED_FROM): each stored item gets its new name "
+                                   "in the type attribute and its keys rendered anew",
+               S(oe, "name"), S(ne, "name"));
+        if (!strcmp(how, "none") || !strcmp(how, "claim"))
+            how = "rewrite";
+    }
     json_t *pe = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o}", "entity", S(ne, "name"), "cname", S(ne, "cname"), "struct",
                            S(ne, "ctype"), "migration", how, "changes", changes, "renames", renames);
+    if (!same(S(oe, "name"), S(ne, "name"))) /* only then: the other plans keep their ids */
+        json_object_set_new(pe, "renamed_from", json_string(S(oe, "name")));
     if (json_array_size(claims)) /* only then: the plans without claims keep their ids */
         json_object_set(pe, "claims", claims);
     json_decref(claims);
     return pe;
+}
+
+/* Old entity oe of table ot that the new schema does not declare under its
+ * name: renamed (planned with the entity it became: NULL here), removed
+ * with its items deleted (a "delete" step) or kept (NULL), or unsaid (a
+ * located error: its items would be orphaned). */
+static json_t *removed_entity(P *p, const json_t *ot, const json_t *nt, const json_t *oe)
+{
+    const char *name = S(oe, "name");
+    if (ddbgen__entity_renamed_to(p->new_m, name))
+        return NULL;
+    const json_t *rm = ddbgen__entity_removal(p->new_m, S(nt, "name"), name);
+    if (!rm) {
+        impossible(p, nt, "entity '%s' was removed or renamed: its stored items (%s = \"%s\") would be read by no "
+                          "schema; say what becomes of them: DDB_RENAMED_FROM(\"%s\") on the entity it is now, or "
+                          "DDB_REMOVED(\"%s\", \"delete\") (or \"keep\") in DDB_TABLE(%s, ...)",
+                   name, S(ot, "type_attribute"), name, name, name, S(nt, "cname"));
+        return NULL;
+    }
+    if (strcmp(S(rm, "items"), "delete"))
+        return NULL; /* "keep": the items stay, unread */
+    json_t *changes = json_array();
+    change(changes, "delete", "entity '%s' was removed (DDB_REMOVED, \"delete\"): each stored item (%s = \"%s\") "
+                              "is deleted",
+           name, S(ot, "type_attribute"), name);
+    return json_pack("{s:s,s:s,s:s,s:s,s:o,s:[]}", "entity", name, "cname", S(oe, "cname"), "struct", S(oe, "ctype"),
+                     "migration", "delete", "changes", changes, "renames");
 }
 
 static json_t *plan_table(P *p, const json_t *ot, const json_t *nt)
@@ -329,6 +377,8 @@ static json_t *plan_table(P *p, const json_t *ot, const json_t *nt)
         if (strcmp(S(ne, "table"), S(nt, "cname")))
             continue;
         oe = ddbgen_jfind(json_object_get(p->old_m, "entities"), "name", S(ne, "name"));
+        if (!oe && ddbgen_jstr(ne, "renamed_from"))
+            oe = ddbgen_jfind(json_object_get(p->old_m, "entities"), "name", ddbgen_jstr(ne, "renamed_from"));
         if (!oe)
             continue; /* a new entity: no stored items */
         json_t *pe = plan_entity(p, oe, ne);
@@ -336,6 +386,14 @@ static json_t *plan_table(P *p, const json_t *ot, const json_t *nt)
             json_array_append_new(entities, pe);
         else
             json_decref(pe);
+    }
+    json_array_foreach(json_object_get(p->old_m, "entities"), i, oe) {
+        if (strcmp(S(oe, "table"), S(ot, "cname")) || ddbgen_jfind(json_object_get(p->new_m, "entities"), "name",
+                                                                   S(oe, "name")))
+            continue;
+        json_t *pe = removed_entity(p, ot, nt, oe);
+        if (pe)
+            json_array_append_new(entities, pe);
     }
     return json_pack("{s:s,s:s,s:o,s:o,s:o}", "table", S(nt, "name"), "cname", S(nt, "cname"), "create_indexes",
                      create, "drop_indexes", drop, "entities", entities);

@@ -127,6 +127,9 @@ int ddbgen_check_compat_plan(ddbgen_context *cx, const char *old_model_path, con
  * JSON (docs/SCHEMA.md, "Changing a schema").  DDBGEN_ESCHEMA (with
  * located errors) for changes no migration handles. */
 int ddbgen_plan_migration(ddbgen_context *cx, const char *old_model_path, const char *plan_path);
+/* The same, back: the plan from this schema to the model at old_model_path
+ * (--down), or "not reversible" errors. */
+int ddbgen_plan_migration_down(ddbgen_context *cx, const char *old_model_path, const char *plan_path);
 
 /* Diagnostics recorded so far, sorted by location. */
 size_t ddbgen_error_count(const ddbgen_context *cx);

@@ -52,7 +52,8 @@ static const json_t *plan_entity(const json_t *plan, const char *name, const jso
     json_t *t, *e;
     json_array_foreach(json_object_get(plan, "tables"), i, t) {
         json_array_foreach(json_object_get(t, "entities"), j, e) {
-            if (!strcmp(ddbgen_jstr(e, "entity") ? ddbgen_jstr(e, "entity") : "", name)) {
+            const char *from = ddbgen_jstr(e, "renamed_from"); /* a renamed entity's entry names it as it was too */
+            if (!strcmp(ddbgen_jstr(e, "entity") ? ddbgen_jstr(e, "entity") : "", name) || (from && !strcmp(from, name))) {
                 *table = t;
                 return e;
             }
@@ -65,13 +66,20 @@ static const json_t *plan_entity(const json_t *plan, const char *name, const jso
 static void step_ctx(json_t *o, const ddbgen_ir_entity *e, const ddbgen_ir *new_ir, const json_t *plan)
 {
     const json_t *pt = NULL, *pe = plan_entity(plan, e->name, &pt);
-    const ddbgen_ir_entity *ne = new_entity(new_ir, e->name);
-    set(o, "has_step", json_boolean(pe && ne));
+    const char *how = ddbgen_jstr(pe, "migration"), *now = ddbgen_jstr(pe, "entity");
+    int removed = how && !strcmp(how, "delete");
+    const ddbgen_ir_entity *ne = now ? new_entity(new_ir, now) : NULL;
+    set(o, "has_step", json_boolean(pe && (ne || removed)));
+    set(o, "removed", removed ? ddbgen__c_literal(e->name) : json_false());
+    set(o, "renamed_from", ddbgen_jstr(pe, "renamed_from") ? ddbgen__c_literal(e->name) : json_false());
+    if (removed) { /* the step of a removed entity: its items are deleted by name */
+        set(o, "new_cname", json_string(ddbgen_jstr(pe, "cname") ? ddbgen_jstr(pe, "cname") : ""));
+        return;
+    }
     if (!pe || !ne)
         return;
     set(o, "new_cname", json_string(ne->cname));
     set(o, "new_ctype", json_string(ne->ctype));
-    const char *how = ddbgen_jstr(pe, "migration");
     set(o, "transform", json_boolean(how && !strcmp(how, "transform")));
     json_t *renames = json_array();
     size_t i;

@@ -1509,6 +1509,7 @@ int ddbgen__validate(const json_t *declared, ddbgen_diags *d)
     }
     check_tables(&v);
     check_structs(&v);
+    ddbgen__check_renames(model, d);
 
     json_t *types_by_table = json_object();
     json_t *entity_by_name = json_object();

@@ -13,7 +13,14 @@
  *     while it carries a voucher, between issuance and fulfilment)
  *
  * Items are written in 1 KB units, so stored attribute names are short
- * (DDB_ATTR): the C names stay readable. */
+ * (DDB_ATTR): the C names stay readable.
+ *
+ * Schema history: the entity was called "Job" and stored its kind as "t"
+ * (DDB_RENAMED_FROM on the entity and the field: a migration renamed the
+ * stored items); a "Quote" entity was removed and its items kept
+ * (DDB_REMOVED).  Against a deployed model of that version, ddbgen
+ * --plan-migration plans the rename (docs/SCHEMA.md, "Renaming and
+ * removing entities"); otherwise they change nothing. */
 #ifndef SERVICES_H
 #define SERVICES_H
 
@@ -24,9 +31,10 @@ DDB_TABLE(services, "Services",
           DDB_LSI("History", "HistorySK"),
           DDB_GSI("Report", "ReportPK", "ReportSK"),
           DDB_GSI("Vouchers", "VoucherPK"),
-          DDB_PROVISIONED(50, 25));  /* a clinic's steady load: provisioned capacity on AWS */
+          DDB_PROVISIONED(50, 25), /* a clinic's steady load: provisioned capacity on AWS */
+          DDB_REMOVED("Quote", "keep"));
 
-struct DDB_ENTITY(services, "Service")
+struct DDB_ENTITY(services, "Service") DDB_RENAMED_FROM("Job")
        DDB_KEY("table", "{client_id}", "{service_id}")
        DDB_KEY("History", "{client_id}", "{service_date}#{service_id}")
        DDB_KEY("Report", "{service_date|year}",
@@ -43,7 +51,7 @@ service {
     char client_id[16];                     /* C-1001 */
     char service_id[16];                    /* S-000123 */
     char service_date[11] DDB_ATTR("sd");   /* 2023-05-14 (ISO-8601) */
-    char kind[32] DDB_ATTR("k");            /* "cleaning", "repair" ... */
+    char kind[32] DDB_ATTR("k") DDB_RENAMED_FROM("t"); /* "cleaning", "repair" ... */
     int32_t minutes DDB_ATTR("m");
     int64_t price_cents DDB_ATTR("p");
     char *voucher DDB_ATTR("v");            /* present only from issuance to fulfilment */

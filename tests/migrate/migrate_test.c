@@ -7,6 +7,9 @@
  *   migrate         migrate to this version; ARG > 0 (v3): SIGKILL this process after ARG
  *                   progress reports (v4: MIGRATE_KILL_AFTER, transform_v4.c)
  *   dry-run         counts and samples, nothing written
+ *   reads           while the next version's migration is in progress: this (old)
+ *                   version opens the table and reads customer 1 (found, or already
+ *                   moved away: DDB_ENOTFOUND); issue 25, defect 4
  *   verify          every item in this version's form, old keys gone, typed queries answer
  * DIR is a "file:" directory or an http:// endpoint.  Exit 0 when the step
  * behaved as expected. */
@@ -301,6 +304,16 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "migrate") || !strcmp(cmd, "dry-run")) {
         kill_after = atol(arg);
         st = do_migrate(db, !strcmp(cmd, "dry-run"));
+    } else if (!strcmp(cmd, "reads")) {
+        if ((rc = app_open(db, &err)))
+            return fail("app_open during the next version's migration", rc, &err);
+        ddb_arena *a = ddb_arena_new();
+        struct customer one;
+        fill(&one, 1);
+        rc = ddb_ent_get(db, &customer_entity, &one, &one, a, NULL, NULL, &err);
+        ddb_arena_free(a);
+        if (rc && rc != DDB_ENOTFOUND)
+            return fail("get customer 1 during the migration", rc, &err);
     } else if (!strcmp(cmd, "verify")) {
         if ((rc = app_open(db, &err)))
             return fail("app_open after the migration", rc, &err);

@@ -25,6 +25,8 @@ step "$bin/migrate_v3" dry-run "$db" "$n1"
 killed "$bin/migrate_v3" migrate "$db" "$n1" 3 2>"$db.work/killed.txt"
 cat "$db.work/killed.txt"
 step "$bin/migrate_v3" refuse "$db" "$n1" "a migration is in progress"
+# the old module keeps reading meanwhile (SCHEMA.md: it was refused, issue 25)
+step "$bin/migrate_v2" reads "$db" "$n1"
 # the resumed run's progress and report go on from the checkpoint: its first
 # progress past the killed run's last, and the report counts every item once
 # (each rewritten under its key, none re-read)
@@ -51,6 +53,9 @@ step "$tool" --db "$db" migrate --module "$module" --dry-run --samples 2 "$db.wo
 step "$bin/migrate_v4" dry-run "$db" "$n1"
 MIGRATE_KILL_AFTER=$((n / 3)) killed "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json"
 step "$bin/migrate_v4" refuse "$db" "$n1" "a migration is in progress"
+# the refusal counts steps from 1, as the progress does, and shows no raw checkpoint position
+step "$bin/migrate_v4" refuse "$db" "$n1" "step 1/1, "
+step "$bin/migrate_v3" reads "$db" "$n1"
 step "$tool" --db "$db" migrate --module "$module" "$db.work/plan.json" | tee "$db.work/report.txt"
 grep -q "resumed from its checkpoint" "$db.work/report.txt"
 # the report's totals cover the run before the kill too: every customer moved

@@ -3,11 +3,16 @@
  * unique_v2.h's (UNIQUE_V 2).  Usage: unique_vN COMMAND URI N:
  *   populate (v1) N guests, nick "nick<i>", except guest 7 whose nick is
  *            guest 3's ("nick3": a duplicate) and guest 5 without a nick
- *   fix      (any) guest 7's nick becomes "nick7", written with the plain
- *            item API (the entity API refuses a table in migration)
+ *   fix-holder (v2) the guest whose claim of "nick3" a stopped run made
+ *            gets the nick "nick3b" (the duplicate fixed on the item the
+ *            run had already passed: its new value must be claimed too)
  *   migrate-generated (v2) club_migrate_from_old (the step generated from
  *            the plan, with its claim): N - 1 nicks claimed, nothing moved
- *   verify   (v2) every stored nick is claimed by its guest; a new guest
+ *   refused  (v2) club_open refuses the table whose stored nicks were never
+ *            claimed: DDB_EMODEL naming the field and the claim step
+ *   verify-claims (v2) every stored nick is claimed by its guest
+ *   verify   (v2) every stored nick (as stored, read with the plain item
+ *            API) is claimed by its guest; a new guest
  *            or an update taking a claimed nick is DDB_ECONDITION, a free
  *            nick is taken, and the update frees the old nick
  * Exit 0 when the step behaved as expected. */
@@ -16,6 +21,8 @@
 #else
 #include "unique_v2_old.h"
 #endif
+
+#include "test_open.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,15 +45,17 @@ static void fill(struct guest *g, long i)
     g->visits = i;
 }
 
-static int fix(ddb *db)
+#if UNIQUE_V == 2
+/* Guest pk's nick becomes nick, with the plain item API. */
+static int set_nick(ddb *db, const char *pk, const char *nick)
 {
     ddb_arena *a = ddb_arena_new();
     ddb_item *key = ddb_item_new(a), *names = ddb_item_new(a), *vals = ddb_item_new(a);
     ddb_error err = {0};
-    ddb_item_set_s(key, "PK", "GUEST#g7");
+    ddb_item_set_s(key, "PK", pk);
     ddb_item_set_s(key, "SK", "GUEST");
     ddb_item_set_s(names, "#n", "nick");
-    ddb_item_set_s(vals, ":n", "nick7");
+    ddb_item_set_s(vals, ":n", nick);
     ddb_expr *up = NULL;
     int rc = ddb_expr_prepare(DDB_EXPR_UPDATE, "SET #n = :n", names, &up, &err);
     if (!rc)
@@ -56,7 +65,6 @@ static int fix(ddb *db)
     return rc ? fail("fix", rc, &err) : 0;
 }
 
-#if UNIQUE_V == 2
 /* The uniqueness item of nick: its owner, "" when there is none. */
 static const char *owner_of(ddb *db, const char *nick, ddb_arena *a)
 {
@@ -72,6 +80,74 @@ static const char *owner_of(ddb *db, const char *nick, ddb_arena *a)
     return o && o->type == DDB_TS ? o->u.s : "";
 }
 
+/* Guest pk's stored nick ("" when it has none). */
+static const char *stored_nick(ddb *db, const char *pk, ddb_arena *a)
+{
+    ddb_item *key = ddb_item_new(a), *it = NULL;
+    ddb_item_set_s(key, "PK", pk);
+    ddb_item_set_s(key, "SK", "GUEST");
+    ddb_error err = {0};
+    if (ddb_get_item(db, "Club", key, &(ddb_get_opts){.consistent = true}, a, &it, NULL, &err) || !it)
+        return "";
+    const ddb_value *v = ddb_item_get(it, "nick");
+    return v && v->type == DDB_TS ? v->u.s : "";
+}
+
+/* The guest holding the claim of "nick3" (one of the duplicates) gets "nick3b". */
+static int fix_holder(ddb *db)
+{
+    ddb_arena *a = ddb_arena_new();
+    const char *owner = owner_of(db, "nick3", a), *bar = strchr(owner, '|');
+    int st = 1;
+    if (!bar)
+        fprintf(stderr, "unique v2: no claim of nick3 was made\n");
+    else {
+        char pk[64];
+        snprintf(pk, sizeof pk, "%.*s", (int)(bar - owner), owner);
+        printf("unique v2: %s held nick3's claim: its nick becomes nick3b\n", pk);
+        st = set_nick(db, pk, "nick3b");
+    }
+    ddb_arena_free(a);
+    return st;
+}
+
+/* Before the claim step: version 2's open refuses the table (issue 25,
+ * defect 3: it opened it and wrote a duplicate). */
+static int refused(ddb *db)
+{
+    ddb_error err = {0};
+    int rc = club_open(db, &err);
+    if (rc != DDB_EMODEL || !strstr(err.message, "nick") || !strstr(err.message, "DDB_UNIQUE") ||
+        !strstr(err.message, "ddb migrate")) {
+        fprintf(stderr, "unique v2: club_open before the claims: %s \"%s\"\n", ddb_strerror(rc), err.message);
+        return 1;
+    }
+    printf("unique v2: refused: %s\n", err.message);
+    return 0;
+}
+
+/* Every stored nick is claimed by its own guest. */
+static int claims_ok(ddb *db, long n)
+{
+    ddb_arena *a = ddb_arena_new();
+    for (long i = 0; i < n; i++) {
+        char pk[40], want[64];
+        snprintf(pk, sizeof pk, "GUEST#g%ld", i);
+        snprintf(want, sizeof want, "%s|GUEST", pk);
+        const char *nick = stored_nick(db, pk, a);
+        if (*nick && strcmp(owner_of(db, nick, a), want)) {
+            fprintf(stderr, "unique v2: \"%s\" (guest g%ld's nick) is not claimed by it (owner \"%s\")\n", nick, i,
+                    owner_of(db, nick, a));
+            ddb_arena_free(a);
+            return 1;
+        }
+        ddb_arena_reset(a);
+    }
+    ddb_arena_free(a);
+    printf("unique v2: every stored nick is claimed by its guest\n");
+    return 0;
+}
+
 static int verify(ddb *db, long n)
 {
     ddb_error err = {0};
@@ -79,22 +155,10 @@ static int verify(ddb *db, long n)
     int rc = club_open(db, &err);
     if (rc)
         return fail("club_open", rc, &err);
-    for (long i = 0; i < n; i++) {
-        struct guest g;
-        fill(&g, i);
-        if (i == 7)
-            snprintf(g.nick, sizeof g.nick, "nick7");
-        char want[64];
-        snprintf(want, sizeof want, "GUEST#%s|GUEST", g.id);
-        if (g.nick[0] && strcmp(owner_of(db, g.nick, a), want)) {
-            fprintf(stderr, "unique v2: %s is not claimed by %s (owner \"%s\")\n", g.nick, g.id,
-                    owner_of(db, g.nick, a));
-            return 1;
-        }
-        ddb_arena_reset(a);
-    }
-    /* a new guest taking a claimed nick: refused, naming the field and the value */
+    if (claims_ok(db, n))
+        return 1;
     struct guest g = {.id = "new1", .nick = "nick3"};
+    /* a new guest taking a claimed nick: refused, naming the field and the value */
     rc = guest_create(db, &g, NULL, NULL, &err);
     if (rc != DDB_ECONDITION || !strstr(err.message, "nick") || !strstr(err.message, "nick3")) {
         fprintf(stderr, "unique v2: create with a claimed nick: %s \"%s\"\n", ddb_strerror(rc), err.message);
@@ -103,7 +167,7 @@ static int verify(ddb *db, long n)
     /* the guest without a nick takes a claimed one: refused; a free one: taken */
     struct guest five;
     fill(&five, 5);
-    snprintf(five.nick, sizeof five.nick, "nick7");
+    snprintf(five.nick, sizeof five.nick, "nick2");
     rc = guest_put(db, &five, NULL, NULL, &err);
     if (rc != DDB_ECONDITION) {
         fprintf(stderr, "unique v2: put with a claimed nick: %s \"%s\"\n", ddb_strerror(rc), err.message);
@@ -149,23 +213,18 @@ static int migrate_generated(ddb *db, long n)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: unique_v%d populate|fix|verify URI N\n", UNIQUE_V);
+        fprintf(stderr, "usage: unique_v%d populate|fix-holder|refused|verify-claims|verify|migrate-generated URI N\n", UNIQUE_V);
         return 2;
     }
     const char *cmd = argv[1];
     long n = atol(argv[3]);
-    char uri[600];
-    snprintf(uri, sizeof uri, strncmp(argv[2], "http", 4) ? "file:%s" : "%s", argv[2]);
     ddb *db = NULL;
     ddb_error err = {0};
-    ddb_options opts = {.sync = DDB_SYNC_NONE};
-    int rc = ddb_open(uri, &opts, &db, &err), st = 1;
+    int rc = migrate_test_open(argv[2], &db, &err), st = 1;
     if (rc)
         return fail("ddb_open", rc, &err);
-    if (!strcmp(cmd, "fix")) {
-        st = fix(db);
 #if UNIQUE_V == 1
-    } else if (!strcmp(cmd, "populate")) {
+    if (!strcmp(cmd, "populate")) {
         if ((rc = club_open(db, &err)))
             return fail("club_open", rc, &err);
         st = 0;
@@ -176,6 +235,12 @@ int main(int argc, char **argv)
                 st = fail("guest_create", rc, &err);
         }
 #else
+    if (!strcmp(cmd, "fix-holder")) {
+        st = fix_holder(db);
+    } else if (!strcmp(cmd, "refused")) {
+        st = refused(db);
+    } else if (!strcmp(cmd, "verify-claims")) {
+        st = claims_ok(db, n);
     } else if (!strcmp(cmd, "verify")) {
         st = verify(db, n);
     } else if (!strcmp(cmd, "migrate-generated")) {

@@ -206,7 +206,9 @@ int cmd_stats(cli *c);
 int cmd_stream(cli *c);
 int cmd_sweep(cli *c);
 int cmd_check(cli *c);
+int cmd_update(cli *c);
 int cmd_migrate(cli *c);
+int cmd_migrate_status(cli *c, const char *table); /* ddb migrate status TABLE (cmd_migrate_status.c) */
 int cmd_serve(cli *c); /* serve/cmd_serve.c */
 
 extern const command ddb_commands[];

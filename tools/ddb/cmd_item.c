@@ -1,4 +1,4 @@
-/* Item commands: get, put, delete, query, scan. */
+/* Item commands: get, put, update, delete, query, scan. */
 #include "cli.h"
 
 #include <ddb/json.h>
@@ -6,6 +6,27 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The table (pos[0]) described, the item's key (--pk/--sk or --key), and
+ * --values/--names, in a (a NULL: out of memory); 1 after printing the error. */
+static int keyed(cli *c, ddb_arena *a, ddb_table_desc **d, ddb_item **key, ddb_item **values, ddb_item **names)
+{
+    int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, d);
+    if (!rc)
+        rc = cli_key_item(c, a, *d, key);
+    if (!rc)
+        rc = cli_values(c, a, values, names);
+    return rc;
+}
+
+/* Print item it of table d as DynamoDB JSON (or as -o asks). */
+static int print_item(cli *c, const ddb_table_desc *d, const ddb_item *it)
+{
+    item_printer p;
+    printer_init(&p, c, stdout, d, FMT_JSON);
+    int rc = printer_item(&p, it);
+    return rc ? rc : printer_end(&p);
+}
 
 int cmd_get(cli *c)
 {
@@ -15,11 +36,7 @@ int cmd_get(cli *c)
     ddb_table_desc *d;
     ddb_item *key = NULL, *values = NULL, *names = NULL, *it = NULL;
     ddb_expr *proj = NULL;
-    int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
-    if (!rc)
-        rc = cli_key_item(c, a, d, &key);
-    if (!rc)
-        rc = cli_values(c, a, &values, &names);
+    int rc = keyed(c, a, &d, &key, &values, &names);
     if (!rc)
         rc = cli_expr(c, "projection", DDB_EXPR_PROJECTION, names, &proj);
     if (!rc) {
@@ -31,13 +48,8 @@ int cmd_get(cli *c)
         else if (g)
             rc = cli_fail(c, &e, NULL);
     }
-    if (!rc) {
-        item_printer p;
-        printer_init(&p, c, stdout, d, FMT_JSON);
-        rc = printer_item(&p, it);
-        if (!rc)
-            rc = printer_end(&p);
-    }
+    if (!rc)
+        rc = print_item(c, d, it);
     ddb_expr_free(proj);
     ddb_arena_free(a);
     return rc;
@@ -109,11 +121,7 @@ int cmd_delete(cli *c)
     ddb_table_desc *d;
     ddb_item *key = NULL, *values = NULL, *names = NULL;
     ddb_expr *cond = NULL;
-    int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
-    if (!rc)
-        rc = cli_key_item(c, a, d, &key);
-    if (!rc)
-        rc = cli_values(c, a, &values, &names);
+    int rc = keyed(c, a, &d, &key, &values, &names);
     if (!rc)
         rc = cli_expr(c, "condition", DDB_EXPR_CONDITION, names, &cond);
     if (!rc) {
@@ -122,6 +130,38 @@ int cmd_delete(cli *c)
         if (ddb_delete_item(c->db, d->def.name, key, &o, NULL, NULL, &e))
             rc = cli_fail(c, &e, NULL);
     }
+    ddb_expr_free(cond);
+    ddb_arena_free(a);
+    return rc;
+}
+
+/* UpdateItem by key (--pk/--sk or --key) with --update EXPR (and
+ * --condition, --names, --values); prints the item as it is after. */
+int cmd_update(cli *c)
+{
+    if (!opt_get(c, "update"))
+        return usage_error(c, "--update EXPR is required (an UpdateExpression: 'SET #n = :v')");
+    if (cli_open(c))
+        return 1;
+    ddb_arena *a = ddb_arena_new();
+    ddb_table_desc *d;
+    ddb_item *key = NULL, *values = NULL, *names = NULL;
+    ddb_expr *up = NULL, *cond = NULL;
+    int rc = keyed(c, a, &d, &key, &values, &names);
+    if (!rc)
+        rc = cli_expr(c, "update", DDB_EXPR_UPDATE, names, &up);
+    if (!rc)
+        rc = cli_expr(c, "condition", DDB_EXPR_CONDITION, names, &cond);
+    ddb_write_result res = {0};
+    if (!rc) {
+        ddb_write_opts o = {.condition = cond, .values = values, .return_values = DDB_RETURN_ALL_NEW};
+        ddb_error e = {0};
+        if (ddb_update_item(c->db, d->def.name, key, up, &o, a, &res, &e))
+            rc = cli_fail(c, &e, NULL);
+    }
+    if (!rc && res.attributes)
+        rc = print_item(c, d, res.attributes);
+    ddb_expr_free(up);
     ddb_expr_free(cond);
     ddb_arena_free(a);
     return rc;

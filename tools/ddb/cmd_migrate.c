@@ -13,8 +13,10 @@
  * ddbgen's adapter around the user's typed <entity>_from_old, or the
  * user's own).  An entity's "claims" (fields now DDB_UNIQUE) go into its
  * step; a dry run lists the values two stored items hold (and fails).
+ * A "delete" entity (removed from the schema) is a step by name alone; a
+ * renamed one's step names its old name ("renamed_from").
  *
- * Progress: a bar on a terminal (items scanned/total, rewritten, capacity,
+ * Progress: a bar on a terminal (items scanned/total, moved, rewritten, capacity,
  * rate, ETA), plain lines every 5 seconds otherwise; a final report.
  * Calls the public entity API through the library, jansson and libdl. */
 #include "cli.h"
@@ -70,6 +72,9 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
     /* a resumed migration's counts go on from its checkpoint; the rate is this run's */
     double rate = el > 0 && p->scanned > p->scanned_before ? (double)(p->scanned - p->scanned_before) / el : 0;
     double eta = rate > 0 && p->total > p->scanned ? (double)(p->total - p->scanned) / rate : 0;
+    uint64_t rewritten = p->done - p->moved - p->deleted;
+    if (p->step && !strcmp(p->step, "check claims"))
+        rewritten = 0; /* the check rewrites nothing: done counts the claims found */
     char eta_s[32];
     snprintf(eta_s, sizeof eta_s, "%d:%02d", (int)(eta / 60), (int)eta % 60);
     if (b->tty) {
@@ -79,16 +84,17 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
             hashes[i] = i < n ? '#' : '.';
         hashes[20] = '\0';
         fprintf(stderr, "\rddb migrate: %s %s [%u/%u] [%s] %3d%% %" PRIu64 "/%" PRIu64 " items, %" PRIu64
-                        " rewritten, %.0f CU, %.0f items/s, ETA %s ",
+                        " moved, %" PRIu64 " rewritten, %.0f CU, %.0f items/s, ETA %s ",
                 b->table, p->entity, p->step_no, p->n_steps, hashes, (int)(frac * 100), p->scanned, p->total,
-                p->done, p->capacity, rate, eta_s);
+                p->moved, rewritten, p->capacity, rate, eta_s);
     } else {
-        fprintf(stderr, "ddb migrate: %s %s step %u/%u: %" PRIu64 "/%" PRIu64 " items scanned, %" PRIu64
-                        " rewritten, %" PRIu64 " unchanged, %" PRIu64 " unique values %s, %.0f CU, %.0f "
-                        "items/s, ETA %s\n",
-                b->table, p->entity, p->step_no, p->n_steps, p->scanned, p->total, p->done, p->skipped,
-                p->claimed, p->step && !strcmp(p->step, "dry run") ? "to claim" : "claimed", p->capacity, rate,
-                eta_s);
+        /* the report's words: moved (to a new key), rewritten (under its key), already in their new form */
+        fprintf(stderr, "ddb migrate: %s %s step %u/%u%s%s: %" PRIu64 "/%" PRIu64 " items scanned, %" PRIu64
+                        " moved, %" PRIu64 " rewritten, %" PRIu64 " already in their new form, %" PRIu64
+                        " deleted, %" PRIu64 " unique values %s, %.0f CU, %.0f items/s, ETA %s\n",
+                b->table, p->entity, p->step_no, p->n_steps, p->step ? " " : "", p->step ? p->step : "", p->scanned,
+                p->total, p->moved, rewritten, p->skipped, p->deleted, p->claimed,
+                p->step && !strcmp(p->step, "dry run") ? "to claim" : "claimed", p->capacity, rate, eta_s);
     }
     fflush(stderr);
 }
@@ -145,13 +151,21 @@ static int load_lib(cli *c, const char *path, lib *l)
 static void print_report(const ddb_ent_migrate_report *r, const char *table, bool dry)
 {
     printf("%s: %s%s%" PRIu64 " items scanned, %" PRIu64 " moved to a new key, %" PRIu64 " rewritten, %" PRIu64
-           " already in their new form, %.0f capacity units\n",
+           " already in their new form, %.0f capacity units%s\n",
            table, dry ? "dry run (nothing written): " : "", r->resumed ? "resumed from its checkpoint; " : "",
-           r->scanned, r->moved, r->rewritten, r->unchanged, r->capacity);
+           r->scanned, r->moved, r->rewritten, r->unchanged, r->capacity,
+           dry ? " (the reads, and the writes the run would make, estimated)" : "");
+    if (r->history_note)
+        fprintf(stderr, "ddb migrate: %s: note: %s\n", table, r->history_note);
+    if (r->deleted)
+        printf("%s: %" PRIu64 " items of removed entities %s\n", table, r->deleted, dry ? "to delete" : "deleted");
     for (size_t i = 0; i < r->n_samples; i++)
         printf("  %s\n", r->samples[i]);
-    if (r->claimed)
-        printf("%s: %" PRIu64 " unique values %s\n", table, r->claimed, dry ? "to claim" : "claimed");
+    if (r->verified)
+        printf("%s: %" PRIu64 " unique values claimed, each checked (every stored value has its claim)\n", table,
+               r->verified);
+    else if (r->claimed && dry)
+        printf("%s: %" PRIu64 " unique values to claim\n", table, r->claimed);
     for (size_t i = 0; i < r->n_duplicates; i++)
         printf("  duplicate: %s\n", r->duplicates[i]);
     if (r->duplicates_found > r->n_duplicates)
@@ -208,6 +222,14 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
             rc = cli_failf(c, "%s: an entity of the plan has no cname or migration", name);
             break;
         }
+        if (!strcmp(how, "delete")) { /* a removed entity: its items are deleted, by name */
+            if (!(steps[i].removed = json_string_value(json_object_get(e, "entity")))) {
+                rc = cli_failf(c, "%s: the plan's delete step of %s names no entity", name, ec);
+                break;
+            }
+            continue;
+        }
+        steps[i].renamed_from = json_string_value(json_object_get(e, "renamed_from"));
         if (!(steps[i].entity = sym(l->h, ec, "_entity"))) {
             rc = cli_failf(c, "the module has no %s_entity", ec);
             break;
@@ -273,6 +295,10 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
 
 int cmd_migrate(cli *c)
 {
+    if (c->o.npos == 2 && !strcmp(c->o.pos[0], "status"))
+        return cmd_migrate_status(c, c->o.pos[1]);
+    if (c->o.npos != 1)
+        return usage_error(c, "give the plan (ddb migrate PLAN.json), or ddb migrate status TABLE");
     const char *module = opt_get(c, "module");
     if (!module)
         return usage_error(c, "--module LIB.so is required (the new schema's generated module)");

@@ -49,6 +49,13 @@ static const opt_spec put_opts[] = {
     EXPR_OPTS,
     {NULL, 0, 0, false, NULL, NULL}};
 
+static const opt_spec item_update_opts[] = {
+    KEY_OPTS,
+    {"update", 0, 1, false, "EXPR", "UpdateExpression, e.g. 'SET #n = :n REMOVE old'"},
+    {"condition", 0, 1, false, "EXPR", "ConditionExpression"},
+    EXPR_OPTS,
+    {NULL, 0, 0, false, NULL, NULL}};
+
 static const opt_spec delete_opts[] = {
     KEY_OPTS,
     {"condition", 0, 1, false, "EXPR", "ConditionExpression"},
@@ -157,6 +164,13 @@ const command ddb_commands[] = {
      "ITEM is one item as DynamoDB JSON; without it (or with -) items are read\n"
      "from standard input, one per line.  An item replaces the one with its key.\n",
      put_opts, 1, 2, false},
+    {"update", cmd_update, "TABLE", "Change one item by its key with an UpdateExpression",
+     "Prints the item as it is after the update (DynamoDB JSON).  Fixes a stored item\n"
+     "without its module (a duplicate a migration stopped at, say).\n"
+     "Example:\n"
+     "  ddb update Club --pk GUEST#g7 --sk GUEST --update 'SET #n = :n' --names '{\"#n\":\"nick\"}' \\\n"
+     "      --values '{\":n\":{\"S\":\"nick7\"}}'\n",
+     item_update_opts, 1, 1, false},
     {"delete", cmd_delete, "TABLE", "Delete one item by its key", "", delete_opts, 1, 1, false},
     {"query", cmd_query, "TABLE", "Read one item collection of the table or of an index",
      "Reads every page; the sort key condition is at most one of the --sk-* options.\n"
@@ -213,7 +227,8 @@ const command ddb_commands[] = {
      "  ddb --db ./data serve --listen 127.0.0.1:8000 &\n"
      "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n",
      serve_opts, 0, 0, false},
-    {"migrate", cmd_migrate, "PLAN.json", "Apply a migration plan (ddbgen --plan-migration) to the stored items",
+    {"migrate", cmd_migrate, "PLAN.json | status TABLE",
+     "Apply a migration plan (ddbgen --plan-migration) to the stored items, or show a table's migrations",
      "Rewrites every stored item the plan names in the new schema's form, each\n"
      "moved in one transaction, with a checkpoint stored with the table after each\n"
      "page: run the same command again after an interruption and it resumes.\n"
@@ -225,8 +240,10 @@ const command ddb_commands[] = {
      "Example:\n"
      "  ddbgen --plan-migration deployed.model.json --plan-out plan.json schemas/app.h\n"
      "  ddb --db ./data migrate --module ./libapp_module.so --dry-run plan.json\n"
-     "  ddb --db ./data migrate --module ./libapp_module.so --capacity 500 plan.json\n",
-     migrate_opts, 1, 1, false},
+     "  ddb --db ./data migrate --module ./libapp_module.so --capacity 500 plan.json\n"
+     "`ddb migrate status TABLE` shows the migration in progress (plan, step, counts),\n"
+     "the model version the data is in and the last applied plans.\n",
+     migrate_opts, 1, 2, false},
     {"check", cmd_check, "[DIR]", "Verify every table's indexes and stream",
      "Exit status 0 when every table is clean, 1 when problems were found, 2 when\n"
      "the check could not run.\n",

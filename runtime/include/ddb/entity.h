@@ -808,6 +808,8 @@ typedef struct ddb_ent_progress {
     uint32_t step_no, n_steps; /* a migration: this step (1-based) of how many; 0 when not a migration */
     double capacity;        /* write capacity units consumed so far */
     uint64_t claimed;       /* a migration: DDB_UNIQUE values claimed so far (all steps) */
+    uint64_t moved, deleted; /* a migration: of done, the items moved to a new key, and those of removed
+                              * entities deleted (the rest were rewritten under their key) */
 } ddb_ent_progress;
 typedef void (*ddb_ent_progress_fn)(void *ctx, const ddb_ent_progress *p);
 
@@ -882,6 +884,14 @@ typedef struct ddb_ent_migration_step {
      * report instead.  Not for sharded entities (DDB_ENOTSUP). */
     const char *const *claims;
     size_t n_claims;
+    /* The entity's name in the deployed schema when it was renamed
+     * (DDB_RENAMED_FROM): the step reads the items of that name and writes
+     * them under the new one (type attribute, keys rendered anew). */
+    const char *renamed_from;
+    /* An entity the new schema removed (DDB_REMOVED(name, "delete")): the
+     * step deletes every stored item of that name; entity is then NULL and
+     * nothing else of the step is used. */
+    const char *removed;
 } ddb_ent_migration_step;
 
 typedef struct ddb_ent_migration {
@@ -911,14 +921,19 @@ typedef struct ddb_ent_migrate_report {
     uint64_t moved;            /* items whose key changed: moved to the new key */
     uint64_t rewritten;        /* items rewritten under the same key */
     uint64_t unchanged;        /* items of the entities already in their new form */
+    uint64_t deleted;          /* items of removed entities deleted */
     double capacity;           /* capacity units consumed (reads and writes) */
                                /* (each count covers the whole migration, earlier runs included) */
     size_t n_samples;          /* dry run: samples (arena text) */
     const char **samples;
     uint64_t claimed;          /* values of DDB_UNIQUE fields claimed (a dry run: that would be) */
+    uint64_t verified;         /* values of DDB_UNIQUE fields the steps' final checks found claimed by
+                                * their items (every stored value; not in a dry run) */
     size_t n_duplicates;       /* dry run: values two stored items hold, "<Entity>.<field> = <value>: */
     const char **duplicates;   /* items <key> and <key>" (arena text; the first 1000) */
     uint64_t duplicates_found; /* dry run: all of them (more than n_duplicates when over 1000) */
+    const char *history_note;  /* the migration ended but its history line could not be recorded (a table
+                                * at its metadata limit, say): why; NULL otherwise */
 } ddb_ent_migrate_report;
 
 /* Apply a migration to the table of m->table: create the new schema's
@@ -936,6 +951,21 @@ typedef struct ddb_ent_migrate_report {
  * (or the reverse) is DDB_ENOTSUP. */
 int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_opts *o, ddb_arena *a,
                     ddb_ent_migrate_report *report, ddb_error *err);
+
+/* A table's migrations: the one in progress (its checkpoint), the model
+ * version the data is in, and the last applied ones (ddb migrate status). */
+typedef struct ddb_ent_migration_state {
+    bool in_progress;
+    const char *id;                 /* the plan in progress */
+    uint32_t step, n_steps;         /* its step under way, 1-based, of how many */
+    uint64_t scanned, moved, rewritten, unchanged, deleted, claimed;
+    double capacity;
+    const char *model;              /* the plan id the data was last migrated to (NULL: never) */
+    size_t n_history;               /* the last applied plans, oldest first, one line each: */
+    const char **history;           /* "<id> ok <UTC time> libddb <version> steps <n> scanned <s> ..." */
+} ddb_ent_migration_state;
+/* Read table's migration state into st (its strings in a). */
+int ddb_ent_migration_status(ddb *db, const char *table, ddb_arena *a, ddb_ent_migration_state *st, ddb_error *err);
 
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);

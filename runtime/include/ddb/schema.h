@@ -94,12 +94,18 @@ typedef struct ddb_bytes_set {
 #define DDB_STREAM(view) DDB__OPT("stream"), view
 #define DDB_PROVISIONED(rcu, wcu) DDB__OPT("provisioned"), #rcu, #wcu
 #define DDB_DELETION_PROTECTION DDB__OPT("deletion_protection")
+/* An entity no longer declared, and what a migration does with its stored
+ * items: DDB_REMOVED("Alert", "delete") or ("Alert", "keep"). */
+#define DDB_REMOVED(entity, items) DDB__OPT("removed"), entity, items
 
 /* Entity decorators: between `struct` and the tag. */
 #define DDB_ENTITY(table, name) DDB__ANNOTATE("ddb:entity" DDB__SEP #table DDB__SEP name)
 #define DDB_KEY(...) DDB__ANNOTATE("ddb:key" DDB__JOIN(__VA_ARGS__))
 #define DDB_COLLECTION(...) DDB__ANNOTATE("ddb:collection" DDB__JOIN(__VA_ARGS__))
 #define DDB_SHARD_SUFFIX(suffix) DDB__ANNOTATE("ddb:shard_suffix" DDB__SEP suffix)
+/* The entity's (or, after a field, the stored attribute's) name in the
+ * deployed schema: a migration renames the stored items. */
+#define DDB_RENAMED_FROM(name) DDB__ANNOTATE("ddb:renamed_from" DDB__SEP name)
 /* Reads (docs/SCHEMA.md "Access patterns and declared queries"). */
 #define DDB_PATTERN(...) DDB__ANNOTATE("ddb:pattern" DDB__JOIN(__VA_ARGS__))
 #define DDB_QUERY(...) DDB__ANNOTATE("ddb:query" DDB__JOIN(__VA_ARGS__))
@@ -143,10 +149,12 @@ typedef struct ddb_bytes_set {
 #define DDB_STREAM(view)
 #define DDB_PROVISIONED(rcu, wcu)
 #define DDB_DELETION_PROTECTION
+#define DDB_REMOVED(entity, items)
 #define DDB_ENTITY(table, name)
 #define DDB_KEY(...)
 #define DDB_COLLECTION(...)
 #define DDB_SHARD_SUFFIX(suffix)
+#define DDB_RENAMED_FROM(name)
 #define DDB_PATTERN(...)
 #define DDB_QUERY(...)
 #define DDB_SCAN(...)

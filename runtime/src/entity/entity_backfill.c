@@ -17,7 +17,13 @@
 int ddbi_ent_type_filter(ddbi_exprb *fx, const ddb_entity_desc *e, ddb_arena *a, const ddb_expr **filter,
                          ddb_error *err)
 {
-    const char *n = ddbi_exprb_name(fx, e->table->type_attr), *v = ddbi_exprb_value(fx, ddb_v_str(a, e->name));
+    return ddbi_ent_type_filter_named(fx, e->table, e->name, a, filter, err);
+}
+
+int ddbi_ent_type_filter_named(ddbi_exprb *fx, const ddb_schema_table *t, const char *name, ddb_arena *a,
+                               const ddb_expr **filter, ddb_error *err)
+{
+    const char *n = ddbi_exprb_name(fx, t->type_attr), *v = ddbi_exprb_value(fx, ddb_v_str(a, name));
     if (!n || !v || ddbi_exprb_put(fx, n) || ddbi_exprb_put(fx, " = ") || ddbi_exprb_put(fx, v))
         return ddbi_fail_oom(err, __func__);
     return ddbi_exprb_prepare(fx, DDB_EXPR_FILTER, filter, err);
@@ -93,9 +99,13 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
                     break;
             }
             void *obj = ddb_arena_alloc(pa, e->st->size);
+            const ddb_field_desc **filled = ddb_arena_alloc(pa, (e->st->n_fields + 1u) * sizeof *filled);
+            size_t n_filled = 0;
             ddb_value *pk, *skv = NULL;
-            if (!obj)
+            if (!obj || !filled)
                 rc = ddbi_fail_oom(err, __func__);
+            else if ((rc = ddbi_ent_fill_defaults(e, full, pa, &full, filled, &n_filled, err)))
+                break; /* fields added with a DDB_DEFAULT: read with it, and written below */
             else if ((rc = ddb_ent_from_item(e, full, obj, pa, err)))
                 rc = ddbi_ent_fail_within(err, DDB_EMODEL, "cannot add the %s key to a stored %s",
                                           kd->index ? kd->index : "table", e->name);
@@ -120,6 +130,16 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
                 rc = ddbi_fail_oom(err, __func__);
                 break;
             }
+            /* the defaults filled, on an unsharded item (a sharded one's live on their own shard items) */
+            for (size_t f = 0; !rc && !e->n_shards && f < n_filled; f++) {
+                const char *nf = ddbi_exprb_name(&ux, filled[f]->attr);
+                const char *vf = nf ? ddbi_exprb_value(&ux, (ddb_value *)ddb_item_get(full, filled[f]->attr)) : NULL;
+                if (!vf || ddbi_exprb_put(&ux, ", ") || ddbi_exprb_put(&ux, nf) || ddbi_exprb_put(&ux, " = ") ||
+                    ddbi_exprb_put(&ux, vf))
+                    rc = ddbi_fail_oom(err, __func__);
+            }
+            if (rc)
+                break;
             const ddb_expr *upd;
             if ((rc = ddbi_exprb_prepare(&ux, DDB_EXPR_UPDATE, &upd, err)))
                 break;

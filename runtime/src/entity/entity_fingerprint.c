@@ -1,6 +1,6 @@
 /* Entity room: schema fingerprints.  What an entity's stored items depend
- * on (its key templates per index, its type attribute, its shards) as
- * lines of text, stored with the table when a module opens it, and the
+ * on (its key templates per index, its type attribute, its shards, and the
+ * DDB_UNIQUE fields whose values are claimed) as lines of text, stored with the table when a module opens it, and the
  * rule that says whether items written under one fingerprint can be read
  * under another.  Calls core/codec.h (buffers) only. */
 #include "entity/entity_internal.h"
@@ -86,9 +86,54 @@ int ddbi_ent_fingerprint(const ddb_entity_desc *e, ddb_buf *b)
         if (!rc)
             rc = ddbi_buf_put(b, "\n", 1);
     }
+    bool any = false; /* "unique: <attr> <attr>": only when there are some, so other fingerprints keep their text */
+    for (uint16_t i = 0; !rc && i < e->st->n_fields; i++) {
+        const ddb_field_desc *f = &e->st->fields[i];
+        if (!(f->flags & DDB_FIELD_UNIQUE))
+            continue;
+        if ((rc = ddbi_buf_put(b, any ? " " : "unique: ", any ? 1 : 8)))
+            break;
+        rc = ddbi_buf_put(b, f->attr, strlen(f->attr));
+        any = true;
+    }
+    if (!rc && any)
+        rc = ddbi_buf_put(b, "\n", 1);
     if (!rc)
         rc = ddbi_buf_put(b, "", 1);
     return rc;
+}
+
+/* Is attr one of the words of unique line l (n bytes, "unique: a b")? */
+static bool unique_has(const char *l, int n, const char *attr, size_t an)
+{
+    for (int i = 8; i < n;) {
+        int j = i;
+        while (j < n && l[j] != ' ')
+            j++;
+        if ((size_t)(j - i) == an && !memcmp(l + i, attr, an))
+            return true;
+        i = j + 1;
+    }
+    return false;
+}
+
+size_t ddbi_ent_fingerprint_new_unique(const char *old, const ddb_entity_desc *e, char *list, size_t cap)
+{
+    int on = 0;
+    const char *ol = ddbi_ent_fingerprint_line(old, "unique", 6, &on);
+    size_t count = 0, used = 0;
+    if (cap)
+        list[0] = '\0';
+    for (uint16_t i = 0; i < e->st->n_fields; i++) {
+        const ddb_field_desc *f = &e->st->fields[i];
+        if (!(f->flags & DDB_FIELD_UNIQUE) || (ol && unique_has(ol, on, f->attr, strlen(f->attr))))
+            continue;
+        int w = snprintf(list + used, cap - used, "%s%s", count ? ", " : "", f->name);
+        if (w > 0)
+            used = used + (size_t)w < cap ? used + (size_t)w : cap - 1;
+        count++;
+    }
+    return count;
 }
 
 const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t llen, int *len)
@@ -107,7 +152,7 @@ const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t 
 
 /* Every key the stored items were written with must be unchanged (an entity
  * may join new indexes or leave old ones); the type attribute and shards
- * must match. */
+ * must match.  The unique line is not compared here. */
 bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl,
                                      int *nn)
 {
@@ -119,6 +164,10 @@ bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const cha
             size_t llen = c && c < l + n ? (size_t)(c - l) : n;
             bool strict = (llen == 4 && !memcmp(l, "type", 4)) || (llen == 6 && !memcmp(l, "shards", 6)) ||
                           (llen == 5 && !memcmp(l, "table", 5));
+            if (llen == 6 && !memcmp(l, "unique", 6)) { /* ddbi_ent_fingerprint_new_unique's */
+                l += n + (e != NULL);
+                continue;
+            }
             int m = 0;
             const char *match = ddbi_ent_fingerprint_line(other, l, llen, &m);
             if ((match && (m != (int)n || memcmp(match, l, n))) || (!match && strict)) {

@@ -343,6 +343,11 @@ bool ddbi_ent_field_unset(const ddb_field_desc *f, const char *p);
 int ddbi_ent_stamp_value(const ddb_field_desc *f, int64_t now_ms, ddb_arena *a, ddb_value **out, ddb_error *err);
 /* f->dflt as a value of f's type. */
 int ddbi_ent_default_value(const ddb_field_desc *f, ddb_arena *a, ddb_value **out, ddb_error *err);
+/* entity_default_fill.c: *out is it with the DDB_DEFAULT of every field of e
+ * whose attribute it lacks (a copy in a; it itself when none is missing);
+ * filled (room for e's field count; may be NULL) lists those fields. */
+int ddbi_ent_fill_defaults(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a, ddb_item **out,
+                           const ddb_field_desc **filled, size_t *n_filled, ddb_error *err);
 /* Fill updated-at and, with create, created-at and the defaults of unset fields. */
 int ddbi_ent_fill_stamps(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddb_error *err);
 /* ms as "YYYY-MM-DDTHH:MM:SS.mmmZ" (entity_stamp.c); DDB_EINVAL outside years 0..9999. */
@@ -639,6 +644,10 @@ int ddbi_ent_fingerprint(const ddb_entity_desc *e, ddb_buf *b);
 const char *ddbi_ent_fingerprint_line(const char *fp, const char *label, size_t llen, int *len);
 /* Can items stored under fingerprint old be read under now?  When not, the
  * lines that differ: *ol (*on bytes) in old, *nl (*nn bytes) in now. */
+/* The DDB_UNIQUE fields of e whose attribute the stored fingerprint old
+ * does not list (their stored values were never claimed): how many, and
+ * their C names, ", "-separated, in list (cut to cap). */
+size_t ddbi_ent_fingerprint_new_unique(const char *old, const ddb_entity_desc *e, char *list, size_t cap);
 bool ddbi_ent_fingerprint_compatible(const char *old, const char *now, const char **ol, int *on, const char **nl,
                                      int *nn);
 /* Write the attributes of e's key k into every stored item of e, counting
@@ -648,6 +657,9 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
 /* The filter "<type attribute> = <e's name>", prepared in fx. */
 int ddbi_ent_type_filter(ddbi_exprb *fx, const ddb_entity_desc *e, ddb_arena *a, const ddb_expr **filter,
                          ddb_error *err);
+/* The same for the entity named name of table t (a renamed or removed one's old name). */
+int ddbi_ent_type_filter_named(ddbi_exprb *fx, const ddb_schema_table *t, const char *name, ddb_arena *a,
+                               const ddb_expr **filter, ddb_error *err);
 /* *any: does the table hold at least one item of e? (a consistent scan, stopped at the first) */
 int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *err);
 
@@ -655,6 +667,22 @@ int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *
  * a migration in progress is recorded under DDB_ENT_MIGRATION_META (its
  * checkpoint), the model version the data is in under DDB_ENT_MODEL_META. */
 #define DDB_ENT_MIGRATION_META "ddbgen.migration"
+/* the applied migrations (entity_migrate_history.c) */
+#define DDB_ENT_MIGRATION_HISTORY_META "ddbgen.migration.history"
+/* entity_migrate_history.c: append the migration that ended (cp) to the history. */
+struct ddbi_ent_checkpoint;
+int ddbi_ent_history_add(ddb *db, const char *table, const struct ddbi_ent_checkpoint *cp, ddb_error *err);
+/* the shapes of the migration's new entities (entity_migrate_open.c) */
+#define DDB_ENT_MIGRATION_TARGET_META "ddbgen.migration.to"
+/* entity_migrate_open.c: record m's new entities' shapes (when it starts). */
+int ddbi_ent_migration_target_put(ddb *db, const ddb_ent_migration *m, ddb_error *err);
+/* A migration of t in progress: DDB_EMODEL when ents are its new schema (or
+ * it recorded no target); else OK with *reader (the old module may open
+ * the table if opening changes nothing).  No migration: OK, !*reader. */
+int ddbi_ent_migration_open_check(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                                  ddb_arena *a, bool *reader, ddb_error *err);
+/* DDB_EMODEL "a migration is in progress (<plan>, step i/n, s items scanned) ...: why". */
+int ddbi_ent_migration_refuse(ddb *db, const ddb_schema_table *t, ddb_arena *a, const char *why, ddb_error *err);
 #define DDB_ENT_MODEL_META "ddbgen.model"
 
 /* Delete the table's GSIs that t no longer declares (entity_table.c). */
@@ -687,6 +715,8 @@ typedef struct ddbi_ent_checkpoint {
     uint32_t step, n_steps;       /* step: 0-based, the one under way (n_steps: done) */
     uint64_t scanned, moved, rewritten, unchanged;
     uint64_t claimed;             /* DDB_UNIQUE values claimed (a plan's claims) */
+    uint64_t verified;            /* of them, found claimed by their items by the steps' checks */
+    uint64_t deleted;             /* items of removed entities deleted */
     uint64_t in_step;             /* items the step under way has scanned (scanned counts all steps) */
     double capacity;
     const char *cursor;           /* where the step's scan goes on; NULL = its start */
@@ -740,5 +770,10 @@ int ddbi_ent_claims_seen(ddbi_ent_claims *c, const ddb_item *it, ddb_arena *a, c
  * *taken and put's condition becomes a takeover conditional on that owner. */
 int ddbi_ent_claim_takeover(const ddbi_ent_claims *c, ddb *db, const ddb_item *holder, const ddbi_ent_claim_op *op,
                             ddb_tx_op *put, ddb_arena *a, bool *taken, ddb_error *err);
+/* The step's check: of the *values stored item it holds for the claimed
+ * fields, *owned have a uniqueness item owned by it (consistent GetItems,
+ * their capacity added to *capacity). */
+int ddbi_ent_claims_held(const ddbi_ent_claims *c, ddb *db, const ddb_item *it, ddb_arena *a, size_t *values,
+                         size_t *owned, double *capacity, ddb_error *err);
 
 #endif

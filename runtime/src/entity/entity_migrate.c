@@ -3,11 +3,15 @@
  * refuses the table meanwhile), then each step scans the table for its
  * entity's items, page by page: every logical item (one stored item, or a
  * sharded entity's shard items, read together when the scan meets the
- * first of them) gets its new form (entity_migrate_item.c); a moved item
+ * first of them) gets its new form (entity_migrate_item.c; a renamed
+ * entity's items are found by their old name), or is deleted (a removed
+ * entity's step); a moved item
  * is one transaction (put the new items if their keys are free, delete the
  * old ones if still there), a rewritten one puts on the same keys, groups
  * of items in one TransactWriteItems (at most 100 operations).  A step's
- * claims (entity_migrate_claim.c) go in the transaction of their item.
+ * claims (entity_migrate_claim.c) go in the transaction of their item,
+ * and the step ends with a check that every stored value is claimed by
+ * its item (a value whose claim is missing is claimed then).
  * After each page the checkpoint is stored, progress reported and the rate
  * held under the capacity asked for.  At the end the new fingerprints and
  * model version are recorded and the migration ended.  Calls the public
@@ -50,6 +54,12 @@ typedef struct mig {
     uint64_t total;
     const ddb_table_def *live;     /* the table as it was described at the start */
 } mig;
+
+/* The entity step s reads: its name (a removed one's). */
+static const char *step_name(const ddb_ent_migration_step *s)
+{
+    return s->removed ? s->removed : s->entity->name;
+}
 
 static double since(const struct timespec *t0)
 {
@@ -162,7 +172,7 @@ static int one_by_one(mig *g, ddb_arena *pa, ddb_error *err)
             if (!rc && (!there || !ddb_value_equal(ddb_item_map(there), ddb_item_map(op->item))))
                 rc = ddbi_fail(err, DDB_ECONDITION,
                                "moving %s item %s: its new key %s is taken by another item",
-                               g->m->steps[g->cp.step].entity->name,
+                               step_name(&g->m->steps[g->cp.step]),
                                ddbi_ent_key_text(&g->m->table->def, g->olds[g->op_item[i]], pa),
                                ddbi_ent_key_text(&g->m->table->def, op->item, pa));
         }
@@ -220,7 +230,7 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
         else
             rc = ddbi_ent_fail_within(err, rc,
                                   "moving %s item %s: its new key is taken, or it was changed meanwhile",
-                                  g->m->steps[g->cp.step].entity->name,
+                                  step_name(&g->m->steps[g->cp.step]),
                                   ddbi_ent_key_text(&g->m->table->def, g->olds[item < g->nitems ? item : 0], pa));
     }
     g->nops = g->nitems = 0;
@@ -233,6 +243,12 @@ static int flush(mig *g, ddb_arena *pa, ddb_error *err)
 static const ddb_entity_desc *stored_layout(const ddb_ent_migration_step *s)
 {
     return s->old_entity && s->old_entity->n_shards ? s->old_entity : s->entity;
+}
+
+/* Are step s's stored items shard items (read a logical item at a time)? */
+static bool sharded(const ddb_ent_migration_step *s)
+{
+    return !s->removed && stored_layout(s)->n_shards;
 }
 
 /* Shard item it's logical item as text (partition key, NUL, sort key
@@ -304,6 +320,28 @@ static bool has_key(const ddb_table_def *td, ddb_item *const *items, size_t n, c
     return false;
 }
 
+/* A dry run's estimate of a transactional write of an item of `bytes`:
+ * DynamoDB counts a write unit per KB (rounded up) and two for a write in
+ * a transaction (Developer Guide, "Read/write capacity mode": "Transactional
+ * write requests require 2 write capacity units to perform one write per
+ * second for items up to 1 KB"); index writes are not estimated. */
+static double tx_write_units(size_t bytes)
+{
+    size_t u = (bytes + 1023) / 1024;
+    return 2.0 * (double)(u ? u : 1);
+}
+
+/* A dry run's sample line, copied into the report. */
+static int keep_sample(mig *g, const char *line, ddb_error *err)
+{
+    char *copy = ddb_arena_alloc(g->a, strlen(line) + 1);
+    if (!copy)
+        return ddbi_fail_oom(err, __func__);
+    memcpy(copy, line, strlen(line) + 1);
+    g->r->samples[g->r->n_samples++] = copy;
+    return DDB_OK;
+}
+
 static int dry_sample(mig *g, const ddb_ent_migration_step *s, const ddb_item *from, const ddb_item *to,
                       bool moves, ddb_arena *pa, ddb_error *err)
 {
@@ -313,12 +351,7 @@ static int dry_sample(mig *g, const ddb_ent_migration_step *s, const ddb_item *f
     const char *f = ddbi_ent_key_text(td, from, pa), *t = ddbi_ent_key_text(td, to, pa);
     char line[520];
     snprintf(line, sizeof line, "%s %s -> %s%s", s->entity->name, f, t, moves ? "" : " (rewritten)");
-    char *copy = ddb_arena_alloc(g->a, strlen(line) + 1);
-    if (!copy)
-        return ddbi_fail_oom(err, __func__);
-    memcpy(copy, line, strlen(line) + 1);
-    g->r->samples[g->r->n_samples++] = copy;
-    return DDB_OK;
+    return keep_sample(g, line, err);
 }
 
 /* Does a claim of ops[0..n) name a uniqueness item a queued operation
@@ -349,6 +382,8 @@ static int queue_claims(mig *g, const ddb_item *it, bool check, ddb_arena *pa, d
             (rc = ddbi_ent_claims_seen(&g->cl, it, pa, &dup, err)))
             return rc;
         g->cp.claimed += n;
+        for (size_t i = 0; i < n; i++) /* each claim's put, and the check of an item left as it is */
+            g->cp.capacity += tx_write_units(ddb_item_size(ops[i].item)) + (check ? tx_write_units(ddb_item_size(it)) : 0);
         if (dup && g->r)
             g->r->duplicates_found++;
         if (dup && g->r && g->r->n_duplicates < MAX_DUPLICATES) {
@@ -376,6 +411,35 @@ static int queue_claims(mig *g, const ddb_item *it, bool check, ddb_arena *pa, d
     return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
 }
 
+/* A stored item of a removed entity (DDB_REMOVED "delete"): deleted if
+ * still there (a rerun finds it gone); a dry run counts it. */
+static int delete_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_arena *pa, ddb_error *err)
+{
+    const ddb_table_def *td = &g->m->table->def;
+    g->cp.deleted++;
+    if (g->o.dry_run) {
+        g->cp.capacity += tx_write_units(ddb_item_size(it));
+        if (!g->r || g->r->n_samples >= g->o.samples)
+            return DDB_OK;
+        char line[520];
+        snprintf(line, sizeof line, "%s %s deleted", step_name(s), ddbi_ent_key_text(td, it, pa));
+        return keep_sample(g, line, err);
+    }
+    ddb_item *key = table_key(td, it, pa);
+    if (!key)
+        return ddbi_fail_oom(err, __func__);
+    int rc;
+    if ((g->nops + 1 > MAX_TX_OPS || g->nitems >= g->o.items_per_tx) && (rc = flush(g, pa, err)))
+        return rc;
+    size_t item = g->nitems++;
+    g->olds[item] = it;
+    g->claim[g->nops].f = NULL;
+    g->op_item[g->nops] = item;
+    /* unconditional: an item deleted meanwhile is as good */
+    g->ops[g->nops++] = (ddb_tx_op){.kind = DDB_TX_DELETE, .table = td->name, .item = key};
+    return g->nitems >= g->o.items_per_tx ? flush(g, pa, err) : DDB_OK;
+}
+
 /* One stored item of the current step met by the scan: queue its logical
  * item's rewrite (or count it).  The operations of one logical item go in
  * one transaction: put each new item (its key free when it moves, else
@@ -386,7 +450,9 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
     ddb_item **olds = &it, *news[DDBI_ENT_MIGRATE_MAX_PARTS];
     size_t n_old = 1, n_new;
     bool same, skip = false;
-    int rc = stored_layout(s)->n_shards ? shard_group(g, s, it, pa, &olds, &n_old, &skip, err) : DDB_OK;
+    if (s->removed)
+        return delete_item(g, s, it, pa, err);
+    int rc = sharded(s) ? shard_group(g, s, it, pa, &olds, &n_old, &skip, err) : DDB_OK;
     if (rc || skip || !n_old)
         return rc;
     if ((rc = ddbi_ent_migrate_item(s, g->live, olds, n_old, pa, news, &n_new, &same, err)))
@@ -404,8 +470,19 @@ static int one_item(mig *g, const ddb_ent_migration_step *s, ddb_item *it, ddb_a
         g->cp.moved++;
     else
         g->cp.rewritten++;
-    if (g->o.dry_run)
+    if (g->o.dry_run) {
+        for (size_t i = 0; i < n_new; i++) { /* a put over the stored item at its key, or on a free one */
+            size_t bytes = ddb_item_size(news[i]);
+            for (size_t j = 0; j < n_old; j++)
+                if (ddbi_ent_same_key(td, olds[j], news[i]) && ddb_item_size(olds[j]) > bytes)
+                    bytes = ddb_item_size(olds[j]);
+            g->cp.capacity += tx_write_units(bytes);
+        }
+        for (size_t j = 0; j < n_old; j++)
+            if (!has_key(td, news, n_new, olds[j]))
+                g->cp.capacity += tx_write_units(ddb_item_size(olds[j]));
         return (rc = dry_sample(g, s, olds[0], news[0], moves, pa, err)) ? rc : queue_claims(g, news[0], false, pa, err);
+    }
     ddb_tx_op cops[2 * DDBI_ENT_CLAIMS_MAX];
     ddbi_ent_claim_op cinfo[2 * DDBI_ENT_CLAIMS_MAX];
     size_t cn = 0;
@@ -454,12 +531,90 @@ static void report_progress(mig *g, const ddb_ent_migration_step *s, uint64_t sc
 {
     if (!g->o.progress)
         return;
-    ddb_ent_progress p = {.entity = s->entity->name, .step = g->o.dry_run ? "dry run" : "migrate",
-                          .done = g->cp.moved + g->cp.rewritten, .skipped = g->cp.unchanged, .scanned = scanned,
+    ddb_ent_progress p = {.entity = step_name(s), .step = g->o.dry_run ? "dry run" : "migrate",
+                          .done = g->cp.moved + g->cp.rewritten + g->cp.deleted, .skipped = g->cp.unchanged, .scanned = scanned,
                           .scanned_before = step == g->step0 ? g->in_step0 : 0, .total = g->total,
                           .capacity = g->cp.capacity, .step_no = step + 1, .n_steps = g->cp.n_steps,
-                          .claimed = g->cp.claimed};
+                          .claimed = g->cp.claimed, .moved = g->cp.moved, .deleted = g->cp.deleted};
     g->o.progress(g->o.progress_ctx, &p);
+}
+
+/* The next page of scan sp, in pa (emptied first); its capacity counted. */
+static int next_page(mig *g, const ddb_scan_params *sp, ddb_arena *pa, ddb_page *pg, ddb_error *err)
+{
+    ddb_arena_reset(pa);
+    memset(pg, 0, sizeof *pg);
+    int rc = ddb_scan(g->db, sp, pa, pg, err);
+    if (!rc)
+        g->cp.capacity += pg->capacity.total;
+    return rc;
+}
+
+/* The end of a step with claims: every value its entity's items hold must
+ * be claimed by its item.  The step's pass claims what it meets, but an
+ * item it had passed before a run stopped (at a duplicate) may have been
+ * changed since (the duplicate fixed on the item that made the claim): a
+ * second consistent scan reads each item's uniqueness items back, claims
+ * what is missing as the first pass does (the ConditionCheck that the item
+ * still holds the value, the takeover of a stale claim, the duplicate
+ * message), reads those again, and the values and the claims held must
+ * then be as many, or the step fails saying so.  Not checkpointed: a
+ * resumed run checks from the start. */
+static int verify_claims(mig *g, const ddb_ent_migration_step *s, const ddb_scan_params *base, ddb_error *err)
+{
+    ddb_scan_params sp = *base;
+    sp.start_key = NULL;
+    ddb_arena *pa = ddb_arena_new(), *ka = ddb_arena_new();
+    uint64_t values = 0, held = 0, scanned = 0;
+    int rc = pa && ka ? DDB_OK : ddbi_fail_oom(err, __func__);
+    while (!rc) {
+        ddb_page pg;
+        if ((rc = next_page(g, &sp, pa, &pg, err)))
+            break;
+        scanned += pg.scanned_count;
+        bool *missing = pg.count ? ddb_arena_alloc(pa, pg.count * sizeof *missing) : NULL;
+        if (pg.count && !missing)
+            rc = ddbi_fail_oom(err, __func__);
+        for (size_t i = 0; i < pg.count && !rc; i++) {
+            size_t nv, nh;
+            rc = ddbi_ent_claims_held(&g->cl, g->db, pg.items[i], pa, &nv, &nh, &g->cp.capacity, err);
+            values += nv;
+            held += nh;
+            missing[i] = !rc && nh < nv;
+            if (missing[i]) {
+                held -= nh; /* counted when read again below */
+                rc = queue_claims(g, pg.items[i], true, pa, err);
+            }
+        }
+        if (!rc)
+            rc = flush(g, pa, err);
+        for (size_t i = 0; i < pg.count && !rc; i++) {
+            size_t nv, nh;
+            if (missing[i] && !(rc = ddbi_ent_claims_held(&g->cl, g->db, pg.items[i], pa, &nv, &nh, &g->cp.capacity,
+                                                          err)))
+                held += nh;
+        }
+        if (!rc && g->o.progress) {
+            ddb_ent_progress p = {.entity = s->entity->name, .step = "check claims", .done = held,
+                                  .scanned = scanned, .total = g->total, .capacity = g->cp.capacity,
+                                  .step_no = g->cp.step + 1, .n_steps = g->cp.n_steps, .claimed = g->cp.claimed};
+            g->o.progress(g->o.progress_ctx, &p);
+        }
+        if (rc || !pg.last_key)
+            break;
+        if (!(sp.start_key = ddb_item_copy(ka, pg.last_key)))
+            rc = ddbi_fail_oom(err, __func__);
+    }
+    if (!rc && held != values)
+        rc = ddbi_fail(err, DDB_ECONDITION,
+                       "%s: after claiming, %llu of the %llu values its items hold for DDB_UNIQUE fields are claimed "
+                       "by them (an item was changed during the check?): run the migration again",
+                       s->entity->name, (unsigned long long)held, (unsigned long long)values);
+    if (!rc)
+        g->cp.verified += held;
+    ddb_arena_free(ka);
+    ddb_arena_free(pa);
+    return rc;
 }
 
 /* Scan the table for step s's entity from the checkpoint to the end. */
@@ -471,8 +626,10 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
     int rc = !a || !pa ? ddbi_fail_oom(err, __func__) : DDB_OK;
     if (!rc)
         rc = ddbi_exprb_init(&fx, g->db, a, err);
+    /* the items stored under the entity's name: a renamed one's old name */
     if (!rc)
-        rc = ddbi_ent_type_filter(&fx, s->entity, a, &filter, err);
+        rc = ddbi_ent_type_filter_named(&fx, g->m->table, s->renamed_from ? s->renamed_from : step_name(s), a, &filter,
+                                        err);
     if (!rc)
         rc = ddbi_ent_claims_init(&g->cl, s, err);
     ddb_scan_params sp = {.table = g->m->table->def.name, .consistent = true, .filter = filter,
@@ -484,14 +641,12 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
     sp.start_key = start;
     /* sharded: the logical item of the item the last page ended at was done with that page */
     g->group[0] = '\0';
-    if (start && stored_layout(s)->n_shards && !group_of(stored_layout(s), start, g->group, sizeof g->group))
+    if (start && sharded(s) && !group_of(stored_layout(s), start, g->group, sizeof g->group))
         g->group[0] = '\0';
     while (!rc) {
-        ddb_arena_reset(pa);
-        ddb_page pg = {0};
-        if ((rc = ddb_scan(g->db, &sp, pa, &pg, err)))
+        ddb_page pg;
+        if ((rc = next_page(g, &sp, pa, &pg, err)))
             break;
-        g->cp.capacity += pg.capacity.total;
         g->cp.in_step += pg.scanned_count;
         g->cp.scanned += pg.scanned_count;
         for (size_t i = 0; i < pg.count && !rc; i++)
@@ -510,6 +665,8 @@ static int run_step(mig *g, const ddb_ent_migration_step *s, ddb_error *err)
             sp.start_key = next;
         }
         g->cp.cursor = cursor;
+        if (!cursor && g->cl.n && !g->o.dry_run && (rc = verify_claims(g, s, &sp, err)))
+            break;
         uint32_t step = g->cp.step;
         uint64_t scanned = g->cp.in_step;
         if (!cursor) {
@@ -540,6 +697,12 @@ static int check_migration(const ddb_ent_migration *m, ddb_error *err)
                          m->id ? m->id : "", DDBI_ENT_MIGRATION_ID_MAX);
     for (size_t i = 0; i < m->n_steps; i++) {
         const ddb_entity_desc *e = m->steps[i].entity;
+        if (m->steps[i].removed && (e || m->steps[i].n_claims || m->steps[i].renamed_from))
+            return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu deletes the items of %.80s: it has no entity, "
+                                              "claims or rename",
+                             i + 1, m->steps[i].removed);
+        if (m->steps[i].removed)
+            continue;
         if (!e || e->table != m->table)
             return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migrate: step %zu's entity is not of table %s", i + 1,
                              m->table->def.name);
@@ -583,10 +746,10 @@ static ddb_value *probe_value(ddb_arena *a, ddb_type t)
 
 static int transactions_for_shards(mig *g, ddb_error *err)
 {
-    bool sharded = false;
+    bool any = false;
     for (size_t i = 0; i < g->m->n_steps; i++)
-        sharded |= stored_layout(&g->m->steps[i])->n_shards > 0;
-    if (!sharded || g->o.dry_run)
+        any |= sharded(&g->m->steps[i]);
+    if (!any || g->o.dry_run)
         return DDB_OK;
     const ddb_table_def *td = &g->m->table->def;
     ddb_arena *a = ddb_arena_new();
@@ -632,7 +795,7 @@ static int add_indexes(ddb *db, const ddb_schema_table *t, const ddb_table_desc 
     return rc;
 }
 
-/* The end: the new schema's fingerprints and model version, then no migration. */
+/* The end: the new schema's fingerprints and model version, the history's line, then no migration. */
 static int finish(mig *g, ddb_error *err)
 {
     int rc = DDB_OK;
@@ -652,6 +815,15 @@ static int finish(mig *g, ddb_error *err)
                                 err);
     if (!rc && g->o.drop_indexes)
         rc = ddbi_ent_drop_undeclared(g->db, g->m->table, err);
+    ddb_error herr = {0}; /* the history is a record, not the migration: its failure is reported, not fatal */
+    if (!rc && ddbi_ent_history_add(g->db, table, &g->cp, &herr) && g->r) {
+        char note[DDB_ERROR_TEXT_SIZE + 64];
+        snprintf(note, sizeof note, "the migration ended but its history line was not recorded: %s", herr.message);
+        char *copy = ddb_arena_alloc(g->a, strlen(note) + 1);
+        if (copy)
+            memcpy(copy, note, strlen(note) + 1);
+        g->r->history_note = copy;
+    }
     if (!rc)
         rc = ddbi_ent_checkpoint_end(g->db, table, err);
     return rc;
@@ -704,7 +876,8 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         rc = prepare_conditions(&g, err);
     if (!rc && !found)
         rc = transactions_for_shards(&g, err);
-    if (!rc && !g.o.dry_run && !found && !(rc = add_indexes(db, m->table, d, err)))
+    if (!rc && !g.o.dry_run && !found && !(rc = add_indexes(db, m->table, d, err)) &&
+        !(rc = ddbi_ent_migration_target_put(db, m, err)))
         rc = ddbi_ent_checkpoint_put(db, m->table->def.name, &g.cp, err);
     if (!rc && !g.o.dry_run && found)
         rc = add_indexes(db, m->table, d, err);
@@ -724,7 +897,9 @@ int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_o
         report->moved = g.cp.moved;
         report->rewritten = g.cp.rewritten;
         report->unchanged = g.cp.unchanged;
+        report->deleted = g.cp.deleted;
         report->claimed = g.cp.claimed;
+        report->verified = g.cp.verified;
         report->capacity = g.cp.capacity;
     }
     ddb_expr_free(g.absent);

@@ -1,13 +1,14 @@
 /* Entity room: a migration's checkpoint, stored with the table under the
  * metadata key DDB_ENT_MIGRATION_META as one line of text:
  *
- *   <id> step <i>/<n> scanned <s> moved <m> rewritten <r> unchanged <u> capacity <c> in_step <k> [claimed <u>] key <cursor|->
+ *   <id> step <i>/<n> scanned <s> moved <m> rewritten <r> unchanged <u> capacity <c> in_step <k> [claimed <u>]
+ *   [verified <v>] [deleted <d>] key <cursor|->
  *
  * (the cursor is the scan's LastEvaluatedKey as base64url text, "-" at the
  * start of a step; in_step the items the step under way has scanned, so a
  * resumed run's progress goes on from there).  A line without in_step (a
  * checkpoint written before it existed) reads as in_step 0, one without
- * claimed as claimed 0.  An empty value means no migration is in progress
+ * claimed (verified, deleted) as 0.  An empty value means no migration is in progress
  * (table metadata cannot be deleted).  ddb_ent_open_table shows the line
  * when it refuses a table in migration.  Calls the public table metadata
  * API and this room's cursors. */
@@ -16,6 +17,7 @@
 #include "core/error.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +37,13 @@ bool ddbi_ent_migration_id_ok(const char *id)
 
 int ddbi_ent_checkpoint_put(ddb *db, const char *table, const ddbi_ent_checkpoint *c, ddb_error *err)
 {
-    char head[300];
+    char head[512];
     int n = snprintf(head, sizeof head,
                      "%s step %" PRIu32 "/%" PRIu32 " scanned %" PRIu64 " moved %" PRIu64 " rewritten %" PRIu64
-                     " unchanged %" PRIu64 " capacity %.1f in_step %" PRIu64 " claimed %" PRIu64 " key ",
+                     " unchanged %" PRIu64 " capacity %.1f in_step %" PRIu64 " claimed %" PRIu64 " verified %" PRIu64
+                     " deleted %" PRIu64 " key ",
                      c->id, c->step, c->n_steps, c->scanned, c->moved, c->rewritten, c->unchanged, c->capacity,
-                     c->in_step, c->claimed);
+                     c->in_step, c->claimed, c->verified, c->deleted);
     const char *key = c->cursor ? c->cursor : "-";
     size_t kl = strlen(key);
     char *line = malloc((size_t)n + kl + 1);
@@ -88,10 +91,20 @@ int ddbi_ent_checkpoint_get(ddb *db, const char *table, ddb_arena *a, ddbi_ent_c
         ok = sscanf(line + used, "in_step %" SCNu64 " %n", &c->in_step, &more) == 1 && more > 0;
         used += more;
     }
-    if (ok && !strncmp(line + used, "claimed ", 8)) {
+    static const struct {
+        const char *word;
+        size_t off;
+    } optional[] = {{"claimed", offsetof(ddbi_ent_checkpoint, claimed)},
+                    {"verified", offsetof(ddbi_ent_checkpoint, verified)},
+                    {"deleted", offsetof(ddbi_ent_checkpoint, deleted)}};
+    for (size_t i = 0; ok && i < sizeof optional / sizeof *optional; i++) {
+        size_t wn = strlen(optional[i].word);
+        if (strncmp(line + used, optional[i].word, wn) || line[used + wn] != ' ')
+            continue;
         more = 0;
-        ok = sscanf(line + used, "claimed %" SCNu64 " %n", &c->claimed, &more) == 1 && more > 0;
-        used += more;
+        uint64_t *field = (uint64_t *)((char *)c + optional[i].off);
+        ok = sscanf(line + used + wn, " %" SCNu64 " %n", field, &more) == 1 && more > 0;
+        used += (int)wn + more;
     }
     if (!ok || (size_t)used + 4 > len || strncmp(line + used, "key ", 4))
         return ddbi_fail(err, DDB_ECORRUPT, "table %s: the migration checkpoint \"%.120s\" is unreadable", table,

@@ -8,7 +8,8 @@
  * (a stale claim: the duplicate was fixed with the plain item API after a
  * run stopped at it) is taken over, conditional on its owner unchanged.
  * A dry run remembers every value met to list the duplicates
- * (memory: one entry a claimed value).  Calls the public item and
+ * (memory: one entry a claimed value).  The step's check reads, per
+ * stored item, its uniqueness items back (ddbi_ent_claims_held).  Calls the public item and
  * expression API and entity_unique.c's key space. */
 #include "entity/entity_internal.h"
 
@@ -164,22 +165,32 @@ static const char *held(const ddb_field_desc *f, const ddb_item *it, ddb_arena *
     return ddbi_ent_unique_text(a, *v);
 }
 
+/* The uniqueness item *u (owned by owner) of the value stored item it holds
+ * for claimed field i, with *text and *v; *u NULL when it holds none. */
+static int claim_of(const ddbi_ent_claims *c, size_t i, const ddb_item *it, const char *owner, ddb_arena *a,
+                    const char **text, const ddb_value **v, ddb_item **u, ddb_error *err)
+{
+    *u = NULL;
+    if (!owner)
+        return ddbi_fail_oom(err, __func__);
+    *text = held(c->f[i], it, a, v);
+    return *text ? ddbi_ent_unique_item(c->e, c->f[i], *text, owner, a, u, err) : DDB_OK;
+}
+
 int ddbi_ent_claims_ops(const ddbi_ent_claims *c, const ddb_item *it, bool check, ddb_arena *a, ddb_tx_op *ops,
                         ddbi_ent_claim_op *info, size_t *n, ddb_error *err)
 {
     const ddb_table_def *td = &c->e->table->def;
     const char *owner = c->n ? ddbi_ent_unique_owner(td, it, a) : NULL;
-    if (c->n && !owner)
-        return ddbi_fail_oom(err, __func__);
     for (size_t i = 0; i < c->n; i++) {
         const ddb_value *v;
-        const char *text = held(c->f[i], it, a, &v);
-        if (!text)
-            continue;
-        ddb_item *u = NULL, *vals = ddb_item_new(a);
-        int rc = ddbi_ent_unique_item(c->e, c->f[i], text, owner, a, &u, err);
+        const char *text;
+        ddb_item *u, *vals = ddb_item_new(a);
+        int rc = claim_of(c, i, it, owner, a, &text, &v, &u, err);
         if (rc)
             return rc;
+        if (!u)
+            continue;
         if (!vals || ddb_item_set_s(vals, ":o", owner))
             return ddbi_fail_oom(err, __func__);
         info[*n] = (ddbi_ent_claim_op){.f = c->f[i], .value = text};
@@ -285,5 +296,37 @@ int ddbi_ent_claim_takeover(const ddbi_ent_claims *c, ddb *db, const ddb_item *h
     put->condition = c->take_cond;
     put->values = vals;
     *taken = true;
+    return DDB_OK;
+}
+
+int ddbi_ent_claims_held(const ddbi_ent_claims *c, ddb *db, const ddb_item *it, ddb_arena *a, size_t *values,
+                         size_t *owned, double *capacity, ddb_error *err)
+{
+    const ddb_table_def *td = &c->e->table->def;
+    *values = *owned = 0;
+    const char *owner = c->n ? ddbi_ent_unique_owner(td, it, a) : NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        const ddb_value *v;
+        const char *text;
+        ddb_item *u, *key = ddb_item_new(a), *there = NULL;
+        int rc = claim_of(c, i, it, owner, a, &text, &v, &u, err);
+        if (rc)
+            return rc;
+        if (!u)
+            continue;
+        (*values)++;
+        const ddb_value *pk = ddb_item_get(u, td->key.pk), *sk = td->key.sk ? ddb_item_get(u, td->key.sk) : NULL;
+        if (!key || ddb_item_set(key, td->key.pk, ddb_value_copy(a, pk)) ||
+            (sk && ddb_item_set(key, td->key.sk, ddb_value_copy(a, sk))))
+            return ddbi_fail_oom(err, __func__);
+        ddb_capacity cap = {0};
+        rc = ddb_get_item(db, td->name, key, &(ddb_get_opts){.consistent = true, .return_capacity = DDB_CAPACITY_TOTAL},
+                          a, &there, &cap, err);
+        *capacity += cap.total;
+        if (rc && rc != DDB_ENOTFOUND)
+            return rc;
+        const ddb_value *o = there ? ddb_item_get(there, "owner") : NULL;
+        *owned += o && o->type == DDB_TS && o->len == strlen(owner) && !memcmp(o->u.s, owner, o->len);
+    }
     return DDB_OK;
 }

@@ -1,6 +1,7 @@
 /* Entity room: one logical item in its new form, for a migration step
  * (ddb_ent_migrate): its stored items (one, or a sharded entity's shard
- * items) merged, renamed attributes moved, read into the new schema's
+ * items) merged, renamed attributes moved, absent fields with a
+ * DDB_DEFAULT given it (entity_default_fill.c), read into the new schema's
  * struct (or transformed by the caller's callback from the old schema's
  * struct), written back as items by the new schema's descriptor (one a
  * shard), with the stored attributes the new schema does not know kept.
@@ -145,6 +146,8 @@ static int keep_random_shards(const ddb_entity_desc *e, ddb_item *ni, const ddb_
 static ddb_item *renamed(const ddb_ent_migration_step *s, const ddb_item *it, ddb_arena *a)
 {
     ddb_item *src = ddb_item_copy(a, it);
+    if (src && s->renamed_from && ddb_item_set_s(src, s->entity->table->type_attr, s->entity->name))
+        return NULL; /* a renamed entity's item is read as one of its new name */
     for (size_t i = 0; src && i < s->n_renames; i++) {
         const ddb_value *v = ddb_item_get(src, s->renames[i].from);
         if (!v)
@@ -231,6 +234,9 @@ int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *
     void *obj = ddb_arena_alloc(a, e->st->size);
     if (!src || !obj)
         return ddbi_fail_oom(err, __func__);
+    /* fields added with a DDB_DEFAULT: the stored items get it */
+    if ((rc = ddbi_ent_fill_defaults(e, src, a, &src, NULL, NULL, err)))
+        return rc;
     if (!s->transform) {
         if ((rc = ddb_ent_from_item(e, src, obj, a, err)))
             return ddbi_ent_fail_within(err, rc, "stored %s item %s cannot be read by the new schema", e->name,

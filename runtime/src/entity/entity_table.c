@@ -4,7 +4,10 @@
  * evolve it; incompatible ones are DDB_EMODEL naming the change).  Open
  * never rewrites items by itself: backfills the stored items need are
  * DDB_EMODEL with a summary unless the caller's options ask to run them
- * (with progress).  A migration in progress (entity_migrate.c) is refused.
+ * (with progress).  Fields now DDB_UNIQUE whose stored values were never
+ * claimed are refused.  While a migration is in progress only the module
+ * that wrote the stored items opens the table, changing nothing
+ * (entity_migrate_open.c).
  * Calls the public table API (describe, create, add index, table
  * metadata) and this room's fingerprints and backfill. */
 #include "entity/entity_internal.h"
@@ -67,6 +70,7 @@ typedef struct ent_state {
     ddb_buf fp;       /* the schema's fingerprint */
     bool record;      /* store fp (new entity, or evolved) */
     uint64_t backfill; /* bit k: key k is missing from the stored items */
+    char unclaimed[200]; /* the fields now DDB_UNIQUE whose stored values were never claimed ("": none) */
 } ent_state;
 
 /* Compare every entity's stored fingerprint with the schema's; writes nothing. */
@@ -102,6 +106,7 @@ static int check_entities(ddb *db, const ddb_schema_table *t, const ddb_entity_d
                              "then ddb migrate)",
                              t->def.name, ents[i]->name, na > 90 ? 90 : na, la, nb > 90 ? 90 : nb, lb);
         st[i].record = true;
+        ddbi_ent_fingerprint_new_unique(old, ents[i], st[i].unclaimed, sizeof st[i].unclaimed);
         for (uint16_t k = 1; k < ents[i]->n_keys; k++) { /* keys the stored items lack: a new or joined index */
             const char *ix = ents[i]->keys[k].index;
             int ml;
@@ -149,20 +154,27 @@ static int settle_backfills(ddb *db, const ddb_schema_table *t, const ddb_entity
                      t->def.name, count, count == 1 ? "" : "s", list);
 }
 
-/* A migration recorded with the table and not finished: its data is in two forms. */
-static int check_migration(ddb *db, const ddb_schema_table *t, ddb_arena *a, ddb_error *err)
+/* Fields now DDB_UNIQUE whose stored values were never claimed: refused
+ * while the entity has stored items (a new item could take a value they
+ * hold, and two of them may hold one); the migration plan's claim step
+ * claims them and records the new fingerprint. */
+static int settle_claims(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
+                         const ent_state *st, ddb_error *err)
 {
-    void *v;
-    size_t len;
-    int rc = ddb_table_meta_get(db, t->def.name, DDB_ENT_MIGRATION_META, a, &v, &len, err);
-    if (rc == DDB_ENOTFOUND || (!rc && len == 0)) /* never, or ended */
-        return DDB_OK;
-    if (rc)
-        return rc;
-    return ddbi_fail(err, DDB_EMODEL,
-                     "table %s: a migration is in progress (%.200s); its items are in two forms until it ends: "
-                     "resume it (ddb migrate, or ddb_ent_migrate) before opening the table",
-                     t->def.name, (const char *)v);
+    for (size_t i = 0; i < n; i++) {
+        bool any;
+        int rc = st[i].unclaimed[0] ? ddbi_ent_has_items(db, ents[i], &any, err) : DDB_OK;
+        if (rc)
+            return rc;
+        if (st[i].unclaimed[0] && any)
+            return ddbi_fail(err, DDB_EMODEL,
+                             "table %s holds %s items written before %s was DDB_UNIQUE: their values are not claimed "
+                             "(a new item could take one, and two items may already hold one); nothing was changed: "
+                             "apply the migration plan that claims them (ddbgen --plan-migration, ddb migrate "
+                             "--dry-run to list the duplicates, then ddb migrate)",
+                             t->def.name, ents[i]->name, st[i].unclaimed);
+    }
+    return DDB_OK;
 }
 
 int ddb_ent_open_table(ddb *db, const ddb_schema_table *t, const ddb_entity_desc *const *ents, size_t n,
@@ -214,12 +226,23 @@ int ddb_ent_open_table_with(ddb *db, const ddb_schema_table *t, const ddb_entity
         else if (!have && n_add < DDB_MAX_GSI)
             add[n_add++] = want;
     }
+    bool reader = false; /* a migration is in progress: opened only as it is stored, changing nothing */
     if (!rc && d)
-        rc = check_migration(db, t, a, err);
+        rc = ddbi_ent_migration_open_check(db, t, ents, n, a, &reader, err);
     if (!rc)
         rc = check_entities(db, t, ents, n, st, a, err);
     if (!rc)
+        rc = settle_claims(db, t, ents, n, st, err);
+    if (!rc)
         rc = settle_backfills(db, t, ents, n, st, o, err);
+    bool changes = n_add || (o && o->drop_indexes);
+    for (size_t i = 0; i < n; i++)
+        changes |= st[i].record || st[i].backfill;
+    if (!rc && reader && changes)
+        rc = ddbi_ent_migration_refuse(db, t, a, "this module's schema is not the one the stored items were written "
+                                                 "with (only that one may read the table meanwhile): resume the "
+                                                 "migration (ddb migrate, or ddb_ent_migrate) before opening it",
+                                       err);
     /* from here on the table is changed: new GSIs (the backend indexes the
      * items that already carry their keys), backfills, fingerprints */
     for (size_t i = 0; !rc && i < n_add; i++)

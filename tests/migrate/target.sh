@@ -1,0 +1,15 @@
+# Sourced by the migration test scripts (run_unique.sh, run_rename.sh):
+# "$db" "-" is the endpoint in DDB_TEST_URI (a private `ddb serve`, from
+# tests/serve/with_serve.py) with the work files in "$bin/$remote_work.work" and no
+# `ddb check`; a directory is emptied, its work files in "$db.work".  Sets
+# db and w, defines step and check, and makes w empty.
+step() { echo "== $*"; "$@"; }
+if [ "$db" = "-" ]; then
+    db=$DDB_TEST_URI w=$bin/$remote_work.work
+    check() { :; }
+else
+    w=$db.work
+    check() { step "$tool" check "$db"; }
+    rm -rf "$db"
+fi
+rm -rf "$w" && mkdir -p "$w"
