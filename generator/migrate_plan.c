@@ -426,6 +426,24 @@ int ddbgen__migration_plan(const json_t *old_model, const json_t *new_model, jso
     snprintf(id, sizeof id, "plan-%s", what);
     *out = json_pack("{s:s,s:i,s:s,s:s,s:s,s:s,s:o}", "format", "ddbgen-migration-plan", "version", 1, "id", id,
                      "from_model", from, "to_model", to, "schema", S(new_model, "schema"), "tables", tables);
+    /* what each table's infrastructure (CloudFormation, Terraform, the AWS
+     * CLI: ddbgen --emit-infra) must change too, in words; not part of the
+     * id, which names what the plan does to the stored items */
+    json_t *infra = json_array(), *pt, *x;
+    size_t k;
+    json_array_foreach(tables, i, pt) {
+        json_array_foreach(json_object_get(pt, "create_indexes"), k, x)
+            json_array_append_new(infra, json_sprintf("add index '%s' to table \"%s\" in its infrastructure "
+                                                      "(ddbgen --emit-infra) and deploy it before code that queries it",
+                                                      json_string_value(x), S(pt, "table")));
+        json_array_foreach(json_object_get(pt, "drop_indexes"), k, x)
+            json_array_append_new(infra, json_sprintf("remove index '%s' from table \"%s\" in its infrastructure "
+                                                      "once no deployed code queries it",
+                                                      json_string_value(x), S(pt, "table")));
+    }
+    if (*out && json_array_size(infra))
+        json_object_set(*out, "infrastructure", infra);
+    json_decref(infra);
     if (!*out) {
         ddbgen_diag_add(d, DDBGEN_ERROR, (ddbgen_loc){NULL, 0, 0}, "out of memory");
         return DDBGEN_EUSAGE;
