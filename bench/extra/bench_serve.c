@@ -3,7 +3,7 @@
  * kept-alive connection per client thread; not libddb's remote backend).
  *
  *   ddb-bench-serve [--seconds S] [--rounds R] [--threads T] [--dir DIR]
- *                   [--baseline DDB] [--no-dynalite] [--quick]
+ *                   [--baseline DDB] [--no-dynalite] [--op NAME] [--quick]
  *
  * Both servers get one table of 20 partitions x 100 items (~200 bytes: two
  * strings, two numbers, a binary), loaded over HTTP with BatchWriteItem.
@@ -20,7 +20,8 @@
  * cell's median.  `ddb serve` is this build's (`--sync none --log-level
  * none --threads 8`: dynalite keeps its tables in memory and logs
  * nothing); --baseline DDB adds another `ddb` binary (e.g. the main
- * branch's) to the same rounds; dynalite is started by
+ * branch's) to the same rounds; --op get|put|query|scan|batch runs that
+ * operation alone (e.g. under `perf record -p` of a server); dynalite is started by
  * tests/remote/dynalite.sh (npm, installed once into the build tree).
  * Client and servers share this machine's cores: the load average is
  * printed before and after. */
@@ -62,6 +63,7 @@
 typedef enum op_kind { OP_GET, OP_PUT, OP_QUERY, OP_SCAN, OP_BATCH, N_OPS } op_kind;
 static const char *const op_names[N_OPS] = {"get", "put", "query (100 items)", "scan page (100 items)",
                                              "batch write (25 items)"};
+static const char *const op_short[N_OPS] = {"get", "put", "query", "scan", "batch"};
 static const char *const op_targets[N_OPS] = {"GetItem", "PutItem", "Query", "Scan", "BatchWriteItem"};
 
 typedef struct bodies {
@@ -424,6 +426,7 @@ static void usage(void)
             "  --dir DIR       work directory (default /tmp/ddb-bench-serve-PID; emptied first, removed after)\n"
             "  --baseline DDB  another ddb binary's serve in the same rounds (before/after a change)\n"
             "  --no-dynalite   measure ddb serve alone\n"
+            "  --op NAME       only get, put, query, scan or batch\n"
             "  --quick         1-second phases, 1 round\n",
             MAX_ROUNDS);
     exit(2);
@@ -435,19 +438,23 @@ int main(int argc, char **argv)
     int rounds = 3, threads = 8;
     char dir[1024];
     snprintf(dir, sizeof dir, "/tmp/ddb-bench-serve-%d", (int)getpid());
-    const char *baseline = NULL;
+    const char *baseline = NULL, *only = NULL;
     bool quick = false, no_dyn = false;
     const bx_opt opts[] = {
         {"--seconds", BX_OPT_DOUBLE, &secs, 0},     {"--rounds", BX_OPT_INT, &rounds, 0},
         {"--threads", BX_OPT_INT, &threads, 0},     {"--dir", BX_OPT_TEXT, dir, sizeof dir},
         {"--baseline", BX_OPT_ARG, &baseline, 0},   {"--no-dynalite", BX_OPT_FLAG, &no_dyn, 0},
-        {"--quick", BX_OPT_FLAG, &quick, 0},
+        {"--op", BX_OPT_ARG, &only, 0},             {"--quick", BX_OPT_FLAG, &quick, 0},
     };
     if (!bx_parse_args(argc, argv, opts, sizeof opts / sizeof *opts))
         usage();
     if (quick)
         secs = 1, rounds = 1;
-    if (secs <= 0 || threads < 1 || threads > 64 || rounds < 1 || rounds > MAX_ROUNDS)
+    int op_only = -1;
+    for (int i = 0; only && i < N_OPS; i++)
+        if (strcmp(only, op_short[i]) == 0)
+            op_only = i;
+    if ((only && op_only < 0) || secs <= 0 || threads < 1 || threads > 64 || rounds < 1 || rounds > MAX_ROUNDS)
         usage();
     bx_print_header("ddb-bench-serve: ddb serve vs dynalite, one independent keep-alive HTTP client (libcurl)", argc,
                     argv);
@@ -489,7 +496,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "round %d of %d (load %.2f)\n", r + 1, rounds, bx_loadavg());
         for (int tc = 0; tc < 2 && !status; tc++)
             for (int op = 0; op < N_OPS && !status; op++)
-                for (int s = 0; s < ns && !status; s++)
+                for (int s = 0; s < ns && !status && (op_only < 0 || op == op_only); s++)
                     status = run_phase(&servers[s], (op_kind)op, tcounts[tc], secs, &cells[r][tc][op][s]) ? 1 : 0;
     }
     double load_after = bx_loadavg();
@@ -511,6 +518,8 @@ int main(int argc, char **argv)
            "dynalite's CPU/op / this |\n|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
     for (int tc = 0; tc < 2; tc++)
         for (int op = 0; op < N_OPS; op++) {
+            if (op_only >= 0 && op != op_only)
+                continue;
             cell m[MAX_SERVERS];
             for (int s = 0; s < ns; s++) {
                 double v[4][MAX_ROUNDS];
