@@ -138,11 +138,9 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     int rc = r.out ? fn(&r) : serve_fail_code(&r, DDB_ENOMEM);
     if (rc == 0) {
         out->status = 200;
-        out->body = json_dumps(r.out, JSON_COMPACT);
+        w_reply_body(&r, out);
         if (!out->body)
             serve_error_reply(out, 500, "InternalServerError", "a response could not be encoded", NULL);
-        else
-            out->len = strlen(out->body);
     } else {
         if (!r.fail_type)
             serve_fail_code(&r, rc);
@@ -152,6 +150,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         snprintf(out->table, sizeof out->table, "%s", r.table);
     json_decref(r.fail_extra);
     json_decref(r.out);
+    jw_free(&r.direct);
     for (size_t i = 0; i < r.n_exprs; i++)
         ddb_expr_free(r.exprs[i]);
     free(r.exprs);

@@ -212,12 +212,8 @@ int op_get_item(serve_req *r)
     int rc = ddb_get_item(r->srv->db, table, key, &o, r->a, &it, &cap, &r->err);
     if (rc && rc != DDB_ENOTFOUND)
         return serve_fail_code(r, rc);
-    if (it) {
-        json_t *j = w_item_json(r, it);
-        if (!j)
-            return serve_fail_code(r, r->err.code);
-        json_object_set_new(r->out, "Item", j);
-    }
+    if (it && w_reply_item(r, "Item", it))
+        return -1;
     json_t *c = w_capacity_json(r, table, o.return_capacity, &cap);
     if (c)
         json_object_set_new(r->out, "ConsumedCapacity", c);
