@@ -5,8 +5,9 @@
  * numbers, empty strings and binaries, sets) the writer's text parses to
  * the same JSON value and is even the same bytes; items jansson refuses
  * (text that is not UTF-8, nesting past DDB_JSON_MAX_DEPTH) the writer
- * refuses with the same code; every 1- and 2-byte string and the 3- and
- * 4-byte ones around UTF-8's edges are accepted or refused alike.  Calls
+ * refuses with the same code; every 1- and 2-byte string, the 3- and
+ * 4-byte ones around UTF-8's edges and every byte at every place of a
+ * 17-byte text are accepted or refused alike, and written alike.  Calls
  * jwrite.c, libddb's public API and jansson. */
 #include "jwrite.h"
 
@@ -241,6 +242,24 @@ static void utf8_edges(void **state)
                 }
 }
 
+/* Every byte at every place of a 17-byte text: the writer's word-at-a-time
+ * scan (8 bytes) and its byte-at-a-time rest agree with jansson. */
+static void every_byte_in_a_word(void **state)
+{
+    (void)state;
+    unsigned char s[17];
+    for (unsigned b = 0; b < 256; b++)
+        for (size_t at = 0; at < sizeof s; at++) {
+            memset(s, 'a', sizeof s);
+            s[at] = (unsigned char)b;
+            one_string(s, sizeof s);
+            if (at + 1 < sizeof s) { /* a valid 2-byte sequence straddling the words */
+                s[at] = 0xc3, s[at + 1] = 0xa9;
+                one_string(s, sizeof s);
+            }
+        }
+}
+
 static void reply_pieces(void **state)
 {
     (void)state;
@@ -268,6 +287,7 @@ int main(void)
         cmocka_unit_test(generated_items),
         cmocka_unit_test(depth_limit),
         cmocka_unit_test(utf8_edges),
+        cmocka_unit_test(every_byte_in_a_word),
         cmocka_unit_test(reply_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,6 +91,22 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* True when none of the 8 bytes at s needs more than a copy: none of 0x80
+ * or above, none below 0x20, no '"' and no '\\' (byte_class[] decides
+ * the rest one byte at a time).  With every byte below 0x80, a byte's
+ * difference b - c sets its high bit exactly when b < c, and nothing
+ * borrows from a neighbour unless some byte already did. */
+static bool plain8(const unsigned char *s)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t x;
+    memcpy(&x, s, 8);
+    if (x & highs)
+        return false;
+    uint64_t quote = x ^ (ones * '"'), slash = x ^ (ones * '\\');
+    return !(((x - ones * 0x20) | (quote - ones) | (slash - ones)) & highs);
+}
+
 int jw_str(jw *w, const char *str, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -107,6 +123,8 @@ int jw_str(jw *w, const char *str, size_t n)
     size_t i = 0;
     while (i < n) {
         size_t run = i;
+        while (n - run >= 8 && plain8(s + run))
+            run += 8;
         while (run < n && !byte_class[s[run]])
             run++;
         memcpy(o, s + i, run - i);
