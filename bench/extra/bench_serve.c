@@ -21,10 +21,11 @@
  * none --threads 8`: dynalite keeps its tables in memory and logs
  * nothing); --baseline DDB adds another `ddb` binary (e.g. the main
  * branch's) to the same rounds; --op get|put|query|scan|batch runs that
- * operation alone (e.g. under `perf record -p` of a server); dynalite is started by
- * tests/remote/dynalite.sh (npm, installed once into the build tree).
+ * operation alone (e.g. under `perf record -p` of a server); dynalite is
+ * started by tests/remote/dynalite.sh (npm, installed once into the build tree).
  * Client and servers share this machine's cores: the load average is
- * printed before and after. */
+ * printed before and after.  Calls bx.c (options, the timed phases),
+ * remote_work.c (dynalite's start only) and libcurl. */
 #include "bx.h"
 #include "remote_work.h"
 

@@ -6,7 +6,8 @@ LastEvaluatedKey, Select COUNT, capacity), Scan with a projection and
 BatchGetItem over two tables with missing keys.  Each answer must be one JSON
 object without duplicate members, its x-amz-crc32 must match, and its items
 must be exactly what was written (every type, unicode, control characters; the request parser refuses NUL).
-Plain HTTP from the standard library: no SDK, never skipped.
+Plain HTTP from the standard library (and serve_proc.py to run the server):
+no SDK, never skipped.
 
     test_direct_replies.py DDB WORKDIR
 """
