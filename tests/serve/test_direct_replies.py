@@ -2,8 +2,9 @@
 """The answers whose items ddb serve writes as text (tools/ddb/serve/reply_direct.c,
 jwrite.c) next to members built as JSON (ConsumedCapacity, UnprocessedKeys):
 GetItem (found, missing, with capacity), Query (every page member, Limit and
-LastEvaluatedKey, Select COUNT, capacity), Scan with a projection and
-BatchGetItem over two tables with missing keys.  Each answer must be one JSON
+LastEvaluatedKey, Select COUNT, capacity), Scan with a projection,
+BatchGetItem over two tables with missing keys, TransactGetItems, and the
+Attributes of UpdateItem, PutItem and DeleteItem (ReturnValues).  Each answer must be one JSON
 object without duplicate members, its x-amz-crc32 must match, and its items
 must be exactly what was written (every type, unicode, control characters; the request parser refuses NUL).
 Plain HTTP from the standard library (and serve_proc.py to run the server):
@@ -122,6 +123,24 @@ def run(endpoint):
     got = sorted(r.get("Responses", {}).get("tab1", []), key=lambda x: x["sk"]["N"])
     check(got == [items[1], items[3]] and r["Responses"].get("tab2") == [] and r.get("UnprocessedKeys") == {} and
           "ConsumedCapacity" in r, "BatchGetItem over two tables: %r" % r)
+    r = call(endpoint, "TransactGetItems", {"TransactItems": [
+        {"Get": {"TableName": "tab1", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}}},
+        {"Get": {"TableName": "tab2", "Key": {"pk": {"S": "none"}}}},
+        {"Get": {"TableName": "tab2", "Key": {"pk": {"S": "only"}}}}]})
+    check(r == {"Responses": [{"Item": items[1]}, {}, {"Item": {"pk": {"S": "only"}}}]}, "TransactGetItems: %r" % r)
+
+    key4 = {"pk": {"S": "p"}, "sk": {"N": "4"}}
+    r = call(endpoint, "UpdateItem", {"TableName": "tab1", "Key": key4, "UpdateExpression": "SET s = :s",
+                                      "ExpressionAttributeValues": {":s": EVERY_TYPE["s"]}, "ReturnValues": "ALL_NEW",
+                                      "ReturnConsumedCapacity": "TOTAL"})
+    items[4] = dict(items[4], s=EVERY_TYPE["s"])
+    check(r.get("Attributes") == items[4] and "ConsumedCapacity" in r, "UpdateItem ALL_NEW: %r" % r)
+    r = call(endpoint, "PutItem", {"TableName": "tab1", "Item": items[3], "ReturnValues": "ALL_OLD"})
+    check(r == {"Attributes": items[3]}, "PutItem ALL_OLD: %r" % r)
+    r = call(endpoint, "PutItem", {"TableName": "tab1", "Item": item("p", 7), "ReturnValues": "ALL_OLD"})
+    check(r == {}, "PutItem ALL_OLD of a new item: %r" % r)
+    r = call(endpoint, "DeleteItem", {"TableName": "tab1", "Key": key4, "ReturnValues": "ALL_OLD"})
+    check(r == {"Attributes": items[4]}, "DeleteItem ALL_OLD: %r" % r)
     r = call(endpoint, "BatchGetItem", {"RequestItems": {"tab2": {"Keys": [{"pk": {"S": "only"}}]}}})
     check(r == {"Responses": {"tab2": [{"pk": {"S": "only"}}]}, "UnprocessedKeys": {}}, "BatchGetItem: %r" % r)
 

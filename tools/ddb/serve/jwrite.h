@@ -49,7 +49,8 @@ static inline void jw_bytes(jw *w, const char *s, size_t n)
         w->len += n;
     }
 }
-#define jw_lit(w, s) jw_bytes((w), (s), sizeof(s) - 1)
+/* A string literal (only: "" s "" refuses anything else at compile time). */
+#define jw_lit(w, s) jw_bytes((w), "" s "", sizeof(s) - 1)
 void jw_u64(jw *w, uint64_t v);
 /* s[0..n) as a JSON string, quotes included.  -1 (nothing written) when s
  * is not UTF-8. */

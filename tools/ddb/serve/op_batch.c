@@ -208,6 +208,28 @@ int op_batch_write(serve_req *r)
     return 0;
 }
 
+/* Responses: one {"Item": ...} per Get ({} for an item not found), written
+ * as text (reply_direct.c). */
+static int transact_get_responses(serve_req *r, ddb_item *const *items, size_t n)
+{
+    jw *w = w_reply_member(r, "Responses");
+    jw_lit(w, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            jw_lit(w, ",");
+        jw_lit(w, "{");
+        if (items[i]) {
+            jw_lit(w, "\"Item\":");
+            int rc = jw_item(w, items[i], &r->err);
+            if (rc)
+                return serve_fail_code(r, rc);
+        }
+        jw_lit(w, "}");
+    }
+    jw_lit(w, "]");
+    return w_reply_end(r);
+}
+
 int op_transact_get(serve_req *r)
 {
     const json_t *ti = required(r, "TransactItems", "transactItems", true);
@@ -241,18 +263,8 @@ int op_transact_get(serve_req *r)
     int rc2 = ddb_transact_get(r->srv->db, gets, n, r->a, items, rc, &cap, &r->err);
     if (rc2)
         return serve_fail_code(r, rc2);
-    json_t *resp = json_array();
-    json_object_set_new(r->out, "Responses", resp);
-    for (size_t i = 0; i < n; i++) {
-        json_t *o = json_object();
-        json_array_append_new(resp, o);
-        if (items[i]) {
-            json_t *j = w_item_json(r, items[i]);
-            if (!j)
-                return serve_fail_code(r, r->err.code);
-            json_object_set_new(o, "Item", j);
-        }
-    }
+    if (transact_get_responses(r, items, n))
+        return -1;
     capacity_list(r, r->table, rc, &cap);
     return 0;
 }

@@ -1,8 +1,8 @@
 /* ddb serve: response members written as text (serve.h, "reply_direct.c"):
- * the items of GetItem, Query, Scan and BatchGetItem go from their
- * ddb_item trees straight into the response body through jwrite.c, without
- * a jansson tree; the other members stay in r->out and are joined at the
- * end.  r->direct holds ",\"name\":value" for each member; its first comma
+ * the items of GetItem, Query, Scan, BatchGetItem and TransactGetItems and
+ * a write's Attributes go from their ddb_item trees straight into the
+ * response body through jwrite.c, without a jansson tree; the other members
+ * stay in r->out and are joined at the end.  r->direct holds ",\"name\":value" for each member; its first comma
  * becomes the body's opening brace.  Calls jwrite.c, reply.c and jansson. */
 #include "serve.h"
 

@@ -9,7 +9,8 @@
  *   reply.c     DDB_E* codes -> DynamoDB's status, __type and message
  *   wire.c      request members -> libddb arguments, results -> JSON
  *   reply_direct.c, jwrite.c  items written into the response as text,
- *               without a JSON tree (GetItem, Query, Scan, BatchGetItem)
+ *               without a JSON tree (GetItem, Query, Scan, BatchGetItem,
+ *               TransactGetItems, a write's Attributes)
  *   op_*.c      one file per family of operations
  * Everything goes through libddb's public API (<ddb/ddb.h>, <ddb/json.h>). */
 #ifndef DDB_SERVE_H
