@@ -160,12 +160,13 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         out->status = 200;
         /* API_TagResource, API_UntagResource: no response elements, and
          * DynamoDB sends an empty body, not "{}" */
-        bool empty = fn == op_tag_resource || fn == op_untag_resource;
-        out->body = empty ? strdup("") : json_dumps(r.out, JSON_COMPACT);
+        if (fn == op_tag_resource || fn == op_untag_resource) {
+            out->body = strdup("");
+            out->len = 0;
+        } else
+            w_reply_body(&r, out);
         if (!out->body)
             serve_error_reply(out, 500, "InternalServerError", "a response could not be encoded", NULL);
-        else
-            out->len = strlen(out->body);
     } else {
         if (!r.fail_type)
             serve_fail_code(&r, rc);
@@ -175,6 +176,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
         snprintf(out->table, sizeof out->table, "%s", r.table);
     json_decref(r.fail_extra);
     json_decref(r.out);
+    jw_free(&r.direct);
     for (size_t i = 0; i < r.n_exprs; i++)
         ddb_expr_free(r.exprs[i]);
     free(r.exprs);

@@ -35,6 +35,39 @@ static const json_t *required(serve_req *r, const char *name, const char *path, 
 /* The data one BatchGetItem answers at most (API_BatchGetItem: 16 MB). */
 #define BATCH_GET_RESPONSE_MAX ((size_t)16 * 1024 * 1024)
 
+/* Responses: every table of the request with its items among the first n
+ * answers (in the request's order), written as text (reply_direct.c). */
+static int batch_get_responses(serve_req *r, const json_t *ri, const char *const *asked, ddb_item *const *items,
+                               size_t n)
+{
+    jw *w = w_reply_member(r, "Responses");
+    const char *table;
+    json_t *spec;
+    bool first = true;
+    jw_lit(w, "{");
+    json_object_foreach((json_t *)ri, table, spec) {
+        if (!first)
+            jw_lit(w, ",");
+        first = false;
+        jw_str(w, table, strlen(table)); /* a key of the parsed request: UTF-8 */
+        jw_lit(w, ":[");
+        bool none = true;
+        for (size_t i = 0; i < n; i++) {
+            if (!items[i] || asked[i] != table) /* the RequestItems key each key came under */
+                continue;
+            if (!none)
+                jw_lit(w, ",");
+            none = false;
+            int rc = jw_item(w, items[i], &r->err);
+            if (rc)
+                return serve_fail_code(r, rc);
+        }
+        jw_lit(w, "]");
+    }
+    jw_lit(w, "}");
+    return w_reply_end(r);
+}
+
 int op_batch_get(serve_req *r)
 {
     const json_t *ri = required(r, "RequestItems", "requestItems", false);
@@ -89,42 +122,34 @@ int op_batch_get(serve_req *r)
     int rc2 = ddb_batch_get(r->srv->db, ops, k, r->a, items, rc, &cap, &r->err);
     if (rc2)
         return serve_fail_code(r, rc2);
-    json_t *resp = json_object();
-    json_object_set_new(r->out, "Responses", resp);
-    json_object_foreach((json_t *)ri, table, spec) {
-        json_object_set_new(resp, table, json_array());
-    }
     /* API_BatchGetItem: "A single operation can retrieve up to 16 MB of
      * data"; past that the response is partial and the keys not answered
      * come back in UnprocessedKeys, each table's with its request's other
      * members (ProjectionExpression, ExpressionAttributeNames,
      * ConsistentRead), so the client sends them again as they are.  The
      * items read but not returned are counted in the capacity. */
+    size_t bytes = 0, cut = 0;
+    for (; cut < k; cut++) {
+        size_t size = items[cut] ? ddb_item_size(items[cut]) : 0;
+        if (bytes + size > BATCH_GET_RESPONSE_MAX)
+            break;
+        bytes += size;
+    }
+    if (batch_get_responses(r, ri, asked, items, cut))
+        return -1;
     json_t *unprocessed = json_object();
     json_object_set_new(r->out, "UnprocessedKeys", unprocessed);
-    size_t bytes = 0;
-    for (size_t i = 0; i < k; i++) {
-        size_t size = items[i] ? ddb_item_size(items[i]) : 0;
-        if (json_object_size(unprocessed) || bytes + size > BATCH_GET_RESPONSE_MAX) {
-            json_t *u = json_object_get(unprocessed, asked[i]);
-            if (!u) {
-                u = json_deep_copy(json_object_get(ri, asked[i]));
-                json_object_set_new(u, "Keys", json_array());
-                json_object_set_new(unprocessed, asked[i], u);
-            }
-            json_t *key = w_item_json(r, ops[i].key);
-            if (!key)
-                return serve_fail_code(r, r->err.code);
-            json_array_append_new(json_object_get(u, "Keys"), key);
-            continue;
+    for (size_t i = cut; i < k; i++) {
+        json_t *u = json_object_get(unprocessed, asked[i]);
+        if (!u) {
+            u = json_deep_copy(json_object_get(ri, asked[i]));
+            json_object_set_new(u, "Keys", json_array());
+            json_object_set_new(unprocessed, asked[i], u);
         }
-        bytes += size;
-        if (!items[i])
-            continue;
-        json_t *j = w_item_json(r, items[i]);
-        if (!j)
+        json_t *key = w_item_json(r, ops[i].key);
+        if (!key)
             return serve_fail_code(r, r->err.code);
-        json_array_append_new(json_object_get(resp, asked[i]), j);
+        json_array_append_new(json_object_get(u, "Keys"), key);
     }
     capacity_list(r, r->table, rc, &cap);
     return 0;
@@ -220,6 +245,28 @@ static int tx_get_key_types(serve_req *r, const ddb_tx_get *gets, size_t n)
                       "Transaction cancelled, please refer cancellation reasons for specific reasons [%s]", list);
 }
 
+/* Responses: one {"Item": ...} per Get ({} for an item not found), written
+ * as text (reply_direct.c). */
+static int transact_get_responses(serve_req *r, ddb_item *const *items, size_t n)
+{
+    jw *w = w_reply_member(r, "Responses");
+    jw_lit(w, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            jw_lit(w, ",");
+        jw_lit(w, "{");
+        if (items[i]) {
+            jw_lit(w, "\"Item\":");
+            int rc = jw_item(w, items[i], &r->err);
+            if (rc)
+                return serve_fail_code(r, rc);
+        }
+        jw_lit(w, "}");
+    }
+    jw_lit(w, "]");
+    return w_reply_end(r);
+}
+
 int op_transact_get(serve_req *r)
 {
     const json_t *ti = required(r, "TransactItems", "transactItems", true);
@@ -256,18 +303,8 @@ int op_transact_get(serve_req *r)
     int rc2 = ddb_transact_get(r->srv->db, gets, n, r->a, items, rc, &cap, &r->err);
     if (rc2)
         return serve_fail_code(r, rc2);
-    json_t *resp = json_array();
-    json_object_set_new(r->out, "Responses", resp);
-    for (size_t i = 0; i < n; i++) {
-        json_t *o = json_object();
-        json_array_append_new(resp, o);
-        if (items[i]) {
-            json_t *j = w_item_json(r, items[i]);
-            if (!j)
-                return serve_fail_code(r, r->err.code);
-            json_object_set_new(o, "Item", j);
-        }
-    }
+    if (transact_get_responses(r, items, n))
+        return -1;
     capacity_list(r, r->table, rc, &cap);
     return 0;
 }

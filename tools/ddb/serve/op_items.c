@@ -50,12 +50,8 @@ int w_return_values(serve_req *r, const json_t *o, ddb_return_values *out)
 /* What a write answers: Attributes (when asked and present), ConsumedCapacity. */
 static int write_reply(serve_req *r, const char *table, ddb_return_capacity rc, const ddb_write_result *res)
 {
-    if (res->attributes && ddb_item_count(res->attributes)) {
-        json_t *j = w_item_json(r, res->attributes);
-        if (!j)
-            return serve_fail_code(r, r->err.code);
-        json_object_set_new(r->out, "Attributes", j);
-    }
+    if (res->attributes && ddb_item_count(res->attributes) && w_reply_item(r, "Attributes", res->attributes))
+        return -1;
     json_t *c = w_capacity_json(r, table, rc, &res->capacity);
     if (c)
         json_object_set_new(r->out, "ConsumedCapacity", c);
@@ -211,12 +207,8 @@ int op_get_item(serve_req *r)
     int rc = ddb_get_item(r->srv->db, table, key, &o, r->a, &it, &cap, &r->err);
     if (rc && rc != DDB_ENOTFOUND)
         return serve_fail_code(r, rc);
-    if (it) {
-        json_t *j = w_item_json(r, it);
-        if (!j)
-            return serve_fail_code(r, r->err.code);
-        json_object_set_new(r->out, "Item", j);
-    }
+    if (it && w_reply_item(r, "Item", it))
+        return -1;
     json_t *c = w_capacity_json(r, table, o.return_capacity, &cap);
     if (c)
         json_object_set_new(r->out, "ConsumedCapacity", c);

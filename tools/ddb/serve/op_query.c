@@ -67,24 +67,12 @@ static int read_common(serve_req *r, read_args *q)
 
 static int page_reply(serve_req *r, const read_args *q, const ddb_page *p)
 {
-    if (!q->count_only) {
-        json_t *items = json_array();
-        json_object_set_new(r->out, "Items", items);
-        for (size_t i = 0; i < p->count; i++) {
-            json_t *j = w_item_json(r, p->items[i]);
-            if (!j)
-                return serve_fail_code(r, r->err.code);
-            json_array_append_new(items, j);
-        }
-    }
-    json_object_set_new(r->out, "Count", json_integer((json_int_t)p->count));
-    json_object_set_new(r->out, "ScannedCount", json_integer((json_int_t)p->scanned_count));
-    if (p->last_key) {
-        json_t *j = w_item_json(r, p->last_key);
-        if (!j)
-            return serve_fail_code(r, r->err.code);
-        json_object_set_new(r->out, "LastEvaluatedKey", j);
-    }
+    if (!q->count_only && w_reply_items(r, "Items", p->items, p->count))
+        return -1;
+    w_reply_u64(r, "Count", p->count);
+    w_reply_u64(r, "ScannedCount", p->scanned_count);
+    if (p->last_key && w_reply_item(r, "LastEvaluatedKey", p->last_key))
+        return -1;
     json_t *c = w_capacity_json(r, q->table, q->rc, &p->capacity);
     if (c)
         json_object_set_new(r->out, "ConsumedCapacity", c);

@@ -8,6 +8,9 @@
  *               request -> response step, without HTTP (the fuzz target's entry)
  *   reply.c     DDB_E* codes -> DynamoDB's status, __type and message
  *   wire.c      request members -> libddb arguments, results -> JSON
+ *   reply_direct.c, jwrite.c  items written into the response as text,
+ *               without a JSON tree (GetItem, Query, Scan, BatchGetItem,
+ *               TransactGetItems, a write's Attributes)
  *   op_*.c      one file per family of operations
  * Everything goes through libddb's public API (<ddb/ddb.h>, <ddb/json.h>). */
 #ifndef DDB_SERVE_H
@@ -15,6 +18,8 @@
 
 #include <ddb/ddb.h>
 #include <ddb/json.h>
+
+#include "jwrite.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,6 +60,7 @@ struct serve_req {
     const json_t *in;       /* the request object */
     const char *host;       /* Host header (DescribeEndpoints), may be NULL */
     json_t *out;            /* the response object being built */
+    jw direct;              /* more members of it, written as text (reply_direct.c) */
     ddb_error err;
     /* set by a handler that answers with an error not coming from libddb */
     const char *fail_type;
@@ -171,6 +177,23 @@ json_t *w_capacity_json(serve_req *r, const char *table, ddb_return_capacity rc,
 char *w_table_arn(serve_req *r, const char *table);
 /* The table name of a table ARN (or a plain name); NULL when malformed. */
 const char *w_arn_table(serve_req *r, const char *arn);
+
+/* ---- reply_direct.c: response members written as text ---- */
+
+/* Append the member "name": the item (DynamoDB JSON) to the response.
+ * 0, or the libddb code with the error set (serve_fail_code). */
+int w_reply_item(serve_req *r, const char *name, const ddb_item *it);
+/* "name": [the n items]. */
+int w_reply_items(serve_req *r, const char *name, ddb_item *const *items, size_t n);
+/* "name": v. */
+void w_reply_u64(serve_req *r, const char *name, uint64_t v);
+/* Start the member "name" and return the buffer to write its value into
+ * (jwrite.h); w_reply_end() checks it. */
+jw *w_reply_member(serve_req *r, const char *name);
+int w_reply_end(serve_req *r);
+/* The response body: r->direct's members and r->out's (dispatch.c);
+ * malloc'd into out->body, NULL when out of memory. */
+void w_reply_body(serve_req *r, serve_reply *out);
 
 /* ---- op_*.c ---- */
 
