@@ -94,6 +94,7 @@ static const opt_spec serve_opts[] = {
     {"max-connections", 0, 1, false, "N", "open connections at most (default 1024)"},
     {"timeout", 0, 1, false, "SECONDS", "close idle or slow connections after (default 60)"},
     {"sweep-ms", 0, 1, false, "MS", "TTL sweep and stream trim interval (default 1000; 0 = off)"},
+    {"ttl-hide-expired", 0, 0, false, NULL, "reads hide expired items at once (default: until the sweep deletes them)"},
     {"body-memory", 0, 1, false, "MB", "request bodies held in memory at once, at most (default 512)"},
     {"region", 0, 1, false, "REGION", "region named in ARNs (default us-east-1)"},
     {NULL, 0, 0, false, NULL, NULL}};

@@ -148,6 +148,7 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_item *def, const MDB_val *
     t->sk_type = (ddb_type)num(ddb_item_get(def, "sk_type"));
     t->rcu = num(ddb_item_get(def, "rcu"));
     t->wcu = num(ddb_item_get(def, "wcu"));
+    ddbi_table_settings_load(t, def); /* table_settings.c */
     const ddb_value *ix = ddb_item_get(def, "indexes");
     for (uint32_t i = 0; ix && i < ix->len && i < DDB_MAX_INDEXES; i++) {
         const ddb_value *d = ix->u.l[i];
@@ -258,6 +259,7 @@ static int load_locked(ddbi_engine *db, MDB_txn *txn, uint64_t gen, bool rdonly,
         atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
         if ((rc = table_from_def(dbi_txn, def, &bv, &t, err)))
             break;
+        t->ttl_reads_hide = ddbi_ttl_reads_hide(db); /* ddb_options.ttl_reads (expiry.c) */
         if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, t, err))) { /* stream, TTL */
             ddbi_tables_free(t);
             break;
@@ -724,6 +726,7 @@ static int put_def(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d, ddb_er
     for (size_t i = 0; i < d->n_indexes; i++)
         rc |= ddb_list_append(a, ix, index_map(a, &d->indexes[i]));
     rc |= ddb_map_set(a, m, "indexes", ix);
+    rc |= ddbi_table_settings_stamp(db, a, m, d); /* table_settings.c: creation time, TableId, ... */
     ddb_buf b = {0};
     if (!rc)
         rc = ddbi_encode_item(&b, m, 0);
@@ -844,7 +847,7 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     delete_ctx *cx = vctx;
     ddb_table_rt *t;
     int rc = ddbi_table_get(db, txn, cx->name, &t, cx->err);
-    if (rc)
+    if (rc || (rc = ddbi_table_delete_allowed(t, cx->err))) /* deletion protection (table_settings.c) */
         return rc;
     /* empty the databases but keep their handles: other threads may hold them */
     rc = mdb_drop(txn, t->items, 0);
@@ -911,6 +914,7 @@ int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_t
     }
     d->def.indexes = ix;
     d->def.n_indexes = t->n_idx;
+    ddbi_table_settings_describe(t, d); /* table_settings.c */
     d->partitions = (uint32_t)t->n_parts;
     for (size_t p = 0; p < t->n_parts; p++) {
         uint64_t c = 0, b = 0;
@@ -996,14 +1000,14 @@ static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
     d->wcu = t->wcu;
 }
 
-/* Change the list of index definitions in table t's stored definition,
- * keeping everything else in it: x appended, or (x NULL) the index named
- * drop removed. */
-static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const ddb_index_def *x,
-                               const char *drop, ddb_error *err)
+/* Rewrite the stored definition "t/<table>" in txn: fn edits the decoded
+ * definition (in arena a), everything else in it is kept.  The caller
+ * bumps the schema generation. */
+int ddbi_table_def_edit(ddbi_engine *db, MDB_txn *txn, const char *table,
+                        int (*fn)(ddb_arena *a, ddb_item *def, void *ctx), void *ctx, ddb_error *err)
 {
     char key[600];
-    int klen = meta_key(key, sizeof key, 't', t->name);
+    int klen = meta_key(key, sizeof key, 't', table);
     MDB_val dk = {(size_t)klen, key}, dv;
     ddb_arena *da = ddb_arena_new();
     ddb_item *def;
@@ -1013,20 +1017,9 @@ static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt
         return ddbi_fail_oom(err, __func__);
     if ((rc = mdb_get(txn, db->meta, &dk, &dv)) || (rc = ddbi_decode_item(dv.mv_data, dv.mv_size, da, &def))) {
         ddb_arena_free(da);
-        return ddbi_fail(err, DDB_ECORRUPT, "table %s: stored definition unreadable", t->name);
+        return ddbi_fail(err, DDB_ECORRUPT, "table %s: stored definition unreadable", table);
     }
-    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = x ? index_map(da, x) : NULL;
-    bool ok = list && list->type == DDB_TL && (!x || (xm && !ddb_list_append(da, list, xm)));
-    if (ok && !x) {
-        uint32_t kept = 0;
-        for (uint32_t i = 0; i < list->len; i++) {
-            const ddb_value *n = ddb_map_get(list->u.l[i], "name");
-            if (!(n && n->type == DDB_TS && !strcmp(n->u.s, drop)))
-                list->u.l[kept++] = list->u.l[i];
-        }
-        list->len = kept;
-    }
-    if (!ok || ddbi_encode_item(&out, ddb_item_map(def), 0)) {
+    if (fn(da, def, ctx) || ddbi_encode_item(&out, ddb_item_map(def), 0)) {
         ddb_arena_free(da);
         ddbi_buf_free(&out);
         return ddbi_fail_oom(err, __func__);
@@ -1036,6 +1029,39 @@ static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt
     ddbi_buf_free(&out);
     ddb_arena_free(da);
     return rc ? ddbi_mdb_fail(err, rc, "UpdateTable") : DDB_OK;
+}
+
+typedef struct index_edit {
+    const ddb_index_def *x;
+    const char *drop;
+} index_edit;
+
+static int edit_indexes(ddb_arena *da, ddb_item *def, void *vctx)
+{
+    const index_edit *e = vctx;
+    const ddb_index_def *x = e->x;
+    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = x ? index_map(da, x) : NULL;
+    bool ok = list && list->type == DDB_TL && (!x || (xm && !ddb_list_append(da, list, xm)));
+    if (ok && !x) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < list->len; i++) {
+            const ddb_value *n = ddb_map_get(list->u.l[i], "name");
+            if (!(n && n->type == DDB_TS && !strcmp(n->u.s, e->drop)))
+                list->u.l[kept++] = list->u.l[i];
+        }
+        list->len = kept;
+    }
+    return ok ? DDB_OK : DDB_ENOMEM;
+}
+
+/* Change the list of index definitions in table t's stored definition,
+ * keeping everything else in it: x appended, or (x NULL) the index named
+ * drop removed. */
+static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const ddb_index_def *x,
+                               const char *drop, ddb_error *err)
+{
+    index_edit e = {x, drop};
+    return ddbi_table_def_edit(db, txn, t->name, edit_indexes, &e, err);
 }
 
 static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)

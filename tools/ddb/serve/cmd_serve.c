@@ -154,7 +154,11 @@ int cmd_serve(cli *c)
     if (opt_get(c, "log-level") && (s.log_level = parse_level(opt_get(c, "log-level"))) < 0)
         return usage_error(c, "--log-level is none, error, warn, info or debug, not '%s'", opt_get(c, "log-level"));
     lim.body_memory = (size_t)body_mb << 20;
-    ddb_options o = {.ttl_sweep_ms = sweep_ms};
+    /* reads return expired items until the sweeper deletes them, as
+     * DynamoDB's do (developer guide, "Time to Live": expired items not yet
+     * deleted still appear in reads); --ttl-hide-expired hides them at once */
+    ddb_options o = {.ttl_sweep_ms = sweep_ms,
+                     .ttl_reads = opt_count(c, "ttl-hide-expired") ? DDB_TTL_READS_HIDE : DDB_TTL_READS_SHOW};
     const char *sync = opt_get(c, "sync");
     if (sync) {
         if (strcmp(sync, "full") == 0)
