@@ -181,6 +181,68 @@ static void test_stream_enablements(void **state)
     close_fresh(db);
 }
 
+/* Throttle mode uses the throughput UpdateTable set (API_UpdateTable
+ * ProvisionedThroughput): 1 WCU lets one 1 KB write through per second,
+ * 5 WCU five. */
+static void test_throughput_throttles(void **state)
+{
+    (void)state;
+    ddb *db = open_fresh("settings_throttle", &(ddb_options){.throttle = true});
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    ddb_key_schema k = {"PK", DDB_TS, "SK", DDB_TS};
+    SU_OK(ddb_create_table(db, &(ddb_table_def){.name = T, .key = k, .rcu = 1, .wcu = 1}, &err));
+    SU_OK(ddb_put_item(db, T, key(a, "p", "0"), NULL, NULL, NULL, &err));
+    assert_int_equal(ddb_put_item(db, T, key(a, "p", "1"), NULL, NULL, NULL, &err), DDB_ETHROTTLED);
+    SU_OK(ddb_update_table(db, T, &(ddb_table_update){.set_throughput = true, .rcu = 5, .wcu = 5}, &err));
+    atomic_store(&clk.ms, T0 + 1000);
+    for (int i = 0; i < 5; i++) {
+        char sk[8];
+        snprintf(sk, sizeof sk, "n%d", i);
+        SU_OK(ddb_put_item(db, T, key(a, "p", sk), NULL, NULL, NULL, &err));
+    }
+    assert_int_equal(ddb_put_item(db, T, key(a, "p", "n5"), NULL, NULL, NULL, &err), DDB_ETHROTTLED);
+    ddb_arena_free(a);
+    close_fresh(db);
+}
+
+static int put_v1_config(ddbi_engine *e, MDB_txn *txn, void *ctx)
+{
+    (void)ctx;
+    /* version 1 of "q/<table>": version, view, be64 retention seconds, be64
+     * retention bytes, be16 TTL attribute length, the attribute */
+    uint8_t v[23] = {1, DDB_STREAM_KEYS_ONLY};
+    v[19] = 3;
+    memcpy(v + 20, "exp", 3);
+    MDB_val k = {sizeof "q/" T - 1, "q/" T}, val = {sizeof v, v};
+    int rc = mdb_put(txn, e->meta, &k, &val, 0);
+    return rc ? rc : ddbi_schema_bump_gen(e, txn);
+}
+
+/* The stream settings stored before the enablement time was kept (version
+ * 1) still load: the stream and the TTL attribute as they were, enabled at
+ * 0 (the label 1970-01-01T00:00:00.000 ddb serve gave every stream then). */
+static void test_old_stream_config(void **state)
+{
+    (void)state;
+    ddb *db = open_fresh("settings_old_stream", NULL);
+    ddb_arena *a = ddb_arena_new();
+    ddb_error err = {0};
+    su_table(db, T, DDB_STREAM_NEW_IMAGE, NULL);
+    SU_OK(ddbi_run_write(db->impl, put_v1_config, NULL, true, &err));
+    ddb_close(db);
+    db = su_reopen(dir, NULL, &clk);
+    ddb_stream_desc sd;
+    SU_OK(ddb_stream_describe(db, T, &sd, &err));
+    assert_int_equal(sd.spec.view, DDB_STREAM_KEYS_ONLY);
+    assert_int_equal(sd.enabled_ms, 0);
+    ddb_table_desc *d;
+    SU_OK(ddb_describe_table(db, T, a, &d, &err));
+    assert_string_equal(d->def.ttl_attribute, "exp");
+    ddb_arena_free(a);
+    close_fresh(db);
+}
+
 /* ddb_options.ttl_reads.  SHOW: the developer guide's "Time to Live"
  * (TTL.html) says items past their expiry that TTL has not deleted yet
  * still appear in reads, queries and scans; the sweep then deletes them
@@ -241,7 +303,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_created_and_billing), cmocka_unit_test(test_deletion_protection),
         cmocka_unit_test(test_old_definition),      cmocka_unit_test(test_stream_enablements),
-        cmocka_unit_test(test_ttl_reads),
+        cmocka_unit_test(test_ttl_reads),           cmocka_unit_test(test_throughput_throttles),
+        cmocka_unit_test(test_old_stream_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
