@@ -49,6 +49,15 @@ def check(cond, what):
         raise AssertionError(what)
 
 
+class Serving(Server):
+    """A server whose shutdown must be clean (exit status 0: under ASan, no leak or error report)."""
+
+    def __exit__(self, exc, *rest):
+        rc = self.stop()
+        if exc is None:
+            check(rc == 0, "ddb serve exited with status %s (its log: %s)" % (rc, self.log.name))
+
+
 def keys(pk="p", sk=None):
     attrs = [{"AttributeName": pk, "AttributeType": "S"}]
     schema = [{"AttributeName": pk, "KeyType": "HASH"}]
@@ -269,7 +278,7 @@ def ttl_visibility():
     # The default: expired items stay readable until the sweeper deletes them (TTL.html: "Items
     # that have expired, but haven't yet been deleted by TTL, still appear in reads, queries, and
     # scans"); here the sweeper is off, so they stay.
-    with Server(DDB, os.path.join(WORK, "ttl"), now=NOW, sweep_ms=0) as s:
+    with Serving(DDB, os.path.join(WORK, "ttl"), now=NOW, sweep_ms=0) as s:
         c = client(s.endpoint)
         ttl_table(c)
         check("Item" in c.get_item(TableName="Tt1", Key=key), "an expired item is still read")
@@ -283,7 +292,7 @@ def ttl_visibility():
         db = s.db
     # The sweeper deletes it (within --sweep-ms) with a service-made REMOVE record
     # (TTL.html, API_streams_Record userIdentity {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"})
-    with Server(DDB, os.path.join(WORK, "ttl"), now=NOW, db=db, fresh=False) as s:
+    with Serving(DDB, os.path.join(WORK, "ttl"), now=NOW, db=db, fresh=False) as s:
         c, st = client(s.endpoint), client(s.endpoint, "dynamodbstreams")
         wait_for(lambda: "Item" not in c.get_item(TableName="Tt1", Key=key), "the sweeper's deletion")
         arn = c.describe_table(TableName="Tt1")["Table"]["LatestStreamArn"]
@@ -291,7 +300,7 @@ def ttl_visibility():
         check(last["eventName"] == "REMOVE" and last["dynamodb"]["Keys"] == key and
               last["userIdentity"] == {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}, last)
     # --ttl-hide-expired: reads hide them at once (ddb_options.ttl_reads HIDE)
-    with Server(DDB, os.path.join(WORK, "ttl-hide"), now=NOW, sweep_ms=0, args=["--ttl-hide-expired"]) as s:
+    with Serving(DDB, os.path.join(WORK, "ttl-hide"), now=NOW, sweep_ms=0, args=["--ttl-hide-expired"]) as s:
         c = client(s.endpoint)
         ttl_table(c)
         check("Item" not in c.get_item(TableName="Tt1", Key=key), "hidden at once")
@@ -299,14 +308,14 @@ def ttl_visibility():
 
 
 def main():
-    with Server(DDB, os.path.join(WORK, "control"), now=NOW) as s:
+    with Serving(DDB, os.path.join(WORK, "control"), now=NOW) as s:
         c, st = client(s.endpoint), client(s.endpoint, "dynamodbstreams")
         streams(c, st)
         table_id = control(c, s)
         terraform_lifecycle(c)
         db = s.db
     # the TableId and creation time are kept in the database directory
-    with Server(DDB, os.path.join(WORK, "control"), now=NOW + 100, db=db, fresh=False) as s:
+    with Serving(DDB, os.path.join(WORK, "control"), now=NOW + 100, db=db, fresh=False) as s:
         t = client(s.endpoint).describe_table(TableName="Ct1")["Table"]
         check(t["TableId"] == table_id and t["CreationDateTime"].timestamp() == NOW, t)
     ttl_visibility()
