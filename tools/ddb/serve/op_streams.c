@@ -3,7 +3,8 @@
  * DynamoDB API Reference), over libddb's stream of each table, which is
  * one shard.  Each enablement of a table's stream is a new stream: its
  * label (the ARN's last part) is the time it was enabled
- * (ddb_stream_desc.enabled_ms); an ARN with an older label is not found.  Shard iterators are self-contained text (no server state):
+ * (ddb_stream_desc.enabled_ms); an ARN with an older label is not found.
+ * Shard iterators are self-contained text (no server state):
  * the table, where to read from and when the iterator was made; like
  * DynamoDB's they expire after 15 minutes (ExpiredIteratorException).
  * Calls wire.c, reply.c, shapes.c and libddb. */

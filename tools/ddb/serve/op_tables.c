@@ -1,9 +1,10 @@
 /* ddb serve: tables.  CreateTable, DeleteTable, DescribeTable, ListTables,
- * UpdateTable (GSI create, stream settings), UpdateTimeToLive,
+ * UpdateTable (GSI create, stream settings; billing mode, throughput and
+ * deletion protection in table_settings.c), UpdateTimeToLive,
  * DescribeTimeToLive, DescribeLimits, DescribeEndpoints (API_* pages of the
  * DynamoDB API Reference).  The embedded engine creates and deletes at
  * once: tables and indexes are ACTIVE as soon as the call returns.  Calls
- * wire.c, reply.c, shapes.c and libddb. */
+ * wire.c, reply.c, shapes.c, table_settings.c and libddb. */
 #include "../cli.h"
 #include "serve.h"
 
