@@ -263,6 +263,12 @@ static void test_tables(void **state)
     assert_int_equal(de->def.n_indexes, dr->def.n_indexes);
     assert_int_equal(dr->def.rcu, 0);
     assert_int_equal(dr->item_count, 0);
+    /* API_TableDescription: CreationDateTime and TableId, from dynalite
+     * (32 hex digits) and ddb serve (a UUID, as DynamoDB's) alike */
+    assert_true(de->created_ms > 0 && dr->created_ms > 0);
+    assert_int_equal(strlen(de->table_id), 36);
+    assert_true(strlen(dr->table_id) >= 32);
+    assert_false(dr->def.deletion_protection);
     for (size_t i = 0; i < de->def.n_indexes; i++) {
         const ddb_index_def *x = &de->def.indexes[i], *y = find_index(&dr->def, x->name);
         if (!y)
