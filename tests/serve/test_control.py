@@ -204,6 +204,17 @@ def control(c, s):
     check(d["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST", d)
     # the same billing mode again changes nothing (Alternator test_latest_stream_arn does it)
     c.update_table(TableName="Ct1", BillingMode="PAY_PER_REQUEST")
+    # a table with a GSI turns PROVISIONED only with the index's throughput (API_UpdateTable;
+    # dynalite answers the same words), which ddb serve cannot set
+    c.create_table(TableName="Ct3", BillingMode="PAY_PER_REQUEST", AttributeDefinitions=[
+        {"AttributeName": "p", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[{"IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"}}])
+    code, msg = error_of(c.update_table, TableName="Ct3", BillingMode="PROVISIONED",
+                         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+    check(code == "ValidationException" and msg == "One or more parameter values were invalid: "
+          "ProvisionedThroughput must be specified for index: byG", msg)
 
     # Deletion protection (the developer guide's "Using deletion protection", API_DeleteTable)
     c.create_table(TableName="Ct2", BillingMode="PAY_PER_REQUEST", DeletionProtectionEnabled=True, **keys())

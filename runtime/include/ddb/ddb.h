@@ -406,7 +406,7 @@ typedef struct ddb_table_update {
     bool deletion_protection;
 } ddb_table_update;
 /* DDB_ENOTABLE, DDB_EVALIDATION (one of rcu and wcu 0, or above 40,000).
- * The embedded engine only (the remote backend: DDB_ENOTSUP). */
+ * The remote backend sends UpdateTable and waits until the table is ACTIVE. */
 int ddb_update_table(ddb *db, const char *table, const ddb_table_update *u, ddb_error *err);
 
 /* Small named values kept with a table (deleted with it): generated

@@ -9,6 +9,7 @@
 #include "serve.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 void settings_describe(serve_req *r, json_t *t, const ddb_table_desc *d, const ddb_stream_desc *sd)
@@ -63,6 +64,27 @@ static int throughput(serve_req *r, const json_t *pt, uint64_t *rcu, uint64_t *w
     return 0;
 }
 
+/* A table with global secondary indexes turns PROVISIONED only with each
+ * index's throughput (API_UpdateTable; dynalite answers the same), which
+ * ddb serve cannot set (an index's Update is refused): the error names
+ * them. */
+static int provisioned_indexes_missing(serve_req *r, const ddb_table_desc *d)
+{
+    char names[DDB_MAX_GSI * 257] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < d->def.n_indexes; i++) {
+        if (d->def.indexes[i].local)
+            continue;
+        int w = snprintf(names + n, sizeof names - n, "%s%s", n ? "," : "", d->def.indexes[i].name);
+        n = w < 0 || (size_t)w >= sizeof names - n ? sizeof names - 1 : n + (size_t)w;
+    }
+    if (!n)
+        return 0;
+    return serve_validation(r, "One or more parameter values were invalid: ProvisionedThroughput must be specified "
+                               "for index: %s",
+                            names);
+}
+
 int settings_update(serve_req *r, const char *table)
 {
     const char *billing = NULL;
@@ -96,6 +118,8 @@ int settings_update(serve_req *r, const char *table)
     if (!to_on_demand && on_demand_now && !pt)
         return serve_validation(r, "One or more parameter values were invalid: ProvisionedThroughput must be "
                                    "specified when BillingMode is PROVISIONED");
+    if (!to_on_demand && on_demand_now && provisioned_indexes_missing(r, d))
+        return -1;
     if (pt) {
         if (throughput(r, pt, &u.rcu, &u.wcu))
             return -1;
