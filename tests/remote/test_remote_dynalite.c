@@ -263,6 +263,34 @@ static void test_tables(void **state)
     assert_int_equal(de->def.n_indexes, dr->def.n_indexes);
     assert_int_equal(dr->def.rcu, 0);
     assert_int_equal(dr->item_count, 0);
+    /* API_TableDescription: CreationDateTime and TableId, from dynalite
+     * (32 hex digits) and ddb serve (a UUID, as DynamoDB's) alike */
+    assert_true(de->created_ms > 0 && dr->created_ms > 0);
+    assert_int_equal(strlen(de->table_id), 36);
+    assert_true(strlen(dr->table_id) >= 32);
+    assert_false(dr->def.deletion_protection);
+    /* API_UpdateTable: to PROVISIONED and back (ddb_update_table), on a
+     * table without global indexes (with them DynamoDB, dynalite and ddb
+     * serve ask for each index's throughput) */
+    ddb_table_def plain = {.name = "dyn_billing", .key = {"pk", DDB_TS, NULL, DDB_TNONE}};
+    create_both(&plain);
+    int urc = ddb_update_table(fx.db, "dyn_billing", &(ddb_table_update){.set_throughput = true, .rcu = 3, .wcu = 2},
+                               &e1);
+    assert_int_equal(urc, 0);
+    urc = ddbi_remote_update_table(fx.r, "dyn_billing", &(ddb_table_update){.set_throughput = true, .rcu = 3, .wcu = 2},
+                                   &e2);
+    if (urc) {
+        print_message("skipped: changing the billing mode (%s)\n", e2.message);
+    } else {
+        ddb_table_desc *db_;
+        assert_int_equal(ddbi_remote_describe_table(fx.r, "dyn_billing", a, &db_, &e2), 0);
+        assert_int_equal(db_->def.rcu, 3);
+        assert_int_equal(db_->def.wcu, 2);
+        assert_int_equal(
+            ddbi_remote_update_table(fx.r, "dyn_billing", &(ddb_table_update){.set_throughput = true}, &e2), 0);
+        assert_int_equal(ddbi_remote_describe_table(fx.r, "dyn_billing", a, &db_, &e2), 0);
+        assert_int_equal(db_->def.rcu, 0);
+    }
     for (size_t i = 0; i < de->def.n_indexes; i++) {
         const ddb_index_def *x = &de->def.indexes[i], *y = find_index(&dr->def, x->name);
         if (!y)

@@ -14,8 +14,9 @@ import time
 
 
 class Server:
-    def __init__(self, ddb, workdir, args=(), now=None, db=None, fresh=True, listen="127.0.0.1:0"):
+    def __init__(self, ddb, workdir, args=(), now=None, db=None, fresh=True, listen="127.0.0.1:0", sweep_ms=100):
         self.ddb, self.workdir, self.args, self.now, self.listen = ddb, workdir, list(args), now, listen
+        self.sweep_ms = sweep_ms
         self.db = db or os.path.join(workdir, "db")
         self.fresh = fresh
         self.proc = None
@@ -30,7 +31,7 @@ class Server:
         cmd = [self.ddb, "--db", self.db]
         if self.now is not None:
             cmd += ["--now", str(self.now)]
-        cmd += ["serve", "--listen", self.listen, "--port-file", self.port_file, "--sweep-ms", "100"] + self.args
+        cmd += ["serve", "--listen", self.listen, "--port-file", self.port_file, "--sweep-ms", str(self.sweep_ms)] + self.args
         self.log = open(os.path.join(self.workdir, "server.log"), "w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self.log, text=True)
         # "ddb serve: listening on http://HOST:PORT ...": a generous, bounded wait (a

@@ -109,7 +109,10 @@ static void write_and_decode(ddb *db)
     assert_int_equal(ar.type, AUDIT_TYPE_AUDIT_EVENT);
     assert_string_equal(ar.new_image.audit_event.actor, "ann");
 
-    /* KEYS_ONLY: the type comes from the key templates */
+    /* KEYS_ONLY: the type comes from the key templates (an enabled
+     * stream's view cannot change: off, then on with the new view) */
+    spec.view = DDB_STREAM_NONE;
+    OK(ddb_update_table_stream(db, "Shop", &spec, &err));
     spec.view = DDB_STREAM_KEYS_ONLY;
     OK(ddb_update_table_stream(db, "Shop", &spec, &err));
     struct user bob = {.org = "acme", .username = "bob", .home = {"us", "Austin", NULL, {0, 0}}};

@@ -106,6 +106,7 @@ static const opt_spec serve_opts[] = {
     {"tls-cert", 0, 1, false, "FILE", "serve HTTPS with this certificate (PEM; with --tls-key)"},
     {"tls-key", 0, 1, false, "FILE", "the certificate's private key (PEM)"},
     {"sweep-ms", 0, 1, false, "MS", "TTL sweep and stream trim interval (default 1000; 0 = off)"},
+    {"ttl-hide-expired", 0, 0, false, NULL, "reads hide expired items at once (default: until the sweep deletes them)"},
     {"body-memory", 0, 1, false, "MB", "request bodies (and their decoding) held in memory at once, at most (default 512)"},
     {"region", 0, 1, false, "REGION", "region named in ARNs (default us-east-1)"},
     {"no-verify", 0, 0, false, NULL, "serve without checking the database first (ddb check's checks, read once)"},

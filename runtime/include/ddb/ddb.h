@@ -249,6 +249,12 @@ typedef enum ddb_sync_mode {
     DDB_SYNC_NONE
 } ddb_sync_mode;
 
+/* ddb_options.ttl_reads */
+typedef enum ddb_ttl_reads {
+    DDB_TTL_READS_HIDE = 0, /* default: expired items are invisible at once */
+    DDB_TTL_READS_SHOW      /* returned until the sweep deletes them, as DynamoDB does (ddb serve's default) */
+} ddb_ttl_reads;
+
 typedef struct ddb_options {
     ddb_sync_mode sync;
     /* Upper bound of the database file in bytes (LMDB map size; the file
@@ -289,6 +295,10 @@ typedef struct ddb_options {
      * DIR` ...)".  It reads the whole file: for a server's start (ddb serve
      * sets it), not for every open.  The remote backend ignores it. */
     bool verify;
+    /* What reads (GetItem, Query, Scan, BatchGetItem, TransactGetItems) do
+     * with items whose TTL has passed but that the sweep has not deleted
+     * yet (see ddb_update_time_to_live). */
+    ddb_ttl_reads ttl_reads;
 } ddb_options;
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if
@@ -361,6 +371,7 @@ typedef struct ddb_table_def {
     uint64_t rcu, wcu;      /* provisioned throughput; 0 = on demand */
     ddb_stream_spec stream; /* StreamSpecification; {0} = no stream */
     const char *ttl_attribute; /* TimeToLiveSpecification.AttributeName; NULL = no TTL */
+    bool deletion_protection;  /* DeletionProtectionEnabled: ddb_delete_table refuses the table */
 } ddb_table_def;
 
 /* Create a table.  DDB_EEXISTS if it exists, DDB_EVALIDATION for a bad
@@ -374,6 +385,13 @@ typedef struct ddb_table_desc {
     uint64_t item_count;
     uint64_t size_bytes;    /* sum of DynamoDB item sizes */
     uint32_t partitions;
+    /* Kept with the definition since CreateTable (0 / "" for a table
+     * created before they were kept): CreationDateTime, TableId (a random
+     * UUID), and LastUpdateToPayPerRequestDateTime (when the table last
+     * became on demand, 0 = never). */
+    int64_t created_ms;
+    char table_id[37];
+    int64_t on_demand_since_ms;
 } ddb_table_desc;
 
 /* Describe a table into arena memory.  DDB_ENOTABLE if absent. */
@@ -392,6 +410,19 @@ int ddb_add_index(ddb *db, const char *table, const ddb_index_def *x, uint64_t *
  * not exist; DDB_EVALIDATION for a local secondary index (deleted only
  * with its table). */
 int ddb_delete_index(ddb *db, const char *table, const char *index, ddb_error *err);
+
+/* UpdateTable's table settings: the billing mode with the provisioned
+ * throughput (rcu = wcu = 0: on demand, PAY_PER_REQUEST), which throttle
+ * mode uses, and deletion protection.  Fields not set stay as they are. */
+typedef struct ddb_table_update {
+    bool set_throughput;
+    uint64_t rcu, wcu;
+    bool set_deletion_protection;
+    bool deletion_protection;
+} ddb_table_update;
+/* DDB_ENOTABLE, DDB_EVALIDATION (one of rcu and wcu 0, or above 40,000).
+ * The remote backend sends UpdateTable and waits until the table is ACTIVE. */
+int ddb_update_table(ddb *db, const char *table, const ddb_table_update *u, ddb_error *err);
 
 /* Small named values kept with a table (deleted with it): generated
  * modules keep their model fingerprints here.  get: DDB_ENOTFOUND when
@@ -774,7 +805,9 @@ typedef struct ddb_stream_record {
 
 /* Enable, change or disable (view DDB_STREAM_NONE) a table's stream
  * (UpdateTable StreamSpecification).  Records already written stay
- * readable until retention trims them.  DDB_ENOTABLE, DDB_EVALIDATION. */
+ * readable until retention trims them.  The view of an enabled stream
+ * cannot change (DynamoDB's rule): disable it, then enable it with the new
+ * view; its retention can.  DDB_ENOTABLE, DDB_EVALIDATION. */
 int ddb_update_table_stream(ddb *db, const char *table, const ddb_stream_spec *spec, ddb_error *err);
 
 typedef struct ddb_stream_desc {
@@ -784,6 +817,10 @@ typedef struct ddb_stream_desc {
     uint64_t trimmed_through; /* every record up to this one is gone */
     uint64_t records, bytes;  /* retained records and their stored size */
     int64_t oldest_ms;        /* created_ms of the oldest retained record; 0 when none */
+    /* When the stream was last enabled (its StreamLabel), ms since the
+     * epoch; each enablement's is later than the one before.  0 when it
+     * was never enabled, or enabled before this was kept. */
+    int64_t enabled_ms;
 } ddb_stream_desc;
 
 /* DescribeStream.  DDB_ENOTABLE for an unknown table. */
@@ -844,7 +881,9 @@ int ddb_stream_check(ddb *db, const char *table, ddb_check_report *report, ddb_e
 
 /* UpdateTimeToLive: items whose attribute attr holds a Number of epoch
  * seconds earlier than now are expired.  Expired items are invisible to
- * GetItem, Query, Scan, BatchGetItem and TransactGetItems at once, and are
+ * GetItem, Query, Scan, BatchGetItem and TransactGetItems at once (or, with
+ * ddb_options.ttl_reads DDB_TTL_READS_SHOW, returned by them until
+ * deleted, as DynamoDB does), and are
  * deleted by ddb_ttl_sweep() or the handle's sweep thread (each deletion
  * is a REMOVE stream record with by_ttl set).  Values that are not
  * Numbers, and times more than five years in the past, never expire (as in

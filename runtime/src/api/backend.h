@@ -62,6 +62,7 @@ typedef struct ddbi_backend_ops {
     int (*add_index)(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped,
                      ddb_error *err);
     int (*delete_index)(void *impl, const char *table, const char *index, ddb_error *err);
+    int (*update_table)(void *impl, const char *table, const ddb_table_update *u, ddb_error *err);
     int (*table_meta_put)(void *impl, const char *table, const char *key, const void *val, size_t len,
                           ddb_error *err);
     int (*table_meta_get)(void *impl, const char *table, const char *key, ddb_arena *a, void **val, size_t *len,

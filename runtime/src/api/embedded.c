@@ -128,6 +128,7 @@ NOTED(describe_table, name, ddbi_engine_describe_table, (void *impl, const char 
 NOTED(list_tables, NULL, ddbi_engine_list_tables, (void *impl, ddb_arena *a, const char ***names, size_t *count, ddb_error *err), (impl, a, names, count, err))
 WRITE(add_index, table, ddbi_engine_add_index, (void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled, uint64_t *skipped, ddb_error *err), (impl, table, x, backfilled, skipped, err))
 WRITE(delete_index, table, ddbi_engine_delete_index, (void *impl, const char *table, const char *index, ddb_error *err), (impl, table, index, err))
+WRITE(update_table, table, ddbi_engine_update_table, (void *impl, const char *table, const ddb_table_update *u, ddb_error *err), (impl, table, u, err))
 WRITE(table_meta_put, table, ddbi_engine_table_meta_put, (void *impl, const char *table, const char *key, const void *val, size_t len, ddb_error *err), (impl, table, key, val, len, err))
 NOTED(table_meta_get, table, ddbi_engine_table_meta_get, (void *impl, const char *table, const char *key, ddb_arena *a, void **val, size_t *len, ddb_error *err), (impl, table, key, a, val, len, err))
 WRITE(put_item, table, ddbi_engine_put_item, (void *impl, const char *table, const ddb_item *item, const ddb_write_opts *opts, ddb_arena *a, ddb_write_result *res, ddb_error *err), (impl, table, item, opts, a, res, err))
@@ -168,6 +169,7 @@ const ddbi_backend_ops ddbi_embedded_ops = {
     .sync = ddbi_engine_sync,
     .clock_ms = ddbi_engine_clock_ms,
     .create_table = create_table,
+    .update_table = update_table,
     .delete_table = delete_table,
     .describe_table = describe_table,
     .list_tables = list_tables,

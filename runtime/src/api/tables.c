@@ -1,6 +1,7 @@
 /* api/: the table operations of <ddb/ddb.h> (CreateTable, DeleteTable,
- * DescribeTable, ListTables, UpdateTable adding an index, table metadata):
- * argument checks, then the backend's operation.  Calls only the backend
+ * DescribeTable, ListTables, UpdateTable adding an index or changing the
+ * table's settings, table metadata): argument checks, then the backend's
+ * operation.  Calls only the backend
  * (backend.h) and core/. */
 #include "api/api.h"
 #include "core/error.h"
@@ -62,6 +63,15 @@ int ddb_delete_index(ddb *db, const char *table, const char *index, ddb_error *e
     if (!db || !table || !index)
         return ddbi_fail(err, DDB_EINVAL, "ddb_delete_index: db, table and index are required");
     return db->ops->delete_index(db->impl, table, index, err);
+}
+
+int ddb_update_table(ddb *db, const char *table, const ddb_table_update *u, ddb_error *err)
+{
+    if (db && !db->ops->update_table)
+        return ddbi_api_notsup(db, "ddb_update_table", err);
+    if (!db || !table || !u)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_update_table: db, table and update are required");
+    return db->ops->update_table(db->impl, table, u, err);
 }
 
 int ddb_table_meta_put(ddb *db, const char *table, const char *key, const void *val, size_t len, ddb_error *err)

@@ -88,11 +88,17 @@ typedef struct ddb_table_rt {
     struct ddb_table_rt *retired_next; /* on a retired list's head: the next retired list */
     /* change stream and TTL, from the table's "q/<name>" record (stream.h) */
     ddb_stream_spec stream;
+    int64_t stream_enabled_ms; /* when the stream was last enabled: its label (0: unknown) */
     char ttl_attr[256]; /* "" = no TTL */
     /* NULL; or the table's stored definition (or partition map, or stream
      * settings) is damaged: only name is set, every operation on the table
      * answers DDB_ECORRUPT with this message, DeleteTable drops it */
     char *damage;
+    bool ttl_reads_hide; /* reads hide expired items (ddb_options.ttl_reads), set by the table cache */
+    /* settings kept in the definition (table_settings.c) */
+    int64_t created_ms, on_demand_ms;
+    char table_id[37];
+    bool deletion_protection;
 } ddb_table_rt;
 
 typedef struct ddb_gc_op ddb_gc_op;
@@ -342,6 +348,28 @@ bool ddbi_ttl_expired_at(const ddb_table_rt *t, const ddb_item *it, int64_t now_
 bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it);
 /* Is a TTL attribute's value v (NULL: none) expired at now_ms? */
 bool ddbi_ttl_value_expired(const ddb_value *v, int64_t now_ms);
+/* The TTL attribute whose expiry hides items from reads: NULL when t has
+ * no TTL or the handle's reads show expired items (ddb_options.ttl_reads,
+ * copied into t->ttl_reads_hide when the table loads).  Every read path
+ * asks this, the sweep never does. */
+const char *ddbi_ttl_read_attr(const ddb_table_rt *t);
+/* Does the handle's ddb_options.ttl_reads hide expired items? */
+bool ddbi_ttl_reads_hide(const ddbi_engine *db);
+
+/* A table's settings kept in its stored definition (table_settings.c):
+ * stamped into a new definition's map, loaded into t, described, DeleteTable's
+ * deletion protection, UpdateTable's edit of the definition. */
+int ddbi_table_settings_stamp(ddbi_engine *db, ddb_arena *a, ddb_value *def_map, const ddb_table_def *d);
+void ddbi_table_settings_load(ddb_table_rt *t, const ddb_item *def);
+void ddbi_table_settings_describe(const ddb_table_rt *t, ddb_table_desc *d);
+int ddbi_table_delete_allowed(const ddb_table_rt *t, ddb_error *err);
+int ddbi_table_settings_check(const ddb_table_update *u, ddb_error *err);
+int ddbi_table_settings_edit(ddb_arena *a, ddb_item *def, const ddb_table_update *u, int64_t now_ms);
+/* Rewrite table's stored definition in txn: fn edits the decoded
+ * definition (arena a), the rest is kept (table.c).  The caller bumps the
+ * schema generation. */
+int ddbi_table_def_edit(ddbi_engine *db, MDB_txn *txn, const char *table,
+                        int (*fn)(ddb_arena *a, ddb_item *def, void *ctx), void *ctx, ddb_error *err);
 
 /* ---- What the engine offers the API: open, close and the operations of
  * the embedded backend (api/backend.h gives each one's contract; impl is
@@ -360,6 +388,7 @@ int ddbi_engine_list_tables(void *impl, ddb_arena *a, const char ***names, size_
 int ddbi_engine_add_index(void *impl, const char *table, const ddb_index_def *x, uint64_t *backfilled,
                           uint64_t *skipped, ddb_error *err);
 int ddbi_engine_delete_index(void *impl, const char *table, const char *index, ddb_error *err);
+int ddbi_engine_update_table(void *impl, const char *table, const ddb_table_update *u, ddb_error *err);
 int ddbi_engine_table_meta_put(void *impl, const char *table, const char *key, const void *val, size_t len,
                                ddb_error *err);
 int ddbi_engine_table_meta_get(void *impl, const char *table, const char *key, ddb_arena *a, void **val,

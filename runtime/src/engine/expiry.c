@@ -1,6 +1,7 @@
 /* engine/: the handle's clock and time-to-live expiry as the read paths
- * see it (an expired item reads as absent until the sweep of streams/
- * deletes it).  May call core/. */
+ * see it: with ddb_options.ttl_reads HIDE (the default) an expired item
+ * reads as absent until the sweep of streams/ deletes it; with SHOW reads
+ * return it until then, as DynamoDB's do.  May call core/. */
 #include "engine/engine.h"
 #include "core/clock.h"
 
@@ -37,5 +38,15 @@ bool ddbi_ttl_value_expired(const ddb_value *v, int64_t now_ms)
 
 bool ddbi_ttl_expired(const ddbi_engine *db, const ddb_table_rt *t, const ddb_item *it)
 {
-    return t->ttl_attr[0] && ddbi_ttl_expired_at(t, it, ddbi_engine_read_clock_ms(db));
+    return ddbi_ttl_read_attr(t) && ddbi_ttl_expired_at(t, it, ddbi_engine_read_clock_ms(db));
+}
+
+bool ddbi_ttl_reads_hide(const ddbi_engine *db)
+{
+    return db->opts.ttl_reads == DDB_TTL_READS_HIDE;
+}
+
+const char *ddbi_ttl_read_attr(const ddb_table_rt *t)
+{
+    return t->ttl_reads_hide && t->ttl_attr[0] ? t->ttl_attr : NULL;
 }

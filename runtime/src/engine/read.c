@@ -21,7 +21,7 @@ enum { RN_PK, RN_SK, RN_TTL };
 
 static void rec_names_set(rec_names *w, const char *pk, const char *sk, const ddb_table_rt *t)
 {
-    const char *n[3] = {pk, sk, t->ttl_attr[0] ? t->ttl_attr : NULL};
+    const char *n[3] = {pk, sk, ddbi_ttl_read_attr(t)};
     for (int i = 0; i < 3; i++) {
         w->name[i] = n[i];
         w->len[i] = n[i] ? (uint32_t)strlen(n[i]) : 0;
@@ -76,7 +76,7 @@ static bool attr_expired(const ddbi_rec_attr *at, bool found, int64_t now_ms)
 static bool rec_expired(const ddb_table_rt *t, const uint8_t *r, size_t n, int64_t now_ms, int *rc)
 {
     *rc = DDB_OK;
-    if (!t->ttl_attr[0])
+    if (!ddbi_ttl_read_attr(t))
         return false;
     rec_names w;
     rec_names_set(&w, NULL, NULL, t);
@@ -188,7 +188,7 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
         const ddb_value *opk = ddb_item_get(it, t->pk), *osk = t->sk ? ddb_item_get(it, t->sk) : NULL;
         if (!opk || !ddb_value_equal(opk, pk) || (sk && (!osk || !ddb_value_equal(osk, sk))))
             it = NULL; /* another key with the same digest: not ours */
-        else if (ddbi_ttl_expired_at(t, it, now_ms))
+        else if (ddbi_ttl_read_attr(t) && ddbi_ttl_expired_at(t, it, now_ms))
             it = NULL; /* expired (TTL): invisible until the sweep deletes it */
     } else if (rc != MDB_NOTFOUND) {
         rc = ddbi_mdb_fail(err, rc, "GetItem");
@@ -402,7 +402,8 @@ static int take(pager *p, cand *c)
     if ((!p->records || p->filter || p->projection || p->attrs || (p->x && p->x->proj != DDB_PROJ_ALL)) &&
         (rc = cand_item(p, c)))
         return rc;
-    bool expired = c->item             ? ddbi_ttl_expired_at(p->t, c->item, p->now_ms)
+    bool expired = !ddbi_ttl_read_attr(p->t) ? false
+                   : c->item             ? ddbi_ttl_expired_at(p->t, c->item, p->now_ms)
                    : c->expired >= 0 ? c->expired
                                      : rec_expired(p->t, c->rec, c->rec_len, p->now_ms, &rc);
     if (!c->item && rc)

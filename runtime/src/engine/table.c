@@ -166,6 +166,10 @@ static int load_one(ddbi_engine *db, MDB_txn *txn, MDB_txn *dbi_txn, const char 
     atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
     if ((rc = table_from_def(dbi_txn, &def, &bv, out, err)))
         return rc;
+    ddb_item *stored; /* the settings kept beside keys and indexes (table_settings.c) */
+    if (ddbi_decode_item(v->mv_data, v->mv_size, a, &stored) == DDB_OK)
+        ddbi_table_settings_load(*out, stored);
+    (*out)->ttl_reads_hide = ddbi_ttl_reads_hide(db); /* ddb_options.ttl_reads (expiry.c) */
     if (db->hooks && db->hooks->table_load && (rc = db->hooks->table_load(db, txn, *out, err))) { /* stream, TTL */
         ddbi_tables_free(*out);
         *out = NULL;
@@ -428,6 +432,8 @@ static int put_def(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d, ddb_er
         return ddbi_fail_oom(err, __func__);
     int rc = ddbi_catalog_encode(a, d, &m, err);
     if (!rc)
+        rc = ddbi_table_settings_stamp(db, a, m, d) ? ddbi_fail_oom(err, __func__) : DDB_OK; /* table_settings.c: creation time, TableId, ... */
+    if (!rc)
         rc = ddbi_catalog_put(db, txn, d->name, m, err);
     ddb_arena_free(a);
     return rc;
@@ -588,7 +594,7 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     delete_ctx *cx = vctx;
     ddb_table_rt *t;
     int rc = table_find(db, txn, cx->name, false, &t, cx->err);
-    if (rc)
+    if (rc || (rc = ddbi_table_delete_allowed(t, cx->err))) /* deletion protection (table_settings.c) */
         return rc;
     if (t->damage) {
         /* the way out for a damaged definition: its databases by name */
@@ -667,6 +673,7 @@ int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_t
     }
     d->def.indexes = ix;
     d->def.n_indexes = t->n_idx;
+    ddbi_table_settings_describe(t, d); /* table_settings.c */
     d->partitions = (uint32_t)t->n_parts;
     for (size_t p = 0; p < t->n_parts; p++) {
         uint64_t c = 0, b = 0;
@@ -756,38 +763,64 @@ static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
     d->wcu = t->wcu;
 }
 
+/* Rewrite the stored definition "t/<table>" in txn: fn edits the decoded
+ * definition (in arena a), everything else in it is kept.  The caller
+ * bumps the schema generation. */
+int ddbi_table_def_edit(ddbi_engine *db, MDB_txn *txn, const char *table,
+                        int (*fn)(ddb_arena *a, ddb_item *def, void *ctx), void *ctx, ddb_error *err)
+{
+    ddb_arena *da = ddb_arena_new();
+    ddb_item *def;
+    if (!da)
+        return ddbi_fail_oom(err, __func__);
+    int rc = ddbi_catalog_get(db, txn, table, da, &def, err);
+    if (rc) {
+        ddb_arena_free(da);
+        return rc;
+    }
+    int frc = fn(da, def, ctx);
+    rc = frc == DDB_ENOMEM ? ddbi_fail_oom(err, __func__)
+         : frc ? ddbi_fail_stored(err, table, NULL, 0, "the stored table definition cannot be edited (malformed)")
+               : ddbi_catalog_put(db, txn, table, ddb_item_map(def), err); /* a round trip, as every write */
+    ddb_arena_free(da);
+    return rc;
+}
+
+typedef struct index_edit {
+    const ddb_index_def *x;
+    const char *drop;
+} index_edit;
+
+static int edit_indexes(ddb_arena *da, ddb_item *def, void *vctx)
+{
+    const index_edit *e = vctx;
+    const ddb_index_def *x = e->x;
+    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = x ? ddbi_catalog_index_map(da, x) : NULL;
+    if (!list && (list = ddb_v_list(da)) && ddb_item_set(def, "indexes", list))
+        list = NULL;
+    if (list && list->type != DDB_TL)
+        return DDB_ECORRUPT;
+    bool ok = list && (!x || (xm && !ddb_list_append(da, list, xm)));
+    if (ok && !x) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < list->len; i++) {
+            const ddb_value *n = ddb_map_get(list->u.l[i], "name");
+            if (!(n && n->type == DDB_TS && !strcmp(n->u.s, e->drop)))
+                list->u.l[kept++] = list->u.l[i];
+        }
+        list->len = kept;
+    }
+    return ok ? DDB_OK : DDB_ENOMEM;
+}
+
 /* Change the list of index definitions in table t's stored definition,
  * keeping everything else in it: x appended, or (x NULL) the index named
  * drop removed. */
 static int edit_stored_indexes(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const ddb_index_def *x,
                                const char *drop, ddb_error *err)
 {
-    ddb_arena *da = ddb_arena_new();
-    ddb_item *def;
-    if (!da)
-        return ddbi_fail_oom(err, __func__);
-    int rc = ddbi_catalog_get(db, txn, t->name, da, &def, err);
-    if (rc) {
-        ddb_arena_free(da);
-        return rc;
-    }
-    ddb_value *list = (ddb_value *)ddb_item_get(def, "indexes"), *xm = x ? ddbi_catalog_index_map(da, x) : NULL;
-    if (!list && (list = ddb_v_list(da)) && ddb_item_set(def, "indexes", list))
-        list = NULL;
-    bool ok = list && list->type == DDB_TL && (!x || (xm && !ddb_list_append(da, list, xm)));
-    if (ok && !x) {
-        uint32_t kept = 0;
-        for (uint32_t i = 0; i < list->len; i++) {
-            const ddb_value *n = ddb_map_get(list->u.l[i], "name");
-            if (!(n && n->type == DDB_TS && !strcmp(n->u.s, drop)))
-                list->u.l[kept++] = list->u.l[i];
-        }
-        list->len = kept;
-    }
-    rc = ok ? ddbi_catalog_put(db, txn, t->name, ddb_item_map(def), err)
-            : ddbi_fail_stored(err, t->name, NULL, 0, "the stored table definition's index list is malformed");
-    ddb_arena_free(da);
-    return rc;
+    index_edit e = {x, drop};
+    return ddbi_table_def_edit(db, txn, t->name, edit_indexes, &e, err);
 }
 
 static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)

@@ -179,6 +179,7 @@ int ddbi_remote_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_pag
  * GetShardIterator, GetRecords) is remote_streams.h. */
 int ddbi_remote_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err);
 int ddbi_remote_update_table_stream(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);
+int ddbi_remote_update_table(void *impl, const char *table, const ddb_table_update *u, ddb_error *err);
 int ddbi_remote_ttl_sweep(void *impl, const char *table, int64_t now_s, uint64_t *deleted, ddb_error *err);
 int ddbi_remote_stream_trim(void *impl, const char *table, uint64_t *trimmed, ddb_error *err);
 

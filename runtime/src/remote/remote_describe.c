@@ -1,5 +1,8 @@
 /* remote/: DescribeTable and DescribeTimeToLive, shared by the table
- * operations (remote_table.c) and the key schema cache (remote_keys.c). */
+ * operations (remote_table.c) and the key schema cache (remote_keys.c);
+ * the settings a TableDescription carries besides the definition
+ * (CreationDateTime, TableId, DeletionProtectionEnabled,
+ * BillingModeSummary.LastUpdateToPayPerRequestDateTime). */
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
@@ -39,6 +42,24 @@ int ddbi_remote_get_ttl(ddb_remote *r, const char *table, ddb_arena *a, const ch
     return rc;
 }
 
+/* Epoch seconds (a JSON number) as ms; 0 when absent or out of range. */
+static int64_t seconds_ms(const json_t *v)
+{
+    double s = json_is_number(v) ? json_number_value(v) : 0;
+    return s > 0 && s < 1e12 ? (int64_t)(s * 1000.0 + 0.5) : 0;
+}
+
+static void parse_settings(const json_t *t, ddb_table_desc *d)
+{
+    d->created_ms = seconds_ms(json_object_get(t, "CreationDateTime"));
+    d->on_demand_since_ms =
+        seconds_ms(json_object_get(json_object_get(t, "BillingModeSummary"), "LastUpdateToPayPerRequestDateTime"));
+    const char *id = json_string_value(json_object_get(t, "TableId"));
+    if (id && strlen(id) < sizeof d->table_id)
+        memcpy(d->table_id, id, strlen(id) + 1);
+    d->def.deletion_protection = json_is_true(json_object_get(t, "DeletionProtectionEnabled"));
+}
+
 int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_table_desc **out, bool with_ttl,
                          ddb_error *err)
 {
@@ -52,6 +73,8 @@ int ddbi_remote_describe(ddb_remote *r, const char *name, ddb_arena *a, ddb_tabl
         const char *status;
         bool active;
         rc = ddbi_remote_parse_table("DescribeTable", json_object_get(resp, "Table"), a, out, &status, &active, err);
+        if (!rc)
+            parse_settings(json_object_get(resp, "Table"), *out);
     }
     json_decref(resp);
     if (!rc && with_ttl)

@@ -28,6 +28,7 @@ const ddbi_backend_ops ddbi_remote_ops = {
     .query = ddbi_remote_query,
     .scan = ddbi_remote_scan,
     .update_table_stream = ddbi_remote_update_table_stream,
+    .update_table = ddbi_remote_update_table,
     .update_time_to_live = ddbi_remote_update_time_to_live,
     .ttl_sweep = ddbi_remote_ttl_sweep,
     .stream_trim = ddbi_remote_stream_trim,

@@ -498,3 +498,28 @@ int ddbi_remote_update_table_stream(void *impl, const char *table, const ddb_str
     json_decref(resp);
     return rc ? rc : wait_table(r, table, WAIT_ACTIVE, err);
 }
+
+/* UpdateTable's settings (ddb_update_table): BillingMode with
+ * ProvisionedThroughput, DeletionProtectionEnabled; the rules are the
+ * service's.  Returns once the table is ACTIVE again. */
+int ddbi_remote_update_table(void *impl, const char *table, const ddb_table_update *u, ddb_error *err)
+{
+    ddb_remote *r = impl;
+    json_t *req = json_pack("{s:s}", "TableName", table), *resp = NULL;
+    if (!req)
+        return ddbi_fail(err, DDB_EVALIDATION, "table name \"%.64s\" is not UTF-8", table);
+    if (u->set_throughput && !u->rcu && !u->wcu) {
+        json_object_set_new(req, "BillingMode", json_string("PAY_PER_REQUEST"));
+    } else if (u->set_throughput) {
+        json_object_set_new(req, "BillingMode", json_string("PROVISIONED"));
+        json_object_set_new(req, "ProvisionedThroughput",
+                            json_pack("{s:I,s:I}", "ReadCapacityUnits", (json_int_t)u->rcu, "WriteCapacityUnits",
+                                      (json_int_t)u->wcu));
+    }
+    if (u->set_deletion_protection)
+        json_object_set_new(req, "DeletionProtectionEnabled", json_boolean(u->deletion_protection));
+    int rc = ddbi_remote_call(r, "UpdateTable", req, &resp, NULL, err);
+    json_decref(req);
+    json_decref(resp);
+    return rc ? rc : wait_table(r, table, WAIT_ACTIVE, err);
+}

@@ -17,38 +17,44 @@ size_t ddbi_stream_config_key(char *key, size_t cap, const char *table)
 }
 
 /* ---- the stored form: version, view, be64 retention seconds, be64
- * retention bytes, be16 TTL attribute length, the attribute ---- */
+ * retention bytes, be16 TTL attribute length, the attribute; version 2
+ * adds be64 the time the stream was last enabled (version 1, written
+ * before, is read with that time 0) ---- */
 
 typedef struct config {
     ddb_stream_spec stream;
     char ttl[256];
+    int64_t enabled_ms;
 } config;
 
 static size_t encode(const config *c, uint8_t *out)
 {
     size_t tl = strlen(c->ttl);
-    out[0] = 1;
+    out[0] = 2;
     out[1] = (uint8_t)c->stream.view;
     ddb_put_be(out + 2, c->stream.retention_seconds, 8);
     ddb_put_be(out + 10, c->stream.retention_bytes, 8);
     ddb_put_be(out + 18, tl, 2);
     memcpy(out + 20, c->ttl, tl);
-    return 20 + tl;
+    ddb_put_be(out + 20 + tl, (uint64_t)c->enabled_ms, 8);
+    return 28 + tl;
 }
 
 static bool decode(const uint8_t *p, size_t n, config *c)
 {
     memset(c, 0, sizeof *c);
-    if (n < 20 || p[0] != 1 || p[1] > DDB_STREAM_NEW_AND_OLD_IMAGES)
+    if (n < 20 || (p[0] != 1 && p[0] != 2) || p[1] > DDB_STREAM_NEW_AND_OLD_IMAGES)
         return false;
-    size_t tl = (size_t)ddb_get_be(p + 18, 2);
-    if (tl > 255 || n != 20 + tl)
+    size_t tl = (size_t)ddb_get_be(p + 18, 2), tail = p[0] == 2 ? 8 : 0;
+    if (tl > 255 || n != 20 + tl + tail)
         return false;
     c->stream.view = (ddb_stream_view)p[1];
     c->stream.retention_seconds = ddb_get_be(p + 2, 8);
     c->stream.retention_bytes = ddb_get_be(p + 10, 8);
     memcpy(c->ttl, p + 20, tl);
     c->ttl[tl] = '\0';
+    if (tail)
+        c->enabled_ms = (int64_t)ddb_get_be(p + 20 + tl, 8);
     return true;
 }
 
@@ -68,11 +74,11 @@ static int config_put(ddbi_engine *db, MDB_txn *txn, const char *table, const co
     char key[300];
     MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key};
     if (c->stream.view == DDB_STREAM_NONE && !c->stream.retention_seconds && !c->stream.retention_bytes &&
-        !c->ttl[0]) {
+        !c->ttl[0] && !c->enabled_ms) {
         int rc = mdb_del(txn, db->meta, &k, NULL);
         return rc == MDB_NOTFOUND ? 0 : rc;
     }
-    uint8_t buf[20 + 256];
+    uint8_t buf[28 + 256];
     MDB_val v = {encode(c, buf), buf};
     return mdb_put(txn, db->meta, &k, &v, 0);
 }
@@ -88,6 +94,7 @@ int ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, ddb_
     if (rc)
         return ddbi_mdb_fail(err, rc, "reading the stream configuration");
     t->stream = c.stream;
+    t->stream_enabled_ms = c.enabled_ms;
     if (!t->stream.retention_seconds)
         t->stream.retention_seconds = DDB_STREAM_DEFAULT_RETENTION_S;
     memcpy(t->ttl_attr, c.ttl, sizeof t->ttl_attr);
@@ -123,6 +130,8 @@ int ddbi_stream_on_create(ddbi_engine *db, MDB_txn *txn, const ddb_table_def *d)
     config c;
     memset(&c, 0, sizeof c);
     c.stream = d->stream;
+    if (d->stream.view != DDB_STREAM_NONE)
+        c.enabled_ms = ddbi_engine_clock_ms(db);
     if (d->ttl_attribute)
         snprintf(c.ttl, sizeof c.ttl, "%s", d->ttl_attribute);
     return config_put(db, txn, d->name, &c);
@@ -160,8 +169,20 @@ static int update_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     config c;
     if ((rc = config_get(db, txn, cx->table, &c)))
         return ddbi_mdb_fail(cx->err, rc, "reading the stream configuration");
-    if (cx->spec)
+    if (cx->spec) {
+        bool was_on = c.stream.view != DDB_STREAM_NONE, on = cx->spec->view != DDB_STREAM_NONE;
+        /* the view of an enabled stream cannot change (API_UpdateTable,
+         * StreamSpecification; DynamoDB answers this ValidationException) */
+        if (was_on && on && c.stream.view != cx->spec->view)
+            return ddbi_fail(cx->err, DDB_EVALIDATION, "Table already has an enabled stream: TableName: %s",
+                             cx->table);
+        /* each enablement a new stream, with a later label */
+        if (!was_on && on) {
+            int64_t now = ddbi_engine_clock_ms(db);
+            c.enabled_ms = now > c.enabled_ms ? now : c.enabled_ms + 1;
+        }
         c.stream = *cx->spec;
+    }
     if (cx->set_ttl)
         snprintf(c.ttl, sizeof c.ttl, "%s", cx->ttl);
     if ((rc = config_put(db, txn, cx->table, &c)) || (rc = ddbi_schema_bump_gen(db, txn)))

@@ -501,6 +501,7 @@ int ddbi_streams_stream_describe(void *impl, const char *table, ddb_stream_desc 
     }
     if (!rc) {
         out->spec = t->stream;
+        out->enabled_ms = t->stream_enabled_ms;
         out->last_seq = s.last_seq;
         out->trimmed_through = s.trimmed_through;
         out->records = s.records;

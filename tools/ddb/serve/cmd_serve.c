@@ -210,8 +210,13 @@ int cmd_serve(cli *c)
         return usage_error(c, "--log-level is none, error, warn, info or debug, not '%s'", opt_get(c, "log-level"));
     lim.body_memory = (size_t)body_mb << 20;
     /* verified first: a damaged file is refused with the command to run,
-     * instead of the TTL sweeper reaching a page LMDB aborts on */
-    ddb_options o = {.ttl_sweep_ms = sweep_ms, .verify = !opt_count(c, "no-verify")};
+     * instead of the TTL sweeper reaching a page LMDB aborts on; reads
+     * return expired items until the sweeper deletes them, as DynamoDB's do
+     * (developer guide, "Time to Live": expired items not yet deleted still
+     * appear in reads); --ttl-hide-expired hides them at once */
+    ddb_options o = {.ttl_sweep_ms = sweep_ms,
+                     .verify = !opt_count(c, "no-verify"),
+                     .ttl_reads = opt_count(c, "ttl-hide-expired") ? DDB_TTL_READS_HIDE : DDB_TTL_READS_SHOW};
     const char *sync = opt_get(c, "sync");
     if (sync) {
         if (strcmp(sync, "full") == 0)

@@ -26,7 +26,10 @@ static const op_entry dynamodb_ops[] = {
     {"CreateTable", op_create_table},
     {"DeleteItem", op_delete_item},
     {"DeleteTable", op_delete_table},
+    {"DescribeContinuousBackups", op_describe_continuous_backups},
+    {"DescribeContributorInsights", op_describe_contributor_insights},
     {"DescribeEndpoints", op_describe_endpoints},
+    {"DescribeKinesisStreamingDestination", op_describe_kinesis_streaming_destination},
     {"DescribeLimits", op_describe_limits},
     {"DescribeTable", op_describe_table},
     {"DescribeTimeToLive", op_describe_ttl},
@@ -42,6 +45,7 @@ static const op_entry dynamodb_ops[] = {
     {"TransactGetItems", op_transact_get},
     {"TransactWriteItems", op_transact_write},
     {"UntagResource", op_untag_resource},
+    {"UpdateContinuousBackups", op_update_continuous_backups},
     {"UpdateItem", op_update_item},
     {"UpdateTable", op_update_table},
     {"UpdateTimeToLive", op_update_ttl},
@@ -109,7 +113,7 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     memset(out, 0, sizeof *out);
     serve_op_fn fn = lookup(target);
     if (!fn) {
-        serve_error_reply(out, 400, "UnknownOperationException", "", NULL);
+        serve_error_reply(out, 400, "UnknownOperationException", "An unknown operation was requested.", NULL);
         return;
     }
     json_error_t jerr;

@@ -1,7 +1,10 @@
 /* ddb serve: DynamoDB Streams (DynamoDBStreams_20120810.*): ListStreams,
  * DescribeStream, GetShardIterator, GetRecords (API_streams_* pages of the
  * DynamoDB API Reference), over libddb's stream of each table, which is
- * one shard.  Shard iterators are self-contained text (no server state):
+ * one shard.  Each enablement of a table's stream is a new stream: its
+ * label (the ARN's last part) is the time it was enabled
+ * (ddb_stream_desc.enabled_ms); an ARN with an older label is not found.
+ * Shard iterators are self-contained text (no server state):
  * the table, where to read from and when the iterator was made; like
  * DynamoDB's they expire after 15 minutes (ExpiredIteratorException).
  * Calls wire.c, reply.c, shapes.c and libddb. */
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define SHARD_ID "shardId-00000000000000000001-00000001"
 #define ITERATOR_TTL_MS (15 * 60 * 1000)
@@ -23,17 +27,33 @@ static void seq_text(uint64_t seq, char out[32])
     snprintf(out, 32, "%021" PRIu64, seq);
 }
 
-char *stream_arn(serve_req *r, const char *table)
+/* A stream's label: the time it was enabled, as DynamoDB writes it
+ * ("2015-05-11T21:21:33.291", UTC, milliseconds). */
+char *stream_label(serve_req *r, int64_t enabled_ms)
 {
-    const char *t = w_table_arn(r, table);
-    size_t n = strlen(t) + sizeof STREAM_LABEL + 16;
-    char *s = ddb_arena_alloc(r->a, n);
-    if (s)
-        snprintf(s, n, "%s/stream/%s", t, STREAM_LABEL);
+    char *s = ddb_arena_alloc(r->a, 80);
+    time_t secs = (time_t)(enabled_ms / 1000);
+    struct tm tm;
+    if (s && gmtime_r(&secs, &tm))
+        snprintf(s, 80, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(enabled_ms % 1000));
+    else if (s)
+        snprintf(s, 80, "1970-01-01T00:00:00.000");
     return s;
 }
 
-/* The table of a stream ARN, which must name an existing table. */
+char *stream_arn(serve_req *r, const char *table, const char *label)
+{
+    const char *t = w_table_arn(r, table);
+    size_t n = strlen(t) + strlen(label) + 16;
+    char *s = ddb_arena_alloc(r->a, n);
+    if (s)
+        snprintf(s, n, "%s/stream/%s", t, label);
+    return s;
+}
+
+/* The table of a stream ARN, which must name an existing table.  Its
+ * label is checked by describe(). */
 static int arn_table(serve_req *r, const char *arn, const char **table)
 {
     *table = w_arn_table(r, arn);
@@ -77,8 +97,9 @@ int op_list_streams(serve_req *r)
                                                                               "StreamArn"))));
             break;
         }
-        json_array_append_new(arr, json_pack("{s:s,s:s,s:s}", "StreamArn", stream_arn(r, names[i]), "TableName",
-                                             names[i], "StreamLabel", STREAM_LABEL));
+        const char *label = stream_label(r, sd.enabled_ms);
+        json_array_append_new(arr, json_pack("{s:s,s:s,s:s}", "StreamArn", stream_arn(r, names[i], label),
+                                             "TableName", names[i], "StreamLabel", label));
     }
     return 0;
 }
@@ -90,7 +111,9 @@ static int describe(serve_req *r, const char *arn, const char **table, ddb_table
     int rc = ddb_describe_table(r->srv->db, *table, r->a, d, &r->err);
     if (!rc)
         rc = ddb_stream_describe(r->srv->db, *table, sd, &r->err);
-    if (rc || !has_stream(sd))
+    /* the stream of an earlier enablement: gone with its records' shard */
+    const char *label = strstr(arn, "/stream/") + 8;
+    if (rc || !has_stream(sd) || strcmp(label, stream_label(r, sd->enabled_ms)) != 0)
         return serve_fail(r, 400, "ResourceNotFoundException", "Requested resource not found: Stream: %s not found",
                           arn);
     return 0;
@@ -113,12 +136,20 @@ static ddb_stream_view last_view(serve_req *r, const char *table, const ddb_stre
     return view;
 }
 
+/* DescribeStream pages the shards (API_streams_DescribeStream: Limit 1 to
+ * 100, ExclusiveStartShardId, LastEvaluatedShardId); there is one.  A
+ * start at or after it leaves none, so a reader paging the shards sees it
+ * once (Alternator's test_streams.py, written to pass on DynamoDB, asks
+ * that a start at the last shard returns no shards). */
 int op_describe_stream(serve_req *r)
 {
-    const char *arn, *table;
+    const char *arn, *table, *start;
     ddb_table_desc *d;
     ddb_stream_desc sd;
-    if (w_str_req(r, r->in, "StreamArn", "streamArn", &arn) || describe(r, arn, &table, &d, &sd))
+    uint64_t limit = 100;
+    bool given;
+    if (w_str_req(r, r->in, "StreamArn", "streamArn", &arn) || w_str(r, r->in, "ExclusiveStartShardId", &start) ||
+        w_uint(r, r->in, "Limit", "limit", 1, 100, &limit, &given) || describe(r, arn, &table, &d, &sd))
         return -1;
     char first[32], last[32];
     seq_text(sd.first_seq ? sd.first_seq : sd.last_seq + 1, first);
@@ -129,11 +160,16 @@ int op_describe_stream(serve_req *r)
         json_object_set_new(range, "EndingSequenceNumber", json_string(last));
     ddb_stream_view view = enabled ? sd.spec.view : last_view(r, table, &sd);
     json_t *shape = table_shape(d, NULL);
-    json_t *desc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:i,s:[{s:s,s:o}]}", "StreamArn", arn, "StreamLabel",
-                             STREAM_LABEL, "StreamStatus", enabled ? "ENABLED" : "DISABLED", "StreamViewType",
-                             ddb_stream_view_name(view), "TableName", table,
-                             "KeySchema", json_object_get(shape, "KeySchema"), "CreationRequestDateTime", 0, "Shards",
-                             "ShardId", SHARD_ID, "SequenceNumberRange", range);
+    json_t *shards = json_array();
+    if (!start || strcmp(start, SHARD_ID) < 0)
+        json_array_append_new(shards, json_pack("{s:s,s:o}", "ShardId", SHARD_ID, "SequenceNumberRange", range));
+    else
+        json_decref(range);
+    json_t *desc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:f,s:o}", "StreamArn", arn, "StreamLabel",
+                             stream_label(r, sd.enabled_ms), "StreamStatus", enabled ? "ENABLED" : "DISABLED",
+                             "StreamViewType", ddb_stream_view_name(view), "TableName", table, "KeySchema",
+                             json_object_get(shape, "KeySchema"), "CreationRequestDateTime",
+                             (double)sd.enabled_ms / 1000.0, "Shards", shards);
     json_decref(shape);
     json_object_set_new(r->out, "StreamDescription", desc);
     return 0;
@@ -184,31 +220,43 @@ int op_get_shard_iterator(serve_req *r)
         return serve_fail(r, 400, "ResourceNotFoundException",
                           "Requested resource not found: Shard does not exist");
     bool at = strcmp(type, "AT_SEQUENCE_NUMBER") == 0, after = strcmp(type, "AFTER_SEQUENCE_NUMBER") == 0;
+    bool horizon = strcmp(type, "TRIM_HORIZON") == 0, latest = strcmp(type, "LATEST") == 0;
+    if (!at && !after && !horizon && !latest)
+        return serve_validation(r,
+                                "1 validation error detected: Value '%s' at 'shardIteratorType' failed to satisfy "
+                                "constraint: Member must satisfy enum value set: [AFTER_SEQUENCE_NUMBER, "
+                                "AT_SEQUENCE_NUMBER, TRIM_HORIZON, LATEST]",
+                                type);
+    /* API_streams_GetShardIterator: SequenceNumber goes with AT_ and
+     * AFTER_SEQUENCE_NUMBER only (Alternator's test_get_shard_iterator,
+     * written to pass on DynamoDB: missing there, or given with
+     * TRIM_HORIZON / LATEST, is a ValidationException) */
+    if ((at || after) && !seqtext)
+        return serve_validation(r, "A SequenceNumber is required for ShardIteratorType %s", type);
+    if ((horizon || latest) && seqtext)
+        return serve_validation(r, "A SequenceNumber may only be given with ShardIteratorType AT_SEQUENCE_NUMBER or "
+                                   "AFTER_SEQUENCE_NUMBER, not %s",
+                                type);
     json_t *it;
     if (at || after) {
-        uint64_t seq;
-        if (!seqtext || parse_u64(seqtext, &seq) || (at && seq == 0))
-            return serve_validation(r, "Invalid SequenceNumber %s for ShardIteratorType %s",
-                                    seqtext ? seqtext : "(none)", type);
-        if (seq > sd.last_seq)
-            return serve_validation(r, "Invalid SequenceNumber %s: beyond the last record %" PRIu64, seqtext,
-                                    sd.last_seq);
+        /* a number of the shard's range: from its StartingSequenceNumber
+         * (the next record's when none is retained) to the newest record */
+        uint64_t seq, first = sd.first_seq ? sd.first_seq : sd.last_seq + 1;
+        if (parse_u64(seqtext, &seq) || seq == 0 || seq > sd.last_seq + 1)
+            return serve_validation(r,
+                                    "Invalid SequenceNumber %s for ShardIteratorType %s: the shard's sequence numbers "
+                                    "run from %021" PRIu64 " to %021" PRIu64,
+                                    seqtext, type, first, sd.last_seq > first ? sd.last_seq : first);
         if (at)
             seq--;
         if (seq < sd.trimmed_through)
             return serve_fail(r, 400, "TrimmedDataAccessException",
                               "The operation attempted to read past the oldest stream record in a shard");
         it = iterator_text(r, table, 'A', seq);
-    } else if (strcmp(type, "TRIM_HORIZON") == 0) {
+    } else if (horizon) {
         it = iterator_text(r, table, 'T', 0);
-    } else if (strcmp(type, "LATEST") == 0) {
-        it = iterator_text(r, table, 'A', sd.last_seq);
     } else {
-        return serve_validation(r,
-                                "1 validation error detected: Value '%s' at 'shardIteratorType' failed to satisfy "
-                                "constraint: Member must satisfy enum value set: [AFTER_SEQUENCE_NUMBER, "
-                                "AT_SEQUENCE_NUMBER, TRIM_HORIZON, LATEST]",
-                                type);
+        it = iterator_text(r, table, 'A', sd.last_seq);
     }
     json_object_set_new(r->out, "ShardIterator", it);
     return 0;

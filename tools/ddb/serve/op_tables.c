@@ -1,9 +1,10 @@
 /* ddb serve: tables.  CreateTable, DeleteTable, DescribeTable, ListTables,
- * UpdateTable (GSI create, stream settings), UpdateTimeToLive,
+ * UpdateTable (GSI create, stream settings; billing mode, throughput and
+ * deletion protection in table_settings.c), UpdateTimeToLive,
  * DescribeTimeToLive, DescribeLimits, DescribeEndpoints (API_* pages of the
  * DynamoDB API Reference).  The embedded engine creates and deletes at
  * once: tables and indexes are ACTIVE as soon as the call returns.  Calls
- * wire.c, reply.c, shapes.c and libddb. */
+ * wire.c, reply.c, shapes.c, table_settings.c and libddb. */
 #include "../cli.h"
 #include "serve.h"
 
@@ -223,6 +224,9 @@ int op_create_table(serve_req *r)
     if (w_str(r, r->in, "BillingMode", &billing) || throughput(r, r->in, &def.rcu, &def.wcu) ||
         stream_spec(r, r->in, &def.stream, &given))
         return -1;
+    if (json_object_get(r->in, "DeletionProtectionEnabled") &&
+        w_bool(r, r->in, "DeletionProtectionEnabled", &def.deletion_protection))
+        return -1;
     bool on_demand = billing && strcmp(billing, "PAY_PER_REQUEST") == 0;
     if (billing && !on_demand && strcmp(billing, "PROVISIONED") != 0)
         return serve_validation(r, "1 validation error detected: Value '%s' at 'billingMode' failed to satisfy "
@@ -267,12 +271,7 @@ json_t *table_description(serve_req *r, const char *table, const char *status)
     json_object_del(t, "StreamDescription");
     json_object_set_new(t, "TableStatus", json_string(status));
     json_object_set_new(t, "TableArn", json_string(w_table_arn(r, table)));
-    json_object_set_new(t, "TableId", json_string(table));
-    json_object_set_new(t, "CreationDateTime", json_integer(0));
-    if (d->def.stream.view) {
-        json_object_set_new(t, "LatestStreamArn", json_string(stream_arn(r, table)));
-        json_object_set_new(t, "LatestStreamLabel", json_string(STREAM_LABEL));
-    }
+    settings_describe(r, t, d, &sd); /* table_settings.c */
     json_t *pt = json_object_get(t, "ProvisionedThroughput");
     if (!pt) {
         pt = json_pack("{s:i,s:i,s:i}", "NumberOfDecreasesToday", 0, "ReadCapacityUnits", 0, "WriteCapacityUnits", 0);
@@ -364,8 +363,9 @@ int op_list_tables(serve_req *r)
 }
 
 /* UpdateTable: GlobalSecondaryIndexUpdates Create and Delete,
- * StreamSpecification.  Updating an index's throughput and changing the
- * table's are refused. */
+ * StreamSpecification, BillingMode, ProvisionedThroughput and
+ * DeletionProtectionEnabled (table_settings.c).  Updating an index's
+ * throughput is refused. */
 int op_update_table(serve_req *r)
 {
     const char *table;
@@ -380,8 +380,8 @@ int op_update_table(serve_req *r)
         if (!defs.used)
             return serve_fail_code(r, DDB_ENOMEM);
     }
-    if (json_object_get(r->in, "ProvisionedThroughput") || json_object_get(r->in, "BillingMode"))
-        return serve_validation(r, "ddb serve cannot change a table's billing mode or provisioned throughput");
+    if (settings_update(r, table)) /* billing mode, throughput, deletion protection (table_settings.c) */
+        return -1;
     const json_t *ups = json_object_get(r->in, "GlobalSecondaryIndexUpdates");
     size_t i, changes = 0;
     const json_t *u;
@@ -397,6 +397,8 @@ int op_update_table(serve_req *r)
     ddb_stream_spec s;
     bool given;
     if (stream_spec(r, r->in, &s, &given))
+        return -1;
+    if (given && settings_stream_check(r, table, &s)) /* enabled twice, disabled twice, a view change */
         return -1;
     json_array_foreach(ups, i, u) {
         const json_t *create = json_object_get(u, "Create"), *del = json_object_get(u, "Delete");

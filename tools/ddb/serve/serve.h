@@ -227,13 +227,30 @@ int op_get_records(serve_req *r);
 int op_execute_statement(serve_req *r);
 int op_batch_execute_statement(serve_req *r);
 int op_execute_transaction(serve_req *r);
+int op_describe_continuous_backups(serve_req *r);
+int op_update_continuous_backups(serve_req *r);
+int op_describe_kinesis_streaming_destination(serve_req *r);
+int op_describe_contributor_insights(serve_req *r);
 
 /* The TableDescription of a table (op_tables.c); NULL after setting the error. */
 json_t *table_description(serve_req *r, const char *table, const char *status);
-/* The label of every stream (its ARN's last part; op_streams.c). */
-#define STREAM_LABEL "1970-01-01T00:00:00.000"
-/* The stream ARN of a table (op_streams.c). */
-char *stream_arn(serve_req *r, const char *table);
+/* A stream's label (its ARN's last part): the time it was enabled,
+ * ddb_stream_desc.enabled_ms (op_streams.c). */
+char *stream_label(serve_req *r, int64_t enabled_ms);
+/* The ARN of a table's stream with that label (op_streams.c). */
+char *stream_arn(serve_req *r, const char *table, const char *label);
+
+/* ---- table_settings.c ---- */
+
+/* The settings of a TableDescription t: TableId, CreationDateTime,
+ * BillingModeSummary, DeletionProtectionEnabled, LatestStreamArn/Label. */
+void settings_describe(serve_req *r, json_t *t, const ddb_table_desc *d, const ddb_stream_desc *sd);
+/* UpdateTable's BillingMode, ProvisionedThroughput and
+ * DeletionProtectionEnabled, applied when given. */
+int settings_update(serve_req *r, const char *table);
+/* UpdateTable's StreamSpecification s against the table's stream: enabling
+ * an enabled one or disabling a disabled one is a ValidationException. */
+int settings_stream_check(serve_req *r, const char *table, const ddb_stream_spec *s);
 
 /* ---- auth.c ---- */
 
