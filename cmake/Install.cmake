@@ -12,10 +12,8 @@
 #   lib/pkgconfig/ddbgen.pc                 pkg-config --cflags --libs ddbgen
 #   lib/cmake/ddbgen/                       find_package(ddbgen): targets,
 #                                           version, ddbgen_add_module()
-#   share/doc/ddbgen/*.md                   the documentation (docs/): the
-#                                           schema language, the architecture,
-#                                           the model, streams, remote, serve,
-#                                           error conformance
+#   share/doc/ddbgen/*.md                   the documentation: README.md and
+#                                           every file of docs/
 #
 # Everything is relocatable: `cmake --install build --prefix DIR` works, and
 # the installed tree can be moved.
@@ -31,11 +29,8 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/include/ddb DESTINATION ${CMAKE_IN
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/templates/ DESTINATION ${DDBGEN_INSTALL_TEMPLATESDIR}
   FILES_MATCHING PATTERN "*.mustache")
 # CMAKE_INSTALL_DOCDIR is share/doc/ddbgen (GNUInstallDirs, after the project name).
-install(FILES ${CMAKE_SOURCE_DIR}/docs/SCHEMA.md ${CMAKE_SOURCE_DIR}/docs/ARCHITECTURE.md
-              ${CMAKE_SOURCE_DIR}/docs/MODEL.md ${CMAKE_SOURCE_DIR}/docs/STREAMS.md
-              ${CMAKE_SOURCE_DIR}/docs/REMOTE.md ${CMAKE_SOURCE_DIR}/docs/SERVER.md
-              ${CMAKE_SOURCE_DIR}/docs/CONFORMANCE.md
-  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+file(GLOB _ddb_docs ${CMAKE_SOURCE_DIR}/docs/*.md)
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${_ddb_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 install(EXPORT ddbgenTargets NAMESPACE ddbgen:: DESTINATION ${DDBGEN_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/ddbgenConfig.cmake.in

@@ -386,6 +386,7 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
         if (!strcmp(t->stream_view, views[i][0]))
             set(o, "stream", json_string(views[i][1]));
     set(o, "provisioned", json_boolean(t->rcu > 0));
+    set(o, "deletion_protection", json_boolean(t->deletion_protection));
     set(o, "rcu", fmt("%llu", t->rcu));
     set(o, "wcu", fmt("%llu", t->wcu));
     set(o, "has_record_entities", json_boolean(t->n_entities > 0));

@@ -32,6 +32,11 @@ ddb *ex_open(int argc, char **argv, const char *default_dir, const ddb_options *
     ex_check(ddb_open(uri, opts, &db, &err), &err, "open the database");
     printf("Database: %s (%s)\n\n", opened_dir, remote ? "remote backend" : "embedded engine");
     for (size_t i = 0; i < n_tables; i++) {
+        /* a schema's DDB_DELETION_PROTECTION protects the table a previous
+         * run left: the example turns it off to start afresh */
+        if (tables[i]->def.deletion_protection)
+            ddb_update_table(db, tables[i]->def.name,
+                             &(ddb_table_update){.set_deletion_protection = true, .deletion_protection = false}, &err);
         int rc = ddb_delete_table(db, tables[i]->def.name, &err);
         if (rc != DDB_ENOTABLE)
             ex_check(rc, &err, "drop the table a previous run left");

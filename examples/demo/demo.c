@@ -325,7 +325,7 @@ int main(int argc, char **argv)
     section("Next");
     printf("Each design note has a schema (schemas/<name>.h) and a program that runs every access\n"
            "pattern of it: build/examples/<name>/<name> for services, products, orders, clinic,\n"
-           "reservations and orgs.  README.md, \"The schema language\", explains the decorators.\n");
+           "reservations and orgs.  docs/TOUR.md walks through the decorators.\n");
     ddb_arena_free(a);
     ddb_close(db);
     return 0;

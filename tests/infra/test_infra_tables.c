@@ -1,6 +1,7 @@
 /* The generated module creates its tables as the schema states them
  * (tests/infra/infra_schema.h): DDB_STREAM's view, DDB_PROVISIONED's
- * throughput on the table and on each GSI (not on the LSI), the TTL
+ * throughput on the table and on each GSI (not on the LSI), deletion
+ * protection, the TTL
  * attribute of the DDB_TTL field; a table without options is on demand with
  * no stream.  The same definition ddbgen --emit-infra writes for AWS
  * (test_infra.py checks that side). */
@@ -45,6 +46,7 @@ static void created_as_declared(void **state)
         fail_msg("describe: %s", err.message);
     assert_int_equal(d->def.stream.view, DDB_STREAM_NEW_AND_OLD_IMAGES);
     assert_int_equal(d->def.rcu, 7);
+    assert_true(d->def.deletion_protection);
     assert_int_equal(d->def.wcu, 3);
     assert_non_null(d->def.ttl_attribute);
     assert_string_equal(d->def.ttl_attribute, "expires");

@@ -35,7 +35,7 @@ CFG=$(find prefix -name ddbgenConfig.cmake)
 if [ -z "$PC" ] || [ -z "$CFG" ] || [ ! -e "$(dirname "$CFG")/ddbgenConfigVersion.cmake" ]; then
     fail "ddbgen.pc / ddbgenConfig.cmake / ddbgenConfigVersion.cmake missing"
 fi
-for f in SCHEMA.md ARCHITECTURE.md MODEL.md STREAMS.md REMOTE.md SERVER.md CONFORMANCE.md; do   # the documentation, with the headers (docs/)
+for f in README.md SCHEMA.md ARCHITECTURE.md MODEL.md STREAMS.md REMOTE.md SERVER.md CONFORMANCE.md USING.md TOUR.md ENGINE.md TOOL.md PERFORMANCE.md; do   # the documentation, with the headers (docs/)
     [ -s "prefix/share/doc/ddbgen/$f" ] || fail "not installed: share/doc/ddbgen/$f"
 done
 

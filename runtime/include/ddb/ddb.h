@@ -745,7 +745,7 @@ int ddb_check_table(ddb *db, const char *table, ddb_check_report *report, ddb_er
  * only defined tables).  report->items counts the databases examined.
  * DDB_OK when clean, DDB_ECORRUPT when problems were found, DDB_ENOTSUP for
  * a remote backend (the service keeps its own catalog).  What the checks
- * detect and what they do not is in the README ("Checking a database"). */
+ * detect and what they do not is in docs/ENGINE.md ("Damaged files and what `ddb check` guarantees"). */
 int ddb_check_catalog(ddb *db, ddb_check_report *report, ddb_error *err);
 
 /* ---- Change streams and TTL ------------------------------------------------- */
