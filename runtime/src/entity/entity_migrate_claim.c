@@ -183,9 +183,9 @@ int ddbi_ent_claims_ops(const ddbi_ent_claims *c, const ddb_item *it, bool check
     const ddb_table_def *td = &c->e->table->def;
     const char *owner = c->n ? ddbi_ent_unique_owner(td, it, a) : NULL;
     for (size_t i = 0; i < c->n; i++) {
-        const ddb_value *v;
-        const char *text;
-        ddb_item *u, *vals = ddb_item_new(a);
+        const ddb_value *v = NULL;
+        const char *text = NULL;
+        ddb_item *u = NULL, *vals = ddb_item_new(a);
         int rc = claim_of(c, i, it, owner, a, &text, &v, &u, err);
         if (rc)
             return rc;
