@@ -138,9 +138,11 @@ static bool same_item(const ddb_entity_desc *e, const ddb_item *a, const ddb_ite
     const ddb_key_desc *k = &e->keys[0];
     const ddb_value *tb = ddb_item_get(b, e->table->type_attr);
     const ddb_value *sa = ddb_item_get(a, k->sk_attr), *sb = ddb_item_get(b, k->sk_attr);
-    return tb && tb->type == DDB_TS && !strcmp(tb->u.s, e->name) &&
-           ddb_value_equal(ddb_item_get(a, k->pk_attr), ddb_item_get(b, k->pk_attr)) && sb && sb->type == DDB_TS &&
-           shard_base(e, sb) == base && !memcmp(sa->u.s, sb->u.s, base);
+    const ddb_value *pa = ddb_item_get(a, k->pk_attr), *pb = ddb_item_get(b, k->pk_attr);
+    /* items read from a damaged file may lack their key attributes */
+    return tb && tb->type == DDB_TS && !strcmp(tb->u.s, e->name) && pa && pb && ddb_value_equal(pa, pb) && sa &&
+           sa->type == DDB_TS && sa->len >= base && sb && sb->type == DDB_TS && shard_base(e, sb) == base &&
+           !memcmp(sa->u.s, sb->u.s, base);
 }
 
 /* The sink of record rec (as sink_of; records come only where no index
