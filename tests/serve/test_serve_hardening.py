@@ -105,7 +105,7 @@ def case_keepalive():
     # server's log was empty): it is said, with the server's log, and the
     # case runs once more on a fresh server; a hang or a partial answer fails.
     for attempt in (1, 2):
-        with Server(DDB, WORK, ["--log-level", "debug"]) as s:
+        with Server(DDB, WORK, ["--log-level", "warn"]) as s:
             answers, hung, closed = keepalive_clients(s.port, 1000, 30, 120)
             log = open(s.log.name).read()[-2000:] if os.path.exists(s.log.name) else ""
         if answers == 0 and hung == 0 and attempt == 1:
