@@ -99,22 +99,14 @@ def case_keepalive():
     # default settings): libmicrohttpd 0.9.75 split the limit into 256 per
     # worker thread and a worker holding exactly 256 stopped serving them
     # (256 requests hung until the client gave up).  Every request answered.
-    # A run in which not one request was answered and every connection was
-    # closed is the environment failing, not the server hanging (seen once
-    # per fresh CI clone, never reproduced with the same binary: the
-    # server's log was empty): it is said, with the server's log, and the
-    # case runs once more on a fresh server; a hang or a partial answer fails.
-    for attempt in (1, 2):
-        with Server(DDB, WORK, ["--log-level", "warn"]) as s:
-            answers, hung, closed = keepalive_clients(s.port, 1000, 30, 120)
-            log = open(s.log.name).read()[-2000:] if os.path.exists(s.log.name) else ""
-        if answers == 0 and hung == 0 and attempt == 1:
-            print("WARNING: keepalive: no answer and every connection closed; the server's log:\n%s" % log)
-            continue
-        check(hung == 0 and closed == 0, "%d of 1000 connections hung, %d closed (%d answers); the server's log:\n%s" %
-              (hung, closed, answers, log))
+    # A burst of 1,000 connections must fit the listen queue too: with a
+    # backlog of 512, a slow server (the ASan build) found every connection
+    # reset before it accepted them.
+    with Server(DDB, WORK, ["--log-level", "warn"]) as s:
+        answers, hung, closed = keepalive_clients(s.port, 1000, 30, 120)
+        check(hung == 0 and closed == 0, "%d of 1000 connections hung, %d closed (%d answers)" %
+              (hung, closed, answers))
         check(answers == 30000, "answers: %d" % answers)
-        return
 
 
 def case_trickle():

@@ -78,7 +78,9 @@ static int open_listener(cli *c, const char *listen_at, bool *loopback, char *bo
     int one = 1;
     *loopback = is_loopback(res->ai_addr);
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-        bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 512)) {
+        bind(fd, res->ai_addr, res->ai_addrlen) || /* a burst of connections up to --max-connections waits in the
+                                                        * accept queue (512 dropped and reset the rest of 1,000) */
+        listen(fd, SOMAXCONN)) {
         cli_failf(c, "cannot listen on %s: %s", listen_at, strerror(errno));
         if (fd >= 0)
             close(fd);
