@@ -64,19 +64,32 @@ static void *new_obj(mctx *x, const model_entity *e)
     return o;
 }
 
+/* The field "FIELD=VALUE" names (C member or stored attribute, compared
+ * whole) and *value the text after '='; -1 without '=' (*value NULL) or
+ * when no field has that name. */
+static int field_of_arg(const ddb_struct_desc *st, const char *arg, const char **value)
+{
+    const char *eq = strchr(arg, '=');
+    *value = eq ? eq + 1 : NULL;
+    size_t n = eq ? (size_t)(eq - arg) : 0;
+    for (uint16_t i = 0; eq && i < st->n_fields; i++)
+        if ((strlen(st->fields[i].name) == n && !strncmp(st->fields[i].name, arg, n)) ||
+            (strlen(st->fields[i].attr) == n && !strncmp(st->fields[i].attr, arg, n)))
+            return i;
+    return -1;
+}
+
 /* FIELD=VALUE arguments pos[from..] into obj; given collects the fields. */
 static int field_args(mctx *x, const model_entity *e, size_t from, void *obj, ddb_ent_mask *given)
 {
     for (size_t i = from; i < x->c->o.npos; i++) {
-        const char *arg = x->c->o.pos[i], *eq = strchr(arg, '=');
-        if (!eq)
+        const char *arg = x->c->o.pos[i], *value;
+        int f = field_of_arg(e->desc.st, arg, &value);
+        if (!value)
             return usage_error(x->c, "'%s' is not FIELD=VALUE", arg);
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
-        int f = model_field_index(e->desc.st, name);
         if (f < 0)
-            return cli_failf(x->c, "%s has no field '%s'", e->desc.name, name);
-        if (model_field_text_in(e->desc.st, f, eq + 1, obj, x->a, x->why, sizeof x->why))
+            return cli_failf(x->c, "%s has no field '%.*s'", e->desc.name, (int)(value - 1 - arg), arg);
+        if (model_field_text_in(e->desc.st, f, value, obj, x->a, x->why, sizeof x->why))
             return cli_failf(x->c, "%s", x->why);
         if (given)
             ddb_ent_mask_set(given, (unsigned)f);
@@ -257,19 +270,17 @@ static int cmd_model_update(cli *c)
     else if (e && obj && !field_args(&x, e, 1, obj, &key) && !key_fields_given(&x, e, &e->desc.keys[0], &key, true)) {
         rc = 0;
         for (int i = 0; !rc && i < opt_count(c, "set"); i++) {
-            const char *arg = opt_nth(c, "set", i), *eq = strchr(arg, '=');
-            char name[256];
-            snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : 0, arg);
-            int f = eq ? model_field_index(e->desc.st, name) : -1;
-            if (!eq)
+            const char *arg = opt_nth(c, "set", i), *value;
+            int f = field_of_arg(e->desc.st, arg, &value);
+            if (!value)
                 rc = usage_error(c, "--set takes FIELD=VALUE, not '%s'", arg);
             else if (f < 0)
-                rc = cli_failf(c, "%s has no field '%s'", e->desc.name, name);
+                rc = cli_failf(c, "%s has no field '%.*s'", e->desc.name, (int)(value - 1 - arg), arg);
             else if (e->desc.st->fields[f].flags & DDB_FIELD_KEY)
                 rc = cli_failf(c, "'%s' is a key field of %s: a key cannot be updated (put the item under its new key "
                                   "and delete the old one)",
-                               name, e->desc.name);
-            else if (model_field_text_in(e->desc.st, f, eq + 1, obj, x.a, x.why, sizeof x.why))
+                               e->desc.st->fields[f].name, e->desc.name);
+            else if (model_field_text_in(e->desc.st, f, value, obj, x.a, x.why, sizeof x.why))
                 rc = cli_failf(c, "%s", x.why);
             else
                 ddb_ent_mask_set(&set, (unsigned)f);
@@ -347,17 +358,16 @@ static int cmd_model_query(cli *c)
         if (!arg)
             continue;
         nops++;
-        const char *eq = strchr(arg, '=');
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : 0, arg);
-        int f = eq ? model_field_index(e->desc.st, name) : -1, level = f >= 0 ? level_of(kd, f) : -1;
-        if (!eq || f < 0 || level < 0) {
+        const char *value;
+        int f = field_of_arg(e->desc.st, arg, &value), level = f >= 0 ? level_of(kd, f) : -1;
+        char *lo = value ? ddb_arena_strdup(x.a, value) : NULL; /* BETWEEN's comma is cut in place */
+        if (value && !lo)
+            return (done(&x), cli_failf(c, "out of memory"));
+        if (!value || f < 0 || level < 0) {
             done(&x);
             return cli_failf(c, "--%s takes FIELD=VALUE with a field of the sort key of %s.%s", ops[i].opt,
                              e->desc.name, pattern_name(e, kd));
         }
-        char lo[1024];
-        snprintf(lo, sizeof lo, "%s", eq + 1);
         const char *hi_text = NULL;
         if (ops[i].op == DDB_ENT_SK_BETWEEN) {
             char *comma = strchr(lo, ',');
