@@ -320,11 +320,30 @@ int ddb_sync(ddb *db, ddb_error *err);
 
 /* ---- Tables -------------------------------------------------------------- */
 
+#define DDB_MAX_KEY_ATTRS 4   /* attributes per side of a GSI key (DynamoDB's limit) */
+
+/* One further attribute of a multi-attribute index key. */
+typedef struct ddb_key_part {
+    const char *name;
+    ddb_type type;     /* DDB_TS, DDB_TN or DDB_TB */
+} ddb_key_part;
+
 typedef struct ddb_key_schema {
-    const char *pk;    /* partition key attribute */
+    const char *pk;    /* first (or only) partition key attribute */
     ddb_type pk_type;  /* DDB_TS, DDB_TN or DDB_TB */
-    const char *sk;    /* sort key attribute, NULL = none */
+    const char *sk;    /* first (or only) sort key attribute, NULL = none */
     ddb_type sk_type;  /* ignored when sk is NULL */
+    /* Multi-attribute keys (global secondary indexes only): the further
+     * partition-key and sort-key attributes after pk / sk, in declared order
+     * (at most DDB_MAX_KEY_ATTRS - 1 each; sk_more needs sk).  The
+     * partition is the hash of all partition-key attributes together; items
+     * are ordered by the sort-key attributes in declared order, each by its
+     * own type.  Such an index is queried with ddb_query_params.key_condition
+     * only (see docs/ENGINE.md).  Zero (NULL, 0): a single-attribute key. */
+    const ddb_key_part *pk_more;
+    size_t n_pk_more;
+    const ddb_key_part *sk_more;
+    size_t n_sk_more;
 } ddb_key_schema;
 
 typedef enum ddb_projection {
@@ -647,7 +666,12 @@ typedef struct ddb_query_params {
     const ddb_expr *filter;     /* FilterExpression, applied after the 1 MB limit */
     const ddb_expr *projection; /* ProjectionExpression */
     const ddb_item *values;     /* ExpressionAttributeValues (key condition, filter) */
-    /* KeyConditionExpression: when set, it gives pk / sk_op / sk1 / sk2 */
+    /* KeyConditionExpression: when set, it gives pk / sk_op / sk1 / sk2.
+     * The only form for an index with multi-attribute keys: equality on
+     * every partition-key attribute, then sort-key attributes left to
+     * right, equality on each, optionally a range condition (< <= > >=
+     * BETWEEN begins_with) on the last one named, no gaps (the struct form
+     * answers DDB_EVALIDATION for such an index). */
     const ddb_expr *key_condition;
     /* Select ALL_ATTRIBUTES: on a local secondary index that does not
      * project every attribute, each item is read whole from the table
