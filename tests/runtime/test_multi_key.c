@@ -31,6 +31,8 @@
  * attribute named after it. */
 #include "testutil.h"
 
+#include "core/key_parts.h"
+
 #include <ctype.h>
 #include <ddb/json.h>
 #include <stdio.h>
@@ -407,10 +409,111 @@ static void test_definitions(void **state)
     tu_rmdir(dir);
 }
 
+/* The sort form of tuples (key_parts.h) orders them as DynamoDB orders a
+ * multi-attribute sort key: attribute by attribute in declared order,
+ * numbers as numbers, strings and binaries as bytes (shorter first when one
+ * begins the other), whatever bytes the values hold.  Random tuples of
+ * (N, S, B) over an alphabet of 0x00, 0x01, 'a' and 0xff. */
+static int tuple_cmp(const ddb_value *const *x, const ddb_value *const *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int c = ddb_value_compare(x[i], y[i]);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+static ddb_value *random_part(ddb_arena *a, ddb_type type, unsigned *seed)
+{
+    static const char *const nums[] = {"-100", "-2.5", "-2", "-0.001", "0", "0.001", "1", "1.5", "10", "99", "1E+30"};
+    if (type == DDB_TN) {
+        ddb_value *v;
+        TU_OK(ddb_v_n(a, nums[rand_r(seed) % 11], &v, NULL));
+        return v;
+    }
+    static const uint8_t alphabet[] = {0x00, 0x01, 'a', 0xff};
+    uint8_t b[4];
+    size_t len = 1 + (size_t)rand_r(seed) % 4;
+    for (size_t i = 0; i < len; i++)
+        b[i] = alphabet[rand_r(seed) % 4];
+    if (type == DDB_TB)
+        return ddb_v_b(a, b, len);
+    for (size_t i = 0; i < len; i++)
+        b[i] = b[i] == 0xff ? 'z' : b[i]; /* strings stay UTF-8 */
+    return ddb_v_s(a, (const char *)b, len);
+}
+
+static void test_sort_form_order(void **state)
+{
+    (void)state;
+    ddb_arena *a = ddb_arena_new();
+    unsigned seed = 27;
+    const ddb_type types[3] = {DDB_TN, DDB_TS, DDB_TB};
+    static uint8_t ex[DDB_KEY_PARTS_MAX], ey[DDB_KEY_PARTS_MAX];
+    for (int round = 0; round < 20000; round++) {
+        const ddb_value *x[3], *y[3];
+        for (size_t i = 0; i < 3; i++) {
+            x[i] = random_part(a, types[i], &seed);
+            /* often the same value, so that later attributes decide */
+            y[i] = rand_r(&seed) % 2 ? x[i] : random_part(a, types[i], &seed);
+        }
+        size_t lx = ddbi_key_parts_encode(x, 3, ex), ly = ddbi_key_parts_encode(y, 3, ey);
+        assert_true(lx && ly);
+        int c = memcmp(ex, ey, lx < ly ? lx : ly);
+        if (!c)
+            c = lx < ly ? -1 : lx > ly;
+        int want = tuple_cmp(x, y, 3);
+        if ((c > 0) != (want > 0) || (c < 0) != (want < 0))
+            fail_msg("round %d: sort forms compare %d, the tuples %d", round, c, want);
+        if (round % 1000 == 999)
+            ddb_arena_reset(a);
+    }
+    ddb_arena_free(a);
+}
+
+/* Sort forms longer than a stored key's inline part (long strings sharing
+ * their first 600 bytes) keep their order in Query, both ways and a page at
+ * a time. */
+static void test_long_sort_values(void **state)
+{
+    (void)state;
+    ddb *db = open_matches("mk_long");
+    ddb_arena *a = ddb_arena_new();
+    const char *ends[] = {"b", "a", "a\\u0000", "ab", "c"}; /* put in this order */
+    char json[2048], stem[601];
+    memset(stem, 'x', 600);
+    stem[600] = '\0';
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(json, sizeof json,
+                 "{\"id\":{\"S\":\"L%zu\"},\"tid\":{\"S\":\"t1\"},\"rgn\":{\"S\":\"eu\"},\"round\":{\"N\":\"1\"},"
+                 "\"bracket\":{\"S\":\"%s%s\"},\"tag\":{\"B\":\"AQ==\"}}",
+                 i, stem, ends[i]);
+        put(db, a, json);
+    }
+    ddb_item *v = json_item(a, part_values);
+    char got[256];
+    for (uint32_t limit = 0; limit < 3; limit++) {
+        query_ids(db, "tid = :t AND rgn = :r", v, false, limit, got, sizeof got);
+        assert_string_equal(got, "L1 L2 L3 L0 L4");
+        query_ids(db, "tid = :t AND rgn = :r AND round = :n", v, true, limit, got, sizeof got);
+        assert_string_equal(got, "L4 L0 L3 L2 L1");
+    }
+    ddb_check_report rep;
+    ddb_error err = {0};
+    TU_OK(ddb_check_table(db, "Matches", &rep, &err));
+    assert_int_equal(rep.problems, 0);
+    ddb_arena_free(a);
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sort_form_order),
         cmocka_unit_test(test_order_and_pages),
+        cmocka_unit_test(test_long_sort_values),
         cmocka_unit_test(test_key_condition_rules),
         cmocka_unit_test(test_writes),
         cmocka_unit_test(test_definitions),
