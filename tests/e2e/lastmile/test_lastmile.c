@@ -22,36 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool remote(void)
-{
-    return getenv("DDB_TEST_URI") && *getenv("DDB_TEST_URI");
-}
+#include "../fresh_db.h"
 
-#define OK(expr)                                                                                                      \
-    do {                                                                                                              \
-        int rc_ = (expr);                                                                                             \
-        if (rc_)                                                                                                      \
-            fail_msg("%s: %s (%s)", #expr, ddb_strerror(rc_), err.message);                                           \
-    } while (0)
-
-/* A fresh database ("mem:", removed at close) or the server's, with the table. */
 static ddb *open_db(void)
 {
-    ddb *db;
-    ddb_error err;
-    OK(ddb_open(remote() ? getenv("DDB_TEST_URI") : "mem:", NULL, &db, &err));
-    int rc = ddb_delete_table(db, "CollT2", &err);
-    assert_true(rc == DDB_OK || rc == DDB_ENOTABLE);
-    OK(t_create_table(db, &err));
-    return db;
+    return fresh_db("CollT2", t_create_table);
 }
 
 static void close_db(ddb *db)
 {
-    ddb_error err;
-    if (remote())
-        ddb_delete_table(db, "CollT2", &err);
-    ddb_close(db);
+    fresh_db_close(db, "CollT2");
 }
 
 /* One org (two shard items) and six users u1..u6 in partition ORG#o1. */
