@@ -169,6 +169,7 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
     set(o, "last_seg", json_integer(k->has_sk && k->sk.n_segs ? (json_int_t)k->sk.n_segs - 1 : 0));
     set(o, "segs", take(&segs));
     set(o, "eq_segs", take(&eq));
+    set(o, "by_fields", json_boolean(k->by_fields));
     set(o, "level_sets", take(&sets));
     json_decref(fn);
     json_decref(pid);
