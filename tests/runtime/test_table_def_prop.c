@@ -263,12 +263,12 @@ static void to_def(const m_table *t, ddb_table_def *d, ddb_index_def *ix, const 
 {
     memset(d, 0, sizeof *d);
     d->name = t->n.s;
-    d->key = (ddb_key_schema){t->pk.s, DDB_TS, t->has_sk ? t->sk.s : NULL, DDB_TS};
+    d->key = (ddb_key_schema){.pk = t->pk.s, .pk_type = DDB_TS, .sk = t->has_sk ? t->sk.s : NULL, .sk_type = DDB_TS};
     for (size_t i = 0; i < t->n_ix; i++) {
         const m_index *x = &t->ix[i];
         for (size_t j = 0; j < x->n_inc; j++)
             inc[i][j] = x->inc[j].s;
-        ix[i] = (ddb_index_def){x->n.s, x->local, {x->pk.s, DDB_TS, x->has_sk ? x->sk.s : NULL, DDB_TS}, x->proj,
+        ix[i] = (ddb_index_def){x->n.s, x->local, {.pk = x->pk.s, .pk_type = DDB_TS, .sk = x->has_sk ? x->sk.s : NULL, .sk_type = DDB_TS}, x->proj,
                                 x->proj == DDB_PROJ_INCLUDE ? inc[i] : NULL,
                                 x->proj == DDB_PROJ_INCLUDE ? x->n_inc : 0, 0, 0};
     }
@@ -390,7 +390,7 @@ static void req_add_index(ddb *db)
     const char *inc[110];
     for (size_t j = 0; j < x.n_inc; j++)
         inc[j] = x.inc[j].s;
-    ddb_index_def d = {x.n.s, false, {x.pk.s, DDB_TS, x.has_sk ? x.sk.s : NULL, DDB_TS}, x.proj,
+    ddb_index_def d = {x.n.s, false, {.pk = x.pk.s, .pk_type = DDB_TS, .sk = x.has_sk ? x.sk.s : NULL, .sk_type = DDB_TS}, x.proj,
                        x.proj == DDB_PROJ_INCLUDE ? inc : NULL, x.proj == DDB_PROJ_INCLUDE ? x.n_inc : 0, 0, 0};
     hits[H_PROJ100] += projected(t) + d.n_include == 100;
     hits[H_PROJ101] += projected(t) + d.n_include == 101;

@@ -322,7 +322,7 @@ static int build_table(loader *l, const json_t *t, ddb_schema_table *out)
     json_array_foreach(indexes, k, x) {
         const char *kind = json_string_value(json_object_get(x, "kind"));
         const json_t *pk = json_object_get(x, "pk"), *sk = json_object_get(x, "sk");
-        ddb_key_schema ks = {NULL, DDB_TS, NULL, DDB_TS};
+        ddb_key_schema ks = {.pk = NULL, .pk_type = DDB_TS};
         if (pk)
             ks.pk = str(l, pk, "attr", "a key"), ks.pk_type = key_type(pk);
         if (sk)

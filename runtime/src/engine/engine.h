@@ -37,6 +37,11 @@ typedef struct ddb_index_rt {
     bool local;
     char *pk, *sk;
     ddb_type pk_type, sk_type;
+    /* a multi-attribute key (GSIs only): the partition-key and sort-key
+     * attributes after pk and sk, in declared order */
+    size_t n_pk_more, n_sk_more;
+    char *pk_more[DDB_MAX_KEY_ATTRS - 1], *sk_more[DDB_MAX_KEY_ATTRS - 1];
+    ddb_type pk_more_type[DDB_MAX_KEY_ATTRS - 1], sk_more_type[DDB_MAX_KEY_ATTRS - 1];
     ddb_projection proj;
     char **include;
     size_t n_include;

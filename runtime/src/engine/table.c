@@ -52,6 +52,10 @@ void ddbi_tables_free(ddb_table_rt *t)
             free(t->idx[i].name);
             free(t->idx[i].pk);
             free(t->idx[i].sk);
+            for (size_t j = 0; j < t->idx[i].n_pk_more; j++)
+                free(t->idx[i].pk_more[j]);
+            for (size_t j = 0; j < t->idx[i].n_sk_more; j++)
+                free(t->idx[i].sk_more[j]);
             for (size_t j = 0; j < t->idx[i].n_include; j++)
                 free(t->idx[i].include[j]);
             free(t->idx[i].include);
@@ -107,6 +111,14 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_
         x->pk_type = d->key.pk_type;
         x->sk = sdup(d->key.sk, &names);
         x->sk_type = d->key.sk_type;
+        for (size_t j = 0; j < d->key.n_pk_more && j < DDB_MAX_KEY_ATTRS - 1; j++) {
+            x->pk_more[x->n_pk_more] = sdup(d->key.pk_more[j].name, &names);
+            x->pk_more_type[x->n_pk_more++] = d->key.pk_more[j].type;
+        }
+        for (size_t j = 0; j < d->key.n_sk_more && j < DDB_MAX_KEY_ATTRS - 1; j++) {
+            x->sk_more[x->n_sk_more] = sdup(d->key.sk_more[j].name, &names);
+            x->sk_more_type[x->n_sk_more++] = d->key.sk_more[j].type;
+        }
         x->proj = d->projection;
         x->rcu = d->rcu;
         x->wcu = d->wcu;
@@ -657,7 +669,8 @@ int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_t
     }
     memset(d, 0, sizeof *d);
     d->def.name = ddb_arena_strdup(a, t->name);
-    d->def.key = (ddb_key_schema){ddb_arena_strdup(a, t->pk), t->pk_type, ddb_arena_strdup(a, t->sk), t->sk_type};
+    d->def.key = (ddb_key_schema){.pk = ddb_arena_strdup(a, t->pk), .pk_type = t->pk_type,
+                                  .sk = ddb_arena_strdup(a, t->sk), .sk_type = t->sk_type};
     d->def.rcu = t->rcu;
     d->def.wcu = t->wcu;
     d->def.stream = t->stream;
@@ -667,9 +680,19 @@ int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_t
         const char **inc = x->n_include ? ddb_arena_alloc(a, x->n_include * sizeof *inc) : NULL;
         for (size_t j = 0; inc && j < x->n_include; j++)
             inc[j] = ddb_arena_strdup(a, x->include[j]);
-        ix[i] = (ddb_index_def){ddb_arena_strdup(a, x->name), x->local,
-                                {ddb_arena_strdup(a, x->pk), x->pk_type, ddb_arena_strdup(a, x->sk), x->sk_type},
-                                x->proj, inc, x->n_include, x->rcu, x->wcu};
+        ddb_key_part *more = ddb_arena_alloc(a, 2 * (DDB_MAX_KEY_ATTRS - 1) * sizeof *more);
+        if (!more) {
+            ddbi_read_end(txn);
+            return ddbi_fail_oom(err, __func__);
+        }
+        ddb_key_schema key;
+        ddbi_index_key_schema(x, &key, more);
+        key.pk = ddb_arena_strdup(a, key.pk);
+        key.sk = ddb_arena_strdup(a, key.sk);
+        for (size_t j = 0; j < x->n_pk_more + x->n_sk_more; j++)
+            more[j].name = ddb_arena_strdup(a, more[j].name);
+        ix[i] = (ddb_index_def){ddb_arena_strdup(a, x->name), x->local, key, x->proj, inc, x->n_include, x->rcu,
+                                x->wcu};
     }
     d->def.indexes = ix;
     d->def.n_indexes = t->n_idx;
@@ -746,17 +769,21 @@ typedef struct addix_ctx {
     bool locked;
 } addix_ctx;
 
-/* The definition of a cached table, borrowing its strings. */
-static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
+/* The definition of a cached table, borrowing its strings (more: room
+ * for the further key attributes of every index). */
+static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix,
+                   ddb_key_part (*more)[2 * (DDB_MAX_KEY_ATTRS - 1)])
 {
     for (size_t i = 0; i < t->n_idx; i++) {
         const ddb_index_rt *x = &t->idx[i];
-        ix[i] = (ddb_index_def){x->name, x->local, {x->pk, x->pk_type, x->sk, x->sk_type},
-                                x->proj, (const char *const *)x->include, x->n_include, x->rcu, x->wcu};
+        ddb_key_schema key;
+        ddbi_index_key_schema(x, &key, more[i]);
+        ix[i] = (ddb_index_def){x->name, x->local, key, x->proj, (const char *const *)x->include, x->n_include,
+                                x->rcu, x->wcu};
     }
     memset(d, 0, sizeof *d);
     d->name = t->name;
-    d->key = (ddb_key_schema){t->pk, t->pk_type, t->sk, t->sk_type};
+    d->key = (ddb_key_schema){.pk = t->pk, .pk_type = t->pk_type, .sk = t->sk, .sk_type = t->sk_type};
     d->indexes = ix;
     d->n_indexes = t->n_idx;
     d->rcu = t->rcu;
@@ -838,8 +865,9 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
                         "Attempting to create an index which already exists (table %s, index %s)", t->name,
                         cx->x->name); /* UpdateTable's answer, as observed on DynamoDB */
     ddb_index_def ix[DDB_MAX_INDEXES + 1];
+    ddb_key_part more[DDB_MAX_INDEXES][2 * (DDB_MAX_KEY_ATTRS - 1)];
     ddb_table_def d;
-    def_of(t, &d, ix);
+    def_of(t, &d, ix, more);
     ix[d.n_indexes++] = *cx->x;
     if ((rc = ddbi_index_request_check("globalSecondaryIndexUpdates.1.member.create.", cx->x, cx->err)) ||
         (rc = ddbi_table_def_validate(&d, cx->err)))
@@ -857,23 +885,30 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         return ddbi_mdb_fail(cx->err, rc, "UpdateTable");
     /* backfill: every item that has the index key attributes */
     ddb_index_rt xr = {.name = (char *)cx->x->name, .pk = (char *)cx->x->key.pk, .sk = (char *)cx->x->key.sk,
-                       .pk_type = cx->x->key.pk_type, .sk_type = cx->x->key.sk_type};
+                       .pk_type = cx->x->key.pk_type, .sk_type = cx->x->key.sk_type,
+                       .n_pk_more = cx->x->key.n_pk_more, .n_sk_more = cx->x->key.n_sk_more};
+    for (size_t j = 0; j < xr.n_pk_more; j++) { /* (the validator bounded the counts) */
+        xr.pk_more[j] = (char *)cx->x->key.pk_more[j].name;
+        xr.pk_more_type[j] = cx->x->key.pk_more[j].type;
+    }
+    for (size_t j = 0; j < xr.n_sk_more; j++) {
+        xr.sk_more[j] = (char *)cx->x->key.sk_more[j].name;
+        xr.sk_more_type[j] = cx->x->key.sk_more[j].type;
+    }
     ddb_arena *a = ddb_arena_new();
     MDB_val k, v;
     int g = a ? mdb_cursor_get(c, &k, &v, MDB_FIRST) : ENOMEM;
     while (g == 0) {
         ddb_item *it;
-        const ddb_value *ipk, *isk;
         if ((rc = ddbi_stored_key_check(t->name, "an item key", &k, cx->err)) ||
             (ddbi_decode_item(v.mv_data, v.mv_size, a, &it) &&
              (rc = ddbi_fail_stored(cx->err, t->name, k.mv_data, k.mv_size, "UpdateTable: the stored item is unreadable")))) {
             g = DDB_ECORRUPT;
             break;
         }
-        int in = ddbi_keys_index(&xr, it, &ipk, &isk, NULL);
+        ddb_key ik;
+        int in = ddbi_keys_index_key(&xr, it, &ik, NULL);
         if (in > 0) {
-            ddb_key ik;
-            ddbi_key_make(&ik, ipk, isk);
             MDB_val ikv = {ik.len, ik.b}, data = k;
             if ((g = mdb_put(txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
                 break;

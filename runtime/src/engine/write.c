@@ -36,15 +36,6 @@ static int load_old(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const 
     return DDB_OK;
 }
 
-static int index_entry(const ddb_index_rt *x, const ddb_item *it, ddb_key *k, ddb_error *err)
-{
-    const ddb_value *pk, *sk;
-    int in = ddbi_keys_index(x, it, &pk, &sk, err);
-    if (in > 0)
-        ddbi_key_make(k, pk, sk);
-    return in;
-}
-
 /* Did a write change what index x projects of an item whose entry stays
  * (same index key, so the key attributes are unchanged)? */
 static bool projection_changed(const ddb_index_rt *x, const ddb_item *old, const ddb_item *nw)
@@ -73,8 +64,8 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
 {
     (void)db;
     ddb_key ok, nk;
-    int in_old = old ? index_entry(x, old, &ok, NULL) : 0;
-    int in_new = nw ? index_entry(x, nw, &nk, err) : 0;
+    int in_old = old ? ddbi_keys_index_key(x, old, &ok, NULL) : 0;
+    int in_new = nw ? ddbi_keys_index_key(x, nw, &nk, err) : 0;
     if (in_new < 0)
         return in_new;
     if (in_old < 0)
@@ -157,7 +148,7 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update
  * the indexes' (through a nested path). */
 static int check_update_keys(const ddb_table_rt *t, const ddb_expr *update, ddb_error *err)
 {
-    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    const char *keys[2], *ixk[DDBI_INDEX_KEYS_MAX];
     size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
     return ddbi_expr_update_check_keys(update, keys, nk, ixk, nix, err);
 }
