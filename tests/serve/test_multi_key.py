@@ -2,8 +2,9 @@
 """`ddb serve` and global secondary indexes with multi-attribute keys, driven
 by boto3 and, when it is installed, the AWS CLI: CreateTable, UpdateTable and
 DescribeTable with a KeySchema of several HASH and several RANGE elements,
-items written and queried through such an index, pages, Scan, errors, and
-the definition read back by a restarted server.
+items written and queried through such an index, pages, Scan, errors, the
+definition read back by a restarted server, and the ddb tool on its
+directory (describe, query --key-condition, check, export and import).
 
 DynamoDB's rules, as the developer guide's "Multi-attribute keys pattern"
 (GSI.DesignPattern.MultiAttributeKeys.html) and the API reference's
@@ -188,6 +189,34 @@ def awscli(endpoint):
     check([i["id"]["S"] for i in r["Items"]] == ["m4", "m3", "m2", "m1"], r)
 
 
+def tool(*args):
+    p = subprocess.run([DDB] + list(args), capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, "ddb %s: %s" % (" ".join(args), p.stderr))
+    return p.stdout
+
+
+def tool_ids(db):
+    out = tool("--db", db, "query", "Matches", "--index", "ByRound", "--key-condition", "tid = :t AND rgn = :r",
+               "--values", json.dumps({":t": {"S": "t1"}, ":r": {"S": "eu"}}))
+    return [json.loads(line)["id"]["S"] for line in out.splitlines()]
+
+
+def tools_and_export(db):
+    """The ddb tool on the server's directory: describe, query, check; then
+    export and import into a fresh table with the same index."""
+    check("(tid (S), rgn (S)), (round (N), bracket (S))" in tool("--db", db, "describe", "Matches"), "describe")
+    check(tool_ids(db) == ["m4", "m3", "m2", "m1"], "ddb query --key-condition")
+    check("all clean" in tool("--db", db, "check"), "ddb check")
+    dump = os.path.join(WORK, "matches.jsonl")
+    tool("--db", db, "export", "Matches", dump)
+    with Server(DDB, os.path.join(WORK, "imported")) as s:
+        create(client(s.endpoint))
+        db2 = s.db
+    tool("--db", db2, "import", "Matches", dump)
+    check(tool_ids(db2) == ["m4", "m3", "m2", "m1"], "the index of the imported items")
+    check("all clean" in tool("--db", db2, "check"), "ddb check after the import")
+
+
 def main():
     with Server(DDB, os.path.join(WORK, "multi")) as s:
         c = client(s.endpoint)
@@ -203,6 +232,7 @@ def main():
         described(c)
         check(ids(c, "tid = :t AND rgn = :r", {":t": {"S": "t1"}, ":r": {"S": "eu"}}) == ["m4", "m3", "m2", "m1"],
               "after a restart")
+    tools_and_export(db)
     print("ok")
 
 

@@ -72,6 +72,8 @@ static const opt_spec query_opts[] = {
     {"sk-begins", 0, 1, false, "PREFIX", "begins_with(sort key, PREFIX)"},
     {"sk-between", 0, 2, false, "V", "sort key BETWEEN the two values"},
     {"index", 0, 1, false, "NAME", "query a secondary index"},
+    {"key-condition", 0, 1, false, "EXPR", "KeyConditionExpression (instead of --pk and --sk-*; the form for an index "
+                                           "with a multi-attribute key)"},
     {"filter", 0, 1, false, "EXPR", "FilterExpression"},
     {"projection", 0, 1, false, "EXPR", "ProjectionExpression"},
     EXPR_OPTS,
