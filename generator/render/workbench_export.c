@@ -195,11 +195,12 @@ static json_t *data_model(const ddbgen_ir_table *t, FILE *warn)
     json_t *x;
     size_t multi = 0;
     json_array_foreach(json_object_get(req, "GlobalSecondaryIndexes"), i, x) {
-        const json_t *ks = json_object_get(x, "KeySchema");
-        if (json_array_size(ks) > 2 ||
-            (json_array_size(ks) == 2 &&
-             !strcmp(json_string_value(json_object_get(json_array_get(ks, 1), "KeyType")), "HASH"))) {
-            multi++; /* several attributes a side: a Workbench model names one */
+        const char *iname = json_string_value(json_object_get(x, "IndexName"));
+        bool by_fields = false;
+        for (size_t k = 0; k < t->n_indexes; k++)
+            by_fields |= t->indexes[k].by_fields && !strcmp(t->indexes[k].name, iname);
+        if (by_fields) {
+            multi++; /* keyed on the fields' own attributes: a Workbench facet keys on generic ones */
             continue;
         }
         json_t *g = json_pack("{s:O, s:o, s:O}", "IndexName", json_object_get(x, "IndexName"), "KeyAttributes",
@@ -215,8 +216,8 @@ static json_t *data_model(const ddbgen_ir_table *t, FILE *warn)
     }
     if (multi && warn)
         fprintf(warn,
-                "ddbgen: warning: table \"%s\": NoSQL Workbench models key an index on one attribute a side; its "
-                "%zu indexes keyed on several fields are not in the model\n",
+                "ddbgen: warning: table \"%s\": NoSQL Workbench models key an index on attributes apart from the "
+                "fields, one a side; its %zu indexes keyed on fields (DDB_KEY_FIELDS) are not in the model\n",
                 t->name, multi);
     if (json_array_size(json_object_get(req, "LocalSecondaryIndexes")) && warn)
         fprintf(warn,
