@@ -1338,6 +1338,11 @@ static void check_entity_collections(V *v, ent *x)
                 "'%s' joins collection '%s' on index '%s' but has no DDB_KEY(\"%s\", ...): members "
                 "need a key on the collection's index",
                 x->name, ddbgen_jstr(c, "name"), iname, iname);
+        } else if (!json_object_get(ddbgen_jfind(indexes, "name", iname), "pk")) {
+            ERR(v, LOC(c),
+                "collection '%s' on index '%s': that index is keyed on its entities' fields, and a collection "
+                "needs a key template that members share; read its entities with their access patterns",
+                ddbgen_jstr(c, "name"), iname);
         }
         for (size_t j = 0; j < i; j++) {
             json_t *o = json_array_get(json_object_get(x->e, "collections"), j);

@@ -882,7 +882,10 @@ static void key_condition(Q *q, const expr_node *root, ddbgen_ir_query *out)
         out->keyconds[out->n_keyconds++] = (ddbgen_ir_qkey){c->level, p1, p2};
     }
     const kc *last = &conds[nc - 1];
-    if (last->op == DDBGEN_SK_EQ && last->level_no + 1 == q->key->n_levels) {
+    if (last->op == DDBGEN_SK_EQ && q->key->by_fields) {
+        out->op = DDBGEN_SK_EQ; /* a key of fields: equality on that attribute, any level */
+        out->seg = last->level->seg;
+    } else if (last->op == DDBGEN_SK_EQ && last->level_no + 1 == q->key->n_levels) {
         out->op = DDBGEN_SK_EQ;
         out->seg = q->key->sk.n_segs - 1;
     } else if (last->op == DDBGEN_SK_EQ) {
