@@ -57,8 +57,8 @@ static int d_load(const char *dir, const wl *w)
     if (open_mode(dir, MODE_NONE, &db))
         return -1;
     ddb_error err = {0};
-    ddb_index_def gsi = {.name = GSI, .key = {"gpk", DDB_TS, "gsk", DDB_TS}, .projection = DDB_PROJ_ALL};
-    ddb_table_def def = {.name = TABLE, .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = &gsi, .n_indexes = 1};
+    ddb_index_def gsi = {.name = GSI, .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TS}, .projection = DDB_PROJ_ALL};
+    ddb_table_def def = {.name = TABLE, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = &gsi, .n_indexes = 1};
     int rc = ddb_create_table(db, &def, &err);
     if (rc) {
         ddb_close(db);

@@ -171,7 +171,7 @@ static int d_setup(const char *dir, durab d, void **out)
     if (d_open(dir, D_NONE, &db))
         return -1;
     ddb_error err = {0};
-    ddb_table_def def = {.name = TABLE, .key = {"pk", DDB_TS, NULL, DDB_TNONE}};
+    ddb_table_def def = {.name = TABLE, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}};
     int rc = ddb_create_table(db, &def, &err);
     if (rc) {
         ddb_close(db);

@@ -210,11 +210,11 @@ static int try_create_table(ddb *db, ddb_error *err)
 {
     static const char *const inc[] = {"ver"};
     ddb_index_def ix[] = {
-        {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TN}},
-        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "LSI1SK", DDB_TS}, .projection = DDB_PROJ_INCLUDE,
+        {.name = "GSI1", .key = {.pk = "GSI1PK", .pk_type = DDB_TS, .sk = "GSI1SK", .sk_type = DDB_TN}},
+        {.name = "LSI1", .local = true, .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "LSI1SK", .sk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE,
          .include = inc, .n_include = 1},
     };
-    ddb_table_def def = {.name = TABLE, .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = ix, .n_indexes = 2};
+    ddb_table_def def = {.name = TABLE, .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 2};
     return ddb_create_table(db, &def, err);
 }
 

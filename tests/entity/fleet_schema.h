@@ -63,12 +63,12 @@ enum { READING_SK_READ = 0, READING_SK_DAY = 1, READING_SK_DAY_SEP = 2, READING_
 #define HOLE(i) {.path = P1(i), .path_len = 1}
 
 static const ddb_index_def fleet_indexes[] = {
-    {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}, .projection = DDB_PROJ_ALL},
-    {.name = "OpenAlerts", .key = {"OAPK", DDB_TS, "OASK", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
+    {.name = "GSI1", .key = {.pk = "GSI1PK", .pk_type = DDB_TS, .sk = "GSI1SK", .sk_type = DDB_TS}, .projection = DDB_PROJ_ALL},
+    {.name = "OpenAlerts", .key = {.pk = "OAPK", .pk_type = DDB_TS, .sk = "OASK", .sk_type = DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
 };
 static const ddb_schema_table fleet_table = {
     "fleet", "Type",
-    {.name = "Fleet", .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = fleet_indexes, .n_indexes = 2,
+    {.name = "Fleet", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = fleet_indexes, .n_indexes = 2,
      .ttl_attribute = "expires"}};
 
 /* site: SITE#{site_id} / SITE */

@@ -71,7 +71,7 @@ static const ddb_key_desc user_keys[] = {
     {"GSI1", "GSI1PK", "GSI1SK", {g1pk_segs, 2, DDB_TS}, {g1sk_segs, 4, DDB_TS}, -1, false},
     {"ByLogins", "Logins", NULL, {year_segs, 1, DDB_TN}, {NULL, 0, 0}, -1, false},
 };
-static const ddb_schema_table shop = {"shop", "Type", {.name = "Shop", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+static const ddb_schema_table shop = {"shop", "Type", {.name = "Shop", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 static const ddb_entity_desc user_entity = {"User", &shop, &user_desc, 3, user_keys, 0, NULL, NULL, NULL, NULL};
 
 static struct user sample(void)

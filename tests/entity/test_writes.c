@@ -62,7 +62,7 @@ static const ddb_struct_desc user_desc = {"user", sizeof(struct user), 8, user_f
 static const ddb_tseg user_pk[] = {{.lit = "USER#"}, {.path = (const uint16_t[]){U_ID}, .path_len = 1}};
 static const ddb_tseg user_sk[] = {{.lit = "PROFILE"}};
 static const ddb_key_desc user_keys[] = {{NULL, "PK", "SK", {user_pk, 2, DDB_TS}, {user_sk, 1, DDB_TS}, -1, false}};
-static const ddb_schema_table table = {"app", "Type", {.name = "AppTable", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+static const ddb_schema_table table = {"app", "Type", {.name = "AppTable", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 static const ddb_entity_desc user_entity = {.name = "User", .table = &table, .st = &user_desc, .n_keys = 1,
                                             .keys = user_keys};
 

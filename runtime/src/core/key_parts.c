@@ -1,7 +1,6 @@
 /* core/: the LMDB key form of multi-attribute index keys (key_parts.h):
  * the partition digest of several values and the order-preserving,
- * self-delimiting sort form of several; the attributes of a key schema in
- * declared order.  May call core/ (numbers, the key
+ * self-delimiting sort form of several.  May call core/ (numbers, the key
  * codec) and xxhash. */
 #include "core/key_parts.h"
 
@@ -84,26 +83,4 @@ bool ddbi_key_parts_make(ddb_key *k, const ddb_value *const *pk, size_t n_pk, co
     ddb_value b = {.type = DDB_TB, .len = (uint32_t)len, .u.b = scratch};
     k->len += ddbi_key_sortpart(&b, k->b + DDB_DIGEST_LEN);
     return true;
-}
-
-size_t ddbi_key_schema_attrs(const ddb_key_schema *k, const char **names, ddb_type *types, size_t *n_pk)
-{
-    size_t n = 0;
-    names[n] = k->pk;
-    types[n++] = k->pk_type;
-    for (size_t i = 0; k->pk_more && i < k->n_pk_more && i < DDB_MAX_KEY_ATTRS - 1; i++) {
-        names[n] = k->pk_more[i].name;
-        types[n++] = k->pk_more[i].type;
-    }
-    if (n_pk)
-        *n_pk = n;
-    if (!k->sk)
-        return n;
-    names[n] = k->sk;
-    types[n++] = k->sk_type;
-    for (size_t i = 0; k->sk_more && i < k->n_sk_more && i < DDB_MAX_KEY_ATTRS - 1; i++) {
-        names[n] = k->sk_more[i].name;
-        types[n++] = k->sk_more[i].type;
-    }
-    return n;
 }

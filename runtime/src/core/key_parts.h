@@ -22,6 +22,7 @@
 
 #include <ddb/ddb.h>
 
+#include "core/key_schema.h"
 #include "core/keycodec.h"
 
 /* Room for one attribute's sort form: a string or binary of 1,024 bytes
@@ -30,12 +31,6 @@
 /* Room for the sort forms of DDB_MAX_KEY_ATTRS attributes. */
 #define DDB_KEY_PARTS_MAX (DDB_MAX_KEY_ATTRS * DDB_KEY_PART_MAX)
 
-/* The attributes of key schema k in declared order: the partition-key
- * ones (pk, then pk_more), then the sort-key ones (sk, then sk_more), into
- * names and types (room 2 * DDB_MAX_KEY_ATTRS; counts beyond the limit are
- * cut there: the validator refuses them).  *n_pk gets how many are
- * partition-key attributes (n_pk may be NULL).  Returns the count. */
-size_t ddbi_key_schema_attrs(const ddb_key_schema *k, const char **names, ddb_type *types, size_t *n_pk);
 /* The digest of n partition-key values together (n >= 1). */
 void ddbi_key_parts_digest(const ddb_value *const *pk, size_t n, uint8_t out[DDB_DIGEST_LEN]);
 /* The sort form of one value appended at out (room DDB_KEY_PART_MAX);

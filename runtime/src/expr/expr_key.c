@@ -5,7 +5,7 @@
 #include "expr/expr.h"
 
 #include "core/error.h"
-#include "core/key_parts.h"
+#include "core/key_schema.h"
 
 #include <string.h>
 
