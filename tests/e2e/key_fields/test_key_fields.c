@@ -29,13 +29,13 @@
 /* Matches of tournament W24 / region EU (and one elsewhere), chosen so that
  * text order and value order differ: round 10 after 2, score -1.5 before
  * 0.25, bracket "UP" beside "UPPER" (a prefix of it). */
-static const struct match matches[] = {
-    {"m1", "W24", "EU", 2, "UPPER", 0.25, "ann", NULL},
-    {"m2", "W24", "EU", 10, "LOWER", 3, "bob", "rita"},
-    {"m3", "W24", "EU", 2, "UP", -1.5, "cy", "rita"},
-    {"m4", "W24", "EU", 1, "UPPER", 7, "dee", NULL},
-    {"m5", "W24", "EU", 2, "UPPER", -1.5, "eve", "sam"},
-    {"m6", "W24", "NA", 2, "UPPER", 1, "fay", "tom"},
+static const struct match matches[] = { /* no seal: not in BySeal */
+    {"m1", "W24", "EU", 2, "UPPER", 0.25, "ann", NULL, {NULL, 0}},
+    {"m2", "W24", "EU", 10, "LOWER", 3, "bob", "rita", {NULL, 0}},
+    {"m3", "W24", "EU", 2, "UP", -1.5, "cy", "rita", {NULL, 0}},
+    {"m4", "W24", "EU", 1, "UPPER", 7, "dee", NULL, {NULL, 0}},
+    {"m5", "W24", "EU", 2, "UPPER", -1.5, "eve", "sam", {NULL, 0}},
+    {"m6", "W24", "NA", 2, "UPPER", 1, "fay", "tom", {NULL, 0}},
 };
 #define N_MATCHES (sizeof matches / sizeof *matches)
 
@@ -232,13 +232,44 @@ static void test_sparse_keys_only(void **state)
     fresh_db_close(db, "Matches");
 }
 
+/* A binary sort-key field: ordered bytewise, begins_with on bytes. */
+static void test_binary_level(void **state)
+{
+    (void)state;
+    ddb *db = open_filled();
+    ddb_error err;
+    ddb_arena *a = ddb_arena_new();
+    static uint8_t s1[] = {0x01, 0xff}, s2[] = {0x01, 0x02}, s3[] = {0x02}, p[] = {0x01};
+    const struct {
+        int i;
+        uint8_t *b;
+        size_t n;
+    } seals[] = {{0, s1, 2}, {1, s2, 2}, {2, s3, 1}};
+    for (size_t i = 0; i < 3; i++) {
+        struct match m = matches[seals[i].i];
+        m.seal = (ddb_bytes){seals[i].b, seals[i].n};
+        OK(match_put(db, &m, NULL, NULL, &err));
+    }
+    match_page pg;
+    OK(match_by_seal(db, "EU", match_by_seal_all(), NULL, a, &pg, &err));
+    assert_string_equal(ids(&pg), "m2 m1 m3");
+    OK(match_by_seal(db, "EU", match_by_seal_seal(DDB_ENT_SK_BEGINS, (ddb_bytes){p, 1}), NULL, a, &pg, &err));
+    assert_string_equal(ids(&pg), "m2 m1");
+    OK(match_by_seal(db, "EU", match_by_seal_seal(DDB_ENT_SK_GT, (ddb_bytes){s2, 2}), NULL, a, &pg, &err));
+    assert_string_equal(ids(&pg), "m1 m3");
+    assert_int_equal(pg.items[0].seal.len, 2);
+    assert_int_equal(pg.items[0].seal.data[1], 0xff);
+    ddb_arena_free(a);
+    fresh_db_close(db, "Matches");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_and_levels), cmocka_unit_test(test_begins_on_a_number),
         cmocka_unit_test(test_no_key_strings),   cmocka_unit_test(test_update_moves),
         cmocka_unit_test(test_pages),            cmocka_unit_test(test_declared_query),
-        cmocka_unit_test(test_sparse_keys_only),
+        cmocka_unit_test(test_sparse_keys_only), cmocka_unit_test(test_binary_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
