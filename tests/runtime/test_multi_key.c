@@ -265,11 +265,49 @@ static void test_order_and_pages(void **state)
         if (strcmp(got, cases[i].want) != 0)
             fail_msg("%s: got \"%s\", want \"%s\"", cases[i].cond, got, cases[i].want);
     }
-    /* Scan of the index: the sparse item is not in it */
+    /* Scan of the index: the sparse item is not in it; a page at a time,
+     * each LastEvaluatedKey (every key attribute) resumes it */
     ddb_page pg;
     ddb_error err = {0};
     TU_OK(ddb_scan(db, &(ddb_scan_params){.table = "Matches", .index = "ByRound"}, a, &pg, &err));
     assert_int_equal(pg.count, 8);
+    size_t scanned = 0, pages = 0;
+    ddb_scan_params sp = {.table = "Matches", .index = "ByRound", .limit = 3};
+    do {
+        TU_OK(ddb_scan(db, &sp, a, &pg, &err));
+        scanned += pg.count;
+        sp.start_key = pg.last_key;
+    } while (pg.last_key && ++pages < 10);
+    assert_int_equal(scanned, 8);
+    /* a filter (on a non-key attribute), a projection and the index's
+     * capacity (API_Query: ReturnConsumedCapacity INDEXES) */
+    ddb_expr *kc = prep("tid = :t AND rgn = :r"), *flt, *proj;
+    TU_OK(ddb_expr_prepare(DDB_EXPR_FILTER, "id <> :m", NULL, &flt, &err));
+    TU_OK(ddb_expr_prepare(DDB_EXPR_PROJECTION, "id, tag", NULL, &proj, &err));
+    TU_OK(ddb_query(db, &(ddb_query_params){.table = "Matches", .index = "ByRound", .key_condition = kc,
+                                             .values = json_item(a, "{\":t\":{\"S\":\"t1\"},\":r\":{\"S\":\"eu\"},"
+                                                                    "\":m\":{\"S\":\"m7\"}}"),
+                                             .filter = flt, .projection = proj,
+                                             .return_capacity = DDB_CAPACITY_INDEXES},
+                    a, &pg, &err));
+    assert_int_equal(pg.count, 6);
+    assert_int_equal(pg.scanned_count, 7);
+    assert_int_equal(ddb_item_count(pg.items[0]), 2);
+    assert_int_equal(pg.capacity.n_indexes, 1);
+    assert_string_equal(pg.capacity.indexes[0].name, "ByRound");
+    assert_true(pg.capacity.indexes[0].read > 0);
+    /* a filter may not name an index key attribute (API_Query:
+     * "Filter Expression can only contain non-primary key attributes") */
+    ddb_expr_free(flt);
+    TU_OK(ddb_expr_prepare(DDB_EXPR_FILTER, "attribute_exists(bracket)", NULL, &flt, &err));
+    expect_fail(ddb_query(db, &(ddb_query_params){.table = "Matches", .index = "ByRound", .key_condition = kc,
+                                                   .values = values_for(a, v, "tid = :t AND rgn = :r"),
+                                                   .filter = flt},
+                          a, &pg, &err),
+                &err, DDB_EVALIDATION, "Primary key attribute: bracket");
+    ddb_expr_free(flt);
+    ddb_expr_free(proj);
+    ddb_expr_free(kc);
     check_clean(db, 8);
     ddb_arena_free(a);
     close_db(db);
@@ -360,8 +398,16 @@ static void test_writes(void **state)
     ddb_tx_op op = {.kind = DDB_TX_DELETE, .table = "Matches", .item = json_item(a, "{\"id\":{\"S\":\"m2\"}}")};
     ddb_tx_result txr;
     TU_OK(ddb_transact_write(db, &op, 1, DDB_CAPACITY_NONE, a, &txr, &err));
+    /* a batch puts one back and deletes another */
+    ddb_batch_write_op ops[] = {
+        {.table = "Matches",
+         .put = json_item(a, "{\"id\":{\"S\":\"b1\"},\"tid\":{\"S\":\"t1\"},\"rgn\":{\"S\":\"eu\"},"
+                             "\"round\":{\"N\":\"3\"},\"bracket\":{\"S\":\"a\"},\"tag\":{\"B\":\"AQ==\"}}")},
+        {.table = "Matches", .delete_key = json_item(a, "{\"id\":{\"S\":\"m6\"}}")}};
+    ddb_capacity cap;
+    TU_OK(ddb_batch_write(db, ops, 2, DDB_CAPACITY_NONE, &cap, &err));
     query_ids(db, "tid = :t AND rgn = :r", v, false, 0, got, sizeof got);
-    assert_string_equal(got, "m6 m1 m7");
+    assert_string_equal(got, "m1 b1 m7");
     check_clean(db, 0);
     ddb_arena_free(a);
     close_db(db);

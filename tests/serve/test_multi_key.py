@@ -118,6 +118,10 @@ def queries(c):
                 ExpressionAttributeNames={"#n": "round"}, ExpressionAttributeValues=v2)
     check([i["id"]["S"] for i in r["Items"]] == ["m2"], r["Items"])
     check(c.scan(TableName="Matches", IndexName="ByRound")["Count"] == 5, "the item without bracket is not indexed")
+    # PartiQL on the index (a Scan with the WHERE as its filter)
+    r = c.execute_statement(Statement='SELECT id FROM "Matches"."ByRound" WHERE tid = ? AND rgn = ? AND round = ?',
+                            Parameters=[{"S": "t1"}, {"S": "eu"}, {"N": "2"}])
+    check(sorted(i["id"]["S"] for i in r["Items"]) == ["m2", "m3"], r["Items"])
     # a sort attribute skipped, and a partition attribute missing
     code, msg = error_of(c.query, TableName="Matches", IndexName="ByRound",
                          KeyConditionExpression="tid = :t AND rgn = :r AND bracket = :a",

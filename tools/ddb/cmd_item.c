@@ -268,8 +268,12 @@ int cmd_query(cli *c)
         const char *v = opt_get(c, ops[i].opt);
         if (!v)
             continue;
-        if (q.sk_op != DDB_SK_ANY || keycond) {
-            rc = usage_error(c, "give at most one sort key condition (and none with --key-condition)");
+        if (keycond) {
+            rc = usage_error(c, "give --key-condition or the --sk-* options, not both");
+            break;
+        }
+        if (q.sk_op != DDB_SK_ANY) {
+            rc = usage_error(c, "give at most one sort key condition");
             break;
         }
         if (!ks->sk) {
