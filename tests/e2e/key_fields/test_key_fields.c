@@ -96,6 +96,28 @@ static void test_order_and_levels(void **state)
     fresh_db_close(db, "Matches");
 }
 
+/* The older ddb_ent_query interface (a count of sort-key fields): on a key
+ * of fields, the fields given are equal (round 2, bracket "UP": not
+ * "UPPER"), and an operator applies to the last one. */
+static void test_query_by_field_count(void **state)
+{
+    (void)state;
+    ddb *db = open_filled();
+    ddb_error err;
+    ddb_arena *a = ddb_arena_new();
+    struct match k = {.tournament = "W24", .region = "EU", .round = 2, .bracket = "UP"};
+    ddb_ent_page p;
+    OK(ddb_ent_query_page(db, &match_entity, &(ddb_ent_query){.key = 1, .obj = &k, .sk_fields = 2}, NULL, a, &p, &err));
+    assert_int_equal(p.count, 1);
+    assert_string_equal(((struct match *)p.items)[0].match_id, "m3");
+    OK(ddb_ent_query_page(db, &match_entity,
+                          &(ddb_ent_query){.key = 1, .obj = &k, .sk_fields = 2, .op = DDB_SK_BEGINS_WITH}, NULL, a, &p,
+                          &err));
+    assert_int_equal(p.count, 3);
+    ddb_arena_free(a);
+    fresh_db_close(db, "Matches");
+}
+
 /* begins_with takes strings (and binary) only: a numeric level refuses it. */
 static void test_begins_on_a_number(void **state)
 {
@@ -270,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_no_key_strings),   cmocka_unit_test(test_update_moves),
         cmocka_unit_test(test_pages),            cmocka_unit_test(test_declared_query),
         cmocka_unit_test(test_sparse_keys_only), cmocka_unit_test(test_binary_level),
+        cmocka_unit_test(test_query_by_field_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
