@@ -20,6 +20,7 @@ struct DDB_ENTITY(mk, "Match")
        DDB_PATTERN("by_referee", "ByReferee")
        DDB_KEY_FIELDS("BySeal", DDB_PK(region), DDB_SK(seal), DDB_SPARSE)
        DDB_PATTERN("by_seal", "BySeal")
+       DDB_QUERY("sealed", "by_seal", "begins_with(seal, :prefix)")
 match {
     char match_id[16];
     char tournament[16];

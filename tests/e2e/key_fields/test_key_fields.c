@@ -281,6 +281,9 @@ static void test_binary_level(void **state)
     assert_string_equal(ids(&pg), "m1 m3");
     assert_int_equal(pg.items[0].seal.len, 2);
     assert_int_equal(pg.items[0].seal.data[1], 0xff);
+    /* the same through a declared query */
+    OK(match_sealed(db, "EU", (ddb_bytes){p, 1}, NULL, a, &pg, &err));
+    assert_string_equal(ids(&pg), "m2 m1");
     ddb_arena_free(a);
     fresh_db_close(db, "Matches");
 }
