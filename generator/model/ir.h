@@ -138,9 +138,15 @@ typedef struct ddbgen_ir_key_attr {
 typedef struct ddbgen_ir_index {
     const char *name; /* "table" for the primary key */
     ddbgen_ir_index_kind kind;
-    ddbgen_ir_key_attr pk;
+    ddbgen_ir_key_attr pk;        /* the first (or only) partition-key attribute */
     bool has_sk;
-    ddbgen_ir_key_attr sk;
+    ddbgen_ir_key_attr sk;        /* the first (or only) sort-key attribute */
+    /* A GSI keyed on its entities' own fields (DDB_KEY_FIELDS): pk and sk
+     * are the first fields' attributes, pk_more / sk_more the further ones
+     * in declared order (DynamoDB's multi-attribute keys). */
+    bool by_fields;
+    const ddbgen_ir_key_attr *pk_more, *sk_more;
+    size_t n_pk_more, n_sk_more;
     ddbgen_ir_projection projection;
     const char *const *include; /* DDB_PROJECT_INCLUDE attributes */
     size_t n_include;
@@ -183,6 +189,10 @@ typedef struct ddbgen_ir_key {
     ddbgen_ir_template pk;
     bool has_sk;
     ddbgen_ir_template sk;
+    /* DDB_KEY_FIELDS: pk and sk are one hole per field, no literal (its
+     * params and levels are the fields); nothing renders them: the fields
+     * are the key attributes.  sparse: DDB_SPARSE was written. */
+    bool by_fields, sparse;
     const ddbgen_ir_shard *shard; /* sharded entity, secondary key: the shard item carrying it */
     const char *pattern;          /* the access pattern's name (DDB_PATTERN, default the index name) */
     ddbgen_ir_param *pk_params;   /* the partition key's fields */

@@ -290,6 +290,7 @@ static void lower_index(lw *w, const json_t *x, ddbgen_ir_index *out)
     const json_t *inc = json_object_get(proj, "attributes");
     out->name = copy(w, ddbgen_jstr(x, "name"));
     out->kind = is(kind, "primary") ? DDBGEN_IR_PRIMARY : is(kind, "lsi") ? DDBGEN_IR_LSI : DDBGEN_IR_GSI;
+    out->by_fields = out->kind == DDBGEN_IR_GSI && !json_object_get(x, "pk"); /* finish_tables names its parts */
     if (json_object_get(x, "pk"))
         lower_key_attr(w, json_object_get(x, "pk"), &out->pk);
     out->has_sk = json_object_get(x, "sk") != NULL;
@@ -501,6 +502,27 @@ static void lower_keys(lw *w, const json_t *je, ddbgen_ir_entity *e)
     for (size_t j = 0; j < n; j++) {
         const json_t *k = json_array_get(keys, j);
         const json_t *pk = json_object_get(k, "pk"), *sk = json_object_get(k, "sk");
+        json_t *fields_tmpl[2] = {NULL, NULL};
+        if (json_object_get(k, "pk_fields")) {
+            /* one hole per field: params and levels as a template's */
+            const char *sides[2] = {"pk_fields", "sk_fields"};
+            for (int s = 0; s < 2; s++) {
+                const json_t *list = json_object_get(k, sides[s]);
+                ddbgen_buf b = {0};
+                for (size_t i = 0; i < json_array_size(list); i++) {
+                    ddbgen_buf_puts(&b, "{");
+                    ddbgen_buf_puts(&b, ddbgen_jstr(json_array_get(list, i), "field"));
+                    ddbgen_buf_puts(&b, "}");
+                }
+                if (json_array_size(list))
+                    fields_tmpl[s] = json_pack("{s:s}", "template", ddbgen_buf_str(&b));
+                ddbgen_buf_free(&b);
+            }
+            pk = fields_tmpl[0];
+            sk = fields_tmpl[1];
+            if (!pk)
+                w->oom = 1;
+        }
         size_t no = j == primary ? 0 : j < primary ? j + 1 : j;
         ddbgen_ir_key *out = &e->keys[no];
         out->index = index_named(e->table, ddbgen_jstr(k, "index"));
@@ -517,6 +539,28 @@ static void lower_keys(lw *w, const json_t *je, ddbgen_ir_entity *e)
         out->pk_params = collect_params(w, &pkt, 1, &out->n_pk_params);
         out->pattern = out->index->name; /* reads.c applies DDB_PATTERN */
         lower_levels(w, out);
+        if (fields_tmpl[0]) {
+            /* as written, for the comments of the generated code */
+            const char *sides[2] = {"pk_fields", "sk_fields"};
+            ddbgen_ir_template *tm[2] = {&out->pk, &out->sk};
+            for (int s = 0; s < 2; s++) {
+                ddbgen_buf b = {0};
+                ddbgen_buf_puts(&b, s ? "DDB_SK(" : "DDB_PK(");
+                for (size_t i = 0; i < json_array_size(json_object_get(k, sides[s])); i++)
+                    ddbgen_buf_printf(&b, "%s%s", i ? ", " : "",
+                                      ddbgen_jstr(json_array_get(json_object_get(k, sides[s]), i), "field"));
+                ddbgen_buf_puts(&b, ")");
+                tm[s]->text = copy(w, ddbgen_buf_str(&b));
+                ddbgen_buf_free(&b);
+            }
+            out->by_fields = true;
+            out->sparse = json_object_get(k, "sparse") != NULL;
+            out->pk.numeric = out->sk.numeric = false;
+            for (size_t l = 0; l < out->n_levels; l++)
+                out->levels[l].ordered = true; /* each attribute compares by its own type */
+        }
+        json_decref(fields_tmpl[0]);
+        json_decref(fields_tmpl[1]);
     }
     e->n_keys = n;
     lower_write_shards(keys, primary, e);
@@ -573,6 +617,39 @@ static ddbgen_ir_type key_type(const ddbgen_ir_table *t, const char *attr)
     return DDBGEN_IR_S;
 }
 
+/* The attributes of index x keyed on fields, from the first entity's key
+ * on it (the checks made the entities agree). */
+static void field_parts(lw *w, ddbgen_ir_table *t, ddbgen_ir_index *x)
+{
+    for (size_t i = 0; i < t->n_entities; i++) {
+        const ddbgen_ir_entity *e = t->entities[i];
+        for (size_t k = 0; k < e->n_keys; k++) {
+            const ddbgen_ir_key *key = &e->keys[k];
+            if (key->index != x)
+                continue;
+            const ddbgen_ir_template *tm[2] = {&key->pk, key->has_sk ? &key->sk : NULL};
+            ddbgen_ir_key_attr *first[2] = {&x->pk, &x->sk};
+            const ddbgen_ir_key_attr **more[2] = {&x->pk_more, &x->sk_more};
+            size_t *n_more[2] = {&x->n_pk_more, &x->n_sk_more};
+            x->has_sk = key->has_sk;
+            for (int s = 0; s < 2 && tm[s]; s++) {
+                ddbgen_ir_key_attr *rest = tm[s]->n_segs > 1 ? alloc_array(w, tm[s]->n_segs - 1, sizeof *rest) : NULL;
+                for (size_t g = 0; g < tm[s]->n_segs; g++) {
+                    const ddbgen_ir_field *f = tm[s]->segs[g].field;
+                    ddbgen_ir_key_attr *a = g ? (rest ? &rest[g - 1] : NULL) : first[s];
+                    if (a && f) {
+                        a->attr = f->attr;
+                        a->type = f->type;
+                    }
+                }
+                *more[s] = rest;
+                *n_more[s] = rest ? tm[s]->n_segs - 1 : 0;
+            }
+            return;
+        }
+    }
+}
+
 static void key_types(ddbgen_ir_table *t, ddbgen_ir_index *x)
 {
     x->pk.type = key_type(t, x->pk.attr);
@@ -599,8 +676,12 @@ static void finish_tables(lw *w)
         }
         t->entities = members;
         key_types(t, &t->primary);
-        for (size_t k = 0; k < t->n_indexes; k++)
-            key_types(t, &t->indexes[k]);
+        for (size_t k = 0; k < t->n_indexes; k++) {
+            if (t->indexes[k].by_fields)
+                field_parts(w, t, &t->indexes[k]);
+            else
+                key_types(t, &t->indexes[k]);
+        }
     }
 }
 

@@ -108,8 +108,25 @@ static void key_template_json(mj *m, json_t *t, const ddbgen_ir_template *tm, co
     put(m, t, "sparse", json_boolean(sparse));
 }
 
+/* [{"attr", "type"}] of a key side of fields: first, then more[0..n). */
+static json_t *parts_json(mj *m, const ddbgen_ir_key_attr *first, const ddbgen_ir_key_attr *more, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i <= n; i++) {
+        const ddbgen_ir_key_attr *k = i ? &more[i - 1] : first;
+        push(m, a, json_pack("{s:s, s:s}", "attr", k->attr, "type", ddbgen_ir_type_name(k->type)));
+    }
+    return a;
+}
+
 static void index_json(mj *m, json_t *x, const ddbgen_ir_index *ix, const json_t *primary_pk)
 {
+    if (ix->by_fields) {
+        put(m, x, "pk_parts", parts_json(m, &ix->pk, ix->pk_more, ix->n_pk_more));
+        if (ix->has_sk)
+            put(m, x, "sk_parts", parts_json(m, &ix->sk, ix->sk_more, ix->n_sk_more));
+        return;
+    }
     if (ix->kind == DDBGEN_IR_LSI && primary_pk)
         put(m, x, "pk", json_deep_copy(primary_pk));
     put(m, json_object_get(x, "pk"), "type", json_string(ddbgen_ir_type_name(ix->pk.type)));
@@ -159,6 +176,8 @@ static void entity_json(mj *m, json_t *je, const ddbgen_ir_entity *e)
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddbgen_ir_key *key = &e->keys[k];
         json_t *jk = json_array_get(keys, key->decl_no);
+        if (key->by_fields)
+            continue; /* its fields are the index's parts (index_json) */
         key_template_json(m, json_object_get(jk, "pk"), &key->pk, key->index->pk.attr, e);
         if (key->has_sk)
             key_template_json(m, json_object_get(jk, "sk"), &key->sk, key->index->sk.attr, e);

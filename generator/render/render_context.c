@@ -204,12 +204,31 @@ static json_t *fields_ctx(const ddbgen_ir_field *fields, size_t n, const char *c
 
 /* ---- tables ------------------------------------------------------------------ */
 
+/* [{name, type}] of the further attributes of a multi-attribute key side. */
+static json_t *key_parts_ctx(const ddbgen_ir_key_attr *more, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_object();
+        set(p, "name", c_literal(more[i].attr));
+        set(p, "type", json_string(key_type(more[i].type)));
+        json_array_append_new(a, p);
+    }
+    return a;
+}
+
 static void key_schema_ctx(json_t *o, const ddbgen_ir_index *x)
 {
     set(o, "pk", c_literal(x->pk.attr));
     set(o, "pk_type", json_string(key_type(x->pk.type)));
     set(o, "sk", c_literal(x->has_sk ? x->sk.attr : NULL));
     set(o, "sk_type", json_string(x->has_sk ? key_type(x->sk.type) : "DDB_TNONE"));
+    set(o, "pk_more", key_parts_ctx(x->pk_more, x->n_pk_more));
+    set(o, "n_pk_more", count(x->n_pk_more));
+    set(o, "sk_more", key_parts_ctx(x->sk_more, x->n_sk_more));
+    set(o, "n_sk_more", count(x->n_sk_more));
+    set(o, "has_pk_more", json_boolean(x->n_pk_more > 0));
+    set(o, "has_sk_more", json_boolean(x->n_sk_more > 0));
 }
 
 static json_t *index_ctx(const ddbgen_ir_table *t, const ddbgen_ir_index *x, size_t no)
@@ -372,6 +391,7 @@ static json_t *key_ctx(const char *label, const ddbgen_ir_key *k, const char *pr
         set(o, "sk_type", json_string(template_type(&k->sk)));
     }
     set(o, "shard", json_integer(k->shard ? (json_int_t)k->shard->no : -1));
+    set(o, "by_fields", json_boolean(k->by_fields));
     return o;
 }
 

@@ -108,6 +108,8 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
         json_t *vo = json_object(), *id = ddbgen__rc_ident(l->path, 0);
         set(vo, "ident", json_incref(id));
         ctype_set(vo, "ctype", param_ctype(l->field));
+        /* its "unset" value: a ddb_bytes level (a key of fields) is a struct */
+        set(vo, "zero", json_string(l->field->type == DDBGEN_IR_B ? "(ddb_bytes){NULL, 0}" : "0"));
         json_array_append_new(values, vo);
         /* into k once a level of it is reached; into hi the upper bound of
          * a BETWEEN on one of its levels, else the same value */
@@ -165,6 +167,7 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
     set(o, "last_seg", json_integer(k->has_sk && k->sk.n_segs ? (json_int_t)k->sk.n_segs - 1 : 0));
     set(o, "segs", take(&segs));
     set(o, "eq_segs", take(&eq));
+    set(o, "by_fields", json_boolean(k->by_fields));
     set(o, "level_sets", take(&sets));
     json_decref(fn);
     json_decref(pid);

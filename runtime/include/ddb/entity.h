@@ -184,6 +184,13 @@ typedef struct ddb_key_desc {
     const char *sk_attr; /* NULL when the index has no sort key */
     ddb_template pk, sk;
     int16_t shard;       /* sharded entity, secondary index: the shard item carrying this key */
+    /* A global secondary index keyed on the entity's own fields
+     * (DDB_KEY_FIELDS, DynamoDB's multi-attribute keys): pk and sk are one
+     * hole per field, in declared order, and name the key attributes (the
+     * fields' own); pk_attr and sk_attr are the first ones.  Nothing is
+     * rendered on a write (the fields are stored anyway), and a query is a
+     * KeyConditionExpression over the attributes. */
+    bool by_fields;
 } ddb_key_desc;
 
 typedef struct ddb_schema_table {

@@ -28,6 +28,7 @@
  *   entity_update.c      partial update
  *   entity_query.c       query pages (the ddb_ent_query interface, on top of entity_read.c)
  *   entity_skcond.c      sort-key conditions by level of the key template
+ *   entity_fieldkey.c    keys of fields (multi-attribute GSI keys): key conditions over the attributes
  *   entity_project.c     field masks as projections; filters with their names and values
  *   entity_reader.c      pages of items into entity structs (types, shard groups, index entries)
  *   entity_read.c        typed reads: query by access pattern, scan, get with read options
@@ -448,6 +449,18 @@ int ddbi_ent_unique_item(const ddb_entity_desc *e, const ddb_field_desc *f, cons
                          ddb_arena *a, ddb_item **out, ddb_error *err);
 
 /* ---- typed reads (entity_skcond.c, entity_project.c, entity_reader.c) ---- */
+
+/* Keys of fields (entity_fieldkey.c, ddb_key_desc.by_fields): the
+ * KeyConditionExpression of kc into x (names #nK, values :vK of x's
+ * counter: start it at DDBI_ENT_KEY_VALUES_BASE, past the filter's); does
+ * item it carry every key attribute of kd (is it in that index)? */
+#define DDBI_ENT_KEY_VALUES_BASE 1000
+int ddbi_ent_fields_key_condition(const ddb_entity_desc *e, const ddb_ent_key_cond *kc, ddbi_exprb *x,
+                                  ddb_error *err);
+bool ddbi_ent_fields_present(const ddb_entity_desc *e, const ddb_key_desc *kd, const ddb_item *it);
+/* A new map (in a) holding the entries of x and y: DDB_EINVAL when both
+ * bind one placeholder. */
+int ddbi_ent_values_merge(ddb_arena *a, const ddb_item *x, const ddb_item *y, const ddb_item **out, ddb_error *err);
 
 /* Query's sort-key condition (sk_op, sk1, sk2) of kc on e->keys[kc->key]. */
 int ddbi_ent_sk_condition(const ddb_entity_desc *e, const ddb_ent_key_cond *kc, ddb_arena *a, ddb_query_params *qp,

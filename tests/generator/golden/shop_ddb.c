@@ -7,7 +7,9 @@
 
 /* The runtime's level and op for a sort-key condition on level (1-based)
  * of a pattern whose levels' holes are segments seg[], "equal at level i"
- * renders through eq_seg[i], and the whole key ends at segment last. */
+ * renders through eq_seg[i], and the whole key ends at segment last; eq_seg
+ * NULL: a key of fields (DDB_KEY_FIELDS), where EQ on any level is
+ * equality on that level's attribute. */
 static inline int shop_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned level, unsigned n_levels,
                                     const uint16_t *seg, const uint16_t *eq_seg, uint16_t last, ddb_error *err)
 {
@@ -21,7 +23,7 @@ static inline int shop_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned
     }
     kc->op = level == 0 ? DDB_ENT_SK_ALL : op;
     kc->level = level == 0 ? 0 : seg[level - 1];
-    if (level > 0 && op == DDB_ENT_SK_EQ) {
+    if (level > 0 && op == DDB_ENT_SK_EQ && eq_seg) {
         kc->op = level < n_levels ? DDB_ENT_SK_BEGINS : DDB_ENT_SK_EQ;
         kc->level = level < n_levels ? eq_seg[level - 1] : last;
     }

@@ -1,7 +1,8 @@
 /* Entity room: the ddb_ent_query interface (a count of sort-key fields and
  * a Query operator), kept for the generated code that still calls it, as a
  * translation onto ddb_ent_query_pattern: the first sk_fields holes name a
- * level; no operator means equality on the whole key, else begins_with.
+ * level; no operator means equality on the whole key, else begins_with
+ * (on a key of fields: equality on the fields given).
  * Partial index projections are read whole from the table, as before.
  * Calls entity_read.c and the templates of this room. */
 #include "entity/entity_internal.h"
@@ -30,7 +31,9 @@ static int to_key_cond(const ddb_entity_desc *e, const ddb_ent_query *q, ddb_ent
     if ((unsigned)q->op > DDB_SK_BEGINS_WITH)
         return ddbi_fail(err, DDB_EINVAL, "%s: unknown sort-key operator %d", e->name, (int)q->op);
     bool whole = q->sk_fields == holes;
-    kc->op = q->op == DDB_SK_ANY ? (whole ? DDB_ENT_SK_EQ : DDB_ENT_SK_BEGINS) : ops[q->op];
+    kc->op = q->op == DDB_SK_ANY ? (whole || kd->by_fields ? DDB_ENT_SK_EQ : DDB_ENT_SK_BEGINS) : ops[q->op];
+    if (kd->by_fields) /* a level per field: the last one given */
+        return ddbi_ent_level_of_hole(&kd->sk, q->sk_fields, &kc->level);
     if (kd->sk.type == DDB_TN)
         return DDB_OK; /* level 0 */
     if (kc->op == DDB_ENT_SK_EQ && whole) { /* through a trailing literal, if any */

@@ -56,6 +56,34 @@ static int exact_shards(ddb *db, const ddb_entity_desc *e, const void *obj, cons
     return rc ? rc : finish(&r, &sink, out, err);
 }
 
+/* A query of an index keyed on e's fields: a KeyConditionExpression over
+ * the attributes (entity_fieldkey.c). */
+static int fields_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_cond *kc, const ddb_ent_read_opts *o,
+                          ddb_arena *a, ddb_ent_result *out, ddb_error *err)
+{
+    const ddb_key_desc *kd = &e->keys[kc->key];
+    ddbi_ent_sink sink = {.e = e};
+    ddbi_ent_reader r;
+    ddbi_exprb kx;
+    int rc = ddbi_ent_reader_init(&r, db, a, o, kd->index, &sink, 1, err);
+    if (rc || (rc = ddbi_exprb_init(&kx, db, a, err)))
+        return rc;
+    kx.n = DDBI_ENT_KEY_VALUES_BASE;
+    ddb_query_params qp = {.table = e->table->def.name, .index = kd->index, .backward = o->backward,
+                           .limit = physical_limit(e, o->page_size, false), .consistent = o->consistent,
+                           .return_capacity = o->return_capacity};
+    if (!(rc = ddbi_ent_fields_key_condition(e, kc, &kx, err)) &&
+        !(rc = ddbi_exprb_prepare(&kx, DDB_EXPR_KEY_CONDITION, &qp.key_condition, err))) {
+        qp.values = ddbi_exprb_values(&kx);
+        if (o->cursor)
+            rc = ddbi_ent_cursor_decode(a, o->cursor, (ddb_item **)&qp.start_key, err);
+        if (!rc)
+            rc = ddbi_ent_reader_run(&r, e, false, &qp, NULL, o->all_pages, err);
+    }
+    ddbi_exprb_done(&kx);
+    return rc ? rc : finish(&r, &sink, out, err);
+}
+
 int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_cond *kc,
                           const ddb_ent_read_opts *o, ddb_arena *a, ddb_ent_result *out, ddb_error *err)
 {
@@ -72,6 +100,8 @@ int ddb_ent_query_pattern(ddb *db, const ddb_entity_desc *e, const ddb_ent_key_c
     if (!kd->index && one && e->n_shards && !o->filter && !o->count_only && !o->cursor &&
         ddbi_ent_shards_needed(e, o->fields) != ddbi_ent_all_shards(e))
         return exact_shards(db, e, kc->obj, o, a, out, err);
+    if (kd->by_fields)
+        return fields_pattern(db, e, kc, o, a, out, err);
     ddbi_ent_sink sink = {.e = e};
     ddbi_ent_reader r;
     ddb_value *pk;

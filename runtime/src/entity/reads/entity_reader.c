@@ -91,7 +91,9 @@ static bool index_keys_fit(const ddb_entity_desc *e, const char *index, const dd
 {
     for (uint16_t k = 1; k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
-        if (kd->index && !strcmp(kd->index, index) && ddbi_ent_template_fits(&kd->pk, ddb_item_get(it, kd->pk_attr)) &&
+        if (kd->by_fields && kd->index && !strcmp(kd->index, index) && ddbi_ent_fields_present(e, kd, it))
+            return true;
+        if (!kd->by_fields && kd->index && !strcmp(kd->index, index) && ddbi_ent_template_fits(&kd->pk, ddb_item_get(it, kd->pk_attr)) &&
             (!kd->sk_attr || ddbi_ent_template_fits(&kd->sk, ddb_item_get(it, kd->sk_attr))))
             return true;
     }
@@ -513,7 +515,11 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
     if (!rc && qp) {
         qp->projection = ask.projection;
         qp->filter = ask.filter;
-        qp->values = ask.values;
+        /* a key condition's values (a key of fields) go with the filter's */
+        if (!qp->values || !ask.values)
+            qp->values = qp->values ? qp->values : ask.values;
+        else
+            rc = ddbi_ent_values_merge(r->a, qp->values, ask.values, &qp->values, err);
     } else if (!rc) {
         sp->projection = ask.projection;
         sp->filter = ask.filter;

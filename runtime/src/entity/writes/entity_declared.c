@@ -121,6 +121,8 @@ static int add_recomputed(const ddb_entity_desc *e, const ddb_ent_update_desc *u
     }
     for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
+        if (kd->by_fields)
+            continue; /* its attributes are the fields themselves */
         if (!ddbi_ent_template_uses(&kd->pk, &changed) &&
             !(kd->sk_attr && ddbi_ent_template_uses(&kd->sk, &changed)))
             continue;

@@ -155,6 +155,8 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
     /* index keys that depend on them (each on the shard item carrying it) */
     for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
+        if (kd->by_fields)
+            continue; /* its attributes are the fields themselves */
         if (!whole && !ddbi_ent_template_uses(&kd->pk, &changed) && !(kd->sk_attr && ddbi_ent_template_uses(&kd->sk, &changed)))
             continue;
         ddb_value *pk, *sk = NULL;
