@@ -177,6 +177,17 @@ static void add_suffixes(space *s, const suffix *sx, size_t n, size_t owner, ddb
     }
 }
 
+/* The iterator of read <entity>_<read> (an access pattern, a DDB_QUERY or
+ * a DDB_SCAN): <read>_iter, _begin, _next, _end. */
+static void add_iterator(space *s, size_t owner, ddbgen_loc loc, const char *what, const char *entity,
+                         const char *read)
+{
+    static const char *const fns[] = {"begin", "next", "end"};
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+        add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s", entity, read, fns[i]);
+    add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_iter", entity, read);
+}
+
 static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key *k, size_t owner,
                         const json_t *je)
 {
@@ -193,10 +204,7 @@ static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key
         add(s, NS_ORD, K_READ, owner, loc, what, "%s_%s", e->cname, p);
     add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_sk", e->cname, p);
     add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_all", e->cname, p);
-    static const char *const iter[] = {"begin", "next", "end"}; /* its iterator */
-    for (size_t i = 0; i < sizeof iter / sizeof *iter; i++)
-        add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s", e->cname, p, iter[i]);
-    add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_iter", e->cname, p);
+    add_iterator(s, owner, loc, what, e->cname, p);
     add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_kc_", e->cname, p); /* its key condition (static) */
     for (size_t i = 0; i < k->n_levels; i++) {
         const ddbgen_ir_level *l = &k->levels[i];
@@ -246,8 +254,10 @@ static void add_entity(space *s, const ddbgen_ir_entity *e, size_t owner, const 
         const ddbgen_ir_query *iq = &e->queries[q];
         const json_t *jq = named(iq->key ? qs : ss, iq->name);
         snprintf(what, sizeof what, "the %s '%s' of '%s'", iq->key ? "DDB_QUERY" : "DDB_SCAN", iq->name, e->name);
+        ddbgen_loc ql = ddbgen_loc_of(jq ? jq : je, "loc");
         if (!ddbgen_entity_name_taken(iq->name))
-            add(s, NS_ORD, K_READ, owner, ddbgen_loc_of(jq ? jq : je, "loc"), what, "%s_%s", e->cname, iq->name);
+            add(s, NS_ORD, K_READ, owner, ql, what, "%s_%s", e->cname, iq->name);
+        add_iterator(s, owner, ql, what, e->cname, iq->name);
     }
     for (size_t u = 0; e->writes && u < e->writes->n_updates; u++) {
         const char *n = e->writes->updates[u].name;
