@@ -60,7 +60,8 @@ static const char *const condition_forms[] = {"put_if_",           "delete_if_",
 
 /* <table>_<text>; per member entity m: batch_put_<m>, batch_delete_<m>; per
  * collection c: query_<c>, query_<c>_<m> per member m, <c>_begin, _next,
- * _end, _iter, _result, _collection. */
+ * _end, _iter, _result, _collection, _kind, _entry (and the static
+ * <c>_collection_entries_). */
 static const suffix table_suffixes[] = {
     {"table", NS_ORD},         {"open", NS_ORD},          {"open_with", NS_ORD},   {"create_table", NS_ORD},
     {"migrate", NS_ORD},       {"type", NS_TYPE},         {"image", NS_TYPE},      {"record", NS_TYPE},
@@ -68,8 +69,10 @@ static const suffix table_suffixes[] = {
     {"scan_result", NS_TYPE},  {"entities", NS_ORD},      {"indexes", NS_ORD},     {"batch", NS_TYPE},
     {"batch_new", NS_ORD},     {"batch_run", NS_ORD},
 };
-static const suffix collection_suffixes[] = {{"begin", NS_ORD}, {"next", NS_ORD},     {"end", NS_ORD},
-                                             {"iter", NS_TYPE}, {"result", NS_TYPE},  {"collection", NS_ORD}};
+static const suffix collection_suffixes[] = {{"begin", NS_ORD},  {"next", NS_ORD},     {"end", NS_ORD},
+                                             {"iter", NS_TYPE},  {"result", NS_TYPE},  {"collection", NS_ORD},
+                                             {"kind", NS_TYPE},  {"entry", NS_TYPE},
+                                             {"collection_entries_", NS_ORD}};
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
@@ -367,6 +370,7 @@ static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, s
             snprintf(type, sizeof type, "%s_%s_result", t->cname, col->name);
             snprintf(konst, sizeof konst, "%s_%s", tu, cu);
             add_result(s, ir, owner, loc, what, type, konst, es, col->n_members, ents);
+            add(s, NS_ORD, K_FIXED, owner, loc, what, "%s.entries", type); /* the page in sort-key order */
         } else {
             s->oom = 1;
         }

@@ -487,6 +487,8 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
     set(o, "cname", c_ident(c->name, 0));
     set(o, "result_type", fmt("%s_%s_result", c->table->cname, c->name));
     set(o, "iter_type", fmt("%s_%s_iter", c->table->cname, c->name));
+    set(o, "kind_type", fmt("%s_%s_kind", c->table->cname, c->name));
+    set(o, "entry_type", fmt("%s_%s_entry", c->table->cname, c->name));
     set(o, "id", fmt("%s_%s_collection", c->table->cname, c->name));
     set(o, "name", c_literal(c->name));
     set(o, "label", comment_literal(c->name));

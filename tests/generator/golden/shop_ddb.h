@@ -1832,6 +1832,28 @@ int audit_batch_delete_audit_event(audit_batch *b, const struct audit_event *key
 int audit_batch_run(audit_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* ---- collection "members": the members of one partition, a page at a time ---- */
+/* The member types: their positions in ddb_ent_read_opts.member_fields (a
+ * projection per type, NULL = every field:
+ *   const ddb_ent_mask *mf[SHOP_MEMBERS_MEMBERS] = {[<position>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum shop_members_kind {
+    SHOP_MEMBERS_ORGANIZATION,
+    SHOP_MEMBERS_USER,
+    SHOP_MEMBERS_ORDER,
+    SHOP_MEMBERS_MEMBERS
+} shop_members_kind;
+/* One entity of a page in sort-key order (descending when backward), of
+ * any member type: kind says which member of `as` points to it (into the
+ * page's array of that type); mask: the fields it has set. */
+typedef struct shop_members_entry {
+    shop_members_kind kind;
+    union {
+        struct organization *organization;
+        struct user *user;
+        struct order *order;
+    } as;
+    ddb_ent_mask *mask;
+} shop_members_entry;
 typedef struct shop_members_result {
     struct organization *organization;
     size_t organization_count;
@@ -1842,17 +1864,9 @@ typedef struct shop_members_result {
     struct order *order;
     size_t order_count;
     ddb_ent_mask *order_masks; /* per item: the fields set */
+    shop_members_entry *entries; /* page.count entities in sort-key order, every type (NULL when count_only) */
     ddb_ent_page_info page; /* count, scanned_count, cursor (NULL after the last page) */
 } shop_members_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type, NULL = every field):
- *   const ddb_ent_mask *mf[SHOP_MEMBERS_MEMBERS] = {[<position>] = &mask}; */
-enum {
-    SHOP_MEMBERS_ORGANIZATION,
-    SHOP_MEMBERS_USER,
-    SHOP_MEMBERS_ORDER,
-    SHOP_MEMBERS_MEMBERS
-};
 
 /* One page of the partition (opts: page size, cursor, direction, capacity,
  * member_fields, a filter over stored attributes applied to every item);
