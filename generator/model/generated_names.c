@@ -67,7 +67,8 @@ static const suffix table_suffixes[] = {
     {"migrate", NS_ORD},       {"type", NS_TYPE},         {"image", NS_TYPE},      {"record", NS_TYPE},
     {"decode_record", NS_ORD}, {"scan", NS_ORD},          {"scan_desc", NS_ORD},   {"scan_members", NS_ORD},
     {"scan_result", NS_TYPE},  {"entities", NS_ORD},      {"indexes", NS_ORD},     {"batch", NS_TYPE},
-    {"batch_new", NS_ORD},     {"batch_run", NS_ORD},
+    {"batch_new", NS_ORD},     {"batch_run", NS_ORD},     {"scan_kind", NS_TYPE},  {"scan_entry", NS_TYPE},
+    {"scan_entries_", NS_ORD},
 };
 static const suffix collection_suffixes[] = {{"begin", NS_ORD},  {"next", NS_ORD},     {"end", NS_ORD},
                                              {"iter", NS_TYPE},  {"result", NS_TYPE},  {"collection", NS_ORD},
@@ -290,7 +291,7 @@ static size_t entity_no(const ddbgen_ir *ir, const ddbgen_ir_entity *e) { return
 
 /* One read result of a table (the scan's <t>_scan_result, a collection's
  * <t>_<c>_result): the members <e>, <e>_count and <e>_masks of each entity
- * (owned by the entity, as "<type>.<member>") and page; the constants
+ * (owned by the entity, as "<type>.<member>"), page and entries; the constants
  * <T>_<NAME>_<E> and <T>_<NAME>_MEMBERS. */
 static void add_result(space *s, const ddbgen_ir *ir, size_t owner, ddbgen_loc loc, const char *who,
                        const char *type, const char *konst, const ddbgen_ir_entity *const *es, size_t n,
@@ -299,6 +300,7 @@ static void add_result(space *s, const ddbgen_ir *ir, size_t owner, ddbgen_loc l
     static const char *const members[] = {"", "_count", "_masks"};
     char what[512];
     add(s, NS_ORD, K_FIXED, owner, loc, who, "%s.page", type);
+    add(s, NS_ORD, K_FIXED, owner, loc, who, "%s.entries", type); /* the page in the order read */
     add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_MEMBERS", konst);
     for (size_t i = 0; i < n; i++) {
         size_t no = entity_no(ir, es[i]);
@@ -370,7 +372,6 @@ static void add_table(space *s, const ddbgen_ir *ir, const ddbgen_ir_table *t, s
             snprintf(type, sizeof type, "%s_%s_result", t->cname, col->name);
             snprintf(konst, sizeof konst, "%s_%s", tu, cu);
             add_result(s, ir, owner, loc, what, type, konst, es, col->n_members, ents);
-            add(s, NS_ORD, K_FIXED, owner, loc, what, "%s.entries", type); /* the page in sort-key order */
         } else {
             s->oom = 1;
         }

@@ -332,6 +332,20 @@ static void test_table_scan_pages(void **state)
                 const char *org_of[MAX_ENTITIES * N_ORGS];
                 size_t k = scan_entities(&r, got, org_of);
                 assert_int_equal(k, r.page.count);
+                /* the entries: every entity of the page once, each pointing into its array */
+                size_t per_kind[PG_SCAN_MEMBERS] = {0};
+                for (size_t j = 0; j < k; j++) {
+                    const pg_scan_entry *x = &r.entries[j];
+                    assert_true(x->kind < PG_SCAN_MEMBERS);
+                    per_kind[x->kind]++;
+                }
+                assert_int_equal(per_kind[PG_SCAN_ORG], r.org_count);
+                assert_int_equal(per_kind[PG_SCAN_PROJ], r.proj_count);
+                assert_int_equal(per_kind[PG_SCAN_TEAM], r.team_count);
+                assert_int_equal(per_kind[PG_SCAN_USER], r.user_count);
+                for (size_t j = 0; j < k; j++)
+                    for (size_t i2 = j + 1; i2 < k; i2++)
+                        assert_true(r.entries[j].mask != r.entries[i2].mask);
                 for (size_t j = 0; j < k; j++) {
                     int i = 0;
                     while (i < N_ORGS && strcmp(p[i].org, org_of[j]))

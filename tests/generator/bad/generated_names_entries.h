@@ -1,6 +1,7 @@
 /* A collection's page in sort-key order is its result's member `entries`
- * (and the types <t>_<c>_entry, <t>_<c>_kind): a member entity named
- * Entries would be a second member of that name. */
+ * (and the types <t>_<c>_entry, <t>_<c>_kind), and so is a table scan's
+ * page in the order read: a member entity named Entries would be a second
+ * member of that name in both. */
 #include <ddb/schema.h>
 DDB_TABLE(t, "Things", DDB_PRIMARY("PK", "SK"));
 struct DDB_ENTITY(t, "Box")

@@ -84,7 +84,30 @@ typedef struct shop_record {
 int shop_decode_record(const ddb_stream_record *rec, ddb_arena *a, shop_record *out, ddb_error *err);
 
 /* Scan of table "Shop" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[SHOP_SCAN_MEMBERS] = {[SHOP_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum shop_scan_kind {
+    SHOP_SCAN_ORGANIZATION,
+    SHOP_SCAN_USER,
+    SHOP_SCAN_ORDER,
+    SHOP_SCAN_PRODUCT,
+    SHOP_SCAN_MEMBERS
+} shop_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct shop_scan_entry {
+    shop_scan_kind kind;
+    union {
+        struct organization *organization;
+        struct user *user;
+        struct order *order;
+        struct product *product;
+    } as;
+    ddb_ent_mask *mask;
+} shop_scan_entry;
 typedef struct shop_scan_result {
     struct organization *organization;
     size_t organization_count;
@@ -98,17 +121,9 @@ typedef struct shop_scan_result {
     struct product *product;
     size_t product_count;
     ddb_ent_mask *product_masks; /* per item: the fields set */
+    shop_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } shop_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[SHOP_SCAN_MEMBERS] = {[SHOP_SCAN_<ENTITY>] = &mask}; */
-enum {
-    SHOP_SCAN_ORGANIZATION,
-    SHOP_SCAN_USER,
-    SHOP_SCAN_ORDER,
-    SHOP_SCAN_PRODUCT,
-    SHOP_SCAN_MEMBERS
-};
 int shop_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    shop_scan_result *out, ddb_error *err);
 
@@ -163,19 +178,31 @@ typedef struct audit_record {
 int audit_decode_record(const ddb_stream_record *rec, ddb_arena *a, audit_record *out, ddb_error *err);
 
 /* Scan of table "Audit" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[AUDIT_SCAN_MEMBERS] = {[AUDIT_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum audit_scan_kind {
+    AUDIT_SCAN_AUDIT_EVENT,
+    AUDIT_SCAN_MEMBERS
+} audit_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct audit_scan_entry {
+    audit_scan_kind kind;
+    union {
+        struct audit_event *audit_event;
+    } as;
+    ddb_ent_mask *mask;
+} audit_scan_entry;
 typedef struct audit_scan_result {
     struct audit_event *audit_event;
     size_t audit_event_count;
     ddb_ent_mask *audit_event_masks; /* per item: the fields set */
+    audit_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } audit_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[AUDIT_SCAN_MEMBERS] = {[AUDIT_SCAN_<ENTITY>] = &mask}; */
-enum {
-    AUDIT_SCAN_AUDIT_EVENT,
-    AUDIT_SCAN_MEMBERS
-};
 int audit_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_scan_result *out, ddb_error *err);
 
@@ -1842,9 +1869,9 @@ typedef enum shop_members_kind {
     SHOP_MEMBERS_ORDER,
     SHOP_MEMBERS_MEMBERS
 } shop_members_kind;
-/* One entity of a page in sort-key order (descending when backward), of
- * any member type: kind says which member of `as` points to it (into the
- * page's array of that type); mask: the fields it has set. */
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
 typedef struct shop_members_entry {
     shop_members_kind kind;
     union {
