@@ -60,16 +60,20 @@ static const char *const condition_forms[] = {"put_if_",           "delete_if_",
 
 /* <table>_<text>; per member entity m: batch_put_<m>, batch_delete_<m>; per
  * collection c: query_<c>, query_<c>_<m> per member m, <c>_begin, _next,
- * _end, _iter, _result, _collection. */
+ * _end, _iter, _result, _collection, _kind, _entry (and the static
+ * <c>_collection_entries_). */
 static const suffix table_suffixes[] = {
     {"table", NS_ORD},         {"open", NS_ORD},          {"open_with", NS_ORD},   {"create_table", NS_ORD},
     {"migrate", NS_ORD},       {"type", NS_TYPE},         {"image", NS_TYPE},      {"record", NS_TYPE},
     {"decode_record", NS_ORD}, {"scan", NS_ORD},          {"scan_desc", NS_ORD},   {"scan_members", NS_ORD},
     {"scan_result", NS_TYPE},  {"entities", NS_ORD},      {"indexes", NS_ORD},     {"batch", NS_TYPE},
-    {"batch_new", NS_ORD},     {"batch_run", NS_ORD},
+    {"batch_new", NS_ORD},     {"batch_run", NS_ORD},     {"scan_kind", NS_TYPE},  {"scan_entry", NS_TYPE},
+    {"scan_entries_", NS_ORD},
 };
-static const suffix collection_suffixes[] = {{"begin", NS_ORD}, {"next", NS_ORD},     {"end", NS_ORD},
-                                             {"iter", NS_TYPE}, {"result", NS_TYPE},  {"collection", NS_ORD}};
+static const suffix collection_suffixes[] = {{"begin", NS_ORD},  {"next", NS_ORD},     {"end", NS_ORD},
+                                             {"iter", NS_TYPE},  {"result", NS_TYPE},  {"collection", NS_ORD},
+                                             {"kind", NS_TYPE},  {"entry", NS_TYPE},
+                                             {"collection_entries_", NS_ORD}};
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
@@ -177,6 +181,17 @@ static void add_suffixes(space *s, const suffix *sx, size_t n, size_t owner, ddb
     }
 }
 
+/* The iterator of read <entity>_<read> (an access pattern, a DDB_QUERY or
+ * a DDB_SCAN): <read>_iter, _begin, _next, _end. */
+static void add_iterator(space *s, size_t owner, ddbgen_loc loc, const char *what, const char *entity,
+                         const char *read)
+{
+    static const char *const fns[] = {"begin", "next", "end"};
+    for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+        add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s", entity, read, fns[i]);
+    add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_iter", entity, read);
+}
+
 static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key *k, size_t owner,
                         const json_t *je)
 {
@@ -193,10 +208,7 @@ static void add_pattern(space *s, const ddbgen_ir_entity *e, const ddbgen_ir_key
         add(s, NS_ORD, K_READ, owner, loc, what, "%s_%s", e->cname, p);
     add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_sk", e->cname, p);
     add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_all", e->cname, p);
-    static const char *const iter[] = {"begin", "next", "end"}; /* its iterator */
-    for (size_t i = 0; i < sizeof iter / sizeof *iter; i++)
-        add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_%s", e->cname, p, iter[i]);
-    add(s, NS_TYPE, K_DERIVED, owner, loc, what, "%s_%s_iter", e->cname, p);
+    add_iterator(s, owner, loc, what, e->cname, p);
     add(s, NS_ORD, K_DERIVED, owner, loc, what, "%s_%s_kc_", e->cname, p); /* its key condition (static) */
     for (size_t i = 0; i < k->n_levels; i++) {
         const ddbgen_ir_level *l = &k->levels[i];
@@ -246,8 +258,10 @@ static void add_entity(space *s, const ddbgen_ir_entity *e, size_t owner, const 
         const ddbgen_ir_query *iq = &e->queries[q];
         const json_t *jq = named(iq->key ? qs : ss, iq->name);
         snprintf(what, sizeof what, "the %s '%s' of '%s'", iq->key ? "DDB_QUERY" : "DDB_SCAN", iq->name, e->name);
+        ddbgen_loc ql = ddbgen_loc_of(jq ? jq : je, "loc");
         if (!ddbgen_entity_name_taken(iq->name))
-            add(s, NS_ORD, K_READ, owner, ddbgen_loc_of(jq ? jq : je, "loc"), what, "%s_%s", e->cname, iq->name);
+            add(s, NS_ORD, K_READ, owner, ql, what, "%s_%s", e->cname, iq->name);
+        add_iterator(s, owner, ql, what, e->cname, iq->name);
     }
     for (size_t u = 0; e->writes && u < e->writes->n_updates; u++) {
         const char *n = e->writes->updates[u].name;
@@ -277,7 +291,7 @@ static size_t entity_no(const ddbgen_ir *ir, const ddbgen_ir_entity *e) { return
 
 /* One read result of a table (the scan's <t>_scan_result, a collection's
  * <t>_<c>_result): the members <e>, <e>_count and <e>_masks of each entity
- * (owned by the entity, as "<type>.<member>") and page; the constants
+ * (owned by the entity, as "<type>.<member>"), page and entries; the constants
  * <T>_<NAME>_<E> and <T>_<NAME>_MEMBERS. */
 static void add_result(space *s, const ddbgen_ir *ir, size_t owner, ddbgen_loc loc, const char *who,
                        const char *type, const char *konst, const ddbgen_ir_entity *const *es, size_t n,
@@ -286,6 +300,7 @@ static void add_result(space *s, const ddbgen_ir *ir, size_t owner, ddbgen_loc l
     static const char *const members[] = {"", "_count", "_masks"};
     char what[512];
     add(s, NS_ORD, K_FIXED, owner, loc, who, "%s.page", type);
+    add(s, NS_ORD, K_FIXED, owner, loc, who, "%s.entries", type); /* the page in the order read */
     add(s, NS_ORD, K_FIXED, owner, loc, who, "%s_MEMBERS", konst);
     for (size_t i = 0; i < n; i++) {
         size_t no = entity_no(ir, es[i]);

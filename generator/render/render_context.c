@@ -273,6 +273,8 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
         set(mo, "ename", json_string(e->cname));
         set(mo, "ectype", json_string(e->ctype));
         set(mo, "mconst", fmt("%s_SCAN_%s", json_string_value(upper), json_string_value(eu)));
+        set(mo, "mname", json_string(e->cname)); /* templates/page_entry*.mustache */
+        set(mo, "mctype", json_string(e->ctype));
         set(mo, "batch_put", json_boolean(batch_allows(e, true)));
         set(mo, "batch_delete", json_boolean(batch_allows(e, false)));
         json_array_append_new(members, mo);
@@ -291,6 +293,13 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
     set(o, "members_ref", t->n_entities ? fmt("%s_entities", t->cname) : json_string("NULL"));
     set(o, "members", members);
     set(o, "upper", upper);
+    /* the scan's page in the order read (templates/page_entry*.mustache) */
+    set(o, "result_type", fmt("%s_scan_result", t->cname));
+    set(o, "kind_type", fmt("%s_scan_kind", t->cname));
+    set(o, "entry_type", fmt("%s_scan_entry", t->cname));
+    set(o, "entries_fn", fmt("%s_scan_entries_", t->cname));
+    set(o, "n_const", fmt("%s_SCAN_MEMBERS", json_string_value(upper)));
+    set(o, "what_lit", c_literal(t->name));
     set(o, "ttl_attr", c_literal(t->ttl_attr));
     static const char *const views[][2] = {{"KEYS_ONLY", "DDB_STREAM_KEYS_ONLY"},
                                            {"NEW_IMAGE", "DDB_STREAM_NEW_IMAGE"},
@@ -507,6 +516,10 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
     set(o, "cname", c_ident(c->name, 0));
     set(o, "result_type", fmt("%s_%s_result", c->table->cname, c->name));
     set(o, "iter_type", fmt("%s_%s_iter", c->table->cname, c->name));
+    set(o, "kind_type", fmt("%s_%s_kind", c->table->cname, c->name));
+    set(o, "entry_type", fmt("%s_%s_entry", c->table->cname, c->name));
+    set(o, "entries_fn", fmt("%s_%s_collection_entries_", c->table->cname, c->name));
+    set(o, "what_lit", c_literal(c->name));
     set(o, "id", fmt("%s_%s_collection", c->table->cname, c->name));
     set(o, "name", c_literal(c->name));
     set(o, "label", comment_literal(c->name));
@@ -519,6 +532,8 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
         json_decref(eu);
         set(mo, "cname", json_string(c->members[i].entity->cname));
         set(mo, "ctype", json_string(c->members[i].entity->ctype));
+        set(mo, "mname", json_string(c->members[i].entity->cname)); /* templates/page_entry*.mustache */
+        set(mo, "mctype", json_string(c->members[i].entity->ctype));
         set(mo, "key_no", count(c->members[i].key->no));
         /* the typed range: the member's access pattern on the collection's index */
         json_t *pid = c_ident(c->members[i].key->pattern, 0);

@@ -112,6 +112,8 @@ static const opt_spec serve_opts[] = {
     {"body-memory", 0, 1, false, "MB", "request bodies (and their decoding) held in memory at once, at most (default 512)"},
     {"region", 0, 1, false, "REGION", "region named in ARNs (default us-east-1)"},
     {"no-verify", 0, 0, false, NULL, "serve without checking the database first (ddb check's checks, read once)"},
+    {"unprocessed", 0, 1, false, "FRACTION", "tests: leave each request of a batch unprocessed with this probability"},
+    {"fault-seed", 0, 1, false, "N", "tests: the seed of --unprocessed's draws (default 1)"},
     {NULL, 0, 0, false, NULL, NULL}};
 
 static const opt_spec export_opts[] = {{NULL, 0, 0, false, NULL, NULL}};

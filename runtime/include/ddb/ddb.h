@@ -1020,10 +1020,13 @@ typedef struct ddb_fault {
      * (a commit whose answer was lost); false: it is not (a request lost
      * on its way). */
     bool applied;
-    /* DDB_ETHROTTLED on DDB_OP_BATCH_WRITE only: the first `processed`
-     * requests are carried out and the rest left unprocessed, the answer of
-     * the remote backend when UnprocessedItems remain after its retries
-     * ("BatchWriteItem: 3 of 5 requests still unprocessed"); 0 = none. */
+    /* DDB_ETHROTTLED on DDB_OP_BATCH_WRITE or DDB_OP_BATCH_GET only: the
+     * first `processed` requests (keys) are carried out and the rest left
+     * unprocessed, the answer of the remote backend when UnprocessedItems
+     * (UnprocessedKeys) remain after its retries ("BatchWriteItem: 3 of 5
+     * requests still unprocessed"); 0 = none.  `ddb serve --unprocessed`
+     * returns them on the wire instead, so that the remote backend's
+     * retries run (docs/SERVER.md). */
     uint32_t processed;
 } ddb_fault;
 
@@ -1031,7 +1034,7 @@ typedef struct ddb_fault {
  * the order added, the first match decides.  DDB_EINVAL for a code that is
  * not a DDB_E* error, no count and no fraction, a fraction outside (0, 1],
  * DDB_ECANCELED on anything but TransactWriteItems, DDB_EUNKNOWN on reads,
- * or processed without DDB_ETHROTTLED on BatchWriteItem; DDB_ELIMIT past 32
+ * or processed without DDB_ETHROTTLED on a batch; DDB_ELIMIT past 32
  * rules.  Thread-safe with the handle's operations. */
 int ddb_fault_inject(ddb *db, const ddb_fault *f, ddb_error *err);
 /* Remove every rule. */

@@ -629,10 +629,20 @@ int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t 
 /* A collection (ddb_collection_desc above) read a page at a time.  The
  * result struct the generated code declares holds per member an items
  * pointer and a count (and optionally masks); page fills it and info. */
+/* One entity of a page in the order it was read (a collection: its
+ * partition's sort-key order, descending when backward): which member
+ * (its position in the collection's members) and where in that member's
+ * items. */
+typedef struct ddb_ent_order {
+    uint16_t member;
+    uint32_t index;
+} ddb_ent_order;
+
 typedef struct ddb_ent_page_info {
     size_t count;              /* entities on the page, all members */
     size_t scanned_count;
     const char *cursor;        /* NULL after the last page */
+    const ddb_ent_order *order; /* count entries in the order read (arena memory); NULL when count_only */
 } ddb_ent_page_info;
 
 /* Sort-key range over the collection's partition, on the stored sort key

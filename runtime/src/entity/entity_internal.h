@@ -571,6 +571,9 @@ typedef struct ddbi_ent_reader {
      * collection or table scan with a sharded member) stops at this many
      * and places the cursor after the last item it took. */
     uint32_t max_entities;
+    /* The entities taken, in the order read (count_only: none). */
+    ddb_ent_order *order;
+    size_t n_order, order_cap;
 } ddbi_ent_reader;
 
 /* o, or the zero options for NULL; o->capacity zeroed. */

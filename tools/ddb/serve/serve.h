@@ -12,6 +12,7 @@
  *               without a JSON tree (GetItem, Query, Scan, BatchGetItem,
  *               TransactGetItems, a write's Attributes)
  *   op_*.c      one file per family of operations
+ *   unprocessed.c  --unprocessed: the part of a batch left unprocessed (tests)
  * Everything goes through libddb's public API (<ddb/ddb.h>, <ddb/json.h>). */
 #ifndef DDB_SERVE_H
 #define DDB_SERVE_H
@@ -21,6 +22,7 @@
 
 #include "jwrite.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +34,17 @@ enum { LOG_NONE = 0, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 typedef struct serve_keys serve_keys; /* --auth access keys (auth.c) */
 
+/* --unprocessed (unprocessed.c): the part of each batch left unprocessed. */
+typedef struct serve_unprocessed {
+    double fraction;        /* each request's probability of being left; 0 = off */
+    pthread_mutex_t mu;     /* guards rng */
+    unsigned short rng[3];  /* erand48's state, seeded by --fault-seed */
+} serve_unprocessed;
+void serve_unprocessed_init(serve_unprocessed *u, double fraction, uint64_t seed);
+void serve_unprocessed_free(serve_unprocessed *u);
+/* left[i]: is request i of a batch of n left unprocessed?  Returns how many are. */
+size_t serve_unprocessed_draw(serve_unprocessed *u, bool *left, size_t n);
+
 /* The server's shared, read-only-after-start state. */
 typedef struct server {
     ddb *db;
@@ -39,6 +52,7 @@ typedef struct server {
     const char *account;    /* in ARNs */
     serve_keys *keys;       /* NULL: no authentication */
     int log_level;
+    serve_unprocessed unprocessed;
 } server;
 
 /* One response: HTTP status and a JSON body (malloc'd). */

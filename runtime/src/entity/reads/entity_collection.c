@@ -54,6 +54,7 @@ static int fill_result(const ddb_collection_desc *c, ddbi_ent_reader *r, void *r
     info->count = total;
     info->scanned_count = r->scanned;
     info->cursor = NULL;
+    info->order = r->o->count_only ? NULL : r->order;
     return r->last_key ? ddbi_ent_cursor_encode(r->a, r->last_key, &info->cursor, err) : DDB_OK;
 }
 

@@ -50,6 +50,8 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
     r->scanned = 0;
     r->last_key = NULL;
     r->max_entities = 0;
+    r->order = NULL;
+    r->n_order = r->order_cap = 0;
     if (r->o->fields && r->o->member_fields)
         return ddbi_fail(err, DDB_EINVAL, "%s: fields or member_fields, not both", n ? sinks[0].e->name : "read");
     for (uint16_t i = 0; i < n; i++) {
@@ -374,6 +376,28 @@ static int take_fetched(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_item *it, ddb_
     return rc ? rc : decode(r, s, &full, 1, err);
 }
 
+/* Log the entities sink m gained past its first `before` (the order read). */
+static int log_order(ddbi_ent_reader *r, uint16_t m, size_t before, ddb_error *err)
+{
+    const ddbi_ent_sink *s = &r->sinks[m];
+    if (r->o->count_only || s->count <= before)
+        return DDB_OK;
+    size_t need = r->n_order + (s->count - before);
+    if (need > r->order_cap) {
+        size_t cap = need > 2 * r->order_cap ? need : 2 * r->order_cap;
+        ddb_ent_order *o = ddb_arena_alloc(r->a, cap * sizeof *o);
+        if (!o)
+            return ddbi_fail_oom(err, __func__);
+        if (r->n_order)
+            memcpy(o, r->order, r->n_order * sizeof *o);
+        r->order = o;
+        r->order_cap = cap;
+    }
+    for (size_t k = before; k < s->count; k++)
+        r->order[r->n_order++] = (ddb_ent_order){.member = m, .index = (uint32_t)k};
+    return DDB_OK;
+}
+
 /* Entities in the sinks so far. */
 static size_t entities(const ddbi_ent_reader *r)
 {
@@ -445,6 +469,7 @@ static int take_entries(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *
         if (r->max_entities && i && entities(r) >= r->max_entities)
             return cut_after(r, pg, recs, i - 1, err); /* a full page: the rest is the next page's */
         ddbi_ent_sink *s = &r->sinks[which[i] - 1];
+        size_t before = s->count;
         if (recs && recs[i].p)
             rc = decode_rec(r, s, &recs[i], late_type, err);
         else if (s->e->n_shards && !r->index) {
@@ -457,6 +482,8 @@ static int take_entries(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *
             rc = take_fetched(r, s, pg->items[i], err);
         else
             rc = decode(r, s, &pg->items[i], 1, err);
+        if (!rc)
+            rc = log_order(r, (uint16_t)(which[i] - 1), before, err);
     }
     return rc;
 }
