@@ -16,7 +16,7 @@
 
 #include "core/codec.h"
 #include "core/keycodec.h"
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "damaged_util.h"
 #include "fleet_schema.h"

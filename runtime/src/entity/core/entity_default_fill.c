@@ -6,7 +6,7 @@
  * field existed gets the same value here.  Pure: reads and writes nothing
  * in the database.  Calls the public item API and entity_stamps.c's
  * default values. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

@@ -8,7 +8,7 @@
  * public Query and Scan, this room's templates, cursors, reader and
  * scatter-gather.  Options as for entity reads: a projection per member
  * type (member_fields) and a filter over stored attributes. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

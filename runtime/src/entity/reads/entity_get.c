@@ -3,7 +3,7 @@
  * entity_read.c); a sharded entity's shard items are read and merged.  The
  * writes use it to load the stored entity (unique fields, returned old
  * values).  Calls the public GetItem and this room's keys and shard reader. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

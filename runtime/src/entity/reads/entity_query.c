@@ -4,7 +4,7 @@
  * level; no operator means equality on the whole key, else begins_with.
  * Partial index projections are read whole from the table, as before.
  * Calls entity_read.c and the templates of this room. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

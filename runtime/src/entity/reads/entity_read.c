@@ -6,7 +6,7 @@
  * its request here (key condition, projection, filter) and hands the page
  * to the reader (entity_reader.c).  Calls the public Query, Scan and
  * GetItem and this room's templates, keys, cursors and reader. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

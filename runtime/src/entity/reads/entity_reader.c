@@ -11,7 +11,7 @@
  * structs (entity_record.c) where the entry needs nothing else; on the
  * other paths they are decoded into items first.  Calls the public Query,
  * GetItem and item API and this room's keys, unmarshalling and capacity. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -21,7 +21,7 @@
  * yet), "!" (exhausted) or that shard's own cursor (base64url).  Calls the
  * record reads (api/records.h), core/record.h, the public item API and this room's templates, sort-key
  * conditions, projections, cursors and reader. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 #include "core/record.h"

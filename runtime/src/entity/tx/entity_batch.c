@@ -6,7 +6,7 @@
  * decoded straight into the structs (entity_record.c).  Batch writes are
  * entity_batch_write.c.  Calls the record reads, the public batch API and
  * this room's marshalling, templates and keys. */
-#include "entity/entity_internal.h"
+#include "entity/tx/entity_tx.h"
 
 #include "core/error.h"
 

@@ -13,7 +13,7 @@
  * transaction); in a caller's transaction it adds its operations.  Calls the
  * public item API and this room's templates, marshalling, keys, stamps,
  * uniqueness items, expression builder, checks and transactions. */
-#include "entity/entity_internal.h"
+#include "entity/writes/entity_writes.h"
 
 #include "core/error.h"
 
