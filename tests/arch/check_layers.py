@@ -19,9 +19,7 @@ DIR, or under the object's src/ folder) is or lies in: runtime/src/entity/
 reads/get.c is in room entity/reads.  With --src, an #include of a header
 of another room against that order fails too; an include is found by its
 path from DIR ("core/codec.h") or, for a bare name ("ir.h"), by the one
-header of the tree with that name.  The one exception is api/backend.h
-(the backend interface: types only), which the backends include to build
-their operations tables.
+header of the tree with that name.
 """
 import os
 import re
@@ -32,8 +30,8 @@ ENTITY = {"core", "expr", "api"}
 
 # Which rooms each room may call (besides itself), per tree.
 TABLES = {
-    # core <- expr <- engine <- streams; remote -> core, expr;
-    # api -> engine, streams, remote; the entity rooms -> api and below
+    # core <- expr <- engine <- streams; json -> core; remote -> core, expr,
+    # json; api -> engine, streams, remote; the entity rooms -> api and below
     # (the public API, api/expr_cache.h, api/records.h), each entity room
     # also the entity rooms under it: core <- reads <- tx <- writes <- migrate.
     "runtime": {
@@ -41,8 +39,9 @@ TABLES = {
         "expr": {"core"},
         "engine": {"core", "expr"},
         "streams": {"core", "expr", "engine"},
-        "remote": {"core", "expr"},
-        "api": {"core", "expr", "engine", "streams", "remote"},
+        "json": {"core"},
+        "remote": {"core", "expr", "json"},
+        "api": {"core", "expr", "json", "engine", "streams", "remote"},
         "entity": ENTITY,
         "entity/core": ENTITY | {"entity"},
         "entity/reads": ENTITY | {"entity", "entity/core"},
@@ -63,10 +62,6 @@ TABLES = {
         "main": {"base", "front", "ir", "decl", "check", "plan", "render"},
     },
 }
-
-# Headers a room may include although it may not call their room.
-INCLUDE_EXCEPTIONS = {"api/backend.h": {"engine", "streams", "remote"}}
-
 
 def room_of(folder, rooms):
     """The longest room that folder ("entity/reads") is or lies in, or None."""
@@ -118,8 +113,6 @@ def include_problems(src, rooms):
                     continue  # a header from outside the tree
                 target = room_of(os.path.dirname(found), rooms)
                 if target is None or target == room or target in rooms[room]:
-                    continue
-                if room in INCLUDE_EXCEPTIONS.get(found, set()):
                     continue
                 problems.append(f"{f}:{n}: includes {found}: room {room} may not use room {target}")
     return problems
