@@ -19,11 +19,11 @@
  *   entity_keys.c          descriptor checks, primary keys, shard items
  *   entity_marshal.c       struct -> item
  *   entity_mask.c          field masks
- *   entity_pages.c         the page loop of the generated iterators (ddb_ent_pages)
- *   entity_stamp.c         DDB_CREATED_AT / DDB_UPDATED_AT time stamps
- *   entity_stamps.c        defaults, created-at and updated-at filled by writes
+ *   entity_page_loop.c     the page loop of the generated iterators (ddb_ent_pages)
  *   entity_template.c      key templates rendered from a struct; derived fields
+ *   entity_timestamp.c     DDB_CREATED_AT / DDB_UPDATED_AT time stamps
  *   entity_unmarshal.c     item -> struct
+ *   entity_write_fill.c    defaults, created-at and updated-at filled by writes
  *   entity_wshard.c        write-sharded partition keys: the shard suffix
  */
 #ifndef DDB_ENTITY_CORE_H
@@ -252,7 +252,7 @@ int ddbi_ent_bind(const ddb_entity_desc *e, const char *what, const char *const 
                   uint16_t n_names, const ddb_ent_arg *args, size_t n_args, ddb_arena *a, ddb_item *nm,
                   ddb_item *vals, ddb_error *err);
 
-/* ---- entity_stamps.c ---- */
+/* ---- entity_write_fill.c ---- */
 
 /* Is the field at p unset (0, "", NULL, false)? */
 bool ddbi_ent_field_unset(const ddb_field_desc *f, const char *p);
@@ -269,14 +269,14 @@ int ddbi_ent_default_value(const ddb_field_desc *f, ddb_arena *a, ddb_value **ou
 int ddbi_ent_fill_defaults(const ddb_entity_desc *e, const ddb_item *it, ddb_arena *a, ddb_item **out,
                            const ddb_field_desc **filled, size_t *n_filled, ddb_error *err);
 
-/* ---- entity_stamps.c ---- */
+/* ---- entity_write_fill.c ---- */
 
 /* Fill updated-at and, with create, created-at and the defaults of unset fields. */
 int ddbi_ent_fill_stamps(ddb *db, const ddb_entity_desc *e, void *obj, bool create, ddb_arena *a, ddb_error *err);
 
-/* ---- entity_stamp.c ---- */
+/* ---- entity_timestamp.c ---- */
 
-/* ms as "YYYY-MM-DDTHH:MM:SS.mmmZ" (entity_stamp.c); DDB_EINVAL outside years 0..9999. */
+/* ms as "YYYY-MM-DDTHH:MM:SS.mmmZ" (entity_timestamp.c); DDB_EINVAL outside years 0..9999. */
 int ddbi_ent_iso8601(int64_t ms, char out[25]);
 
 /* ---- entity_exprb.c ---- */

@@ -6,18 +6,18 @@
  * engine/, streams/ or remote/: both backends are reached through the ddb_* functions only.
  *
  * Files, one subject each:
- *   entity_collection.c  collection pages, their iterator, table scans grouped by type
- *   entity_get.c         ddb_ent_get: one entity by its primary key, shards merged
- *   entity_keyparse.c    key attributes parsed back into the fields they were rendered from
- *   entity_plan.c        a descriptor's read plan (names in stored order), built once
- *   entity_project.c     field masks as projections; filters with their names and values
- *   entity_query.c       query pages (the ddb_ent_query interface, on top of entity_read.c)
- *   entity_read.c        typed reads: query by access pattern, scan, get with read options
- *   entity_reader.c      pages of items into entity structs (types, shard groups, index entries)
- *   entity_record.c      stored record -> struct (typed reads, no ddb_item between)
- *   entity_scatter.c     scatter-gather reads over write shards
- *   entity_skcond.c      sort-key conditions by level of the key template
- *   entity_stream.c      stream records decoded into entity structs
+ *   entity_collection.c     collection pages, their iterator, table scans grouped by type
+ *   entity_get_by_key.c     ddb_ent_get: one entity by its primary key, shards merged
+ *   entity_keyparse.c       key attributes parsed back into the fields they were rendered from
+ *   entity_page_decode.c    pages of items into entity structs (types, shard groups, index entries)
+ *   entity_plan.c           a descriptor's read plan (names in stored order), built once
+ *   entity_project.c        field masks as projections; filters with their names and values
+ *   entity_query_page.c     query pages (the ddb_ent_query interface, on top of entity_typed_reads.c)
+ *   entity_record_decode.c  stored record -> struct (typed reads, no ddb_item between)
+ *   entity_scatter.c        scatter-gather reads over write shards
+ *   entity_skcond.c         sort-key conditions by level of the key template
+ *   entity_stream.c         stream records decoded into entity structs
+ *   entity_typed_reads.c    typed reads: query by access pattern, scan, get with read options
  */
 #ifndef DDB_ENTITY_READS_H
 #define DDB_ENTITY_READS_H
@@ -41,7 +41,7 @@ void ddbi_ent_parse_key(const ddb_entity_desc *e, const ddb_template *t, const d
 void ddbi_ent_fields_from_keys(const ddb_entity_desc *e, const ddb_item *it, void *obj, ddb_arena *a,
                                ddb_ent_mask *mask);
 
-/* ---- entity_get.c ---- */
+/* ---- entity_get_by_key.c ---- */
 
 /* The stored entity with obj's key (consistent), NULL when absent; in a. */
 int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_arena *a, void **old, ddb_error *err);
@@ -165,7 +165,7 @@ typedef struct ddbi_ent_reader {
     uint32_t max_entities;
 } ddbi_ent_reader;
 
-/* ---- entity_reader.c ---- */
+/* ---- entity_page_decode.c ---- */
 
 /* o, or the zero options for NULL; o->capacity zeroed. */
 const ddb_ent_read_opts *ddbi_ent_opts_begin(const ddb_ent_read_opts *o);
@@ -177,7 +177,7 @@ int ddbi_ent_reader_init(ddbi_ent_reader *r, ddb *db, ddb_arena *a, const ddb_en
  * ddbi_ent_fields_from_record (nothing checked when another's). */
 int ddbi_ent_decode_record(const ddbi_ent_reader *r, const ddbi_ent_sink *s, const ddbi_rec *rec, void *slot,
                            ddb_ent_mask *mask, bool *other, ddb_error *err);
-/* Sort the items of pg into the sinks (see entity_reader.c). */
+/* Sort the items of pg into the sinks (see entity_page_decode.c). */
 int ddbi_ent_reader_take(ddbi_ent_reader *r, const ddb_page *pg, ddb_error *err);
 /* The same with entries that may come as records (api/records.h). */
 int ddbi_ent_reader_take_recs(ddbi_ent_reader *r, ddbi_rec_page *rp, ddb_error *err);
@@ -188,7 +188,7 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
 /* Hand the summed capacity to o->capacity. */
 void ddbi_ent_reader_finish(ddbi_ent_reader *r);
 
-/* ---- entity_record.c ---- */
+/* ---- entity_record_decode.c ---- */
 
 /* The fields of record rec into obj (not zeroed first): its attributes
  * are matched in one walk with the names of p (e's plan; stored names are

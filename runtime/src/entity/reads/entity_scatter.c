@@ -3,7 +3,7 @@
  * ("DATE#2024-03-04.0" ... ".7"); a typed query or collection page reads a
  * page from each (the same key condition, projection and filter), merges
  * the raw items in sort-key order and hands them to the reader
- * (entity_reader.c), which decodes them as if they came from one
+ * (entity_page_decode.c), which decodes them as if they came from one
  * partition; one cursor resumes every shard.
  *
  * Merging pages correctly: shard s has returned its items up to its

@@ -3,7 +3,7 @@
  * translation onto ddb_ent_query_pattern: the first sk_fields holes name a
  * level; no operator means equality on the whole key, else begins_with.
  * Partial index projections are read whole from the table, as before.
- * Calls entity_read.c and the templates of this room. */
+ * Calls entity_typed_reads.c and the templates of this room. */
 #include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
