@@ -22,7 +22,7 @@
  * passed (templates carry their resolved "segments").  May call the
  * diagnostics and the JSON helpers only.
  */
-#include "internal.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,8 +10,8 @@
  * own; the IR (lower.c) derives the facts it keeps by itself.  Every rule
  * is listed, with an example, in docs/SCHEMA.md.
  */
-#include "decl_write.h"
-#include "internal.h"
+#include "decl.h"
+#include "check.h"
 #include "template.h"
 
 #include <ddb/entity.h> /* DDB_ENT_MAX_SHARDS: the runtime's limit is the schema's */

@@ -18,7 +18,7 @@
  * room (public <ddb/expr.h>, internal expr/expr.h: lexer and AST).
  */
 #include "generated_names.h"
-#include "internal.h"
+#include "decl.h"
 
 #include "expr/expr.h"
 

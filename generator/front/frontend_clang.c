@@ -10,7 +10,7 @@
  * Only what the header declares is recorded here; validate.c checks it and
  * derives the rest.
  */
-#include "internal.h"
+#include "front.h"
 
 #include <clang-c/Index.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
  * reported as "model.json: error: entities[0].fields[2]: ..." (jansson keeps
  * no positions after parsing).
  */
-#include "internal.h"
+#include "front.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

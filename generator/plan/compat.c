@@ -8,7 +8,7 @@
  * field that keeps its DDB_ATTR changes nothing).  Breaking changes are
  * errors at the new schema's location; compatible ones are notes.
  */
-#include "internal.h"
+#include "plan.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -25,7 +25,7 @@
  * transaction).  Changes nothing can migrate (a table renamed, a primary
  * key or an index altered, an entity moved, sharded or unsharded, a shard
  * suffix changed) are errors at the new schema's location.  Calls jansson, jsonutil.c and compat.c's template text. */
-#include "internal.h"
+#include "plan.h"
 
 #include <stdarg.h>
 #include <stdint.h>

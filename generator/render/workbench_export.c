@@ -13,7 +13,7 @@
  */
 #include "infra.h"
 #include "internal.h"
-#include "workbench.h"
+#include "render.h"
 
 #include <stdint.h>
 #include <stdio.h>

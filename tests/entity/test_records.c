@@ -1,5 +1,5 @@
 /* Typed reads decoding stored records straight into structs (issue 12,
- * item 8; runtime/src/entity/entity_record.c) against the item path they
+ * item 8; runtime/src/entity/entity_record_decode.c) against the item path they
  * replace (record -> ddb_item -> struct):
  *   - every field type, and the entities of the fleet schema, filled by a
  *     generic filler: both paths give the same struct and field mask;
@@ -16,7 +16,7 @@
 
 #include "core/codec.h"
 #include "core/keycodec.h"
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "damaged_util.h"
 #include "fleet_schema.h"

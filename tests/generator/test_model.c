@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "gen_test_util.h"
-#include "ir.h"
+#include "library.h"
 #include "model.h"
 
 #define SCHEMA "schemas/shop.h"

@@ -22,7 +22,7 @@
 #include <ddb/ddb.h>
 #include <pthread.h>
 
-#include "api/backend.h"
+#include "core/backend.h"
 
 struct ddb {
     const ddbi_backend_ops *ops;

@@ -1,6 +1,6 @@
 /* engine/: BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
-#include "api/backend.h"
+#include "core/backend.h"
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"

@@ -377,7 +377,7 @@ int ddbi_table_def_edit(ddbi_engine *db, MDB_txn *txn, const char *table,
                         int (*fn)(ddb_arena *a, ddb_item *def, void *ctx), void *ctx, ddb_error *err);
 
 /* ---- What the engine offers the API: open, close and the operations of
- * the embedded backend (api/backend.h gives each one's contract; impl is
+ * the embedded backend (core/backend.h gives each one's contract; impl is
  * the ddbi_engine, arguments are checked by the API). ---- */
 
 /* Open the database in directory path (uri: for messages) with the hooks
@@ -415,7 +415,7 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const
 int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                              ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
 int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
-/* The optional record reads (api/backend.h: get_record, query_records,
+/* The optional record reads (core/backend.h: get_record, query_records,
  * scan_records, batch_get_records). */
 struct ddbi_rec;
 struct ddbi_rec_page;

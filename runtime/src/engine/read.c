@@ -1,6 +1,6 @@
 /* engine/: GetItem, Query and Scan.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
-#include "api/backend.h"
+#include "core/backend.h"
 #include "core/codec.h"
 #include "core/record.h"
 #include "engine/engine.h"

@@ -2,7 +2,7 @@
  * "#nK" names and ":vK" values, then prepared once per handle through its
  * expression cache.  Calls the public item and expression API and
  * api/expr_cache.h. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "api/expr_cache.h"
 #include "core/error.h"

@@ -2,7 +2,7 @@
  * item or one shard item, with its type attribute and index keys).  Calls
  * the public value API, the field accessors, the templates and the shard
  * keys of this room.  Items -> structs: entity_unmarshal.c. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

@@ -10,7 +10,7 @@
  * (entity_migrate_open.c).
  * Calls the public table API (describe, create, add index, table
  * metadata) and this room's fingerprints and backfill. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

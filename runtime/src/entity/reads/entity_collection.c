@@ -2,13 +2,13 @@
  * page at a time (ddb_ent_collection_page) or by an iterator over every
  * page, the whole partition at once (ddb_ent_query_collection, the older
  * interface), and table scans grouped by type the same way
- * (ddb_ent_scan_table).  The reader (entity_reader.c) sorts the items into
+ * (ddb_ent_scan_table).  The reader (entity_page_decode.c) sorts the items into
  * one arena array per member type and merges shard items; a write-sharded
  * partition is read from every shard (entity_scatter.c).  Calls the
  * public Query and Scan, this room's templates, cursors, reader and
  * scatter-gather.  Options as for entity reads: a projection per member
  * type (member_fields) and a filter over stored attributes. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

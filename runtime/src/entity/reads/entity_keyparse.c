@@ -9,7 +9,7 @@
  * cover, e.g. char[11] from year, month and day), else left absent (its
  * mask bit clear).  Calls this room's templates (hole text, fit table),
  * field accessors and write shards, and the public value API. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

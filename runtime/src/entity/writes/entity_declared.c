@@ -8,7 +8,7 @@
  * holds each, and its declared condition bound and ANDed with the caller's.
  * Calls the public item API and this room's templates, binding, keys and
  * updates. */
-#include "entity/entity_internal.h"
+#include "entity/writes/entity_writes.h"
 
 #include "core/error.h"
 

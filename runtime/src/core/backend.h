@@ -1,4 +1,4 @@
-/* api/: the contract between the public API and a backend (internal).
+/* core/: the contract between the public API and a backend (internal).
  *
  * A backend (the embedded engine with its streams, the remote backend) is a
  * table of operations, after SQLite's sqlite3_io_methods: one function
@@ -10,10 +10,12 @@
  * operation a backend does not offer stays NULL: the API answers
  * DDB_ENOTSUP naming the operation and the backend.
  *
- * This header is the one file of api/ that the backends include; it holds
- * types only. */
-#ifndef DDB_API_BACKEND_H
-#define DDB_API_BACKEND_H
+ * It holds types only, and lives in core/ so that the backends (engine/ with
+ * streams/, remote/), which build their operations tables from it, and
+ * api/, which dispatches through them, include it without any of them
+ * reaching up to another. */
+#ifndef DDB_CORE_BACKEND_H
+#define DDB_CORE_BACKEND_H
 
 #include <ddb/ddb.h>
 

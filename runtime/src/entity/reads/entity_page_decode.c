@@ -8,10 +8,10 @@
  * sink's projection needs, by key); a KEYS_ONLY / INCLUDE index entry is
  * decoded as it is (fetch_base: read whole).  Entries a backend hands over
  * as stored records (api/records.h) are decoded straight into their
- * structs (entity_record.c) where the entry needs nothing else; on the
+ * structs (entity_record_decode.c) where the entry needs nothing else; on the
  * other paths they are decoded into items first.  Calls the public Query,
  * GetItem and item API and this room's keys, unmarshalling and capacity. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -1,9 +1,9 @@
 /* Entity room: ddb_ent_get, one entity by its primary key with the plain
  * entity options (the typed reads' get with read options is ddb_ent_read in
- * entity_read.c); a sharded entity's shard items are read and merged.  The
+ * entity_typed_reads.c); a sharded entity's shard items are read and merged.  The
  * writes use it to load the stored entity (unique fields, returned old
  * values).  Calls the public GetItem and this room's keys and shard reader. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -79,25 +79,4 @@ struct ddbgen_ir_writes {
     size_t n_conditions;
 };
 
-/* Checks of entity e (the validator's copy: its keys carry "uses", its
- * fields "key", its "shards" are worked out): every DDB_UPDATE and
- * DDB_CONDITION and the write decorators of its fields.  Problems go to d. */
-void ddbgen__check_writes(ddbgen_diags *d, json_t *e, const json_t *table);
-
-/* The uniqueness items of DDB_UNIQUE fields (key space "UNIQUE#<Entity>#<attr>#<value>" /
- * "UNIQUE") must not collide with any entity's key in the table or an
- * index that holds them, nor with each other (unique_space.c; tables and
- * entities: the validator's copies, keys resolved). */
-void ddbgen__check_unique_space(ddbgen_diags *d, const json_t *tables, const json_t *entities);
-
-/* Sets the writes of every entity of ir (lowered by ddbgen__lower from
- * declared, the checked declared model): the declared writes of its
- * declaration (NULL when it declares none), allocated with
- * ddbgen__ir_alloc.  -1 when out of memory, else 0. */
-int ddbgen__lower_writes(ddbgen_ir *ir, const json_t *declared);
-
-/* The render context of e's declared writes: {"updates": [...], ...},
- * merged into the entity's context object o. */
-void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e);
-
 #endif

@@ -3,7 +3,7 @@
  * of the next page with a copy of the cursor the last one returned, and
  * whether there is a next page.  Calls only core/ (errors) and the C
  * library. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

@@ -4,7 +4,7 @@
  * epoch milliseconds into an integer field, or as ISO-8601 UTC with
  * milliseconds ("2026-11-26T15:04:05.123Z") into a char[N] field.  Calls
  * the public clock and this room's field helpers only. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,7 @@
-/* DynamoDB JSON <-> ddb_value / ddb_item: the public codec <ddb/json.h>
- * (documented there), used by the remote backend and the `ddb` tool.
- * Calls only the public value API, core/error.h and jansson. */
+/* json/: DynamoDB JSON <-> ddb_value / ddb_item, the public codec
+ * <ddb/json.h> (documented there; room of its own, one file), used by the
+ * remote backend, the `ddb` tool and its server.  Calls only the public
+ * value API, core/error.h and jansson. */
 #include <ddb/json.h>
 
 #include "core/error.h"

@@ -8,7 +8,7 @@
  * same way.  The attributes are matched with the names of the entity's
  * read plan (entity_plan.c).  Calls core/record.h, core/number.h and this room's
  * unmarshalling and field accessors. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 #include "core/number.h"

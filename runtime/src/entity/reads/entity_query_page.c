@@ -4,8 +4,8 @@
  * level; no operator means equality on the whole key, else begins_with
  * (on a key of fields: equality on the fields given).
  * Partial index projections are read whole from the table, as before.
- * Calls entity_read.c and the templates of this room. */
-#include "entity/entity_internal.h"
+ * Calls entity_typed_reads.c and the templates of this room. */
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -2,9 +2,9 @@
  * values of unset fields (create), created-at (create) and updated-at
  * (every write) from the handle's clock (ddb_clock_ms: tests set it), as
  * epoch milliseconds in integer fields or ISO-8601 UTC text
- * ("2026-11-26T15:04:05.123Z", entity_stamp.c) in char[N] fields (N >= 25).
+ * ("2026-11-26T15:04:05.123Z", entity_timestamp.c) in char[N] fields (N >= 25).
  * Calls the public value API and this room's field accessors. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

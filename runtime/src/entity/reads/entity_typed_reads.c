@@ -4,9 +4,9 @@
  * entity's get or exact-key query with a projection reads only the shard
  * items that hold its fields.  Each builds
  * its request here (key condition, projection, filter) and hands the page
- * to the reader (entity_reader.c).  Calls the public Query, Scan and
+ * to the reader (entity_page_decode.c).  Calls the public Query, Scan and
  * GetItem and this room's templates, keys, cursors and reader. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -1,13 +1,20 @@
-/* ir.h — the generator's typed intermediate representation.
+/* ir.h — the generator's typed intermediate representation; the room
+ * header of ir/, which holds it and what makes it: the lowering (lower.c),
+ * key templates (template.c, template.h), the names a generated module gives
+ * (generated_names.c, generated_names.h), the IR of declared writes
+ * (decl_write.h), the model file written from the IR (model_json.c), and
+ * renames in model documents (renames.c).  The room may call base/ and
+ * jansson.
  *
  * Stages of ddbgen (docs/ARCHITECTURE.md):
- *   front-end (frontend_clang.c, frontend_json.c): the declared model (JSON)
- *   -> checks (validate.c): every schema rule, all diagnostics at once
+ *   front-end (front/): the declared model (JSON)
+ *   -> checks (check/): every schema rule, all diagnostics at once
  *   -> lowering (lower.c): the checked declared model becomes this IR, with
  *      every derived fact (template segments as field paths, key order and
  *      numbers, index key types, shards, the primary key's fields, each
- *      table's TTL attribute, collections, key parameters) worked out once
- *   -> the render context (render_context.c) -> the templates (templates/),
+ *      table's TTL attribute, collections, key parameters) worked out once;
+ *      then the declared reads and writes (decl/)
+ *   -> the render context (render/) -> the templates (templates/),
  *      and the model file of --emit-model (model_json.c).
  *
  * Everything here is read-only after ddbgen__lower() returns and lives as
@@ -290,18 +297,6 @@ typedef struct ddbgen_ir {
     ddbgen_ir_pool *pool; /* every allocation of the IR */
 } ddbgen_ir;
 
-/* The IR of cx's schema: NULL until ddbgen_validate() returned DDBGEN_OK.
- * Borrowed: valid until ddbgen_destroy(). */
-const ddbgen_ir *ddbgen_ir_of(const ddbgen_context *cx);
-
-/* --old-model: the deployed model of old_model_path (validated as
- * --check-compat does) as its old forms (old_forms.c), lowered into
- * *old_ir (the caller frees it), and the migration plan from it to cx's
- * model into *plan (the caller's; NULL when no migration can take the
- * data there, which --check-compat and --plan-migration report).  Needs a
- * validated cx. */
-int ddbgen_old_forms(ddbgen_context *cx, const char *old_model_path, ddbgen_ir **old_ir, json_t **plan);
-
 /* Lowers a declared model that passed the checks (ddbgen__validate) into a
  * new IR.  NULL when out of memory.  The model is not modified and may be
  * freed afterwards: the IR copies what it keeps. */
@@ -315,17 +310,22 @@ void ddbgen_ir_free(ddbgen_ir *ir);
 /* A copy of s owned by ir (NULL when out of memory). */
 const char *ddbgen__ir_strdup(ddbgen_ir *ir, const char *s);
 
-/* reads.c: checks the access patterns (DDB_PATTERN), declared queries
- * (DDB_QUERY) and scans (DDB_SCAN) of the declared model against its
- * lowering and records them in ir (key patterns, entity queries).
- * Problems are located diagnostics in d; DDBGEN_ESCHEMA then. */
-int ddbgen__lower_reads(ddbgen_ir *ir, const json_t *declared, ddbgen_diags *d);
-
 /* n zeroed bytes owned by ir, for lowering done outside lower.c (NULL when
  * out of memory). */
 void *ddbgen__ir_alloc(ddbgen_ir *ir, size_t n);
 
 /* The model's name of a type ("S", "BOOL", ...). */
 const char *ddbgen_ir_type_name(ddbgen_ir_type t);
+
+/* renames.c: the entity of new_model DDB_RENAMED_FROM(old_name), or NULL. */
+const json_t *ddbgen__entity_renamed_to(const json_t *new_model, const char *old_name);
+/* renames.c: the DDB_REMOVED(old_name, ...) entry ({"entity", "items":
+ * "delete"|"keep"}) of new_model's table named table_name, or NULL. */
+const json_t *ddbgen__entity_removal(const json_t *new_model, const char *table_name, const char *old_name);
+/* renames.c: the field of old_fields that new_field is DDB_RENAMED_FROM, or NULL. */
+const json_t *ddbgen__field_renamed_from(const json_t *old_fields, const json_t *new_field);
+/* renames.c: located errors for bad uses of DDB_RENAMED_FROM and DDB_REMOVED. */
+void ddbgen__check_renames(const json_t *model, ddbgen_diags *d);
+
 
 #endif
