@@ -3,7 +3,8 @@
  * wrong JSON type is a SerializationException, a missing required member a
  * ValidationException "1 validation error detected: Value null at '...'
  * failed to satisfy constraint: Member must not be null" (API_Operations:
- * Common Errors).  Calls libddb's public API and jansson only. */
+ * Common Errors).  Calls fastreq.c (its decoded items), libddb's public API
+ * and jansson. */
 #include "serve.h"
 
 #include <stdio.h>
@@ -188,6 +189,8 @@ int w_item(serve_req *r, const json_t *o, const char *name, ddb_item **out)
         return 0;
     if (!json_is_object(v))
         return wrong_type(r, name, "an object");
+    if ((*out = fastreq_item(r, v)))
+        return 0;
     int rc = ddb_json_to_item(v, r->a, out, &r->err);
     return rc ? serve_fail_code(r, rc) : 0;
 }
@@ -207,6 +210,8 @@ int w_values(serve_req *r, const json_t *o, ddb_item **out)
         return 0;
     if (!json_is_object(v))
         return wrong_type(r, "ExpressionAttributeValues", "an object");
+    if ((*out = fastreq_item(r, v)))
+        return 0;
     ddb_item *it = ddb_item_new(r->a);
     if (!it)
         return serve_fail_code(r, DDB_ENOMEM);
