@@ -34,6 +34,15 @@ typedef struct conn_req {
     struct timespec start;
 } conn_req;
 
+/* libmicrohttpd's memory per connection (its default is 32 KiB): the
+ * request line and headers, and the buffers it reads the body and writes
+ * the answer's headers through (the body is copied out as it arrives, the
+ * answer's body is sent from its own buffer).  libmicrohttpd zeroes it
+ * between two requests of a kept-alive connection, and an idle connection
+ * holds it: 8 KiB is several times an SDK's SigV4-signed headers and keeps
+ * both small.  Headers past it are answered 431 by libmicrohttpd. */
+#define CONNECTION_MEMORY (8 * 1024)
+
 static atomic_uint_fast64_t request_counter;
 /* Requests begun and not yet answered (http_stop waits for them). */
 static atomic_int in_flight;
@@ -286,6 +295,7 @@ struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
         {MHD_OPTION_THREAD_POOL_SIZE, lim->threads, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, ((intptr_t)lim->max_connections + 1) * lim->threads, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_connection, NULL},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_request_line, NULL},
