@@ -4,7 +4,7 @@
  * its own fresh database, get the same requests in the same order and must
  * answer each with the same status and the same bytes.  The requests are
  * a corpus of item operations (every attribute type, escapes, surrogate
- * pairs, nesting, batches, expressions, legacy parameters, and what
+ * pairs, nesting, batches, transactions, expressions, legacy parameters, and what
  * DynamoDB refuses: empty and duplicate sets, bad numbers and base64,
  * names given twice, \u0000, lone surrogates, deep nesting, reals and
  * leading zeros where integers go, trailing garbage) and thousands of
@@ -193,6 +193,36 @@ static const req corpus[] = {
     {"BatchWriteItem", op_batch_write, 1,
      "{\"RequestItems\":{\"tbl\":[{\"PutRequest\":{\"Item\":{\"pk\":{\"S\":\"q\"},\"sk\":{\"N\":\"1\"}}}},"
      "{\"PutRequest\":{\"Item\":{\"pk\":{\"S\":\"q\"},\"sk\":{\"N\":\"1\"}}}}]}}"},
+    {"BatchGetItem", op_batch_get, 1,
+     "{\"RequestItems\":{\"tbl\":{\"Keys\":[{\"pk\":{\"S\":\"q\"},\"sk\":{\"N\":\"1\"}},{\"pk\":{\"S\":\"a\"},"
+     "\"sk\":{\"N\":\"1\"}},{\"pk\":{\"S\":\"none\"},\"sk\":{\"N\":\"9\"}}],\"ProjectionExpression\":\"#s, pk\","
+     "\"ExpressionAttributeNames\":{\"#s\":\"sk\"},\"ConsistentRead\":true}},\"ReturnConsumedCapacity\":\"TOTAL\"}"},
+    {"BatchGetItem", op_batch_get, 1,
+     "{\"RequestItems\":{\"tbl\":{\"Keys\":[{\"pk\":{\"S\":\"q\"},\"sk\":{\"N\":\"1\"}},{\"pk\":{\"S\":\"q\"},"
+     "\"sk\":{\"N\":\"1\"}}]}}}"},
+    {"BatchGetItem", op_batch_get, 1, "{\"RequestItems\":{\"tbl\":{\"Keys\":[{\"pk\":{\"S\":\"q\"}}]}}}"},
+    {"BatchGetItem", op_batch_get, 0,
+     "{\"RequestItems\":{\"tbl\":{\"Keys\":[{\"pk\":{\"S\":\"q\"},\"sk\":{\"N\":\"1\"}}],\"AttributesToGet\":[\"pk\"]}}}"},
+    {"BatchGetItem", op_batch_get, 0, "{\"RequestItems\":{\"tbl\":{\"Keys\":[5]}}}"},
+    {"TransactWriteItems", op_transact_write, 1,
+     "{\"TransactItems\":[{\"Put\":{" T ",\"Item\":{\"pk\":{\"S\":\"tx\"},\"sk\":{\"N\":\"1\"},\"v\":{\"N\":\"1\"}},"
+     "\"ConditionExpression\":\"attribute_not_exists(pk) OR v < :v\",\"ExpressionAttributeValues\":{\":v\":{\"N\":\"5\"}}}},"
+     "{\"Update\":{" T ",\"Key\":{\"pk\":{\"S\":\"tx\"},\"sk\":{\"N\":\"2\"}},\"UpdateExpression\":\"ADD c :one\","
+     "\"ExpressionAttributeValues\":{\":one\":{\"N\":\"1\"}}}},{\"Delete\":{" T ",\"Key\":{\"pk\":{\"S\":\"b\"},"
+     "\"sk\":{\"N\":\"2\"}}}},{\"ConditionCheck\":{" T ",\"Key\":{\"pk\":{\"S\":\"q\"},\"sk\":{\"N\":\"1\"}},"
+     "\"ConditionExpression\":\"attribute_exists(pk)\",\"ReturnValuesOnConditionCheckFailure\":\"ALL_OLD\"}}],"
+     "\"ReturnConsumedCapacity\":\"INDEXES\"}"},
+    {"TransactWriteItems", op_transact_write, 1,
+     "{\"TransactItems\":[{\"ConditionCheck\":{" T ",\"Key\":{\"pk\":{\"S\":\"none\"},\"sk\":{\"N\":\"1\"}},"
+     "\"ConditionExpression\":\"attribute_exists(pk)\",\"ReturnValuesOnConditionCheckFailure\":\"ALL_OLD\"}},"
+     "{\"Put\":{" T ",\"Item\":{\"pk\":{\"S\":\"tx\"},\"sk\":{\"N\":\"3\"}}}}]}"},
+    {"TransactWriteItems", op_transact_write, 1,
+     "{\"TransactItems\":[{\"Put\":{" T ",\"Item\":{\"pk\":{\"S\":\"tx\"},\"sk\":{\"N\":\"4\"}}},\"Delete\":{" T
+     ",\"Key\":{\"pk\":{\"S\":\"tx\"},\"sk\":{\"N\":\"4\"}}}}]}"},
+    {"TransactGetItems", op_transact_get, 1,
+     "{\"TransactItems\":[{\"Get\":{" T ",\"Key\":{\"pk\":{\"S\":\"tx\"},\"sk\":{\"N\":\"1\"}},\"ProjectionExpression\":"
+     "\"v\"}},{\"Get\":{" T ",\"Key\":{\"pk\":{\"S\":\"none\"},\"sk\":{\"N\":\"1\"}}}}],\"ReturnConsumedCapacity\":\"TOTAL\"}"},
+    {"TransactGetItems", op_transact_get, 1, "{\"TransactItems\":[{\"Get\":{" T ",\"Key\":{\"pk\":{\"N\":\"1\"}}}}]}"},
     {"BatchWriteItem", op_batch_write, 1, "{\"RequestItems\":{\"nope\":[{\"DeleteRequest\":{\"Key\":{\"pk\":{\"S\":\"q\"}}}}]}}"},
 };
 

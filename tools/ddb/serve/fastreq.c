@@ -1,9 +1,9 @@
-/* ddb serve: the request decoder without a tree for the item operations'
- * hot path (PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan,
- * BatchWriteItem).  One pass over the body: the attribute values of Item,
- * Key and ExpressionAttributeValues (and of BatchWriteItem's PutRequest
- * Item and DeleteRequest Key) become libddb items straight in the
- * request's arena, with no jansson tree for them; the request's other
+/* ddb serve: the request decoder without a tree for the item operations
+ * (PutItem, GetItem, DeleteItem, UpdateItem, Query, Scan, BatchWriteItem,
+ * BatchGetItem, TransactWriteItems, TransactGetItems).  One pass over the
+ * body: the attribute values of Item, Key and ExpressionAttributeValues
+ * (and of the batches' and transactions' items and keys) become libddb
+ * items straight in the request's arena, with no jansson tree for them; the request's other
  * members become the small jansson object json_loadb() would have built,
  * where an empty object stands in for each decoded member (w_item and
  * w_values take the decoded item for it: fastreq_item()).
@@ -27,7 +27,7 @@
 #define FAST_MAX_BODY (1u << 20)
 #define FAST_MAX_DEPTH 16
 #define FAST_MAX_MEMBERS 256
-#define FAST_MAX_DECODED 64
+#define FAST_MAX_DECODED 128
 
 /* Where an object sits in the request: which of its members are decoded
  * as attribute values. */
@@ -39,6 +39,14 @@ typedef enum where {
     AT_WRITE,          /* {"PutRequest": ...} or {"DeleteRequest": ...} */
     AT_PUT_REQUEST,
     AT_DELETE_REQUEST,
+    AT_GET_TABLES,     /* BatchGetItem's RequestItems */
+    AT_GET_TABLE,      /* one table's {"Keys": [...], ...} */
+    AT_GET_KEYS,       /* its keys: each element decoded */
+    AT_TX_ITEMS,       /* TransactItems */
+    AT_TX_ITEM,        /* {"Put": ...}, {"Update": ...}, ..., {"Get": ...} */
+    AT_TX_PUT,         /* a transaction's Put: Item and its values */
+    AT_TX_KEYED,       /* its Update, Delete or ConditionCheck: Key and values */
+    AT_TX_GET,         /* TransactGetItems' Get: Key */
 } where;
 
 typedef struct fp {
@@ -343,8 +351,9 @@ static int item_of(fp *f, ddb_item **out, int depth)
 
 /* ---- the request's own members --------------------------------------------- */
 
-/* Members of the top object that the legacy translation (legacy.c) reads
- * or rewrites: such a request goes through the tree. */
+/* Members that the legacy translation (legacy.c) reads or rewrites, at
+ * the top or in a BatchGetItem table's part: such a request goes through
+ * the tree. */
 static bool legacy_member(const char *k, size_t n)
 {
     static const char *const names[] = {"Expected",     "ConditionalOperator", "AttributeUpdates", "KeyConditions",
@@ -360,8 +369,10 @@ static bool decoded_member(serve_op_fn fn, where at, const char *k, size_t n)
 {
     if (at == AT_PUT_REQUEST)
         return is(k, n, "Item");
-    if (at == AT_DELETE_REQUEST)
+    if (at == AT_DELETE_REQUEST || at == AT_TX_GET)
         return is(k, n, "Key");
+    if (at == AT_TX_PUT || at == AT_TX_KEYED)
+        return is(k, n, at == AT_TX_PUT ? "Item" : "Key") || is(k, n, "ExpressionAttributeValues");
     if (at != AT_TOP)
         return false;
     if (is(k, n, "Item"))
@@ -376,10 +387,22 @@ static bool decoded_member(serve_op_fn fn, where at, const char *k, size_t n)
 static where inside(serve_op_fn fn, where at, const char *k, size_t n)
 {
     switch (at) {
-    case AT_TOP: return fn == op_batch_write && is(k, n, "RequestItems") ? AT_REQUEST_ITEMS : AT_OTHER;
+    case AT_TOP:
+        if (is(k, n, "RequestItems"))
+            return fn == op_batch_write ? AT_REQUEST_ITEMS : fn == op_batch_get ? AT_GET_TABLES : AT_OTHER;
+        return is(k, n, "TransactItems") && (fn == op_transact_write || fn == op_transact_get) ? AT_TX_ITEMS
+                                                                                               : AT_OTHER;
     case AT_REQUEST_ITEMS: return AT_TABLE_WRITES;
     case AT_WRITE:
         return is(k, n, "PutRequest") ? AT_PUT_REQUEST : is(k, n, "DeleteRequest") ? AT_DELETE_REQUEST : AT_OTHER;
+    case AT_GET_TABLES: return AT_GET_TABLE;
+    case AT_GET_TABLE: return is(k, n, "Keys") ? AT_GET_KEYS : AT_OTHER;
+    case AT_TX_ITEM:
+        if (fn == op_transact_get)
+            return is(k, n, "Get") ? AT_TX_GET : AT_OTHER;
+        return is(k, n, "Put") ? AT_TX_PUT
+               : is(k, n, "Update") || is(k, n, "Delete") || is(k, n, "ConditionCheck") ? AT_TX_KEYED
+                                                                                          : AT_OTHER;
     default: return AT_OTHER;
     }
 }
@@ -416,7 +439,7 @@ static int object_of(fp *f, json_t **out, where at, int depth)
         size_t n;
         json_t *v = NULL;
         if (str(f, &k, &n) || memchr(k, 0, n) || json_object_getn(o, k, n) || !take(f, ':') ||
-            (at == AT_TOP && legacy_member(k, n)))
+            ((at == AT_TOP || at == AT_GET_TABLE) && legacy_member(k, n)))
             goto fail;
         int rc = decoded_member(f->r->op, at, k, n) ? decoded(f, &v, depth)
                                                    : member_value(f, &v, inside(f->r->op, at, k, n), depth + 1);
@@ -446,8 +469,10 @@ static int array_of(fp *f, json_t **out, where at, int depth)
     }
     do {
         json_t *v = NULL;
-        if (member_value(f, &v, at == AT_TABLE_WRITES ? AT_WRITE : AT_OTHER, depth + 1) ||
-            json_array_append_new(a, v))
+        int rc = at == AT_GET_KEYS ? decoded(f, &v, depth)
+                 : member_value(f, &v, at == AT_TABLE_WRITES ? AT_WRITE : at == AT_TX_ITEMS ? AT_TX_ITEM : AT_OTHER,
+                                depth + 1);
+        if (rc || json_array_append_new(a, v))
             goto fail;
     } while (take(f, ','));
     if (take(f, ']')) {
@@ -500,7 +525,8 @@ static int member_value(fp *f, json_t **out, where at, int depth)
 bool fastreq_applies(serve_op_fn fn)
 {
     return fn == op_put_item || fn == op_get_item || fn == op_delete_item || fn == op_update_item ||
-           fn == op_query || fn == op_scan || fn == op_batch_write;
+           fn == op_query || fn == op_scan || fn == op_batch_write || fn == op_batch_get ||
+           fn == op_transact_write || fn == op_transact_get;
 }
 
 json_t *fastreq_decode(serve_req *r, const char *body, size_t len)

@@ -97,9 +97,9 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
 /* Operations whose requests fastreq_decode() takes. */
 bool fastreq_applies(serve_op_fn fn);
 /* The body of a request to r->op as the object json_loadb() would give,
- * except that Item, Key and ExpressionAttributeValues (and BatchWriteItem's
- * items and keys) are decoded into r->decoded, an empty object standing in
- * for each.  NULL when declined (anything unusual: the caller parses the
+ * except that Item, Key and ExpressionAttributeValues (and the batches' and
+ * transactions' items and keys) are decoded into r->decoded, an empty
+ * object standing in for each.  NULL when declined (anything unusual: the caller parses the
  * body with jansson, whose path gives DynamoDB's errors); the arena may
  * then hold garbage. */
 json_t *fastreq_decode(serve_req *r, const char *body, size_t len);
