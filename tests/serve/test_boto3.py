@@ -88,6 +88,17 @@ def session(c, s):
                                             "Year": {"N": "1992"}, "Note": {"S": "remaster"}},
                    ReturnValues="ALL_OLD")
     check(r["Attributes"]["Year"] == {"N": "1992"} and "Note" not in r["Attributes"], r)
+    # ReturnConsumedCapacity INDEXES: each index under GlobalSecondaryIndexes or
+    # LocalSecondaryIndexes (API_ConsumedCapacity: "The amount of throughput
+    # consumed on each global index affected by the operation", "... on each
+    # local index"), both written when an item's Year changes (then put back)
+    for year in ("1993", "1992"):
+        r = c.put_item(TableName="Music", Item={"Artist": {"S": "Acme"}, "Song": {"S": "s02"}, "Genre": {"S": "jazz"},
+                                                "Year": {"N": year}, "Note": {"S": "remaster"}},
+                       ReturnConsumedCapacity="INDEXES")
+        cc = r["ConsumedCapacity"]
+        check(list(cc.get("GlobalSecondaryIndexes", {})) == ["ByGenre"] and
+              list(cc.get("LocalSecondaryIndexes", {})) == ["ByYear"] and cc["Table"]["CapacityUnits"] > 0, cc)
     # unused ExpressionAttributeNames (Expressions.ExpressionAttributeNames)
     code, msg, _ = error_of(c.get_item, TableName="Music", Key={"Artist": {"S": "Acme"}, "Song": {"S": "s02"}},
                             ProjectionExpression="Note", ExpressionAttributeNames={"#x": "Year"})

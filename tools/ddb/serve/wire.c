@@ -391,18 +391,10 @@ json_t *w_capacity_json(serve_req *r, const char *table, ddb_return_capacity rc,
     if (rc == DDB_CAPACITY_INDEXES) {
         json_object_set_new(o, "Table", json_pack("{s:f}", "CapacityUnits", c->table_read + c->table_write));
         if (c->n_indexes) {
-            /* ddb_capacity does not say which indexes are local: ask the table. */
-            ddb_table_desc *d = NULL;
-            ddb_describe_table(r->srv->db, table, r->a, &d, NULL);
             json_t *g = json_object(), *l = json_object();
-            for (size_t i = 0; i < c->n_indexes; i++) {
-                bool local = false;
-                for (size_t k = 0; d && k < d->def.n_indexes; k++)
-                    if (strcmp(d->def.indexes[k].name, c->indexes[i].name) == 0)
-                        local = d->def.indexes[k].local;
-                json_object_set_new(local ? l : g, c->indexes[i].name,
+            for (size_t i = 0; i < c->n_indexes; i++)
+                json_object_set_new(c->indexes[i].local ? l : g, c->indexes[i].name,
                                     json_pack("{s:f}", "CapacityUnits", c->indexes[i].read + c->indexes[i].write));
-            }
             if (json_object_size(g))
                 json_object_set(o, "GlobalSecondaryIndexes", g);
             if (json_object_size(l))
