@@ -267,11 +267,17 @@ static void test_indexes(void **state)
     assert_true(res.capacity.total == 2.0); /* table + LSI */
     assert_int_equal(res.capacity.n_indexes, 1);
     assert_string_equal(res.capacity.indexes[0].name, "LSI1");
+    assert_true(res.capacity.indexes[0].local);
     TU_OK(ddb_put_item(db, "Idx",
                        tu_item(a, "PK", 's', "c1", "SK", 's', "s2", "GSI1PK", 's', "Y#2024", "GSI1SK", 's', "2024-05",
                                "email", 's', "e", "voucher", 's', "V1", "when", 'i', (int64_t)3, NULL),
                        &wo, a, &res, &err));
     assert_true(res.capacity.total == 4.0);
+    /* each index says whether it is local (DynamoDB's ConsumedCapacity has
+     * GlobalSecondaryIndexes and LocalSecondaryIndexes apart) */
+    assert_int_equal(res.capacity.n_indexes, 3);
+    for (size_t i = 0; i < res.capacity.n_indexes; i++)
+        assert_int_equal(res.capacity.indexes[i].local, strcmp(res.capacity.indexes[i].name, "LSI1") == 0);
     ddb_page pg;
     TU_OK(ddb_query(db, &(ddb_query_params){.table = "Idx", .index = "GSI1", .pk = ddb_v_str(a, "Y#2024")}, a, &pg,
                     &err));

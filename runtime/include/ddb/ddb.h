@@ -461,6 +461,7 @@ typedef enum ddb_return_capacity {
 typedef struct ddb_index_capacity {
     char name[256];
     double read, write;
+    bool local; /* a local secondary index (DynamoDB's LocalSecondaryIndexes), else a global one */
 } ddb_index_capacity;
 
 /* Consumed capacity of one call, as DynamoDB's ConsumedCapacity. */

@@ -340,7 +340,7 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
 /* Capacity arithmetic (capacity.c) */
 double ddbi_write_units(size_t bytes);
 double ddbi_read_units(size_t bytes, bool consistent);
-void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
+void ddbi_cap_add(ddb_capacity *c, const char *index, bool local, double read, double write, ddb_return_capacity mode);
 
 /* The handle's clock and TTL expiry (expiry.c).  ddbi_ttl_expired_at: is
  * item it of t expired at now_ms?  False when t has no TTL.

@@ -199,7 +199,7 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     double units = ddbi_read_units(it || found_rec ? size : 0, o.consistent);
     if ((rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, ddbi_key_hash(k.b)), units, 0, now_ms, err)))
         goto done;
-    ddbi_cap_add(cap, NULL, units, 0, o.return_capacity);
+    ddbi_cap_add(cap, NULL, false, units, 0, o.return_capacity);
     if (found_rec) {
         if (rec_copy(a, dv.mv_data, dv.mv_size, rec))
             rc = ddbi_fail_oom(err, "GetItem");
@@ -919,9 +919,9 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, d
         uint64_t hash = ddbi_key_hash(lo);
         if (!rc)
             rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, hash), units + p.fetched, 0, p.now_ms, err);
-        ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
+        ddbi_cap_add(&out->capacity, x ? x->name : NULL, x && x->local, units, 0, q->return_capacity);
         if (p.fetched)
-            ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, q->return_capacity);
+            ddbi_cap_add(&out->capacity, NULL, false, p.fetched, 0, q->return_capacity);
     }
 done:
     if (run != &run1)
@@ -1078,9 +1078,9 @@ static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, dd
         double units = ddbi_read_units(p.bytes, sc->consistent);
         if (!rc && !x)
             rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, first_hash), units, 0, p.now_ms, err);
-        ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, sc->return_capacity);
+        ddbi_cap_add(&out->capacity, x ? x->name : NULL, x && x->local, units, 0, sc->return_capacity);
         if (p.fetched)
-            ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, sc->return_capacity);
+            ddbi_cap_add(&out->capacity, NULL, false, p.fetched, 0, sc->return_capacity);
     }
 done:
     if (cur)

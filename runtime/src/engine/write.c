@@ -98,7 +98,7 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
     if (rc)
         return ddbi_mdb_fail(err, rc, "updating index");
     if (units > 0)
-        ddbi_cap_add(cap, x->name, 0, units, mode);
+        ddbi_cap_add(cap, x->name, x->local, 0, units, mode);
     return DDB_OK;
 }
 
@@ -232,7 +232,7 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
         double u = factor * ddbi_write_units(st->old_size);
         int rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(st->key.b)), 0, u, err);
         if (!rc)
-            ddbi_cap_add(cap, NULL, 0, u, mode);
+            ddbi_cap_add(cap, NULL, false, 0, u, mode);
         return rc;
     }
     bool del = r->kind == DDB_TX_DELETE;
@@ -245,7 +245,7 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
     int rc = ddbi_part_charge(db, t, ddbi_part_of(t, hash), 0, wcu, err);
     if (rc)
         return rc;
-    ddbi_cap_add(cap, NULL, 0, wcu, mode);
+    ddbi_cap_add(cap, NULL, false, 0, wcu, mode);
     MDB_val kv = {st->key.len, st->key.b};
     if (noop)
         return DDB_OK;
@@ -269,7 +269,7 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
     if (rc)
         return rc;
     for (size_t i = 0; i < ic.n_indexes; i++)
-        ddbi_cap_add(cap, ic.indexes[i].name, 0, factor * ic.indexes[i].write, mode);
+        ddbi_cap_add(cap, ic.indexes[i].name, ic.indexes[i].local, 0, factor * ic.indexes[i].write, mode);
     rc = ddbi_part_adjust(db, txn, t, hash, (st->old ? -1 : 0) + (del ? 0 : 1),
                          (int64_t)(del ? 0 : st->new_size) - (int64_t)st->old_size, err);
     if (!rc && split && !del && st->new_size > st->old_size)
@@ -325,7 +325,7 @@ static int single_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
          * DDB_ECONDITION even where throttle mode would refuse the units */
         double u = ddbi_write_units(st.old_size);
         ddbi_part_charge(db, st.t, ddbi_part_of(st.t, ddbi_key_hash(st.key.b)), 0, u, NULL);
-        ddbi_cap_add(cap, NULL, 0, u, mode);
+        ddbi_cap_add(cap, NULL, false, 0, u, mode);
         /* ReturnValuesOnConditionCheckFailure ALL_OLD: the stored item */
         if (cx->res && cx->out_arena && cx->opts.return_on_condition_failure == DDB_RETURN_ALL_OLD && st.old &&
             !(cx->res->attributes = ddb_item_copy(cx->out_arena, st.old)))

@@ -258,6 +258,7 @@ static int add_indexes(const char *op, const json_t *obj, const char *key, remot
                 return ddbi_remote_bad(err, op, "ConsumedCapacity names more than %zu indexes", i);
             memset(&cap->indexes[i], 0, sizeof cap->indexes[i]);
             snprintf(cap->indexes[i].name, sizeof cap->indexes[i].name, "%s", name);
+            cap->indexes[i].local = strcmp(key, "LocalSecondaryIndexes") == 0;
             cap->n_indexes++;
         }
         cap->indexes[i].read += u.read;

@@ -124,8 +124,10 @@ int op_batch_get(serve_req *r)
         size_t i;
         const json_t *key;
         json_array_foreach(json_object_get(spec, "Keys"), i, key) {
-            ddb_item *it;
-            int rc2 = json_is_object(key) ? ddb_json_to_item(key, r->a, &it, &r->err) : DDB_EVALIDATION;
+            ddb_item *it = fastreq_item(r, key);
+            int rc2 = it                    ? DDB_OK
+                      : json_is_object(key) ? ddb_json_to_item(key, r->a, &it, &r->err)
+                                            : DDB_EVALIDATION;
             if (rc2)
                 return json_is_object(key) ? serve_fail_code(r, rc2)
                                            : serve_fail(r, 400, "SerializationException", "Keys: expected objects");

@@ -7,6 +7,8 @@
  *   dispatch.c  X-Amz-Target -> operation; serve_call() is the whole
  *               request -> response step, without HTTP (the fuzz target's entry)
  *   reply.c     DDB_E* codes -> DynamoDB's status, __type and message
+ *   fastreq.c   the item operations' requests decoded without a tree for
+ *               their attribute values (declining anything unusual)
  *   wire.c      request members -> libddb arguments, results -> JSON
  *   reply_direct.c, jwrite.c  items written into the response as text,
  *               without a JSON tree (GetItem, Query, Scan, BatchGetItem,
@@ -53,6 +55,7 @@ typedef struct server {
     serve_keys *keys;       /* NULL: no authentication */
     int log_level;
     serve_unprocessed unprocessed;
+    bool tree_requests;     /* every request parsed by jansson (the tests compare both decoders) */
 } server;
 
 /* One response: HTTP status and a JSON body (malloc'd). */
@@ -66,6 +69,13 @@ typedef struct serve_reply {
 
 typedef struct serve_req serve_req;
 typedef int (*serve_op_fn)(serve_req *r);
+
+/* A member the request decoder without a tree (fastreq.c) decoded: the
+ * empty object standing for it in the request, and its attributes. */
+typedef struct serve_decoded {
+    const json_t *stand_in;
+    ddb_item *item;
+} serve_decoded;
 
 /* One request being handled: everything allocated for it lives in a. */
 struct serve_req {
@@ -84,6 +94,8 @@ struct serve_req {
     serve_op_fn op;         /* the operation (its handler) */
     ddb_expr **exprs;       /* prepared for this request, freed after it */
     size_t n_exprs, cap_exprs;
+    serve_decoded *decoded; /* fastreq.c's items, in the arena */
+    size_t n_decoded;
 };
 
 
@@ -93,6 +105,20 @@ struct serve_req {
  * the request body.  Fills out (status, JSON body).  Never fails: every
  * problem becomes an error response.  Thread-safe. */
 void serve_call(server *s, const char *target, const char *host, const char *body, size_t len, serve_reply *out);
+
+/* ---- fastreq.c ---- */
+
+/* Operations whose requests fastreq_decode() takes. */
+bool fastreq_applies(serve_op_fn fn);
+/* The body of a request to r->op as the object json_loadb() would give,
+ * except that Item, Key and ExpressionAttributeValues (and the batches' and
+ * transactions' items and keys) are decoded into r->decoded, an empty
+ * object standing in for each.  NULL when declined (anything unusual: the caller parses the
+ * body with jansson, whose path gives DynamoDB's errors); the arena may
+ * then hold garbage. */
+json_t *fastreq_decode(serve_req *r, const char *body, size_t len);
+/* The decoded item an empty object v stands in for; NULL when v is not one. */
+ddb_item *fastreq_item(const serve_req *r, const json_t *v);
 
 /* ---- cost.c ---- */
 
