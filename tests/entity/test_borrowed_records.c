@@ -11,16 +11,11 @@
 
 #include "api/api.h"
 #include "engine/engine.h"
+#include "testutil.h" /* tests/runtime: tu_open, tu_rmdir, TU_OK, cmocka */
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <cmocka.h>
 
 struct blob {
     char pk[16];
@@ -47,14 +42,6 @@ static const ddb_schema_table blob_table = {"Blobs", "Type", {.name = "Blobs", .
 static const ddb_entity_desc blob_entity = {.name = "Blob", .table = &blob_table, .st = &blob_st, .n_keys = 1,
                                             .keys = blob_keys};
 
-#define OK(call)                                                                                                      \
-    do {                                                                                                              \
-        ddb_error e_ = {0};                                                                                           \
-        int rc_ = (call);                                                                                             \
-        if (rc_)                                                                                                      \
-            fail_msg("%s -> %d: %s", #call, rc_, e_.message);                                                         \
-    } while (0)
-
 enum { N = 100, DATA = 150 };
 
 /* Item i's bytes at version v. */
@@ -73,7 +60,7 @@ static void put_all(ddb *db, int v)
         struct blob b = {.pk = "P", .n = i, .data = {d, DATA}, .note = note};
         data_of(i, v, d);
         snprintf(note, sizeof note, "note %d v%d", i, v);
-        OK(ddb_ent_put(db, &blob_entity, &b, NULL, NULL, &err));
+        TU_OK(ddb_ent_put(db, &blob_entity, &b, NULL, NULL, &err));
     }
 }
 
@@ -102,29 +89,26 @@ static void check(ddb *db, const struct blob *b, int i, int v)
 static void test_reads_outlive_the_transaction(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/ddb-borrowed-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char uri[64];
-    snprintf(uri, sizeof uri, "file:%s", dir);
-    ddb *db;
+    char dir[512];
     ddb_error err = {0};
     ddb_options o = {.sync = DDB_SYNC_NONE};
-    OK(ddb_open(uri, &o, &db, &err));
+    ddb *db = tu_open("borrowed", &o, dir, sizeof dir);
+    assert_non_null(db);
     const ddb_entity_desc *ents[] = {&blob_entity};
-    OK(ddb_ent_open_table(db, &blob_table, ents, 1, &err));
+    TU_OK(ddb_ent_open_table(db, &blob_table, ents, 1, &err));
     assert_non_null(((const ddbi_engine *)db->impl)->map); /* the check below means something */
     put_all(db, 0);
     ddb_arena *a = ddb_arena_new();
 
     /* a get */
     struct blob key = {.pk = "P", .n = 42}, got;
-    OK(ddb_ent_read(db, &blob_entity, &key, NULL, a, &got, NULL, &err));
+    TU_OK(ddb_ent_read(db, &blob_entity, &key, NULL, a, &got, NULL, &err));
     check(db, &got, 42, 0);
 
     /* a query of the whole partition */
     ddb_ent_key_cond kc = {.key = 0, .obj = &key};
     ddb_ent_result res;
-    OK(ddb_ent_query_pattern(db, &blob_entity, &kc, NULL, a, &res, &err));
+    TU_OK(ddb_ent_query_pattern(db, &blob_entity, &kc, NULL, a, &res, &err));
     assert_int_equal(res.count, N);
     const struct blob *items = res.items;
     for (int i = 0; i < N; i++)
@@ -139,9 +123,7 @@ static void test_reads_outlive_the_transaction(void **state)
 
     ddb_arena_free(a);
     ddb_close(db);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_rmdir(dir);
 }
 
 int main(void)
