@@ -309,6 +309,8 @@ static bool lsi_fetch(const ddb_table_rt *t, const ddb_index_rt *x, bool select_
  * prefetches), it stalled the loop once the core's line-fill buffers were
  * full (8.5% of a typed query's samples, half of them on the prefetches;
  * spread, the 100-item query ran 1.3x as fast, bench/extra/RESULTS.md).
+ * An index query's entries are read the same way (an entry's data is the
+ * table key it points to: the index's page arrives ahead of the cursor).
  * (LMDB pages are the OS page size; 4 KB covers the common case and is
  * harmless otherwise: a prefetch never faults.) */
 enum { PREFETCH_STEP = 8 };
@@ -857,8 +859,7 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
     while (g == 0 && !p.full && rc == 0) {
         if ((rc = entry_ok(&p, &ord, &k, &d)))
             break;
-        if (!x)
-            prefetch_entry(&d, &page);
+        prefetch_entry(&d, &page); /* a record, or an index entry's table key */
         /* out of the partition (entry_ok checked the length), then past the
          * sort key bound: lo and hi share the digest, so only their sort
          * parts are compared */
@@ -903,7 +904,7 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
                 break;
             nrun++;
             g = mdb_cursor_get(cur, &k, &d, step);
-            if (g == 0 && !x)
+            if (g == 0)
                 prefetch_entry(&d, &page);
         } while (g == 0 && (is_long || x) &&
                  (is_long ? (k.mv_size == runlen && ddbi_key_bytes_cmp(k.mv_data, runkey, DDB_KEY_MAX - DDB_DIGEST_LEN) == 0)
