@@ -1,6 +1,9 @@
 /* Peer: raw LMDB, the floor.  items: key pk||sk -> the 200-byte blob;
  * gsi (MDB_DUPSORT): gpk||gsk -> pk||sk.  Each thread keeps one read
  * transaction and reuses it with mdb_txn_reset/renew (LMDB's fast path);
+ * every item read is decoded into a struct (its keys as C strings, its
+ * payload copied out of the map), as an application reading into its own
+ * types does and as the other peers do;
  * a put is one write transaction (LMDB serialises writers itself).
  * Durability flags as ddb's modes: FULL none, LAZY MDB_NOMETASYNC, NONE
  * MDB_NOSYNC|MDB_WRITEMAP. */
@@ -17,11 +20,18 @@ typedef struct lh {
     const wl *w;
 } lh;
 
+/* An item read: what the blob holds, as an application's struct. */
+typedef struct lrow {
+    char pk[WL_PK_LEN + 1], sk[WL_SK_LEN + 1], gpk[WL_GPK_LEN + 1], gsk[WL_GSK_LEN + 1];
+    uint8_t data[WL_ITEM_BYTES - WL_OFF_DATA];
+    size_t data_len;
+} lrow;
+
 typedef struct ltc {
     lh *h;
     MDB_txn *rt; /* reset between operations */
     MDB_cursor *ic, *gc;
-    uint8_t buf[WL_ITEM_BYTES];
+    lrow row;
 } ltc;
 
 static int fail(int rc, const char *what)
@@ -131,6 +141,26 @@ static void l_thread_close(void *vt)
     free(t);
 }
 
+/* Blob v into t->row (bounded by v's length: a short blob is an error). */
+static int decode_row(ltc *t, const MDB_val *v)
+{
+    const uint8_t *b = v->mv_data;
+    if (v->mv_size < WL_OFF_DATA)
+        return -1;
+    lrow *r = &t->row;
+    memcpy(r->pk, b + WL_OFF_PK, WL_PK_LEN);
+    r->pk[WL_PK_LEN] = '\0';
+    memcpy(r->sk, b + WL_OFF_SK, WL_SK_LEN);
+    r->sk[WL_SK_LEN] = '\0';
+    memcpy(r->gpk, b + WL_OFF_GPK, WL_GPK_LEN);
+    r->gpk[WL_GPK_LEN] = '\0';
+    memcpy(r->gsk, b + WL_OFF_GSK, WL_GSK_LEN);
+    r->gsk[WL_GSK_LEN] = '\0';
+    r->data_len = v->mv_size - WL_OFF_DATA < sizeof r->data ? v->mv_size - WL_OFF_DATA : sizeof r->data;
+    memcpy(r->data, b + WL_OFF_DATA, r->data_len);
+    return 0;
+}
+
 static int begin(ltc *t)
 {
     int rc = mdb_txn_renew(t->rt);
@@ -150,8 +180,8 @@ static int l_get(void *vt, uint64_t i)
         return fail(rc, "renew");
     MDB_val k = {WL_KEY_LEN, key}, v;
     rc = mdb_get(t->rt, t->h->items, &k, &v);
-    if (!rc)
-        memcpy(t->buf, v.mv_data, v.mv_size > WL_ITEM_BYTES ? WL_ITEM_BYTES : v.mv_size);
+    if (!rc && decode_row(t, &v))
+        rc = MDB_CORRUPTED;
     mdb_txn_reset(t->rt);
     return rc ? fail(rc, "get") : 1;
 }
@@ -166,7 +196,10 @@ static int l_query(void *vt, uint64_t part)
     MDB_val k = {WL_PK_LEN, pk}, v;
     int n = 0, rc = mdb_cursor_get(t->ic, &k, &v, MDB_SET_RANGE);
     while (rc == 0 && k.mv_size >= WL_PK_LEN && memcmp(k.mv_data, pk, WL_PK_LEN) == 0) {
-        memcpy(t->buf, v.mv_data, v.mv_size > WL_ITEM_BYTES ? WL_ITEM_BYTES : v.mv_size);
+        if (decode_row(t, &v)) {
+            rc = MDB_CORRUPTED;
+            break;
+        }
         n++;
         rc = mdb_cursor_get(t->ic, &k, &v, MDB_NEXT);
     }
@@ -186,7 +219,10 @@ static int l_gsi(void *vt, uint64_t gpart)
     while (rc == 0 && k.mv_size >= WL_GPK_LEN && memcmp(k.mv_data, gpk, WL_GPK_LEN) == 0) {
         if ((rc = mdb_get(t->rt, t->h->items, &d, &v)))
             break;
-        memcpy(t->buf, v.mv_data, v.mv_size > WL_ITEM_BYTES ? WL_ITEM_BYTES : v.mv_size);
+        if (decode_row(t, &v)) {
+            rc = MDB_CORRUPTED;
+            break;
+        }
         n++;
         rc = mdb_cursor_get(t->gc, &k, &d, MDB_NEXT);
     }

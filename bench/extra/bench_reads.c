@@ -1,7 +1,8 @@
 /* ddb-bench-reads: typed reads of the entity layer (<ddb/entity.h>) against
  * raw LMDB doing the same work, and the untyped ddb API beside them, in one
- * run (issue 12's goals: a typed 100-item Query >= 0.85x raw LMDB, a typed
- * get >= 0.85x, a typed GSI query >= 0.8x).
+ * run (the goals: a typed get >= 0.85x raw LMDB, a typed 100-item Query
+ * >= 0.9x, a typed GSI query >= 0.85x; raw LMDB decodes what it reads into
+ * a struct too, peer_lmdb.c).
  *
  * The workload and two of the peers are bench/'s (workload.c, peer_lmdb.c,
  * peer_ddb.c): 200-byte items, partitions of 100, a GSI whose partitions
@@ -206,7 +207,7 @@ static const peer_vt peer_typed = {"typed", t_load, t_open, t_close, t_thread_op
 
 enum { PH_GET, PH_QUERY, PH_GSI, N_PH };
 static const char *const ph_names[] = {"get", "query (100 items)", "GSI query (100 items)"};
-static const double goals[] = {0.85, 0.85, 0.8};
+static const double goals[] = {0.85, 0.9, 0.85};
 
 /* One slice: ops of one peer on one phase for about secs seconds; adds the
  * ops and the process CPU seconds they took.  -1 on a wrong answer. */

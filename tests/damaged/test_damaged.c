@@ -578,9 +578,9 @@ static void test_record_past_file_end(void **state)
     ddb_item_set_s(key, "SK", "7");
     ddbi_rec_page rp;
     ddb_query_params q = {.table = "Tab", .pk = ddb_v_str(a, "P")};
-    EXPECT_CORRUPT(ddbi_query_records(db, &q, a, &rp, &err), "table Tab", "past the end of the database file");
+    EXPECT_CORRUPT(ddbi_query_records(db, &q, a, NULL, &rp, &err), "table Tab", "past the end of the database file");
     ddbi_rec rec;
-    EXPECT_CORRUPT(ddbi_get_record(db, "Tab", key, NULL, a, &it, &rec, NULL, &err), "table Tab", "(key ",
+    EXPECT_CORRUPT(ddbi_get_record(db, "Tab", key, NULL, a, NULL, &it, &rec, NULL, &err), "table Tab", "(key ",
                    "past the end of the database file");
     ddb_scan_params sp = {.table = "Tab"};
     EXPECT_CORRUPT(ddbi_scan_records(db, &sp, a, &rp, &err), "table Tab", "past the end of the database file");

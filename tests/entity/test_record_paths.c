@@ -136,9 +136,19 @@ static int counted_batch(void *impl, const ddb_batch_get_op *ops, size_t n, ddb_
     return r;
 }
 
-static int counted_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)
+/* A visitor's records counted as they pass (ctx: the reader's visitor). */
+static int counting_visit(void *ctx, const ddbi_rec *rec, ddb_item *it, ddb_error *err)
 {
-    int rc = embedded->query_records(impl, q, a, out, err);
+    const ddbi_rec_visitor *inner = ctx;
+    handed_over += rec != NULL;
+    return inner->fn(inner->ctx, rec, it, err);
+}
+
+static int counted_query(void *impl, const ddb_query_params *q, ddb_arena *a, const ddbi_rec_visitor *v,
+                         ddbi_rec_page *out, ddb_error *err)
+{
+    ddbi_rec_visitor counting = {counting_visit, (void *)v};
+    int rc = embedded->query_records(impl, q, a, v ? &counting : NULL, out, err);
     if (!rc)
         count_records(out);
     return rc;

@@ -206,7 +206,7 @@ static ddbi_rec encode(const ddb_item *it, ddb_arena *a)
     assert_int_equal(ddbi_encode_item(&b, ddb_item_map(it), ddb_item_size(it)), 0);
     uint8_t *p = ddb_arena_alloc(a, b.len);
     memcpy(p, b.p, b.len);
-    ddbi_rec r = {p, b.len};
+    ddbi_rec r = {p, b.len, false};
     ddbi_buf_free(&b);
     return r;
 }
@@ -506,7 +506,7 @@ static int both_paths(const uint8_t *p, size_t n, ddb_arena *a, size_t *corrupt)
     /* a copy of exactly n bytes, so that ASan sees any read past them */
     uint8_t *c = malloc(n ? n : 1);
     memcpy(c, p, n);
-    ddbi_rec rec = {c, n};
+    ddbi_rec rec = {c, n, false};
     decoded x, y;
     by_item(&every_entity, &rec, a, &y);
     by_record(&every_entity, &rec, a, &x);

@@ -124,7 +124,7 @@ static void read_all(ddb *db)
             int rc = ddb_get_item(db, "Tab", key, NULL, a, &out, NULL, &err);
             ddbi_rec rec;
             ddb_item *rout;
-            int rrc = ddbi_get_record(db, "Tab", key, NULL, a, &rout, &rec, NULL, &err);
+            int rrc = ddbi_get_record(db, "Tab", key, NULL, a, NULL, &rout, &rec, NULL, &err);
             if (i % 3 == 1) { /* expired: invisible */
                 assert_int_equal(rc, DDB_ENOTFOUND);
                 assert_int_equal(rrc, DDB_ENOTFOUND);
@@ -147,19 +147,19 @@ static void read_all(ddb *db)
         TU_OK(ddb_query(db, &q, a, &pg, &err));
         assert_int_equal(pg.count, N_ITEMS - N_ITEMS / 3);
         ddbi_rec_page rp;
-        TU_OK(ddbi_query_records(db, &q, a, &rp, &err));
+        TU_OK(ddbi_query_records(db, &q, a, NULL, &rp, &err));
         assert_int_equal(rp.page.count, N_ITEMS - N_ITEMS / 3);
         /* a sort key condition reads the sort key in the record */
         q.sk_op = DDB_SK_GE;
         q.sk1 = ddb_v_i64(a, 6);
-        TU_OK(ddbi_query_records(db, &q, a, &rp, &err));
+        TU_OK(ddbi_query_records(db, &q, a, NULL, &rp, &err));
         assert_int_equal(rp.page.count, 4); /* 6, 8, 9, 11 */
     }
     /* the GSI: partition g#0 holds the even i of every partition */
     ddb_arena_reset(a);
     ddb_query_params q = {.table = "Tab", .index = "Gsi", .pk = ddb_v_str(a, "g#0")};
     ddbi_rec_page rp;
-    TU_OK(ddbi_query_records(db, &q, a, &rp, &err));
+    TU_OK(ddbi_query_records(db, &q, a, NULL, &rp, &err));
     assert_int_equal(rp.page.count, N_PARTS * 4); /* i = 0, 2, 6, 8 (4 and 10 expired) */
     ddb_check_report rep;
     TU_OK(ddb_check_table(db, "Tab", &rep, &err));
@@ -211,7 +211,7 @@ static void test_damaged_hint(void **state)
      * finds it, the record path reads the item as it is */
     ddb_item *key = tu_item(a, "pk", 's', "user#0", "sk", 'i', (int64_t)0, NULL), *out;
     ddbi_rec rec;
-    int rc = ddbi_get_record(db, "Tab", key, NULL, a, &out, &rec, NULL, &err);
+    int rc = ddbi_get_record(db, "Tab", key, NULL, a, NULL, &out, &rec, NULL, &err);
     assert_true(rc == DDB_OK || rc == DDB_ECORRUPT);
     TU_OK(ddb_get_item(db, "Tab", key, NULL, a, &out, NULL, &err));
     ddb_close(db);

@@ -10,13 +10,29 @@
 #include <stddef.h>
 #include <string.h>
 
+/* The items of a backend without records, to visitor v in order (the
+ * page keeps its counts; its items are the visitor's now). */
+static int visit_items(const ddbi_rec_visitor *v, ddb_item **items, size_t n, ddb_error *err)
+{
+    int rc = DDB_OK;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = v->fn(v->ctx, NULL, items[i], err);
+    return rc;
+}
+
 int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
-                    ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err)
+                    const ddbi_rec_visitor *v, ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err)
 {
     if (rec)
-        *rec = (ddbi_rec){NULL, 0};
-    if (!db || !db->ops->get_record || !rec)
-        return ddb_get_item(db, table, key, opts, a, out, cap, err);
+        *rec = (ddbi_rec){NULL, 0, false};
+    if (!db || !db->ops->get_record || !rec) {
+        int rc = ddb_get_item(db, table, key, opts, a, out, cap, err);
+        if (rc || !v || !*out)
+            return rc;
+        ddb_item *it = *out;
+        *out = NULL;
+        return visit_items(v, &it, 1, err);
+    }
     *out = NULL;
     if (!table || !key || !a)
         return ddbi_fail(err, DDB_EINVAL, "GetItem: db, table, key, arena and out are required");
@@ -25,21 +41,28 @@ int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_g
     ddbi_fault_call fc = {.op = DDB_OP_GET, .what = "GetItem", .table = table};
     bool after;
     int rc = ddbi_fault_check(db, &fc, &after, err);
-    return rc ? rc : db->ops->get_record(db->impl, table, key, opts, a, out, rec, cap, err);
+    return rc ? rc : db->ops->get_record(db->impl, table, key, opts, a, v, out, rec, cap, err);
 }
 
-int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)
+int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, const ddbi_rec_visitor *v,
+                       ddbi_rec_page *out, ddb_error *err)
 {
     if (out)
         out->recs = NULL;
-    if (!db || !db->ops->query_records || !out)
-        return ddb_query(db, q, a, out ? &out->page : NULL, err);
+    if (!db || !db->ops->query_records || !out) {
+        int rc = ddb_query(db, q, a, out ? &out->page : NULL, err);
+        if (rc || !v)
+            return rc;
+        rc = visit_items(v, out->page.items, out->page.count, err);
+        out->page.items = NULL;
+        return rc;
+    }
     if (!q || !q->table || (!q->pk && !q->key_condition) || !a)
         return ddbi_fail(err, DDB_EINVAL, "Query: db, table, pk (or key_condition), arena and out are required");
     ddbi_fault_call fc = {.op = DDB_OP_QUERY, .what = "Query", .table = q->table};
     bool after;
     int rc = ddbi_fault_check(db, &fc, &after, err);
-    return rc ? rc : db->ops->query_records(db->impl, q, a, out, err);
+    return rc ? rc : db->ops->query_records(db->impl, q, a, v, out, err);
 }
 
 int ddbi_scan_records(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err)

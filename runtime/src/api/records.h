@@ -11,11 +11,16 @@
 #include "core/backend.h"
 
 /* ddb_get_item, the item into *out or its record into *rec (one of them
- * when found). */
+ * when found); with a visitor v (may be NULL), the item found goes to v
+ * instead (as a borrowed record, or an item where the backend has no
+ * records), and *out, *rec stay empty. */
 int ddbi_get_record(ddb *db, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
-                    ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
-/* ddb_query, entries as items or records (out->recs NULL: all items). */
-int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+                    const ddbi_rec_visitor *v, ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
+/* ddb_query, entries as items or records (out->recs NULL: all items); with
+ * a visitor v (may be NULL), every entry goes to v in order instead, and
+ * out's items and recs stay empty. */
+int ddbi_query_records(ddb *db, const ddb_query_params *q, ddb_arena *a, const ddbi_rec_visitor *v,
+                       ddbi_rec_page *out, ddb_error *err);
 /* ddb_scan, entries as items or records (out->recs NULL: all items). */
 int ddbi_scan_records(ddb *db, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
 /* ddb_batch_get, entry i as items[i] or recs[i] (recs zeroed, then filled

@@ -32,12 +32,25 @@ typedef struct ddbi_stream_iter_ops {
 
 /* Stored records handed over undecoded (the optional read operations
  * below): a record in the layout of core/codec.h, copied into the caller's
- * arena (it lives as long as the arena; never a pointer into the backend's
- * own memory).  Read with core/record.h. */
+ * arena (it lives as long as the arena), or -- borrowed, handed to a
+ * visitor -- the backend's own bytes, valid only during the visitor's call
+ * (nothing may point into them afterwards).  Read with core/record.h. */
 typedef struct ddbi_rec {
     const uint8_t *p; /* NULL: no record */
     size_t len;
+    bool borrowed; /* p is the backend's memory, for the visitor's call only */
 } ddbi_rec;
+
+/* A reader's visitor of the entries of a GetItem or Query page, called in
+ * their order inside the backend's read (the embedded engine: inside its
+ * read transaction, so records come borrowed, not copied): each entry as a
+ * record (rec, item NULL) where nothing needs it decoded, else as an item
+ * (rec NULL) in the caller's arena.  A non-zero return ends the read with
+ * that code (err set by fn). */
+typedef struct ddbi_rec_visitor {
+    int (*fn)(void *ctx, const ddbi_rec *rec, ddb_item *item, ddb_error *err);
+    void *ctx;
+} ddbi_rec_visitor;
 
 /* A Query or Scan page whose entries come as decoded items or as records: entry i
  * is recs[i] when recs && recs[i].p (page.items[i] is NULL then), else
@@ -101,10 +114,14 @@ typedef struct ddbi_backend_ops {
      * query, scan and batch_get otherwise (capacity, limits, 1 MB pages,
      * last_key, TTL).  NULL: the API falls back to those (api/records.h).
      * get_record: *out gets the item, or *rec the record (one of them; both
-     * empty with DDB_ENOTFOUND). */
+     * empty with DDB_ENOTFOUND).  With a visitor v (get_record,
+     * query_records), the entries go to v instead: *out, *rec and the
+     * page's items and recs stay empty (its counts, last_key and capacity
+     * as without). */
     int (*get_record)(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts, ddb_arena *a,
-                      ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
-    int (*query_records)(void *impl, const ddb_query_params *q, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
+                      const ddbi_rec_visitor *v, ddb_item **out, ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
+    int (*query_records)(void *impl, const ddb_query_params *q, ddb_arena *a, const ddbi_rec_visitor *v,
+                         ddbi_rec_page *out, ddb_error *err);
     int (*scan_records)(void *impl, const ddb_scan_params *s, ddb_arena *a, ddbi_rec_page *out, ddb_error *err);
     /* batch_get_records: batch_get, entry i as items[i] or (a request
      * without projection) recs[i]; both empty when there is no such item */

@@ -445,7 +445,7 @@ static int read_one(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_
         if (!(c = ddb_arena_alloc(a, dv.mv_size ? dv.mv_size : 1)))
             return ddbi_fail_oom(err, "BatchGetItem");
         memcpy(c, dv.mv_data, dv.mv_size);
-        *rec = (ddbi_rec){c, dv.mv_size};
+        *rec = (ddbi_rec){c, dv.mv_size, false};
         return DDB_OK;
     }
     ddb_item *it;
@@ -493,7 +493,7 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
         const ddb_expr *p = proj_of(ops, i);
         ddbi_rec *rec = recs && !p ? &recs[i] : NULL;
         if (recs)
-            recs[i] = (ddbi_rec){NULL, 0};
+            recs[i] = (ddbi_rec){NULL, 0, false};
         if ((rc = read_one(db, txn, table_of(ops, i), key_of(ops, i), a, &items[i], rec, &size, &t, err)))
             break;
         bytes += size;

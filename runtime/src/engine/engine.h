@@ -419,10 +419,12 @@ int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_p
  * scan_records, batch_get_records). */
 struct ddbi_rec;
 struct ddbi_rec_page;
+struct ddbi_rec_visitor;
 int ddbi_engine_get_record(void *impl, const char *table, const ddb_item *key, const ddb_get_opts *opts,
-                           ddb_arena *a, ddb_item **out, struct ddbi_rec *rec, ddb_capacity *cap, ddb_error *err);
-int ddbi_engine_query_records(void *impl, const ddb_query_params *q, ddb_arena *a, struct ddbi_rec_page *out,
-                              ddb_error *err);
+                           ddb_arena *a, const struct ddbi_rec_visitor *v, ddb_item **out, struct ddbi_rec *rec,
+                           ddb_capacity *cap, ddb_error *err);
+int ddbi_engine_query_records(void *impl, const ddb_query_params *q, ddb_arena *a, const struct ddbi_rec_visitor *v,
+                              struct ddbi_rec_page *out, ddb_error *err);
 int ddbi_engine_scan(void *impl, const ddb_scan_params *s, ddb_arena *a, ddb_page *out, ddb_error *err);
 int ddbi_engine_scan_records(void *impl, const ddb_scan_params *s, ddb_arena *a, struct ddbi_rec_page *out,
                              ddb_error *err);

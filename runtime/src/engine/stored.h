@@ -28,7 +28,7 @@ static inline int ddbi_stored_key_check(const char *table, const char *what, con
 static inline int ddbi_stored_cmp(const MDB_val *a, const MDB_val *b)
 {
     size_t n = a->mv_size < b->mv_size ? a->mv_size : b->mv_size;
-    int c = n ? memcmp(a->mv_data, b->mv_data, n) : 0;
+    int c = ddbi_key_bytes_cmp(a->mv_data, b->mv_data, n);
     return c ? c : (a->mv_size < b->mv_size ? -1 : a->mv_size > b->mv_size);
 }
 

@@ -420,13 +420,20 @@ static int cut_after(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *rec
     return rc;
 }
 
-/* The entries of pg into the sinks; recs (NULL: none) holds the entries
- * that come as records, which only plain entries do (records_fit). */
-static int take_entries(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *recs, ddb_error *err)
+/* What a page read tells besides its entries: how many were scanned,
+ * where the next page starts, the capacity. */
+static void page_read(ddbi_ent_reader *r, const ddb_page *pg)
 {
     r->scanned += pg->scanned_count;
     r->last_key = pg->last_key;
     ddbi_ent_cap_merge(&r->cap, &pg->capacity);
+}
+
+/* The entries of pg into the sinks; recs (NULL: none) holds the entries
+ * that come as records, which only plain entries do (records_fit). */
+static int take_entries(ddbi_ent_reader *r, const ddb_page *pg, const ddbi_rec *recs, ddb_error *err)
+{
+    page_read(r, pg);
     /* room: at most one struct per item of the page, per type */
     size_t want[DDBI_ENT_MAX_SINKS] = {0};
     uint8_t *which = ddb_arena_alloc(r->a, pg->count + 1); /* 1 + the sink of each item; 0 = none */
@@ -514,13 +521,64 @@ int ddbi_ent_reader_take_recs(ddbi_ent_reader *r, ddbi_rec_page *rp, ddb_error *
             int rc = rp->recs[i].p && r->n && !r->index_partial ? sink_of_rec(r, &rp->recs[i], &s, err) : DDB_OK;
             if (!rc && rp->recs[i].p && r->n && (r->index_partial || (s && s->e->n_shards))) {
                 rc = ddbi_ent_record_item(r->sinks[0].e, &rp->recs[i], r->a, &rp->page.items[i], err);
-                rp->recs[i] = (ddbi_rec){NULL, 0};
+                rp->recs[i] = (ddbi_rec){NULL, 0, false};
             }
             if (rc)
                 return rc;
         }
     }
     return take_entries(r, &rp->page, rp->recs, err);
+}
+
+/* Room for one more struct in s (the visitor's sinks grow as entries
+ * come): at first for the page size, or as many as 32 KB hold (at least
+ * 16), so that a page of small structs is not copied as it grows. */
+static int room_for_one(ddbi_ent_reader *r, ddbi_ent_sink *s, ddb_error *err)
+{
+    if (s->count < s->cap)
+        return DDB_OK;
+    size_t size = s->e->st->size, first = 32768 / (size ? size : 1);
+    if (first < 16)
+        first = 16;
+    if (r->o->page_size && r->o->page_size < first)
+        first = r->o->page_size;
+    size_t cap = s->cap ? s->cap * 2 : first;
+    char *items = ddb_arena_alloc(r->a, cap * size + 1);
+    ddb_ent_mask *masks = ddb_arena_alloc(r->a, cap * sizeof *masks + 1);
+    if (!items || !masks)
+        return ddbi_fail_oom(err, __func__);
+    if (s->count) {
+        memcpy(items, s->items, s->count * size);
+        memcpy(masks, s->masks, s->count * sizeof *masks);
+    }
+    s->items = items;
+    s->masks = masks;
+    s->cap = cap;
+    return DDB_OK;
+}
+
+/* The visitor of a one-entity read (visits_fit): each entry decoded into
+ * the sink's next struct as the backend hands it over, a record straight
+ * from the backend's memory (its type checked in the same walk), an item as
+ * take_entries decodes it. */
+static int visit_entry(void *ctx, const ddbi_rec *rec, ddb_item *it, ddb_error *err)
+{
+    ddbi_ent_reader *r = ctx;
+    ddbi_ent_sink *s = r->sinks;
+    int rc = room_for_one(r, s, err);
+    if (rc)
+        return rc;
+    if (rec)
+        return decode_rec(r, s, rec, true, err);
+    return sink_of(r, it) ? decode(r, s, &it, 1, err) : DDB_OK; /* else another entity in the partition */
+}
+
+/* Can the entries of r's reads go to visit_entry: one entity, decoded
+ * whole as they come (no shard groups, no partial index, no count, no
+ * bound on the entities of a page)? */
+static bool visits_fit(const ddbi_ent_reader *r)
+{
+    return r->n == 1 && records_fit(r) && !r->o->count_only && !r->max_entities;
 }
 
 int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_filter, ddb_query_params *qp,
@@ -552,12 +610,20 @@ int ddbi_ent_reader_run(ddbi_ent_reader *r, const ddb_entity_desc *e, bool type_
         sp->filter = ask.filter;
         sp->values = ask.values;
     }
+    /* a query of one entity: decoded inside the backend's read, no record copied */
+    ddbi_rec_visitor visit = {visit_entry, r};
+    bool visiting = qp && visits_fit(r);
     while (!rc) {
         ddbi_rec_page rp; /* filled by the read (not zeroed here: its capacity is large) */
         rp.recs = NULL;
-        rc = qp ? ddbi_query_records(r->db, qp, r->a, &rp, err) : ddbi_scan_records(r->db, sp, r->a, &rp, err);
-        if (!rc)
-            rc = ddbi_ent_reader_take_recs(r, &rp, err);
+        if (visiting) {
+            if (!(rc = ddbi_query_records(r->db, qp, r->a, &visit, &rp, err)))
+                page_read(r, &rp.page);
+        } else {
+            rc = qp ? ddbi_query_records(r->db, qp, r->a, NULL, &rp, err) : ddbi_scan_records(r->db, sp, r->a, &rp, err);
+            if (!rc)
+                rc = ddbi_ent_reader_take_recs(r, &rp, err);
+        }
         if (!all_pages || !r->last_key)
             break;
         if (qp)

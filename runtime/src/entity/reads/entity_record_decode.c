@@ -2,7 +2,8 @@
  * without an intermediate ddb_item.  A record's attributes (sorted by name)
  * are walked once against the entity's fields sorted by attribute name;
  * scalars go straight into their fields (char[N] copied, strings copied
- * into the arena, bytes pointing into the record's arena copy, integers
+ * into the arena, bytes pointing into the record's arena copy or copied
+ * from a borrowed record (api/backend.h), integers
  * parsed in place), anything else is decoded as one value and handed to
  * the item path's field decoder, which also words every type error the
  * same way.  The attributes are matched with the names of the entity's
@@ -87,8 +88,10 @@ static inline void copy_short(char *d, const uint8_t *s, uint32_t n)
 }
 
 /* The scalars decoded in place: 1 done, 0 not this way (the value path
- * decodes it, and words any error). */
-static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at, char *p, ddb_arena *a)
+ * decodes it, and words any error).  borrowed: the record is the
+ * backend's, for this call only (bytes are copied into a, not pointed to). */
+static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at, char *p, ddb_arena *a,
+                            bool borrowed)
 {
     int64_t x;
     switch (fx->type) {
@@ -109,11 +112,17 @@ static inline int scalar_in(const ddbi_ent_plan_at *fx, const ddbi_rec_attr *at,
         *(char **)(void *)p = s;
         return 1;
     }
-    case DDB_F_BYTES: /* the record is the arena's copy: point into it */
+    case DDB_F_BYTES: { /* the record the arena's copy: point into it */
         if (at->type != DDB_TB)
             return 0;
-        *(ddb_bytes *)(void *)p = (ddb_bytes){(uint8_t *)at->val, at->len};
+        uint8_t *b = (uint8_t *)at->val;
+        if (borrowed && !(b = ddb_arena_alloc(a, at->len ? at->len : 1))) /* empty: not NULL (absent) */
+            return 0; /* the value path reports it */
+        if (borrowed)
+            memcpy(b, at->val, at->len);
+        *(ddb_bytes *)(void *)p = (ddb_bytes){b, at->len};
         return 1;
+    }
     case DDB_F_BOOL:
         if (at->type != DDB_TBOOL)
             return 0;
@@ -233,7 +242,7 @@ int ddbi_ent_fields_from_record(const ddbi_ent_plan *pl, const ddbi_rec *rec, vo
             continue;
         const ddb_field_desc *f = m->f;
         char *p = (char *)obj + m->offset;
-        if (!scalar_in(m, &at, p, a)) {
+        if (!scalar_in(m, &at, p, a, rec->borrowed)) {
             ddb_value *v;
             if ((rc = ddbi_rec_value(&at, a, &v)))
                 return damaged(e, rc, err);

@@ -243,7 +243,7 @@ static int scatter_round(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb
         q.limit = shard_limit(r->o->page_size, n);
         if (pos[s].cursor && (rc = ddbi_ent_cursor_decode(a, pos[s].cursor, (ddb_item **)&q.start_key, err)))
             break;
-        if ((rc = ddbi_query_records(r->db, &q, a, &sp[s].rp, err)) ||
+        if ((rc = ddbi_query_records(r->db, &q, a, NULL, &sp[s].rp, err)) ||
             (rc = shard_page_index(r, e, sk_attr, &sp[s], err)))
             break;
         const ddb_page *pg = &sp[s].rp.page;
@@ -280,7 +280,7 @@ static int scatter_round(ddbi_ent_reader *r, const ddb_entity_desc *e, const ddb
         if (bounded && sk_attr && order(sp[best].sk[i], frontier, qp->backward) > 0)
             break;
         if (recs)
-            merged->recs[merged->page.count] = is_rec(&sp[best].rp, i) ? sp[best].rp.recs[i] : (ddbi_rec){NULL, 0};
+            merged->recs[merged->page.count] = is_rec(&sp[best].rp, i) ? sp[best].rp.recs[i] : (ddbi_rec){NULL, 0, false};
         merged->page.items[merged->page.count++] = sp[best].rp.page.items[i];
         entities += sp[best].wanted[i];
         at[best]++;

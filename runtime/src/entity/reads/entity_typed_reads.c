@@ -155,6 +155,44 @@ static int other_entity(const ddb_entity_desc *e, const ddb_item *it, void *out,
     return rc ? rc : ddbi_fail(err, DDB_EVALIDATION, "%s: the item at this key is another entity's", e->name);
 }
 
+/* A get's visitor: the record found, decoded straight from the backend's
+ * memory into a struct (its type checked in the same walk), or the item
+ * kept for the item path. */
+typedef struct get_visit {
+    ddbi_ent_reader *r;
+    ddbi_ent_sink *s;
+    void *out;          /* the caller's struct (another entity's item is decoded into it) */
+    ddb_item *it;       /* an item handed over */
+    char *got;          /* the struct the record was decoded into */
+    ddb_ent_mask m;
+} get_visit;
+
+static int get_visited(void *ctx, const ddbi_rec *rec, ddb_item *item, ddb_error *err)
+{
+    get_visit *g = ctx;
+    const ddb_entity_desc *e = g->s->e;
+    if (!rec) {
+        g->it = item;
+        return DDB_OK;
+    }
+    bool other = false;
+    char *got = ddb_arena_alloc(g->r->a, e->st->size);
+    if (!got)
+        return ddbi_fail_oom(err, __func__);
+    memset(got, 0, e->st->size);
+    memset(&g->m, 0, sizeof g->m);
+    int rc = ddbi_ent_decode_record(g->r, g->s, rec, got, &g->m, &other, err);
+    if (!rc && !other) {
+        g->got = got;
+        return DDB_OK;
+    }
+    /* another entity's item (none without a type: not found) */
+    ddb_item *it;
+    if (!rc && !(rc = ddbi_ent_record_item(e, rec, g->r->a, &it, err)) && ddb_item_get(it, e->table->type_attr))
+        rc = other_entity(e, it, g->out, g->r->a, err);
+    return rc;
+}
+
 int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_read_opts *o, ddb_arena *a,
                  void *out, ddb_ent_mask *mask, ddb_error *err)
 {
@@ -179,8 +217,7 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
     pg->count = pg->scanned_count = 0;
     pg->last_key = NULL;
     ddbi_ent_cap_clear(&pg->capacity);
-    ddbi_rec rec = {NULL, 0};
-    ddb_item *it = NULL;
+    get_visit g = {.r = &r, .s = &sink, .out = out};
     ddbi_ent_ask ask;
     if (!(rc = ddbi_ent_ask_init(&ask, db, e, &sink, 1, NULL, o, false, a, err))) {
         if (e->n_shards) {
@@ -190,42 +227,29 @@ int ddb_ent_read(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_e
         } else {
             ddb_get_opts go = {.consistent = o->consistent, .return_capacity = o->return_capacity,
                                .projection = ask.projection};
-            /* the capacity only when asked for (the read zeroes it first) */
-            rc = ddbi_get_record(db, e->table->def.name, k, &go, a, &it, &rec, o->capacity ? &pg->capacity : NULL,
-                                 err);
-            const ddb_value *tv = rc || !it ? NULL : ddb_item_get(it, e->table->type_attr);
-            if (!rc && rec.p) {
-                rp.recs = &rec; /* decoded below */
-            } else if (tv && (tv->type != DDB_TS || strcmp(tv->u.s, e->name))) {
-                rc = other_entity(e, it, out, a, err);
-            } else if (!rc) {
-                pg->items = &it;
-                pg->count = pg->scanned_count = 1;
-            } else if (rc == DDB_ENOTFOUND)
+            ddbi_rec_visitor v = {get_visited, &g};
+            ddbi_rec rec;
+            ddb_item *none;
+            /* the record decoded inside the read (the capacity only when
+             * asked for: the read zeroes it first) */
+            rc = ddbi_get_record(db, e->table->def.name, k, &go, a, &v, &none, &rec,
+                                 o->capacity ? &pg->capacity : NULL, err);
+            if (rc == DDB_ENOTFOUND)
                 rc = DDB_OK;
+            const ddb_value *tv = rc || !g.it ? NULL : ddb_item_get(g.it, e->table->type_attr);
+            if (tv && (tv->type != DDB_TS || strcmp(tv->u.s, e->name))) {
+                rc = other_entity(e, g.it, out, a, err);
+            } else if (!rc && g.it) {
+                pg->items = &g.it;
+                pg->count = pg->scanned_count = 1;
+            }
         }
     }
     ddbi_ent_ask_done(&ask);
-    char *got = NULL; /* the struct read */
-    ddb_ent_mask m;
-    if (!rc && rp.recs) {
-        /* the record, decoded straight into a struct; its type is checked
-         * in the same walk */
-        bool other = false;
+    char *got = g.got; /* the struct read */
+    ddb_ent_mask m = g.m;
+    if (!rc && got) {
         ddbi_ent_cap_merge(&r.cap, &pg->capacity);
-        if (!(got = ddb_arena_alloc(a, e->st->size))) {
-            rc = ddbi_fail_oom(err, __func__);
-        } else {
-            memset(got, 0, e->st->size);
-            memset(&m, 0, sizeof m);
-            rc = ddbi_ent_decode_record(&r, &sink, &rec, got, &m, &other, err);
-        }
-        if (!rc && other) {
-            /* another entity's item (none without a type: not found) */
-            got = NULL;
-            if (!(rc = ddbi_ent_record_item(e, &rec, a, &it, err)) && ddb_item_get(it, e->table->type_attr))
-                rc = other_entity(e, it, out, a, err);
-        }
     } else if (!rc && !(rc = ddbi_ent_reader_take(&r, pg, err)) && sink.count) {
         got = sink.items;
         m = sink.masks[0];
