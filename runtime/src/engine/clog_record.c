@@ -67,7 +67,7 @@ int ddbi_clog_pread(int fd, void *buf, size_t n, uint64_t off)
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            return -1;
+            return r < 0 ? errno : EIO;
         p += r, n -= (size_t)r, off += (uint64_t)r;
     }
     return 0;
