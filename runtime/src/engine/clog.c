@@ -182,6 +182,8 @@ int ddbi_clog_begin(ddbi_engine *db, MDB_txn *txn)
 {
     ddbi_clog *l = db->clog;
     l->rec.len = 0;
+    if (l->rec.cap > ((size_t)1 << 20))
+        ddbi_buf_free(&l->rec); /* do not keep a big transaction's buffer */
     /* a transaction the log did not see (the open's) restarts it */
     if (l->since_ckpt >= DDBI_CLOG_CKPT_COMMITS || l->tail >= DDBI_CLOG_CKPT_BYTES ||
         mdb_txn_id(txn) != l->last_txnid + 1)
