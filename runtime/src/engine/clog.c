@@ -337,9 +337,6 @@ static int restore_meta(ddbi_clog *l, ddb_error *err)
 int ddbi_clog_prepare(ddbi_engine *db, const char *path, ddb_error *err)
 {
     bool logs = db->opts.commit_log && db->opts.sync != DDB_SYNC_NONE && !db->opts.read_only;
-    int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd < 0)
-        return ddbi_fail(err, DDB_EIO, "ddb_open: cannot open directory %s: %s", path, strerror(errno));
     bool left = file_nonempty(path, DDBI_CLOG_CKPT);
     if (db->opts.read_only) {
         /* a live writer's pages are all in the page cache: read them; with
@@ -349,7 +346,6 @@ int ddbi_clog_prepare(ddbi_engine *db, const char *path, ddb_error *err)
         bool live = lfd >= 0 && flock(lfd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
         if (lfd >= 0)
             close(lfd);
-        close(dir_fd);
         if (left && !live)
             return ddbi_fail(err, DDB_EINVAL,
                              "ddb_open: %s holds a commit log that was not closed "
@@ -358,10 +354,11 @@ int ddbi_clog_prepare(ddbi_engine *db, const char *path, ddb_error *err)
                              path, DDBI_CLOG_CKPT);
         return DDB_OK;
     }
-    if (!logs && !left) {
-        close(dir_fd);
+    if (!logs && !left)
         return DDB_OK;
-    }
+    int dir_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0)
+        return ddbi_fail(err, DDB_EIO, "ddb_open: cannot open directory %s: %s", path, strerror(errno));
     ddbi_clog *l = calloc(1, sizeof *l);
     if (!l) {
         close(dir_fd);

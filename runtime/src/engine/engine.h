@@ -3,8 +3,9 @@
  *
  * The room holds tables and their cache (table.c), partitions
  * (partition.c), keys (keys.c), the write path (write.c, batch.c), the
- * read path (read.c), transactions and group commit (db.c), opening and
- * closing (open.c), consumed capacity (capacity.c), TTL expiry and the
+ * read path (read.c), transactions and group commit (db.c), the commit
+ * log (clog*.c, clog.h: every change to LMDB goes through ddbi_kv_*),
+ * opening and closing (open.c), consumed capacity (capacity.c), TTL expiry and the
  * clock (expiry.c), statistics (stats.c) and the consistency check
  * (check.c).  It may call core/ and expr/ and nothing above: the streams
  * room hooks into it (ddbi_engine_hooks below), and the API reaches it
