@@ -16,6 +16,10 @@ from that file to the other.  The check fails on
         remote -> core, expr
         api -> engine, streams, remote (and everything below)
         entity -> api and below (the public API, api/expr_cache.h, api/records.h)
+and on a call of LMDB that changes a database (mdb_put, mdb_del,
+mdb_drop, mdb_cursor_put, mdb_cursor_del) from any file but the commit
+log's (engine/clog_kv.c, whose ddbi_kv_* every change goes through so
+that the commit log records it, and engine/clog_record.c, its replay).
 A file's room is the folder of its source under runtime/src (the first
 one, for a file in a folder of a room).  With --src,
 an #include "room/file.h" against that order fails too; the one exception
@@ -38,6 +42,10 @@ ALLOWED = {
     "entity": {"core", "expr", "api"},
 }
 
+
+# LMDB's calls that change a database, and the only files that may make them.
+LMDB_WRITES = {"mdb_put", "mdb_del", "mdb_drop", "mdb_cursor_put", "mdb_cursor_del"}
+LMDB_WRITERS = {"engine/clog_kv.c", "engine/clog_record.c"}
 
 # Headers a room may include although it may not call their room.
 INCLUDE_EXCEPTIONS = {"api/backend.h": {"engine", "streams", "remote"}}
@@ -161,6 +169,11 @@ def main(argv):
             r = files[g][0]
             if r != room and r not in ALLOWED[room]:
                 problems.append(f"{f} -> {g} ({why[(f, g)]}): room {room} may not call room {r}")
+    for f, (room, used) in sorted(files.items()):
+        for s in sorted(used & LMDB_WRITES):
+            if f not in LMDB_WRITERS:
+                problems.append(f"{f}: calls {s}: a change to LMDB goes through ddbi_kv_* (engine/clog_kv.c), "
+                                "so that the commit log records it")
     for comp in loops(graph):
         calls = [f"{f} -> {g} ({why[(f, g)]})" for f in comp for g in sorted(graph[f]) if g in comp]
         problems.append("loop between " + ", ".join(comp) + ":\n    " + "\n    ".join(calls))
