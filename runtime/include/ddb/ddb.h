@@ -306,9 +306,10 @@ typedef struct ddb_options {
      * commit is durable after one sync (of the log, once per group-commit
      * batch) instead of two, and LAZY syncs nothing per commit.  The data
      * file is synced at checkpoints; an open after a crash replays the log.
-     * The handle needs the directory to itself: an open while another
-     * process has the database open is refused (DDB_EINVAL), and so is any
-     * other process's open meanwhile.  docs/ENGINE.md, "Durability". */
+     * The handle needs the directory to itself: its open is refused
+     * (DDB_EINVAL) while another process has the database open, and so is
+     * another process's writable open meanwhile (read-only opens read
+     * alongside it).  docs/ENGINE.md, "Durability". */
     bool commit_log;
 } ddb_options;
 

@@ -177,7 +177,9 @@ static int commit_txn(ddbi_engine *db, MDB_txn *txn, bool sync, bool *written)
         return rc;
     }
     rc = mdb_txn_commit(txn);
-    *written = !rc || meta_written(db, txnid) || (appended && ddbi_storage_failure(rc));
+    /* not "!rc": a commit that changed nothing writes no meta page and
+     * syncs nothing, so it makes no earlier batch durable (run_batch) */
+    *written = meta_written(db, txnid) || (appended && ddbi_storage_failure(rc));
     if (rc && appended && !*written)
         ddbi_clog_unappend(db); /* refused before anything was written: not applied */
     if (!rc && db->clog && !appended && meta_written(db, txnid))
@@ -326,7 +328,9 @@ static gc_durable run_batch(ddbi_engine *db, ddb_gc_op *batch)
     bool storage = ddbi_storage_failure(rc);
     if (storage)
         rc = ddbi_poison(db, rc);
-    bool synced = rc == 0 && !atomic_load(&db->poisoned) && written;
+    /* with the log, every earlier batch synced its own record and this
+     * one's was synced by commit_txn (or it had none to sync) */
+    bool synced = rc == 0 && !atomic_load(&db->poisoned) && (written || logged_sync);
     pthread_mutex_unlock(&db->sync_mu);
     if (rc)
         for (ddb_gc_op *o = batch; o; o = o->next)
