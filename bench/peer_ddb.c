@@ -27,6 +27,8 @@ static int fail(const char *what, int rc, const ddb_error *err)
     return -1;
 }
 
+bool bench_commit_log;
+
 static int open_mode(const char *dir, bench_mode mode, ddb **db)
 {
     char uri[1024];
@@ -34,6 +36,7 @@ static int open_mode(const char *dir, bench_mode mode, ddb **db)
     ddb_options o = {0};
     o.map_size = bench_map_size();
     o.sync = mode == MODE_FULL ? DDB_SYNC_FULL : mode == MODE_LAZY ? DDB_SYNC_LAZY : DDB_SYNC_NONE;
+    o.commit_log = bench_commit_log;
     ddb_error err = {0};
     int rc = ddb_open(uri, &o, db, &err);
     return rc ? fail("ddb_open", rc, &err) : 0;

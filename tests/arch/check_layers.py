@@ -13,7 +13,11 @@ reference) from that file to the other.  The check fails on
   - a loop: files that reach each other through such calls, directly or
     round a longer circle (each loop is printed with its calls),
   - a call against the allowed direction between rooms (the tables below),
-  - a file in a folder that is no room of the table.
+  - a file in a folder that is no room of the table,
+  - (runtime) a call of LMDB that changes a database (mdb_put, mdb_del,
+    mdb_drop, mdb_cursor_put, mdb_cursor_del) from any file but the commit
+    log's (engine/clog_kv.c, whose ddbi_kv_* every change goes through so
+    that the commit log records it, and engine/clog_record.c, its replay).
 A file's room is the longest room of the table that its folder (under
 DIR, or under the object's src/ folder) is or lies in: runtime/src/entity/
 reads/get.c is in room entity/reads.  With --src, an #include of a header
@@ -27,6 +31,10 @@ import subprocess
 import sys
 
 ENTITY = {"core", "expr", "api"}
+
+# LMDB's calls that change a database, and the only files that may make them.
+LMDB_WRITES = {"mdb_put", "mdb_del", "mdb_drop", "mdb_cursor_put", "mdb_cursor_del"}
+LMDB_WRITERS = {"engine/clog_kv.c", "engine/clog_record.c"}
 
 # Which rooms each room may call (besides itself), per tree.
 TABLES = {
@@ -224,6 +232,12 @@ def main(argv):
             r = files[g][0]
             if r is not None and r != room and r not in rooms[room]:
                 problems.append(f"{f} -> {g} ({why[(f, g)]}): room {room} may not call room {r}")
+    if tree == "runtime":
+        for f, (room, used) in sorted(files.items()):
+            for s in sorted(used & LMDB_WRITES):
+                if f not in LMDB_WRITERS:
+                    problems.append(f"{f}: calls {s}: a change to LMDB goes through ddbi_kv_* (engine/clog_kv.c), "
+                                    "so that the commit log records it")
     for comp in loops(graph):
         calls = [f"{f} -> {g} ({why[(f, g)]})" for f in comp for g in sorted(graph[f]) if g in comp]
         problems.append("loop between " + ", ".join(comp) + ":\n    " + "\n    ".join(calls))

@@ -299,6 +299,18 @@ typedef struct ddb_options {
      * with items whose TTL has passed but that the sweep has not deleted
      * yet (see ddb_update_time_to_live). */
     ddb_ttl_reads ttl_reads;
+    /* Commit through a redo log (the embedded engine, DDB_SYNC_FULL and
+     * DDB_SYNC_LAZY; off by default while it is being proven): each
+     * transaction's changes are appended to commit.log in the database
+     * directory and LMDB writes its pages without syncing, so a FULL
+     * commit is durable after one sync (of the log, once per group-commit
+     * batch) instead of two, and LAZY syncs nothing per commit.  The data
+     * file is synced at checkpoints; an open after a crash replays the log.
+     * The handle needs the directory to itself: its open is refused
+     * (DDB_EINVAL) while another process has the database open, and so is
+     * another process's writable open meanwhile (read-only opens read
+     * alongside it).  docs/ENGINE.md, "Durability". */
+    bool commit_log;
 } ddb_options;
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if

@@ -305,7 +305,7 @@ int ddbi_catalog_put(ddbi_engine *db, MDB_txn *txn, const char *name, const ddb_
                                             name, why.message);
     }
     MDB_val k = {(size_t)klen, key}, v = {b.len, b.p};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    rc = ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
     ddbi_buf_free(&b);
     return rc ? ddbi_mdb_fail(err, rc, "storing the table definition") : DDB_OK;
 }

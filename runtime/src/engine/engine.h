@@ -3,8 +3,9 @@
  *
  * The room holds tables and their cache (table.c), partitions
  * (partition.c), keys (keys.c), the write path (write.c, batch.c), the
- * read path (read.c), transactions and group commit (db.c), opening and
- * closing (open.c), consumed capacity (capacity.c), TTL expiry and the
+ * read path (read.c), transactions and group commit (db.c), the commit
+ * log (clog*.c, clog.h: every change to LMDB goes through ddbi_kv_*),
+ * opening and closing (open.c), consumed capacity (capacity.c), TTL expiry and the
  * clock (expiry.c), statistics (stats.c) and the consistency check
  * (check.c).  It may call core/ and expr/ and nothing above: the streams
  * room hooks into it (ddbi_engine_hooks below), and the API reaches it
@@ -25,6 +26,7 @@
 
 #include "core/codec.h"
 #include "core/keycodec.h"
+#include "engine/clog.h"
 
 #define DDB_MAX_INDEXES (DDB_MAX_GSI + DDB_MAX_LSI)
 #define DDB_ITEM_MAX 409600u /* 400 KB */
@@ -199,6 +201,8 @@ struct ddbi_engine {
      * streams, TTL, the capacity ledger) and its per-handle state */
     const ddbi_engine_hooks *hooks;
     void *ext;
+    /* the commit log (ddb_options.commit_log, clog.h); NULL without one */
+    struct ddbi_clog *clog;
 };
 
 /* A write: runs inside a write transaction; returns DDB_OK to keep its
@@ -276,7 +280,7 @@ int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
  * (DDL and its kin).  LMDB codes. */
 int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn);
 /* Delete every key of dbi starting with prefix.  LMDB codes. */
-int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
+int ddbi_del_prefix(ddbi_engine *db, MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 
 /* Partitions (partition.c) */
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);

@@ -38,7 +38,7 @@ int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn)
 {
     uint64_t g = get_gen(db, txn) + 1;
     MDB_val k = {3, (void *)DDB_META_GEN}, v = {8, &g};
-    return mdb_put(txn, db->meta, &k, &v, 0);
+    return ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
 }
 
 void ddbi_tables_free(ddb_table_rt *t)
@@ -87,7 +87,7 @@ static char *sdup(const char *s, bool *ok)
 
 /* Build a runtime table from its stored definition (read back and
  * validated by ddbi_catalog_decode); opens its databases in dbi_txn. */
-static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_val *bounds, ddb_table_rt **out,
+static int table_from_def(ddbi_engine *db, MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_val *bounds, ddb_table_rt **out,
                           ddb_error *err)
 {
     ddb_table_rt *t = calloc(1, sizeof *t);
@@ -142,10 +142,10 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_
     }
     char name[600];
     db_name(name, sizeof name, t->name, NULL);
-    int rc = mdb_dbi_open(dbi_txn, name, 0, &t->items);
+    int rc = ddbi_kv_dbi_open(db, dbi_txn, name, 0, &t->items);
     for (size_t i = 0; !rc && i < t->n_idx; i++) {
         db_name(name, sizeof name, t->name, t->idx[i].name);
-        rc = mdb_dbi_open(dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
+        rc = ddbi_kv_dbi_open(db, dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
     }
     if (rc) {
         rc = rc == MDB_NOTFOUND ? ddbi_fail_stored(err, t->name, NULL, 0, "its database %s is missing", name)
@@ -176,7 +176,7 @@ static int load_one(ddbi_engine *db, MDB_txn *txn, MDB_txn *dbi_txn, const char 
     /* before mdb_dbi_open: pooled read transactions that may have
      * opened handles must commit, not reset (see ddbi_rtxn_release) */
     atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
-    if ((rc = table_from_def(dbi_txn, &def, &bv, out, err)))
+    if ((rc = table_from_def(db, dbi_txn, &def, &bv, out, err)))
         return rc;
     ddb_item *stored; /* the settings kept beside keys and indexes (table_settings.c) */
     if (ddbi_decode_item(v->mv_data, v->mv_size, a, &stored) == DDB_OK)
@@ -490,21 +490,21 @@ static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     klen = meta_key(key, sizeof key, 'p', d->name);
     k = (MDB_val){(size_t)klen, key};
     v = (MDB_val){n * 8, bounds};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    rc = ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
     free(bounds);
 
     char name[600];
     MDB_dbi dbi;
     db_name(name, sizeof name, d->name, NULL);
     if (!rc)
-        rc = mdb_dbi_open(txn, name, MDB_CREATE, &dbi);
+        rc = ddbi_kv_dbi_open(db, txn, name, MDB_CREATE, &dbi);
     if (!rc)
-        rc = mdb_drop(txn, dbi, 0); /* a table of that name may have existed */
+        rc = ddbi_kv_drop(db, txn, dbi, 0); /* a table of that name may have existed */
     for (size_t i = 0; !rc && i < d->n_indexes; i++) {
         db_name(name, sizeof name, d->name, d->indexes[i].name);
-        rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi);
+        rc = ddbi_kv_dbi_open(db, txn, name, MDB_CREATE | MDB_DUPSORT, &dbi);
         if (!rc)
-            rc = mdb_drop(txn, dbi, 0);
+            rc = ddbi_kv_drop(db, txn, dbi, 0);
     }
     if (!rc)
         rc = db->hooks && db->hooks->table_create ? db->hooks->table_create(db, txn, d) : 0;
@@ -533,7 +533,7 @@ int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *er
 /* ---- DeleteTable ---- */
 
 /* Delete every key of dbi that starts with prefix. */
-int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
+int ddbi_del_prefix(ddbi_engine *db, MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
 {
     MDB_cursor *c = NULL;
     int rc = mdb_cursor_open(txn, dbi, &c);
@@ -542,7 +542,7 @@ int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         if (g == MDB_NOTFOUND || (!g && (k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)))
             break;
-        rc = g ? g : mdb_cursor_del(c, 0);
+        rc = g ? g : ddbi_kv_cursor_del(db, c);
     }
     if (c)
         mdb_cursor_close(c);
@@ -559,15 +559,15 @@ typedef struct delete_ctx {
  * database ("i/<name>" and each "x/<name>/<index>"): a table whose
  * definition is damaged has no list of its indexes to go by.  Caller holds
  * schema_mu (mdb_dbi_open).  LMDB codes. */
-static int drop_by_name(MDB_txn *txn, const char *name)
+static int drop_by_name(ddbi_engine *db, MDB_txn *txn, const char *name)
 {
     char items[300], prefix[300];
     snprintf(items, sizeof items, "i/%s", name);
     int np = snprintf(prefix, sizeof prefix, "x/%s/", name);
     MDB_dbi main, dbi;
-    int rc = mdb_dbi_open(txn, NULL, 0, &main);
-    if (!rc && !(rc = mdb_dbi_open(txn, items, 0, &dbi)))
-        rc = mdb_drop(txn, dbi, 0);
+    int rc = ddbi_kv_dbi_open(db, txn, NULL, 0, &main);
+    if (!rc && !(rc = ddbi_kv_dbi_open(db, txn, items, 0, &dbi)))
+        rc = ddbi_kv_drop(db, txn, dbi, 0);
     rc = rc == MDB_NOTFOUND ? 0 : rc;
     char at[600];
     size_t at_len = (size_t)np;
@@ -594,8 +594,8 @@ static int drop_by_name(MDB_txn *txn, const char *name)
             return g;
         if (!mine)
             break;
-        if (!(rc = mdb_dbi_open(txn, at, MDB_DUPSORT, &dbi)))
-            rc = mdb_drop(txn, dbi, 0);
+        if (!(rc = ddbi_kv_dbi_open(db, txn, at, MDB_DUPSORT, &dbi)))
+            rc = ddbi_kv_drop(db, txn, dbi, 0);
         rc = rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE ? 0 : rc;
     }
     return rc;
@@ -612,12 +612,12 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         /* the way out for a damaged definition: its databases by name */
         pthread_mutex_lock(&db->schema_mu);
         cx->locked = true;
-        rc = drop_by_name(txn, cx->name);
+        rc = drop_by_name(db, txn, cx->name);
     } else {
         /* empty the databases but keep their handles: other threads may hold them */
-        rc = mdb_drop(txn, t->items, 0);
+        rc = ddbi_kv_drop(db, txn, t->items, 0);
         for (size_t i = 0; !rc && i < t->n_idx; i++)
-            rc = mdb_drop(txn, t->idx[i].dbi, 0);
+            rc = ddbi_kv_drop(db, txn, t->idx[i].dbi, 0);
     }
     char key[600];
     const char kinds[] = {'t', 'p', 's', 'u'};
@@ -627,9 +627,9 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         if (kinds[i] == 's' || kinds[i] == 'u') {
             /* per-partition stats "s/<name>/<bound>", metadata "u/<name>/<key>" */
             key[klen] = '/';
-            rc = ddbi_del_prefix(txn, db->meta, key, (size_t)klen + 1);
+            rc = ddbi_del_prefix(db, txn, db->meta, key, (size_t)klen + 1);
         } else {
-            rc = mdb_del(txn, db->meta, &k, NULL);
+            rc = ddbi_kv_del(db, txn, db->meta, &k, NULL);
             if (rc == MDB_NOTFOUND && t->damage)
                 rc = 0; /* a damaged table may miss its partition map */
         }
@@ -880,7 +880,7 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     MDB_dbi dbi;
     MDB_cursor *c = NULL;
     db_name(name, sizeof name, t->name, cx->x->name);
-    if ((rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi)) || (rc = mdb_drop(txn, dbi, 0)) ||
+    if ((rc = ddbi_kv_dbi_open(db, txn, name, MDB_CREATE | MDB_DUPSORT, &dbi)) || (rc = ddbi_kv_drop(db, txn, dbi, 0)) ||
         (rc = mdb_cursor_open(txn, t->items, &c)))
         return ddbi_mdb_fail(cx->err, rc, "UpdateTable");
     /* backfill: every item that has the index key attributes */
@@ -910,7 +910,7 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         int in = ddbi_keys_index_key(&xr, it, &ik, NULL);
         if (in > 0) {
             MDB_val ikv = {ik.len, ik.b}, data = k;
-            if ((g = mdb_put(txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
+            if ((g = ddbi_kv_put(db, txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
                 break;
             (*cx->backfilled)++;
         } else if (in < 0) {
@@ -969,7 +969,7 @@ static int delix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     if ((rc = edit_stored_indexes(db, txn, t, NULL, cx->index, cx->err)))
         return rc;
     /* empty its entries but keep the handle: other threads may hold it */
-    rc = mdb_drop(txn, x->dbi, 0);
+    rc = ddbi_kv_drop(db, txn, x->dbi, 0);
     if (!rc)
         rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
@@ -1008,7 +1008,7 @@ static int meta_put_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     if (n < 0)
         return ddbi_fail(cx->err, DDB_EINVAL, "metadata key too long");
     MDB_val k = {(size_t)n, name}, v = {cx->len, (void *)cx->val};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    rc = ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
     return rc ? ddbi_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
 }
 

@@ -76,14 +76,14 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
     bool same = in_old && in_new && ok.len == nk.len && memcmp(ok.b, nk.b, ok.len) == 0;
     if (in_old && !same) {
         MDB_val kv = {ok.len, ok.b};
-        rc = mdb_del(txn, x->dbi, &kv, &data);
+        rc = ddbi_kv_del(db, txn, x->dbi, &kv, &data);
         if (rc == MDB_NOTFOUND)
             rc = 0;
         units += ddbi_write_units(in_index_size(t, x, old, old_size));
     }
     if (!rc && in_new && !same) {
         MDB_val kv = {nk.len, nk.b};
-        rc = mdb_put(txn, x->dbi, &kv, &data, MDB_NODUPDATA);
+        rc = ddbi_kv_put(db, txn, x->dbi, &kv, &data, MDB_NODUPDATA);
         if (rc == MDB_KEYEXIST)
             rc = 0;
         units += ddbi_write_units(in_index_size(t, x, nw, new_size));
@@ -252,11 +252,11 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
     if (del) {
         if (!st->old)
             return DDB_OK;
-        if ((rc = mdb_del(txn, t->items, &kv, NULL)))
+        if ((rc = ddbi_kv_del(db, txn, t->items, &kv, NULL)))
             return ddbi_mdb_fail(err, rc, "DeleteItem");
     } else {
         MDB_val dv = {st->rec_len, db->wbuf.p + st->rec_off}; /* encoded by prepare */
-        rc = mdb_put(txn, t->items, &kv, &dv, 0);
+        rc = ddbi_kv_put(db, txn, t->items, &kv, &dv, 0);
         if (rc)
             return ddbi_mdb_fail(err, rc, "PutItem");
     }
