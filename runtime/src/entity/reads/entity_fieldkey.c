@@ -9,7 +9,7 @@
  * keys pattern": left to right, no gaps, a range only on the last one).
  * Calls this room's expression builder and field values, and the public
  * value API. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 
