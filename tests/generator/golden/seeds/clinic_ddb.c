@@ -7,7 +7,9 @@
 
 /* The runtime's level and op for a sort-key condition on level (1-based)
  * of a pattern whose levels' holes are segments seg[], "equal at level i"
- * renders through eq_seg[i], and the whole key ends at segment last. */
+ * renders through eq_seg[i], and the whole key ends at segment last; eq_seg
+ * NULL: a key of fields (DDB_KEY_FIELDS), where EQ on any level is
+ * equality on that level's attribute. */
 static inline int clinic_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned level, unsigned n_levels,
                                     const uint16_t *seg, const uint16_t *eq_seg, uint16_t last, ddb_error *err)
 {
@@ -21,7 +23,7 @@ static inline int clinic_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsign
     }
     kc->op = level == 0 ? DDB_ENT_SK_ALL : op;
     kc->level = level == 0 ? 0 : seg[level - 1];
-    if (level > 0 && op == DDB_ENT_SK_EQ) {
+    if (level > 0 && op == DDB_ENT_SK_EQ && eq_seg) {
         kc->op = level < n_levels ? DDB_ENT_SK_BEGINS : DDB_ENT_SK_EQ;
         kc->level = level < n_levels ? eq_seg[level - 1] : last;
     }
@@ -121,10 +123,57 @@ static const ddb_collection_desc clinic_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 5, .members = clinic_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int clinic_scan_entries_(int rc, ddb_arena *a, clinic_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "Clinic");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        clinic_scan_entry *x = &out->entries[i];
+        x->kind = (clinic_scan_kind)e->member;
+        switch (x->kind) {
+        case CLINIC_SCAN_PATIENT:
+            x->as.patient = &out->patient[e->index];
+            x->mask = &out->patient_masks[e->index];
+            break;
+        case CLINIC_SCAN_DOCTOR:
+            x->as.doctor = &out->doctor[e->index];
+            x->mask = &out->doctor_masks[e->index];
+            break;
+        case CLINIC_SCAN_TREATMENT:
+            x->as.treatment = &out->treatment[e->index];
+            x->mask = &out->treatment_masks[e->index];
+            break;
+        case CLINIC_SCAN_ROOM:
+            x->as.room = &out->room[e->index];
+            x->mask = &out->room_masks[e->index];
+            break;
+        case CLINIC_SCAN_EQUIPMENT:
+            x->as.equipment = &out->equipment[e->index];
+            x->mask = &out->equipment_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int clinic_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    clinic_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &clinic_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return clinic_scan_entries_(ddb_ent_scan_table(db, &clinic_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 /* ---- table "VisitsByDate" ---- */
@@ -194,10 +243,41 @@ static const ddb_collection_desc visits_by_date_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 1, .members = visits_by_date_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int visits_by_date_scan_entries_(int rc, ddb_arena *a, visits_by_date_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "VisitsByDate");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        visits_by_date_scan_entry *x = &out->entries[i];
+        x->kind = (visits_by_date_scan_kind)e->member;
+        switch (x->kind) {
+        case VISITS_BY_DATE_SCAN_VISIT_BY_DATE:
+            x->as.visit_by_date = &out->visit_by_date[e->index];
+            x->mask = &out->visit_by_date_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int visits_by_date_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    visits_by_date_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &visits_by_date_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return visits_by_date_scan_entries_(ddb_ent_scan_table(db, &visits_by_date_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 /* ---- table "VisitsByPatient" ---- */
@@ -267,10 +347,41 @@ static const ddb_collection_desc visits_by_patient_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 1, .members = visits_by_patient_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int visits_by_patient_scan_entries_(int rc, ddb_arena *a, visits_by_patient_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "VisitsByPatient");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        visits_by_patient_scan_entry *x = &out->entries[i];
+        x->kind = (visits_by_patient_scan_kind)e->member;
+        switch (x->kind) {
+        case VISITS_BY_PATIENT_SCAN_VISIT_BY_PATIENT:
+            x->as.visit_by_patient = &out->visit_by_patient[e->index];
+            x->mask = &out->visit_by_patient_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int visits_by_patient_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    visits_by_patient_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &visits_by_patient_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return visits_by_patient_scan_entries_(ddb_ent_scan_table(db, &visits_by_patient_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 /* ---- table "CheckIns" ---- */
@@ -340,10 +451,41 @@ static const ddb_collection_desc check_ins_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 1, .members = check_ins_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int check_ins_scan_entries_(int rc, ddb_arena *a, check_ins_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "CheckIns");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        check_ins_scan_entry *x = &out->entries[i];
+        x->kind = (check_ins_scan_kind)e->member;
+        switch (x->kind) {
+        case CHECK_INS_SCAN_CHECK_IN:
+            x->as.check_in = &out->check_in[e->index];
+            x->mask = &out->check_in_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int check_ins_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    check_ins_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &check_ins_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return check_ins_scan_entries_(ddb_ent_scan_table(db, &check_ins_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 /* ---- entity "Patient" ---- */
@@ -3072,6 +3214,40 @@ static const ddb_collection_desc clinic_chart_collection = {
     .name = "chart", .index = NULL, .n_members = 2, .members = clinic_chart_collection_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int clinic_chart_collection_entries_(int rc, ddb_arena *a, clinic_chart_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "chart");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        clinic_chart_entry *x = &out->entries[i];
+        x->kind = (clinic_chart_kind)e->member;
+        switch (x->kind) {
+        case CLINIC_CHART_PATIENT:
+            x->as.patient = &out->patient[e->index];
+            x->mask = &out->patient_masks[e->index];
+            break;
+        case CLINIC_CHART_TREATMENT:
+            x->as.treatment = &out->treatment[e->index];
+            x->mask = &out->treatment_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int clinic_query_chart(ddb *db, const char *patient_id, const ddb_ent_range *range,
                               const ddb_ent_read_opts *o, ddb_arena *a, clinic_chart_result *out, ddb_error *err)
 {
@@ -3082,7 +3258,7 @@ int clinic_query_chart(ddb *db, const char *patient_id, const ddb_ent_range *ran
         if (rc_)
             return rc_;
     }
-    return ddb_ent_collection_page(db, &clinic_chart_collection, 0, &k, range, o, a, out, &out->page, err);
+    return clinic_chart_collection_entries_(ddb_ent_collection_page(db, &clinic_chart_collection, 0, &k, range, o, a, out, &out->page, err), a, out, err);
 }
 
 /* the partition, narrowed by patient_table's sort-key condition */
@@ -3095,7 +3271,9 @@ int clinic_query_chart_patient(ddb *db, const char *patient_id, patient_table_sk
     range.typed = true;
     range.member = 0;
     int rc = patient_table_kc_(patient_id, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &clinic_chart_collection, 0, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &clinic_chart_collection, 0, &k, &range, o, a, out, &out->page, err);
+    return clinic_chart_collection_entries_(rc, a, out, err);
 }
 
 /* the partition, narrowed by treatment_table's sort-key condition */
@@ -3108,7 +3286,9 @@ int clinic_query_chart_treatment(ddb *db, const char *patient_id, treatment_tabl
     range.typed = true;
     range.member = 1;
     int rc = treatment_table_kc_(patient_id, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &clinic_chart_collection, 1, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &clinic_chart_collection, 1, &k, &range, o, a, out, &out->page, err);
+    return clinic_chart_collection_entries_(rc, a, out, err);
 }
 
 int clinic_chart_begin(clinic_chart_iter *it, ddb *db, const char *patient_id, const ddb_ent_range *range,
@@ -3131,7 +3311,7 @@ int clinic_chart_next(clinic_chart_iter *it, ddb_arena *a, clinic_chart_result *
 {
     int rc = ddb_ent_collection_next(&it->it, a, out, err);
     out->page = it->it.info;
-    return rc;
+    return it->it.has_page ? clinic_chart_collection_entries_(rc, a, out, err) : rc;
 }
 
 void clinic_chart_end(clinic_chart_iter *it)
@@ -3158,6 +3338,48 @@ static const ddb_collection_desc clinic_schedule_collection = {
     .name = "schedule", .index = "GSI1", .n_members = 4, .members = clinic_schedule_collection_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int clinic_schedule_collection_entries_(int rc, ddb_arena *a, clinic_schedule_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "schedule");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        clinic_schedule_entry *x = &out->entries[i];
+        x->kind = (clinic_schedule_kind)e->member;
+        switch (x->kind) {
+        case CLINIC_SCHEDULE_DOCTOR:
+            x->as.doctor = &out->doctor[e->index];
+            x->mask = &out->doctor_masks[e->index];
+            break;
+        case CLINIC_SCHEDULE_TREATMENT:
+            x->as.treatment = &out->treatment[e->index];
+            x->mask = &out->treatment_masks[e->index];
+            break;
+        case CLINIC_SCHEDULE_ROOM:
+            x->as.room = &out->room[e->index];
+            x->mask = &out->room_masks[e->index];
+            break;
+        case CLINIC_SCHEDULE_EQUIPMENT:
+            x->as.equipment = &out->equipment[e->index];
+            x->mask = &out->equipment_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int clinic_query_schedule(ddb *db, const char *doctor_id, const ddb_ent_range *range,
                               const ddb_ent_read_opts *o, ddb_arena *a, clinic_schedule_result *out, ddb_error *err)
 {
@@ -3168,7 +3390,7 @@ int clinic_query_schedule(ddb *db, const char *doctor_id, const ddb_ent_range *r
         if (rc_)
             return rc_;
     }
-    return ddb_ent_collection_page(db, &clinic_schedule_collection, 0, &k, range, o, a, out, &out->page, err);
+    return clinic_schedule_collection_entries_(ddb_ent_collection_page(db, &clinic_schedule_collection, 0, &k, range, o, a, out, &out->page, err), a, out, err);
 }
 
 /* the partition, narrowed by doctor_profile's sort-key condition */
@@ -3181,7 +3403,9 @@ int clinic_query_schedule_doctor(ddb *db, const char *doctor_id, doctor_profile_
     range.typed = true;
     range.member = 0;
     int rc = doctor_profile_kc_(doctor_id, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &clinic_schedule_collection, 0, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &clinic_schedule_collection, 0, &k, &range, o, a, out, &out->page, err);
+    return clinic_schedule_collection_entries_(rc, a, out, err);
 }
 
 /* the partition, narrowed by treatment_of_doctor's sort-key condition */
@@ -3194,7 +3418,9 @@ int clinic_query_schedule_treatment(ddb *db, const char *doctor_id, treatment_of
     range.typed = true;
     range.member = 1;
     int rc = treatment_of_doctor_kc_(doctor_id, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &clinic_schedule_collection, 1, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &clinic_schedule_collection, 1, &k, &range, o, a, out, &out->page, err);
+    return clinic_schedule_collection_entries_(rc, a, out, err);
 }
 
 /* the partition, narrowed by room_of_doctor's sort-key condition */
@@ -3207,7 +3433,9 @@ int clinic_query_schedule_room(ddb *db, const char *doctor_id, room_of_doctor_sk
     range.typed = true;
     range.member = 2;
     int rc = room_of_doctor_kc_(doctor_id, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &clinic_schedule_collection, 2, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &clinic_schedule_collection, 2, &k, &range, o, a, out, &out->page, err);
+    return clinic_schedule_collection_entries_(rc, a, out, err);
 }
 
 /* the partition, narrowed by equipment_of_doctor's sort-key condition */
@@ -3220,7 +3448,9 @@ int clinic_query_schedule_equipment(ddb *db, const char *doctor_id, equipment_of
     range.typed = true;
     range.member = 3;
     int rc = equipment_of_doctor_kc_(doctor_id, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &clinic_schedule_collection, 3, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &clinic_schedule_collection, 3, &k, &range, o, a, out, &out->page, err);
+    return clinic_schedule_collection_entries_(rc, a, out, err);
 }
 
 int clinic_schedule_begin(clinic_schedule_iter *it, ddb *db, const char *doctor_id, const ddb_ent_range *range,
@@ -3243,7 +3473,7 @@ int clinic_schedule_next(clinic_schedule_iter *it, ddb_arena *a, clinic_schedule
 {
     int rc = ddb_ent_collection_next(&it->it, a, out, err);
     out->page = it->it.info;
-    return rc;
+    return it->it.has_page ? clinic_schedule_collection_entries_(rc, a, out, err) : rc;
 }
 
 void clinic_schedule_end(clinic_schedule_iter *it)

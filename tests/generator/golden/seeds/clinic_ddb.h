@@ -86,7 +86,32 @@ typedef struct clinic_record {
 int clinic_decode_record(const ddb_stream_record *rec, ddb_arena *a, clinic_record *out, ddb_error *err);
 
 /* Scan of table "Clinic" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[CLINIC_SCAN_MEMBERS] = {[CLINIC_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum clinic_scan_kind {
+    CLINIC_SCAN_PATIENT,
+    CLINIC_SCAN_DOCTOR,
+    CLINIC_SCAN_TREATMENT,
+    CLINIC_SCAN_ROOM,
+    CLINIC_SCAN_EQUIPMENT,
+    CLINIC_SCAN_MEMBERS
+} clinic_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct clinic_scan_entry {
+    clinic_scan_kind kind;
+    union {
+        struct patient *patient;
+        struct doctor *doctor;
+        struct treatment *treatment;
+        struct room *room;
+        struct equipment *equipment;
+    } as;
+    ddb_ent_mask *mask;
+} clinic_scan_entry;
 typedef struct clinic_scan_result {
     struct patient *patient;
     size_t patient_count;
@@ -103,18 +128,9 @@ typedef struct clinic_scan_result {
     struct equipment *equipment;
     size_t equipment_count;
     ddb_ent_mask *equipment_masks; /* per item: the fields set */
+    clinic_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } clinic_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[CLINIC_SCAN_MEMBERS] = {[CLINIC_SCAN_<ENTITY>] = &mask}; */
-enum {
-    CLINIC_SCAN_PATIENT,
-    CLINIC_SCAN_DOCTOR,
-    CLINIC_SCAN_TREATMENT,
-    CLINIC_SCAN_ROOM,
-    CLINIC_SCAN_EQUIPMENT,
-    CLINIC_SCAN_MEMBERS
-};
 int clinic_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    clinic_scan_result *out, ddb_error *err);
 
@@ -169,19 +185,31 @@ typedef struct visits_by_date_record {
 int visits_by_date_decode_record(const ddb_stream_record *rec, ddb_arena *a, visits_by_date_record *out, ddb_error *err);
 
 /* Scan of table "VisitsByDate" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[VISITS_BY_DATE_SCAN_MEMBERS] = {[VISITS_BY_DATE_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum visits_by_date_scan_kind {
+    VISITS_BY_DATE_SCAN_VISIT_BY_DATE,
+    VISITS_BY_DATE_SCAN_MEMBERS
+} visits_by_date_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct visits_by_date_scan_entry {
+    visits_by_date_scan_kind kind;
+    union {
+        struct visit_by_date *visit_by_date;
+    } as;
+    ddb_ent_mask *mask;
+} visits_by_date_scan_entry;
 typedef struct visits_by_date_scan_result {
     struct visit_by_date *visit_by_date;
     size_t visit_by_date_count;
     ddb_ent_mask *visit_by_date_masks; /* per item: the fields set */
+    visits_by_date_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } visits_by_date_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[VISITS_BY_DATE_SCAN_MEMBERS] = {[VISITS_BY_DATE_SCAN_<ENTITY>] = &mask}; */
-enum {
-    VISITS_BY_DATE_SCAN_VISIT_BY_DATE,
-    VISITS_BY_DATE_SCAN_MEMBERS
-};
 int visits_by_date_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    visits_by_date_scan_result *out, ddb_error *err);
 
@@ -236,19 +264,31 @@ typedef struct visits_by_patient_record {
 int visits_by_patient_decode_record(const ddb_stream_record *rec, ddb_arena *a, visits_by_patient_record *out, ddb_error *err);
 
 /* Scan of table "VisitsByPatient" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[VISITS_BY_PATIENT_SCAN_MEMBERS] = {[VISITS_BY_PATIENT_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum visits_by_patient_scan_kind {
+    VISITS_BY_PATIENT_SCAN_VISIT_BY_PATIENT,
+    VISITS_BY_PATIENT_SCAN_MEMBERS
+} visits_by_patient_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct visits_by_patient_scan_entry {
+    visits_by_patient_scan_kind kind;
+    union {
+        struct visit_by_patient *visit_by_patient;
+    } as;
+    ddb_ent_mask *mask;
+} visits_by_patient_scan_entry;
 typedef struct visits_by_patient_scan_result {
     struct visit_by_patient *visit_by_patient;
     size_t visit_by_patient_count;
     ddb_ent_mask *visit_by_patient_masks; /* per item: the fields set */
+    visits_by_patient_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } visits_by_patient_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[VISITS_BY_PATIENT_SCAN_MEMBERS] = {[VISITS_BY_PATIENT_SCAN_<ENTITY>] = &mask}; */
-enum {
-    VISITS_BY_PATIENT_SCAN_VISIT_BY_PATIENT,
-    VISITS_BY_PATIENT_SCAN_MEMBERS
-};
 int visits_by_patient_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    visits_by_patient_scan_result *out, ddb_error *err);
 
@@ -303,19 +343,31 @@ typedef struct check_ins_record {
 int check_ins_decode_record(const ddb_stream_record *rec, ddb_arena *a, check_ins_record *out, ddb_error *err);
 
 /* Scan of table "CheckIns" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[CHECK_INS_SCAN_MEMBERS] = {[CHECK_INS_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum check_ins_scan_kind {
+    CHECK_INS_SCAN_CHECK_IN,
+    CHECK_INS_SCAN_MEMBERS
+} check_ins_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct check_ins_scan_entry {
+    check_ins_scan_kind kind;
+    union {
+        struct check_in *check_in;
+    } as;
+    ddb_ent_mask *mask;
+} check_ins_scan_entry;
 typedef struct check_ins_scan_result {
     struct check_in *check_in;
     size_t check_in_count;
     ddb_ent_mask *check_in_masks; /* per item: the fields set */
+    check_ins_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } check_ins_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[CHECK_INS_SCAN_MEMBERS] = {[CHECK_INS_SCAN_<ENTITY>] = &mask}; */
-enum {
-    CHECK_INS_SCAN_CHECK_IN,
-    CHECK_INS_SCAN_MEMBERS
-};
 int check_ins_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    check_ins_scan_result *out, ddb_error *err);
 
@@ -469,10 +521,10 @@ static inline patient_table_sk patient_table_patient_id_between(const char *pati
 }
 int patient_table(ddb *db, const char *patient_id, patient_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, patient_page *out, ddb_error *err);
-/* Every page of patient_table:  patient_table_iter it;  patient_table_begin(&it, db, ..., sk, &opts);
+/* Every page of patient_table:  patient_table_iter it;  patient_table_begin(&it, db, patient_id, sk, &opts);
  *   while ((rc = patient_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   patient_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct patient_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -503,16 +555,18 @@ static inline void patient_table_end(patient_table_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int patient_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    patient_page *out, ddb_error *err);
-/* Every page of patient_scan:  patient_scan_iter it;  patient_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of patient_scan:  patient_scan_iter it;  patient_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = patient_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   patient_scan_end(&it); */
+ *   patient_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct patient_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } patient_scan_iter;
 static inline void patient_scan_begin(patient_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -681,10 +735,10 @@ static inline doctor_table_sk doctor_table_doctor_id_between(const char *doctor_
 }
 int doctor_table(ddb *db, const char *doctor_id, doctor_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, doctor_page *out, ddb_error *err);
-/* Every page of doctor_table:  doctor_table_iter it;  doctor_table_begin(&it, db, ..., sk, &opts);
+/* Every page of doctor_table:  doctor_table_iter it;  doctor_table_begin(&it, db, doctor_id, sk, &opts);
  *   while ((rc = doctor_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   doctor_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct doctor_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -728,10 +782,10 @@ static inline doctor_profile_sk doctor_profile_all(void)
 }
 int doctor_profile(ddb *db, const char *doctor_id, doctor_profile_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, doctor_page *out, ddb_error *err);
-/* Every page of doctor_profile:  doctor_profile_iter it;  doctor_profile_begin(&it, db, ..., sk, &opts);
+/* Every page of doctor_profile:  doctor_profile_iter it;  doctor_profile_begin(&it, db, doctor_id, sk, &opts);
  *   while ((rc = doctor_profile_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   doctor_profile_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct doctor_profile_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -762,16 +816,18 @@ static inline void doctor_profile_end(doctor_profile_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int doctor_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    doctor_page *out, ddb_error *err);
-/* Every page of doctor_scan:  doctor_scan_iter it;  doctor_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of doctor_scan:  doctor_scan_iter it;  doctor_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = doctor_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   doctor_scan_end(&it); */
+ *   doctor_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct doctor_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } doctor_scan_iter;
 static inline void doctor_scan_begin(doctor_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -946,10 +1002,10 @@ static inline treatment_table_sk treatment_table_doctor_id_between(const char *d
 }
 int treatment_table(ddb *db, const char *patient_id, treatment_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, treatment_page *out, ddb_error *err);
-/* Every page of treatment_table:  treatment_table_iter it;  treatment_table_begin(&it, db, ..., sk, &opts);
+/* Every page of treatment_table:  treatment_table_iter it;  treatment_table_begin(&it, db, patient_id, sk, &opts);
  *   while ((rc = treatment_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   treatment_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct treatment_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1017,10 +1073,10 @@ static inline treatment_of_doctor_sk treatment_of_doctor_patient_id_between(cons
 }
 int treatment_of_doctor(ddb *db, const char *doctor_id, treatment_of_doctor_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, treatment_page *out, ddb_error *err);
-/* Every page of treatment_of_doctor:  treatment_of_doctor_iter it;  treatment_of_doctor_begin(&it, db, ..., sk, &opts);
+/* Every page of treatment_of_doctor:  treatment_of_doctor_iter it;  treatment_of_doctor_begin(&it, db, doctor_id, sk, &opts);
  *   while ((rc = treatment_of_doctor_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   treatment_of_doctor_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct treatment_of_doctor_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1055,21 +1111,52 @@ static inline void treatment_of_doctor_end(treatment_of_doctor_iter *it)
  * function's). */
 int treatment_treated_since(ddb *db, const char *doctor_id, const char *date, const ddb_ent_read_opts *o,
            ddb_arena *a, treatment_page *out, ddb_error *err);
+/* Every page of treatment_treated_since:  treatment_treated_since_iter it;  treatment_treated_since_begin(&it, db, doctor_id, date, &opts);
+ *   while ((rc = treatment_treated_since_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   treatment_treated_since_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct treatment_treated_since_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *doctor_id;
+    const char *date;
+} treatment_treated_since_iter;
+static inline void treatment_treated_since_begin(treatment_treated_since_iter *it, ddb *db, const char *doctor_id, const char *date,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->doctor_id = doctor_id;
+    it->date = date;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int treatment_treated_since_next(treatment_treated_since_iter *it, ddb_arena *a, treatment_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = treatment_treated_since(it->db, it->doctor_id, it->date, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void treatment_treated_since_end(treatment_treated_since_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Treatment" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int treatment_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    treatment_page *out, ddb_error *err);
-/* Every page of treatment_scan:  treatment_scan_iter it;  treatment_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of treatment_scan:  treatment_scan_iter it;  treatment_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = treatment_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   treatment_scan_end(&it); */
+ *   treatment_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct treatment_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } treatment_scan_iter;
 static inline void treatment_scan_begin(treatment_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -1241,10 +1328,10 @@ static inline room_table_sk room_table_room_id_between(const char *room_id, cons
 }
 int room_table(ddb *db, const char *room_id, room_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, room_page *out, ddb_error *err);
-/* Every page of room_table:  room_table_iter it;  room_table_begin(&it, db, ..., sk, &opts);
+/* Every page of room_table:  room_table_iter it;  room_table_begin(&it, db, room_id, sk, &opts);
  *   while ((rc = room_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   room_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct room_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1312,17 +1399,17 @@ static inline room_of_doctor_sk room_of_doctor_room_id_between(const char *room_
 }
 int room_of_doctor(ddb *db, const char * doctor_id, room_of_doctor_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, room_page *out, ddb_error *err);
-/* Every page of room_of_doctor:  room_of_doctor_iter it;  room_of_doctor_begin(&it, db, ..., sk, &opts);
+/* Every page of room_of_doctor:  room_of_doctor_iter it;  room_of_doctor_begin(&it, db, doctor_id, sk, &opts);
  *   while ((rc = room_of_doctor_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   room_of_doctor_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct room_of_doctor_iter {
     ddb_ent_pages pages;
     ddb *db;
-    const char * doctor_id;
+    const char *doctor_id;
     room_of_doctor_sk sk;
 } room_of_doctor_iter;
-static inline void room_of_doctor_begin(room_of_doctor_iter *it, ddb *db, const char * doctor_id, room_of_doctor_sk sk,
+static inline void room_of_doctor_begin(room_of_doctor_iter *it, ddb *db, const char *doctor_id, room_of_doctor_sk sk,
                                 const ddb_ent_read_opts *o)
 {
     it->db = db;
@@ -1346,16 +1433,18 @@ static inline void room_of_doctor_end(room_of_doctor_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int room_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    room_page *out, ddb_error *err);
-/* Every page of room_scan:  room_scan_iter it;  room_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of room_scan:  room_scan_iter it;  room_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = room_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   room_scan_end(&it); */
+ *   room_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct room_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } room_scan_iter;
 static inline void room_scan_begin(room_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -1525,10 +1614,10 @@ static inline equipment_table_sk equipment_table_serial_between(const char *seri
 }
 int equipment_table(ddb *db, const char *serial, equipment_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, equipment_page *out, ddb_error *err);
-/* Every page of equipment_table:  equipment_table_iter it;  equipment_table_begin(&it, db, ..., sk, &opts);
+/* Every page of equipment_table:  equipment_table_iter it;  equipment_table_begin(&it, db, serial, sk, &opts);
  *   while ((rc = equipment_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   equipment_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct equipment_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1596,17 +1685,17 @@ static inline equipment_of_doctor_sk equipment_of_doctor_serial_between(const ch
 }
 int equipment_of_doctor(ddb *db, const char * doctor_id, equipment_of_doctor_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, equipment_page *out, ddb_error *err);
-/* Every page of equipment_of_doctor:  equipment_of_doctor_iter it;  equipment_of_doctor_begin(&it, db, ..., sk, &opts);
+/* Every page of equipment_of_doctor:  equipment_of_doctor_iter it;  equipment_of_doctor_begin(&it, db, doctor_id, sk, &opts);
  *   while ((rc = equipment_of_doctor_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   equipment_of_doctor_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct equipment_of_doctor_iter {
     ddb_ent_pages pages;
     ddb *db;
-    const char * doctor_id;
+    const char *doctor_id;
     equipment_of_doctor_sk sk;
 } equipment_of_doctor_iter;
-static inline void equipment_of_doctor_begin(equipment_of_doctor_iter *it, ddb *db, const char * doctor_id, equipment_of_doctor_sk sk,
+static inline void equipment_of_doctor_begin(equipment_of_doctor_iter *it, ddb *db, const char *doctor_id, equipment_of_doctor_sk sk,
                                 const ddb_ent_read_opts *o)
 {
     it->db = db;
@@ -1630,16 +1719,18 @@ static inline void equipment_of_doctor_end(equipment_of_doctor_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int equipment_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    equipment_page *out, ddb_error *err);
-/* Every page of equipment_scan:  equipment_scan_iter it;  equipment_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of equipment_scan:  equipment_scan_iter it;  equipment_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = equipment_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   equipment_scan_end(&it); */
+ *   equipment_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct equipment_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } equipment_scan_iter;
 static inline void equipment_scan_begin(equipment_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -1833,10 +1924,10 @@ static inline visit_by_date_table_sk visit_by_date_table_visit_no_between(const 
 }
 int visit_by_date_table(ddb *db, const char *date, visit_by_date_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, visit_by_date_page *out, ddb_error *err);
-/* Every page of visit_by_date_table:  visit_by_date_table_iter it;  visit_by_date_table_begin(&it, db, ..., sk, &opts);
+/* Every page of visit_by_date_table:  visit_by_date_table_iter it;  visit_by_date_table_begin(&it, db, date, sk, &opts);
  *   while ((rc = visit_by_date_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   visit_by_date_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct visit_by_date_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1867,16 +1958,18 @@ static inline void visit_by_date_table_end(visit_by_date_table_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int visit_by_date_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    visit_by_date_page *out, ddb_error *err);
-/* Every page of visit_by_date_scan:  visit_by_date_scan_iter it;  visit_by_date_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of visit_by_date_scan:  visit_by_date_scan_iter it;  visit_by_date_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = visit_by_date_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   visit_by_date_scan_end(&it); */
+ *   visit_by_date_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct visit_by_date_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } visit_by_date_scan_iter;
 static inline void visit_by_date_scan_begin(visit_by_date_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -2070,10 +2163,10 @@ static inline visit_by_patient_visits_sk visit_by_patient_visits_visit_no_betwee
 }
 int visit_by_patient_visits(ddb *db, const char *patient_id, visit_by_patient_visits_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, visit_by_patient_page *out, ddb_error *err);
-/* Every page of visit_by_patient_visits:  visit_by_patient_visits_iter it;  visit_by_patient_visits_begin(&it, db, ..., sk, &opts);
+/* Every page of visit_by_patient_visits:  visit_by_patient_visits_iter it;  visit_by_patient_visits_begin(&it, db, patient_id, sk, &opts);
  *   while ((rc = visit_by_patient_visits_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   visit_by_patient_visits_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct visit_by_patient_visits_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -2105,21 +2198,54 @@ static inline void visit_by_patient_visits_end(visit_by_patient_visits_iter *it)
  * Runs with the options given. */
 int visit_by_patient_visits_between(ddb *db, const char *patient_id, const char *from, const char *to, const ddb_ent_read_opts *o,
            ddb_arena *a, visit_by_patient_page *out, ddb_error *err);
+/* Every page of visit_by_patient_visits_between:  visit_by_patient_visits_between_iter it;  visit_by_patient_visits_between_begin(&it, db, patient_id, from, to, &opts);
+ *   while ((rc = visit_by_patient_visits_between_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   visit_by_patient_visits_between_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct visit_by_patient_visits_between_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *patient_id;
+    const char *from;
+    const char *to;
+} visit_by_patient_visits_between_iter;
+static inline void visit_by_patient_visits_between_begin(visit_by_patient_visits_between_iter *it, ddb *db, const char *patient_id, const char *from, const char *to,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->patient_id = patient_id;
+    it->from = from;
+    it->to = to;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int visit_by_patient_visits_between_next(visit_by_patient_visits_between_iter *it, ddb_arena *a, visit_by_patient_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = visit_by_patient_visits_between(it->db, it->patient_id, it->from, it->to, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void visit_by_patient_visits_between_end(visit_by_patient_visits_between_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "VisitByPatient" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int visit_by_patient_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    visit_by_patient_page *out, ddb_error *err);
-/* Every page of visit_by_patient_scan:  visit_by_patient_scan_iter it;  visit_by_patient_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of visit_by_patient_scan:  visit_by_patient_scan_iter it;  visit_by_patient_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = visit_by_patient_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   visit_by_patient_scan_end(&it); */
+ *   visit_by_patient_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct visit_by_patient_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } visit_by_patient_scan_iter;
 static inline void visit_by_patient_scan_begin(visit_by_patient_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -2313,10 +2439,10 @@ static inline check_in_table_sk check_in_table_visit_no_between(const char *pati
 }
 int check_in_table(ddb *db, const char *date, check_in_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, check_in_page *out, ddb_error *err);
-/* Every page of check_in_table:  check_in_table_iter it;  check_in_table_begin(&it, db, ..., sk, &opts);
+/* Every page of check_in_table:  check_in_table_iter it;  check_in_table_begin(&it, db, date, sk, &opts);
  *   while ((rc = check_in_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   check_in_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct check_in_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -2347,16 +2473,18 @@ static inline void check_in_table_end(check_in_table_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int check_in_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    check_in_page *out, ddb_error *err);
-/* Every page of check_in_scan:  check_in_scan_iter it;  check_in_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of check_in_scan:  check_in_scan_iter it;  check_in_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = check_in_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   check_in_scan_end(&it); */
+ *   check_in_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct check_in_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } check_in_scan_iter;
 static inline void check_in_scan_begin(check_in_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -2452,6 +2580,26 @@ int check_ins_batch_delete_check_in(check_ins_batch *b, const struct check_in *k
 int check_ins_batch_run(check_ins_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* ---- collection "chart": the members of one partition, a page at a time ---- */
+/* The member types: their positions in ddb_ent_read_opts.member_fields (a
+ * projection per type, NULL = every field:
+ *   const ddb_ent_mask *mf[CLINIC_CHART_MEMBERS] = {[<position>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum clinic_chart_kind {
+    CLINIC_CHART_PATIENT,
+    CLINIC_CHART_TREATMENT,
+    CLINIC_CHART_MEMBERS
+} clinic_chart_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct clinic_chart_entry {
+    clinic_chart_kind kind;
+    union {
+        struct patient *patient;
+        struct treatment *treatment;
+    } as;
+    ddb_ent_mask *mask;
+} clinic_chart_entry;
 typedef struct clinic_chart_result {
     struct patient *patient;
     size_t patient_count;
@@ -2459,16 +2607,9 @@ typedef struct clinic_chart_result {
     struct treatment *treatment;
     size_t treatment_count;
     ddb_ent_mask *treatment_masks; /* per item: the fields set */
+    clinic_chart_entry *entries; /* page.count entities in sort-key order, every type (NULL when count_only) */
     ddb_ent_page_info page; /* count, scanned_count, cursor (NULL after the last page) */
 } clinic_chart_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type, NULL = every field):
- *   const ddb_ent_mask *mf[CLINIC_CHART_MEMBERS] = {[<position>] = &mask}; */
-enum {
-    CLINIC_CHART_PATIENT,
-    CLINIC_CHART_TREATMENT,
-    CLINIC_CHART_MEMBERS
-};
 
 /* One page of the partition (opts: page size, cursor, direction, capacity,
  * member_fields, a filter over stored attributes applied to every item);
@@ -2499,6 +2640,30 @@ int clinic_chart_next(clinic_chart_iter *it, ddb_arena *a, clinic_chart_result *
 void clinic_chart_end(clinic_chart_iter *it);
 
 /* ---- collection "schedule": the members of one partition, a page at a time ---- */
+/* The member types: their positions in ddb_ent_read_opts.member_fields (a
+ * projection per type, NULL = every field:
+ *   const ddb_ent_mask *mf[CLINIC_SCHEDULE_MEMBERS] = {[<position>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum clinic_schedule_kind {
+    CLINIC_SCHEDULE_DOCTOR,
+    CLINIC_SCHEDULE_TREATMENT,
+    CLINIC_SCHEDULE_ROOM,
+    CLINIC_SCHEDULE_EQUIPMENT,
+    CLINIC_SCHEDULE_MEMBERS
+} clinic_schedule_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct clinic_schedule_entry {
+    clinic_schedule_kind kind;
+    union {
+        struct doctor *doctor;
+        struct treatment *treatment;
+        struct room *room;
+        struct equipment *equipment;
+    } as;
+    ddb_ent_mask *mask;
+} clinic_schedule_entry;
 typedef struct clinic_schedule_result {
     struct doctor *doctor;
     size_t doctor_count;
@@ -2512,18 +2677,9 @@ typedef struct clinic_schedule_result {
     struct equipment *equipment;
     size_t equipment_count;
     ddb_ent_mask *equipment_masks; /* per item: the fields set */
+    clinic_schedule_entry *entries; /* page.count entities in sort-key order, every type (NULL when count_only) */
     ddb_ent_page_info page; /* count, scanned_count, cursor (NULL after the last page) */
 } clinic_schedule_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type, NULL = every field):
- *   const ddb_ent_mask *mf[CLINIC_SCHEDULE_MEMBERS] = {[<position>] = &mask}; */
-enum {
-    CLINIC_SCHEDULE_DOCTOR,
-    CLINIC_SCHEDULE_TREATMENT,
-    CLINIC_SCHEDULE_ROOM,
-    CLINIC_SCHEDULE_EQUIPMENT,
-    CLINIC_SCHEDULE_MEMBERS
-};
 
 /* One page of the partition (opts: page size, cursor, direction, capacity,
  * member_fields, a filter over stored attributes applied to every item);

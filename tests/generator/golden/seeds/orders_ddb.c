@@ -7,7 +7,9 @@
 
 /* The runtime's level and op for a sort-key condition on level (1-based)
  * of a pattern whose levels' holes are segments seg[], "equal at level i"
- * renders through eq_seg[i], and the whole key ends at segment last. */
+ * renders through eq_seg[i], and the whole key ends at segment last; eq_seg
+ * NULL: a key of fields (DDB_KEY_FIELDS), where EQ on any level is
+ * equality on that level's attribute. */
 static inline int orders_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned level, unsigned n_levels,
                                     const uint16_t *seg, const uint16_t *eq_seg, uint16_t last, ddb_error *err)
 {
@@ -21,7 +23,7 @@ static inline int orders_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsign
     }
     kc->op = level == 0 ? DDB_ENT_SK_ALL : op;
     kc->level = level == 0 ? 0 : seg[level - 1];
-    if (level > 0 && op == DDB_ENT_SK_EQ) {
+    if (level > 0 && op == DDB_ENT_SK_EQ && eq_seg) {
         kc->op = level < n_levels ? DDB_ENT_SK_BEGINS : DDB_ENT_SK_EQ;
         kc->level = level < n_levels ? eq_seg[level - 1] : last;
     }
@@ -114,10 +116,41 @@ static const ddb_collection_desc orders_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 1, .members = orders_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int orders_scan_entries_(int rc, ddb_arena *a, orders_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "Orders");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        orders_scan_entry *x = &out->entries[i];
+        x->kind = (orders_scan_kind)e->member;
+        switch (x->kind) {
+        case ORDERS_SCAN_ORDER:
+            x->as.order = &out->order[e->index];
+            x->mask = &out->order_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int orders_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    orders_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &orders_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return orders_scan_entries_(ddb_ent_scan_table(db, &orders_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 /* ---- entity "Order" ---- */

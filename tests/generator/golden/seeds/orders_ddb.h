@@ -78,19 +78,31 @@ typedef struct orders_record {
 int orders_decode_record(const ddb_stream_record *rec, ddb_arena *a, orders_record *out, ddb_error *err);
 
 /* Scan of table "Orders" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[ORDERS_SCAN_MEMBERS] = {[ORDERS_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum orders_scan_kind {
+    ORDERS_SCAN_ORDER,
+    ORDERS_SCAN_MEMBERS
+} orders_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct orders_scan_entry {
+    orders_scan_kind kind;
+    union {
+        struct order *order;
+    } as;
+    ddb_ent_mask *mask;
+} orders_scan_entry;
 typedef struct orders_scan_result {
     struct order *order;
     size_t order_count;
     ddb_ent_mask *order_masks; /* per item: the fields set */
+    orders_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } orders_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[ORDERS_SCAN_MEMBERS] = {[ORDERS_SCAN_<ENTITY>] = &mask}; */
-enum {
-    ORDERS_SCAN_ORDER,
-    ORDERS_SCAN_MEMBERS
-};
 int orders_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    orders_scan_result *out, ddb_error *err);
 
@@ -254,10 +266,10 @@ static inline order_by_id_sk order_by_id_ordered_at_between(const char *ordered_
 }
 int order_by_id(ddb *db, uint32_t id, order_by_id_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
-/* Every page of order_by_id:  order_by_id_iter it;  order_by_id_begin(&it, db, ..., sk, &opts);
+/* Every page of order_by_id:  order_by_id_iter it;  order_by_id_begin(&it, db, id, sk, &opts);
  *   while ((rc = order_by_id_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_by_id_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_by_id_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -346,10 +358,10 @@ static inline order_in_year_sk order_in_year_id_between(const char *order_date, 
 }
 int order_in_year(ddb *db, int32_t year, order_in_year_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
-/* Every page of order_in_year:  order_in_year_iter it;  order_in_year_begin(&it, db, ..., sk, &opts);
+/* Every page of order_in_year:  order_in_year_iter it;  order_in_year_begin(&it, db, year, sk, &opts);
  *   while ((rc = order_in_year_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_in_year_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_in_year_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -438,10 +450,10 @@ static inline order_in_quarter_sk order_in_quarter_id_between(const char *order_
 }
 int order_in_quarter(ddb *db, int32_t year, const char *quarter, order_in_quarter_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
-/* Every page of order_in_quarter:  order_in_quarter_iter it;  order_in_quarter_begin(&it, db, ..., sk, &opts);
+/* Every page of order_in_quarter:  order_in_quarter_iter it;  order_in_quarter_begin(&it, db, year, quarter, sk, &opts);
  *   while ((rc = order_in_quarter_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_in_quarter_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_in_quarter_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -532,10 +544,10 @@ static inline order_in_month_sk order_in_month_id_between(const char *order_date
 }
 int order_in_month(ddb *db, int32_t year, const char *month, order_in_month_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
-/* Every page of order_in_month:  order_in_month_iter it;  order_in_month_begin(&it, db, ..., sk, &opts);
+/* Every page of order_in_month:  order_in_month_iter it;  order_in_month_begin(&it, db, year, month, sk, &opts);
  *   while ((rc = order_in_month_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_in_month_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_in_month_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -572,21 +584,56 @@ static inline void order_in_month_end(order_in_month_iter *it)
  * function's). */
 int order_big_between(ddb *db, int32_t year, const char *from, const char *to, int64_t min_cents, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
+/* Every page of order_big_between:  order_big_between_iter it;  order_big_between_begin(&it, db, year, from, to, min_cents, &opts);
+ *   while ((rc = order_big_between_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_big_between_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct order_big_between_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    int32_t year;
+    const char *from;
+    const char *to;
+    int64_t min_cents;
+} order_big_between_iter;
+static inline void order_big_between_begin(order_big_between_iter *it, ddb *db, int32_t year, const char *from, const char *to, int64_t min_cents,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->year = year;
+    it->from = from;
+    it->to = to;
+    it->min_cents = min_cents;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_big_between_next(order_big_between_iter *it, ddb_arena *a, order_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_big_between(it->db, it->year, it->from, it->to, it->min_cents, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_big_between_end(order_big_between_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Order" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int order_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    order_page *out, ddb_error *err);
-/* Every page of order_scan:  order_scan_iter it;  order_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of order_scan:  order_scan_iter it;  order_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = order_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   order_scan_end(&it); */
+ *   order_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } order_scan_iter;
 static inline void order_scan_begin(order_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;

@@ -7,7 +7,9 @@
 
 /* The runtime's level and op for a sort-key condition on level (1-based)
  * of a pattern whose levels' holes are segments seg[], "equal at level i"
- * renders through eq_seg[i], and the whole key ends at segment last. */
+ * renders through eq_seg[i], and the whole key ends at segment last; eq_seg
+ * NULL: a key of fields (DDB_KEY_FIELDS), where EQ on any level is
+ * equality on that level's attribute. */
 static inline int orgs_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned level, unsigned n_levels,
                                     const uint16_t *seg, const uint16_t *eq_seg, uint16_t last, ddb_error *err)
 {
@@ -21,7 +23,7 @@ static inline int orgs_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned
     }
     kc->op = level == 0 ? DDB_ENT_SK_ALL : op;
     kc->level = level == 0 ? 0 : seg[level - 1];
-    if (level > 0 && op == DDB_ENT_SK_EQ) {
+    if (level > 0 && op == DDB_ENT_SK_EQ && eq_seg) {
         kc->op = level < n_levels ? DDB_ENT_SK_BEGINS : DDB_ENT_SK_EQ;
         kc->level = level < n_levels ? eq_seg[level - 1] : last;
     }
@@ -39,13 +41,17 @@ static inline int orgs_failed(int rc, const char *what, ddb_error *err)
 }
 
 /* ---- table "Organizations" ---- */
+static const ddb_index_def orgs_indexes[] = {
+    {.name = "ByEmail", .local = false, .key = {.pk = "email", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE},
+     .projection = DDB_PROJ_KEYS_ONLY, .include = NULL, .n_include = 0},
+};
 const ddb_schema_table orgs_table = {
     .cname = "orgs",
     .type_attr = "Type",
     .def = {.name = "Organizations",
             .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS},
-            .indexes = NULL,
-            .n_indexes = 0,
+            .indexes = orgs_indexes,
+            .n_indexes = 1,
             .ttl_attribute = NULL},
 };
 
@@ -108,20 +114,61 @@ static const ddb_collection_desc orgs_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 2, .members = orgs_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int orgs_scan_entries_(int rc, ddb_arena *a, orgs_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "Organizations");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        orgs_scan_entry *x = &out->entries[i];
+        x->kind = (orgs_scan_kind)e->member;
+        switch (x->kind) {
+        case ORGS_SCAN_ORGANIZATION:
+            x->as.organization = &out->organization[e->index];
+            x->mask = &out->organization_masks[e->index];
+            break;
+        case ORGS_SCAN_USER:
+            x->as.user = &out->user[e->index];
+            x->mask = &out->user_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int orgs_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    orgs_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &orgs_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return orgs_scan_entries_(ddb_ent_scan_table(db, &orgs_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 /* ---- table "StoreLocations" ---- */
+static const ddb_key_part stores_index0_sk_more[] = { { "city", DDB_TS }, { "zip", DDB_TS }, };
+static const ddb_index_def stores_indexes[] = {
+    {.name = "ByPlace", .local = false, .key = {.pk = "country", .pk_type = DDB_TS, .sk = "state", .sk_type = DDB_TS,
+             .sk_more = stores_index0_sk_more, .n_sk_more = 2},
+     .projection = DDB_PROJ_ALL, .include = NULL, .n_include = 0},
+};
 const ddb_schema_table stores_table = {
     .cname = "stores",
     .type_attr = "Type",
     .def = {.name = "StoreLocations",
             .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS},
-            .indexes = NULL,
-            .n_indexes = 0,
+            .indexes = stores_indexes,
+            .n_indexes = 1,
             .ttl_attribute = NULL},
 };
 
@@ -181,10 +228,41 @@ static const ddb_collection_desc stores_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 1, .members = stores_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int stores_scan_entries_(int rc, ddb_arena *a, stores_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "StoreLocations");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        stores_scan_entry *x = &out->entries[i];
+        x->kind = (stores_scan_kind)e->member;
+        switch (x->kind) {
+        case STORES_SCAN_STORE:
+            x->as.store = &out->store[e->index];
+            x->mask = &out->store_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int stores_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    stores_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &stores_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return stores_scan_entries_(ddb_ent_scan_table(db, &stores_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 static const ddb_field_desc orgs_office_struct_fields[] = {
@@ -469,6 +547,7 @@ int organization_scan(ddb *db, uint32_t segment, uint32_t total_segments, const 
 /* ---- entity "User" ---- */
 static const uint16_t orgs_user_k0_pk_p1[] = { 0 };
 static const uint16_t orgs_user_k0_sk_p1[] = { 1 };
+static const uint16_t orgs_user_k1_pk_p0[] = { 4 };
 /* partition key of "User" on table: "ORG#{org}" */
 static const ddb_tseg orgs_user_k0_pk_segs[] = {
     {.lit = "ORG#"},
@@ -478,6 +557,10 @@ static const ddb_tseg orgs_user_k0_pk_segs[] = {
 static const ddb_tseg orgs_user_k0_sk_segs[] = {
     {.lit = "USER#"},
     {.path = orgs_user_k0_sk_p1, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
+};
+/* partition key of "User" on ByEmail: "DDB_PK(email)" */
+static const ddb_tseg orgs_user_k1_pk_segs[] = {
+    {.path = orgs_user_k1_pk_p0, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
 };
 static const ddb_field_desc orgs_user_fields[] = {
     {.name = "org", .attr = "org", .type = DDB_F_CHARS, .size = sizeof(((struct user *)0)->org), .offset = offsetof(struct user, org),
@@ -500,6 +583,10 @@ static const ddb_key_desc orgs_user_keys[] = {
      .pk = {.segs = orgs_user_k0_pk_segs, .n = 2, .type = DDB_TS},
      .sk = {.segs = orgs_user_k0_sk_segs, .n = 2, .type = DDB_TS},
      .shard = -1},
+    /* ByEmail: "DDB_PK(email)" */
+    {.index = "ByEmail", .pk_attr = "email", .sk_attr = NULL,
+     .pk = {.segs = orgs_user_k1_pk_segs, .n = 1, .type = DDB_TS},
+     .shard = -1, .by_fields = true},
 };
 static const char *const orgs_user_updatable[] = { "full_name", "role", "email",  };
 
@@ -507,7 +594,7 @@ const ddb_entity_desc user_entity = {
     .name = "User",
     .table = &orgs_table,
     .st = &orgs_user_struct,
-    .n_keys = 1,
+    .n_keys = 2,
     .keys = orgs_user_keys,
     .n_shards = 0,
     .shards = NULL,
@@ -746,6 +833,44 @@ int user_in_org(ddb *db, const char *org, user_in_org_sk sk, const ddb_ent_read_
     return user_page_of(rc, &r, out);
 }
 
+/* access pattern "by_email" on "ByEmail": "DDB_PK(email)"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int user_by_email_kc_(const char * email, user_by_email_sk sk, struct user *k_out_,
+                      struct user *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
+{
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    k.email = (char *)email;
+    if (sk.sk_level != 0)
+        return orgs_failed(DDB_EINVAL, "user_by_email: the index has no sort key", err);
+    kc.op = DDB_ENT_SK_ALL;
+    *k_out_ = k;
+    *hi_out_ = hi;
+    kc.key = 1;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int user_by_email(ddb *db, const char * email, user_by_email_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err)
+{
+    struct user k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = user_by_email_kc_(email, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
+    rc = ddb_ent_query_pattern(db, &user_entity, &kc, o, a, &r, err);
+    return user_page_of(rc, &r, out);
+}
+
 /* query with_role: access pattern "in_org" ("ORG#{org}" / "USER#{username}")
  *   key condition: (the whole partition)
  *   filter:        "#ddb_f0 = :ddb_role"
@@ -807,6 +932,10 @@ static const uint16_t orgs_store_k0_sk_p0[] = { 1 };
 static const uint16_t orgs_store_k0_sk_p2[] = { 2 };
 static const uint16_t orgs_store_k0_sk_p4[] = { 3 };
 static const uint16_t orgs_store_k0_sk_p6[] = { 4 };
+static const uint16_t orgs_store_k1_pk_p0[] = { 0 };
+static const uint16_t orgs_store_k1_sk_p0[] = { 1 };
+static const uint16_t orgs_store_k1_sk_p1[] = { 2 };
+static const uint16_t orgs_store_k1_sk_p2[] = { 3 };
 /* partition key of "Store" on table: "{country|upper}" */
 static const ddb_tseg orgs_store_k0_pk_segs[] = {
     {.path = orgs_store_k0_pk_p0, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_UPPER},
@@ -820,6 +949,16 @@ static const ddb_tseg orgs_store_k0_sk_segs[] = {
     {.path = orgs_store_k0_sk_p4, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
     {.lit = "#"},
     {.path = orgs_store_k0_sk_p6, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
+};
+/* partition key of "Store" on ByPlace: "DDB_PK(country)" */
+static const ddb_tseg orgs_store_k1_pk_segs[] = {
+    {.path = orgs_store_k1_pk_p0, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
+};
+/* sort key of "Store" on ByPlace: "DDB_SK(state, city, zip)" */
+static const ddb_tseg orgs_store_k1_sk_segs[] = {
+    {.path = orgs_store_k1_sk_p0, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
+    {.path = orgs_store_k1_sk_p1, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
+    {.path = orgs_store_k1_sk_p2, .path_len = 1, .pad = 0, .part = DDB_TP_NONE, .kase = DDB_TC_NONE},
 };
 static const ddb_field_desc orgs_store_fields[] = {
     {.name = "country", .attr = "country", .type = DDB_F_CHARS, .size = sizeof(((struct store *)0)->country), .offset = offsetof(struct store, country),
@@ -844,6 +983,11 @@ static const ddb_key_desc orgs_store_keys[] = {
      .pk = {.segs = orgs_store_k0_pk_segs, .n = 1, .type = DDB_TS},
      .sk = {.segs = orgs_store_k0_sk_segs, .n = 7, .type = DDB_TS},
      .shard = -1},
+    /* ByPlace: "DDB_PK(country)" / "DDB_SK(state, city, zip)" */
+    {.index = "ByPlace", .pk_attr = "country", .sk_attr = "state",
+     .pk = {.segs = orgs_store_k1_pk_segs, .n = 1, .type = DDB_TS},
+     .sk = {.segs = orgs_store_k1_sk_segs, .n = 3, .type = DDB_TS},
+     .shard = -1, .by_fields = true},
 };
 static const char *const orgs_store_updatable[] = { "street",  };
 
@@ -851,7 +995,7 @@ const ddb_entity_desc store_entity = {
     .name = "Store",
     .table = &stores_table,
     .st = &orgs_store_struct,
-    .n_keys = 1,
+    .n_keys = 2,
     .keys = orgs_store_keys,
     .n_shards = 0,
     .shards = NULL,
@@ -1168,6 +1312,67 @@ int store_locate(ddb *db, const char *country, store_locate_sk sk, const ddb_ent
     return store_page_of(rc, &r, out);
 }
 
+/* access pattern "place" on "ByPlace": "DDB_PK(country)" / "DDB_SK(state, city, zip)"; its key
+ * condition: the partition fields and sk's levels into *k_out_ / *hi_out_,
+ * and *kc_out_ naming them (also a collection's typed range) */
+static int store_place_kc_(const char *country, store_place_sk sk, struct store *k_out_,
+                      struct store *hi_out_, ddb_ent_key_cond *kc_out_, ddb_error *err)
+{
+    static const uint16_t seg[] = { 0, 1, 2 };
+    int rc;
+    struct store k, hi;
+    ddb_ent_key_cond kc;
+    memset(&k, 0, sizeof k);
+    memset(&hi, 0, sizeof hi);
+    memset(&kc, 0, sizeof kc);
+    {
+        int rc_ = ddb_ent_set_chars(k.country, sizeof k.country, country, "country", err);
+        if (rc_)
+            return rc_;
+    }
+    if ((rc = orgs_sk_level(&kc, sk.sk_op, sk.sk_level, 3, seg, NULL, 2, err)))
+        return rc;
+    if (sk.sk_level >= 1) {
+        if ((rc = ddb_ent_set_chars(k.state, sizeof k.state, sk.v_state, "state", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.state, sizeof hi.state, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 1) ? sk.hi_state : sk.v_state), "state", err)))
+            return rc;
+    }
+    if (sk.sk_level >= 2) {
+        if ((rc = ddb_ent_set_chars(k.city, sizeof k.city, sk.v_city, "city", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.city, sizeof hi.city, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 2) ? sk.hi_city : sk.v_city), "city", err)))
+            return rc;
+    }
+    if (sk.sk_level >= 3) {
+        if ((rc = ddb_ent_set_chars(k.zip, sizeof k.zip, sk.v_zip, "zip", err)))
+            return rc;
+        if ((rc = ddb_ent_set_chars(hi.zip, sizeof hi.zip, (sk.sk_op == DDB_ENT_SK_BETWEEN && (sk.sk_level == 3) ? sk.hi_zip : sk.v_zip), "zip", err)))
+            return rc;
+    }
+    *k_out_ = k;
+    *hi_out_ = hi;
+    kc.key = 1;
+    kc.obj = k_out_;
+    kc.hi = hi_out_;
+    *kc_out_ = kc;
+    return DDB_OK;
+}
+
+int store_place(ddb *db, const char *country, store_place_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, store_page *out, ddb_error *err)
+{
+    struct store k, hi;
+    ddb_ent_key_cond kc;
+    ddb_ent_result r;
+    int rc = store_place_kc_(country, sk, &k, &hi, &kc, err);
+    if (rc)
+        return rc;
+    memset(&r, 0, sizeof r);
+    rc = ddb_ent_query_pattern(db, &store_entity, &kc, o, a, &r, err);
+    return store_page_of(rc, &r, out);
+}
+
 /* query in_city: access pattern "locate" ("{country|upper}" / "{state|upper}#{city}#{zip}#{store_no}")
  *   key condition: "state = :state AND city = :city"
  */
@@ -1285,6 +1490,40 @@ static const ddb_collection_desc orgs_members_collection = {
     .name = "members", .index = NULL, .n_members = 2, .members = orgs_members_collection_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int orgs_members_collection_entries_(int rc, ddb_arena *a, orgs_members_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "members");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        orgs_members_entry *x = &out->entries[i];
+        x->kind = (orgs_members_kind)e->member;
+        switch (x->kind) {
+        case ORGS_MEMBERS_ORGANIZATION:
+            x->as.organization = &out->organization[e->index];
+            x->mask = &out->organization_masks[e->index];
+            break;
+        case ORGS_MEMBERS_USER:
+            x->as.user = &out->user[e->index];
+            x->mask = &out->user_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int orgs_query_members(ddb *db, const char *name, const ddb_ent_range *range,
                               const ddb_ent_read_opts *o, ddb_arena *a, orgs_members_result *out, ddb_error *err)
 {
@@ -1295,7 +1534,7 @@ int orgs_query_members(ddb *db, const char *name, const ddb_ent_range *range,
         if (rc_)
             return rc_;
     }
-    return ddb_ent_collection_page(db, &orgs_members_collection, 0, &k, range, o, a, out, &out->page, err);
+    return orgs_members_collection_entries_(ddb_ent_collection_page(db, &orgs_members_collection, 0, &k, range, o, a, out, &out->page, err), a, out, err);
 }
 
 /* the partition, narrowed by organization_table's sort-key condition */
@@ -1308,7 +1547,9 @@ int orgs_query_members_organization(ddb *db, const char *name, organization_tabl
     range.typed = true;
     range.member = 0;
     int rc = organization_table_kc_(name, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &orgs_members_collection, 0, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &orgs_members_collection, 0, &k, &range, o, a, out, &out->page, err);
+    return orgs_members_collection_entries_(rc, a, out, err);
 }
 
 /* the partition, narrowed by user_in_org's sort-key condition */
@@ -1321,7 +1562,9 @@ int orgs_query_members_user(ddb *db, const char *name, user_in_org_sk sk,
     range.typed = true;
     range.member = 1;
     int rc = user_in_org_kc_(name, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &orgs_members_collection, 1, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &orgs_members_collection, 1, &k, &range, o, a, out, &out->page, err);
+    return orgs_members_collection_entries_(rc, a, out, err);
 }
 
 int orgs_members_begin(orgs_members_iter *it, ddb *db, const char *name, const ddb_ent_range *range,
@@ -1344,7 +1587,7 @@ int orgs_members_next(orgs_members_iter *it, ddb_arena *a, orgs_members_result *
 {
     int rc = ddb_ent_collection_next(&it->it, a, out, err);
     out->page = it->it.info;
-    return rc;
+    return it->it.has_page ? orgs_members_collection_entries_(rc, a, out, err) : rc;
 }
 
 void orgs_members_end(orgs_members_iter *it)

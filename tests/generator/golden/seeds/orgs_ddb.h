@@ -80,7 +80,26 @@ typedef struct orgs_record {
 int orgs_decode_record(const ddb_stream_record *rec, ddb_arena *a, orgs_record *out, ddb_error *err);
 
 /* Scan of table "Organizations" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[ORGS_SCAN_MEMBERS] = {[ORGS_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum orgs_scan_kind {
+    ORGS_SCAN_ORGANIZATION,
+    ORGS_SCAN_USER,
+    ORGS_SCAN_MEMBERS
+} orgs_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct orgs_scan_entry {
+    orgs_scan_kind kind;
+    union {
+        struct organization *organization;
+        struct user *user;
+    } as;
+    ddb_ent_mask *mask;
+} orgs_scan_entry;
 typedef struct orgs_scan_result {
     struct organization *organization;
     size_t organization_count;
@@ -88,15 +107,9 @@ typedef struct orgs_scan_result {
     struct user *user;
     size_t user_count;
     ddb_ent_mask *user_masks; /* per item: the fields set */
+    orgs_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } orgs_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[ORGS_SCAN_MEMBERS] = {[ORGS_SCAN_<ENTITY>] = &mask}; */
-enum {
-    ORGS_SCAN_ORGANIZATION,
-    ORGS_SCAN_USER,
-    ORGS_SCAN_MEMBERS
-};
 int orgs_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    orgs_scan_result *out, ddb_error *err);
 
@@ -151,19 +164,31 @@ typedef struct stores_record {
 int stores_decode_record(const ddb_stream_record *rec, ddb_arena *a, stores_record *out, ddb_error *err);
 
 /* Scan of table "StoreLocations" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[STORES_SCAN_MEMBERS] = {[STORES_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum stores_scan_kind {
+    STORES_SCAN_STORE,
+    STORES_SCAN_MEMBERS
+} stores_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct stores_scan_entry {
+    stores_scan_kind kind;
+    union {
+        struct store *store;
+    } as;
+    ddb_ent_mask *mask;
+} stores_scan_entry;
 typedef struct stores_scan_result {
     struct store *store;
     size_t store_count;
     ddb_ent_mask *store_masks; /* per item: the fields set */
+    stores_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } stores_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[STORES_SCAN_MEMBERS] = {[STORES_SCAN_<ENTITY>] = &mask}; */
-enum {
-    STORES_SCAN_STORE,
-    STORES_SCAN_MEMBERS
-};
 int stores_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    stores_scan_result *out, ddb_error *err);
 
@@ -318,10 +343,10 @@ static inline organization_table_sk organization_table_name_between(const char *
 }
 int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, organization_page *out, ddb_error *err);
-/* Every page of organization_table:  organization_table_iter it;  organization_table_begin(&it, db, ..., sk, &opts);
+/* Every page of organization_table:  organization_table_iter it;  organization_table_begin(&it, db, name, sk, &opts);
  *   while ((rc = organization_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   organization_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct organization_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -352,16 +377,18 @@ static inline void organization_table_end(organization_table_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int organization_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    organization_page *out, ddb_error *err);
-/* Every page of organization_scan:  organization_scan_iter it;  organization_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of organization_scan:  organization_scan_iter it;  organization_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = organization_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   organization_scan_end(&it); */
+ *   organization_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct organization_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } organization_scan_iter;
 static inline void organization_scan_begin(organization_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -535,10 +562,10 @@ static inline user_in_org_sk user_in_org_username_between(const char *username, 
 }
 int user_in_org(ddb *db, const char *org, user_in_org_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
-/* Every page of user_in_org:  user_in_org_iter it;  user_in_org_begin(&it, db, ..., sk, &opts);
+/* Every page of user_in_org:  user_in_org_iter it;  user_in_org_begin(&it, db, org, sk, &opts);
  *   while ((rc = user_in_org_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   user_in_org_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct user_in_org_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -565,6 +592,53 @@ static inline void user_in_org_end(user_in_org_iter *it)
     ddb_ent_pages_done(&it->pages);
 }
 
+/* Access pattern "by_email" of "User" on "ByEmail": "DDB_PK(email)".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: user_by_email_all() reads every "User" of the
+ * partition */
+typedef struct user_by_email_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+} user_by_email_sk;
+static inline user_by_email_sk user_by_email_all(void)
+{
+    user_by_email_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    return c;
+}
+int user_by_email(ddb *db, const char * email, user_by_email_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_by_email:  user_by_email_iter it;  user_by_email_begin(&it, db, email, sk, &opts);
+ *   while ((rc = user_by_email_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_by_email_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct user_by_email_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *email;
+    user_by_email_sk sk;
+} user_by_email_iter;
+static inline void user_by_email_begin(user_by_email_iter *it, ddb *db, const char *email, user_by_email_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->email = email;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_by_email_next(user_by_email_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_by_email(it->db, it->email, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_by_email_end(user_by_email_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
+
 /* Query with_role: access pattern "in_org" ("ORG#{org}" / "USER#{username}")
  *   key condition: (the whole partition)
  *   filter:        "role = :role"
@@ -573,21 +647,52 @@ static inline void user_in_org_end(user_in_org_iter *it)
  * function's). */
 int user_with_role(ddb *db, const char *org, const char *role, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_with_role:  user_with_role_iter it;  user_with_role_begin(&it, db, org, role, &opts);
+ *   while ((rc = user_with_role_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_with_role_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct user_with_role_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    const char *role;
+} user_with_role_iter;
+static inline void user_with_role_begin(user_with_role_iter *it, ddb *db, const char *org, const char *role,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->role = role;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_with_role_next(user_with_role_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_with_role(it->db, it->org, it->role, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_with_role_end(user_with_role_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "User" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int user_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    user_page *out, ddb_error *err);
-/* Every page of user_scan:  user_scan_iter it;  user_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of user_scan:  user_scan_iter it;  user_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = user_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   user_scan_end(&it); */
+ *   user_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct user_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } user_scan_iter;
 static inline void user_scan_begin(user_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -828,10 +933,10 @@ static inline store_locate_sk store_locate_store_no_between(const char *state, c
 }
 int store_locate(ddb *db, const char *country, store_locate_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, store_page *out, ddb_error *err);
-/* Every page of store_locate:  store_locate_iter it;  store_locate_begin(&it, db, ..., sk, &opts);
+/* Every page of store_locate:  store_locate_iter it;  store_locate_begin(&it, db, country, sk, &opts);
  *   while ((rc = store_locate_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   store_locate_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct store_locate_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -858,26 +963,173 @@ static inline void store_locate_end(store_locate_iter *it)
     ddb_ent_pages_done(&it->pages);
 }
 
+/* Access pattern "place" of "Store" on "ByPlace": "DDB_PK(country)" / "DDB_SK(state, city, zip)".
+ * One partition (the partition fields), narrowed by a sort-key condition
+ * naming a LEVEL of the sort key: store_place_all() reads every "Store" of the
+ * partition, or one constructor per level gives the levels before it
+ * equal and takes an op on its own field:
+ *   DDB_ENT_SK_EQ        the field equals (on the last level: the whole key)
+ *   DDB_ENT_SK_BEGINS    the field's text begins with the value (strings)
+ *   DDB_ENT_SK_LT, _LE, _GT, _GE   a range of the field; <constructor>_between(..., value, hi): BETWEEN */
+typedef struct store_place_sk {
+    ddb_ent_sk_op sk_op;
+    unsigned sk_level;
+    const char *v_state;
+    const char *hi_state;
+    const char *v_city;
+    const char *hi_city;
+    const char *v_zip;
+    const char *hi_zip;
+} store_place_sk;
+static inline store_place_sk store_place_all(void)
+{
+    store_place_sk c;
+    c.sk_op = DDB_ENT_SK_ALL;
+    c.sk_level = 0;
+    c.v_state = 0;
+    c.hi_state = 0;
+    c.v_city = 0;
+    c.hi_city = 0;
+    c.v_zip = 0;
+    c.hi_zip = 0;
+    return c;
+}
+/* level 1: "state"; sk_op EQ, BEGINS, LT, LE, GT or GE (store_place_state_between: BETWEEN) */
+static inline store_place_sk store_place_state(ddb_ent_sk_op sk_op, const char *state)
+{
+    store_place_sk c = store_place_all();
+    c.sk_op = sk_op;
+    c.sk_level = 1;
+    c.v_state = state;
+    return c;
+}
+/* level 1: state BETWEEN state AND state_hi (both included) */
+static inline store_place_sk store_place_state_between(const char *state, const char *state_hi)
+{
+    store_place_sk c = store_place_state(DDB_ENT_SK_BETWEEN, state);
+    c.hi_state = state_hi;
+    return c;
+}
+/* level 2: "city"; sk_op EQ, BEGINS, LT, LE, GT or GE (store_place_city_between: BETWEEN) */
+static inline store_place_sk store_place_city(ddb_ent_sk_op sk_op, const char *state, const char *city)
+{
+    store_place_sk c = store_place_all();
+    c.sk_op = sk_op;
+    c.sk_level = 2;
+    c.v_state = state;
+    c.v_city = city;
+    return c;
+}
+/* level 2: city BETWEEN city AND city_hi (both included) */
+static inline store_place_sk store_place_city_between(const char *state, const char *city, const char *city_hi)
+{
+    store_place_sk c = store_place_city(DDB_ENT_SK_BETWEEN, state, city);
+    c.hi_city = city_hi;
+    return c;
+}
+/* level 3: "zip"; sk_op EQ, BEGINS, LT, LE, GT or GE (store_place_zip_between: BETWEEN) */
+static inline store_place_sk store_place_zip(ddb_ent_sk_op sk_op, const char *state, const char *city, const char *zip)
+{
+    store_place_sk c = store_place_all();
+    c.sk_op = sk_op;
+    c.sk_level = 3;
+    c.v_state = state;
+    c.v_city = city;
+    c.v_zip = zip;
+    return c;
+}
+/* level 3: zip BETWEEN zip AND zip_hi (both included) */
+static inline store_place_sk store_place_zip_between(const char *state, const char *city, const char *zip, const char *zip_hi)
+{
+    store_place_sk c = store_place_zip(DDB_ENT_SK_BETWEEN, state, city, zip);
+    c.hi_zip = zip_hi;
+    return c;
+}
+int store_place(ddb *db, const char *country, store_place_sk sk, const ddb_ent_read_opts *o,
+           ddb_arena *a, store_page *out, ddb_error *err);
+/* Every page of store_place:  store_place_iter it;  store_place_begin(&it, db, country, sk, &opts);
+ *   while ((rc = store_place_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   store_place_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct store_place_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *country;
+    store_place_sk sk;
+} store_place_iter;
+static inline void store_place_begin(store_place_iter *it, ddb *db, const char *country, store_place_sk sk,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->country = country;
+    it->sk = sk;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int store_place_next(store_place_iter *it, ddb_arena *a, store_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = store_place(it->db, it->country, it->sk, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void store_place_end(store_place_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
+
 /* Query in_city: access pattern "locate" ("{country|upper}" / "{state|upper}#{city}#{zip}#{store_no}")
  *   key condition: "state = :state AND city = :city"
  * Runs with the options given. */
 int store_in_city(ddb *db, const char *country, const char *state, const char *city, const ddb_ent_read_opts *o,
            ddb_arena *a, store_page *out, ddb_error *err);
+/* Every page of store_in_city:  store_in_city_iter it;  store_in_city_begin(&it, db, country, state, city, &opts);
+ *   while ((rc = store_in_city_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   store_in_city_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct store_in_city_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *country;
+    const char *state;
+    const char *city;
+} store_in_city_iter;
+static inline void store_in_city_begin(store_in_city_iter *it, ddb *db, const char *country, const char *state, const char *city,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->country = country;
+    it->state = state;
+    it->city = city;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int store_in_city_next(store_in_city_iter *it, ddb_arena *a, store_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = store_in_city(it->db, it->country, it->state, it->city, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void store_in_city_end(store_in_city_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Store" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int store_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    store_page *out, ddb_error *err);
-/* Every page of store_scan:  store_scan_iter it;  store_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of store_scan:  store_scan_iter it;  store_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = store_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   store_scan_end(&it); */
+ *   store_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct store_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } store_scan_iter;
 static inline void store_scan_begin(store_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -932,6 +1184,26 @@ int stores_batch_delete_store(stores_batch *b, const struct store *key, ddb_erro
 int stores_batch_run(stores_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* ---- collection "members": the members of one partition, a page at a time ---- */
+/* The member types: their positions in ddb_ent_read_opts.member_fields (a
+ * projection per type, NULL = every field:
+ *   const ddb_ent_mask *mf[ORGS_MEMBERS_MEMBERS] = {[<position>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum orgs_members_kind {
+    ORGS_MEMBERS_ORGANIZATION,
+    ORGS_MEMBERS_USER,
+    ORGS_MEMBERS_MEMBERS
+} orgs_members_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct orgs_members_entry {
+    orgs_members_kind kind;
+    union {
+        struct organization *organization;
+        struct user *user;
+    } as;
+    ddb_ent_mask *mask;
+} orgs_members_entry;
 typedef struct orgs_members_result {
     struct organization *organization;
     size_t organization_count;
@@ -939,16 +1211,9 @@ typedef struct orgs_members_result {
     struct user *user;
     size_t user_count;
     ddb_ent_mask *user_masks; /* per item: the fields set */
+    orgs_members_entry *entries; /* page.count entities in sort-key order, every type (NULL when count_only) */
     ddb_ent_page_info page; /* count, scanned_count, cursor (NULL after the last page) */
 } orgs_members_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type, NULL = every field):
- *   const ddb_ent_mask *mf[ORGS_MEMBERS_MEMBERS] = {[<position>] = &mask}; */
-enum {
-    ORGS_MEMBERS_ORGANIZATION,
-    ORGS_MEMBERS_USER,
-    ORGS_MEMBERS_MEMBERS
-};
 
 /* One page of the partition (opts: page size, cursor, direction, capacity,
  * member_fields, a filter over stored attributes applied to every item);

@@ -78,19 +78,31 @@ typedef struct products_v1_record {
 int products_v1_decode_record(const ddb_stream_record *rec, ddb_arena *a, products_v1_record *out, ddb_error *err);
 
 /* Scan of table "ProductsOneItem" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[PRODUCTS_V1_SCAN_MEMBERS] = {[PRODUCTS_V1_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum products_v1_scan_kind {
+    PRODUCTS_V1_SCAN_PRODUCT_ITEM,
+    PRODUCTS_V1_SCAN_MEMBERS
+} products_v1_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct products_v1_scan_entry {
+    products_v1_scan_kind kind;
+    union {
+        struct product_item *product_item;
+    } as;
+    ddb_ent_mask *mask;
+} products_v1_scan_entry;
 typedef struct products_v1_scan_result {
     struct product_item *product_item;
     size_t product_item_count;
     ddb_ent_mask *product_item_masks; /* per item: the fields set */
+    products_v1_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } products_v1_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[PRODUCTS_V1_SCAN_MEMBERS] = {[PRODUCTS_V1_SCAN_<ENTITY>] = &mask}; */
-enum {
-    PRODUCTS_V1_SCAN_PRODUCT_ITEM,
-    PRODUCTS_V1_SCAN_MEMBERS
-};
 int products_v1_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    products_v1_scan_result *out, ddb_error *err);
 
@@ -147,7 +159,26 @@ typedef struct products_record {
 int products_decode_record(const ddb_stream_record *rec, ddb_arena *a, products_record *out, ddb_error *err);
 
 /* Scan of table "Products" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[PRODUCTS_SCAN_MEMBERS] = {[PRODUCTS_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum products_scan_kind {
+    PRODUCTS_SCAN_PRODUCT,
+    PRODUCTS_SCAN_ORDER_LINE,
+    PRODUCTS_SCAN_MEMBERS
+} products_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct products_scan_entry {
+    products_scan_kind kind;
+    union {
+        struct product *product;
+        struct order_line *order_line;
+    } as;
+    ddb_ent_mask *mask;
+} products_scan_entry;
 typedef struct products_scan_result {
     struct product *product;
     size_t product_count;
@@ -155,15 +186,9 @@ typedef struct products_scan_result {
     struct order_line *order_line;
     size_t order_line_count;
     ddb_ent_mask *order_line_masks; /* per item: the fields set */
+    products_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } products_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[PRODUCTS_SCAN_MEMBERS] = {[PRODUCTS_SCAN_<ENTITY>] = &mask}; */
-enum {
-    PRODUCTS_SCAN_PRODUCT,
-    PRODUCTS_SCAN_ORDER_LINE,
-    PRODUCTS_SCAN_MEMBERS
-};
 int products_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    products_scan_result *out, ddb_error *err);
 
@@ -315,10 +340,10 @@ static inline product_item_table_sk product_item_table_all(void)
 }
 int product_item_table(ddb *db, uint32_t id, product_item_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_item_page *out, ddb_error *err);
-/* Every page of product_item_table:  product_item_table_iter it;  product_item_table_begin(&it, db, ..., sk, &opts);
+/* Every page of product_item_table:  product_item_table_iter it;  product_item_table_begin(&it, db, id, sk, &opts);
  *   while ((rc = product_item_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   product_item_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_item_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -349,16 +374,18 @@ static inline void product_item_table_end(product_item_table_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int product_item_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    product_item_page *out, ddb_error *err);
-/* Every page of product_item_scan:  product_item_scan_iter it;  product_item_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of product_item_scan:  product_item_scan_iter it;  product_item_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = product_item_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   product_item_scan_end(&it); */
+ *   product_item_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_item_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } product_item_scan_iter;
 static inline void product_item_scan_begin(product_item_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -526,10 +553,10 @@ static inline product_by_id_sk product_by_id_all(void)
 }
 int product_by_id(ddb *db, uint32_t id, product_by_id_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
-/* Every page of product_by_id:  product_by_id_iter it;  product_by_id_begin(&it, db, ..., sk, &opts);
+/* Every page of product_by_id:  product_by_id_iter it;  product_by_id_begin(&it, db, id, sk, &opts);
  *   while ((rc = product_by_id_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   product_by_id_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_by_id_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -560,16 +587,18 @@ static inline void product_by_id_end(product_by_id_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int product_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    product_page *out, ddb_error *err);
-/* Every page of product_scan:  product_scan_iter it;  product_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of product_scan:  product_scan_iter it;  product_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = product_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   product_scan_end(&it); */
+ *   product_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } product_scan_iter;
 static inline void product_scan_begin(product_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -740,10 +769,10 @@ static inline order_line_lines_sk order_line_lines_product_id_between(uint32_t p
 }
 int order_line_lines(ddb *db, uint32_t order_id, order_line_lines_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_line_page *out, ddb_error *err);
-/* Every page of order_line_lines:  order_line_lines_iter it;  order_line_lines_begin(&it, db, ..., sk, &opts);
+/* Every page of order_line_lines:  order_line_lines_iter it;  order_line_lines_begin(&it, db, order_id, sk, &opts);
  *   while ((rc = order_line_lines_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_line_lines_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_line_lines_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -778,21 +807,52 @@ static inline void order_line_lines_end(order_line_lines_iter *it)
  * function's). */
 int order_line_bulk_lines(ddb *db, uint32_t order_id, int32_t min_quantity, const ddb_ent_read_opts *o,
            ddb_arena *a, order_line_page *out, ddb_error *err);
+/* Every page of order_line_bulk_lines:  order_line_bulk_lines_iter it;  order_line_bulk_lines_begin(&it, db, order_id, min_quantity, &opts);
+ *   while ((rc = order_line_bulk_lines_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   order_line_bulk_lines_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct order_line_bulk_lines_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    uint32_t order_id;
+    int32_t min_quantity;
+} order_line_bulk_lines_iter;
+static inline void order_line_bulk_lines_begin(order_line_bulk_lines_iter *it, ddb *db, uint32_t order_id, int32_t min_quantity,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->order_id = order_id;
+    it->min_quantity = min_quantity;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int order_line_bulk_lines_next(order_line_bulk_lines_iter *it, ddb_arena *a, order_line_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = order_line_bulk_lines(it->db, it->order_id, it->min_quantity, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void order_line_bulk_lines_end(order_line_bulk_lines_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "OrderLine" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int order_line_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    order_line_page *out, ddb_error *err);
-/* Every page of order_line_scan:  order_line_scan_iter it;  order_line_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of order_line_scan:  order_line_scan_iter it;  order_line_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = order_line_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   order_line_scan_end(&it); */
+ *   order_line_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_line_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } order_line_scan_iter;
 static inline void order_line_scan_begin(order_line_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;

@@ -82,7 +82,28 @@ typedef struct reservations_record {
 int reservations_decode_record(const ddb_stream_record *rec, ddb_arena *a, reservations_record *out, ddb_error *err);
 
 /* Scan of table "Reservations" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[RESERVATIONS_SCAN_MEMBERS] = {[RESERVATIONS_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum reservations_scan_kind {
+    RESERVATIONS_SCAN_GEOZONE,
+    RESERVATIONS_SCAN_PRODUCT_DATE,
+    RESERVATIONS_SCAN_BOOKING,
+    RESERVATIONS_SCAN_MEMBERS
+} reservations_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct reservations_scan_entry {
+    reservations_scan_kind kind;
+    union {
+        struct geozone *geozone;
+        struct product_date *product_date;
+        struct booking *booking;
+    } as;
+    ddb_ent_mask *mask;
+} reservations_scan_entry;
 typedef struct reservations_scan_result {
     struct geozone *geozone;
     size_t geozone_count;
@@ -93,16 +114,9 @@ typedef struct reservations_scan_result {
     struct booking *booking;
     size_t booking_count;
     ddb_ent_mask *booking_masks; /* per item: the fields set */
+    reservations_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } reservations_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[RESERVATIONS_SCAN_MEMBERS] = {[RESERVATIONS_SCAN_<ENTITY>] = &mask}; */
-enum {
-    RESERVATIONS_SCAN_GEOZONE,
-    RESERVATIONS_SCAN_PRODUCT_DATE,
-    RESERVATIONS_SCAN_BOOKING,
-    RESERVATIONS_SCAN_MEMBERS
-};
 int reservations_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    reservations_scan_result *out, ddb_error *err);
 
@@ -264,10 +278,10 @@ static inline geozone_in_collection_sk geozone_in_collection_geozone_id_between(
 }
 int geozone_in_collection(ddb *db, const char *collection_id, geozone_in_collection_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, geozone_page *out, ddb_error *err);
-/* Every page of geozone_in_collection:  geozone_in_collection_iter it;  geozone_in_collection_begin(&it, db, ..., sk, &opts);
+/* Every page of geozone_in_collection:  geozone_in_collection_iter it;  geozone_in_collection_begin(&it, db, collection_id, sk, &opts);
  *   while ((rc = geozone_in_collection_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   geozone_in_collection_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct geozone_in_collection_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -298,16 +312,18 @@ static inline void geozone_in_collection_end(geozone_in_collection_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int geozone_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    geozone_page *out, ddb_error *err);
-/* Every page of geozone_scan:  geozone_scan_iter it;  geozone_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of geozone_scan:  geozone_scan_iter it;  geozone_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = geozone_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   geozone_scan_end(&it); */
+ *   geozone_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct geozone_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } geozone_scan_iter;
 static inline void geozone_scan_begin(geozone_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -527,10 +543,10 @@ static inline product_date_days_sk product_date_days_date_between(const char *pr
 }
 int product_date_days(ddb *db, const char *collection_id, const char *activity, const char *product, product_date_days_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_date_page *out, ddb_error *err);
-/* Every page of product_date_days:  product_date_days_iter it;  product_date_days_begin(&it, db, ..., sk, &opts);
+/* Every page of product_date_days:  product_date_days_iter it;  product_date_days_begin(&it, db, collection_id, activity, product, sk, &opts);
  *   while ((rc = product_date_days_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   product_date_days_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_date_days_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -578,10 +594,10 @@ static inline product_date_by_global_id_sk product_date_by_global_id_all(void)
 }
 int product_date_by_global_id(ddb *db, const char *global_id, product_date_by_global_id_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_date_page *out, ddb_error *err);
-/* Every page of product_date_by_global_id:  product_date_by_global_id_iter it;  product_date_by_global_id_begin(&it, db, ..., sk, &opts);
+/* Every page of product_date_by_global_id:  product_date_by_global_id_iter it;  product_date_by_global_id_begin(&it, db, global_id, sk, &opts);
  *   while ((rc = product_date_by_global_id_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   product_date_by_global_id_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_date_by_global_id_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -612,16 +628,18 @@ static inline void product_date_by_global_id_end(product_date_by_global_id_iter 
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int product_date_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    product_date_page *out, ddb_error *err);
-/* Every page of product_date_scan:  product_date_scan_iter it;  product_date_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of product_date_scan:  product_date_scan_iter it;  product_date_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = product_date_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   product_date_scan_end(&it); */
+ *   product_date_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_date_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } product_date_scan_iter;
 static inline void product_date_scan_begin(product_date_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -842,10 +860,10 @@ static inline booking_by_collection_sk booking_by_collection_booking_no_between(
 }
 int booking_by_collection(ddb *db, const char *collection_id, booking_by_collection_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, booking_page *out, ddb_error *err);
-/* Every page of booking_by_collection:  booking_by_collection_iter it;  booking_by_collection_begin(&it, db, ..., sk, &opts);
+/* Every page of booking_by_collection:  booking_by_collection_iter it;  booking_by_collection_begin(&it, db, collection_id, sk, &opts);
  *   while ((rc = booking_by_collection_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   booking_by_collection_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct booking_by_collection_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -889,10 +907,10 @@ static inline booking_by_global_id_sk booking_by_global_id_all(void)
 }
 int booking_by_global_id(ddb *db, const char *global_id, booking_by_global_id_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, booking_page *out, ddb_error *err);
-/* Every page of booking_by_global_id:  booking_by_global_id_iter it;  booking_by_global_id_begin(&it, db, ..., sk, &opts);
+/* Every page of booking_by_global_id:  booking_by_global_id_iter it;  booking_by_global_id_begin(&it, db, global_id, sk, &opts);
  *   while ((rc = booking_by_global_id_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   booking_by_global_id_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct booking_by_global_id_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -927,21 +945,52 @@ static inline void booking_by_global_id_end(booking_by_global_id_iter *it)
  * function's). */
 int booking_parties(ddb *db, const char *collection_id, int32_t min_party, const ddb_ent_read_opts *o,
            ddb_arena *a, booking_page *out, ddb_error *err);
+/* Every page of booking_parties:  booking_parties_iter it;  booking_parties_begin(&it, db, collection_id, min_party, &opts);
+ *   while ((rc = booking_parties_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   booking_parties_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct booking_parties_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *collection_id;
+    int32_t min_party;
+} booking_parties_iter;
+static inline void booking_parties_begin(booking_parties_iter *it, ddb *db, const char *collection_id, int32_t min_party,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->collection_id = collection_id;
+    it->min_party = min_party;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int booking_parties_next(booking_parties_iter *it, ddb_arena *a, booking_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = booking_parties(it->db, it->collection_id, it->min_party, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void booking_parties_end(booking_parties_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "booking" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int booking_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    booking_page *out, ddb_error *err);
-/* Every page of booking_scan:  booking_scan_iter it;  booking_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of booking_scan:  booking_scan_iter it;  booking_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = booking_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   booking_scan_end(&it); */
+ *   booking_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct booking_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } booking_scan_iter;
 static inline void booking_scan_begin(booking_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;

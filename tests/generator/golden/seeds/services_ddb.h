@@ -78,19 +78,31 @@ typedef struct services_record {
 int services_decode_record(const ddb_stream_record *rec, ddb_arena *a, services_record *out, ddb_error *err);
 
 /* Scan of table "Services" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[SERVICES_SCAN_MEMBERS] = {[SERVICES_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum services_scan_kind {
+    SERVICES_SCAN_SERVICE,
+    SERVICES_SCAN_MEMBERS
+} services_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct services_scan_entry {
+    services_scan_kind kind;
+    union {
+        struct service *service;
+    } as;
+    ddb_ent_mask *mask;
+} services_scan_entry;
 typedef struct services_scan_result {
     struct service *service;
     size_t service_count;
     ddb_ent_mask *service_masks; /* per item: the fields set */
+    services_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } services_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[SERVICES_SCAN_MEMBERS] = {[SERVICES_SCAN_<ENTITY>] = &mask}; */
-enum {
-    SERVICES_SCAN_SERVICE,
-    SERVICES_SCAN_MEMBERS
-};
 int services_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    services_scan_result *out, ddb_error *err);
 
@@ -255,10 +267,10 @@ static inline service_of_client_sk service_of_client_service_id_between(const ch
 }
 int service_of_client(ddb *db, const char *client_id, service_of_client_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, service_page *out, ddb_error *err);
-/* Every page of service_of_client:  service_of_client_iter it;  service_of_client_begin(&it, db, ..., sk, &opts);
+/* Every page of service_of_client:  service_of_client_iter it;  service_of_client_begin(&it, db, client_id, sk, &opts);
  *   while ((rc = service_of_client_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   service_of_client_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct service_of_client_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -347,10 +359,10 @@ static inline service_history_sk service_history_service_id_between(const char *
 }
 int service_history(ddb *db, const char *client_id, service_history_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, service_page *out, ddb_error *err);
-/* Every page of service_history:  service_history_iter it;  service_history_begin(&it, db, ..., sk, &opts);
+/* Every page of service_history:  service_history_iter it;  service_history_begin(&it, db, client_id, sk, &opts);
  *   while ((rc = service_history_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   service_history_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct service_history_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -471,10 +483,10 @@ static inline service_report_sk service_report_service_id_between(const char *se
 }
 int service_report(ddb *db, const char *service_date, service_report_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, service_page *out, ddb_error *err);
-/* Every page of service_report:  service_report_iter it;  service_report_begin(&it, db, ..., sk, &opts);
+/* Every page of service_report:  service_report_iter it;  service_report_begin(&it, db, service_date, sk, &opts);
  *   while ((rc = service_report_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   service_report_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct service_report_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -518,17 +530,17 @@ static inline service_by_voucher_sk service_by_voucher_all(void)
 }
 int service_by_voucher(ddb *db, const char * voucher, service_by_voucher_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, service_page *out, ddb_error *err);
-/* Every page of service_by_voucher:  service_by_voucher_iter it;  service_by_voucher_begin(&it, db, ..., sk, &opts);
+/* Every page of service_by_voucher:  service_by_voucher_iter it;  service_by_voucher_begin(&it, db, voucher, sk, &opts);
  *   while ((rc = service_by_voucher_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   service_by_voucher_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct service_by_voucher_iter {
     ddb_ent_pages pages;
     ddb *db;
-    const char * voucher;
+    const char *voucher;
     service_by_voucher_sk sk;
 } service_by_voucher_iter;
-static inline void service_by_voucher_begin(service_by_voucher_iter *it, ddb *db, const char * voucher, service_by_voucher_sk sk,
+static inline void service_by_voucher_begin(service_by_voucher_iter *it, ddb *db, const char *voucher, service_by_voucher_sk sk,
                                 const ddb_ent_read_opts *o)
 {
     it->db = db;
@@ -556,6 +568,37 @@ static inline void service_by_voucher_end(service_by_voucher_iter *it)
  * function's). */
 int service_history_since(ddb *db, const char *client_id, const char *since, const char *kind, const ddb_ent_read_opts *o,
            ddb_arena *a, service_page *out, ddb_error *err);
+/* Every page of service_history_since:  service_history_since_iter it;  service_history_since_begin(&it, db, client_id, since, kind, &opts);
+ *   while ((rc = service_history_since_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   service_history_since_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct service_history_since_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *client_id;
+    const char *since;
+    const char *kind;
+} service_history_since_iter;
+static inline void service_history_since_begin(service_history_since_iter *it, ddb *db, const char *client_id, const char *since, const char *kind,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->client_id = client_id;
+    it->since = since;
+    it->kind = kind;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int service_history_since_next(service_history_since_iter *it, ddb_arena *a, service_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = service_history_since(it->db, it->client_id, it->since, it->kind, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void service_history_since_end(service_history_since_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan long_jobs: the "Service" items of the table
  *   filter: "minutes >= :min_minutes"
@@ -564,21 +607,54 @@ int service_history_since(ddb *db, const char *client_id, const char *since, con
  */
 int service_long_jobs(ddb *db, int32_t min_minutes, uint32_t segment, uint32_t total_segments,
            const ddb_ent_read_opts *o, ddb_arena *a, service_page *out, ddb_error *err);
+/* Every page of service_long_jobs:  service_long_jobs_iter it;  service_long_jobs_begin(&it, db, min_minutes, segment, total_segments, &opts);
+ *   while ((rc = service_long_jobs_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   service_long_jobs_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct service_long_jobs_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    int32_t min_minutes;
+    uint32_t segment;
+    uint32_t total_segments;
+} service_long_jobs_iter;
+static inline void service_long_jobs_begin(service_long_jobs_iter *it, ddb *db, int32_t min_minutes, uint32_t segment, uint32_t total_segments,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->min_minutes = min_minutes;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int service_long_jobs_next(service_long_jobs_iter *it, ddb_arena *a, service_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = service_long_jobs(it->db, it->min_minutes, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void service_long_jobs_end(service_long_jobs_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Service" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int service_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    service_page *out, ddb_error *err);
-/* Every page of service_scan:  service_scan_iter it;  service_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of service_scan:  service_scan_iter it;  service_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = service_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   service_scan_end(&it); */
+ *   service_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct service_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } service_scan_iter;
 static inline void service_scan_begin(service_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
