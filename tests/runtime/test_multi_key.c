@@ -341,6 +341,28 @@ static void test_key_condition_rules(void **state)
         expect_fail(rc, &err, DDB_EVALIDATION, bad[i].msg);
         ddb_expr_free(kc);
     }
+    /* ExclusiveStartKey: every key attribute, of this partition (API_Query:
+     * "The provided starting key is invalid", "... outside query
+     * boundaries based on provided conditions") */
+    ddb_expr *part = prep("tid = :t AND rgn = :r");
+    const char *bad_starts[][2] = {
+        {"{\"id\":{\"S\":\"m1\"},\"tid\":{\"S\":\"t1\"},\"rgn\":{\"S\":\"eu\"},\"round\":{\"N\":\"2\"},"
+         "\"bracket\":{\"S\":\"ab\"}}",
+         "ExclusiveStartKey lacks the key attribute tag"},
+        {"{\"id\":{\"S\":\"o1\"},\"tid\":{\"S\":\"t1\"},\"rgn\":{\"S\":\"us\"},\"round\":{\"N\":\"2\"},"
+         "\"bracket\":{\"S\":\"a\"},\"tag\":{\"B\":\"AQ==\"}}",
+         "outside query boundaries"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        ddb_page pg;
+        ddb_error err = {0};
+        int rc = ddb_query(db, &(ddb_query_params){.table = "Matches", .index = "ByRound", .key_condition = part,
+                                                     .values = values_for(a, v, "tid = :t AND rgn = :r"),
+                                                     .start_key = json_item(a, bad_starts[i][0])},
+                           a, &pg, &err);
+        expect_fail(rc, &err, DDB_EVALIDATION, bad_starts[i][1]);
+    }
+    ddb_expr_free(part);
     /* the struct form cannot name the further attributes */
     ddb_page pg;
     ddb_error err = {0};
