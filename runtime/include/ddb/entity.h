@@ -43,8 +43,9 @@ extern "C" {
 /* Exported from libddb.so, like every public declaration (see ddb.h). */
 #pragma GCC visibility push(default)
 
-/* Version of this ABI; generated code checks it with #error. */
-#define DDB_ENTITY_ABI 1
+/* Version of this ABI; generated code checks it with #error (2: the one
+ * argument order above, and ddb_ent_page_info.order). */
+#define DDB_ENTITY_ABI 2
 
 /* C representation of a field. */
 typedef enum ddb_ftype {
