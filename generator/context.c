@@ -68,6 +68,8 @@ void ddbgen_destroy(ddbgen_context *cx)
     json_decref(cx->checked);
     ddbgen_ir_free(cx->ir);
     free(cx->schema_base);
+    json_decref(cx->deployed);
+    free(cx->deployed_name);
     ddbgen_diags_free(&cx->diags);
     free(cx);
 }
@@ -357,8 +359,22 @@ int ddbgen_import_workbench(ddbgen_context *cx, const char *model_path, const ch
     return rc;
 }
 
-/* The old model of old_model_path, validated and lowered: *old_doc is its
- * model document (owned by the caller), *shown its name for messages. */
+int ddbgen_use_deployed_model(ddbgen_context *cx, const json_t *doc, const char *name)
+{
+    json_decref(cx->deployed);
+    free(cx->deployed_name);
+    cx->deployed = json_deep_copy(doc);
+    cx->deployed_name = strdup(name);
+    if (!cx->deployed || !cx->deployed_name) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        return DDBGEN_EUSAGE;
+    }
+    return DDBGEN_OK;
+}
+
+/* The old model of old_model_path (NULL: the one ddbgen_use_deployed_model
+ * gave), validated and lowered: *old_doc is its model document (owned by
+ * the caller), *shown its name for messages. */
 static int load_old(ddbgen_context *cx, const char *old_model_path, json_t **old_doc, char **shown)
 {
     *old_doc = NULL;
@@ -367,11 +383,15 @@ static int load_old(ddbgen_context *cx, const char *old_model_path, json_t **old
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to compare");
         return DDBGEN_EUSAGE;
     }
+    if (!old_model_path && !cx->deployed) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no deployed model: give a model file or --from-table");
+        return DDBGEN_EUSAGE;
+    }
     int rc = DDBGEN_OK;
-    json_t *doc = read_json(&cx->diags, old_model_path, &rc);
+    json_t *doc = old_model_path ? read_json(&cx->diags, old_model_path, &rc) : json_incref(cx->deployed);
     if (!doc)
         return rc;
-    *shown = ddbgen_display_path(old_model_path);
+    *shown = old_model_path ? ddbgen_display_path(old_model_path) : strdup(cx->deployed_name);
     json_t *old = NULL;
     rc = ddbgen__load_json(cx, doc, *shown, &old);
     json_decref(doc);
@@ -461,6 +481,16 @@ static int plan_either(ddbgen_context *cx, const char *old_model_path, const cha
     if (rc == DDBGEN_OK)
         rc = down ? ddbgen__migration_down(old_doc, cx->checked, &plan, &cx->diags)
                   : ddbgen__migration_plan(old_doc, cx->checked, &plan, &cx->diags);
+    /* the model the plan takes the data to, as one line of compact JSON
+     * (the plan stays a document to review): ddb migrate records it in the
+     * table's history, where the next plan starts (--from-table); not part
+     * of the id, which names what the plan does to the stored items */
+    char *model = rc == DDBGEN_OK ? json_dumps(down ? old_doc : cx->checked, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (rc == DDBGEN_OK && (!model || json_object_set_new(plan, "model", json_string(model)) != 0)) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        rc = DDBGEN_EUSAGE;
+    }
+    free(model);
     if (rc == DDBGEN_OK) {
         char *text = ddbgen_model_to_string(plan);
         rc = text ? write_text(cx, plan_path, text) : DDBGEN_EUSAGE;

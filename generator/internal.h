@@ -20,6 +20,8 @@ struct ddbgen_context {
     int validated;
     ddbgen_ir *ir;       /* owned; the lowered model once validated */
     ddbgen_diags diags;
+    json_t *deployed;    /* owned; the deployed model read from a table (--from-table), or NULL */
+    char *deployed_name; /* how messages name it */
 };
 
 /* Front-ends: fill cx->model with the declared model, or record diagnostics. */

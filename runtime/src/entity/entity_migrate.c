@@ -795,7 +795,7 @@ static int add_indexes(ddb *db, const ddb_schema_table *t, const ddb_table_desc 
     return rc;
 }
 
-/* The end: the new schema's fingerprints and model version, the history's line, then no migration. */
+/* The end: the new schema's fingerprints and model version, the history's entry, then no migration. */
 static int finish(mig *g, ddb_error *err)
 {
     int rc = DDB_OK;
@@ -816,9 +816,10 @@ static int finish(mig *g, ddb_error *err)
     if (!rc && g->o.drop_indexes)
         rc = ddbi_ent_drop_undeclared(g->db, g->m->table, err);
     ddb_error herr = {0}; /* the history is a record, not the migration: its failure is reported, not fatal */
-    if (!rc && ddbi_ent_history_add(g->db, table, &g->cp, &herr) && g->r) {
+    if (!rc && ddbi_ent_history_add(g->db, g->m->table, &g->cp, g->o.record_model, g->o.record_model_len, &herr) &&
+        g->r) {
         char note[DDB_ERROR_TEXT_SIZE + 64];
-        snprintf(note, sizeof note, "the migration ended but its history line was not recorded: %s", herr.message);
+        snprintf(note, sizeof note, "the migration ended but its history entry was not recorded: %s", herr.message);
         char *copy = ddb_arena_alloc(g->a, strlen(note) + 1);
         if (copy)
             memcpy(copy, note, strlen(note) + 1);
