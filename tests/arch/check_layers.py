@@ -16,7 +16,8 @@ from that file to the other.  The check fails on
         remote -> core, expr
         api -> engine, streams, remote (and everything below)
         entity -> api and below (the public API, api/expr_cache.h, api/records.h)
-A file's room is the folder of its source under runtime/src.  With --src,
+A file's room is the folder of its source under runtime/src (the first
+one, for a file in a folder of a room).  With --src,
 an #include "room/file.h" against that order fails too; the one exception
 is api/backend.h (the backend interface: types only), which the backends
 include to build their operations tables.
@@ -44,13 +45,16 @@ INCLUDE_EXCEPTIONS = {"api/backend.h": {"engine", "streams", "remote"}}
 
 def include_problems(src):
     problems = []
-    for room in sorted(os.listdir(src)):
-        folder = os.path.join(src, room)
-        if not os.path.isdir(folder):
+    for folder, dirs, names in sorted(os.walk(src)):
+        dirs.sort()
+        rel = os.path.relpath(folder, src)
+        if rel == ".":
             continue
-        for name in sorted(os.listdir(folder)):
+        room = rel.split(os.sep)[0]
+        for name in sorted(names):
             if not name.endswith((".c", ".h")):
                 continue
+            shown = f"{rel.replace(os.sep, '/')}/{name}"
             with open(os.path.join(folder, name), encoding="utf-8") as f:
                 for n, line in enumerate(f, 1):
                     m = re.match(r'\s*#\s*include\s+"([^/"]+)/([^"]+)"', line)
@@ -61,16 +65,17 @@ def include_problems(src):
                         continue
                     if room in INCLUDE_EXCEPTIONS.get(header, set()):
                         continue
-                    problems.append(f"{room}/{name}:{n}: includes {header}: room {room} may not use room {target}")
+                    problems.append(f"{shown}:{n}: includes {header}: room {room} may not use room {target}")
     return problems
 
 
 def room_and_name(obj):
-    """'.../src/engine/read.c.o' -> ('engine', 'engine/read.c')."""
-    m = re.search(r"/src/([^/]+)/([^/]+?)\.o(bj)?$", obj)
+    """'.../src/engine/read.c.o' -> ('engine', 'engine/read.c');
+    '.../src/entity/reads/get.c.o' -> ('entity', 'entity/reads/get.c')."""
+    m = re.search(r"/src/(([^/]+)(/[^/]+)*)/([^/]+?)\.o(bj)?$", obj)
     if not m:
         sys.exit(f"check_layers: cannot tell the room of {obj}")
-    return m.group(1), f"{m.group(1)}/{m.group(2)}"
+    return m.group(2), f"{m.group(1)}/{m.group(4)}"
 
 
 def symbols(nm, obj):
