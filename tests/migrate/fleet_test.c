@@ -6,13 +6,16 @@
  *            version 4's claim meets), and readings for the rest
  *   verify   fleet_open accepts the table, and every item is there exactly
  *            once in this version's form: a raw scan counts each type's
- *            items and each reading's sort key form ("READ#" before
+ *            items, finds a device's firmware on its spec shard item alone
+ *            and its max_speed on its live one (version 2 on), and each reading's sort key form ("READ#" before
  *            version 3, "R#<day>#" after), the typed scans read every
  *            device and reading once with their values (version 2 on: the
- *            defaults "1.0" and "C"), the new indexes hold every device and
+ *            defaults "1.0", 130 and "C"), the new indexes hold every device and
  *            reading (version 2 on), and every badge is claimed (version
  *            4: as many uniqueness items as drivers, and a new driver with
  *            a stored badge is refused)
+ *   backfill (v2) fleet_open_with(.backfill = true): the first change without a
+ *            migration (the defaults and index keys written by open)
  *   refused  fleet_open is DDB_EMODEL with TEXT in its message
  * Exit 0 when the step behaved as expected.  Calls the generated module and
  * the public API. */
@@ -118,6 +121,19 @@ static int raw_counts(ddb *db, const sizes *s, ddb_arena *a)
             const ddb_value *t = ddb_item_get(pg.items[i], "Type"), *sk = ddb_item_get(pg.items[i], "SK");
             const char *type = t && t->type == DDB_TS ? t->u.s : "", *sks = sk && sk->type == DDB_TS ? sk->u.s : "";
             devices += !strcmp(type, "Device");
+#if FLEET_V >= 2
+            /* a device's firmware (and its ByFirmware key) is stored on its spec shard item, alone */
+            const ddb_value *fw = ddb_item_get(pg.items[i], "firmware"), *fk = ddb_item_get(pg.items[i], "FwPK");
+            const ddb_value *ms = ddb_item_get(pg.items[i], "max_speed");
+            bool spec = !strcmp(sks, "DEVICE#spec");
+            if (!strcmp(type, "Device") && (spec ? ms != NULL : !ms || ms->type != DDB_TN || strcmp(ms->u.s, "130")) &&
+                st++ < 3) /* max_speed, on the live shard item alone */
+                fprintf(stderr, "fleet v%d: device shard item %s %s max_speed\n", FLEET_V, sks, ms ? "holds" : "lacks");
+            if (!strcmp(type, "Device") && (spec ? !fw || fw->type != DDB_TS || strcmp(fw->u.s, "1.0") || !fk : fw || fk) &&
+                st++ < 3)
+                fprintf(stderr, "fleet v%d: device shard item %s %s firmware \"%s\" and %s ByFirmware key\n", FLEET_V, sks,
+                        fw ? "holds" : "lacks", fw && fw->type == DDB_TS ? fw->u.s : "", fk ? "a" : "no");
+#endif
             drivers += !strcmp(type, "Driver");
             claims += !strcmp(type, "ddb:unique");
             if (!strcmp(type, "Reading")) {
@@ -183,7 +199,7 @@ static int typed_reads(ddb *db, const sizes *s, ddb_arena *a)
             if (strcmp(d->model, model) || d->odometer != id * 10 || d->speed != id % 120)
                 st = fprintf(stderr, "fleet v%d: device %s read with other values\n", FLEET_V, d->id) > 0;
 #if FLEET_V >= 2
-            if (strcmp(d->firmware, "1.0"))
+            if (strcmp(d->firmware, "1.0") || d->max_speed != 130)
                 st = fprintf(stderr, "fleet v%d: device %s has firmware \"%s\"\n", FLEET_V, d->id, d->firmware) > 0;
 #endif
         }
@@ -276,6 +292,12 @@ int main(int argc, char **argv)
         return fail("ddb_open", rc, &err);
     if (!strcmp(cmd, "verify"))
         st = verify(db, &s);
+#if FLEET_V == 2
+    else if (!strcmp(cmd, "backfill")) { /* the first change by open's backfill instead of a migration */
+        rc = fleet_open_with(db, &(ddb_ent_open_opts){.backfill = true}, &err);
+        st = rc ? fail("fleet_open_with(.backfill = true)", rc, &err) : 0;
+    }
+#endif
     else if (!strcmp(cmd, "refused") && argc > 4) {
         rc = fleet_open(db, &err);
         st = rc == DDB_EMODEL && strstr(err.message, argv[4]) ? 0 : fail("fleet_open (must be refused)", rc, &err);

@@ -1,8 +1,9 @@
 /* The fleet-telemetry scenario, version 2 (the first change): fields with
  * a DDB_DEFAULT and a new index on each — a device's firmware, in its
  * "spec" shard (the shard item that carries the ByFirmware key), and a
- * reading's unit — and a new entity, Trip (which makes the way back to
- * version 1 not reversible: version 1 could not read trips). */
+ * reading's unit — a device's max_speed with a default in its other shard,
+ * and a new entity, Trip (which makes the way back to version 1 not
+ * reversible: version 1 could not read trips). */
 #ifndef MIGRATE_FLEET_V2_H
 #define MIGRATE_FLEET_V2_H
 #include <ddb/schema.h>
@@ -19,6 +20,7 @@ device {
     char firmware[16] DDB_SHARD("spec") DDB_DEFAULT("1.0");
     int64_t odometer DDB_SHARD("live");
     int32_t speed DDB_SHARD("live");
+    int32_t max_speed DDB_SHARD("live") DDB_DEFAULT("130");
 };
 
 struct DDB_ENTITY(fleet, "Reading")

@@ -17,6 +17,7 @@ device {
     char firmware[16] DDB_SHARD("spec") DDB_DEFAULT("1.0");
     int64_t odometer DDB_SHARD("live");
     int32_t speed DDB_SHARD("live");
+    int32_t max_speed DDB_SHARD("live") DDB_DEFAULT("130");
 };
 
 struct DDB_ENTITY(fleet, "Reading")
