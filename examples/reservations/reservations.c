@@ -325,7 +325,7 @@ int main(int argc, char **argv)
     printf("  agent B reads again and retries: ok, reserved %d, version %u\n", agent_b.reserved, agent_b.version);
     /* the same counter as one declared update: no read, no version to race on */
     struct product_date after;
-    EX_CHECK(product_date_reserve(db, "bcparks_1", "dayuse", "1", "2026-01-01", 3, 37, &ex_total, &after, a, &cap,
+    EX_CHECK(product_date_reserve(db, "bcparks_1", "dayuse", "1", "2026-01-01", 3, 37, &ex_total, a, &after, &cap,
                                   &err));
     printf("  agent C: product_date_reserve(party 3, while reserved <= 37): ok, reserved %d, version %u, %s\n",
            after.reserved, after.version, ex_cost(&cap, cost));

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
     EX_CHECK(ddb_scan(db, &scan, a, &raw, &err));
     printf("  awaiting fulfilment (Scan Vouchers): %zu, %s\n", raw.count, ex_cost(&raw.capacity, cost));
     for (size_t i = 0; i < raw.count; i++) {
-        EX_CHECK(service_from_item(raw.items[i], &s, a, &err));
+        EX_CHECK(service_from_item(raw.items[i], a, &s, &err));
         print_service(&s);
     }
 
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
     EX_CHECK(ddb_scan(db, &scan, a, &raw, &err));
     printf("  awaiting fulfilment (Scan Vouchers): %zu, %s\n", raw.count, ex_cost(&raw.capacity, cost));
     for (size_t i = 0; i < raw.count; i++) {
-        EX_CHECK(service_from_item(raw.items[i], &s, a, &err));
+        EX_CHECK(service_from_item(raw.items[i], a, &s, &err));
         print_service(&s);
     }
     EX_CHECK(service_by_voucher(db, "V-7F3K", service_by_voucher_all(), EX_READS(&cap), a, &pg, &err));

@@ -34,7 +34,7 @@ static int reserve_spots(ddb *db, const char *date, int32_t party, int *attempts
     struct product_date before, after;
     int rc = product_date_get(db, "parks", "dayuse", "p1", date, &strong, a, &before, err);
     for (*attempts = 1; rc == DDB_OK; ++*attempts) {
-        rc = product_date_reserve(db, "parks", "dayuse", "p1", date, party, before.capacity - party, NULL, NULL, a,
+        rc = product_date_reserve(db, "parks", "dayuse", "p1", date, party, before.capacity - party, NULL, a, NULL,
                                   NULL, err);
         bool again = rc == DDB_ETHROTTLED; /* a real program waits before it sends again */
         if (rc == DDB_EUNKNOWN && !(rc = product_date_get(db, "parks", "dayuse", "p1", date, &strong, a, &after, err)))

@@ -41,7 +41,7 @@ void ddbgen__heat(const json_t *model, ddbgen_diags *d);
  * (a shard item's suffix, or ""). */
 int ddbgen__keys_may_collide(const json_t *ka, const char *sfx_a, const json_t *kb, const char *sfx_b);
 
-/* validate.c: 1 when primary key ka of entity a and kb of entity b (resolved
+/* collision.c: 1 when primary key ka of entity a and kb of entity b (resolved
  * key objects) may collide on some pair of their items (shard items
  * included); *sfx_a / *sfx_b (malloc'ed) then say which. */
 int ddbgen__find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb, char **sfx_a,
@@ -66,6 +66,9 @@ long long ddbgen_jint(const json_t *obj, const char *key, long long dflt);
 int ddbgen_jtrue(const json_t *obj, const char *key);
 /* The element of array arr whose member key equals value, or NULL. */
 json_t *ddbgen_jfind(const json_t *arr, const char *key, const char *value);
+/* doc as json_dumps(doc, flags) writes it, with a final newline.
+ * malloc'ed; NULL when out of memory. */
+char *ddbgen_json_text(const json_t *doc, size_t flags);
 
 /* A path as the model records it: relative paths unchanged, absolute ones
  * below the working directory made relative to it.  malloc'ed. */

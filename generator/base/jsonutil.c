@@ -142,3 +142,18 @@ void ddbgen_buf_free(ddbgen_buf *b)
     free(b->data);
     memset(b, 0, sizeof *b);
 }
+
+char *ddbgen_json_text(const json_t *doc, size_t flags)
+{
+    char *s = json_dumps(doc, flags);
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *out = realloc(s, n + 2);
+    if (!out) {
+        free(s);
+        return NULL;
+    }
+    memcpy(out + n, "\n", 2);
+    return out;
+}

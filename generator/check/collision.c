@@ -6,8 +6,9 @@
  * text matches both: decided exactly for these classes by walking both
  * patterns over the same bytes (may_overlap), so "ISSUE#{n:06}" and
  * "ISSUE#{n:06}#C#{t}" are told apart (a number never holds '#') while
- * "{a}#{b}" and "{c}" are not.  Called by the validator's primary-key
- * check and unique_space.c; calls nothing but jansson.
+ * "{a}#{b}" and "{c}" are not; and the same question over every pair of
+ * two entities' shard items.  Called by the validator's primary-key check
+ * and unique_space.c; calls jansson and internal.h's JSON helpers.
  */
 #include "internal.h"
 
@@ -175,3 +176,43 @@ int ddbgen__keys_may_collide(const json_t *ka, const char *sfx_a, const json_t *
     return collide;
 }
 
+/* The sort-key suffixes of an entity's physical items: one per shard, or
+ * the single "" of an unsharded entity. */
+static size_t suffix_count(const json_t *e)
+{
+    size_t n = json_array_size(json_object_get(e, "shards"));
+    return n ? n : 1;
+}
+
+/* Suffix number i of e (i < suffix_count(e)), malloc'ed. */
+static char *suffix_at(const json_t *e, size_t i)
+{
+    json_t *shard = json_array_get(json_object_get(e, "shards"), i);
+    ddbgen_buf b = {0};
+    if (shard)
+        ddbgen_buf_printf(&b, "%s%s", ddbgen_jstr(e, "shard_suffix"), ddbgen_jstr(shard, "id"));
+    char *s = strdup(ddbgen_buf_str(&b));
+    ddbgen_buf_free(&b);
+    return s;
+}
+
+/* Every pair of shard items of a and b (all of them, whatever the count):
+ * 1 with the suffixes of the first pair whose primary keys may collide. */
+int ddbgen__find_collision(const json_t *a, const json_t *ka, const json_t *b, const json_t *kb, char **sfx_a,
+                           char **sfx_b)
+{
+    for (size_t x = 0; x < suffix_count(a); x++) {
+        char *sa = suffix_at(a, x);
+        for (size_t y = 0; sa && y < suffix_count(b); y++) {
+            char *sb = suffix_at(b, y);
+            if (sb && ddbgen__keys_may_collide(ka, sa, kb, sb)) {
+                *sfx_a = sa;
+                *sfx_b = sb;
+                return 1;
+            }
+            free(sb);
+        }
+        free(sa);
+    }
+    return 0;
+}

@@ -861,7 +861,7 @@ static void lower_condition(ddbgen_ir *ir, const json_t *je, const ddbgen_ir_ent
     ddbgen_diags_free(&quiet);
 }
 
-int ddbgen__lower_writes(ddbgen_ir *ir, const json_t *je, ddbgen_ir_entity *e)
+static int lower_entity_writes(ddbgen_ir *ir, const json_t *je, ddbgen_ir_entity *e)
 {
     const json_t *ups = json_object_get(je, "updates"), *conds = json_object_get(je, "conditions");
     if (!json_array_size(ups) && !json_array_size(conds))
@@ -884,4 +884,13 @@ int ddbgen__lower_writes(ddbgen_ir *ir, const json_t *je, ddbgen_ir_entity *e)
     free(x);
     e->writes = w;
     return oom ? -1 : 0;
+}
+
+int ddbgen__lower_writes(ddbgen_ir *ir, const json_t *declared)
+{
+    const json_t *ents = json_object_get(declared, "entities");
+    for (size_t i = 0; i < ir->n_entities; i++)
+        if (lower_entity_writes(ir, json_array_get(ents, i), &ir->entities[i]))
+            return -1;
+    return 0;
 }

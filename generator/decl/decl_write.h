@@ -5,7 +5,7 @@
  * Stages, as for the rest of the schema: the checks run on the validator's
  * private copy of the model (ddbgen__check_writes, called by validate.c
  * after an entity's keys and shards are worked out); the lowering
- * (ddbgen__lower_writes, called by lower.c) gives the IR entity its
+ * (ddbgen__lower_writes, run on the IR lower.c made) gives each IR entity its
  * ddbgen_ir_writes; the render context (ddbgen__writes_context, called by
  * render_context.c) turns it into what templates/decl_update.*.mustache
  * print.
@@ -90,10 +90,11 @@ void ddbgen__check_writes(ddbgen_diags *d, json_t *e, const json_t *table);
  * entities: the validator's copies, keys resolved). */
 void ddbgen__check_unique_space(ddbgen_diags *d, const json_t *tables, const json_t *entities);
 
-/* Sets e->writes, the declared writes of IR entity e, from its checked
- * declaration je (NULL when it declares none); allocated with
+/* Sets the writes of every entity of ir (lowered by ddbgen__lower from
+ * declared, the checked declared model): the declared writes of its
+ * declaration (NULL when it declares none), allocated with
  * ddbgen__ir_alloc.  -1 when out of memory, else 0. */
-int ddbgen__lower_writes(ddbgen_ir *ir, const json_t *je, ddbgen_ir_entity *e);
+int ddbgen__lower_writes(ddbgen_ir *ir, const json_t *declared);
 
 /* The render context of e's declared writes: {"updates": [...], ...},
  * merged into the entity's context object o. */

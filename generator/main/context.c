@@ -1,5 +1,6 @@
 /* context.c — the library's life cycle: options, context, front-end
  * dispatch, validation, model output (see model.h). */
+#include "decl_write.h"
 #include "generated_names.h"
 #include "infra.h"
 #include "workbench.h"
@@ -146,12 +147,12 @@ int ddbgen_load_model_json(ddbgen_context *cx, json_t *doc, const char *name)
     return rc ? rc : ddbgen__load_json(cx, doc, name, &cx->model);
 }
 
-/* The lowering of a checked declared model, and the model document
- * written from it; -1 when out of memory. */
+/* The lowering of a checked declared model with its declared writes, and
+ * the model document written from it; -1 when out of memory. */
 static int lower(const json_t *declared, ddbgen_ir **ir, json_t **doc)
 {
     *ir = ddbgen__lower(declared);
-    *doc = *ir ? ddbgen__model_json(*ir, declared) : NULL;
+    *doc = *ir && ddbgen__lower_writes(*ir, declared) == 0 ? ddbgen__model_json(*ir, declared) : NULL;
     if (*doc)
         return 0;
     ddbgen_ir_free(*ir);
@@ -205,22 +206,6 @@ json_t *ddbgen_model(const ddbgen_context *cx) { return cx->validated ? cx->chec
 const ddbgen_ir *ddbgen_ir_of(const ddbgen_context *cx) { return cx->validated ? cx->ir : NULL; }
 
 const char *ddbgen_schema_base(const ddbgen_context *cx) { return cx->schema_base; }
-
-char *ddbgen_model_to_string(const json_t *model)
-{
-    char *s = json_dumps(model, JSON_INDENT(2) | JSON_SORT_KEYS);
-    if (!s)
-        return NULL;
-    size_t n = strlen(s);
-    char *r = realloc(s, n + 2);
-    if (!r) {
-        free(s);
-        return NULL;
-    }
-    r[n] = '\n';
-    r[n + 1] = '\0';
-    return r;
-}
 
 /* 1 when path holds exactly text. */
 static int same_content(const char *path, const char *text)

@@ -1,14 +1,14 @@
 /* generated_names.c — the names a generated module gives every entity and
  * table (the one list of them: templates/module.*.mustache, decl_*.mustache
  * and module_old.*.mustache print these), and the check that no two things
- * of a schema generate one C identifier.  Calls diag, jsonutil (internal.h),
- * the IR, render_context.h's identifier rule, and libc. */
+ * of a schema generate one C identifier; the rule that makes a schema's
+ * name a C identifier.  Calls diag, jsonutil (internal.h), the IR and libc. */
 #include "generated_names.h"
 
 #include "decl_write.h"
 #include "internal.h"
-#include "render_context.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,21 +146,25 @@ static const json_t *named(const json_t *arr, const char *name)
     return NULL;
 }
 
-static char *ident(const char *s)
+char *ddbgen_c_ident(const char *s, int upper)
 {
-    json_t *j = ddbgen__rc_ident(s, 0);
-    char *r = j ? strdup(json_string_value(j)) : NULL;
-    json_decref(j);
-    return r;
+    char *buf = strdup(s ? s : "");
+    if (!buf)
+        return NULL;
+    for (char *c = buf; *c; c++)
+        *c = !isalnum((unsigned char)*c) ? '_' : upper ? (char)toupper((unsigned char)*c) : *c;
+    return buf;
 }
 
-static char *upper(const char *s)
+const char *ddbgen__part_word(ddbgen_tmpl_part p)
 {
-    json_t *j = ddbgen__rc_ident(s, 1);
-    char *r = j ? strdup(json_string_value(j)) : NULL;
-    json_decref(j);
-    return r;
+    static const char *const names[] = {"", "year", "month", "day", "quarter"};
+    return (size_t)p < sizeof names / sizeof *names ? names[p] : "";
 }
+
+static char *ident(const char *s) { return ddbgen_c_ident(s, 0); }
+
+static char *upper(const char *s) { return ddbgen_c_ident(s, 1); }
 
 /* The names of a family suffix given its literal text (what precedes '<'). */
 static void add_suffixes(space *s, const suffix *sx, size_t n, size_t owner, ddbgen_loc loc, const char *who,

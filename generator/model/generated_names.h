@@ -30,4 +30,12 @@ const char *ddbgen_entity_name_taken(const char *name);
  * its descriptors unchecked). */
 void ddbgen__check_generated_names(const ddbgen_ir *ir, const json_t *declared, const char *base, ddbgen_diags *d);
 
+/* s with every character that cannot be in a C identifier replaced by '_'
+ * ("GSI-1.x" -> "GSI_1_x"); upper-cased when upper.  malloc'ed; NULL when
+ * out of memory. */
+char *ddbgen_c_ident(const char *s, int upper);
+/* The word a date part adds to a level's constructor name ("year"; "" for none):
+ * <entity>_<pattern>_<field>_<word>. */
+const char *ddbgen__part_word(ddbgen_tmpl_part p);
+
 #endif

@@ -13,7 +13,6 @@
  */
 #include "internal.h"
 #include "ir.h"
-#include "decl_write.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -554,8 +553,6 @@ static void lower_entities(lw *w)
         finish_fields(w, je, e);
         for (size_t k = 1; k < e->n_keys && e->n_shards; k++)
             e->keys[k].shard = key_shard(e, &e->keys[k]);
-        if (ddbgen__lower_writes(ir, je, e))
-            w->oom = 1;
     }
 }
 

@@ -6,8 +6,9 @@
  * segments, key attributes and types, the fields the primary key uses,
  * shards, index key types, the entities of each table, collections) is
  * written from the IR that lower.c made of that same document, so the
- * model file and the generated code come from one derivation.  May call
- * ir.h and internal.h's JSON helpers; nothing else.
+ * model file and the generated code come from one derivation; and the
+ * canonical text of a model document.  May call ir.h and internal.h's JSON
+ * helpers; nothing else.
  */
 #include "internal.h"
 #include "ir.h"
@@ -201,3 +202,6 @@ json_t *ddbgen__model_json(const ddbgen_ir *ir, const json_t *declared)
     }
     return doc;
 }
+
+/* The canonical text of a model document (model.h). */
+char *ddbgen_model_to_string(const json_t *model) { return ddbgen_json_text(model, JSON_INDENT(2) | JSON_SORT_KEYS); }

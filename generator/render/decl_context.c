@@ -6,6 +6,7 @@
  * internal.h's buffers. */
 #include "decl_write.h"
 #include "internal.h"
+#include "c_text.h"
 #include "render_context.h"
 
 #include <stdio.h>

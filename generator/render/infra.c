@@ -270,18 +270,9 @@ int ddbgen__infra_format_known(const char *format)
 
 static char *json_text(json_t *doc)
 {
-    char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    char *s = doc ? ddbgen_json_text(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(doc);
-    if (!s)
-        return NULL;
-    size_t n = strlen(s);
-    char *out = realloc(s, n + 2);
-    if (!out) {
-        free(s);
-        return NULL;
-    }
-    memcpy(out + n, "\n", 2);
-    return out;
+    return s;
 }
 
 char *ddbgen__infra_text(const ddbgen_ir *ir, const char *format, const ddbgen_ir_table *only, const char **why)

@@ -7,9 +7,9 @@
  */
 #include "render_context.h"
 
+#include "c_text.h"
 #include "decl_write.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,90 +25,8 @@ static void set(json_t *o, const char *key, json_t *v) { json_object_set_new(o, 
 #define c_ident ddbgen__rc_ident
 #define params_ctx ddbgen__rc_params
 #define key_comment ddbgen__rc_key_comment
-
-json_t *ddbgen__rc_fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (!buf)
-        return NULL;
-    va_start(ap, f);
-    vsnprintf(buf, (size_t)n + 1, f, ap);
-    va_end(ap);
-    json_t *j = json_string(buf);
-    free(buf);
-    return j;
-}
-
-/* s as a C string literal ("..." with C escapes); "NULL" for NULL. */
-static json_t *c_literal(const char *s)
-{
-    if (!s)
-        return json_string("NULL");
-    size_t n = strlen(s);
-    char *out = malloc(n * 4 + 3), *o = out;
-    if (!out)
-        return NULL;
-    *o++ = '"';
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            *o++ = '\\';
-            *o++ = (char)*p;
-        } else if (*p < 0x20 || *p >= 0x7f || *p == '?') {
-            /* octal escapes cannot swallow a following digit beyond 3 */
-            o += sprintf(o, "\\%03o", *p);
-        } else {
-            *o++ = (char)*p;
-        }
-    }
-    *o++ = '"';
-    *o = '\0';
-    json_t *j = json_string(out);
-    free(out);
-    return j;
-}
-
-/* s as a C string literal that can stand inside a comment: where a star
- * and a slash meet, a backslash goes between them, so the text neither
- * closes nor opens a comment. */
-static json_t *comment_literal(const char *s)
-{
-    json_t *lit = c_literal(s);
-    const char *l = json_string_value(lit);
-    char *out = l ? malloc(strlen(l) * 2 + 1) : NULL;
-    if (!out) {
-        json_decref(lit);
-        return NULL;
-    }
-    char *o = out;
-    for (const char *p = l; *p; p++) {
-        *o++ = *p;
-        if ((p[0] == '*' && p[1] == '/') || (p[0] == '/' && p[1] == '*'))
-            *o++ = '\\';
-    }
-    *o = '\0';
-    json_decref(lit);
-    json_t *j = json_string(out);
-    free(out);
-    return j;
-}
-
-/* s with every character that cannot be in a C identifier replaced by '_'
- * ("GSI-1.x" -> "GSI_1_x"); upper-cased when upper. */
-json_t *ddbgen__rc_ident(const char *s, int upper)
-{
-    char *buf = strdup(s ? s : "");
-    if (!buf)
-        return NULL;
-    for (char *c = buf; *c; c++)
-        *c = !isalnum((unsigned char)*c) ? '_' : upper ? (char)toupper((unsigned char)*c) : *c;
-    json_t *j = json_string(buf);
-    free(buf);
-    return j;
-}
+#define c_literal ddbgen__c_literal
+#define comment_literal ddbgen__comment_literal
 
 static json_t *count(size_t n) { return json_integer((json_int_t)n); }
 
@@ -284,29 +202,6 @@ static json_t *fields_ctx(const ddbgen_ir_field *fields, size_t n, const char *c
     return out;
 }
 
-/* The C parameters that address an item, and what copies them into `k`. */
-json_t *ddbgen__rc_params(const ddbgen_ir_param *params, size_t n)
-{
-    json_t *out = json_array();
-    for (size_t i = 0; i < n; i++) {
-        const ddbgen_ir_field *f = params[i].field;
-        json_t *p = json_object();
-        set(p, "path", json_string(params[i].path));
-        set(p, "pname", c_ident(params[i].path, 0));
-        /* strings are taken as const char * (char[N] copied, char * pointed to, never written) */
-        bool str = !f->chars && f->type == DDBGEN_IR_S;
-        set(p, "ctype", json_string(f->chars || str ? "const char *" : f->ctype));
-        set(p, "str", json_boolean(str));
-        if (f->chars) {
-            set(p, "chars", json_true());
-            set(p, "cname_lit", c_literal(params[i].path));
-        }
-        set(p, "last", json_boolean(i + 1 == n));
-        json_array_append_new(out, p);
-    }
-    return out;
-}
-
 /* ---- tables ------------------------------------------------------------------ */
 
 static void key_schema_ctx(json_t *o, const ddbgen_ir_index *x)
@@ -444,16 +339,6 @@ static json_t *batch_put_refusal(const ddbgen_ir_entity *e)
     if (f->unique)
         return fmt("a unique field (%s), whose uniqueness items need a transaction", f->name);
     return fmt("a created-at field (%s), whose stored value a batch put would replace", f->name);
-}
-
-/* "\"ORG#{org}\" / \"USER#{username}\"": a key's templates as comments show them. */
-json_t *ddbgen__rc_key_comment(const ddbgen_ir_key *k)
-{
-    json_t *pk = comment_literal(k->pk.text), *sk = k->has_sk ? comment_literal(k->sk.text) : NULL;
-    json_t *j = fmt("%s%s%s", json_string_value(pk), sk ? " / " : "", sk ? json_string_value(sk) : "");
-    json_decref(pk);
-    json_decref(sk);
-    return j;
 }
 
 /* label: the entity's name as comments show it. */
@@ -594,9 +479,6 @@ static json_t *entity_ctx(const ddbgen_ir_entity *e, const char *base)
     json_decref(prefixj);
     return o;
 }
-
-json_t *ddbgen__c_literal(const char *s) { return c_literal(s); }
-json_t *ddbgen__comment_literal(const char *s) { return comment_literal(s); }
 
 static json_t *collection_ctx(const ddbgen_ir_collection *c)
 {

@@ -6,6 +6,7 @@
  * plan, per entity it rewrites, the migration step (renames, claims, the typed
  * transform from the old struct to the new one) and per table the plan's
  * id.  Presentation only; may call ir.h, render_context.h and jansson. */
+#include "c_text.h"
 #include "render_context.h"
 
 #include "internal.h"

@@ -9,6 +9,8 @@
  * helpers, ir.h and jansson.
  */
 #include "internal.h"
+#include "c_text.h"
+#include "generated_names.h"
 #include "render_context.h"
 
 #include <ctype.h>
@@ -75,12 +77,6 @@ static const char *sk_op_const(ddbgen_ir_skop op)
 }
 
 /* ---- access patterns ----------------------------------------------------------- */
-
-const char *ddbgen__part_word(ddbgen_tmpl_part p)
-{
-    static const char *const names[] = {"", "year", "month", "day", "quarter"};
-    return (size_t)p < sizeof names / sizeof *names ? names[p] : "";
-}
 
 /* The first level of k whose field path is path. */
 static size_t first_level(const ddbgen_ir_key *k, const char *path)

@@ -113,7 +113,7 @@ static void test_to_item(void **state)
 
     /* back again */
     struct user v;
-    assert_int_equal(ddb_ent_from_item(&user_entity, it, &v, a, &err), 0);
+    assert_int_equal(ddb_ent_from_item(&user_entity, it, a, &v, &err), 0);
     assert_string_equal(v.org, "acme");
     assert_string_equal(v.email, "Ann@X.org");
     assert_int_equal(v.logins, -5);
@@ -160,22 +160,22 @@ static void test_errors(void **state)
     assert_int_equal(ddb_ent_to_item(&user_entity, &u, a, &it, &err), 0);
     struct user v;
     ddb_item_set_s(it, "Type", "Order");
-    assert_int_equal(ddb_ent_from_item(&user_entity, it, &v, a, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_ent_from_item(&user_entity, it, a, &v, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "item has Type = \"Order\", expected \"User\"");
     ddb_item_set_s(it, "Type", "User");
     ddb_item_set_s(it, "username", "a-name-that-is-too-long");
-    assert_int_equal(ddb_ent_from_item(&user_entity, it, &v, a, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_ent_from_item(&user_entity, it, a, &v, &err), DDB_EVALIDATION);
     assert_string_equal(err.message,
                         "attribute username is 23 bytes, longer than field username holds (at most 15)");
     ddb_item_set_s(it, "username", "ann");
     ddb_item_remove(it, "logins");
-    assert_int_equal(ddb_ent_from_item(&user_entity, it, &v, a, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_ent_from_item(&user_entity, it, a, &v, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "required attribute logins (field logins of user) is missing");
     ddb_item_set_i64(it, "logins", 5000000000LL);
-    assert_int_equal(ddb_ent_from_item(&user_entity, it, &v, a, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_ent_from_item(&user_entity, it, a, &v, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "attribute logins = 5000000000 does not fit field logins (4-byte integer)");
     ddb_item_set_s(it, "logins", "5");
-    assert_int_equal(ddb_ent_from_item(&user_entity, it, &v, a, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_ent_from_item(&user_entity, it, a, &v, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "attribute logins (field logins) is S, expected N");
     ddb_arena_free(a);
 }
@@ -226,7 +226,7 @@ static void test_integer_widths(void **state)
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         assert_string_equal(ddb_item_get(it, want[i][0])->u.s, want[i][1]);
     struct widths back;
-    assert_int_equal(ddb_ent_from_item(&widths_entity, it, &back, a, &err), 0);
+    assert_int_equal(ddb_ent_from_item(&widths_entity, it, a, &back, &err), 0);
     assert_string_equal(back.id, w.id);
     assert_true(back.i8 == w.i8 && back.i16 == w.i16 && back.i32 == w.i32 && back.i64 == w.i64);
     assert_true(back.u8 == w.u8 && back.u16 == w.u16 && back.u32 == w.u32 && back.u64 == w.u64);
@@ -234,7 +234,7 @@ static void test_integer_widths(void **state)
     ddb_value *n;
     assert_int_equal(ddb_v_n(a, "256", &n, &err), 0);
     assert_int_equal(ddb_item_set(it, "u8", n), 0);
-    assert_int_equal(ddb_ent_from_item(&widths_entity, it, &back, a, &err), DDB_EVALIDATION);
+    assert_int_equal(ddb_ent_from_item(&widths_entity, it, a, &back, &err), DDB_EVALIDATION);
     assert_string_equal(err.message, "attribute u8 = 256 does not fit field u8 (1-byte unsigned integer)");
     ddb_arena_free(a);
 }

@@ -191,7 +191,7 @@ static void test_exact_key_sharded(void **state)
     /* the older interface: all sort-key fields given means equality */
     ddb_ent_page pg;
     ddb_ent_query q = {.key = 0, .obj = &k, .sk_fields = 1};
-    OK(ddb_ent_query_page(f->db, &device_entity, &q, f->a, NULL, &pg, err));
+    OK(ddb_ent_query_page(f->db, &device_entity, &q, NULL, f->a, &pg, err));
     assert_int_equal(pg.count, 1);
     assert_string_equal(((struct device *)pg.items)[0].firmware, "1.0");
 
@@ -378,7 +378,7 @@ static void test_collection_pages(void **state)
     /* the whole partition at once (the older interface): the collection
      * with a sharded member decodes */
     ddb_capacity cap;
-    OK(ddb_ent_query_collection(f->db, &telemetry, 0, &k, &t, f->a, NULL, &cap, err));
+    OK(ddb_ent_query_collection(f->db, &telemetry, 0, &k, NULL, f->a, &t, &cap, err));
     assert_int_equal(t.device_count, 1);
     assert_string_equal(t.device[0].firmware, "1.0");
     assert_int_equal(t.reading_count, 6);
@@ -696,7 +696,7 @@ static void test_batch_get_sharded(void **state)
     struct device keys[3] = {{.device_id = "d1"}, {.device_id = "dx"}, {.device_id = "d3"}}, out[3];
     bool found[3];
     ddb_capacity cap;
-    OK(ddb_ent_batch_get(f->db, &device_entity, keys, 3, out, found, f->a, NULL, &cap, err));
+    OK(ddb_ent_batch_get(f->db, &device_entity, keys, 3, NULL, f->a, out, found, &cap, err));
     assert_true(found[0]);
     assert_false(found[1]);
     assert_true(found[2]);
@@ -732,13 +732,13 @@ static void test_stream_record_merged(void **state)
     assert_true(n >= 1);
     struct device nw, old;
     ddb_ent_record info;
-    OK(ddb_ent_decode_record(fleet_entities, 4, &recs[n - 1], &nw, &old, sizeof nw, &info, f->a, err));
+    OK(ddb_ent_decode_record(fleet_entities, 4, &recs[n - 1], f->a, &nw, &old, sizeof nw, &info, err));
     assert_int_equal(info.type, 2);
     assert_true(info.partial);
     assert_string_equal(nw.firmware, "1.5");
     assert_string_equal(nw.model, ""); /* on shard A */
     assert_false(ddb_ent_mask_has(&info.new_fields, DEVICE_MODEL));
-    OK(ddb_ent_complete_record(f->db, fleet_entities, 4, &info, &nw, NULL, f->a, err));
+    OK(ddb_ent_complete_record(f->db, fleet_entities, 4, NULL, f->a, &info, &nw, err));
     assert_false(info.partial);
     assert_string_equal(nw.model, "T100");
     assert_string_equal(nw.site_id, "s1");

@@ -539,7 +539,7 @@ static size_t batch_both(fx *f, const ddb_entity_desc *e, const void *keys, size
         } else {
             ddb_ent_opts eo = {.return_capacity = DDB_CAPACITY_TOTAL};
             masks[k] = NULL;
-            rc[k] = ddb_ent_batch_get(f->db, e, keys, n, out[k], found[k], f->a, &eo, &cap[k], &err[k]);
+            rc[k] = ddb_ent_batch_get(f->db, e, keys, n, &eo, f->a, out[k], found[k], &cap[k], &err[k]);
         }
     }
     assert_int_equal(rc[0], rc[1]);

@@ -106,7 +106,7 @@ static void test_over_limit_refused(void **state)
     memset(&err, 0, sizeof err);
     assert_over_limit("create", ddb_ent_create(f->db, &e, &r, NULL, &cap, &err), &err);
     memset(&err, 0, sizeof err);
-    assert_over_limit("get", ddb_ent_get(f->db, &e, &r, &out, f->a, NULL, &cap, &err), &err);
+    assert_over_limit("get", ddb_ent_get(f->db, &e, &r, NULL, f->a, &out, &cap, &err), &err);
     memset(&err, 0, sizeof err);
     assert_over_limit("delete", ddb_ent_delete(f->db, &e, &r, NULL, &cap, &err), &err);
     memset(&err, 0, sizeof err);
@@ -116,13 +116,13 @@ static void test_over_limit_refused(void **state)
     memset(&err, 0, sizeof err);
     ddb_ent_query q = {.key = 0, .obj = &r};
     ddb_ent_page page;
-    assert_over_limit("query", ddb_ent_query_page(f->db, &e, &q, f->a, NULL, &page, &err), &err);
+    assert_over_limit("query", ddb_ent_query_page(f->db, &e, &q, NULL, f->a, &page, &err), &err);
 
     struct recs result;
     const ddb_collection_member members[] = {{&e, 0, offsetof(struct recs, recs), offsetof(struct recs, recs_count), 0}};
     const ddb_collection_desc coll = {"Recs", NULL, 1, members};
     memset(&err, 0, sizeof err);
-    assert_over_limit("collection", ddb_ent_query_collection(f->db, &coll, 0, &r, &result, f->a, NULL, &cap, &err),
+    assert_over_limit("collection", ddb_ent_query_collection(f->db, &coll, 0, &r, NULL, f->a, &result, &cap, &err),
                       &err);
 
     ddb_ent_tx *tx = ddb_ent_tx_new(f->db, f->a, &err);
@@ -142,7 +142,7 @@ static void test_over_limit_refused(void **state)
     assert_over_limit("batch put", ddb_ent_batch_put(f->db, &e, &r, 1, NULL, &cap, &err), &err);
     bool found;
     memset(&err, 0, sizeof err);
-    assert_over_limit("batch get", ddb_ent_batch_get(f->db, &e, &r, 1, &out, &found, f->a, NULL, &cap, &err), &err);
+    assert_over_limit("batch get", ddb_ent_batch_get(f->db, &e, &r, 1, NULL, f->a, &out, &found, &cap, &err), &err);
 
     memset(&err, 0, sizeof err);
     assert_over_limit("open table", ddb_ent_open_table(f->db, &table, ents, 1, &err), &err);
@@ -152,7 +152,7 @@ static void test_over_limit_refused(void **state)
     struct rec old;
     memset(&err, 0, sizeof err);
     assert_over_limit("decode record",
-                      ddb_ent_decode_record(ents, 1, &rec, &out, &old, sizeof out, &info, f->a, &err), &err);
+                      ddb_ent_decode_record(ents, 1, &rec, f->a, &out, &old, sizeof out, &info, &err), &err);
 
     /* nothing reached the table */
     ddb_scan_params sp = {.table = "Shards"};
@@ -180,7 +180,7 @@ static void test_at_limit_works(void **state)
     assert_int_equal(pg.count, DDB_ENT_MAX_SHARDS); /* one item per shard */
 
     memset(&out, 0, sizeof out);
-    if (ddb_ent_get(f->db, &e, &r, &out, f->a, NULL, &cap, &err))
+    if (ddb_ent_get(f->db, &e, &r, NULL, f->a, &out, &cap, &err))
         fail_msg("get: %s", err.message);
     assert_string_equal(out.id, "r1");
     assert_int_equal(out.v, 7);
@@ -192,7 +192,7 @@ static void test_at_limit_works(void **state)
 
     ddb_ent_query q = {.key = 0, .obj = &r};
     ddb_ent_page page;
-    if (ddb_ent_query_page(f->db, &e, &q, f->a, NULL, &page, &err))
+    if (ddb_ent_query_page(f->db, &e, &q, NULL, f->a, &page, &err))
         fail_msg("query: %s", err.message);
     assert_int_equal(page.count, 1); /* the shard items merged into one entity */
     assert_int_equal(((struct rec *)page.items)[0].v, 8);
@@ -209,7 +209,7 @@ static void test_at_limit_works(void **state)
 
     if (ddb_ent_delete(f->db, &e, &r, NULL, &cap, &err) || ddb_ent_delete(f->db, &e, &r2, NULL, &cap, &err))
         fail_msg("delete: %s", err.message);
-    assert_int_equal(ddb_ent_get(f->db, &e, &r, &out, f->a, NULL, &cap, &err), DDB_ENOTFOUND);
+    assert_int_equal(ddb_ent_get(f->db, &e, &r, NULL, f->a, &out, &cap, &err), DDB_ENOTFOUND);
     assert_int_equal(ddb_scan(f->db, &sp, f->a, &pg, &err), DDB_OK);
     assert_int_equal(pg.count, 0);
 }

@@ -300,7 +300,7 @@ static void test_conditions(void **state)
     ddb_ent_update_expr add = {.expr = {.text = "ADD logins :n", .values = tu_item(f->a, ":n", 'i', (int64_t)2, NULL)}};
     struct user after;
     u.version = 0; /* the key's version: 0 = not checked */
-    OK(ddb_ent_update(f->db, &user_entity, &u, &add, 1, NULL, &after, f->a, NULL, &f->err));
+    OK(ddb_ent_update(f->db, &user_entity, &u, &add, 1, NULL, f->a, &after, NULL, &f->err));
     assert_int_equal(after.logins, 7);
     assert_int_equal(after.version, 2);
     assert_string_equal(after.updated, "2025-11-26T14:40:02.000Z");
@@ -308,7 +308,7 @@ static void test_conditions(void **state)
     ddb_ent_update_expr set = {.expr = {.text = "SET #s = :s REMOVE nick",
                                         .names = tu_item(f->a, "#s", 's', "status", NULL),
                                         .values = tu_item(f->a, ":s", 's', "busy", NULL)}};
-    OK(ddb_ent_update(f->db, &user_entity, &u, &set, 1, NULL, &after, f->a, NULL, &f->err));
+    OK(ddb_ent_update(f->db, &user_entity, &u, &set, 1, NULL, f->a, &after, NULL, &f->err));
     assert_string_equal(after.status, "busy");
     assert_int_equal(after.version, 3);
     /* the key struct's version is checked when set */
@@ -514,7 +514,7 @@ static void test_declared_misuse_and_cross_shard(void **state)
     assert_int_equal(ddb_ent_update_declared(f->db, &device_entity, &u, &key, NULL, 0, NULL, NULL, NULL, NULL, &f->err),
                      DDB_EVALIDATION);
     assert_non_null(strstr(f->err.message, ":n"));
-    OK(ddb_ent_get(f->db, &device_entity, &key, &d, f->a, NULL, NULL, &f->err));
+    OK(ddb_ent_get(f->db, &device_entity, &key, NULL, f->a, &d, NULL, &f->err));
     assert_int_equal(d.battery, 50); /* nothing was written */
     /* update-fields of the description (shard B) when battery (shard A) > :min */
     ddb_item *vals2 = ddb_item_new(f->a);

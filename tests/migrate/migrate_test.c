@@ -196,7 +196,7 @@ static int verify_queries(ddb *db, long n)
     struct customer c, want;
     fill(&c, 7);
     fill(&want, 7);
-    if ((rc = ddb_ent_get(db, &customer_entity, &c, &c, a, NULL, NULL, &err)))
+    if ((rc = ddb_ent_get(db, &customer_entity, &c, NULL, a, &c, NULL, &err)))
         return fail("get customer 7", rc, &err);
 #if MIG_V == 4
     if (strcmp(c.score, want.score) || strcmp(c.home.city, want.home.city)) {
@@ -290,7 +290,7 @@ int main(int argc, char **argv)
         ddb_arena *a = ddb_arena_new();
         struct customer old;
         fill(&old, 1);
-        if ((rc = ddb_ent_get(db, &customer_entity, &old, &old, a, NULL, NULL, &err)) || old.nickname)
+        if ((rc = ddb_ent_get(db, &customer_entity, &old, NULL, a, &old, NULL, &err)) || old.nickname)
             return fail("get an old customer (no nickname)", rc, &err);
         ddb_arena_free(a);
 #endif
@@ -310,7 +310,7 @@ int main(int argc, char **argv)
         ddb_arena *a = ddb_arena_new();
         struct customer one;
         fill(&one, 1);
-        rc = ddb_ent_get(db, &customer_entity, &one, &one, a, NULL, NULL, &err);
+        rc = ddb_ent_get(db, &customer_entity, &one, NULL, a, &one, NULL, &err);
         ddb_arena_free(a);
         if (rc && rc != DDB_ENOTFOUND)
             return fail("get customer 1 during the migration", rc, &err);

@@ -60,7 +60,7 @@ static void fill_event(struct event *e, long i)
 #if SHARDS_V == 2
 /* The transform of the event's amount (int32_t -> text), from the struct
  * ddbgen generated from version 1's deployed model. */
-int event_from_old(const struct event_old *old, struct event *e, void *ctx)
+int event_from_old(void *ctx, const struct event_old *old, struct event *e)
 {
     (void)ctx;
     snprintf(e->amount, sizeof e->amount, "%d.00", (int)(old->amount % 100000));

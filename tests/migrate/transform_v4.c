@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int customer_from_old(const struct customer_old *old, struct customer *c, void *ctx)
+int customer_from_old(void *ctx, const struct customer_old *old, struct customer *c)
 {
     static long calls, kill_after = -1;
     (void)ctx;

@@ -62,7 +62,7 @@ static void write_and_decode(ddb *db)
     int users = 0, orgs = 0, products = 0;
     for (size_t i = 0; i < n; i++) {
         shop_record rec;
-        OK(shop_decode_record(&r[i], &rec, a, &err));
+        OK(shop_decode_record(&r[i], a, &rec, &err));
         assert_int_equal(rec.seq, r[i].seq);
         switch (rec.type) {
         case SHOP_TYPE_ORGANIZATION:
@@ -102,10 +102,10 @@ static void write_and_decode(ddb *db)
 
     /* another table's decoder refuses the record */
     audit_record ar;
-    assert_int_equal(audit_decode_record(&r[0], &ar, a, &err), DDB_EINVAL);
+    assert_int_equal(audit_decode_record(&r[0], a, &ar, &err), DDB_EINVAL);
     n = su_read_all(db, "Audit", a, r, 16);
     assert_int_equal(n, 1);
-    OK(audit_decode_record(&r[0], &ar, a, &err));
+    OK(audit_decode_record(&r[0], a, &ar, &err));
     assert_int_equal(ar.type, AUDIT_TYPE_AUDIT_EVENT);
     assert_string_equal(ar.new_image.audit_event.actor, "ann");
 
@@ -122,13 +122,13 @@ static void write_and_decode(ddb *db)
     n = su_read_all(db, "Shop", a, r, 16);
     assert_int_equal(n, 11);
     shop_record rec;
-    OK(shop_decode_record(&r[7], &rec, a, &err));
+    OK(shop_decode_record(&r[7], a, &rec, &err));
     assert_int_equal(rec.type, SHOP_TYPE_USER);
     assert_false(rec.has_new || rec.has_old);
-    OK(shop_decode_record(&r[8], &rec, a, &err));
+    OK(shop_decode_record(&r[8], a, &rec, &err));
     assert_int_equal(rec.type, SHOP_TYPE_ORGANIZATION);
     assert_int_equal(rec.event, DDB_STREAM_REMOVE);
-    OK(shop_decode_record(&r[9], &rec, a, &err));
+    OK(shop_decode_record(&r[9], a, &rec, &err));
     assert_int_equal(rec.type, SHOP_TYPE_PRODUCT);
     ddb_arena_free(a);
 }

@@ -10,6 +10,25 @@
  * bytes, lists, sets) is allocated from the ddb_arena passed to the call and
  * lives until that arena is reset or freed.  Bounded fields (char[N]) are
  * stored inline.  Inputs are never retained.
+ *
+ * Argument order.  Every function declared here and every function ddbgen
+ * generates takes its parameters in this order of kinds (a kind a call
+ * does not need is left out):
+ *   1. the handle: db, or the transaction, batch or iterator it works on
+ *      (a callback: its ctx)
+ *   2. what the call acts on: the entity or collection, the keys, object
+ *      or objects (and their count), then the call's own parameters (the
+ *      fields to write, a sort-key condition, a declared update's values,
+ *      a scan segment)
+ *   3. the options (ddb_ent_opts, ddb_ent_read_opts, ddb_ent_tx_cond, ...;
+ *      NULL = the defaults)
+ *   4. the arena whatever the call returns is allocated from
+ *   5. the outputs: what the call fills (out, then masks, found, ...)
+ *   6. the consumed capacity (ddb_capacity *; NULL = not wanted)
+ *   7. err, always last (may be NULL)
+ * So a read is (db, key or partition, [condition], opts, arena, out, err)
+ * and a write (db, obj, [fields or values], opts, [arena, out,] cap, err).
+ * The test examples_argument_order checks it on every generated header.
  */
 #ifndef DDB_ENTITY_H
 #define DDB_ENTITY_H
@@ -203,15 +222,15 @@ typedef struct ddb_entity_desc {
 int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
 /* The physical items of obj: one per shard (each with the entity's key, its
  * shard sort key and the fields of that shard), or the one item of an
- * unsharded entity.  out has room for cap items; *n receives the count
+ * unsharded entity.  out has room for cap items; *out_n receives the count
  * (DDB_ELIMIT when cap is too small). */
-int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, size_t cap, size_t *n,
-                     ddb_error *err);
-/* Fill obj (zeroed first) from an item of this entity.  DDB_EVALIDATION when
+int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, size_t cap,
+                     size_t *out_n, ddb_error *err);
+/* Fill out (zeroed first) from an item of this entity.  DDB_EVALIDATION when
  * the item's type attribute names another entity, a required attribute is
  * missing, a string is longer than its field, a number does not fit its C
  * type.  Variable-size data is allocated from a. */
-int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, ddb_error *err);
+int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, ddb_arena *a, void *out, ddb_error *err);
 /* Render template t with obj's fields.  *out is NULL (and DDB_OK returned)
  * when a referenced optional field is absent. */
 int ddb_ent_render(const ddb_entity_desc *e, const ddb_template *t, const void *obj, ddb_arena *a, ddb_value **out,
@@ -267,7 +286,7 @@ int ddb_ent_create(ddb *db, const ddb_entity_desc *e, void *obj, const ddb_ent_o
 /* Read by primary key: key fields are taken from `key` (an entity struct
  * with at least the key fields set); out receives the item.  DDB_ENOTFOUND
  * when absent.  key and out may be the same object. */
-int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a, const ddb_ent_opts *o,
+int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, ddb_arena *a, void *out,
                 ddb_capacity *cap, ddb_error *err);
 /* Delete by primary key (every shard). */
 int ddb_ent_delete(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, ddb_capacity *cap,
@@ -315,7 +334,7 @@ typedef struct ddb_ent_update_expr {
  * with a consistent get (every shard item; its read capacity counted).  DDB_ENOTFOUND when the item
  * does not exist; DDB_ECONDITION when opts->condition or the version fails. */
 int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
-                   const ddb_ent_opts *o, void *out, ddb_arena *a, ddb_capacity *cap, ddb_error *err);
+                   const ddb_ent_opts *o, ddb_arena *a, void *out, ddb_capacity *cap, ddb_error *err);
 
 /* Delete n entities by key (structs with the key fields) with
  * BatchWriteItem, 25 items a request, unprocessed items retried; every
@@ -386,7 +405,7 @@ typedef struct ddb_ent_update_desc {
  * allocated from a.  Placeholder
  * names ":v<digits>" and "#n<digits>" are the runtime's. */
 int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,
-                            const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, void *out, ddb_arena *a,
+                            const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, ddb_arena *a, void *out,
                             ddb_capacity *cap, ddb_error *err);
 
 /* ---- Declared conditions (ddbgen's DDB_CONDITION; docs/SCHEMA.md) ------------ */
@@ -445,8 +464,8 @@ typedef struct ddb_ent_page {
 
 /* One page of entities of e from its index; items of other types in the
  * same partition are skipped. */
-int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q, ddb_arena *a,
-                       const ddb_ent_opts *o, ddb_ent_page *out, ddb_error *err);
+int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q, const ddb_ent_opts *o,
+                       ddb_arena *a, ddb_ent_page *out, ddb_error *err);
 
 /* A collection: members of several entity types in one partition. */
 typedef struct ddb_collection_member {
@@ -471,7 +490,7 @@ typedef struct ddb_collection_desc {
  * are set: member_index says which) and fill result: per member type an
  * arena array and a count.  Reads every page. */
 int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
-                             void *result, ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+                             const ddb_ent_opts *o, ddb_arena *a, void *result, ddb_capacity *cap, ddb_error *err);
 
 /* ---- Typed reads (issue 12) ---------------------------------------------------
  *
@@ -769,8 +788,8 @@ int ddb_ent_batch_put(ddb *db, const ddb_entity_desc *e, void *objs, size_t n, c
                       ddb_capacity *cap, ddb_error *err);
 /* Get n entities by the primary keys in keys (structs with the key fields
  * set) with BatchGetItem; out[i] and found[i] per key. */
-int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, void *out, bool *found,
-                      ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
+int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, const ddb_ent_opts *o,
+                      ddb_arena *a, void *out, bool *found, ddb_capacity *cap, ddb_error *err);
 /* The same with read options: o->fields projects (a sharded entity asks
  * only for the shard items holding those fields), o->consistent,
  * o->return_capacity and o->capacity; masks (may be NULL) receives per key
@@ -1016,8 +1035,8 @@ int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);
 /* What ddb_ent_decode_record learnt of a stream record. */
 typedef struct ddb_ent_record {
     int type;          /* 1 + the entity's index in entities[]; 0 = none of them */
-    bool has_old;      /* old_obj holds the OldImage */
-    bool has_new;      /* new_obj holds the NewImage */
+    bool has_old;      /* out_old holds the OldImage */
+    bool has_new;      /* out_new holds the NewImage */
     bool partial;      /* a sharded entity: the image is one shard item, only its fields are set */
     ddb_ent_mask new_fields, old_fields; /* the fields each image set */
 } ddb_ent_record;
@@ -1025,26 +1044,26 @@ typedef struct ddb_ent_record {
 /* Decode a stream record of a generated module's table.  The entity is the
  * one named by the image's type attribute (NewImage, else OldImage); with no
  * image (KEYS_ONLY) the one entity whose primary key templates match the
- * record's Keys, if exactly one does.  The images are filled into new_obj /
- * old_obj (obj_size bytes each, at least the largest entity struct; zeroed
+ * record's Keys, if exactly one does.  The images are filled into out_new /
+ * out_old (obj_size bytes each, at least the largest entity struct; zeroed
  * first), their variable-size data allocated from a.  out->type 0 and
  * DDB_OK when no entity of the list matches.  DDB_EINVAL when the record
  * belongs to another table, DDB_EVALIDATION when an image does not fit its
  * entity's struct (the message names the field). */
 int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, const ddb_stream_record *rec,
-                          void *new_obj, void *old_obj, size_t obj_size, ddb_ent_record *out, ddb_arena *a,
+                          ddb_arena *a, void *out_new, void *out_old, size_t obj_size, ddb_ent_record *out,
                           ddb_error *err);
 
 /* A sharded entity's record (info->partial) completed: the fields of
- * new_obj that its NewImage did not set are read from the item's other
+ * out_new that its NewImage did not set are read from the item's other
  * shards in the table as they are now (a get; o as for ddb_ent_read, may
  * be NULL); info->partial becomes false and new_fields grows.  Nothing to
  * do (DDB_OK) for a whole image or a record without NewImage; DDB_OK with
  * info->partial still true when the item is gone from the table.  The
  * OldImage cannot be completed (the other shards' old values are not
  * kept). */
-int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, size_t n, ddb_ent_record *info,
-                            void *new_obj, const ddb_ent_read_opts *o, ddb_arena *a, ddb_error *err);
+int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, size_t n, const ddb_ent_read_opts *o,
+                            ddb_arena *a, ddb_ent_record *info, void *out_new, ddb_error *err);
 
 #pragma GCC visibility pop
 

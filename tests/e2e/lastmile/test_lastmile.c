@@ -22,36 +22,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool remote(void)
-{
-    return getenv("DDB_TEST_URI") && *getenv("DDB_TEST_URI");
-}
+#include "../fresh_db.h"
 
-#define OK(expr)                                                                                                      \
-    do {                                                                                                              \
-        int rc_ = (expr);                                                                                             \
-        if (rc_)                                                                                                      \
-            fail_msg("%s: %s (%s)", #expr, ddb_strerror(rc_), err.message);                                           \
-    } while (0)
-
-/* A fresh database ("mem:", removed at close) or the server's, with the table. */
 static ddb *open_db(void)
 {
-    ddb *db;
-    ddb_error err;
-    OK(ddb_open(remote() ? getenv("DDB_TEST_URI") : "mem:", NULL, &db, &err));
-    int rc = ddb_delete_table(db, "CollT2", &err);
-    assert_true(rc == DDB_OK || rc == DDB_ENOTABLE);
-    OK(t_create_table(db, &err));
-    return db;
+    return fresh_db("CollT2", t_create_table);
 }
 
 static void close_db(ddb *db)
 {
-    ddb_error err;
-    if (remote())
-        ddb_delete_table(db, "CollT2", &err);
-    ddb_close(db);
+    fresh_db_close(db, "CollT2");
 }
 
 /* One org (two shard items) and six users u1..u6 in partition ORG#o1. */
@@ -281,24 +261,24 @@ static void test_empty_list_parameter(void **state)
     ddb_arena *a = ddb_arena_new();
     const char *more[] = {"first"};
     struct user u;
-    OK(user_note(db, "o1", "u1", NULL, 0, more, 1, NULL, &u, a, NULL, &err));
+    OK(user_note(db, "o1", "u1", NULL, 0, more, 1, NULL, a, &u, NULL, &err));
     assert_int_equal(u.notes_count, 1);
     assert_string_equal(u.notes[0], "first");
     const char *again[] = {"second", "third"};
-    OK(user_note(db, "o1", "u1", NULL, 0, again, 2, NULL, &u, a, NULL, &err));
+    OK(user_note(db, "o1", "u1", NULL, 0, again, 2, NULL, a, &u, NULL, &err));
     assert_int_equal(u.notes_count, 3);
     assert_string_equal(u.notes[2], "third");
     /* a non-empty :empty is a value too: if_not_exists takes the stored list */
     const char *unused[] = {"unused"};
-    OK(user_note(db, "o1", "u1", unused, 1, again, 1, NULL, &u, a, NULL, &err));
+    OK(user_note(db, "o1", "u1", unused, 1, again, 1, NULL, a, &u, NULL, &err));
     assert_int_equal(u.notes_count, 4);
     /* NULL with a non-zero count is no list: refused, naming the parameter, nothing written */
-    assert_int_equal(user_note(db, "o1", "u1", NULL, 2, again, 1, NULL, &u, a, NULL, &err), DDB_EINVAL);
+    assert_int_equal(user_note(db, "o1", "u1", NULL, 2, again, 1, NULL, a, &u, NULL, &err), DDB_EINVAL);
     assert_non_null(strstr(err.message, ":empty"));
     OK(user_get(db, "o1", "u1", NULL, a, &u, &err));
     assert_int_equal(u.notes_count, 4);
     /* appending an empty list keeps the list as it is */
-    OK(user_note(db, "o1", "u1", NULL, 0, NULL, 0, NULL, &u, a, NULL, &err));
+    OK(user_note(db, "o1", "u1", NULL, 0, NULL, 0, NULL, a, &u, NULL, &err));
     assert_int_equal(u.notes_count, 4);
     ddb_arena_free(a);
     close_db(db);

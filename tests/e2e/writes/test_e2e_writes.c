@@ -119,7 +119,7 @@ static void test_set_and_arithmetic(void **state)
     new_device(db, "d1");
     /* SET two fields to placeholders: no key reads them, but GSI1 projects
      * every attribute, so its copy of the item is rewritten too (1 unit) */
-    OK(device_charge(db, "d1", 90, 1700000000000, &caps, &got, a, &cap, &err));
+    OK(device_charge(db, "d1", 90, 1700000000000, &caps, a, &got, &cap, &err));
     assert_int_equal(got.battery, 90);
     assert_int_equal(got.last_seen, 1700000000000);
     assert_int_equal(got.rev, 2); /* created at 1, the update moved it on */
@@ -129,7 +129,7 @@ static void test_set_and_arithmetic(void **state)
         assert_true(cap.indexes[0].write == 1.0);
     }
     /* SET battery = battery - :d when battery >= :d */
-    OK(device_drain(db, "d1", 30, NULL, &got, a, NULL, &err));
+    OK(device_drain(db, "d1", 30, NULL, a, &got, NULL, &err));
     assert_int_equal(got.battery, 60);
     int rc = device_drain(db, "d1", 61, NULL, NULL, NULL, NULL, &err);
     assert_int_equal(rc, DDB_ECONDITION);
@@ -137,12 +137,12 @@ static void test_set_and_arithmetic(void **state)
     assert_int_equal(got.battery, 60); /* a failed condition writes nothing */
     /* ADD on a number, twice */
     OK(device_count_boot(db, "d1", 1, NULL, NULL, NULL, NULL, &err));
-    OK(device_count_boot(db, "d1", 1, NULL, &got, a, NULL, &err));
+    OK(device_count_boot(db, "d1", 1, NULL, a, &got, NULL, &err));
     assert_int_equal(got.boots, 2);
     /* if_not_exists keeps the first value */
     const char *first = "first"; /* a char * field's placeholder takes a const char * */
     OK(device_first_note(db, "d1", first, NULL, NULL, NULL, NULL, &err));
-    OK(device_first_note(db, "d1", "second", NULL, &got, a, NULL, &err));
+    OK(device_first_note(db, "d1", "second", NULL, a, &got, NULL, &err));
     assert_string_equal(got.note, "first");
     /* an absent item is not created */
     rc = device_charge(db, "nope", 1, 1, NULL, NULL, NULL, NULL, &err);
@@ -162,7 +162,7 @@ static void test_sets_lists_remove(void **state)
     new_device(db, "d2");
     char *t1[] = {"red", "blue"}, *t2[] = {"red"};
     OK(device_tag(db, "d2", (ddb_string_set){t1, 2}, NULL, NULL, NULL, NULL, &err));
-    OK(device_untag(db, "d2", (ddb_string_set){t2, 1}, NULL, &got, a, NULL, &err));
+    OK(device_untag(db, "d2", (ddb_string_set){t2, 1}, NULL, a, &got, NULL, &err));
     assert_int_equal(got.tags.count, 1);
     assert_string_equal(got.tags.items[0], "blue");
     int32_t r1[] = {1, 2}, r2[] = {3};
@@ -174,11 +174,11 @@ static void test_sets_lists_remove(void **state)
     got.readings_count = 2;
     got.note = "hello";
     OK(device_put(db, &got, NULL, NULL, &err));
-    OK(device_log(db, "d2", r2, 1, NULL, &got, a, NULL, &err));
+    OK(device_log(db, "d2", r2, 1, NULL, a, &got, NULL, &err));
     assert_int_equal(got.readings_count, 3);
     assert_int_equal(got.readings[2], 3);
     assert_string_equal(got.note, "hello");
-    OK(device_forget(db, "d2", NULL, &got, a, NULL, &err));
+    OK(device_forget(db, "d2", NULL, a, &got, NULL, &err));
     assert_null(got.note);
     ddb_arena_free(a);
     close_db(db);
@@ -194,7 +194,7 @@ static void test_recomputed_keys(void **state)
     struct device got;
     new_device(db, "d3");
     /* site and status feed GSI1 and the derived label: recomputed in the same request */
-    OK(device_move(db, "d3", "paris", "busy", &caps, &got, a, &cap, &err));
+    OK(device_move(db, "d3", "paris", "busy", &caps, a, &got, &cap, &err));
     assert_string_equal(got.site, "paris");
     assert_string_equal(got.label, "paris/busy");
     /* the table item, and GSI1 (old entry deleted, new one put: 2 units) */
@@ -234,7 +234,7 @@ static void test_sparse_index_remove(void **state)
     ticket_page pg;
     OK(ticket_GSI1(db, "open", ticket_GSI1_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
-    OK(ticket_close(db, "t1", "2026-11-26", &caps, &got, a, &cap, &err));
+    OK(ticket_close(db, "t1", "2026-11-26", &caps, a, &got, &cap, &err));
     assert_null(got.state);
     assert_string_equal(got.closed_at, "2026-11-26");
     assert_string_equal(got.prio, "P1");
@@ -253,7 +253,7 @@ static void test_sparse_index_remove(void **state)
     assert_null(ddb_item_get(it, "GSI1PK"));
     assert_null(ddb_item_get(it, "GSI1SK"));
     /* reopened (its sort key's prio set too): back on GSI1, closed_at gone */
-    OK(ticket_reopen(db, "t1", "triage", "P2", NULL, &got, a, NULL, &err));
+    OK(ticket_reopen(db, "t1", "triage", "P2", NULL, a, &got, NULL, &err));
     assert_null(got.closed_at);
     OK(ticket_GSI1(db, "triage", ticket_GSI1_all(), NULL, a, &pg, &err));
     assert_int_equal(pg.count, 1);
@@ -296,7 +296,7 @@ static void test_sharded(void **state)
     char *blurb = new_stock(db, "k1");
     struct stock got;
     /* the stock shard only: 1 WCU, not the 20 KB shard */
-    OK(stock_take(db, "k1", 3, &caps, &got, a, &cap, &err));
+    OK(stock_take(db, "k1", 3, &caps, a, &got, &cap, &err));
     assert_true(cap.table_write == 1.0);
     /* out is the whole item, read back with one consistent Query of the shard items (20.6 KB: 6 RCU) */
     assert_true(cap.table_read == 6.0);
@@ -351,7 +351,7 @@ static void test_sharded_multi(void **state)
     /* with out: the whole item read back after the transaction (one consistent Query of its shard
      * items: the sum of their sizes, under 4 KB now, 1 RCU -- "Query": capacity is the total size
      * of the items read, rounded up to 4 KB) */
-    OK(stock_restock(db, "k2", 1, "Raft", &caps, &got, a, &cap, &err));
+    OK(stock_restock(db, "k2", 1, "Raft", &caps, a, &got, &cap, &err));
     assert_true(cap.table_write == 4.0);
     assert_true(cap.table_read == 1.0);
     assert_int_equal(got.qty, 16);
@@ -555,7 +555,7 @@ static void test_lsi_rewrites(void **state)
     assert_int_equal(pg.count, 1);
     assert_string_equal(pg.items[0].day, "2026-01-07");
     /* the declared update recomputes the LSI's sort key */
-    OK(visit_reschedule(db, "oslo", "v1", "2026-01-09", NULL, &got, a, NULL, &err));
+    OK(visit_reschedule(db, "oslo", "v1", "2026-01-09", NULL, a, &got, NULL, &err));
     assert_string_equal(got.day, "2026-01-09");
     assert_string_equal(got.note, "second");
     OK(visit_ByDay(db, "oslo", visit_ByDay_all(), NULL, a, &pg, &err));
@@ -633,7 +633,7 @@ static void test_defaults_and_stamps(void **state)
     assert_int_equal(e.battery, 7);
     /* a declared update stamps updated, never created */
     now_ms = 1764169505999;
-    OK(device_charge(db, "d4", 80, 5, NULL, &got, a, NULL, &err));
+    OK(device_charge(db, "d4", 80, 5, NULL, a, &got, NULL, &err));
     assert_string_equal(got.updated, "2025-11-26T15:05:05.999Z");
     assert_int_equal(got.created_ms, 1764169445123);
     /* update_fields writes the stamp with the fields named */

@@ -85,14 +85,14 @@ int shop_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, s
     return ddb_ent_migrate(db, &m, o, a, report, err);
 }
 
-int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena *a, ddb_error *err)
+int shop_decode_record(const ddb_stream_record *rec, ddb_arena *a, shop_record *out, ddb_error *err)
 {
     static const ddb_entity_desc *const entities[] = { &organization_entity, &user_entity, &order_entity, &product_entity, };
     ddb_ent_record r;
     memset(&r, 0, sizeof r);
     memset(out, 0, sizeof *out);
-    int rc = ddb_ent_decode_record(entities, sizeof entities / sizeof *entities, rec, &out->new_image,
-                                   &out->old_image, sizeof out->new_image, &r, a, err);
+    int rc = ddb_ent_decode_record(entities, sizeof entities / sizeof *entities, rec, a, &out->new_image,
+                                   &out->old_image, sizeof out->new_image, &r, err);
     if (rec) {
         out->event = rec->event;
         out->seq = rec->seq;
@@ -167,14 +167,14 @@ int audit_migrate(ddb *db, const char *id, const ddb_ent_migration_step *steps, 
     return ddb_ent_migrate(db, &m, o, a, report, err);
 }
 
-int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_arena *a, ddb_error *err)
+int audit_decode_record(const ddb_stream_record *rec, ddb_arena *a, audit_record *out, ddb_error *err)
 {
     static const ddb_entity_desc *const entities[] = { &audit_event_entity, };
     ddb_ent_record r;
     memset(&r, 0, sizeof r);
     memset(out, 0, sizeof *out);
-    int rc = ddb_ent_decode_record(entities, sizeof entities / sizeof *entities, rec, &out->new_image,
-                                   &out->old_image, sizeof out->new_image, &r, a, err);
+    int rc = ddb_ent_decode_record(entities, sizeof entities / sizeof *entities, rec, a, &out->new_image,
+                                   &out->old_image, sizeof out->new_image, &r, err);
     if (rec) {
         out->event = rec->event;
         out->seq = rec->seq;
@@ -421,9 +421,9 @@ int organization_to_item(const struct organization *obj, ddb_arena *a, ddb_item 
     return ddb_ent_to_item(&organization_entity, obj, a, out, err);
 }
 
-int organization_from_item(const ddb_item *item, struct organization *obj, ddb_arena *a, ddb_error *err)
+int organization_from_item(const ddb_item *item, ddb_arena *a, struct organization *out, ddb_error *err)
 {
-    return ddb_ent_from_item(&organization_entity, item, obj, a, err);
+    return ddb_ent_from_item(&organization_entity, item, a, out, err);
 }
 
 static inline int organization_page_of(int rc, const ddb_ent_result *r, organization_page *out)
@@ -776,9 +776,9 @@ int user_to_item(const struct user *obj, ddb_arena *a, ddb_item **out, ddb_error
     return ddb_ent_to_item(&user_entity, obj, a, out, err);
 }
 
-int user_from_item(const ddb_item *item, struct user *obj, ddb_arena *a, ddb_error *err)
+int user_from_item(const ddb_item *item, ddb_arena *a, struct user *out, ddb_error *err)
 {
-    return ddb_ent_from_item(&user_entity, item, obj, a, err);
+    return ddb_ent_from_item(&user_entity, item, a, out, err);
 }
 
 static inline int user_page_of(int rc, const ddb_ent_result *r, user_page *out)
@@ -1334,9 +1334,9 @@ int order_to_item(const struct order *obj, ddb_arena *a, ddb_item **out, ddb_err
     return ddb_ent_to_item(&order_entity, obj, a, out, err);
 }
 
-int order_from_item(const ddb_item *item, struct order *obj, ddb_arena *a, ddb_error *err)
+int order_from_item(const ddb_item *item, ddb_arena *a, struct order *out, ddb_error *err)
 {
-    return ddb_ent_from_item(&order_entity, item, obj, a, err);
+    return ddb_ent_from_item(&order_entity, item, a, out, err);
 }
 
 static inline int order_page_of(int rc, const ddb_ent_result *r, order_page *out)
@@ -1705,9 +1705,9 @@ int product_to_item(const struct product *obj, ddb_arena *a, ddb_item **out, ddb
     return ddb_ent_to_item(&product_entity, obj, a, out, err);
 }
 
-int product_from_item(const ddb_item *item, struct product *obj, ddb_arena *a, ddb_error *err)
+int product_from_item(const ddb_item *item, ddb_arena *a, struct product *out, ddb_error *err)
 {
-    return ddb_ent_from_item(&product_entity, item, obj, a, err);
+    return ddb_ent_from_item(&product_entity, item, a, out, err);
 }
 
 static inline int product_page_of(int rc, const ddb_ent_result *r, product_page *out)
@@ -2045,9 +2045,9 @@ int audit_event_to_item(const struct audit_event *obj, ddb_arena *a, ddb_item **
     return ddb_ent_to_item(&audit_event_entity, obj, a, out, err);
 }
 
-int audit_event_from_item(const ddb_item *item, struct audit_event *obj, ddb_arena *a, ddb_error *err)
+int audit_event_from_item(const ddb_item *item, ddb_arena *a, struct audit_event *out, ddb_error *err)
 {
-    return ddb_ent_from_item(&audit_event_entity, item, obj, a, err);
+    return ddb_ent_from_item(&audit_event_entity, item, a, out, err);
 }
 
 static inline int audit_event_page_of(int rc, const ddb_ent_result *r, audit_event_page *out)

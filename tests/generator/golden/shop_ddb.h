@@ -23,7 +23,9 @@ extern "C" {
  * allocated from the ddb_arena passed to the call and released with it
  * (ddb_arena_reset / ddb_arena_free).  Errors: every function returns 0 or
  * a negative DDB_E* code and fills the optional ddb_error.  Options and
- * capacity pointers may be NULL. */
+ * capacity pointers may be NULL.  Arguments: (handle, what the call acts
+ * on, options, arena, outputs, capacity, err) in every function, as the
+ * rule at the top of <ddb/entity.h> says. */
 
 /* ---- table "Shop" ---- */
 extern const ddb_schema_table shop_table;
@@ -79,7 +81,7 @@ typedef struct shop_record {
 /* Decode a record of table "Shop" (from ddb_stream_read) into out;
  * variable-size fields are allocated from a.  DDB_EVALIDATION naming the
  * field when an image does not fit its entity. */
-int shop_decode_record(const ddb_stream_record *rec, shop_record *out, ddb_arena *a, ddb_error *err);
+int shop_decode_record(const ddb_stream_record *rec, ddb_arena *a, shop_record *out, ddb_error *err);
 
 /* Scan of table "Shop" grouped by type, one page (segment /
  * total_segments: a parallel scan's part; 0, 0 = all of it). */
@@ -158,7 +160,7 @@ typedef struct audit_record {
 /* Decode a record of table "Audit" (from ddb_stream_read) into out;
  * variable-size fields are allocated from a.  DDB_EVALIDATION naming the
  * field when an image does not fit its entity. */
-int audit_decode_record(const ddb_stream_record *rec, audit_record *out, ddb_arena *a, ddb_error *err);
+int audit_decode_record(const ddb_stream_record *rec, ddb_arena *a, audit_record *out, ddb_error *err);
 
 /* Scan of table "Audit" grouped by type, one page (segment /
  * total_segments: a parallel scan's part; 0, 0 = all of it). */
@@ -284,7 +286,7 @@ int organization_batch_get(ddb *db, const struct organization *keys, size_t n, c
 int organization_batch_delete(ddb *db, const struct organization *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
                            ddb_error *err);
 int organization_to_item(const struct organization *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
-int organization_from_item(const ddb_item *item, struct organization *obj, ddb_arena *a, ddb_error *err);
+int organization_from_item(const ddb_item *item, ddb_arena *a, struct organization *out, ddb_error *err);
 
 /* Access pattern "table" of "Organization" on "the table": "ORG#{name}" / "METADATA#{name}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -530,7 +532,7 @@ int user_batch_get(ddb *db, const struct user *keys, size_t n, const ddb_ent_rea
 int user_batch_delete(ddb *db, const struct user *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
                            ddb_error *err);
 int user_to_item(const struct user *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
-int user_from_item(const ddb_item *item, struct user *obj, ddb_arena *a, ddb_error *err);
+int user_from_item(const ddb_item *item, ddb_arena *a, struct user *out, ddb_error *err);
 
 /* Access pattern "table" of "User" on "the table": "ORG#{org}" / "USER#{username}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -953,7 +955,7 @@ int order_batch_get(ddb *db, const struct order *keys, size_t n, const ddb_ent_r
 int order_batch_delete(ddb *db, const struct order *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
                            ddb_error *err);
 int order_to_item(const struct order *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
-int order_from_item(const ddb_item *item, struct order *obj, ddb_arena *a, ddb_error *err);
+int order_from_item(const ddb_item *item, ddb_arena *a, struct order *out, ddb_error *err);
 
 /* Access pattern "table" of "Order" on "the table": "ORG#{org}" / "ORDER#{id:08}".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -1312,7 +1314,7 @@ int product_batch_get(ddb *db, const struct product *keys, size_t n, const ddb_e
 int product_batch_delete(ddb *db, const struct product *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
                            ddb_error *err);
 int product_to_item(const struct product *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
-int product_from_item(const ddb_item *item, struct product *obj, ddb_arena *a, ddb_error *err);
+int product_from_item(const ddb_item *item, ddb_arena *a, struct product *out, ddb_error *err);
 
 /* Access pattern "table" of "Product" on "the table": "PRODUCT#{sku}" / "DETAILS".
  * One partition (the partition fields), narrowed by a sort-key condition
@@ -1599,7 +1601,7 @@ int audit_event_batch_get(ddb *db, const struct audit_event *keys, size_t n, con
 int audit_event_batch_delete(ddb *db, const struct audit_event *keys, size_t n, const ddb_ent_opts *o, ddb_capacity *cap,
                            ddb_error *err);
 int audit_event_to_item(const struct audit_event *obj, ddb_arena *a, ddb_item **out, ddb_error *err);
-int audit_event_from_item(const ddb_item *item, struct audit_event *obj, ddb_arena *a, ddb_error *err);
+int audit_event_from_item(const ddb_item *item, ddb_arena *a, struct audit_event *out, ddb_error *err);
 
 /* Access pattern "table" of "AuditEvent" on "the table": "{event_id}".
  * One partition (the partition fields), narrowed by a sort-key condition

@@ -45,12 +45,12 @@ static void skus(ddb *db, ddb_arena *a)
     ddb_capacity cap;
     ddb_ent_opts tot = {.return_capacity = DDB_CAPACITY_TOTAL};
     struct sku after;
-    OK(sku_restock(db, "S000", 5, &tot, &after, a, &cap, &err));
+    OK(sku_restock(db, "S000", 5, &tot, a, &after, &cap, &err));
     CHECK(after.on_hand == 15 && after.version == 2, "restock: %d v%u", after.on_hand, (unsigned)after.version);
     CHECK(cap.write == 1.0, "restock costs one shard item: %g WCU", cap.write);
     /* on shard B: the version (on A) is neither checked nor bumped */
     char title[] = "Item zero";
-    OK(sku_retitle(db, "S000", title, &tot, &after, a, &cap, &err));
+    OK(sku_retitle(db, "S000", title, &tot, a, &after, &cap, &err));
     /* `after` is the whole entity, both shards (trial finding T7) */
     CHECK(strcmp(after.title, "Item zero") == 0 && after.version == 2 && after.on_hand == 15, "retitle %s v%u %d",
           after.title, (unsigned)after.version, after.on_hand);
@@ -63,12 +63,12 @@ static void skus(ddb *db, ddb_arena *a)
     struct sku cur;
     bool found = false;
     ddb_ent_opts co = {.current = &cur, .current_found = &found, .current_arena = a};
-    RC(DDB_ECONDITION, sku_reserve(db, "S000", 100, &co, &after, a, NULL, &err));
+    RC(DDB_ECONDITION, sku_reserve(db, "S000", 100, &co, a, &after, NULL, &err));
     CHECK(found && cur.on_hand == 15 && cur.version == 2, "current on_hand %d v%u", cur.on_hand, (unsigned)cur.version);
-    OK(sku_reserve(db, "S000", 4, NULL, &after, a, NULL, &err));
+    OK(sku_reserve(db, "S000", 4, NULL, a, &after, NULL, &err));
     CHECK(after.on_hand == 11 && after.reserved == 4 && after.version == 3, "reserve: %d/%d v%u", after.on_hand,
           after.reserved, (unsigned)after.version);
-    RC(DDB_ENOTFOUND, sku_restock(db, "NOPE", 1, NULL, NULL, a, NULL, &err));
+    RC(DDB_ENOTFOUND, sku_restock(db, "NOPE", 1, NULL, a, NULL, NULL, &err));
 
     /* update-fields of one shard: costs that shard only */
     OK(sku_get(db, "S001", NULL, a, &s, &err));

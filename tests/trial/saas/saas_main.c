@@ -47,16 +47,16 @@ static void orgs(ddb *db, ddb_arena *a)
 
     now_ms += 1000;
     struct org after;
-    OK(org_rename(db, "acme", "Acme Inc", NULL, &after, a, NULL, &err));
+    OK(org_rename(db, "acme", "Acme Inc", NULL, a, &after, NULL, &err));
     CHECK(strcmp(after.name, "Acme Inc") == 0 && after.version == 2, "rename: %s v%u", after.name,
           (unsigned)after.version);
     CHECK(after.created_ms == o.created_ms, "rename kept created_ms");
     CHECK(exact_clock ? strcmp(after.updated, "2025-11-26T14:04:06.123Z") == 0 : strcmp(after.updated, o.updated) >= 0,
           "rename stamped updated: %s", after.updated);
-    OK(org_add_seats(db, "acme", 5, NULL, &after, a, NULL, &err));
-    OK(org_add_seats(db, "acme", -2, NULL, &after, a, NULL, &err));
+    OK(org_add_seats(db, "acme", 5, NULL, a, &after, NULL, &err));
+    OK(org_add_seats(db, "acme", -2, NULL, a, &after, NULL, &err));
     CHECK(after.seats == 3 && after.version == 4, "seats %d v%u", after.seats, (unsigned)after.version);
-    RC(DDB_ENOTFOUND, org_rename(db, "nobody", "x", NULL, NULL, a, NULL, &err));
+    RC(DDB_ENOTFOUND, org_rename(db, "nobody", "x", NULL, a, NULL, NULL, &err));
 
     /* a stale version: the stored item comes back */
     struct org stale = o; /* version 1 */
@@ -224,25 +224,25 @@ static void users(ddb *db, ddb_arena *a)
     /* declared-update parameters of char * fields take const char * (trial finding T3) */
     const char *at = "2025-11-26T14:00:00Z";
     struct user u;
-    OK(user_login(db, "acme", "u1", at, 1, NULL, &u, a, NULL, &err));
-    OK(user_login(db, "acme", "u1", at, 1, NULL, &u, a, NULL, &err));
+    OK(user_login(db, "acme", "u1", at, 1, NULL, a, &u, NULL, &err));
+    OK(user_login(db, "acme", "u1", at, 1, NULL, a, &u, NULL, &err));
     CHECK(u.logins == 2 && u.last_login && strcmp(u.last_login, at) == 0, "logins %d", u.logins);
     const char *why = "left";
-    OK(user_disable(db, "acme", "u3", why, NULL, &u, a, NULL, &err));
-    RC(DDB_ECONDITION, user_disable(db, "acme", "u3", why, NULL, &u, a, NULL, &err));
+    OK(user_disable(db, "acme", "u3", why, NULL, a, &u, NULL, &err));
+    RC(DDB_ECONDITION, user_disable(db, "acme", "u3", why, NULL, a, &u, NULL, &err));
     OK(user_idle(db, 100, 0, 0, NULL, a, &p, &err));
     CHECK(p.count == 3, "idle scan (u1, bob, ann2; u3 disabled): %zu", p.count);
     RC(DDB_ECONDITION, user_delete_if_enabled(db, "acme", "u3", NULL, NULL, &err));
-    OK(user_enable(db, "acme", "u3", NULL, &u, a, NULL, &err));
+    OK(user_enable(db, "acme", "u3", NULL, a, &u, NULL, &err));
     CHECK(u.disabled == NULL, "enable removed disabled");
     char *t1[] = {"beta", "sso"};
-    OK(user_tag(db, "acme", "u3", (ddb_string_set){t1, 2}, NULL, &u, a, NULL, &err));
+    OK(user_tag(db, "acme", "u3", (ddb_string_set){t1, 2}, NULL, a, &u, NULL, &err));
     CHECK(u.tags.count == 2, "tags %zu", u.tags.count);
-    OK(user_untag(db, "acme", "u3", (ddb_string_set){t1, 2}, NULL, &u, a, NULL, &err));
+    OK(user_untag(db, "acme", "u3", (ddb_string_set){t1, 2}, NULL, a, &u, NULL, &err));
     CHECK(u.tags.count == 0, "untag all: %zu", u.tags.count);
     const char *n1 = "Cy", *n2 = "Cyrus";
-    OK(user_set_name(db, "acme", "u3", n1, NULL, &u, a, NULL, &err));
-    OK(user_set_name(db, "acme", "u3", n2, NULL, &u, a, NULL, &err));
+    OK(user_set_name(db, "acme", "u3", n1, NULL, a, &u, NULL, &err));
+    OK(user_set_name(db, "acme", "u3", n2, NULL, a, &u, NULL, &err));
     CHECK(u.name && strcmp(u.name, "Cy") == 0, "if_not_exists keeps the first: %s", u.name ? u.name : "(null)");
     OK(user_delete_if_enabled(db, "acme", "u3", NULL, NULL, &err));
     RC(DDB_ENOTFOUND, user_get(db, "acme", "u3", NULL, a, &u, &err));
@@ -439,7 +439,7 @@ static void stream(ddb *db, ddb_arena *a)
             break;
         for (size_t i = 0; i < n; i++) {
             saas_record r;
-            OK(saas_decode_record(&recs[i], &r, a, &err));
+            OK(saas_decode_record(&recs[i], a, &r, &err));
             total++;
             by_type[r.type]++;
             if (r.type == SAAS_TYPE_ORG && r.event == DDB_STREAM_MODIFY && strcmp(r.new_image.org.org_id, "acme") == 0) {

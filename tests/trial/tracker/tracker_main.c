@@ -28,7 +28,7 @@ static void projects(ddb *db, ddb_arena *a)
     struct project p = {.key = "CORE", .title = "Core", .slug = "core"};
     OK(project_create(db, &p, NULL, NULL, &err));
     /* a declared update never creates its item (docs/SCHEMA.md "Declared updates") */
-    RC(DDB_ENOTFOUND, stats_opened(db, "CORE", 1, NULL, NULL, a, NULL, &err));
+    RC(DDB_ENOTFOUND, stats_opened(db, "CORE", 1, NULL, a, NULL, NULL, &err));
     struct stats st = {.project = "CORE"};
     OK(stats_create(db, &st, NULL, NULL, &err));
     /* docs/SCHEMA.md "Versions", "Defaults and timestamps" */
@@ -42,18 +42,18 @@ static void projects(ddb *db, ddb_arena *a)
     /* Declared update: UpdateItem SET, ReturnValues ALL_NEW
      * (Developer Guide: "Update expressions", WorkingWithItems.html#WorkingWithItems.ReturnValues) */
     struct project after;
-    OK(project_rename(db, "CORE", "Core platform", NULL, &after, a, NULL, &err));
+    OK(project_rename(db, "CORE", "Core platform", NULL, a, &after, NULL, &err));
     CHECK(strcmp(after.title, "Core platform") == 0 && after.version == 2, "rename: %s v%u", after.title,
           (unsigned)after.version);
     CHECK(after.slug && strcmp(after.slug, "core") == 0, "rename kept the slug");
     /* An UpdateItem on a missing key with attribute_exists fails the condition
      * (Expressions.ConditionExpressions.html "Preventing overwrites") */
-    RC(DDB_ENOTFOUND, project_rename(db, "NOPE", "x", NULL, NULL, a, NULL, &err));
+    RC(DDB_ENOTFOUND, project_rename(db, "NOPE", "x", NULL, a, NULL, NULL, &err));
 
     /* Conditional put: a false ConditionExpression writes nothing
      * (Expressions.ConditionExpressions.html) */
-    OK(project_archive(db, "WEB", true, false, NULL, NULL, a, NULL, &err));
-    RC(DDB_ECONDITION, project_archive(db, "WEB", true, false, NULL, NULL, a, NULL, &err));
+    OK(project_archive(db, "WEB", true, false, NULL, a, NULL, NULL, &err));
+    RC(DDB_ECONDITION, project_archive(db, "WEB", true, false, NULL, a, NULL, NULL, &err));
     struct project web;
     OK(project_get(db, "WEB", NULL, a, &web, &err));
     web.title[0] = 'w';
@@ -104,7 +104,7 @@ static void issues(ddb *db, ddb_arena *a)
         /* DDB_AUTO_ID per project, DDB_DEFAULT (docs/SCHEMA.md "Generated ids", "Defaults") */
         CHECK(is.number == (uint32_t)i + 1, "auto id %u", (unsigned)is.number);
         CHECK(i != 5 || strcmp(is.priority, "P2") == 0, "default priority %s", is.priority);
-        OK(stats_opened(db, "CORE", 1, NULL, NULL, a, NULL, &err));
+        OK(stats_opened(db, "CORE", 1, NULL, a, NULL, NULL, &err));
     }
     struct issue web1 = {.project = "WEB", .title = "404 page", .status = "open", .priority = "P1"};
     OK(issue_create(db, &web1, NULL, NULL, &err));
@@ -199,9 +199,9 @@ static void issues(ddb *db, ddb_arena *a)
 
     /* declared updates guarded by a condition */
     struct issue is;
-    OK(issue_move(db, "CORE", 3, "open", "P1", "triage", NULL, &is, a, NULL, &err));
+    OK(issue_move(db, "CORE", 3, "open", "P1", "triage", NULL, a, &is, NULL, &err));
     CHECK(is.status && strcmp(is.status, "open") == 0 && is.version == 2, "moved v%u", (unsigned)is.version);
-    RC(DDB_ECONDITION, issue_move(db, "CORE", 3, "open", "P1", "triage", NULL, &is, a, NULL, &err));
+    RC(DDB_ECONDITION, issue_move(db, "CORE", 3, "open", "P1", "triage", NULL, a, &is, NULL, &err));
     OK(issue_by_status(db, "CORE", "open", issue_by_status_all(), NULL, a, &pg, &err));
     CHECK(pg.count == 5, "moved onto open: %zu", pg.count);
     /* its ByStatus sort key was rendered with its priority (a "SET status = :to" alone
@@ -210,16 +210,16 @@ static void issues(ddb *db, ddb_arena *a)
     CHECK(pg.count == 1 && pg.items[0].number == 3, "moved issue under P1: %zu", pg.count);
     /* ADD to a string set, twice the same element: a set (Expressions.UpdateExpressions.html#...ADD) */
     char *l1[] = {"ui", "bug"}, *l2[] = {"bug"};
-    OK(issue_label(db, "CORE", 2, (ddb_string_set){l1, 2}, NULL, &is, a, NULL, &err));
-    OK(issue_label(db, "CORE", 2, (ddb_string_set){l2, 1}, NULL, &is, a, NULL, &err));
+    OK(issue_label(db, "CORE", 2, (ddb_string_set){l1, 2}, NULL, a, &is, NULL, &err));
+    OK(issue_label(db, "CORE", 2, (ddb_string_set){l2, 1}, NULL, a, &is, NULL, &err));
     CHECK(is.labels.count == 2, "labels %zu", is.labels.count);
-    OK(issue_estimate(db, "CORE", 2, 13, NULL, &is, a, NULL, &err));
+    OK(issue_estimate(db, "CORE", 2, 13, NULL, a, &is, NULL, &err));
     CHECK(is.points == 13 && is.version == 4, "estimate: %d v%u", is.points, (unsigned)is.version);
 
     /* close issue 2: status cleared by update_fields takes it off the sparse index
      * (bp-indexes-general-sparse-indexes.html) */
-    OK(issue_close(db, "CORE", 2, "2025-11-26T15:00:00Z", NULL, &is, a, NULL, &err));
-    RC(DDB_ECONDITION, issue_stamp_closed(db, "CORE", 2, "2025-11-26T15:00:01Z", NULL, &is, a, NULL, &err));
+    OK(issue_close(db, "CORE", 2, "2025-11-26T15:00:00Z", NULL, a, &is, NULL, &err));
+    RC(DDB_ECONDITION, issue_stamp_closed(db, "CORE", 2, "2025-11-26T15:00:01Z", NULL, a, &is, NULL, &err));
     OK(issue_by_status(db, "CORE", "open", issue_by_status_all(), NULL, a, &pg, &err));
     CHECK(pg.count == 4, "closed left open: %zu", pg.count);
     /* closed with update_fields (status NULL) likewise: issue 6 */
@@ -235,7 +235,7 @@ static void issues(ddb *db, ddb_arena *a)
     CHECK(pg.count == 1 && pg.items[0].number == 6, "6 reopened under P2: %zu", pg.count);
     OK(issue_get(db, "CORE", 2, NULL, a, &is, &err));
     CHECK(is.status == NULL && is.closed_at && strcmp(is.closed_at, "2025-11-26T15:00:00Z") == 0, "closed");
-    OK(stats_closed(db, "CORE", -1, 1, NULL, NULL, a, NULL, &err));
+    OK(stats_closed(db, "CORE", -1, 1, NULL, a, NULL, NULL, &err));
 
     /* batch get: missing keys are not returned (API_BatchGetItem: "not found ... not returned") */
     struct issue keys[3] = {{.project = "CORE", .number = 3}, {.project = "CORE", .number = 99},
@@ -405,7 +405,7 @@ static void refusals(ddb *db, ddb_arena *a)
     /* ADD of a set holding duplicates: "Input collection contains duplicates"
      * (Expressions.UpdateExpressions.html; a set's elements are unique, DataModel/HowItWorks.NamingRulesDataTypes.html "Sets") */
     char *dl[] = {"x", "x"};
-    RC(DDB_EVALIDATION, issue_label(db, "CORE", 3, (ddb_string_set){dl, 2}, NULL, NULL, a, NULL, &err));
+    RC(DDB_EVALIDATION, issue_label(db, "CORE", 3, (ddb_string_set){dl, 2}, NULL, a, NULL, NULL, &err));
     /* two operations on one item in a transaction: "Transaction request cannot include multiple
      * operations on one item" (transaction-apis.html, TransactWriteItems ValidationException) */
     ddb_ent_tx *tx = ddb_ent_tx_new(db, a, &err);
@@ -441,7 +441,7 @@ static void capacity(ddb *db, ddb_arena *a)
     /* issue 3 is open (on ByStatus, ALL) and unassigned (not on ByAssignee) */
     memset(&cap, 0, sizeof cap);
     ddb_ent_opts wo = {.return_capacity = DDB_CAPACITY_INDEXES};
-    OK(issue_estimate(db, "CORE", 3, 5, &wo, NULL, a, &cap, &err));
+    OK(issue_estimate(db, "CORE", 3, 5, &wo, a, NULL, &cap, &err));
     double by_status = -1, by_assignee = 0;
     for (size_t i = 0; i < cap.n_indexes; i++) {
         if (!strcmp(cap.indexes[i].name, "ByStatus"))

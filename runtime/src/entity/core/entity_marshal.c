@@ -243,12 +243,12 @@ int ddb_ent_to_item(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb
     return rc ? rc : ddbi_ent_item_part(e, copy, -1, a, out, err);
 }
 
-int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, size_t cap, size_t *n,
-                     ddb_error *err)
+int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, ddb_item **out, size_t cap,
+                     size_t *out_n, ddb_error *err)
 {
-    if (!e || !obj || !a || !out || !n)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_to_items: entity, object, arena, out and n are required");
-    *n = 0;
+    if (!e || !obj || !a || !out || !out_n)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_to_items: entity, object, arena, out and out_n are required");
+    *out_n = 0;
     int rc = ddbi_ent_check_shards(e, err);
     if (rc)
         return rc;
@@ -262,6 +262,6 @@ int ddb_ent_to_items(const ddb_entity_desc *e, const void *obj, ddb_arena *a, dd
     for (size_t s = 0; s < parts && !rc; s++)
         rc = ddbi_ent_item_part(e, copy, e->n_shards ? (int)s : -1, a, &out[s], err);
     if (!rc)
-        *n = parts;
+        *out_n = parts;
     return rc;
 }

@@ -252,12 +252,12 @@ int ddbi_ent_check_required(const ddb_entity_desc *e, const ddb_ent_mask *mask, 
     return DDB_OK;
 }
 
-int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, void *obj, ddb_arena *a, ddb_error *err)
+int ddb_ent_from_item(const ddb_entity_desc *e, const ddb_item *item, ddb_arena *a, void *out, ddb_error *err)
 {
-    if (!e || !item || !obj || !a)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_from_item: entity, item, object and arena are required");
-    memset(obj, 0, e->st->size);
-    return ddbi_ent_from_item_partial(e, item, obj, a, false, NULL, err);
+    if (!e || !item || !out || !a)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_from_item: entity, item, arena and object are required");
+    memset(out, 0, e->st->size);
+    return ddbi_ent_from_item_partial(e, item, out, a, false, NULL, err);
 }
 
 int ddb_ent_set_chars(char *dst, size_t cap, const char *src, const char *field, ddb_error *err)

@@ -144,7 +144,7 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
                 rc = ddbi_fail_oom(err, __func__);
             else if ((rc = ddbi_ent_fill_defaults(e, full, pa, &full, filled, &n_filled, err)))
                 break; /* fields added with a DDB_DEFAULT: read with it, and written below */
-            else if ((rc = ddb_ent_from_item(e, full, obj, pa, err)))
+            else if ((rc = ddb_ent_from_item(e, full, pa, obj, err)))
                 rc = ddbi_ent_fail_within(err, DDB_EMODEL, "cannot add the %s key to a stored %s",
                                           kd->index ? kd->index : "table", e->name);
             if (!rc)

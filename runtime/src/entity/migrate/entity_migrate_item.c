@@ -238,13 +238,13 @@ int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *
     if ((rc = ddbi_ent_fill_defaults(e, src, a, &src, NULL, NULL, err)))
         return rc;
     if (!s->transform) {
-        if ((rc = ddb_ent_from_item(e, src, obj, a, err)))
+        if ((rc = ddb_ent_from_item(e, src, a, obj, err)))
             return ddbi_ent_fail_within(err, rc, "stored %s item %s cannot be read by the new schema", e->name,
                                         ddbi_ent_key_text(td, it, a));
     } else {
         ddb_error quiet;
         /* an item already in its new form is read by the new schema and written back the same */
-        if (!ddb_ent_from_item(e, src, obj, a, &quiet) &&
+        if (!ddb_ent_from_item(e, src, a, obj, &quiet) &&
             !new_forms(s, obj, olds, n_old, live, a, news, n_new, &quiet) &&
             all_same(td, olds, n_old, news, *n_new)) {
             *same = true;
@@ -257,7 +257,7 @@ int ddbi_ent_migrate_item(const ddb_ent_migration_step *s, const ddb_table_def *
         if (s->old_entity) {
             if (!(old = ddb_arena_alloc(a, s->old_entity->st->size)))
                 return ddbi_fail_oom(err, __func__);
-            if ((rc = ddb_ent_from_item(s->old_entity, it, old, a, err)))
+            if ((rc = ddb_ent_from_item(s->old_entity, it, a, old, err)))
                 return ddbi_ent_fail_within(err, rc, "stored %s item %s cannot be read by the old schema", e->name,
                                             ddbi_ent_key_text(td, it, a));
         }

@@ -133,7 +133,7 @@ int ddb_ent_collection_page(ddb *db, const ddb_collection_desc *c, uint16_t memb
 }
 
 int ddb_ent_query_collection(ddb *db, const ddb_collection_desc *c, uint16_t member_index, const void *obj,
-                             void *result, ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+                             const ddb_ent_opts *o, ddb_arena *a, void *result, ddb_capacity *cap, ddb_error *err)
 {
     ddb_ent_read_opts ro = {.consistent = o && o->consistent, .return_capacity = ddbi_ent_cap_mode(o),
                             .capacity = cap};

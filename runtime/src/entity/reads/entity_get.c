@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, ddb_arena *a, const ddb_ent_opts *o,
+int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_opts *o, ddb_arena *a, void *out,
                 ddb_capacity *cap, ddb_error *err)
 {
     if (cap)
@@ -40,7 +40,7 @@ int ddb_ent_get(ddb *db, const ddb_entity_desc *e, const void *key, void *out, d
         if ((rc = ddbi_ent_merge_shards(a, pg.items, pg.count, &it, err)))
             return rc;
     }
-    return ddb_ent_from_item(e, it, out, a, err);
+    return ddb_ent_from_item(e, it, a, out, err);
 }
 
 /* The stored entity of key into a new struct in a (NULL when absent), read
@@ -50,7 +50,7 @@ int ddbi_ent_read_old(ddb *db, const ddb_entity_desc *e, const void *key, ddb_ar
     *old = ddb_arena_alloc(a, e->st->size);
     if (!*old)
         return ddbi_fail_oom(err, __func__);
-    int rc = ddb_ent_get(db, e, key, *old, a, &(ddb_ent_opts){.consistent = true}, NULL, err);
+    int rc = ddb_ent_get(db, e, key, &(ddb_ent_opts){.consistent = true}, a, *old, NULL, err);
     if (rc == DDB_ENOTFOUND) {
         *old = NULL;
         return DDB_OK;

@@ -40,8 +40,8 @@ static int to_key_cond(const ddb_entity_desc *e, const ddb_ent_query *q, ddb_ent
     return ddbi_ent_level_of_hole(&kd->sk, q->sk_fields, &kc->level);
 }
 
-int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q, ddb_arena *a,
-                       const ddb_ent_opts *o, ddb_ent_page *out, ddb_error *err)
+int ddb_ent_query_page(ddb *db, const ddb_entity_desc *e, const ddb_ent_query *q, const ddb_ent_opts *o,
+                       ddb_arena *a, ddb_ent_page *out, ddb_error *err)
 {
     if (!db || !e || !q || !q->obj || !a || !out)
         return ddbi_fail(err, DDB_EINVAL, "query: db, entity, query, object, arena and out are required");

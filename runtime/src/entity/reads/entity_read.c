@@ -121,7 +121,7 @@ int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t 
  * item decoded as e says what does not fit). */
 static int other_entity(const ddb_entity_desc *e, const ddb_item *it, void *out, ddb_arena *a, ddb_error *err)
 {
-    int rc = ddb_ent_from_item(e, it, out, a, err);
+    int rc = ddb_ent_from_item(e, it, a, out, err);
     return rc ? rc : ddbi_fail(err, DDB_EVALIDATION, "%s: the item at this key is another entity's", e->name);
 }
 

@@ -37,14 +37,14 @@ static bool keys_fit(const ddb_entity_desc *e, const ddb_item *keys)
 }
 
 int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, const ddb_stream_record *rec,
-                          void *new_obj, void *old_obj, size_t obj_size, ddb_ent_record *out, ddb_arena *a,
+                          ddb_arena *a, void *out_new, void *out_old, size_t obj_size, ddb_ent_record *out,
                           ddb_error *err)
 {
-    if (!entities || !rec || !new_obj || !old_obj || !out || !a)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_decode_record: entities, record, objects, out and arena are required");
+    if (!entities || !rec || !out_new || !out_old || !out || !a)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_decode_record: entities, record, arena, objects and out are required");
     memset(out, 0, sizeof *out);
-    memset(new_obj, 0, obj_size);
-    memset(old_obj, 0, obj_size);
+    memset(out_new, 0, obj_size);
+    memset(out_old, 0, obj_size);
     if (!n)
         return DDB_OK;
     for (size_t i = 0; i < n; i++) {
@@ -82,18 +82,18 @@ int ddb_ent_decode_record(const ddb_entity_desc *const *entities, size_t n, cons
     out->type = (int)which + 1;
     out->partial = e->n_shards > 0;
     int rc = DDB_OK;
-    if (rec->new_image && !(rc = ddbi_ent_from_item_partial(e, rec->new_image, new_obj, a, out->partial, &out->new_fields, err)))
+    if (rec->new_image && !(rc = ddbi_ent_from_item_partial(e, rec->new_image, out_new, a, out->partial, &out->new_fields, err)))
         out->has_new = true;
-    if (!rc && rec->old_image && !(rc = ddbi_ent_from_item_partial(e, rec->old_image, old_obj, a, out->partial, &out->old_fields, err)))
+    if (!rc && rec->old_image && !(rc = ddbi_ent_from_item_partial(e, rec->old_image, out_old, a, out->partial, &out->old_fields, err)))
         out->has_old = true;
     return rc;
 }
 
-int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, size_t n, ddb_ent_record *info,
-                            void *new_obj, const ddb_ent_read_opts *o, ddb_arena *a, ddb_error *err)
+int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, size_t n, const ddb_ent_read_opts *o,
+                            ddb_arena *a, ddb_ent_record *info, void *out_new, ddb_error *err)
 {
-    if (!db || !entities || !info || !new_obj || !a)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_complete_record: db, entities, info, object and arena are required");
+    if (!db || !entities || !info || !out_new || !a)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_complete_record: db, entities, arena, info and object are required");
     if (info->type <= 0 || !info->partial || !info->has_new)
         return DDB_OK;
     if ((size_t)info->type > n || !entities[info->type - 1])
@@ -104,7 +104,7 @@ int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, siz
     if (!whole)
         return ddbi_fail_oom(err, __func__);
     ddb_ent_mask have;
-    int rc = ddb_ent_read(db, e, new_obj, o, a, whole, &have, err);
+    int rc = ddb_ent_read(db, e, out_new, o, a, whole, &have, err);
     if (rc == DDB_ENOTFOUND)
         return DDB_OK; /* deleted since: the record's shard is all there is */
     if (rc)
@@ -113,9 +113,9 @@ int ddb_ent_complete_record(ddb *db, const ddb_entity_desc *const *entities, siz
         const ddb_field_desc *f = &e->st->fields[i];
         if (!ddb_ent_mask_has(&have, i) || ddb_ent_mask_has(&info->new_fields, i))
             continue;
-        memcpy((char *)new_obj + f->offset, whole + f->offset, f->size);
+        memcpy((char *)out_new + f->offset, whole + f->offset, f->size);
         if (f->type == DDB_F_LIST)
-            memcpy((char *)new_obj + f->count_offset, whole + f->count_offset, sizeof(size_t));
+            memcpy((char *)out_new + f->count_offset, whole + f->count_offset, sizeof(size_t));
         ddb_ent_mask_set(&info->new_fields, i);
     }
     info->partial = false;

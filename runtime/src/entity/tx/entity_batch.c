@@ -90,8 +90,8 @@ static int batch_body(ddb *db, const ddb_entity_desc *e, const void *keys, size_
     return rc;
 }
 
-int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, void *out, bool *found,
-                      ddb_arena *a, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err)
+int ddb_ent_batch_get(ddb *db, const ddb_entity_desc *e, const void *keys, size_t n, const ddb_ent_opts *o,
+                      ddb_arena *a, void *out, bool *found, ddb_capacity *cap, ddb_error *err)
 {
     if (cap)
         memset(cap, 0, sizeof *cap);

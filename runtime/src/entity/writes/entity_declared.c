@@ -272,7 +272,7 @@ static int build(ddb_ent_tx *tx, ddb_arena *a, void *ctx, ddb_error *err)
 }
 
 int ddb_ent_update_declared(ddb *db, const ddb_entity_desc *e, const ddb_ent_update_desc *u, void *obj,
-                            const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, void *out, ddb_arena *ra,
+                            const ddb_ent_arg *args, size_t n_args, const ddb_ent_opts *o, ddb_arena *ra, void *out,
                             ddb_capacity *cap, ddb_error *err)
 {
     if (cap)

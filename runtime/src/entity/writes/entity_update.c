@@ -509,7 +509,7 @@ static int read_after(ddb *db, const ddb_entity_desc *e, const void *key, void *
 {
     ddb_capacity rc_cap;
     ddb_ent_opts ro = {.consistent = true, .return_capacity = ddbi_ent_cap_mode(o)};
-    int rc = ddb_ent_get(db, e, key, out, a, &ro, &rc_cap, err);
+    int rc = ddb_ent_get(db, e, key, &ro, a, out, &rc_cap, err);
     if (rc == DDB_OK)
         ddbi_ent_cap_merge(cap, &rc_cap);
     else if (rc != DDB_ENOTFOUND) /* deleted since by another writer: nothing to return */
@@ -538,7 +538,7 @@ static int build_declared(ddb_ent_tx *tx, ddb_arena *a, void *vctx, ddb_error *e
 }
 
 int ddb_ent_update(ddb *db, const ddb_entity_desc *e, const void *key, const ddb_ent_update_expr *u, size_t n,
-                   const ddb_ent_opts *o, void *out, ddb_arena *a, ddb_capacity *cap, ddb_error *err)
+                   const ddb_ent_opts *o, ddb_arena *a, void *out, ddb_capacity *cap, ddb_error *err)
 {
     if (cap)
         memset(cap, 0, sizeof *cap);
