@@ -1016,11 +1016,12 @@ typedef struct ddb_ent_migration_state {
 int ddb_ent_migration_status(ddb *db, const char *table, ddb_arena *a, ddb_ent_migration_state *st, ddb_error *err);
 
 /* The schema model recorded by the last history entry that has one (the
- * model the data is in), in a (*len bytes, NUL-terminated); *entry (may be
- * NULL) is that entry.  DDB_ENOTFOUND when no entry records a model;
- * DDB_ECORRUPT when its parts do not add up (the message says which). */
-int ddb_ent_migration_model(ddb *db, const char *table, ddb_arena *a, const char **model, size_t *len,
-                            ddb_ent_migration_record *entry, ddb_error *err);
+ * model the data is in), in a (*out_len bytes, NUL-terminated); *out_entry
+ * (may be NULL) is that entry.  DDB_ENOTFOUND when no entry records a
+ * model; DDB_ECORRUPT when its parts do not add up (the message says
+ * which). */
+int ddb_ent_migration_model(ddb *db, const char *table, ddb_arena *a, const char **out, size_t *out_len,
+                            ddb_ent_migration_record *out_entry, ddb_error *err);
 
 /* Record model (ddbgen --emit-model's JSON, len bytes) as the model the
  * table's data is in, as a history entry "baseline": the starting point

@@ -299,13 +299,13 @@ static int last_with_model(ddb *db, const ddb_table_def *t, uint64_t from, ddb_a
     return DDB_OK;
 }
 
-int ddb_ent_migration_model(ddb *db, const char *table, ddb_arena *a, const char **model, size_t *len,
-                            ddb_ent_migration_record *entry, ddb_error *err)
+int ddb_ent_migration_model(ddb *db, const char *table, ddb_arena *a, const char **out, size_t *out_len,
+                            ddb_ent_migration_record *out_entry, ddb_error *err)
 {
-    if (!db || !table || !a || !model || !len)
-        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migration_model: db, table, arena, model and len are required");
-    *model = NULL;
-    *len = 0;
+    if (!db || !table || !a || !out || !out_len)
+        return ddbi_fail(err, DDB_EINVAL, "ddb_ent_migration_model: db, table, arena, out and out_len are required");
+    *out = NULL;
+    *out_len = 0;
     const ddb_table_def *t;
     uint64_t n = 0, seq = 0;
     ddb_item *e = NULL;
@@ -321,10 +321,10 @@ int ddb_ent_migration_model(ddb *db, const char *table, ddb_arena *a, const char
                                            "MODEL.json, from ddbgen --emit-model)",
                        table, n, table);
     if (!rc)
-        rc = model_of(db, t, e, seq, a, &m, len, err);
-    if (!rc && entry)
-        record_of(e, seq, entry);
-    *model = rc ? NULL : m;
+        rc = model_of(db, t, e, seq, a, &m, out_len, err);
+    if (!rc && out_entry)
+        record_of(e, seq, out_entry);
+    *out = rc ? NULL : m;
     return rc;
 }
 
