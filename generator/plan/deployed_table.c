@@ -1,17 +1,18 @@
 /* deployed_table.c — ddbgen --from-table URI TABLE: the deployed model is
  * the schema model recorded in the table's migration history (each
  * migration that `ddb migrate` ran records the model of its plan; `ddb
- * migrate baseline` records a first one), read through libddb
- * (ddb_open, ddb_ent_migration_model) and handed to the context as the old
- * model of --plan-migration, --check-compat and --old-model.  What is read
- * is bounded by the runtime (DDB_ENT_MODEL_MAX, each part's size and the
- * hash) and must parse as JSON; the model checks of load_old follow.
- * Calls libddb's public API, jansson and context.c. */
+ * migrate baseline` records a first one), read through libddb (ddb_open,
+ * read-only for a directory; ddb_ent_migration_model) and handed to the
+ * context as the old model of --plan-migration, --check-compat and
+ * --old-model.  What is read is bounded by the runtime (DDB_ENT_MODEL_MAX,
+ * each part's size and the hash) and must parse as JSON; the model checks
+ * of load_old follow.  Calls libddb's public API, jansson and context.c. */
 #include "internal.h"
 
 #include <ddb/entity.h>
 
 #include <stdio.h>
+#include <string.h>
 
 int ddbgen_deployed_from_table(ddbgen_context *cx, const char *uri, const char *table)
 {
@@ -27,7 +28,9 @@ int ddbgen_deployed_from_table(ddbgen_context *cx, const char *uri, const char *
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, none, "out of memory");
         return DDBGEN_EUSAGE;
     }
-    if (ddb_open(uri, NULL, &db, &err) || ddb_ent_migration_model(db, table, a, &text, &len, &entry, &err)) {
+    /* a directory is only read (a mistyped path is an error, not a new database) */
+    ddb_options o = {.read_only = !strstr(uri, "://")};
+    if (ddb_open(uri, &o, &db, &err) || ddb_ent_migration_model(db, table, a, &text, &len, &entry, &err)) {
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, none, "--from-table %s %s: %s", uri, table, err.message);
         rc = DDBGEN_EUSAGE;
     }

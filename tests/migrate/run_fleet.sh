@@ -44,6 +44,14 @@ grep -q "^Fleet: no schema model recorded" "$w/status.txt"
 fails "$ddbgen" --plan-migration --from-table "$db" Fleet -I "$src" "$src/fleet_v2.h"
 grep -q "records no schema model: record the deployed one first (ddb migrate baseline Fleet MODEL.json" "$w/fail.txt"
 migrate baseline Fleet "$w/v1.model.json"
+# a mistyped directory is an error, not a new database; --from-table needs both its arguments
+if [ "$3" != "-" ]; then
+    fails "$ddbgen" --plan-migration --from-table "$w/no-such-db" Fleet -I "$src" "$src/fleet_v2.h"
+    grep -q "no database in .*no-such-db" "$w/fail.txt"
+    [ ! -e "$w/no-such-db" ]
+fi
+set +e; "$ddbgen" --plan-migration --from-table "$db" -I "$src" "$src/fleet_v2.h" 2> "$w/fail.txt"; st=$?; set -e
+[ "$st" -eq 2 ] && grep -q "needs the database URI and the table" "$w/fail.txt"
 
 # 1. defaults and new indexes
 plan 2 "$w/plan2.json"

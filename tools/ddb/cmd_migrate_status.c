@@ -66,7 +66,7 @@ int cmd_migrate_model(cli *c, const char *table)
     ddb_error e = {0};
     if (!a || ddb_ent_migration_model(c->db, table, a, &model, &len, NULL, &e)) {
         ddb_arena_free(a);
-        return cli_fail(c, &e, "%s", table);
+        return cli_fail(c, &e, "%s", ""); /* the message names the table */
     }
     int rc = fwrite(model, 1, len, stdout) == len && putchar('\n') != EOF ? 0 : cli_failf(c, "writing the model failed");
     ddb_arena_free(a);
@@ -88,7 +88,7 @@ int cmd_migrate_baseline(cli *c, const char *table, const char *path)
     if (!rc && !compact)
         rc = cli_failf(c, "out of memory");
     if (!rc && ddb_ent_migration_baseline(c->db, table, compact, strlen(compact), &e))
-        rc = cli_fail(c, &e, "%s", table);
+        rc = cli_fail(c, &e, "baseline of %s", table);
     if (!rc)
         printf("%s: %s recorded as the schema model the data is in (%zu bytes): the next plan starts from it\n",
                table, path, strlen(compact));
