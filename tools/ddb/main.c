@@ -143,8 +143,7 @@ static const opt_spec migrate_opts[] = {
     {"samples", 0, 1, false, "N", "with --dry-run: how many changed keys to show (default 5)"},
     {"page-size", 0, 1, false, "N", "items scanned per page, one checkpoint a page (default 200)"},
     {"keep-indexes", 0, 0, false, NULL, "leave the indexes the plan drops in place"},
-    {"sync", 0, 1, false, "MODE", "an embedded database's durability: full (default), lazy (survives a crash of the "
-                                  "process; a lost tail is redone when the run resumes) or none"},
+    {"sync", 0, 1, false, "MODE", "durability: full (default), lazy (a crash loses a tail that resuming redoes), none"},
     {NULL, 0, 0, false, NULL, NULL}};
 
 const command ddb_commands[] = {
@@ -241,7 +240,7 @@ const command ddb_commands[] = {
      "the plan marks \"transform\", your <entity>_transform functions, linked with\n"
      "libddb.so).  Progress: a bar on a terminal, lines every 5 seconds otherwise.\n"
      "Example:\n"
-     "  ddbgen --plan-migration deployed.model.json --plan-out plan.json schemas/app.h\n"
+     "  ddbgen --plan-migration --from-table ./data App --plan-out plan.json schemas/app.h\n"
      "  ddb --db ./data migrate --module ./libapp_module.so --dry-run plan.json\n"
      "  ddb --db ./data migrate --module ./libapp_module.so --capacity 500 plan.json\n"
      "`ddb migrate status TABLE` shows the migration in progress (plan, step, counts),\n"
