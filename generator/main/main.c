@@ -357,6 +357,8 @@ static int run(const cli *c)
         rc = ddbgen_write_workbench(cx, c->emit_workbench);
     ddbgen_ir *old_ir = NULL;
     json_t *plan = NULL;
+    char recorded[300]; /* how the old forms name a model read by --from-table */
+    snprintf(recorded, sizeof recorded, "recorded in table %s", c->from_table ? c->from_table : "");
     if (rc == DDBGEN_OK && c->old_model)
         rc = ddbgen_old_forms(cx, DEPLOYED(c->old_model), &old_ir, &plan);
     ddbgen_print_diagnostics(cx, stderr);
@@ -366,7 +368,8 @@ static int run(const cli *c)
                              c->templates ? c->templates : dirs.templates,
                              ddbgen_schema_base(cx), stderr);
         if (rc == DDBGEN_OK && old_ir)
-            rc = ddbgen_generate_old(ddbgen_ir_of(cx), old_ir, plan, DEPLOYED(c->old_model) ? c->old_model : c->from_table, c->outdir,
+            rc = ddbgen_generate_old(ddbgen_ir_of(cx), old_ir, plan, DEPLOYED(c->old_model) ? c->old_model : recorded,
+                                     c->outdir,
                                      c->templates ? c->templates : dirs.templates, ddbgen_schema_base(cx), stderr);
 #else
         fputs("ddbgen: code generation is not built yet\n", stderr);

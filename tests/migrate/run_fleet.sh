@@ -111,6 +111,13 @@ step "$bin/fleet_v3" verify "$db" "$n"
 
 # 3. DDB_UNIQUE on a badge two drivers hold
 plan 4 "$w/plan4.json"
+# the old forms (for transforms) and the build-time check from the recorded model too
+mkdir -p "$w/old4"
+step "$ddbgen" -o "$w/old4" --old-model --from-table "$db" Fleet -I "$src" "$src/fleet_v4.h"
+grep -q "struct driver_old {" "$w/old4/fleet_v4_old.h"
+fails "$ddbgen" --check-compat --from-table "$db" Fleet -I "$src" "$src/fleet_v4.h"
+grep -q "fleet_v4.h:[0-9]*:[0-9]*: error: .*badge.*DDB_UNIQUE" "$w/fail.txt"
+step "$ddbgen" --check-compat --from-table "$db" Fleet --migration-plan "$w/plan4.json" -I "$src" "$src/fleet_v4.h"
 grep -q '"claims": \[' "$w/plan4.json"
 step "$bin/fleet_v4" refused "$db" "$n" "before badge was DDB_UNIQUE"
 fails "$tool" --db "$db" migrate --module "$mod4" --sync lazy --dry-run "$w/plan4.json"
