@@ -458,6 +458,21 @@ int ddbgen_check_compat_plan(ddbgen_context *cx, const char *old_model_path, con
     return rc;
 }
 
+/* The model a plan takes the data to, as the plan's "model": one line of
+ * compact JSON (the plan stays a document to review).  ddb migrate and the
+ * old forms' <table>_migrate_from_old record it in the table's history,
+ * where the next plan starts (--from-table); it is not part of the id,
+ * which names what the plan does to the stored items. */
+static int plan_model(ddbgen_context *cx, json_t *plan, const json_t *model)
+{
+    char *text = json_dumps(model, JSON_COMPACT | JSON_SORT_KEYS);
+    int rc = text && json_object_set_new(plan, "model", json_string(text)) == 0 ? DDBGEN_OK : DDBGEN_EUSAGE;
+    if (rc)
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+    free(text);
+    return rc;
+}
+
 static int plan_either(ddbgen_context *cx, const char *old_model_path, const char *plan_path, bool down)
 {
     json_t *old_doc, *plan = NULL;
@@ -466,16 +481,8 @@ static int plan_either(ddbgen_context *cx, const char *old_model_path, const cha
     if (rc == DDBGEN_OK)
         rc = down ? ddbgen__migration_down(old_doc, cx->checked, &plan, &cx->diags)
                   : ddbgen__migration_plan(old_doc, cx->checked, &plan, &cx->diags);
-    /* the model the plan takes the data to, as one line of compact JSON
-     * (the plan stays a document to review): ddb migrate records it in the
-     * table's history, where the next plan starts (--from-table); not part
-     * of the id, which names what the plan does to the stored items */
-    char *model = rc == DDBGEN_OK ? json_dumps(down ? old_doc : cx->checked, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    if (rc == DDBGEN_OK && (!model || json_object_set_new(plan, "model", json_string(model)) != 0)) {
-        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
-        rc = DDBGEN_EUSAGE;
-    }
-    free(model);
+    if (rc == DDBGEN_OK)
+        rc = plan_model(cx, plan, down ? old_doc : cx->checked);
     if (rc == DDBGEN_OK) {
         char *text = ddbgen_model_to_string(plan);
         rc = text ? write_text(cx, plan_path, text) : DDBGEN_EUSAGE;
@@ -539,7 +546,8 @@ int ddbgen_old_forms(ddbgen_context *cx, const char *old_model_path, ddbgen_ir *
         if (ddbgen__migration_plan(old_doc, cx->checked, plan, &scratch) != DDBGEN_OK) {
             json_decref(*plan);
             *plan = NULL;
-        }
+        } else
+            rc = plan_model(cx, *plan, cx->checked);
         ddbgen_diags_free(&scratch);
     }
     if (rc == DDBGEN_OK && !(forms = ddbgen__old_forms(old_doc))) {
