@@ -26,6 +26,8 @@ struct ddbgen_context {
     int validated;
     struct ddbgen_ir *ir; /* owned; the lowered model once validated (ir.h) */
     ddbgen_diags diags;
+    json_t *deployed;    /* owned; the deployed model read from a table (--from-table), or NULL */
+    char *deployed_name; /* how messages name it */
 };
 
 /* ---- jsonutil.c ---- */

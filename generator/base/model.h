@@ -108,8 +108,18 @@ int ddbgen_write_workbench(ddbgen_context *cx, const char *path);
  * the file is unreadable or not a Workbench model. */
 int ddbgen_import_workbench(ddbgen_context *cx, const char *model_path, const char *out_path);
 
+/* The deployed model to use where an old model's path is NULL (ddbgen
+ * --from-table: the model recorded in a table's migration history); doc
+ * is copied, name says where it came from in messages. */
+int ddbgen_use_deployed_model(ddbgen_context *cx, const json_t *doc, const char *name);
+/* ddbgen_use_deployed_model with the schema model recorded in table's
+ * migration history on the database at uri (libddb's ddb_open: a
+ * directory, file:DIR, http(s)://, dynamodb://REGION).  DDBGEN_EUSAGE with
+ * a diagnostic when it cannot be read (none recorded: how to record one). */
+int ddbgen_deployed_from_table(ddbgen_context *cx, const char *uri, const char *table);
+
 /* Compares the validated model of cx (the new schema) with old_model_path
- * (an earlier --emit-model).  Breaking changes are recorded as errors at the
+ * (an earlier --emit-model; NULL: ddbgen_use_deployed_model's).  Breaking changes are recorded as errors at the
  * new schema's location, compatible ones as notes.  Returns DDBGEN_OK when
  * compatible, DDBGEN_ESCHEMA when breaking (or the old model is invalid),
  * DDBGEN_EUSAGE when it cannot be read. */

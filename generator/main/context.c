@@ -73,6 +73,8 @@ void ddbgen_destroy(ddbgen_context *cx)
     json_decref(cx->checked);
     ddbgen_ir_free(cx->ir);
     free(cx->schema_base);
+    json_decref(cx->deployed);
+    free(cx->deployed_name);
     ddbgen_diags_free(&cx->diags);
     free(cx);
 }
@@ -346,8 +348,22 @@ int ddbgen_import_workbench(ddbgen_context *cx, const char *model_path, const ch
     return rc;
 }
 
-/* The old model of old_model_path, validated and lowered: *old_doc is its
- * model document (owned by the caller), *shown its name for messages. */
+int ddbgen_use_deployed_model(ddbgen_context *cx, const json_t *doc, const char *name)
+{
+    json_decref(cx->deployed);
+    free(cx->deployed_name);
+    cx->deployed = json_deep_copy(doc);
+    cx->deployed_name = strdup(name);
+    if (!cx->deployed || !cx->deployed_name) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+        return DDBGEN_EUSAGE;
+    }
+    return DDBGEN_OK;
+}
+
+/* The old model of old_model_path (NULL: the one ddbgen_use_deployed_model
+ * gave), validated and lowered: *old_doc is its model document (owned by
+ * the caller), *shown its name for messages. */
 static int load_old(ddbgen_context *cx, const char *old_model_path, json_t **old_doc, char **shown)
 {
     *old_doc = NULL;
@@ -356,11 +372,15 @@ static int load_old(ddbgen_context *cx, const char *old_model_path, json_t **old
         ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no validated model to compare");
         return DDBGEN_EUSAGE;
     }
+    if (!old_model_path && !cx->deployed) {
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "no deployed model: give a model file or --from-table");
+        return DDBGEN_EUSAGE;
+    }
     int rc = DDBGEN_OK;
-    json_t *doc = read_json(&cx->diags, old_model_path, &rc);
+    json_t *doc = old_model_path ? read_json(&cx->diags, old_model_path, &rc) : json_incref(cx->deployed);
     if (!doc)
         return rc;
-    *shown = ddbgen_display_path(old_model_path);
+    *shown = old_model_path ? ddbgen_display_path(old_model_path) : strdup(cx->deployed_name);
     json_t *old = NULL;
     rc = ddbgen__load_json(cx, doc, *shown, &old);
     json_decref(doc);
@@ -442,6 +462,21 @@ int ddbgen_check_compat_plan(ddbgen_context *cx, const char *old_model_path, con
     return rc;
 }
 
+/* The model a plan takes the data to, as the plan's "model": one line of
+ * compact JSON (the plan stays a document to review).  ddb migrate and the
+ * old forms' <table>_migrate_from_old record it in the table's history,
+ * where the next plan starts (--from-table); it is not part of the id,
+ * which names what the plan does to the stored items. */
+static int plan_model(ddbgen_context *cx, json_t *plan, const json_t *model)
+{
+    char *text = json_dumps(model, JSON_COMPACT | JSON_SORT_KEYS);
+    int rc = text && json_object_set_new(plan, "model", json_string(text)) == 0 ? DDBGEN_OK : DDBGEN_EUSAGE;
+    if (rc)
+        ddbgen_diag_add(&cx->diags, DDBGEN_ERROR, no_loc, "out of memory");
+    free(text);
+    return rc;
+}
+
 static int plan_either(ddbgen_context *cx, const char *old_model_path, const char *plan_path, bool down)
 {
     json_t *old_doc, *plan = NULL;
@@ -450,6 +485,8 @@ static int plan_either(ddbgen_context *cx, const char *old_model_path, const cha
     if (rc == DDBGEN_OK)
         rc = down ? ddbgen__migration_down(old_doc, cx->checked, &plan, &cx->diags)
                   : ddbgen__migration_plan(old_doc, cx->checked, &plan, &cx->diags);
+    if (rc == DDBGEN_OK)
+        rc = plan_model(cx, plan, down ? old_doc : cx->checked);
     if (rc == DDBGEN_OK) {
         char *text = ddbgen_model_to_string(plan);
         rc = text ? write_text(cx, plan_path, text) : DDBGEN_EUSAGE;
@@ -513,7 +550,8 @@ int ddbgen_old_forms(ddbgen_context *cx, const char *old_model_path, ddbgen_ir *
         if (ddbgen__migration_plan(old_doc, cx->checked, plan, &scratch) != DDBGEN_OK) {
             json_decref(*plan);
             *plan = NULL;
-        }
+        } else
+            rc = plan_model(cx, *plan, cx->checked);
         ddbgen_diags_free(&scratch);
     }
     if (rc == DDBGEN_OK && !(forms = ddbgen__old_forms(old_doc))) {

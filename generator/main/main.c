@@ -78,6 +78,7 @@ static const char usage_text[] =
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --check-compat OLD_MODEL.json SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --plan-migration OLD_MODEL.json [--plan-out FILE]\n"
     "              SCHEMA.h|MODEL.json\n"
+    "       (OLD_MODEL.json may be --from-table URI TABLE: the model recorded in the table)\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-infra FORMAT [--infra-table NAME]\n"
     "              [--infra-out FILE] SCHEMA.h|MODEL.json\n"
     "       ddbgen [-I DIR]... [-D NAME[=VALUE]]... --emit-workbench FILE SCHEMA.h|MODEL.json\n"
@@ -103,6 +104,10 @@ static const char help_text[] =
     "  --plan-out FILE        where --plan-migration writes (default '-' = stdout)\n"
     "  --down                 with --plan-migration: the plan back from this schema to\n"
     "                         OLD (a rollback), or \"not reversible\" errors saying why\n"
+    "  --from-table URI TABLE in place of OLD (after --plan-migration, --check-compat\n"
+    "                         or --old-model): the schema model recorded in TABLE's\n"
+    "                         migration history on the database at URI (ddb migrate\n"
+    "                         records the plan's model; ddb migrate baseline a first)\n"
     "  --migration-plan FILE  with --check-compat: breaking changes that this plan\n"
     "                         (from --plan-migration) covers are accepted (exit 0)\n"
     "  --emit-infra FORMAT    writes the tables as infrastructure input: cloudformation\n"
@@ -145,7 +150,22 @@ typedef struct cli {
     const char *emit_infra, *infra_table, *infra_out, *emit_workbench, *draft_out;
     int import_workbench;
     int down; /* --down: the plan back to the old model */
+    const char *from_uri, *from_table; /* --from-table URI TABLE: the deployed model recorded in TABLE */
 } cli;
+
+static const char *option_value(int argc, char **argv, int *i, const char *name);
+
+/* What --plan-migration, --check-compat and --old-model hold when they are
+ * followed by --from-table instead of a model file. */
+static const char from_table_mark[] = "--from-table";
+
+/* Option name takes the deployed model: a file, or (no value) the --from-table that follows. */
+static const char *deployed_value(int argc, char **argv, int *i, const char *name)
+{
+    if (!strcmp(argv[*i], name) && *i + 1 < argc && !strcmp(argv[*i + 1], from_table_mark))
+        return from_table_mark;
+    return option_value(argc, argv, i, name);
+}
 
 /* "-I DIR", "-IDIR", "--opt VALUE", "--opt=VALUE": the value or NULL. */
 static const char *option_value(int argc, char **argv, int *i, const char *name)
@@ -201,11 +221,11 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--emit-model");
             c->emit_model = v;
-        } else if ((v = option_value(argc, argv, &i, "--check-compat"))) {
+        } else if ((v = deployed_value(argc, argv, &i, "--check-compat"))) {
             if (!v[0])
                 return usage_error("%s needs the old model (a .json file)", "--check-compat");
             c->check_compat = v;
-        } else if ((v = option_value(argc, argv, &i, "--plan-migration"))) {
+        } else if ((v = deployed_value(argc, argv, &i, "--plan-migration"))) {
             if (!v[0])
                 return usage_error("%s needs the old model (a .json file)", "--plan-migration");
             c->plan_migration = v;
@@ -213,7 +233,7 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs a plan file (from --plan-migration)", "--migration-plan");
             c->accept_plan = v;
-        } else if ((v = option_value(argc, argv, &i, "--old-model"))) {
+        } else if ((v = deployed_value(argc, argv, &i, "--old-model"))) {
             if (!v[0])
                 return usage_error("%s needs the deployed model (a .json file)", "--old-model");
             c->old_model = v;
@@ -240,6 +260,11 @@ static int parse_args(int argc, char **argv, cli *c)
             if (!v[0])
                 return usage_error("%s needs a file name ('-' for stdout)", "--infra-out");
             c->infra_out = v;
+        } else if (!strcmp(a, from_table_mark)) {
+            if (i + 2 >= argc || argv[i + 1][0] == '-' || argv[i + 2][0] == '-')
+                return usage_error("%s needs the database URI and the table (--from-table ./data Club)", from_table_mark);
+            c->from_uri = argv[++i];
+            c->from_table = argv[++i];
         } else if (!strcmp(a, "--down")) {
             c->down = 1;
         } else if ((v = option_value(argc, argv, &i, "--plan-out"))) {
@@ -273,6 +298,13 @@ static int parse_args(int argc, char **argv, cli *c)
         return usage_error("%s", "--plan-out goes with --plan-migration OLD_MODEL.json");
     if (c->old_model && !c->outdir)
         return usage_error("%s", "--old-model goes with -o OUTDIR");
+    int marks = (c->check_compat == from_table_mark) + (c->plan_migration == from_table_mark) +
+                (c->old_model == from_table_mark);
+    if (c->from_uri && !marks)
+        return usage_error("%s", "--from-table URI TABLE stands for the old model: give it after --plan-migration, "
+                                 "--check-compat or --old-model");
+    if (marks && !c->from_uri)
+        return usage_error("%s", "--from-table needs the database URI and the table");
     if (c->accept_plan && !c->check_compat)
         return usage_error("%s", "--migration-plan goes with --check-compat OLD_MODEL.json");
     return 0;
@@ -308,10 +340,14 @@ static int run(const cli *c)
         if (rc == DDBGEN_OK)
             rc = vrc;
     }
+    if (rc == DDBGEN_OK && c->from_uri)
+        rc = ddbgen_deployed_from_table(cx, c->from_uri, c->from_table);
+    /* a model file, or NULL: the one --from-table read */
+#define DEPLOYED(path) ((path) == from_table_mark ? NULL : (path))
     if (rc == DDBGEN_OK && c->check_compat)
-        rc = ddbgen_check_compat_plan(cx, c->check_compat, c->accept_plan);
+        rc = ddbgen_check_compat_plan(cx, DEPLOYED(c->check_compat), c->accept_plan);
     if (rc == DDBGEN_OK && c->plan_migration)
-        rc = (c->down ? ddbgen_plan_migration_down : ddbgen_plan_migration)(cx, c->plan_migration,
+        rc = (c->down ? ddbgen_plan_migration_down : ddbgen_plan_migration)(cx, DEPLOYED(c->plan_migration),
                                                                             c->plan_out ? c->plan_out : "-");
     if (rc == DDBGEN_OK && c->emit_model)
         rc = ddbgen_write_model(cx, c->emit_model);
@@ -321,8 +357,10 @@ static int run(const cli *c)
         rc = ddbgen_write_workbench(cx, c->emit_workbench);
     ddbgen_ir *old_ir = NULL;
     json_t *plan = NULL;
+    char recorded[300]; /* how the old forms name a model read by --from-table */
+    snprintf(recorded, sizeof recorded, "recorded in table %s", c->from_table ? c->from_table : "");
     if (rc == DDBGEN_OK && c->old_model)
-        rc = ddbgen_old_forms(cx, c->old_model, &old_ir, &plan);
+        rc = ddbgen_old_forms(cx, DEPLOYED(c->old_model), &old_ir, &plan);
     ddbgen_print_diagnostics(cx, stderr);
     if (rc == DDBGEN_OK && c->outdir) {
 #ifdef DDBGEN_HAVE_GENERATE
@@ -330,7 +368,8 @@ static int run(const cli *c)
                              c->templates ? c->templates : dirs.templates,
                              ddbgen_schema_base(cx), stderr);
         if (rc == DDBGEN_OK && old_ir)
-            rc = ddbgen_generate_old(ddbgen_ir_of(cx), old_ir, plan, c->old_model, c->outdir,
+            rc = ddbgen_generate_old(ddbgen_ir_of(cx), old_ir, plan, DEPLOYED(c->old_model) ? c->old_model : recorded,
+                                     c->outdir,
                                      c->templates ? c->templates : dirs.templates, ddbgen_schema_base(cx), stderr);
 #else
         fputs("ddbgen: code generation is not built yet\n", stderr);

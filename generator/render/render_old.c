@@ -123,6 +123,15 @@ static void plan_ctx(json_t *o, const ddbgen_ir_table *t, const json_t *plan, co
     set(o, "new_cname", json_string(ncname ? ncname : ""));
     set(o, "new_cname_upper", ddbgen__rc_ident(ncname ? ncname : "", 1));
     set(o, "plan_id", ddbgen__c_literal(ddbgen_jstr(plan, "id")));
+    /* the plan's model, recorded in the table's history: as the bytes of a
+     * char array (a string literal may be at most 4095 characters in C11) */
+    const char *model = ddbgen_jstr(plan, "model");
+    ddbgen_buf b = {0};
+    for (size_t k = 0; model && model[k]; k++)
+        ddbgen_buf_printf(&b, "%u,%s", (unsigned)(unsigned char)model[k], k % 24 == 23 ? "\n    " : "");
+    ddbgen_buf_puts(&b, "0");
+    set(o, "model_bytes", json_string(ddbgen_buf_str(&b)));
+    ddbgen_buf_free(&b);
     json_t *steps = json_array();
     json_array_foreach(ents, i, x) {
         if (json_is_true(json_object_get(x, "has_step")) &&

@@ -214,6 +214,16 @@ static void plan_cases(void **state)
             size_t len = strlen(r.out) + strlen(r.err) + 32;
             char *got = malloc(len);
             assert_non_null(got);
+            /* the plan's "model" (one line: the new schema's model, which
+             * --emit-model's tests cover) is there when the plan is, and left
+             * out of the comparison */
+            char *model = strstr(r.out, "\n  \"model\": \"{");
+            if (r.status == 0 && !model) {
+                fprintf(stderr, "%s: the plan has no \"model\" line\n", input);
+                failures++;
+            }
+            if (model)
+                memmove(model + 1, strchr(model + 1, '\n') + 1, strlen(strchr(model + 1, '\n') + 1) + 1);
             snprintf(got, len, "%s--- stderr\n%s", r.out, r.err);
             if (gen_update_golden()) {
                 assert_int_equal(gen_write_file(expected_path, got), 0);

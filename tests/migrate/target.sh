@@ -2,8 +2,14 @@
 # "$db" "-" is the endpoint in DDB_TEST_URI (a private `ddb serve`, from
 # tests/serve/with_serve.py) with the work files in "$bin/$remote_work.work" and no
 # `ddb check`; a directory is emptied, its work files in "$db.work".  Sets
-# db and w, defines step and check, and makes w empty.
+# db and w, defines step, killed (the command must die by SIGKILL) and
+# check, and makes w empty.
 step() { echo "== $*"; "$@"; }
+killed() {
+    echo "== $* (to be killed)"
+    set +e; "$@"; st=$?; set -e
+    [ "$st" -eq 137 ] || { echo "expected SIGKILL (137), got $st" >&2; exit 1; }
+}
 if [ "$db" = "-" ]; then
     db=$DDB_TEST_URI w=$bin/$remote_work.work
     check() { :; }

@@ -230,3 +230,57 @@ void progress_show(progress *p, uint64_t n, bool final)
     fprintf(stderr, "\rddb %s: %" PRIu64 " item%s%s", p->what, n, n == 1 ? "" : "s", final ? "\n" : "");
     fflush(stderr);
 }
+
+char *cli_read_file(const char *path, size_t max, size_t *len, const char **why)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *why = strerror(errno);
+        return NULL;
+    }
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    *len = n; /* more than max: too large */
+    *why = !buf ? "out of memory" : bad ? "cannot be read" : n > max ? "larger than this file can be" : NULL;
+    if (*why) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+json_t *cli_load_json(const cli *c, const char *path, size_t max, const char *what)
+{
+    size_t n = 0;
+    const char *why = NULL;
+    char *buf = cli_read_file(path, max, &n, &why);
+    json_t *doc = NULL;
+    json_error_t je;
+    if (!buf && n > max)
+        cli_failf(c, "%s %s is larger than %zu bytes, more than one can be", what, path, max);
+    else if (!buf)
+        cli_failf(c, "cannot read %s %s: %s", what, path, why);
+    else if (!(doc = json_loadb(buf, n, 0, &je)))
+        cli_failf(c, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    free(buf);
+    return doc;
+}
+
+int cli_sync_mode(const cli *c, ddb_sync_mode *out)
+{
+    const char *sync = opt_get(c, "sync");
+    if (!sync)
+        return 0;
+    if (strcmp(sync, "full") == 0)
+        *out = DDB_SYNC_FULL;
+    else if (strcmp(sync, "lazy") == 0)
+        *out = DDB_SYNC_LAZY;
+    else if (strcmp(sync, "none") == 0)
+        *out = DDB_SYNC_NONE;
+    else
+        return usage_error(c, "--sync is full, lazy or none, not '%s'", sync);
+    return 0;
+}

@@ -87,6 +87,15 @@ int cli_open(cli *c);
 /* "ddb CMD: <what>: <message>" on stderr; returns 1. */
 int cli_fail(const cli *c, const ddb_error *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int cli_failf(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The bytes of file path, NUL-terminated (malloc'd; *len of them), read
+ * only when it has at most max; NULL otherwise, *why saying why. */
+char *cli_read_file(const char *path, size_t max, size_t *len, const char **why);
+/* The JSON document in file path (what names it in messages: "the plan"),
+ * read only when it is at most max bytes; NULL after an error printed. */
+json_t *cli_load_json(const cli *c, const char *path, size_t max, const char *what);
+/* --sync MODE (full, lazy, none) into *out, left as it is without the
+ * option; a usage error (returns its status, 2) for another word. */
+int cli_sync_mode(const cli *c, ddb_sync_mode *out);
 /* Numbers on the command line. */
 int parse_u64(const char *s, uint64_t *out);
 /* A key-typed value from command-line text: S as is, N validated, B base64. */
@@ -209,6 +218,8 @@ int cmd_check(cli *c);
 int cmd_update(cli *c);
 int cmd_migrate(cli *c);
 int cmd_migrate_status(cli *c, const char *table); /* ddb migrate status TABLE (cmd_migrate_status.c) */
+int cmd_migrate_model(cli *c, const char *table);  /* ddb migrate model TABLE */
+int cmd_migrate_baseline(cli *c, const char *table, const char *path); /* ddb migrate baseline TABLE MODEL.json */
 int cmd_serve(cli *c); /* serve/cmd_serve.c */
 
 extern const command ddb_commands[];

@@ -24,11 +24,10 @@
 #include <ddb/entity.h>
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #define PLAN_MAX_BYTES (16 << 20)
@@ -50,6 +49,7 @@ typedef struct bar {
     bool tty;
     double t0, last;
     const char *table;
+    uint64_t kill_after; /* DDB_MIGRATE_KILL_AFTER (0: none) */
 } bar;
 
 static double now_s(void)
@@ -62,6 +62,13 @@ static double now_s(void)
 static void on_progress(void *ctx, const ddb_ent_progress *p)
 {
     bar *b = ctx;
+    /* tests: DDB_MIGRATE_KILL_AFTER=N stops the run by SIGKILL at the first
+     * checkpoint past N items scanned (the checkpoint is stored before the
+     * progress is reported), as a crash there would */
+    if (b->kill_after && p->scanned >= b->kill_after && strcmp(p->step ? p->step : "", "dry run")) {
+        fprintf(stderr, "ddb migrate: DDB_MIGRATE_KILL_AFTER: killed at %" PRIu64 " items scanned\n", p->scanned);
+        raise(SIGKILL);
+    }
     double t = now_s(), el = t - b->t0;
     if (t - b->last < (b->tty ? 0.2 : 5.0))
         return;
@@ -101,22 +108,9 @@ static void on_progress(void *ctx, const ddb_ent_progress *p)
 
 static json_t *read_plan(cli *c, const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        cli_failf(c, "cannot read the plan %s: %s", path, strerror(errno));
+    json_t *plan = cli_load_json(c, path, PLAN_MAX_BYTES, "the plan");
+    if (!plan)
         return NULL;
-    }
-    if (st.st_size > PLAN_MAX_BYTES) {
-        cli_failf(c, "the plan %s is %lld bytes, more than a plan can be (%d)", path, (long long)st.st_size,
-                  PLAN_MAX_BYTES);
-        return NULL;
-    }
-    json_error_t je;
-    json_t *plan = json_load_file(path, 0, &je);
-    if (!plan) {
-        cli_failf(c, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-        return NULL;
-    }
     const char *fmt = json_string_value(json_object_get(plan, "format"));
     if (!fmt || strcmp(fmt, "ddbgen-migration-plan") || json_integer_value(json_object_get(plan, "version")) != 1 ||
         !json_is_string(json_object_get(plan, "id")) || !json_is_array(json_object_get(plan, "tables"))) {
@@ -264,7 +258,9 @@ static int migrate_table(cli *c, const lib *l, ddb *db, const char *id, const js
             break;
     }
     if (!rc) {
-        bar b = {.tty = cli_progress_tty(), .t0 = now_s(), .table = name};
+        const char *kill = getenv("DDB_MIGRATE_KILL_AFTER");
+        bar b = {.tty = cli_progress_tty(), .t0 = now_s(), .table = name,
+                 .kill_after = kill ? strtoull(kill, NULL, 10) : 0};
         ddb_ent_migrate_opts o = *base;
         o.drop_indexes = json_array_size(json_object_get(t, "drop_indexes")) > 0 && !keep;
         o.progress = on_progress;
@@ -297,8 +293,13 @@ int cmd_migrate(cli *c)
 {
     if (c->o.npos == 2 && !strcmp(c->o.pos[0], "status"))
         return cmd_migrate_status(c, c->o.pos[1]);
+    if (c->o.npos == 2 && !strcmp(c->o.pos[0], "model"))
+        return cmd_migrate_model(c, c->o.pos[1]);
+    if (c->o.npos == 3 && !strcmp(c->o.pos[0], "baseline"))
+        return cmd_migrate_baseline(c, c->o.pos[1], c->o.pos[2]);
     if (c->o.npos != 1)
-        return usage_error(c, "give the plan (ddb migrate PLAN.json), or ddb migrate status TABLE");
+        return usage_error(c, "give the plan (ddb migrate PLAN.json), or ddb migrate status|model TABLE, or ddb "
+                              "migrate baseline TABLE MODEL.json");
     const char *module = opt_get(c, "module");
     if (!module)
         return usage_error(c, "--module LIB.so is required (the new schema's generated module)");
@@ -325,6 +326,11 @@ int cmd_migrate(cli *c)
     json_t *plan = read_plan(c, c->o.pos[0]);
     if (!plan)
         return 1;
+    /* the model the plan takes the data to (one line of JSON text), recorded
+     * in each table's history: the next plan starts from it */
+    const json_t *model = json_object_get(plan, "model");
+    o.record_model = json_string_value(model);
+    o.record_model_len = json_string_length(model);
     lib l;
     int rc = load_lib(c, module, &l);
     ddb *db = NULL;
@@ -333,7 +339,10 @@ int cmd_migrate(cli *c)
         bool remote = strstr(c->uri, "://") != NULL;
         snprintf(uri, sizeof uri, "%s%s", remote || !strncmp(c->uri, "file:", 5) ? "" : "file:", c->uri);
         ddb_error err = {0};
-        if (l.open(uri, NULL, &db, &err))
+        ddb_options opts = {0};
+        if (cli_sync_mode(c, &opts.sync))
+            rc = 2;
+        else if (l.open(uri, &opts, &db, &err))
             rc = cli_fail(c, &err, "cannot open %s", c->uri);
     }
     const char *id = json_string_value(json_object_get(plan, "id"));

@@ -147,6 +147,7 @@ static const opt_spec migrate_opts[] = {
     {"samples", 0, 1, false, "N", "with --dry-run: how many changed keys to show (default 5)"},
     {"page-size", 0, 1, false, "N", "items scanned per page, one checkpoint a page (default 200)"},
     {"keep-indexes", 0, 0, false, NULL, "leave the indexes the plan drops in place"},
+    {"sync", 0, 1, false, "MODE", "durability: full (default), lazy (a crash loses a tail that resuming redoes), none"},
     {NULL, 0, 0, false, NULL, NULL}};
 
 const command ddb_commands[] = {
@@ -232,7 +233,7 @@ const command ddb_commands[] = {
      "  ddb --db ./data serve --listen 127.0.0.1:8000 &\n"
      "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n",
      serve_opts, 0, 0, false},
-    {"migrate", cmd_migrate, "PLAN.json | status TABLE",
+    {"migrate", cmd_migrate, "PLAN.json | status TABLE | model TABLE | baseline TABLE MODEL.json",
      "Apply a migration plan (ddbgen --plan-migration) to the stored items, or show a table's migrations",
      "Rewrites every stored item the plan names in the new schema's form, each\n"
      "moved in one transaction, with a checkpoint stored with the table after each\n"
@@ -243,12 +244,17 @@ const command ddb_commands[] = {
      "the plan marks \"transform\", your <entity>_transform functions, linked with\n"
      "libddb.so).  Progress: a bar on a terminal, lines every 5 seconds otherwise.\n"
      "Example:\n"
-     "  ddbgen --plan-migration deployed.model.json --plan-out plan.json schemas/app.h\n"
+     "  ddbgen --plan-migration --from-table ./data App --plan-out plan.json schemas/app.h\n"
      "  ddb --db ./data migrate --module ./libapp_module.so --dry-run plan.json\n"
      "  ddb --db ./data migrate --module ./libapp_module.so --capacity 500 plan.json\n"
      "`ddb migrate status TABLE` shows the migration in progress (plan, step, counts),\n"
-     "the model version the data is in and the last applied plans.\n",
-     migrate_opts, 1, 2, false},
+     "the model version the data is in and the last applied plans, from the history\n"
+     "kept in the table; each entry records the schema model the plan ran to (the\n"
+     "plan's \"model\"), where `ddbgen --plan-migration --from-table URI TABLE` starts\n"
+     "the next plan.  `ddb migrate model TABLE` writes that model; `ddb migrate\n"
+     "baseline TABLE MODEL.json` records a deployed model (ddbgen --emit-model) as\n"
+     "the starting point of a table no migration has run on.\n",
+     migrate_opts, 1, 3, false},
     {"check", cmd_check, "[DIR]", "Verify every table's indexes and stream",
      "Exit status 0 when every table is clean, 1 when problems were found, 2 when\n"
      "the check could not run.\n",

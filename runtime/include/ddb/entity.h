@@ -950,6 +950,12 @@ typedef struct ddb_ent_migrate_opts {
     bool drop_indexes;         /* when it ends, delete the GSIs the new schema no longer declares */
     ddb_ent_progress_fn progress;
     void *progress_ctx;
+    /* The new schema's model (ddbgen's model JSON: a plan's "model"),
+     * recorded with the migration in the table's history when it ends, so
+     * that the next plan starts from it (ddbgen --from-table); NULL: the
+     * history records none.  At most DDB_ENT_MODEL_MAX bytes. */
+    const char *record_model;
+    size_t record_model_len;
 } ddb_ent_migrate_opts;
 
 typedef struct ddb_ent_migrate_report {
@@ -969,8 +975,8 @@ typedef struct ddb_ent_migrate_report {
     size_t n_duplicates;       /* dry run: values two stored items hold, "<Entity>.<field> = <value>: */
     const char **duplicates;   /* items <key> and <key>" (arena text; the first 1000) */
     uint64_t duplicates_found; /* dry run: all of them (more than n_duplicates when over 1000) */
-    const char *history_note;  /* the migration ended but its history line could not be recorded (a table
-                                * at its metadata limit, say): why; NULL otherwise */
+    const char *history_note;  /* the migration ended but its history entry could not be recorded (a table
+                                * whose partition key is a number, say): why; NULL otherwise */
 } ddb_ent_migrate_report;
 
 /* Apply a migration to the table of m->table: create the new schema's
@@ -989,6 +995,26 @@ typedef struct ddb_ent_migrate_report {
 int ddb_ent_migrate(ddb *db, const ddb_ent_migration *m, const ddb_ent_migrate_opts *o, ddb_arena *a,
                     ddb_ent_migrate_report *report, ddb_error *err);
 
+/* One applied migration of a table's history.  The history is kept in
+ * the table itself, in items of the reserved partition keys
+ * "DDBGEN#MIGRATION#<seq>..." (sort key "MIGRATION", or 0 when it is a
+ * number; the table's partition key must be a string or binary), one
+ * entry per migration that ended, with the schema model it was run to
+ * split over items of at most 350,000 bytes (DynamoDB's item limit is
+ * 400 KB). */
+typedef struct ddb_ent_migration_record {
+    uint64_t seq;                   /* 1 = the first recorded */
+    const char *id;                 /* the plan's id, or "baseline" (ddb_ent_migration_baseline) */
+    const char *at;                 /* when it ended, UTC, ISO 8601 */
+    const char *libddb;             /* the libddb version that ran it */
+    uint32_t n_steps;
+    uint64_t scanned, moved, rewritten, unchanged, deleted, claimed;
+    uint64_t model_bytes;           /* the size of the schema model recorded with it (0: none) */
+} ddb_ent_migration_record;
+
+/* The largest schema model a history entry records. */
+#define DDB_ENT_MODEL_MAX (8u << 20)
+
 /* A table's migrations: the one in progress (its checkpoint), the model
  * version the data is in, and the last applied ones (ddb migrate status). */
 typedef struct ddb_ent_migration_state {
@@ -998,11 +1024,27 @@ typedef struct ddb_ent_migration_state {
     uint64_t scanned, moved, rewritten, unchanged, deleted, claimed;
     double capacity;
     const char *model;              /* the plan id the data was last migrated to (NULL: never) */
-    size_t n_history;               /* the last applied plans, oldest first, one line each: */
-    const char **history;           /* "<id> ok <UTC time> libddb <version> steps <n> scanned <s> ..." */
+    uint64_t n_recorded;            /* entries in the table's history in all */
+    size_t n_history;               /* the last ones (at most 10), oldest first */
+    const ddb_ent_migration_record *history;
+    const ddb_ent_migration_record *model_entry; /* the last entry that recorded a schema model: the next
+                                                  * plan's starting point (NULL: none) */
 } ddb_ent_migration_state;
 /* Read table's migration state into st (its strings in a). */
 int ddb_ent_migration_status(ddb *db, const char *table, ddb_arena *a, ddb_ent_migration_state *st, ddb_error *err);
+
+/* The schema model recorded by the last history entry that has one (the
+ * model the data is in), in a (*out_len bytes, NUL-terminated); *out_entry
+ * (may be NULL) is that entry.  DDB_ENOTFOUND when no entry records a
+ * model; DDB_ECORRUPT when its parts do not add up (the message says
+ * which). */
+int ddb_ent_migration_model(ddb *db, const char *table, ddb_arena *a, const char **out, size_t *out_len,
+                            ddb_ent_migration_record *out_entry, ddb_error *err);
+
+/* Record model (ddbgen --emit-model's JSON, len bytes) as the model the
+ * table's data is in, as a history entry "baseline": the starting point
+ * of the first plan of a table no migration has run on yet. */
+int ddb_ent_migration_baseline(ddb *db, const char *table, const char *model, size_t len, ddb_error *err);
 
 /* Create the table an entity lives in (and its indexes). DDB_EEXISTS when it exists. */
 int ddb_ent_create_table(ddb *db, const ddb_schema_table *t, ddb_error *err);

@@ -172,18 +172,11 @@ static int ensure_fd_limit(cli *c, unsigned max_connections, unsigned threads)
 static char *read_pem(cli *c, const char *option, const char *path)
 {
     enum { PEM_MAX = 1 << 20 };
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cli_failf(c, "--%s %s: %s", option, path, strerror(errno));
-        return NULL;
-    }
-    char *buf = malloc(PEM_MAX + 1);
-    size_t n = buf ? fread(buf, 1, PEM_MAX + 1, f) : 0;
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (!buf || bad || n > PEM_MAX || n == 0 || memchr(buf, '\0', n) || !strstr((buf[n] = '\0', buf), "-----BEGIN ")) {
-        cli_failf(c, "--%s %s: %s", option, path,
-                  !buf ? "out of memory" : bad ? "cannot be read" : n > PEM_MAX ? "larger than 1 MB" : "not a PEM file");
+    size_t n = 0;
+    const char *why = NULL;
+    char *buf = cli_read_file(path, PEM_MAX, &n, &why);
+    if (!buf || n == 0 || memchr(buf, '\0', n) || !strstr(buf, "-----BEGIN ")) {
+        cli_failf(c, "--%s %s: %s (a PEM file of at most 1 MB)", option, path, why ? why : "not a PEM file");
         free(buf);
         return NULL;
     }
@@ -247,17 +240,8 @@ int cmd_serve(cli *c)
     ddb_options o = {.ttl_sweep_ms = sweep_ms,
                      .verify = !opt_count(c, "no-verify"),
                      .ttl_reads = opt_count(c, "ttl-hide-expired") ? DDB_TTL_READS_HIDE : DDB_TTL_READS_SHOW};
-    const char *sync = opt_get(c, "sync");
-    if (sync) {
-        if (strcmp(sync, "full") == 0)
-            o.sync = DDB_SYNC_FULL;
-        else if (strcmp(sync, "lazy") == 0)
-            o.sync = DDB_SYNC_LAZY;
-        else if (strcmp(sync, "none") == 0)
-            o.sync = DDB_SYNC_NONE;
-        else
-            return usage_error(c, "--sync is full, lazy or none, not '%s'", sync);
-    }
+    if (cli_sync_mode(c, &o.sync))
+        return 2;
     if (c->have_now) {
         o.clock_ms = fixed_clock;
         o.clock_ctx = &c->now_ms;

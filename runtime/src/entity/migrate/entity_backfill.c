@@ -59,6 +59,44 @@ int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *
     return rc;
 }
 
+/* Sharded entity e: the default v of field f (added with a DDB_DEFAULT) SET on
+ * the shard item that holds f, of the logical item shard item `it` (sort key
+ * sk, whose last cut bytes are its shard suffix and id) belongs to, if that
+ * shard item is there. */
+static int default_on_shard(ddb *db, const ddb_entity_desc *e, const ddb_item *it, const ddb_value *sk, size_t cut,
+                            const ddb_field_desc *f, const ddb_value *v, ddb_arena *pa, ddb_ent_progress *pr,
+                            ddb_error *err)
+{
+    const ddb_table_def *t = &e->table->def;
+    const char *sfx = ddbi_ent_shard_suffix(e), *sid = f->shard >= 0 ? e->shards[f->shard] : NULL;
+    if (!sid || !v)
+        return DDB_OK;
+    size_t base = sk->len - cut, n = base + strlen(sfx) + strlen(sid) + 1;
+    char *text = ddb_arena_alloc(pa, n);
+    ddb_item *key = ddb_item_new(pa), *names = ddb_item_new(pa), *values = ddb_item_new(pa);
+    if (!text || !key || !names || !values)
+        return ddbi_fail_oom(err, __func__);
+    snprintf(text, n, "%.*s%s%s", (int)base, sk->u.s, sfx, sid);
+    if (ddb_item_set(key, t->key.pk, (ddb_value *)ddb_item_get(it, t->key.pk)) ||
+        ddb_item_set(key, t->key.sk, ddb_v_str(pa, text)) || ddb_item_set_s(names, "#f", f->attr) ||
+        ddb_item_set_s(names, "#k", t->key.pk) || ddb_item_set(values, ":v", (ddb_value *)v))
+        return ddbi_fail_oom(err, __func__);
+    ddb_expr *upd = NULL, *cond = NULL;
+    int rc = ddb_expr_prepare(DDB_EXPR_UPDATE, "SET #f = :v", names, &upd, err);
+    if (!rc)
+        rc = ddb_expr_prepare(DDB_EXPR_CONDITION, "attribute_exists(#k)", names, &cond, err);
+    ddb_write_opts wo = {.condition = cond, .values = values, .return_capacity = DDB_CAPACITY_TOTAL};
+    ddb_write_result res = {0};
+    if (!rc)
+        rc = ddb_update_item(db, t->name, key, upd, &wo, pa, &res, err);
+    if (rc == DDB_ECONDITION) /* no such shard item: nothing to give it */
+        rc = DDB_OK;
+    pr->capacity += res.capacity.total;
+    ddb_expr_free(upd);
+    ddb_expr_free(cond);
+    return rc;
+}
+
 int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent_progress_fn progress, void *ctx,
                           ddb_ent_progress *pr, ddb_error *err)
 {
@@ -130,8 +168,16 @@ int ddbi_ent_backfill_key(ddb *db, const ddb_entity_desc *e, uint16_t k, ddb_ent
                 rc = ddbi_fail_oom(err, __func__);
                 break;
             }
-            /* the defaults filled, on an unsharded item (a sharded one's live on their own shard items) */
-            for (size_t f = 0; !rc && !e->n_shards && f < n_filled; f++) {
+            /* the defaults filled: on the item, or on the shard item that holds the field (this one's
+             * go with the key, the other shards' are their own updates) */
+            int here = kd->shard >= 0 ? kd->shard : 0;
+            for (size_t f = 0; !rc && e->n_shards && f < n_filled; f++)
+                if (filled[f]->shard != here)
+                    rc = default_on_shard(db, e, it, sk, strlen(sfx) + strlen(sid), filled[f],
+                                          ddb_item_get(full, filled[f]->attr), pa, pr, err);
+            for (size_t f = 0; !rc && f < n_filled; f++) {
+                if (e->n_shards && filled[f]->shard != here)
+                    continue;
                 const char *nf = ddbi_exprb_name(&ux, filled[f]->attr);
                 const char *vf = nf ? ddbi_exprb_value(&ux, (ddb_value *)ddb_item_get(full, filled[f]->attr)) : NULL;
                 if (!vf || ddbi_exprb_put(&ux, ", ") || ddbi_exprb_put(&ux, nf) || ddbi_exprb_put(&ux, " = ") ||

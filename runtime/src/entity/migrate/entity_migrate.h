@@ -57,14 +57,15 @@ int ddbi_ent_has_items(ddb *db, const ddb_entity_desc *e, bool *any, ddb_error *
  * a migration in progress is recorded under DDB_ENT_MIGRATION_META (its
  * checkpoint), the model version the data is in under DDB_ENT_MODEL_META. */
 #define DDB_ENT_MIGRATION_META "ddbgen.migration"
-/* the applied migrations (entity_migrate_history.c) */
-#define DDB_ENT_MIGRATION_HISTORY_META "ddbgen.migration.history"
-/* entity_migrate_history.c: append the migration that ended (cp) to the history. */
 struct ddbi_ent_checkpoint;
 
 /* ---- entity_migrate_history.c ---- */
 
-int ddbi_ent_history_add(ddb *db, const char *table, const struct ddbi_ent_checkpoint *cp, ddb_error *err);
+/* Append the migration that ended (cp), with the schema model it ran to
+ * (model, len bytes; may be NULL), to the history kept in items of t's
+ * table. */
+int ddbi_ent_history_add(ddb *db, const ddb_schema_table *t, const struct ddbi_ent_checkpoint *cp, const char *model,
+                         size_t len, ddb_error *err);
 /* the shapes of the migration's new entities (entity_migrate_open.c) */
 #define DDB_ENT_MIGRATION_TARGET_META "ddbgen.migration.to"
 
