@@ -82,5 +82,7 @@ extern const peer_vt peer_ddb, peer_sqlite, peer_lmdb;
 /* LMDB map size for ddb and raw LMDB: 64 GiB, or $DDB_BENCH_MAP_MB (valgrind
  * cannot reserve 64 GiB of address space). */
 uint64_t bench_map_size(void);
+/* ddb opens its durable modes with ddb_options.commit_log (--commit-log). */
+extern bool bench_commit_log;
 
 #endif

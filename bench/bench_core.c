@@ -208,6 +208,7 @@ static void usage(void)
                     "  --phases L   only these phases (comma list of get, query, gsi, put)\n"
                     "  --no-load    reuse the data a previous --keep run left in --dir\n"
                     "  --sorted-load  load in key order (LMDB: MDB_APPEND) instead of a scattered order\n"
+                    "  --commit-log   ddb's FULL and LAZY commit through its commit log (ddb_options.commit_log)\n"
                     "  --repeat N   run every phase N times (engines taking turns), report the median\n");
     exit(2);
 }
@@ -299,6 +300,8 @@ int main(int argc, char **argv)
             load = false;
         } else if (!strcmp(argv[i], "--sorted-load")) {
             sorted = true;
+        } else if (!strcmp(argv[i], "--commit-log")) {
+            bench_commit_log = true;
         } else if (!strcmp(argv[i], "--peers") && i + 1 < argc) {
             only_peers = argv[++i];
         } else if (!strcmp(argv[i], "--phases") && i + 1 < argc) {

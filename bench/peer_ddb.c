@@ -27,6 +27,8 @@ static int fail(const char *what, int rc, const ddb_error *err)
     return -1;
 }
 
+bool bench_commit_log;
+
 static int open_mode(const char *dir, bench_mode mode, ddb **db)
 {
     char uri[1024];
@@ -34,6 +36,7 @@ static int open_mode(const char *dir, bench_mode mode, ddb **db)
     ddb_options o = {0};
     o.map_size = bench_map_size();
     o.sync = mode == MODE_FULL ? DDB_SYNC_FULL : mode == MODE_LAZY ? DDB_SYNC_LAZY : DDB_SYNC_NONE;
+    o.commit_log = bench_commit_log;
     ddb_error err = {0};
     int rc = ddb_open(uri, &o, db, &err);
     return rc ? fail("ddb_open", rc, &err) : 0;
@@ -57,8 +60,8 @@ static int d_load(const char *dir, const wl *w)
     if (open_mode(dir, MODE_NONE, &db))
         return -1;
     ddb_error err = {0};
-    ddb_index_def gsi = {.name = GSI, .key = {"gpk", DDB_TS, "gsk", DDB_TS}, .projection = DDB_PROJ_ALL};
-    ddb_table_def def = {.name = TABLE, .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = &gsi, .n_indexes = 1};
+    ddb_index_def gsi = {.name = GSI, .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TS}, .projection = DDB_PROJ_ALL};
+    ddb_table_def def = {.name = TABLE, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = &gsi, .n_indexes = 1};
     int rc = ddb_create_table(db, &def, &err);
     if (rc) {
         ddb_close(db);

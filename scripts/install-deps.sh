@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is already installed.
 set -eu
 PKGS="build-essential cmake pkg-config clang libclang-dev libclang-rt-14-dev liblmdb-dev lmdb-utils
-libjansson-dev libmicrohttpd-dev libxxhash-dev libcurl4-openssl-dev libssl-dev zlib1g-dev uuid-dev libcmocka-dev libsqlite3-dev python3 openssl
+libjansson-dev libmicrohttpd-dev libxxhash-dev libcurl4-openssl-dev libssl-dev zlib1g-dev libisal-dev uuid-dev libcmocka-dev libsqlite3-dev python3 openssl
 python3-botocore python3-boto3 awscli"
 missing=""
 for p in $PKGS; do

@@ -128,12 +128,15 @@ static int dfail(const char *what, int rc, const ddb_error *err)
     return -1;
 }
 
+static bool g_commit_log; /* --commit-log: ddb's FULL commits through its commit log */
+
 static int d_open(const char *dir, durab d, ddb **db)
 {
     char uri[1200];
     snprintf(uri, sizeof uri, "file:%s", dir);
     ddb_options o = {0};
     o.sync = d == D_FULL ? DDB_SYNC_FULL : DDB_SYNC_NONE;
+    o.commit_log = g_commit_log;
     o.map_size = 8ull << 30;
     ddb_error err = {0};
     int rc = ddb_open(uri, &o, db, &err);
@@ -171,7 +174,7 @@ static int d_setup(const char *dir, durab d, void **out)
     if (d_open(dir, D_NONE, &db))
         return -1;
     ddb_error err = {0};
-    ddb_table_def def = {.name = TABLE, .key = {"pk", DDB_TS, NULL, DDB_TNONE}};
+    ddb_table_def def = {.name = TABLE, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}};
     int rc = ddb_create_table(db, &def, &err);
     if (rc) {
         ddb_close(db);
@@ -646,6 +649,7 @@ static void usage(void)
                     "  --threads T  threads of the multi-threaded phases (default 8)\n"
                     "  --dir DIR    working directory (default /tmp/ddb-bench-ops-PID; emptied first)\n"
                     "  --keep       keep the data afterwards\n"
+                    "  --commit-log ddb's FULL commits through its commit log (ddb_options.commit_log)\n"
                     "  --quick      1 round of 1 second\n"
                     "  --engines L  only these engines (comma list of ddb, sqlite)\n"
                     "  --modes L    only these durability pairs (comma list of full, none)\n"
@@ -684,6 +688,7 @@ int main(int argc, char **argv)
         {"--dir", BX_OPT_TEXT, dir, sizeof dir},
         {"--keep", BX_OPT_FLAG, &keep, 0},
         {"--quick", BX_OPT_FLAG, &quick, 0},
+        {"--commit-log", BX_OPT_FLAG, &g_commit_log, 0},
         {"--engines", BX_OPT_ARG, &only_e, 0},
         {"--modes", BX_OPT_ARG, &only_m, 0},
         {"--workloads", BX_OPT_ARG, &only_w, 0},

@@ -59,13 +59,13 @@ static const ddb_struct_desc row_st = {"row", sizeof(struct row), 5, row_fields}
 static const ddb_tseg seg_pk[] = {{.path = P(0), .path_len = 1}}, seg_sk[] = {{.path = P(1), .path_len = 1}};
 static const ddb_tseg seg_gpk[] = {{.path = P(2), .path_len = 1}}, seg_gsk[] = {{.path = P(3), .path_len = 1}};
 static const ddb_key_desc row_keys[] = {
-    {NULL, "pk", "sk", {seg_pk, 1, DDB_TS}, {seg_sk, 1, DDB_TS}, -1},
-    {"by_status", "gpk", "gsk", {seg_gpk, 1, DDB_TS}, {seg_gsk, 1, DDB_TS}, -1},
+    {NULL, "pk", "sk", {seg_pk, 1, DDB_TS}, {seg_sk, 1, DDB_TS}, -1, false},
+    {"by_status", "gpk", "gsk", {seg_gpk, 1, DDB_TS}, {seg_gsk, 1, DDB_TS}, -1, false},
 };
-static const ddb_index_def row_gsi = {.name = "by_status", .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+static const ddb_index_def row_gsi = {.name = "by_status", .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TS},
                                       .projection = DDB_PROJ_ALL};
 static const ddb_schema_table row_table = {
-    "bench", "Type", {.name = "bench", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = &row_gsi, .n_indexes = 1}};
+    "bench", "Type", {.name = "bench", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = &row_gsi, .n_indexes = 1}};
 static const ddb_entity_desc row_entity = {.name = "Row", .table = &row_table, .st = &row_st, .n_keys = 2,
                                            .keys = row_keys};
 

@@ -4,6 +4,7 @@
  *
  *   ddb-bench-serve [--seconds S] [--rounds R] [--threads T] [--dir DIR]
  *                   [--baseline DDB] [--no-dynalite] [--op NAME] [--quick]
+ *                   [--sync MODE] [--server-threads N]
  *
  * Both servers get one table of 20 partitions x 100 items (~200 bytes: two
  * strings, two numbers, a binary), loaded over HTTP with BatchWriteItem.
@@ -18,8 +19,8 @@
  * rounds (default 3) run every phase of every server in turn, so a change
  * of the machine's load hits all servers alike; the table gives each
  * cell's median.  `ddb serve` is this build's (`--sync none --log-level
- * none --threads 8`: dynalite keeps its tables in memory and logs
- * nothing); --baseline DDB adds another `ddb` binary (e.g. the main
+ * none`: dynalite keeps its tables in memory and logs nothing; --sync and
+ * --server-threads change its --sync and --threads); --baseline DDB adds another `ddb` binary (e.g. the main
  * branch's) to the same rounds; --op get|put|query|scan|batch runs that
  * operation alone (e.g. under `perf record -p` of a server); dynalite is
  * started by tests/remote/dynalite.sh (npm, installed once into the build tree).
@@ -249,6 +250,9 @@ static double proc_cpu(pid_t pid)
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* ddb serve's --sync and --threads ("" : the server's default). */
+static char serve_sync[16] = "none", serve_threads[16] = "";
+
 /* `DDB --db DIR serve` on a port the kernel picks; 0 when listening. */
 static int start_serve(const char *ddb, const char *dir, int idx, srv *s)
 {
@@ -262,8 +266,12 @@ static int start_serve(const char *ddb, const char *dir, int idx, srv *s)
     if (p == 0) {
         if (!freopen("/dev/null", "w", stdout))
             _exit(127);
-        execl(ddb, ddb, "--db", db, "serve", "--listen", "127.0.0.1:0", "--port-file", port_file, "--sync", "none",
-              "--log-level", "none", "--threads", "8", (char *)NULL);
+        if (serve_threads[0])
+            execl(ddb, ddb, "--db", db, "serve", "--listen", "127.0.0.1:0", "--port-file", port_file, "--sync",
+                  serve_sync, "--log-level", "none", "--threads", serve_threads, (char *)NULL);
+        else
+            execl(ddb, ddb, "--db", db, "serve", "--listen", "127.0.0.1:0", "--port-file", port_file, "--sync",
+                  serve_sync, "--log-level", "none", (char *)NULL);
         _exit(127);
     }
     s->pid = p;
@@ -428,7 +436,9 @@ static void usage(void)
             "  --baseline DDB  another ddb binary's serve in the same rounds (before/after a change)\n"
             "  --no-dynalite   measure ddb serve alone\n"
             "  --op NAME       only get, put, query, scan or batch\n"
-            "  --quick         1-second phases, 1 round\n",
+            "  --quick         1-second phases, 1 round\n"
+            "  --sync MODE     ddb serve's --sync (default none: dynalite keeps its tables in memory)\n"
+            "  --server-threads N  ddb serve's --threads (default: the server's own, one per core)\n",
             MAX_ROUNDS);
     exit(2);
 }
@@ -446,6 +456,8 @@ int main(int argc, char **argv)
         {"--threads", BX_OPT_INT, &threads, 0},     {"--dir", BX_OPT_TEXT, dir, sizeof dir},
         {"--baseline", BX_OPT_ARG, &baseline, 0},   {"--no-dynalite", BX_OPT_FLAG, &no_dyn, 0},
         {"--op", BX_OPT_ARG, &only, 0},             {"--quick", BX_OPT_FLAG, &quick, 0},
+        {"--sync", BX_OPT_TEXT, serve_sync, sizeof serve_sync},
+        {"--server-threads", BX_OPT_TEXT, serve_threads, sizeof serve_threads},
     };
     if (!bx_parse_args(argc, argv, opts, sizeof opts / sizeof *opts))
         usage();

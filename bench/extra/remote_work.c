@@ -45,7 +45,7 @@ static ddb_item *make_item(ddb_arena *a, uint32_t i, uint64_t version)
 int rw_load(ddb *db)
 {
     ddb_error err = {0};
-    ddb_table_def def = {.name = RW_TABLE, .key = {"pk", DDB_TS, "sk", DDB_TS}};
+    ddb_table_def def = {.name = RW_TABLE, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}};
     int rc = ddb_create_table(db, &def, &err);
     if (rc)
         return rw_fail("create table", rc, &err);

@@ -5,7 +5,9 @@
  * one item per user (USER#<username>).  The program runs the seed's four
  * access patterns, contrasts the users (items of a collection) with the
  * offices (a list inside the organization's item), and finds stores by
- * country, state, city and zip code with one composite sort key.
+ * country, state, city and zip code with one composite sort key, then
+ * again through an index keyed on the fields themselves (a multi-attribute
+ * key: no key string on a write, a condition per attribute on a read).
  *
  *   orgs [DIR]      DIR: database directory (default: in the build tree) */
 #include "orgs_ddb.h"
@@ -113,6 +115,15 @@ int main(int argc, char **argv)
     print_user(&u);
     printf("  %s\n", ex_cost(&cap, cost));
 
+    printf("\n5. A user by email (Query ByEmail: email = \"dara@acme.example\"):\n");
+    EX_CHECK(user_by_email(db, "dara@acme.example", user_by_email_all(), EX_READS(&cap), a, &up, &err));
+    for (size_t i = 0; i < up.count; i++)
+        printf("    %s/%s %s\n", up.items[i].org, up.items[i].username, up.items[i].email);
+    printf("  %s; the index is keyed on the email field itself and holds only the keys\n", ex_cost(&cap, cost));
+    ddb_page idx;
+    EX_CHECK(ddb_scan(db, &(ddb_scan_params){.table = "Organizations", .index = "ByEmail"}, a, &idx, &err));
+    printf("  %zu of the 6 users are in it: the two without an email are not (a sparse index)\n", idx.count);
+
     /* one-to-many, two ways */
     printf("\nOne-to-many, two ways:\n");
     struct user newcomer = {"acme", "eli", "Eli Sato", "member", NULL};
@@ -162,6 +173,29 @@ int main(int argc, char **argv)
     print_stores(&sp, &cap, "Portland, OR (store_in_city, a declared query: state = :state AND city = :city)");
     EX_CHECK(store_locate(db, "ca", store_locate_all(), EX_READS(&cap), a, &sp, &err));
     print_stores(&sp, &cap, "country CA (PK = \"CA\")");
+
+    /* ---- the same hierarchy, keyed on the fields: DDB_KEY_FIELDS ---- */
+    printf("\nIndex ByPlace: partition country, sort state, city, zip (the fields' own attributes)\n");
+    EX_CHECK(store_place(db, "US", store_place_state(DDB_ENT_SK_EQ, "WA"), EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "state WA (store_place_state: country = \"US\" AND state = \"WA\")");
+    EX_CHECK(store_place(db, "US", store_place_city(DDB_ENT_SK_EQ, "WA", "Seattle"), EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "city Seattle (store_place_city: ... AND city = \"Seattle\")");
+    EX_CHECK(store_place(db, "US", store_place_zip(DDB_ENT_SK_GT, "WA", "Seattle", "98101"), EX_READS(&cap), a, &sp,
+                         &err));
+    print_stores(&sp, &cap, "zips of Seattle after 98101 (store_place_zip, GT: ... AND zip > \"98101\")");
+    EX_CHECK(store_place(db, "US", store_place_city(DDB_ENT_SK_BEGINS, "CA", "San"), EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "cities of CA starting with San (store_place_city, BEGINS: begins_with(city, \"San\"))");
+    EX_CHECK(store_place(db, "US", store_place_state_between("CA", "OR"), EX_READS(&cap), a, &sp, &err));
+    print_stores(&sp, &cap, "states CA to OR (store_place_state_between: state BETWEEN \"CA\" AND \"OR\")");
+    /* what the index costs in the item: nothing, its attributes are the fields */
+    ddb_item *stored = NULL;
+    ddb_item *key = ddb_item_new(a);
+    EX_CHECK(ddb_item_set_s(key, "PK", "US") || ddb_item_set_s(key, "SK", "WA#Seattle#98101#S-0001") ? DDB_ENOMEM
+                                                                                                    : DDB_OK);
+    EX_CHECK(ddb_get_item(db, "StoreLocations", key, NULL, a, &stored, NULL, &err));
+    size_t keys = ddb_item_size(key);
+    printf("  a store's item: %zu bytes, %zu of them the table's key strings (PK, SK); ByPlace adds no attribute\n",
+           ddb_item_size(stored), keys);
 
     ddb_arena_free(a);
     ddb_close(db);

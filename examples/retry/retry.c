@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     int rc = ddb_delete_table(db, TABLE, &err); /* a previous run's */
     if (rc && rc != DDB_ENOTABLE)
         ex_check(rc, &err, "ddb_delete_table");
-    EX_CHECK(ddb_create_table(db, &(ddb_table_def){.name = TABLE, .key = {"id", DDB_TS, NULL, 0}}, &err));
+    EX_CHECK(ddb_create_table(db, &(ddb_table_def){.name = TABLE, .key = {.pk = "id", .pk_type = DDB_TS}}, &err));
     ddb_arena *a = ddb_arena_new();
     ddb_item *acct = ddb_item_new(a);
     ddb_item_set_s(acct, "id", "acct-1");

@@ -10,7 +10,7 @@
  * two entities' shard items.  Called by the validator's primary-key check
  * and unique_space.c; calls jansson and internal.h's JSON helpers.
  */
-#include "internal.h"
+#include "check.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,13 +13,16 @@
  * ceiling (DynamoDB: one partition serves at most 1,000 WCU/s and 3,000
  * RCU/s) and points to DDB_WRITE_SHARDS; DDB_HEAT_OK on the key, or write
  * shards, silence it.  bool fields cannot appear in key templates (the
- * checks refuse them), so they need no case here.
+ * checks refuse them), so they need no case here.  A key of fields
+ * (DDB_KEY_FIELDS) is judged like a template with one hole per
+ * partition-key field: DynamoDB hashes them together, so it is hot only
+ * when every one of them takes few values (their counts multiply).
  *
  * Works on validate.c's private copy of the model after every check
  * passed (templates carry their resolved "segments").  May call the
  * diagnostics and the JSON helpers only.
  */
-#include "internal.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -171,15 +174,38 @@ static hole_heat template_heat(const json_t *model, const json_t *fields, const 
     return worst;
 }
 
+/* The partition key of a key of fields as a template of holes:
+ * {"template": "DDB_PK(a, b)", "loc", "segments": [{"field": "a"}, ...]}. */
+static json_t *fields_as_template(const json_t *k)
+{
+    ddbgen_buf text = {0};
+    json_t *segs = json_array();
+    size_t i;
+    json_t *r;
+    ddbgen_buf_puts(&text, "DDB_PK(");
+    json_array_foreach(json_object_get(k, "pk_fields"), i, r) {
+        ddbgen_buf_printf(&text, "%s%s", i ? ", " : "", ddbgen_jstr(r, "field"));
+        json_array_append_new(segs, json_pack("{s:s, s:[s]}", "field", ddbgen_jstr(r, "field"), "path",
+                                              ddbgen_jstr(r, "field")));
+    }
+    ddbgen_buf_puts(&text, ")");
+    json_t *t = json_pack("{s:s, s:O, s:o}", "template", text.oom ? "DDB_PK(...)" : ddbgen_buf_str(&text), "loc",
+                          json_object_get(k, "loc"), "segments", segs);
+    ddbgen_buf_free(&text);
+    return t;
+}
+
 static void warn_key(ddbgen_diags *d, const json_t *model, const json_t *e, const json_t *k)
 {
-    const json_t *pk = json_object_get(k, "pk");
+    json_t *fields_pk = json_object_get(k, "pk_fields") ? fields_as_template(k) : NULL;
+    const json_t *pk = fields_pk ? fields_pk : json_object_get(k, "pk");
     const char *iname = ddbgen_jstr(k, "index"), *tmpl = ddbgen_jstr(pk, "template");
     ddbgen_buf why = {0}, msg = {0};
     long long values = 1;
     hole_heat h = template_heat(model, json_object_get(e, "fields"), pk, &values, &why, 0);
     if (h == COLD) {
         ddbgen_buf_free(&why);
+        json_decref(fields_pk);
         return;
     }
     const char *scope = strcmp(iname, "table") ? "index" : "table";
@@ -215,15 +241,21 @@ static void warn_key(ddbgen_diags *d, const json_t *model, const json_t *e, cons
         put_thousands(&msg, PARTITION_RCU);
         ddbgen_buf_puts(&msg, " RCU/s for it");
     }
-    ddbgen_buf_printf(&msg, "; spread them with DDB_WRITE_SHARDS(\"%s\", %d, \"%s\") (up to ", iname,
-                      SUGGESTED_SHARDS, "hash");
-    put_thousands(&msg, (long long)SUGGESTED_SHARDS * PARTITION_WCU);
-    ddbgen_buf_printf(&msg, " WCU/s), or add DDB_HEAT_OK(\"%s\", \"<why the volume is small>\") if it is",
-                      iname);
+    if (fields_pk) {
+        ddbgen_buf_puts(&msg, "; DynamoDB hashes the partition-key fields together, so add one that takes many "
+                              "values to DDB_PK");
+    } else {
+        ddbgen_buf_printf(&msg, "; spread them with DDB_WRITE_SHARDS(\"%s\", %d, \"%s\") (up to ", iname,
+                          SUGGESTED_SHARDS, "hash");
+        put_thousands(&msg, (long long)SUGGESTED_SHARDS * PARTITION_WCU);
+        ddbgen_buf_puts(&msg, " WCU/s)");
+    }
+    ddbgen_buf_printf(&msg, ", or add DDB_HEAT_OK(\"%s\", \"<why the volume is small>\") if it is", iname);
     if (!msg.oom)
         ddbgen_diag_add(d, DDBGEN_WARNING, ddbgen_loc_of(pk, "loc"), "%s", ddbgen_buf_str(&msg));
     ddbgen_buf_free(&why);
     ddbgen_buf_free(&msg);
+    json_decref(fields_pk);
 }
 
 void ddbgen__heat(const json_t *model, ddbgen_diags *d)

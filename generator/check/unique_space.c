@@ -13,8 +13,7 @@
  * must be a string, as in the table, or DynamoDB refuses the item.
  * Called from validate.c once the keys are resolved; may call internal.h
  * (the collision test of collision.c, JSON helpers) and diag.h. */
-#include "decl_write.h"
-#include "internal.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>

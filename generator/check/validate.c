@@ -10,8 +10,8 @@
  * own; the IR (lower.c) derives the facts it keeps by itself.  Every rule
  * is listed, with an example, in docs/SCHEMA.md.
  */
-#include "decl_write.h"
-#include "internal.h"
+#include "decl.h"
+#include "check.h"
 #include "template.h"
 
 #include <ddb/entity.h> /* DDB_ENT_MAX_SHARDS: the runtime's limit is the schema's */
@@ -910,6 +910,125 @@ static void check_key_field_name(V *v, ent *x, const char *field, json_t *report
     }
 }
 
+/* The type a field gives a key attribute: "S", "N" or "B", or NULL for a
+ * field DynamoDB cannot key on (BOOL, M, L, sets). */
+static const char *key_part_type(const json_t *f)
+{
+    const char *t = ddbgen_jstr(f, "type");
+    return t && (!strcmp(t, "S") || !strcmp(t, "N") || !strcmp(t, "B")) ? t : NULL;
+}
+
+/* DDB_KEY_FIELDS: a global secondary index declared by name alone, keyed on
+ * up to four of the entity's own top-level fields a side, each a string,
+ * number or binary (DynamoDB's multi-attribute keys, developer guide
+ * "Multi-attribute keys pattern"); every entity on the index names the
+ * same attributes in the same order.  The first entity's parts are noted
+ * on the index (pk_parts / sk_parts) for the others and the later rules. */
+static void check_key_fields(V *v, ent *x, json_t *k, json_t *ix, json_t *reported)
+{
+    const char *iname = ddbgen_jstr(k, "index"), *kind = ddbgen_jstr(ix, "kind");
+    if (strcmp(kind, "gsi") != 0) {
+        ERR(v, LOC(k),
+            "DDB_KEY_FIELDS on %s: DynamoDB keys only global secondary indexes on several attributes; "
+            "use DDB_KEY with a template here",
+            !strcmp(kind, "primary") ? "the table's primary key" : "a local secondary index");
+        return;
+    }
+    if (json_object_get(ix, "pk") || json_object_get(k, "pk")) {
+        long h = ERR(v, LOC(k),
+                     "index '%s' of '%s' mixes a key template and a list of fields; declare the index by name "
+                     "alone (DDB_GSI(\"%s\")) and key every entity on it with DDB_KEY_FIELDS, or keep its key "
+                     "attributes and use DDB_KEY templates",
+                     iname, x->name, iname);
+        NOTE(v, h, LOC(ix), "index '%s' is declared here", iname);
+        return;
+    }
+    if (json_object_get(k, "write_shards"))
+        ERR(v, LOC(json_object_get(k, "write_shards")),
+            "DDB_WRITE_SHARDS of '%s' on index '%s': a key of fields has no key string to put a shard "
+            "suffix on; add a field to its partition key instead (DynamoDB hashes them together)",
+            x->name, iname);
+    if (x->sharded)
+        ERR(v, LOC(k), "'%s' stores its fields in DDB_SHARD items; DDB_KEY_FIELDS on such an entity is not "
+                       "supported: key it with DDB_KEY",
+            x->name);
+    const char *sides[2] = {"pk_fields", "sk_fields"}, *parts[2] = {"pk_parts", "sk_parts"};
+    const json_t *optional = NULL;
+    json_t *mine[2] = {json_array(), json_array()};
+    for (int w = 0; w < 2; w++) {
+        json_t *list = json_object_get(k, sides[w]);
+        size_t n, m;
+        json_t *r;
+        json_array_foreach(list, n, r) {
+            const char *name = ddbgen_jstr(r, "field");
+            if (n == 4)
+                ERR(v, LOC(r),
+                    "the %s key of '%s' on index '%s' names %zu fields; DynamoDB allows at most 4 attributes a "
+                    "side in a global secondary index's key",
+                    w ? "sort" : "partition", x->name, iname, json_array_size(list));
+            for (int w2 = 0; w2 <= w; w2++)
+                for (m = 0; m < (w2 == w ? n : json_array_size(json_object_get(k, sides[w2]))); m++)
+                    if (!strcmp(name, ddbgen_jstr(json_array_get(json_object_get(k, sides[w2]), m), "field"))) {
+                        ERR(v, LOC(r), "the key of '%s' on index '%s' names field '%s' twice", x->name, iname,
+                            name);
+                        w2 = w + 1;
+                        break;
+                    }
+            json_t *f = ddbgen_jfind(x->fields, "name", name);
+            if (!f) {
+                const char *hint = suggest(x->fields, "name", name);
+                ERR(v, LOC(r), "'%s' has no field '%s'%s%s%s (a key of fields names top-level fields)", x->name,
+                    name, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+                continue;
+            }
+            const char *type = key_part_type(f);
+            if (!type) {
+                ERR(v, LOC(r),
+                    "field '%s' of '%s' is %s (%s); a key attribute is a string, a number or binary (char[N], "
+                    "char *, an integer or floating type, ddb_bytes)",
+                    name, x->name, ddbgen_jstr(f, "type"), ddbgen_jstr(f, "ctype"));
+                continue;
+            }
+            if (ddbgen_jtrue(f, "optional") && !optional)
+                optional = r;
+            check_key_field_name(v, x, name, reported);
+            json_array_append_new(mine[w], json_pack("{s:s, s:s, s:O}", "attr", ddbgen_jstr(f, "attr"), "type",
+                                                     type, "loc", json_object_get(r, "loc")));
+        }
+    }
+    if (optional && !json_object_get(k, "sparse"))
+        WARN(v, LOC(optional),
+             "field '%s' of '%s' is optional: an item without it is not in index '%s' (DynamoDB leaves out "
+             "items that lack a key attribute); add DDB_SPARSE to DDB_KEY_FIELDS if that is meant",
+             ddbgen_jstr(optional, "field"), x->name, iname);
+    /* every entity on the index keys it on the same attributes */
+    for (int w = 0; w < 2; w++) {
+        json_t *have = json_object_get(ix, parts[w]);
+        if (!json_object_get(ix, "_parts_from")) {
+            json_object_set(ix, parts[w], mine[w]);
+            continue;
+        }
+        int same = json_array_size(have) == json_array_size(mine[w]);
+        for (size_t n = 0; same && n < json_array_size(have); n++) {
+            const json_t *a = json_array_get(have, n), *b = json_array_get(mine[w], n);
+            same = !strcmp(ddbgen_jstr(a, "attr"), ddbgen_jstr(b, "attr")) &&
+                   !strcmp(ddbgen_jstr(a, "type"), ddbgen_jstr(b, "type"));
+        }
+        if (!same) {
+            const json_t *from = json_object_get(ix, "_parts_from");
+            long h = ERR(v, LOC(k),
+                         "the %s key of '%s' on index '%s' differs from that of '%s'; every entity on an index "
+                         "keyed on fields names attributes of the same names and types in the same order",
+                         w ? "sort" : "partition", x->name, iname, ddbgen_jstr(from, "entity"));
+            NOTE(v, h, LOC(from), "'%s' keys index '%s' here", ddbgen_jstr(from, "entity"), iname);
+        }
+    }
+    if (!json_object_get(ix, "_parts_from"))
+        json_object_set_new(ix, "_parts_from", json_pack("{s:s, s:O}", "entity", x->name, "loc", json_object_get(k, "loc")));
+    json_decref(mine[0]);
+    json_decref(mine[1]);
+}
+
 static void check_keys(V *v, ent *x, json_t *key_types)
 {
     json_t *reported = json_object(); /* key fields already refused by name */
@@ -948,6 +1067,17 @@ static void check_keys(V *v, ent *x, json_t *key_types)
                         ddbgen_jstr(x->table, "name"), iname, hint, ddbgen_buf_str(&b));
                     ddbgen_buf_free(&b);
                 }
+                continue;
+            }
+            if (json_object_get(k, "pk_fields")) {
+                check_key_fields(v, x, k, ix, reported);
+                continue;
+            }
+            if (!json_object_get(ix, "pk")) {
+                ERR(v, LOC(k),
+                    "index '%s' is declared without key attributes, so it is keyed on its entities' fields: "
+                    "key '%s' on it with DDB_KEY_FIELDS(\"%s\", DDB_PK(...), DDB_SK(...))",
+                    iname, x->name, iname);
                 continue;
             }
             json_t *ixsk = json_object_get(ix, "sk");
@@ -1208,6 +1338,11 @@ static void check_entity_collections(V *v, ent *x)
                 "'%s' joins collection '%s' on index '%s' but has no DDB_KEY(\"%s\", ...): members "
                 "need a key on the collection's index",
                 x->name, ddbgen_jstr(c, "name"), iname, iname);
+        } else if (!json_object_get(ddbgen_jfind(indexes, "name", iname), "pk")) {
+            ERR(v, LOC(c),
+                "collection '%s' on index '%s': that index is keyed on its entities' fields, and a collection "
+                "needs a key template that members share; read its entities with their access patterns",
+                ddbgen_jstr(c, "name"), iname);
         }
         for (size_t j = 0; j < i; j++) {
             json_t *o = json_array_get(json_object_get(x->e, "collections"), j);
@@ -1417,7 +1552,12 @@ static void check_table_use(V *v)
                     ddbgen_jfind(json_object_get(e, "keys"), "index", ddbgen_jstr(x, "name")))
                     used = 1;
             }
-            if (!used && !quiet && members > 0 &&
+            if (!used && !json_object_get(x, "pk"))
+                ERR(v, LOC(x),
+                    "index '%s' is declared without key attributes, so its key comes from its entities' "
+                    "DDB_KEY_FIELDS, and no entity has one: name its key attributes or key an entity on it",
+                    ddbgen_jstr(x, "name"));
+            else if (!used && !quiet && members > 0 &&
                 strcmp(ddbgen_jstr(x, "kind"), "primary"))
                 WARN(v, LOC(x), "no entity has a DDB_KEY for index '%s'", ddbgen_jstr(x, "name"));
         }

@@ -11,9 +11,8 @@
  * generated_names.h's list of generated names and the expression AST;
  * nothing else. */
 #include "decl_expr.h"
-#include "decl_write.h"
 #include "generated_names.h"
-#include "internal.h"
+#include "decl.h"
 
 #include "expr/expr.h"
 
@@ -633,8 +632,6 @@ static void check_condition(ddbgen_diags *d, json_t *e, const json_t *c)
     free(x);
     ddbgen__dexpr_free(&cx);
 }
-
-void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e);
 
 void ddbgen__check_writes(ddbgen_diags *d, json_t *e, const json_t *table)
 {

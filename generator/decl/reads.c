@@ -18,7 +18,7 @@
  * room (public <ddb/expr.h>, internal expr/expr.h: lexer and AST).
  */
 #include "generated_names.h"
-#include "internal.h"
+#include "decl.h"
 
 #include "expr/expr.h"
 
@@ -863,7 +863,9 @@ static void key_condition(Q *q, const expr_node *root, ddbgen_ir_query *out)
                  q->key->sk.text, c->level->path, level_reason(c->level));
             return;
         }
-        if (c->op == DDBGEN_SK_BEGINS && (c->level->field->type != DDBGEN_IR_S || q->key->sk.numeric)) {
+        /* a key of fields compares each attribute as itself: binary takes begins_with too */
+        bool bytes_ok = q->key->by_fields && c->level->field->type == DDBGEN_IR_B;
+        if (c->op == DDBGEN_SK_BEGINS && (c->level->field->type != DDBGEN_IR_S || q->key->sk.numeric) && !bytes_ok) {
             xerr(q->x, node_off(q->x, c->node), "begins_with applies to strings; '%s' is %s", c->level->path,
                  type_word(c->level->field->type, c->level->field->num));
             return;
@@ -882,7 +884,10 @@ static void key_condition(Q *q, const expr_node *root, ddbgen_ir_query *out)
         out->keyconds[out->n_keyconds++] = (ddbgen_ir_qkey){c->level, p1, p2};
     }
     const kc *last = &conds[nc - 1];
-    if (last->op == DDBGEN_SK_EQ && last->level_no + 1 == q->key->n_levels) {
+    if (last->op == DDBGEN_SK_EQ && q->key->by_fields) {
+        out->op = DDBGEN_SK_EQ; /* a key of fields: equality on that attribute, any level */
+        out->seg = last->level->seg;
+    } else if (last->op == DDBGEN_SK_EQ && last->level_no + 1 == q->key->n_levels) {
         out->op = DDBGEN_SK_EQ;
         out->seg = q->key->sk.n_segs - 1;
     } else if (last->op == DDBGEN_SK_EQ) {

@@ -4,16 +4,13 @@
  * of at least 24 characters), DDB_UNIQUE (a scalar outside the primary
  * key).  Called from decl_update.c's ddbgen__check_writes; may call
  * internal.h's JSON helpers and diag.h only. */
-#include "decl_write.h"
-#include "internal.h"
+#include "decl.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-void ddbgen__check_field_writes(ddbgen_diags *d, json_t *e);
 
 #define ERR(l, ...) ddbgen_diag_add(d, DDBGEN_ERROR, (l), __VA_ARGS__)
 

@@ -10,7 +10,7 @@
  * Only what the header declares is recorded here; validate.c checks it and
  * derives the rest.
  */
-#include "internal.h"
+#include "front.h"
 
 #include <clang-c/Index.h>
 #include <errno.h>
@@ -41,6 +41,10 @@ typedef struct deco {
     json_t *loc;       /* of the decorator */
     json_t **arg_locs; /* of each argument (the literal's opening quote) */
     int *verbatim;     /* argument is one plain literal: columns map 1:1 */
+    /* of each argument, the identifiers written inside its parentheses
+     * (DDB_PK(country, city): country, city), as an array of locations;
+     * empty when the decorator's tokens could not be read */
+    json_t **inner_locs;
 } deco;
 
 typedef struct decos {
@@ -94,7 +98,9 @@ static void decos_free(decos *ds)
         for (size_t a = 0; a < d->nargs; a++) {
             free(d->args[a]);
             json_decref(d->arg_locs[a]);
+            json_decref(d->inner_locs[a]);
         }
+        free(d->inner_locs);
         free(d->args);
         free(d->arg_locs);
         free(d->verbatim);
@@ -109,7 +115,7 @@ static const char *deco_macro(const char *kind)
 {
     static const struct {
         const char *kind, *macro;
-    } names[] = {{"entity", "DDB_ENTITY"}, {"key", "DDB_KEY"},
+    } names[] = {{"entity", "DDB_ENTITY"}, {"key", "DDB_KEY"}, {"key_fields", "DDB_KEY_FIELDS"},
                  {"collection", "DDB_COLLECTION"}, {"shard_suffix", "DDB_SHARD_SUFFIX"},
                  {"write_shards", "DDB_WRITE_SHARDS"}, {"heat_ok", "DDB_HEAT_OK"},
                  {"attr", "DDB_ATTR"}, {"shard", "DDB_SHARD"},
@@ -175,11 +181,15 @@ static void deco_arg_locs(fe *f, CXCursor attr, deco *d)
             else if (arg < d->nargs) {
                 if (ntok[arg]++ == 0)
                     first[arg] = i;
+                if (depth == 2 && clang_getTokenKind(toks[i]) == CXToken_Identifier)
+                    json_array_append_new(d->inner_locs[arg], loc_of_cx(clang_getTokenLocation(f->tu, toks[i])));
             }
             clang_disposeString(s);
         }
         ok = ok && closed && arg + 1 == d->nargs;
     }
+    for (size_t a = 0; !ok && a < d->nargs; a++)
+        json_array_clear(d->inner_locs[a]);
     for (size_t a = 0; ok && a < d->nargs; a++)
         if (ntok[a] == 0)
             ok = 0;
@@ -232,7 +242,10 @@ static void add_deco(collect_ctx *c, CXCursor attr)
     d->args = calloc(n ? n : 1, sizeof *d->args);
     d->arg_locs = calloc(n ? n : 1, sizeof *d->arg_locs);
     d->verbatim = calloc(n ? n : 1, sizeof *d->verbatim);
+    d->inner_locs = calloc(n ? n : 1, sizeof *d->inner_locs);
     d->nargs = n;
+    for (size_t a = 0; a < n; a++)
+        d->inner_locs[a] = json_array();
     for (size_t a = 0; a < n; a++) {
         const char *b = end + 1;
         end = strchr(b, SEP);
@@ -539,7 +552,7 @@ static void apply_field_decos(fe *f, json_t *field, const decos *ds, const char 
                 k, fname);
             continue;
         }
-        if (!strcmp(k, "entity") || !strcmp(k, "key") || !strcmp(k, "collection") ||
+        if (!strcmp(k, "entity") || !strcmp(k, "key") || !strcmp(k, "key_fields") || !strcmp(k, "collection") ||
             !strcmp(k, "shard_suffix") || !strcmp(k, "write_shards") || !strcmp(k, "heat_ok") ||
             !strcmp(k, "update") || !strcmp(k, "condition")) {
             err(f, d->loc, "%s belongs between 'struct' and the struct's name, not on field '%s'",
@@ -851,7 +864,7 @@ static void process_table(fe *f, CXCursor var, const deco *td)
         const char *opt = m->value + 4; /* skip "ddb:" */
         if (!strcmp(opt, "primary") || !strcmp(opt, "gsi") || !strcmp(opt, "lsi")) {
             int primary = !strcmp(opt, "primary"), lsi = !strcmp(opt, "lsi");
-            size_t min = primary ? 1 : 2, max = primary ? 2 : lsi ? 2 : 3;
+            size_t min = primary || !lsi ? 1 : 2, max = primary ? 2 : lsi ? 2 : 3;
             if (n < min || n > max) {
                 err(f, m->loc, "%s",
                     primary ? "DDB_PRIMARY takes the partition key attribute and an optional sort "
@@ -860,7 +873,8 @@ static void process_table(fe *f, CXCursor var, const deco *td)
                               "optional projection: DDB_LSI(\"LSI1\", \"LSI1SK\")"
                             : "DDB_GSI takes the index name, its partition key attribute and an "
                               "optional sort key attribute, then an optional projection: "
-                              "DDB_GSI(\"GSI1\", \"GSI1PK\", \"GSI1SK\")");
+                              "DDB_GSI(\"GSI1\", \"GSI1PK\", \"GSI1SK\"); or the index name "
+                              "alone for an index keyed on its entities' fields (DDB_KEY_FIELDS)");
                 last_index = NULL;
             } else {
                 json_t *ix = json_pack("{s:s, s:s, s:O}", "name", primary ? "table" : a[0].value,
@@ -871,7 +885,7 @@ static void process_table(fe *f, CXCursor var, const deco *td)
                         json_object_set_new(ix, "sk", key_attr(&a[1]));
                 } else if (lsi) {
                     json_object_set_new(ix, "sk", key_attr(&a[1]));
-                } else {
+                } else if (n >= 2) { /* the name alone: keyed by DDB_KEY_FIELDS */
                     json_object_set_new(ix, "pk", key_attr(&a[1]));
                     if (n == 3)
                         json_object_set_new(ix, "sk", key_attr(&a[2]));
@@ -986,6 +1000,57 @@ static void append_to(json_t *obj, const char *key, json_t *v)
     json_array_append_new(arr, v);
 }
 
+/* DDB_KEY_FIELDS(index, DDB_PK(f, ...)[, DDB_SK(f, ...)][, DDB_SPARSE]):
+ * {"index", "loc", "pk_fields": [{"field", "loc"}], "sk_fields": [...],
+ * "sparse": {"loc"}}, or NULL after reporting a malformed one. */
+static json_t *key_fields_obj(fe *f, const deco *d)
+{
+    static const char usage[] = "the index name, DDB_PK(field, ...), an optional DDB_SK(field, ...) and an "
+                                "optional DDB_SPARSE: DDB_KEY_FIELDS(\"ByPlace\", DDB_PK(country), "
+                                "DDB_SK(state, city))";
+    if (!check_nargs(f, d, 2, 4, usage))
+        return NULL;
+    json_t *k = json_pack("{s:s, s:O}", "index", d->args[0], "loc", d->loc);
+    int bad = 0;
+    for (size_t a = 1; a < d->nargs; a++) {
+        const char *arg = d->args[a];
+        const char *side = !strncmp(arg, "pk:", 3) ? "pk_fields" : !strncmp(arg, "sk:", 3) ? "sk_fields" : NULL;
+        if (!strcmp(arg, "sparse") && !json_object_get(k, "sparse")) {
+            json_object_set_new(k, "sparse", json_pack("{s:O}", "loc", d->arg_locs[a]));
+            continue;
+        }
+        if (!side || json_object_get(k, side) || (side[0] == 'p') != (a == 1)) {
+            err(f, d->arg_locs[a], "DDB_KEY_FIELDS takes %s", usage);
+            bad = 1;
+            continue;
+        }
+        json_t *list = json_array();
+        json_object_set_new(k, side, list);
+        size_t n = 0;
+        for (const char *p = arg + 3; *p;) {
+            while (*p == ' ' || *p == ',')
+                p++;
+            size_t len = strcspn(p, " ,");
+            if (!len)
+                break;
+            json_t *il = json_array_get(d->inner_locs[a], n);
+            json_array_append_new(list, json_pack("{s:s%, s:O}", "field", p, len, "loc", il ? il : d->arg_locs[a]));
+            n++;
+            p += len;
+        }
+        if (!n) {
+            err(f, d->arg_locs[a], "%s() names no field; list the key's fields in order: %s(country, city)",
+                side[0] == 'p' ? "DDB_PK" : "DDB_SK", side[0] == 'p' ? "DDB_PK" : "DDB_SK");
+            bad = 1;
+        }
+    }
+    if (bad) {
+        json_decref(k);
+        return NULL;
+    }
+    return k;
+}
+
 /* DDB_UPDATE(name, update[, condition]) / DDB_CONDITION(name, condition). */
 static json_t *declared_write(const deco *d)
 {
@@ -1050,6 +1115,10 @@ static void process_entity(fe *f, CXCursor decl, const decos *ds)
                     json_object_set_new(k, "sk", template_obj(d, 2));
                 json_array_append_new(json_object_get(e, "keys"), k);
             }
+        } else if (!strcmp(d->kind, "key_fields")) {
+            json_t *k = key_fields_obj(f, d);
+            if (k)
+                json_array_append_new(json_object_get(e, "keys"), k);
         } else if (!strcmp(d->kind, "collection")) {
             if (check_nargs(f, d, 2, 2, "the collection name and the index name"))
                 json_array_append_new(json_object_get(e, "collections"),

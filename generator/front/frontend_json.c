@@ -9,7 +9,7 @@
  * reported as "model.json: error: entities[0].fields[2]: ..." (jansson keeps
  * no positions after parsing).
  */
-#include "internal.h"
+#include "front.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -101,8 +101,12 @@ static const spec write_shards_spec[] = {{"count", K_INT, 1, NULL}, {"by", K_STR
                                          {"loc", K_OBJ, 1, loc_spec}, {"count_loc", K_OBJ, 0, loc_spec},
                                          END};
 static const spec heat_ok_spec[] = {{"reason", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec}, END};
+static const spec field_ref_spec[] = {{"field", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec}, END};
 static const spec key_spec[] = {{"index", K_STR, 1, NULL}, {"loc", K_OBJ, 1, loc_spec},
-                                {"pk", K_OBJ, 1, tmpl_spec}, {"sk", K_OBJ, 0, tmpl_spec},
+                                {"pk", K_OBJ, 0, tmpl_spec}, {"sk", K_OBJ, 0, tmpl_spec},
+                                {"pk_fields", K_ARR_OBJ, 0, field_ref_spec},
+                                {"sk_fields", K_ARR_OBJ, 0, field_ref_spec},
+                                {"sparse", K_OBJ, 0, flag_spec},
                                 {"write_shards", K_OBJ, 0, write_shards_spec},
                                 {"heat_ok", K_OBJ, 0, heat_ok_spec}, END};
 static const spec coll_spec[] = {{"name", K_STR, 1, NULL}, {"index", K_STR, 1, NULL},
@@ -312,8 +316,8 @@ static void check_semantics(jf *j, json_t *m)
             const char *kind = ddbgen_jstr(x, "kind");
             if (kind && !one_of(kind, kinds))
                 shape_err(j, path, "\"kind\" must be \"primary\", \"gsi\" or \"lsi\"");
-            if (kind && strcmp(kind, "lsi") != 0 && !json_object_get(x, "pk"))
-                shape_err(j, path, "missing \"pk\"");
+            if (kind && !strcmp(kind, "primary") && !json_object_get(x, "pk"))
+                shape_err(j, path, "missing \"pk\""); /* a GSI without one is keyed by its entities' fields */
             if (kind && !strcmp(kind, "lsi")) {
                 json_object_del(x, "pk"); /* derived from the primary key */
                 if (!json_object_get(x, "sk"))
@@ -336,6 +340,11 @@ static void check_semantics(jf *j, json_t *m)
     json_array_foreach(json_object_get(m, "entities"), i, t) {
         pathf(path, sizeof path, "entities[%zu].fields", i);
         check_fields(j, json_object_get(t, "fields"), path);
+        json_array_foreach(json_object_get(t, "keys"), k, x) {
+            pathf(path, sizeof path, "entities[%zu].keys[%zu]", i, k);
+            if (!json_object_get(x, "pk") && !json_object_get(x, "pk_fields"))
+                shape_err(j, path, "missing \"pk\" (a template) or \"pk_fields\" (a list of fields)");
+        }
     }
 }
 

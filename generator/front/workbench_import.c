@@ -10,7 +10,7 @@
  * through ddbgen's validator like any schema.
  * May call internal.h's buffer helpers and jansson; nothing else.
  */
-#include "workbench.h"
+#include "front.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,10 +1,14 @@
 /* context.c — the library's life cycle: options, context, front-end
  * dispatch, validation, model output (see model.h). */
-#include "decl_write.h"
+#include "library.h"
+
+#include "check.h"
+#include "decl.h"
+#include "front.h"
 #include "generated_names.h"
-#include "infra.h"
-#include "workbench.h"
 #include "internal.h"
+#include "plan.h"
+#include "render.h"
 
 #include <errno.h>
 #include <stdlib.h>

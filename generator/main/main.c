@@ -12,7 +12,7 @@
  * IR) -> check compatibility -> write the model -> generate from the IR.  Exit status 0 ok, 1 schema errors (or breaking
  * changes), 2 usage errors (including unreadable or unwritable files).
  */
-#include "ir.h"
+#include "library.h"
 #include "model.h"
 
 #include <limits.h>

@@ -8,7 +8,7 @@
  * field that keeps its DDB_ATTR changes nothing).  Breaking changes are
  * errors at the new schema's location; compatible ones are notes.
  */
-#include "internal.h"
+#include "plan.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -298,7 +298,14 @@ static void compare_keys(C *c, const json_t *oe, const json_t *ne, const char *n
         compare_write_shards(c, ok, nk, name);
     }
     json_array_foreach(json_object_get(ne, "keys"), i, nk) {
-        if (!ddbgen_jfind(json_object_get(oe, "keys"), "index", S(nk, "index")))
+        if (ddbgen_jfind(json_object_get(oe, "keys"), "index", S(nk, "index")))
+            continue;
+        if (json_object_get(nk, "pk_fields"))
+            compatible(c, LOC(nk),
+                       "'%s' joins index '%s', keyed on its fields: compatible, with no backfill (the items "
+                       "written before carry those fields, and DynamoDB indexes those that have them all)",
+                       name, S(nk, "index"));
+        else
             compatible(c, LOC(nk),
                        "'%s' joins index '%s': compatible after a backfill; items written before lack "
                        "its key, and <table>_open refuses (DDB_EMODEL) until the backfill is run "
@@ -336,21 +343,35 @@ static void compare_entity(C *c, const json_t *oe, const json_t *ne)
                    os && ns, 0);
 }
 
+/* One side of an index's key as text: "GSI1PK S", or the attributes of a
+ * key of fields in order ("country S, state S"); "(none)". */
+static void key_side(ddbgen_buf *b, const json_t *x, int sort)
+{
+    const json_t *one = json_object_get(x, sort ? "sk" : "pk"), *parts = json_object_get(x, sort ? "sk_parts" : "pk_parts");
+    size_t i;
+    json_t *p;
+    if (one)
+        ddbgen_buf_printf(b, "%s %s", S(one, "attr"), S(one, "type") ? S(one, "type") : "S");
+    json_array_foreach(parts, i, p) ddbgen_buf_printf(b, "%s%s %s", i ? ", " : "", S(p, "attr"), S(p, "type"));
+    if (!one && !json_array_size(parts))
+        ddbgen_buf_puts(b, "(none)");
+}
+
 static void compare_index(C *c, const json_t *ox, const json_t *nx, const char *table)
 {
     const char *name = S(nx, "name");
     ddbgen_buf why = {0};
     if (!same(S(ox, "kind"), S(nx, "kind")))
         ddbgen_buf_printf(&why, "; kind %s -> %s", S(ox, "kind"), S(nx, "kind"));
-    const char *which[2] = {"pk", "sk"};
     for (int w = 0; w < 2; w++) {
-        json_t *ok = json_object_get(ox, which[w]), *nk = json_object_get(nx, which[w]);
-        const char *oa = ddbgen_jstr(ok, "attr"), *na = ddbgen_jstr(nk, "attr");
-        if (!same(oa, na))
-            ddbgen_buf_printf(&why, "; %s key attribute %s -> %s", w ? "sort" : "partition",
-                              oa ? oa : "(none)", na ? na : "(none)");
-        else if (ok && nk && !same(S(ok, "type"), S(nk, "type")))
-            ddbgen_buf_printf(&why, "; '%s' type %s -> %s", na, S(ok, "type"), S(nk, "type"));
+        ddbgen_buf a = {0}, b = {0};
+        key_side(&a, ox, w);
+        key_side(&b, nx, w);
+        if (!same(ddbgen_buf_str(&a), ddbgen_buf_str(&b)))
+            ddbgen_buf_printf(&why, "; %s key %s -> %s", w ? "sort" : "partition", ddbgen_buf_str(&a),
+                              ddbgen_buf_str(&b));
+        ddbgen_buf_free(&a);
+        ddbgen_buf_free(&b);
     }
     json_t *op = json_object_get(ox, "projection"), *np = json_object_get(nx, "projection");
     if (op && np) {

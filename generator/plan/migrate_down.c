@@ -10,7 +10,7 @@
  * templates rendered the old way, fields stored under their old names,
  * claims of fields the old model has unique (none: removing DDB_UNIQUE
  * needs nothing).  Calls jansson, jsonutil.c, diag.c and migrate_plan.c. */
-#include "internal.h"
+#include "plan.h"
 
 #include <string.h>
 

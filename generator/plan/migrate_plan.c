@@ -25,7 +25,7 @@
  * transaction).  Changes nothing can migrate (a table renamed, a primary
  * key or an index altered, an entity moved, sharded or unsharded, a shard
  * suffix changed) are errors at the new schema's location.  Calls jansson, jsonutil.c and compat.c's template text. */
-#include "internal.h"
+#include "plan.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -119,6 +119,11 @@ static void compare_keys(P *p, const json_t *oe, const json_t *ne, json_t *chang
     json_array_foreach(json_object_get(ne, "keys"), i, nk) {
         const char *ix = S(nk, "index");
         ok = (json_t *)find_key(oe, ix);
+        if (!ok && json_object_get(nk, "pk_fields")) {
+            change(changes, "none",
+                   "joins index '%s', keyed on its fields: the stored items carry them already (no backfill)", ix);
+            continue;
+        }
         if (!ok) {
             change(changes, "rewrite", "joins index '%s': its stored items get the key attributes", ix);
             continue;
@@ -152,7 +157,11 @@ static void compare_keys(P *p, const json_t *oe, const json_t *ne, json_t *chang
         }
     }
     json_array_foreach(json_object_get(oe, "keys"), i, ok) {
-        if (!find_key(ne, S(ok, "index")))
+        if (find_key(ne, S(ok, "index")))
+            continue;
+        if (json_object_get(ok, "pk_fields"))
+            change(changes, "none", "leaves index '%s', keyed on its fields: the fields stay", S(ok, "index"));
+        else
             change(changes, "rewrite", "leaves index '%s': the key attributes are removed from its stored items",
                    S(ok, "index"));
     }

@@ -11,7 +11,7 @@
  * int32_t ...), nested structs their own old form.  Declared reads, writes
  * and collections are left out: the old forms only decode stored items.
  * Calls jansson and jsonutil.c only. */
-#include "internal.h"
+#include "plan.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -133,6 +133,8 @@ static void sent_part(const ddbgen_ir_entity *e, const ddbgen_ir_update *u, int 
     ddbgen_buf rec = {0}, gone = {0}; /* recomputed on s; REMOVEd with a field they read */
     for (size_t k = 1; k < e->n_keys; k++) {
         const ddbgen_ir_key *kd = &e->keys[k];
+        if (kd->by_fields)
+            continue; /* its attributes are the fields, sent as such */
         if ((kd->shard ? (int)kd->shard->no : 0) != s ||
             !(reads_known(&kd->pk, u) || (kd->has_sk && reads_known(&kd->sk, u))))
             continue;
@@ -437,6 +439,8 @@ static void whole_ctx(json_t *o, const ddbgen_ir_entity *e)
             ddbgen_buf_printf(&pr, ", %s", f->attr);
     }
     for (size_t k = 1; k < e->n_keys; k++) {
+        if (e->keys[k].by_fields)
+            continue; /* its attributes are the fields */
         ddbgen_buf_printf(&us, ", %s = <%s>", e->keys[k].index->pk.attr, e->keys[k].pk.text);
         if (e->keys[k].has_sk)
             ddbgen_buf_printf(&us, ", %s = <%s>", e->keys[k].index->sk.attr, e->keys[k].sk.text);

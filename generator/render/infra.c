@@ -40,11 +40,24 @@ static void define_attr(json_t *defs, const ddbgen_ir_key_attr *a)
     json_array_append_new(defs, json_pack("{s:s, s:s}", "AttributeName", a->attr, "AttributeType", type_name(a->type)));
 }
 
-static json_t *key_schema(const ddbgen_ir_key_attr *pk, const ddbgen_ir_key_attr *sk)
+/* The KeySchema of x: its partition-key attributes (HASH) then its sort-key
+ * attributes (RANGE), each side in declared order (several only for a
+ * GSI keyed on fields: DynamoDB's API reference, KeySchema of a
+ * GlobalSecondaryIndex); its attributes into defs. */
+static json_t *key_schema(json_t *defs, const ddbgen_ir_index *x)
 {
-    json_t *ks = json_pack("[{s:s, s:s}]", "AttributeName", pk->attr, "KeyType", "HASH");
-    if (sk)
-        json_array_append_new(ks, json_pack("{s:s, s:s}", "AttributeName", sk->attr, "KeyType", "RANGE"));
+    json_t *ks = json_array();
+    for (int s = 0; s < 2; s++) {
+        if (s && !x->has_sk)
+            break;
+        const ddbgen_ir_key_attr *first = s ? &x->sk : &x->pk, *more = s ? x->sk_more : x->pk_more;
+        size_t n = s ? x->n_sk_more : x->n_pk_more;
+        for (size_t i = 0; i <= n; i++) {
+            const ddbgen_ir_key_attr *a = i ? &more[i - 1] : first;
+            define_attr(defs, a);
+            json_array_append_new(ks, json_pack("{s:s, s:s}", "AttributeName", a->attr, "KeyType", s ? "RANGE" : "HASH"));
+        }
+    }
     return ks;
 }
 
@@ -53,7 +66,7 @@ static json_t *throughput(const ddbgen_ir_table *t)
     return json_pack("{s:I, s:I}", "ReadCapacityUnits", (json_int_t)t->rcu, "WriteCapacityUnits", (json_int_t)t->wcu);
 }
 
-static json_t *index_request(const ddbgen_ir_table *t, const ddbgen_ir_index *x)
+static json_t *index_request(json_t *defs, const ddbgen_ir_table *t, const ddbgen_ir_index *x)
 {
     json_t *proj = json_pack("{s:s}", "ProjectionType", projection_name(x->projection));
     if (x->projection == DDBGEN_IR_PROJ_INCLUDE) {
@@ -62,8 +75,7 @@ static json_t *index_request(const ddbgen_ir_table *t, const ddbgen_ir_index *x)
             json_array_append_new(nk, json_string(x->include[i]));
         json_object_set_new(proj, "NonKeyAttributes", nk);
     }
-    json_t *o = json_pack("{s:s, s:o, s:o}", "IndexName", x->name, "KeySchema",
-                          key_schema(&x->pk, x->has_sk ? &x->sk : NULL), "Projection", proj);
+    json_t *o = json_pack("{s:s, s:o, s:o}", "IndexName", x->name, "KeySchema", key_schema(defs, x), "Projection", proj);
     if (x->kind == DDBGEN_IR_GSI && t->rcu)
         json_object_set_new(o, "ProvisionedThroughput", throughput(t));
     return o;
@@ -72,19 +84,13 @@ static json_t *index_request(const ddbgen_ir_table *t, const ddbgen_ir_index *x)
 json_t *ddbgen__create_table_request(const ddbgen_ir_table *t)
 {
     json_t *defs = json_array(), *gsis = json_array(), *lsis = json_array();
-    define_attr(defs, &t->primary.pk);
-    if (t->primary.has_sk)
-        define_attr(defs, &t->primary.sk);
+    json_t *primary = key_schema(defs, &t->primary);
     for (size_t i = 0; i < t->n_indexes; i++) {
         const ddbgen_ir_index *x = &t->indexes[i];
-        define_attr(defs, &x->pk);
-        if (x->has_sk)
-            define_attr(defs, &x->sk);
-        json_array_append_new(x->kind == DDBGEN_IR_LSI ? lsis : gsis, index_request(t, x));
+        json_array_append_new(x->kind == DDBGEN_IR_LSI ? lsis : gsis, index_request(defs, t, x));
     }
     json_t *r = json_pack("{s:s, s:o, s:o, s:s}", "TableName", t->name, "AttributeDefinitions", defs, "KeySchema",
-                          key_schema(&t->primary.pk, t->primary.has_sk ? &t->primary.sk : NULL), "BillingMode",
-                          t->rcu ? "PROVISIONED" : "PAY_PER_REQUEST");
+                          primary, "BillingMode", t->rcu ? "PROVISIONED" : "PAY_PER_REQUEST");
     if (t->rcu)
         json_object_set_new(r, "ProvisionedThroughput", throughput(t));
     if (json_array_size(gsis))
@@ -196,10 +202,22 @@ static void hcl_index(ddbgen_buf *b, const json_t *x, const char *block, const d
     const json_t *ks = json_object_get(x, "KeySchema"), *p = json_object_get(x, "Projection");
     ddbgen_buf_printf(b, "\n  %s {\n", block);
     hcl_attr(b, 4, "name", json_string_value(json_object_get(x, "IndexName")));
-    if (!strcmp(block, "global_secondary_index"))
-        hcl_attr(b, 4, "hash_key", key_of(ks, "HASH"));
-    if (key_of(ks, "RANGE"))
-        hcl_attr(b, 4, "range_key", key_of(ks, "RANGE"));
+    if (json_array_size(ks) > 2 || (json_array_size(ks) == 2 && !key_of(ks, "RANGE"))) {
+        /* a key of several attributes a side: one key_schema block each, in order */
+        size_t i;
+        json_t *k;
+        json_array_foreach(ks, i, k) {
+            ddbgen_buf_puts(b, "    key_schema {\n");
+            hcl_attr(b, 6, "attribute_name", json_string_value(json_object_get(k, "AttributeName")));
+            hcl_attr(b, 6, "key_type", json_string_value(json_object_get(k, "KeyType")));
+            ddbgen_buf_puts(b, "    }\n");
+        }
+    } else {
+        if (!strcmp(block, "global_secondary_index"))
+            hcl_attr(b, 4, "hash_key", key_of(ks, "HASH"));
+        if (key_of(ks, "RANGE"))
+            hcl_attr(b, 4, "range_key", key_of(ks, "RANGE"));
+    }
     hcl_attr(b, 4, "projection_type", json_string_value(json_object_get(p, "ProjectionType")));
     const json_t *nk = json_object_get(p, "NonKeyAttributes");
     if (nk) {

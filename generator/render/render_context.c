@@ -204,12 +204,31 @@ static json_t *fields_ctx(const ddbgen_ir_field *fields, size_t n, const char *c
 
 /* ---- tables ------------------------------------------------------------------ */
 
+/* [{name, type}] of the further attributes of a multi-attribute key side. */
+static json_t *key_parts_ctx(const ddbgen_ir_key_attr *more, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *p = json_object();
+        set(p, "name", c_literal(more[i].attr));
+        set(p, "type", json_string(key_type(more[i].type)));
+        json_array_append_new(a, p);
+    }
+    return a;
+}
+
 static void key_schema_ctx(json_t *o, const ddbgen_ir_index *x)
 {
     set(o, "pk", c_literal(x->pk.attr));
     set(o, "pk_type", json_string(key_type(x->pk.type)));
     set(o, "sk", c_literal(x->has_sk ? x->sk.attr : NULL));
     set(o, "sk_type", json_string(x->has_sk ? key_type(x->sk.type) : "DDB_TNONE"));
+    set(o, "pk_more", key_parts_ctx(x->pk_more, x->n_pk_more));
+    set(o, "n_pk_more", count(x->n_pk_more));
+    set(o, "sk_more", key_parts_ctx(x->sk_more, x->n_sk_more));
+    set(o, "n_sk_more", count(x->n_sk_more));
+    set(o, "has_pk_more", json_boolean(x->n_pk_more > 0));
+    set(o, "has_sk_more", json_boolean(x->n_sk_more > 0));
 }
 
 static json_t *index_ctx(const ddbgen_ir_table *t, const ddbgen_ir_index *x, size_t no)
@@ -254,6 +273,8 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
         set(mo, "ename", json_string(e->cname));
         set(mo, "ectype", json_string(e->ctype));
         set(mo, "mconst", fmt("%s_SCAN_%s", json_string_value(upper), json_string_value(eu)));
+        set(mo, "mname", json_string(e->cname)); /* templates/page_entry*.mustache */
+        set(mo, "mctype", json_string(e->ctype));
         set(mo, "batch_put", json_boolean(batch_allows(e, true)));
         set(mo, "batch_delete", json_boolean(batch_allows(e, false)));
         json_array_append_new(members, mo);
@@ -272,6 +293,13 @@ static json_t *table_ctx(const ddbgen_ir_table *t)
     set(o, "members_ref", t->n_entities ? fmt("%s_entities", t->cname) : json_string("NULL"));
     set(o, "members", members);
     set(o, "upper", upper);
+    /* the scan's page in the order read (templates/page_entry*.mustache) */
+    set(o, "result_type", fmt("%s_scan_result", t->cname));
+    set(o, "kind_type", fmt("%s_scan_kind", t->cname));
+    set(o, "entry_type", fmt("%s_scan_entry", t->cname));
+    set(o, "entries_fn", fmt("%s_scan_entries_", t->cname));
+    set(o, "n_const", fmt("%s_SCAN_MEMBERS", json_string_value(upper)));
+    set(o, "what_lit", c_literal(t->name));
     set(o, "ttl_attr", c_literal(t->ttl_attr));
     static const char *const views[][2] = {{"KEYS_ONLY", "DDB_STREAM_KEYS_ONLY"},
                                            {"NEW_IMAGE", "DDB_STREAM_NEW_IMAGE"},
@@ -372,6 +400,7 @@ static json_t *key_ctx(const char *label, const ddbgen_ir_key *k, const char *pr
         set(o, "sk_type", json_string(template_type(&k->sk)));
     }
     set(o, "shard", json_integer(k->shard ? (json_int_t)k->shard->no : -1));
+    set(o, "by_fields", json_boolean(k->by_fields));
     return o;
 }
 
@@ -487,6 +516,10 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
     set(o, "cname", c_ident(c->name, 0));
     set(o, "result_type", fmt("%s_%s_result", c->table->cname, c->name));
     set(o, "iter_type", fmt("%s_%s_iter", c->table->cname, c->name));
+    set(o, "kind_type", fmt("%s_%s_kind", c->table->cname, c->name));
+    set(o, "entry_type", fmt("%s_%s_entry", c->table->cname, c->name));
+    set(o, "entries_fn", fmt("%s_%s_collection_entries_", c->table->cname, c->name));
+    set(o, "what_lit", c_literal(c->name));
     set(o, "id", fmt("%s_%s_collection", c->table->cname, c->name));
     set(o, "name", c_literal(c->name));
     set(o, "label", comment_literal(c->name));
@@ -499,6 +532,8 @@ static json_t *collection_ctx(const ddbgen_ir_collection *c)
         json_decref(eu);
         set(mo, "cname", json_string(c->members[i].entity->cname));
         set(mo, "ctype", json_string(c->members[i].entity->ctype));
+        set(mo, "mname", json_string(c->members[i].entity->cname)); /* templates/page_entry*.mustache */
+        set(mo, "mctype", json_string(c->members[i].entity->ctype));
         set(mo, "key_no", count(c->members[i].key->no));
         /* the typed range: the member's access pattern on the collection's index */
         json_t *pid = c_ident(c->members[i].key->pattern, 0);

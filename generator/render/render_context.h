@@ -24,4 +24,8 @@ json_t *ddbgen__render_old_context(const ddbgen_ir *old_ir, const ddbgen_ir *new
 void ddbgen__reads_ctx(json_t *o, const ddbgen_ir_entity *e, const char *base);
 /* Which of the module's static helpers the reads use (uses_sk_level ...). */
 void ddbgen__reads_module_ctx(json_t *ctx, const ddbgen_ir *ir);
+/* decl_context.c: the render context of e's declared writes: {"updates": [...], ...},
+ * merged into the entity's context object o. */
+void ddbgen__writes_context(json_t *o, const ddbgen_ir_entity *e);
+
 #endif

@@ -58,6 +58,37 @@ static void ctype_set(json_t *o, const char *key, const char *ctype)
     set(o, k, json_boolean(n && ctype[n - 1] == '*'));
 }
 
+/* ---- iterators (templates/read_iter.mustache) --------------------------------- */
+
+/* Append to args the arguments an iterator keeps, one per element of list
+ * (parameter contexts with "ctype" and "pname"): {"decl": "const char
+ * *org", "pname": "org"}. */
+static void iter_args_add(json_t *args, const json_t *list)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(list, i, p) {
+        const char *ctype = json_string_value(json_object_get(p, "ctype"));
+        const char *pname = json_string_value(json_object_get(p, "pname"));
+        size_t n = strlen(ctype);
+        json_t *a = json_object();
+        set(a, "decl", ddbgen__rc_fmt("%s%s%s", ctype, n && ctype[n - 1] == '*' ? "" : " ", pname));
+        set(a, "pname", json_string(pname));
+        json_array_append_new(args, a);
+    }
+}
+
+/* One more argument of an iterator: its C type and name. */
+static void iter_arg(json_t *args, const char *ctype, const char *pname)
+{
+    json_t *one = json_array(), *p = json_object();
+    set(p, "ctype", json_string(ctype));
+    set(p, "pname", json_string(pname));
+    json_array_append_new(one, p);
+    iter_args_add(args, one);
+    json_decref(one);
+}
+
 /* The text of b without its last newline (the template adds one). */
 static json_t *take(ddbgen_buf *b)
 {
@@ -98,6 +129,10 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
     set(o, "key_comment", ddbgen__rc_key_comment(k));
     set(o, "key_no", json_integer((json_int_t)k->no));
     set(o, "pk_params", ddbgen__rc_params(k->pk_params, k->n_pk_params));
+    json_t *args = json_array();
+    iter_args_add(args, json_object_get(o, "pk_params"));
+    iter_arg(args, str(json_object_get(o, "sk_type")), "sk");
+    set(o, "iter_args", args);
     ddbgen_buf segs = {0}, eq = {0}, sets = {0};
     /* one value (and upper bound) per field the levels name: a field held
      * by several levels ("{d|year}-{d|month}") is given once */
@@ -108,6 +143,8 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
         json_t *vo = json_object(), *id = ddbgen__rc_ident(l->path, 0);
         set(vo, "ident", json_incref(id));
         ctype_set(vo, "ctype", param_ctype(l->field));
+        /* its "unset" value: a ddb_bytes level (a key of fields) is a struct */
+        set(vo, "zero", json_string(l->field->type == DDBGEN_IR_B ? "(ddb_bytes){NULL, 0}" : "0"));
         json_array_append_new(values, vo);
         /* into k once a level of it is reached; into hi the upper bound of
          * a BETWEEN on one of its levels, else the same value */
@@ -165,6 +202,7 @@ static json_t *pattern_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_key *k)
     set(o, "last_seg", json_integer(k->has_sk && k->sk.n_segs ? (json_int_t)k->sk.n_segs - 1 : 0));
     set(o, "segs", take(&segs));
     set(o, "eq_segs", take(&eq));
+    set(o, "by_fields", json_boolean(k->by_fields));
     set(o, "level_sets", take(&sets));
     json_decref(fn);
     json_decref(pid);
@@ -254,6 +292,15 @@ static json_t *query_ctx(const ddbgen_ir_entity *e, const ddbgen_ir_query *q)
         any_float |= p->in_filter && p->type == DDBGEN_IR_N && p->num == DDBGEN_IR_NUM_FLOAT;
     }
     set(o, "params", params);
+    json_t *args = json_array();
+    if (q->key)
+        iter_args_add(args, json_object_get(o, "pk_params"));
+    iter_args_add(args, params);
+    if (!q->key) {
+        iter_arg(args, "uint32_t", "segment");
+        iter_arg(args, "uint32_t", "total_segments");
+    }
+    set(o, "iter_args", args);
     set(o, "needs_v", json_boolean(any_float));
     ddbgen_buf keys = {0}, binds = {0};
     for (size_t i = 0; i < q->n_keyconds; i++) {
@@ -302,4 +349,11 @@ void ddbgen__reads_ctx(json_t *o, const ddbgen_ir_entity *e, const char *base)
         json_array_append_new(queries, query_ctx(e, &e->queries[i]));
     set(o, "patterns", patterns);
     set(o, "queries", queries);
+    /* the entity scan's iterator: <entity>_scan_iter */
+    json_t *scan = json_object(), *args = json_array();
+    set(scan, "fn", ddbgen__rc_fmt("%s_scan", e->cname));
+    iter_arg(args, "uint32_t", "segment");
+    iter_arg(args, "uint32_t", "total_segments");
+    set(scan, "iter_args", args);
+    set(o, "scan_iter", scan);
 }

@@ -13,7 +13,7 @@
  */
 #include "infra.h"
 #include "internal.h"
-#include "workbench.h"
+#include "render.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -128,6 +128,8 @@ static json_t *sample_item(const ddbgen_ir_entity *e)
     json_t *item = json_object();
     for (size_t k = 0; k < e->n_keys; k++) {
         const ddbgen_ir_key *key = &e->keys[k];
+        if (key->by_fields)
+            continue; /* its attributes are the fields: sampled below */
         sample_key(item, e, &key->index->pk, &key->pk);
         if (key->has_sk)
             sample_key(item, e, &key->index->sk, &key->sk);
@@ -191,7 +193,16 @@ static json_t *data_model(const ddbgen_ir_table *t, FILE *warn)
     json_array_append_new(attrs, key_attr(t->type_attr, "S"));
     size_t i;
     json_t *x;
+    size_t multi = 0;
     json_array_foreach(json_object_get(req, "GlobalSecondaryIndexes"), i, x) {
+        const char *iname = json_string_value(json_object_get(x, "IndexName"));
+        bool by_fields = false;
+        for (size_t k = 0; k < t->n_indexes; k++)
+            by_fields |= t->indexes[k].by_fields && !strcmp(t->indexes[k].name, iname);
+        if (by_fields) {
+            multi++; /* keyed on the fields' own attributes: a Workbench facet keys on generic ones */
+            continue;
+        }
         json_t *g = json_pack("{s:O, s:o, s:O}", "IndexName", json_object_get(x, "IndexName"), "KeyAttributes",
                               key_attributes(json_object_get(x, "KeySchema"), defs), "Projection",
                               json_object_get(x, "Projection"));
@@ -203,6 +214,11 @@ static json_t *data_model(const ddbgen_ir_table *t, FILE *warn)
                 !listed(attrs, json_string_value(json_object_get(part, "AttributeName"))))
                 json_array_append(attrs, part);
     }
+    if (multi && warn)
+        fprintf(warn,
+                "ddbgen: warning: table \"%s\": NoSQL Workbench models key an index on attributes apart from the "
+                "fields, one a side; its %zu indexes keyed on fields (DDB_KEY_FIELDS) are not in the model\n",
+                t->name, multi);
     if (json_array_size(json_object_get(req, "LocalSecondaryIndexes")) && warn)
         fprintf(warn,
                 "ddbgen: warning: table \"%s\": NoSQL Workbench models have no local secondary indexes; "

@@ -86,12 +86,12 @@ static void create_shop(ddb *db)
 {
     static const char *const inc[] = {"data"};
     ddb_index_def ix[] = {
-        {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TN}},
-        {.name = "ByBin", .key = {"bin", DDB_TB, NULL, 0}, .projection = DDB_PROJ_KEYS_ONLY},
-        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "LSI1SK", DDB_TS}, .projection = DDB_PROJ_INCLUDE,
+        {.name = "GSI1", .key = {.pk = "GSI1PK", .pk_type = DDB_TS, .sk = "GSI1SK", .sk_type = DDB_TN}},
+        {.name = "ByBin", .key = {.pk = "bin", .pk_type = DDB_TB, .sk = NULL, .sk_type = 0}, .projection = DDB_PROJ_KEYS_ONLY},
+        {.name = "LSI1", .local = true, .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "LSI1SK", .sk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE,
          .include = inc, .n_include = 1},
     };
-    ddb_table_def def = {.name = TABLE, .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = ix, .n_indexes = 3};
+    ddb_table_def def = {.name = TABLE, .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 3};
     ddb_error err = {0};
     OK(ddb_create_table(db, &def, &err));
 }
@@ -345,7 +345,7 @@ static void test_clean_key_shapes(void **state)
     (void)state;
     ddb *db = open_db("shapes", NULL);
     ddb_error err = {0};
-    ddb_index_def gx[] = {{.name = "ByLong", .key = {"L", DDB_TS, "N", DDB_TN}}};
+    ddb_index_def gx[] = {{.name = "ByLong", .key = {.pk = "L", .pk_type = DDB_TS, .sk = "N", .sk_type = DDB_TN}}};
     OK(ddb_create_table(db, &(ddb_table_def){.name = "BinNum", .key = {.pk = "B", .pk_type = DDB_TB, .sk = "N", .sk_type = DDB_TN}, .indexes = gx, .n_indexes = 1}, &err));
     OK(ddb_create_table(db, &(ddb_table_def){.name = "NumOnly", .key = {.pk = "N", .pk_type = DDB_TN, .sk = NULL, .sk_type = 0}, .indexes = NULL, .n_indexes = 0}, &err));
     OK(ddb_create_table(db, &(ddb_table_def){.name = "LongSK", .key = {.pk = "P", .pk_type = DDB_TS, .sk = "S", .sk_type = DDB_TS}, .indexes = NULL, .n_indexes = 0}, &err));

@@ -554,8 +554,9 @@ static ddb_type key_type(const json_t *k)
 static ddb_key_schema key_schema(const json_t *def)
 {
     const json_t *pk = json_object_get(def, "pk"), *sk = json_object_get(def, "sk");
-    return (ddb_key_schema){json_string_value(json_array_get(pk, 0)), key_type(pk),
-                            sk ? json_string_value(json_array_get(sk, 0)) : NULL, sk ? key_type(sk) : DDB_TS};
+    return (ddb_key_schema){.pk = json_string_value(json_array_get(pk, 0)), .pk_type = key_type(pk),
+                            .sk = sk ? json_string_value(json_array_get(sk, 0)) : NULL,
+                            .sk_type = sk ? key_type(sk) : DDB_TS};
 }
 
 static ddb_index_def index_def(const json_t *x, bool local, ddb_arena *a)

@@ -43,7 +43,7 @@ static void test_checker_crash_reported(void **state)
     ddb *db = NULL;
     ddb_error err = {0};
     assert_int_equal(ddb_open(dir, NULL, &db, &err), DDB_OK);
-    ddb_table_def def = {.name = "Tab", .key = {"PK", DDB_TS, NULL, 0}};
+    ddb_table_def def = {.name = "Tab", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}};
     assert_int_equal(ddb_create_table(db, &def, &err), DDB_OK);
     ddb_close(db);
 
@@ -68,7 +68,7 @@ static void one_item_db(char *dir, size_t cap, const char *tag, const char *mark
     ddb_item_set_s(it, "PK", "p1");
     if (marker)
         ddb_item_set_s(it, "marker", marker);
-    ddb_table_def def = {.name = "Tab", .key = {"PK", DDB_TS, NULL, 0}};
+    ddb_table_def def = {.name = "Tab", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}};
     if (ddb_open(dir, NULL, &db, &err) || ddb_create_table(db, &def, &err) ||
         ddb_put_item(db, "Tab", it, NULL, a, NULL, &err))
         fail_msg("%s", err.message);

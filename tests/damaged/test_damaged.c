@@ -54,9 +54,9 @@ static ddb *open_fresh(const char *tag)
  * TTL on attribute exp (which no item has). */
 static void create_t(ddb *db)
 {
-    ddb_index_def ix = {.name = "Gsi", .key = {"GP", DDB_TS, "GS", DDB_TS}};
+    ddb_index_def ix = {.name = "Gsi", .key = {.pk = "GP", .pk_type = DDB_TS, .sk = "GS", .sk_type = DDB_TS}};
     ddb_table_def def = {.name = "Tab",
-                         .key = {"PK", DDB_TS, "SK", DDB_TS},
+                         .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS},
                          .indexes = &ix,
                          .n_indexes = 1,
                          .ttl_attribute = "exp"};
@@ -84,7 +84,7 @@ static void put(ddb *db, const char *table, const char *pk, const char *sk, cons
  * the ones patched, so a key lengthened by a patch stays inside the file. */
 static void pad(ddb *db)
 {
-    ddb_table_def def = {.name = "Pad", .key = {"PK", DDB_TS, NULL, 0}};
+    ddb_table_def def = {.name = "Pad", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}};
     ddb_error err = {0};
     OK(ddb_create_table(db, &def, &err));
     char pk[16], gs[1024];
@@ -206,7 +206,7 @@ static void test_no_writes_after_damage(void **state)
     ddb *db = open_fresh("nowrite");
     create_t(db);
     put(db, "Tab", "p1", "s1", NULL, NULL);
-    ddb_table_def two = {.name = "Two", .key = {"PK", DDB_TS, NULL, 0}};
+    ddb_table_def two = {.name = "Two", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}};
     ddb_error err = {0};
     OK(ddb_create_table(db, &two, &err));
     ddb_close(db);
@@ -236,7 +236,7 @@ static void test_no_writes_after_damage(void **state)
     EXPECT_CORRUPT(ddb_batch_write(db, &bw, 1, DDB_CAPACITY_NONE, NULL, &err), "table Tab is damaged");
     OK(ddb_put_item(db, "Two", it, NULL, a, NULL, &err));
     OK(ddb_transact_write(db, ops, 1, DDB_CAPACITY_NONE, a, &res, &err));
-    ddb_table_def three = {.name = "Three", .key = {"PK", DDB_TS, NULL, 0}};
+    ddb_table_def three = {.name = "Three", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}};
     OK(ddb_create_table(db, &three, &err));
     /* reads go on */
     ddb_item *got = NULL;
@@ -351,7 +351,7 @@ static void test_bad_stream_records(void **state)
 {
     (void)state;
     ddb *db = open_fresh("stream");
-    ddb_table_def def = {.name = "Str", .key = {"PK", DDB_TS, NULL, 0}, .stream = {.view = DDB_STREAM_KEYS_ONLY}};
+    ddb_table_def def = {.name = "Str", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}, .stream = {.view = DDB_STREAM_KEYS_ONLY}};
     ddb_error err = {0};
     OK(ddb_create_table(db, &def, &err));
     put(db, "Str", "p1", NULL, NULL, NULL);
@@ -552,7 +552,7 @@ static void past_end_db(const char *tag, bool two)
         OK(ddb_put_item(db, "Tab", it, NULL, a, NULL, &err));
     }
     if (two) {
-        ddb_table_def def = {.name = "Two", .key = {"PK", DDB_TS, NULL, 0}, .ttl_attribute = "exp"};
+        ddb_table_def def = {.name = "Two", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}, .ttl_attribute = "exp"};
         OK(ddb_create_table(db, &def, &err));
         ddb_item *it = ddb_item_new(a);
         ddb_item_set_s(it, "PK", "gone");

@@ -92,13 +92,13 @@ static void build(const char *dir)
     ddb *db = NULL;
     ddb_error err = {0};
     ddb_options o = {.sync = DDB_SYNC_LAZY};
-    ddb_index_def ix = {.name = "Gsi", .key = {"GP", DDB_TS, "GS", DDB_TS}};
+    ddb_index_def ix = {.name = "Gsi", .key = {.pk = "GP", .pk_type = DDB_TS, .sk = "GS", .sk_type = DDB_TS}};
     ddb_table_def tab = {.name = "Tab",
-                         .key = {"PK", DDB_TS, "SK", DDB_TS},
+                         .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS},
                          .indexes = &ix,
                          .n_indexes = 1,
                          .stream = {.view = DDB_STREAM_NEW_AND_OLD_IMAGES}};
-    ddb_table_def two = {.name = "Two", .key = {"PK", DDB_TS, NULL, 0}};
+    ddb_table_def two = {.name = "Two", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}};
     if (ddb_open(dir, &o, &db, &err) || ddb_create_table(db, &tab, &err) || ddb_create_table(db, &two, &err)) {
         fprintf(stderr, "build: %s\n", err.message);
         exit(1);

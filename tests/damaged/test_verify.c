@@ -34,7 +34,7 @@ static void build(const char *dir)
     ddb *db = NULL;
     ddb_error err = {0};
     ddb_arena *a = ddb_arena_new();
-    ddb_table_def def = {.name = "Tab", .key = {"PK", DDB_TS, NULL, 0}, .ttl_attribute = "exp"};
+    ddb_table_def def = {.name = "Tab", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}, .ttl_attribute = "exp"};
     if (ddb_open(dir, &(ddb_options){.sync = DDB_SYNC_LAZY}, &db, &err) || ddb_create_table(db, &def, &err))
         fail_msg("%s", err.message);
     char pk[16], last[16] = "";

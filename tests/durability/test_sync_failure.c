@@ -77,7 +77,7 @@ static void remove_dirs(const char *dir, const char *shadow)
 
 static void create_table(ddb *db)
 {
-    ddb_index_def ix[] = {{.name = "ByG", .key = {"g", DDB_TS, "PK", DDB_TS}}};
+    ddb_index_def ix[] = {{.name = "ByG", .key = {.pk = "g", .pk_type = DDB_TS, .sk = "PK", .sk_type = DDB_TS}}};
     ddb_table_def def = {.name = TABLE, .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = ix, .n_indexes = 1};
     ddb_error err = {0};
     if (ddb_create_table(db, &def, &err))

@@ -13,7 +13,7 @@
  * written one PutItem each (ddbi_ent_item_part); the reads are the same. */
 #include "fleet_ddb.h"
 
-#include "entity/entity_internal.h" /* ddbi_ent_item_part: seeding shard items without a transaction */
+#include "entity/core/entity_core.h" /* ddbi_ent_item_part: seeding shard items without a transaction */
 
 #include <stdarg.h>
 #include <stddef.h>

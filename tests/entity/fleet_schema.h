@@ -63,12 +63,12 @@ enum { READING_SK_READ = 0, READING_SK_DAY = 1, READING_SK_DAY_SEP = 2, READING_
 #define HOLE(i) {.path = P1(i), .path_len = 1}
 
 static const ddb_index_def fleet_indexes[] = {
-    {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}, .projection = DDB_PROJ_ALL},
-    {.name = "OpenAlerts", .key = {"OAPK", DDB_TS, "OASK", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
+    {.name = "GSI1", .key = {.pk = "GSI1PK", .pk_type = DDB_TS, .sk = "GSI1SK", .sk_type = DDB_TS}, .projection = DDB_PROJ_ALL},
+    {.name = "OpenAlerts", .key = {.pk = "OAPK", .pk_type = DDB_TS, .sk = "OASK", .sk_type = DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
 };
 static const ddb_schema_table fleet_table = {
     "fleet", "Type",
-    {.name = "Fleet", .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = fleet_indexes, .n_indexes = 2,
+    {.name = "Fleet", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = fleet_indexes, .n_indexes = 2,
      .ttl_attribute = "expires"}};
 
 /* site: SITE#{site_id} / SITE */
@@ -81,7 +81,7 @@ static const ddb_field_desc site_fields[] = {
 static const ddb_struct_desc site_st = {"site", sizeof(struct site), 2, site_fields};
 static const ddb_tseg site_pk[] = {{.lit = "SITE#"}, HOLE(0)};
 static const ddb_tseg site_sk[] = {{.lit = "SITE"}};
-static const ddb_key_desc site_keys[] = {{NULL, "PK", "SK", {site_pk, 2, DDB_TS}, {site_sk, 1, DDB_TS}, -1}};
+static const ddb_key_desc site_keys[] = {{NULL, "PK", "SK", {site_pk, 2, DDB_TS}, {site_sk, 1, DDB_TS}, -1, false}};
 static const ddb_entity_desc site_entity = {.name = "Site", .table = &fleet_table, .st = &site_st, .n_keys = 1,
                                             .keys = site_keys};
 
@@ -104,8 +104,8 @@ static const ddb_tseg device_pk[] = {{.lit = "DEVICE#"}, HOLE(0)};
 static const ddb_tseg device_sk[] = {{.lit = "DEV#"}, HOLE(0)};
 static const ddb_tseg device_gpk[] = {{.lit = "SITE#"}, HOLE(1)};
 static const ddb_key_desc device_keys[] = {
-    {NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {device_sk, 2, DDB_TS}, -1},
-    {"GSI1", "GSI1PK", "GSI1SK", {device_gpk, 2, DDB_TS}, {device_sk, 2, DDB_TS}, 0},
+    {NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {device_sk, 2, DDB_TS}, -1, false},
+    {"GSI1", "GSI1PK", "GSI1SK", {device_gpk, 2, DDB_TS}, {device_sk, 2, DDB_TS}, 0, false},
 };
 static const char *const device_shards[] = {"A", "B"};
 static const ddb_entity_desc device_entity = {.name = "Device", .table = &fleet_table, .st = &device_st,
@@ -127,7 +127,7 @@ static const ddb_field_desc reading_fields[] = {
 };
 static const ddb_struct_desc reading_st = {"reading", sizeof(struct reading), 5, reading_fields};
 static const ddb_tseg reading_sk[] = {{.lit = "READ#"}, HOLE(1), {.lit = "#"}, {.path = P1(2), .path_len = 1, .pad = 4}};
-static const ddb_key_desc reading_keys[] = {{NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {reading_sk, 4, DDB_TS}, -1}};
+static const ddb_key_desc reading_keys[] = {{NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {reading_sk, 4, DDB_TS}, -1, false}};
 static const ddb_entity_desc reading_entity = {.name = "Reading", .table = &fleet_table, .st = &reading_st,
                                                .n_keys = 1, .keys = reading_keys};
 
@@ -147,8 +147,8 @@ static const ddb_tseg alert_sk[] = {{.lit = "ALERT#"}, HOLE(1)};
 static const ddb_tseg alert_opk[] = {HOLE(2)};
 static const ddb_tseg alert_osk[] = {HOLE(0), {.lit = "#"}, HOLE(1)};
 static const ddb_key_desc alert_keys[] = {
-    {NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {alert_sk, 2, DDB_TS}, -1},
-    {"OpenAlerts", "OAPK", "OASK", {alert_opk, 1, DDB_TS}, {alert_osk, 3, DDB_TS}, -1},
+    {NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {alert_sk, 2, DDB_TS}, -1, false},
+    {"OpenAlerts", "OAPK", "OASK", {alert_opk, 1, DDB_TS}, {alert_osk, 3, DDB_TS}, -1, false},
 };
 static const ddb_entity_desc alert_entity = {.name = "Alert", .table = &fleet_table, .st = &alert_st, .n_keys = 2,
                                              .keys = alert_keys};

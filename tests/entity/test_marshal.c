@@ -67,11 +67,11 @@ static const ddb_tseg g1sk_segs[] = {{.path = (const uint16_t[]){7, 1}, .path_le
 static const ddb_tseg year_segs[] = {{.path = (const uint16_t[]){3}, .path_len = 1}};
 
 static const ddb_key_desc user_keys[] = {
-    {NULL, "PK", "SK", {pk_segs, 2, DDB_TS}, {sk_segs, 4, DDB_TS}, -1},
-    {"GSI1", "GSI1PK", "GSI1SK", {g1pk_segs, 2, DDB_TS}, {g1sk_segs, 4, DDB_TS}, -1},
-    {"ByLogins", "Logins", NULL, {year_segs, 1, DDB_TN}, {NULL, 0, 0}, -1},
+    {NULL, "PK", "SK", {pk_segs, 2, DDB_TS}, {sk_segs, 4, DDB_TS}, -1, false},
+    {"GSI1", "GSI1PK", "GSI1SK", {g1pk_segs, 2, DDB_TS}, {g1sk_segs, 4, DDB_TS}, -1, false},
+    {"ByLogins", "Logins", NULL, {year_segs, 1, DDB_TN}, {NULL, 0, 0}, -1, false},
 };
-static const ddb_schema_table shop = {"shop", "Type", {.name = "Shop", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+static const ddb_schema_table shop = {"shop", "Type", {.name = "Shop", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 static const ddb_entity_desc user_entity = {"User", &shop, &user_desc, 3, user_keys, 0, NULL, NULL, NULL, NULL};
 
 static struct user sample(void)
@@ -208,7 +208,7 @@ static const ddb_field_desc widths_fields[] = {
 static const ddb_struct_desc widths_desc = {"widths", sizeof(struct widths), 9, widths_fields};
 static const ddb_tseg wpk_segs[] = {{.path = (const uint16_t[]){0}, .path_len = 1}};
 static const ddb_tseg wsk_segs[] = {{.lit = "W#"}, {.path = (const uint16_t[]){8}, .path_len = 1}};
-static const ddb_key_desc widths_keys[] = {{NULL, "PK", "SK", {wpk_segs, 1, DDB_TS}, {wsk_segs, 2, DDB_TS}, -1}};
+static const ddb_key_desc widths_keys[] = {{NULL, "PK", "SK", {wpk_segs, 1, DDB_TS}, {wsk_segs, 2, DDB_TS}, -1, false}};
 static const ddb_entity_desc widths_entity = {"Widths", &shop, &widths_desc, 1, widths_keys, 0, NULL, NULL, NULL, NULL};
 
 static void test_integer_widths(void **state)

@@ -13,7 +13,7 @@
  * written one PutItem each (ddbi_ent_item_part); the reads are the same. */
 #include "fleet_schema.h"
 
-#include "entity/entity_internal.h" /* ddbi_ent_item_part: seeding shard items without a transaction */
+#include "entity/reads/entity_reads.h" /* ddbi_ent_item_part: seeding shard items without a transaction; ddbi_ent_parse_key */
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -52,7 +52,7 @@ static const ddb_field_desc event_fields[] = {
 static const ddb_struct_desc event_st = {"event", sizeof(struct event), 3, event_fields};
 static const ddb_tseg event_pk[] = {{.lit = "DAY#"}, HOLE(0)};
 static const ddb_tseg event_sk[] = {{.lit = "EV#"}, {.path = P1(1), .path_len = 1, .pad = 4}};
-static const ddb_key_desc event_keys[] = {{NULL, "PK", "SK", {event_pk, 2, DDB_TS}, {event_sk, 2, DDB_TS}, -1}};
+static const ddb_key_desc event_keys[] = {{NULL, "PK", "SK", {event_pk, 2, DDB_TS}, {event_sk, 2, DDB_TS}, -1, false}};
 static const ddb_write_shards event_ws = {.count = 4, .by = DDB_WS_HASH, .hash_pk = &event_keys[0].pk,
                                           .hash_sk = &event_keys[0].sk};
 static const ddb_write_shards *const event_ws_keys[] = {&event_ws};

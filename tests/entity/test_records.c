@@ -1,5 +1,5 @@
 /* Typed reads decoding stored records straight into structs (issue 12,
- * item 8; runtime/src/entity/entity_record.c) against the item path they
+ * item 8; runtime/src/entity/entity_record_decode.c) against the item path they
  * replace (record -> ddb_item -> struct):
  *   - every field type, and the entities of the fleet schema, filled by a
  *     generic filler: both paths give the same struct and field mask;
@@ -16,7 +16,7 @@
 
 #include "core/codec.h"
 #include "core/keycodec.h"
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "damaged_util.h"
 #include "fleet_schema.h"
@@ -101,8 +101,8 @@ static const ddb_struct_desc every_st = {"every", sizeof(struct every), sizeof e
                                          every_fields};
 static const ddb_tseg every_pk[] = {{.path = (const uint16_t[]){0}, .path_len = 1}};
 static const ddb_tseg every_sk[] = {{.path = (const uint16_t[]){1}, .path_len = 1}};
-static const ddb_key_desc every_keys[] = {{NULL, "PK", "SK", {every_pk, 1, DDB_TS}, {every_sk, 1, DDB_TS}, -1}};
-static const ddb_schema_table every_table = {"records", "Type", {.name = "records", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+static const ddb_key_desc every_keys[] = {{NULL, "PK", "SK", {every_pk, 1, DDB_TS}, {every_sk, 1, DDB_TS}, -1, false}};
+static const ddb_schema_table every_table = {"records", "Type", {.name = "records", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 static const ddb_entity_desc every_entity = {.name = "Every", .table = &every_table, .st = &every_st, .n_keys = 1,
                                              .keys = every_keys};
 
@@ -459,8 +459,8 @@ static const ddb_field_desc texts_fields[] = {
 };
 static const ddb_struct_desc texts_st = {"texts", sizeof(struct texts), 2, texts_fields};
 static const ddb_tseg texts_pk[] = {{.path = (const uint16_t[]){0}, .path_len = 1}};
-static const ddb_key_desc texts_keys[] = {{NULL, "PK", NULL, {texts_pk, 1, DDB_TS}, {NULL, 0, DDB_TS}, -1}};
-static const ddb_schema_table texts_table = {"texts", "Type", {.name = "texts", .key = {"PK", DDB_TS, NULL, 0}}};
+static const ddb_key_desc texts_keys[] = {{NULL, "PK", NULL, {texts_pk, 1, DDB_TS}, {NULL, 0, DDB_TS}, -1, false}};
+static const ddb_schema_table texts_table = {"texts", "Type", {.name = "texts", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = 0}}};
 static const ddb_entity_desc texts_entity = {.name = "Texts", .table = &texts_table, .st = &texts_st, .n_keys = 1,
                                              .keys = texts_keys};
 

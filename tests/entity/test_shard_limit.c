@@ -37,8 +37,8 @@ static const ddb_struct_desc rec_desc = {"rec", sizeof(struct rec), 2, rec_field
 
 static const ddb_tseg pk_segs[] = {{.lit = "REC#"}, {.path = (const uint16_t[]){0}, .path_len = 1}};
 static const ddb_tseg sk_segs[] = {{.lit = "REC"}};
-static const ddb_key_desc rec_keys[] = {{NULL, "PK", "SK", {pk_segs, 2, DDB_TS}, {sk_segs, 1, DDB_TS}, -1}};
-static const ddb_schema_table table = {"shards", "Type", {.name = "Shards", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+static const ddb_key_desc rec_keys[] = {{NULL, "PK", "SK", {pk_segs, 2, DDB_TS}, {sk_segs, 1, DDB_TS}, -1, false}};
+static const ddb_schema_table table = {"shards", "Type", {.name = "Shards", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 
 static char shard_text[OVER][8];
 static const char *shard_ids[OVER];

@@ -61,8 +61,8 @@ static const ddb_field_desc user_fields[] = {
 static const ddb_struct_desc user_desc = {"user", sizeof(struct user), 8, user_fields};
 static const ddb_tseg user_pk[] = {{.lit = "USER#"}, {.path = (const uint16_t[]){U_ID}, .path_len = 1}};
 static const ddb_tseg user_sk[] = {{.lit = "PROFILE"}};
-static const ddb_key_desc user_keys[] = {{NULL, "PK", "SK", {user_pk, 2, DDB_TS}, {user_sk, 1, DDB_TS}, -1}};
-static const ddb_schema_table table = {"app", "Type", {.name = "AppTable", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+static const ddb_key_desc user_keys[] = {{NULL, "PK", "SK", {user_pk, 2, DDB_TS}, {user_sk, 1, DDB_TS}, -1, false}};
+static const ddb_schema_table table = {"app", "Type", {.name = "AppTable", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 static const ddb_entity_desc user_entity = {.name = "User", .table = &table, .st = &user_desc, .n_keys = 1,
                                             .keys = user_keys};
 
@@ -85,7 +85,7 @@ static const ddb_struct_desc ticket_desc = {"ticket", sizeof(struct ticket), 3, 
 static const ddb_tseg ticket_pk[] = {{.lit = "PROJECT#"}, {.path = (const uint16_t[]){0}, .path_len = 1}};
 static const ddb_tseg ticket_sk[] = {{.lit = "TICKET#"}, {.path = (const uint16_t[]){1}, .path_len = 1, .pad = 6}};
 static const ddb_key_desc ticket_keys[] = {
-    {NULL, "PK", "SK", {ticket_pk, 2, DDB_TS}, {ticket_sk, 2, DDB_TS}, -1}};
+    {NULL, "PK", "SK", {ticket_pk, 2, DDB_TS}, {ticket_sk, 2, DDB_TS}, -1, false}};
 static const ddb_tseg ticket_scope[] = {{.lit = "TICKETS#"}, {.path = (const uint16_t[]){0}, .path_len = 1}};
 static const ddb_template ticket_scope_t = {ticket_scope, 2, DDB_TS};
 static const ddb_entity_desc ticket_entity = {.name = "Ticket", .table = &table, .st = &ticket_desc, .n_keys = 1,
@@ -112,7 +112,7 @@ static const ddb_field_desc device_fields[] = {
 static const ddb_struct_desc device_desc = {"device", sizeof(struct device), 4, device_fields};
 static const ddb_tseg device_pk[] = {{.lit = "DEVICE#"}, {.path = (const uint16_t[]){0}, .path_len = 1}};
 static const ddb_tseg device_sk[] = {{.lit = "DEVICE"}};
-static const ddb_key_desc device_keys[] = {{NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {device_sk, 1, DDB_TS}, -1}};
+static const ddb_key_desc device_keys[] = {{NULL, "PK", "SK", {device_pk, 2, DDB_TS}, {device_sk, 1, DDB_TS}, -1, false}};
 static const char *const device_shards[] = {"A", "B"};
 static const ddb_entity_desc device_entity = {.name = "Device", .table = &table, .st = &device_desc, .n_keys = 1,
                                               .keys = device_keys, .n_shards = 2, .shards = device_shards,

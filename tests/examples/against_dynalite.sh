@@ -13,27 +13,10 @@ out=$(sh "$dyn" start "$ddir" $$) || { rc=$?; echo "$out"; exit "$rc"; }
 port=${out%% *}
 pid=${out##* }
 mkdir -p "$work"
-mask() {
-    # the Database line, capacity numbers and per-index breakdowns
-    sed -E -e '1d' -e 's/[0-9][0-9.]* (RCU|WCU)/N \1/g' -e 's/ \(table [^)]*\)//g' "$1"
-}
+. "$(dirname "$0")/same_output.sh"
 status=0
 for bin in "$@"; do
-    name=$(basename "$bin")
-    rm -rf "$work/$name-db"
-    if ! "$bin" "$work/$name-db" > "$work/$name.embedded" 2>&1; then
-        echo "FAIL: $name on the embedded engine"; status=1; continue
-    fi
-    if ! "$bin" "http://127.0.0.1:$port" > "$work/$name.remote" 2>&1; then
-        echo "FAIL: $name through the remote backend:"; cat "$work/$name.remote"; status=1; continue
-    fi
-    mask "$work/$name.embedded" > "$work/$name.embedded.masked"
-    mask "$work/$name.remote" > "$work/$name.remote.masked"
-    if diff -u "$work/$name.embedded.masked" "$work/$name.remote.masked"; then
-        echo "ok: $name gives the same results on both backends"
-    else
-        echo "FAIL: $name differs between the backends"; status=1
-    fi
+    same_output "$bin" "http://127.0.0.1:$port" "$work" || status=1
 done
 kill "$pid" 2>/dev/null
 exit $status

@@ -113,10 +113,18 @@ static void run(ddb_expr *e, ddb_arena *a, const ddb_item *item, const ddb_item 
         break;
     case DDB_EXPR_KEY_CONDITION: {
         static const ddb_key_schema ks[] = {
-            {"pk", DDB_TS, "sk", DDB_TN}, {"pk", DDB_TS, NULL, DDB_TNONE}, {"a", DDB_TB, "s", DDB_TS}};
+            {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN},
+            {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE},
+            {.pk = "a", .pk_type = DDB_TB, .sk = "s", .sk_type = DDB_TS}};
         ddb_key_condition kc;
         for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
             (void)ddbi_expr_key_condition(e, &ks[i], values, &kc, &err);
+        /* a multi-attribute key: (pk, a) hashed, (sk, s, b) sorted */
+        static const ddb_key_part more[] = {{"a", DDB_TS}, {"s", DDB_TS}, {"b", DDB_TB}};
+        static const ddb_key_schema multi = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN,
+                                             .pk_more = more, .n_pk_more = 1, .sk_more = more + 1, .n_sk_more = 2};
+        ddb_key_condition_parts kp;
+        (void)ddbi_expr_key_condition_parts(e, &multi, values, &kp, &err);
     }
         /* fall through: a key condition also evaluates as a filter */
     default:

@@ -746,7 +746,11 @@ static const err_case err_cases[] = {
     {K, "pk[0] = :s", V, "KeyConditionExpressions cannot have conditions on nested attributes at 1:1"},
     {K, ":s = :n", V, "Invalid condition in KeyConditionExpression: No key attribute specified at 1:4"},
     {K, "pk = :s AND pk = :n", V, "KeyConditionExpressions must only contain one condition per key at 1:13"},
-    {K, "pk = :s AND sk = :s AND x = :s", V, "Conditions can be of length 1 or 2 only at 1:21"},
+    /* a multi-attribute key has up to four attributes a side: more
+     * conditions than eight are refused at prepare (fewer, on a key schema
+     * of two attributes, when mapped: test_key_condition_mapping) */
+    {K, "a = :s AND b = :s AND c = :s AND d = :s AND e = :s AND f = :s AND g = :s AND h = :s AND i = :s", V,
+     "Conditions can be of length 1 or 2 only at 1:85"},
     {K, "pk > 4", V, "Invalid KeyConditionExpression: Syntax error; token: \"4\", near: \"> 4\" at 1:6"},
     {K, "attribute_type(pk, x)", V,
      "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: "
@@ -1312,8 +1316,9 @@ static void test_projection(void **state)
 static void test_key_conditions(void **state)
 {
     fixture *f = *state;
-    const ddb_key_schema sn = {"pk", DDB_TS, "sk", DDB_TN}, ss = {"pk", DDB_TS, "sk", DDB_TS},
-                         hash = {"pk", DDB_TS, NULL, DDB_TNONE};
+    const ddb_key_schema sn = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN},
+                         ss = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS},
+                         hash = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE};
     static const struct {
         int schema; /* 0 sn, 1 ss, 2 hash */
         const char *expr;
@@ -1340,6 +1345,7 @@ static void test_key_conditions(void **state)
         {2, "pk = :s AND sk = :n1", 0, NULL, NULL, "Query key condition not supported"},
         {2, "y = :s AND z = :s", 0, NULL, NULL, "Query key condition not supported"},
         {2, "z = :s", 0, NULL, NULL, "Query condition missed key schema element: pk"},
+        {0, "pk = :s AND sk = :n1 AND x = :n", 0, NULL, NULL, "Conditions can be of length 1 or 2 only"},
         {0, "pk > :s", 0, NULL, NULL, "Query key condition not supported"},
         {0, "begins_with(pk, :he)", 0, NULL, NULL, "Query key condition not supported"},
         {0, "pk BETWEEN :a AND :s", 0, NULL, NULL, "Query key condition not supported"},

@@ -1,4 +1,4 @@
-/* test_template.c — the key template parser (generator/template.c). */
+/* test_template.c — the key template parser (generator/ir/template.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

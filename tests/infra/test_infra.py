@@ -144,6 +144,11 @@ def terraform_of(req, ttl):
 
     def index(x, gsi):
         o = {"name": x["IndexName"], "projection_type": x["Projection"]["ProjectionType"]}
+        if len(key(x["KeySchema"], "HASH")) > 1 or len(key(x["KeySchema"], "RANGE")) > 1:
+            # a multi-attribute key: one key_schema block per attribute, in order
+            o["key_schema"] = [{"attribute_name": k["AttributeName"], "key_type": k["KeyType"]}
+                               for k in x["KeySchema"]]
+            return o
         if gsi:
             o["hash_key"] = key(x["KeySchema"], "HASH")[0]
         if key(x["KeySchema"], "RANGE"):

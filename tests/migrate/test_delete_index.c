@@ -29,10 +29,10 @@ static void delete_a_gsi(void **state)
     ddb_options o = {.sync = DDB_SYNC_NONE};
     assert_int_equal(ddb_open(uri, &o, &db, &err), 0);
     ddb_index_def ix[] = {
-        {.name = "ByGrp", .key = {"grp", DDB_TS, "pk", DDB_TS}},
-        {.name = "Local", .local = true, .key = {"pk", DDB_TS, "lsk", DDB_TS}},
+        {.name = "ByGrp", .key = {.pk = "grp", .pk_type = DDB_TS, .sk = "pk", .sk_type = DDB_TS}},
+        {.name = "Local", .local = true, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "lsk", .sk_type = DDB_TS}},
     };
-    ddb_table_def def = {.name = "Tab", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 2};
+    ddb_table_def def = {.name = "Tab", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 2};
     if (ddb_create_table(db, &def, &err))
         fail_msg("create: %s", err.message);
     ddb_arena *a = ddb_arena_new();
@@ -70,7 +70,7 @@ static void delete_a_gsi(void **state)
     assert_int_equal(ddb_delete_index(db, "Nope", "ByGrp", &err), DDB_ENOTABLE);
 
     /* the name is free again: a new index under it is backfilled from the items */
-    ddb_index_def again = {.name = "ByGrp", .key = {"grp", DDB_TS, NULL, DDB_TNONE}};
+    ddb_index_def again = {.name = "ByGrp", .key = {.pk = "grp", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}};
     uint64_t filled = 0;
     assert_int_equal(ddb_add_index(db, "Tab", &again, &filled, NULL, &err), 0);
     assert_int_equal(filled, 50);

@@ -42,7 +42,7 @@ static const ddb_key_desc wide_keys[] = {
      .sk = {.segs = sk_segs, .n = 1, .type = DDB_TS}, .shard = -1},
 };
 static const ddb_schema_table wide_table = {
-    .cname = "wide", .type_attr = "Type", .def = {.name = "Wide", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+    .cname = "wide", .type_attr = "Type", .def = {.name = "Wide", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 
 static char ids[64][4];
 static const char *shard_ids[64];

@@ -13,21 +13,21 @@
 static void create_tables(ddb *db)
 {
     ddb_error err = {0};
-    if (ddb_create_table(db, &(ddb_table_def){.name = T_OPS, .key = {"pk", DDB_TS, "sk", DDB_TS}}, &err) ||
-        ddb_create_table(db, &(ddb_table_def){.name = T_HASH, .key = {"pk", DDB_TS, NULL, DDB_TNONE}}, &err))
+    if (ddb_create_table(db, &(ddb_table_def){.name = T_OPS, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}}, &err) ||
+        ddb_create_table(db, &(ddb_table_def){.name = T_HASH, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}}, &err))
         fail_msg("create table: %s", err.message);
     static const char *const inc[] = {"inc"};
     ddb_index_def ix[] = {
-        {.name = "Gsi1", .key = {"gpk", DDB_TS, "gsk", DDB_TN}},
-        {.name = "Gsi2", .key = {"kpk", DDB_TS, NULL, DDB_TNONE}, .projection = DDB_PROJ_KEYS_ONLY},
+        {.name = "Gsi1", .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TN}},
+        {.name = "Gsi2", .key = {.pk = "kpk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .projection = DDB_PROJ_KEYS_ONLY},
         {.name = "Lsi1",
          .local = true,
-         .key = {"pk", DDB_TS, "lsk", DDB_TS},
+         .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "lsk", .sk_type = DDB_TS},
          .projection = DDB_PROJ_INCLUDE,
          .include = inc,
          .n_include = 1},
     };
-    ddb_table_def def = {.name = T_IDX, .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 3};
+    ddb_table_def def = {.name = T_IDX, .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 3};
     if (ddb_create_table(db, &def, &err))
         fail_msg("create table %s: %s", T_IDX, err.message);
 }

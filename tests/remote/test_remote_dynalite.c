@@ -234,24 +234,24 @@ static void test_tables(void **state)
     const char *inc[] = {"extra", "more"};
     ddb_index_def ix[] = {{.name = "byG",
                            .local = false,
-                           .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TS},
                            .projection = DDB_PROJ_ALL,
                            .include = NULL,
                            .n_include = 0},
                           {.name = "byK",
                            .local = false,
-                           .key = {"gpk", DDB_TS, NULL, DDB_TNONE},
+                           .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE},
                            .projection = DDB_PROJ_KEYS_ONLY,
                            .include = NULL,
                            .n_include = 0},
                           {.name = "byL",
                            .local = true,
-                           .key = {"pk", DDB_TS, "lsk", DDB_TN},
+                           .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "lsk", .sk_type = DDB_TN},
                            .projection = DDB_PROJ_INCLUDE,
                            .include = inc,
                            .n_include = 2}};
     ddb_table_def def = {
-        .name = "dyn_tables", .key = {"pk", DDB_TS, "sk", DDB_TN}, .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
+        .name = "dyn_tables", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}, .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -272,7 +272,7 @@ static void test_tables(void **state)
     /* API_UpdateTable: to PROVISIONED and back (ddb_update_table), on a
      * table without global indexes (with them DynamoDB, dynalite and ddb
      * serve ask for each index's throughput) */
-    ddb_table_def plain = {.name = "dyn_billing", .key = {"pk", DDB_TS, NULL, DDB_TNONE}};
+    ddb_table_def plain = {.name = "dyn_billing", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}};
     create_both(&plain);
     int urc = ddb_update_table(fx.db, "dyn_billing", &(ddb_table_update){.set_throughput = true, .rcu = 3, .wcu = 2},
                                &e1);
@@ -382,12 +382,12 @@ static void test_items(void **state)
     NEED_DYNALITE();
     ddb_index_def ix[] = {{.name = "byG",
                            .local = false,
-                           .key = {"gpk", DDB_TS, "gsk", DDB_TN},
+                           .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TN},
                            .projection = DDB_PROJ_ALL,
                            .include = NULL,
                            .n_include = 0}};
     ddb_table_def def = {
-        .name = "dyn_items", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 1, .rcu = 0, .wcu = 0};
+        .name = "dyn_items", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 1, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -575,24 +575,24 @@ static void load_query_table(void)
     const char *inc[] = {"payload"};
     ddb_index_def ix[] = {{.name = "byG",
                            .local = false,
-                           .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TS},
                            .projection = DDB_PROJ_ALL,
                            .include = NULL,
                            .n_include = 0},
                           {.name = "byGk",
                            .local = false,
-                           .key = {"gpk", DDB_TS, "gsk", DDB_TS},
+                           .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TS},
                            .projection = DDB_PROJ_KEYS_ONLY,
                            .include = NULL,
                            .n_include = 0},
                           {.name = "byL",
                            .local = true,
-                           .key = {"pk", DDB_TS, "lsk", DDB_TS},
+                           .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "lsk", .sk_type = DDB_TS},
                            .projection = DDB_PROJ_INCLUDE,
                            .include = inc,
                            .n_include = 1}};
     ddb_table_def def = {
-        .name = "dyn_query", .key = {"pk", DDB_TS, "sk", DDB_TN}, .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
+        .name = "dyn_query", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}, .indexes = ix, .n_indexes = 3, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     for (int p = 0; p < 3; p++)
@@ -750,9 +750,9 @@ static void test_batches(void **state)
     (void)state;
     NEED_DYNALITE();
     ddb_table_def def = {
-        .name = "dyn_batch", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+        .name = "dyn_batch", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     ddb_table_def def2 = {.name = "dyn_batch2",
-                          .key = {"id", DDB_TN, NULL, DDB_TNONE},
+                          .key = {.pk = "id", .pk_type = DDB_TN, .sk = NULL, .sk_type = DDB_TNONE},
                           .indexes = NULL,
                           .n_indexes = 0,
                           .rcu = 0,
@@ -835,7 +835,7 @@ static void test_updates(void **state)
     (void)state;
     NEED_DYNALITE();
     ddb_table_def def = {.name = "dyn_update",
-                         .key = {"pk", DDB_TS, NULL, DDB_TNONE},
+                         .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE},
                          .indexes = NULL,
                          .n_indexes = 0,
                          .rcu = 0,
@@ -921,7 +921,7 @@ static void test_meta_and_indexes(void **state)
 {
     (void)state;
     NEED_DYNALITE();
-    ddb_table_def def = {.name = "dyn_meta", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .rcu = 5, .wcu = 5};
+    ddb_table_def def = {.name = "dyn_meta", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .rcu = 5, .wcu = 5};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -960,7 +960,7 @@ static void test_meta_and_indexes(void **state)
         ddb_item_set_s(it, "grp", i % 2 ? "odd" : "even");
         put_both("dyn_meta", it);
     }
-    ddb_index_def x = {.name = "byGrp", .key = {"grp", DDB_TS, "pk", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY};
+    ddb_index_def x = {.name = "byGrp", .key = {.pk = "grp", .pk_type = DDB_TS, .sk = "pk", .sk_type = DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY};
     uint64_t filled = 0;
     assert_int_equal(ddb_add_index(fx.db, "dyn_meta", &x, &filled, NULL, &e1), 0);
     assert_int_equal(filled, 6);
@@ -981,7 +981,7 @@ static void test_streams_ttl(void **state)
     (void)state;
     NEED_DYNALITE();
     ddb_table_def def = {
-        .name = "dyn_stream", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .stream = {DDB_STREAM_NEW_AND_OLD_IMAGES, 0, 0}};
+        .name = "dyn_stream", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .stream = {DDB_STREAM_NEW_AND_OLD_IMAGES, 0, 0}};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};
@@ -998,7 +998,7 @@ static void test_streams_ttl(void **state)
     if (src)
         print_message("skipped: turning a stream off (dynalite 3.2.2 refuses UpdateTable's StreamSpecification: %s)\n",
                       e2.message);
-    ddb_table_def tdef = {.name = "dyn_ttl", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .ttl_attribute = "expires"};
+    ddb_table_def tdef = {.name = "dyn_ttl", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .ttl_attribute = "expires"};
     assert_int_equal(ddb_create_table(fx.db, &tdef, &e1), 0);
     int rc = ddbi_remote_create_table(fx.r, &tdef, &e2);
     if (rc == DDB_ENOTSUP) {
@@ -1020,7 +1020,7 @@ static void test_transactions(void **state)
     (void)state;
     NEED_DYNALITE();
     ddb_table_def def = {
-        .name = "dyn_tx", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+        .name = "dyn_tx", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     create_both(&def);
     ddb_arena *a = ddb_arena_new();
     ddb_error e1 = {0}, e2 = {0};

@@ -291,18 +291,18 @@ static void test_describe_list_create(void **state)
     const char *inc[] = {"x"};
     ddb_index_def ix[] = {{.name = "g1",
                            .local = false,
-                           .key = {"gpk", DDB_TN, "gsk", DDB_TS},
+                           .key = {.pk = "gpk", .pk_type = DDB_TN, .sk = "gsk", .sk_type = DDB_TS},
                            .projection = DDB_PROJ_INCLUDE,
                            .include = inc,
                            .n_include = 1},
                           {.name = "l1",
                            .local = true,
-                           .key = {"pk", DDB_TS, "lsk", DDB_TB},
+                           .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "lsk", .sk_type = DDB_TB},
                            .projection = DDB_PROJ_KEYS_ONLY,
                            .include = NULL,
                            .n_include = 0}};
     ddb_table_def def = {
-        .name = "T", .key = {"pk", DDB_TS, "sk", DDB_TS}, .indexes = ix, .n_indexes = 2, .rcu = 10, .wcu = 5};
+        .name = "T", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 2, .rcu = 10, .wcu = 5};
     def.stream.view = DDB_STREAM_KEYS_ONLY;
     assert_int_equal(ddbi_remote_create_table(r, &def, &err), 0);
     assert_int_equal(mock_count(m), 7);
@@ -323,12 +323,12 @@ static void test_describe_list_create(void **state)
     /* a second type for one attribute is refused before sending */
     ddb_index_def bad[] = {{.name = "g2",
                             .local = false,
-                            .key = {"pk", DDB_TN, NULL, DDB_TNONE},
+                            .key = {.pk = "pk", .pk_type = DDB_TN, .sk = NULL, .sk_type = DDB_TNONE},
                             .projection = DDB_PROJ_ALL,
                             .include = NULL,
                             .n_include = 0}};
     ddb_table_def def2 = {
-        .name = "T2", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = bad, .n_indexes = 1, .rcu = 0, .wcu = 0};
+        .name = "T2", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .indexes = bad, .n_indexes = 1, .rcu = 0, .wcu = 0};
     assert_int_equal(ddbi_remote_create_table(r, &def2, &err), DDB_EVALIDATION);
     assert_int_equal(mock_count(m), 7);
 
@@ -351,7 +351,7 @@ static void test_create_table_wait_bounded(void **state)
     ddb_remote *r = open_mock(m, "table_wait_ms=200");
     ddb_error err = {0};
     ddb_table_def def = {
-        .name = "T", .key = {"pk", DDB_TS, NULL, DDB_TNONE}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
+        .name = "T", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .indexes = NULL, .n_indexes = 0, .rcu = 0, .wcu = 0};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(ddbi_remote_create_table(r, &def, &err), DDB_ETIMEOUT);
@@ -420,7 +420,7 @@ static void test_add_index_meta_ttl(void **state)
     };
     mock *m = mock_start(steps, sizeof steps / sizeof *steps);
     ddb_remote *r = open_mock(m, "");
-    ddb_index_def x = {.name = "By-index", .key = {"By", DDB_TS, NULL, DDB_TNONE}, .projection = DDB_PROJ_ALL};
+    ddb_index_def x = {.name = "By-index", .key = {.pk = "By", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .projection = DDB_PROJ_ALL};
     uint64_t filled = 99, skipped = 99;
     assert_int_equal(ddbi_remote_add_index(r, "Reply", &x, &filled, &skipped, &err), 0);
     assert_int_equal(filled, 0);
@@ -469,7 +469,7 @@ static void test_add_index_meta_ttl(void **state)
     x.local = true;
     assert_int_equal(ddbi_remote_add_index(r, "Reply", &x, NULL, NULL, &err), DDB_EVALIDATION);
 
-    ddb_table_def def = {.name = "Reply", .key = {"Id", DDB_TS, NULL, DDB_TNONE}, .ttl_attribute = "expires"};
+    ddb_table_def def = {.name = "Reply", .key = {.pk = "Id", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .ttl_attribute = "expires"};
     assert_int_equal(ddbi_remote_create_table(r, &def, &err), DDB_ENOTSUP);
     assert_non_null(strstr(err.message, "was created, but the endpoint cannot set its TTL"));
     j = request(m, 18);

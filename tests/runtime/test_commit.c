@@ -17,7 +17,7 @@ static const char *self; /* this program, for the child process */
 static void create_table(ddb *db, const char *name, const char *pk)
 {
     ddb_error err = {0};
-    ddb_table_def def = {.name = name, .key = {pk, DDB_TS, "SK", DDB_TS}};
+    ddb_table_def def = {.name = name, .key = {.pk = pk, .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}};
     if (ddb_create_table(db, &def, &err))
         fail_msg("create %s: %s", name, err.message);
 }
@@ -114,12 +114,12 @@ static int child_main(const char *cdir, const char *action)
     ddb_arena *a = ddb_arena_new();
     int rc = 0;
     if (!strcmp(action, "create")) {
-        ddb_table_def def = {.name = "Other", .key = {"PK", DDB_TS, "SK", DDB_TS}};
+        ddb_table_def def = {.name = "Other", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}};
         rc = ddb_create_table(db, &def, &err) ||
              ddb_put_item(db, "Other", tu_item(a, "PK", 's', "p", "SK", 's', "one", NULL), NULL, NULL, NULL, &err);
     } else if (!strcmp(action, "recreate")) {
         /* same name, other key attribute */
-        ddb_table_def def = {.name = "Other", .key = {"K2", DDB_TS, "SK", DDB_TS}};
+        ddb_table_def def = {.name = "Other", .key = {.pk = "K2", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}};
         rc = ddb_delete_table(db, "Other", &err) || ddb_create_table(db, &def, &err) ||
              ddb_put_item(db, "Other", tu_item(a, "K2", 's', "p", "SK", 's', "two", NULL), NULL, NULL, NULL, &err);
     }

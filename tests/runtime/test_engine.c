@@ -14,12 +14,12 @@ static void create_basic(ddb *db, const char *name)
 {
     static const char *const inc[] = {"email"};
     ddb_index_def ix[] = {
-        {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}},
-        {.name = "ByYear", .key = {"Year", DDB_TN, "SK", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
-        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "LSI1SK", DDB_TS}, .projection = DDB_PROJ_INCLUDE,
+        {.name = "GSI1", .key = {.pk = "GSI1PK", .pk_type = DDB_TS, .sk = "GSI1SK", .sk_type = DDB_TS}},
+        {.name = "ByYear", .key = {.pk = "Year", .pk_type = DDB_TN, .sk = "SK", .sk_type = DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
+        {.name = "LSI1", .local = true, .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "LSI1SK", .sk_type = DDB_TS}, .projection = DDB_PROJ_INCLUDE,
          .include = inc, .n_include = 1},
     };
-    ddb_table_def def = {.name = name, .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = ix, .n_indexes = 3};
+    ddb_table_def def = {.name = name, .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 3};
     ddb_error err = {0};
     int rc = ddb_create_table(db, &def, &err);
     if (rc)
@@ -177,7 +177,7 @@ static void test_sizes_and_capacity(void **state)
     ddb *db = tu_open("cap", NULL, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Tab1", .key = {"PK", DDB_TS, "SK", DDB_TS}}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Tab1", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}, &err));
     ddb_write_opts wo = {.return_capacity = DDB_CAPACITY_TOTAL};
     ddb_write_result res;
     struct {
@@ -369,7 +369,7 @@ static void test_throttle(void **state)
     ddb *db = tu_open("throttle", &o, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Hot", .key = {"PK", DDB_TS, "SK", DDB_TN}, .rcu = 10, .wcu = 5},
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Hot", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TN}, .rcu = 10, .wcu = 5},
                            &err));
     int ok = 0, throttled = 0;
     for (int i = 0; i < 20; i++) {

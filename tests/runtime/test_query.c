@@ -34,7 +34,7 @@ static void test_number_sort_keys(void **state)
     ddb *db = tu_open("qn", NULL, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Nums", .key = {"PK", DDB_TS, "SK", DDB_TN}}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Nums", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TN}}, &err));
     const char *in[] = {"10", "-1", "0", "2.5", "-100", "1E+30", "-0.001", "0.001", "99999999999999999999999999999999999999", "-2.5", "3"};
     const char *sorted[] = {"-100", "-2.5", "-1", "-0.001", "0", "0.001", "2.5", "3", "10",
                             "1000000000000000000000000000000", "99999999999999999999999999999999999999"};
@@ -91,7 +91,7 @@ static void test_string_and_long_sort_keys(void **state)
     ddb *db = tu_open("qs", NULL, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Strs", .key = {"PK", DDB_TS, "SK", DDB_TS}}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Strs", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}, &err));
     /* 40 keys: short ones, and long ones (up to 1024 bytes) sharing a 600-byte prefix */
     const char *keys[40];
     char prefix[601];
@@ -178,7 +178,7 @@ static void test_binary_sort_keys(void **state)
     ddb *db = tu_open("qb", NULL, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Bins", .key = {"PK", DDB_TB, "SK", DDB_TB}}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Bins", .key = {.pk = "PK", .pk_type = DDB_TB, .sk = "SK", .sk_type = DDB_TB}}, &err));
     const uint8_t keys[][3] = {{0xff, 0, 0}, {0, 0, 1}, {0x80, 1, 0}, {0, 0, 0}, {0x7f, 0xff, 0xff}};
     for (int i = 0; i < 5; i++)
         TU_OK(ddb_put_item(db, "Bins", tu_item(a, "PK", 'b', "\x01", (size_t)1, "SK", 'b', keys[i], (size_t)3, NULL),
@@ -200,7 +200,7 @@ static void test_pagination_and_capacity(void **state)
     ddb *db = tu_open("qp", NULL, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Pages", .key = {"PK", DDB_TS, "SK", DDB_TN}}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Pages", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TN}}, &err));
     /* 300 items of ~10 KB: 3 MB in one partition -> several 1 MB pages */
     char *pay = ddb_arena_alloc(a, 10001);
     memset(pay, 'z', 10000);
@@ -253,9 +253,9 @@ static void test_indexes(void **state)
     ddb_error err = {0};
     static const char *const inc[] = {"email"};
     ddb_index_def ix[] = {
-        {.name = "GSI1", .key = {"GSI1PK", DDB_TS, "GSI1SK", DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
+        {.name = "GSI1", .key = {.pk = "GSI1PK", .pk_type = DDB_TS, .sk = "GSI1SK", .sk_type = DDB_TS}, .projection = DDB_PROJ_KEYS_ONLY},
         {.name = "Voucher", .key = {.pk = "voucher", .pk_type = DDB_TS}},
-        {.name = "LSI1", .local = true, .key = {"PK", DDB_TS, "when", DDB_TN}, .projection = DDB_PROJ_INCLUDE,
+        {.name = "LSI1", .local = true, .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "when", .sk_type = DDB_TN}, .projection = DDB_PROJ_INCLUDE,
          .include = inc, .n_include = 1},
     };
     TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Idx", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 3}, &err));
@@ -267,11 +267,17 @@ static void test_indexes(void **state)
     assert_true(res.capacity.total == 2.0); /* table + LSI */
     assert_int_equal(res.capacity.n_indexes, 1);
     assert_string_equal(res.capacity.indexes[0].name, "LSI1");
+    assert_true(res.capacity.indexes[0].local);
     TU_OK(ddb_put_item(db, "Idx",
                        tu_item(a, "PK", 's', "c1", "SK", 's', "s2", "GSI1PK", 's', "Y#2024", "GSI1SK", 's', "2024-05",
                                "email", 's', "e", "voucher", 's', "V1", "when", 'i', (int64_t)3, NULL),
                        &wo, a, &res, &err));
     assert_true(res.capacity.total == 4.0);
+    /* each index says whether it is local (DynamoDB's ConsumedCapacity has
+     * GlobalSecondaryIndexes and LocalSecondaryIndexes apart) */
+    assert_int_equal(res.capacity.n_indexes, 3);
+    for (size_t i = 0; i < res.capacity.n_indexes; i++)
+        assert_int_equal(res.capacity.indexes[i].local, strcmp(res.capacity.indexes[i].name, "LSI1") == 0);
     ddb_page pg;
     TU_OK(ddb_query(db, &(ddb_query_params){.table = "Idx", .index = "GSI1", .pk = ddb_v_str(a, "Y#2024")}, a, &pg,
                     &err));

@@ -64,8 +64,8 @@ static void fill(void)
 {
     ddb *db = tu_open("ro", NULL, dir, sizeof dir);
     ddb_arena *a = ddb_arena_new();
-    ddb_index_def ix[] = {{.name = "GSI1", .key = {"G", DDB_TS, NULL, DDB_TNONE}}};
-    ddb_table_def def = {.name = "Items", .key = {"PK", DDB_TS, "SK", DDB_TS}, .indexes = ix, .n_indexes = 1};
+    ddb_index_def ix[] = {{.name = "GSI1", .key = {.pk = "G", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}}};
+    ddb_table_def def = {.name = "Items", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}, .indexes = ix, .n_indexes = 1};
     TU_OK(ddb_create_table(db, &def, &e_));
     TU_OK(ddb_update_table_stream(db, "Items", &(ddb_stream_spec){.view = DDB_STREAM_NEW_AND_OLD_IMAGES}, &e_));
     TU_OK(ddb_update_time_to_live(db, "Items", "exp", &e_));
@@ -144,7 +144,7 @@ static void test_writes_refused(void **state)
     ddb_tx_op tx = {.kind = DDB_TX_PUT, .table = "Items", .item = item};
     ddb_tx_result txr;
     assert_read_only(ddb_transact_write(db, &tx, 1, DDB_CAPACITY_NONE, a, &txr, &e), &e, "transaction");
-    ddb_table_def def = {.name = "Other", .key = {"PK", DDB_TS, NULL, DDB_TNONE}};
+    ddb_table_def def = {.name = "Other", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}};
     assert_read_only(ddb_create_table(db, &def, &e), &e, "create table");
     assert_read_only(ddb_delete_table(db, "Items", &e), &e, "delete table");
     assert_read_only(ddb_update_table_stream(db, "Items", &(ddb_stream_spec){.view = DDB_STREAM_KEYS_ONLY}, &e), &e,
@@ -189,7 +189,7 @@ static void test_sees_writer(void **state)
     TU_OK(ddb_put_item(rw, "Items", key, NULL, NULL, NULL, &e_));
     TU_OK(ddb_get_item(ro, "Items", key, NULL, a, &it, NULL, &e_));
     /* a table created meanwhile too */
-    TU_OK(ddb_create_table(rw, &(ddb_table_def){.name = "Later", .key = {"PK", DDB_TS, NULL, DDB_TNONE}}, &e_));
+    TU_OK(ddb_create_table(rw, &(ddb_table_def){.name = "Later", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}}, &e_));
     TU_OK(ddb_put_item(rw, "Later", tu_item(a, "PK", 's', "x", NULL), NULL, NULL, NULL, &e_));
     TU_OK(ddb_get_item(ro, "Later", tu_item(a, "PK", 's', "x", NULL), NULL, a, &it, NULL, &e_));
     ddb_arena_free(a);

@@ -172,8 +172,8 @@ static void test_old_records(void **state)
     (void)state;
     ddb *db = tu_open("reccompat", &(ddb_options){.clock_ms = fixed_clock}, dir, sizeof dir);
     ddb_error err = {0};
-    ddb_index_def g = {.name = "Gsi", .key = {"gpk", DDB_TS, "gsk", DDB_TS}, .projection = DDB_PROJ_ALL};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Tab", .key = {"pk", DDB_TS, "sk", DDB_TN}, .indexes = &g,
+    ddb_index_def g = {.name = "Gsi", .key = {.pk = "gpk", .pk_type = DDB_TS, .sk = "gsk", .sk_type = DDB_TS}, .projection = DDB_PROJ_ALL};
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Tab", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}, .indexes = &g,
                                                 .n_indexes = 1},
                            &err));
     TU_OK(ddb_update_time_to_live(db, "Tab", "exp", &err));
@@ -198,7 +198,7 @@ static void test_damaged_hint(void **state)
     (void)state;
     ddb *db = tu_open("rechint", &(ddb_options){.clock_ms = fixed_clock}, dir, sizeof dir);
     ddb_error err = {0};
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Tab", .key = {"pk", DDB_TS, "sk", DDB_TN}}, &err));
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Tab", .key = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}}, &err));
     ddb_arena *a = ddb_arena_new();
     TU_OK(ddb_put_item(db, "Tab", make_item(a, 0, 0), NULL, NULL, NULL, &err));
     ddb_close(db);

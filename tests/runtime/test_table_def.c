@@ -13,6 +13,7 @@
 #include "testutil.h"
 #include "../damaged/damaged_util.h"
 #include "core/codec.h"
+#include "engine/table_def.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,11 @@
 
 static char dir[512];
 
+/* A new handle on the database at dir (*db closed first unless NULL). */
 static void reopen(ddb **db)
 {
-    ddb_close(*db);
+    if (*db)
+        ddb_close(*db);
     char uri[600];
     snprintf(uri, sizeof uri, "file:%s", dir);
     ddb_error err = {0};
@@ -324,6 +327,68 @@ static void test_damaged_definition(void **state)
     tu_rmdir(dir);
 }
 
+/* Store the definition of table name (key PK, S) with the one index map
+ * ix in the closed database at dir, as a writer would. */
+static void store_definition(ddb_arena *a, const char *name, ddb_value *ix)
+{
+    ddb_item *def = ddb_item_new(a);
+    ddb_value *list = ddb_v_list(a);
+    ddb_item_set_s(def, "name", name);
+    ddb_item_set_s(def, "pk", "PK");
+    ddb_item_set_i64(def, "pk_type", DDB_TS);
+    ddb_list_append(a, list, ix);
+    ddb_item_set(def, "indexes", list);
+    ddb_buf b = {0};
+    assert_int_equal(ddbi_encode_item(&b, ddb_item_map(def), ddb_item_size(def)), 0);
+    char key[300];
+    int klen = snprintf(key, sizeof key, "t/%s", name);
+    dmg_raw w;
+    assert_int_equal(dmg_raw_open(&w, dir), 0);
+    assert_int_equal(dmg_raw_put(&w, "meta", 0, key, (size_t)klen, b.p, b.len), 0);
+    assert_int_equal(dmg_raw_close(&w), 0);
+    ddbi_buf_free(&b);
+}
+
+/* A GSI with a multi-attribute key is stored in the catalog's index format
+ * 2: no "pk" member, so that a version before it (which reads "pk" and
+ * "sk") refuses the definition instead of indexing one attribute of the
+ * key; and a format after 2 is refused here, naming a newer version. */
+static void test_multi_key_format(void **state)
+{
+    (void)state;
+    ddb *db = tu_open("tdef-mkformat", NULL, dir, sizeof dir);
+    ddb_error err = {0};
+    ddb_arena *a = ddb_arena_new();
+    static const ddb_key_part more[] = {{"G2", DDB_TN}, {"H2", DDB_TB}};
+    ddb_index_def x = {.name = "byG",
+                       .key = {.pk = "G", .pk_type = DDB_TS, .pk_more = more, .n_pk_more = 1, .sk = "H",
+                               .sk_type = DDB_TS, .sk_more = more + 1, .n_sk_more = 1}};
+    ddb_value *m = ddbi_catalog_index_map(a, &x);
+    assert_non_null(m);
+    assert_null(ddb_map_get(m, "pk"));
+    assert_null(ddb_map_get(m, "sk"));
+    const ddb_value *fmt = ddb_map_get(m, "format");
+    assert_non_null(fmt);
+    assert_string_equal(fmt->u.s, "2");
+    ddb_table_def d = {.name = "Multi", .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = &x, .n_indexes = 1};
+    TU_OK(ddb_create_table(db, &d, &err));
+    ddb_close(db);
+    db = NULL;
+    /* the same index as a later version might store it */
+    ddb_map_set(a, m, "format", ddb_v_i64(a, 3));
+    store_definition(a, "Later", m);
+    reopen(&db);
+    ddb_table_desc *desc;
+    TU_OK(ddb_describe_table(db, "Multi", a, &desc, &err));
+    assert_int_equal(desc->def.indexes[0].key.n_pk_more, 1);
+    assert_int_equal(desc->def.indexes[0].key.sk_more[0].type, DDB_TB);
+    assert_int_equal(ddb_describe_table(db, "Later", a, &desc, &err), DDB_ECORRUPT);
+    assert_non_null(strstr(err.message, "written by a newer version"));
+    ddb_arena_free(a);
+    ddb_close(db);
+    tu_rmdir(dir);
+}
+
 /* A definition stored by a version before the one validator with a
  * NonKeyAttribute named twice (then accepted) still loads, the name once. */
 static void test_old_duplicate_projection(void **state)
@@ -337,13 +402,10 @@ static void test_old_duplicate_projection(void **state)
     ddb_table_def d = {.name = "Old", .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = &x, .n_indexes = 1};
     TU_OK(ddb_create_table(db, &d, &err));
     ddb_close(db);
+    db = NULL;
     /* rewrite its stored definition as the old writer did: "include": ["p", "p"] */
     ddb_arena *a = ddb_arena_new();
-    ddb_item *def = ddb_item_new(a);
-    ddb_item_set_s(def, "name", "Old");
-    ddb_item_set_s(def, "pk", "PK");
-    ddb_item_set_i64(def, "pk_type", DDB_TS);
-    ddb_value *ix = ddb_v_map(a), *list = ddb_v_list(a), *names = ddb_v_list(a);
+    ddb_value *ix = ddb_v_map(a), *names = ddb_v_list(a);
     ddb_map_set(a, ix, "name", ddb_v_str(a, "byG"));
     ddb_map_set(a, ix, "pk", ddb_v_str(a, "G"));
     ddb_map_set(a, ix, "pk_type", ddb_v_i64(a, DDB_TS));
@@ -351,18 +413,8 @@ static void test_old_duplicate_projection(void **state)
     ddb_list_append(a, names, ddb_v_str(a, "p"));
     ddb_list_append(a, names, ddb_v_str(a, "p"));
     ddb_map_set(a, ix, "include", names);
-    ddb_list_append(a, list, ix);
-    ddb_item_set(def, "indexes", list);
-    ddb_buf b = {0};
-    assert_int_equal(ddbi_encode_item(&b, ddb_item_map(def), ddb_item_size(def)), 0);
-    dmg_raw w;
-    assert_int_equal(dmg_raw_open(&w, dir), 0);
-    assert_int_equal(dmg_raw_put(&w, "meta", 0, "t/Old", 5, b.p, b.len), 0);
-    assert_int_equal(dmg_raw_close(&w), 0);
-    ddbi_buf_free(&b);
-    char uri[600];
-    snprintf(uri, sizeof uri, "file:%s", dir);
-    TU_OK(ddb_open(uri, NULL, &db, &err));
+    store_definition(a, "Old", ix);
+    reopen(&db);
     ddb_table_desc *desc;
     TU_OK(ddb_describe_table(db, "Old", a, &desc, &err));
     assert_int_equal(desc->def.indexes[0].n_include, 1);
@@ -381,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_damaged_definition),
         cmocka_unit_test(test_old_duplicate_projection),
+        cmocka_unit_test(test_multi_key_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,10 @@
  * limit: names of 0/1/2/3/255/256 bytes in ASCII and in multi-byte UTF-8,
  * characters outside [a-zA-Z0-9_.-], 20/21 GSIs, 5/6 LSIs, 100/101
  * projected attributes (20/21 in one index), duplicate index and projected
- * names.  The test
+ * names, GSIs with multi-attribute keys (up to four partition-key and four
+ * sort-key attributes, now and then five, or one twice, or on an LSI:
+ * API_CreateGlobalSecondaryIndexAction, developer guide
+ * GSI.DesignPattern.MultiAttributeKeys).  The test
  * keeps its own model of what DynamoDB accepts (the limits of
  * HowItWorks.NamingRulesDataTypes.html, ServiceQuotas.html,
  * API_Projection.html, API_KeySchemaElement.html, API_CreateTable.html) and
@@ -77,11 +80,12 @@ static bool chance(int percent)
  * 256 bytes, multi-byte and reserved characters, 20/21 GSIs, 5/6 LSIs,
  * 100/101 projected attributes. */
 enum { H_LEN0, H_LEN1, H_LEN2, H_LEN3, H_LEN255, H_LEN256, H_UTF8, H_RESERVED, H_GSI20, H_GSI21, H_LSI5, H_LSI6,
-       H_PROJ100, H_PROJ101, H_OK_GSI20, H_OK_LSI5, H_OK_PROJ100, H_N };
+       H_PROJ100, H_PROJ101, H_OK_GSI20, H_OK_LSI5, H_OK_PROJ100, H_MULTI, H_OK_MULTI, H_N };
 static const char *const hit_names[H_N] = {"0-byte", "1-byte", "2-byte", "3-byte", "255-byte", "256-byte", "UTF-8",
                                            "reserved", "20 GSIs", "21 GSIs", "5 LSIs", "6 LSIs", "100 projected",
                                            "101 projected", "accepted with 20 GSIs", "accepted with 5 LSIs",
-                                           "accepted with 100 projected"};
+                                           "accepted with 100 projected", "multi-attribute keys",
+                                           "accepted multi-attribute keys"};
 static unsigned hits[H_N];
 /* How often a name is at a limit's edge or holds a reserved character (in
  * percent): 0 for half the requests, so that large valid definitions are
@@ -144,6 +148,8 @@ static bool attr_name_ok(const name *n)
 
 typedef struct m_index {
     name n, pk, sk;
+    name pm[DDB_MAX_KEY_ATTRS], sm[DDB_MAX_KEY_ATTRS]; /* a multi-attribute key's further attributes */
+    size_t n_pm, n_sm;
     bool local, has_sk;
     ddb_projection proj;
     name inc[110];
@@ -208,6 +214,19 @@ static void gen_index(const m_table *t, bool local, size_t inc_target, m_index *
         if (x->has_sk)
             x->sk = gen_name('H', ord++);
     }
+    /* a multi-attribute key: up to three further attributes a side (now
+     * and then four: refused), rarely on an LSI (refused) */
+    if (chance(local ? edge_pct / 10 : 30)) {
+        size_t most = edge_pct && chance(10) ? DDB_MAX_KEY_ATTRS : DDB_MAX_KEY_ATTRS - 1;
+        x->n_pm = pick(most + 1);
+        x->n_sm = x->has_sk ? pick(most + 1) : 0;
+        for (size_t j = 0; j < x->n_pm; j++)
+            x->pm[j] = gen_name('Q', ord++);
+        for (size_t j = 0; j < x->n_sm; j++)
+            x->sm[j] = gen_name('R', ord++);
+        if (x->n_sm && edge_pct && chance(5))
+            x->sm[x->n_sm - 1] = x->pk; /* one attribute twice in the key */
+    }
     x->proj = (ddb_projection)pick(3);
     if (inc_target)
         x->proj = DDB_PROJ_INCLUDE;
@@ -221,10 +240,37 @@ static void gen_index(const m_table *t, bool local, size_t inc_target, m_index *
     }
 }
 
+/* Every key attribute of index x, partition side first (room 2 + 2 *
+ * DDB_MAX_KEY_ATTRS). */
+static size_t key_names(const m_index *x, const name **out)
+{
+    size_t n = 0;
+    out[n++] = &x->pk;
+    for (size_t j = 0; j < x->n_pm; j++)
+        out[n++] = &x->pm[j];
+    if (x->has_sk)
+        out[n++] = &x->sk;
+    for (size_t j = 0; j < x->n_sm; j++)
+        out[n++] = &x->sm[j];
+    return n;
+}
+
 static bool index_ok(const m_index *x)
 {
     if (!resource_name_ok(&x->n) || !attr_name_ok(&x->pk) || (x->has_sk && !attr_name_ok(&x->sk)))
         return false;
+    /* multi-attribute keys: GSIs only, at most four a side, each attribute once */
+    if ((x->local && (x->n_pm || x->n_sm)) || x->n_pm > DDB_MAX_KEY_ATTRS - 1 || x->n_sm > DDB_MAX_KEY_ATTRS - 1)
+        return false;
+    const name *k[2 + 2 * DDB_MAX_KEY_ATTRS];
+    size_t nk = key_names(x, k);
+    for (size_t i = 0; i < nk; i++) {
+        if (!attr_name_ok(k[i]))
+            return false;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(k[i]->s, k[j]->s) == 0)
+                return false;
+    }
     if (x->proj == DDB_PROJ_INCLUDE && (!x->n_inc || x->n_inc > 20)) /* API_Projection.html: 1..20 */
         return false;
     for (size_t j = 0; x->proj == DDB_PROJ_INCLUDE && j < x->n_inc; j++) {
@@ -259,19 +305,34 @@ static bool table_ok(const m_table *t)
     return ng <= DDB_MAX_GSI && nl <= DDB_MAX_LSI && projected(t) <= 100;
 }
 
-static void to_def(const m_table *t, ddb_table_def *d, ddb_index_def *ix, const char *(*inc)[110])
+/* The definition of index x (its strings; inc and more: room for the
+ * projected names and the further key attributes). */
+static ddb_index_def index_def(const m_index *x, const char **inc, ddb_key_part *more)
+{
+    for (size_t j = 0; j < x->n_inc; j++)
+        inc[j] = x->inc[j].s;
+    for (size_t j = 0; j < x->n_pm; j++)
+        more[j] = (ddb_key_part){x->pm[j].s, DDB_TS};
+    for (size_t j = 0; j < x->n_sm; j++)
+        more[x->n_pm + j] = (ddb_key_part){x->sm[j].s, DDB_TS};
+    return (ddb_index_def){.name = x->n.s,
+                           .local = x->local,
+                           .key = {.pk = x->pk.s, .pk_type = DDB_TS, .sk = x->has_sk ? x->sk.s : NULL,
+                                   .sk_type = DDB_TS, .pk_more = more, .n_pk_more = x->n_pm,
+                                   .sk_more = more + x->n_pm, .n_sk_more = x->n_sm},
+                           .projection = x->proj,
+                           .include = x->proj == DDB_PROJ_INCLUDE ? inc : NULL,
+                           .n_include = x->proj == DDB_PROJ_INCLUDE ? x->n_inc : 0};
+}
+
+static void to_def(const m_table *t, ddb_table_def *d, ddb_index_def *ix, const char *(*inc)[110],
+                   ddb_key_part (*more)[2 * DDB_MAX_KEY_ATTRS])
 {
     memset(d, 0, sizeof *d);
     d->name = t->n.s;
-    d->key = (ddb_key_schema){t->pk.s, DDB_TS, t->has_sk ? t->sk.s : NULL, DDB_TS};
-    for (size_t i = 0; i < t->n_ix; i++) {
-        const m_index *x = &t->ix[i];
-        for (size_t j = 0; j < x->n_inc; j++)
-            inc[i][j] = x->inc[j].s;
-        ix[i] = (ddb_index_def){x->n.s, x->local, {x->pk.s, DDB_TS, x->has_sk ? x->sk.s : NULL, DDB_TS}, x->proj,
-                                x->proj == DDB_PROJ_INCLUDE ? inc[i] : NULL,
-                                x->proj == DDB_PROJ_INCLUDE ? x->n_inc : 0, 0, 0};
-    }
+    d->key = (ddb_key_schema){.pk = t->pk.s, .pk_type = DDB_TS, .sk = t->has_sk ? t->sk.s : NULL, .sk_type = DDB_TS};
+    for (size_t i = 0; i < t->n_ix; i++)
+        ix[i] = index_def(&t->ix[i], inc[i], more[i]);
     d->indexes = ix;
     d->n_indexes = t->n_ix;
     d->stream.view = t->stream ? DDB_STREAM_NEW_IMAGE : DDB_STREAM_NONE;
@@ -331,10 +392,13 @@ static void req_create(ddb *db)
     hits[H_LSI6] += nl == 6;
     hits[H_PROJ100] += projected(&t) == 100;
     hits[H_PROJ101] += projected(&t) == 101;
+    for (size_t i = 0; i < t.n_ix; i++)
+        hits[H_MULTI] += t.ix[i].n_pm || t.ix[i].n_sm;
     ddb_table_def d;
     ddb_index_def ix[32];
     static const char *inc[32][110];
-    to_def(&t, &d, ix, inc);
+    static ddb_key_part more[32][2 * DDB_MAX_KEY_ATTRS];
+    to_def(&t, &d, ix, inc, more);
     ddb_error err = {0};
     int rc = ddb_create_table(db, &d, &err);
     bool ok = table_ok(&t);
@@ -349,6 +413,8 @@ static void req_create(ddb *db)
     hits[H_OK_GSI20] += ng == 20;
     hits[H_OK_LSI5] += nl == 5;
     hits[H_OK_PROJ100] += projected(&t) == 100;
+    for (size_t i = 0; i < t.n_ix; i++)
+        hits[H_OK_MULTI] += t.ix[i].n_pm || t.ix[i].n_sm;
     *slot = t;
     slot->live = true;
     slot->a = ddb_arena_new();
@@ -388,10 +454,8 @@ static void req_add_index(ddb *db)
     if (x.proj == DDB_PROJ_INCLUDE && x.n_inc == 0)
         x.proj = DDB_PROJ_ALL;
     const char *inc[110];
-    for (size_t j = 0; j < x.n_inc; j++)
-        inc[j] = x.inc[j].s;
-    ddb_index_def d = {x.n.s, false, {x.pk.s, DDB_TS, x.has_sk ? x.sk.s : NULL, DDB_TS}, x.proj,
-                       x.proj == DDB_PROJ_INCLUDE ? inc : NULL, x.proj == DDB_PROJ_INCLUDE ? x.n_inc : 0, 0, 0};
+    ddb_key_part more[2 * DDB_MAX_KEY_ATTRS];
+    ddb_index_def d = index_def(&x, inc, more);
     hits[H_PROJ100] += projected(t) + d.n_include == 100;
     hits[H_PROJ101] += projected(t) + d.n_include == 101;
     ddb_error err = {0};
@@ -400,6 +464,8 @@ static void req_add_index(ddb *db)
     bool ok = table_ok(t);
     t->n_ix--;
     expect("UpdateTable (GSI Create)", ok, rc, &err);
+    hits[H_MULTI] += x.n_pm || x.n_sm;
+    hits[H_OK_MULTI] += !rc && (x.n_pm || x.n_sm);
     if (!rc)
         t->ix[t->n_ix++] = x;
 }
@@ -456,10 +522,14 @@ static void req_put(ddb *db)
     for (size_t i = 0; i < t->n_ix; i++) {
         const m_index *x = &t->ix[i];
         if (chance(60)) {
-            if (!x->local) /* an LSI's partition key is the table's */
-                ddb_item_set_s(it, x->pk.s, "g");
-            if (x->has_sk)
-                ddb_item_set_s(it, x->sk.s, v);
+            const name *k[2 + 2 * DDB_MAX_KEY_ATTRS];
+            size_t nk = key_names(x, k);
+            /* an LSI's partition key is the table's; now and then one
+             * attribute of a multi-attribute key is left out (sparse) */
+            size_t skip = nk > 2 && chance(20) ? 1 + pick(nk - 1) : nk;
+            for (size_t j = x->local ? 1 : 0; j < nk; j++)
+                if (j != skip)
+                    ddb_item_set_s(it, k[j]->s, j == 0 ? "g" : v);
         }
         if (x->n_inc && chance(50))
             ddb_item_set_s(it, x->inc[pick(x->n_inc)].s, "p");
@@ -511,8 +581,15 @@ static void check_definition(ddb *db, const m_table *t, ddb_arena *a)
             if (!strcmp(g->indexes[j].name, x->n.s))
                 y = &g->indexes[j];
         if (!y || y->local != x->local || strcmp(y->key.pk, x->pk.s) || !y->key.sk != !x->has_sk ||
-            (x->has_sk && strcmp(y->key.sk, x->sk.s)) || y->projection != x->proj)
+            (x->has_sk && strcmp(y->key.sk, x->sk.s)) || y->projection != x->proj ||
+            y->key.n_pk_more != x->n_pm || y->key.n_sk_more != x->n_sm)
             die("DescribeTable %s: index %s differs", t->n.s, x->n.s);
+        for (size_t j = 0; j < x->n_pm; j++)
+            if (strcmp(y->key.pk_more[j].name, x->pm[j].s) || y->key.pk_more[j].type != DDB_TS)
+                die("DescribeTable %s: index %s partition-key attribute %zu differs", t->n.s, x->n.s, j + 2);
+        for (size_t j = 0; j < x->n_sm; j++)
+            if (strcmp(y->key.sk_more[j].name, x->sm[j].s) || y->key.sk_more[j].type != DDB_TS)
+                die("DescribeTable %s: index %s sort-key attribute %zu differs", t->n.s, x->n.s, j + 2);
         size_t n = x->proj == DDB_PROJ_INCLUDE ? x->n_inc : 0;
         if (y->n_include != n)
             die("DescribeTable %s: index %s projects %zu, %zu expected", t->n.s, x->n.s, y->n_include, n);
@@ -524,24 +601,54 @@ static void check_definition(ddb *db, const m_table *t, ddb_arena *a)
 
 /* Does a query of index x (or the table: x NULL) for the partition of it
  * find it (by its table key)? */
+/* The KeyConditionExpression of a multi-attribute index x's partition of
+ * it: "#k0 = :k0 AND #k1 = :k1 ..." (names and values into a). */
+static ddb_expr *partition_condition(const m_index *x, const ddb_item *it, ddb_arena *a, ddb_item **values)
+{
+    ddb_item *names = ddb_item_new(a);
+    *values = ddb_item_new(a);
+    char text[256] = "", ref[16];
+    size_t o = 0;
+    for (size_t j = 0; j <= x->n_pm; j++) {
+        const char *attr = j ? x->pm[j - 1].s : x->pk.s;
+        o += (size_t)snprintf(text + o, sizeof text - o, "%s#k%zu = :k%zu", j ? " AND " : "", j, j);
+        snprintf(ref, sizeof ref, "#k%zu", j);
+        ddb_item_set(names, ref, ddb_v_str(a, attr));
+        ref[0] = ':';
+        ddb_item_set(*values, ref, (ddb_value *)ddb_item_get(it, attr));
+    }
+    ddb_expr *e;
+    ddb_error err = {0};
+    if (ddb_expr_prepare(DDB_EXPR_KEY_CONDITION, text, names, &e, &err))
+        die("KeyConditionExpression %s: %s", text, err.message);
+    return e;
+}
+
 static bool query_finds(ddb *db, const m_table *t, const m_index *x, const ddb_item *it, ddb_arena *a)
 {
     ddb_query_params q = {.table = t->n.s, .index = x ? x->n.s : NULL,
                           .pk = ddb_item_get(it, x ? x->pk.s : t->pk.s)};
+    ddb_expr *kc = NULL;
+    if (x && (x->n_pm || x->n_sm)) { /* a multi-attribute key: only a key condition names it */
+        ddb_item *values;
+        kc = partition_condition(x, it, a, &values);
+        q = (ddb_query_params){.table = t->n.s, .index = x->n.s, .key_condition = kc, .values = values};
+    }
     ddb_page page;
     ddb_error err = {0};
+    bool found = false;
     do {
         int rc = ddb_query(db, &q, a, &page, &err);
         if (rc)
             die("Query %s%s%s: %d %s", t->n.s, x ? " index " : "", x ? x->n.s : "", rc, err.message);
         for (size_t i = 0; i < page.count; i++) {
             const ddb_value *p = ddb_item_get(page.items[i], t->pk.s);
-            if (p && ddb_value_equal(p, ddb_item_get(it, t->pk.s)))
-                return true;
+            found |= p && ddb_value_equal(p, ddb_item_get(it, t->pk.s));
         }
         q.start_key = page.last_key;
-    } while (page.last_key);
-    return false;
+    } while (page.last_key && !found);
+    ddb_expr_free(kc);
+    return found;
 }
 
 static void check_items(ddb *db, const m_table *t, ddb_arena *a)
@@ -557,7 +664,11 @@ static void check_items(ddb *db, const m_table *t, ddb_arena *a)
             die("Query %s: item %zu missing", t->n.s, i);
         for (size_t j = 0; j < t->n_ix; j++) {
             const m_index *x = &t->ix[j];
-            if (ddb_item_get(it, x->pk.s) && (!x->has_sk || ddb_item_get(it, x->sk.s)) && !query_finds(db, t, x, it, a))
+            const name *k[2 + 2 * DDB_MAX_KEY_ATTRS];
+            size_t nk = key_names(x, k), have = 0;
+            for (size_t j = 0; j < nk; j++)
+                have += ddb_item_get(it, k[j]->s) != NULL;
+            if (have == nk && !query_finds(db, t, x, it, a))
                 die("Query %s index %s: item %zu missing", t->n.s, x->n.s, i);
         }
     }

@@ -67,7 +67,7 @@ static void units_at(ddb *db, ddb_arena *a, int64_t second, double *r, double *w
 static void create(ddb *db, uint64_t wcu)
 {
     ddb_error err;
-    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Days", .key = {"PK", DDB_TS, "SK", DDB_TN}, .wcu = wcu,
+    TU_OK(ddb_create_table(db, &(ddb_table_def){.name = "Days", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TN}, .wcu = wcu,
                                                  .rcu = wcu ? 100 : 0},
                            &err));
 }

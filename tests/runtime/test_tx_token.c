@@ -64,7 +64,7 @@ static int setup(void **state)
     f->db = open_db(name, f->dir, sizeof f->dir);
     f->a = ddb_arena_new();
     ddb_error err = {0};
-    ddb_table_def def = {.name = "Tok", .key = {"PK", DDB_TS, "SK", DDB_TS}};
+    ddb_table_def def = {.name = "Tok", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}};
     if (ddb_create_table(f->db, &def, &err))
         fail_msg("create: %s", err.message);
     TU_OK(ddb_expr_prepare(DDB_EXPR_UPDATE, "ADD n :one", NULL, &f->add, &e_));

@@ -11,8 +11,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const pq_keys keys[] = {{.table = {"pk", DDB_TS, "sk", DDB_TN}, .target = {"pk", DDB_TS, "sk", DDB_TN}},
-                                   {.table = {"pk", DDB_TS, NULL, DDB_TNONE}, .target = {"g", DDB_TN, "h", DDB_TS}}};
+    static const pq_keys keys[] = {{.table = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}, .target = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}},
+                                   {.table = {.pk = "pk", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE}, .target = {.pk = "g", .pk_type = DDB_TN, .sk = "h", .sk_type = DDB_TS}}};
     ddb_arena *a = ddb_arena_new();
     if (!a)
         return 0;

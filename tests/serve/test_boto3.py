@@ -15,30 +15,10 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_proc import Server, wait_for  # noqa: E402
 
-try:
-    import boto3
-    from botocore.config import Config
-    from botocore.exceptions import ClientError
-except ImportError:
-    print("skipped: boto3 is not installed (Debian python3-boto3)")
-    sys.exit(77)
+from sdk import client, error_of  # noqa: E402  (exit 77 without boto3)
 
 DDB, WORK = sys.argv[1], sys.argv[2]
 NOW = 1700000000  # --now: the server's clock (TTL, stream record times)
-
-
-def client(endpoint, service="dynamodb", key="AKIDSERVETEST", secret="serve-secret"):
-    return boto3.client(service, endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key,
-                        aws_secret_access_key=secret,
-                        config=Config(retries={"max_attempts": 1}, parameter_validation=True))
-
-
-def error_of(fn, **kw):
-    try:
-        fn(**kw)
-    except ClientError as e:
-        return e.response["Error"]["Code"], e.response["Error"]["Message"], e.response
-    raise AssertionError("expected an error from %s" % fn.__name__)
 
 
 def check(cond, what):
@@ -108,6 +88,17 @@ def session(c, s):
                                             "Year": {"N": "1992"}, "Note": {"S": "remaster"}},
                    ReturnValues="ALL_OLD")
     check(r["Attributes"]["Year"] == {"N": "1992"} and "Note" not in r["Attributes"], r)
+    # ReturnConsumedCapacity INDEXES: each index under GlobalSecondaryIndexes or
+    # LocalSecondaryIndexes (API_ConsumedCapacity: "The amount of throughput
+    # consumed on each global index affected by the operation", "... on each
+    # local index"), both written when an item's Year changes (then put back)
+    for year in ("1993", "1992"):
+        r = c.put_item(TableName="Music", Item={"Artist": {"S": "Acme"}, "Song": {"S": "s02"}, "Genre": {"S": "jazz"},
+                                                "Year": {"N": year}, "Note": {"S": "remaster"}},
+                       ReturnConsumedCapacity="INDEXES")
+        cc = r["ConsumedCapacity"]
+        check(list(cc.get("GlobalSecondaryIndexes", {})) == ["ByGenre"] and
+              list(cc.get("LocalSecondaryIndexes", {})) == ["ByYear"] and cc["Table"]["CapacityUnits"] > 0, cc)
     # unused ExpressionAttributeNames (Expressions.ExpressionAttributeNames)
     code, msg, _ = error_of(c.get_item, TableName="Music", Key={"Artist": {"S": "Acme"}, "Song": {"S": "s02"}},
                             ProjectionExpression="Note", ExpressionAttributeNames={"#x": "Year"})

@@ -18,21 +18,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_proc import Server  # noqa: E402
 
-try:
-    import boto3
-    from botocore.config import Config
-    from botocore.exceptions import ClientError
-except ImportError:
-    print("skipped: boto3 is not installed (Debian python3-boto3)")
-    sys.exit(77)
+import sdk  # noqa: E402  (exit 77 without boto3)
 
 DDB, WORK = sys.argv[1], sys.argv[2]
 
 
 def client(endpoint):
-    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="AKIDTEST",
-                        aws_secret_access_key="secret",
-                        config=Config(retries={"max_attempts": 1}, parameter_validation=False))
+    return sdk.client(endpoint, validate=False)
 
 
 def check(cond, what):
@@ -41,11 +33,9 @@ def check(cond, what):
 
 
 def error_of(fn, **kw):
-    try:
-        fn(**kw)
-    except ClientError as e:
-        return e.response["Error"]["Code"], e.response["Error"]["Message"], e.response["ResponseMetadata"]
-    raise AssertionError("expected an error from %s" % fn.__name__)
+    """fn(**kw) must fail: its code, message and ResponseMetadata."""
+    code, msg, response = sdk.error_of(fn, **kw)
+    return code, msg, response["ResponseMetadata"]
 
 
 def ok_works(c, n):
@@ -189,9 +179,7 @@ def damaged_definition():
         check(meta["HTTPStatusCode"] == 400 and code == "TableDamagedException", (code, msg, meta))
         check("table Hurt" in msg and "delete-table" in msg, msg)
         # an SDK with its default retries does not retry it (a 5xx would be retried)
-        retrying = boto3.client("dynamodb", endpoint_url=s.endpoint, region_name="us-east-1",
-                                aws_access_key_id="AKIDTEST", aws_secret_access_key="secret",
-                                config=Config(retries={"mode": "standard", "max_attempts": 3}))
+        retrying = sdk.client(s.endpoint, retries={"mode": "standard", "max_attempts": 3})
         code, msg, meta = error_of(retrying.put_item, TableName="Hurt", Item={"a": {"S": "z"}})
         check(meta["HTTPStatusCode"] == 400 and meta["RetryAttempts"] == 0, meta)
         ok_works(c, 200)  # the other tables read and write, after the damage was seen

@@ -17,13 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_proc import Server, wait_for  # noqa: E402
 
-try:
-    import boto3
-    from botocore.config import Config
-    from botocore.exceptions import ClientError
-except ImportError:
-    print("skipped: boto3 is not installed (Debian python3-boto3)")
-    sys.exit(77)
+import sdk  # noqa: E402  (exit 77 without boto3)
 
 DDB, WORK = sys.argv[1], sys.argv[2]
 NOW = 1700000000  # --now: the server's clock
@@ -31,17 +25,12 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9
 
 
 def client(endpoint, service="dynamodb"):
-    return boto3.client(service, endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="AKIDCONTROL",
-                        aws_secret_access_key="control-secret",
-                        config=Config(retries={"max_attempts": 1}, parameter_validation=False))
+    return sdk.client(endpoint, service, validate=False)
 
 
 def error_of(fn, **kw):
-    try:
-        fn(**kw)
-    except ClientError as e:
-        return e.response["Error"]["Code"], e.response["Error"]["Message"]
-    raise AssertionError("expected an error from %s(%s)" % (fn.__name__, kw))
+    """fn(**kw) must fail: its code and message."""
+    return sdk.error_of(fn, **kw)[:2]
 
 
 def check(cond, what):

@@ -28,31 +28,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from serve_proc import Server  # noqa: E402
 
-try:
-    import boto3
-    from botocore.config import Config
-    from botocore.exceptions import ClientError
-except ImportError:
-    print("skipped: boto3 is not installed (Debian python3-boto3)")
-    sys.exit(77)
+from sdk import client, error_of  # noqa: E402  (exit 77 without boto3)
 
 DDB, WORK = sys.argv[1], sys.argv[2]
 WELL_FORMED = "Statement wasn't well formed, can't be processed: "
 KEYS = "Where clause does not contain a mandatory equality on all key attributes"
-
-
-def client(endpoint, validate=True):
-    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="AKIDPARTIQL",
-                        aws_secret_access_key="partiql-secret",
-                        config=Config(retries={"max_attempts": 1}, parameter_validation=validate))
-
-
-def error_of(fn, **kw):
-    try:
-        fn(**kw)
-    except ClientError as e:
-        return e.response["Error"]["Code"], e.response["Error"]["Message"], e.response
-    raise AssertionError("expected an error from %s(%r)" % (fn.__name__, kw))
 
 
 def check(cond, what):

@@ -21,8 +21,8 @@
 #include "partiql.h"
 
 /* The table "t": pk (S) and sk (N); its index "gsi": g (S) and h (S). */
-static const pq_keys table_keys = {.table = {"pk", DDB_TS, "sk", DDB_TN}, .target = {"pk", DDB_TS, "sk", DDB_TN}};
-static const pq_keys index_keys = {.table = {"pk", DDB_TS, "sk", DDB_TN}, .target = {"g", DDB_TS, "h", DDB_TS}};
+static const pq_keys table_keys = {.table = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}, .target = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}};
+static const pq_keys index_keys = {.table = {.pk = "pk", .pk_type = DDB_TS, .sk = "sk", .sk_type = DDB_TN}, .target = {.pk = "g", .pk_type = DDB_TS, .sk = "h", .sk_type = DDB_TS}};
 
 static const char *const call_names[] = {"?", "QUERY", "SCAN", "GET", "PUT", "UPDATE", "DELETE", "CHECK"};
 

@@ -5,8 +5,9 @@ over loopback with raw sockets (rawhttp.py): every case asserts an outcome
 each wait bounded so a regression fails instead of hanging.
 
 usage: test_serve_hardening.py DDB_TOOL WORKDIR CASE
-CASE: keepalive | trickle | crowd | auth | nul | tls | decodecost | slowread
+CASE: keepalive | trickle | crowd | auth | nul | tls | decodecost | slowread | headers
 """
+import json
 import os
 import selectors
 import shutil
@@ -410,7 +411,29 @@ def case_decodecost():
         check(len(json.loads(r.body)["Item"]["l"]["L"]) == 100000, "C read back")
 
 
-CASES = {"keepalive": case_keepalive, "trickle": case_trickle, "crowd": case_crowd, "auth": case_auth,
+def case_headers():
+    # libmicrohttpd keeps 8 KiB per connection (http.c, CONNECTION_MEMORY):
+    # a request whose line and headers fit is answered, one whose headers do
+    # not is answered 431 (RFC 6585, Request Header Fields Too Large) and the
+    # server goes on; the next requests on a kept-alive connection are
+    # answered after a large one.
+    with Server(DDB, WORK, ["--log-level", "error"]) as s:
+        check(call(s.port, "CreateTable", TABLE).status == 200, "CreateTable")
+        r = call(s.port, "ListTables", {}, extra=["X-Pad: " + "p" * 6000])
+        check(r is not None and r.status == 200, "6 KB of headers: %r" % (r and r.status))
+        r = call(s.port, "ListTables", {}, extra=["X-Pad: " + "p" * 9000])
+        check(r is not None and r.status == 431, "9 KB of headers: %r" % (r and r.status))
+        c = connect(s.port)
+        item = {"TableName": "tbl", "Item": {"pk": {"S": "big"}, "v": {"S": "x" * 100000}}}
+        for body in (item, {"TableName": "tbl", "Key": {"pk": {"S": "big"}}}):
+            c.sendall(request_bytes("PutItem" if "Item" in body else "GetItem", body))
+            r = rawhttp.read_response(c, time.monotonic() + 30)
+            check(r is not None and r.status == 200, "kept-alive request: %r" % (r and r.body[:200]))
+        check(len(json.loads(r.body)["Item"]["v"]["S"]) == 100000, "the 100 KB value read back")
+        c.close()
+
+
+CASES = {"keepalive": case_keepalive, "headers": case_headers, "trickle": case_trickle, "crowd": case_crowd, "auth": case_auth,
          "nul": case_nul, "tls": case_tls, "decodecost": case_decodecost,
          "slowread": case_slowread}
 

@@ -2,7 +2,8 @@
 """Run a test program with DDB_TEST_URI pointing at a private `ddb serve`
 (a fresh database directory): the remote backend's suite and the generated
 modules' end-to-end tests, which also run against dynalite, run against our
-own server too.  DDB_TEST_SERVE_DIR names the server's database directory
+own server too (DDB_TEST_SERVE_ARGS: more options of the server, e.g.
+--unprocessed 0.5).  DDB_TEST_SERVE_DIR names the server's database directory
 (for a program that also opens it, as a second process would).
 
     with_serve.py DDB WORKDIR PROGRAM [ARGS...]
@@ -25,7 +26,9 @@ def main():
     # expired items at once (ddb_options.ttl_reads' default), through the
     # remote backend: the server is asked for the same (by default it
     # returns them until deleted, as DynamoDB does; tests/serve/test_control.py)
-    with Server(ddb, workdir, args=["--ttl-hide-expired"]) as s:
+    # DDB_TEST_SERVE_ARGS: more options of the server (--unprocessed 0.5 ...)
+    extra = os.environ.get("DDB_TEST_SERVE_ARGS", "").split()
+    with Server(ddb, workdir, args=["--ttl-hide-expired"] + extra) as s:
         env = dict(os.environ, DDB_TEST_URI=s.endpoint, DDB_TEST_TRANSACTIONS="1", DDB_TEST_SERVE_DIR=s.db)
         return subprocess.call(prog, env=env)
 

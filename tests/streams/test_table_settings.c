@@ -92,7 +92,7 @@ static void test_deletion_protection(void **state)
     ddb *db = open_fresh("settings_protect", NULL);
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    ddb_key_schema k = {"PK", DDB_TS, NULL, DDB_TNONE};
+    ddb_key_schema k = {.pk = "PK", .pk_type = DDB_TS, .sk = NULL, .sk_type = DDB_TNONE};
     SU_OK(ddb_create_table(db, &(ddb_table_def){.name = T, .key = k, .deletion_protection = true}, &err));
     SU_OK(ddb_put_item(db, T, su_item(a, "PK", 's', "x", NULL), NULL, NULL, NULL, &err));
     assert_int_equal(ddb_delete_table(db, T, &err), DDB_EVALIDATION);
@@ -190,7 +190,7 @@ static void test_throughput_throttles(void **state)
     ddb *db = open_fresh("settings_throttle", &(ddb_options){.throttle = true});
     ddb_arena *a = ddb_arena_new();
     ddb_error err = {0};
-    ddb_key_schema k = {"PK", DDB_TS, "SK", DDB_TS};
+    ddb_key_schema k = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS};
     SU_OK(ddb_create_table(db, &(ddb_table_def){.name = T, .key = k, .rcu = 1, .wcu = 1}, &err));
     SU_OK(ddb_put_item(db, T, key(a, "p", "0"), NULL, NULL, NULL, &err));
     assert_int_equal(ddb_put_item(db, T, key(a, "p", "1"), NULL, NULL, NULL, &err), DDB_ETHROTTLED);

@@ -229,7 +229,7 @@ int cmd_query(cli *c)
     ddb_arena *a = ddb_arena_new();
     ddb_table_desc *d;
     ddb_item *values = NULL, *names = NULL;
-    ddb_expr *filter = NULL, *proj = NULL;
+    ddb_expr *filter = NULL, *proj = NULL, *keycond = NULL;
     int rc = !a ? cli_failf(c, "out of memory") : cli_describe(c, c->o.pos[0], a, &d);
     if (!rc)
         rc = cli_values(c, a, &values, &names);
@@ -237,6 +237,10 @@ int cmd_query(cli *c)
         rc = cli_expr(c, "filter", DDB_EXPR_FILTER, names, &filter);
     if (!rc)
         rc = cli_expr(c, "projection", DDB_EXPR_PROJECTION, names, &proj);
+    if (!rc)
+        rc = cli_expr(c, "key-condition", DDB_EXPR_KEY_CONDITION, names, &keycond);
+    if (!rc && keycond && opt_get(c, "pk"))
+        rc = usage_error(c, "give --key-condition or --pk, not both");
     const ddb_key_schema *ks = rc ? NULL : &d->def.key;
     const char *index = opt_get(c, "index");
     for (size_t i = 0; !rc && index && i < d->def.n_indexes; i++)
@@ -244,13 +248,15 @@ int cmd_query(cli *c)
             ks = &d->def.indexes[i].key;
     if (!rc && index && ks == &d->def.key)
         rc = cli_failf(c, "table %s has no index %s", d->def.name, index);
-    if (!rc && !opt_get(c, "pk"))
-        rc = usage_error(c, "give the partition key value: --pk VALUE");
+    if (!rc && !keycond && (ks->n_pk_more || ks->n_sk_more))
+        rc = usage_error(c, "index %s has a multi-attribute key: query it with --key-condition EXPR", index);
+    if (!rc && !opt_get(c, "pk") && !keycond)
+        rc = usage_error(c, "give the partition key value: --pk VALUE (or --key-condition EXPR)");
     ddb_query_params q = {.table = rc ? NULL : d->def.name, .index = index, .backward = opt_count(c, "desc") > 0,
                           .consistent = opt_count(c, "consistent") > 0, .filter = filter, .projection = proj,
-                          .values = values};
+                          .values = values, .key_condition = keycond};
     ddb_value *pk = NULL;
-    if (!rc)
+    if (!rc && !keycond)
         rc = cli_key_value(c, a, ks->pk, ks->pk_type, opt_get(c, "pk"), &pk);
     q.pk = pk;
     static const struct {
@@ -262,6 +268,10 @@ int cmd_query(cli *c)
         const char *v = opt_get(c, ops[i].opt);
         if (!v)
             continue;
+        if (keycond) {
+            rc = usage_error(c, "give --key-condition or the --sk-* options, not both");
+            break;
+        }
         if (q.sk_op != DDB_SK_ANY) {
             rc = usage_error(c, "give at most one sort key condition");
             break;
@@ -282,6 +292,7 @@ int cmd_query(cli *c)
     }
     if (!rc)
         rc = all_pages(c, query_page, &q, d);
+    ddb_expr_free(keycond);
     ddb_expr_free(filter);
     ddb_expr_free(proj);
     ddb_arena_free(a);

@@ -35,12 +35,23 @@ static void describe_json(const ddb_table_desc *d, const ddb_stream_desc *sd)
     json_decref(root);
 }
 
+/* "pk (S), sk (N)"; a multi-attribute key's sides in parentheses:
+ * "(tid (S), rgn (S)), (round (N), bracket (S))". */
 static void key_text(char *buf, size_t cap, const ddb_key_schema *k)
 {
+    bool multi = k->n_pk_more || k->n_sk_more;
+    size_t o = 0;
+#define KEY_TEXT(...) (o += (size_t)snprintf(buf + o, o < cap ? cap - o : 0, __VA_ARGS__))
+    KEY_TEXT("%s%s (%s)", multi ? "(" : "", k->pk, ddb_type_name(k->pk_type));
+    for (size_t i = 0; i < k->n_pk_more; i++)
+        KEY_TEXT(", %s (%s)", k->pk_more[i].name, ddb_type_name(k->pk_more[i].type));
     if (k->sk)
-        snprintf(buf, cap, "%s (%s), %s (%s)", k->pk, ddb_type_name(k->pk_type), k->sk, ddb_type_name(k->sk_type));
-    else
-        snprintf(buf, cap, "%s (%s)", k->pk, ddb_type_name(k->pk_type));
+        KEY_TEXT("%s, %s%s (%s)", multi ? ")" : "", multi ? "(" : "", k->sk, ddb_type_name(k->sk_type));
+    for (size_t i = 0; k->sk && i < k->n_sk_more; i++)
+        KEY_TEXT(", %s (%s)", k->sk_more[i].name, ddb_type_name(k->sk_more[i].type));
+    if (multi)
+        KEY_TEXT(")");
+#undef KEY_TEXT
 }
 
 int cmd_describe(cli *c)
@@ -61,7 +72,7 @@ int cmd_describe(cli *c)
         ddb_arena_free(a);
         return 0;
     }
-    char k[700];
+    char k[2 * DDB_MAX_KEY_ATTRS * (255 + 8) + 8]; /* every attribute of a key, named in full */
     key_text(k, sizeof k, &d->def.key);
     printf("%-11s %s\n", "table", d->def.name);
     printf("%-11s %s\n", "key", k);

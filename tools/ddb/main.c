@@ -72,6 +72,8 @@ static const opt_spec query_opts[] = {
     {"sk-begins", 0, 1, false, "PREFIX", "begins_with(sort key, PREFIX)"},
     {"sk-between", 0, 2, false, "V", "sort key BETWEEN the two values"},
     {"index", 0, 1, false, "NAME", "query a secondary index"},
+    {"key-condition", 0, 1, false, "EXPR", "KeyConditionExpression (instead of --pk and --sk-*; the form for an index "
+                                           "with a multi-attribute key)"},
     {"filter", 0, 1, false, "EXPR", "FilterExpression"},
     {"projection", 0, 1, false, "EXPR", "ProjectionExpression"},
     EXPR_OPTS,
@@ -110,6 +112,8 @@ static const opt_spec serve_opts[] = {
     {"body-memory", 0, 1, false, "MB", "request bodies (and their decoding) held in memory at once, at most (default 512)"},
     {"region", 0, 1, false, "REGION", "region named in ARNs (default us-east-1)"},
     {"no-verify", 0, 0, false, NULL, "serve without checking the database first (ddb check's checks, read once)"},
+    {"unprocessed", 0, 1, false, "FRACTION", "tests: leave each request of a batch unprocessed with this probability"},
+    {"fault-seed", 0, 1, false, "N", "tests: the seed of --unprocessed's draws (default 1)"},
     {NULL, 0, 0, false, NULL, NULL}};
 
 static const opt_spec export_opts[] = {{NULL, 0, 0, false, NULL, NULL}};

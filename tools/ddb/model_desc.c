@@ -306,6 +306,47 @@ static ddb_type key_type(const json_t *k)
     return t && !strcmp(t, "N") ? DDB_TN : t && !strcmp(t, "B") ? DDB_TB : DDB_TS;
 }
 
+/* An index keyed on its entities' fields (the model's pk_parts / sk_parts,
+ * [{"attr", "type"}]): the first attribute into *first / *type, the
+ * further ones (at most DDB_MAX_KEY_ATTRS - 1) into *more. */
+static int key_parts(loader *l, const json_t *parts, const char **first, ddb_type *type, const ddb_key_part **more,
+                     size_t *n_more)
+{
+    size_t n = json_array_size(parts);
+    if (!n || n > DDB_MAX_KEY_ATTRS)
+        return fail(l, "an index key of %zu attributes (1 to %d a side)", n, DDB_MAX_KEY_ATTRS);
+    ddb_key_part *p = n > 1 ? alloc(l, (n - 1) * sizeof *p) : NULL;
+    if (n > 1 && !p)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *a = json_array_get(parts, i);
+        const char *name = str(l, a, "attr", "a key attribute");
+        if (i == 0)
+            *first = name, *type = key_type(a);
+        else
+            p[i - 1] = (ddb_key_part){name, key_type(a)};
+    }
+    *more = p;
+    *n_more = n - 1;
+    return l->failed ? -1 : 0;
+}
+
+/* A key of fields ({"pk_fields": [{"field"}], ...}) as the runtime's
+ * template of one hole per field (ddb_key_desc.by_fields). */
+static int fields_template(loader *l, const json_t *list, const ddb_struct_desc *st, ddb_template *out,
+                           const char *what)
+{
+    json_t *segs = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(list, i, r)
+        json_array_append_new(segs, json_pack("{s:[s?]}", "path", json_string_value(json_object_get(r, "field"))));
+    json_t *t = json_pack("{s:o}", "segments", segs);
+    int rc = t ? build_template(l, t, st, out, what) : fail(l, "out of memory");
+    json_decref(t);
+    return rc;
+}
+
 static int build_table(loader *l, const json_t *t, ddb_schema_table *out)
 {
     const char *name = str(l, t, "name", "a table");
@@ -322,11 +363,15 @@ static int build_table(loader *l, const json_t *t, ddb_schema_table *out)
     json_array_foreach(indexes, k, x) {
         const char *kind = json_string_value(json_object_get(x, "kind"));
         const json_t *pk = json_object_get(x, "pk"), *sk = json_object_get(x, "sk");
-        ddb_key_schema ks = {NULL, DDB_TS, NULL, DDB_TS};
+        ddb_key_schema ks = {.pk = NULL, .pk_type = DDB_TS};
         if (pk)
             ks.pk = str(l, pk, "attr", "a key"), ks.pk_type = key_type(pk);
         if (sk)
             ks.sk = str(l, sk, "attr", "a key"), ks.sk_type = key_type(sk);
+        const json_t *pkp = json_object_get(x, "pk_parts"), *skp = json_object_get(x, "sk_parts");
+        if ((pkp && key_parts(l, pkp, &ks.pk, &ks.pk_type, &ks.pk_more, &ks.n_pk_more)) ||
+            (skp && key_parts(l, skp, &ks.sk, &ks.sk_type, &ks.sk_more, &ks.n_sk_more)))
+            return -1;
         if (kind && !strcmp(kind, "primary")) {
             out->def.key = ks;
             continue;
@@ -459,11 +504,20 @@ static int build_entity(loader *l, const json_t *e, model_entity *out)
             ddb_key_desc *o = &kd[n];
             o->index = pass == 0 ? NULL : ddb_arena_strdup(l->m->a, index);
             o->pk_attr = ks->pk;
-            o->sk_attr = json_object_get(key, "sk") ? ks->sk : NULL;
             o->shard = -1;
-            if (build_template(l, json_object_get(key, "pk"), st, &o->pk, what) ||
-                (o->sk_attr && build_template(l, json_object_get(key, "sk"), st, &o->sk, what)))
-                return -1;
+            const json_t *pkf = json_object_get(key, "pk_fields"), *skf = json_object_get(key, "sk_fields");
+            if (pkf) { /* a key of fields: the fields are the key attributes */
+                o->by_fields = true;
+                o->sk_attr = skf ? ks->sk : NULL;
+                if (fields_template(l, pkf, st, &o->pk, what) ||
+                    (o->sk_attr && fields_template(l, skf, st, &o->sk, what)))
+                    return -1;
+            } else {
+                o->sk_attr = json_object_get(key, "sk") ? ks->sk : NULL;
+                if (build_template(l, json_object_get(key, "pk"), st, &o->pk, what) ||
+                    (o->sk_attr && build_template(l, json_object_get(key, "sk"), st, &o->sk, what)))
+                    return -1;
+            }
             const char *shard = json_string_value(json_object_get(key, "shard"));
             for (uint16_t s = 0; shard && s < d->n_shards; s++)
                 if (!strcmp(d->shards[s], shard))

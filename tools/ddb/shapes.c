@@ -16,15 +16,9 @@ const char *projection_name(ddb_projection p)
     return p == DDB_PROJ_KEYS_ONLY ? "KEYS_ONLY" : p == DDB_PROJ_INCLUDE ? "INCLUDE" : "ALL";
 }
 
-static json_t *key_schema_json(const ddb_key_schema *k)
-{
-    json_t *a = json_array();
-    json_array_append_new(a, json_pack("{s:s,s:s}", "AttributeName", k->pk, "KeyType", "HASH"));
-    if (k->sk)
-        json_array_append_new(a, json_pack("{s:s,s:s}", "AttributeName", k->sk, "KeyType", "RANGE"));
-    return a;
-}
-
+/* KeySchema: a multi-attribute key's attributes as several HASH and
+ * several RANGE elements, in declared order (API_KeySchemaElement); each
+ * attribute also goes into defs (AttributeDefinitions), once. */
 static void attr_def(json_t *defs, const char *name, ddb_type t)
 {
     size_t i;
@@ -33,20 +27,33 @@ static void attr_def(json_t *defs, const char *name, ddb_type t)
     json_array_append_new(defs, json_pack("{s:s,s:s}", "AttributeName", name, "AttributeType", ddb_type_name(t)));
 }
 
+static void key_element(json_t *a, json_t *defs, const char *name, ddb_type t, const char *kind)
+{
+    json_array_append_new(a, json_pack("{s:s,s:s}", "AttributeName", name, "KeyType", kind));
+    attr_def(defs, name, t);
+}
+
+static json_t *key_schema_json(const ddb_key_schema *k, json_t *defs)
+{
+    json_t *a = json_array();
+    key_element(a, defs, k->pk, k->pk_type, "HASH");
+    for (size_t i = 0; i < k->n_pk_more; i++)
+        key_element(a, defs, k->pk_more[i].name, k->pk_more[i].type, "HASH");
+    if (k->sk)
+        key_element(a, defs, k->sk, k->sk_type, "RANGE");
+    for (size_t i = 0; k->sk && i < k->n_sk_more; i++)
+        key_element(a, defs, k->sk_more[i].name, k->sk_more[i].type, "RANGE");
+    return a;
+}
+
 json_t *table_shape(const ddb_table_desc *d, const ddb_stream_desc *sd)
 {
     json_t *t = json_object(), *defs = json_array();
     json_object_set_new(t, "TableName", json_string(d->def.name));
-    json_object_set_new(t, "KeySchema", key_schema_json(&d->def.key));
-    attr_def(defs, d->def.key.pk, d->def.key.pk_type);
-    if (d->def.key.sk)
-        attr_def(defs, d->def.key.sk, d->def.key.sk_type);
+    json_object_set_new(t, "KeySchema", key_schema_json(&d->def.key, defs));
     json_t *gsi = json_array(), *lsi = json_array();
     for (size_t i = 0; i < d->def.n_indexes; i++) {
         const ddb_index_def *x = &d->def.indexes[i];
-        attr_def(defs, x->key.pk, x->key.pk_type);
-        if (x->key.sk)
-            attr_def(defs, x->key.sk, x->key.sk_type);
         json_t *p = json_pack("{s:s}", "ProjectionType", projection_name(x->projection));
         if (x->projection == DDB_PROJ_INCLUDE) {
             json_t *inc = json_array();
@@ -55,7 +62,7 @@ json_t *table_shape(const ddb_table_desc *d, const ddb_stream_desc *sd)
             json_object_set_new(p, "NonKeyAttributes", inc);
         }
         json_array_append_new(x->local ? lsi : gsi, json_pack("{s:s,s:o,s:o}", "IndexName", x->name, "KeySchema",
-                                                               key_schema_json(&x->key), "Projection", p));
+                                                               key_schema_json(&x->key, defs), "Projection", p));
     }
     json_object_set_new(t, "AttributeDefinitions", defs);
     json_object_set_new(t, "ItemCount", json_integer((json_int_t)d->item_count));

@@ -299,6 +299,18 @@ typedef struct ddb_options {
      * with items whose TTL has passed but that the sweep has not deleted
      * yet (see ddb_update_time_to_live). */
     ddb_ttl_reads ttl_reads;
+    /* Commit through a redo log (the embedded engine, DDB_SYNC_FULL and
+     * DDB_SYNC_LAZY; off by default while it is being proven): each
+     * transaction's changes are appended to commit.log in the database
+     * directory and LMDB writes its pages without syncing, so a FULL
+     * commit is durable after one sync (of the log, once per group-commit
+     * batch) instead of two, and LAZY syncs nothing per commit.  The data
+     * file is synced at checkpoints; an open after a crash replays the log.
+     * The handle needs the directory to itself: its open is refused
+     * (DDB_EINVAL) while another process has the database open, and so is
+     * another process's writable open meanwhile (read-only opens read
+     * alongside it).  docs/ENGINE.md, "Durability". */
+    bool commit_log;
 } ddb_options;
 
 /* Open a database.  uri: "file:DIR" or a plain directory path (created if
@@ -320,11 +332,30 @@ int ddb_sync(ddb *db, ddb_error *err);
 
 /* ---- Tables -------------------------------------------------------------- */
 
+#define DDB_MAX_KEY_ATTRS 4   /* attributes per side of a GSI key (DynamoDB's limit) */
+
+/* One further attribute of a multi-attribute index key. */
+typedef struct ddb_key_part {
+    const char *name;
+    ddb_type type;     /* DDB_TS, DDB_TN or DDB_TB */
+} ddb_key_part;
+
 typedef struct ddb_key_schema {
-    const char *pk;    /* partition key attribute */
+    const char *pk;    /* first (or only) partition key attribute */
     ddb_type pk_type;  /* DDB_TS, DDB_TN or DDB_TB */
-    const char *sk;    /* sort key attribute, NULL = none */
+    const char *sk;    /* first (or only) sort key attribute, NULL = none */
     ddb_type sk_type;  /* ignored when sk is NULL */
+    /* Multi-attribute keys (global secondary indexes only): the further
+     * partition-key and sort-key attributes after pk / sk, in declared order
+     * (at most DDB_MAX_KEY_ATTRS - 1 each; sk_more needs sk).  The
+     * partition is the hash of all partition-key attributes together; items
+     * are ordered by the sort-key attributes in declared order, each by its
+     * own type.  Such an index is queried with ddb_query_params.key_condition
+     * only (see docs/ENGINE.md).  Zero (NULL, 0): a single-attribute key. */
+    const ddb_key_part *pk_more;
+    size_t n_pk_more;
+    const ddb_key_part *sk_more;
+    size_t n_sk_more;
 } ddb_key_schema;
 
 typedef enum ddb_projection {
@@ -442,6 +473,7 @@ typedef enum ddb_return_capacity {
 typedef struct ddb_index_capacity {
     char name[256];
     double read, write;
+    bool local; /* a local secondary index (DynamoDB's LocalSecondaryIndexes), else a global one */
 } ddb_index_capacity;
 
 /* Consumed capacity of one call, as DynamoDB's ConsumedCapacity. */
@@ -647,7 +679,12 @@ typedef struct ddb_query_params {
     const ddb_expr *filter;     /* FilterExpression, applied after the 1 MB limit */
     const ddb_expr *projection; /* ProjectionExpression */
     const ddb_item *values;     /* ExpressionAttributeValues (key condition, filter) */
-    /* KeyConditionExpression: when set, it gives pk / sk_op / sk1 / sk2 */
+    /* KeyConditionExpression: when set, it gives pk / sk_op / sk1 / sk2.
+     * The only form for an index with multi-attribute keys: equality on
+     * every partition-key attribute, then sort-key attributes left to
+     * right, equality on each, optionally a range condition (< <= > >=
+     * BETWEEN begins_with) on the last one named, no gaps (the struct form
+     * answers DDB_EVALIDATION for such an index). */
     const ddb_expr *key_condition;
     /* Select ALL_ATTRIBUTES: on a local secondary index that does not
      * project every attribute, each item is read whole from the table
@@ -996,10 +1033,13 @@ typedef struct ddb_fault {
      * (a commit whose answer was lost); false: it is not (a request lost
      * on its way). */
     bool applied;
-    /* DDB_ETHROTTLED on DDB_OP_BATCH_WRITE only: the first `processed`
-     * requests are carried out and the rest left unprocessed, the answer of
-     * the remote backend when UnprocessedItems remain after its retries
-     * ("BatchWriteItem: 3 of 5 requests still unprocessed"); 0 = none. */
+    /* DDB_ETHROTTLED on DDB_OP_BATCH_WRITE or DDB_OP_BATCH_GET only: the
+     * first `processed` requests (keys) are carried out and the rest left
+     * unprocessed, the answer of the remote backend when UnprocessedItems
+     * (UnprocessedKeys) remain after its retries ("BatchWriteItem: 3 of 5
+     * requests still unprocessed"); 0 = none.  `ddb serve --unprocessed`
+     * returns them on the wire instead, so that the remote backend's
+     * retries run (docs/SERVER.md). */
     uint32_t processed;
 } ddb_fault;
 
@@ -1007,7 +1047,7 @@ typedef struct ddb_fault {
  * the order added, the first match decides.  DDB_EINVAL for a code that is
  * not a DDB_E* error, no count and no fraction, a fraction outside (0, 1],
  * DDB_ECANCELED on anything but TransactWriteItems, DDB_EUNKNOWN on reads,
- * or processed without DDB_ETHROTTLED on BatchWriteItem; DDB_ELIMIT past 32
+ * or processed without DDB_ETHROTTLED on a batch; DDB_ELIMIT past 32
  * rules.  Thread-safe with the handle's operations. */
 int ddb_fault_inject(ddb *db, const ddb_fault *f, ddb_error *err);
 /* Remove every rule. */

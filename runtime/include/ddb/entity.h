@@ -184,6 +184,13 @@ typedef struct ddb_key_desc {
     const char *sk_attr; /* NULL when the index has no sort key */
     ddb_template pk, sk;
     int16_t shard;       /* sharded entity, secondary index: the shard item carrying this key */
+    /* A global secondary index keyed on the entity's own fields
+     * (DDB_KEY_FIELDS, DynamoDB's multi-attribute keys): pk and sk are one
+     * hole per field, in declared order, and name the key attributes (the
+     * fields' own); pk_attr and sk_attr are the first ones.  Nothing is
+     * rendered on a write (the fields are stored anyway), and a query is a
+     * KeyConditionExpression over the attributes. */
+    bool by_fields;
 } ddb_key_desc;
 
 typedef struct ddb_schema_table {
@@ -622,10 +629,20 @@ int ddb_ent_scan(ddb *db, const ddb_entity_desc *e, const char *index, uint32_t 
 /* A collection (ddb_collection_desc above) read a page at a time.  The
  * result struct the generated code declares holds per member an items
  * pointer and a count (and optionally masks); page fills it and info. */
+/* One entity of a page in the order it was read (a collection: its
+ * partition's sort-key order, descending when backward): which member
+ * (its position in the collection's members) and where in that member's
+ * items. */
+typedef struct ddb_ent_order {
+    uint16_t member;
+    uint32_t index;
+} ddb_ent_order;
+
 typedef struct ddb_ent_page_info {
     size_t count;              /* entities on the page, all members */
     size_t scanned_count;
     const char *cursor;        /* NULL after the last page */
+    const ddb_ent_order *order; /* count entries in the order read (arena memory); NULL when count_only */
 } ddb_ent_page_info;
 
 /* Sort-key range over the collection's partition, on the stored sort key

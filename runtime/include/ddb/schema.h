@@ -119,6 +119,17 @@ typedef struct ddb_bytes_set {
 /* Silences ddbgen's hot-partition warning on one key: DDB_HEAT_OK("table",
  * "a few hundred writes a day"). */
 #define DDB_HEAT_OK(index, reason) DDB__ANNOTATE("ddb:heat_ok" DDB__SEP index DDB__SEP reason)
+/* A global secondary index keyed on the entity's own fields, in order
+ * (docs/SCHEMA.md "Multi-attribute keys"): the index is declared
+ * DDB_GSI("ByPlace") without key attributes, and each entity on it names
+ * its fields, at most four a side:
+ *     DDB_KEY_FIELDS("ByPlace", DDB_PK(country), DDB_SK(state, city))
+ * DDB_SPARSE as the last argument says that an item whose optional key
+ * field is absent is meant to stay out of the index. */
+#define DDB_KEY_FIELDS(index, ...) DDB__ANNOTATE("ddb:key_fields" DDB__JOIN(index, __VA_ARGS__))
+#define DDB_PK(...) "pk:" #__VA_ARGS__
+#define DDB_SK(...) "sk:" #__VA_ARGS__
+#define DDB_SPARSE "sparse"
 
 /* Field decorators: after the declarator, before the `;`. */
 #define DDB_ATTR(name) DDB__ANNOTATE("ddb:attr" DDB__SEP name)
@@ -160,6 +171,10 @@ typedef struct ddb_bytes_set {
 #define DDB_SCAN(...)
 #define DDB_WRITE_SHARDS(index, count, by)
 #define DDB_HEAT_OK(index, reason)
+#define DDB_KEY_FIELDS(index, ...)
+#define DDB_PK(...)
+#define DDB_SK(...)
+#define DDB_SPARSE
 #define DDB_ATTR(name)
 #define DDB_SHARD(id)
 #define DDB_DERIVED(tmpl)

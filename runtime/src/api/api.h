@@ -22,7 +22,7 @@
 #include <ddb/ddb.h>
 #include <pthread.h>
 
-#include "api/backend.h"
+#include "core/backend.h"
 
 struct ddb {
     const ddbi_backend_ops *ops;
@@ -70,6 +70,11 @@ int ddbi_fault_check(ddb *db, ddbi_fault_call *c, bool *after, ddb_error *err);
  * ddbi_fault_check) and it succeeded: then DDB_EUNKNOWN (applied, the
  * answer lost). */
 int ddbi_fault_after(const ddbi_fault_call *c, bool after, int rc, ddb_error *err);
+/* A BatchGetItem's arguments (ddbi_api_check_read_many) and faults
+ * (ddbi_fault_check, fc filled): run the backend on the first
+ * fc->processed keys when set (else all n), then ddbi_fault_after. */
+int ddbi_batch_get_begin(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                         ddb_capacity *cap, ddbi_fault_call *fc, bool *after, ddb_error *err);
 /* ddbi_fault_check of a read of n requests (BatchGetItem, TransactGetItems). */
 int ddbi_fault_read_many(ddb *db, unsigned op, const char *what, const void *reqs, size_t n, size_t stride,
                          size_t table_off, ddb_error *err);

@@ -73,16 +73,29 @@ int ddbi_api_check_read_many(const ddb *db, const char *what, size_t n, const vo
     return DDB_OK;
 }
 
+int ddbi_batch_get_begin(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
+                         ddb_capacity *cap, ddbi_fault_call *fc, bool *after, ddb_error *err)
+{
+    *fc = (ddbi_fault_call){.op = DDB_OP_BATCH_GET, .what = "BatchGetItem", .reqs = ops, .n = n,
+                            .stride = sizeof *ops, .table_off = offsetof(ddb_batch_get_op, table)};
+    *after = false;
+    int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
+    return r ? r : ddbi_fault_check(db, fc, after, err);
+}
+
 int ddb_batch_get(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_arena *a, ddb_item **items,
                   ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err)
 {
     if (db && !db->ops->batch_get)
         return ddbi_api_notsup(db, "ddb_batch_get", err);
-    int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
-    if (!r)
-        r = ddbi_fault_read_many(db, DDB_OP_BATCH_GET, "BatchGetItem", ops, n, sizeof *ops,
-                                 offsetof(ddb_batch_get_op, table), err);
-    return r ? r : db->ops->batch_get(db->impl, ops, n, a, items, rc, cap, err);
+    ddbi_fault_call fc;
+    bool after;
+    int r = ddbi_batch_get_begin(db, ops, n, a, items, cap, &fc, &after, err);
+    return r ? r
+             : ddbi_fault_after(&fc, after,
+                                db->ops->batch_get(db->impl, ops, fc.processed ? fc.processed : n, a, items, rc, cap,
+                                                   err),
+                                err);
 }
 
 int ddb_transact_get(ddb *db, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,

@@ -63,10 +63,10 @@ static int check_rule(const ddb_fault *f, ddb_error *err)
                          "DDB_OP_TRANSACT_WRITE");
     if (f->code == DDB_EUNKNOWN && (ops & DDB_OP_READS))
         return ddbi_fail(err, DDB_EINVAL, "ddb_fault_inject: DDB_EUNKNOWN is the answer of a write: ops names reads");
-    if (f->processed && (f->code != DDB_ETHROTTLED || ops != DDB_OP_BATCH_WRITE))
+    if (f->processed && (f->code != DDB_ETHROTTLED || (ops != DDB_OP_BATCH_WRITE && ops != DDB_OP_BATCH_GET)))
         return ddbi_fail(err, DDB_EINVAL,
-                         "ddb_fault_inject: processed is for DDB_ETHROTTLED on DDB_OP_BATCH_WRITE (a batch left "
-                         "partly unprocessed)");
+                         "ddb_fault_inject: processed is for DDB_ETHROTTLED on DDB_OP_BATCH_WRITE or "
+                         "DDB_OP_BATCH_GET (a batch left partly unprocessed)");
     if (f->n_reasons && !f->reasons)
         return ddbi_fail(err, DDB_EINVAL, "ddb_fault_inject: n_reasons is %zu but reasons is NULL", f->n_reasons);
     return DDB_OK;

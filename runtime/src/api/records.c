@@ -91,9 +91,12 @@ int ddbi_batch_get_records(ddb *db, const ddb_batch_get_op *ops, size_t n, ddb_a
         memset(recs, 0, n * sizeof *recs);
     if (!db || !db->ops->batch_get_records || !recs)
         return ddb_batch_get(db, ops, n, a, items, rc, cap, err);
-    int r = ddbi_api_check_read_many(db, "BatchGetItem", n, ops, a, items, cap, err);
-    if (!r)
-        r = ddbi_fault_read_many(db, DDB_OP_BATCH_GET, "BatchGetItem", ops, n, sizeof *ops,
-                                 offsetof(ddb_batch_get_op, table), err);
-    return r ? r : db->ops->batch_get_records(db->impl, ops, n, a, items, recs, rc, cap, err);
+    ddbi_fault_call fc;
+    bool after;
+    int r = ddbi_batch_get_begin(db, ops, n, a, items, cap, &fc, &after, err);
+    return r ? r
+             : ddbi_fault_after(&fc, after,
+                                db->ops->batch_get_records(db->impl, ops, fc.processed ? fc.processed : n, a, items,
+                                                           recs, rc, cap, err),
+                                err);
 }

@@ -4,11 +4,11 @@
  * need not decode as records (read them with core/record.h); any other
  * backend (remote) answers with items through the public GetItem / Query / Scan /
  * BatchGetItem,
- * so every caller handles both (api/backend.h: ddbi_rec, ddbi_rec_page). */
+ * so every caller handles both (core/backend.h: ddbi_rec, ddbi_rec_page). */
 #ifndef DDB_API_RECORDS_H
 #define DDB_API_RECORDS_H
 
-#include "api/backend.h"
+#include "core/backend.h"
 
 /* ddb_get_item, the item into *out or its record into *rec (one of them
  * when found); with a visitor v (may be NULL), the item found goes to v

@@ -6,6 +6,7 @@
 #ifndef DDB_CORE_CORE_H
 #define DDB_CORE_CORE_H
 
+#include "core/backend.h"  /* the contract of a backend: types only */
 #include "core/clock.h"    /* the system clock */
 #include "core/codec.h"    /* items and values as stored; growable buffers */
 #include "core/error.h"    /* filling a ddb_error; the out-of-memory failure */

@@ -1,6 +1,6 @@
 /* engine/: BatchWriteItem, BatchGetItem, TransactWriteItems, TransactGetItems.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
-#include "api/backend.h"
+#include "core/backend.h"
 #include "core/codec.h"
 #include "engine/engine.h"
 #include "core/error.h"
@@ -298,7 +298,7 @@ static int transact_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         double ru;
         if ((rc = ddbi_token_lookup(db, txn, cx->token, cx->digest, now, &replay, &ru, cx->err)) || replay) {
             if (!rc)
-                ddbi_cap_add(cx->cap, NULL, ru, 0, cx->mode);
+                ddbi_cap_add(cx->cap, NULL, false, ru, 0, cx->mode);
             ddb_arena_reset(tmp);
             return rc;
         }
@@ -505,7 +505,7 @@ static int read_many(ddbi_engine *db, const char *what, size_t n, size_t max, co
         double units = factor * ddbi_read_units(size, strong);
         if ((rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(keys[i].b)), units, 0, err)))
             break;
-        ddbi_cap_add(cap, NULL, units, 0, mode);
+        ddbi_cap_add(cap, NULL, false, units, 0, mode);
         if ((rc = ddbi_keys_check_paths(t, &p, 1, err)))
             break;
         if (items[i] && p)

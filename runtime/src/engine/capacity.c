@@ -16,7 +16,7 @@ double ddbi_read_units(size_t bytes, bool consistent)
     return consistent ? r : r / 2;
 }
 
-void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode)
+void ddbi_cap_add(ddb_capacity *c, const char *index, bool local, double read, double write, ddb_return_capacity mode)
 {
     if (!c || mode == DDB_CAPACITY_NONE)
         return;
@@ -39,6 +39,7 @@ void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write,
         c->n_indexes++;
         memset(&c->indexes[i], 0, sizeof c->indexes[i]);
         strncpy(c->indexes[i].name, index, sizeof c->indexes[i].name - 1);
+        c->indexes[i].local = local;
     }
     c->indexes[i].read += read;
     c->indexes[i].write += write;

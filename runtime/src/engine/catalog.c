@@ -24,15 +24,46 @@ static int set_num(ddb_arena *a, ddb_value *m, const char *k, uint64_t v)
     return ddb_map_set(a, m, k, ddb_v_u64(a, v));
 }
 
+/* The stored form of an index format: 1 (absent) single-attribute keys
+ * under "pk"/"sk"; 2 a multi-attribute key under "pk_parts"/"sk_parts"
+ * (lists of {name, type}) and no "pk", so that a version before them
+ * refuses the definition (its partition key is missing) instead of
+ * reading one attribute of the key.  A later format is refused here. */
+#define INDEX_FORMAT 2
+
+/* A list of {name, type} of key attributes: first then more[0..n). */
+static ddb_value *parts_list(ddb_arena *a, const char *first, ddb_type type, const ddb_key_part *more, size_t n)
+{
+    ddb_value *l = ddb_v_list(a);
+    int rc = l ? DDB_OK : DDB_ENOMEM;
+    for (size_t i = 0; !rc && i <= n; i++) {
+        ddb_value *p = ddb_v_map(a);
+        rc = !p ? DDB_ENOMEM
+                : set_str(a, p, "name", i ? more[i - 1].name : first) |
+                      set_num(a, p, "type", i ? more[i - 1].type : type) | ddb_list_append(a, l, p);
+    }
+    return rc ? NULL : l;
+}
+
+static int set_key(ddb_arena *a, ddb_value *xm, const ddb_key_schema *k)
+{
+    if (!k->n_pk_more && !k->n_sk_more)
+        return set_str(a, xm, "pk", k->pk) | set_num(a, xm, "pk_type", k->pk_type) | set_str(a, xm, "sk", k->sk) |
+               set_num(a, xm, "sk_type", k->sk ? k->sk_type : 0);
+    int rc = set_num(a, xm, "format", INDEX_FORMAT) |
+             ddb_map_set(a, xm, "pk_parts", parts_list(a, k->pk, k->pk_type, k->pk_more, k->n_pk_more));
+    if (k->sk)
+        rc |= ddb_map_set(a, xm, "sk_parts", parts_list(a, k->sk, k->sk_type, k->sk_more, k->n_sk_more));
+    return rc;
+}
+
 ddb_value *ddbi_catalog_index_map(ddb_arena *a, const ddb_index_def *x)
 {
     ddb_value *xm = ddb_v_map(a), *inc = ddb_v_list(a);
     if (!xm || !inc)
         return NULL;
-    int rc = set_str(a, xm, "name", x->name) | set_num(a, xm, "local", x->local) | set_str(a, xm, "pk", x->key.pk) |
-             set_num(a, xm, "pk_type", x->key.pk_type) | set_str(a, xm, "sk", x->key.sk) |
-             set_num(a, xm, "sk_type", x->key.sk ? x->key.sk_type : 0) | set_num(a, xm, "proj", x->projection) |
-             set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
+    int rc = set_str(a, xm, "name", x->name) | set_num(a, xm, "local", x->local) | set_key(a, xm, &x->key) |
+             set_num(a, xm, "proj", x->projection) | set_num(a, xm, "rcu", x->rcu) | set_num(a, xm, "wcu", x->wcu);
     for (size_t j = 0; x->projection == DDB_PROJ_INCLUDE && j < x->n_include; j++)
         rc |= ddb_list_append(a, inc, ddb_v_str(a, x->include[j]));
     rc |= ddb_map_set(a, xm, "include", inc);
@@ -99,6 +130,53 @@ static const char *key_of(const ddb_value *m, ddb_key_schema *k)
     return NULL;
 }
 
+/* A stored list of key attributes (parts_list) into *first / *type and
+ * more (arena a): false when malformed; "" in *why when out of memory. */
+static bool parts_of(const ddb_value *l, ddb_arena *a, const char **first, ddb_type *type,
+                     const ddb_key_part **more, size_t *n, const char **why)
+{
+    if (!l || l->type != DDB_TL || l->len < 1 || l->len > DDB_MAX_KEY_ATTRS)
+        return false;
+    ddb_key_part *m = l->len > 1 ? ddb_arena_alloc(a, (l->len - 1) * sizeof *m) : NULL;
+    if (l->len > 1 && !m) {
+        *why = "";
+        return false;
+    }
+    for (uint32_t i = 0; i < l->len; i++) {
+        const ddb_value *p = l->u.l[i];
+        uint64_t t;
+        const char *name = p && p->type == DDB_TM ? str_of(ddb_map_get(p, "name")) : NULL;
+        if (!name || !num_of(ddb_map_get(p, "type"), DDB_TNULL, &t))
+            return false;
+        if (i == 0) {
+            *first = name;
+            *type = (ddb_type)t;
+        } else {
+            m[i - 1] = (ddb_key_part){name, (ddb_type)t};
+        }
+    }
+    *more = m;
+    *n = l->len - 1;
+    return true;
+}
+
+/* A stored index key of format 2 (multi-attribute): NULL, or what is
+ * malformed ("" when out of memory). */
+static const char *parts_key_of(const ddb_value *m, ddb_arena *a, ddb_key_schema *k)
+{
+    uint64_t format;
+    const char *why = "an index's key is malformed";
+    if (!num_of(ddb_map_get(m, "format"), UINT32_MAX, &format) || format > INDEX_FORMAT)
+        return "an index's key is of a later format than this version of ddbgen reads (format 2): it was written "
+               "by a newer version";
+    memset(k, 0, sizeof *k);
+    const ddb_value *sk = ddb_map_get(m, "sk_parts");
+    if (!parts_of(ddb_map_get(m, "pk_parts"), a, &k->pk, &k->pk_type, &k->pk_more, &k->n_pk_more, &why) ||
+        (sk && !parts_of(sk, a, &k->sk, &k->sk_type, &k->sk_more, &k->n_sk_more, &why)))
+        return why;
+    return NULL;
+}
+
 /* An index of a stored index list: NULL, or what is malformed. */
 static const char *index_of(const ddb_value *m, ddb_arena *a, ddb_index_def *x)
 {
@@ -109,8 +187,11 @@ static const char *index_of(const ddb_value *m, ddb_arena *a, ddb_index_def *x)
     const ddb_value *pv = ddb_map_get(m, "proj"), *inc = ddb_map_get(m, "include");
     if ( !(x->name = str_of(ddb_map_get(m, "name"))))
         return "an index's name is malformed";
-    if (key_of(m, &x->key))
-        return "an index's key is malformed";
+    const char *kwhy = ddb_map_get(m, "format") ? parts_key_of(m, a, &x->key)
+                       : key_of(m, &x->key)     ? "an index's key is malformed"
+                                                : NULL;
+    if (kwhy)
+        return kwhy;
     if (!opt_num(ddb_map_get(m, "local"), 1, &local) || !opt_num(pv, DDB_PROJ_INCLUDE, &proj) ||
         !opt_num(ddb_map_get(m, "rcu"), INT64_MAX, &x->rcu) || !opt_num(ddb_map_get(m, "wcu"), INT64_MAX, &x->wcu))
         return "an index's projection, kind or throughput is malformed";
@@ -224,7 +305,7 @@ int ddbi_catalog_put(ddbi_engine *db, MDB_txn *txn, const char *name, const ddb_
                                             name, why.message);
     }
     MDB_val k = {(size_t)klen, key}, v = {b.len, b.p};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    rc = ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
     ddbi_buf_free(&b);
     return rc ? ddbi_mdb_fail(err, rc, "storing the table definition") : DDB_OK;
 }

@@ -147,10 +147,13 @@ static const char *index_desc(char *buf, size_t cap, const ddb_index_rt *x, cons
 {
     txt d = {buf, cap, 0};
     buf[0] = '\0';
-    txt_attr(&d, x->pk, ddb_item_get(it, x->pk));
-    if (x->sk) {
-        txt_add(&d, " ");
-        txt_attr(&d, x->sk, ddb_item_get(it, x->sk));
+    const char *names[2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    size_t n = ddbi_index_key_attrs(x, names, types, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            txt_add(&d, " ");
+        txt_attr(&d, names[i], ddb_item_get(it, names[i]));
     }
     return buf;
 }
@@ -207,17 +210,15 @@ static int check_item_indexes(checker *c, MDB_cursor **xc, const MDB_val *tk, co
     char d1[160], d2[160], h[128];
     for (size_t i = 0; i < t->n_idx; i++) {
         const ddb_index_rt *x = &t->idx[i];
-        const ddb_value *ipk, *isk;
         ddb_error e = {0};
-        int in = ddbi_keys_index(x, it, &ipk, &isk, &e);
+        ddb_key ik;
+        int in = ddbi_keys_index_key(x, it, &ik, &e);
         if (in < 0) {
             problem(c, x->name, "item %s: %s", item_desc(d1, sizeof d1, t, it), e.message);
             continue;
         }
         if (in == 0)
             continue;
-        ddb_key ik;
-        ddbi_key_make(&ik, ipk, isk);
         MDB_val k = {ik.len, ik.b}, d = *tk;
         int rc = mdb_cursor_get(xc[i], &k, &d, MDB_GET_BOTH);
         if (rc == MDB_NOTFOUND)
@@ -410,11 +411,8 @@ static int pass_index(checker *c, const ddb_index_rt *x)
             }
             rc = 0;
         } else {
-            const ddb_value *ipk, *isk;
-            int in = ddbi_keys_index(x, it, &ipk, &isk, NULL);
             ddb_key ik;
-            if (in > 0)
-                ddbi_key_make(&ik, ipk, isk);
+            int in = ddbi_keys_index_key(x, it, &ik, NULL);
             if (in <= 0)
                 problem(c, x->name, "stale entry %s for item %s, which is not in the index",
                         hex(h1, sizeof h1, k.mv_data, k.mv_size), item_desc(d1, sizeof d1, t, it));

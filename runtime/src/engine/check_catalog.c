@@ -98,7 +98,7 @@ int ddbi_engine_check_catalog(void *impl, ddb_check_report *report, ddb_error *e
     MDB_dbi main;
     MDB_cursor *c = NULL;
     MDB_val k, v;
-    int g = mdb_dbi_open(txn, NULL, 0, &main);
+    int g = ddbi_kv_dbi_open(db, txn, NULL, 0, &main);
     if (!g)
         g = mdb_cursor_open(txn, main, &c);
     if (!g)

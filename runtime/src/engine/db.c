@@ -20,6 +20,14 @@ struct ddb_gc_op {
     bool unknown; /* its transaction was written (meta page included) when a sync failed: on disk or not */
 };
 
+/* Everything committed so far made durable (sync_mu held): with a commit
+ * log its sync (recovery replays the log, not LMDB's newest meta page),
+ * else LMDB's.  0 or an errno. */
+static int durable_sync(ddbi_engine *db)
+{
+    return db->clog ? ddbi_clog_sync(db) : mdb_env_sync(db->env, 1);
+}
+
 int ddbi_engine_sync(void *impl, ddb_error *err)
 {
     ddbi_engine *db = impl;
@@ -29,7 +37,7 @@ int ddbi_engine_sync(void *impl, ddb_error *err)
     if (rc)
         return rc;
     pthread_mutex_lock(&db->sync_mu);
-    rc = mdb_env_sync(db->env, 1);
+    rc = durable_sync(db);
     if (rc)
         rc = ddbi_poison(db, rc);
     pthread_mutex_unlock(&db->sync_mu);
@@ -137,24 +145,68 @@ static int unknown_outcome(int cause, ddb_error *err)
                      mdb_strerror(cause));
 }
 
+/* A top-level write transaction: begun, and with a commit log its record
+ * started (a checkpoint first when one is due; its failure is a storage
+ * failure, the caller poisons the handle).  LMDB codes or an errno. */
+static int write_begin(ddbi_engine *db, MDB_txn **txn)
+{
+    int rc = mdb_txn_begin(db->env, NULL, 0, txn);
+    if (rc)
+        return rc;
+    if (db->clog && (rc = ddbi_clog_begin(db, *txn))) {
+        mdb_txn_abort(*txn);
+        *txn = NULL;
+    }
+    return rc;
+}
+
+/* Commit txn (sync_mu held); sync: durable before this returns (with a
+ * commit log the log's sync, else the meta page's after the commit synced
+ * the data, MDB_NOMETASYNC).  *written: the transaction reached the files,
+ * so that a storage failure leaves its outcome unknown: its meta page was
+ * written, or its record was appended to the commit log (a recovery
+ * replays it).  0, an LMDB code or an errno. */
+static int commit_txn(ddbi_engine *db, MDB_txn *txn, bool sync, bool *written)
+{
+    size_t txnid = mdb_txn_id(txn);
+    bool appended = false;
+    int rc = db->clog ? ddbi_clog_append(db, txn, &appended) : 0;
+    if (rc) {
+        mdb_txn_abort(txn); /* a torn record fails its CRC: never replayed */
+        *written = false;
+        return rc;
+    }
+    rc = mdb_txn_commit(txn);
+    /* not "!rc": a commit that changed nothing writes no meta page and
+     * syncs nothing, so it makes no earlier batch durable (run_batch) */
+    *written = meta_written(db, txnid) || (appended && ddbi_storage_failure(rc));
+    if (rc && appended && !*written)
+        ddbi_clog_unappend(db); /* refused before anything was written: not applied */
+    if (!rc && db->clog && !appended && meta_written(db, txnid))
+        rc = EIO; /* a change that bypassed the log (a bug): the log cannot restore it */
+    if (!rc && sync)
+        rc = db->clog ? (appended ? ddbi_clog_sync(db) : 0) : mdb_env_sync(db->env, 1);
+    return rc;
+}
+
 /* One write in its own transaction. */
 static int run_solo(ddbi_engine *db, ddb_write_fn fn, void *ctx, ddb_error *err)
 {
     MDB_txn *txn;
-    int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
-    if (rc)
+    int rc = write_begin(db, &txn);
+    if (rc) {
+        if (ddbi_storage_failure(rc))
+            rc = ddbi_poison(db, rc);
         return ddbi_mdb_fail(err, rc, "write transaction");
+    }
     rc = call_write(db, fn, txn, ctx);
     if (rc) {
         mdb_txn_abort(txn);
         return rc;
     }
-    size_t txnid = mdb_txn_id(txn);
+    bool written;
     pthread_mutex_lock(&db->sync_mu);
-    rc = mdb_txn_commit(txn);
-    bool written = !rc || meta_written(db, txnid);
-    if (!rc && db->opts.sync == DDB_SYNC_FULL)
-        rc = mdb_env_sync(db->env, 1); /* the meta page (MDB_NOMETASYNC) */
+    rc = commit_txn(db, txn, db->opts.sync == DDB_SYNC_FULL, &written);
     bool storage = ddbi_storage_failure(rc);
     if (storage)
         rc = ddbi_poison(db, rc);
@@ -191,19 +243,24 @@ static ddb_gc_op *take_joiners(ddbi_engine *db, ddb_gc_op **tail, size_t room)
     return first;
 }
 
+/* What a batch's commit made durable (DDB_SYNC_FULL). */
+typedef enum gc_durable { GC_NOTHING, GC_EARLIER, GC_THIS_BATCH } gc_durable;
+
 /* Leader: run the queued writes (and late joiners), each in a nested
- * transaction of one parent, then commit (and sync the data) once.  A write
- * failing rolls back only itself.  Returns true when the commit synced the
- * data file (see meta_written). */
-static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
+ * transaction of one parent, then commit (and sync the data, or with a
+ * commit log in FULL the log) once.  A write failing rolls back only
+ * itself.  Returns what the commit made durable: without a commit log,
+ * its sync of the data file made the earlier batches' meta pages durable
+ * (see meta_written); with one, its sync of the log this batch. */
+static gc_durable run_batch(ddbi_engine *db, ddb_gc_op *batch)
 {
     if (atomic_load(&db->poisoned)) {
         for (ddb_gc_op *o = batch; o; o = o->next)
             o->rc = GC_REFUSED;
-        return false;
+        return GC_NOTHING;
     }
     MDB_txn *txn = NULL;
-    size_t txnid = 0, n = 0;
+    size_t n = 0;
     bool kept = false; /* txn holds a write that succeeded */
     ddb_gc_op *op = batch, *tail = batch;
     for (ddb_gc_op *o = batch; o; o = o->next, n++)
@@ -211,13 +268,12 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
     for (;;) {
         for (; op; op = op->next) {
             if (!txn) {
-                int rc = mdb_txn_begin(db->env, NULL, 0, &txn);
+                int rc = write_begin(db, &txn);
                 if (rc) {
-                    op->rc = rc;
+                    op->rc = ddbi_storage_failure(rc) ? ddbi_poison(db, rc) : rc;
                     txn = NULL;
                     continue;
                 }
-                txnid = mdb_txn_id(txn);
             }
             if (!kept && !op->next) {
                 /* alone in an empty transaction: no nested transaction is
@@ -237,6 +293,7 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
                 op->rc = crc;
                 continue;
             }
+            size_t mark = ddbi_clog_mark(db);
             op->rc = call_write(db, op->fn, child, op->ctx);
             if (op->rc == DDB_OK) {
                 crc = mdb_txn_commit(child);
@@ -247,6 +304,8 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
             } else {
                 mdb_txn_abort(child);
             }
+            if (op->rc != DDB_OK)
+                ddbi_clog_rollback(db, mark);
         }
         if (n >= GC_BATCH_MAX || !(op = take_joiners(db, &tail, GC_BATCH_MAX - n)))
             break;
@@ -254,21 +313,24 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
             n++;
     }
     if (!txn)
-        return false;
+        return GC_NOTHING;
     if (!kept) {
         mdb_txn_abort(txn); /* every write failed: nothing to commit */
-        return false;
+        return GC_NOTHING;
     }
     /* sync_mu: a sync that succeeds while (or after) another one failed
      * proves nothing, the kernel may have dropped the pages that one could
      * not write; syncs run one at a time and the poison is set before the
      * next one starts */
     pthread_mutex_lock(&db->sync_mu);
-    int rc = mdb_txn_commit(txn);
-    bool storage = ddbi_storage_failure(rc), written = meta_written(db, txnid);
+    bool logged_sync = db->clog && db->opts.sync == DDB_SYNC_FULL, written;
+    int rc = commit_txn(db, txn, logged_sync, &written);
+    bool storage = ddbi_storage_failure(rc);
     if (storage)
         rc = ddbi_poison(db, rc);
-    bool synced = rc == 0 && !atomic_load(&db->poisoned) && written;
+    /* with the log, every earlier batch synced its own record and this
+     * one's was synced by commit_txn (or it had none to sync) */
+    bool synced = rc == 0 && !atomic_load(&db->poisoned) && (written || logged_sync);
     pthread_mutex_unlock(&db->sync_mu);
     if (rc)
         for (ddb_gc_op *o = batch; o; o = o->next)
@@ -276,7 +338,7 @@ static bool run_batch(ddbi_engine *db, ddb_gc_op *batch)
                 o->rc = rc;
                 o->unknown = storage && written;
             }
-    return synced;
+    return !synced ? GC_NOTHING : logged_sync ? GC_THIS_BATCH : GC_EARLIER;
 }
 
 int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, ddb_error *err)
@@ -321,11 +383,12 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
             ddb_gc_op *batch = db->gc_head;
             db->gc_head = db->gc_tail = NULL;
             pthread_mutex_unlock(&db->gc_mu);
-            bool synced = run_batch(db, batch);
+            gc_durable synced = run_batch(db, batch);
             pthread_mutex_lock(&db->gc_mu);
             uint64_t seq = ++db->gc_committed;
-            if (synced && seq - 1 > db->gc_durable)
-                db->gc_durable = seq - 1;
+            uint64_t upto = synced == GC_THIS_BATCH ? seq : synced == GC_EARLIER ? seq - 1 : 0;
+            if (upto > db->gc_durable)
+                db->gc_durable = upto;
             for (ddb_gc_op *op = batch, *next; op; op = next) {
                 next = op->next;
                 if (full && op->rc == DDB_OK)
@@ -341,7 +404,7 @@ int ddbi_run_write(ddbi_engine *db, ddb_write_fn fn, void *ctx, bool exclusive, 
             uint64_t upto = db->gc_committed;
             pthread_mutex_unlock(&db->gc_mu);
             pthread_mutex_lock(&db->sync_mu);
-            int rc = mdb_env_sync(db->env, 1);
+            int rc = durable_sync(db);
             if (rc)
                 rc = ddbi_poison(db, rc);
             bool synced = rc == 0 && !atomic_load(&db->poisoned);

@@ -57,6 +57,8 @@ int ddbi_mdb_fail(ddb_error *err, int rc, const char *what)
                         what);
     if (rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID)
         return ddbi_fail(err, DDB_ECORRUPT, "%s: the database file is damaged (%s)", what, mdb_strerror(rc));
+    if (rc == ENOMEM) /* LMDB's, or the commit log's record buffer: nothing was written */
+        return ddbi_fail(err, DDB_ENOMEM, "%s: %s", what, strerror(ENOMEM));
     if (rc == ENOSPC)
         return ddbi_fail(err, DDB_EFULL, "%s: %s", what, strerror(ENOSPC));
     if (rc == EFBIG)

@@ -3,8 +3,9 @@
  *
  * The room holds tables and their cache (table.c), partitions
  * (partition.c), keys (keys.c), the write path (write.c, batch.c), the
- * read path (read.c), transactions and group commit (db.c), opening and
- * closing (open.c), consumed capacity (capacity.c), TTL expiry and the
+ * read path (read.c), transactions and group commit (db.c), the commit
+ * log (clog*.c, clog.h: every change to LMDB goes through ddbi_kv_*),
+ * opening and closing (open.c), consumed capacity (capacity.c), TTL expiry and the
  * clock (expiry.c), statistics (stats.c) and the consistency check
  * (check.c).  It may call core/ and expr/ and nothing above: the streams
  * room hooks into it (ddbi_engine_hooks below), and the API reaches it
@@ -25,6 +26,7 @@
 
 #include "core/codec.h"
 #include "core/keycodec.h"
+#include "engine/clog.h"
 
 #define DDB_MAX_INDEXES (DDB_MAX_GSI + DDB_MAX_LSI)
 #define DDB_ITEM_MAX 409600u /* 400 KB */
@@ -37,6 +39,11 @@ typedef struct ddb_index_rt {
     bool local;
     char *pk, *sk;
     ddb_type pk_type, sk_type;
+    /* a multi-attribute key (GSIs only): the partition-key and sort-key
+     * attributes after pk and sk, in declared order */
+    size_t n_pk_more, n_sk_more;
+    char *pk_more[DDB_MAX_KEY_ATTRS - 1], *sk_more[DDB_MAX_KEY_ATTRS - 1];
+    ddb_type pk_more_type[DDB_MAX_KEY_ATTRS - 1], sk_more_type[DDB_MAX_KEY_ATTRS - 1];
     ddb_projection proj;
     char **include;
     size_t n_include;
@@ -194,6 +201,8 @@ struct ddbi_engine {
      * streams, TTL, the capacity ledger) and its per-handle state */
     const ddbi_engine_hooks *hooks;
     void *ext;
+    /* the commit log (ddb_options.commit_log, clog.h); NULL without one */
+    struct ddbi_clog *clog;
 };
 
 /* A write: runs inside a write transaction; returns DDB_OK to keep its
@@ -271,7 +280,7 @@ int ddbi_tables_load(ddbi_engine *db, MDB_txn *txn, ddb_error *err);
  * (DDL and its kin).  LMDB codes. */
 int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn);
 /* Delete every key of dbi starting with prefix.  LMDB codes. */
-int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
+int ddbi_del_prefix(ddbi_engine *db, MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len);
 
 /* Partitions (partition.c) */
 size_t ddbi_part_of(const ddb_table_rt *t, uint64_t hash);
@@ -335,7 +344,7 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
 /* Capacity arithmetic (capacity.c) */
 double ddbi_write_units(size_t bytes);
 double ddbi_read_units(size_t bytes, bool consistent);
-void ddbi_cap_add(ddb_capacity *c, const char *index, double read, double write, ddb_return_capacity mode);
+void ddbi_cap_add(ddb_capacity *c, const char *index, bool local, double read, double write, ddb_return_capacity mode);
 
 /* The handle's clock and TTL expiry (expiry.c).  ddbi_ttl_expired_at: is
  * item it of t expired at now_ms?  False when t has no TTL.
@@ -372,7 +381,7 @@ int ddbi_table_def_edit(ddbi_engine *db, MDB_txn *txn, const char *table,
                         int (*fn)(ddb_arena *a, ddb_item *def, void *ctx), void *ctx, ddb_error *err);
 
 /* ---- What the engine offers the API: open, close and the operations of
- * the embedded backend (api/backend.h gives each one's contract; impl is
+ * the embedded backend (core/backend.h gives each one's contract; impl is
  * the ddbi_engine, arguments are checked by the API). ---- */
 
 /* Open the database in directory path (uri: for messages) with the hooks
@@ -410,7 +419,7 @@ int ddbi_engine_transact_write(void *impl, const ddb_tx_op *ops, size_t n, const
 int ddbi_engine_transact_get(void *impl, const ddb_tx_get *gets, size_t n, ddb_arena *a, ddb_item **items,
                              ddb_return_capacity rc, ddb_capacity *cap, ddb_error *err);
 int ddbi_engine_query(void *impl, const ddb_query_params *q, ddb_arena *a, ddb_page *out, ddb_error *err);
-/* The optional record reads (api/backend.h: get_record, query_records,
+/* The optional record reads (core/backend.h: get_record, query_records,
  * scan_records, batch_get_records). */
 struct ddbi_rec;
 struct ddbi_rec_page;

@@ -2,6 +2,7 @@
 #include "engine/keys.h"
 
 #include "core/error.h"
+#include "core/key_parts.h"
 #include "core/value.h"
 #include "expr/expr.h"
 
@@ -79,26 +80,111 @@ int ddbi_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value 
     return rc || !t->sk ? rc : ddbi_keys_check_value(t->sk, *sk, t->sk_type, false, NULL, err);
 }
 
+void ddbi_index_key_schema(const ddb_index_rt *x, ddb_key_schema *k, ddb_key_part *more)
+{
+    *k = (ddb_key_schema){.pk = x->pk, .pk_type = x->pk_type, .sk = x->sk, .sk_type = x->sk_type};
+    for (size_t i = 0; i < x->n_pk_more; i++)
+        more[i] = (ddb_key_part){x->pk_more[i], x->pk_more_type[i]};
+    for (size_t i = 0; i < x->n_sk_more; i++)
+        more[x->n_pk_more + i] = (ddb_key_part){x->sk_more[i], x->sk_more_type[i]};
+    k->pk_more = x->n_pk_more ? more : NULL;
+    k->n_pk_more = x->n_pk_more;
+    k->sk_more = x->n_sk_more ? more + x->n_pk_more : NULL;
+    k->n_sk_more = x->n_sk_more;
+}
+
+size_t ddbi_index_key_attrs(const ddb_index_rt *x, const char **names, ddb_type *types, size_t *n_pk)
+{
+    ddb_key_schema k;
+    ddb_key_part more[2 * (DDB_MAX_KEY_ATTRS - 1)];
+    ddbi_index_key_schema(x, &k, more);
+    return ddbi_key_schema_attrs(&k, names, types, n_pk);
+}
+
+/* Every key attribute of index x in item, checked: vals (room 2 *
+ * DDB_MAX_KEY_ATTRS) gets each (NULL when absent); 1 when all are there. */
+static int index_values(const ddb_index_rt *x, const ddb_item *item, const ddb_value **vals, size_t *n_pk,
+                        size_t *n, ddb_error *err)
+{
+    const char *names[2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    *n = ddbi_index_key_attrs(x, names, types, n_pk);
+    bool all = true;
+    for (size_t i = 0; i < *n; i++) {
+        vals[i] = ddb_item_get(item, names[i]);
+        int rc;
+        if (vals[i] && (rc = ddbi_keys_check_value(names[i], vals[i], types[i], i < *n_pk, x->name, err)))
+            return rc;
+        all &= vals[i] != NULL;
+    }
+    return all ? 1 : 0;
+}
+
+bool ddbi_keys_op_matches(const ddb_value *v, ddb_key_op op, const ddb_value *v1, const ddb_value *v2)
+{
+    if (!v || v->type != v1->type)
+        return false;
+    int c = ddb_value_compare(v, v1);
+    switch (op) {
+    case DDB_SK_EQ:
+        return c == 0;
+    case DDB_SK_LT:
+        return c < 0;
+    case DDB_SK_LE:
+        return c <= 0;
+    case DDB_SK_GT:
+        return c > 0;
+    case DDB_SK_GE:
+        return c >= 0;
+    case DDB_SK_BETWEEN:
+        return c >= 0 && ddb_value_compare(v, v2) <= 0;
+    case DDB_SK_BEGINS_WITH:
+        return v->len >= v1->len && memcmp(v->u.s, v1->u.s, v1->len) == 0;
+    default:
+        return false;
+    }
+}
+
 int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err)
 {
-    *pk = ddb_item_get(item, x->pk);
-    *sk = x->sk ? ddb_item_get(item, x->sk) : NULL;
-    int rc;
-    if (*pk && (rc = ddbi_keys_check_value(x->pk, *pk, x->pk_type, true, x->name, err)))
-        return rc;
-    if (*sk && (rc = ddbi_keys_check_value(x->sk, *sk, x->sk_type, false, x->name, err)))
-        return rc;
-    return *pk && (!x->sk || *sk) ? 1 : 0;
+    const ddb_value *vals[2 * DDB_MAX_KEY_ATTRS];
+    size_t n_pk, n;
+    int in = index_values(x, item, vals, &n_pk, &n, err);
+    *pk = vals[0];
+    *sk = n > n_pk ? vals[n_pk] : NULL;
+    return in;
+}
+
+int ddbi_keys_index_key(const ddb_index_rt *x, const ddb_item *item, ddb_key *k, ddb_error *err)
+{
+    const ddb_value *vals[2 * DDB_MAX_KEY_ATTRS];
+    size_t n_pk, n;
+    int in = index_values(x, item, vals, &n_pk, &n, err);
+    if (in <= 0)
+        return in;
+    if (!ddbi_index_multi(x)) {
+        ddbi_key_make(k, vals[0], n > 1 ? vals[1] : NULL);
+        return 1;
+    }
+    uint8_t scratch[DDB_KEY_PARTS_MAX];
+    if (!ddbi_key_parts_make(k, vals, n_pk, vals + n_pk, n - n_pk, scratch))
+        return ddbi_fail(err, DDB_EINVAL, "index %s: a key attribute of the item does not encode", x->name);
+    return 1;
 }
 
 bool ddbi_keys_index_projects(const ddb_table_rt *t, const ddb_index_rt *x, const char *name)
 {
     if (x->proj == DDB_PROJ_ALL)
         return true;
-    if (strcmp(name, t->pk) == 0 || (t->sk && strcmp(name, t->sk) == 0) || strcmp(name, x->pk) == 0 ||
-        (x->sk && strcmp(name, x->sk) == 0))
+    if (strcmp(name, t->pk) == 0 || (t->sk && strcmp(name, t->sk) == 0))
         return true;
+    const char *names[2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    size_t n = ddbi_index_key_attrs(x, names, types, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
     for (size_t i = 0; i < x->n_include; i++)
         if (strcmp(name, x->include[i]) == 0)
             return true;
@@ -143,12 +229,14 @@ ddb_item *ddbi_keys_project(ddb_arena *a, const ddb_item *item, const char *cons
 int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *start, bool table_scan,
                     ddb_error *err)
 {
-    const char *names[4];
-    ddb_type types[4];
-    size_t n = 0;
-    const char *cand[4] = {t->pk, t->sk, x ? x->pk : NULL, x ? x->sk : NULL};
-    ddb_type ctyp[4] = {t->pk_type, t->sk_type, x ? x->pk_type : DDB_TS, x ? x->sk_type : DDB_TS};
-    for (size_t i = 0; i < 4; i++) {
+    const char *names[2 + 2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 + 2 * DDB_MAX_KEY_ATTRS];
+    size_t n = 0, nc = 2;
+    const char *cand[2 + 2 * DDB_MAX_KEY_ATTRS] = {t->pk, t->sk};
+    ddb_type ctyp[2 + 2 * DDB_MAX_KEY_ATTRS] = {t->pk_type, t->sk_type};
+    if (x)
+        nc += ddbi_index_key_attrs(x, cand + 2, ctyp + 2, NULL);
+    for (size_t i = 0; i < nc; i++) {
         bool dup = !cand[i];
         for (size_t j = 0; j < n && !dup; j++)
             dup = strcmp(names[j], cand[i]) == 0;
@@ -176,9 +264,9 @@ int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item
 
 void ddbi_keys_hint_names(const ddb_table_rt *t, ddbi_hint_names *h)
 {
-    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    const char *keys[2], *ixk[DDBI_INDEX_KEYS_MAX];
     size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
-    const char *cand[3 + 2 * DDB_MAX_INDEXES];
+    const char *cand[3 + DDBI_INDEX_KEYS_MAX];
     size_t nc = 0;
     for (size_t i = 0; i < nk; i++)
         cand[nc++] = keys[i];
@@ -204,9 +292,8 @@ size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **in
     keys[1] = t->sk;
     size_t nix = 0;
     for (size_t i = 0; i < t->n_idx; i++) {
-        index_keys[nix++] = t->idx[i].pk;
-        if (t->idx[i].sk)
-            index_keys[nix++] = t->idx[i].sk;
+        ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+        nix += ddbi_index_key_attrs(&t->idx[i], index_keys + nix, types, NULL);
     }
     *n_index_keys = nix;
     return t->sk ? 2 : 1;
@@ -214,7 +301,7 @@ size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **in
 
 int ddbi_keys_check_paths(const ddb_table_rt *t, const ddb_expr *const *exprs, size_t n, ddb_error *err)
 {
-    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    const char *keys[2], *ixk[DDBI_INDEX_KEYS_MAX];
     size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
     return ddbi_expr_check_key_paths(exprs, n, keys, nk, ixk, nix, err);
 }

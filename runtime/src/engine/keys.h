@@ -3,7 +3,28 @@
 #define DDB_KEYS_H
 
 #include "core/codec.h"
+#include "core/key_parts.h"
 #include "engine/engine.h"
+
+/* Index x's key as a ddb_key_schema borrowing its strings; more holds the
+ * further parts (room 2 * (DDB_MAX_KEY_ATTRS - 1)). */
+void ddbi_index_key_schema(const ddb_index_rt *x, ddb_key_schema *k, ddb_key_part *more);
+/* Whether index x has a multi-attribute key. */
+static inline bool ddbi_index_multi(const ddb_index_rt *x)
+{
+    return x->n_pk_more || x->n_sk_more;
+}
+/* Index x's key attributes (ddbi_key_schema_attrs of its key). */
+size_t ddbi_index_key_attrs(const ddb_index_rt *x, const char **names, ddb_type *types, size_t *n_pk);
+/* The LMDB key of item's entry in index x (every key attribute of a
+ * multi-attribute key, keycodec.h and key_parts.h): 1 when the item is in
+ * the index, 0 when not (sparse: an attribute missing), <0 with err as
+ * ddbi_keys_index. */
+int ddbi_keys_index_key(const ddb_index_rt *x, const ddb_item *item, ddb_key *k, ddb_error *err);
+
+/* Does key value v (NULL: absent) meet the sort-key condition op with
+ * v1 (and v2 for BETWEEN)?  op is not DDB_SK_ANY. */
+bool ddbi_keys_op_matches(const ddb_value *v, ddb_key_op op, const ddb_value *v1, const ddb_value *v2);
 
 /* Check that item holds the table's key attributes with their types and
  * sizes; fill pk and sk (sk NULL for hash-only tables). */
@@ -12,8 +33,10 @@ int ddbi_keys_table(const ddb_table_rt *t, const ddb_item *item, const ddb_value
 /* A key item must hold exactly the table's key attributes. */
 int ddbi_keys_exact(const ddb_table_rt *t, const ddb_item *key, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err);
-/* The index key of item: 1 when the item is in the index (sparse), 0 when
- * not, <0 with err on a type mismatch or bad size. */
+/* The index key of item: 1 when the item is in the index (sparse: every
+ * key attribute present), 0 when not, <0 with err on a type mismatch or
+ * bad size of any key attribute.  pk and sk get the first attribute of
+ * each side. */
 int ddbi_keys_index(const ddb_index_rt *x, const ddb_item *item, const ddb_value **pk, const ddb_value **sk,
                    ddb_error *err);
 /* Check a key value's type and length for attribute name, with DynamoDB's
@@ -29,7 +52,8 @@ int ddbi_keys_check_value(const char *name, const ddb_value *v, ddb_type want, b
 int ddbi_keys_start(const ddb_table_rt *t, const ddb_index_rt *x, const ddb_item *start, bool table_scan,
                     ddb_error *err);
 /* The key attribute names: the table's (keys[0..1], returns 1 or 2) and
- * its indexes' (index_keys, 2 * DDB_MAX_INDEXES room, duplicates kept). */
+ * its indexes' (index_keys, DDBI_INDEX_KEYS_MAX room, duplicates kept). */
+#define DDBI_INDEX_KEYS_MAX (2 * DDB_MAX_KEY_ATTRS * DDB_MAX_INDEXES)
 size_t ddbi_keys_names(const ddb_table_rt *t, const char **keys, const char **index_keys, size_t *n_index_keys);
 /* The names a record of t hints (core/codec.h): its keys, its TTL
  * attribute, then its indexes' keys, each once, while there is room. */

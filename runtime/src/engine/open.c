@@ -123,6 +123,10 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         flags |= MDB_NOSYNC; /* not MDB_WRITEMAP: writes through the map into a
                               * sparse file die of SIGBUS when the disk is full */
     MDB_txn *txn = NULL;
+    /* a commit log left by a writer that did not close: its checkpoint's
+     * meta pages are written back before LMDB reads them (clog.c) */
+    if ((rc = ddbi_clog_prepare(db, path, err)))
+        goto fail;
     if ((rc = ddbi_file_check_length(path, err))) /* a truncated file is refused (stored.c) */
         goto fail;
     if (ro)
@@ -132,8 +136,10 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
     if (rc)
         goto fail;
     ddbi_file_map_locate(db); /* bounds every value read from the map (stored.c) */
+    if ((rc = ddbi_clog_recover(db, err)))
+        goto fail;
     if ((rc = mdb_txn_begin(db->env, NULL, ro ? MDB_RDONLY : 0, &txn)) ||
-        (rc = mdb_dbi_open(txn, "meta", ro ? 0 : MDB_CREATE, &db->meta))) {
+        (rc = ddbi_kv_dbi_open(db, txn, "meta", ro ? 0 : MDB_CREATE, &db->meta))) {
         rc = ddbi_mdb_fail(err, rc, "ddb_open: meta");
         goto fail;
     }
@@ -148,6 +154,8 @@ int ddbi_engine_open(const char *uri, const char *path, const ddb_options *opts,
         goto fail;
     }
     if (fresh && (rc = ddbi_sync_created(db, path, created_dir, err)))
+        goto fail;
+    if ((rc = ddbi_clog_opened(db, err)))
         goto fail;
     if (hooks && hooks->opened && (rc = hooks->opened(db, err)))
         goto fail;
@@ -167,6 +175,7 @@ void ddbi_engine_close(void *impl)
         return;
     if (db->hooks && db->hooks->close)
         db->hooks->close(db); /* first: the room above may still write */
+    ddbi_clog_close(db);       /* then the commit log retires (it may sync) */
     for (size_t i = 0; i < DDB_RTXN_POOL; i++) {
         MDB_txn *txn = atomic_exchange(&db->rtxn_pool[i], NULL);
         if (txn)

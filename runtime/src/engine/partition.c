@@ -154,7 +154,7 @@ static int stats_put(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, uint6
 {
     char kb[300];
     MDB_val k = {stats_key(kb, t, bound), kb}, d = {16, (void *)v};
-    return mdb_put(txn, db->meta, &k, &d, 0);
+    return ddbi_kv_put(db, txn, db->meta, &k, &d, 0);
 }
 
 int ddbi_part_read(MDB_txn *txn, ddbi_engine *db, const ddb_table_rt *t, size_t part, uint64_t *count, uint64_t *bytes)
@@ -251,7 +251,7 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
     char key[300];
     int klen = snprintf(key, sizeof key, "p/%s", t->name);
     MDB_val pk = {(size_t)klen, key}, pv = {n * 8, b};
-    rc = mdb_put(txn, db->meta, &pk, &pv, 0);
+    rc = ddbi_kv_put(db, txn, db->meta, &pk, &pv, 0);
     free(b);
     if (!rc) {
         uint64_t g2 = 0;
@@ -260,7 +260,7 @@ int ddbi_part_maybe_split(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, uint64
             memcpy(&g2, gv.mv_data, 8);
         g2++;
         gv = (MDB_val){8, &g2};
-        rc = mdb_put(txn, db->meta, &gk, &gv, 0);
+        rc = ddbi_kv_put(db, txn, db->meta, &gk, &gv, 0);
     }
     return rc ? ddbi_mdb_fail(err, rc, "partition split") : DDB_OK;
 }

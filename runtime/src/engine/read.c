@@ -1,12 +1,13 @@
 /* engine/: GetItem, Query and Scan.
  * May call core/ and expr/; the room above (streams/) only through its hooks. */
-#include "api/backend.h"
+#include "core/backend.h"
 #include "core/codec.h"
 #include "core/record.h"
 #include "engine/engine.h"
 #include "core/error.h"
 #include "expr/expr.h"
 #include "engine/keys.h"
+#include "engine/query_parts.h"
 #include "engine/stored.h"
 #include "core/value.h"
 
@@ -199,7 +200,7 @@ static int get_one(ddbi_engine *db, const char *table, const ddb_item *key, cons
     double units = ddbi_read_units(it || found_rec ? size : 0, o.consistent);
     if ((rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, ddbi_key_hash(k.b)), units, 0, now_ms, err)))
         goto done;
-    ddbi_cap_add(cap, NULL, units, 0, o.return_capacity);
+    ddbi_cap_add(cap, NULL, false, units, 0, o.return_capacity);
     if (found_rec && v) {
         rc = v->fn(v->ctx, &(ddbi_rec){dv.mv_data, dv.mv_size, true}, NULL, err);
         goto done;
@@ -513,8 +514,10 @@ static int key_of(pager *p, ddb_item **out)
         return rc;
     const ddb_item *it = p->last.item;
     ddb_item *k = ddb_item_new(p->a);
-    const char *names[4] = {p->t->pk, p->t->sk, p->x ? p->x->pk : NULL, p->x ? p->x->sk : NULL};
-    for (int i = 0; k && i < 4; i++) {
+    const char *names[2 + 2 * DDB_MAX_KEY_ATTRS] = {p->t->pk, p->t->sk};
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    size_t n = 2 + (p->x ? ddbi_index_key_attrs(p->x, names + 2, types, NULL) : 0);
+    for (size_t i = 0; k && i < n; i++) {
         const ddb_value *v = names[i] ? ddb_item_get(it, names[i]) : NULL;
         if (v && ddb_item_set(k, names[i], ddb_value_copy(p->a, v)))
             k = NULL;
@@ -550,6 +553,7 @@ static int read_index(const ddb_table_rt *t, const char *name, bool consistent, 
 
 typedef struct qstate {
     const ddb_query_params *q;
+    const ddbi_qparts *mp;     /* an index with a multi-attribute key; NULL otherwise */
     const char *pk_name, *sk_name;
     ddb_type sk_type;
     const ddb_value *start_sk; /* ExclusiveStartKey sort key (index or table) */
@@ -562,34 +566,15 @@ typedef struct qstate {
 static bool sk_matches(const qstate *s, const ddb_value *sk)
 {
     const ddb_query_params *q = s->q;
-    if (q->sk_op == DDB_SK_ANY)
-        return true;
-    if (!sk || sk->type != q->sk1->type)
-        return false;
-    int c = ddb_value_compare(sk, q->sk1);
-    switch (q->sk_op) {
-    case DDB_SK_EQ:
-        return c == 0;
-    case DDB_SK_LT:
-        return c < 0;
-    case DDB_SK_LE:
-        return c <= 0;
-    case DDB_SK_GT:
-        return c > 0;
-    case DDB_SK_GE:
-        return c >= 0;
-    case DDB_SK_BETWEEN:
-        return c >= 0 && ddb_value_compare(sk, q->sk2) <= 0;
-    case DDB_SK_BEGINS_WITH:
-        return sk->len >= q->sk1->len && memcmp(sk->u.s, q->sk1->u.s, q->sk1->len) == 0;
-    default:
-        return false;
-    }
+    return q->sk_op == DDB_SK_ANY || ddbi_keys_op_matches(sk, q->sk_op, q->sk1, q->sk2);
 }
 
 /* Logical order of two candidates: sort key, then table key bytes. */
 static int cand_cmp(const qstate *s, const cand *x, const cand *y)
 {
+    int mc = s->mp ? ddbi_qparts_cmp(s->mp, x->item, y->item) : 0;
+    if (mc)
+        return mc;
     if (s->sk_name) {
         const ddb_value *a = ddb_item_get(x->item, s->sk_name), *b = ddb_item_get(y->item, s->sk_name);
         if (a && b) {
@@ -610,7 +595,9 @@ static bool after_start(const qstate *s, const cand *c, const ddb_value *sk)
     if (!s->has_start)
         return true;
     int r = 0;
-    if (s->sk_name)
+    if (s->mp)
+        r = ddbi_qparts_cmp(s->mp, c->item, s->q->start_key);
+    else if (s->sk_name)
         r = sk ? ddb_value_compare(sk, s->start_sk) : 0;
     if (r == 0 && s->q->index) {
         size_t n = c->tkey.len < s->start_tkey.len ? c->tkey.len : s->start_tkey.len;
@@ -628,6 +615,11 @@ static int emit(pager *p, const qstate *s, cand *c)
     const ddb_value *sk = NULL;
     bool pk_eq;
     c->expired = -1;
+    if (s->mp) {
+        if ((rc = cand_item(p, c)))
+            return rc;
+        return ddbi_qparts_match(s->mp, c->item) && after_start(s, c, NULL) ? take(p, c) : DDB_OK;
+    }
     if (!c->item) {
         /* a record: its keys and TTL in one walk, the partition key
          * compared in place */
@@ -665,6 +657,58 @@ static int cmp_prefix(const MDB_val *key, const uint8_t *bound, size_t blen)
     return key->mv_size < blen ? -1 : 0;
 }
 
+/* The key range [lo, hi] (hi prefix-inclusive) of a Query of the table or
+ * of an index with a single-attribute key. */
+static void query_bounds(const ddb_query_params *q, const qstate *s, uint8_t *lo, size_t *lolen, uint8_t *hi,
+                         size_t *hilen)
+{
+    ddbi_key_digest(q->pk, lo);
+    memcpy(hi, lo, DDB_DIGEST_LEN);
+    *lolen = *hilen = DDB_DIGEST_LEN;
+    const ddb_value *low = NULL, *high = NULL;
+    switch (q->sk_op) {
+    case DDB_SK_EQ:
+    case DDB_SK_BEGINS_WITH:
+        low = high = q->sk1;
+        break;
+    case DDB_SK_LT:
+    case DDB_SK_LE:
+        high = q->sk1;
+        break;
+    case DDB_SK_GT:
+    case DDB_SK_GE:
+        low = q->sk1;
+        break;
+    case DDB_SK_BETWEEN:
+        low = q->sk1;
+        high = q->sk2;
+        break;
+    default:
+        break;
+    }
+    if (s->has_start && s->start_sk) {
+        if (!q->backward && (!low || ddb_value_compare(s->start_sk, low) > 0))
+            low = s->start_sk;
+        if (q->backward && (!high || ddb_value_compare(s->start_sk, high) < 0))
+            high = s->start_sk;
+    }
+    uint8_t part[DDB_KEY_MAX];
+    if (low) {
+        size_t n = ddbi_key_sortpart(low, part);
+        if (n > DDB_SK_INLINE && low->type != DDB_TN)
+            n = DDB_SK_INLINE;
+        memcpy(lo + *lolen, part, n);
+        *lolen += n;
+    }
+    if (high) {
+        size_t n = ddbi_key_sortpart(high, part);
+        if (n > DDB_SK_INLINE && high->type != DDB_TN)
+            n = DDB_SK_INLINE;
+        memcpy(hi + *hilen, part, n);
+        *hilen += n;
+    }
+}
+
 /* Query; recs non-NULL: records mode (query_records), *recs gets the
  * records beside out->items, or v (non-NULL) every entry. */
 static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, const ddbi_rec_visitor *v,
@@ -697,10 +741,15 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
     if ((rc = read_index(t, q->index, q->consistent, q->select_all, &x, err)) || (rc = ddbi_keys_check_paths(t, qex, 3, err)))
         goto done;
     ddb_query_params mapped;
-    if (q->key_condition) {
+    ddbi_qparts mparts, *mp = NULL;
+    if (x && ddbi_index_multi(x)) {
+        if ((rc = ddbi_qparts_prepare(x, q, &mparts, err)))
+            goto done;
+        mp = &mparts;
+    } else if (q->key_condition) {
         /* KeyConditionExpression -> the structured condition */
-        ddb_key_schema ks = {x ? x->pk : t->pk, x ? x->pk_type : t->pk_type, x ? x->sk : t->sk,
-                             x ? x->sk_type : t->sk_type};
+        ddb_key_schema ks = {.pk = x ? x->pk : t->pk, .pk_type = x ? x->pk_type : t->pk_type,
+                             .sk = x ? x->sk : t->sk, .sk_type = x ? x->sk_type : t->sk_type};
         ddb_key_condition kc;
         if ((rc = ddbi_expr_key_condition(q->key_condition, &ks, q->values, &kc, err)))
             goto done;
@@ -716,9 +765,11 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
         const char *const *names;
         size_t nn;
         ddbi_expr_top_level_names(q->filter, &names, &nn);
-        const char *keys[2] = {x ? x->pk : t->pk, x ? x->sk : t->sk};
+        const char *keys[2 * DDB_MAX_KEY_ATTRS] = {t->pk, t->sk};
+        ddb_type ktypes[2 * DDB_MAX_KEY_ATTRS];
+        size_t nk = x ? ddbi_index_key_attrs(x, keys, ktypes, NULL) : 2;
         for (size_t i = 0; i < nn; i++)
-            for (int k = 0; k < 2; k++)
+            for (size_t k = 0; k < nk; k++)
                 if (keys[k] && strcmp(names[i], keys[k]) == 0) {
                     rc = ddbi_fail(err, DDB_EVALIDATION,
                                   "Filter Expression can only contain non-primary key attributes: Primary key "
@@ -727,13 +778,13 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
                     goto done;
                 }
     }
-    qstate s = {.q = q, .pk_name = x ? x->pk : t->pk, .sk_name = x ? x->sk : t->sk, .sk_type = x ? x->sk_type : t->sk_type};
+    qstate s = {.q = q, .mp = mp, .pk_name = x ? x->pk : t->pk, .sk_name = x ? x->sk : t->sk, .sk_type = x ? x->sk_type : t->sk_type};
     s.pk_len = strlen(s.pk_name);
     /* the sort key is read where the condition or the start key needs it */
     rec_names_set(&s.rn, s.pk_name, (q->sk_op != DDB_SK_ANY || q->start_key) ? s.sk_name : NULL, t);
-    if ((rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, NULL, err)))
+    if (!mp && (rc = ddbi_keys_check_value(s.pk_name, q->pk, x ? x->pk_type : t->pk_type, true, NULL, err)))
         goto done;
-    if (q->sk_op != DDB_SK_ANY) {
+    if (!mp && q->sk_op != DDB_SK_ANY) {
         if (!s.sk_name) {
             rc = ddbi_fail(err, DDB_EVALIDATION, "Query condition on a sort key, but %s has no sort key",
                           x ? x->name : t->name);
@@ -764,7 +815,9 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
         const ddb_value *spk = ddb_item_get(q->start_key, s.pk_name);
         const ddb_value *tpk = ddb_item_get(q->start_key, t->pk), *tsk = t->sk ? ddb_item_get(q->start_key, t->sk) : NULL;
         s.start_sk = s.sk_name ? ddb_item_get(q->start_key, s.sk_name) : NULL;
-        if (!ddb_value_equal(spk, q->pk)) {
+        if (mp && (rc = ddbi_qparts_start(mp, q->start_key, q->backward, err)))
+            goto done;
+        if (!mp && !ddb_value_equal(spk, q->pk)) {
             rc = ddbi_fail(err, DDB_EVALIDATION,
                           "The provided starting key is outside query boundaries based on provided conditions");
             goto done;
@@ -776,50 +829,11 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
     /* key range [lo, hi] of candidates (hi prefix-inclusive) */
     uint8_t lo[DDB_KEY_MAX], hi[DDB_KEY_MAX];
     size_t lolen, hilen;
-    ddbi_key_digest(q->pk, lo);
-    memcpy(hi, lo, DDB_DIGEST_LEN);
-    lolen = hilen = DDB_DIGEST_LEN;
-    const ddb_value *low = NULL, *high = NULL;
-    switch (q->sk_op) {
-    case DDB_SK_EQ:
-    case DDB_SK_BEGINS_WITH:
-        low = high = q->sk1;
-        break;
-    case DDB_SK_LT:
-    case DDB_SK_LE:
-        high = q->sk1;
-        break;
-    case DDB_SK_GT:
-    case DDB_SK_GE:
-        low = q->sk1;
-        break;
-    case DDB_SK_BETWEEN:
-        low = q->sk1;
-        high = q->sk2;
-        break;
-    default:
-        break;
-    }
-    if (s.has_start && s.start_sk) {
-        if (!q->backward && (!low || ddb_value_compare(s.start_sk, low) > 0))
-            low = s.start_sk;
-        if (q->backward && (!high || ddb_value_compare(s.start_sk, high) < 0))
-            high = s.start_sk;
-    }
-    uint8_t part[DDB_KEY_MAX];
-    if (low) {
-        size_t n = ddbi_key_sortpart(low, part);
-        if (n > DDB_SK_INLINE && low->type != DDB_TN)
-            n = DDB_SK_INLINE;
-        memcpy(lo + lolen, part, n);
-        lolen += n;
-    }
-    if (high) {
-        size_t n = ddbi_key_sortpart(high, part);
-        if (n > DDB_SK_INLINE && high->type != DDB_TN)
-            n = DDB_SK_INLINE;
-        memcpy(hi + hilen, part, n);
-        hilen += n;
+    if (mp) {
+        memcpy(lo, mp->lo, lolen = mp->lolen);
+        memcpy(hi, mp->hi, hilen = mp->hilen);
+    } else {
+        query_bounds(q, &s, lo, &lolen, hi, &hilen);
     }
 
     MDB_dbi dbi = x ? x->dbi : t->items;
@@ -935,9 +949,9 @@ static int query_run(ddbi_engine *db, const ddb_query_params *q, ddb_arena *a, c
         uint64_t hash = ddbi_key_hash(lo);
         if (!rc)
             rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, hash), units + p.fetched, 0, p.now_ms, err);
-        ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, q->return_capacity);
+        ddbi_cap_add(&out->capacity, x ? x->name : NULL, x && x->local, units, 0, q->return_capacity);
         if (p.fetched)
-            ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, q->return_capacity);
+            ddbi_cap_add(&out->capacity, NULL, false, p.fetched, 0, q->return_capacity);
     }
 done:
     if (run != &run1)
@@ -1012,12 +1026,10 @@ static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, dd
             goto done;
         ddbi_key_make(&tkey, pk, sk);
         if (x) {
-            const ddb_value *ipk, *isk;
-            if (ddbi_keys_index(x, sc->start_key, &ipk, &isk, err) <= 0) {
+            if (ddbi_keys_index_key(x, sc->start_key, &skey, err) <= 0) {
                 rc = ddbi_fail(err, DDB_EVALIDATION, "The provided starting key is invalid for index %s", x->name);
                 goto done;
             }
-            ddbi_key_make(&skey, ipk, isk);
         } else {
             skey = tkey;
         }
@@ -1096,9 +1108,9 @@ static int scan_run(ddbi_engine *db, const ddb_scan_params *sc, ddb_arena *a, dd
         double units = ddbi_read_units(p.bytes, sc->consistent);
         if (!rc && !x)
             rc = ddbi_part_charge_at(db, t, ddbi_part_of(t, first_hash), units, 0, p.now_ms, err);
-        ddbi_cap_add(&out->capacity, x ? x->name : NULL, units, 0, sc->return_capacity);
+        ddbi_cap_add(&out->capacity, x ? x->name : NULL, x && x->local, units, 0, sc->return_capacity);
         if (p.fetched)
-            ddbi_cap_add(&out->capacity, NULL, p.fetched, 0, sc->return_capacity);
+            ddbi_cap_add(&out->capacity, NULL, false, p.fetched, 0, sc->return_capacity);
     }
 done:
     if (cur)

@@ -38,7 +38,7 @@ int ddbi_schema_bump_gen(ddbi_engine *db, MDB_txn *txn)
 {
     uint64_t g = get_gen(db, txn) + 1;
     MDB_val k = {3, (void *)DDB_META_GEN}, v = {8, &g};
-    return mdb_put(txn, db->meta, &k, &v, 0);
+    return ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
 }
 
 void ddbi_tables_free(ddb_table_rt *t)
@@ -52,6 +52,10 @@ void ddbi_tables_free(ddb_table_rt *t)
             free(t->idx[i].name);
             free(t->idx[i].pk);
             free(t->idx[i].sk);
+            for (size_t j = 0; j < t->idx[i].n_pk_more; j++)
+                free(t->idx[i].pk_more[j]);
+            for (size_t j = 0; j < t->idx[i].n_sk_more; j++)
+                free(t->idx[i].sk_more[j]);
             for (size_t j = 0; j < t->idx[i].n_include; j++)
                 free(t->idx[i].include[j]);
             free(t->idx[i].include);
@@ -83,7 +87,7 @@ static char *sdup(const char *s, bool *ok)
 
 /* Build a runtime table from its stored definition (read back and
  * validated by ddbi_catalog_decode); opens its databases in dbi_txn. */
-static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_val *bounds, ddb_table_rt **out,
+static int table_from_def(ddbi_engine *db, MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_val *bounds, ddb_table_rt **out,
                           ddb_error *err)
 {
     ddb_table_rt *t = calloc(1, sizeof *t);
@@ -107,6 +111,14 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_
         x->pk_type = d->key.pk_type;
         x->sk = sdup(d->key.sk, &names);
         x->sk_type = d->key.sk_type;
+        for (size_t j = 0; j < d->key.n_pk_more && j < DDB_MAX_KEY_ATTRS - 1; j++) {
+            x->pk_more[x->n_pk_more] = sdup(d->key.pk_more[j].name, &names);
+            x->pk_more_type[x->n_pk_more++] = d->key.pk_more[j].type;
+        }
+        for (size_t j = 0; j < d->key.n_sk_more && j < DDB_MAX_KEY_ATTRS - 1; j++) {
+            x->sk_more[x->n_sk_more] = sdup(d->key.sk_more[j].name, &names);
+            x->sk_more_type[x->n_sk_more++] = d->key.sk_more[j].type;
+        }
         x->proj = d->projection;
         x->rcu = d->rcu;
         x->wcu = d->wcu;
@@ -130,10 +142,10 @@ static int table_from_def(MDB_txn *dbi_txn, const ddb_table_def *def, const MDB_
     }
     char name[600];
     db_name(name, sizeof name, t->name, NULL);
-    int rc = mdb_dbi_open(dbi_txn, name, 0, &t->items);
+    int rc = ddbi_kv_dbi_open(db, dbi_txn, name, 0, &t->items);
     for (size_t i = 0; !rc && i < t->n_idx; i++) {
         db_name(name, sizeof name, t->name, t->idx[i].name);
-        rc = mdb_dbi_open(dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
+        rc = ddbi_kv_dbi_open(db, dbi_txn, name, MDB_DUPSORT, &t->idx[i].dbi);
     }
     if (rc) {
         rc = rc == MDB_NOTFOUND ? ddbi_fail_stored(err, t->name, NULL, 0, "its database %s is missing", name)
@@ -164,7 +176,7 @@ static int load_one(ddbi_engine *db, MDB_txn *txn, MDB_txn *dbi_txn, const char 
     /* before mdb_dbi_open: pooled read transactions that may have
      * opened handles must commit, not reset (see ddbi_rtxn_release) */
     atomic_fetch_add_explicit(&db->dbi_opens, 1, memory_order_acq_rel);
-    if ((rc = table_from_def(dbi_txn, &def, &bv, out, err)))
+    if ((rc = table_from_def(db, dbi_txn, &def, &bv, out, err)))
         return rc;
     ddb_item *stored; /* the settings kept beside keys and indexes (table_settings.c) */
     if (ddbi_decode_item(v->mv_data, v->mv_size, a, &stored) == DDB_OK)
@@ -478,21 +490,21 @@ static int create_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     klen = meta_key(key, sizeof key, 'p', d->name);
     k = (MDB_val){(size_t)klen, key};
     v = (MDB_val){n * 8, bounds};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    rc = ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
     free(bounds);
 
     char name[600];
     MDB_dbi dbi;
     db_name(name, sizeof name, d->name, NULL);
     if (!rc)
-        rc = mdb_dbi_open(txn, name, MDB_CREATE, &dbi);
+        rc = ddbi_kv_dbi_open(db, txn, name, MDB_CREATE, &dbi);
     if (!rc)
-        rc = mdb_drop(txn, dbi, 0); /* a table of that name may have existed */
+        rc = ddbi_kv_drop(db, txn, dbi, 0); /* a table of that name may have existed */
     for (size_t i = 0; !rc && i < d->n_indexes; i++) {
         db_name(name, sizeof name, d->name, d->indexes[i].name);
-        rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi);
+        rc = ddbi_kv_dbi_open(db, txn, name, MDB_CREATE | MDB_DUPSORT, &dbi);
         if (!rc)
-            rc = mdb_drop(txn, dbi, 0);
+            rc = ddbi_kv_drop(db, txn, dbi, 0);
     }
     if (!rc)
         rc = db->hooks && db->hooks->table_create ? db->hooks->table_create(db, txn, d) : 0;
@@ -521,7 +533,7 @@ int ddbi_engine_create_table(void *impl, const ddb_table_def *def, ddb_error *er
 /* ---- DeleteTable ---- */
 
 /* Delete every key of dbi that starts with prefix. */
-int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
+int ddbi_del_prefix(ddbi_engine *db, MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
 {
     MDB_cursor *c = NULL;
     int rc = mdb_cursor_open(txn, dbi, &c);
@@ -530,7 +542,7 @@ int ddbi_del_prefix(MDB_txn *txn, MDB_dbi dbi, const void *prefix, size_t len)
         int g = mdb_cursor_get(c, &k, &v, MDB_SET_RANGE);
         if (g == MDB_NOTFOUND || (!g && (k.mv_size < len || memcmp(k.mv_data, prefix, len) != 0)))
             break;
-        rc = g ? g : mdb_cursor_del(c, 0);
+        rc = g ? g : ddbi_kv_cursor_del(db, c);
     }
     if (c)
         mdb_cursor_close(c);
@@ -547,15 +559,15 @@ typedef struct delete_ctx {
  * database ("i/<name>" and each "x/<name>/<index>"): a table whose
  * definition is damaged has no list of its indexes to go by.  Caller holds
  * schema_mu (mdb_dbi_open).  LMDB codes. */
-static int drop_by_name(MDB_txn *txn, const char *name)
+static int drop_by_name(ddbi_engine *db, MDB_txn *txn, const char *name)
 {
     char items[300], prefix[300];
     snprintf(items, sizeof items, "i/%s", name);
     int np = snprintf(prefix, sizeof prefix, "x/%s/", name);
     MDB_dbi main, dbi;
-    int rc = mdb_dbi_open(txn, NULL, 0, &main);
-    if (!rc && !(rc = mdb_dbi_open(txn, items, 0, &dbi)))
-        rc = mdb_drop(txn, dbi, 0);
+    int rc = ddbi_kv_dbi_open(db, txn, NULL, 0, &main);
+    if (!rc && !(rc = ddbi_kv_dbi_open(db, txn, items, 0, &dbi)))
+        rc = ddbi_kv_drop(db, txn, dbi, 0);
     rc = rc == MDB_NOTFOUND ? 0 : rc;
     char at[600];
     size_t at_len = (size_t)np;
@@ -582,8 +594,8 @@ static int drop_by_name(MDB_txn *txn, const char *name)
             return g;
         if (!mine)
             break;
-        if (!(rc = mdb_dbi_open(txn, at, MDB_DUPSORT, &dbi)))
-            rc = mdb_drop(txn, dbi, 0);
+        if (!(rc = ddbi_kv_dbi_open(db, txn, at, MDB_DUPSORT, &dbi)))
+            rc = ddbi_kv_drop(db, txn, dbi, 0);
         rc = rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE ? 0 : rc;
     }
     return rc;
@@ -600,12 +612,12 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         /* the way out for a damaged definition: its databases by name */
         pthread_mutex_lock(&db->schema_mu);
         cx->locked = true;
-        rc = drop_by_name(txn, cx->name);
+        rc = drop_by_name(db, txn, cx->name);
     } else {
         /* empty the databases but keep their handles: other threads may hold them */
-        rc = mdb_drop(txn, t->items, 0);
+        rc = ddbi_kv_drop(db, txn, t->items, 0);
         for (size_t i = 0; !rc && i < t->n_idx; i++)
-            rc = mdb_drop(txn, t->idx[i].dbi, 0);
+            rc = ddbi_kv_drop(db, txn, t->idx[i].dbi, 0);
     }
     char key[600];
     const char kinds[] = {'t', 'p', 's', 'u'};
@@ -615,9 +627,9 @@ static int delete_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         if (kinds[i] == 's' || kinds[i] == 'u') {
             /* per-partition stats "s/<name>/<bound>", metadata "u/<name>/<key>" */
             key[klen] = '/';
-            rc = ddbi_del_prefix(txn, db->meta, key, (size_t)klen + 1);
+            rc = ddbi_del_prefix(db, txn, db->meta, key, (size_t)klen + 1);
         } else {
-            rc = mdb_del(txn, db->meta, &k, NULL);
+            rc = ddbi_kv_del(db, txn, db->meta, &k, NULL);
             if (rc == MDB_NOTFOUND && t->damage)
                 rc = 0; /* a damaged table may miss its partition map */
         }
@@ -657,7 +669,8 @@ int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_t
     }
     memset(d, 0, sizeof *d);
     d->def.name = ddb_arena_strdup(a, t->name);
-    d->def.key = (ddb_key_schema){ddb_arena_strdup(a, t->pk), t->pk_type, ddb_arena_strdup(a, t->sk), t->sk_type};
+    d->def.key = (ddb_key_schema){.pk = ddb_arena_strdup(a, t->pk), .pk_type = t->pk_type,
+                                  .sk = ddb_arena_strdup(a, t->sk), .sk_type = t->sk_type};
     d->def.rcu = t->rcu;
     d->def.wcu = t->wcu;
     d->def.stream = t->stream;
@@ -667,9 +680,19 @@ int ddbi_engine_describe_table(void *impl, const char *name, ddb_arena *a, ddb_t
         const char **inc = x->n_include ? ddb_arena_alloc(a, x->n_include * sizeof *inc) : NULL;
         for (size_t j = 0; inc && j < x->n_include; j++)
             inc[j] = ddb_arena_strdup(a, x->include[j]);
-        ix[i] = (ddb_index_def){ddb_arena_strdup(a, x->name), x->local,
-                                {ddb_arena_strdup(a, x->pk), x->pk_type, ddb_arena_strdup(a, x->sk), x->sk_type},
-                                x->proj, inc, x->n_include, x->rcu, x->wcu};
+        ddb_key_part *more = ddb_arena_alloc(a, 2 * (DDB_MAX_KEY_ATTRS - 1) * sizeof *more);
+        if (!more) {
+            ddbi_read_end(txn);
+            return ddbi_fail_oom(err, __func__);
+        }
+        ddb_key_schema key;
+        ddbi_index_key_schema(x, &key, more);
+        key.pk = ddb_arena_strdup(a, key.pk);
+        key.sk = ddb_arena_strdup(a, key.sk);
+        for (size_t j = 0; j < x->n_pk_more + x->n_sk_more; j++)
+            more[j].name = ddb_arena_strdup(a, more[j].name);
+        ix[i] = (ddb_index_def){ddb_arena_strdup(a, x->name), x->local, key, x->proj, inc, x->n_include, x->rcu,
+                                x->wcu};
     }
     d->def.indexes = ix;
     d->def.n_indexes = t->n_idx;
@@ -746,17 +769,21 @@ typedef struct addix_ctx {
     bool locked;
 } addix_ctx;
 
-/* The definition of a cached table, borrowing its strings. */
-static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix)
+/* The definition of a cached table, borrowing its strings (more: room
+ * for the further key attributes of every index). */
+static void def_of(const ddb_table_rt *t, ddb_table_def *d, ddb_index_def *ix,
+                   ddb_key_part (*more)[2 * (DDB_MAX_KEY_ATTRS - 1)])
 {
     for (size_t i = 0; i < t->n_idx; i++) {
         const ddb_index_rt *x = &t->idx[i];
-        ix[i] = (ddb_index_def){x->name, x->local, {x->pk, x->pk_type, x->sk, x->sk_type},
-                                x->proj, (const char *const *)x->include, x->n_include, x->rcu, x->wcu};
+        ddb_key_schema key;
+        ddbi_index_key_schema(x, &key, more[i]);
+        ix[i] = (ddb_index_def){x->name, x->local, key, x->proj, (const char *const *)x->include, x->n_include,
+                                x->rcu, x->wcu};
     }
     memset(d, 0, sizeof *d);
     d->name = t->name;
-    d->key = (ddb_key_schema){t->pk, t->pk_type, t->sk, t->sk_type};
+    d->key = (ddb_key_schema){.pk = t->pk, .pk_type = t->pk_type, .sk = t->sk, .sk_type = t->sk_type};
     d->indexes = ix;
     d->n_indexes = t->n_idx;
     d->rcu = t->rcu;
@@ -838,8 +865,9 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
                         "Attempting to create an index which already exists (table %s, index %s)", t->name,
                         cx->x->name); /* UpdateTable's answer, as observed on DynamoDB */
     ddb_index_def ix[DDB_MAX_INDEXES + 1];
+    ddb_key_part more[DDB_MAX_INDEXES][2 * (DDB_MAX_KEY_ATTRS - 1)];
     ddb_table_def d;
-    def_of(t, &d, ix);
+    def_of(t, &d, ix, more);
     ix[d.n_indexes++] = *cx->x;
     if ((rc = ddbi_index_request_check("globalSecondaryIndexUpdates.1.member.create.", cx->x, cx->err)) ||
         (rc = ddbi_table_def_validate(&d, cx->err)))
@@ -852,30 +880,37 @@ static int addix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     MDB_dbi dbi;
     MDB_cursor *c = NULL;
     db_name(name, sizeof name, t->name, cx->x->name);
-    if ((rc = mdb_dbi_open(txn, name, MDB_CREATE | MDB_DUPSORT, &dbi)) || (rc = mdb_drop(txn, dbi, 0)) ||
+    if ((rc = ddbi_kv_dbi_open(db, txn, name, MDB_CREATE | MDB_DUPSORT, &dbi)) || (rc = ddbi_kv_drop(db, txn, dbi, 0)) ||
         (rc = mdb_cursor_open(txn, t->items, &c)))
         return ddbi_mdb_fail(cx->err, rc, "UpdateTable");
     /* backfill: every item that has the index key attributes */
     ddb_index_rt xr = {.name = (char *)cx->x->name, .pk = (char *)cx->x->key.pk, .sk = (char *)cx->x->key.sk,
-                       .pk_type = cx->x->key.pk_type, .sk_type = cx->x->key.sk_type};
+                       .pk_type = cx->x->key.pk_type, .sk_type = cx->x->key.sk_type,
+                       .n_pk_more = cx->x->key.n_pk_more, .n_sk_more = cx->x->key.n_sk_more};
+    for (size_t j = 0; j < xr.n_pk_more; j++) { /* (the validator bounded the counts) */
+        xr.pk_more[j] = (char *)cx->x->key.pk_more[j].name;
+        xr.pk_more_type[j] = cx->x->key.pk_more[j].type;
+    }
+    for (size_t j = 0; j < xr.n_sk_more; j++) {
+        xr.sk_more[j] = (char *)cx->x->key.sk_more[j].name;
+        xr.sk_more_type[j] = cx->x->key.sk_more[j].type;
+    }
     ddb_arena *a = ddb_arena_new();
     MDB_val k, v;
     int g = a ? mdb_cursor_get(c, &k, &v, MDB_FIRST) : ENOMEM;
     while (g == 0) {
         ddb_item *it;
-        const ddb_value *ipk, *isk;
         if ((rc = ddbi_stored_key_check(t->name, "an item key", &k, cx->err)) ||
             (ddbi_decode_item(v.mv_data, v.mv_size, a, &it) &&
              (rc = ddbi_fail_stored(cx->err, t->name, k.mv_data, k.mv_size, "UpdateTable: the stored item is unreadable")))) {
             g = DDB_ECORRUPT;
             break;
         }
-        int in = ddbi_keys_index(&xr, it, &ipk, &isk, NULL);
+        ddb_key ik;
+        int in = ddbi_keys_index_key(&xr, it, &ik, NULL);
         if (in > 0) {
-            ddb_key ik;
-            ddbi_key_make(&ik, ipk, isk);
             MDB_val ikv = {ik.len, ik.b}, data = k;
-            if ((g = mdb_put(txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
+            if ((g = ddbi_kv_put(db, txn, dbi, &ikv, &data, MDB_NODUPDATA)) && g != MDB_KEYEXIST)
                 break;
             (*cx->backfilled)++;
         } else if (in < 0) {
@@ -934,7 +969,7 @@ static int delix_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     if ((rc = edit_stored_indexes(db, txn, t, NULL, cx->index, cx->err)))
         return rc;
     /* empty its entries but keep the handle: other threads may hold it */
-    rc = mdb_drop(txn, x->dbi, 0);
+    rc = ddbi_kv_drop(db, txn, x->dbi, 0);
     if (!rc)
         rc = ddbi_schema_bump_gen(db, txn);
     return rc ? ddbi_mdb_fail(cx->err, rc, "UpdateTable") : DDB_OK;
@@ -973,7 +1008,7 @@ static int meta_put_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
     if (n < 0)
         return ddbi_fail(cx->err, DDB_EINVAL, "metadata key too long");
     MDB_val k = {(size_t)n, name}, v = {cx->len, (void *)cx->val};
-    rc = mdb_put(txn, db->meta, &k, &v, 0);
+    rc = ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
     return rc ? ddbi_mdb_fail(cx->err, rc, "table metadata") : DDB_OK;
 }
 

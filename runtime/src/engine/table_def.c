@@ -8,6 +8,7 @@
  * requests on existing tables.  May call core/. */
 #include "engine/table_def.h"
 #include "core/error.h"
+#include "engine/keys.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -124,25 +125,73 @@ static int check_key_type(const char *prefix, int member, ddb_type t, ddb_error 
     return constraint_fail(err, field, ddb_type_name(t), &why, 1);
 }
 
+/* The shape of a multi-attribute key (GSI.DesignPattern.MultiAttributeKeys
+ * and API_CreateGlobalSecondaryIndexAction: "Global secondary index
+ * supports up to 4 partition and up to 4 sort keys"; a table's and a local
+ * secondary index's KeySchema stay at most 2 elements, API_CreateTable and
+ * API_LocalSecondaryIndex: "Maximum number of 2 items").  gsi: the schema
+ * is a global secondary index's. */
+static int check_key_shape(const char *prefix, const char *index, bool gsi, const ddb_key_schema *k, ddb_error *err)
+{
+    size_t n = 1 + k->n_pk_more + (k->sk ? 1 + k->n_sk_more : k->n_sk_more);
+    if ((k->n_pk_more && !k->pk_more) || (k->n_sk_more && !k->sk_more))
+        return ddbi_fail(err, DDB_EINVAL, "%s: n_pk_more or n_sk_more is set but its array is NULL",
+                         index ? index : "the table's key schema");
+    if (!gsi && (k->n_pk_more || k->n_sk_more))
+        return ddbi_fail(err, DDB_EVALIDATION,
+                         "1 validation error detected: Value at '%skeySchema' failed to satisfy constraint: Member "
+                         "must have length less than or equal to 2 (%zu attributes: multi-attribute keys are for "
+                         "global secondary indexes only)",
+                         prefix, n);
+    if (k->n_pk_more > DDB_MAX_KEY_ATTRS - 1 || k->n_sk_more > DDB_MAX_KEY_ATTRS - 1)
+        return ddbi_fail(err, DDB_ELIMIT,
+                         "One or more parameter values were invalid: Index KeySchema of %s has %zu HASH and %zu RANGE "
+                         "elements; a global secondary index supports up to %d partition and up to %d sort keys",
+                         index, 1 + k->n_pk_more, k->sk ? 1 + k->n_sk_more : k->n_sk_more, DDB_MAX_KEY_ATTRS,
+                         DDB_MAX_KEY_ATTRS);
+    if (k->n_sk_more && !k->sk)
+        return ddbi_fail(err, DDB_EVALIDATION,
+                         "One or more parameter values were invalid: Index KeySchema of %s has further sort key "
+                         "attributes but no first one (sk_more needs sk)",
+                         index);
+    return DDB_OK;
+}
+
 /* The key schema of the table (prefix "") or of an index (prefix
  * "globalSecondaryIndexes.N.member."), checked as DynamoDB checks a
- * KeySchema; index names the index in our extra detail. */
-static int check_key_schema(const char *prefix, const char *index, const ddb_key_schema *k, ddb_error *err)
+ * KeySchema; index names the index in our extra detail.  Members are
+ * numbered in declared order, partition-key attributes first. */
+static int check_key_schema(const char *prefix, const char *index, bool gsi, const ddb_key_schema *k,
+                            ddb_error *err)
 {
-    char f1[160], f2[160];
-    snprintf(f1, sizeof f1, "%skeySchema.1.member.attributeName", prefix);
-    snprintf(f2, sizeof f2, "%skeySchema.2.member.attributeName", prefix);
-    int rc = ddbi_attr_name_check(f1, k->pk, err);
-    if (!rc && k->sk)
-        rc = ddbi_attr_name_check(f2, k->sk, err);
-    if (!rc)
-        rc = check_key_type(prefix, 1, k->pk_type, err);
-    if (!rc && k->sk)
-        rc = check_key_type(prefix, 2, k->sk_type, err);
-    if (!rc && k->sk && strcmp(k->pk, k->sk) == 0)
-        rc = ddbi_fail(err, DDB_EVALIDATION,
-                       "Both the Hash Key and the Range Key element in the KeySchema have the same name (\"%s\"%s%s)",
-                       k->pk, index ? ", index " : "", index ? index : "");
+    int rc = check_key_shape(prefix, index, gsi, k, err);
+    if (rc)
+        return rc;
+    const char *names[2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    size_t n_pk, n = ddbi_key_schema_attrs(k, names, types, &n_pk);
+    for (size_t i = 0; i < n && !rc; i++) {
+        char f[160];
+        snprintf(f, sizeof f, "%skeySchema.%zu.member.attributeName", prefix, i + 1);
+        rc = ddbi_attr_name_check(f, names[i], err);
+    }
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = check_key_type(prefix, (int)i + 1, types[i], err);
+    for (size_t i = 0; i < n && !rc; i++)
+        for (size_t j = 0; j < i && !rc; j++) {
+            if (strcmp(names[i], names[j]) != 0)
+                continue;
+            if (n == 2)
+                rc = ddbi_fail(err, DDB_EVALIDATION,
+                               "Both the Hash Key and the Range Key element in the KeySchema have the same name "
+                               "(\"%s\"%s%s)",
+                               names[i], index ? ", index " : "", index ? index : "");
+            else
+                rc = ddbi_fail(err, DDB_EVALIDATION,
+                               "One or more parameter values were invalid: Duplicate attribute name in the KeySchema: "
+                               "%s (index %s)",
+                               names[i], index ? index : "of the table");
+        }
     return rc;
 }
 
@@ -155,10 +204,12 @@ static int check_attr_type(const ddb_table_def *d, const char *name, ddb_type ty
     for (size_t i = 0; i < d->n_indexes; i++)
         ks[n++] = &d->indexes[i].key;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(ks[i]->pk, name) == 0 && ks[i]->pk_type != type)
-            goto bad;
-        if (ks[i]->sk && strcmp(ks[i]->sk, name) == 0 && ks[i]->sk_type != type)
-            goto bad;
+        const char *names[2 * DDB_MAX_KEY_ATTRS];
+        ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+        size_t na = ddbi_key_schema_attrs(ks[i], names, types, NULL);
+        for (size_t j = 0; j < na; j++)
+            if (strcmp(names[j], name) == 0 && types[j] != type)
+                goto bad;
     }
     return DDB_OK;
 bad:
@@ -239,7 +290,7 @@ int ddbi_table_def_validate(const ddb_table_def *d, ddb_error *err)
      * the length checked first, in DynamoDB's words */
     int rc = check_create_name("TableName", "tableName", d->name, err);
     if (!rc)
-        rc = check_key_schema("", NULL, &d->key, err);
+        rc = check_key_schema("", NULL, false, &d->key, err);
     if (rc)
         return rc;
     size_t ngsi = 0, nlsi = 0, projected = 0;
@@ -256,7 +307,7 @@ int ddbi_table_def_validate(const ddb_table_def *d, ddb_error *err)
         snprintf(field, sizeof field, "%sSecondaryIndexes.%zu.member.indexName", kind, member);
         snprintf(prefix, sizeof prefix, "%sSecondaryIndexes.%zu.member.", kind, member);
         if ((rc = check_create_name("IndexName", field, x->name, err)) ||
-            (rc = check_key_schema(prefix, x->name, &x->key, err)))
+            (rc = check_key_schema(prefix, x->name, !x->local, &x->key, err)))
             return rc;
         for (size_t j = 0; j < i; j++)
             if (strcmp(d->indexes[j].name, x->name) == 0)
@@ -321,10 +372,12 @@ int ddbi_table_def_validate(const ddb_table_def *d, ddb_error *err)
         (d->key.sk && (rc = check_attr_type(d, d->key.sk, d->key.sk_type, err))))
         return rc;
     for (size_t i = 0; i < d->n_indexes; i++) {
-        const ddb_key_schema *k = &d->indexes[i].key;
-        if ((rc = check_attr_type(d, k->pk, k->pk_type, err)) ||
-            (k->sk && (rc = check_attr_type(d, k->sk, k->sk_type, err))))
-            return rc;
+        const char *names[2 * DDB_MAX_KEY_ATTRS];
+        ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+        size_t na = ddbi_key_schema_attrs(&d->indexes[i].key, names, types, NULL);
+        for (size_t j = 0; j < na; j++)
+            if ((rc = check_attr_type(d, names[j], types[j], err)))
+                return rc;
     }
     return DDB_OK;
 }

@@ -145,7 +145,7 @@ int ddbi_timeline_store(ddbi_engine *db, MDB_txn *txn, const ddbi_tl_capture *c,
         }
         char key[300];
         MDB_val k = {ddbi_timeline_key(key, first->table, first->bound), key}, d = {STORED_SIZE, ring};
-        int rc = mdb_put(txn, db->meta, &k, &d, 0);
+        int rc = ddbi_kv_put(db, txn, db->meta, &k, &d, 0);
         if (rc)
             return ddbi_mdb_fail(err, rc, "capacity timeline");
     }

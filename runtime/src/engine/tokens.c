@@ -109,8 +109,8 @@ static int sweep(ddbi_engine *db, MDB_txn *txn, int64_t now_ms, ddb_error *err)
         memcpy(tk, "k/", 2);
         memcpy(tk + 2, p + 8, tl);
         MDB_val tkv = {2 + tl, tk};
-        int d = mdb_del(txn, db->meta, &tkv, NULL);
-        if ((d && d != MDB_NOTFOUND) || (d = mdb_cursor_del(c, 0)))
+        int d = ddbi_kv_del(db, txn, db->meta, &tkv, NULL);
+        if ((d && d != MDB_NOTFOUND) || (d = ddbi_kv_cursor_del(db, c)))
             rc = ddbi_mdb_fail(err, d, "TransactWriteItems: token sweep");
         else
             g = mdb_cursor_get(c, &k, &v, MDB_GET_CURRENT);
@@ -141,7 +141,7 @@ int ddbi_token_store(ddbi_engine *db, MDB_txn *txn, const char *token, const uin
         put_be64((uint8_t *)ord + 2, (uint64_t)at);
         memcpy(ord + 10, token, tl);
         MDB_val ok = {10 + tl, ord};
-        int d = mdb_del(txn, db->meta, &ok, NULL);
+        int d = ddbi_kv_del(db, txn, db->meta, &ok, NULL);
         if (d && d != MDB_NOTFOUND)
             return ddbi_mdb_fail(err, d, "TransactWriteItems: storing the client request token");
     }
@@ -153,7 +153,7 @@ int ddbi_token_store(ddbi_engine *db, MDB_txn *txn, const char *token, const uin
     put_be64((uint8_t *)ord + 2, (uint64_t)now_ms);
     memcpy(ord + 10, token, tl);
     MDB_val ok = {10 + tl, ord}, empty = {0, ""};
-    if ((rc = mdb_put(txn, db->meta, &k, &v, 0)) || (rc = mdb_put(txn, db->meta, &ok, &empty, 0)))
+    if ((rc = ddbi_kv_put(db, txn, db->meta, &k, &v, 0)) || (rc = ddbi_kv_put(db, txn, db->meta, &ok, &empty, 0)))
         return ddbi_mdb_fail(err, rc, "TransactWriteItems: storing the client request token");
     return DDB_OK;
 }

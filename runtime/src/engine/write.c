@@ -36,15 +36,6 @@ static int load_old(ddbi_engine *db, MDB_txn *txn, const ddb_table_rt *t, const 
     return DDB_OK;
 }
 
-static int index_entry(const ddb_index_rt *x, const ddb_item *it, ddb_key *k, ddb_error *err)
-{
-    const ddb_value *pk, *sk;
-    int in = ddbi_keys_index(x, it, &pk, &sk, err);
-    if (in > 0)
-        ddbi_key_make(k, pk, sk);
-    return in;
-}
-
 /* Did a write change what index x projects of an item whose entry stays
  * (same index key, so the key attributes are unchanged)? */
 static bool projection_changed(const ddb_index_rt *x, const ddb_item *old, const ddb_item *nw)
@@ -73,8 +64,8 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
 {
     (void)db;
     ddb_key ok, nk;
-    int in_old = old ? index_entry(x, old, &ok, NULL) : 0;
-    int in_new = nw ? index_entry(x, nw, &nk, err) : 0;
+    int in_old = old ? ddbi_keys_index_key(x, old, &ok, NULL) : 0;
+    int in_new = nw ? ddbi_keys_index_key(x, nw, &nk, err) : 0;
     if (in_new < 0)
         return in_new;
     if (in_old < 0)
@@ -85,14 +76,14 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
     bool same = in_old && in_new && ok.len == nk.len && memcmp(ok.b, nk.b, ok.len) == 0;
     if (in_old && !same) {
         MDB_val kv = {ok.len, ok.b};
-        rc = mdb_del(txn, x->dbi, &kv, &data);
+        rc = ddbi_kv_del(db, txn, x->dbi, &kv, &data);
         if (rc == MDB_NOTFOUND)
             rc = 0;
         units += ddbi_write_units(in_index_size(t, x, old, old_size));
     }
     if (!rc && in_new && !same) {
         MDB_val kv = {nk.len, nk.b};
-        rc = mdb_put(txn, x->dbi, &kv, &data, MDB_NODUPDATA);
+        rc = ddbi_kv_put(db, txn, x->dbi, &kv, &data, MDB_NODUPDATA);
         if (rc == MDB_KEYEXIST)
             rc = 0;
         units += ddbi_write_units(in_index_size(t, x, nw, new_size));
@@ -107,7 +98,7 @@ static int update_index(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, const dd
     if (rc)
         return ddbi_mdb_fail(err, rc, "updating index");
     if (units > 0)
-        ddbi_cap_add(cap, x->name, 0, units, mode);
+        ddbi_cap_add(cap, x->name, x->local, 0, units, mode);
     return DDB_OK;
 }
 
@@ -157,7 +148,7 @@ static int check_new_item(const ddb_table_rt *t, const ddb_item *it, bool update
  * the indexes' (through a nested path). */
 static int check_update_keys(const ddb_table_rt *t, const ddb_expr *update, ddb_error *err)
 {
-    const char *keys[2], *ixk[2 * DDB_MAX_INDEXES];
+    const char *keys[2], *ixk[DDBI_INDEX_KEYS_MAX];
     size_t nix, nk = ddbi_keys_names(t, keys, ixk, &nix);
     return ddbi_expr_update_check_keys(update, keys, nk, ixk, nix, err);
 }
@@ -241,7 +232,7 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
         double u = factor * ddbi_write_units(st->old_size);
         int rc = ddbi_part_charge(db, t, ddbi_part_of(t, ddbi_key_hash(st->key.b)), 0, u, err);
         if (!rc)
-            ddbi_cap_add(cap, NULL, 0, u, mode);
+            ddbi_cap_add(cap, NULL, false, 0, u, mode);
         return rc;
     }
     bool del = r->kind == DDB_TX_DELETE;
@@ -254,18 +245,18 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
     int rc = ddbi_part_charge(db, t, ddbi_part_of(t, hash), 0, wcu, err);
     if (rc)
         return rc;
-    ddbi_cap_add(cap, NULL, 0, wcu, mode);
+    ddbi_cap_add(cap, NULL, false, 0, wcu, mode);
     MDB_val kv = {st->key.len, st->key.b};
     if (noop)
         return DDB_OK;
     if (del) {
         if (!st->old)
             return DDB_OK;
-        if ((rc = mdb_del(txn, t->items, &kv, NULL)))
+        if ((rc = ddbi_kv_del(db, txn, t->items, &kv, NULL)))
             return ddbi_mdb_fail(err, rc, "DeleteItem");
     } else {
         MDB_val dv = {st->rec_len, db->wbuf.p + st->rec_off}; /* encoded by prepare */
-        rc = mdb_put(txn, t->items, &kv, &dv, 0);
+        rc = ddbi_kv_put(db, txn, t->items, &kv, &dv, 0);
         if (rc)
             return ddbi_mdb_fail(err, rc, "PutItem");
     }
@@ -278,7 +269,7 @@ int ddbi_write_apply(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, ddb_wstat
     if (rc)
         return rc;
     for (size_t i = 0; i < ic.n_indexes; i++)
-        ddbi_cap_add(cap, ic.indexes[i].name, 0, factor * ic.indexes[i].write, mode);
+        ddbi_cap_add(cap, ic.indexes[i].name, ic.indexes[i].local, 0, factor * ic.indexes[i].write, mode);
     rc = ddbi_part_adjust(db, txn, t, hash, (st->old ? -1 : 0) + (del ? 0 : 1),
                          (int64_t)(del ? 0 : st->new_size) - (int64_t)st->old_size, err);
     if (!rc && split && !del && st->new_size > st->old_size)
@@ -334,7 +325,7 @@ static int single_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
          * DDB_ECONDITION even where throttle mode would refuse the units */
         double u = ddbi_write_units(st.old_size);
         ddbi_part_charge(db, st.t, ddbi_part_of(st.t, ddbi_key_hash(st.key.b)), 0, u, NULL);
-        ddbi_cap_add(cap, NULL, 0, u, mode);
+        ddbi_cap_add(cap, NULL, false, 0, u, mode);
         /* ReturnValuesOnConditionCheckFailure ALL_OLD: the stored item */
         if (cx->res && cx->out_arena && cx->opts.return_on_condition_failure == DDB_RETURN_ALL_OLD && st.old &&
             !(cx->res->attributes = ddb_item_copy(cx->out_arena, st.old)))

@@ -139,6 +139,28 @@ typedef struct ddb_key_condition {
 int ddbi_expr_key_condition(const ddb_expr *e, const ddb_key_schema *key, const ddb_item *values,
                            ddb_key_condition *out, ddb_error *err);
 
+/* A KeyConditionExpression mapped onto a multi-attribute key schema: the
+ * partition-key values (every one, in declared order), equality on the
+ * first n_sk_eq sort-key attributes, then op (DDB_SK_ANY: none) on the
+ * next one with v1 (and v2 for BETWEEN).  Values point into the values
+ * item. */
+typedef struct ddb_key_condition_parts {
+    const ddb_value *pk[DDB_MAX_KEY_ATTRS];
+    size_t n_pk;
+    const ddb_value *sk_eq[DDB_MAX_KEY_ATTRS];
+    size_t n_sk_eq;
+    ddb_key_op op;
+    const ddb_value *v1, *v2;
+} ddb_key_condition_parts;
+
+/* Map a prepared KEY_CONDITION expression onto a key schema with several
+ * attributes (ddbi_expr_key_condition's messages, and for the rules of
+ * such keys: equality on every partition-key attribute, sort-key
+ * attributes named left to right with no gap, a range condition only on
+ * the last one named). */
+int ddbi_expr_key_condition_parts(const ddb_expr *e, const ddb_key_schema *key, const ddb_item *values,
+                                  ddb_key_condition_parts *out, ddb_error *err);
+
 /* ---- Tokens (expr_lex.c) ------------------------------------------------- */
 
 typedef enum expr_tok_kind {
@@ -251,6 +273,10 @@ typedef struct expr_pnode {
     struct expr_pnode *kids;
 } expr_pnode;
 
+/* Conditions a KeyConditionExpression may hold: one per attribute of a
+ * multi-attribute key (two for any other key schema). */
+#define DDBI_KEYCONDS_MAX (2 * DDB_MAX_KEY_ATTRS)
+
 typedef struct expr_keycond {
     const char *attr; /* key attribute name */
     uint32_t attr_len;
@@ -276,7 +302,7 @@ struct ddb_expr {
     size_t nvalues_used;
     const char **top_names;
     size_t ntop_names;
-    expr_keycond keyconds[2];
+    expr_keycond keyconds[DDBI_KEYCONDS_MAX];
     size_t nkeyconds;
 };
 

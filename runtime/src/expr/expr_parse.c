@@ -1118,10 +1118,10 @@ static void check_key_condition(sem *s)
              "Invalid operator used in KeyConditionExpression: %s", operator_name(bad, buf, sizeof buf));
         return;
     }
-    const expr_node *conds[8];
+    const expr_node *conds[DDBI_KEYCONDS_MAX];
     size_t n = 0;
-    flatten_and(e->root, conds, &n, 8);
-    size_t seen = n < 8 ? n : 8;
+    flatten_and(e->root, conds, &n, DDBI_KEYCONDS_MAX);
+    size_t seen = n < DDBI_KEYCONDS_MAX ? n : DDBI_KEYCONDS_MAX;
     for (size_t i = 0; i < seen; i++) {
         const expr_node *c = conds[i];
         if ((c->kind == EN_BETWEEN || c->kind == EN_FUNC) && c->args[0]->kind != EN_PATH) {
@@ -1174,7 +1174,7 @@ static void check_key_condition(sem *s)
                 return;
             }
         }
-    if (n > 2) {
+    if (n > DDBI_KEYCONDS_MAX) { /* (a key schema without multi-attribute keys: at mapping, expr_key.c) */
         note(s, CAT_KEY, DDB_EVALIDATION, false, e->root->line, e->root->col,
              "Conditions can be of length 1 or 2 only");
         return;

@@ -10,7 +10,7 @@
  * (ScyllaDB Alternator, dynalite).
  *
  * Each ddbi_remote_X() is the operation X of the backend interface
- * (api/backend.h): the parameters of the public ddb_X() with the remote
+ * (core/backend.h): the parameters of the public ddb_X() with the remote
  * handle (ddb_remote, as void *impl) in place of `ddb *db`, arguments
  * checked by the API, and the public contract: the same
  * ownership (results in the caller's arena), the same DDB_E* codes:
@@ -59,7 +59,7 @@
 #include <ddb/ddb.h>
 #include <ddb/remote.h>
 
-#include "api/backend.h"
+#include "core/backend.h"
 
 typedef struct ddb_remote ddb_remote;
 

@@ -1,4 +1,4 @@
-/* remote/: the remote backend's operations table (api/backend.h): what
+/* remote/: the remote backend's operations table (core/backend.h): what
  * api/ dispatches to for http://, https:// and dynamodb:// handles.
  * Operations DynamoDB's API lacks stay NULL. */
 #include "remote/remote.h"

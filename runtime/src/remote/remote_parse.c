@@ -258,6 +258,7 @@ static int add_indexes(const char *op, const json_t *obj, const char *key, remot
                 return ddbi_remote_bad(err, op, "ConsumedCapacity names more than %zu indexes", i);
             memset(&cap->indexes[i], 0, sizeof cap->indexes[i]);
             snprintf(cap->indexes[i].name, sizeof cap->indexes[i].name, "%s", name);
+            cap->indexes[i].local = strcmp(key, "LocalSecondaryIndexes") == 0;
             cap->n_indexes++;
         }
         cap->indexes[i].read += u.read;
@@ -504,12 +505,19 @@ static int attr_type(const char *op, const json_t *defs, const char *name, ddb_t
     return ddbi_remote_bad(err, op, "AttributeDefinitions lacks the key attribute %s", name);
 }
 
+/* KeySchema: a HASH element, then a RANGE one; for a global secondary
+ * index with a multi-attribute key up to four HASH elements, then up to
+ * four RANGE ones, in declared order (API_KeySchemaElement). */
 static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_arena *a, ddb_key_schema *out,
                       ddb_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (!json_is_array(ks) || json_array_size(ks) < 1 || json_array_size(ks) > 2)
-        return ddbi_remote_bad(err, op, "KeySchema is %s, not an array of 1 or 2 elements", kind_of(ks));
+    if (!json_is_array(ks) || json_array_size(ks) < 1 || json_array_size(ks) > 2 * DDB_MAX_KEY_ATTRS)
+        return ddbi_remote_bad(err, op, "KeySchema is %s, not an array of 1 to %d elements", kind_of(ks),
+                               2 * DDB_MAX_KEY_ATTRS);
+    ddb_key_part *more = ddb_arena_alloc(a, json_array_size(ks) * sizeof *more);
+    if (!more)
+        return ddbi_fail_oom(err, __func__);
     for (size_t i = 0; i < json_array_size(ks); i++) {
         const json_t *k = json_array_get(ks, i);
         const char *name = NULL, *type = NULL;
@@ -522,24 +530,32 @@ static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_
         bool hash = strcmp(type, "HASH") == 0;
         if (!hash && strcmp(type, "RANGE") != 0)
             return ddbi_remote_bad(err, op, "KeySchema has the KeyType \"%s\"", type);
-        if ((hash && out->pk) || (!hash && out->sk))
-            return ddbi_remote_bad(err, op, "KeySchema has two %s keys", type);
+        if (hash && out->sk)
+            return ddbi_remote_bad(err, op, "KeySchema has a HASH key after a RANGE key");
+        if ((hash ? 1 + out->n_pk_more : (out->sk ? 1 : 0) + out->n_sk_more) >= DDB_MAX_KEY_ATTRS)
+            return ddbi_remote_bad(err, op, "KeySchema has more than %d %s keys", DDB_MAX_KEY_ATTRS, type);
         const char *copy = ddb_arena_strdup(a, name);
         if (!copy)
             return ddbi_fail_oom(err, __func__);
         ddb_type t;
         if ((rc = attr_type(op, defs, name, &t, err)))
             return rc;
-        if (hash) {
+        if (hash && !out->pk) {
             out->pk = copy;
             out->pk_type = t;
-        } else {
+        } else if (hash) {
+            more[out->n_pk_more++] = (ddb_key_part){copy, t};
+        } else if (!out->sk) {
             out->sk = copy;
             out->sk_type = t;
+        } else {
+            more[out->n_pk_more + out->n_sk_more++] = (ddb_key_part){copy, t};
         }
     }
     if (!out->pk)
         return ddbi_remote_bad(err, op, "KeySchema has no HASH key");
+    out->pk_more = out->n_pk_more ? more : NULL;
+    out->sk_more = out->n_sk_more ? more + out->n_pk_more : NULL;
     return DDB_OK;
 }
 

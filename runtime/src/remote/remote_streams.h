@@ -64,7 +64,7 @@ int ddbi_rs_seq_cmp(const char *a, const char *b);
 /* s as a uint64_t; 0 when it does not fit in 64 bits. */
 uint64_t ddbi_rs_seq_u64(const char *s);
 
-/* The remote backend's stream operations (api/backend.h). */
+/* The remote backend's stream operations (core/backend.h). */
 int ddbi_remote_stream_describe(void *impl, const char *table, ddb_stream_desc *out, ddb_error *err);
 int ddbi_remote_stream_iter_open(void *impl, const char *table, ddb_stream_position from, uint64_t seq,
                                  const ddbi_stream_iter_ops **iops, void **it, ddb_error *err);

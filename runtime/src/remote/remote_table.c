@@ -4,6 +4,7 @@
 #include "remote/remote_wire.h"
 
 #include "core/error.h"
+#include "core/key_parts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +25,19 @@ static json_t *key_element(const char *name, const char *type)
     return json_pack("{s:s, s:s}", "AttributeName", name, "KeyType", type);
 }
 
+/* KeySchema: one HASH (and one RANGE) element, or for a multi-attribute
+ * key several of each in declared order (API_KeySchemaElement). */
 static json_t *key_schema_json(const ddb_key_schema *k)
 {
+    const char *names[2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    size_t n_pk, n = ddbi_key_schema_attrs(k, names, types, &n_pk);
     json_t *a = json_array();
-    if (!a || json_array_append_new(a, key_element(k->pk, "HASH")) ||
-        (k->sk && json_array_append_new(a, key_element(k->sk, "RANGE")))) {
-        json_decref(a);
-        return NULL;
-    }
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, key_element(names[i], i < n_pk ? "HASH" : "RANGE"))) {
+            json_decref(a);
+            return NULL;
+        }
     return a;
 }
 
@@ -53,6 +59,19 @@ static int add_attr(json_t *defs, const char *name, ddb_type type, ddb_error *er
     return push(defs, json_pack("{s:s, s:s}", "AttributeName", name, "AttributeType", ddb_type_name(type)), err);
 }
 
+/* Every attribute of key schema k into AttributeDefinitions (add_attr). */
+static int add_key_attrs(json_t *defs, const ddb_key_schema *k, ddb_error *err)
+{
+    const char *names[2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    size_t n = ddbi_key_schema_attrs(k, names, types, NULL);
+    int rc = DDB_OK;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = names[i] ? add_attr(defs, names[i], types[i], err)
+                      : ddbi_fail(err, DDB_EVALIDATION, "a key attribute has no name (attribute %zu)", i + 1);
+    return rc;
+}
+
 static bool utf8_ok(const char *s)
 {
     json_t *t = json_string(s);
@@ -67,8 +86,27 @@ static int key_check(const char *what, const ddb_key_schema *k, ddb_error *err)
                         "1 validation error detected: Value null at 'keySchema.1.member.attributeName' failed to "
                         "satisfy constraint: Member must not be null (%s)",
                         what);
-    if (!utf8_ok(k->pk) || (k->sk && !utf8_ok(k->sk)))
-        return ddbi_fail(err, DDB_EVALIDATION, "%s: key attribute names must be UTF-8", what);
+    if ((k->n_pk_more && !k->pk_more) || (k->n_sk_more && !k->sk_more))
+        return ddbi_fail(err, DDB_EINVAL, "%s: n_pk_more or n_sk_more is set but its array is NULL", what);
+    /* what the request could not carry whole (DynamoDB's limits, as the
+     * embedded engine's validator words them) */
+    if (k->n_pk_more > DDB_MAX_KEY_ATTRS - 1 || k->n_sk_more > DDB_MAX_KEY_ATTRS - 1)
+        return ddbi_fail(err, DDB_ELIMIT,
+                         "One or more parameter values were invalid: Index KeySchema of %s has %zu HASH and %zu RANGE "
+                         "elements; a global secondary index supports up to %d partition and up to %d sort keys",
+                         what, 1 + k->n_pk_more, (k->sk ? 1 : 0) + k->n_sk_more, DDB_MAX_KEY_ATTRS,
+                         DDB_MAX_KEY_ATTRS);
+    if (k->n_sk_more && !k->sk)
+        return ddbi_fail(err, DDB_EVALIDATION,
+                         "One or more parameter values were invalid: Index KeySchema of %s has further sort key "
+                         "attributes but no first one (sk_more needs sk)",
+                         what);
+    const char *names[2 * DDB_MAX_KEY_ATTRS];
+    ddb_type types[2 * DDB_MAX_KEY_ATTRS];
+    size_t n = ddbi_key_schema_attrs(k, names, types, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (!names[i] || !utf8_ok(names[i]))
+            return ddbi_fail(err, DDB_EVALIDATION, "%s: key attribute names must be UTF-8", what);
     return DDB_OK;
 }
 
@@ -126,8 +164,7 @@ static int build_create(const ddb_table_def *def, json_t *j, ddb_error *err)
     if (!defs || json_object_set_new(j, "AttributeDefinitions", defs) ||
         json_object_set_new(j, "KeySchema", key_schema_json(&def->key)))
         return nomem(err);
-    if ((rc = add_attr(defs, def->key.pk, def->key.pk_type, err)) ||
-        (def->key.sk && (rc = add_attr(defs, def->key.sk, def->key.sk_type, err))))
+    if ((rc = add_key_attrs(defs, &def->key, err)))
         return rc;
     bool provisioned = def->rcu || def->wcu;
     if ((rc = ddbi_rq_str(j, "BillingMode", provisioned ? "PROVISIONED" : "PAY_PER_REQUEST", err)))
@@ -155,8 +192,7 @@ static int build_create(const ddb_table_def *def, json_t *j, ddb_error *err)
             json_decref(o);
             return nomem(err);
         }
-        if ((rc = push(*arr, o, err)) || (rc = add_attr(defs, x->key.pk, x->key.pk_type, err)) ||
-            (x->key.sk && (rc = add_attr(defs, x->key.sk, x->key.sk_type, err))))
+        if ((rc = push(*arr, o, err)) || (rc = add_key_attrs(defs, &x->key, err)))
             return rc;
     }
     return DDB_OK;
@@ -390,8 +426,7 @@ int ddbi_remote_add_index(void *impl, const char *table, const ddb_index_def *x,
         goto done;
     }
     if ((rc = ddbi_rq_str(req, "TableName", table, err)) || (rc = index_json(&tdef, x, &idx, err)) ||
-        (rc = add_attr(defs, x->key.pk, x->key.pk_type, err)) ||
-        (x->key.sk && (rc = add_attr(defs, x->key.sk, x->key.sk_type, err))))
+        (rc = add_key_attrs(defs, &x->key, err)))
         goto done;
     json_t *upd = json_pack("[{s:o}]", "Create", idx);
     idx = NULL;

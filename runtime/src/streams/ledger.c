@@ -69,7 +69,7 @@ static int flush_fn(ddbi_engine *db, MDB_txn *txn, void *vctx)
         v[1] += cx->d[i].dw;
         char key[300];
         MDB_val k = {ledger_key(key, cx->d[i].table, cx->d[i].bound), key}, d = {sizeof v, v};
-        int rc = mdb_put(txn, db->meta, &k, &d, 0);
+        int rc = ddbi_kv_put(db, txn, db->meta, &k, &d, 0);
         if (rc)
             return ddbi_mdb_fail(cx->err, rc, "capacity ledger");
     }
@@ -169,8 +169,8 @@ int ddbi_ledger_drop(ddbi_engine *db, MDB_txn *txn, const char *table)
 {
     char key[300];
     size_t n = ledger_key(key, table, 0) - 8;
-    int rc = ddbi_del_prefix(txn, db->meta, key, n);
+    int rc = ddbi_del_prefix(db, txn, db->meta, key, n);
     if (!rc)
-        rc = ddbi_del_prefix(txn, db->meta, key, ddbi_timeline_key(key, table, 0) - 8); /* engine/timeline.c */
+        rc = ddbi_del_prefix(db, txn, db->meta, key, ddbi_timeline_key(key, table, 0) - 8); /* engine/timeline.c */
     return rc;
 }

@@ -75,12 +75,12 @@ static int config_put(ddbi_engine *db, MDB_txn *txn, const char *table, const co
     MDB_val k = {ddbi_stream_config_key(key, sizeof key, table), key};
     if (c->stream.view == DDB_STREAM_NONE && !c->stream.retention_seconds && !c->stream.retention_bytes &&
         !c->ttl[0] && !c->enabled_ms) {
-        int rc = mdb_del(txn, db->meta, &k, NULL);
+        int rc = ddbi_kv_del(db, txn, db->meta, &k, NULL);
         return rc == MDB_NOTFOUND ? 0 : rc;
     }
     uint8_t buf[28 + 256];
     MDB_val v = {encode(c, buf), buf};
-    return mdb_put(txn, db->meta, &k, &v, 0);
+    return ddbi_kv_put(db, txn, db->meta, &k, &v, 0);
 }
 
 int ddbi_stream_load_config(ddbi_engine *db, MDB_txn *txn, ddb_table_rt *t, ddb_error *err)

@@ -56,7 +56,7 @@ int ddbi_stream_state_get(ddbi_engine *db, MDB_txn *txn, const char *table, ddb_
 static int state_put(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stream_state *s)
 {
     MDB_val k = {strlen(table) + 1, (void *)table}, v = {sizeof *s, (void *)s};
-    return mdb_put(txn, ddbi_streams_of(db)->dbi, &k, &v, 0);
+    return ddbi_kv_put(db, txn, ddbi_streams_of(db)->dbi, &k, &v, 0);
 }
 
 /* ---- retention ---- */
@@ -89,7 +89,7 @@ static int trim(ddbi_engine *db, MDB_txn *txn, const char *table, const ddb_stre
         if (!over_size)
             age_budget--;
         uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + plen, 8), size = v.mv_size;
-        if ((rc = mdb_cursor_del(c, 0)))
+        if ((rc = ddbi_kv_cursor_del(db, c)))
             break;
         s->records--;
         s->bytes = s->bytes > size ? s->bytes - size : 0;
@@ -191,7 +191,7 @@ int ddbi_stream_capture(ddbi_engine *db, MDB_txn *txn, const ddb_wreq *r, const 
     if (!(rc = ddbi_stream_state_get(db, txn, t->name, &s, &present))) {
         s.last_seq++;
         MDB_val k = {ddbi_stream_record_key(key, t->name, s.last_seq), key}, v = {out.len, out.p};
-        if (!(rc = mdb_put(txn, ddbi_streams_of(db)->dbi, &k, &v, 0))) {
+        if (!(rc = ddbi_kv_put(db, txn, ddbi_streams_of(db)->dbi, &k, &v, 0))) {
             s.records++;
             s.bytes += out.len;
             rc = trim(db, txn, t->name, &t->stream, now, &s, TRIM_ON_WRITE, NULL);
@@ -231,7 +231,7 @@ int ddbi_stream_drop_records(ddbi_engine *db, MDB_txn *txn, const char *table)
             break;
         }
         uint64_t seq = ddb_get_be((const uint8_t *)k.mv_data + n, 8); /* before the page changes */
-        if ((rc = mdb_cursor_del(c, 0)))
+        if ((rc = ddbi_kv_cursor_del(db, c)))
             break;
         s.trimmed_through = seq;
     }

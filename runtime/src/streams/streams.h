@@ -27,7 +27,7 @@
 
 #include "engine/engine.h"
 #include "engine/write.h"
-#include "api/backend.h"
+#include "core/backend.h"
 
 #define DDB_STREAM_RECORD_VERSION 1
 #define DDB_STREAM_DEFAULT_RETENTION_S 86400u
@@ -124,7 +124,7 @@ int ddbi_ledger_drop(ddbi_engine *db, MDB_txn *txn, const char *table);
 
 
 /* ---- What the room offers the API: the streams, TTL and report
- * operations of the embedded backend (api/backend.h gives the contracts;
+ * operations of the embedded backend (core/backend.h gives the contracts;
  * impl is the ddbi_engine, arguments are checked by the API). ---- */
 int ddbi_streams_update_table_stream(void *impl, const char *table, const ddb_stream_spec *spec, ddb_error *err);
 int ddbi_streams_update_time_to_live(void *impl, const char *table, const char *attr, ddb_error *err);

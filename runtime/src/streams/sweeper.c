@@ -76,7 +76,7 @@ int ddbi_stream_open(ddbi_engine *db, MDB_txn *txn, ddb_error *err)
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->ledger_mu, NULL);
     db->ext = s;
-    int rc = mdb_dbi_open(txn, "streams", db->opts.read_only ? 0 : MDB_CREATE, &s->dbi);
+    int rc = ddbi_kv_dbi_open(db, txn, "streams", db->opts.read_only ? 0 : MDB_CREATE, &s->dbi);
     return rc ? ddbi_mdb_fail(err, rc, "ddb_open: streams") : DDB_OK;
 }
 

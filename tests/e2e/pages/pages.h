@@ -1,7 +1,9 @@
 /* pages.h — a collection whose members have 1, 2, 3 and 4 items each (an
  * unsharded User, an Org of two shards, a Proj of three, a Team of four),
  * interleaved in sort-key order by a shared sequence number, for the
- * paging property test (test_collection_pages.c). */
+ * paging property test (test_collection_pages.c); a declared query (of
+ * Teams, a filter on a shard's field) and a declared scan (of Users) for
+ * their iterators (test_read_iterators.c). */
 #ifndef PAGES_H
 #define PAGES_H
 
@@ -32,6 +34,7 @@ proj {
 struct DDB_ENTITY(pg, "Team")
        DDB_KEY("table", "ORG#{org}", "M#{seq:04}#T")
        DDB_COLLECTION("members", "table")
+       DDB_QUERY("big", "table", "", "d >= :min_d")
 team {
     char org[16];
     int32_t seq;
@@ -44,6 +47,7 @@ team {
 struct DDB_ENTITY(pg, "User")
        DDB_KEY("table", "ORG#{org}", "M#{seq:04}#U")
        DDB_COLLECTION("members", "table")
+       DDB_SCAN("over", "a >= :min_a")
 user {
     char org[16];
     int32_t seq;

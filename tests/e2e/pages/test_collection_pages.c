@@ -6,8 +6,9 @@
  * entity once, in key order (each page is the run of the partition's
  * entities that follows the previous page's last one: the cursor resumes
  * right after it), each sharded entity whole (all its shard items merged,
- * also when the items read for a page ended inside it).  The same for a
- * typed scan of the table.  Embedded, and through the remote backend
+ * also when the items read for a page ended inside it), and the page's
+ * entries (every type together) in that key order.  The same for a typed
+ * scan of the table.  Embedded, and through the remote backend
  * against `ddb serve` when DDB_TEST_URI is set (tests/serve/with_serve.py).
  *
  * DynamoDB references: Query's and Scan's Limit ("the maximum number of
@@ -159,6 +160,30 @@ static void assert_same_set(const ent *got, const ent *want, size_t n, uint32_t 
     }
 }
 
+/* A page entry (the page in sort-key order) as an ent, checked to point
+ * into the page's array of its type. */
+static ent entry_ent(const pg_members_result *r, const pg_members_entry *x)
+{
+    assert_non_null(x->mask);
+    switch (x->kind) {
+    case PG_MEMBERS_ORG:
+        assert_true(x->as.org >= r->org && x->as.org < r->org + r->org_count);
+        return (ent){K_ORG, 0};
+    case PG_MEMBERS_PROJ:
+        assert_true(x->as.proj >= r->proj && x->as.proj < r->proj + r->proj_count);
+        return (ent){K_PROJ, x->as.proj->seq};
+    case PG_MEMBERS_TEAM:
+        assert_true(x->as.team >= r->team && x->as.team < r->team + r->team_count);
+        return (ent){K_TEAM, x->as.team->seq};
+    case PG_MEMBERS_USER:
+        assert_true(x->as.user >= r->user && x->as.user < r->user + r->user_count);
+        return (ent){K_USER, x->as.user->seq};
+    default:
+        fail_msg("entry kind %d is no member of the collection", (int)x->kind);
+    }
+    return (ent){-1, -1};
+}
+
 /* Checks one page of p's walk with page_size n: at most n entities, fewer
  * only on the last page, exactly the entities that follow the previous
  * page's in key order.  *at counts the entities walked so far. */
@@ -176,6 +201,14 @@ static void check_page(const partition *p, const ent *want, const pg_members_res
         *short_seen = true;
     assert_true(*at + k <= p->n);
     assert_same_set(got, want + *at, k, n, back, *at);
+    /* and in sort-key order, every type together: the page's entries */
+    assert_true(k == 0 || r->entries);
+    for (size_t i = 0; i < k; i++) {
+        ent e = entry_ent(r, &r->entries[i]);
+        if (!same_ent(e, want[*at + i]))
+            fail_msg("page_size %u %s: entry %zu of the page at %zu is kind %d seq %d, not kind %d seq %d", n,
+                     back ? "backward" : "forward", i, *at, e.kind, e.seq, want[*at + i].kind, want[*at + i].seq);
+    }
     *at += k;
 }
 
@@ -299,6 +332,20 @@ static void test_table_scan_pages(void **state)
                 const char *org_of[MAX_ENTITIES * N_ORGS];
                 size_t k = scan_entities(&r, got, org_of);
                 assert_int_equal(k, r.page.count);
+                /* the entries: every entity of the page once, each pointing into its array */
+                size_t per_kind[PG_SCAN_MEMBERS] = {0};
+                for (size_t j = 0; j < k; j++) {
+                    const pg_scan_entry *x = &r.entries[j];
+                    assert_true(x->kind < PG_SCAN_MEMBERS);
+                    per_kind[x->kind]++;
+                }
+                assert_int_equal(per_kind[PG_SCAN_ORG], r.org_count);
+                assert_int_equal(per_kind[PG_SCAN_PROJ], r.proj_count);
+                assert_int_equal(per_kind[PG_SCAN_TEAM], r.team_count);
+                assert_int_equal(per_kind[PG_SCAN_USER], r.user_count);
+                for (size_t j = 0; j < k; j++)
+                    for (size_t i2 = j + 1; i2 < k; i2++)
+                        assert_true(r.entries[j].mask != r.entries[i2].mask);
                 for (size_t j = 0; j < k; j++) {
                     int i = 0;
                     while (i < N_ORGS && strcmp(p[i].org, org_of[j]))

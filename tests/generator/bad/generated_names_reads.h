@@ -4,7 +4,8 @@
  * tx_update_fields_if_<c>), and reads against declared writes and a
  * pattern's own functions (<entity>_<pattern>_all, _<level>) and the static
  * helpers of a condition (<entity>_cond_<c>_) or update (<entity>_<u>_parts_):
- * one generated name, two things.  by_owner_when is fine: no level 'when'. */
+ * one generated name, two things; a scan named like another's iterator
+ * (<entity>_<scan>_next).  by_owner_when is fine: no level 'when'. */
 #include <ddb/schema.h>
 
 DDB_TABLE(t, "Things", DDB_PRIMARY("PK", "SK"), DDB_GSI("GSI1", "G1PK", "G1SK"));
@@ -27,6 +28,8 @@ struct DDB_ENTITY(t, "Thing")
        DDB_SCAN("by_owner_when", "n > :m")
        DDB_SCAN("cond_low_", "n > :m")
        DDB_SCAN("joined_parts_", "n > :m")
+       DDB_SCAN("mine", "n > :m")
+       DDB_SCAN("mine_next", "n > :m")
 thing {
     char id[16];
     char owner[16];

@@ -7,7 +7,9 @@
 
 /* The runtime's level and op for a sort-key condition on level (1-based)
  * of a pattern whose levels' holes are segments seg[], "equal at level i"
- * renders through eq_seg[i], and the whole key ends at segment last. */
+ * renders through eq_seg[i], and the whole key ends at segment last; eq_seg
+ * NULL: a key of fields (DDB_KEY_FIELDS), where EQ on any level is
+ * equality on that level's attribute. */
 static inline int shop_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned level, unsigned n_levels,
                                     const uint16_t *seg, const uint16_t *eq_seg, uint16_t last, ddb_error *err)
 {
@@ -21,7 +23,7 @@ static inline int shop_sk_level(ddb_ent_key_cond *kc, ddb_ent_sk_op op, unsigned
     }
     kc->op = level == 0 ? DDB_ENT_SK_ALL : op;
     kc->level = level == 0 ? 0 : seg[level - 1];
-    if (level > 0 && op == DDB_ENT_SK_EQ) {
+    if (level > 0 && op == DDB_ENT_SK_EQ && eq_seg) {
         kc->op = level < n_levels ? DDB_ENT_SK_BEGINS : DDB_ENT_SK_EQ;
         kc->level = level < n_levels ? eq_seg[level - 1] : last;
     }
@@ -125,10 +127,53 @@ static const ddb_collection_desc shop_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 4, .members = shop_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int shop_scan_entries_(int rc, ddb_arena *a, shop_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "Shop");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        shop_scan_entry *x = &out->entries[i];
+        x->kind = (shop_scan_kind)e->member;
+        switch (x->kind) {
+        case SHOP_SCAN_ORGANIZATION:
+            x->as.organization = &out->organization[e->index];
+            x->mask = &out->organization_masks[e->index];
+            break;
+        case SHOP_SCAN_USER:
+            x->as.user = &out->user[e->index];
+            x->mask = &out->user_masks[e->index];
+            break;
+        case SHOP_SCAN_ORDER:
+            x->as.order = &out->order[e->index];
+            x->mask = &out->order_masks[e->index];
+            break;
+        case SHOP_SCAN_PRODUCT:
+            x->as.product = &out->product[e->index];
+            x->mask = &out->product_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int shop_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    shop_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &shop_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return shop_scan_entries_(ddb_ent_scan_table(db, &shop_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 /* ---- table "Audit" ---- */
@@ -198,10 +243,41 @@ static const ddb_collection_desc audit_scan_desc = {
     .name = "scan", .index = NULL, .n_members = 1, .members = audit_scan_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int audit_scan_entries_(int rc, ddb_arena *a, audit_scan_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "Audit");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        audit_scan_entry *x = &out->entries[i];
+        x->kind = (audit_scan_kind)e->member;
+        switch (x->kind) {
+        case AUDIT_SCAN_AUDIT_EVENT:
+            x->as.audit_event = &out->audit_event[e->index];
+            x->mask = &out->audit_event_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int audit_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_scan_result *out, ddb_error *err)
 {
-    return ddb_ent_scan_table(db, &audit_scan_desc, segment, total_segments, o, a, out, &out->page, err);
+    return audit_scan_entries_(ddb_ent_scan_table(db, &audit_scan_desc, segment, total_segments, o, a, out, &out->page, err), a,
+                          out, err);
 }
 
 static const ddb_field_desc shop_geo_struct_fields[] = {
@@ -2196,6 +2272,44 @@ static const ddb_collection_desc shop_members_collection = {
     .name = "members", .index = NULL, .n_members = 3, .members = shop_members_collection_members,
 };
 
+/* out->entries (in a) from a page's order, after the page read returned rc. */
+static int shop_members_collection_entries_(int rc, ddb_arena *a, shop_members_result *out, ddb_error *err)
+{
+    out->entries = NULL;
+    if (rc || !out->page.order)
+        return rc;
+    out->entries = ddb_arena_alloc(a, (out->page.count ? out->page.count : 1) * sizeof *out->entries);
+    if (!out->entries) {
+        if (err) {
+            err->code = DDB_ENOMEM;
+            snprintf(err->message, sizeof err->message, "%s: out of memory for the page's entries", "members");
+        }
+        return DDB_ENOMEM;
+    }
+    for (size_t i = 0; i < out->page.count; i++) {
+        const ddb_ent_order *e = &out->page.order[i];
+        shop_members_entry *x = &out->entries[i];
+        x->kind = (shop_members_kind)e->member;
+        switch (x->kind) {
+        case SHOP_MEMBERS_ORGANIZATION:
+            x->as.organization = &out->organization[e->index];
+            x->mask = &out->organization_masks[e->index];
+            break;
+        case SHOP_MEMBERS_USER:
+            x->as.user = &out->user[e->index];
+            x->mask = &out->user_masks[e->index];
+            break;
+        case SHOP_MEMBERS_ORDER:
+            x->as.order = &out->order[e->index];
+            x->mask = &out->order_masks[e->index];
+            break;
+        default:
+            break;
+        }
+    }
+    return DDB_OK;
+}
+
 int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
                               const ddb_ent_read_opts *o, ddb_arena *a, shop_members_result *out, ddb_error *err)
 {
@@ -2206,7 +2320,7 @@ int shop_query_members(ddb *db, const char *name, const ddb_ent_range *range,
         if (rc_)
             return rc_;
     }
-    return ddb_ent_collection_page(db, &shop_members_collection, 0, &k, range, o, a, out, &out->page, err);
+    return shop_members_collection_entries_(ddb_ent_collection_page(db, &shop_members_collection, 0, &k, range, o, a, out, &out->page, err), a, out, err);
 }
 
 /* the partition, narrowed by organization_table's sort-key condition */
@@ -2219,7 +2333,9 @@ int shop_query_members_organization(ddb *db, const char *name, organization_tabl
     range.typed = true;
     range.member = 0;
     int rc = organization_table_kc_(name, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &shop_members_collection, 0, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &shop_members_collection, 0, &k, &range, o, a, out, &out->page, err);
+    return shop_members_collection_entries_(rc, a, out, err);
 }
 
 /* the partition, narrowed by user_table's sort-key condition */
@@ -2232,7 +2348,9 @@ int shop_query_members_user(ddb *db, const char *name, user_table_sk sk,
     range.typed = true;
     range.member = 1;
     int rc = user_table_kc_(name, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &shop_members_collection, 1, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &shop_members_collection, 1, &k, &range, o, a, out, &out->page, err);
+    return shop_members_collection_entries_(rc, a, out, err);
 }
 
 /* the partition, narrowed by order_table's sort-key condition */
@@ -2245,7 +2363,9 @@ int shop_query_members_order(ddb *db, const char *name, order_table_sk sk,
     range.typed = true;
     range.member = 2;
     int rc = order_table_kc_(name, sk, &k, &hi, &range.kc, err);
-    return rc ? rc : ddb_ent_collection_page(db, &shop_members_collection, 2, &k, &range, o, a, out, &out->page, err);
+    if (!rc)
+        rc = ddb_ent_collection_page(db, &shop_members_collection, 2, &k, &range, o, a, out, &out->page, err);
+    return shop_members_collection_entries_(rc, a, out, err);
 }
 
 int shop_members_begin(shop_members_iter *it, ddb *db, const char *name, const ddb_ent_range *range,
@@ -2268,7 +2388,7 @@ int shop_members_next(shop_members_iter *it, ddb_arena *a, shop_members_result *
 {
     int rc = ddb_ent_collection_next(&it->it, a, out, err);
     out->page = it->it.info;
-    return rc;
+    return it->it.has_page ? shop_members_collection_entries_(rc, a, out, err) : rc;
 }
 
 void shop_members_end(shop_members_iter *it)

@@ -84,7 +84,30 @@ typedef struct shop_record {
 int shop_decode_record(const ddb_stream_record *rec, ddb_arena *a, shop_record *out, ddb_error *err);
 
 /* Scan of table "Shop" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[SHOP_SCAN_MEMBERS] = {[SHOP_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum shop_scan_kind {
+    SHOP_SCAN_ORGANIZATION,
+    SHOP_SCAN_USER,
+    SHOP_SCAN_ORDER,
+    SHOP_SCAN_PRODUCT,
+    SHOP_SCAN_MEMBERS
+} shop_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct shop_scan_entry {
+    shop_scan_kind kind;
+    union {
+        struct organization *organization;
+        struct user *user;
+        struct order *order;
+        struct product *product;
+    } as;
+    ddb_ent_mask *mask;
+} shop_scan_entry;
 typedef struct shop_scan_result {
     struct organization *organization;
     size_t organization_count;
@@ -98,17 +121,9 @@ typedef struct shop_scan_result {
     struct product *product;
     size_t product_count;
     ddb_ent_mask *product_masks; /* per item: the fields set */
+    shop_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } shop_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[SHOP_SCAN_MEMBERS] = {[SHOP_SCAN_<ENTITY>] = &mask}; */
-enum {
-    SHOP_SCAN_ORGANIZATION,
-    SHOP_SCAN_USER,
-    SHOP_SCAN_ORDER,
-    SHOP_SCAN_PRODUCT,
-    SHOP_SCAN_MEMBERS
-};
 int shop_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    shop_scan_result *out, ddb_error *err);
 
@@ -163,19 +178,31 @@ typedef struct audit_record {
 int audit_decode_record(const ddb_stream_record *rec, ddb_arena *a, audit_record *out, ddb_error *err);
 
 /* Scan of table "Audit" grouped by type, one page (segment /
- * total_segments: a parallel scan's part; 0, 0 = all of it). */
+ * total_segments: a parallel scan's part; 0, 0 = all of it).  The member
+ * types: their positions in ddb_ent_read_opts.member_fields (a projection
+ * per type:  const ddb_ent_mask *mf[AUDIT_SCAN_MEMBERS] = {[AUDIT_SCAN_<ENTITY>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum audit_scan_kind {
+    AUDIT_SCAN_AUDIT_EVENT,
+    AUDIT_SCAN_MEMBERS
+} audit_scan_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct audit_scan_entry {
+    audit_scan_kind kind;
+    union {
+        struct audit_event *audit_event;
+    } as;
+    ddb_ent_mask *mask;
+} audit_scan_entry;
 typedef struct audit_scan_result {
     struct audit_event *audit_event;
     size_t audit_event_count;
     ddb_ent_mask *audit_event_masks; /* per item: the fields set */
+    audit_scan_entry *entries; /* page.count entities in the order read, every type (NULL when count_only) */
     ddb_ent_page_info page;
 } audit_scan_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type):  const ddb_ent_mask *mf[AUDIT_SCAN_MEMBERS] = {[AUDIT_SCAN_<ENTITY>] = &mask}; */
-enum {
-    AUDIT_SCAN_AUDIT_EVENT,
-    AUDIT_SCAN_MEMBERS
-};
 int audit_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_scan_result *out, ddb_error *err);
 
@@ -329,10 +356,10 @@ static inline organization_table_sk organization_table_name_between(const char *
 }
 int organization_table(ddb *db, const char *name, organization_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, organization_page *out, ddb_error *err);
-/* Every page of organization_table:  organization_table_iter it;  organization_table_begin(&it, db, ..., sk, &opts);
+/* Every page of organization_table:  organization_table_iter it;  organization_table_begin(&it, db, name, sk, &opts);
  *   while ((rc = organization_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   organization_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct organization_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -363,16 +390,18 @@ static inline void organization_table_end(organization_table_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int organization_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    organization_page *out, ddb_error *err);
-/* Every page of organization_scan:  organization_scan_iter it;  organization_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of organization_scan:  organization_scan_iter it;  organization_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = organization_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   organization_scan_end(&it); */
+ *   organization_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct organization_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } organization_scan_iter;
 static inline void organization_scan_begin(organization_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -575,10 +604,10 @@ static inline user_table_sk user_table_username_between(const char *username, co
 }
 int user_table(ddb *db, const char *org, user_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
-/* Every page of user_table:  user_table_iter it;  user_table_begin(&it, db, ..., sk, &opts);
+/* Every page of user_table:  user_table_iter it;  user_table_begin(&it, db, org, sk, &opts);
  *   while ((rc = user_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   user_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct user_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -622,10 +651,10 @@ static inline user_GSI1_sk user_GSI1_all(void)
 }
 int user_GSI1(ddb *db, const char *username, user_GSI1_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
-/* Every page of user_GSI1:  user_GSI1_iter it;  user_GSI1_begin(&it, db, ..., sk, &opts);
+/* Every page of user_GSI1:  user_GSI1_iter it;  user_GSI1_begin(&it, db, username, sk, &opts);
  *   while ((rc = user_GSI1_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   user_GSI1_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct user_GSI1_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -669,17 +698,17 @@ static inline user_ByEmail_sk user_ByEmail_all(void)
 }
 int user_ByEmail(ddb *db, const char * email, user_ByEmail_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
-/* Every page of user_ByEmail:  user_ByEmail_iter it;  user_ByEmail_begin(&it, db, ..., sk, &opts);
+/* Every page of user_ByEmail:  user_ByEmail_iter it;  user_ByEmail_begin(&it, db, email, sk, &opts);
  *   while ((rc = user_ByEmail_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   user_ByEmail_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct user_ByEmail_iter {
     ddb_ent_pages pages;
     ddb *db;
-    const char * email;
+    const char *email;
     user_ByEmail_sk sk;
 } user_ByEmail_iter;
-static inline void user_ByEmail_begin(user_ByEmail_iter *it, ddb *db, const char * email, user_ByEmail_sk sk,
+static inline void user_ByEmail_begin(user_ByEmail_iter *it, ddb *db, const char *email, user_ByEmail_sk sk,
                                 const ddb_ent_read_opts *o)
 {
     it->db = db;
@@ -761,10 +790,10 @@ static inline user_by_country_sk user_by_country_created_at_between(const char *
 }
 int user_by_country(ddb *db, const char *org, user_by_country_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
-/* Every page of user_by_country:  user_by_country_iter it;  user_by_country_begin(&it, db, ..., sk, &opts);
+/* Every page of user_by_country:  user_by_country_iter it;  user_by_country_begin(&it, db, org, sk, &opts);
  *   while ((rc = user_by_country_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   user_by_country_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct user_by_country_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -799,6 +828,43 @@ static inline void user_by_country_end(user_by_country_iter *it)
  * function's). */
 int user_joined(ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins, const ddb_ent_read_opts *o,
            ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_joined:  user_joined_iter it;  user_joined_begin(&it, db, org, country, from, to, active, min_logins, &opts);
+ *   while ((rc = user_joined_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_joined_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct user_joined_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *org;
+    const char *country;
+    int64_t from;
+    int64_t to;
+    bool active;
+    int32_t min_logins;
+} user_joined_iter;
+static inline void user_joined_begin(user_joined_iter *it, ddb *db, const char *org, const char *country, int64_t from, int64_t to, bool active, int32_t min_logins,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->org = org;
+    it->country = country;
+    it->from = from;
+    it->to = to;
+    it->active = active;
+    it->min_logins = min_logins;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_joined_next(user_joined_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_joined(it->db, it->org, it->country, it->from, it->to, it->active, it->min_logins, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_joined_end(user_joined_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan tagged: the "User" items of the table
  *   filter: "contains(tags, :tag) OR size(nicknames) > :n"
@@ -807,21 +873,56 @@ int user_joined(ddb *db, const char *org, const char *country, int64_t from, int
  */
 int user_tagged(ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
            const ddb_ent_read_opts *o, ddb_arena *a, user_page *out, ddb_error *err);
+/* Every page of user_tagged:  user_tagged_iter it;  user_tagged_begin(&it, db, tag, n, segment, total_segments, &opts);
+ *   while ((rc = user_tagged_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   user_tagged_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct user_tagged_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    const char *tag;
+    int64_t n;
+    uint32_t segment;
+    uint32_t total_segments;
+} user_tagged_iter;
+static inline void user_tagged_begin(user_tagged_iter *it, ddb *db, const char *tag, int64_t n, uint32_t segment, uint32_t total_segments,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->tag = tag;
+    it->n = n;
+    it->segment = segment;
+    it->total_segments = total_segments;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int user_tagged_next(user_tagged_iter *it, ddb_arena *a, user_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = user_tagged(it->db, it->tag, it->n, it->segment, it->total_segments, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void user_tagged_end(user_tagged_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "User" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int user_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    user_page *out, ddb_error *err);
-/* Every page of user_scan:  user_scan_iter it;  user_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of user_scan:  user_scan_iter it;  user_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = user_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   user_scan_end(&it); */
+ *   user_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct user_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } user_scan_iter;
 static inline void user_scan_begin(user_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -998,10 +1099,10 @@ static inline order_table_sk order_table_id_between(uint64_t id, uint64_t id_hi)
 }
 int order_table(ddb *db, const char *org, order_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
-/* Every page of order_table:  order_table_iter it;  order_table_begin(&it, db, ..., sk, &opts);
+/* Every page of order_table:  order_table_iter it;  order_table_begin(&it, db, org, sk, &opts);
  *   while ((rc = order_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1069,10 +1170,10 @@ static inline order_GSI1_sk order_GSI1_order_date_between(const char *order_date
 }
 int order_GSI1(ddb *db, uint64_t id, order_GSI1_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
-/* Every page of order_GSI1:  order_GSI1_iter it;  order_GSI1_begin(&it, db, ..., sk, &opts);
+/* Every page of order_GSI1:  order_GSI1_iter it;  order_GSI1_begin(&it, db, id, sk, &opts);
  *   while ((rc = order_GSI1_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_GSI1_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_GSI1_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1140,10 +1241,10 @@ static inline order_ByYear_sk order_ByYear_id_between(uint64_t id, uint64_t id_h
 }
 int order_ByYear(ddb *db, int32_t year, order_ByYear_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, order_page *out, ddb_error *err);
-/* Every page of order_ByYear:  order_ByYear_iter it;  order_ByYear_begin(&it, db, ..., sk, &opts);
+/* Every page of order_ByYear:  order_ByYear_iter it;  order_ByYear_begin(&it, db, year, sk, &opts);
  *   while ((rc = order_ByYear_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   order_ByYear_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_ByYear_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1174,16 +1275,18 @@ static inline void order_ByYear_end(order_ByYear_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int order_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    order_page *out, ddb_error *err);
-/* Every page of order_scan:  order_scan_iter it;  order_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of order_scan:  order_scan_iter it;  order_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = order_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   order_scan_end(&it); */
+ *   order_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct order_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } order_scan_iter;
 static inline void order_scan_begin(order_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -1333,10 +1436,10 @@ static inline product_table_sk product_table_all(void)
 }
 int product_table(ddb *db, const char *sku, product_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
-/* Every page of product_table:  product_table_iter it;  product_table_begin(&it, db, ..., sk, &opts);
+/* Every page of product_table:  product_table_iter it;  product_table_begin(&it, db, sku, sk, &opts);
  *   while ((rc = product_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   product_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1425,10 +1528,10 @@ static inline product_popular_sk product_popular_sku_between(int64_t views, cons
 }
 int product_popular(ddb *db, product_popular_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
-/* Every page of product_popular:  product_popular_iter it;  product_popular_begin(&it, db, ..., sk, &opts);
+/* Every page of product_popular:  product_popular_iter it;  product_popular_begin(&it, db, sk, &opts);
  *   while ((rc = product_popular_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   product_popular_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_popular_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1461,21 +1564,52 @@ static inline void product_popular_end(product_popular_iter *it)
  * function's). */
 int product_viewed(ddb *db, int64_t min, int64_t in_stock, const ddb_ent_read_opts *o,
            ddb_arena *a, product_page *out, ddb_error *err);
+/* Every page of product_viewed:  product_viewed_iter it;  product_viewed_begin(&it, db, min, in_stock, &opts);
+ *   while ((rc = product_viewed_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
+ *   product_viewed_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
+typedef struct product_viewed_iter {
+    ddb_ent_pages pages;
+    ddb *db;
+    int64_t min;
+    int64_t in_stock;
+} product_viewed_iter;
+static inline void product_viewed_begin(product_viewed_iter *it, ddb *db, int64_t min, int64_t in_stock,
+                                const ddb_ent_read_opts *o)
+{
+    it->db = db;
+    it->min = min;
+    it->in_stock = in_stock;
+    ddb_ent_pages_init(&it->pages, o);
+}
+static inline int product_viewed_next(product_viewed_iter *it, ddb_arena *a, product_page *out, ddb_error *err)
+{
+    if (!ddb_ent_pages_more(&it->pages))
+        return DDB_OK;
+    int rc = product_viewed(it->db, it->min, it->in_stock, &it->pages.opts, a, out, err);
+    return ddb_ent_pages_after(&it->pages, rc, rc ? NULL : out->cursor, err);
+}
+static inline void product_viewed_end(product_viewed_iter *it)
+{
+    ddb_ent_pages_done(&it->pages);
+}
 
 /* Scan: every "Product" item of the table (others skipped), one page;
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int product_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    product_page *out, ddb_error *err);
-/* Every page of product_scan:  product_scan_iter it;  product_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of product_scan:  product_scan_iter it;  product_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = product_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   product_scan_end(&it); */
+ *   product_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct product_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } product_scan_iter;
 static inline void product_scan_begin(product_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -1620,10 +1754,10 @@ static inline audit_event_table_sk audit_event_table_all(void)
 }
 int audit_event_table(ddb *db, const char *event_id, audit_event_table_sk sk, const ddb_ent_read_opts *o,
            ddb_arena *a, audit_event_page *out, ddb_error *err);
-/* Every page of audit_event_table:  audit_event_table_iter it;  audit_event_table_begin(&it, db, ..., sk, &opts);
+/* Every page of audit_event_table:  audit_event_table_iter it;  audit_event_table_begin(&it, db, event_id, sk, &opts);
  *   while ((rc = audit_event_table_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
  *   audit_event_table_end(&it);
- * (the partition values and sk's strings are kept by pointer: keep them alive) */
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct audit_event_table_iter {
     ddb_ent_pages pages;
     ddb *db;
@@ -1654,16 +1788,18 @@ static inline void audit_event_table_end(audit_event_table_iter *it)
  * segment / total_segments: a parallel scan's part (0, 0 = all of it). */
 int audit_event_scan(ddb *db, uint32_t segment, uint32_t total_segments, const ddb_ent_read_opts *o, ddb_arena *a,
                    audit_event_page *out, ddb_error *err);
-/* Every page of audit_event_scan:  audit_event_scan_iter it;  audit_event_scan_begin(&it, db, 0, 0, &opts);
+/* Every page of audit_event_scan:  audit_event_scan_iter it;  audit_event_scan_begin(&it, db, segment, total_segments, &opts);
  *   while ((rc = audit_event_scan_next(&it, a, &page, &err)) == DDB_OK && it.pages.has_page) ...
- *   audit_event_scan_end(&it); */
+ *   audit_event_scan_end(&it);
+ * (string arguments are kept by pointer: keep them alive) */
 typedef struct audit_event_scan_iter {
     ddb_ent_pages pages;
     ddb *db;
-    uint32_t segment, total_segments;
+    uint32_t segment;
+    uint32_t total_segments;
 } audit_event_scan_iter;
 static inline void audit_event_scan_begin(audit_event_scan_iter *it, ddb *db, uint32_t segment, uint32_t total_segments,
-                                        const ddb_ent_read_opts *o)
+                                const ddb_ent_read_opts *o)
 {
     it->db = db;
     it->segment = segment;
@@ -1723,6 +1859,28 @@ int audit_batch_delete_audit_event(audit_batch *b, const struct audit_event *key
 int audit_batch_run(audit_batch *b, const ddb_ent_opts *o, ddb_capacity *cap, ddb_error *err);
 
 /* ---- collection "members": the members of one partition, a page at a time ---- */
+/* The member types: their positions in ddb_ent_read_opts.member_fields (a
+ * projection per type, NULL = every field:
+ *   const ddb_ent_mask *mf[SHOP_MEMBERS_MEMBERS] = {[<position>] = &mask};)
+ * and the kind of each entry of a page's entries. */
+typedef enum shop_members_kind {
+    SHOP_MEMBERS_ORGANIZATION,
+    SHOP_MEMBERS_USER,
+    SHOP_MEMBERS_ORDER,
+    SHOP_MEMBERS_MEMBERS
+} shop_members_kind;
+/* One entity of a page in the order read, of any member type: kind says
+ * which member of `as` points to it (into the page's array of that type);
+ * mask: the fields it has set. */
+typedef struct shop_members_entry {
+    shop_members_kind kind;
+    union {
+        struct organization *organization;
+        struct user *user;
+        struct order *order;
+    } as;
+    ddb_ent_mask *mask;
+} shop_members_entry;
 typedef struct shop_members_result {
     struct organization *organization;
     size_t organization_count;
@@ -1733,17 +1891,9 @@ typedef struct shop_members_result {
     struct order *order;
     size_t order_count;
     ddb_ent_mask *order_masks; /* per item: the fields set */
+    shop_members_entry *entries; /* page.count entities in sort-key order, every type (NULL when count_only) */
     ddb_ent_page_info page; /* count, scanned_count, cursor (NULL after the last page) */
 } shop_members_result;
-/* Positions of the member types in ddb_ent_read_opts.member_fields (a
- * projection per type, NULL = every field):
- *   const ddb_ent_mask *mf[SHOP_MEMBERS_MEMBERS] = {[<position>] = &mask}; */
-enum {
-    SHOP_MEMBERS_ORGANIZATION,
-    SHOP_MEMBERS_USER,
-    SHOP_MEMBERS_ORDER,
-    SHOP_MEMBERS_MEMBERS
-};
 
 /* One page of the partition (opts: page size, cursor, direction, capacity,
  * member_fields, a filter over stored attributes applied to every item);

@@ -1,5 +1,5 @@
-/* shop.h — the golden schema: every decorator of <ddb/schema.h> at least
- * once.  Its model is shop.model.json; test_gen_model checks both. */
+/* shop.h — the golden schema: every decorator of <ddb/schema.h> at least once but DDB_KEY_FIELDS (dynalite runs it, and
+ * predates multi-attribute keys: tests/e2e/key_fields has them).  Its model is shop.model.json; test_gen_model checks both. */
 #ifndef SHOP_H
 #define SHOP_H
 

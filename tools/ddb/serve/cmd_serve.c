@@ -190,13 +190,37 @@ static char *read_pem(cli *c, const char *option, const char *path)
     return buf;
 }
 
+/* --NAME FRACTION: a number in (0, 1]; absent leaves *out alone. */
+static int parse_fraction_opt(cli *c, const char *name, double *out)
+{
+    const char *v = opt_get(c, name);
+    if (!v)
+        return 0;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d > 0 && d <= 1))
+        return usage_error(c, "--%s is a fraction in (0, 1], not '%s'", name, v), -1;
+    *out = d;
+    return 0;
+}
+
+/* The default worker pool: one thread per core, and at least 8.  A worker
+ * handles its connections' requests one at a time and waits in a durable
+ * commit (--sync full): 8 workers let 8 clients' writes share one sync
+ * (the engine's group commit) even on 2 cores. */
+static unsigned default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 256 ? 256u : n > 8 ? (unsigned)n : 8u;
+}
+
 int cmd_serve(cli *c)
 {
     const char *listen_at = opt_get(c, "listen") ? opt_get(c, "listen") : "127.0.0.1:8000";
     server s = {.region = opt_get(c, "region") ? opt_get(c, "region") : "us-east-1",
                 .account = "000000000000",
                 .log_level = LOG_INFO};
-    http_limits lim = {.threads = 4, .max_connections = 1024, .max_per_address = 0, .timeout_s = 60,
+    http_limits lim = {.threads = default_threads(), .max_connections = 1024, .max_per_address = 0, .timeout_s = 60,
                        .request_timeout_s = 30, .response_timeout_s = 60};
     unsigned sweep_ms = 1000, body_mb = 512;
     if (parse_uint_opt(c, "threads", 1, 256, &lim.threads) ||
@@ -207,6 +231,10 @@ int cmd_serve(cli *c)
         parse_uint_opt(c, "response-timeout", 1, 3600, &lim.response_timeout_s) ||
         parse_uint_opt(c, "sweep-ms", 0, 86400000, &sweep_ms) ||
         parse_uint_opt(c, "body-memory", 16, 1u << 20, &body_mb))
+        return EXIT_USAGE;
+    double unprocessed = 0;
+    unsigned fault_seed = 1;
+    if (parse_fraction_opt(c, "unprocessed", &unprocessed) || parse_uint_opt(c, "fault-seed", 0, UINT32_MAX, &fault_seed))
         return EXIT_USAGE;
     if (opt_get(c, "log-level") && (s.log_level = parse_level(opt_get(c, "log-level"))) < 0)
         return usage_error(c, "--log-level is none, error, warn, info or debug, not '%s'", opt_get(c, "log-level"));
@@ -287,10 +315,12 @@ int cmd_serve(cli *c)
         return cli_fail(c, &e, "cannot open %s", c->uri);
     }
     s.db = c->db;
+    serve_unprocessed_init(&s.unprocessed, unprocessed, fault_seed);
     struct MHD_Daemon *d = http_start(&s, fd, &lim);
     if (!d) {
         close(fd);
         auth_free(s.keys);
+        serve_unprocessed_free(&s.unprocessed);
         free(tls_cert);
         free(tls_key);
         return cli_failf(c, "cannot start the HTTP server on %s", bound);
@@ -298,6 +328,7 @@ int cmd_serve(cli *c)
     if (opt_get(c, "port-file") && write_port_file(opt_get(c, "port-file"), bound)) {
         http_stop(d);
         auth_free(s.keys);
+        serve_unprocessed_free(&s.unprocessed);
         free(tls_cert);
         free(tls_key);
         return cli_failf(c, "cannot write %s: %s", opt_get(c, "port-file"), strerror(errno));
@@ -312,6 +343,7 @@ int cmd_serve(cli *c)
                 sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_stop(d);
     auth_free(s.keys);
+    serve_unprocessed_free(&s.unprocessed);
     free(tls_cert);
     free(tls_key);
     return 0; /* main() closes the database */

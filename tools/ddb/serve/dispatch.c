@@ -6,7 +6,8 @@
  * names and expressions).
  * The legacy parameters are translated into expressions (legacy.c) before
  * the handler runs.  Each worker thread keeps one arena, reset between
- * requests.  Calls the op_*.c handlers, legacy.c, reply.c, libddb and jansson. */
+ * requests.  Calls fastreq.c, the op_*.c handlers, legacy.c, reply.c, libddb
+ * and jansson. */
 #include "serve.h"
 
 #include <pthread.h>
@@ -108,16 +109,19 @@ static ddb_arena *thread_arena(void)
     return a;
 }
 
-void serve_call(server *s, const char *target, const char *host, const char *body, size_t len, serve_reply *out)
+/* The request object: fastreq.c's decoding when it takes the body,
+ * jansson's tree otherwise (always with --unprocessed, which answers a
+ * batch's drawn requests with their own JSON, which the fast decoding
+ * does not keep).  NULL after filling out with the error. */
+static json_t *request_object(serve_req *r, const char *body, size_t len, serve_reply *out)
 {
-    memset(out, 0, sizeof *out);
-    serve_op_fn fn = lookup(target);
-    if (!fn) {
-        serve_error_reply(out, 400, "UnknownOperationException", "An unknown operation was requested.", NULL);
-        return;
-    }
+    bool tree = r->srv->tree_requests || r->srv->unprocessed.fraction > 0;
+    json_t *in = tree ? NULL : fastreq_decode(r, body ? body : "", len);
+    if (in)
+        return in;
+    ddb_arena_reset(r->a); /* what a declined decoding left */
     json_error_t jerr;
-    json_t *in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
+    in = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!in || !json_is_object(in)) {
         char msg[300];
         if (in)
@@ -127,17 +131,27 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
             snprintf(msg, sizeof msg, "Malformed JSON at line %d column %d: %s", jerr.line, jerr.column, jerr.text);
         json_decref(in);
         serve_error_reply(out, 400, "SerializationException", msg, NULL);
-        return;
+        return NULL;
     }
     char nul_msg[300];
     if (w_nul_problem(in, nul_msg, sizeof nul_msg)) {
         json_decref(in);
         serve_error_reply(out, 400, "ValidationException", nul_msg, NULL);
+        return NULL;
+    }
+    return in;
+}
+
+void serve_call(server *s, const char *target, const char *host, const char *body, size_t len, serve_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    serve_op_fn fn = lookup(target);
+    if (!fn) {
+        serve_error_reply(out, 400, "UnknownOperationException", "An unknown operation was requested.", NULL);
         return;
     }
     ddb_arena *a = thread_arena();
     if (!a) {
-        json_decref(in);
         serve_error_reply(out, 500, "InternalServerError", "out of memory", NULL);
         return;
     }
@@ -145,9 +159,14 @@ void serve_call(server *s, const char *target, const char *host, const char *bod
     memset(&r, 0, sizeof r);
     r.srv = s;
     r.a = a;
-    r.in = in;
     r.host = host;
     r.op = fn;
+    json_t *in = request_object(&r, body, len, out);
+    if (!in) {
+        ddb_arena_reset(a);
+        return;
+    }
+    r.in = in;
     r.out = json_object();
     json_t *translated = NULL;
     unsigned legacy = 0;

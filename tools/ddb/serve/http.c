@@ -8,9 +8,9 @@
  * decoding takes (cost.c), by --body-memory (a ThrottlingException beyond,
  * which the SDKs retry).  Every response carries DynamoDB's
  * headers: Content-Type application/x-amz-json-1.0, x-amzn-RequestId and
- * x-amz-crc32 (zlib CRC-32 of the body, which the AWS SDKs verify).  One
+ * x-amz-crc32 (the CRC-32 of the body, which the AWS SDKs verify).  One
  * log line per request on stderr.  Calls dispatch.c, auth.c, reply.c,
- * guard.c, libmicrohttpd and zlib. */
+ * guard.c, libmicrohttpd and ISA-L or zlib (the CRC-32). */
 #include "http.h"
 
 #include "guard.h"
@@ -23,7 +23,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef DDB_HAVE_ISAL
+#include <isa-l/crc.h>
+#else
 #include <zlib.h>
+#endif
 
 /* What one request accumulates between the handler's calls. */
 typedef struct conn_req {
@@ -33,6 +37,15 @@ typedef struct conn_req {
     bool over_budget;          /* the bodies in memory would exceed --body-memory */
     struct timespec start;
 } conn_req;
+
+/* libmicrohttpd's memory per connection (its default is 32 KiB): the
+ * request line and headers, and the buffers it reads the body and writes
+ * the answer's headers through (the body is copied out as it arrives, the
+ * answer's body is sent from its own buffer).  libmicrohttpd zeroes it
+ * between two requests of a kept-alive connection, and an idle connection
+ * holds it: 8 KiB is several times an SDK's SigV4-signed headers and keeps
+ * both small.  Headers past it are answered 431 by libmicrohttpd. */
+#define CONNECTION_MEMORY (8 * 1024)
 
 static atomic_uint_fast64_t request_counter;
 /* Requests begun and not yet answered (http_stop waits for them). */
@@ -101,10 +114,21 @@ static void log_request(const server *s, const char *target, const serve_reply *
             rep->error_type ? rep->error_type : "", in_len, rep->len, ms, id);
 }
 
+/* The body's CRC-32 (zlib's and gzip's, which the SDKs check x-amz-crc32
+ * against): ISA-L's when built with it (CMakeLists.txt), zlib's otherwise. */
+static unsigned long body_crc32(const char *p, size_t n)
+{
+#ifdef DDB_HAVE_ISAL
+    return crc32_gzip_refl(0, (const unsigned char *)p, n);
+#else
+    return crc32(crc32(0L, Z_NULL, 0), (const Bytef *)p, (uInt)n);
+#endif
+}
+
 static MHD_Result_t send_reply(struct MHD_Connection *c, serve_reply *rep, const char *id)
 {
     char crc[16];
-    snprintf(crc, sizeof crc, "%lu", crc32(crc32(0L, Z_NULL, 0), (const Bytef *)rep->body, (uInt)rep->len));
+    snprintf(crc, sizeof crc, "%lu", body_crc32(rep->body, rep->len));
     struct MHD_Response *resp = MHD_create_response_from_buffer(rep->len, rep->body, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(rep->body);
@@ -286,6 +310,7 @@ struct MHD_Daemon *http_start(server *s, int listen_fd, const http_limits *lim)
         {MHD_OPTION_THREAD_POOL_SIZE, lim->threads, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, ((intptr_t)lim->max_connections + 1) * lim->threads, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONNECTION_MEMORY, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, s},
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)guard_connection, NULL},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_request_line, NULL},

@@ -64,12 +64,11 @@ static const unsigned char byte_class[256] = {
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* E0-FF */
 };
 
-/* The length of the well-formed UTF-8 sequence at s[0..n) (first byte of
- * class 2); 0 when it is not one (truncated, overlong, a surrogate, past
- * U+10FFFF). */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t jw_utf8_len(const unsigned char *s, size_t n)
 {
     unsigned char c = s[0];
+    if (byte_class[c] != 2)
+        return 0;
     size_t len = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
     if (n < len)
         return 0;
@@ -91,22 +90,6 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-/* True when none of the 8 bytes at s needs more than a copy: none of 0x80
- * or above, none below 0x20, no '"' and no '\\' (byte_class[] decides
- * the rest one byte at a time).  With every byte below 0x80, a byte's
- * difference b - c sets its high bit exactly when b < c, and nothing
- * borrows from a neighbour unless some byte already did. */
-static bool plain8(const unsigned char *s)
-{
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t x;
-    memcpy(&x, s, 8);
-    if (x & highs)
-        return false;
-    uint64_t quote = x ^ (ones * '"'), slash = x ^ (ones * '\\');
-    return !(((x - ones * 0x20) | (quote - ones) | (slash - ones)) & highs);
-}
-
 int jw_str(jw *w, const char *str, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -123,7 +106,7 @@ int jw_str(jw *w, const char *str, size_t n)
     size_t i = 0;
     while (i < n) {
         size_t run = i;
-        while (n - run >= 8 && plain8(s + run))
+        while (n - run >= 8 && jw_plain8(s + run))
             run += 8;
         while (run < n && !byte_class[s[run]])
             run++;
@@ -149,7 +132,7 @@ int jw_str(jw *w, const char *str, size_t n)
             i++;
             break;
         case 2: {
-            size_t k = utf8_len(s + i, n - i);
+            size_t k = jw_utf8_len(s + i, n - i);
             if (!k)
                 return -1;
             memcpy(o, s + i, k);

@@ -56,6 +56,28 @@ void jw_u64(jw *w, uint64_t v);
  * is not UTF-8. */
 int jw_str(jw *w, const char *s, size_t n);
 
+/* True when none of the 8 bytes at s needs more than a copy: none of 0x80
+ * or above, none below 0x20, no '"' and no '\\' (the caller decides
+ * the rest one byte at a time).  With every byte below 0x80, a byte's
+ * difference b - c sets its high bit exactly when b < c, and nothing
+ * borrows from a neighbour unless some byte already did. */
+static inline bool jw_plain8(const unsigned char *s)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t x;
+    memcpy(&x, s, 8);
+    if (x & highs)
+        return false;
+    uint64_t quote = x ^ (ones * '"'), slash = x ^ (ones * '\\');
+    return !(((x - ones * 0x20) | (quote - ones) | (slash - ones)) & highs);
+}
+
+/* The length of the well-formed UTF-8 sequence at s[0..n) whose first
+ * byte is 0x80 or above; 0 when it is not one (a continuation byte first,
+ * truncated, overlong, a surrogate, past U+10FFFF).  The writer checks the
+ * strings it writes with it, the request decoder (fastreq.c) those it reads. */
+size_t jw_utf8_len(const unsigned char *s, size_t n);
+
 /* A value as DynamoDB JSON ({"S":"x"}, ...), an item as an object of
  * them.  DDB_EVALIDATION when a text is not UTF-8 or the value nests deeper
  * than DDB_JSON_MAX_DEPTH, DDB_EINVAL for a malformed tree, DDB_ENOMEM:

@@ -1,7 +1,7 @@
 /* ddb serve: what the files translating DynamoDB's legacy parameters share
- * (legacy.c: the requests and their rules, legacy_cond.c: Expected,
- * QueryFilter, ScanFilter and KeyConditions, legacy_update.c:
- * AttributeUpdates).  The translation writes the engine's expression form
+ * (legacy.c: the requests and their rules, legacy_text.c: the expression
+ * text and its placeholders, legacy_cond.c: Expected, QueryFilter,
+ * ScanFilter and KeyConditions, legacy_update.c: AttributeUpdates).  The translation writes the engine's expression form
  * into the request itself: a condition, filter, key-condition, update or
  * projection expression whose attribute names and values are generated
  * placeholders added to ExpressionAttributeNames / ExpressionAttributeValues.

@@ -1,8 +1,10 @@
 /* ddb serve: BatchGetItem, BatchWriteItem, TransactGetItems and
  * TransactWriteItems (API_BatchGetItem, API_BatchWriteItem,
  * API_TransactGetItems, API_TransactWriteItems).  The embedded engine
- * processes every request of a batch, so UnprocessedKeys / UnprocessedItems
- * are always empty.  A cancelled transaction answers
+ * processes every request of a batch, so UnprocessedItems is empty and
+ * UnprocessedKeys holds only the keys past a response's 16 MB, unless
+ * --unprocessed leaves a drawn part of each batch for the client to send
+ * again (unprocessed.c).  A cancelled transaction answers
  * TransactionCanceledException with one CancellationReasons entry per
  * action.  Calls wire.c, reply.c and libddb. */
 #include "serve.h"
@@ -30,6 +32,22 @@ static const json_t *required(serve_req *r, const char *name, const char *path, 
         return NULL;
     }
     return v;
+}
+
+/* --unprocessed: *left (in r's arena) says which of a batch's k requests
+ * are left unprocessed.  When all of them are, the answer is DynamoDB's
+ * for a batch none of whose items could be processed,
+ * ProvisionedThroughputExceededException (API_BatchWriteItem,
+ * API_BatchGetItem), and -1 is returned. */
+static int draw_left(serve_req *r, size_t k, bool **left)
+{
+    if (!(*left = ddb_arena_alloc(r->a, (k ? k : 1) * sizeof **left)))
+        return serve_fail_code(r, DDB_ENOMEM);
+    if (k && serve_unprocessed_draw(&r->srv->unprocessed, *left, k) == k)
+        return serve_fail(r, 400, "ProvisionedThroughputExceededException",
+                          "The level of configured provisioned throughput for the table was exceeded. Consider "
+                          "increasing your provisioning level with the UpdateTable API.");
+    return 0;
 }
 
 /* The data one BatchGetItem answers at most (API_BatchGetItem: 16 MB). */
@@ -82,9 +100,8 @@ int op_batch_get(serve_req *r)
         n += json_is_array(keys) ? json_array_size(keys) : 0;
     }
     ddb_batch_get_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
-    ddb_item **items = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *items);
     const char **asked = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *asked); /* the RequestItems key (an ARN echoed) */
-    if (!ops || !items || !asked)
+    if (!ops || !asked)
         return serve_fail_code(r, DDB_ENOMEM);
     size_t k = 0;
     json_object_foreach((json_t *)ri, table, spec) {
@@ -107,8 +124,10 @@ int op_batch_get(serve_req *r)
         size_t i;
         const json_t *key;
         json_array_foreach(json_object_get(spec, "Keys"), i, key) {
-            ddb_item *it;
-            int rc2 = json_is_object(key) ? ddb_json_to_item(key, r->a, &it, &r->err) : DDB_EVALIDATION;
+            ddb_item *it = fastreq_item(r, key);
+            int rc2 = it                    ? DDB_OK
+                      : json_is_object(key) ? ddb_json_to_item(key, r->a, &it, &r->err)
+                                            : DDB_EVALIDATION;
             if (rc2)
                 return json_is_object(key) ? serve_fail_code(r, rc2)
                                            : serve_fail(r, 400, "SerializationException", "Keys: expected objects");
@@ -117,9 +136,22 @@ int op_batch_get(serve_req *r)
                 .table = w_table_of(table), .key = it, .consistent = consistent, .projection = proj};
         }
     }
+    /* --unprocessed: the keys drawn are not read; the others are, in order */
+    bool *left;
+    if (draw_left(r, k, &left))
+        return -1;
+    size_t *run_of = ddb_arena_alloc(r->a, (k ? k : 1) * sizeof *run_of);
+    ddb_batch_get_op *run = ddb_arena_alloc(r->a, (k ? k : 1) * sizeof *run);
+    ddb_item **got = ddb_arena_alloc(r->a, (k ? k : 1) * sizeof *got);
+    if (!run_of || !run || !got)
+        return serve_fail_code(r, DDB_ENOMEM);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!left[i])
+            run_of[m] = i, run[m++] = ops[i];
     ddb_capacity cap;
     memset(&cap, 0, sizeof cap);
-    int rc2 = ddb_batch_get(r->srv->db, ops, k, r->a, items, rc, &cap, &r->err);
+    int rc2 = ddb_batch_get(r->srv->db, run, m, r->a, got, rc, &cap, &r->err);
     if (rc2)
         return serve_fail_code(r, rc2);
     /* API_BatchGetItem: "A single operation can retrieve up to 16 MB of
@@ -129,17 +161,27 @@ int op_batch_get(serve_req *r)
      * ConsistentRead), so the client sends them again as they are.  The
      * items read but not returned are counted in the capacity. */
     size_t bytes = 0, cut = 0;
-    for (; cut < k; cut++) {
-        size_t size = items[cut] ? ddb_item_size(items[cut]) : 0;
+    for (; cut < m; cut++) {
+        size_t size = got[cut] ? ddb_item_size(got[cut]) : 0;
         if (bytes + size > BATCH_GET_RESPONSE_MAX)
             break;
         bytes += size;
     }
-    if (batch_get_responses(r, ri, asked, items, cut))
+    const char **got_asked = ddb_arena_alloc(r->a, (m ? m : 1) * sizeof *got_asked);
+    if (!got_asked)
+        return serve_fail_code(r, DDB_ENOMEM);
+    for (size_t j = 0; j < m; j++) {
+        got_asked[j] = asked[run_of[j]];
+        if (j >= cut)
+            left[run_of[j]] = true; /* read, past the response's size: sent again */
+    }
+    if (batch_get_responses(r, ri, got_asked, got, cut))
         return -1;
     json_t *unprocessed = json_object();
     json_object_set_new(r->out, "UnprocessedKeys", unprocessed);
-    for (size_t i = cut; i < k; i++) {
+    for (size_t i = 0; i < k; i++) {
+        if (!left[i])
+            continue;
         json_t *u = json_object_get(unprocessed, asked[i]);
         if (!u) {
             u = json_deep_copy(json_object_get(ri, asked[i]));
@@ -168,7 +210,9 @@ int op_batch_write(serve_req *r)
         n += json_is_array(list) ? json_array_size(list) : 0;
     }
     ddb_batch_write_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
-    if (!ops)
+    const json_t **reqs = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *reqs); /* each WriteRequest as sent */
+    const char **asked = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *asked); /* its RequestItems key */
+    if (!ops || !reqs || !asked)
         return serve_fail_code(r, DDB_ENOMEM);
     size_t k = 0;
     json_object_foreach((json_t *)ri, table, list) {
@@ -197,15 +241,40 @@ int op_batch_write(serve_req *r)
                     return -1;
                 ops[k].delete_key = it;
             }
+            reqs[k] = w;
+            asked[k] = table;
             k++;
         }
     }
+    /* --unprocessed: the requests drawn are not carried out but returned in
+     * UnprocessedItems as they came, under their RequestItems key */
+    bool *left;
+    if (draw_left(r, k, &left))
+        return -1;
+    ddb_batch_write_op *run = ddb_arena_alloc(r->a, (k ? k : 1) * sizeof *run);
+    if (!run)
+        return serve_fail_code(r, DDB_ENOMEM);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!left[i])
+            run[m++] = ops[i];
     ddb_capacity cap;
     memset(&cap, 0, sizeof cap);
-    int rc2 = ddb_batch_write(r->srv->db, ops, k, rc, &cap, &r->err);
+    int rc2 = ddb_batch_write(r->srv->db, run, m, rc, &cap, &r->err);
     if (rc2)
         return serve_fail_code(r, rc2);
-    json_object_set_new(r->out, "UnprocessedItems", json_object());
+    json_t *unprocessed = json_object();
+    json_object_set_new(r->out, "UnprocessedItems", unprocessed);
+    for (size_t i = 0; i < k; i++) {
+        if (!left[i])
+            continue;
+        json_t *list = json_object_get(unprocessed, asked[i]);
+        if (!list) {
+            list = json_array();
+            json_object_set_new(unprocessed, asked[i], list);
+        }
+        json_array_append(list, (json_t *)reqs[i]);
+    }
     capacity_list(r, r->table, rc, &cap);
     return 0;
 }

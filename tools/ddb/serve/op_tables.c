@@ -64,8 +64,15 @@ static int attr_defs_unique(serve_req *r, const json_t *arr)
     return 0;
 }
 
-/* KeySchema [{AttributeName, KeyType HASH|RANGE}] with types from AttributeDefinitions. */
-static int key_schema(serve_req *r, const json_t *o, const char *path, attr_defs *defs, ddb_key_schema *k)
+/* KeySchema [{AttributeName, KeyType HASH|RANGE}] with types from
+ * AttributeDefinitions.  A global secondary index's may hold up to four
+ * HASH elements, then up to four RANGE elements, in declared order (a
+ * multi-attribute key: API_KeySchemaElement, developer guide
+ * GSI.DesignPattern.MultiAttributeKeys); the counts and the table's and
+ * LSIs' limit of two are the engine's validator's to answer.  max: the
+ * elements this request member may hold (2 for the table's). */
+static int key_schema(serve_req *r, const json_t *o, const char *path, size_t max, attr_defs *defs,
+                      ddb_key_schema *k)
 {
     memset(k, 0, sizeof *k);
     const json_t *ks = json_object_get(o, "KeySchema");
@@ -74,30 +81,45 @@ static int key_schema(serve_req *r, const json_t *o, const char *path, attr_defs
                                 "1 validation error detected: Value null at '%s' failed to satisfy constraint: "
                                 "Member must not be null",
                                 path);
-    if (!json_is_array(ks) || json_array_size(ks) < 1 || json_array_size(ks) > 2)
+    if (!json_is_array(ks) || json_array_size(ks) < 1 || json_array_size(ks) > max)
         return serve_validation(r,
                                 "1 validation error detected: Value at '%s' failed to satisfy constraint: Member "
-                                "must have length less than or equal to 2",
-                                path);
+                                "must have length less than or equal to %zu",
+                                path, max);
+    ddb_key_part *more = ddb_arena_alloc(r->a, json_array_size(ks) * sizeof *more);
+    if (!more)
+        return serve_fail_code(r, DDB_ENOMEM);
     size_t i;
     const json_t *e;
     json_array_foreach(ks, i, e) {
         const char *name, *type;
+        ddb_type t = DDB_TS;
         if (w_str_req(r, e, "AttributeName", "keySchema.member.attributeName", &name) ||
             w_str_req(r, e, "KeyType", "keySchema.member.keyType", &type))
             return -1;
-        if (strcmp(type, "HASH") == 0 && i == 0) {
-            k->pk = name;
-            if (attr_type(r, defs, name, &k->pk_type))
-                return -1;
-        } else if (strcmp(type, "RANGE") == 0 && i == 1) {
-            k->sk = name;
-            if (attr_type(r, defs, name, &k->sk_type))
-                return -1;
-        } else {
+        bool hash = strcmp(type, "HASH") == 0;
+        if ((!hash && strcmp(type, "RANGE") != 0) || (i == 0 && !hash))
             return serve_validation(r, "Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+        if (hash && k->sk)
+            return serve_validation(r, "Invalid KeySchema: a HASH KeySchemaElement (%s) follows a RANGE one", name);
+        if (attr_type(r, defs, name, &t))
+            return -1;
+        if (i == 0) {
+            k->pk = name;
+            k->pk_type = t;
+        } else if (hash) {
+            more[k->n_pk_more++] = (ddb_key_part){name, t};
+        } else if (!k->sk) {
+            k->sk = name;
+            k->sk_type = t;
+            k->sk_more = more + k->n_pk_more;
+        } else {
+            more[k->n_pk_more + k->n_sk_more++] = (ddb_key_part){name, t};
         }
     }
+    k->pk_more = k->n_pk_more ? more : NULL;
+    if (!k->n_sk_more)
+        k->sk_more = NULL;
     return 0;
 }
 
@@ -153,7 +175,7 @@ static int index_def(serve_req *r, const json_t *x, bool local, attr_defs *defs,
     if (w_str_req(r, x, "IndexName", local ? "localSecondaryIndexes.member.indexName"
                                            : "globalSecondaryIndexes.member.indexName",
                   &d->name) ||
-        key_schema(r, x, "keySchema", defs, &d->key) || projection(r, x, d) ||
+        key_schema(r, x, "keySchema", 2 * DDB_MAX_KEY_ATTRS, defs, &d->key) || projection(r, x, d) ||
         (!local && throughput(r, x, &d->rcu, &d->wcu)))
         return -1;
     return 0;
@@ -202,7 +224,7 @@ int op_create_table(serve_req *r)
     if (!defs.used)
         return serve_fail_code(r, DDB_ENOMEM);
     memset(defs.used, 0, json_array_size(ad) + 1);
-    if (key_schema(r, r->in, "keySchema", &defs, &def.key))
+    if (key_schema(r, r->in, "keySchema", 2, &defs, &def.key))
         return -1;
     const json_t *gsi = json_object_get(r->in, "GlobalSecondaryIndexes");
     const json_t *lsi = json_object_get(r->in, "LocalSecondaryIndexes");

@@ -440,10 +440,12 @@ static bool sort_key_condition(lower *l, const pq_node *c, const char *sk)
 }
 
 /* Query when exactly one conjunct names the partition key, as an equality,
- * and at most one names the sort key, in a form a key condition takes. */
+ * and at most one names the sort key, in a form a key condition takes.  An
+ * index with a multi-attribute key is scanned with the whole WHERE as the
+ * filter (its results, not its cost, are those of a Query). */
 static bool plan_query(lower *l, const pq_stmt *s, const ddb_key_schema *k, pq_plan *out)
 {
-    if (!s->where)
+    if (!s->where || k->n_pk_more || k->n_sk_more)
         return false;
     conjuncts cs;
     cs.n = 0;

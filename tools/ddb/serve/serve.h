@@ -7,11 +7,14 @@
  *   dispatch.c  X-Amz-Target -> operation; serve_call() is the whole
  *               request -> response step, without HTTP (the fuzz target's entry)
  *   reply.c     DDB_E* codes -> DynamoDB's status, __type and message
+ *   fastreq.c   the item operations' requests decoded without a tree for
+ *               their attribute values (declining anything unusual)
  *   wire.c      request members -> libddb arguments, results -> JSON
  *   reply_direct.c, jwrite.c  items written into the response as text,
  *               without a JSON tree (GetItem, Query, Scan, BatchGetItem,
  *               TransactGetItems, a write's Attributes)
  *   op_*.c      one file per family of operations
+ *   unprocessed.c  --unprocessed: the part of a batch left unprocessed (tests)
  * Everything goes through libddb's public API (<ddb/ddb.h>, <ddb/json.h>). */
 #ifndef DDB_SERVE_H
 #define DDB_SERVE_H
@@ -21,6 +24,7 @@
 
 #include "jwrite.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +36,17 @@ enum { LOG_NONE = 0, LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 typedef struct serve_keys serve_keys; /* --auth access keys (auth.c) */
 
+/* --unprocessed (unprocessed.c): the part of each batch left unprocessed. */
+typedef struct serve_unprocessed {
+    double fraction;        /* each request's probability of being left; 0 = off */
+    pthread_mutex_t mu;     /* guards rng */
+    unsigned short rng[3];  /* erand48's state, seeded by --fault-seed */
+} serve_unprocessed;
+void serve_unprocessed_init(serve_unprocessed *u, double fraction, uint64_t seed);
+void serve_unprocessed_free(serve_unprocessed *u);
+/* left[i]: is request i of a batch of n left unprocessed?  Returns how many are. */
+size_t serve_unprocessed_draw(serve_unprocessed *u, bool *left, size_t n);
+
 /* The server's shared, read-only-after-start state. */
 typedef struct server {
     ddb *db;
@@ -39,6 +54,8 @@ typedef struct server {
     const char *account;    /* in ARNs */
     serve_keys *keys;       /* NULL: no authentication */
     int log_level;
+    serve_unprocessed unprocessed;
+    bool tree_requests;     /* every request parsed by jansson (the tests compare both decoders) */
 } server;
 
 /* One response: HTTP status and a JSON body (malloc'd). */
@@ -52,6 +69,13 @@ typedef struct serve_reply {
 
 typedef struct serve_req serve_req;
 typedef int (*serve_op_fn)(serve_req *r);
+
+/* A member the request decoder without a tree (fastreq.c) decoded: the
+ * empty object standing for it in the request, and its attributes. */
+typedef struct serve_decoded {
+    const json_t *stand_in;
+    ddb_item *item;
+} serve_decoded;
 
 /* One request being handled: everything allocated for it lives in a. */
 struct serve_req {
@@ -70,6 +94,8 @@ struct serve_req {
     serve_op_fn op;         /* the operation (its handler) */
     ddb_expr **exprs;       /* prepared for this request, freed after it */
     size_t n_exprs, cap_exprs;
+    serve_decoded *decoded; /* fastreq.c's items, in the arena */
+    size_t n_decoded;
 };
 
 
@@ -79,6 +105,20 @@ struct serve_req {
  * the request body.  Fills out (status, JSON body).  Never fails: every
  * problem becomes an error response.  Thread-safe. */
 void serve_call(server *s, const char *target, const char *host, const char *body, size_t len, serve_reply *out);
+
+/* ---- fastreq.c ---- */
+
+/* Operations whose requests fastreq_decode() takes. */
+bool fastreq_applies(serve_op_fn fn);
+/* The body of a request to r->op as the object json_loadb() would give,
+ * except that Item, Key and ExpressionAttributeValues (and the batches' and
+ * transactions' items and keys) are decoded into r->decoded, an empty
+ * object standing in for each.  NULL when declined (anything unusual: the caller parses the
+ * body with jansson, whose path gives DynamoDB's errors); the arena may
+ * then hold garbage. */
+json_t *fastreq_decode(serve_req *r, const char *body, size_t len);
+/* The decoded item an empty object v stands in for; NULL when v is not one. */
+ddb_item *fastreq_item(const serve_req *r, const json_t *v);
 
 /* ---- cost.c ---- */
 

@@ -3,7 +3,8 @@
  * wrong JSON type is a SerializationException, a missing required member a
  * ValidationException "1 validation error detected: Value null at '...'
  * failed to satisfy constraint: Member must not be null" (API_Operations:
- * Common Errors).  Calls libddb's public API and jansson only. */
+ * Common Errors).  Calls fastreq.c (its decoded items), libddb's public API
+ * and jansson. */
 #include "serve.h"
 
 #include <stdio.h>
@@ -188,6 +189,8 @@ int w_item(serve_req *r, const json_t *o, const char *name, ddb_item **out)
         return 0;
     if (!json_is_object(v))
         return wrong_type(r, name, "an object");
+    if ((*out = fastreq_item(r, v)))
+        return 0;
     int rc = ddb_json_to_item(v, r->a, out, &r->err);
     return rc ? serve_fail_code(r, rc) : 0;
 }
@@ -207,6 +210,8 @@ int w_values(serve_req *r, const json_t *o, ddb_item **out)
         return 0;
     if (!json_is_object(v))
         return wrong_type(r, "ExpressionAttributeValues", "an object");
+    if ((*out = fastreq_item(r, v)))
+        return 0;
     ddb_item *it = ddb_item_new(r->a);
     if (!it)
         return serve_fail_code(r, DDB_ENOMEM);
@@ -386,18 +391,10 @@ json_t *w_capacity_json(serve_req *r, const char *table, ddb_return_capacity rc,
     if (rc == DDB_CAPACITY_INDEXES) {
         json_object_set_new(o, "Table", json_pack("{s:f}", "CapacityUnits", c->table_read + c->table_write));
         if (c->n_indexes) {
-            /* ddb_capacity does not say which indexes are local: ask the table. */
-            ddb_table_desc *d = NULL;
-            ddb_describe_table(r->srv->db, table, r->a, &d, NULL);
             json_t *g = json_object(), *l = json_object();
-            for (size_t i = 0; i < c->n_indexes; i++) {
-                bool local = false;
-                for (size_t k = 0; d && k < d->def.n_indexes; k++)
-                    if (strcmp(d->def.indexes[k].name, c->indexes[i].name) == 0)
-                        local = d->def.indexes[k].local;
-                json_object_set_new(local ? l : g, c->indexes[i].name,
+            for (size_t i = 0; i < c->n_indexes; i++)
+                json_object_set_new(c->indexes[i].local ? l : g, c->indexes[i].name,
                                     json_pack("{s:f}", "CapacityUnits", c->indexes[i].read + c->indexes[i].write));
-            }
             if (json_object_size(g))
                 json_object_set(o, "GlobalSecondaryIndexes", g);
             if (json_object_size(l))

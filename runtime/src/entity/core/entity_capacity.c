@@ -1,7 +1,7 @@
 /* Entity room: consumed capacity of one entity operation, summed over the
  * several requests it may make (shards, counters, refetches).  Calls
  * nothing but libc. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include <stddef.h>
 #include <string.h>

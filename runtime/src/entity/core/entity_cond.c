@@ -4,7 +4,7 @@
  * (<entity>_put_if_<name>, ...): the declared condition as a ddb_ent_expr
  * for ddb_ent_opts.condition / ddb_ent_tx_cond.  Calls the public item
  * API and this room's field marshalling. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

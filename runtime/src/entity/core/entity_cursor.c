@@ -1,7 +1,7 @@
 /* Entity room: query cursors.  A cursor is the page's LastEvaluatedKey in
  * the item codec's binary form, as base64url text: opaque to the caller,
  * handed back to resume.  Calls core/codec.h and the public item API. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

@@ -2,11 +2,11 @@
  * written before the field existed), for the rewrites that read stored
  * items into the new schema: a migration step (entity_migrate_item.c) and
  * the backfill of a new index key (entity_backfill.c).  A create gives an
- * unset field its default (entity_stamps.c); an item stored before the
+ * unset field its default (entity_write_fill.c); an item stored before the
  * field existed gets the same value here.  Pure: reads and writes nothing
- * in the database.  Calls the public item API and entity_stamps.c's
+ * in the database.  Calls the public item API and entity_write_fill.c's
  * default values. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

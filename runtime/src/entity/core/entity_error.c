@@ -1,6 +1,6 @@
 /* Entity room: a failure message that adds the caller's context to the
  * reason a callee already put in the ddb_error.  Calls core/error.h. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

@@ -2,7 +2,7 @@
  * "#nK" names and ":vK" values, then prepared once per handle through its
  * expression cache.  Calls the public item and expression API and
  * api/expr_cache.h. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "api/expr_cache.h"
 #include "core/error.h"
@@ -104,5 +104,25 @@ int ddbi_exprb_merge(ddbi_exprb *x, const ddb_ent_expr *c, ddb_error *err)
     }
     if (ddbi_exprb_put(x, "(") || ddbi_exprb_put(x, c->text) || ddbi_exprb_put(x, ")"))
         return ddbi_fail_oom(err, __func__);
+    return DDB_OK;
+}
+
+int ddbi_ent_values_merge(ddb_arena *a, const ddb_item *x, const ddb_item *y, const ddb_item **out, ddb_error *err)
+{
+    ddb_item *m = ddb_item_new(a);
+    if (!m)
+        return ddbi_fail_oom(err, __func__);
+    const ddb_item *from[2] = {x, y};
+    for (int s = 0; s < 2; s++) {
+        const ddb_value *mv = ddb_item_map(from[s]);
+        for (uint32_t i = 0; mv && i < mv->len; i++) {
+            const char *k = mv->u.m[i].name;
+            if (s && ddb_item_get(m, k))
+                return ddbi_fail(err, DDB_EINVAL, "placeholder %s is bound by the key condition and the filter", k);
+            if (ddb_item_set(m, k, ddb_value_copy(a, mv->u.m[i].value)))
+                return ddbi_fail_oom(err, __func__);
+        }
+    }
+    *out = m;
     return DDB_OK;
 }

@@ -2,7 +2,7 @@
  * (integers, floats) and checked (char[N]).  The one place that knows how
  * an int8..int64 / uint8..uint64 member is laid out; marshalling, templates
  * and operations all go through it.  Calls only core/error.h. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

@@ -6,7 +6,7 @@
  * shard an item is, and merges them.  Also the one check of a descriptor's shard count against
  * DDB_ENT_MAX_SHARDS.  Calls the public item and query API and the
  * templates of this room. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

@@ -2,7 +2,7 @@
  * item or one shard item, with its type attribute and index keys).  Calls
  * the public value API, the field accessors, the templates and the shard
  * keys of this room.  Items -> structs: entity_unmarshal.c. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 
@@ -199,6 +199,8 @@ int ddbi_ent_item_part(const ddb_entity_desc *e, const void *obj, int shard, ddb
         const ddb_key_desc *kd = &e->keys[k];
         if (k > 0 && shard >= 0 && shard != (kd->shard >= 0 ? kd->shard : 0))
             continue; /* an index key lives on one shard item */
+        if (kd->by_fields)
+            continue; /* its attributes are the fields, stored above */
         ddb_value *pk, *sk = NULL;
         if ((rc = ddb_ent_render(e, &kd->pk, obj, a, &pk, err)))
             return rc;

@@ -2,7 +2,7 @@
  * that projections, per-item "fields set" answers and partial updates name,
  * and a decoded struct cut down to a projection.  Calls the field
  * accessors of entity_field.c. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * "{created_at:020}", "{order_date|quarter}"), and derived fields computed
  * from their templates.  Calls the public value API, core/number.h (decimal
  * text of floats) and the field accessors of entity_field.c. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 #include "core/number.h"

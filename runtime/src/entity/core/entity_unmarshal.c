@@ -3,7 +3,7 @@
  * nested structs, lists and sets; the type attribute check).  Calls the
  * public value API, core/number.h and the field accessors of this room;
  * the templates call it to read key parts back into fields. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 #include "core/number.h"

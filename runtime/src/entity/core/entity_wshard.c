@@ -9,7 +9,7 @@
  * the renderer every key goes through, is here: the suffix on top of the
  * template's text (entity_template.c).  Calls the public value API and the
  * templates of this room. */
-#include "entity/entity_internal.h"
+#include "entity/core/entity_core.h"
 
 #include "core/error.h"
 

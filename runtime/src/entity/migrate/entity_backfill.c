@@ -7,7 +7,7 @@
  * entity have stored items at all (a scan stopped at the first one).
  * Calls the public Scan and UpdateItem and this room's templates,
  * marshalling, keys and expression builder. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

@@ -3,7 +3,7 @@
  * DDB_UNIQUE fields whose values are claimed) as lines of text, stored with the table when a module opens it, and the
  * rule that says whether items written under one fingerprint can be read
  * under another.  Calls core/codec.h (buffers) only. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * model version are recorded and the migration ended.  Calls the public
  * Scan, TransactWriteItems, table and expression API, and this room's
  * fingerprints, cursors, type filter and checkpoints. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

@@ -12,7 +12,7 @@
  * (table metadata cannot be deleted).  ddb_ent_open_table shows the line
  * when it refuses a table in migration.  Calls the public table metadata
  * API and this room's cursors. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

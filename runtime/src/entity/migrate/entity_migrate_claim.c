@@ -11,7 +11,7 @@
  * (memory: one entry a claimed value).  The step's check reads, per
  * stored item, its uniqueness items back (ddbi_ent_claims_held).  Calls the public item and
  * expression API and entity_unique.c's key space. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

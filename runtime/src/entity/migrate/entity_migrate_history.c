@@ -10,7 +10,7 @@
  * ddb_ent_migration_status reads it back with the migration in progress
  * (its checkpoint) and the data's model version.  Calls the public table
  * metadata API, the clock, and this room's checkpoints. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

@@ -7,7 +7,7 @@
  * shard), with the stored attributes the new schema does not know kept.
  * Pure: reads and writes nothing in the database.  Calls the public item
  * API and this room's marshalling and shard keys. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

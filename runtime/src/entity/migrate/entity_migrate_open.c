@@ -13,7 +13,7 @@
  * step and the count scanned, not the checkpoint's raw position.  Calls
  * the public table metadata API and this room's checkpoints and
  * fingerprints. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 

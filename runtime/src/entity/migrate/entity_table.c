@@ -10,7 +10,7 @@
  * (entity_migrate_open.c).
  * Calls the public table API (describe, create, add index, table
  * metadata) and this room's fingerprints and backfill. */
-#include "entity/entity_internal.h"
+#include "entity/migrate/entity_migrate.h"
 
 #include "core/error.h"
 
@@ -108,6 +108,8 @@ static int check_entities(ddb *db, const ddb_schema_table *t, const ddb_entity_d
         st[i].record = true;
         ddbi_ent_fingerprint_new_unique(old, ents[i], st[i].unclaimed, sizeof st[i].unclaimed);
         for (uint16_t k = 1; k < ents[i]->n_keys; k++) { /* keys the stored items lack: a new or joined index */
+            if (ents[i]->keys[k].by_fields)
+                continue; /* a key of fields: the stored items carry its attributes already */
             const char *ix = ents[i]->keys[k].index;
             int ml;
             if (!ddbi_ent_fingerprint_line(old, ix, strlen(ix), &ml))

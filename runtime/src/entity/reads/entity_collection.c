@@ -2,13 +2,13 @@
  * page at a time (ddb_ent_collection_page) or by an iterator over every
  * page, the whole partition at once (ddb_ent_query_collection, the older
  * interface), and table scans grouped by type the same way
- * (ddb_ent_scan_table).  The reader (entity_reader.c) sorts the items into
+ * (ddb_ent_scan_table).  The reader (entity_page_decode.c) sorts the items into
  * one arena array per member type and merges shard items; a write-sharded
  * partition is read from every shard (entity_scatter.c).  Calls the
  * public Query and Scan, this room's templates, cursors, reader and
  * scatter-gather.  Options as for entity reads: a projection per member
  * type (member_fields) and a filter over stored attributes. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 
@@ -54,6 +54,7 @@ static int fill_result(const ddb_collection_desc *c, ddbi_ent_reader *r, void *r
     info->count = total;
     info->scanned_count = r->scanned;
     info->cursor = NULL;
+    info->order = r->o->count_only ? NULL : r->order;
     return r->last_key ? ddbi_ent_cursor_encode(r->a, r->last_key, &info->cursor, err) : DDB_OK;
 }
 

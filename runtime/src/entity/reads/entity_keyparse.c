@@ -9,7 +9,7 @@
  * cover, e.g. char[11] from year, month and day), else left absent (its
  * mask bit clear).  Calls this room's templates (hole text, fit table),
  * field accessors and write shards, and the public value API. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 
@@ -246,6 +246,8 @@ void ddbi_ent_fields_from_keys(const ddb_entity_desc *e, const ddb_item *it, voi
     parts ps = {.n = 0};
     for (uint16_t k = 0; k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
+        if (kd->by_fields)
+            continue; /* its attributes are the fields, read as fields */
         const ddb_value *pk = ddb_item_get(it, kd->pk_attr);
         parse_into(e, &kd->pk, pk, unsharded_len(e, &kd->pk, pk), obj, a, mask, &ps);
         if (!kd->sk_attr || (k == 0 && e->n_shards)) /* a shard item's SK ends in its shard id */

@@ -8,7 +8,7 @@
  * at its address still has the parts it copied: the same pointers, field
  * names, offsets, sizes, types and flags, key attribute names; else one is
  * built for the call in its arena).  Calls libc and this room's field accessors. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -7,7 +7,7 @@
  * ddb_ent_declared_filter, which ANDs a declared query's filter (ddbgen's
  * DDB_QUERY / DDB_SCAN) with the caller's.  Calls this room's expression
  * builder and the public item API. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -3,7 +3,7 @@
  * ("DATE#2024-03-04.0" ... ".7"); a typed query or collection page reads a
  * page from each (the same key condition, projection and filter), merges
  * the raw items in sort-key order and hands them to the reader
- * (entity_reader.c), which decodes them as if they came from one
+ * (entity_page_decode.c), which decodes them as if they came from one
  * partition; one cursor resumes every shard.
  *
  * Merging pages correctly: shard s has returned its items up to its
@@ -21,7 +21,7 @@
  * yet), "!" (exhausted) or that shard's own cursor (base64url).  Calls the
  * record reads (api/records.h), core/record.h, the public item API and this room's templates, sort-key
  * conditions, projections, cursors and reader. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 #include "core/record.h"

@@ -7,7 +7,7 @@
  * compare as equal to the level's text and a longer value does not
  * ("ALB1#..." is ALB1, "ALB10#..." is above it).  Calls the templates of this
  * room and the public value API. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

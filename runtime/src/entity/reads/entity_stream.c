@@ -4,7 +4,7 @@
  * which entity's key templates the record's Keys fit; a sharded entity's
  * record completed from the table (ddb_ent_complete_record).  Calls the
  * public item API, ddb_ent_read and this room's marshalling and keys. */
-#include "entity/entity_internal.h"
+#include "entity/reads/entity_reads.h"
 
 #include "core/error.h"
 

@@ -3,10 +3,10 @@
  * only those holding the projection's fields, and they are decoded into
  * one struct).  Items the backend hands over as stored records
  * (api/records.h: the embedded engine, requests without projection) are
- * decoded straight into the structs (entity_record.c).  Batch writes are
+ * decoded straight into the structs (entity_record_decode.c).  Batch writes are
  * entity_batch_write.c.  Calls the record reads, the public batch API and
  * this room's marshalling, templates and keys. */
-#include "entity/entity_internal.h"
+#include "entity/tx/entity_tx.h"
 
 #include "core/error.h"
 

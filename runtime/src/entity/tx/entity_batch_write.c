@@ -5,7 +5,7 @@
  * entities whose writes need one (a version, unique fields) or that keep
  * stored fields (created-at, create-only) are refused.  Calls the public
  * batch API and this room's marshalling, templates, stamps and keys. */
-#include "entity/entity_internal.h"
+#include "entity/tx/entity_tx.h"
 
 #include "core/error.h"
 

@@ -5,7 +5,7 @@
  * (entity_write.c) and by updates whose condition reads a shard item they
  * do not write (entity_update.c).  Calls the public item API and this
  * room's keys, expression builder and transactions. */
-#include "entity/entity_internal.h"
+#include "entity/tx/entity_tx.h"
 
 #include "core/error.h"
 

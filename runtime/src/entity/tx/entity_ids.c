@@ -4,7 +4,7 @@
  * transaction the counter joins the transaction instead: entity_tx.c).
  * Calls libuuid, the public UpdateItem and the expression builder and
  * templates of this room. */
-#include "entity/entity_internal.h"
+#include "entity/tx/entity_tx.h"
 
 #include "core/error.h"
 

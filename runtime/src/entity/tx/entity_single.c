@@ -2,7 +2,7 @@
  * (ddbi_ent_single): built on a per-thread arena that is reset between
  * calls, rebuilt when an id counter raced, run and accounted.  Calls this
  * room's transactions. */
-#include "entity/entity_internal.h"
+#include "entity/tx/entity_tx.h"
 
 #include "core/error.h"
 

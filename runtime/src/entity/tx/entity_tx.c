@@ -10,7 +10,7 @@
  * caller's struct when asked (ReturnValuesOnConditionCheckFailure).
  * Calls the public item and transaction API and this room's marshalling,
  * keys and expression builder. */
-#include "entity/entity_internal.h"
+#include "entity/tx/entity_tx.h"
 
 #include "core/error.h"
 

@@ -8,7 +8,7 @@
  * holds each, and its declared condition bound and ANDed with the caller's.
  * Calls the public item API and this room's templates, binding, keys and
  * updates. */
-#include "entity/entity_internal.h"
+#include "entity/writes/entity_writes.h"
 
 #include "core/error.h"
 
@@ -121,6 +121,8 @@ static int add_recomputed(const ddb_entity_desc *e, const ddb_ent_update_desc *u
     }
     for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
         const ddb_key_desc *kd = &e->keys[k];
+        if (kd->by_fields)
+            continue; /* its attributes are the fields themselves */
         if (!ddbi_ent_template_uses(&kd->pk, &changed) &&
             !(kd->sk_attr && ddbi_ent_template_uses(&kd->sk, &changed)))
             continue;

@@ -9,7 +9,7 @@
  * it.  A duplicate cancels the transaction: DDB_ECONDITION naming the field
  * and the value.  Calls the public item API and this room's transactions,
  * marshalling and keys. */
-#include "entity/entity_internal.h"
+#include "entity/writes/entity_writes.h"
 
 #include "core/error.h"
 

@@ -13,11 +13,12 @@
  * transaction); in a caller's transaction it adds its operations.  Calls the
  * public item API and this room's templates, marshalling, keys, stamps,
  * uniqueness items, expression builder, checks and transactions. */
-#include "entity/entity_internal.h"
+#include "entity/writes/entity_writes.h"
 
 #include "core/error.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <string.h>
 
 /* The most fields an entity struct may have for a partial update. */
@@ -94,6 +95,139 @@ static int fields_of(const ddb_entity_desc *e, const ddb_ent_mask *mask, ddbi_up
     return DDB_OK;
 }
 
+/* A helper of ddbi_ent_add_update ran out of memory (err not filled: the
+ * caller names itself). */
+#define UPD_OOM INT_MIN
+
+/* The changed fields (and the derived attributes that depend on them, and
+ * updated-at) into u, each on the shard item carrying it (a key field on
+ * every one), marking touched.  whole: the update creates the item. */
+static int upd_fields(const ddb_entity_desc *e, void *obj, const ddb_ent_mask *changed, ddbi_upd_mode mode,
+                      bool whole, int64_t now, int nparts, ddb_arena *a, upd *u, bool *touched, ddb_error *err)
+{
+    int rc;
+    for (uint16_t j = 0; j < e->st->n_fields; j++) {
+        const ddb_field_desc *f = &e->st->fields[j];
+        bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && ddbi_ent_template_uses(f->derived, changed);
+        bool stamp = (f->flags & DDB_FIELD_UPDATED_AT) != 0;
+        if (!ddb_ent_mask_has(changed, j) && !derived && !stamp)
+            continue;
+        int s = ddbi_ent_field_part(e, f);
+        ddb_value *v = NULL;
+        bool keep = whole && (f->flags & (DDB_FIELD_CREATED_AT | DDB_FIELD_CREATE_ONLY));
+        const char *p = (const char *)obj + f->offset;
+        if (whole && (f->flags & DDB_FIELD_CREATED_AT) && ddbi_ent_field_unset(f, p))
+            rc = ddbi_ent_stamp_value(f, now, a, &v, err);
+        else if (whole && f->dflt && ddbi_ent_field_unset(f, p)) {
+            keep = true; /* a default applies only when the item has none */
+            rc = ddbi_ent_default_value(f, a, &v, err);
+        } else
+            rc = ddbi_ent_field_value(f, p, a, &v, err);
+        if (rc)
+            return rc;
+        if (!v && mode == DDBI_UPD_UPSERT)
+            continue; /* upsert leaves what obj does not set */
+        if (!v && keep)
+            continue;
+        /* key fields live on every shard item */
+        bool every = (f->flags & DDB_FIELD_KEY) && e->n_shards;
+        for (int t = every ? 0 : s; t < (every ? nparts : s + 1); t++) {
+            if (upd_set(&u[t], f->attr, v, keep))
+                return UPD_OOM;
+            touched[t] = true;
+        }
+    }
+    return DDB_OK;
+}
+
+/* The index keys that depend on the changed fields (all of them when
+ * whole) into u, each on the shard item carrying it, marking touched. */
+static int upd_index_keys(const ddb_entity_desc *e, void *obj, const ddb_ent_mask *changed, ddbi_upd_mode mode,
+                          bool whole, ddb_arena *a, upd *u, bool *touched, ddb_error *err)
+{
+    for (uint16_t k = 1; k < e->n_keys; k++) {
+        const ddb_key_desc *kd = &e->keys[k];
+        if (kd->by_fields)
+            continue; /* its attributes are the fields themselves */
+        if (!whole && !ddbi_ent_template_uses(&kd->pk, changed) && !(kd->sk_attr && ddbi_ent_template_uses(&kd->sk, changed)))
+            continue;
+        ddb_value *pk, *sk = NULL;
+        int rc;
+        if ((rc = ddb_ent_render(e, &kd->pk, obj, a, &pk, err)) ||
+            (kd->sk_attr && (rc = ddb_ent_render(e, &kd->sk, obj, a, &sk, err))))
+            return rc;
+        bool in = pk && (!kd->sk_attr || sk);
+        int ks = e->n_shards && kd->shard >= 0 ? kd->shard : 0;
+        if (!in && mode == DDBI_UPD_UPSERT)
+            continue;
+        /* a key attribute that is also the table's (an LSI's partition key,
+         * either key of an inverted GSI) is fixed by the primary key: never sent */
+        if ((!ddbi_ent_table_key_attr(e, kd->pk_attr) && upd_set(&u[ks], kd->pk_attr, in ? pk : NULL, false)) ||
+            (kd->sk_attr && !ddbi_ent_table_key_attr(e, kd->sk_attr) &&
+             upd_set(&u[ks], kd->sk_attr, in ? sk : NULL, false)))
+            return UPD_OOM;
+        touched[ks] = true;
+    }
+    return DDB_OK;
+}
+
+/* The UpdateItem of shard item s (its update us) added to tx, with its
+ * condition: the item exists (unless whole), the version of its shard
+ * (vf, expected: the one read; vshard: its shard), and the caller's
+ * condition c on the shard item upart. */
+static int upd_add_shard(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, ddbi_upd_mode mode, bool whole, int s,
+                         upd *us, const ddb_field_desc *vf, int vshard, int64_t expected, const ddb_ent_tx_cond *c,
+                         int upart, ddb_arena *a, ddb_error *err)
+{
+    ddbi_exprb *x = us->x;
+    const ddb_expr *upx = NULL, *cx = NULL;
+    if (us->rem.len && ddbi_buf_put(&x->text, us->rem.p, us->rem.len))
+        return UPD_OOM;
+    ddbi_buf_free(&us->rem);
+    int rc;
+    if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_UPDATE, &upx, err)))
+        return rc;
+    x->text.len = 0; /* the same names and values serve the condition */
+    bool check_version = vf && s == vshard;
+    const char *pkn = ddbi_exprb_name(x, e->keys[0].pk_attr);
+    if (!pkn)
+        return UPD_OOM;
+    if (!whole && (ddbi_exprb_put(x, "attribute_exists(") || ddbi_exprb_put(x, pkn) || ddbi_exprb_put(x, ")")))
+        return UPD_OOM;
+    if (check_version && (x->text.len && ddbi_exprb_put(x, " AND ")))
+        return UPD_OOM;
+    if (check_version && whole && expected == 0) { /* version 0: a new item */
+        if (ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, pkn) || ddbi_exprb_put(x, ")"))
+            return UPD_OOM;
+    } else if (check_version) {
+        const char *vn = ddbi_exprb_name(x, vf->attr), *vv = ddbi_exprb_value(x, ddb_v_i64(a, expected));
+        if (!vn || !vv || ddbi_exprb_put(x, vn) || ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, vv))
+            return UPD_OOM;
+    }
+    bool user = c && c->condition && s == upart;
+    if (user && ((x->text.len && ddbi_exprb_put(x, " AND ")) || (rc = ddbi_exprb_merge(x, c->condition, err))))
+        return rc ? rc : UPD_OOM;
+    if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &cx, err)))
+        return rc;
+    /* unused names and values are refused by DynamoDB: the condition may
+     * not use :vK of a whole write's version */
+    ddb_item *k = NULL;
+    if ((rc = ddbi_ent_primary_key(e, obj, e->n_shards ? s : -1, a, &k, err)))
+        return rc;
+    ddb_tx_op op = {.kind = DDB_TX_UPDATE, .table = e->table->def.name, .item = k, .update = upx,
+                    .condition = cx, .values = ddbi_exprb_values(x)};
+    bool guarded = !whole || check_version || user;
+    ddbi_ent_opinfo in = {.e = e,
+                          .role = !guarded ? DDBI_OP_PART
+                                  : mode == DDBI_UPD_PUT ? DDBI_OP_PUT
+                                  : whole ? DDBI_OP_UPSERT
+                                          : DDBI_OP_UPDATE,
+                          .vf = check_version ? vf : NULL, .expected = expected, .user_cond = user,
+                          .current = c ? c->current : NULL, .current_found = c ? c->current_found : NULL,
+                          .current_arena = c ? c->current_arena : NULL};
+    return ddbi_ent_tx_add(tx, &op, &in, err);
+}
+
 int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, const ddb_ent_mask *mask,
                         ddbi_upd_mode mode, const ddb_ent_tx_cond *c, const void *old, ddb_error *err)
 {
@@ -121,58 +255,13 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
     for (int s = 0; s < nparts && !rc; s++)
         rc = ddbi_ent_tx_exprb(tx, &u[s].x, err);
     /* the fields themselves, and derived attributes that depend on them */
-    for (uint16_t j = 0; !rc && j < e->st->n_fields; j++) {
-        const ddb_field_desc *f = &e->st->fields[j];
-        bool derived = (f->flags & DDB_FIELD_DERIVED) && f->derived && ddbi_ent_template_uses(f->derived, &changed);
-        bool stamp = (f->flags & DDB_FIELD_UPDATED_AT) != 0;
-        if (!ddb_ent_mask_has(&changed, j) && !derived && !stamp)
-            continue;
-        int s = ddbi_ent_field_part(e, f);
-        ddb_value *v = NULL;
-        bool keep = whole && (f->flags & (DDB_FIELD_CREATED_AT | DDB_FIELD_CREATE_ONLY));
-        const char *p = (const char *)obj + f->offset;
-        if (whole && (f->flags & DDB_FIELD_CREATED_AT) && ddbi_ent_field_unset(f, p))
-            rc = ddbi_ent_stamp_value(f, now, a, &v, err);
-        else if (whole && f->dflt && ddbi_ent_field_unset(f, p)) {
-            keep = true; /* a default applies only when the item has none */
-            rc = ddbi_ent_default_value(f, a, &v, err);
-        } else
-            rc = ddbi_ent_field_value(f, p, a, &v, err);
-        if (rc)
-            break;
-        if (!v && mode == DDBI_UPD_UPSERT)
-            continue; /* upsert leaves what obj does not set */
-        if (!v && keep)
-            continue;
-        /* key fields live on every shard item */
-        bool every = (f->flags & DDB_FIELD_KEY) && e->n_shards;
-        for (int t = every ? 0 : s; t < (every ? nparts : s + 1); t++) {
-            if (upd_set(&u[t], f->attr, v, keep))
-                return ddbi_fail_oom(err, __func__);
-            touched[t] = true;
-        }
-    }
+    if (!rc)
+        rc = upd_fields(e, obj, &changed, mode, whole, now, nparts, a, u, touched, err);
     /* index keys that depend on them (each on the shard item carrying it) */
-    for (uint16_t k = 1; !rc && k < e->n_keys; k++) {
-        const ddb_key_desc *kd = &e->keys[k];
-        if (!whole && !ddbi_ent_template_uses(&kd->pk, &changed) && !(kd->sk_attr && ddbi_ent_template_uses(&kd->sk, &changed)))
-            continue;
-        ddb_value *pk, *sk = NULL;
-        if ((rc = ddb_ent_render(e, &kd->pk, obj, a, &pk, err)) ||
-            (kd->sk_attr && (rc = ddb_ent_render(e, &kd->sk, obj, a, &sk, err))))
-            break;
-        bool in = pk && (!kd->sk_attr || sk);
-        int ks = e->n_shards && kd->shard >= 0 ? kd->shard : 0;
-        if (!in && mode == DDBI_UPD_UPSERT)
-            continue;
-        /* a key attribute that is also the table's (an LSI's partition key,
-         * either key of an inverted GSI) is fixed by the primary key: never sent */
-        if ((!ddbi_ent_table_key_attr(e, kd->pk_attr) && upd_set(&u[ks], kd->pk_attr, in ? pk : NULL, false)) ||
-            (kd->sk_attr && !ddbi_ent_table_key_attr(e, kd->sk_attr) &&
-             upd_set(&u[ks], kd->sk_attr, in ? sk : NULL, false)))
-            return ddbi_fail_oom(err, __func__);
-        touched[ks] = true;
-    }
+    if (!rc)
+        rc = upd_index_keys(e, obj, &changed, mode, whole, a, u, touched, err);
+    if (rc == UPD_OOM)
+        return ddbi_fail_oom(err, __func__);
     /* whole-item writes create the item: its type attribute, on every shard */
     for (int s = 0; !rc && whole && s < nparts; s++) {
         if (upd_set(&u[s], e->table->type_attr, ddb_v_str(a, e->name), false))
@@ -197,54 +286,10 @@ int ddbi_ent_add_update(ddb_ent_tx *tx, const ddb_entity_desc *e, void *obj, con
                                  whole ? DDBI_OP_CHECK : DDBI_OP_UPDATE, err)))
         return rc;
     for (int s = 0; !rc && s < nparts; s++) {
-        if (!touched[s])
-            continue;
-        ddbi_exprb *x = u[s].x;
-        const ddb_expr *upx = NULL, *cx = NULL;
-        if (u[s].rem.len && ddbi_buf_put(&x->text, u[s].rem.p, u[s].rem.len))
+        if (touched[s])
+            rc = upd_add_shard(tx, e, obj, mode, whole, s, &u[s], vf, vshard, expected, c, upart, a, err);
+        if (rc == UPD_OOM)
             return ddbi_fail_oom(err, __func__);
-        ddbi_buf_free(&u[s].rem);
-        if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_UPDATE, &upx, err)))
-            break;
-        x->text.len = 0; /* the same names and values serve the condition */
-        bool check_version = vf && s == vshard;
-        const char *pkn = ddbi_exprb_name(x, e->keys[0].pk_attr);
-        if (!pkn)
-            return ddbi_fail_oom(err, __func__);
-        if (!whole && (ddbi_exprb_put(x, "attribute_exists(") || ddbi_exprb_put(x, pkn) || ddbi_exprb_put(x, ")")))
-            return ddbi_fail_oom(err, __func__);
-        if (check_version && (x->text.len && ddbi_exprb_put(x, " AND ")))
-            return ddbi_fail_oom(err, __func__);
-        if (check_version && whole && expected == 0) { /* version 0: a new item */
-            if (ddbi_exprb_put(x, "attribute_not_exists(") || ddbi_exprb_put(x, pkn) || ddbi_exprb_put(x, ")"))
-                return ddbi_fail_oom(err, __func__);
-        } else if (check_version) {
-            const char *vn = ddbi_exprb_name(x, vf->attr), *vv = ddbi_exprb_value(x, ddb_v_i64(a, expected));
-            if (!vn || !vv || ddbi_exprb_put(x, vn) || ddbi_exprb_put(x, " = ") || ddbi_exprb_put(x, vv))
-                return ddbi_fail_oom(err, __func__);
-        }
-        bool user = c && c->condition && s == upart;
-        if (user && ((x->text.len && ddbi_exprb_put(x, " AND ")) || (rc = ddbi_exprb_merge(x, c->condition, err))))
-            return rc ? rc : ddbi_fail_oom(err, __func__);
-        if ((rc = ddbi_exprb_prepare(x, DDB_EXPR_CONDITION, &cx, err)))
-            break;
-        /* unused names and values are refused by DynamoDB: the condition may
-         * not use :vK of a whole write's version */
-        ddb_item *k = NULL;
-        if ((rc = ddbi_ent_primary_key(e, obj, e->n_shards ? s : -1, a, &k, err)))
-            break;
-        ddb_tx_op op = {.kind = DDB_TX_UPDATE, .table = e->table->def.name, .item = k, .update = upx,
-                        .condition = cx, .values = ddbi_exprb_values(x)};
-        bool guarded = !whole || check_version || user;
-        ddbi_ent_opinfo in = {.e = e,
-                              .role = !guarded ? DDBI_OP_PART
-                                      : mode == DDBI_UPD_PUT ? DDBI_OP_PUT
-                                      : whole ? DDBI_OP_UPSERT
-                                              : DDBI_OP_UPDATE,
-                              .vf = check_version ? vf : NULL, .expected = expected, .user_cond = user,
-                              .current = c ? c->current : NULL, .current_found = c ? c->current_found : NULL,
-                              .current_arena = c ? c->current_arena : NULL};
-        rc = ddbi_ent_tx_add(tx, &op, &in, err);
     }
     for (int s = 0; s < nparts; s++)
         ddbi_buf_free(&u[s].rem);

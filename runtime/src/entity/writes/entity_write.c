@@ -5,7 +5,7 @@
  * a single call runs as one PutItem / DeleteItem when it holds one
  * operation.  Calls the public item API and this room's marshalling, keys,
  * ids, stamps, uniqueness items and expression builder. */
-#include "entity/entity_internal.h"
+#include "entity/writes/entity_writes.h"
 
 #include "core/error.h"
 
