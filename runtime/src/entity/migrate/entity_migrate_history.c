@@ -73,7 +73,7 @@ static int history_key(const ddb_table_def *t, uint64_t seq, uint32_t part, ddb_
 static int history_get(ddb *db, const ddb_table_def *t, uint64_t seq, uint32_t part, ddb_arena *a, ddb_item **out,
                        ddb_error *err)
 {
-    ddb_item *k;
+    ddb_item *k = NULL;
     *out = NULL;
     int rc = history_key(t, seq, part, a, &k, err);
     if (!rc)
@@ -153,7 +153,7 @@ static int history_append(ddb *db, const ddb_table_def *t, const char *type_attr
     for (int tries = 0; !rc && tries < 8; tries++) {
         uint64_t seq = ++n;
         for (uint32_t p = 1; !rc && p < parts; p++) { /* the parts first: an entry is complete when seen */
-            ddb_item *it;
+            ddb_item *it = NULL;
             size_t off = (size_t)p * HISTORY_PART, m = len - off < HISTORY_PART ? len - off : HISTORY_PART;
             if (!(rc = history_key(t, seq, p, a, &it, err)) && ddb_item_set_b(it, "model", model + off, m))
                 rc = ddbi_fail_oom(err, __func__);
