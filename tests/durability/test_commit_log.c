@@ -138,7 +138,7 @@ static void fresh(const char *name)
     if (system(cmd) != 0)
         fail_msg("cannot remove %s", g_dir);
     ddb *db = must_open(false);
-    ddb_index_def ix[] = {{.name = "ByG", .key = {"g", DDB_TS, "PK", DDB_TS}}};
+    ddb_index_def ix[] = {{.name = "ByG", .key = {.pk = "g", .pk_type = DDB_TS, .sk = "PK", .sk_type = DDB_TS}}};
     ddb_table_def def = {.name = TABLE, .key = {.pk = "PK", .pk_type = DDB_TS}, .indexes = ix, .n_indexes = 1};
     ddb_error err = {0};
     if (ddb_create_table(db, &def, &err))

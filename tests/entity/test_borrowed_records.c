@@ -38,7 +38,7 @@ static const ddb_field_desc blob_fields[] = {
 static const ddb_struct_desc blob_st = {"blob", sizeof(struct blob), 4, blob_fields};
 static const ddb_tseg seg_pk[] = {{.path = P(0), .path_len = 1}}, seg_sk[] = {{.path = P(1), .path_len = 1, .pad = 4}};
 static const ddb_key_desc blob_keys[] = {{NULL, "PK", "SK", {seg_pk, 1, DDB_TS}, {seg_sk, 1, DDB_TS}, -1, false}};
-static const ddb_schema_table blob_table = {"Blobs", "Type", {.name = "Blobs", .key = {"PK", DDB_TS, "SK", DDB_TS}}};
+static const ddb_schema_table blob_table = {"Blobs", "Type", {.name = "Blobs", .key = {.pk = "PK", .pk_type = DDB_TS, .sk = "SK", .sk_type = DDB_TS}}};
 static const ddb_entity_desc blob_entity = {.name = "Blob", .table = &blob_table, .st = &blob_st, .n_keys = 1,
                                             .keys = blob_keys};
 
