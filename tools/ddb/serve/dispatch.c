@@ -110,13 +110,10 @@ static ddb_arena *thread_arena(void)
 }
 
 /* The request object: fastreq.c's decoding when it takes the body,
- * jansson's tree otherwise (always with --unprocessed, which answers a
- * batch's drawn requests with their own JSON, which the fast decoding
- * does not keep).  NULL after filling out with the error. */
+ * jansson's tree otherwise.  NULL after filling out with the error. */
 static json_t *request_object(serve_req *r, const char *body, size_t len, serve_reply *out)
 {
-    bool tree = r->srv->tree_requests || r->srv->unprocessed.fraction > 0;
-    json_t *in = tree ? NULL : fastreq_decode(r, body ? body : "", len);
+    json_t *in = r->srv->tree_requests ? NULL : fastreq_decode(r, body ? body : "", len);
     if (in)
         return in;
     ddb_arena_reset(r->a); /* what a declined decoding left */

@@ -210,9 +210,8 @@ int op_batch_write(serve_req *r)
         n += json_is_array(list) ? json_array_size(list) : 0;
     }
     ddb_batch_write_op *ops = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *ops);
-    const json_t **reqs = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *reqs); /* each WriteRequest as sent */
     const char **asked = ddb_arena_alloc(r->a, (n ? n : 1) * sizeof *asked); /* its RequestItems key */
-    if (!ops || !reqs || !asked)
+    if (!ops || !asked)
         return serve_fail_code(r, DDB_ENOMEM);
     size_t k = 0;
     json_object_foreach((json_t *)ri, table, list) {
@@ -241,13 +240,13 @@ int op_batch_write(serve_req *r)
                     return -1;
                 ops[k].delete_key = it;
             }
-            reqs[k] = w;
             asked[k] = table;
             k++;
         }
     }
     /* --unprocessed: the requests drawn are not carried out but returned in
-     * UnprocessedItems as they came, under their RequestItems key */
+     * UnprocessedItems under their RequestItems key, written from the
+     * decoded request (as UnprocessedKeys below) */
     bool *left;
     if (draw_left(r, k, &left))
         return -1;
@@ -273,7 +272,13 @@ int op_batch_write(serve_req *r)
             list = json_array();
             json_object_set_new(unprocessed, asked[i], list);
         }
-        json_array_append(list, (json_t *)reqs[i]);
+        bool put = ops[i].put != NULL;
+        json_t *item = w_item_json(r, put ? ops[i].put : ops[i].delete_key);
+        if (!item)
+            return serve_fail_code(r, r->err.code);
+        json_t *req = json_pack("{s:{s:o}}", put ? "PutRequest" : "DeleteRequest", put ? "Item" : "Key", item);
+        if (!req || json_array_append_new(list, req))
+            return serve_fail_code(r, DDB_ENOMEM);
     }
     capacity_list(r, r->table, rc, &cap);
     return 0;
