@@ -1,8 +1,9 @@
 /* json/: DynamoDB JSON <-> ddb_value / ddb_item, the public codec
- * <ddb/json.h> (documented there; room of its own, one file), used by the
+ * <ddb/json.h> (documented there; room of its own, with djson.h), used by the
  * remote backend, the `ddb` tool and its server.  Calls only the public
  * value API, core/error.h and jansson. */
 #include <ddb/json.h>
+#include "json/djson.h"
 
 #include "core/error.h"
 #include "core/value.h"
@@ -313,8 +314,10 @@ int ddb_json_from_item(const ddb_item *it, json_t **out, ddb_error *err)
 
 /* ---- JSON -> ddb_value ----------------------------------------------------- */
 
-static const char *json_kind(const json_t *j)
+const char *ddbi_json_kind(const json_t *j)
 {
+    if (!j)
+        return "missing";
     switch (json_typeof(j)) {
     case JSON_OBJECT: return "an object";
     case JSON_ARRAY: return "an array";
@@ -372,7 +375,7 @@ static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value *
 {
     ddb_type st = d[0] == 'S' ? DDB_TSS : d[0] == 'N' ? DDB_TNS : DDB_TBS;
     if (!json_is_array(arr))
-        return jfail(err, DDB_EVALIDATION, p, "%s must hold an array, not %s", d, json_kind(arr));
+        return jfail(err, DDB_EVALIDATION, p, "%s must hold an array, not %s", d, ddbi_json_kind(arr));
     size_t n = json_array_size(arr);
     if (n == 0)
         return jfail(err, DDB_EVALIDATION, p, "%s", ddbi_empty_set_problem(st));
@@ -393,7 +396,7 @@ static int set_value(const char *d, const json_t *arr, ddb_arena *a, ddb_value *
                              st == DDB_TSS ? "string" : st == DDB_TNS ? "number" : "binary",
                              st == DDB_TSS ? "string" : st == DDB_TNS ? "number" : "binary");
         if (!json_is_string(e))
-            return jfail(err, DDB_EVALIDATION, p, "%s element %zu is %s, not a string", d, i, json_kind(e));
+            return jfail(err, DDB_EVALIDATION, p, "%s element %zu is %s, not a string", d, i, ddbi_json_kind(e));
         const char *s = json_string_value(e);
         size_t len = json_string_length(e);
         int rc;
@@ -470,7 +473,7 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
         return jfail(err, DDB_EVALIDATION, p, "nested deeper than %d levels", DDB_JSON_READ_MAX_DEPTH);
     if (!json_is_object(j))
         return jfail(err, DDB_EVALIDATION, p, "an attribute value must be an object like {\"S\": \"x\"}, not %s",
-                     json_kind(j));
+                     ddbi_json_kind(j));
     size_t n = json_object_size(j);
     if (n == 0)
         return jfail(err, DDB_EVALIDATION, p,
@@ -486,7 +489,7 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
 #define IS(lit) (dlen == sizeof lit - 1 && memcmp(d, lit, dlen) == 0)
     if (IS("S") || IS("N") || IS("B")) {
         if (!json_is_string(x))
-            return jfail(err, DDB_EVALIDATION, p, "%s must hold a string, not %s", d, json_kind(x));
+            return jfail(err, DDB_EVALIDATION, p, "%s must hold a string, not %s", d, ddbi_json_kind(x));
         const char *s = json_string_value(x);
         size_t len = json_string_length(x);
         if (d[0] == 'S')
@@ -497,7 +500,7 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
     }
     if (IS("BOOL")) {
         if (!json_is_boolean(x))
-            return jfail(err, DDB_EVALIDATION, p, "BOOL must hold true or false, not %s", json_kind(x));
+            return jfail(err, DDB_EVALIDATION, p, "BOOL must hold true or false, not %s", ddbi_json_kind(x));
         return (*out = ddb_v_bool(a, json_is_true(x))) ? DDB_OK : nomem(err);
     }
     if (IS("NULL")) {
@@ -509,7 +512,7 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
     }
     if (IS("L")) {
         if (!json_is_array(x))
-            return jfail(err, DDB_EVALIDATION, p, "L must hold an array, not %s", json_kind(x));
+            return jfail(err, DDB_EVALIDATION, p, "L must hold an array, not %s", ddbi_json_kind(x));
         ddb_value *l = ddb_v_list(a);
         if (!l)
             return nomem(err);
@@ -528,7 +531,7 @@ static int to_value(const json_t *j, ddb_arena *a, ddb_value **out, jpath *p, in
     }
     if (IS("M")) {
         if (!json_is_object(x))
-            return jfail(err, DDB_EVALIDATION, p, "M must hold an object, not %s", json_kind(x));
+            return jfail(err, DDB_EVALIDATION, p, "M must hold an object, not %s", ddbi_json_kind(x));
         return map_value(x, a, out, p, depth, err);
     }
     if (IS("SS") || IS("NS") || IS("BS"))
@@ -554,7 +557,7 @@ int ddb_json_to_item(const json_t *j, ddb_arena *a, ddb_item **out, ddb_error *e
         return ddbi_fail(err, DDB_EINVAL, "ddb_json_to_item needs json, an arena and out");
     *out = NULL;
     if (!json_is_object(j))
-        return ddbi_fail(err, DDB_EVALIDATION, "an item must be a JSON object of attributes, not %s", json_kind(j));
+        return ddbi_fail(err, DDB_EVALIDATION, "an item must be a JSON object of attributes, not %s", ddbi_json_kind(j));
     ddb_item *it = ddb_item_new(a);
     if (!it)
         return nomem(err);

@@ -6,6 +6,7 @@
 #include "remote/remote_wire.h"
 
 #include <ddb/json.h>
+#include "json/djson.h"
 #include "core/error.h"
 
 #include <math.h>
@@ -25,22 +26,6 @@ int ddbi_remote_bad(ddb_error *err, const char *op, const char *fmt, ...)
     return ddbi_fail(err, DDB_ENET, "bad response to %s: %s", op, msg);
 }
 
-static const char *kind_of(const json_t *j)
-{
-    if (!j)
-        return "missing";
-    switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-    }
-}
-
 int ddbi_remote_parse_body(const char *op, const char *body, size_t len, json_t **out, ddb_error *err)
 {
     *out = NULL;
@@ -49,7 +34,7 @@ int ddbi_remote_parse_body(const char *op, const char *body, size_t len, json_t 
     if (!j)
         return ddbi_remote_bad(err, op, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
     if (!json_is_object(j)) {
-        int rc = ddbi_remote_bad(err, op, "the body is %s, not a JSON object", kind_of(j));
+        int rc = ddbi_remote_bad(err, op, "the body is %s, not a JSON object", ddbi_json_kind(j));
         json_decref(j);
         return rc;
     }
@@ -201,7 +186,7 @@ static int units(const char *op, const json_t *obj, const char *key, double *out
     if (!v)
         return 0;
     if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-        return ddbi_remote_bad(err, op, "ConsumedCapacity.%s is %s, not a non-negative number", key, kind_of(v));
+        return ddbi_remote_bad(err, op, "ConsumedCapacity.%s is %s, not a non-negative number", key, ddbi_json_kind(v));
     *out = json_number_value(v);
     return 1;
 }
@@ -213,7 +198,7 @@ typedef struct cu {
 static int read_units(const char *op, const json_t *obj, remote_kind kind, cu *out, ddb_error *err)
 {
     if (!json_is_object(obj))
-        return ddbi_remote_bad(err, op, "a ConsumedCapacity entry is %s, not an object", kind_of(obj));
+        return ddbi_remote_bad(err, op, "a ConsumedCapacity entry is %s, not an object", ddbi_json_kind(obj));
     double c = 0, r = 0, w = 0;
     int hc = units(op, obj, "CapacityUnits", &c, err);
     int hr = hc < 0 ? -1 : units(op, obj, "ReadCapacityUnits", &r, err);
@@ -237,7 +222,7 @@ static int add_indexes(const char *op, const json_t *obj, const char *key, remot
     if (!ix)
         return DDB_OK;
     if (!json_is_object(ix))
-        return ddbi_remote_bad(err, op, "ConsumedCapacity.%s is %s, not an object", key, kind_of(ix));
+        return ddbi_remote_bad(err, op, "ConsumedCapacity.%s is %s, not an object", key, ddbi_json_kind(ix));
     const char *name = NULL;
     json_t *v;
     json_object_foreach((json_t *)ix, name, v)
@@ -333,7 +318,7 @@ int ddbi_remote_parse_item(const char *op, const json_t *resp, const char *field
     if (!j)
         return DDB_OK;
     if (!json_is_object(j))
-        return ddbi_remote_bad(err, op, "%s is %s, not an object", field, kind_of(j));
+        return ddbi_remote_bad(err, op, "%s is %s, not an object", field, ddbi_json_kind(j));
     int rc = ddb_json_to_item(j, a, out, err);
     return rc ? bad_item(err, op, field, rc) : DDB_OK;
 }
@@ -346,7 +331,7 @@ static int count_field(const char *op, const json_t *resp, const char *key, size
     if (!v)
         return DDB_OK;
     if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return ddbi_remote_bad(err, op, "%s is %s, not a non-negative integer", key, kind_of(v));
+        return ddbi_remote_bad(err, op, "%s is %s, not a non-negative integer", key, ddbi_json_kind(v));
     *out = (size_t)json_integer_value(v);
     return DDB_OK;
 }
@@ -357,7 +342,7 @@ int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capaci
     memset(out, 0, sizeof *out);
     const json_t *items = json_object_get(resp, "Items");
     if (items && !json_is_array(items))
-        return ddbi_remote_bad(err, op, "Items is %s, not an array", kind_of(items));
+        return ddbi_remote_bad(err, op, "Items is %s, not an array", ddbi_json_kind(items));
     size_t n = items ? json_array_size(items) : 0;
     size_t count = n, scanned = n;
     bool has_count, has_scanned;
@@ -381,7 +366,7 @@ int ddbi_remote_parse_page(const char *op, const json_t *resp, ddb_return_capaci
         char what[32];
         snprintf(what, sizeof what, "Items[%zu]", i);
         if (!json_is_object(it))
-            return ddbi_remote_bad(err, op, "%s is %s, not an object", what, kind_of(it));
+            return ddbi_remote_bad(err, op, "%s is %s, not an object", what, ddbi_json_kind(it));
         if ((rc = ddb_json_to_item(it, a, &out->items[i], err)))
             return bad_item(err, op, what, rc);
     }
@@ -472,7 +457,7 @@ static int str_field(const char *op, const json_t *o, const char *key, const cha
 {
     const json_t *v = json_object_get(o, key);
     if (!json_is_string(v))
-        return ddbi_remote_bad(err, op, "%s%s is %s, not a string", ctx, key, kind_of(v));
+        return ddbi_remote_bad(err, op, "%s%s is %s, not a string", ctx, key, ddbi_json_kind(v));
     *out = json_string_value(v);
     return DDB_OK;
 }
@@ -484,7 +469,7 @@ static int u64_field(const char *op, const json_t *o, const char *key, uint64_t 
     if (!v)
         return DDB_OK;
     if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return ddbi_remote_bad(err, op, "%s is %s, not a non-negative integer", key, kind_of(v));
+        return ddbi_remote_bad(err, op, "%s is %s, not a non-negative integer", key, ddbi_json_kind(v));
     *out = (uint64_t)json_integer_value(v);
     return DDB_OK;
 }
@@ -513,7 +498,7 @@ static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_
 {
     memset(out, 0, sizeof *out);
     if (!json_is_array(ks) || json_array_size(ks) < 1 || json_array_size(ks) > 2 * DDB_MAX_KEY_ATTRS)
-        return ddbi_remote_bad(err, op, "KeySchema is %s, not an array of 1 to %d elements", kind_of(ks),
+        return ddbi_remote_bad(err, op, "KeySchema is %s, not an array of 1 to %d elements", ddbi_json_kind(ks),
                                2 * DDB_MAX_KEY_ATTRS);
     ddb_key_part *more = ddb_arena_alloc(a, json_array_size(ks) * sizeof *more);
     if (!more)
@@ -523,7 +508,7 @@ static int key_schema(const char *op, const json_t *ks, const json_t *defs, ddb_
         const char *name = NULL, *type = NULL;
         int rc;
         if (!json_is_object(k))
-            return ddbi_remote_bad(err, op, "KeySchema[%zu] is %s, not an object", i, kind_of(k));
+            return ddbi_remote_bad(err, op, "KeySchema[%zu] is %s, not an object", i, ddbi_json_kind(k));
         if ((rc = str_field(op, k, "AttributeName", "KeySchema.", &name, err)) ||
             (rc = str_field(op, k, "KeyType", "KeySchema.", &type, err)))
             return rc;
@@ -566,7 +551,7 @@ static int throughput(const char *op, const json_t *o, uint64_t *rcu, uint64_t *
     if (!pt)
         return DDB_OK;
     if (!json_is_object(pt))
-        return ddbi_remote_bad(err, op, "ProvisionedThroughput is %s, not an object", kind_of(pt));
+        return ddbi_remote_bad(err, op, "ProvisionedThroughput is %s, not an object", ddbi_json_kind(pt));
     int rc = u64_field(op, pt, "ReadCapacityUnits", rcu, err);
     return rc ? rc : u64_field(op, pt, "WriteCapacityUnits", wcu, err);
 }
@@ -578,13 +563,13 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
         return DDB_OK;
     if (!json_is_array(arr))
         return ddbi_remote_bad(err, op, "%s is %s, not an array", local ? "LocalSecondaryIndexes" : "GlobalSecondaryIndexes",
-                          kind_of(arr));
+                          ddbi_json_kind(arr));
     for (size_t i = 0; i < json_array_size(arr); i++) {
         const json_t *x = json_array_get(arr, i);
         if (*n == DDB_MAX_GSI + DDB_MAX_LSI)
             return ddbi_remote_bad(err, op, "more than %d secondary indexes", DDB_MAX_GSI + DDB_MAX_LSI);
         if (!json_is_object(x))
-            return ddbi_remote_bad(err, op, "an index description is %s, not an object", kind_of(x));
+            return ddbi_remote_bad(err, op, "an index description is %s, not an object", ddbi_json_kind(x));
         ddb_index_def *d = &out[*n];
         memset(d, 0, sizeof *d);
         const char *name = NULL;
@@ -604,7 +589,7 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
             d->projection = DDB_PROJ_INCLUDE;
             const json_t *nk = json_object_get(p, "NonKeyAttributes");
             if (!json_is_array(nk))
-                return ddbi_remote_bad(err, op, "index %s: NonKeyAttributes is %s, not an array", name, kind_of(nk));
+                return ddbi_remote_bad(err, op, "index %s: NonKeyAttributes is %s, not an array", name, ddbi_json_kind(nk));
             size_t m = json_array_size(nk);
             const char **inc = ddb_arena_alloc(a, (m ? m : 1) * sizeof *inc);
             if (!inc)
@@ -612,7 +597,7 @@ static int index_defs(const char *op, const json_t *arr, const json_t *defs, boo
             for (size_t k = 0; k < m; k++) {
                 const json_t *s = json_array_get(nk, k);
                 if (!json_is_string(s))
-                    return ddbi_remote_bad(err, op, "index %s: NonKeyAttributes[%zu] is %s", name, k, kind_of(s));
+                    return ddbi_remote_bad(err, op, "index %s: NonKeyAttributes[%zu] is %s", name, k, ddbi_json_kind(s));
                 if (!(inc[k] = ddb_arena_strdup(a, json_string_value(s))))
                     return ddbi_fail_oom(err, __func__);
             }
@@ -638,7 +623,7 @@ int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_t
     *status = "";
     *indexes_active = true;
     if (!json_is_object(t))
-        return ddbi_remote_bad(err, op, "the table description is %s, not an object", kind_of(t));
+        return ddbi_remote_bad(err, op, "the table description is %s, not an object", ddbi_json_kind(t));
     ddb_table_desc *d = ddb_arena_alloc(a, sizeof *d);
     ddb_index_def *ix = ddb_arena_alloc(a, (DDB_MAX_GSI + DDB_MAX_LSI) * sizeof *ix);
     if (!d || !ix)
@@ -648,7 +633,7 @@ int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_t
     int rc;
     const json_t *defs = json_object_get(t, "AttributeDefinitions");
     if (!json_is_array(defs))
-        return ddbi_remote_bad(err, op, "AttributeDefinitions is %s, not an array", kind_of(defs));
+        return ddbi_remote_bad(err, op, "AttributeDefinitions is %s, not an array", ddbi_json_kind(defs));
     if ((rc = str_field(op, t, "TableName", "", &name, err)) ||
         (rc = key_schema(op, json_object_get(t, "KeySchema"), defs, a, &d->def.key, err)))
         return rc;
@@ -656,7 +641,7 @@ int ddbi_remote_parse_table(const char *op, const json_t *t, ddb_arena *a, ddb_t
         return ddbi_fail_oom(err, __func__);
     const json_t *st = json_object_get(t, "TableStatus");
     if (st && !json_is_string(st))
-        return ddbi_remote_bad(err, op, "TableStatus is %s, not a string", kind_of(st));
+        return ddbi_remote_bad(err, op, "TableStatus is %s, not a string", ddbi_json_kind(st));
     *status = st ? json_string_value(st) : "ACTIVE";
     const json_t *bm = json_object_get(t, "BillingModeSummary");
     const json_t *mode = json_is_object(bm) ? json_object_get(bm, "BillingMode") : NULL;
